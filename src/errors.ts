@@ -1,0 +1,103 @@
+// The one error vocabulary: every expected failure is a TableError carrying the Azure error code,
+// its HTTP status and message (errors.md §4). http/ renders it; nothing else builds error bodies.
+
+export interface ErrorSpec {
+  readonly status: number;
+  readonly message: string;
+}
+
+/** Codes Cerulean emits, with status and the service's message text (errors.md §4). */
+export const errorCodes = {
+  AuthenticationFailed: {
+    status: 403,
+    message:
+      'Server failed to authenticate the request. Make sure the value of Authorization header is formed correctly including the signature.',
+  },
+  AuthorizationFailure: { status: 403, message: 'This request is not authorized to perform this operation.' },
+  AuthorizationPermissionMismatch: {
+    status: 403,
+    message: 'This request is not authorized to perform this operation using this permission.',
+  },
+  AuthorizationProtocolMismatch: {
+    status: 403,
+    message: 'This request is not authorized to perform this operation using this protocol.',
+  },
+  AuthorizationSourceIPMismatch: {
+    status: 403,
+    message: 'This request is not authorized to perform this operation using this source IP.',
+  },
+  AuthorizationResourceTypeMismatch: {
+    status: 403,
+    message: 'This request is not authorized to perform this operation using this resource type.',
+  },
+  AuthorizationServiceMismatch: {
+    status: 403,
+    message: 'This request is not authorized to perform this operation using this service.',
+  },
+  DuplicatePropertiesSpecified: { status: 400, message: 'A property is specified more than one time.' },
+  EntityAlreadyExists: { status: 409, message: 'The specified entity already exists.' },
+  EntityTooLarge: { status: 400, message: 'The entity is larger than the maximum size permitted.' },
+  InvalidDuplicateRow: { status: 400, message: 'An entity can appear only once in a batch.' },
+  InvalidHeaderValue: {
+    status: 400,
+    message: 'The value provided for one of the HTTP headers was not in the correct format.',
+  },
+  InvalidInput: { status: 400, message: 'One of the request inputs is not valid.' },
+  InvalidQueryParameterValue: {
+    status: 400,
+    message: 'An invalid value was specified for one of the query parameters in the request URI.',
+  },
+  InvalidResourceName: { status: 400, message: 'The specified resource name contains invalid characters.' },
+  InvalidUri: { status: 400, message: 'The requested URI does not represent any resource on the server.' },
+  InvalidXmlDocument: { status: 400, message: 'The specified XML is not syntactically valid.' },
+  InvalidXmlNodeValue: {
+    status: 400,
+    message: 'The value provided for one of the XML nodes in the request body was not in the correct format.',
+  },
+  InternalError: { status: 500, message: 'The server encountered an internal error. Please retry the request.' },
+  JsonFormatNotSupported: { status: 415, message: 'JSON format is not supported.' },
+  MethodNotAllowed: { status: 405, message: 'The requested method is not allowed on the specified resource.' },
+  MissingRequiredHeader: { status: 400, message: 'A required HTTP header was not specified.' },
+  NotImplemented: { status: 501, message: 'The requested operation is not implemented on the specified resource.' },
+  OutOfRangeInput: { status: 400, message: 'One of the request inputs is out of range.' },
+  PropertiesNeedValue: { status: 400, message: 'Values have not been specified for all properties in the entity.' },
+  PropertyNameInvalid: { status: 400, message: 'The property name is invalid.' },
+  PropertyNameTooLong: { status: 400, message: 'The property name exceeds the maximum allowed length.' },
+  PropertyValueTooLarge: { status: 400, message: 'The property value is larger than the maximum size permitted.' },
+  RequestBodyTooLarge: { status: 413, message: 'The size of the request body exceeds the maximum size permitted.' },
+  ResourceNotFound: { status: 404, message: 'The specified resource does not exist.' },
+  ServerBusy: { status: 503, message: 'The server is currently unable to receive requests. Please retry your request.' },
+  TableAlreadyExists: { status: 409, message: 'The table specified already exists.' },
+  TableNotFound: { status: 404, message: 'The table specified does not exist.' },
+  TooManyProperties: { status: 400, message: 'The entity contains more properties than allowed.' },
+  UnsupportedHttpVerb: { status: 405, message: "The resource doesn't support the specified HTTP verb." },
+  UpdateConditionNotSatisfied: {
+    status: 412,
+    message: 'The update condition specified in the request was not satisfied.',
+  },
+  XMethodIncorrectCount: { status: 400, message: 'More than one X-HTTP-Method is specified.' },
+  XMethodIncorrectValue: { status: 400, message: 'The specified X-HTTP-Method is invalid.' },
+  XMethodNotUsingPost: { status: 400, message: 'The request uses X-HTTP-Method with an HTTP verb other than POST.' },
+} as const satisfies Record<string, ErrorSpec>;
+
+export type ErrorCode = keyof typeof errorCodes;
+
+/** An expected failure with its Azure error code. `detail` replaces the default message. */
+export class TableError extends Error {
+  readonly code: ErrorCode;
+  readonly status: number;
+  /** Extra text for authentication failures (errors.md §2 AuthenticationErrorDetail). */
+  readonly authDetail: string | undefined;
+
+  constructor(code: ErrorCode, detail?: string, authDetail?: string) {
+    super(detail ?? errorCodes[code].message);
+    this.name = 'TableError';
+    this.code = code;
+    this.status = errorCodes[code].status;
+    this.authDetail = authDetail;
+  }
+}
+
+export function fail(code: ErrorCode, detail?: string): never {
+  throw new TableError(code, detail);
+}

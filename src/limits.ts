@@ -1,0 +1,58 @@
+// Every limit Cerulean enforces, with its unit last in the name and its source.
+// Key and string limits count UTF-16 code units; body limits count bytes.
+import assert from 'node:assert/strict';
+
+const KiB = 1024;
+const MiB = 1024 * KiB;
+
+/** Custom properties per entity: 255 including PartitionKey, RowKey, Timestamp (data-model.md §5.3). */
+export const customPropertiesMax = 252;
+/** Property name length (data-model.md §5.3). */
+export const propertyNameLengthUtf16Max = 255;
+/** Edm.String: 64 KiB = 32 Ki UTF-16 code units (data-model.md §5.3). */
+export const stringValueLengthUtf16Max = 32 * KiB;
+/** Edm.Binary: 64 KiB (data-model.md §5.3). */
+export const binaryValueBytesMax = 64 * KiB;
+/** Whole entity, by the accounting of data-model.md §5.3. */
+export const entityBytesMax = 1 * MiB;
+/** PartitionKey and RowKey: 1 KiB read as 1,024 UTF-16 code units (data-model.md §5.2, recommendation). */
+export const keyLengthUtf16Max = 1 * KiB;
+/** Request body; a $batch is capped at the same 4 MiB (batch.md). */
+export const bodyBytesMax = 4 * MiB;
+/** Entities or tables in one query page (query.md §4.1). */
+export const pageSizeMax = 1000;
+/** Operations in one change set (batch.md). */
+export const batchOperationsMax = 100;
+/** Discrete comparisons in one $filter (data-model.md §5.4). */
+export const filterComparisonsMax = 15;
+/** Nesting depth of parentheses / not in one $filter: stops hostile recursion. */
+export const filterDepthMax = 32;
+/** $filter text length: bounds lexer and parser work on hostile input. */
+export const filterLengthUtf16Max = 32 * KiB;
+/** Stored access policies per table (operations.md §3.2). */
+export const storedPoliciesMax = 5;
+/** x-ms-client-request-id (data-model.md §5.4). */
+export const clientRequestIdLengthMax = 1024;
+/** Table name length (data-model.md §5.1). */
+export const tableNameLengthMax = 63;
+
+/** How long one query page may spend reading before it returns a continuation (query.md §4.1: 5 s real). */
+export const queryBudgetMs = 2000;
+/** Rows read from storage per scan step of a query page. */
+export const scanChunkRows = 512;
+/** Rows a query page may read before it returns a continuation, whatever the time. */
+export const queryRowsReadMax = 200_000;
+
+/** node:http bounds: a slow or silent client cannot pin the server. */
+export const headersBytesMax = 64 * KiB;
+export const headersTimeoutMs = 30_000;
+export const requestTimeoutMs = 120_000;
+export const keepAliveTimeoutMs = 5_000;
+
+/** Shared Key request dates may be this far from the server clock (auth.md §2). */
+export const clockSkewMs = 15 * 60 * 1000;
+
+assert(pageSizeMax <= 1000, 'the service never returns more than 1,000 results per page');
+assert(batchOperationsMax === 100, 'a change set holds at most 100 operations');
+assert(bodyBytesMax >= entityBytesMax, 'a maximal entity must fit in a request body');
+assert(scanChunkRows <= queryRowsReadMax, 'one scan step must fit in the page budget');

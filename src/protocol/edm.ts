@@ -1,0 +1,174 @@
+// EDM property types and their values (data-model.md §2). Pure: no I/O.
+// Int64 is always a bigint, DateTime is 100 ns ticks since the Unix epoch in a bigint:
+// neither ever passes through a JS number.
+
+export type EdmType =
+  | 'Edm.String'
+  | 'Edm.Int32'
+  | 'Edm.Int64'
+  | 'Edm.Double'
+  | 'Edm.Boolean'
+  | 'Edm.DateTime'
+  | 'Edm.Guid'
+  | 'Edm.Binary';
+
+export type EdmValue =
+  | { readonly type: 'Edm.String'; readonly value: string }
+  | { readonly type: 'Edm.Int32'; readonly value: number }
+  | { readonly type: 'Edm.Int64'; readonly value: bigint }
+  | { readonly type: 'Edm.Double'; readonly value: number }
+  | { readonly type: 'Edm.Boolean'; readonly value: boolean }
+  /** 100 ns ticks since 1970-01-01T00:00:00Z (negative before it). */
+  | { readonly type: 'Edm.DateTime'; readonly value: bigint }
+  /** Lower-case hyphenated form, 36 characters. */
+  | { readonly type: 'Edm.Guid'; readonly value: string }
+  | { readonly type: 'Edm.Binary'; readonly value: Buffer };
+
+/** Custom properties in the order the client first sent them. */
+export type Properties = Map<string, EdmValue>;
+
+/** An entity as the service sees it. `timestamp` is in ticks, set by the store on every write. */
+export interface Entity {
+  readonly partitionKey: string;
+  readonly rowKey: string;
+  readonly timestamp: bigint;
+  readonly properties: Properties;
+}
+
+export const edmTypes: readonly EdmType[] = [
+  'Edm.String',
+  'Edm.Int32',
+  'Edm.Int64',
+  'Edm.Double',
+  'Edm.Boolean',
+  'Edm.DateTime',
+  'Edm.Guid',
+  'Edm.Binary',
+];
+
+export function isEdmType(name: string): name is EdmType {
+  return (edmTypes as readonly string[]).includes(name);
+}
+
+export const int32Min = -2147483648;
+export const int32Max = 2147483647;
+export const int64Min = -(2n ** 63n);
+export const int64Max = 2n ** 63n - 1n;
+
+// ---------------------------------------------------------------------------------------------
+// DateTime: ticks <-> ISO 8601 text.
+
+export const ticksPerMs = 10_000n;
+const ticksPerSecond = 10_000_000n;
+/** 1601-01-01T00:00:00Z, the earliest DateTime the service accepts (data-model.md §2). */
+export const dateTimeTicksMin = -116444736000000000n;
+/** 9999-12-31T23:59:59.9999999Z, the latest. */
+export const dateTimeTicksMax = 2534023007999999999n;
+
+const isoDateTime =
+  /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.(\d+))?)?(Z|[+-]\d{2}:\d{2})?$/;
+
+/**
+ * Parses ISO 8601 text into ticks, or returns undefined if it is not a valid DateTime in range.
+ * A missing zone is UTC and more than 7 fractional digits are truncated (data-model.md §2.4,
+ * both unverified, following its recommendation).
+ */
+export function parseDateTimeTicks(text: string): bigint | undefined {
+  const m = isoDateTime.exec(text);
+  if (m === null) return undefined;
+  const [, y, mo, d, h, mi, s = '00', frac = '', zone = 'Z'] = m;
+  const year = Number(y);
+  const month = Number(mo);
+  const day = Number(d);
+  const hour = Number(h);
+  const minute = Number(mi);
+  const second = Number(s);
+  if (month < 1 || month > 12 || day < 1 || hour > 23 || minute > 59 || second > 59) return undefined;
+  const dayMs = Date.UTC(year, month - 1, day);
+  const check = new Date(dayMs);
+  // Date.UTC maps years 0-99 to 1900-1999; setUTCFullYear does not.
+  check.setUTCFullYear(year);
+  if (check.getUTCMonth() !== month - 1 || check.getUTCDate() !== day) return undefined;
+  let ticks = BigInt(check.getTime()) * ticksPerMs;
+  ticks += BigInt(hour * 3600 + minute * 60 + second) * ticksPerSecond;
+  ticks += BigInt((frac + '0000000').slice(0, 7));
+  if (zone !== 'Z') {
+    const sign = zone[0] === '-' ? -1n : 1n;
+    const offsetMinutes = BigInt(Number(zone.slice(1, 3)) * 60 + Number(zone.slice(4, 6)));
+    ticks -= sign * offsetMinutes * 60n * ticksPerSecond;
+  }
+  if (ticks < dateTimeTicksMin || ticks > dateTimeTicksMax) return undefined;
+  return ticks;
+}
+
+/** `yyyy-MM-ddTHH:mm:ss[.fffffff]Z`, trailing zeros of the fraction removed (data-model.md §2.4). */
+export function formatDateTimeTicks(ticks: bigint): string {
+  let ms = ticks / ticksPerMs;
+  let sub = ticks % ticksPerMs; // 0..9999 sub-millisecond ticks
+  if (sub < 0n) {
+    sub += ticksPerMs;
+    ms -= 1n;
+  }
+  const iso = new Date(Number(ms)).toISOString(); // 2022-02-01T20:52:39.317Z
+  const millis = iso.slice(20, 23);
+  const fraction = (millis + sub.toString().padStart(4, '0')).replace(/0+$/, '');
+  const base = iso.slice(0, 19);
+  return fraction.length === 0 ? `${base}Z` : `${base}.${fraction}Z`;
+}
+
+/** The ETag of an entity written at `ticks` (data-model.md §4). */
+export function etagOf(ticks: bigint): string {
+  return `W/"datetime'${formatDateTimeTicks(ticks).replace(/:/g, '%3A')}'"`;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Guid, Binary, Double.
+
+const guidText = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
+
+/** Canonical lower-case Guid text, or undefined if `text` is not a hyphenated Guid. */
+export function parseGuid(text: string): string | undefined {
+  return guidText.test(text) ? text.toLowerCase() : undefined;
+}
+
+const base64Text = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
+
+/** Bytes of standard padded base64 text, or undefined if it is not such text. */
+export function parseBase64(text: string): Buffer | undefined {
+  return base64Text.test(text) ? Buffer.from(text, 'base64') : undefined;
+}
+
+/** Parses the Double spellings clients send as strings: numbers, NaN, Infinity, -Infinity (conformance §27). */
+export function parseDoubleText(text: string): number | undefined {
+  if (text === 'NaN') return NaN;
+  if (text === 'Infinity' || text === 'INF') return Infinity;
+  if (text === '-Infinity' || text === '-INF') return -Infinity;
+  if (!/^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/.test(text)) return undefined;
+  const value = Number(text);
+  return Number.isFinite(value) ? value : undefined;
+}
+
+/** Whether a finite double must be written with a decimal point to stay a Double on the wire. */
+export function isIntegralDouble(value: number): boolean {
+  return Number.isFinite(value) && Number.isInteger(value);
+}
+
+/** Lossless text of a finite double: JSON number syntax, integral values keep a `.0` (data-model.md §2.3). */
+export function formatFiniteDouble(value: number): string {
+  const text = JSON.stringify(value); // shortest round-trip form, e.g. 1.5e+24, 3.14, 2
+  return /[.eE]/.test(text) ? text : `${text}.0`;
+}
+
+/** Parses a decimal Int64 text exactly, or undefined if out of range or malformed. */
+export function parseInt64Text(text: string): bigint | undefined {
+  if (!/^[+-]?\d{1,20}$/.test(text)) return undefined;
+  const value = BigInt(text);
+  return value < int64Min || value > int64Max ? undefined : value;
+}
+
+/** Parses a decimal Int32 text exactly, or undefined if out of range or malformed. */
+export function parseInt32Text(text: string): number | undefined {
+  if (!/^[+-]?\d{1,11}$/.test(text)) return undefined;
+  const value = Number(text);
+  return value < int32Min || value > int32Max ? undefined : value;
+}

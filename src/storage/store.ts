@@ -1,0 +1,80 @@
+// The one narrow storage interface every engine implements (embedded SQLite today, a
+// PostgreSQL-dialect engine later). It knows ordered key ranges and atomic conditional
+// writes; it knows nothing of HTTP, OData or filters, and leaks no SQL.
+import type { Entity, Properties } from '../protocol/edm.js';
+
+/** A table as stored: `name` keeps the case used at creation; lookups ignore case. */
+export interface TableInfo {
+  readonly account: string;
+  readonly name: string;
+}
+
+/**
+ * One end of a key range over the composite key (PartitionKey, RowKey), ordered by UTF-16
+ * code units. Without `rowKey` the bound applies to the PartitionKey alone:
+ * lower {pk:'a', inclusive} = every key with pk >= 'a'; upper {pk:'a', inclusive} = pk <= 'a'.
+ */
+export interface KeyBound {
+  readonly partitionKey: string;
+  readonly rowKey?: string;
+  readonly inclusive: boolean;
+}
+
+/** A contiguous range of the clustered index; an absent bound is open. */
+export interface KeyRange {
+  readonly lower?: KeyBound;
+  readonly upper?: KeyBound;
+}
+
+/** What must hold for a write to apply. */
+export type WriteCondition =
+  | { readonly kind: 'none' }
+  | { readonly kind: 'absent' }
+  | { readonly kind: 'present' }
+  /** The stored entity's ETag equals `etag` exactly. */
+  | { readonly kind: 'etag'; readonly etag: string };
+
+export type WriteAction =
+  /** The entity becomes exactly `properties` (insert, replace, insert-or-replace). */
+  | { readonly kind: 'put'; readonly properties: Properties }
+  /** `properties` overwrite or add to the stored ones (merge, insert-or-merge). */
+  | { readonly kind: 'merge'; readonly properties: Properties }
+  | { readonly kind: 'delete' };
+
+export interface Write {
+  readonly partitionKey: string;
+  readonly rowKey: string;
+  readonly condition: WriteCondition;
+  readonly action: WriteAction;
+}
+
+/** Why a write did not apply. */
+export type WriteFailure = 'tableNotFound' | 'exists' | 'notFound' | 'etagMismatch';
+
+export type CommitResult =
+  /** Every write applied, all with this one Timestamp (ticks). */
+  | { readonly ok: true; readonly timestamp: bigint }
+  /** Nothing applied: write `index` failed its condition. */
+  | { readonly ok: false; readonly index: number; readonly failure: WriteFailure };
+
+export interface Store {
+  /** Creates the table unless one of the same name in any case exists. */
+  createTable(account: string, name: string): Promise<'created' | 'exists'>;
+  /** Deletes the table and all its entities; false if there was none. */
+  deleteTable(account: string, name: string): Promise<boolean>;
+  getTable(account: string, name: string): Promise<TableInfo | undefined>;
+  /** Tables ordered by lower-cased name, from the first whose lower-cased name >= `fromLower`. */
+  listTables(account: string, fromLower: string | undefined, limit: number): Promise<TableInfo[]>;
+
+  getEntity(table: TableInfo, partitionKey: string, rowKey: string): Promise<Entity | undefined>;
+  /** Up to `limit` entities of `range` in key order. */
+  scan(table: TableInfo, range: KeyRange, limit: number): Promise<Entity[]>;
+  /**
+   * Applies all writes atomically and durably, or none. The commit Timestamp is later than the
+   * store's clock and than every written entity's previous Timestamp, so ETags strictly increase.
+   * Resolves only once the commit is durable.
+   */
+  commit(table: TableInfo, writes: readonly Write[]): Promise<CommitResult>;
+
+  close(): Promise<void>;
+}
