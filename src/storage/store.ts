@@ -48,8 +48,8 @@ export interface Write {
   readonly action: WriteAction;
 }
 
-/** Why a write did not apply. */
-export type WriteFailure = 'tableNotFound' | 'exists' | 'notFound' | 'etagMismatch';
+/** Why a write did not apply; `entityTooLarge` when a merge would grow the entity past 1 MiB. */
+export type WriteFailure = 'tableNotFound' | 'exists' | 'notFound' | 'etagMismatch' | 'entityTooLarge';
 
 export type CommitResult =
   /** Every write applied, all with this one Timestamp (ticks). */

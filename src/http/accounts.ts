@@ -1,0 +1,66 @@
+// Storage accounts and their keys: the well-known development account, or the accounts named
+// by AZURITE_ACCOUNTS in Azurite's format, so existing emulator setups work unchanged.
+
+export interface Account {
+  readonly name: string;
+  /** Base64-decoded account keys: one or two (primary, secondary). */
+  readonly keys: readonly Buffer[];
+}
+
+export const devAccountName = 'devstoreaccount1';
+export const devAccountKey =
+  'Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/K1SZFPTOtr/KBHBeksoGMGw==';
+
+/** Azure's account name rule (README.md resource model): 3-24 lowercase letters and digits. */
+const accountNamePattern = /^[a-z0-9]{3,24}$/;
+/** Standard base64 with optional padding; Buffer.from would silently skip anything else. */
+const base64Pattern = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=|[A-Za-z0-9+/]{2,3})?$/;
+
+/**
+ * The accounts this server knows. Without AZURITE_ACCOUNTS (unset, empty or blank) that is the
+ * development account alone. With it, exactly the accounts it lists: like Azurite, which drops
+ * devstoreaccount1 when custom accounts are given (Azurite README "Customized Storage Accounts &
+ * Keys"; src/common/AccountDataStore.ts). The format is Azurite's, `name:key1[:key2]` entries
+ * separated by `;`; empty entries (a trailing `;`) are skipped and an empty key2 (`name:key1:`)
+ * means none, as in Azurite. Unlike Azurite, which logs and falls back to the development account,
+ * a malformed variable throws: a typo should stop the server, not silently change its accounts.
+ */
+export function loadAccounts(azuriteAccounts: string | undefined): ReadonlyMap<string, Account> {
+  const text = azuriteAccounts?.trim() ?? '';
+  if (text === '') {
+    return new Map([[devAccountName, { name: devAccountName, keys: [Buffer.from(devAccountKey, 'base64')] }]]);
+  }
+
+  const accounts = new Map<string, Account>();
+  for (const entry of text.split(';')) {
+    if (entry.trim() === '') continue;
+    const account = parseAccount(entry.trim());
+    if (accounts.has(account.name)) throw accountsError(`account '${account.name}' is listed twice`);
+    accounts.set(account.name, account);
+  }
+  if (accounts.size === 0) throw accountsError('no account is listed');
+  return accounts;
+}
+
+function parseAccount(entry: string): Account {
+  const [name = '', ...keyTexts] = entry.split(':');
+  if (keyTexts.at(-1) === '' && keyTexts.length === 2) keyTexts.pop();
+  if (keyTexts.length < 1 || keyTexts.length > 2) {
+    throw accountsError(`entry for '${name}' must be name:key1 or name:key1:key2`);
+  }
+  if (!accountNamePattern.test(name)) {
+    throw accountsError(`account name '${name}' must be 3-24 lowercase letters or digits`);
+  }
+  return { name, keys: keyTexts.map((keyText, i) => decodeKey(name, keyText, i + 1)) };
+}
+
+function decodeKey(name: string, keyText: string, keyNumber: number): Buffer {
+  if (keyText === '' || !base64Pattern.test(keyText)) {
+    throw accountsError(`key${keyNumber} of account '${name}' is not base64`);
+  }
+  return Buffer.from(keyText, 'base64');
+}
+
+function accountsError(reason: string): Error {
+  return new Error(`AZURITE_ACCOUNTS is malformed: ${reason} (format: name:key1[:key2];name2:key1…)`);
+}

@@ -1,0 +1,217 @@
+// The HTTP face of each table and entity operation: read headers and query options, call the
+// service, shape the reply (operations.md §2 and §5). One function per operation.
+import { TableError } from '../errors.js';
+import { pageSizeMax } from '../limits.js';
+import { decodeContinuation, encodeContinuation } from '../protocol/continuation.js';
+import { etagOf } from '../protocol/edm.js';
+import { decodeEntityBody } from '../protocol/entity-json.js';
+import {
+  encodeEntity,
+  encodeEntityFeed,
+  encodeTable,
+  encodeTableFeed,
+  entityPath,
+  jsonContentType,
+  type EntityUrlContext,
+  type MetadataLevel,
+} from '../protocol/odata.js';
+import type { EntityKeys } from '../protocol/keys.js';
+import type { EntityService, IfMatch, UpdateMode } from '../service/entities.js';
+import type { QueryService } from '../service/query.js';
+import type { TableService } from '../service/tables.js';
+import type { TableInfo } from '../storage/store.js';
+import { decodeUtf8 } from './body.js';
+import type { Reply } from './respond.js';
+
+export interface Services {
+  readonly tables: TableService;
+  readonly entities: EntityService;
+  readonly queries: QueryService;
+}
+
+/** A decoded request as the operations see it. */
+export interface Call {
+  readonly services: Services;
+  readonly account: string;
+  /** `{scheme}://{host}[/{account}]`: the base of Location, odata.id and odata.metadata. */
+  readonly baseUrl: string;
+  readonly query: URLSearchParams;
+  readonly headers: Readonly<Record<string, string | string[] | undefined>>;
+  readonly body: Buffer;
+  readonly metadata: MetadataLevel;
+  /** Query plans go to the log (issue: query cost made visible). */
+  readonly logQuery: (line: string) => void;
+}
+
+// -- tables ------------------------------------------------------------------------------------
+
+export async function queryTables(call: Call): Promise<Reply> {
+  const next = call.query.get('NextTableName') ?? undefined;
+  const page = await call.services.tables.query(
+    call.account,
+    call.query.get('$filter') ?? undefined,
+    parseTop(call.query),
+    next === undefined ? undefined : decodeContinuation(next),
+  );
+  const headers: Record<string, string> = { 'Content-Type': jsonContentType(call.metadata) };
+  if (page.nextTableName !== undefined) headers['x-ms-continuation-NextTableName'] = encodeContinuation(page.nextTableName);
+  const names = page.tables.map((table) => table.name);
+  return { status: 200, headers, body: encodeTableFeed(names, call.metadata, call.baseUrl, call.account) };
+}
+
+export async function createTable(call: Call): Promise<Reply> {
+  const name = readTableName(call.body);
+  const table = await call.services.tables.create(call.account, name);
+  const location = `${call.baseUrl}/Tables('${table.name}')`;
+  const body = encodeTable(table.name, call.metadata, call.baseUrl, call.account, true);
+  return created(call, { Location: location, DataServiceId: location }, body);
+}
+
+export async function getTable(call: Call, name: string): Promise<Reply> {
+  const table = await call.services.tables.get(call.account, name);
+  return {
+    status: 200,
+    headers: { 'Content-Type': jsonContentType(call.metadata) },
+    body: encodeTable(table.name, call.metadata, call.baseUrl, call.account, true),
+  };
+}
+
+export async function deleteTable(call: Call, name: string): Promise<Reply> {
+  await call.services.tables.delete(call.account, name);
+  return { status: 204 };
+}
+
+function readTableName(body: Buffer): string {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(decodeUtf8(body));
+  } catch (error) {
+    if (error instanceof TableError) throw error;
+    throw new TableError('InvalidInput', 'The request body is not valid JSON.');
+  }
+  const name = (parsed as { TableName?: unknown } | null)?.TableName;
+  if (typeof name !== 'string') throw new TableError('PropertiesNeedValue', 'The TableName property is required.');
+  return name;
+}
+
+// -- entities ----------------------------------------------------------------------------------
+
+export async function insertEntity(call: Call, tableName: string): Promise<Reply> {
+  const table = await call.services.tables.get(call.account, tableName);
+  const entity = await call.services.entities.insert(table, decodeEntityBody(decodeUtf8(call.body)));
+  const url = `${call.baseUrl}/${entityPath(table.name, entity.partitionKey, entity.rowKey)}`;
+  const headers = { ETag: etagOf(entity.timestamp), Location: url, DataServiceId: url };
+  return created(call, headers, encodeEntity(entity, call.metadata, urlContext(call, table), { single: true }));
+}
+
+export async function getEntity(call: Call, tableName: string, keys: EntityKeys): Promise<Reply> {
+  const table = await call.services.tables.get(call.account, tableName);
+  const entity = await call.services.entities.get(table, keys);
+  const select = parseSelect(call.query);
+  return {
+    status: 200,
+    headers: { 'Content-Type': jsonContentType(call.metadata), ETag: etagOf(entity.timestamp) },
+    body: encodeEntity(entity, call.metadata, urlContext(call, table), { single: true, select }),
+  };
+}
+
+export async function updateEntity(call: Call, tableName: string, keys: EntityKeys, mode: UpdateMode): Promise<Reply> {
+  if (mode === 'replace' && call.headers['if-none-match'] !== undefined) {
+    throw new TableError('InvalidInput', 'If-None-Match HTTP header cannot be specified for PUT operations.');
+  }
+  const ifMatch = parseIfMatch(call.headers);
+  const table = await call.services.tables.get(call.account, tableName);
+  const body = decodeEntityBody(decodeUtf8(call.body));
+  const timestamp = await call.services.entities.update(table, keys, body, mode, ifMatch);
+  return { status: 204, headers: { ETag: etagOf(timestamp) } };
+}
+
+export async function deleteEntity(call: Call, tableName: string, keys: EntityKeys): Promise<Reply> {
+  if (call.headers['if-none-match'] !== undefined) {
+    throw new TableError('InvalidInput', 'If-None-Match HTTP header cannot be specified for DELETE operations.');
+  }
+  const ifMatch = parseIfMatch(call.headers);
+  // The service requires If-Match on delete (operations.md §5.6; code unverified).
+  if (ifMatch === undefined) throw new TableError('MissingRequiredHeader', 'The If-Match header is required.');
+  const table = await call.services.tables.get(call.account, tableName);
+  await call.services.entities.delete(table, keys, ifMatch);
+  return { status: 204 };
+}
+
+export async function queryEntities(call: Call, tableName: string): Promise<Reply> {
+  const table = await call.services.tables.get(call.account, tableName);
+  const nextPartitionKey = call.query.get('NextPartitionKey');
+  const nextRowKey = call.query.get('NextRowKey');
+  const filter = call.query.get('$filter') ?? undefined;
+  const page = await call.services.queries.queryEntities(table, {
+    filter,
+    top: parseTop(call.query),
+    resume:
+      nextPartitionKey === null
+        ? undefined
+        : {
+            partitionKey: decodeContinuation(nextPartitionKey),
+            // An empty NextRowKey resumes at the start of the partition (query.md §4.2 recommendation).
+            rowKey: nextRowKey === null || nextRowKey === '' ? undefined : decodeContinuation(nextRowKey),
+          },
+  });
+  const plan = `${page.queryClass}; scanned=${page.scanned}; returned=${page.entities.length}`;
+  call.logQuery(`query ${call.account}/${table.name} ${plan} filter=${JSON.stringify(filter ?? '')}`);
+  const headers: Record<string, string> = {
+    'Content-Type': jsonContentType(call.metadata),
+    'x-cerulean-query-plan': plan,
+  };
+  if (page.next !== undefined) {
+    headers['x-ms-continuation-NextPartitionKey'] = encodeContinuation(page.next.partitionKey);
+    headers['x-ms-continuation-NextRowKey'] = encodeContinuation(page.next.rowKey);
+  }
+  const context = urlContext(call, table);
+  const select = parseSelect(call.query);
+  const texts = page.entities.map((entity) => encodeEntity(entity, call.metadata, context, { select }));
+  return { status: 200, headers, body: encodeEntityFeed(call.metadata, context, texts) };
+}
+
+// -- shared request and reply pieces -------------------------------------------------------------
+
+/** Insert and Create Table honour Prefer (operations.md §2.2, §5.1). */
+function created(call: Call, headers: Record<string, string>, body: string): Reply {
+  const prefer = headerText(call.headers['prefer']);
+  if (/\breturn-no-content\b/i.test(prefer)) {
+    return { status: 204, headers: { ...headers, 'Preference-Applied': 'return-no-content' } };
+  }
+  const applied: Record<string, string> = /\breturn-content\b/i.test(prefer) ? { 'Preference-Applied': 'return-content' } : {};
+  return { status: 201, headers: { ...headers, ...applied, 'Content-Type': jsonContentType(call.metadata) }, body };
+}
+
+function urlContext(call: Call, table: TableInfo): EntityUrlContext {
+  return { baseUrl: call.baseUrl, account: call.account, table: table.name };
+}
+
+/** `$top`: a page size from 1 to 1000 (query.md §4.1; 400 InvalidInput outside, recommendation). */
+function parseTop(query: URLSearchParams): number | undefined {
+  const text = query.get('$top');
+  if (text === null) return undefined;
+  const top = /^\d{1,7}$/.test(text.trim()) ? Number(text.trim()) : NaN;
+  if (!(top >= 1 && top <= pageSizeMax)) {
+    throw new TableError('InvalidInput', `The $top value '${text}' must be an integer from 1 to ${pageSizeMax}.`);
+  }
+  return top;
+}
+
+function parseSelect(query: URLSearchParams): string[] | undefined {
+  const text = query.get('$select');
+  if (text === null) return undefined;
+  const names = text.split(',').map((name) => name.trim()).filter((name) => name.length > 0);
+  return names.length === 0 || names.includes('*') ? undefined : names;
+}
+
+function parseIfMatch(headers: Call['headers']): IfMatch {
+  const value = headers['if-match'];
+  if (value === undefined) return undefined;
+  const text = headerText(value).trim();
+  return text === '*' ? { kind: 'any' } : { kind: 'etag', etag: text };
+}
+
+function headerText(value: string | string[] | undefined): string {
+  return Array.isArray(value) ? value.join(',') : value ?? '';
+}

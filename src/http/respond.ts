@@ -1,0 +1,96 @@
+// Writing responses: the headers every response carries (README "Headers present on every
+// response") and the one place where errors become Azure error bodies (errors.md §1–§2).
+import type { ServerResponse } from 'node:http';
+import { randomUUID } from 'node:crypto';
+import { clientRequestIdLengthMax } from '../limits.js';
+import { TableError, type ErrorCode } from '../errors.js';
+
+export interface Reply {
+  readonly status: number;
+  readonly headers?: Readonly<Record<string, string>>;
+  readonly body?: string | Buffer;
+}
+
+/** Per-request facts every response needs. */
+export interface ResponseContext {
+  readonly requestId: string;
+  readonly version: string;
+  readonly clientRequestId: string | undefined;
+  /** Content-Type for a JSON error body at the request's metadata level. */
+  errorContentType: string;
+  /** XML operations (ACL, service properties, stats) answer errors in XML. */
+  xmlErrors: boolean;
+}
+
+const defaultVersion = '2019-02-02';
+const versionShape = /^\d{4}-\d{2}-\d{2}$/;
+const visibleAscii = /^[\x20-\x7e]*$/;
+
+export function responseContext(headers: Readonly<Record<string, string | string[] | undefined>>): ResponseContext {
+  const version = headers['x-ms-version'];
+  const clientRequestId = headers['x-ms-client-request-id'];
+  return {
+    requestId: randomUUID(),
+    // Echo any date-shaped version; otherwise answer as 2019-02-02 (README "API versions").
+    version: typeof version === 'string' && versionShape.test(version) ? version : defaultVersion,
+    clientRequestId:
+      typeof clientRequestId === 'string' &&
+      clientRequestId.length <= clientRequestIdLengthMax &&
+      visibleAscii.test(clientRequestId)
+        ? clientRequestId
+        : undefined,
+    errorContentType: 'application/json;odata=minimalmetadata;streaming=true;charset=utf-8',
+    xmlErrors: false,
+  };
+}
+
+export function send(response: ServerResponse, context: ResponseContext, reply: Reply): void {
+  const headers: Record<string, string | number> = {
+    'Cache-Control': 'no-cache',
+    'X-Content-Type-Options': 'nosniff',
+    Server: 'Cerulean',
+    'x-ms-request-id': context.requestId,
+    'x-ms-version': context.version,
+    Date: new Date().toUTCString(),
+    ...reply.headers,
+  };
+  if (context.clientRequestId !== undefined) headers['x-ms-client-request-id'] = context.clientRequestId;
+  const body = reply.body === undefined ? undefined : typeof reply.body === 'string' ? Buffer.from(reply.body) : reply.body;
+  headers['Content-Length'] = body?.length ?? 0;
+  response.writeHead(reply.status, headers);
+  response.end(body);
+}
+
+/** The reply for any thrown value: a TableError as itself, anything else as a logged 500. */
+export function errorReply(context: ResponseContext, error: unknown, extraHeaders?: Record<string, string>): Reply {
+  const tableError = error instanceof TableError ? error : new TableError('InternalError');
+  const time = new Date().toISOString().replace('Z', '0000Z');
+  const text = `${tableError.message}\nRequestId:${context.requestId}\nTime:${time}`;
+  const headers = { 'x-ms-error-code': tableError.code, ...extraHeaders };
+  if (context.xmlErrors) {
+    return {
+      status: tableError.status,
+      headers: { ...headers, 'Content-Type': 'application/xml' },
+      body: xmlError(tableError.code, text, tableError.authDetail),
+    };
+  }
+  return {
+    status: tableError.status,
+    headers: { ...headers, 'Content-Type': context.errorContentType },
+    body: jsonError(tableError.code, text),
+  };
+}
+
+/** `{"odata.error":…}` on one line; `text` may carry a batch index prefix (batch.md §3.3). */
+export function jsonError(code: ErrorCode, text: string): string {
+  return JSON.stringify({ 'odata.error': { code, message: { lang: 'en-US', value: text } } });
+}
+
+function xmlError(code: ErrorCode, text: string, authDetail: string | undefined): string {
+  const detail = authDetail === undefined ? '' : `<AuthenticationErrorDetail>${escapeXml(authDetail)}</AuthenticationErrorDetail>`;
+  return `<?xml version="1.0" encoding="utf-8"?><Error><Code>${code}</Code><Message>${escapeXml(text)}</Message>${detail}</Error>`;
+}
+
+export function escapeXml(text: string): string {
+  return text.replace(/[<>&'"]/g, (c) => `&#${c.charCodeAt(0)};`);
+}

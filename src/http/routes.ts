@@ -1,0 +1,91 @@
+// The REST resources of the Table service (README "Resource paths") and how a request's target
+// names its account: path-style `/{account}/…` or host-style `{account}.table.host/…`.
+import { TableError } from '../errors.js';
+import { parseKeyPredicate, percentDecode, type EntityKeys } from '../protocol/keys.js';
+
+export type Resource =
+  /** `/` with ?restype=service&comp=… */
+  | { readonly kind: 'service' }
+  /** `/Tables`: Query Tables, Create Table. */
+  | { readonly kind: 'tables' }
+  /** `/Tables('name')`: Get Table, Delete Table. */
+  | { readonly kind: 'table'; readonly table: string }
+  /** `/$batch` */
+  | { readonly kind: 'batch' }
+  /** `/name`: Insert Entity, Query Entities, ?comp=acl. */
+  | { readonly kind: 'tableRoot'; readonly table: string }
+  /** `/name()`: Query Entities. */
+  | { readonly kind: 'entities'; readonly table: string }
+  /** `/name(PartitionKey='…',RowKey='…')` */
+  | { readonly kind: 'entity'; readonly table: string; readonly keys: EntityKeys };
+
+export interface Target {
+  readonly account: string;
+  /** The request-target path as received (still percent-encoded), for signing. */
+  readonly rawPath: string;
+  readonly pathStyle: boolean;
+  /** Was the account named with `-secondary` (the read replica endpoint)? */
+  readonly secondary: boolean;
+  readonly resource: Resource;
+  readonly query: URLSearchParams;
+}
+
+const tableSegment = /^([^()]*)\(([\s\S]*)\)$/;
+const quotedTableName = /^'((?:[^']|'')*)'$/;
+
+/** Splits a request target; throws 400 InvalidUri for one that names no resource. */
+export function parseTarget(url: string, host: string | undefined, isAccount: (name: string) => boolean): Target {
+  const queryAt = url.indexOf('?');
+  const rawPath = queryAt < 0 ? url : url.slice(0, queryAt);
+  const query = new URLSearchParams(queryAt < 0 ? '' : url.slice(queryAt + 1));
+  if (!rawPath.startsWith('/')) throw new TableError('InvalidUri');
+
+  const hostAccount = accountFromHost(host, isAccount);
+  let rest: string;
+  let account: string;
+  if (hostAccount === undefined) {
+    const slash = rawPath.indexOf('/', 1);
+    account = rawPath.slice(1, slash < 0 ? undefined : slash);
+    rest = slash < 0 ? '' : rawPath.slice(slash + 1);
+  } else {
+    account = hostAccount;
+    rest = rawPath.slice(1);
+  }
+  const secondary = account.endsWith('-secondary');
+  if (secondary) account = account.slice(0, -'-secondary'.length);
+  return { account, rawPath, pathStyle: hostAccount === undefined, secondary, resource: parseResource(rest), query };
+}
+
+/**
+ * Host-style when the first DNS label (less `-secondary`) is a known account and the host is a
+ * name with more labels, not an IP or `localhost` (README "URL forms", recommendation).
+ */
+function accountFromHost(host: string | undefined, isAccount: (name: string) => boolean): string | undefined {
+  if (host === undefined) return undefined;
+  const hostname = host.replace(/:\d+$/, '');
+  const dot = hostname.indexOf('.');
+  if (dot < 0 || /^[\d.]+$/.test(hostname) || hostname.startsWith('[')) return undefined;
+  const label = hostname.slice(0, dot).toLowerCase();
+  return isAccount(label.replace(/-secondary$/, '')) ? label : undefined;
+}
+
+/** The resource named by the path after the account (still percent-encoded). */
+export function parseResource(encoded: string): Resource {
+  if (encoded === '') return { kind: 'service' };
+  if (encoded.includes('/')) throw new TableError('InvalidUri');
+  const segment = percentDecode(encoded);
+  if (segment === '$batch') return { kind: 'batch' };
+  if (segment.toLowerCase() === 'tables') return { kind: 'tables' };
+  const call = tableSegment.exec(segment);
+  if (call === null) return { kind: 'tableRoot', table: segment };
+  const [, name, inside] = call as unknown as [string, string, string];
+  if (name.toLowerCase() === 'tables') {
+    const quoted = quotedTableName.exec(inside);
+    if (quoted === null) throw new TableError('InvalidUri');
+    return { kind: 'table', table: quoted[1]!.replace(/''/g, "'") };
+  }
+  if (inside.trim() === '') return { kind: 'entities', table: name };
+  const keys = parseKeyPredicate(inside);
+  if (keys === undefined) throw new TableError('InvalidUri', 'The entity key in the URI is not valid.');
+  return { kind: 'entity', table: name, keys };
+}

@@ -1,0 +1,339 @@
+// Shared access signatures: service SAS for one table and account SAS (auth.md §7-§9).
+// verifySas proves a token genuine and currently usable and returns what it grants;
+// authorizeSas then checks that grant against what one operation needs.
+import { timingSafeEqual } from 'node:crypto';
+import { TableError } from '../errors.js';
+import type { KeyBound, KeyRange } from '../storage/store.js';
+import type { Account } from './accounts.js';
+import { sign } from './auth.js';
+
+// TODO(limits): move to src/limits.ts. auth.md §9 recommends "a few minutes" of SAS clock skew.
+const sasClockSkewMs = 5 * 60 * 1000;
+
+const sasParamNames = [
+  'sv', 'tn', 'sp', 'st', 'se', 'sip', 'spr', 'si', 'spk', 'srk', 'epk', 'erk', 'ss', 'srt', 'ses', 'sig',
+] as const;
+export type SasParamName = (typeof sasParamNames)[number];
+/** The SAS query parameters present, percent-decoded. */
+export type SasParams = Partial<Record<SasParamName, string>>;
+
+const tablePermissions = ['r', 'a', 'u', 'd'] as const;
+const accountPermissions = ['r', 'w', 'd', 'l', 'a', 'c', 'u', 'p'] as const;
+const resourceTypes = ['s', 'c', 'o'] as const;
+export type TablePermission = (typeof tablePermissions)[number];
+export type AccountPermission = (typeof accountPermissions)[number];
+export type ResourceType = (typeof resourceTypes)[number];
+
+/** A stored access policy (Set Table ACL) as its XML gives it; absent fields are undefined. */
+export interface StoredPolicy {
+  readonly start?: string | undefined;
+  readonly expiry?: string | undefined;
+  readonly permission?: string | undefined;
+}
+
+export type SasGrant =
+  | {
+      readonly kind: 'service';
+      /** The table as named by `tn` (any case). */
+      readonly table: string;
+      readonly permissions: ReadonlySet<TablePermission>;
+      /** The keys the token may touch (spk/srk/epk/erk); open bounds are absent. */
+      readonly keyRange: KeyRange;
+    }
+  | {
+      readonly kind: 'account';
+      readonly resourceTypes: ReadonlySet<ResourceType>;
+      readonly permissions: ReadonlySet<AccountPermission>;
+    };
+
+export interface SasContext {
+  readonly account: Account;
+  /**
+   * The table the request URL names. Undefined for $batch and service-level requests: the
+   * caller then checks a service grant's `table` against the tables the request touches.
+   */
+  readonly tableName: string | undefined;
+  /** The peer address as node reports it (IPv4, IPv4-mapped IPv6 or IPv6). */
+  readonly clientIp: string;
+  readonly https: boolean;
+  /** Server clock, ms since the epoch. */
+  readonly now: number;
+  readonly lookupPolicy: (table: string, id: string) => Promise<StoredPolicy | undefined> | StoredPolicy | undefined;
+}
+
+/**
+ * Verifies the SAS in a raw query string (the part after '?', still percent-encoded: decoding it
+ * ourselves keeps a literal '+' as '+', auth.md §8). Returns undefined when there is no `sig`.
+ * Failures: bad or unsigned token → AuthenticationFailed; then, per errors.md §4.3, the
+ * Authorization* codes (time window, protocol, source IP, service, table).
+ */
+export async function verifySas(rawQuery: string, context: SasContext): Promise<SasGrant | undefined> {
+  const params = parseSasParams(rawQuery);
+  if (params.sig === undefined) return undefined;
+  if (params.tn !== undefined) return verifyServiceSas(params, params.tn, context);
+  if (params.ss !== undefined || params.srt !== undefined) return verifyAccountSas(params, context);
+  throw authenticationFailed('The SAS has neither tn (service SAS) nor ss and srt (account SAS).');
+}
+
+/** What an operation needs from a SAS (auth.md §7.1 permissions, §8 table). */
+export interface SasNeed {
+  readonly resourceType: ResourceType;
+  /** Service SAS letters, all required; '' = no service SAS may do this (auth.md §7.1). */
+  readonly service: string;
+  /** Account SAS: any one of these strings, each with all its letters required. */
+  readonly account: readonly string[];
+}
+
+export const sasNeeds = {
+  getServiceProperties: { resourceType: 's', service: '', account: ['r'] },
+  setServiceProperties: { resourceType: 's', service: '', account: ['w'] },
+  getServiceStats: { resourceType: 's', service: '', account: ['r'] },
+  queryTables: { resourceType: 's', service: '', account: ['l'] },
+  createTable: { resourceType: 'c', service: '', account: ['c', 'w'] },
+  deleteTable: { resourceType: 'c', service: '', account: ['d'] },
+  // Not in the account SAS table; auth.md §8 recommends container + read/write (unverified).
+  getTableAcl: { resourceType: 'c', service: '', account: ['r'] },
+  setTableAcl: { resourceType: 'c', service: '', account: ['w'] },
+  queryEntities: { resourceType: 'o', service: 'r', account: ['r'] },
+  insertEntity: { resourceType: 'o', service: 'a', account: ['a'] },
+  upsertEntity: { resourceType: 'o', service: 'au', account: ['au'] },
+  updateEntity: { resourceType: 'o', service: 'u', account: ['u'] },
+  deleteEntity: { resourceType: 'o', service: 'd', account: ['d'] },
+} as const satisfies Record<string, SasNeed>;
+
+/**
+ * Throws unless the grant covers the need: AuthorizationResourceTypeMismatch or
+ * AuthorizationPermissionMismatch (errors.md §4.3). A service SAS asked for a table-level or
+ * service-level operation gets AuthorizationPermissionMismatch, as in Azurite (code unverified).
+ * Entity keys are checked separately with keyInRange.
+ */
+export function authorizeSas(grant: SasGrant, need: SasNeed): void {
+  if (grant.kind === 'service') {
+    if (need.service === '' || !hasAll(grant.permissions, need.service)) {
+      throw new TableError('AuthorizationPermissionMismatch');
+    }
+    return;
+  }
+  if (!grant.resourceTypes.has(need.resourceType)) throw new TableError('AuthorizationResourceTypeMismatch');
+  if (!need.account.some((letters) => hasAll(grant.permissions, letters))) {
+    throw new TableError('AuthorizationPermissionMismatch');
+  }
+}
+
+/** Whether (partitionKey, rowKey) lies in a service SAS key range (auth.md §7.1 table). */
+export function keyInRange(range: KeyRange, partitionKey: string, rowKey: string): boolean {
+  const { lower, upper } = range;
+  if (lower !== undefined && compareKey(partitionKey, rowKey, lower.partitionKey, lower.rowKey) < 0) return false;
+  if (upper !== undefined && compareKey(partitionKey, rowKey, upper.partitionKey, upper.rowKey) > 0) return false;
+  return true;
+}
+
+/** Percent-decodes the SAS parameters of a raw query; the first occurrence of a name wins. */
+export function parseSasParams(rawQuery: string): SasParams {
+  const params: SasParams = {};
+  for (const pair of rawQuery.split('&')) {
+    const equals = pair.indexOf('=');
+    const name = equals === -1 ? pair : pair.slice(0, equals);
+    if (!isSasParamName(name) || params[name] !== undefined) continue;
+    params[name] = percentDecoded(name, equals === -1 ? '' : pair.slice(equals + 1));
+  }
+  return params;
+}
+
+/** auth.md §7.2; versions before 2015-04-05 have no sip/spr, before 2015-02-21 no "/table" prefix. */
+export function serviceSasStringToSign(params: SasParams, accountName: string): string {
+  const version = params.sv ?? '';
+  const tableName = (params.tn ?? '').toLowerCase();
+  const resource = version >= '2015-02-21' ? `/table/${accountName}/${tableName}` : `/${accountName}/${tableName}`;
+  const fields = [params.sp, params.st, params.se, resource, params.si];
+  if (version >= '2015-04-05') fields.push(params.sip, params.spr);
+  fields.push(version, params.spk, params.srk, params.epk, params.erk);
+  return fields.map((field) => field ?? '').join('\n');
+}
+
+/** auth.md §8, with a trailing newline; from 2020-12-06 the encryption scope follows sv (unverified). */
+export function accountSasStringToSign(params: SasParams, accountName: string): string {
+  const { sp, ss, srt, st, se, sip, spr, sv } = params;
+  const fields = [accountName, sp, ss, srt, st, se, sip, spr, sv];
+  if ((sv ?? '') >= '2020-12-06') fields.push(params.ses);
+  return `${fields.map((field) => field ?? '').join('\n')}\n`;
+}
+
+async function verifyServiceSas(params: SasParams, table: string, context: SasContext): Promise<SasGrant> {
+  requireParam(params, 'sv');
+  checkSignature(serviceSasStringToSign(params, context.account.name), params, context.account);
+  const { st, se, sp } = await effectivePolicy(params, table, context);
+  checkTimeWindow(st, se, context.now);
+  checkProtocol(params.spr, context.https);
+  checkSourceIp(params.sip, context.clientIp);
+  if (context.tableName !== undefined && context.tableName.toLowerCase() !== table.toLowerCase()) {
+    const detail = `The SAS is for table '${table}', not '${context.tableName}'.`;
+    throw new TableError('AuthorizationFailure', undefined, detail);
+  }
+  return { kind: 'service', table, permissions: letters(sp, tablePermissions), keyRange: keyRange(params) };
+}
+
+async function verifyAccountSas(params: SasParams, context: SasContext): Promise<SasGrant> {
+  for (const name of ['sv', 'ss', 'srt', 'sp', 'se'] as const) requireParam(params, name);
+  checkSignature(accountSasStringToSign(params, context.account.name), params, context.account);
+  checkTimeWindow(params.st, params.se, context.now);
+  checkProtocol(params.spr, context.https);
+  checkSourceIp(params.sip, context.clientIp);
+  if (!(params.ss ?? '').includes('t')) throw new TableError('AuthorizationServiceMismatch');
+  return {
+    kind: 'account',
+    resourceTypes: letters(params.srt, resourceTypes),
+    permissions: letters(params.sp, accountPermissions),
+  };
+}
+
+/** The signature must equal the HMAC of the string-to-sign under one of the account keys. */
+function checkSignature(stringToSign: string, params: SasParams, account: Account): void {
+  const provided = Buffer.from(params.sig ?? '');
+  for (const key of account.keys) {
+    const expected = Buffer.from(sign(stringToSign, key));
+    if (expected.length === provided.length && timingSafeEqual(expected, provided)) return;
+  }
+  throw authenticationFailed(`Signature did not match. String to sign used was ${stringToSign}`);
+}
+
+/**
+ * st, se and sp from the URL or from the stored policy `si` (auth.md §7.3). An unknown policy is
+ * AuthorizationFailure (emulator behaviour); a field in both places is a 400 (Set Table ACL docs;
+ * code unverified).
+ */
+async function effectivePolicy(params: SasParams, table: string, context: SasContext) {
+  const policy = params.si === undefined ? {} : await context.lookupPolicy(table, params.si);
+  if (policy === undefined) {
+    const detail = `No stored access policy '${params.si}' on table '${table}'.`;
+    throw new TableError('AuthorizationFailure', undefined, detail);
+  }
+  const st = pick('st', params.st, policy.start);
+  const se = pick('se', params.se, policy.expiry);
+  const sp = pick('sp', params.sp, policy.permission);
+  if (se === undefined) throw authenticationFailed('The SAS has no expiry (se) and no stored policy gives one.');
+  if (sp === undefined) throw authenticationFailed('The SAS has no permissions (sp) and no stored policy gives them.');
+  return { st, se, sp };
+}
+
+function pick(name: SasParamName, fromUrl: string | undefined, fromPolicy: string | undefined): string | undefined {
+  if (fromUrl !== undefined && fromPolicy !== undefined) {
+    const detail = `The SAS field ${name} is also set by the stored access policy.`;
+    throw new TableError('InvalidQueryParameterValue', detail);
+  }
+  return fromUrl ?? fromPolicy;
+}
+
+/** ISO 8601 UTC as SAS and stored policies allow it: a date, or a time to minutes, seconds or 100 ns. */
+const isoTimePattern = /^\d{4}-\d{2}-\d{2}(?:T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,7})?)?(?:Z|[+-]\d{2}:\d{2}))?$/;
+
+function checkTimeWindow(start: string | undefined, expiry: string | undefined, now: number): void {
+  const startMs = start === undefined ? -Infinity : parseTime('st', start);
+  const expiryMs = expiry === undefined ? Infinity : parseTime('se', expiry);
+  if (now + sasClockSkewMs < startMs || now - sasClockSkewMs > expiryMs) {
+    const shown = (ms: number) => (Number.isFinite(ms) ? new Date(ms).toUTCString() : '');
+    throw new TableError(
+      'AuthorizationFailure',
+      undefined,
+      `Signature not valid in the specified time frame: Start [${shown(startMs)}] - Expiry [${shown(expiryMs)}] - ` +
+        `Current [${new Date(now).toUTCString()}]`,
+    );
+  }
+}
+
+function parseTime(name: 'st' | 'se', text: string): number {
+  const ms = isoTimePattern.test(text) ? Date.parse(text) : NaN;
+  if (Number.isNaN(ms)) throw authenticationFailed(`The SAS field ${name} '${text}' is not an ISO 8601 UTC time.`);
+  return ms;
+}
+
+/** spr is 'https' or 'https,http' (the default when absent). */
+function checkProtocol(protocols: string | undefined, https: boolean): void {
+  if (protocols === undefined) return;
+  if (!protocols.split(',').includes(https ? 'https' : 'http')) throw new TableError('AuthorizationProtocolMismatch');
+}
+
+/** sip is one IPv4 address or an inclusive range `a.b.c.d-e.f.g.h`. */
+function checkSourceIp(range: string | undefined, clientIp: string): void {
+  if (range === undefined) return;
+  const [first = '', last = first] = range.split('-');
+  const low = ipv4Number(first);
+  const high = ipv4Number(last);
+  if (low === undefined || high === undefined) {
+    throw authenticationFailed(`The SAS field sip '${range}' is not an IPv4 address or range.`);
+  }
+  const client = ipv4Number(clientIpv4(clientIp));
+  if (client === undefined || client < low || client > high) {
+    throw new TableError(
+      'AuthorizationSourceIPMismatch',
+      `This request is not authorized to perform this operation using this source IP ${clientIp}.`,
+    );
+  }
+}
+
+/** Node reports IPv4 peers of a dual-stack socket as ::ffff:a.b.c.d; IPv6 loopback counts as 127.0.0.1. */
+function clientIpv4(address: string): string {
+  if (address === '::1') return '127.0.0.1';
+  return address.startsWith('::ffff:') ? address.slice('::ffff:'.length) : address;
+}
+
+function ipv4Number(address: string): number | undefined {
+  const parts = address.split('.');
+  if (parts.length !== 4 || !parts.every((part) => /^\d{1,3}$/.test(part) && Number(part) <= 255)) return undefined;
+  return parts.reduce((value, part) => value * 256 + Number(part), 0);
+}
+
+/** spk/srk/epk/erk as store bounds; srk needs spk and erk needs epk (auth.md §7.1). */
+function keyRange(params: SasParams): KeyRange {
+  const { spk, srk, epk, erk } = params;
+  if ((srk !== undefined && spk === undefined) || (erk !== undefined && epk === undefined)) {
+    throw authenticationFailed('The SAS row key bounds srk and erk need the partition key bounds spk and epk.');
+  }
+  const lower = keyBound(spk, srk);
+  const upper = keyBound(epk, erk);
+  return { ...(lower && { lower }), ...(upper && { upper }) };
+}
+
+function keyBound(partitionKey: string | undefined, rowKey: string | undefined): KeyBound | undefined {
+  if (partitionKey === undefined) return undefined;
+  return rowKey === undefined ? { partitionKey, inclusive: true } : { partitionKey, rowKey, inclusive: true };
+}
+
+/**
+ * Orders (pk, rk) against a bound's (boundPk, boundRk) by UTF-16 code units; without boundRk
+ * only the partition keys are compared, so a partition-only bound includes its whole partition.
+ */
+function compareKey(pk: string, rk: string, boundPk: string, boundRk: string | undefined): number {
+  if (pk !== boundPk) return pk < boundPk ? -1 : 1;
+  if (boundRk === undefined || rk === boundRk) return 0;
+  return rk < boundRk ? -1 : 1;
+}
+
+/** The letters of `text` that are in `alphabet`; others are ignored. */
+function letters<T extends string>(text: string | undefined, alphabet: readonly T[]): ReadonlySet<T> {
+  return new Set(alphabet.filter((letter) => (text ?? '').includes(letter)));
+}
+
+function hasAll(granted: ReadonlySet<string>, needed: string): boolean {
+  return [...needed].every((letter) => granted.has(letter));
+}
+
+function requireParam(params: SasParams, name: SasParamName): void {
+  if (params[name] === undefined) throw authenticationFailed(`The SAS has no ${name} parameter.`);
+}
+
+function isSasParamName(name: string): name is SasParamName {
+  return (sasParamNames as readonly string[]).includes(name);
+}
+
+function percentDecoded(name: string, value: string): string {
+  try {
+    return decodeURIComponent(value);
+  } catch {
+    throw authenticationFailed(`The SAS parameter ${name} is not validly percent-encoded.`);
+  }
+}
+
+function authenticationFailed(detail: string): TableError {
+  return new TableError('AuthenticationFailed', undefined, detail);
+}
