@@ -34,6 +34,10 @@ export const errorCodes = {
     status: 403,
     message: 'This request is not authorized to perform this operation using this service.',
   },
+  CommandsInBatchActOnDifferentPartitions: {
+    status: 400,
+    message: 'All commands in a batch must operate on same entity group.',
+  },
   DuplicatePropertiesSpecified: { status: 400, message: 'A property is specified more than one time.' },
   EntityAlreadyExists: { status: 409, message: 'The specified entity already exists.' },
   EntityTooLarge: { status: 400, message: 'The entity is larger than the maximum size permitted.' },
@@ -56,6 +60,7 @@ export const errorCodes = {
   },
   InternalError: { status: 500, message: 'The server encountered an internal error. Please retry the request.' },
   JsonFormatNotSupported: { status: 415, message: 'JSON format is not supported.' },
+  KeyValueTooLarge: { status: 400, message: 'The size of the key value exceeds the maximum permitted.' },
   MethodNotAllowed: { status: 405, message: 'The requested method is not allowed on the specified resource.' },
   MissingRequiredHeader: { status: 400, message: 'A required HTTP header was not specified.' },
   NotImplemented: { status: 501, message: 'The requested operation is not implemented on the specified resource.' },

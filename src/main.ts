@@ -27,6 +27,7 @@ function main(): void {
   const log = createLogger(config.logLevel);
   const store = new SqliteStore({ location: config.location });
   const services = {
+    store,
     tables: new TableService(store),
     entities: new EntityService(store),
     queries: new QueryService(store),

@@ -19,15 +19,18 @@ import type { EntityKeys } from '../protocol/keys.js';
 import type { EntityService, IfMatch, UpdateMode } from '../service/entities.js';
 import type { QueryService } from '../service/query.js';
 import type { TableService } from '../service/tables.js';
-import type { TableInfo } from '../storage/store.js';
+import type { Store, TableInfo } from '../storage/store.js';
 import { decodeUtf8 } from './body.js';
 import type { Reply } from './respond.js';
 
 export interface Services {
+  readonly store: Store;
   readonly tables: TableService;
   readonly entities: EntityService;
   readonly queries: QueryService;
 }
+
+export type Headers = Readonly<Record<string, string | string[] | undefined>>;
 
 /** A decoded request as the operations see it. */
 export interface Call {
@@ -36,7 +39,7 @@ export interface Call {
   /** `{scheme}://{host}[/{account}]`: the base of Location, odata.id and odata.metadata. */
   readonly baseUrl: string;
   readonly query: URLSearchParams;
-  readonly headers: Readonly<Record<string, string | string[] | undefined>>;
+  readonly headers: Headers;
   readonly body: Buffer;
   readonly metadata: MetadataLevel;
   /** Query plans go to the log (issue: query cost made visible). */
@@ -119,7 +122,7 @@ export async function updateEntity(call: Call, tableName: string, keys: EntityKe
   if (mode === 'replace' && call.headers['if-none-match'] !== undefined) {
     throw new TableError('InvalidInput', 'If-None-Match HTTP header cannot be specified for PUT operations.');
   }
-  const ifMatch = parseIfMatch(call.headers);
+  const ifMatch = ifMatchOf(call.headers);
   const table = await call.services.tables.get(call.account, tableName);
   const body = decodeEntityBody(decodeUtf8(call.body));
   const timestamp = await call.services.entities.update(table, keys, body, mode, ifMatch);
@@ -130,7 +133,7 @@ export async function deleteEntity(call: Call, tableName: string, keys: EntityKe
   if (call.headers['if-none-match'] !== undefined) {
     throw new TableError('InvalidInput', 'If-None-Match HTTP header cannot be specified for DELETE operations.');
   }
-  const ifMatch = parseIfMatch(call.headers);
+  const ifMatch = ifMatchOf(call.headers);
   // The service requires If-Match on delete (operations.md §5.6; code unverified).
   if (ifMatch === undefined) throw new TableError('MissingRequiredHeader', 'The If-Match header is required.');
   const table = await call.services.tables.get(call.account, tableName);
@@ -175,12 +178,34 @@ export async function queryEntities(call: Call, tableName: string): Promise<Repl
 
 /** Insert and Create Table honour Prefer (operations.md §2.2, §5.1). */
 function created(call: Call, headers: Record<string, string>, body: string): Reply {
-  const prefer = headerText(call.headers['prefer']);
-  if (/\breturn-no-content\b/i.test(prefer)) {
-    return { status: 204, headers: { ...headers, 'Preference-Applied': 'return-no-content' } };
+  const prefer = preferOf(call.headers['prefer']);
+  if (prefer === 'return-no-content') {
+    return { status: 204, headers: { ...headers, 'Preference-Applied': prefer } };
   }
-  const applied: Record<string, string> = /\breturn-content\b/i.test(prefer) ? { 'Preference-Applied': 'return-content' } : {};
+  const applied: Record<string, string> = prefer === 'return-content' ? { 'Preference-Applied': prefer } : {};
   return { status: 201, headers: { ...headers, ...applied, 'Content-Type': jsonContentType(call.metadata) }, body };
+}
+
+/** The Prefer value we honour; unknown values are ignored (conformance-notes §48). */
+export function preferOf(value: string | string[] | undefined): 'return-no-content' | 'return-content' | undefined {
+  const text = headerText(value);
+  if (/\breturn-no-content\b/i.test(text)) return 'return-no-content';
+  if (/\breturn-content\b/i.test(text)) return 'return-content';
+  return undefined;
+}
+
+/**
+ * The method the client means: POST with X-HTTP-Method (MERGE, and harmlessly PUT or DELETE)
+ * tunnels another verb (operations.md §1.4).
+ */
+export function effectiveMethod(method: string, tunnel: string | string[] | undefined): string {
+  if (tunnel === undefined) return method;
+  const text = headerText(tunnel);
+  if (text.includes(',')) throw new TableError('XMethodIncorrectCount');
+  if (method !== 'POST') throw new TableError('XMethodNotUsingPost');
+  const tunnelled = text.trim().toUpperCase();
+  if (!['MERGE', 'PATCH', 'PUT', 'DELETE'].includes(tunnelled)) throw new TableError('XMethodIncorrectValue');
+  return tunnelled;
 }
 
 function urlContext(call: Call, table: TableInfo): EntityUrlContext {
@@ -205,7 +230,7 @@ function parseSelect(query: URLSearchParams): string[] | undefined {
   return names.length === 0 || names.includes('*') ? undefined : names;
 }
 
-function parseIfMatch(headers: Call['headers']): IfMatch {
+export function ifMatchOf(headers: Headers): IfMatch {
   const value = headers['if-match'];
   if (value === undefined) return undefined;
   const text = headerText(value).trim();

@@ -123,8 +123,10 @@ export function authorizeSas(grant: SasGrant, need: SasNeed): void {
 /** Whether (partitionKey, rowKey) lies in a service SAS key range (auth.md §7.1 table). */
 export function keyInRange(range: KeyRange, partitionKey: string, rowKey: string): boolean {
   const { lower, upper } = range;
-  if (lower !== undefined && compareKey(partitionKey, rowKey, lower.partitionKey, lower.rowKey) < 0) return false;
-  if (upper !== undefined && compareKey(partitionKey, rowKey, upper.partitionKey, upper.rowKey) > 0) return false;
+  const belowLower = (order: number) => order < 0 || (order === 0 && !lower?.inclusive);
+  const aboveUpper = (order: number) => order > 0 || (order === 0 && !upper?.inclusive);
+  if (lower !== undefined && belowLower(compareKey(partitionKey, rowKey, lower))) return false;
+  if (upper !== undefined && aboveUpper(compareKey(partitionKey, rowKey, upper))) return false;
   return true;
 }
 
@@ -300,13 +302,13 @@ function keyBound(partitionKey: string | undefined, rowKey: string | undefined):
 }
 
 /**
- * Orders (pk, rk) against a bound's (boundPk, boundRk) by UTF-16 code units; without boundRk
- * only the partition keys are compared, so a partition-only bound includes its whole partition.
+ * Orders (pk, rk) against a bound by UTF-16 code units; a bound without a row key compares
+ * partition keys only, so it takes in or leaves out its whole partition.
  */
-function compareKey(pk: string, rk: string, boundPk: string, boundRk: string | undefined): number {
-  if (pk !== boundPk) return pk < boundPk ? -1 : 1;
-  if (boundRk === undefined || rk === boundRk) return 0;
-  return rk < boundRk ? -1 : 1;
+function compareKey(pk: string, rk: string, bound: KeyBound): number {
+  if (pk !== bound.partitionKey) return pk < bound.partitionKey ? -1 : 1;
+  if (bound.rowKey === undefined || rk === bound.rowKey) return 0;
+  return rk < bound.rowKey ? -1 : 1;
 }
 
 /** The letters of `text` that are in `alphabet`; others are ignored. */

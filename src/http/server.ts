@@ -12,6 +12,7 @@ import {
 import { negotiateMetadata, jsonContentType } from '../protocol/odata.js';
 import type { Account } from './accounts.js';
 import { verifySharedKey } from './auth.js';
+import { submitBatch, type BatchCall } from './batch.js';
 import { readBody } from './body.js';
 import type { Logger } from './log.js';
 import * as op from './operations.js';
@@ -59,7 +60,7 @@ async function dispatch(options: ServerOptions, request: IncomingMessage, contex
   context.errorContentType = jsonContentType(metadata);
   const target = parseTarget(request.url ?? '/', headers.host, (name) => options.accounts.has(name));
   context.xmlErrors = isXmlResource(target);
-  const method = effectiveMethod(request);
+  const method = op.effectiveMethod(request.method ?? '', headers['x-http-method']);
   const account = options.accounts.get(target.account);
   if (account === undefined) throw new TableError('AuthenticationFailed', undefined, `Unknown account '${target.account}'.`);
   verifySharedKey({
@@ -72,7 +73,10 @@ async function dispatch(options: ServerOptions, request: IncomingMessage, contex
     now: Date.now(),
   });
   const body = await readBody(request, bodyBytesMax);
-  const call: op.Call = {
+  const call: BatchCall = {
+    requestId: context.requestId,
+    host: headers.host,
+    isAccount: (name) => options.accounts.has(name),
     services: options.services,
     account: account.name,
     baseUrl: baseUrl(request, target),
@@ -86,7 +90,7 @@ async function dispatch(options: ServerOptions, request: IncomingMessage, contex
 }
 
 /** The fixed table of (method, resource) → operation. */
-function route(call: op.Call, method: string, resource: Resource): Promise<Reply> {
+function route(call: BatchCall, method: string, resource: Resource): Promise<Reply> {
   switch (resource.kind) {
     case 'tables':
       if (method === 'GET') return op.queryTables(call);
@@ -117,29 +121,15 @@ function route(call: op.Call, method: string, resource: Resource): Promise<Reply
           return op.deleteEntity(call, resource.table, resource.keys);
       }
       break;
-    case 'service':
     case 'batch':
+      if (method === 'POST') return submitBatch(call);
+      break;
+    case 'service':
       throw new TableError('NotImplemented');
     default:
       return assertNever(resource);
   }
   throw new TableError('MethodNotAllowed');
-}
-
-/**
- * The method the client means: POST with X-HTTP-Method (MERGE, and harmlessly PUT or DELETE)
- * tunnels another verb (operations.md §1.4).
- */
-function effectiveMethod(request: IncomingMessage): string {
-  const method = request.method ?? '';
-  const tunnel = request.headers['x-http-method'];
-  if (tunnel === undefined) return method;
-  const text = Array.isArray(tunnel) ? tunnel.join(',') : tunnel;
-  if (text.includes(',')) throw new TableError('XMethodIncorrectCount');
-  if (method !== 'POST') throw new TableError('XMethodNotUsingPost');
-  const tunnelled = text.trim().toUpperCase();
-  if (!['MERGE', 'PATCH', 'PUT', 'DELETE'].includes(tunnelled)) throw new TableError('XMethodIncorrectValue');
-  return tunnelled;
 }
 
 function isXmlResource(target: Target): boolean {

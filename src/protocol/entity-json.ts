@@ -126,9 +126,12 @@ const propertyNamePattern = /^[\p{L}\p{Nl}_][\p{L}\p{Nl}\p{Nd}\p{Pc}\p{Mn}\p{Mc}
 
 function validatePropertyName(name: string): void {
   if (name.length > propertyNameLengthUtf16Max) {
-    throw new TableError('PropertyNameTooLong', `A property name is longer than ${propertyNameLengthUtf16Max} characters.`);
+    const detail = `A property name is longer than ${propertyNameLengthUtf16Max} characters.`;
+    throw new TableError('PropertyNameTooLong', detail);
   }
-  if (!propertyNamePattern.test(name)) throw new TableError('PropertyNameInvalid', `The property name ${quote(name)} is invalid.`);
+  if (!propertyNamePattern.test(name)) {
+    throw new TableError('PropertyNameInvalid', `The property name ${quote(name)} is invalid.`);
+  }
 }
 
 function annotatedType(value: JsonValue): EdmType {
@@ -159,7 +162,8 @@ function decodeKey(
 function decodeValue(name: string, json: JsonValue, annotated: EdmType | undefined): EdmValue | undefined {
   if (json.kind === 'null') return undefined;
   if (json.kind === 'object' || json.kind === 'array') {
-    throw new TableError('InvalidInput', `The value of ${quote(name)} is a JSON ${json.kind}, which no EDM type allows.`);
+    const detail = `The value of ${quote(name)} is a JSON ${json.kind}, which no EDM type allows.`;
+    throw new TableError('InvalidInput', detail);
   }
   const type = annotated ?? inferredType(json);
   const value = convert(type, json);
@@ -169,10 +173,12 @@ function decodeValue(name: string, json: JsonValue, annotated: EdmType | undefin
     throw new TableError('InvalidInput', `Unrecognized '${type}' literal ${quote(literal)} for ${quote(name)}.`);
   }
   if (value.type === 'Edm.String' && value.value.length > stringValueLengthUtf16Max) {
-    throw new TableError('PropertyValueTooLarge', `The string ${quote(name)} is longer than ${stringValueLengthUtf16Max} characters.`);
+    const detail = `The string ${quote(name)} is longer than ${stringValueLengthUtf16Max} characters.`;
+    throw new TableError('PropertyValueTooLarge', detail);
   }
   if (value.type === 'Edm.Binary' && value.value.length > binaryValueBytesMax) {
-    throw new TableError('PropertyValueTooLarge', `The binary ${quote(name)} is longer than ${binaryValueBytesMax} bytes.`);
+    const detail = `The binary ${quote(name)} is longer than ${binaryValueBytesMax} bytes.`;
+    throw new TableError('PropertyValueTooLarge', detail);
   }
   return value;
 }
@@ -214,7 +220,8 @@ function convert(type: EdmType, json: JsonScalar): EdmValue | undefined {
       return value === undefined ? undefined : { type, value };
     }
     case 'Edm.Boolean': {
-      const value = json.kind === 'boolean' ? json.value : string === 'true' ? true : string === 'false' ? false : undefined;
+      const value =
+        json.kind === 'boolean' ? json.value : string === 'true' ? true : string === 'false' ? false : undefined;
       return value === undefined ? undefined : { type, value };
     }
     case 'Edm.DateTime': {

@@ -118,7 +118,13 @@ export function encodeEntityFeed(level: MetadataLevel, ctx: EntityUrlContext, en
 }
 
 /** One table (operations.md §2.1–2.2); `single` makes it a whole response (`Tables/@Element`). */
-export function encodeTable(name: string, level: MetadataLevel, baseUrl: string, account: string, single: boolean): string {
+export function encodeTable(
+  name: string,
+  level: MetadataLevel,
+  baseUrl: string,
+  account: string,
+  single: boolean,
+): string {
   const members: string[] = [];
   if (single && level !== 'none') members.push(member('odata.metadata', `${baseUrl}/$metadata#Tables/@Element`));
   if (level === 'full') {
@@ -134,7 +140,12 @@ export function encodeTable(name: string, level: MetadataLevel, baseUrl: string,
   return `{${members.join(',')}}`;
 }
 
-export function encodeTableFeed(names: readonly string[], level: MetadataLevel, baseUrl: string, account: string): string {
+export function encodeTableFeed(
+  names: readonly string[],
+  level: MetadataLevel,
+  baseUrl: string,
+  account: string,
+): string {
   const texts = names.map((name) => encodeTable(name, level, baseUrl, account, false));
   return feed(level, `${baseUrl}/$metadata#Tables`, texts);
 }

@@ -1,0 +1,212 @@
+// The HTTP face of $batch (batch.md): parse the multipart body, turn each part into a service
+// operation, run them as one transaction, and answer 202 with one part per operation, or only
+// the failing operation's part.
+import { TableError } from '../errors.js';
+import { etagOf } from '../protocol/edm.js';
+import {
+  BatchOperationError,
+  parseBatchRequest,
+  serializeBatchResponse,
+  type BatchOperationRequest,
+  type BatchOperationResponse,
+} from '../protocol/batch.js';
+import { decodeEntityBody } from '../protocol/entity-json.js';
+import { encodeEntity, entityPath, jsonContentType, negotiateMetadata } from '../protocol/odata.js';
+import { atIndex, executeBatch, type BatchOperation } from '../service/batch.js';
+import { decodeUtf8 } from './body.js';
+import { effectiveMethod, ifMatchOf, preferOf, type Call, type Headers } from './operations.js';
+import { jsonError, type Reply } from './respond.js';
+import { parseTarget, type Resource } from './routes.js';
+
+/** What the outer request adds to each part: who is asking and where. */
+export interface BatchCall extends Call {
+  readonly requestId: string;
+  readonly host: string | undefined;
+  readonly isAccount: (name: string) => boolean;
+}
+
+interface PlannedOperation {
+  readonly operation: BatchOperation;
+  readonly request: BatchOperationRequest;
+}
+
+const minimalJson = 'application/json;odata=minimalmetadata;streaming=true;charset=utf-8';
+
+export async function submitBatch(call: BatchCall): Promise<Reply> {
+  const parts = parseBatchRequest(headerText(call.headers['content-type']), call.body);
+  try {
+    if (parts.length === 1 && parts[0]!.method === 'GET') return await queryBatch(call, parts[0]!);
+    const tableName = commonTable(call, parts);
+    const planned = parts.map((request, index) => atIndex(index, () => plan(call, request)));
+    const table = await atIndexAsync(0, () => call.services.tables.get(call.account, tableName));
+    const timestamp = await executeBatch(call.services.store, table, planned.map((p) => p.operation));
+    const responses = planned.map((p) => successPart(call, table.name, p, timestamp));
+    return multipartReply(responses, true);
+  } catch (error) {
+    if (!(error instanceof BatchOperationError)) throw error;
+    const failed = parts[error.operationIndex];
+    return multipartReply([errorPart(call, error, failed?.contentId)], true);
+  }
+}
+
+/** Every part names the same table (batch.md §1); the first one decides. */
+function commonTable(call: BatchCall, parts: readonly BatchOperationRequest[]): string {
+  let name: string | undefined;
+  parts.forEach((part, index) =>
+    atIndex(index, () => {
+      const table = tableOf(resourceOf(call, part));
+      if (name === undefined) name = table;
+      else if (name.toLowerCase() !== table.toLowerCase()) {
+        throw new TableError('InvalidInput', 'All operations in a batch must target the same table.');
+      }
+    }),
+  );
+  if (name === undefined) throw new TableError('InvalidInput', 'The batch contains no operation.');
+  return name;
+}
+
+function plan(call: BatchCall, request: BatchOperationRequest): PlannedOperation {
+  const resource = resourceOf(call, request);
+  const headers = Object.fromEntries(request.headers) as Headers;
+  const method = effectiveMethod(request.method, headers['x-http-method']);
+  const body = (): ReturnType<typeof decodeEntityBody> => decodeEntityBody(decodeUtf8(request.body));
+  if (resource.kind === 'tableRoot' && method === 'POST') return { request, operation: { kind: 'insert', body: body() } };
+  if (resource.kind !== 'entity') throw new TableError('InvalidInput', 'A batch operation must address a table or an entity.');
+  const { keys } = resource;
+  switch (method) {
+    case 'PUT':
+    case 'MERGE':
+    case 'PATCH': {
+      const mode = method === 'PUT' ? 'replace' : 'merge';
+      return { request, operation: { kind: 'update', keys, body: body(), mode, ifMatch: ifMatchOf(headers) } };
+    }
+    case 'DELETE': {
+      const ifMatch = ifMatchOf(headers);
+      if (ifMatch === undefined) throw new TableError('MissingRequiredHeader', 'The If-Match header is required.');
+      return { request, operation: { kind: 'delete', keys, ifMatch } };
+    }
+    case 'GET':
+      throw new TableError('InvalidInput', 'A query must be the only operation of a batch.');
+    default:
+      throw new TableError('MethodNotAllowed');
+  }
+}
+
+function resourceOf(call: BatchCall, request: BatchOperationRequest): Resource {
+  let pathAndQuery = request.url;
+  let host = call.host;
+  if (!request.url.startsWith('/')) {
+    let url: URL;
+    try {
+      url = new URL(request.url);
+    } catch {
+      throw new TableError('InvalidUri', 'A batch operation has an invalid request URL.');
+    }
+    pathAndQuery = url.pathname + url.search;
+    host = url.host;
+  }
+  const target = parseTarget(pathAndQuery, host, call.isAccount);
+  if (target.account !== call.account) throw new TableError('InvalidUri', 'A batch operation addresses another account.');
+  return target.resource;
+}
+
+function tableOf(resource: Resource): string {
+  if (resource.kind === 'tableRoot' || resource.kind === 'entity' || resource.kind === 'entities') return resource.table;
+  throw new TableError('InvalidInput', 'A batch operation must address a table or an entity.');
+}
+
+function successPart(call: BatchCall, tableName: string, planned: PlannedOperation, timestamp: bigint): BatchOperationResponse {
+  const { operation, request } = planned;
+  const etag = etagOf(timestamp);
+  const common: [string, string][] = [
+    ['X-Content-Type-Options', 'nosniff'],
+    ['Cache-Control', 'no-cache'],
+  ];
+  const contentId = request.contentId;
+  if (operation.kind !== 'insert') {
+    const headers = [...common, ['DataServiceVersion', '1.0;'] as [string, string]];
+    if (operation.kind === 'update') headers.push(['ETag', etag]);
+    return { status: 204, headers, contentId };
+  }
+  const { partitionKey, rowKey } = operation.body as { partitionKey: string; rowKey: string };
+  const url = `${call.baseUrl}/${entityPath(tableName, partitionKey, rowKey)}`;
+  const located: [string, string][] = [
+    ['Location', url],
+    ['DataServiceId', url],
+    ['ETag', etag],
+  ];
+  const prefer = preferOf(request.headers.get('prefer'));
+  if (prefer === 'return-no-content') {
+    const headers: [string, string][] = [...common, ['Preference-Applied', 'return-no-content'], ['DataServiceVersion', '3.0;'], ...located];
+    return { status: 204, headers, contentId };
+  }
+  const level = negotiateMetadata(undefined, request.headers.get('accept'));
+  const entity = { partitionKey, rowKey, timestamp, properties: operation.body.properties };
+  const headers: [string, string][] = [...common, ['DataServiceVersion', '3.0;']];
+  if (prefer === 'return-content') headers.push(['Preference-Applied', 'return-content']);
+  headers.push(['Content-Type', jsonContentType(level).replace(/; /g, ';')], ...located);
+  const context = { baseUrl: call.baseUrl, account: call.account, table: tableName };
+  return { status: 201, headers, body: encodeEntity(entity, level, context, { single: true }), contentId };
+}
+
+function errorPart(call: BatchCall, error: BatchOperationError, contentId: string | undefined): BatchOperationResponse {
+  const time = new Date().toISOString().replace('Z', '0000Z');
+  const text = `${error.operationIndex}:${error.message}\nRequestId:${call.requestId}\nTime:${time}`;
+  return {
+    status: error.status,
+    headers: [
+      ['X-Content-Type-Options', 'nosniff'],
+      ['DataServiceVersion', '3.0;'],
+      ['Content-Type', minimalJson],
+    ],
+    body: jsonError(error.code, text),
+    contentId,
+  };
+}
+
+/** A batch holding one point read (batch.md §4), answered without a change set. */
+async function queryBatch(call: BatchCall, request: BatchOperationRequest): Promise<Reply> {
+  const response = await atIndexAsync(0, async (): Promise<BatchOperationResponse> => {
+    const resource = resourceOf(call, request);
+    if (resource.kind !== 'entity') throw new TableError('NotImplemented', 'Only a point query may be sent in a batch.');
+    const table = await call.services.tables.get(call.account, resource.table);
+    const entity = await call.services.entities.get(table, resource.keys);
+    const level = negotiateMetadata(undefined, request.headers.get('accept'));
+    const context = { baseUrl: call.baseUrl, account: call.account, table: table.name };
+    return {
+      status: 200,
+      headers: [
+        ['DataServiceVersion', '3.0;'],
+        ['Content-Type', jsonContentType(level).replace(/; /g, ';')],
+        ['X-Content-Type-Options', 'nosniff'],
+        ['Cache-Control', 'no-cache'],
+        ['ETag', etagOf(entity.timestamp)],
+      ],
+      body: encodeEntity(entity, level, context, { single: true }),
+      contentId: request.contentId,
+    };
+  }).catch((error: unknown) => {
+    if (error instanceof BatchOperationError) return errorPart(call, error, request.contentId);
+    throw error;
+  });
+  return multipartReply([response], false);
+}
+
+function multipartReply(responses: readonly BatchOperationResponse[], changeset: boolean): Reply {
+  const { contentType, body } = serializeBatchResponse(responses, { changeset });
+  return { status: 202, headers: { 'Content-Type': contentType }, body };
+}
+
+async function atIndexAsync<T>(index: number, step: () => Promise<T>): Promise<T> {
+  try {
+    return await step();
+  } catch (error) {
+    return atIndex(index, () => {
+      throw error;
+    });
+  }
+}
+
+function headerText(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value.join(',') : value;
+}
