@@ -29,6 +29,10 @@ export const filterComparisonsMax = 15;
 export const filterDepthMax = 32;
 /** $filter text length: bounds lexer and parser work on hostile input. */
 export const filterLengthUtf16Max = 32 * KiB;
+/** Nesting of JSON request bodies: entities are flat objects, so this only stops hostile recursion. */
+export const jsonDepthMax = 64;
+/** Clock skew allowed for SAS start and expiry times (auth.md §9: "a few minutes"). */
+export const sasClockSkewMs = 5 * 60 * 1000;
 /** Stored access policies per table (operations.md §3.2). */
 export const storedPoliciesMax = 5;
 /** x-ms-client-request-id (data-model.md §5.4). */

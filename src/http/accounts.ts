@@ -17,20 +17,16 @@ const accountNamePattern = /^[a-z0-9]{3,24}$/;
 const base64Pattern = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=|[A-Za-z0-9+/]{2,3})?$/;
 
 /**
- * The accounts this server knows. Without AZURITE_ACCOUNTS (unset, empty or blank) that is the
- * development account alone. With it, exactly the accounts it lists: like Azurite, which drops
- * devstoreaccount1 when custom accounts are given (Azurite README "Customized Storage Accounts &
- * Keys"; src/common/AccountDataStore.ts). The format is Azurite's, `name:key1[:key2]` entries
+ * The accounts this server knows: the development account, plus those AZURITE_ACCOUNTS lists
+ * (an entry for devstoreaccount1 replaces its keys). Azurite drops devstoreaccount1 when custom
+ * accounts are given; we keep it, so that `UseDevelopmentStorage=true` always works (the issue asks
+ * for "more accounts"). The format is Azurite's, `name:key1[:key2]` entries
  * separated by `;`; empty entries (a trailing `;`) are skipped and an empty key2 (`name:key1:`)
  * means none, as in Azurite. Unlike Azurite, which logs and falls back to the development account,
  * a malformed variable throws: a typo should stop the server, not silently change its accounts.
  */
 export function loadAccounts(azuriteAccounts: string | undefined): ReadonlyMap<string, Account> {
   const text = azuriteAccounts?.trim() ?? '';
-  if (text === '') {
-    return new Map([[devAccountName, { name: devAccountName, keys: [Buffer.from(devAccountKey, 'base64')] }]]);
-  }
-
   const accounts = new Map<string, Account>();
   for (const entry of text.split(';')) {
     if (entry.trim() === '') continue;
@@ -38,7 +34,9 @@ export function loadAccounts(azuriteAccounts: string | undefined): ReadonlyMap<s
     if (accounts.has(account.name)) throw accountsError(`account '${account.name}' is listed twice`);
     accounts.set(account.name, account);
   }
-  if (accounts.size === 0) throw accountsError('no account is listed');
+  if (!accounts.has(devAccountName)) {
+    accounts.set(devAccountName, { name: devAccountName, keys: [Buffer.from(devAccountKey, 'base64')] });
+  }
   return accounts;
 }
 

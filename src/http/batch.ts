@@ -33,8 +33,9 @@ interface PlannedOperation {
 const minimalJson = 'application/json;odata=minimalmetadata;streaming=true;charset=utf-8';
 
 export async function submitBatch(call: BatchCall): Promise<Reply> {
-  const parts = parseBatchRequest(headerText(call.headers['content-type']), call.body);
+  let parts: BatchOperationRequest[] = [];
   try {
+    parts = parseBatchRequest(headerText(call.headers['content-type']), call.body);
     if (parts.length === 1 && parts[0]!.method === 'GET') return await queryBatch(call, parts[0]!);
     const tableName = commonTable(call, parts);
     const planned = parts.map((request, index) => atIndex(index, () => plan(call, request)));

@@ -3,12 +3,11 @@
 // authorizeSas then checks that grant against what one operation needs.
 import { timingSafeEqual } from 'node:crypto';
 import { TableError } from '../errors.js';
+import { sasClockSkewMs } from '../limits.js';
 import type { KeyBound, KeyRange } from '../storage/store.js';
 import type { Account } from './accounts.js';
 import { sign } from './auth.js';
 
-// TODO(limits): move to src/limits.ts. auth.md §9 recommends "a few minutes" of SAS clock skew.
-const sasClockSkewMs = 5 * 60 * 1000;
 
 const sasParamNames = [
   'sv', 'tn', 'sp', 'st', 'se', 'sip', 'spr', 'si', 'spk', 'srk', 'epk', 'erk', 'ss', 'srt', 'ses', 'sig',

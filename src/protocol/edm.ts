@@ -155,6 +155,7 @@ export function isIntegralDouble(value: number): boolean {
 
 /** Lossless text of a finite double: JSON number syntax, integral values keep a `.0` (data-model.md §2.3). */
 export function formatFiniteDouble(value: number): string {
+  if (Object.is(value, -0)) return '-0.0'; // JSON.stringify drops the sign of -0
   const text = JSON.stringify(value); // shortest round-trip form, e.g. 1.5e+24, 3.14, 2
   return /[.eE]/.test(text) ? text : `${text}.0`;
 }

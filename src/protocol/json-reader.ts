@@ -4,6 +4,7 @@
 // One cursor over the already-decoded text; every failure is a TableError carrying the offset
 // (in UTF-16 code units) where reading stopped.
 import { TableError } from '../errors.js';
+import { jsonDepthMax } from '../limits.js';
 
 export type JsonMember = readonly [name: string, value: JsonValue];
 
@@ -16,11 +17,6 @@ export type JsonValue =
   | { readonly kind: 'boolean'; readonly value: boolean }
   | { readonly kind: 'null' };
 
-/**
- * Nesting bound: request bodies are flat objects, so this only stops hostile recursion.
- * TODO(lead): move to src/limits.ts as `jsonDepthMax`.
- */
-export const jsonDepthMax = 64;
 
 const jsonTrue: JsonValue = { kind: 'boolean', value: true };
 const jsonFalse: JsonValue = { kind: 'boolean', value: false };

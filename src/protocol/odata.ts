@@ -223,8 +223,6 @@ function doubleJson(value: number): string {
   if (Number.isNaN(value)) return '"NaN"';
   if (value === Infinity) return '"Infinity"';
   if (value === -Infinity) return '"-Infinity"';
-  // formatFiniteDouble(-0) gives `0.0` (JSON.stringify drops the sign), so keep -0 here.
-  if (Object.is(value, -0)) return '-0.0';
   return formatFiniteDouble(value);
 }
 
