@@ -38,9 +38,18 @@ export const errorCodes = {
     status: 400,
     message: 'All commands in a batch must operate on same entity group.',
   },
+  CorsPreflightFailure: { status: 403, message: 'CORS not enabled or no matching rule found for this request.' },
   DuplicatePropertiesSpecified: { status: 400, message: 'A property is specified more than one time.' },
   EntityAlreadyExists: { status: 409, message: 'The specified entity already exists.' },
   EntityTooLarge: { status: 400, message: 'The entity is larger than the maximum size permitted.' },
+  InsufficientAccountPermissions: {
+    status: 403,
+    message: 'The account being accessed does not have sufficient permissions to execute this operation.',
+  },
+  InvalidAuthenticationInfo: {
+    status: 401,
+    message: 'Server failed to authenticate the request. Please refer to the information in the www-authenticate header.',
+  },
   InvalidDuplicateRow: { status: 400, message: 'An entity can appear only once in a batch.' },
   InvalidHeaderValue: {
     status: 400,
@@ -63,6 +72,7 @@ export const errorCodes = {
   KeyValueTooLarge: { status: 400, message: 'The size of the key value exceeds the maximum permitted.' },
   MethodNotAllowed: { status: 405, message: 'The requested method is not allowed on the specified resource.' },
   MissingRequiredHeader: { status: 400, message: 'A required HTTP header was not specified.' },
+  MissingRequiredXmlNode: { status: 400, message: 'A required XML node was not specified in the request body.' },
   NotImplemented: { status: 501, message: 'The requested operation is not implemented on the specified resource.' },
   OutOfRangeInput: { status: 400, message: 'One of the request inputs is out of range.' },
   PropertiesNeedValue: { status: 400, message: 'Values have not been specified for all properties in the entity.' },

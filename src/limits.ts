@@ -19,6 +19,8 @@ export const entityBytesMax = 1 * MiB;
 export const keyLengthUtf16Max = 1 * KiB;
 /** Request body; a $batch is capped at the same 4 MiB (batch.md). */
 export const bodyBytesMax = 4 * MiB;
+/** Bytes of an oversized body read and dropped so the client sees its 413 rather than a reset. */
+export const bodyDrainBytesMax = 8 * MiB;
 /** Entities or tables in one query page (query.md §4.1). */
 export const pageSizeMax = 1000;
 /** Operations in one change set (batch.md). */
@@ -35,6 +37,17 @@ export const jsonDepthMax = 64;
 export const sasClockSkewMs = 5 * 60 * 1000;
 /** Stored access policies per table (operations.md §3.2). */
 export const storedPoliciesMax = 5;
+/** Stored access policy Id length (operations.md §3.2). */
+export const storedPolicyIdLengthMax = 64;
+/** CORS rules per account (data-model.md §5, unverified for Table). */
+export const corsRulesMax = 5;
+/** Entries in one CORS rule list (origins, methods, headers): Azure's documented 64 defined headers. */
+export const corsListEntriesMax = 64;
+/** Nesting and element count of XML bodies (ACL, service properties): stops hostile documents. */
+export const xmlDepthMax = 16;
+export const xmlElementsMax = 1024;
+/** Clock skew allowed for bearer token exp/nbf, as for SAS times. */
+export const bearerClockSkewMs = 5 * 60 * 1000;
 /** x-ms-client-request-id (data-model.md §5.4). */
 export const clientRequestIdLengthMax = 1024;
 /** Table name length (data-model.md §5.1). */
@@ -59,4 +72,5 @@ export const clockSkewMs = 15 * 60 * 1000;
 assert(pageSizeMax <= 1000, 'the service never returns more than 1,000 results per page');
 assert(batchOperationsMax === 100, 'a change set holds at most 100 operations');
 assert(bodyBytesMax >= entityBytesMax, 'a maximal entity must fit in a request body');
+assert(corsRulesMax <= 5 && storedPoliciesMax <= 5, 'the service allows at most 5 CORS rules and 5 policies');
 assert(scanChunkRows <= queryRowsReadMax, 'one scan step must fit in the page budget');

@@ -11,7 +11,7 @@ import { SqliteStore } from './storage/sqlite/sqlite-store.js';
 
 const shutdownGraceMs = 10_000;
 
-function main(): void {
+async function main(): Promise<void> {
   let config;
   try {
     config = loadConfig(process.argv.slice(2), process.env);
@@ -25,7 +25,7 @@ function main(): void {
   }
   const accounts = loadAccounts(config.azuriteAccounts);
   const log = createLogger(config.logLevel);
-  const store = new SqliteStore({ location: config.location });
+  const store = await SqliteStore.open({ location: config.location });
   const services = {
     store,
     tables: new TableService(store),
@@ -70,4 +70,4 @@ function main(): void {
   process.on('SIGINT', () => stop('SIGINT'));
 }
 
-main();
+await main();

@@ -2,19 +2,32 @@
 // the whole buffer so a character split across network chunks survives.
 import type { IncomingMessage } from 'node:http';
 import { TableError } from '../errors.js';
+import { bodyDrainBytesMax } from '../limits.js';
 
-/** The whole body, or 413 RequestBodyTooLarge as soon as it is known to exceed `bytesMax`. */
+/**
+ * The whole body, or 413 RequestBodyTooLarge. A body that is too large is not kept: up to
+ * `bodyDrainBytesMax` more is read and dropped so that the client, still sending, can read the 413
+ * instead of a reset connection; past that the connection is closed (BodyTooLargeToDrain).
+ */
 export async function readBody(request: IncomingMessage, bytesMax: number): Promise<Buffer> {
-  const declared = request.headers['content-length'];
-  if (declared !== undefined && Number(declared) > bytesMax) throw new TableError('RequestBodyTooLarge');
+  const declared = Number(request.headers['content-length'] ?? 0);
+  if (declared > bytesMax + bodyDrainBytesMax) throw new BodyTooLargeToDrain();
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of request as AsyncIterable<Buffer>) {
     size += chunk.length;
-    if (size > bytesMax) throw new TableError('RequestBodyTooLarge');
-    chunks.push(chunk);
+    if (size > bytesMax + bodyDrainBytesMax) throw new BodyTooLargeToDrain();
+    if (size <= bytesMax) chunks.push(chunk);
   }
+  if (size > bytesMax) throw new TableError('RequestBodyTooLarge');
   return Buffer.concat(chunks, size);
+}
+
+/** 413 for a body too large even to read and drop: the reply must close the connection. */
+export class BodyTooLargeToDrain extends TableError {
+  constructor() {
+    super('RequestBodyTooLarge');
+  }
 }
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });

@@ -51,6 +51,7 @@ export function parseTarget(url: string, host: string | undefined, isAccount: (n
     account = hostAccount;
     rest = rawPath.slice(1);
   }
+  if (account === '') throw new TableError('InvalidUri');
   const secondary = account.endsWith('-secondary');
   if (secondary) account = account.slice(0, -'-secondary'.length);
   return { account, rawPath, pathStyle: hostAccount === undefined, secondary, resource: parseResource(rest), query };

@@ -13,7 +13,7 @@ import { negotiateMetadata, jsonContentType } from '../protocol/odata.js';
 import type { Account } from './accounts.js';
 import { verifySharedKey } from './auth.js';
 import { submitBatch, type BatchCall } from './batch.js';
-import { readBody } from './body.js';
+import { BodyTooLargeToDrain, readBody } from './body.js';
 import type { Logger } from './log.js';
 import * as op from './operations.js';
 import { errorReply, responseContext, send, type Reply, type ResponseContext } from './respond.js';
@@ -48,7 +48,7 @@ async function handle(options: ServerOptions, request: IncomingMessage, response
       options.log.error(`failure answering ${request.method} ${request.url}`, error);
     }
     // A body we stopped reading cannot be left on a kept-alive connection.
-    const close = error instanceof TableError && error.code === 'RequestBodyTooLarge' ? { Connection: 'close' } : undefined;
+    const close = error instanceof BodyTooLargeToDrain ? { Connection: 'close' } : undefined;
     reply = errorReply(context, error, close);
   }
   send(response, context, reply);
@@ -125,6 +125,8 @@ function route(call: BatchCall, method: string, resource: Resource): Promise<Rep
       if (method === 'POST') return submitBatch(call);
       break;
     case 'service':
+      // Only ?restype=service names a service operation; the bare account root is no resource.
+      if (call.query.get('restype') !== 'service') throw new TableError('InvalidUri');
       throw new TableError('NotImplemented');
     default:
       return assertNever(resource);
@@ -133,7 +135,7 @@ function route(call: BatchCall, method: string, resource: Resource): Promise<Rep
 }
 
 function isXmlResource(target: Target): boolean {
-  return target.resource.kind === 'service' || target.query.get('comp') === 'acl';
+  return (target.resource.kind === 'service' && target.query.get('restype') === 'service') || target.query.get('comp') === 'acl';
 }
 
 function baseUrl(request: IncomingMessage, target: Target): string {

@@ -18,6 +18,13 @@ export function invalidFilter(offset: number, problem: string): TableError {
   return new TableError('InvalidInput', `${problem} at offset ${offset} of $filter.`);
 }
 
+const excerptLengthMax = 64;
+
+/** Filter text quoted in an error message, cut short so a hostile filter cannot balloon the answer. */
+export function excerpt(text: string): string {
+  return text.length > excerptLengthMax ? `${text.slice(0, excerptLengthMax)}…` : text;
+}
+
 const logicalKeywords: ReadonlySet<string> = new Set(['and', 'or', 'not']);
 const operatorKeywords: ReadonlySet<string> = new Set(comparisonOperators);
 
@@ -112,12 +119,12 @@ export class Lexer {
 }
 
 function quoteText(text: string): string {
-  return `'${text}'`;
+  return `'${excerpt(text)}'`;
 }
 
 function unrecognized(type: string, text: string, offset: number): TableError {
   // Wording of the real service's answer for an out-of-range Int32 (errors.md §4.1).
-  return invalidFilter(offset, `Unrecognized '${type}' literal '${text}'`);
+  return invalidFilter(offset, `Unrecognized '${type}' literal ${quoteText(text)}`);
 }
 
 /** `5` Int32 (must fit), `5L` Int64, `1.5` / `1e5` / `2d` Double (must be finite). */

@@ -17,7 +17,7 @@ import { TableError } from '../errors.js';
 import { filterComparisonsMax, filterDepthMax, filterLengthUtf16Max } from '../limits.js';
 import { printLiteral } from './ast.js';
 import type { ComparisonOperator, FilterNode } from './ast.js';
-import { invalidFilter, Lexer } from './lexer.js';
+import { excerpt, invalidFilter, Lexer } from './lexer.js';
 import type { Token } from './lexer.js';
 
 /** OData operators that are words, not functions: arithmetic and membership (query.md §3.1). */
@@ -130,7 +130,7 @@ class Parser {
       return { kind: 'comparison', property: operand.name, operator: 'eq', literal: { type: 'Edm.Boolean', value: true } };
     }
     if (operand.literal.type === 'Edm.Boolean') return { kind: 'constant', value: operand.literal.value };
-    throw invalidFilter(operand.offset, `The literal ${printLiteral(operand.literal)} is not a condition`);
+    throw invalidFilter(operand.offset, `The literal ${excerpt(printLiteral(operand.literal))} is not a condition`);
   }
 
   private countComparison(offset: number): void {
@@ -176,9 +176,9 @@ function describe(token: Token): string {
     case 'operator':
       return `'${token.operator}'`;
     case 'name':
-      return `'${token.name}'`;
+      return `'${excerpt(token.name)}'`;
     case 'literal':
-      return printLiteral(token.literal);
+      return excerpt(printLiteral(token.literal));
     default: {
       const unreachable: never = token;
       throw new Error(`unknown token ${String(unreachable)}`);

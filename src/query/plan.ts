@@ -30,11 +30,13 @@ interface StringBound {
   readonly inclusive: boolean;
 }
 
-/** Strings between `low` and `high`; an absent end is open. */
+/** Strings between `low` and `high`; an undefined end is open. */
 interface Interval {
-  readonly low?: StringBound;
-  readonly high?: StringBound;
+  readonly low: StringBound | undefined;
+  readonly high: StringBound | undefined;
 }
+
+const unbounded: Interval = { low: undefined, high: undefined };
 
 interface Box {
   readonly partitionKey: Interval;
@@ -43,13 +45,13 @@ interface Box {
 
 type Region = readonly Box[];
 
-const everything: Region = [{ partitionKey: {}, rowKey: {} }];
+const everything: Region = [{ partitionKey: unbounded, rowKey: unbounded }];
 const nothing: Region = [];
 
 /**
- * Boxes kept per region. Past it, a union widens to everything and an intersection keeps its
- * smaller operand: both supersets, so the plan stays sound while its size stays bounded
- * (15 comparisons could otherwise multiply into thousands of boxes).
+ * Boxes kept per region. Past it, regions are coarsened to their hull (the one box covering all
+ * of them), a superset, so the plan stays sound while its size stays bounded: 15 comparisons
+ * could otherwise multiply into thousands of boxes.
  */
 const regionBoxesMax = 64;
 
@@ -79,8 +81,9 @@ function regionOf(filter: FilterNode, negated: boolean): Region {
       // A key compared with a non-string never matches, so its negation always does.
       if (filter.literal.type !== 'Edm.String') return negated ? everything : nothing;
       const operator = negated ? negations[filter.operator] : filter.operator;
-      return intervalsOf(operator, filter.literal.value).map((interval) =>
-        key === 'PartitionKey' ? { partitionKey: interval, rowKey: {} } : { partitionKey: {}, rowKey: interval },
+      const intervals = intervalsOf(operator, filter.literal.value).filter((interval) => !isEmpty(interval));
+      return intervals.map((interval) =>
+        key === 'PartitionKey' ? { partitionKey: interval, rowKey: unbounded } : { partitionKey: unbounded, rowKey: interval },
       );
     }
     default: {
@@ -100,22 +103,36 @@ const negations: Readonly<Record<ComparisonOperator, ComparisonOperator>> = {
 };
 
 function intervalsOf(operator: ComparisonOperator, value: string): Interval[] {
-  const intervals: Interval[] = {
-    eq: [{ low: { value, inclusive: true }, high: { value, inclusive: true } }],
-    ne: [{ high: { value, inclusive: false } }, { low: { value, inclusive: false } }],
-    gt: [{ low: { value, inclusive: false } }],
-    ge: [{ low: { value, inclusive: true } }],
-    lt: [{ high: { value, inclusive: false } }],
-    le: [{ high: { value, inclusive: true } }],
-  }[operator];
-  return intervals.filter((interval) => !isEmpty(interval));
+  const at = { value, inclusive: true };
+  const beside = { value, inclusive: false };
+  switch (operator) {
+    case 'eq':
+      return [{ low: at, high: at }];
+    case 'ne':
+      return [{ low: undefined, high: beside }, { low: beside, high: undefined }];
+    case 'gt':
+      return [{ low: beside, high: undefined }];
+    case 'ge':
+      return [{ low: at, high: undefined }];
+    case 'lt':
+      return [{ low: undefined, high: beside }];
+    case 'le':
+      return [{ low: undefined, high: at }];
+    default: {
+      const unreachable: never = operator;
+      throw new Error(`unknown operator ${String(unreachable)}`);
+    }
+  }
 }
 
 function union(a: Region, b: Region): Region {
-  return a.length + b.length > regionBoxesMax ? everything : [...a, ...b];
+  return a.length + b.length > regionBoxesMax ? hull([...a, ...b]) : [...a, ...b];
 }
 
 function intersect(a: Region, b: Region): Region {
+  if (a.length * b.length > regionBoxesMax) {
+    return a.length >= b.length ? intersect(hull(a), b) : intersect(a, hull(b));
+  }
   const boxes: Box[] = [];
   for (const left of a) {
     for (const right of b) {
@@ -126,14 +143,25 @@ function intersect(a: Region, b: Region): Region {
       if (!isEmpty(box.partitionKey) && !isEmpty(box.rowKey)) boxes.push(box);
     }
   }
-  if (boxes.length <= regionBoxesMax) return boxes;
-  return a.length <= b.length ? a : b;
+  return boxes;
+}
+
+/** The smallest single box covering every box of the region. */
+function hull(region: Region): Region {
+  if (region.length === 0) return region;
+  const cover = region.reduce((a, b) => ({
+    partitionKey: coverIntervals(a.partitionKey, b.partitionKey),
+    rowKey: coverIntervals(a.rowKey, b.rowKey),
+  }));
+  return [cover];
+}
+
+function coverIntervals(a: Interval, b: Interval): Interval {
+  return { low: looser(a.low, b.low, 'low'), high: looser(a.high, b.high, 'high') };
 }
 
 function intersectIntervals(a: Interval, b: Interval): Interval {
-  const low = tighter(a.low, b.low, 'low');
-  const high = tighter(a.high, b.high, 'high');
-  return { ...(low && { low }), ...(high && { high }) };
+  return { low: tighter(a.low, b.low, 'low'), high: tighter(a.high, b.high, 'high') };
 }
 
 /** The stricter of two bounds: the larger low or the smaller high; on a tie the exclusive one. */
@@ -142,6 +170,12 @@ function tighter(a: StringBound | undefined, b: StringBound | undefined, end: 'l
   if (b === undefined) return a;
   if (a.value === b.value) return a.inclusive ? b : a;
   return (a.value < b.value) === (end === 'low') ? b : a;
+}
+
+/** The weaker of two bounds; an open end (undefined) is the weakest. */
+function looser(a: StringBound | undefined, b: StringBound | undefined, end: 'low' | 'high'): StringBound | undefined {
+  if (a === undefined || b === undefined) return undefined;
+  return tighter(a, b, end) === a ? b : a;
 }
 
 function isEmpty({ low, high }: Interval): boolean {
@@ -156,15 +190,19 @@ function isEmpty({ low, high }: Interval): boolean {
  * inclusive the RowKey end narrows it further (for a single partition that is the whole story).
  */
 function boxToRange({ partitionKey, rowKey }: Box): KeyRange {
-  const lower = cornerBound(partitionKey.low, rowKey.low);
-  const upper = cornerBound(partitionKey.high, rowKey.high);
-  return { ...(lower && { lower }), ...(upper && { upper }) };
+  return keyRange(cornerBound(partitionKey.low, rowKey.low), cornerBound(partitionKey.high, rowKey.high));
 }
 
 function cornerBound(partitionKey: StringBound | undefined, rowKey: StringBound | undefined): KeyBound | undefined {
   if (partitionKey === undefined) return undefined;
   if (!partitionKey.inclusive || rowKey === undefined) return { partitionKey: partitionKey.value, inclusive: partitionKey.inclusive };
   return { partitionKey: partitionKey.value, rowKey: rowKey.value, inclusive: rowKey.inclusive };
+}
+
+/** A KeyRange with only the bounds that exist (an absent property is an open end). */
+function keyRange(lower: KeyBound | undefined, upper: KeyBound | undefined): KeyRange {
+  if (lower === undefined) return upper === undefined ? {} : { upper };
+  return upper === undefined ? { lower } : { lower, upper };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -225,7 +263,7 @@ function mergeRanges(ranges: readonly KeyRange[]): KeyRange[] {
     const last = merged[merged.length - 1];
     if (last !== undefined && lowerReaches(range.lower, last.upper)) {
       const upper = compareUppers(last.upper, range.upper) >= 0 ? last.upper : range.upper;
-      merged[merged.length - 1] = { ...(last.lower && { lower: last.lower }), ...(upper && { upper }) };
+      merged[merged.length - 1] = keyRange(last.lower, upper);
     } else {
       merged.push(range);
     }
@@ -249,7 +287,7 @@ export function clipRanges(ranges: readonly KeyRange[], resumeFrom: KeyBound): K
   const clipped: KeyRange[] = [];
   for (const range of ranges) {
     const lower = compareLowers(range.lower, resumeFrom) >= 0 ? range.lower : resumeFrom;
-    const candidate = { ...(lower && { lower }), ...(range.upper && { upper: range.upper }) };
+    const candidate = keyRange(lower, range.upper);
     if (!isEmptyRange(candidate)) clipped.push(candidate);
   }
   return clipped;

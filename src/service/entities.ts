@@ -100,5 +100,7 @@ export function failureError(failure: Exclude<CommitResult, { ok: true }>['failu
       return new TableError('UpdateConditionNotSatisfied');
     case 'entityTooLarge':
       return new TableError('EntityTooLarge');
+    case 'tooManyProperties':
+      return new TableError('TooManyProperties');
   }
 }

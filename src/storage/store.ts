@@ -48,8 +48,8 @@ export interface Write {
   readonly action: WriteAction;
 }
 
-/** Why a write did not apply; `entityTooLarge` when a merge would grow the entity past 1 MiB. */
-export type WriteFailure = 'tableNotFound' | 'exists' | 'notFound' | 'etagMismatch' | 'entityTooLarge';
+/** Why a write did not apply; the last two when a merge would grow the entity past its limits. */
+export type WriteFailure = 'tableNotFound' | 'exists' | 'notFound' | 'etagMismatch' | 'entityTooLarge' | 'tooManyProperties';
 
 export type CommitResult =
   /** Every write applied, all with this one Timestamp (ticks). */
@@ -75,6 +75,14 @@ export interface Store {
    * Resolves only once the commit is durable.
    */
   commit(table: TableInfo, writes: readonly Write[]): Promise<CommitResult>;
+
+  /**
+   * Small per-account documents (service properties, table ACLs), stored as text under
+   * (scope, name). Scope 'table' is keyed by the lower-cased table name and is deleted with the
+   * table. `putSetting` with undefined removes the setting; it resolves once durable.
+   */
+  getSetting(account: string, scope: string, name: string): Promise<string | undefined>;
+  putSetting(account: string, scope: string, name: string, value: string | undefined): Promise<void>;
 
   close(): Promise<void>;
 }

@@ -1,53 +1,36 @@
 // The meaning of a conditional write, shared by every engine so that all of them agree on it.
 import { performance } from 'node:perf_hooks';
+import { customPropertiesMax, entityBytesMax } from '../limits.js';
 import { etagOf, type Properties } from '../protocol/edm.js';
 import { entitySizeBytes } from '../protocol/entity-json.js';
-import { entityBytesMax } from '../limits.js';
-import type { Write, WriteFailure } from './store.js';
+import type { WriteCondition, WriteFailure } from './store.js';
 
-export interface StoredVersion {
-  readonly timestamp: bigint;
-  readonly properties: Properties;
-}
-
-export type WriteOutcome =
-  | { readonly ok: false; readonly failure: WriteFailure }
-  /** `properties` null means the entity is deleted. */
-  | { readonly ok: true; readonly properties: Properties | null };
-
-/** What `write` turns `current` (undefined when absent) into, or why it must not apply. */
-export function resolveWrite(current: StoredVersion | undefined, write: Write): WriteOutcome {
-  const { condition, action } = write;
+/** Why `condition` rules the write out given the stored Timestamp (undefined: no entity), if it does. */
+export function conditionFailure(currentTimestamp: bigint | undefined, condition: WriteCondition): WriteFailure | undefined {
   switch (condition.kind) {
     case 'none':
-      break;
+      return undefined;
     case 'absent':
-      if (current !== undefined) return { ok: false, failure: 'exists' };
-      break;
+      return currentTimestamp === undefined ? undefined : 'exists';
     case 'present':
-      if (current === undefined) return { ok: false, failure: 'notFound' };
-      break;
+      return currentTimestamp === undefined ? 'notFound' : undefined;
     case 'etag':
-      if (current === undefined) return { ok: false, failure: 'notFound' };
-      if (etagOf(current.timestamp) !== condition.etag) return { ok: false, failure: 'etagMismatch' };
-      break;
+      if (currentTimestamp === undefined) return 'notFound';
+      return etagOf(currentTimestamp) === condition.etag ? undefined : 'etagMismatch';
   }
-  switch (action.kind) {
-    case 'put':
-      return { ok: true, properties: action.properties };
-    case 'merge': {
-      if (current === undefined) return { ok: true, properties: action.properties };
-      const merged = new Map(current.properties);
-      for (const [name, value] of action.properties) merged.set(name, value);
-      // A merge body within limits can still grow the stored entity past them.
-      if (entitySizeBytes(write.partitionKey, write.rowKey, merged) > entityBytesMax) {
-        return { ok: false, failure: 'entityTooLarge' };
-      }
-      return { ok: true, properties: merged };
-    }
-    case 'delete':
-      return current === undefined ? { ok: false, failure: 'notFound' } : { ok: true, properties: null };
-  }
+}
+
+/** A merge: `incoming` overwrites or adds to `current`, unless the result passes an entity limit. */
+export function mergeProperties(
+  keys: { readonly partitionKey: string; readonly rowKey: string },
+  current: Properties,
+  incoming: Properties,
+): Properties | 'entityTooLarge' | 'tooManyProperties' {
+  const merged = new Map(current);
+  for (const [name, value] of incoming) merged.set(name, value);
+  // A merge body within limits can still grow the stored entity past them.
+  if (merged.size > customPropertiesMax) return 'tooManyProperties';
+  return entitySizeBytes(keys.partitionKey, keys.rowKey, merged) > entityBytesMax ? 'entityTooLarge' : merged;
 }
 
 // performance.now() gives sub-millisecond wall time from a fixed origin, so Timestamps carry real

@@ -1,0 +1,64 @@
+// The SQLite database: its file, pragmas and schema, shared by the reading and the writing side.
+import fs from 'node:fs';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+
+const databaseFileName = 'cerulean.sqlite';
+/** Page cache per connection: memory stays bounded whatever the data size. */
+const cacheKiB = 64 * 1024;
+
+const schema = `
+CREATE TABLE IF NOT EXISTS tables (
+  account TEXT NOT NULL,
+  name_lower TEXT NOT NULL,
+  name TEXT NOT NULL,
+  id INTEGER NOT NULL UNIQUE,
+  PRIMARY KEY (account, name_lower)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS entities (
+  table_id INTEGER NOT NULL,
+  pk BLOB NOT NULL,
+  rk BLOB NOT NULL,
+  ts INTEGER NOT NULL,
+  props TEXT NOT NULL,
+  PRIMARY KEY (table_id, pk, rk)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS settings (
+  account TEXT NOT NULL,
+  scope TEXT NOT NULL,
+  name TEXT NOT NULL,
+  value TEXT NOT NULL,
+  PRIMARY KEY (account, scope, name)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS meta (
+  key TEXT PRIMARY KEY,
+  value INTEGER NOT NULL
+) WITHOUT ROWID;
+`;
+
+export function databaseFile(location: string): string {
+  fs.mkdirSync(location, { recursive: true });
+  return path.join(location, databaseFileName);
+}
+
+/**
+ * Opens the database. The writer creates the schema; in WAL mode with synchronous=FULL every
+ * COMMIT has fsync'ed the log before it returns.
+ */
+export function openDatabase(file: string, role: 'writer' | 'reader'): Database.Database {
+  const db = new Database(file, { readonly: role === 'reader' && file !== ':memory:' });
+  if (role === 'writer') {
+    db.pragma('journal_mode = WAL');
+    db.pragma('synchronous = FULL');
+    db.exec(schema);
+  }
+  db.pragma(`cache_size = -${cacheKiB}`);
+  return db;
+}
+
+/** SQL both sides use to find a table's id. */
+export const selectTableSql = 'SELECT name, id FROM tables WHERE account = ? AND name_lower = ?';
+
+export function tableCacheKey(account: string, name: string): string {
+  return `${account}\u0000${name.toLowerCase()}`;
+}

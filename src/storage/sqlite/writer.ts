@@ -1,0 +1,233 @@
+// The writing side of the SQLite engine. Every change goes through one queue: jobs that arrive
+// together run in one transaction with one fsync (group commit), each inside its own SAVEPOINT so
+// a failed condition undoes only that job. It runs on a worker thread for an on-disk store (the
+// fsync never blocks the HTTP thread) and inline for an in-memory one.
+import type Database from 'better-sqlite3';
+import type { CommitResult, WriteCondition } from '../store.js';
+import { CommitClock, conditionFailure, mergeProperties } from '../write.js';
+import { decodeProperties, encodeKey, encodeProperties } from './codec.js';
+import { selectTableSql, tableCacheKey } from './schema.js';
+
+/** A write with its properties already in their stored form, so it crosses threads cheaply. */
+export interface EncodedWrite {
+  readonly partitionKey: string;
+  readonly rowKey: string;
+  readonly condition: WriteCondition;
+  readonly action: { readonly kind: 'put' | 'merge'; readonly properties: string } | { readonly kind: 'delete' };
+}
+
+/** Everything the writer does; the worker host dispatches messages to these by name. */
+export interface WriterApi {
+  commit(account: string, table: string, writes: readonly EncodedWrite[]): Promise<CommitResult>;
+  createTable(account: string, name: string): Promise<'created' | 'exists'>;
+  deleteTable(account: string, name: string): Promise<boolean>;
+  putSetting(account: string, scope: string, name: string, value: string | undefined): Promise<void>;
+}
+
+interface Job {
+  /** Runs inside the group's transaction; `undo` asks for its savepoint to be rolled back. */
+  readonly run: () => { readonly result: unknown; readonly undo: boolean };
+  readonly resolve: (result: never) => void;
+  readonly reject: (error: unknown) => void;
+}
+
+type Statement = Database.Statement<unknown[], unknown>;
+
+interface EntityRow {
+  ts: bigint;
+  props: string;
+}
+
+export class SqliteWriter implements WriterApi {
+  private readonly clock: CommitClock;
+  private readonly tableIds = new Map<string, number>();
+  private queue: Job[] = [];
+  private flushScheduled = false;
+  private readonly sql: Record<
+    | 'selectTable'
+    | 'insertTable'
+    | 'deleteTableRow'
+    | 'deleteTableEntities'
+    | 'deleteTableSettings'
+    | 'nextTableId'
+    | 'selectEntity'
+    | 'upsertEntity'
+    | 'deleteEntity'
+    | 'upsertSetting'
+    | 'deleteSetting'
+    | 'saveClock'
+    | 'begin'
+    | 'commit'
+    | 'savepoint'
+    | 'rollbackToSavepoint'
+    | 'releaseSavepoint',
+    Statement
+  >;
+
+  constructor(private readonly db: Database.Database) {
+    const prepare = (sql: string): Statement => db.prepare(sql);
+    this.sql = {
+      selectTable: prepare(selectTableSql),
+      insertTable: prepare('INSERT INTO tables (account, name_lower, name, id) VALUES (?, ?, ?, ?)'),
+      deleteTableRow: prepare('DELETE FROM tables WHERE account = ? AND name_lower = ?'),
+      deleteTableEntities: prepare('DELETE FROM entities WHERE table_id = ?'),
+      deleteTableSettings: prepare("DELETE FROM settings WHERE account = ? AND scope = 'table' AND name = ?"),
+      nextTableId: prepare('SELECT coalesce(max(id), 0) + 1 AS id FROM tables'),
+      selectEntity: prepare('SELECT ts, props FROM entities WHERE table_id = ? AND pk = ? AND rk = ?').safeIntegers(true),
+      upsertEntity: prepare('INSERT OR REPLACE INTO entities (table_id, pk, rk, ts, props) VALUES (?, ?, ?, ?, ?)'),
+      deleteEntity: prepare('DELETE FROM entities WHERE table_id = ? AND pk = ? AND rk = ?'),
+      upsertSetting: prepare('INSERT OR REPLACE INTO settings (account, scope, name, value) VALUES (?, ?, ?, ?)'),
+      deleteSetting: prepare('DELETE FROM settings WHERE account = ? AND scope = ? AND name = ?'),
+      saveClock: prepare("INSERT OR REPLACE INTO meta (key, value) VALUES ('clock', ?)"),
+      begin: prepare('BEGIN IMMEDIATE'),
+      commit: prepare('COMMIT'),
+      savepoint: prepare('SAVEPOINT job'),
+      rollbackToSavepoint: prepare('ROLLBACK TO job'),
+      releaseSavepoint: prepare('RELEASE job'),
+    };
+    const saved = db.prepare("SELECT value FROM meta WHERE key = 'clock'").safeIntegers(true).get() as
+      | { value: bigint }
+      | undefined;
+    // The clock resumes after the last Timestamp ever written, even if the wall clock went back.
+    this.clock = new CommitClock(saved?.value ?? 0n);
+  }
+
+  commit(account: string, table: string, writes: readonly EncodedWrite[]): Promise<CommitResult> {
+    return this.enqueue(() => {
+      const result = this.applyCommit(account, table, writes);
+      return { result, undo: !result.ok };
+    });
+  }
+
+  createTable(account: string, name: string): Promise<'created' | 'exists'> {
+    return this.enqueue(() => {
+      const lower = name.toLowerCase();
+      if (this.sql.selectTable.get(account, lower) !== undefined) return { result: 'exists', undo: false };
+      const { id } = this.sql.nextTableId.get() as { id: number };
+      this.sql.insertTable.run(account, lower, name, id);
+      return { result: 'created', undo: false };
+    });
+  }
+
+  deleteTable(account: string, name: string): Promise<boolean> {
+    return this.enqueue(() => {
+      const lower = name.toLowerCase();
+      const row = this.sql.selectTable.get(account, lower) as { id: number } | undefined;
+      this.tableIds.delete(tableCacheKey(account, name));
+      if (row === undefined) return { result: false, undo: false };
+      this.sql.deleteTableEntities.run(row.id);
+      this.sql.deleteTableSettings.run(account, lower);
+      this.sql.deleteTableRow.run(account, lower);
+      return { result: true, undo: false };
+    });
+  }
+
+  putSetting(account: string, scope: string, name: string, value: string | undefined): Promise<void> {
+    return this.enqueue(() => {
+      if (value === undefined) this.sql.deleteSetting.run(account, scope, name);
+      else this.sql.upsertSetting.run(account, scope, name, value);
+      return { result: undefined, undo: false };
+    });
+  }
+
+  /** Runs what is still queued; the caller closes the database afterwards. */
+  drain(): void {
+    this.flush();
+  }
+
+  private enqueue<T>(run: Job['run']): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      this.queue.push({ run, resolve: resolve as (result: never) => void, reject });
+      if (!this.flushScheduled) {
+        this.flushScheduled = true;
+        setImmediate(() => this.flush());
+      }
+    });
+  }
+
+  /** One transaction, one fsync, for every job queued since the last flush. */
+  private flush(): void {
+    this.flushScheduled = false;
+    const group = this.queue;
+    this.queue = [];
+    if (group.length === 0) return;
+    const results: unknown[] = [];
+    try {
+      this.sql.begin.run();
+      for (const job of group) {
+        this.sql.savepoint.run();
+        const { result, undo } = job.run();
+        if (undo) this.sql.rollbackToSavepoint.run();
+        this.sql.releaseSavepoint.run();
+        results.push(result);
+      }
+      this.sql.saveClock.run(this.clock.last);
+      this.sql.commit.run();
+    } catch (error) {
+      if (this.db.inTransaction) this.db.exec('ROLLBACK');
+      this.tableIds.clear();
+      for (const job of group) job.reject(error);
+      return;
+    }
+    group.forEach((job, i) => job.resolve(results[i] as never));
+  }
+
+  private applyCommit(account: string, table: string, writes: readonly EncodedWrite[]): CommitResult {
+    const id = this.tableId(account, table);
+    if (id === undefined) return { ok: false, index: 0, failure: 'tableNotFound' };
+    const rows: { pk: Buffer; rk: Buffer; props: string | null }[] = [];
+    let newestPrevious = 0n;
+    for (let index = 0; index < writes.length; index++) {
+      const write = writes[index]!;
+      const pk = encodeKey(write.partitionKey);
+      const rk = encodeKey(write.rowKey);
+      const current = this.sql.selectEntity.get(id, pk, rk) as EntityRow | undefined;
+      if (current !== undefined && current.ts > newestPrevious) newestPrevious = current.ts;
+      const failure = conditionFailure(current?.ts, write.condition);
+      if (failure !== undefined) return { ok: false, index, failure };
+      const props = this.nextProperties(write, current);
+      if (props === 'notFound' || props === 'entityTooLarge' || props === 'tooManyProperties') {
+        return { ok: false, index, failure: props };
+      }
+      rows.push({ pk, rk, props });
+    }
+    // One Timestamp for the whole commit, later than any version it replaces (data-model.md §4).
+    const timestamp = this.clock.next(newestPrevious);
+    for (const { pk, rk, props } of rows) {
+      if (props === null) this.sql.deleteEntity.run(id, pk, rk);
+      else this.sql.upsertEntity.run(id, pk, rk, timestamp, props);
+    }
+    return { ok: true, timestamp };
+  }
+
+  /** The stored properties after the write; null deletes the entity. */
+  private nextProperties(
+    write: EncodedWrite,
+    current: EntityRow | undefined,
+  ): string | null | 'notFound' | 'entityTooLarge' | 'tooManyProperties' {
+    const { action } = write;
+    switch (action.kind) {
+      case 'put':
+        return action.properties;
+      case 'merge': {
+        if (current === undefined) return action.properties;
+        const merged = mergeProperties(write, decodeProperties(current.props), decodeProperties(action.properties));
+        return typeof merged === 'string' ? merged : encodeProperties(merged);
+      }
+      case 'delete':
+        return current === undefined ? 'notFound' : null;
+    }
+  }
+
+  private tableId(account: string, table: string): number | undefined {
+    const key = tableCacheKey(account, table);
+    let id = this.tableIds.get(key);
+    if (id === undefined) {
+      const row = this.sql.selectTable.get(account, table.toLowerCase()) as { id: number } | undefined;
+      if (row === undefined) return undefined;
+      id = row.id;
+      this.tableIds.set(key, id);
+    }
+    return id;
+  }
+}
