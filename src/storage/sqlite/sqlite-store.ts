@@ -27,8 +27,14 @@ interface EntityRow {
 
 type Statement = Database.Statement<unknown[], unknown>;
 
+interface CachedTable {
+  readonly info: TableInfo;
+  readonly id: number;
+}
+
 export class SqliteStore implements Store {
-  private readonly tableIds = new Map<string, number>();
+  /** Tables by account and lower-cased name. Every change to tables passes through this process. */
+  private readonly tables = new Map<string, CachedTable>();
   private readonly scanStatements = new Map<string, Statement>();
   private readonly selectTable: Statement;
   private readonly selectTables: Statement;
@@ -68,15 +74,14 @@ export class SqliteStore implements Store {
   }
 
   async deleteTable(account: string, name: string): Promise<boolean> {
-    this.tableIds.delete(tableCacheKey(account, name));
+    this.tables.delete(tableCacheKey(account, name));
     const deleted = await this.writer.deleteTable(account, name);
-    this.tableIds.delete(tableCacheKey(account, name));
+    this.tables.delete(tableCacheKey(account, name));
     return deleted;
   }
 
   async getTable(account: string, name: string): Promise<TableInfo | undefined> {
-    const row = this.selectTable.get(account, name.toLowerCase()) as { name: string } | undefined;
-    return row === undefined ? undefined : { account, name: row.name };
+    return this.cachedTable(account, name)?.info;
   }
 
   async listTables(account: string, fromLower: string | undefined, limit: number): Promise<TableInfo[]> {
@@ -87,14 +92,14 @@ export class SqliteStore implements Store {
   // -- entities --------------------------------------------------------------------------------
 
   async getEntity(table: TableInfo, partitionKey: string, rowKey: string): Promise<Entity | undefined> {
-    const id = this.tableId(table);
+    const id = this.cachedTable(table.account, table.name)?.id;
     if (id === undefined) return undefined;
     const row = this.selectEntity.get(id, encodeKey(partitionKey), encodeKey(rowKey)) as EntityRow | undefined;
     return row === undefined ? undefined : { partitionKey, rowKey, timestamp: row.ts, properties: decodeProperties(row.props) };
   }
 
   async scan(table: TableInfo, range: KeyRange, limit: number): Promise<Entity[]> {
-    const id = this.tableId(table);
+    const id = this.cachedTable(table.account, table.name)?.id;
     if (id === undefined || limit <= 0) return [];
     const params: unknown[] = [id];
     const sql = scanSql(range, params);
@@ -130,16 +135,16 @@ export class SqliteStore implements Store {
     if (this.db.open) this.db.close();
   }
 
-  private tableId(table: TableInfo): number | undefined {
-    const key = tableCacheKey(table.account, table.name);
-    let id = this.tableIds.get(key);
-    if (id === undefined) {
-      const row = this.selectTable.get(table.account, table.name.toLowerCase()) as { id: number } | undefined;
+  private cachedTable(account: string, name: string): CachedTable | undefined {
+    const key = tableCacheKey(account, name);
+    let table = this.tables.get(key);
+    if (table === undefined) {
+      const row = this.selectTable.get(account, name.toLowerCase()) as { name: string; id: number } | undefined;
       if (row === undefined) return undefined;
-      id = row.id;
-      this.tableIds.set(key, id);
+      table = { info: { account, name: row.name }, id: row.id };
+      this.tables.set(key, table);
     }
-    return id;
+    return table;
   }
 }
 
