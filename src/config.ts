@@ -10,6 +10,19 @@ export interface Config {
   readonly logLevel: LogLevel;
   /** Azurite's `name:key1[:key2];…` format. */
   readonly azuriteAccounts: string | undefined;
+  /** PEM files of the certificate chain and its private key: serve HTTPS. Both or neither. */
+  readonly tls: { readonly certFile: string; readonly keyFile: string } | undefined;
+  /** Entra ID bearer tokens, enabled by a JWKS and/or PEM key file. */
+  readonly oauth: OAuthConfig | undefined;
+}
+
+export interface OAuthConfig {
+  readonly jwksFile: string | undefined;
+  readonly pemFile: string | undefined;
+  /** Accepted `iss` values; undefined = any. */
+  readonly issuers: readonly string[] | undefined;
+  /** Accepted `aud` values; undefined = the storage audience. */
+  readonly audiences: readonly string[] | undefined;
 }
 
 export const usage = `Usage: cerulean [options]
@@ -19,6 +32,13 @@ export const usage = `Usage: cerulean [options]
   --location <dir>     data directory            (CERULEAN_LOCATION, default ./data)
   --in-memory          keep nothing on disk      (CERULEAN_IN_MEMORY=1)
   --log-level <level>  debug|info|warn|error|silent (CERULEAN_LOG_LEVEL, default info)
+  --cert <file>        PEM certificate chain: serve HTTPS   (CERULEAN_CERT, with --key)
+  --key <file>         PEM private key of --cert            (CERULEAN_KEY)
+  --oauth-jwks <file>  accept Entra ID bearer tokens signed by a key of this JWKS (CERULEAN_OAUTH_JWKS)
+  --oauth-pem <file>   ... or by a PEM public key or certificate of this file     (CERULEAN_OAUTH_PEM)
+  --oauth-issuer <iss>    accepted token issuers, comma-separated (CERULEAN_OAUTH_ISSUER, default any)
+  --oauth-audience <aud>  accepted audiences, comma-separated     (CERULEAN_OAUTH_AUDIENCE,
+                          default https://storage.azure.com)
   --help               print this text
 
 Extra accounts: AZURITE_ACCOUNTS="name:key1[:key2];name2:key1" (Azurite's format).`;
@@ -32,6 +52,12 @@ export function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Con
       location: { type: 'string' },
       'in-memory': { type: 'boolean' },
       'log-level': { type: 'string' },
+      cert: { type: 'string' },
+      key: { type: 'string' },
+      'oauth-jwks': { type: 'string' },
+      'oauth-pem': { type: 'string' },
+      'oauth-issuer': { type: 'string' },
+      'oauth-audience': { type: 'string' },
       help: { type: 'boolean' },
     },
     strict: true,
@@ -51,5 +77,32 @@ export function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Con
     location: inMemory ? undefined : values.location ?? env['CERULEAN_LOCATION'] ?? './data',
     logLevel: logLevel as LogLevel,
     azuriteAccounts: env['AZURITE_ACCOUNTS'],
+    tls: tlsConfig(values.cert ?? env['CERULEAN_CERT'], values.key ?? env['CERULEAN_KEY']),
+    oauth: oauthConfig({
+      jwksFile: values['oauth-jwks'] ?? env['CERULEAN_OAUTH_JWKS'],
+      pemFile: values['oauth-pem'] ?? env['CERULEAN_OAUTH_PEM'],
+      issuers: list(values['oauth-issuer'] ?? env['CERULEAN_OAUTH_ISSUER']),
+      audiences: list(values['oauth-audience'] ?? env['CERULEAN_OAUTH_AUDIENCE']),
+    }),
   };
+}
+
+function tlsConfig(certFile: string | undefined, keyFile: string | undefined): Config['tls'] {
+  if (certFile === undefined && keyFile === undefined) return undefined;
+  if (certFile === undefined || keyFile === undefined) throw new Error('--cert and --key go together');
+  return { certFile, keyFile };
+}
+
+function oauthConfig(oauth: OAuthConfig): OAuthConfig | undefined {
+  if (oauth.jwksFile !== undefined || oauth.pemFile !== undefined) return oauth;
+  if (oauth.issuers !== undefined || oauth.audiences !== undefined) {
+    throw new Error('--oauth-issuer and --oauth-audience need --oauth-jwks or --oauth-pem');
+  }
+  return undefined;
+}
+
+/** A comma-separated list; undefined when absent or empty. */
+function list(text: string | undefined): string[] | undefined {
+  const entries = (text ?? '').split(',').map((entry) => entry.trim()).filter((entry) => entry !== '');
+  return entries.length === 0 ? undefined : entries;
 }

@@ -1,11 +1,16 @@
 // Composition root: config → store → services → server. Nothing else lives here.
+import { readFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
-import { loadConfig, usage } from './config.js';
+import { createSecureContext } from 'node:tls';
+import { loadConfig, usage, type Config } from './config.js';
 import { devAccountName, loadAccounts } from './http/accounts.js';
+import { createBearerVerifier } from './http/bearer.js';
 import { createLogger } from './http/log.js';
 import { createServer } from './http/server.js';
+import { AclService } from './service/acl.js';
 import { EntityService } from './service/entities.js';
 import { QueryService } from './service/query.js';
+import { ServicePropertiesService } from './service/service-properties.js';
 import { TableService } from './service/tables.js';
 import { SqliteStore } from './storage/sqlite/sqlite-store.js';
 
@@ -25,23 +30,33 @@ async function main(): Promise<void> {
   }
   const accounts = loadAccounts(config.azuriteAccounts);
   const log = createLogger(config.logLevel);
+  let security;
+  try {
+    security = loadSecurity(config);
+  } catch (error) {
+    process.stderr.write(`${(error as Error).message}\n`);
+    process.exit(2);
+  }
   const store = await SqliteStore.open({ location: config.location });
   const services = {
     store,
     tables: new TableService(store),
     entities: new EntityService(store),
     queries: new QueryService(store),
+    acls: new AclService(store),
+    serviceProperties: new ServicePropertiesService(store),
   };
-  const server = createServer({ accounts, services, log });
+  const server = createServer({ accounts, services, log, ...security });
+  const scheme = security.tls === undefined ? 'http' : 'https';
 
   server.listen(config.port, config.host, () => {
     const { port } = server.address() as AddressInfo;
     const host = config.host.includes(':') ? `[${config.host}]` : config.host;
-    const endpoint = `http://${host}:${port}/${devAccountName}`;
+    const endpoint = `${scheme}://${host}:${port}/${devAccountName}`;
     const account = accounts.get(devAccountName)!;
     process.stdout.write(
       `Cerulean listening on ${endpoint}\n` +
-        `Connection string: DefaultEndpointsProtocol=http;AccountName=${devAccountName};` +
+        `Connection string: DefaultEndpointsProtocol=${scheme};AccountName=${devAccountName};` +
         `AccountKey=${account.keys[0]!.toString('base64')};TableEndpoint=${endpoint};\n` +
         `Data: ${config.location === undefined ? 'in memory, nothing is kept' : `${config.location}, every acknowledged write fsync-durable`}\n`,
     );
@@ -68,6 +83,26 @@ async function main(): Promise<void> {
   };
   process.on('SIGTERM', () => stop('SIGTERM'));
   process.on('SIGINT', () => stop('SIGINT'));
+}
+
+/** The TLS material and bearer token verifier the flags name; throws on unreadable or bad files. */
+function loadSecurity(config: Config) {
+  const read = (file: string): Buffer => {
+    try {
+      return readFileSync(file);
+    } catch (error) {
+      throw new Error(`cannot read ${file}: ${(error as Error).message}`);
+    }
+  };
+  const tls = config.tls && { cert: read(config.tls.certFile), key: read(config.tls.keyFile) };
+  if (tls !== undefined) {
+    try {
+      createSecureContext(tls); // a bad PEM or a key that does not match the certificate stops here
+    } catch (error) {
+      throw new Error(`--cert/--key: ${(error as Error).message}`);
+    }
+  }
+  return { tls, bearer: config.oauth && createBearerVerifier(config.oauth) };
 }
 
 await main();

@@ -14,15 +14,14 @@ import { decodeEntityBody } from '../protocol/entity-json.js';
 import { encodeEntity, entityPath, jsonContentType, negotiateMetadata } from '../protocol/odata.js';
 import { atIndex, executeBatch, type BatchOperation } from '../service/batch.js';
 import { decodeUtf8 } from './body.js';
-import { effectiveMethod, ifMatchOf, preferOf, type Call, type Headers } from './operations.js';
+import { effectiveMethod, ifMatchOf, preferOf, requireBodyKeys, type Call, type Headers } from './operations.js';
 import { jsonError, type Reply } from './respond.js';
-import { parseTarget, type Resource } from './routes.js';
+import { parseResource, type Resource } from './routes.js';
+import { sasNeeds } from './sas.js';
 
-/** What the outer request adds to each part: who is asking and where. */
+/** What the outer request adds to each part. */
 export interface BatchCall extends Call {
   readonly requestId: string;
-  readonly host: string | undefined;
-  readonly isAccount: (name: string) => boolean;
 }
 
 interface PlannedOperation {
@@ -71,7 +70,13 @@ function plan(call: BatchCall, request: BatchOperationRequest): PlannedOperation
   const headers = Object.fromEntries(request.headers) as Headers;
   const method = effectiveMethod(request.method, headers['x-http-method']);
   const body = (): ReturnType<typeof decodeEntityBody> => decodeEntityBody(decodeUtf8(request.body));
-  if (resource.kind === 'tableRoot' && method === 'POST') return { request, operation: { kind: 'insert', body: body() } };
+  const { access } = call;
+  if (resource.kind === 'tableRoot' && method === 'POST') {
+    access.require(sasNeeds.insertEntity, resource.table);
+    const inserted = body();
+    requireBodyKeys(access, inserted);
+    return { request, operation: { kind: 'insert', body: inserted } };
+  }
   if (resource.kind !== 'entity') throw new TableError('InvalidInput', 'A batch operation must address a table or an entity.');
   const { keys } = resource;
   switch (method) {
@@ -79,11 +84,16 @@ function plan(call: BatchCall, request: BatchOperationRequest): PlannedOperation
     case 'MERGE':
     case 'PATCH': {
       const mode = method === 'PUT' ? 'replace' : 'merge';
-      return { request, operation: { kind: 'update', keys, body: body(), mode, ifMatch: ifMatchOf(headers) } };
+      const ifMatch = ifMatchOf(headers);
+      access.require(ifMatch === undefined ? sasNeeds.upsertEntity : sasNeeds.updateEntity, resource.table);
+      access.requireKey(keys);
+      return { request, operation: { kind: 'update', keys, body: body(), mode, ifMatch } };
     }
     case 'DELETE': {
       const ifMatch = ifMatchOf(headers);
       if (ifMatch === undefined) throw new TableError('MissingRequiredHeader', 'The If-Match header is required.');
+      access.require(sasNeeds.deleteEntity, resource.table);
+      access.requireKey(keys);
       return { request, operation: { kind: 'delete', keys, ifMatch } };
     }
     case 'GET':
@@ -93,22 +103,23 @@ function plan(call: BatchCall, request: BatchOperationRequest): PlannedOperation
   }
 }
 
+/**
+ * The resource a part addresses. Its URL may be absolute or origin-form, with or without the
+ * `/{account}` segment (batch.md §2.2); only the path matters, and the account is the outer one.
+ */
 function resourceOf(call: BatchCall, request: BatchOperationRequest): Resource {
-  let pathAndQuery = request.url;
-  let host = call.host;
-  if (!request.url.startsWith('/')) {
-    let url: URL;
+  let path = request.url;
+  if (!path.startsWith('/')) {
     try {
-      url = new URL(request.url);
+      path = new URL(path).pathname;
     } catch {
       throw new TableError('InvalidUri', 'A batch operation has an invalid request URL.');
     }
-    pathAndQuery = url.pathname + url.search;
-    host = url.host;
   }
-  const target = parseTarget(pathAndQuery, host, call.isAccount);
-  if (target.account !== call.account) throw new TableError('InvalidUri', 'A batch operation addresses another account.');
-  return target.resource;
+  const queryAt = path.indexOf('?');
+  if (queryAt >= 0) path = path.slice(0, queryAt);
+  const accountPrefix = `/${call.account}/`;
+  return parseResource(path.startsWith(accountPrefix) ? path.slice(accountPrefix.length) : path.slice(1));
 }
 
 function tableOf(resource: Resource): string {
@@ -170,6 +181,8 @@ async function queryBatch(call: BatchCall, request: BatchOperationRequest): Prom
   const response = await atIndexAsync(0, async (): Promise<BatchOperationResponse> => {
     const resource = resourceOf(call, request);
     if (resource.kind !== 'entity') throw new TableError('NotImplemented', 'Only a point query may be sent in a batch.');
+    call.access.require(sasNeeds.queryEntities, resource.table);
+    call.access.requireKey(resource.keys);
     const table = await call.services.tables.get(call.account, resource.table);
     const entity = await call.services.entities.get(table, resource.keys);
     const level = negotiateMetadata(undefined, request.headers.get('accept'));

@@ -3,8 +3,9 @@
 import { TableError } from '../errors.js';
 import { pageSizeMax } from '../limits.js';
 import { decodeContinuation, encodeContinuation } from '../protocol/continuation.js';
+import { rejectUnsupportedQueryOptions } from '../query/index.js';
 import { etagOf } from '../protocol/edm.js';
-import { decodeEntityBody } from '../protocol/entity-json.js';
+import { decodeEntityBody, type DecodedEntity } from '../protocol/entity-json.js';
 import {
   encodeEntity,
   encodeEntityFeed,
@@ -16,18 +17,29 @@ import {
   type MetadataLevel,
 } from '../protocol/odata.js';
 import type { EntityKeys } from '../protocol/keys.js';
+import { parseSignedIdentifiers, writeSignedIdentifiers, type AclService } from '../service/acl.js';
 import type { EntityService, IfMatch, UpdateMode } from '../service/entities.js';
 import type { QueryService } from '../service/query.js';
+import {
+  parseServiceProperties,
+  writeServiceProperties,
+  writeServiceStats,
+  type ServicePropertiesService,
+} from '../service/service-properties.js';
 import type { TableService } from '../service/tables.js';
 import type { Store, TableInfo } from '../storage/store.js';
+import type { Access } from './authorize.js';
 import { decodeUtf8 } from './body.js';
 import type { Reply } from './respond.js';
+import { sasNeeds } from './sas.js';
 
 export interface Services {
   readonly store: Store;
   readonly tables: TableService;
   readonly entities: EntityService;
   readonly queries: QueryService;
+  readonly acls: AclService;
+  readonly serviceProperties: ServicePropertiesService;
 }
 
 export type Headers = Readonly<Record<string, string | string[] | undefined>>;
@@ -36,6 +48,8 @@ export type Headers = Readonly<Record<string, string | string[] | undefined>>;
 export interface Call {
   readonly services: Services;
   readonly account: string;
+  /** What the request's credential allows; every operation asks it first. */
+  readonly access: Access;
   /** `{scheme}://{host}[/{account}]`: the base of Location, odata.id and odata.metadata. */
   readonly baseUrl: string;
   readonly query: URLSearchParams;
@@ -49,6 +63,8 @@ export interface Call {
 // -- tables ------------------------------------------------------------------------------------
 
 export async function queryTables(call: Call): Promise<Reply> {
+  rejectUnsupportedQueryOptions(call.query.keys());
+  call.access.require(sasNeeds.queryTables);
   const next = call.query.get('NextTableName') ?? undefined;
   const page = await call.services.tables.query(
     call.account,
@@ -63,6 +79,7 @@ export async function queryTables(call: Call): Promise<Reply> {
 }
 
 export async function createTable(call: Call): Promise<Reply> {
+  call.access.require(sasNeeds.createTable);
   const name = readTableName(call.body);
   const table = await call.services.tables.create(call.account, name);
   const location = `${call.baseUrl}/Tables('${table.name}')`;
@@ -71,6 +88,7 @@ export async function createTable(call: Call): Promise<Reply> {
 }
 
 export async function getTable(call: Call, name: string): Promise<Reply> {
+  call.access.require(sasNeeds.queryTables);
   const table = await call.services.tables.get(call.account, name);
   return {
     status: 200,
@@ -80,6 +98,7 @@ export async function getTable(call: Call, name: string): Promise<Reply> {
 }
 
 export async function deleteTable(call: Call, name: string): Promise<Reply> {
+  call.access.require(sasNeeds.deleteTable);
   await call.services.tables.delete(call.account, name);
   return { status: 204 };
 }
@@ -100,14 +119,19 @@ function readTableName(body: Buffer): string {
 // -- entities ----------------------------------------------------------------------------------
 
 export async function insertEntity(call: Call, tableName: string): Promise<Reply> {
+  call.access.require(sasNeeds.insertEntity, tableName);
   const table = await call.services.tables.get(call.account, tableName);
-  const entity = await call.services.entities.insert(table, decodeEntityBody(decodeUtf8(call.body)));
+  const body = decodeEntityBody(decodeUtf8(call.body));
+  requireBodyKeys(call.access, body);
+  const entity = await call.services.entities.insert(table, body);
   const url = `${call.baseUrl}/${entityPath(table.name, entity.partitionKey, entity.rowKey)}`;
   const headers = { ETag: etagOf(entity.timestamp), Location: url, DataServiceId: url };
   return created(call, headers, encodeEntity(entity, call.metadata, urlContext(call, table), { single: true }));
 }
 
 export async function getEntity(call: Call, tableName: string, keys: EntityKeys): Promise<Reply> {
+  call.access.require(sasNeeds.queryEntities, tableName);
+  call.access.requireKey(keys);
   const table = await call.services.tables.get(call.account, tableName);
   const entity = await call.services.entities.get(table, keys);
   const select = parseSelect(call.query);
@@ -123,6 +147,9 @@ export async function updateEntity(call: Call, tableName: string, keys: EntityKe
     throw new TableError('InvalidInput', 'If-None-Match HTTP header cannot be specified for PUT operations.');
   }
   const ifMatch = ifMatchOf(call.headers);
+  // Without If-Match this is an upsert, which needs add and update (auth.md §7.1).
+  call.access.require(ifMatch === undefined ? sasNeeds.upsertEntity : sasNeeds.updateEntity, tableName);
+  call.access.requireKey(keys);
   const table = await call.services.tables.get(call.account, tableName);
   const body = decodeEntityBody(decodeUtf8(call.body));
   const timestamp = await call.services.entities.update(table, keys, body, mode, ifMatch);
@@ -136,12 +163,16 @@ export async function deleteEntity(call: Call, tableName: string, keys: EntityKe
   const ifMatch = ifMatchOf(call.headers);
   // The service requires If-Match on delete (operations.md §5.6; code unverified).
   if (ifMatch === undefined) throw new TableError('MissingRequiredHeader', 'The If-Match header is required.');
+  call.access.require(sasNeeds.deleteEntity, tableName);
+  call.access.requireKey(keys);
   const table = await call.services.tables.get(call.account, tableName);
   await call.services.entities.delete(table, keys, ifMatch);
   return { status: 204 };
 }
 
 export async function queryEntities(call: Call, tableName: string): Promise<Reply> {
+  rejectUnsupportedQueryOptions(call.query.keys());
+  call.access.require(sasNeeds.queryEntities, tableName);
   const table = await call.services.tables.get(call.account, tableName);
   const nextPartitionKey = call.query.get('NextPartitionKey');
   const nextRowKey = call.query.get('NextRowKey');
@@ -157,6 +188,7 @@ export async function queryEntities(call: Call, tableName: string): Promise<Repl
             // An empty NextRowKey resumes at the start of the partition (query.md §4.2 recommendation).
             rowKey: nextRowKey === null || nextRowKey === '' ? undefined : decodeContinuation(nextRowKey),
           },
+    keyRange: call.access.keyRange,
   });
   const plan = `${page.queryClass}; scanned=${page.scanned}; returned=${page.entities.length}`;
   call.logQuery(`query ${call.account}/${table.name} ${plan} filter=${JSON.stringify(filter ?? '')}`);
@@ -172,6 +204,41 @@ export async function queryEntities(call: Call, tableName: string): Promise<Repl
   const select = parseSelect(call.query);
   const texts = page.entities.map((entity) => encodeEntity(entity, call.metadata, context, { select }));
   return { status: 200, headers, body: encodeEntityFeed(call.metadata, context, texts) };
+}
+
+// -- table ACL and service properties (XML) ----------------------------------------------------
+
+const xmlContentType = 'application/xml';
+
+export async function getTableAcl(call: Call, tableName: string): Promise<Reply> {
+  call.access.require(sasNeeds.getTableAcl, tableName);
+  const identifiers = await call.services.acls.get(call.account, tableName);
+  return { status: 200, headers: { 'Content-Type': xmlContentType }, body: writeSignedIdentifiers(identifiers) };
+}
+
+export async function setTableAcl(call: Call, tableName: string): Promise<Reply> {
+  call.access.require(sasNeeds.setTableAcl, tableName);
+  const identifiers = parseSignedIdentifiers(decodeUtf8(call.body));
+  await call.services.acls.set(call.account, tableName, identifiers);
+  return { status: 204 };
+}
+
+export async function getServiceProperties(call: Call): Promise<Reply> {
+  call.access.require(sasNeeds.getServiceProperties);
+  const properties = await call.services.serviceProperties.get(call.account);
+  return { status: 200, headers: { 'Content-Type': xmlContentType }, body: writeServiceProperties(properties) };
+}
+
+export async function setServiceProperties(call: Call): Promise<Reply> {
+  call.access.require(sasNeeds.setServiceProperties);
+  const update = parseServiceProperties(decodeUtf8(call.body));
+  await call.services.serviceProperties.set(call.account, update);
+  return { status: 202 };
+}
+
+export async function getServiceStats(call: Call): Promise<Reply> {
+  call.access.require(sasNeeds.getServiceStats);
+  return { status: 200, headers: { 'Content-Type': xmlContentType }, body: writeServiceStats(new Date()) };
 }
 
 // -- shared request and reply pieces -------------------------------------------------------------
@@ -228,6 +295,12 @@ function parseSelect(query: URLSearchParams): string[] | undefined {
   if (text === null) return undefined;
   const names = text.split(',').map((name) => name.trim()).filter((name) => name.length > 0);
   return names.length === 0 || names.includes('*') ? undefined : names;
+}
+
+/** A body naming both keys must lie in the credential's key range; one without is refused later. */
+export function requireBodyKeys(access: Access, body: DecodedEntity): void {
+  const { partitionKey, rowKey } = body;
+  if (partitionKey !== undefined && rowKey !== undefined) access.requireKey({ partitionKey, rowKey });
 }
 
 export function ifMatchOf(headers: Headers): IfMatch {

@@ -1,6 +1,9 @@
-// The node:http front door. Each request runs one readable path, top to bottom:
-// route → authenticate → read body → operation → reply, with every failure rendered in one place.
+// The node:http (or node:https) front door. Each request runs one readable path, top to bottom:
+// route → authorize → read body → operation → reply, with every failure rendered in one place and
+// CORS headers added last. OPTIONS preflights are anonymous and answered before authorization.
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
+import https from 'node:https';
+import type { TLSSocket } from 'node:tls';
 import { TableError } from '../errors.js';
 import {
   bodyBytesMax,
@@ -11,9 +14,11 @@ import {
 } from '../limits.js';
 import { negotiateMetadata, jsonContentType } from '../protocol/odata.js';
 import type { Account } from './accounts.js';
-import { verifySharedKey } from './auth.js';
+import { authorize } from './authorize.js';
 import { submitBatch, type BatchCall } from './batch.js';
+import { bearerChallenge, type BearerVerifier } from './bearer.js';
 import { BodyTooLargeToDrain, readBody } from './body.js';
+import { preflight, withCorsHeaders } from './cors.js';
 import type { Logger } from './log.js';
 import * as op from './operations.js';
 import { errorReply, responseContext, send, type Reply, type ResponseContext } from './respond.js';
@@ -23,15 +28,23 @@ export interface ServerOptions {
   readonly accounts: ReadonlyMap<string, Account>;
   readonly services: op.Services;
   readonly log: Logger;
+  /** PEM certificate chain and private key: serve HTTPS instead of HTTP. */
+  readonly tls?: { readonly cert: Buffer; readonly key: Buffer } | undefined;
+  /** Verifies Entra ID bearer tokens; undefined refuses them. */
+  readonly bearer?: BearerVerifier | undefined;
 }
 
 export function createServer(options: ServerOptions): http.Server {
-  const server = http.createServer({ maxHeaderSize: headersBytesMax }, (request, response) => {
+  const listener = (request: IncomingMessage, response: ServerResponse): void => {
     handle(options, request, response).catch((error: unknown) => {
       options.log.error(`unhandled failure answering ${request.method} ${request.url}`, error);
       if (!response.headersSent) response.destroy();
     });
-  });
+  };
+  const server: http.Server =
+    options.tls === undefined
+      ? http.createServer({ maxHeaderSize: headersBytesMax }, listener)
+      : https.createServer({ maxHeaderSize: headersBytesMax, cert: options.tls.cert, key: options.tls.key }, listener);
   server.headersTimeout = headersTimeoutMs;
   server.requestTimeout = requestTimeoutMs;
   server.keepAliveTimeout = keepAliveTimeoutMs;
@@ -40,45 +53,83 @@ export function createServer(options: ServerOptions): http.Server {
 
 async function handle(options: ServerOptions, request: IncomingMessage, response: ServerResponse): Promise<void> {
   const context = responseContext(request.headers);
+  const known: KnownAccount = { account: undefined };
   let reply: Reply;
   try {
-    reply = await dispatch(options, request, context);
+    reply = await dispatch(options, request, context, known);
   } catch (error) {
     if (!(error instanceof TableError) || error.status >= 500) {
       options.log.error(`failure answering ${request.method} ${request.url}`, error);
     }
-    // A body we stopped reading cannot be left on a kept-alive connection.
-    const close = error instanceof BodyTooLargeToDrain ? { Connection: 'close' } : undefined;
-    reply = errorReply(context, error, close);
+    reply = errorReply(context, error, errorHeaders(options, error));
+  }
+  if (known.account !== undefined && request.headers.origin !== undefined) {
+    const { cors } = await options.services.serviceProperties.get(known.account);
+    reply = withCorsHeaders(cors, request.headers, request.method ?? '', reply);
   }
   send(response, context, reply);
 }
 
-async function dispatch(options: ServerOptions, request: IncomingMessage, context: ResponseContext): Promise<Reply> {
+/** The account a request named, once known to exist: its CORS rules apply to the reply. */
+interface KnownAccount {
+  account: string | undefined;
+}
+
+function errorHeaders(options: ServerOptions, error: unknown): Record<string, string> | undefined {
+  if (!(error instanceof TableError)) return undefined;
+  // A body we stopped reading cannot be left on a kept-alive connection.
+  if (error instanceof BodyTooLargeToDrain) return { Connection: 'close' };
+  if (error.code === 'InvalidAuthenticationInfo') {
+    return { 'WWW-Authenticate': options.bearer?.challenge ?? bearerChallenge(undefined) };
+  }
+  return undefined;
+}
+
+async function dispatch(
+  options: ServerOptions,
+  request: IncomingMessage,
+  context: ResponseContext,
+  known: KnownAccount,
+): Promise<Reply> {
   const { headers } = request;
   const metadata = negotiateMetadata(firstQueryValue(request.url, '$format'), headerValue(headers['accept']));
   context.errorContentType = jsonContentType(metadata);
   const target = parseTarget(request.url ?? '/', headers.host, (name) => options.accounts.has(name));
   context.xmlErrors = isXmlResource(target);
-  const method = op.effectiveMethod(request.method ?? '', headers['x-http-method']);
   const account = options.accounts.get(target.account);
+  if (request.method === 'OPTIONS') {
+    const rules = account === undefined ? [] : (await options.services.serviceProperties.get(account.name)).cors;
+    return preflight(rules, headers);
+  }
   if (account === undefined) throw new TableError('AuthenticationFailed', undefined, `Unknown account '${target.account}'.`);
-  verifySharedKey({
-    method: request.method ?? '',
-    rawPath: target.rawPath,
-    query: target.query,
-    headers,
-    account,
-    pathStyle: target.pathStyle,
-    now: Date.now(),
-  });
+  known.account = account.name;
+  const method = op.effectiveMethod(request.method ?? '', headers['x-http-method']);
+  const access = await authorize(
+    {
+      method: request.method ?? '',
+      rawPath: target.rawPath,
+      rawQuery: rawQueryOf(request.url),
+      query: target.query,
+      headers,
+      account,
+      pathStyle: target.pathStyle,
+      tableName: entityTable(target.resource),
+      clientIp: request.socket.remoteAddress ?? '',
+      https: isHttps(request),
+      now: Date.now(),
+    },
+    { bearer: options.bearer, lookupPolicy: (name, table, id) => options.services.acls.findPolicy(name, table, id) },
+  );
+  // The -secondary endpoint is a read replica (operations.md §4.3); the code for a write is unverified.
+  if (target.secondary && method !== 'GET') {
+    throw new TableError('InsufficientAccountPermissions', 'The secondary endpoint of an account is read-only.');
+  }
   const body = await readBody(request, bodyBytesMax);
   const call: BatchCall = {
     requestId: context.requestId,
-    host: headers.host,
-    isAccount: (name) => options.accounts.has(name),
     services: options.services,
     account: account.name,
+    access,
     baseUrl: baseUrl(request, target),
     query: target.query,
     headers,
@@ -101,6 +152,11 @@ function route(call: BatchCall, method: string, resource: Resource): Promise<Rep
       if (method === 'DELETE') return op.deleteTable(call, resource.table);
       break;
     case 'tableRoot':
+      if (call.query.get('comp') === 'acl') {
+        if (method === 'GET') return op.getTableAcl(call, resource.table);
+        if (method === 'PUT') return op.setTableAcl(call, resource.table);
+        break;
+      }
       if (call.query.get('comp') !== null) throw new TableError('NotImplemented');
       if (method === 'POST') return op.insertEntity(call, resource.table);
       if (method === 'GET') return op.queryEntities(call, resource.table);
@@ -127,7 +183,18 @@ function route(call: BatchCall, method: string, resource: Resource): Promise<Rep
     case 'service':
       // Only ?restype=service names a service operation; the bare account root is no resource.
       if (call.query.get('restype') !== 'service') throw new TableError('InvalidUri');
-      throw new TableError('NotImplemented');
+      switch (call.query.get('comp')) {
+        case 'properties':
+          if (method === 'GET') return op.getServiceProperties(call);
+          if (method === 'PUT') return op.setServiceProperties(call);
+          break;
+        case 'stats':
+          if (method === 'GET') return op.getServiceStats(call);
+          break;
+        default:
+          throw new TableError('NotImplemented');
+      }
+      break;
     default:
       return assertNever(resource);
   }
@@ -138,8 +205,22 @@ function isXmlResource(target: Target): boolean {
   return (target.resource.kind === 'service' && target.query.get('restype') === 'service') || target.query.get('comp') === 'acl';
 }
 
+/** The table a service SAS must be for, when the URL names one for entities. */
+function entityTable(resource: Resource): string | undefined {
+  return resource.kind === 'tableRoot' || resource.kind === 'entities' || resource.kind === 'entity' ? resource.table : undefined;
+}
+
+function isHttps(request: IncomingMessage): boolean {
+  return (request.socket as Partial<TLSSocket>).encrypted === true;
+}
+
+function rawQueryOf(url: string | undefined): string {
+  const queryAt = url?.indexOf('?') ?? -1;
+  return queryAt < 0 ? '' : url!.slice(queryAt + 1);
+}
+
 function baseUrl(request: IncomingMessage, target: Target): string {
-  const scheme = (request.socket as { encrypted?: boolean }).encrypted ? 'https' : 'http';
+  const scheme = isHttps(request) ? 'https' : 'http';
   const host = request.headers.host ?? 'localhost';
   return target.pathStyle ? `${scheme}://${host}/${target.account}` : `${scheme}://${host}`;
 }

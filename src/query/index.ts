@@ -9,7 +9,7 @@ import { planQuery, tableScan } from './plan.js';
 import type { QueryPlan } from './plan.js';
 
 export type { QueryClass, QueryPlan } from './plan.js';
-export { clipRanges, printPlan } from './plan.js';
+export { clipRanges, intersectRanges, printPlan } from './plan.js';
 
 export interface CompiledEntityQuery {
   readonly plan: QueryPlan;
@@ -21,7 +21,10 @@ const always = (): boolean => true;
 
 const unfiltered: CompiledEntityQuery = { plan: tableScan, matches: always };
 
-/** Parses and compiles once. `filter` undefined or '' = no filter (table-scan class, one open range). Throws TableError. */
+/**
+ * Parses and compiles once. `filter` undefined or '' = no filter (table-scan class, one open range).
+ * Throws TableError.
+ */
 export function compileEntityQuery(filter: string | undefined): CompiledEntityQuery {
   // An empty $filter= is no filter (query.md §3.3, unverified).
   if (filter === undefined || filter === '') return unfiltered;

@@ -57,7 +57,9 @@ export class Lexer {
       this.offset++;
       return { kind: code === openParen ? 'open' : 'close', offset };
     }
-    if (code === quote) return this.delimited({ kind: 'literal', offset, literal: { type: 'Edm.String', value: this.readString() } });
+    if (code === quote) {
+      return this.delimited({ kind: 'literal', offset, literal: { type: 'Edm.String', value: this.readString() } });
+    }
     numberPattern.lastIndex = offset;
     const number = numberPattern.exec(this.text);
     if (number !== null) {
@@ -70,7 +72,7 @@ export class Lexer {
       this.offset += word[0].length;
       return this.delimited(this.wordToken(word[0], offset));
     }
-    throw invalidFilter(offset, `Unexpected character ${quoteText(String.fromCodePoint(this.text.codePointAt(offset)!))}`);
+    throw invalidFilter(offset, `Unexpected character ${this.characterAt(offset)}`);
   }
 
   /** Words are keywords, prefixed literals (datetime'…'), or property names. All case-sensitive. */
@@ -109,12 +111,15 @@ export class Lexer {
   private delimited(token: Token): Token {
     const code = this.text.charCodeAt(this.offset);
     if (this.offset < this.text.length && !isWhitespace(code) && code !== openParen && code !== closeParen) {
-      throw invalidFilter(
-        this.offset,
-        `Unexpected character ${quoteText(String.fromCodePoint(this.text.codePointAt(this.offset)!))} after ${quoteText(this.text.slice(token.offset, this.offset))}`,
-      );
+      const previous = quoteText(this.text.slice(token.offset, this.offset));
+      throw invalidFilter(this.offset, `Unexpected character ${this.characterAt(this.offset)} after ${previous}`);
     }
     return token;
+  }
+
+  /** The whole code point at `offset`, quoted. */
+  private characterAt(offset: number): string {
+    return quoteText(String.fromCodePoint(this.text.codePointAt(offset)!));
   }
 }
 
@@ -127,7 +132,10 @@ function unrecognized(type: string, text: string, offset: number): TableError {
   return invalidFilter(offset, `Unrecognized '${type}' literal ${quoteText(text)}`);
 }
 
-/** `5` Int32 (must fit), `5L` Int64, `1.5` / `1e5` / `2d` Double (must be finite). */
+/**
+ * `5` Int32 (must fit), `5L` Int64, `1.5` / `1e5` / `2d` Double (must be finite). The `l`
+ * suffix, a dot-less exponent and the `d` suffix are unverified forms, accepted (query.md §3.1).
+ */
 function numberLiteral(text: string, offset: number): EdmValue {
   const suffix = text[text.length - 1]!;
   const digits = /[lLdD]/.test(suffix) ? text.slice(0, -1) : text;
@@ -146,7 +154,7 @@ function numberLiteral(text: string, offset: number): EdmValue {
   return { type: 'Edm.Int32', value: Number(value) };
 }
 
-/** datetime'…', guid'…', X'…' / binary'…' (hex digits in either case, query.md §3.2). */
+/** datetime'…', guid'…', X'…' / binary'…' (the binary prefix is unverified; hex in either case, §3.2). */
 function prefixedLiteral(prefix: string, body: string, offset: number): EdmValue {
   switch (prefix) {
     case 'datetime': {

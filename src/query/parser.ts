@@ -6,7 +6,8 @@
 //   andExpr     = notExpr *( rws "and" rws notExpr )
 //   notExpr     = "not" rws notExpr / primary          ; also "not(" … ")"
 //   primary     = "(" ws orExpr ws ")" / comparison
-//   comparison  = operand rws cmpOp rws operand         ; exactly one side a property
+//   comparison  = operand rws cmpOp rws operand         ; exactly one side a property, the
+//                                                      ; literal on either side (recommendation)
 //               / boolLiteral / propertyName            ; bare forms (unverified)
 //   operand     = propertyName / literal                ; literal forms: see lexer.ts
 //
@@ -107,7 +108,8 @@ class Parser {
     if (left.kind === 'literal' && right.kind === 'name') {
       return { kind: 'comparison', property: right.name, operator: mirrored[operator], literal: left.literal };
     }
-    // Property-to-property and literal-to-literal: the docs forbid the first (code unverified).
+    // Property-to-property (forbidden by the docs, code unverified) and literal-to-literal. Python's
+    // `inf`/`nan` and .NET's `NaN` read as property names, so they land here too (query.md §3.2).
     throw invalidFilter(left.offset, 'A comparison needs a property name on one side and a literal on the other');
   }
 
@@ -127,7 +129,8 @@ class Parser {
     }
     if (operand.kind === 'name') {
       this.countComparison(operand.offset);
-      return { kind: 'comparison', property: operand.name, operator: 'eq', literal: { type: 'Edm.Boolean', value: true } };
+      const literal = { type: 'Edm.Boolean', value: true } as const;
+      return { kind: 'comparison', property: operand.name, operator: 'eq', literal };
     }
     if (operand.literal.type === 'Edm.Boolean') return { kind: 'constant', value: operand.literal.value };
     throw invalidFilter(operand.offset, `The literal ${excerpt(printLiteral(operand.literal))} is not a condition`);

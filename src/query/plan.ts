@@ -4,10 +4,11 @@
 //
 // A filter's key region is a union of boxes PartitionKey-interval × RowKey-interval. Only
 // comparisons of PartitionKey/RowKey with a string literal, and the constants true/false, narrow
-// it; every other condition (and anything a cap gives up on) is the whole key space. `not` is
-// pushed inward by De Morgan, which is exact here: keys always exist and strings are totally
-// ordered, so `not (PartitionKey lt 'a')` is `PartitionKey ge 'a'`. A box becomes one contiguous
-// KeyRange of the (PartitionKey, RowKey) order; the ranges are then sorted and merged.
+// it; every other condition is the whole key space, and past a size cap a region coarsens to
+// the one box covering it. `not` is pushed inward by De Morgan, which is exact here: keys always
+// exist and strings are totally ordered, so `not (PartitionKey lt 'a')` is `PartitionKey ge 'a'`.
+// A box becomes one contiguous KeyRange of the (PartitionKey, RowKey) order; the ranges are then
+// sorted and merged.
 import type { KeyBound, KeyRange } from '../storage/store.js';
 import { printLiteral } from './ast.js';
 import type { ComparisonOperator, FilterNode } from './ast.js';
@@ -82,9 +83,9 @@ function regionOf(filter: FilterNode, negated: boolean): Region {
       if (filter.literal.type !== 'Edm.String') return negated ? everything : nothing;
       const operator = negated ? negations[filter.operator] : filter.operator;
       const intervals = intervalsOf(operator, filter.literal.value).filter((interval) => !isEmpty(interval));
-      return intervals.map((interval) =>
-        key === 'PartitionKey' ? { partitionKey: interval, rowKey: unbounded } : { partitionKey: unbounded, rowKey: interval },
-      );
+      return key === 'PartitionKey'
+        ? intervals.map((interval) => ({ partitionKey: interval, rowKey: unbounded }))
+        : intervals.map((interval) => ({ partitionKey: unbounded, rowKey: interval }));
     }
     default: {
       const unreachable: never = filter;
@@ -195,7 +196,9 @@ function boxToRange({ partitionKey, rowKey }: Box): KeyRange {
 
 function cornerBound(partitionKey: StringBound | undefined, rowKey: StringBound | undefined): KeyBound | undefined {
   if (partitionKey === undefined) return undefined;
-  if (!partitionKey.inclusive || rowKey === undefined) return { partitionKey: partitionKey.value, inclusive: partitionKey.inclusive };
+  if (!partitionKey.inclusive || rowKey === undefined) {
+    return { partitionKey: partitionKey.value, inclusive: partitionKey.inclusive };
+  }
   return { partitionKey: partitionKey.value, rowKey: rowKey.value, inclusive: rowKey.inclusive };
 }
 
@@ -246,7 +249,7 @@ function compareUppers(a: KeyBound | undefined, b: KeyBound | undefined): number
   return compareCuts(upperCut(a), upperCut(b));
 }
 
-/** Whether no key lies before `upper` and at or after `lower` is false, i.e. they meet or overlap. */
+/** Whether a range starting at `lower` overlaps or touches one ending at `upper` (no key between them). */
 function lowerReaches(lower: KeyBound | undefined, upper: KeyBound | undefined): boolean {
   return lower === undefined || upper === undefined || compareCuts(lowerCut(lower), upperCut(upper)) <= 0;
 }
@@ -282,15 +285,21 @@ function classify(ranges: readonly KeyRange[]): QueryClass {
   return 'range';
 }
 
+/** Each range cut down to `limit` (e.g. a SAS key range); ranges left empty are dropped, order is kept. */
+export function intersectRanges(ranges: readonly KeyRange[], limit: KeyRange): KeyRange[] {
+  const narrowed: KeyRange[] = [];
+  for (const range of ranges) {
+    const lower = compareLowers(range.lower, limit.lower) >= 0 ? range.lower : limit.lower;
+    const upper = compareUppers(range.upper, limit.upper) <= 0 ? range.upper : limit.upper;
+    const candidate = keyRange(lower, upper);
+    if (!isEmptyRange(candidate)) narrowed.push(candidate);
+  }
+  return narrowed;
+}
+
 /** Intersects ranges with a resume point (first key not yet returned, inclusive); drops empty ranges. */
 export function clipRanges(ranges: readonly KeyRange[], resumeFrom: KeyBound): KeyRange[] {
-  const clipped: KeyRange[] = [];
-  for (const range of ranges) {
-    const lower = compareLowers(range.lower, resumeFrom) >= 0 ? range.lower : resumeFrom;
-    const candidate = keyRange(lower, range.upper);
-    if (!isEmptyRange(candidate)) clipped.push(candidate);
-  }
-  return clipped;
+  return intersectRanges(ranges, { lower: resumeFrom });
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -307,7 +316,7 @@ function printRange({ lower, upper }: KeyRange): string {
   return `${start} .. ${end}`;
 }
 
-function printKey(bound: KeyBound): string {
-  const partitionKey = printLiteral({ type: 'Edm.String', value: bound.partitionKey });
-  return bound.rowKey === undefined ? partitionKey : `${partitionKey},${printLiteral({ type: 'Edm.String', value: bound.rowKey })}`;
+function printKey({ partitionKey, rowKey }: KeyBound): string {
+  const keys = rowKey === undefined ? [partitionKey] : [partitionKey, rowKey];
+  return keys.map((key) => printLiteral({ type: 'Edm.String', value: key })).join(',');
 }

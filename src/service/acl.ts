@@ -14,27 +14,43 @@ export interface SignedIdentifier {
   readonly permission?: string;
 }
 
+/** Where a table's policies live: the store's per-table setting, deleted with the table. */
+const aclScope = 'table';
+
 export class AclService {
   constructor(private readonly store: Store) {}
 
   /** The table's policies in the order they were set; 404 TableNotFound without the table. */
   async get(account: string, table: string): Promise<SignedIdentifier[]> {
-    const document = await this.store.getTableAcl(account, table);
-    if (document === undefined) throw new TableError('TableNotFound');
-    return document === '' ? [] : (JSON.parse(document) as SignedIdentifier[]);
+    await this.requireTable(account, table);
+    return (await this.stored(account, table)) ?? [];
   }
 
   /** Replaces the whole set (operations.md §3.2). */
   async set(account: string, table: string, identifiers: readonly SignedIdentifier[]): Promise<void> {
-    const document = identifiers.length === 0 ? '' : JSON.stringify(identifiers);
-    if (!(await this.store.setTableAcl(account, table, document))) throw new TableError('TableNotFound');
+    await this.requireTable(account, table);
+    const document = identifiers.length === 0 ? undefined : JSON.stringify(identifiers);
+    await this.store.putSetting(account, aclScope, table.toLowerCase(), document);
+    // A Delete Table that ran in between removed the table's settings before ours was written: take
+    // it back, so that a later table of the same name does not inherit these policies.
+    if ((await this.store.getTable(account, table)) === undefined) {
+      await this.store.putSetting(account, aclScope, table.toLowerCase(), undefined);
+      throw new TableError('TableNotFound');
+    }
   }
 
   /** The policy `id` of the table, or undefined (also when the table is gone). */
   async findPolicy(account: string, table: string, id: string): Promise<SignedIdentifier | undefined> {
-    const document = await this.store.getTableAcl(account, table);
-    if (document === undefined || document === '') return undefined;
-    return (JSON.parse(document) as SignedIdentifier[]).find((identifier) => identifier.id === id);
+    return (await this.stored(account, table))?.find((identifier) => identifier.id === id);
+  }
+
+  private async stored(account: string, table: string): Promise<SignedIdentifier[] | undefined> {
+    const document = await this.store.getSetting(account, aclScope, table.toLowerCase());
+    return document === undefined ? undefined : (JSON.parse(document) as SignedIdentifier[]);
+  }
+
+  private async requireTable(account: string, table: string): Promise<void> {
+    if ((await this.store.getTable(account, table)) === undefined) throw new TableError('TableNotFound');
   }
 }
 

@@ -5,6 +5,7 @@ import { pageSizeMax, queryBudgetMs, queryRowsReadMax, scanChunkRows } from '../
 import type { Entity } from '../protocol/edm.js';
 import type { EntityKeys } from '../protocol/keys.js';
 import { clipRanges, compileEntityQuery, type QueryClass } from '../query/index.js';
+import { intersectRanges } from '../query/intersect.js';
 import type { KeyRange, Store, TableInfo } from '../storage/store.js';
 
 export interface EntityQuery {
@@ -13,6 +14,8 @@ export interface EntityQuery {
   readonly top: number | undefined;
   /** NextPartitionKey / NextRowKey of the previous page (NextRowKey may be absent). */
   readonly resume: { readonly partitionKey: string; readonly rowKey: string | undefined } | undefined;
+  /** The keys the caller may read (a service SAS key range); undefined = all. */
+  readonly keyRange?: KeyRange | undefined;
 }
 
 export interface EntityPage {
@@ -29,7 +32,8 @@ export class QueryService {
 
   async queryEntities(table: TableInfo, query: EntityQuery): Promise<EntityPage> {
     const { plan, matches } = compileEntityQuery(query.filter);
-    const ranges = query.resume === undefined ? [...plan.ranges] : clipRanges(plan.ranges, resumeBound(query.resume));
+    const allowed = query.keyRange === undefined ? plan.ranges : intersectRanges(plan.ranges, query.keyRange);
+    const ranges = query.resume === undefined ? [...allowed] : clipRanges(allowed, resumeBound(query.resume));
     const pageSize = query.top ?? pageSizeMax;
     const deadline = performance.now() + queryBudgetMs;
     const entities: Entity[] = [];

@@ -1,10 +1,12 @@
 // Raw HTTP for system tests: exact request targets, headers and bodies, signed with Shared Key or
-// Shared Key Lite (auth.md §3–§5). The signer is written here on purpose, independently of
-// src/http/auth.ts, so a wrong server signer cannot agree with a wrong test signer.
+// Shared Key Lite (auth.md §3–§5). Only the HMAC comes from src/http/auth.ts; the string-to-sign and
+// canonicalized resource are built here on purpose, so a wrong server canonicalization cannot agree
+// with a wrong test one.
 import assert from 'node:assert/strict';
-import { createHmac } from 'node:crypto';
 import http, { type IncomingHttpHeaders } from 'node:http';
+import net from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { sign } from '../../src/http/auth.js';
 import { devAccount, devKey } from './server.js';
 
 export type AuthScheme = 'SharedKeyLite' | 'SharedKey';
@@ -31,7 +33,7 @@ export interface RawRequest {
   headers?: Record<string, string | string[] | undefined>;
   /** An object is sent as JSON. */
   body?: string | Buffer | object;
-  /** Default: Shared Key Lite as the development account; 'none' sends no Authorization. */
+  /** Default: Shared Key Lite as the development account; 'none' (or an Authorization in headers) signs nothing. */
   auth?: Signing | 'none';
   /** Send the body in pieces of this many bytes (with chunkDelayMs between them). */
   chunkBytes?: number;
@@ -51,8 +53,9 @@ export interface RawResponse {
 
 export const defaultVersion = '2019-02-02';
 
+/** Base64 HMAC-SHA256 of `text` under a base64 account key. */
 export function hmacBase64(key: string, text: string): string {
-  return createHmac('sha256', Buffer.from(key, 'base64')).update(text, 'utf8').digest('base64');
+  return sign(text, Buffer.from(key, 'base64'));
 }
 
 /** `/account` + the raw path as sent + `?comp=` if present (auth.md §5). */
@@ -115,7 +118,8 @@ function buildHeaders(req: RawRequest, body: Buffer | undefined): Record<string,
     for (const existing of Object.keys(merged)) if (existing.toLowerCase() === name.toLowerCase()) delete merged[existing];
     merged[name] = value;
   }
-  if (auth !== 'none') merged.Authorization = authorization(req, merged, auth);
+  const givenAuthorization = Object.keys(req.headers ?? {}).some((h) => h.toLowerCase() === 'authorization');
+  if (auth !== 'none' && !givenAuthorization) merged.Authorization = authorization(req, merged, auth);
   const out: Record<string, string | string[]> = {};
   for (const [name, value] of Object.entries(merged)) if (value !== undefined) out[name] = value;
   return out;
@@ -210,4 +214,40 @@ export function describeResponse(res: RawResponse): string {
 export function assertError(res: RawResponse, status: number, code?: string): void {
   assert.equal(res.status, status, describeResponse(res));
   if (code !== undefined) assert.equal(errorCode(res), code, describeResponse(res));
+}
+
+/** Writes raw bytes on a fresh socket and returns (as latin1) whatever comes back before the server closes or goes quiet. */
+export function exchangeRaw(port: number, bytes: Buffer | string, quietMs = 1500): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const socket = net.connect(port, '127.0.0.1');
+    let received = '';
+    let timer: NodeJS.Timeout | undefined;
+    const done = () => {
+      clearTimeout(timer);
+      socket.destroy();
+      resolve(received);
+    };
+    const arm = () => {
+      clearTimeout(timer);
+      timer = setTimeout(done, quietMs);
+    };
+    socket.on('connect', () => {
+      socket.write(bytes);
+      arm();
+    });
+    socket.on('data', (d) => {
+      received += d.toString('latin1');
+      arm();
+    });
+    socket.on('end', done);
+    socket.on('close', done);
+    // The server may answer and close while we are still writing: keep what it said.
+    socket.on('error', (e: NodeJS.ErrnoException) => (e.code === 'ECONNRESET' || e.code === 'EPIPE' ? done() : reject(e)));
+  });
+}
+
+/** Status code of a raw HTTP/1.x response text, if it has a status line. */
+export function rawStatus(rawResponse: string): number | undefined {
+  const m = /^HTTP\/1\.[01] (\d{3})/.exec(rawResponse);
+  return m ? Number(m[1]) : undefined;
 }

@@ -223,6 +223,14 @@ describe('lexer errors: 400 InvalidInput with the offset', () => {
   }
 });
 
+test('messages quote at most 64 characters of the filter', () => {
+  for (const text of [`a eq ${'9'.repeat(1000)}`, `a eq ${'9'.repeat(1000)}L`, `a eq guid'${'0'.repeat(1000)}'`, `${'a'.repeat(1000)}#`]) {
+    const error = lexError(text);
+    assert.ok(error.message.length < 160, error.message);
+    assert.match(error.message, /9{64}…'|0{58}…'|a{64}…'/);
+  }
+});
+
 test('tokens are produced lazily: nothing past the current token is read', () => {
   const lexer = new Lexer("startswith(Name, 'a') #");
   assert.equal(printToken(lexer.next()), 'name:startswith');

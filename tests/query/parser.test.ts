@@ -254,6 +254,8 @@ describe('malformed filters: 400 InvalidInput saying where and what was expected
     ["$filter=a eq 'x'", /Unexpected character '\$'/],
     ['a eq 1;', /Unexpected character ';'/],
     ["a eq 'x' and", /found the end of the filter/],
+    [`a ${'b'.repeat(1000)}`, /^Expected a comparison operator .* but found 'b{64}…' at offset 2 of \$filter\.$/],
+    [`'${'x'.repeat(1000)}'`, /^The literal 'x{63}… is not a condition at offset 0/],
   ];
 
   for (const [filter, message] of cases) {

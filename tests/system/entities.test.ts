@@ -73,7 +73,7 @@ describe('entities', () => {
       assert.equal(body.a, 'x');
       assert.equal(typeof body.Timestamp, 'string');
       assert.equal(body['odata.etag'], res.headers.etag);
-      assert.equal(etagTimestamp(body['odata.etag']), body.Timestamp);
+      assert.equal(etagTimestamp(String(body['odata.etag'])), body.Timestamp);
       assert.equal(res.headers['preference-applied'], undefined);
       assert.match(String(res.headers['content-type']), /^application\/json/);
     });

@@ -1,0 +1,90 @@
+// Who is asking, and what may they do: picks the scheme a request uses (auth.md §1), verifies it,
+// and returns the Access every operation consults before it touches data. An Authorization header
+// wins (Bearer → Entra ID token, else Shared Key / Shared Key Lite); without one, a `sig` query
+// parameter means a SAS; with neither the request fails as Shared Key would.
+import { TableError } from '../errors.js';
+import type { EntityKeys } from '../protocol/keys.js';
+import type { KeyRange } from '../storage/store.js';
+import { verifySharedKey, type AuthRequest } from './auth.js';
+import { invalidToken, type BearerVerifier } from './bearer.js';
+import { authorizeSas, keyInRange, verifySas, type SasGrant, type SasNeed, type StoredPolicy } from './sas.js';
+
+export interface AuthorizeRequest extends AuthRequest {
+  /** The query string as received (after '?', still percent-encoded), for SAS parameters. */
+  readonly rawQuery: string;
+  /** The table the URL names for entity operations; undefined for other resources. */
+  readonly tableName: string | undefined;
+  readonly clientIp: string;
+  readonly https: boolean;
+}
+
+export interface AuthorizeOptions {
+  /** Undefined when bearer tokens are not enabled. */
+  readonly bearer: BearerVerifier | undefined;
+  readonly lookupPolicy: (account: string, table: string, id: string) => Promise<StoredPolicy | undefined>;
+}
+
+/** What the verified credential allows; operations call it before reading or writing. */
+export interface Access {
+  /** Throws 403 unless the credential may perform `need`, on `table` when the operation has one. */
+  require(need: SasNeed, table?: string): void;
+  /** Throws 403 unless the credential may touch this entity (a service SAS key range). */
+  requireKey(keys: EntityKeys): void;
+  /** Reads are limited to this range; undefined = no limit. */
+  readonly keyRange: KeyRange | undefined;
+}
+
+/** Shared Key and verified bearer tokens act as the account owner (no RBAC roles locally). */
+export const fullAccess: Access = { require: () => undefined, requireKey: () => undefined, keyRange: undefined };
+
+export async function authorize(request: AuthorizeRequest, options: AuthorizeOptions): Promise<Access> {
+  const authorization = headerText(request.headers['authorization']);
+  if (authorization !== undefined && /^bearer /i.test(authorization)) {
+    if (options.bearer === undefined) {
+      throw invalidToken('Bearer tokens are not enabled on this server (start it with --oauth-jwks or --oauth-pem).');
+    }
+    options.bearer.verify(authorization.slice('bearer '.length).trim(), request.now);
+    return fullAccess;
+  }
+  if (authorization === undefined && hasSignature(request.rawQuery)) {
+    const grant = await verifySas(request.rawQuery, {
+      account: request.account,
+      tableName: request.tableName,
+      clientIp: request.clientIp,
+      https: request.https,
+      now: request.now,
+      lookupPolicy: (table, id) => options.lookupPolicy(request.account.name, table, id),
+    });
+    if (grant !== undefined) return sasAccess(grant);
+  }
+  verifySharedKey(request);
+  return fullAccess;
+}
+
+export function sasAccess(grant: SasGrant): Access {
+  const range = grant.kind === 'service' ? grant.keyRange : {};
+  const limited = range.lower !== undefined || range.upper !== undefined;
+  return {
+    require(need, table) {
+      if (grant.kind === 'service' && table !== undefined && table.toLowerCase() !== grant.table.toLowerCase()) {
+        throw new TableError('AuthorizationFailure', undefined, `The SAS is for table '${grant.table}', not '${table}'.`);
+      }
+      authorizeSas(grant, need);
+    },
+    requireKey({ partitionKey, rowKey }) {
+      // Said the same way whether or not the entity exists, so nothing outside the range leaks.
+      if (limited && !keyInRange(range, partitionKey, rowKey)) {
+        throw new TableError('AuthorizationFailure', undefined, 'The entity is outside the key range of the SAS.');
+      }
+    },
+    keyRange: limited ? range : undefined,
+  };
+}
+
+function hasSignature(rawQuery: string): boolean {
+  return rawQuery.split('&').some((pair) => pair === 'sig' || pair.startsWith('sig='));
+}
+
+function headerText(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value[0] : value;
+}
