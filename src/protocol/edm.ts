@@ -33,6 +33,11 @@ export interface Entity {
   readonly rowKey: string;
   readonly timestamp: bigint;
   readonly properties: Properties;
+  /**
+   * The same properties as a minimal-metadata JSON object (odata.encodeMinimalProperties), when
+   * the store has that text at hand: responses splice it instead of encoding again.
+   */
+  readonly propertiesJson?: string;
 }
 
 export const edmTypes: readonly EdmType[] = [

@@ -1,12 +1,15 @@
 // OData JSON response bodies for tables and entities at the three metadata levels
 // (operations.md §1.2, §2.1–2.2, §5.1–5.3; data-model.md §2). Pure string building, no I/O.
 import {
+  type EdmType,
   type EdmValue,
   type Entity,
+  type Properties,
   etagOf,
   formatDateTimeTicks,
   formatFiniteDouble,
   isIntegralDouble,
+  parseDateTimeTicks,
 } from './edm.js';
 
 export type MetadataLevel = 'none' | 'minimal' | 'full';
@@ -100,7 +103,10 @@ export function encodeEntity(
   // Annotations are the same in minimal and full metadata: the docs' full-metadata Insert Entity
   // example leaves Int32 (`"Age":23`) unannotated, so full adds only the odata.* members above.
   const annotate = level !== 'none';
-  if (selected === undefined) {
+  if (selected === undefined && annotate && entity.propertiesJson !== undefined) {
+    // The stored form is exactly these members: splice it instead of re-encoding every value.
+    if (entity.propertiesJson.length > 2) members.push(entity.propertiesJson.slice(1, -1));
+  } else if (selected === undefined) {
     for (const [name, value] of entity.properties) members.push(encodeProperty(name, value, annotate));
   } else {
     for (const name of selected) {
@@ -110,6 +116,58 @@ export function encodeEntity(
     }
   }
   return `{${members.join(',')}}`;
+}
+
+/**
+ * Custom properties as one JSON object with minimal-metadata annotations: the form the store
+ * keeps, from which every response is spliced or decoded (decodeMinimalProperties).
+ */
+export function encodeMinimalProperties(properties: Properties): string {
+  const members: string[] = [];
+  for (const [name, value] of properties) members.push(encodeProperty(name, value, true));
+  return `{${members.join(',')}}`;
+}
+
+/**
+ * The inverse of encodeMinimalProperties, for text this server wrote: unannotated numbers are
+ * Int32 when whole (integral doubles are always annotated) and Double otherwise.
+ */
+export function decodeMinimalProperties(text: string): Properties {
+  const members = JSON.parse(text) as Record<string, unknown>;
+  const properties: Properties = new Map();
+  for (const name in members) {
+    if (name.endsWith('@odata.type')) continue;
+    const type = members[`${name}@odata.type`] as EdmType | undefined;
+    properties.set(name, storedValue(members[name], type));
+  }
+  return properties;
+}
+
+function storedValue(raw: unknown, type: EdmType | undefined): EdmValue {
+  switch (type) {
+    case undefined:
+      if (typeof raw === 'string') return { type: 'Edm.String', value: raw };
+      if (typeof raw === 'boolean') return { type: 'Edm.Boolean', value: raw };
+      return Number.isInteger(raw) ? { type: 'Edm.Int32', value: raw as number } : { type: 'Edm.Double', value: raw as number };
+    case 'Edm.Double':
+      return { type, value: typeof raw === 'number' ? raw : Number(raw) };
+    case 'Edm.Int64':
+      return { type, value: BigInt(raw as string) };
+    case 'Edm.DateTime':
+      return { type, value: storedTicks(raw as string) };
+    case 'Edm.Guid':
+      return { type, value: raw as string };
+    case 'Edm.Binary':
+      return { type, value: Buffer.from(raw as string, 'base64') };
+    default:
+      throw new Error(`corrupt stored entity: unexpected annotation ${type}`);
+  }
+}
+
+function storedTicks(text: string): bigint {
+  const ticks = parseDateTimeTicks(text);
+  if (ticks === undefined) throw new Error(`corrupt stored entity: bad DateTime ${text}`);
+  return ticks;
 }
 
 /** A query response body around already-encoded entities, so large pages need no object tree. */

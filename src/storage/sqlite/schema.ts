@@ -20,7 +20,7 @@ CREATE TABLE IF NOT EXISTS entities (
   pk BLOB NOT NULL,
   rk BLOB NOT NULL,
   ts INTEGER NOT NULL,
-  props TEXT NOT NULL,
+  props BLOB NOT NULL, -- JSONB of the minimal-metadata properties object
   PRIMARY KEY (table_id, pk, rk)
 ) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS settings (

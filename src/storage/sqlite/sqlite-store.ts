@@ -8,7 +8,7 @@
 import type Database from 'better-sqlite3';
 import type { Entity } from '../../protocol/edm.js';
 import type { CommitResult, KeyBound, KeyRange, Store, TableInfo, Write } from '../store.js';
-import { decodeKey, decodeProperties, encodeKey, encodeProperties } from './codec.js';
+import { decodeKey, encodeKey, encodeProperties, StoredEntity } from './codec.js';
 import { databaseFile, openDatabase, selectTableSql, tableCacheKey } from './schema.js';
 import { WorkerWriterClient } from './writer-client.js';
 import { SqliteWriter, type EncodedWrite, type WriterApi } from './writer.js';
@@ -51,7 +51,7 @@ export class SqliteStore implements Store {
       'SELECT name FROM tables WHERE account = ? AND name_lower >= ? ORDER BY name_lower LIMIT ?',
     );
     this.selectEntity = db
-      .prepare('SELECT pk, rk, ts, props FROM entities WHERE table_id = ? AND pk = ? AND rk = ?')
+      .prepare('SELECT pk, rk, ts, json(props) AS props FROM entities WHERE table_id = ? AND pk = ? AND rk = ?')
       .safeIntegers(true);
     this.selectSetting = db.prepare('SELECT value FROM settings WHERE account = ? AND scope = ? AND name = ?');
   }
@@ -95,7 +95,7 @@ export class SqliteStore implements Store {
     const id = this.cachedTable(table.account, table.name)?.id;
     if (id === undefined) return undefined;
     const row = this.selectEntity.get(id, encodeKey(partitionKey), encodeKey(rowKey)) as EntityRow | undefined;
-    return row === undefined ? undefined : { partitionKey, rowKey, timestamp: row.ts, properties: decodeProperties(row.props) };
+    return row === undefined ? undefined : new StoredEntity(partitionKey, rowKey, row.ts, row.props);
   }
 
   async scan(table: TableInfo, range: KeyRange, limit: number): Promise<Entity[]> {
@@ -159,12 +159,7 @@ function encodeWrite(write: Write): EncodedWrite {
 }
 
 function toEntity(row: EntityRow): Entity {
-  return {
-    partitionKey: decodeKey(row.pk),
-    rowKey: decodeKey(row.rk),
-    timestamp: row.ts,
-    properties: decodeProperties(row.props),
-  };
+  return new StoredEntity(decodeKey(row.pk), decodeKey(row.rk), row.ts, row.props);
 }
 
 /** The SELECT for a key range; pushes its parameters after the table id. Row values keep it one index seek. */
@@ -172,7 +167,7 @@ function scanSql(range: KeyRange, params: unknown[]): string {
   const where = ['table_id = ?'];
   if (range.lower !== undefined) where.push(boundSql(range.lower, '>', params));
   if (range.upper !== undefined) where.push(boundSql(range.upper, '<', params));
-  return `SELECT pk, rk, ts, props FROM entities WHERE ${where.join(' AND ')} ORDER BY pk, rk LIMIT ?`;
+  return `SELECT pk, rk, ts, json(props) AS props FROM entities WHERE ${where.join(' AND ')} ORDER BY pk, rk LIMIT ?`;
 }
 
 function boundSql(bound: KeyBound, direction: '>' | '<', params: unknown[]): string {
