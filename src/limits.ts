@@ -57,6 +57,10 @@ export const tableNameLengthMax = 63;
 export const queryBudgetMs = 2000;
 /** Rows read from storage per scan step of a query page. */
 export const scanChunkRows = 512;
+/** Rows the store may examine in one conditional scan step (bounds the work between budget checks). */
+export const scanWindowRows = 20_000;
+/** Bytes of entity properties in one query page: memory stays bounded even for 1 MiB entities. */
+export const pageBytesMax = 16 * MiB;
 /** Rows a query page may read before it returns a continuation, whatever the time. */
 export const queryRowsReadMax = 200_000;
 

@@ -6,6 +6,8 @@ import { printNode } from './ast.js';
 import { compilePredicate, readEntityProperty, readTableProperty } from './evaluate.js';
 import { parseFilter } from './parser.js';
 import { planQuery, tableScan } from './plan.js';
+import { storageConditions } from './pushdown.js';
+import type { PropertyCondition } from '../storage/store.js';
 import type { QueryPlan } from './plan.js';
 
 export type { QueryClass, QueryPlan } from './plan.js';
@@ -13,13 +15,15 @@ export { clipRanges, intersectRanges, printPlan } from './plan.js';
 
 export interface CompiledEntityQuery {
   readonly plan: QueryPlan;
+  /** A prefilter the store may apply while scanning (pushdown.ts). */
+  readonly conditions: readonly PropertyCondition[];
   /** Full filter evaluation (always applied to rows read from the ranges); for no filter, always true. */
   readonly matches: (entity: Entity) => boolean;
 }
 
 const always = (): boolean => true;
 
-const unfiltered: CompiledEntityQuery = { plan: tableScan, matches: always };
+const unfiltered: CompiledEntityQuery = { plan: tableScan, conditions: [], matches: always };
 
 /**
  * Parses and compiles once. `filter` undefined or '' = no filter (table-scan class, one open range).
@@ -29,7 +33,11 @@ export function compileEntityQuery(filter: string | undefined): CompiledEntityQu
   // An empty $filter= is no filter (query.md §3.3, unverified).
   if (filter === undefined || filter === '') return unfiltered;
   const tree = parseFilter(filter);
-  return { plan: planQuery(tree), matches: compilePredicate(tree, readEntityProperty) };
+  return {
+    plan: planQuery(tree),
+    conditions: storageConditions(tree),
+    matches: compilePredicate(tree, readEntityProperty),
+  };
 }
 
 /** Query Tables: same grammar; the only property is TableName (a string). Throws TableError. */

@@ -1,11 +1,10 @@
 // Query Entities (query.md §1, §4): reads only the key ranges the plan names, applies the full
 // filter to what it reads, and ends a page at $top results or when its work budget runs out.
 import { performance } from 'node:perf_hooks';
-import { pageSizeMax, queryBudgetMs, queryRowsReadMax, scanChunkRows } from '../limits.js';
+import { pageBytesMax, pageSizeMax, queryBudgetMs, queryRowsReadMax, scanChunkRows, scanWindowRows } from '../limits.js';
 import type { Entity } from '../protocol/edm.js';
 import type { EntityKeys } from '../protocol/keys.js';
-import { clipRanges, compileEntityQuery, type QueryClass } from '../query/index.js';
-import { intersectRanges } from '../query/intersect.js';
+import { clipRanges, compileEntityQuery, intersectRanges, type QueryClass } from '../query/index.js';
 import type { KeyRange, Store, TableInfo } from '../storage/store.js';
 
 export interface EntityQuery {
@@ -31,43 +30,36 @@ export class QueryService {
   constructor(private readonly store: Store) {}
 
   async queryEntities(table: TableInfo, query: EntityQuery): Promise<EntityPage> {
-    const { plan, matches } = compileEntityQuery(query.filter);
+    const { plan, conditions, matches } = compileEntityQuery(query.filter);
     const allowed = query.keyRange === undefined ? plan.ranges : intersectRanges(plan.ranges, query.keyRange);
     const ranges = query.resume === undefined ? [...allowed] : clipRanges(allowed, resumeBound(query.resume));
-    const pageSize = query.top ?? pageSizeMax;
-    const deadline = performance.now() + queryBudgetMs;
-    const entities: Entity[] = [];
-    let scanned = 0;
+    const page = new PageBudget(query.top ?? pageSizeMax);
+    const finish = (next: Entity | undefined): EntityPage => ({
+      entities: page.entities,
+      next: next && keysOf(next),
+      queryClass: plan.queryClass,
+      scanned: page.scanned,
+    });
     // Start with what an unfiltered page needs (+1 to see whether more follow), then grow.
-    let chunkRows = Math.min(scanChunkRows, pageSize + 1);
+    let chunkRows = Math.min(scanChunkRows, page.size + 1);
     for (let r = 0; r < ranges.length; r++) {
       let range: KeyRange = ranges[r]!;
       for (;;) {
-        const rows = await this.store.scan(table, range, chunkRows);
-        for (let i = 0; i < rows.length; i++) {
-          const row = rows[i]!;
-          if (entities.length === pageSize || scanned >= queryRowsReadMax) {
-            return { entities, next: keysOf(row), queryClass: plan.queryClass, scanned };
-          }
-          scanned++;
-          if (matches(row)) entities.push(row);
+        const step = await this.store.scanWhere(table, range, conditions, chunkRows, scanWindowRows);
+        page.scanned += step.examined - step.entities.length; // rows the store's conditions dropped
+        for (const row of step.entities) {
+          if (page.full()) return finish(row);
+          page.scanned++;
+          if (matches(row)) page.add(row);
         }
-        if (rows.length < chunkRows) break;
+        if (step.next === undefined) break;
+        range = { ...range, lower: step.next };
         chunkRows = Math.min(scanChunkRows, chunkRows * 2);
-        range = { ...range, lower: afterKey(rows[rows.length - 1]!) };
-        if (entities.length === pageSize || scanned >= queryRowsReadMax || performance.now() > deadline) {
-          // The page is over but the range goes on: resume at its next entity, if any.
-          const [following] = await this.store.scan(table, range, 1);
-          const next = following ?? (await this.firstOf(table, ranges.slice(r + 1)));
-          return { entities, next: next && keysOf(next), queryClass: plan.queryClass, scanned };
-        }
-      }
-      if (entities.length === pageSize || performance.now() > deadline) {
-        const next = await this.firstOf(table, ranges.slice(r + 1));
-        return { entities, next: next && keysOf(next), queryClass: plan.queryClass, scanned };
+        // The page is over but the range goes on: resume at its next entity, if any.
+        if (page.full()) return finish(await this.firstOf(table, [range, ...ranges.slice(r + 1)]));
       }
     }
-    return { entities, next: undefined, queryClass: plan.queryClass, scanned };
+    return finish(undefined);
   }
 
   /** The first stored entity of the first non-empty range. */
@@ -80,12 +72,32 @@ export class QueryService {
   }
 }
 
-function keysOf(entity: Entity): EntityKeys {
-  return { partitionKey: entity.partitionKey, rowKey: entity.rowKey };
+/** When a page ends: at $top entities, or when its rows, bytes or time run out (query.md §4.1). */
+class PageBudget {
+  readonly entities: Entity[] = [];
+  scanned = 0;
+  private bytes = 0;
+  private readonly deadline = performance.now() + queryBudgetMs;
+
+  constructor(readonly size: number) {}
+
+  add(entity: Entity): void {
+    this.entities.push(entity);
+    this.bytes += entity.propertiesJson?.length ?? 0;
+  }
+
+  full(): boolean {
+    return (
+      this.entities.length >= this.size ||
+      this.scanned >= queryRowsReadMax ||
+      this.bytes >= pageBytesMax ||
+      performance.now() > this.deadline
+    );
+  }
 }
 
-function afterKey(entity: Entity): KeyRange['lower'] {
-  return { partitionKey: entity.partitionKey, rowKey: entity.rowKey, inclusive: false };
+function keysOf(entity: Entity): EntityKeys {
+  return { partitionKey: entity.partitionKey, rowKey: entity.rowKey };
 }
 
 function resumeBound(resume: NonNullable<EntityQuery['resume']>): NonNullable<KeyRange['lower']> {

@@ -26,6 +26,28 @@ export interface KeyRange {
   readonly upper?: KeyBound;
 }
 
+/**
+ * A comparison of one custom property with a number or a string that a store may evaluate while
+ * scanning. Numbers compare only with stored numbers and strings only with stored strings; a row
+ * whose property has another type is kept (the query engine decides it), a row without the
+ * property is dropped.
+ */
+export interface PropertyCondition {
+  readonly property: string;
+  readonly operator: 'eq' | 'ne' | 'gt' | 'ge' | 'lt' | 'le';
+  readonly value: number | bigint | string;
+}
+
+/** One bounded step of a conditional scan. */
+export interface ScanStep {
+  /** Entities of the range that may satisfy the conditions, in key order. */
+  readonly entities: Entity[];
+  /** Rows the store examined, including those the conditions dropped. */
+  readonly examined: number;
+  /** Where the range continues (exclusive), or undefined when this step reached its end. */
+  readonly next: KeyBound | undefined;
+}
+
 /** What must hold for a write to apply. */
 export type WriteCondition =
   | { readonly kind: 'none' }
@@ -69,6 +91,17 @@ export interface Store {
   getEntity(table: TableInfo, partitionKey: string, rowKey: string): Promise<Entity | undefined>;
   /** Up to `limit` entities of `range` in key order. */
   scan(table: TableInfo, range: KeyRange, limit: number): Promise<Entity[]>;
+  /**
+   * Up to `limit` entities of `range` that may satisfy `conditions`, examining at most about
+   * `examineMax` rows so that one step's work stays bounded however sparse the matches are.
+   */
+  scanWhere(
+    table: TableInfo,
+    range: KeyRange,
+    conditions: readonly PropertyCondition[],
+    limit: number,
+    examineMax: number,
+  ): Promise<ScanStep>;
   /**
    * Applies all writes atomically and durably, or none. The commit Timestamp is later than the
    * store's clock and than every written entity's previous Timestamp, so ETags strictly increase.

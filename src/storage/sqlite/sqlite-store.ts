@@ -7,7 +7,16 @@
 // fsync never stalls the HTTP thread; inline on the same connection for an in-memory one.
 import type Database from 'better-sqlite3';
 import type { Entity } from '../../protocol/edm.js';
-import type { CommitResult, KeyBound, KeyRange, Store, TableInfo, Write } from '../store.js';
+import type {
+  CommitResult,
+  KeyBound,
+  KeyRange,
+  PropertyCondition,
+  ScanStep,
+  Store,
+  TableInfo,
+  Write,
+} from '../store.js';
 import { decodeKey, encodeKey, encodeProperties, StoredEntity } from './codec.js';
 import { databaseFile, openDatabase, selectTableSql, tableCacheKey } from './schema.js';
 import { WorkerWriterClient } from './writer-client.js';
@@ -101,15 +110,35 @@ export class SqliteStore implements Store {
   async scan(table: TableInfo, range: KeyRange, limit: number): Promise<Entity[]> {
     const id = this.cachedTable(table.account, table.name)?.id;
     if (id === undefined || limit <= 0) return [];
-    const params: unknown[] = [id];
-    const sql = scanSql(range, params);
-    params.push(limit);
-    let statement = this.scanStatements.get(sql);
-    if (statement === undefined) {
-      statement = this.db.prepare(sql).safeIntegers(true);
-      this.scanStatements.set(sql, statement);
+    return this.selectRange(id, range, [], limit);
+  }
+
+  async scanWhere(
+    table: TableInfo,
+    range: KeyRange,
+    conditions: readonly PropertyCondition[],
+    limit: number,
+    examineMax: number,
+  ): Promise<ScanStep> {
+    const id = this.cachedTable(table.account, table.name)?.id;
+    if (id === undefined || limit <= 0) return { entities: [], examined: 0, next: undefined };
+    if (conditions.length === 0) {
+      const entities = this.selectRange(id, range, [], limit);
+      const last = entities.at(-1);
+      return { entities, examined: entities.length, next: entities.length === limit && last ? after(last) : undefined };
     }
-    return (statement.all(...params) as EntityRow[]).map(toEntity);
+    // The row examineMax ahead closes this step's window, so a sparse filter cannot pin the thread.
+    const windowEnd = this.keyAt(id, range, examineMax - 1);
+    const window: KeyRange = windowEnd === undefined ? range : { lower: range.lower, upper: windowEnd };
+    const upperBounds = windowEnd === undefined ? [range.upper] : [range.upper, windowEnd];
+    const entities = this.selectRange(id, { lower: range.lower }, conditions, limit, upperBounds);
+    const last = entities.at(-1);
+    if (entities.length === limit && last !== undefined) {
+      const examined = this.countRange(id, { lower: range.lower, upper: { ...keyOf(last), inclusive: true } }, range.upper);
+      return { entities, examined, next: after(last) };
+    }
+    const examined = windowEnd === undefined ? this.countRange(id, window, range.upper) : examineMax;
+    return { entities, examined, next: windowEnd === undefined ? undefined : { ...windowEnd, inclusive: false } };
   }
 
   commit(table: TableInfo, writes: readonly Write[]): Promise<CommitResult> {
@@ -133,6 +162,50 @@ export class SqliteStore implements Store {
     this.closed = true;
     await this.writer.close();
     if (this.db.open) this.db.close();
+  }
+
+  /** Entities of the range (under every upper bound given) that may satisfy the conditions. */
+  private selectRange(
+    id: number,
+    range: KeyRange,
+    conditions: readonly PropertyCondition[],
+    limit: number,
+    upperBounds: readonly (KeyBound | undefined)[] = [range.upper],
+  ): Entity[] {
+    const params: unknown[] = [id];
+    const where = rangeWhere(range.lower, upperBounds, params);
+    for (const condition of conditions) where.push(conditionSql(condition, params));
+    params.push(limit);
+    const sql = `SELECT pk, rk, ts, json(props) AS props FROM entities WHERE ${where.join(' AND ')} ORDER BY pk, rk LIMIT ?`;
+    return (this.statement(sql).all(...params) as EntityRow[]).map(toEntity);
+  }
+
+  /** The key of the row `offset` rows into the range, as an inclusive upper bound. */
+  private keyAt(id: number, range: KeyRange, offset: number): KeyBound | undefined {
+    const params: unknown[] = [id];
+    const where = rangeWhere(range.lower, [range.upper], params);
+    params.push(offset);
+    const sql = `SELECT pk, rk FROM entities WHERE ${where.join(' AND ')} ORDER BY pk, rk LIMIT 1 OFFSET ?`;
+    const row = this.statement(sql).get(...params) as { pk: Buffer; rk: Buffer } | undefined;
+    return row === undefined ? undefined : { partitionKey: decodeKey(row.pk), rowKey: decodeKey(row.rk), inclusive: true };
+  }
+
+  private countRange(id: number, range: KeyRange, outerUpper: KeyBound | undefined): number {
+    const params: unknown[] = [id];
+    const where = rangeWhere(range.lower, [range.upper, outerUpper], params);
+    const row = this.statement(`SELECT count(*) AS n FROM entities WHERE ${where.join(' AND ')}`).get(...params) as {
+      n: bigint;
+    };
+    return Number(row.n);
+  }
+
+  private statement(sql: string): Statement {
+    let statement = this.scanStatements.get(sql);
+    if (statement === undefined) {
+      statement = this.db.prepare(sql).safeIntegers(true);
+      this.scanStatements.set(sql, statement);
+    }
+    return statement;
   }
 
   private cachedTable(account: string, name: string): CachedTable | undefined {
@@ -162,12 +235,40 @@ function toEntity(row: EntityRow): Entity {
   return new StoredEntity(decodeKey(row.pk), decodeKey(row.rk), row.ts, row.props);
 }
 
-/** The SELECT for a key range; pushes its parameters after the table id. Row values keep it one index seek. */
-function scanSql(range: KeyRange, params: unknown[]): string {
+/** WHERE terms for a key range; pushes their parameters after the table id. Row values keep it one index seek. */
+function rangeWhere(lower: KeyBound | undefined, uppers: readonly (KeyBound | undefined)[], params: unknown[]): string[] {
   const where = ['table_id = ?'];
-  if (range.lower !== undefined) where.push(boundSql(range.lower, '>', params));
-  if (range.upper !== undefined) where.push(boundSql(range.upper, '<', params));
-  return `SELECT pk, rk, ts, json(props) AS props FROM entities WHERE ${where.join(' AND ')} ORDER BY pk, rk LIMIT ?`;
+  if (lower !== undefined) where.push(boundSql(lower, '>', params));
+  for (const upper of uppers) if (upper !== undefined) where.push(boundSql(upper, '<', params));
+  return where;
+}
+
+const sqlOperators: Record<PropertyCondition['operator'], string> = {
+  eq: '=',
+  ne: '<>',
+  gt: '>',
+  ge: '>=',
+  lt: '<',
+  le: '<=',
+};
+
+/**
+ * A condition on the JSONB properties: compared only when the stored JSON value is of the
+ * literal's kind; any other stored type passes, a missing property (NULL) does not.
+ */
+function conditionSql(condition: PropertyCondition, params: unknown[]): string {
+  const path = `$."${condition.property}"`;
+  const kinds = typeof condition.value === 'string' ? "('text')" : "('integer', 'real')";
+  params.push(path, path, condition.value);
+  return `(json_type(props, ?) NOT IN ${kinds} OR props ->> ? ${sqlOperators[condition.operator]} ?)`;
+}
+
+function keyOf(entity: Entity): { partitionKey: string; rowKey: string } {
+  return { partitionKey: entity.partitionKey, rowKey: entity.rowKey };
+}
+
+function after(entity: Entity): KeyBound {
+  return { ...keyOf(entity), inclusive: false };
 }
 
 function boundSql(bound: KeyBound, direction: '>' | '<', params: unknown[]): string {
