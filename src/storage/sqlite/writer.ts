@@ -33,9 +33,8 @@ interface Job {
 
 type Statement = Database.Statement<unknown[], unknown>;
 
-interface EntityRow {
+interface StoredVersion {
   ts: bigint;
-  props: string;
 }
 
 export class SqliteWriter implements WriterApi {
@@ -50,7 +49,8 @@ export class SqliteWriter implements WriterApi {
     | 'deleteTableEntities'
     | 'deleteTableSettings'
     | 'nextTableId'
-    | 'selectEntity'
+    | 'selectTimestamp'
+    | 'selectProperties'
     | 'upsertEntity'
     | 'deleteEntity'
     | 'upsertSetting'
@@ -73,7 +73,8 @@ export class SqliteWriter implements WriterApi {
       deleteTableEntities: prepare('DELETE FROM entities WHERE table_id = ?'),
       deleteTableSettings: prepare("DELETE FROM settings WHERE account = ? AND scope = 'table' AND name = ?"),
       nextTableId: prepare('SELECT coalesce(max(id), 0) + 1 AS id FROM tables'),
-      selectEntity: prepare('SELECT ts, json(props) AS props FROM entities WHERE table_id = ? AND pk = ? AND rk = ?').safeIntegers(true),
+      selectTimestamp: prepare('SELECT ts FROM entities WHERE table_id = ? AND pk = ? AND rk = ?').safeIntegers(true),
+      selectProperties: prepare('SELECT json(props) AS props FROM entities WHERE table_id = ? AND pk = ? AND rk = ?'),
       upsertEntity: prepare('INSERT OR REPLACE INTO entities (table_id, pk, rk, ts, props) VALUES (?, ?, ?, ?, jsonb(?))'),
       deleteEntity: prepare('DELETE FROM entities WHERE table_id = ? AND pk = ? AND rk = ?'),
       upsertSetting: prepare('INSERT OR REPLACE INTO settings (account, scope, name, value) VALUES (?, ?, ?, ?)'),
@@ -181,11 +182,11 @@ export class SqliteWriter implements WriterApi {
       const write = writes[index]!;
       const pk = encodeKey(write.partitionKey);
       const rk = encodeKey(write.rowKey);
-      const current = this.sql.selectEntity.get(id, pk, rk) as EntityRow | undefined;
+      const current = this.sql.selectTimestamp.get(id, pk, rk) as StoredVersion | undefined;
       if (current !== undefined && current.ts > newestPrevious) newestPrevious = current.ts;
       const failure = conditionFailure(current?.ts, write.condition);
       if (failure !== undefined) return { ok: false, index, failure };
-      const props = this.nextProperties(write, current);
+      const props = this.nextProperties(write, current && (() => this.storedProperties(id, pk, rk)));
       if (props === 'notFound' || props === 'entityTooLarge' || props === 'tooManyProperties') {
         return { ok: false, index, failure: props };
       }
@@ -200,10 +201,10 @@ export class SqliteWriter implements WriterApi {
     return { ok: true, timestamp };
   }
 
-  /** The stored properties after the write; null deletes the entity. */
+  /** The stored properties after the write; null deletes the entity. `current` reads them, if any. */
   private nextProperties(
     write: EncodedWrite,
-    current: EntityRow | undefined,
+    current: (() => string) | undefined,
   ): string | null | 'notFound' | 'entityTooLarge' | 'tooManyProperties' {
     const { action } = write;
     switch (action.kind) {
@@ -211,12 +212,16 @@ export class SqliteWriter implements WriterApi {
         return action.properties;
       case 'merge': {
         if (current === undefined) return action.properties;
-        const merged = mergeProperties(write, decodeProperties(current.props), decodeProperties(action.properties));
+        const merged = mergeProperties(write, decodeProperties(current()), decodeProperties(action.properties));
         return typeof merged === 'string' ? merged : encodeProperties(merged);
       }
       case 'delete':
         return current === undefined ? 'notFound' : null;
     }
+  }
+
+  private storedProperties(id: number, pk: Buffer, rk: Buffer): string {
+    return (this.sql.selectProperties.get(id, pk, rk) as { props: string }).props;
   }
 
   private tableId(account: string, table: string): number | undefined {
