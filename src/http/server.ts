@@ -7,7 +7,9 @@ import type { TLSSocket } from 'node:tls';
 import { TableError } from '../errors.js';
 import {
   bodyBytesMax,
+  connectionsMax,
   headersBytesMax,
+  requestsInFlightMax,
   headersTimeoutMs,
   keepAliveTimeoutMs,
   requestTimeoutMs,
@@ -35,7 +37,15 @@ export interface ServerOptions {
 }
 
 export function createServer(options: ServerOptions): http.Server {
+  let inFlight = 0;
   const listener = (request: IncomingMessage, response: ServerResponse): void => {
+    if (inFlight >= requestsInFlightMax) {
+      const context = responseContext(request.headers);
+      send(response, context, errorReply(context, new TableError('ServerBusy'), { Connection: 'close' }));
+      return;
+    }
+    inFlight++;
+    response.once('close', () => inFlight--);
     handle(options, request, response).catch((error: unknown) => {
       options.log.error(`unhandled failure answering ${request.method} ${request.url}`, error);
       if (!response.headersSent) response.destroy();
@@ -45,6 +55,7 @@ export function createServer(options: ServerOptions): http.Server {
     options.tls === undefined
       ? http.createServer({ maxHeaderSize: headersBytesMax }, listener)
       : https.createServer({ maxHeaderSize: headersBytesMax, cert: options.tls.cert, key: options.tls.key }, listener);
+  server.maxConnections = connectionsMax;
   server.headersTimeout = headersTimeoutMs;
   server.requestTimeout = requestTimeoutMs;
   server.keepAliveTimeout = keepAliveTimeoutMs;
