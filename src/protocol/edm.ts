@@ -106,8 +106,13 @@ export function parseDateTimeTicks(text: string): bigint | undefined {
   return ticks;
 }
 
+// Entities written together share a Timestamp, so a scan formats the same ticks many times over.
+let lastFormattedTicks: bigint | undefined;
+let lastFormattedText = '';
+
 /** `yyyy-MM-ddTHH:mm:ss[.fffffff]Z`, trailing zeros of the fraction removed (data-model.md §2.4). */
 export function formatDateTimeTicks(ticks: bigint): string {
+  if (ticks === lastFormattedTicks) return lastFormattedText;
   let ms = ticks / ticksPerMs;
   let sub = ticks % ticksPerMs; // 0..9999 sub-millisecond ticks
   if (sub < 0n) {
@@ -115,15 +120,25 @@ export function formatDateTimeTicks(ticks: bigint): string {
     ms -= 1n;
   }
   const iso = new Date(Number(ms)).toISOString(); // 2022-02-01T20:52:39.317Z
-  const millis = iso.slice(20, 23);
-  const fraction = (millis + sub.toString().padStart(4, '0')).replace(/0+$/, '');
+  let fraction = iso.slice(20, 23) + String(sub).padStart(4, '0');
+  let end = fraction.length;
+  while (end > 0 && fraction.charCodeAt(end - 1) === 48 /* '0' */) end--;
+  fraction = fraction.slice(0, end);
   const base = iso.slice(0, 19);
-  return fraction.length === 0 ? `${base}Z` : `${base}.${fraction}Z`;
+  lastFormattedTicks = ticks;
+  lastFormattedText = end === 0 ? `${base}Z` : `${base}.${fraction}Z`;
+  return lastFormattedText;
 }
 
 /** The ETag of an entity written at `ticks` (data-model.md §4). */
 export function etagOf(ticks: bigint): string {
-  return `W/"datetime'${formatDateTimeTicks(ticks).replace(/:/g, '%3A')}'"`;
+  return etagOfTimestampText(formatDateTimeTicks(ticks));
+}
+
+/** The ETag for a Timestamp already formatted: its two colons percent-encoded. */
+export function etagOfTimestampText(text: string): string {
+  // yyyy-MM-ddTHH:mm:ss… — the colons stand at offsets 13 and 16.
+  return `W/"datetime'${text.slice(0, 13)}%3A${text.slice(14, 16)}%3A${text.slice(17)}'"`;
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -5,7 +5,7 @@ import {
   type EdmValue,
   type Entity,
   type Properties,
-  etagOf,
+  etagOfTimestampText,
   formatDateTimeTicks,
   formatFiniteDouble,
   isIntegralDouble,
@@ -74,12 +74,13 @@ export function encodeEntity(
 ): string {
   const { select, single = false } = options;
   const members: string[] = [];
+  const timestampText = formatDateTimeTicks(entity.timestamp);
   if (level !== 'none') {
     if (single) {
       const selectSuffix = select === undefined ? '' : `&$select=${select.join(',')}`;
       members.push(member('odata.metadata', `${ctx.baseUrl}/$metadata#${ctx.table}/@Element${selectSuffix}`));
     }
-    const etag = member('odata.etag', etagOf(entity.timestamp));
+    const etag = member('odata.etag', etagOfTimestampText(timestampText));
     if (level === 'full') {
       const path = entityPath(ctx.table, entity.partitionKey, entity.rowKey);
       members.push(
@@ -98,7 +99,7 @@ export function encodeEntity(
   if (selected === undefined || selected.has('RowKey')) members.push(member('RowKey', entity.rowKey));
   if (selected === undefined || selected.has('Timestamp')) {
     if (level === 'full') members.push('"Timestamp@odata.type":"Edm.DateTime"');
-    members.push(member('Timestamp', formatDateTimeTicks(entity.timestamp)));
+    members.push(member('Timestamp', timestampText));
   }
   // Annotations are the same in minimal and full metadata: the docs' full-metadata Insert Entity
   // example leaves Int32 (`"Age":23`) unannotated, so full adds only the odata.* members above.

@@ -18,8 +18,9 @@ export function encodeKey(key: string): Buffer {
   return Buffer.from(key, 'utf16le').swap16();
 }
 
+/** Decodes a key blob, byte-swapping it in place: every blob SQLite hands out is a fresh copy. */
 export function decodeKey(blob: Buffer): string {
-  return Buffer.from(blob).swap16().toString('utf16le');
+  return blob.swap16().toString('utf16le');
 }
 
 /** A stored entity whose properties are decoded only if something asks for them. */

@@ -176,8 +176,10 @@ export class SqliteStore implements Store {
     const where = rangeWhere(range.lower, upperBounds, params);
     for (const condition of conditions) where.push(conditionSql(condition, params));
     params.push(limit);
-    const sql = `SELECT pk, rk, ts, json(props) AS props FROM entities WHERE ${where.join(' AND ')} ORDER BY pk, rk LIMIT ?`;
-    return (this.statement(sql).all(...params) as EntityRow[]).map(toEntity);
+    const sql = `SELECT pk, rk, ts, json(props) FROM entities WHERE ${where.join(' AND ')} ORDER BY pk, rk LIMIT ?`;
+    // Rows as arrays: no object per row on the hottest path of every scan.
+    const rows = this.statement(sql, true).all(...params) as [Buffer, Buffer, bigint, string][];
+    return rows.map(([pk, rk, ts, props]) => new StoredEntity(decodeKey(pk), decodeKey(rk), ts, props));
   }
 
   /** The key of the row `offset` rows into the range, as an inclusive upper bound. */
@@ -199,10 +201,10 @@ export class SqliteStore implements Store {
     return Number(row.n);
   }
 
-  private statement(sql: string): Statement {
+  private statement(sql: string, raw = false): Statement {
     let statement = this.scanStatements.get(sql);
     if (statement === undefined) {
-      statement = this.db.prepare(sql).safeIntegers(true);
+      statement = this.db.prepare(sql).safeIntegers(true).raw(raw);
       this.scanStatements.set(sql, statement);
     }
     return statement;
@@ -229,10 +231,6 @@ function encodeWrite(write: Write): EncodedWrite {
     condition,
     action: action.kind === 'delete' ? action : { kind: action.kind, properties: encodeProperties(action.properties) },
   };
-}
-
-function toEntity(row: EntityRow): Entity {
-  return new StoredEntity(decodeKey(row.pk), decodeKey(row.rk), row.ts, row.props);
 }
 
 /** WHERE terms for a key range; pushes their parameters after the table id. Row values keep it one index seek. */
