@@ -43,6 +43,10 @@ export const storedPolicyIdLengthMax = 64;
 export const corsRulesMax = 5;
 /** Entries in one CORS rule list (origins, methods, headers): Azure's documented 64 defined headers. */
 export const corsListEntriesMax = 64;
+/** Logging and metrics retention, in days (Get Table Service Properties docs). */
+export const retentionDaysMax = 365;
+/** Bearer tokens: shorter RSA verification keys are refused when the key file is loaded. */
+export const bearerRsaModulusBitsMin = 2048;
 /** Nesting and element count of XML bodies (ACL, service properties): stops hostile documents. */
 export const xmlDepthMax = 16;
 export const xmlElementsMax = 1024;

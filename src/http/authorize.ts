@@ -35,7 +35,7 @@ export interface Access {
 }
 
 /** Shared Key and verified bearer tokens act as the account owner (no RBAC roles locally). */
-export const fullAccess: Access = { require: () => undefined, requireKey: () => undefined, keyRange: undefined };
+const fullAccess: Access = { require: () => undefined, requireKey: () => undefined, keyRange: undefined };
 
 export async function authorize(request: AuthorizeRequest, options: AuthorizeOptions): Promise<Access> {
   const authorization = headerText(request.headers['authorization']);
@@ -61,13 +61,14 @@ export async function authorize(request: AuthorizeRequest, options: AuthorizeOpt
   return fullAccess;
 }
 
-export function sasAccess(grant: SasGrant): Access {
+function sasAccess(grant: SasGrant): Access {
   const range = grant.kind === 'service' ? grant.keyRange : {};
   const limited = range.lower !== undefined || range.upper !== undefined;
   return {
     require(need, table) {
       if (grant.kind === 'service' && table !== undefined && table.toLowerCase() !== grant.table.toLowerCase()) {
-        throw new TableError('AuthorizationFailure', undefined, `The SAS is for table '${grant.table}', not '${table}'.`);
+        const detail = `The SAS is for table '${grant.table}', not '${table}'.`;
+        throw new TableError('AuthorizationFailure', undefined, detail);
       }
       authorizeSas(grant, need);
     },

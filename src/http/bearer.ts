@@ -7,7 +7,7 @@ import { createPublicKey, constants, verify, X509Certificate, type JsonWebKey, t
 import { readFileSync } from 'node:fs';
 import type { OAuthConfig } from '../config.js';
 import { TableError } from '../errors.js';
-import { bearerClockSkewMs } from '../limits.js';
+import { bearerClockSkewMs, bearerRsaModulusBitsMin } from '../limits.js';
 
 export interface VerificationKey {
   /** The JWKS `kid`; a token naming a kid is checked only against keys with that kid. */
@@ -50,8 +50,6 @@ const algorithms: Readonly<Record<string, Algorithm>> = {
   ES512: { hash: 'sha512', keyTypes: ['ec'], curve: 'secp521r1', coordinateBytes: 66 },
 };
 
-/** Shorter RSA keys are refused when the key file is loaded. */
-const rsaModulusBitsMin = 2048;
 const base64urlPattern = /^[A-Za-z0-9_-]+$/;
 const guidPattern = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/i;
 
@@ -73,13 +71,15 @@ export class BearerVerifier {
     const [headerText, payloadText, signatureText] = parts as [string, string, string];
     const header = jsonSegment(headerText);
     const payload = jsonSegment(payloadText);
-    const algorithm = typeof header['alg'] === 'string' && Object.hasOwn(algorithms, header['alg']) ? header['alg'] : undefined;
-    if (algorithm === undefined) throw invalidToken(`The token algorithm ${JSON.stringify(header['alg'])} is not supported.`);
+    const named = header['alg'];
+    const alg = typeof named === 'string' && Object.hasOwn(algorithms, named) ? named : undefined;
+    if (alg === undefined) throw invalidToken(`The token algorithm ${JSON.stringify(named)} is not supported.`);
+    const algorithm = algorithms[alg]!;
     if (header['crit'] !== undefined) throw invalidToken('The token has critical header parameters.');
     const signed = Buffer.from(`${headerText}.${payloadText}`, 'ascii');
     const signature = Buffer.from(signatureText, 'base64url');
     const kid = typeof header['kid'] === 'string' ? header['kid'] : undefined;
-    if (!this.candidates(algorithm, kid).some((key) => signatureValid(algorithms[algorithm]!, key, signed, signature))) {
+    if (!this.candidates(alg, kid).some((key) => signatureValid(algorithm, key, signed, signature))) {
       throw invalidToken('Signature validation failed.');
     }
     this.checkClaims(payload, now);
@@ -90,19 +90,25 @@ export class BearerVerifier {
   private candidates(algorithm: string, kid: string | undefined): KeyObject[] {
     const usable = this.config.keys.filter((key) => key.alg === undefined || key.alg === algorithm);
     const named = kid === undefined ? [] : usable.filter((key) => key.kid === kid);
-    return (named.length > 0 ? named : usable.filter((key) => kid === undefined || key.kid === undefined)).map((key) => key.key);
+    // A kid no configured key has is tried against the keys that have none (PEM keys).
+    const chosen = named.length > 0 ? named : usable.filter((key) => kid === undefined || key.kid === undefined);
+    return chosen.map((key) => key.key);
   }
 
   private checkClaims(payload: Record<string, unknown>, now: number): void {
     const seconds = (name: string, required: boolean): number | undefined => {
       const value = payload[name];
       if (value === undefined && !required) return undefined;
-      if (typeof value !== 'number' || !Number.isFinite(value)) throw invalidToken(`The token claim ${name} is missing or not a number.`);
+      if (typeof value !== 'number' || !Number.isFinite(value)) {
+        throw invalidToken(`The token claim ${name} is missing or not a number.`);
+      }
       return value;
     };
     const expiry = seconds('exp', true)!;
     const notBefore = seconds('nbf', false);
-    if (now - bearerClockSkewMs >= expiry * 1000) throw invalidToken('Lifetime validation failed. The token is expired.');
+    if (now - bearerClockSkewMs >= expiry * 1000) {
+      throw invalidToken('Lifetime validation failed. The token is expired.');
+    }
     if (notBefore !== undefined && now + bearerClockSkewMs < notBefore * 1000) {
       throw invalidToken('Lifetime validation failed. The token is not yet valid.');
     }
@@ -124,7 +130,8 @@ export class BearerVerifier {
  */
 export function bearerChallenge(issuers: readonly string[] | undefined): string {
   const tenant = issuers?.map((issuer) => guidPattern.exec(issuer)?.[0]).find(Boolean) ?? 'common';
-  return `Bearer authorization_uri=https://login.microsoftonline.com/${tenant}/oauth2/authorize resource_id=https://storage.azure.com`;
+  const authorizationUri = `https://login.microsoftonline.com/${tenant}/oauth2/authorize`;
+  return `Bearer authorization_uri=${authorizationUri} resource_id=https://storage.azure.com`;
 }
 
 /** 401 InvalidAuthenticationInfo; the server adds the challenge header. */
@@ -139,7 +146,9 @@ function jsonSegment(segment: string): Record<string, unknown> {
   } catch {
     throw invalidToken('A token segment is not base64url-encoded JSON.');
   }
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) throw invalidToken('A token segment is not a JSON object.');
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+    throw invalidToken('A token segment is not a JSON object.');
+  }
   return value as Record<string, unknown>;
 }
 
@@ -196,7 +205,9 @@ export function loadJwks(text: string, source: string): VerificationKey[] {
     const key = jwkPublicKey(entry, where);
     const kid = typeof entry['kid'] === 'string' ? entry['kid'] : undefined;
     const alg = typeof entry['alg'] === 'string' ? entry['alg'] : undefined;
-    if (alg !== undefined && !Object.hasOwn(algorithms, alg)) throw new Error(`${where}: algorithm ${alg} is not supported`);
+    if (alg !== undefined && !Object.hasOwn(algorithms, alg)) {
+      throw new Error(`${where}: algorithm ${alg} is not supported`);
+    }
     keys.push({ ...(kid !== undefined && { kid }), ...(alg !== undefined && { alg }), key: checkedKey(key, where) });
   });
   if (keys.length === 0) throw new Error(`${source} holds no signing key`);
@@ -210,7 +221,8 @@ export function loadPemKeys(text: string, source: string): VerificationKey[] {
   return blocks.map((block, index) => {
     const where = `${source} block ${index}`;
     try {
-      const key = block.startsWith('-----BEGIN CERTIFICATE-----') ? new X509Certificate(block).publicKey : createPublicKey(block);
+      const certificate = block.startsWith('-----BEGIN CERTIFICATE-----');
+      const key = certificate ? new X509Certificate(block).publicKey : createPublicKey(block);
       return { key: checkedKey(key, where) };
     } catch (error) {
       throw new Error(`${where}: ${(error as Error).message}`);
@@ -235,7 +247,9 @@ function checkedKey(key: KeyObject, where: string): KeyObject {
   const type = key.asymmetricKeyType;
   if (type === 'rsa' || type === 'rsa-pss') {
     const bits = key.asymmetricKeyDetails?.modulusLength ?? 0;
-    if (bits < rsaModulusBitsMin) throw new Error(`${where}: RSA keys need at least ${rsaModulusBitsMin} bits, not ${bits}`);
+    if (bits < bearerRsaModulusBitsMin) {
+      throw new Error(`${where}: RSA keys need at least ${bearerRsaModulusBitsMin} bits, not ${bits}`);
+    }
     return key;
   }
   const curve = key.asymmetricKeyDetails?.namedCurve;

@@ -62,7 +62,8 @@ export function withCorsHeaders(rules: readonly CorsRule[], headers: Headers, me
   const rule = rules.find((candidate) => originAllowed(candidate, origin) && candidate.allowedMethods.includes(method));
   if (rule === undefined) return { ...reply, headers: { ...reply.headers, Vary: 'Origin' } };
   const replyHeaders = [...alwaysSentHeaders, ...Object.keys(reply.headers ?? {})];
-  const exposed = new Set(replyHeaders.filter((name) => listed(rule.exposedHeaders, name) || /^x-ms-continuation-/i.test(name)));
+  const exposedByRule = (name: string) => listed(rule.exposedHeaders, name) || /^x-ms-continuation-/i.test(name);
+  const exposed = new Set(replyHeaders.filter(exposedByRule));
   for (const name of rule.exposedHeaders) if (!name.endsWith('*')) exposed.add(name);
   const allowAll = rule.allowedOrigins.includes('*');
   const cors: Record<string, string> = {

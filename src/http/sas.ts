@@ -284,12 +284,15 @@ function ipv4Number(address: string): number | undefined {
   return parts.reduce((value, part) => value * 256 + Number(part), 0);
 }
 
-/** spk/srk/epk/erk as store bounds; srk needs spk and erk needs epk (auth.md §7.1). */
+/**
+ * spk/srk/epk/erk as store bounds. A row key bound needs its partition key bound (auth.md §7.1),
+ * but the JS SDK leaves an empty `spk=''`/`epk=''` out of the URL while signing it, so a missing
+ * one beside a row key bound is the empty key.
+ */
 function keyRange(params: SasParams): KeyRange {
-  const { spk, srk, epk, erk } = params;
-  if ((srk !== undefined && spk === undefined) || (erk !== undefined && epk === undefined)) {
-    throw authenticationFailed('The SAS row key bounds srk and erk need the partition key bounds spk and epk.');
-  }
+  const { srk, erk } = params;
+  const spk = params.spk ?? (srk === undefined ? undefined : '');
+  const epk = params.epk ?? (erk === undefined ? undefined : '');
   const lower = keyBound(spk, srk);
   const upper = keyBound(epk, erk);
   return { ...(lower && { lower }), ...(upper && { upper }) };

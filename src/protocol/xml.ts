@@ -37,7 +37,13 @@ export function escapeXmlText(text: string): string {
   return text.replace(/[<>&'"]/g, (c) => entityOf[c]!);
 }
 
-const entityOf: Readonly<Record<string, string>> = { '<': '&lt;', '>': '&gt;', '&': '&amp;', "'": '&apos;', '"': '&quot;' };
+const entityOf: Readonly<Record<string, string>> = {
+  '<': '&lt;',
+  '>': '&gt;',
+  '&': '&amp;',
+  "'": '&apos;',
+  '"': '&quot;',
+};
 const predefined: Readonly<Record<string, string>> = { lt: '<', gt: '>', amp: '&', apos: "'", quot: '"' };
 
 /** Parses a document with exactly one root element. Throws TableError('InvalidXmlDocument'). */
@@ -48,7 +54,9 @@ export function parseXml(text: string): XmlElement {
 /** The only child named `name`, or undefined; a repeated element is InvalidXmlDocument. */
 export function childNamed(element: XmlElement, name: string): XmlElement | undefined {
   const found = element.children.filter((child) => child.name === name);
-  if (found.length > 1) throw new TableError('InvalidXmlDocument', `The element ${name} appears more than once in ${element.name}.`);
+  if (found.length > 1) {
+    throw new TableError('InvalidXmlDocument', `The element ${name} appears more than once in ${element.name}.`);
+  }
   return found[0];
 }
 
@@ -76,7 +84,8 @@ class XmlReader {
     if (this.text.startsWith('<?xml', this.at)) this.skipPast('?>');
     this.skipMisc();
     if (!this.text.startsWith('<', this.at) || this.text.startsWith('<!', this.at)) {
-      this.fail(this.text.startsWith('<!DOCTYPE', this.at) ? 'A DOCTYPE is not allowed.' : 'Expected the root element.');
+      const doctype = this.text.startsWith('<!DOCTYPE', this.at);
+      this.fail(doctype ? 'A DOCTYPE is not allowed.' : 'Expected the root element.');
     }
     const root = this.element(1);
     this.skipMisc();
@@ -208,7 +217,8 @@ class XmlReader {
   }
 
   private fail(reason: string, offset = this.at): never {
-    throw new TableError('InvalidXmlDocument', `The specified XML is not syntactically valid: ${reason} (at offset ${offset})`);
+    const message = `The specified XML is not syntactically valid: ${reason} (at offset ${offset})`;
+    throw new TableError('InvalidXmlDocument', message);
   }
 }
 

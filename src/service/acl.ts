@@ -70,7 +70,9 @@ export function parseSignedIdentifiers(text: string): SignedIdentifier[] {
     throw new TableError('InvalidXmlDocument', `A table may have at most ${storedPoliciesMax} stored access policies.`);
   }
   const ids = new Set(identifiers.map((identifier) => identifier.id));
-  if (ids.size < identifiers.length) throw new TableError('InvalidXmlDocument', 'A signed identifier Id appears twice.');
+  if (ids.size < identifiers.length) {
+    throw new TableError('InvalidXmlDocument', 'A signed identifier Id appears twice.');
+  }
   return identifiers;
 }
 
@@ -93,7 +95,8 @@ function signedIdentifier(element: XmlElement): SignedIdentifier {
   if (idElement === undefined) throw new TableError('MissingRequiredXmlNode', 'A SignedIdentifier has no Id.');
   const id = leafText(idElement);
   if (id.length === 0 || id.length > storedPolicyIdLengthMax) {
-    throw new TableError('InvalidXmlNodeValue', `A signed identifier Id must have 1 to ${storedPolicyIdLengthMax} characters.`);
+    const reason = `A signed identifier Id must have 1 to ${storedPolicyIdLengthMax} characters.`;
+    throw new TableError('InvalidXmlNodeValue', reason);
   }
   const policy = childNamed(element, 'AccessPolicy');
   if (policy === undefined) return { id };
@@ -131,7 +134,8 @@ const policyTimePattern =
 /** The time in UTC with seven fractional digits, as Get Table ACL returns it. */
 export function normalizePolicyTime(element: string, text: string): string {
   const match = policyTimePattern.exec(text);
-  const invalid = () => new TableError('InvalidXmlNodeValue', `The ${element} time '${text}' is not a valid ISO 8601 time.`);
+  const invalid = () =>
+    new TableError('InvalidXmlNodeValue', `The ${element} time '${text}' is not a valid ISO 8601 time.`);
   if (match === null) throw invalid();
   const [year, month, day, hour = 0, minute = 0, second = 0] = match.slice(1, 7).map((part) => Number(part ?? 0));
   const fraction = (match[7] ?? '').padEnd(7, '0');
@@ -142,7 +146,8 @@ export function normalizePolicyTime(element: string, text: string): string {
     check.getUTCFullYear() === year && check.getUTCMonth() === month! - 1 && check.getUTCDate() === day &&
     check.getUTCHours() === hour && check.getUTCMinutes() === minute && check.getUTCSeconds() === second;
   if (!fieldsValid) throw invalid();
-  const offsetMinutes = zone === 'Z' ? 0 : (zone[0] === '-' ? -1 : 1) * (Number(zone.slice(1, 3)) * 60 + Number(zone.slice(4, 6)));
+  const zoneSign = zone[0] === '-' ? -1 : 1;
+  const offsetMinutes = zone === 'Z' ? 0 : zoneSign * (Number(zone.slice(1, 3)) * 60 + Number(zone.slice(4, 6)));
   const utc = new Date(local - offsetMinutes * 60_000);
   if (utc.getUTCFullYear() > 9999) throw invalid();
   return `${utc.toISOString().slice(0, 19)}.${fraction}Z`;

@@ -2,7 +2,7 @@
 // which are kept and returned but drive nothing, and the CORS rules src/http/cors.ts applies.
 // Reads are served from memory; every set is durable before it is acknowledged.
 import { TableError } from '../errors.js';
-import { corsListEntriesMax, corsRulesMax } from '../limits.js';
+import { corsListEntriesMax, corsRulesMax, retentionDaysMax } from '../limits.js';
 import { childNamed, leafText, parseXml, writeXmlDocument, type XmlElement, type XmlNode } from '../protocol/xml.js';
 import type { Store } from '../storage/store.js';
 
@@ -197,8 +197,6 @@ function metricsOf(element: XmlElement): MetricsSettings {
   return { version, enabled, includeApis, retentionPolicy };
 }
 
-const retentionDaysMax = 365;
-
 /** An absent RetentionPolicy is a disabled one; Days is required when enabled and dropped otherwise. */
 function retentionOf(parent: XmlElement): RetentionPolicy {
   const element = childNamed(parent, 'RetentionPolicy');
@@ -225,10 +223,14 @@ function corsOf(element: XmlElement): CorsRule[] {
 function corsRuleOf(element: XmlElement): CorsRule {
   const allowedOrigins = listOf(element, 'AllowedOrigins');
   if (allowedOrigins.length === 0) throw invalidValue('AllowedOrigins', '');
-  if (allowedOrigins.includes('*') && allowedOrigins.length > 1) throw invalidValue('AllowedOrigins', allowedOrigins.join(','));
+  if (allowedOrigins.includes('*') && allowedOrigins.length > 1) {
+    throw invalidValue('AllowedOrigins', allowedOrigins.join(','));
+  }
   const allowedMethods = listOf(element, 'AllowedMethods').map((method) => method.toUpperCase());
   const unknownMethod = allowedMethods.find((method) => !corsMethods.has(method));
-  if (allowedMethods.length === 0 || unknownMethod !== undefined) throw invalidValue('AllowedMethods', unknownMethod ?? '');
+  if (allowedMethods.length === 0 || unknownMethod !== undefined) {
+    throw invalidValue('AllowedMethods', unknownMethod ?? '');
+  }
   return {
     allowedOrigins,
     allowedMethods,

@@ -105,17 +105,22 @@ describe('$batch wire format', () => {
     return { etag: String(res.headers.etag), props };
   };
 
-  /** insert, Insert Or Replace, Merge with If-Match, Delete: the Python example of batch.md §2.3. */
-  async function mixedBatch(pk: string, style: ClientStyle, url = entityUrl): Promise<ResponsePart[]> {
+  /**
+   * The operations of batch.md §2.3's Python example: insert, update (PUT, If-Match *), insert-or-merge
+   * (PATCH from Python, MERGE from JS), delete. `urlOf` writes the request-line URL of a resource.
+   */
+  async function mixedBatch(pk: string, style: ClientStyle, urlOf = (resource: string) => absoluteUrl(server.port, resource)): Promise<ResponsePart[]> {
     await insert(pk, '2', { old: 1 });
     await insert(pk, '3', { old: 1 });
     await insert(pk, '4', { old: 1 });
+    const url = (rk: string) => urlOf(entityResource(table, pk, rk));
+    const merge = op.upsert(url('3'), 'Merge', { PartitionKey: pk, RowKey: '3', v: 3 });
     const res = await batch(
       [
-        op.insert(tableUrl(), { PartitionKey: pk, RowKey: '1', v: 1 }),
-        op.upsert(url(pk, '2'), 'Replace', { PartitionKey: pk, RowKey: '2', v: 2 }),
-        op.update(url(pk, '3'), 'Merge', { PartitionKey: pk, RowKey: '3', v: 3 }),
-        op.delete(url(pk, '4')),
+        op.insert(urlOf(table), { PartitionKey: pk, RowKey: '1', v: 1 }),
+        op.update(url('2'), 'Replace', { PartitionKey: pk, RowKey: '2', v: 2 }),
+        style === 'python' ? { ...merge, method: 'PATCH' } : merge,
+        op.delete(url('4')),
       ],
       style,
     );
@@ -161,11 +166,11 @@ describe('$batch wire format', () => {
   });
 
   test('origin-form request lines with the account: /devstoreaccount1/t(…)', async () => {
-    await mixedBatch(freshPartition(), 'js', (pk, rk) => `/devstoreaccount1/${entityResource(table, pk, rk)}`);
+    await mixedBatch(freshPartition(), 'js', (resource) => `/devstoreaccount1/${resource}`);
   });
 
   test('origin-form request lines without the account: /t(…) (batch.md §2.2 recommendation)', async () => {
-    await mixedBatch(freshPartition(), 'python', (pk, rk) => `/${entityResource(table, pk, rk)}`);
+    await mixedBatch(freshPartition(), 'python', (resource) => `/${resource}`);
   });
 
   test('tunnelled MERGE (POST + X-HTTP-Method: MERGE) inside a change set merges, never inserts', async () => {

@@ -4,6 +4,8 @@
 // acknowledged (2xx received) and what was still in flight. Each key is written by one client only,
 // one request at a time, so its expected state is exact: the acknowledged version, or the in-flight
 // one if that request was applied. A batch is all or nothing across its 100 entities.
+// SIGKILL ends the process, not the machine: the OS page cache survives, so this proves that no
+// write is acknowledged before its commit, not that the commit was fsynced.
 // Rerun a failure with CRASH_SEED=<printed seed> (timing still varies, so choices repeat, kill points only roughly).
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -20,6 +22,7 @@ import {
   postBatch,
   readBatchResponse,
   type EntityBody,
+  type ResponsePart,
   type SubRequest,
 } from '../helpers/batch.js';
 import { seededRandom, type Random } from '../query/random.js';
@@ -94,7 +97,7 @@ class Ledger {
     if (error !== undefined) return void this.unexpected.push(error);
     this.acknowledged++;
     const partition = this.batchPartitions.get(writes[0]!.state.pk);
-    if (writes.length > 1 && partition !== undefined) {
+    if (partition !== undefined) {
       partition.acknowledged = true;
       this.batchesAcknowledged++;
     }
@@ -173,10 +176,17 @@ function planBatch(port: number, table: string, random: Random, states: readonly
     isBatch: true,
     send: () => postBatch(port, batch),
     outcome: (res) => {
-      const parts = res.status === 202 ? readBatchResponse(res).parts : [];
+      const failed = { error: `batch on ${states[0]!.pk}: ${describeResponse(res)}` };
+      if (res.status !== 202) return failed;
+      let parts: ResponsePart[];
+      try {
+        parts = readBatchResponse(res).parts;
+      } catch (error) {
+        return { error: `${failed.error}\n${(error as Error).message}` };
+      }
       const etag = parts[0]?.header('ETag');
       const ok = parts.length === batchSize && parts.every((p) => p.status === 204 && p.header('ETag') === etag);
-      return ok ? { etag } : { error: `batch on ${states[0]!.pk}: ${describeResponse(res)}` };
+      return ok ? { etag } : failed;
     },
   };
 }

@@ -1,0 +1,164 @@
+// HTTPS through the real server: --cert/--key with a self-signed certificate made here by
+// openssl (skipped where openssl is missing: node:crypto cannot make X.509 certificates). The SDK
+// trusts it through tlsOptions.ca. Bearer tokens through the SDK's TokenCredential need HTTPS, so
+// that flow is tested here too, as is a SAS restricted to spr=https.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { createHmac, generateKeyPairSync, sign } from 'node:crypto';
+import { readFileSync, writeFileSync } from 'node:fs';
+import http from 'node:http';
+import https from 'node:https';
+import { join } from 'node:path';
+import {
+  AzureNamedKeyCredential,
+  AzureSASCredential,
+  TableClient,
+  TableServiceClient,
+  generateTableSas,
+} from '@azure/data-tables';
+import type { TokenCredential } from '@azure/core-auth';
+import { uniqueTableName } from '../helpers/sdk.js';
+import { devAccount, devKey, makeTempDir, removeDir, startServer, type RunningServer } from '../helpers/server.js';
+
+function hasOpenssl(): boolean {
+  try {
+    execFileSync('openssl', ['version'], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+const skip = hasOpenssl() ? false : 'openssl is not installed';
+const credential = new AzureNamedKeyCredential(devAccount, devKey);
+const signing = generateKeyPairSync('rsa', { modulusLength: 2048 });
+
+let dir: string;
+let certPem: string;
+let server: RunningServer;
+
+/** A TokenCredential handing out JWTs signed by the key the server was told to trust. */
+const tokens: TokenCredential = {
+  async getToken(scopes) {
+    assert.deepEqual(scopes, ['https://storage.azure.com/.default']);
+    const now = Math.floor(Date.now() / 1000);
+    const input = `${Buffer.from(JSON.stringify({ alg: 'RS256', kid: 'k' })).toString('base64url')}.${Buffer.from(
+      JSON.stringify({ aud: 'https://storage.azure.com', iss: 'https://issuer.example/', exp: now + 600, nbf: now }),
+    ).toString('base64url')}`;
+    const token = `${input}.${sign('sha256', Buffer.from(input), signing.privateKey).toString('base64url')}`;
+    return { token, expiresOnTimestamp: (now + 600) * 1000 };
+  },
+};
+
+/** Options that trust the test certificate (and do not retry). */
+const tlsClientOptions = () => ({ tlsOptions: { ca: certPem }, retryOptions: { maxRetries: 0 } });
+
+describe('HTTPS', { skip }, () => {
+  before(async () => {
+    dir = makeTempDir('cerulean-tls-');
+    const key = join(dir, 'key.pem');
+    const cert = join(dir, 'cert.pem');
+    execFileSync('openssl', [
+      'req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', key, '-out', cert, '-days', '1',
+      '-subj', '/CN=localhost', '-addext', 'subjectAltName=IP:127.0.0.1,DNS:localhost',
+    ], { stdio: 'ignore' });
+    certPem = readFileSync(cert, 'utf8');
+    writeFileSync(join(dir, 'keys.jwks'), JSON.stringify({ keys: [{ ...signing.publicKey.export({ format: 'jwk' }), kid: 'k' }] }));
+    server = await startServer({ inMemory: true, args: ['--cert', cert, '--key', key, '--oauth-jwks', join(dir, 'keys.jwks')] });
+  });
+  after(async () => {
+    await server?.stop();
+    removeDir(dir);
+  });
+
+  test('the startup lines name an https endpoint and connection string', () => {
+    assert.match(server.url, /^https:\/\/127\.0\.0\.1:\d+\/devstoreaccount1$/);
+    assert.match(server.connectionString, /^DefaultEndpointsProtocol=https;.*TableEndpoint=https:\/\//);
+  });
+
+  test('the SDK works over TLS from the printed connection string', async () => {
+    const name = uniqueTableName('tls');
+    const client = TableClient.fromConnectionString(server.connectionString, name, tlsClientOptions());
+    await client.createTable();
+    await client.createEntity({ partitionKey: 'p', rowKey: 'r', v: 1 });
+    assert.equal((await client.getEntity<{ v: number }>('p', 'r')).v, 1);
+    await client.submitTransaction([['upsert', { partitionKey: 'p', rowKey: 's' }]]);
+    const names: string[] = [];
+    for await (const entity of client.listEntities()) names.push(entity.rowKey!);
+    assert.deepEqual(names, ['r', 's']);
+  });
+
+  test('Location and odata.metadata written over TLS use https', async () => {
+    const name = uniqueTableName('loc');
+    const date = new Date().toUTCString();
+    const path = `/${devAccount}/Tables`;
+    const signature = createHmac('sha256', Buffer.from(devKey, 'base64')).update(`${date}\n/${devAccount}${path}`).digest('base64');
+    const body = JSON.stringify({ TableName: name });
+    const response = await new Promise<{ headers: http.IncomingHttpHeaders; body: string }>((resolve, reject) => {
+      const request = https.request(`https://127.0.0.1:${server.port}${path}`, {
+        method: 'POST',
+        ca: certPem,
+        headers: {
+          'x-ms-date': date,
+          'x-ms-version': '2019-02-02',
+          Authorization: `SharedKeyLite ${devAccount}:${signature}`,
+          'Content-Type': 'application/json',
+          Accept: 'application/json;odata=minimalmetadata',
+          'Content-Length': Buffer.byteLength(body),
+        },
+      });
+      request.on('response', (res) => {
+        let text = '';
+        res.on('data', (chunk: Buffer) => (text += chunk));
+        res.on('end', () => resolve({ headers: res.headers, body: text }));
+      });
+      request.on('error', reject);
+      request.end(body);
+    });
+    assert.equal(response.headers.location, `https://127.0.0.1:${server.port}/${devAccount}/Tables('${name}')`);
+    assert.match(JSON.parse(response.body)['odata.metadata'], /^https:\/\//);
+  });
+
+  test('a SAS restricted to spr=https is accepted over TLS', async () => {
+    const name = uniqueTableName('spr');
+    const owner = new TableClient(server.url, name, credential, tlsClientOptions());
+    await owner.createTable();
+    await owner.createEntity({ partitionKey: 'p', rowKey: 'r' });
+    const sas = generateTableSas(name, credential, { permissions: { query: true }, protocol: 'https' });
+    const client = new TableClient(server.url, name, new AzureSASCredential(sas), tlsClientOptions());
+    assert.equal((await client.getEntity('p', 'r')).rowKey, 'r');
+  });
+
+  test('the SDK with a TokenCredential (Entra ID) over TLS', async () => {
+    const name = uniqueTableName('token');
+    const service = new TableServiceClient(server.url, tokens, tlsClientOptions());
+    await service.createTable(name);
+    const client = new TableClient(server.url, name, tokens, tlsClientOptions());
+    await client.createEntity({ partitionKey: 'p', rowKey: 'r' });
+    assert.equal((await client.getEntity('p', 'r')).rowKey, 'r');
+    await service.deleteTable(name);
+  });
+
+  test('plain HTTP to the TLS port gets no answer', async () => {
+    const outcome = await new Promise<string>((resolve) => {
+      const request = http.request({ host: '127.0.0.1', port: server.port, path: '/devstoreaccount1/Tables' });
+      request.on('response', (response) => resolve(`status ${response.statusCode}`));
+      request.on('error', (error) => resolve(`error ${(error as NodeJS.ErrnoException).code}`));
+      request.setTimeout(5000, () => request.destroy(new Error('timeout')));
+      request.end();
+    });
+    assert.notEqual(outcome, 'status 200');
+  });
+
+  test('missing, unreadable or mismatched certificate files stop the server at startup', async () => {
+    const otherKey = join(dir, 'other-key.pem');
+    writeFileSync(otherKey, generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({ type: 'pkcs8', format: 'pem' }));
+    const cases: [string[], RegExp][] = [
+      [['--cert', join(dir, 'cert.pem')], /--cert and --key go together/],
+      [['--cert', join(dir, 'nope.pem'), '--key', join(dir, 'key.pem')], /cannot read/],
+      [['--cert', join(dir, 'cert.pem'), '--key', otherKey], /--cert\/--key/],
+    ];
+    for (const [args, message] of cases) await assert.rejects(startServer({ inMemory: true, args }), message);
+  });
+});
