@@ -58,7 +58,7 @@ export const keyText = (key: Key): string => JSON.stringify(key);
 const ticksPerSecond = 10_000_000n;
 
 /** `yyyy-MM-ddTHH:mm:ss.fffffffZ`, always 7 fractional digits. */
-export function ticksIso(ticks: bigint): string {
+function ticksIso(ticks: bigint): string {
   let seconds = ticks / ticksPerSecond;
   if (ticks % ticksPerSecond !== 0n && ticks < 0n) seconds -= 1n; // floor, for dates before 1970
   const fraction = ticks - seconds * ticksPerSecond;
@@ -67,7 +67,7 @@ export function ticksIso(ticks: bigint): string {
 }
 
 /** Double as text the service reads back exactly: NaN and infinities by name, integral values with `.0`. */
-export function doubleText(value: number): string {
+function doubleText(value: number): string {
   if (Number.isNaN(value)) return 'NaN';
   if (!Number.isFinite(value)) return value > 0 ? 'Infinity' : '-Infinity';
   if (Object.is(value, -0)) return '-0.0';
@@ -100,13 +100,13 @@ function sdkValue(value: TestValue): unknown {
   }
 }
 
-export function sdkEntity(entity: TestEntity): TableEntity<Record<string, unknown>> {
+function sdkEntity(entity: TestEntity): TableEntity<Record<string, unknown>> {
   const out: Record<string, unknown> = {};
   for (const [name, value] of Object.entries(entity.properties)) out[name] = sdkValue(value);
   return { ...out, partitionKey: entity.partitionKey, rowKey: entity.rowKey };
 }
 
-export const batchSizeMax = 100;
+const batchSizeMax = 100;
 
 /** Inserts through 100-entity change sets (one partition each), `width` in flight. */
 export async function insertEntities(client: TableClient, entities: readonly TestEntity[], width = 4): Promise<void> {
@@ -191,7 +191,7 @@ export function renderFilter(filter: FilterExpr, random?: Random): string {
 }
 
 /** A literal in one of the forms of query.md §3.1–§3.2. Doubles must be finite (no literal for NaN/∞). */
-export function renderLiteral(literal: TestValue, random?: Random): string {
+function renderLiteral(literal: TestValue, random?: Random): string {
   const maybe = (p: number) => random?.chance(p) ?? false;
   switch (literal.type) {
     case 'Edm.String':
@@ -288,7 +288,7 @@ function order<T extends string | bigint>(a: T, b: T): number {
 }
 
 /** -1 / 0 / 1, NaN when unordered, undefined when the two cannot be compared. */
-export function compareValues(stored: TestValue, literal: TestValue): number | undefined {
+function compareValues(stored: TestValue, literal: TestValue): number | undefined {
   const a = numericOf(stored);
   const b = numericOf(literal);
   if (a !== undefined && b !== undefined) return compareNumeric(a, b);
@@ -355,8 +355,8 @@ export function queryString(params: QueryParams): string {
   return pairs.length === 0 ? '' : `?${pairs.join('&')}`;
 }
 
-export function queryEntities(port: number, table: string, params: QueryParams = {}, headers?: Record<string, string>): Promise<RawResponse> {
-  return send(port, { method: 'GET', path: devPath(`${table}()${queryString(params)}`), ...(headers ? { headers } : {}) });
+export function queryEntities(port: number, table: string, params: QueryParams = {}): Promise<RawResponse> {
+  return send(port, { method: 'GET', path: devPath(`${table}()${queryString(params)}`) });
 }
 
 export interface QueryPlanHeader {
@@ -368,7 +368,7 @@ export interface QueryPlanHeader {
 const planHeaderShape = /^(point|range|partition-scan|multi-range|table-scan); scanned=(\d+); returned=(\d+)$/;
 
 /** `x-cerulean-query-plan: <class>; scanned=<n>; returned=<m>`. */
-export function parsePlanHeader(res: RawResponse): QueryPlanHeader {
+function parsePlanHeader(res: RawResponse): QueryPlanHeader {
   const text = res.headers['x-cerulean-query-plan'];
   const match = typeof text === 'string' ? planHeaderShape.exec(text) : null;
   assert.ok(match !== null, `x-cerulean-query-plan header: ${String(text)}`);
@@ -430,7 +430,7 @@ export async function fetchAllPages(port: number, table: string, params: QueryPa
  * The key inside a token of the service's shape (query.md §4.3): `1!<length>!<payload>`, payload
  * base64 of the UTF-8 key with `-` for padding; `.`/`_` or `+`/`/` for the two unverified digits.
  */
-export function decodeToken(token: string): string {
+function decodeToken(token: string): string {
   const match = /^1!(\d+)!(.*)$/.exec(token);
   assert.ok(match !== null && Number(match[1]) === match[2]!.length, `token shape: ${token}`);
   const base64 = match[2]!.replace(/-+$/, (pad) => '='.repeat(pad.length)).replaceAll('.', '+').replaceAll('_', '/');

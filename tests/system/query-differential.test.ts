@@ -123,7 +123,10 @@ class FilterGenerator {
       case 3:
         return or(cmp('PartitionKey', 'eq', pk()), cmp('PartitionKey', 'eq', pk()));
       case 4:
-        return or(and(cmp('PartitionKey', 'eq', pk()), cmp('RowKey', 'gt', rk())), and(cmp('PartitionKey', 'eq', pk()), cmp('RowKey', 'le', rk())));
+        return or(
+          and(cmp('PartitionKey', 'eq', pk()), cmp('RowKey', 'gt', rk())),
+          and(cmp('PartitionKey', 'eq', pk()), cmp('RowKey', 'le', rk())),
+        );
       default:
         return and(cmp('PartitionKey', 'eq', pk()), cmp('RowKey', 'eq', rk()));
     }
@@ -217,12 +220,14 @@ describe('random filters: server answer = naive evaluation', () => {
       const expectedSet = new Set(expected);
       const missing = expected.filter((k) => !gotSet.has(k)).slice(0, 5);
       const extra = got.filter((k) => !expectedSet.has(k)).slice(0, 5);
+      const orderOnly = missing.length + extra.length === 0 ? '; order or duplicates differ' : '';
       failures.push(
         `$filter=${text} $top=${top}: expected ${expected.length}, got ${got.length}; ` +
-          `missing ${missing.join(' ')}; extra ${extra.join(' ')}${missing.length + extra.length === 0 ? '; order or duplicates differ' : ''}`,
+          `missing ${missing.join(' ')}; extra ${extra.join(' ')}${orderOnly}`,
       );
     });
-    assert.deepEqual(failures.slice(0, failuresShown), [], `seed ${seed}: ${failures.length} of ${filterCount} filters differ (QUERY_SEED=${seed})`);
+    const summary = `seed ${seed}: ${failures.length} of ${filterCount} filters differ (QUERY_SEED=${seed})`;
+    assert.deepEqual(failures.slice(0, failuresShown), [], summary);
     // Canary: the generator must produce filters that separate entities, or agreement proves nothing.
     assert.ok(nonTrivial >= filterCount / 4, `only ${nonTrivial} filters matched some but not all entities (seed ${seed})`);
   });

@@ -72,7 +72,13 @@ const scenarios: Scenario[] = [
     tops: [100],
   },
   { filter: 'sparse eq 1', inRanges: all, matches: isSparse, keyOnly: false, tops: [1, 7, 100, 1000] },
-  { filter: "PartitionKey ge 'p08' and sparse eq 1", inRanges: pkIn(8, 14), matches: (e) => pkIn(8, 14)(e) && isSparse(e), keyOnly: false, tops: [1] },
+  {
+    filter: "PartitionKey ge 'p08' and sparse eq 1",
+    inRanges: pkIn(8, 14),
+    matches: (e) => pkIn(8, 14)(e) && isSparse(e),
+    keyOnly: false,
+    tops: [1],
+  },
   {
     filter: "(PartitionKey eq 'p01' or PartitionKey eq 'p12') and seq ge 0",
     inRanges: (e) => e.partitionKey === 'p01' || e.partitionKey === 'p12',
@@ -97,7 +103,8 @@ function checkPages(pages: readonly EntityPage[], expected: readonly Key[], top:
   assert.deepEqual(got.map(keyText), expected.map(keyText), 'no gaps, key order');
   pages.forEach((page, i) => {
     const last = i === pages.length - 1;
-    assert.equal(page.continuation === undefined, last, `continuation headers absent exactly on the last page (page ${i + 1}/${pages.length})`);
+    const where = `page ${i + 1}/${pages.length}`;
+    assert.equal(page.continuation === undefined, last, `continuation headers absent exactly on the last page (${where})`);
     // §4.1 recommendation: a page ends at $top results or when the data is exhausted.
     if (!last) assert.equal(page.keys.length, top, `page ${i + 1} is full`);
     else assert.ok(page.keys.length <= top);
@@ -108,7 +115,9 @@ function checkPages(pages: readonly EntityPage[], expected: readonly Key[], top:
     const lastKey = page.keys.at(-1);
     if (lastKey !== undefined) assert.ok(compareKeys(resumeKey, lastKey) > 0, `resume ${keyText(resumeKey)} after ${keyText(lastKey)}`);
     const nextFirst = pages.slice(i + 1).flatMap((p) => p.keys)[0];
-    if (nextFirst !== undefined) assert.ok(compareKeys(resumeKey, nextFirst) <= 0, `resume ${keyText(resumeKey)} not after ${keyText(nextFirst)}`);
+    if (nextFirst !== undefined) {
+      assert.ok(compareKeys(resumeKey, nextFirst) <= 0, `resume ${keyText(resumeKey)} not after ${keyText(nextFirst)}`);
+    }
     if (keyOnly) assert.deepEqual(resumeKey, nextFirst, 'a key-only query resumes exactly at the next result');
   });
   const pagesExact = Math.max(1, Math.ceil(expected.length / top));
@@ -200,7 +209,8 @@ describe('paging over 12,000 entities', () => {
 
     test('an empty NextRowKey= is read as absent (recommendation)', async () => {
       const first = await fetchEntityPage(server.port, table, { $top: 150 });
-      const page = await fetchEntityPage(server.port, table, { $top: 5, NextPartitionKey: first.continuation!.NextPartitionKey, NextRowKey: '' });
+      const { NextPartitionKey } = first.continuation!;
+      const page = await fetchEntityPage(server.port, table, { $top: 5, NextPartitionKey, NextRowKey: '' });
       assert.deepEqual(page.keys.map(keyText), entities.slice(p05First, p05First + 5).map(keyOf).map(keyText));
     });
 
@@ -216,7 +226,8 @@ describe('paging over 12,000 entities', () => {
       const garbled = ['garbage', '1!99!cDA1', '2!4!cDA1', '1!4!!!!!', '1!4!__4-', '1!x!cDA1', '1!4!cDA1!'];
       for (const token of garbled) {
         assertError(await queryEntities(server.port, table, { NextPartitionKey: token }), 400, 'InvalidInput');
-        assertError(await queryEntities(server.port, table, { NextPartitionKey: valid.NextPartitionKey, NextRowKey: token }), 400, 'InvalidInput');
+        const garbledRowKey = { NextPartitionKey: valid.NextPartitionKey, NextRowKey: token };
+        assertError(await queryEntities(server.port, table, garbledRowKey), 400, 'InvalidInput');
       }
     });
   });

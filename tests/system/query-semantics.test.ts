@@ -136,6 +136,9 @@ const cases: ReadonlyArray<[topic: string, Case[]]> = [
       ['big gt 9007199254740992.0', rows('int64', ['b', 'c'])],
       ['big gt 9.2e18', rows('int64', ['c'])],
       ['big lt -9.2E+18', rows('int64', ['d'])],
+      // Top-level `and` terms, the shape a store may prefilter.
+      ['big gt 9007199254740992.0 and big lt 9223372036854775807L', rows('int64', ['b'])],
+      ['big ge -9223372036854775808L and big lt 6', rows('int64', ['d', 'e'])],
     ],
   ],
   [
@@ -156,6 +159,8 @@ const cases: ReadonlyArray<[topic: string, Case[]]> = [
       ["n ne '2'", []],
       ['n eq true', rows('num', ['bool'])],
       ['2 eq n', rows('num', ['i32', 'i64', 'dbl'])],
+      ['n ge 2 and n lt 3', rows('num', ['i32', 'i64', 'dbl', 'half'])],
+      ["n ge 2L and n le 2.0 and n ne '2'", []],
     ],
   ],
   [
@@ -172,6 +177,7 @@ const cases: ReadonlyArray<[topic: string, Case[]]> = [
       ['x gt 0.0', rows('dbl', ['max', 'pinf'])],
       ['x lt 0.0', rows('dbl', ['ninf'])],
       ['x gt 9223372036854775807L', rows('dbl', ['max', 'pinf'])],
+      ['x gt -1.0e308 and x lt 1.0e308', rows('dbl', ['zero', 'negzero'])],
     ],
   ],
   [
@@ -229,6 +235,8 @@ const cases: ReadonlyArray<[topic: string, Case[]]> = [
       ["s gt '\u00e9' and s lt '\uFFFD'", rows('str', ['g'])],
       ["s eq ''", rows('str', ['i'])],
       ["s eq 'A'", []],
+      ["s gt 'a' and s le 'zz'", rows('str', ['a'])],
+      ["s ge 'B' and s lt '\u00ff'", rows('str', ['a', 'b', 'c', 'f'])],
     ],
   ],
   [
@@ -257,7 +265,7 @@ const cases: ReadonlyArray<[topic: string, Case[]]> = [
       ["nosuch eq 'x'", []],
       ["nosuch ne 'x'", []],
       // Property names are case-sensitive: these name properties no entity has.
-      ["M eq 1", []],
+      ['M eq 1', []],
       ["partitionkey eq 'miss'", []],
       // A key compared with a number is a type mismatch: no match, not even for ne.
       ['PartitionKey eq 5', []],
@@ -470,6 +478,10 @@ describe('$filter semantics through HTTP', () => {
       { $inlinecount: 'allpages' },
     ];
     for (const params of options) assertError(await query(params), 400, 'InvalidQueryParameterValue');
+    // Parameters without `$` are not OData options: timeout is honoured, unknown ones ignored (conformance §48).
+    const ignored = await query({ $filter: "PartitionKey eq 'bin'", timeout: '30', foo: 'bar' });
+    assert.equal(ignored.status, 200, describeResponse(ignored));
+    assert.equal(ignored.json().value.length, Object.keys(data.bin!).length);
   });
 
   test('$top outside 1…1000 or not an integer → 400 InvalidInput (§4.1, recommendation)', async () => {
@@ -532,9 +544,10 @@ describe('$filter semantics through HTTP', () => {
     });
 
     test('nometadata drops odata.*; fullmetadata keeps annotations on selected properties', async () => {
-      const none = await query({ $filter: "PartitionKey eq 'int64' and RowKey eq 'b'", $select: 'big', $format: 'application/json;odata=nometadata' });
+      const selectBig = { $filter: "PartitionKey eq 'int64' and RowKey eq 'b'", $select: 'big' };
+      const none = await query({ ...selectBig, $format: 'application/json;odata=nometadata' });
       assert.deepEqual(values(none), [{ big: '9007199254740993' }]);
-      const full = await query({ $filter: "PartitionKey eq 'int64' and RowKey eq 'b'", $select: 'big', $format: 'application/json;odata=fullmetadata' });
+      const full = await query({ ...selectBig, $format: 'application/json;odata=fullmetadata' });
       const [entity] = values(full);
       assert.equal(entity!['big@odata.type'], 'Edm.Int64');
       assert.equal(typeof entity!['odata.etag'], 'string');
