@@ -27,16 +27,17 @@ export interface KeyRange {
 }
 
 /**
- * A comparison of one custom property with a number or a string that a store may evaluate while
- * scanning. Numbers compare only with stored numbers and strings only with stored strings; a row
- * whose property has another type is kept (the query engine decides it), a row without the
- * property is dropped.
+ * A comparison a store may evaluate while scanning: of a custom property with a number (against
+ * stored Int32, Int64 and Double values) or a string (against stored strings), or of the system
+ * Timestamp with ticks. A row whose property has another type is kept (the query engine decides
+ * it); a row without the property is dropped.
  */
-export interface PropertyCondition {
-  readonly property: string;
-  readonly operator: 'eq' | 'ne' | 'gt' | 'ge' | 'lt' | 'le';
-  readonly value: number | bigint | string;
-}
+export type PropertyCondition =
+  | { readonly kind: 'number'; readonly property: string; readonly operator: ComparisonOperator; readonly value: number | bigint }
+  | { readonly kind: 'string'; readonly property: string; readonly operator: ComparisonOperator; readonly value: string }
+  | { readonly kind: 'timestamp'; readonly operator: ComparisonOperator; readonly value: bigint };
+
+export type ComparisonOperator = 'eq' | 'ne' | 'gt' | 'ge' | 'lt' | 'le';
 
 /** One bounded step of a conditional scan. */
 export interface ScanStep {

@@ -251,14 +251,30 @@ const sqlOperators: Record<PropertyCondition['operator'], string> = {
 };
 
 /**
- * A condition on the JSONB properties: compared only when the stored JSON value is of the
- * literal's kind; any other stored type passes, a missing property (NULL) does not.
+ * A condition as SQL. On the JSONB properties a value is compared only when stored with the
+ * literal's kind: a JSON number, an Int64 (a string annotated Edm.Int64) or a string; any other
+ * stored type passes, and a missing property (NULL) does not.
  */
 function conditionSql(condition: PropertyCondition, params: unknown[]): string {
+  const op = sqlOperators[condition.operator];
+  if (condition.kind === 'timestamp') {
+    params.push(condition.value);
+    return `ts ${op} ?`;
+  }
   const path = `$."${condition.property}"`;
-  const kinds = typeof condition.value === 'string' ? "('text')" : "('integer', 'real')";
-  params.push(path, path, condition.value);
-  return `(json_type(props, ?) NOT IN ${kinds} OR props ->> ? ${sqlOperators[condition.operator]} ?)`;
+  if (condition.kind === 'string') {
+    params.push(path, path, condition.value);
+    return `(json_type(props, ?) <> 'text' OR props ->> ? ${op} ?)`;
+  }
+  const annotation = `$."${condition.property}@odata.type"`;
+  params.push(path, path, condition.value, path, condition.value, annotation, path, condition.value);
+  return `(CASE json_type(props, ?)
+    WHEN 'integer' THEN props ->> ? ${op} ?
+    WHEN 'real' THEN props ->> ? ${op} ?
+    WHEN 'text' THEN props ->> ? IS NOT 'Edm.Int64' OR CAST(props ->> ? AS INTEGER) ${op} ?
+    WHEN 'true' THEN 1
+    WHEN 'false' THEN 1
+    ELSE 0 END)`;
 }
 
 function keyOf(entity: Entity): { partitionKey: string; rowKey: string } {

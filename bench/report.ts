@@ -1,0 +1,174 @@
+// Turns the runs into the best-of-rounds table: JSON for tools, markdown for people.
+import { mkdir, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import type { LoadResult } from './load.js';
+import { serverLabels, type ServerKind } from './servers.js';
+
+export interface RunRecord {
+  scenario: string;
+  concurrency: number;
+  server: ServerKind;
+  round: number;
+  result?: LoadResult;
+  /** Why there is no result ("crashed: …", "did not start: …", "prepare failed: …"). */
+  unavailable?: string;
+  wrongAnswer?: string;
+}
+
+export interface Cell {
+  best?: LoadResult;
+  bestRound?: number;
+  unavailable?: string;
+}
+
+export interface SummaryRow {
+  scenario: string;
+  concurrency: number;
+  cells: Partial<Record<ServerKind, Cell>>;
+  /** Cerulean ops/s divided by on-disk Azurite's (the reference). */
+  ratioVsAzuriteDisk?: number;
+  /** Cerulean ops/s divided by in-memory Azurite's (informational). */
+  ratioVsAzuriteMemory?: number;
+}
+
+export interface ReportMeta {
+  command: string;
+  startedAt: string;
+  wallSeconds: number;
+  node: string;
+  cpus: string;
+  loadAverageAtStart: number[];
+  options: Record<string, unknown>;
+  preloadSeconds: Record<string, number>;
+  /** Server kinds that could not be started, with the reason. */
+  notStarted: Record<string, string>;
+}
+
+export interface Report {
+  meta: ReportMeta;
+  summary: SummaryRow[];
+  runs: RunRecord[];
+}
+
+const comparedServers: readonly ServerKind[] = ['cerulean', 'azurite-disk', 'azurite-memory'];
+
+/** Per scenario and concurrency, each server's round with the most ops/s. */
+export function summarize(runs: readonly RunRecord[]): SummaryRow[] {
+  const rows = new Map<string, SummaryRow>();
+  for (const run of runs) {
+    const id = `${run.scenario}\u0000${run.concurrency}`;
+    let row = rows.get(id);
+    if (row === undefined) {
+      row = { scenario: run.scenario, concurrency: run.concurrency, cells: {} };
+      rows.set(id, row);
+    }
+    const cell = (row.cells[run.server] ??= {});
+    const result = run.result;
+    if (result !== undefined && result.ops > 0) {
+      if (cell.best === undefined || result.opsPerSec > cell.best.opsPerSec) {
+        cell.best = result;
+        cell.bestRound = run.round;
+      }
+    } else if (cell.best === undefined) {
+      cell.unavailable = run.unavailable ?? (result?.firstError ? `no operation succeeded: ${result.firstError}` : 'no operation completed');
+    }
+  }
+  for (const row of rows.values()) {
+    for (const cell of Object.values(row.cells)) if (cell.best) delete cell.unavailable;
+    const cerulean = row.cells.cerulean?.best?.opsPerSec;
+    const disk = row.cells['azurite-disk']?.best?.opsPerSec;
+    const memory = row.cells['azurite-memory']?.best?.opsPerSec;
+    if (cerulean !== undefined && disk !== undefined) row.ratioVsAzuriteDisk = cerulean / disk;
+    if (cerulean !== undefined && memory !== undefined) row.ratioVsAzuriteMemory = cerulean / memory;
+  }
+  return [...rows.values()];
+}
+
+export function renderMarkdown(report: Report): string {
+  const { meta, summary, runs } = report;
+  const lines: string[] = [
+    '# Cerulean vs Azurite',
+    '',
+    `\`${meta.command}\` — started ${meta.startedAt}, ${Math.round(meta.wallSeconds)} s wall time; ` +
+      `node ${meta.node}; ${meta.cpus}; load average at start ${meta.loadAverageAtStart.map((x) => x.toFixed(2)).join(' ')}.`,
+    '',
+    'Each cell is the best of the rounds (highest ops/s, with that round\'s latencies); rounds ran interleaved ' +
+      '(Cerulean, Azurite memory, Azurite disk, then the reverse). Ratio = Cerulean ops/s ÷ Azurite ops/s: ' +
+      '> 1 means Cerulean is faster. On-disk Azurite is the reference; in-memory Azurite is informational. ' +
+      'The machine is shared and noisy: compare ratios within one run only.',
+    '',
+  ];
+  const compared = summary.filter((row) => comparedServers.some((server) => row.cells[server] !== undefined));
+  if (compared.length > 0) {
+    lines.push(
+      '| scenario | C | Cerulean ops/s | p50 ms | p99 ms | Azurite disk ops/s | p50 ms | p99 ms | ratio vs disk | Azurite mem ops/s | p50 ms | p99 ms | ratio vs mem |',
+      '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
+    );
+    for (const row of compared) {
+      lines.push(
+        `| ${row.scenario} | ${row.concurrency} | ${cellColumns(row.cells.cerulean)} | ${cellColumns(row.cells['azurite-disk'])} | ` +
+          `${ratio(row.ratioVsAzuriteDisk)} | ${cellColumns(row.cells['azurite-memory'])} | ${ratio(row.ratioVsAzuriteMemory)} |`,
+      );
+    }
+    lines.push('');
+  }
+  const ceiling = summary.filter((row) => row.cells.bare !== undefined);
+  if (ceiling.length > 0) {
+    lines.push(
+      `Ceiling (${serverLabels.bare}, same client, fixed small JSON reply):`,
+      '',
+      '| request shape | C | ops/s | p50 ms | p99 ms |',
+      '| --- | ---: | ---: | ---: | ---: |',
+      ...ceiling.map((row) => `| ${row.scenario} | ${row.concurrency} | ${cellColumns(row.cells.bare)} |`),
+      '',
+    );
+  }
+  const notes = runNotes(runs, meta);
+  if (notes.length > 0) lines.push('Notes:', '', ...notes.map((note) => `- ${note}`), '');
+  return lines.join('\n');
+}
+
+export async function writeReport(directory: string, report: Report): Promise<{ json: string; markdown: string }> {
+  await mkdir(directory, { recursive: true });
+  const json = path.join(directory, 'latest.json');
+  const markdown = path.join(directory, 'latest.md');
+  await writeFile(json, `${JSON.stringify(report, null, 2)}\n`);
+  await writeFile(markdown, renderMarkdown(report));
+  return { json, markdown };
+}
+
+function cellColumns(cell: Cell | undefined): string {
+  if (cell === undefined) return '– | – | –';
+  if (cell.best === undefined) return `n/a (${shorten(cell.unavailable ?? 'no result')}) | – | –`;
+  return `${opsPerSec(cell.best.opsPerSec)} | ${milliseconds(cell.best.p50Ms)} | ${milliseconds(cell.best.p99Ms)}`;
+}
+
+function opsPerSec(value: number): string {
+  return value >= 100 ? Math.round(value).toLocaleString('en-US') : value.toFixed(value >= 10 ? 1 : 2);
+}
+
+function milliseconds(value: number): string {
+  return value >= 100 ? Math.round(value).toString() : value.toPrecision(2);
+}
+
+function ratio(value: number | undefined): string {
+  return value === undefined ? '–' : `${value.toFixed(2)}×`;
+}
+
+function shorten(text: string): string {
+  return text.length > 60 ? `${text.slice(0, 57)}…` : text;
+}
+
+function runNotes(runs: readonly RunRecord[], meta: ReportMeta): string[] {
+  const notes = Object.entries(meta.notStarted).map(([kind, reason]) => `${kind} did not start: ${reason}`);
+  for (const run of runs) {
+    const where = `${run.scenario} C=${run.concurrency} round ${run.round} on ${run.server}`;
+    if (run.unavailable !== undefined) notes.push(`${where}: ${run.unavailable}`);
+    if (run.wrongAnswer !== undefined) notes.push(`${where}: WRONG ANSWER, ${run.wrongAnswer}`);
+    const result = run.result;
+    if (result === undefined) continue;
+    if (result.errors > 0) notes.push(`${where}: ${result.errors} failed operations, first: ${shorten(result.firstError ?? '?')}`);
+    if (result.cutShort !== undefined) notes.push(`${where}: ${result.cutShort}`);
+  }
+  return notes;
+}

@@ -1,0 +1,255 @@
+// `npm run bench`: starts every server, preloads the same data into each, runs every
+// scenario × concurrency in interleaved rounds, then writes bench/results/latest.{json,md}.
+import { mkdtemp, mkdir, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { keepAliveAgent, TableHttpClient } from './client.js';
+import { bigDatasetCount, partitionDataset, preload, spreadDataset, type Dataset, type DatasetName } from './datasets.js';
+import { runClosedLoop, type LoadPlan } from './load.js';
+import { parseOptions, type BenchOptions } from './options.js';
+import { renderMarkdown, summarize, writeReport, type RunRecord } from './report.js';
+import { bigScenarios, scenarios, type Scenario } from './scenarios.js';
+import { startServer, waitForQuiet, type BenchServer, type ServerKind } from './servers.js';
+
+const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
+const resultsDirectory = path.join(repoRoot, 'bench/results');
+/** Interleaving order of round 1; even rounds run it backwards. */
+const roundOrder: readonly ServerKind[] = ['cerulean', 'azurite-memory', 'azurite-disk'];
+/** The ceiling server answers any GET, so it runs the point-read request shape only. */
+const ceilingScenario = 'point-read';
+const requestTimeoutMs = 60_000;
+const quietWaitMaxMs = 15_000;
+const preloadConcurrency = 4;
+
+interface Contender {
+  server: BenchServer;
+  datasets: Partial<Record<DatasetName, Dataset>>;
+  /** Set when the server can no longer be measured (it crashed, or a preload failed). */
+  unavailable?: string;
+}
+
+async function main(): Promise<void> {
+  const options = parseOptions(process.argv.slice(2));
+  const selected = selectScenarios(options);
+  const startedAt = new Date();
+  const workRoot = await mkdtemp(path.join(os.tmpdir(), 'cerulean-bench-'));
+  const notStarted: Record<string, string> = {};
+  const preloadSeconds: Record<string, number> = {};
+  const contenders: Contender[] = [];
+  log(`scenarios: ${selected.map((s) => s.name).join(', ')}; concurrency ${options.concurrency.join(',')}; ` +
+    `${options.rounds} rounds; window ${options.durationS} s after ${options.warmupS} s warm-up`);
+  try {
+    for (const kind of options.servers) {
+      if (kind === 'bare' && !selected.some((s) => s.name === ceilingScenario)) continue;
+      const dataDir = path.join(workRoot, kind);
+      await mkdir(dataDir);
+      try {
+        const server = await startServer(kind, repoRoot, dataDir);
+        log(`${kind} listening on ${server.endpoint.host}:${server.endpoint.port} (pid ${server.pid})`);
+        contenders.push({ server, datasets: {} });
+      } catch (error) {
+        notStarted[kind] = message(error);
+        log(`${kind} did not start: ${message(error)}`);
+      }
+    }
+    const upfront = new Set(selected.flatMap((s) => s.datasets).filter((name) => name !== 'big'));
+    await Promise.all(
+      contenders.map(async (contender) => {
+        if (contender.server.kind === 'bare') {
+          // It answers any key without holding data; it only needs the key layout.
+          for (const name of upfront) contender.datasets[name] = datasetFor(name, options);
+          return;
+        }
+        preloadSeconds[contender.server.kind] = await preloadAll(contender, [...upfront], options);
+      }),
+    );
+
+    const runs: RunRecord[] = [];
+    let runId = 0;
+    for (const scenario of selected) {
+      if (scenario.datasets.includes('big')) {
+        for (const contender of contenders) {
+          if (contender.server.kind === 'bare') continue;
+          preloadSeconds[`${contender.server.kind} (1M)`] = await preloadAll(contender, ['big'], options);
+        }
+      }
+      const participants = contenders.filter(
+        (c) => c.server.kind !== 'bare' || scenario.name === ceilingScenario,
+      );
+      for (const concurrency of options.concurrency) {
+        for (let round = 1; round <= options.rounds; round++) {
+          for (const contender of interleaved(participants, round)) {
+            const all = contenders.map((c) => c.server);
+            runs.push(await measure(contender, all, scenario, concurrency, round, ++runId, options));
+          }
+        }
+      }
+    }
+
+    const report = {
+      meta: {
+        command: `npm run bench${process.argv.length > 2 ? ` -- ${process.argv.slice(2).join(' ')}` : ''}`,
+        startedAt: startedAt.toISOString(),
+        wallSeconds: (Date.now() - startedAt.getTime()) / 1000,
+        node: process.version,
+        cpus: `${os.cpus().length} × ${os.cpus()[0]?.model ?? 'unknown CPU'}`,
+        loadAverageAtStart: os.loadavg(),
+        options: { ...options, bestOf: 'highest ops/s of the rounds' },
+        preloadSeconds,
+        notStarted,
+      },
+      summary: summarize(runs),
+      runs,
+    };
+    const written = await writeReport(resultsDirectory, report);
+    process.stdout.write(`${renderMarkdown(report)}\n`);
+    log(`wrote ${written.json} and ${written.markdown}`);
+  } finally {
+    await Promise.all(contenders.map((c) => c.server.stop()));
+    await rm(workRoot, { recursive: true, force: true });
+  }
+}
+
+function selectScenarios(options: BenchOptions): Scenario[] {
+  const available = [...scenarios, ...bigScenarios];
+  if (options.scenarios.length === 0) return options.big ? available : [...scenarios];
+  return options.scenarios.map((name) => {
+    const scenario = available.find((s) => s.name === name);
+    if (scenario === undefined) throw new Error(`unknown scenario ${name}; known: ${available.map((s) => s.name).join(', ')}`);
+    return scenario;
+  });
+}
+
+function datasetFor(name: DatasetName, options: BenchOptions): Dataset {
+  switch (name) {
+    case 'entities':
+      return spreadDataset('entities', 'benchentities', options.preload);
+    case 'partition':
+      return partitionDataset();
+    case 'big':
+      return spreadDataset('big', 'benchbig', bigDatasetCount);
+    default: {
+      const unknown: never = name;
+      throw new Error(`unknown dataset ${String(unknown)}`);
+    }
+  }
+}
+
+/** Preloads datasets into one server; a failure or crash makes the server unavailable from then on. */
+async function preloadAll(contender: Contender, names: DatasetName[], options: BenchOptions): Promise<number> {
+  const started = Date.now();
+  if (contender.unavailable !== undefined) return 0;
+  const agent = keepAliveAgent(preloadConcurrency);
+  const client = new TableHttpClient(contender.server.endpoint, agent, requestTimeoutMs);
+  const kind = contender.server.kind;
+  try {
+    for (const name of names) {
+      const dataset = datasetFor(name, options);
+      let reported = 0;
+      await preload(client, dataset, (loaded) => {
+        if (loaded - reported >= 100_000 || loaded === dataset.count) {
+          reported = loaded;
+          log(`${kind}: preloaded ${loaded}/${dataset.count} into ${dataset.table}`);
+        }
+      });
+      contender.datasets[name] = dataset;
+    }
+    contender.server.noteWrites();
+  } catch (error) {
+    const crash = contender.server.exitReason();
+    contender.unavailable = crash !== undefined ? `crashed: ${crash}` : `preload failed: ${message(error)}`;
+    log(`${kind}: ${contender.unavailable}`);
+  } finally {
+    agent.destroy();
+  }
+  return (Date.now() - started) / 1000;
+}
+
+function interleaved(participants: Contender[], round: number): Contender[] {
+  const rank = (c: Contender): number => {
+    const index = roundOrder.indexOf(c.server.kind);
+    return index === -1 ? roundOrder.length : index;
+  };
+  const ordered = [...participants].sort((a, b) => rank(a) - rank(b));
+  return round % 2 === 1 ? ordered : ordered.reverse();
+}
+
+function loadPlan(concurrency: number, options: BenchOptions): LoadPlan {
+  const durationMs = options.durationS * 1000;
+  return {
+    concurrency,
+    warmupMs: options.warmupS * 1000,
+    durationMs,
+    durationMaxMs: Math.max(3 * durationMs, 30_000),
+    windowOpsMin: concurrency,
+    drainMs: 1_000,
+    opsMax: 10_000_000,
+    errorsMax: 1_000,
+  };
+}
+
+async function measure(
+  contender: Contender,
+  servers: BenchServer[],
+  scenario: Scenario,
+  concurrency: number,
+  round: number,
+  runId: number,
+  options: BenchOptions,
+): Promise<RunRecord> {
+  const { server } = contender;
+  const record: RunRecord = { scenario: scenario.name, concurrency, server: server.kind, round };
+  const where = `${scenario.name} C=${concurrency} round ${round} ${server.kind}`;
+  if (contender.unavailable === undefined && server.exitReason() !== undefined) {
+    contender.unavailable = `crashed: ${server.exitReason()}`;
+  }
+  const missing = scenario.datasets.find((name) => contender.datasets[name] === undefined);
+  if (contender.unavailable !== undefined || missing !== undefined) {
+    record.unavailable = contender.unavailable ?? `dataset ${missing} not loaded`;
+    log(`${where}: n/a (${record.unavailable})`);
+    return record;
+  }
+  await waitForQuiet(servers, server, quietWaitMaxMs);
+  const agent = keepAliveAgent(concurrency);
+  const client = new TableHttpClient(server.endpoint, agent, requestTimeoutMs);
+  try {
+    const prepared = await scenario.prepare({ client, concurrency, datasets: contender.datasets, runId });
+    if (prepared.wrongAnswer !== undefined) record.wrongAnswer = prepared.wrongAnswer;
+    record.result = await runClosedLoop(prepared.operations, loadPlan(concurrency, options), () => agent.destroy());
+    await prepared.cleanup?.();
+  } catch (error) {
+    record.unavailable = `failed: ${message(error)}`;
+  } finally {
+    agent.destroy();
+    if (scenario.writes) server.noteWrites();
+  }
+  const crash = server.exitReason();
+  if (crash !== undefined) {
+    contender.unavailable = `crashed: ${crash}`;
+    record.unavailable = contender.unavailable;
+    delete record.result;
+  }
+  const r = record.result;
+  log(
+    r === undefined
+      ? `${where}: n/a (${record.unavailable})`
+      : `${where}: ${r.opsPerSec.toFixed(1)} ops/s, p50 ${r.p50Ms.toFixed(2)} ms, p99 ${r.p99Ms.toFixed(2)} ms` +
+          ` (${r.ops} ops in ${(r.windowMs / 1000).toFixed(1)} s${r.errors ? `, ${r.errors} errors` : ''}` +
+          `${record.wrongAnswer ? `, WRONG ANSWER: ${record.wrongAnswer}` : ''})`,
+  );
+  return record;
+}
+
+function message(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+function log(line: string): void {
+  process.stderr.write(`[${new Date().toISOString().slice(11, 19)}] ${line}\n`);
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`${message(error)}\n`);
+  process.exitCode = 1;
+});

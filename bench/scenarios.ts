@@ -1,0 +1,375 @@
+// The workloads of the side-by-side benchmark. Each prepares one operation per worker (and
+// checks once that the server answers correctly); load.ts then runs them in a closed loop.
+import { expectStatus, type TableHttpClient, type TableResponse } from './client.js';
+import {
+  bucketMatches,
+  createTable,
+  type Dataset,
+  type DatasetName,
+} from './datasets.js';
+import {
+  batchHeaders,
+  batchInsertBody,
+  batchResponseFailure,
+  bucketCount,
+  entityJson,
+  padded,
+} from './entities.js';
+import type { Operation } from './load.js';
+
+export interface ScenarioContext {
+  client: TableHttpClient;
+  concurrency: number;
+  datasets: Readonly<Partial<Record<DatasetName, Dataset>>>;
+  /** Unique per run; names the fresh tables that write scenarios fill. */
+  runId: number;
+}
+
+export interface PreparedRun {
+  /** One operation per worker. */
+  operations: Operation[];
+  /** Set when the server's answer to the preparation check was wrong. */
+  wrongAnswer?: string;
+  /** Drops what the run wrote, so later runs see the same amount of data. */
+  cleanup?: () => Promise<void>;
+}
+
+export interface Scenario {
+  readonly name: string;
+  readonly summary: string;
+  readonly datasets: readonly DatasetName[];
+  /** Whether runs change data (on-disk Azurite then owes a background save). */
+  readonly writes: boolean;
+  prepare(context: ScenarioContext): Promise<PreparedRun>;
+}
+
+const pageSizeQueried = 1000;
+const pagesPerQueryMax = 10_000;
+const rangeLength = 100;
+const mergeKeysPerWorkerMax = 16;
+const mixReadFraction = 0.8;
+const insertHeaders = { prefer: 'return-no-content' };
+const updateHeaders = { 'content-type': 'application/json', accept: 'application/json' };
+
+export const scenarios: readonly Scenario[] = [
+  {
+    name: 'insert-distinct',
+    summary: 'single inserts, each into a new partition',
+    datasets: [],
+    writes: true,
+    prepare: async ({ client, concurrency, runId }) => {
+      const table = await freshTable(client, 'insd', runId);
+      return {
+        cleanup: () => dropTable(client, table),
+        operations: workers(concurrency, (worker) => {
+          let sequence = 0;
+          return async () => {
+            const seed = sequence++;
+            await insert(client, table, entityJson(`w${worker}s${seed}`, 'r', seed));
+          };
+        }),
+      };
+    },
+  },
+  {
+    name: 'insert-partition',
+    summary: 'single inserts, all into one partition',
+    datasets: [],
+    writes: true,
+    prepare: async ({ client, concurrency, runId }) => {
+      const table = await freshTable(client, 'insp', runId);
+      return {
+        cleanup: () => dropTable(client, table),
+        operations: workers(concurrency, (worker) => {
+          let sequence = 0;
+          return async () => {
+            const seed = sequence++;
+            await insert(client, table, entityJson('one', `w${padded(worker, 2)}s${padded(seed, 8)}`, seed));
+          };
+        }),
+      };
+    },
+  },
+  {
+    name: 'upsert',
+    summary: 'insert-or-replace (PUT, no If-Match) of random existing entities',
+    datasets: ['entities'],
+    writes: true,
+    prepare: async ({ client, concurrency, datasets, runId }) => {
+      const dataset = need(datasets, 'entities');
+      return {
+        operations: workers(concurrency, (worker) => {
+          const random = randomSource(runId, worker);
+          return () => upsert(client, dataset, Math.floor(random() * dataset.count));
+        }),
+      };
+    },
+  },
+  {
+    name: 'point-read',
+    summary: 'GET one entity by key, uniformly over the preloaded entities',
+    datasets: ['entities'],
+    writes: false,
+    prepare: async ({ client, concurrency, datasets, runId }) => {
+      const dataset = need(datasets, 'entities');
+      await pointRead(client, dataset, 0);
+      return {
+        operations: workers(concurrency, (worker) => {
+          const random = randomSource(runId, worker);
+          return async () => {
+            await pointRead(client, dataset, Math.floor(random() * dataset.count));
+          };
+        }),
+      };
+    },
+  },
+  {
+    name: 'batch-insert',
+    summary: '$batch of 100 inserts into a new partition (JS SDK wire format)',
+    datasets: [],
+    writes: true,
+    prepare: async ({ client, concurrency, runId }) => {
+      const table = await freshTable(client, 'bat', runId);
+      const tableUrl = `${client.baseUrl}/${table}`;
+      return {
+        cleanup: () => dropTable(client, table),
+        operations: workers(concurrency, (worker) => {
+          let sequence = 0;
+          return async () => {
+            const batch = sequence++;
+            const inserts = Array.from({ length: 100 }, (_, i) => ({ rowKey: `r${padded(i, 3)}`, seed: batch * 100 + i }));
+            const { contentType, body } = batchInsertBody(tableUrl, `w${worker}b${batch}`, inserts);
+            const response = await expectStatus(
+              'batch',
+              client.send({
+                method: 'POST',
+                resource: '$batch',
+                headers: { ...batchHeaders, 'content-type': contentType },
+                body,
+                readBody: true,
+              }),
+              202,
+            );
+            const failure = batchResponseFailure(response.body);
+            if (failure !== undefined) throw new Error(`batch: ${failure}`);
+          };
+        }),
+      };
+    },
+  },
+  {
+    name: 'partition-scan',
+    summary: 'all 10k entities of one partition, $top=1000, following continuations',
+    datasets: ['partition'],
+    writes: false,
+    prepare: async ({ client, concurrency, datasets }) => {
+      const dataset = need(datasets, 'partition');
+      const filter = "PartitionKey eq 'scan'";
+      return {
+        operations: workers(concurrency, () => () => queryAll(client, dataset.table, filter, false).then(() => {})),
+        wrongAnswer: checkCount(await queryAll(client, dataset.table, filter, true), dataset.count),
+      };
+    },
+  },
+  {
+    name: 'range-query',
+    summary: 'RowKey range inside the 10k partition returning 100 entities',
+    datasets: ['partition'],
+    writes: false,
+    prepare: async ({ client, concurrency, datasets, runId }) => {
+      const dataset = need(datasets, 'partition');
+      const rangeFilter = (first: number): string =>
+        `PartitionKey eq 'scan' and RowKey ge '${dataset.key(first).rowKey}'` +
+        ` and RowKey lt '${dataset.key(first + rangeLength).rowKey}'`;
+      const starts = dataset.count - rangeLength;
+      return {
+        operations: workers(concurrency, (worker) => {
+          const random = randomSource(runId, worker);
+          return async () => {
+            await queryAll(client, dataset.table, rangeFilter(Math.floor(random() * starts)), false);
+          };
+        }),
+        wrongAnswer: checkCount(await queryAll(client, dataset.table, rangeFilter(starts - 1), true), rangeLength),
+      };
+    },
+  },
+  tableScan('table-scan', 'entities'),
+  {
+    name: 'merge-if-match',
+    summary: 'merge (PATCH) with the current ETag in If-Match; each worker owns its entities',
+    datasets: ['entities'],
+    writes: true,
+    prepare: async ({ client, concurrency, datasets }) => {
+      const dataset = need(datasets, 'entities');
+      const keysPerWorker = Math.max(1, Math.min(mergeKeysPerWorkerMax, Math.floor(dataset.count / concurrency)));
+      const owned = await Promise.all(
+        Array.from({ length: concurrency }, async (_, worker) => {
+          const entities: { index: number; etag: string }[] = [];
+          for (let j = 0; j < keysPerWorker; j++) {
+            const index = (worker + concurrency * j) % dataset.count;
+            const response = await pointRead(client, dataset, index);
+            entities.push({ index, etag: etagOf(response) });
+          }
+          return entities;
+        }),
+      );
+      return {
+        operations: owned.map((entities) => {
+          let sequence = 0;
+          return async () => {
+            const entity = entities[sequence++ % entities.length]!;
+            const { partitionKey, rowKey } = dataset.key(entity.index);
+            const response = await expectStatus(
+              'merge',
+              client.send({
+                method: 'PATCH',
+                resource: entityResource(dataset.table, dataset.key(entity.index)),
+                headers: { ...updateHeaders, 'if-match': entity.etag },
+                body: `{"PartitionKey":"${partitionKey}","RowKey":"${rowKey}","Counter@odata.type":"Edm.Int64","Counter":"${sequence}"}`,
+              }),
+              204,
+            );
+            entity.etag = etagOf(response);
+          };
+        }),
+      };
+    },
+  },
+  {
+    name: 'mix-80-20',
+    summary: '80% point reads, 20% upserts, random existing entities',
+    datasets: ['entities'],
+    writes: true,
+    prepare: async ({ client, concurrency, datasets, runId }) => {
+      const dataset = need(datasets, 'entities');
+      return {
+        operations: workers(concurrency, (worker) => {
+          const random = randomSource(runId, worker);
+          return async () => {
+            const index = Math.floor(random() * dataset.count);
+            if (random() < mixReadFraction) await pointRead(client, dataset, index);
+            else await upsert(client, dataset, index);
+          };
+        }),
+      };
+    },
+  },
+];
+
+/** Only with --big: preloading a million entities takes minutes per server. */
+export const bigScenarios: readonly Scenario[] = [tableScan('table-scan-1m', 'big')];
+
+function tableScan(name: string, datasetName: 'entities' | 'big'): Scenario {
+  return {
+    name,
+    summary: `property filter (Bucket eq k, 1 in ${bucketCount}) over the whole ${datasetName} table, following continuations`,
+    datasets: [datasetName],
+    writes: false,
+    prepare: async ({ client, concurrency, datasets, runId }) => {
+      const dataset = need(datasets, datasetName);
+      const filter = (bucket: number): string => `Bucket eq ${bucket}`;
+      return {
+        operations: workers(concurrency, (worker) => {
+          const random = randomSource(runId, worker);
+          return async () => {
+            await queryAll(client, dataset.table, filter(Math.floor(random() * bucketCount)), false);
+          };
+        }),
+        wrongAnswer: checkCount(await queryAll(client, dataset.table, filter(7), true), bucketMatches(dataset, 7)),
+      };
+    },
+  };
+}
+
+function workers(concurrency: number, operationOf: (worker: number) => Operation): Operation[] {
+  return Array.from({ length: concurrency }, (_, worker) => operationOf(worker));
+}
+
+function need(datasets: ScenarioContext['datasets'], name: DatasetName): Dataset {
+  const dataset = datasets[name];
+  if (dataset === undefined) throw new Error(`dataset ${name} was not preloaded`);
+  return dataset;
+}
+
+async function freshTable(client: TableHttpClient, prefix: string, runId: number): Promise<string> {
+  const table = `${prefix}${runId}`;
+  await createTable(client, table);
+  return table;
+}
+
+async function dropTable(client: TableHttpClient, table: string): Promise<void> {
+  await expectStatus(`delete table ${table}`, client.send({ method: 'DELETE', resource: `Tables('${table}')` }), 204);
+}
+
+function entityResource(table: string, key: { partitionKey: string; rowKey: string }): string {
+  return `${table}(PartitionKey='${key.partitionKey}',RowKey='${key.rowKey}')`;
+}
+
+async function insert(client: TableHttpClient, table: string, body: string): Promise<void> {
+  await expectStatus('insert', client.send({ method: 'POST', resource: table, headers: insertHeaders, body }), 204);
+}
+
+async function upsert(client: TableHttpClient, dataset: Dataset, index: number): Promise<void> {
+  const key = dataset.key(index);
+  await expectStatus(
+    'upsert',
+    client.send({
+      method: 'PUT',
+      resource: entityResource(dataset.table, key),
+      headers: updateHeaders,
+      body: entityJson(key.partitionKey, key.rowKey, index),
+    }),
+    204,
+  );
+}
+
+function pointRead(client: TableHttpClient, dataset: Dataset, index: number): Promise<TableResponse> {
+  return expectStatus(
+    'point read',
+    client.send({ method: 'GET', resource: entityResource(dataset.table, dataset.key(index)) }),
+    200,
+  );
+}
+
+function etagOf(response: TableResponse): string {
+  const etag = response.headers.etag;
+  if (etag === undefined) throw new Error(`no ETag in a ${response.status} reply`);
+  return etag;
+}
+
+/** Runs a query to its last page; counts entities only when asked (parsing costs client CPU). */
+async function queryAll(client: TableHttpClient, table: string, filter: string, count: boolean): Promise<number> {
+  const firstQuery = `$filter=${encodeURIComponent(filter)}&$top=${pageSizeQueried}`;
+  let query = firstQuery;
+  let entities = 0;
+  for (let page = 0; page < pagesPerQueryMax; page++) {
+    const response = await expectStatus(
+      'query',
+      client.send({ method: 'GET', resource: `${table}()`, query, readBody: count }),
+      200,
+    );
+    if (count) entities += (JSON.parse(response.body) as { value: unknown[] }).value.length;
+    const nextPartitionKey = response.headers['x-ms-continuation-nextpartitionkey'];
+    if (typeof nextPartitionKey !== 'string') return entities;
+    const nextRowKey = response.headers['x-ms-continuation-nextrowkey'];
+    query =
+      `${firstQuery}&NextPartitionKey=${encodeURIComponent(nextPartitionKey)}` +
+      (typeof nextRowKey === 'string' ? `&NextRowKey=${encodeURIComponent(nextRowKey)}` : '');
+  }
+  throw new Error(`query ${filter} did not end within ${pagesPerQueryMax} pages`);
+}
+
+function checkCount(actual: number, expected: number): string | undefined {
+  return actual === expected ? undefined : `returned ${actual} entities, expected ${expected}`;
+}
+
+/** xorshift32: cheap, reproducible per run and worker. */
+function randomSource(runId: number, worker: number): () => number {
+  let state = (Math.imul(runId + 1, 0x9e3779b1) ^ Math.imul(worker + 1, 0x85ebca6b)) | 0 || 1;
+  return () => {
+    state ^= state << 13;
+    state ^= state >>> 17;
+    state ^= state << 5;
+    return (state >>> 0) / 4_294_967_296;
+  };
+}
