@@ -67,15 +67,26 @@ export async function preload(
   onProgress: (loaded: number) => void,
 ): Promise<void> {
   await createTable(client, dataset.table);
+  await loadEntities(client, dataset, 0, dataset.count, onProgress);
+}
+
+/** Inserts entities `from` … `to - 1` of the dataset into its existing table. */
+export async function loadEntities(
+  client: TableHttpClient,
+  dataset: Dataset,
+  from: number,
+  to: number,
+  onProgress: (loaded: number) => void,
+): Promise<void> {
   const tableUrl = `${client.baseUrl}/${dataset.table}`;
-  let next = 0;
+  let next = from;
   let loaded = 0;
   const loadBatches = async (): Promise<void> => {
-    while (next < dataset.count) {
+    while (next < to) {
       const first = next;
       const partitionKey = dataset.key(first).partitionKey;
       const inserts = [];
-      while (next < dataset.count && inserts.length < batchSize && dataset.key(next).partitionKey === partitionKey) {
+      while (next < to && inserts.length < batchSize && dataset.key(next).partitionKey === partitionKey) {
         inserts.push({ rowKey: dataset.key(next).rowKey, seed: next });
         next++;
       }

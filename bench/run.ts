@@ -8,7 +8,7 @@ import { keepAliveAgent, TableHttpClient } from './client.js';
 import { bigDatasetCount, partitionDataset, preload, spreadDataset, type Dataset, type DatasetName } from './datasets.js';
 import { runClosedLoop, type LoadPlan } from './load.js';
 import { parseOptions, type BenchOptions } from './options.js';
-import { renderMarkdown, summarize, writeReport, type RunRecord } from './report.js';
+import { renderMarkdown, summarize, writeReport, type Report, type RunRecord } from './report.js';
 import { bigScenarios, scenarios, type Scenario } from './scenarios.js';
 import { startServer, waitForQuiet, type BenchServer, type ServerKind } from './servers.js';
 
@@ -33,68 +33,25 @@ async function main(): Promise<void> {
   const options = parseOptions(process.argv.slice(2));
   const selected = selectScenarios(options);
   const startedAt = new Date();
+  const loadAverageAtStart = os.loadavg();
   const workRoot = await mkdtemp(path.join(os.tmpdir(), 'cerulean-bench-'));
-  const notStarted: Record<string, string> = {};
-  const preloadSeconds: Record<string, number> = {};
-  const contenders: Contender[] = [];
   log(`scenarios: ${selected.map((s) => s.name).join(', ')}; concurrency ${options.concurrency.join(',')}; ` +
     `${options.rounds} rounds; window ${options.durationS} s after ${options.warmupS} s warm-up`);
+  const notStarted: Record<string, string> = {};
+  const contenders: Contender[] = [];
   try {
-    for (const kind of options.servers) {
-      if (kind === 'bare' && !selected.some((s) => s.name === ceilingScenario)) continue;
-      const dataDir = path.join(workRoot, kind);
-      await mkdir(dataDir);
-      try {
-        const server = await startServer(kind, repoRoot, dataDir);
-        log(`${kind} listening on ${server.endpoint.host}:${server.endpoint.port} (pid ${server.pid})`);
-        contenders.push({ server, datasets: {} });
-      } catch (error) {
-        notStarted[kind] = message(error);
-        log(`${kind} did not start: ${message(error)}`);
-      }
-    }
-    const upfront = new Set(selected.flatMap((s) => s.datasets).filter((name) => name !== 'big'));
-    await Promise.all(
-      contenders.map(async (contender) => {
-        if (contender.server.kind === 'bare') {
-          // It answers any key without holding data; it only needs the key layout.
-          for (const name of upfront) contender.datasets[name] = datasetFor(name, options);
-          return;
-        }
-        preloadSeconds[contender.server.kind] = await preloadAll(contender, [...upfront], options);
-      }),
-    );
-
-    const runs: RunRecord[] = [];
-    let runId = 0;
-    for (const scenario of selected) {
-      if (scenario.datasets.includes('big')) {
-        for (const contender of contenders) {
-          if (contender.server.kind === 'bare') continue;
-          preloadSeconds[`${contender.server.kind} (1M)`] = await preloadAll(contender, ['big'], options);
-        }
-      }
-      const participants = contenders.filter(
-        (c) => c.server.kind !== 'bare' || scenario.name === ceilingScenario,
-      );
-      for (const concurrency of options.concurrency) {
-        for (let round = 1; round <= options.rounds; round++) {
-          for (const contender of interleaved(participants, round)) {
-            const all = contenders.map((c) => c.server);
-            runs.push(await measure(contender, all, scenario, concurrency, round, ++runId, options));
-          }
-        }
-      }
-    }
-
-    const report = {
+    const wanted = options.servers.filter((kind) => kind !== 'bare' || selected.some((s) => s.name === ceilingScenario));
+    contenders.push(...(await startContenders(wanted, workRoot, notStarted)));
+    const preloadSeconds = await preloadUpfront(contenders, selected, options);
+    const runs = await runScenarios(contenders, selected, options, preloadSeconds);
+    const report: Report = {
       meta: {
         command: `npm run bench${process.argv.length > 2 ? ` -- ${process.argv.slice(2).join(' ')}` : ''}`,
         startedAt: startedAt.toISOString(),
         wallSeconds: (Date.now() - startedAt.getTime()) / 1000,
         node: process.version,
         cpus: `${os.cpus().length} × ${os.cpus()[0]?.model ?? 'unknown CPU'}`,
-        loadAverageAtStart: os.loadavg(),
+        loadAverageAtStart,
         options: { ...options, bestOf: 'highest ops/s of the rounds' },
         preloadSeconds,
         notStarted,
@@ -109,6 +66,78 @@ async function main(): Promise<void> {
     await Promise.all(contenders.map((c) => c.server.stop()));
     await rm(workRoot, { recursive: true, force: true });
   }
+}
+
+/** Starts each server in its own data directory; one that fails is noted and left out. */
+async function startContenders(
+  kinds: readonly ServerKind[],
+  workRoot: string,
+  notStarted: Record<string, string>,
+): Promise<Contender[]> {
+  const contenders: Contender[] = [];
+  for (const kind of kinds) {
+    const dataDir = path.join(workRoot, kind);
+    await mkdir(dataDir);
+    try {
+      const server = await startServer(kind, repoRoot, dataDir);
+      log(`${kind} listening on ${server.endpoint.host}:${server.endpoint.port} (pid ${server.pid})`);
+      contenders.push({ server, datasets: {} });
+    } catch (error) {
+      notStarted[kind] = message(error);
+      log(`${kind} did not start: ${message(error)}`);
+    }
+  }
+  return contenders;
+}
+
+/** Loads every dataset but the 1M one into all servers at once; returns seconds per server. */
+async function preloadUpfront(
+  contenders: readonly Contender[],
+  selected: readonly Scenario[],
+  options: BenchOptions,
+): Promise<Record<string, number>> {
+  const upfront = [...new Set(selected.flatMap((s) => s.datasets).filter((name) => name !== 'big'))];
+  const preloadSeconds: Record<string, number> = {};
+  await Promise.all(
+    contenders.map(async (contender) => {
+      if (contender.server.kind === 'bare') {
+        // It answers any key without holding data; it only needs the key layout.
+        for (const name of upfront) contender.datasets[name] = datasetFor(name, options);
+        return;
+      }
+      preloadSeconds[contender.server.kind] = await preloadAll(contender, upfront, options);
+    }),
+  );
+  return preloadSeconds;
+}
+
+/** Every scenario × concurrency × round, servers interleaved; the 1M table is loaded just in time. */
+async function runScenarios(
+  contenders: readonly Contender[],
+  selected: readonly Scenario[],
+  options: BenchOptions,
+  preloadSeconds: Record<string, number>,
+): Promise<RunRecord[]> {
+  const runs: RunRecord[] = [];
+  const servers = contenders.map((c) => c.server);
+  let runId = 0;
+  for (const scenario of selected) {
+    if (scenario.datasets.includes('big')) {
+      for (const contender of contenders) {
+        if (contender.server.kind === 'bare') continue;
+        preloadSeconds[`${contender.server.kind} (1M)`] = await preloadAll(contender, ['big'], options);
+      }
+    }
+    const participants = contenders.filter((c) => c.server.kind !== 'bare' || scenario.name === ceilingScenario);
+    for (const concurrency of options.concurrency) {
+      for (let round = 1; round <= options.rounds; round++) {
+        for (const contender of interleaved(participants, round)) {
+          runs.push(await measure(contender, servers, scenario, concurrency, round, ++runId, options));
+        }
+      }
+    }
+  }
+  return runs;
 }
 
 function selectScenarios(options: BenchOptions): Scenario[] {
@@ -166,7 +195,7 @@ async function preloadAll(contender: Contender, names: DatasetName[], options: B
   return (Date.now() - started) / 1000;
 }
 
-function interleaved(participants: Contender[], round: number): Contender[] {
+function interleaved(participants: readonly Contender[], round: number): Contender[] {
   const rank = (c: Contender): number => {
     const index = roundOrder.indexOf(c.server.kind);
     return index === -1 ? roundOrder.length : index;
