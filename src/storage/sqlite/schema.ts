@@ -4,8 +4,8 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 
 const databaseFileName = 'cerulean.sqlite';
-/** Page cache per connection: memory stays bounded whatever the data size. */
-const cacheKiB = 64 * 1024;
+/** Page cache per connection (two connections): memory stays bounded whatever the data size; the OS page cache holds the rest. */
+const cacheKiB = 32 * 1024;
 
 const schema = `
 CREATE TABLE IF NOT EXISTS tables (
