@@ -1,6 +1,6 @@
 // Acknowledged writes survive SIGKILL (STYLE.md: "a write is acknowledged only once its commit is
 // durable"). A simple version: drive writes, kill -9 right after the last acknowledgement, restart
-// on the same directory, compare with a model. The randomized crash suite lives in tests/crash/.
+// on the same directory, compare with a model. The randomized crash suite is crash.test.ts.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { makeTempDir, removeDir, startServer } from '../helpers/server.js';
