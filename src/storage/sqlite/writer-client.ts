@@ -13,14 +13,18 @@ interface Pending {
 export class WorkerWriterClient implements WriterApi {
   private nextId = 1;
   private readonly pending = new Map<number, Pending>();
+  /** Calls made in this turn of the event loop, posted together as one message. */
+  private outbox: WriterCall[] = [];
 
   private constructor(private readonly worker: Worker) {
-    worker.on('message', (answer: WriterAnswer) => {
-      const call = this.pending.get(answer.id);
-      if (call === undefined) return;
-      this.pending.delete(answer.id);
-      if ('error' in answer) call.reject(new Error(`storage writer failed: ${answer.error}`));
-      else call.resolve(answer.result as never);
+    worker.on('message', (answers: WriterAnswer[]) => {
+      for (const answer of answers) {
+        const call = this.pending.get(answer.id);
+        if (call === undefined) continue;
+        this.pending.delete(answer.id);
+        if ('error' in answer) call.reject(new Error(`storage writer failed: ${answer.error}`));
+        else call.resolve(answer.result as never);
+      }
     });
     worker.on('error', (error) => this.failAll(error));
     worker.on('exit', (code) => this.failAll(new Error(`storage writer exited with code ${code}`)));
@@ -29,8 +33,10 @@ export class WorkerWriterClient implements WriterApi {
   /** Starts the writer thread; resolves once it has opened the database and created the schema. */
   static async start(file: string): Promise<WorkerWriterClient> {
     const worker = new Worker(new URL('./writer-worker.js', import.meta.url), { workerData: { file } });
-    const [ready] = (await once(worker, 'message')) as [WriterAnswer];
-    if (!('result' in ready) || ready.result !== 'ready') throw new Error('storage writer failed to start');
+    const [[ready]] = (await once(worker, 'message')) as [WriterAnswer[]];
+    if (ready === undefined || !('result' in ready) || ready.result !== 'ready') {
+      throw new Error('storage writer failed to start');
+    }
     return new WorkerWriterClient(worker);
   }
 
@@ -59,7 +65,8 @@ export class WorkerWriterClient implements WriterApi {
     return new Promise<T>((resolve, reject) => {
       const id = this.nextId++;
       this.pending.set(id, { resolve: resolve as (result: never) => void, reject });
-      this.worker.postMessage({ id, method, args } satisfies WriterCall);
+      if (this.outbox.length === 0) setImmediate(() => this.worker.postMessage(this.outbox.splice(0)));
+      this.outbox.push({ id, method, args });
     });
   }
 
