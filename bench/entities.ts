@@ -14,11 +14,13 @@ const tails: readonly string[] = Array.from({ length: tailVariants }, (_, varian
   const bytes = Buffer.alloc(64, variant);
   for (let i = 0; i < bytes.length; i++) bytes[i] = (variant * 31 + i * 7) & 0xff;
   const hex = bytes.toString('hex');
-  const guid = `${hex.slice(0, 8)}-${hex.slice(8, 12)}-4${hex.slice(13, 16)}-a${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
+  const guid =
+    `${hex.slice(0, 8)}-${hex.slice(8, 12)}-4${hex.slice(13, 16)}-a${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
+  const created = new Date(epochMs + variant * 86_400_123).toISOString();
   return (
     `"Price":${(variant * 1.25 + 0.125).toFixed(3)},` +
     `"Active":${variant % 2 === 0},` +
-    `"Created@odata.type":"Edm.DateTime","Created":"${new Date(epochMs + variant * 86_400_123).toISOString()}",` +
+    `"Created@odata.type":"Edm.DateTime","Created":"${created}",` +
     `"Id@odata.type":"Edm.Guid","Id":"${guid}",` +
     `"Blob@odata.type":"Edm.Binary","Blob":"${bytes.toString('base64')}"`
   );

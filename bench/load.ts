@@ -12,9 +12,9 @@ export interface LoadPlan {
   warmupMs: number;
   durationMs: number;
   /**
-   * Slow operations at high concurrency complete in waves; the warm-up lasts until every
-   * worker finished once and the window until it holds `windowOpsMin` completions, each
-   * capped at this many milliseconds.
+   * Slow operations at high concurrency complete in waves: the warm-up lasts until the first
+   * completion and the window until it holds `windowOpsMin` completions, each capped at
+   * this many milliseconds.
    */
   durationMaxMs: number;
   windowOpsMin: number;
@@ -44,106 +44,120 @@ const tickMs = 10;
 const errorBackoffMs = 5;
 const abortGraceMs = 5_000;
 
-export async function runClosedLoop(
+export function runClosedLoop(
   operations: readonly Operation[],
   plan: LoadPlan,
   abortInFlight: () => void,
 ): Promise<LoadResult> {
-  let phase: 'warmup' | 'measure' | 'stopped' = 'warmup';
-  const start = performance.now();
-  let measureStart = 0;
-  let measureEnd = 0;
-  let started = 0;
-  let completed = 0;
-  let errors = 0;
-  let firstError: string | undefined;
-  let inFlight = 0;
-  let abortedAfterWindow = 0;
-  let cutShort: string | undefined;
-  const latenciesMs: number[] = [];
-  let signalStopped: () => void = () => {};
-  const stopped = new Promise<void>((resolve) => (signalStopped = resolve));
+  return new ClosedLoop(plan).run(operations, abortInFlight);
+}
 
-  const stop = (now: number, reason?: string): void => {
-    if (phase === 'stopped') return;
-    if (phase === 'measure') measureEnd = now;
-    phase = 'stopped';
-    cutShort ??= reason;
-    signalStopped();
-  };
+class ClosedLoop {
+  private phase: 'warmup' | 'measure' | 'stopped' = 'warmup';
+  private readonly start = performance.now();
+  private measureStart = 0;
+  private measureEnd = 0;
+  private started = 0;
+  private inFlight = 0;
+  private errors = 0;
+  private firstError: string | undefined;
+  private cutShort: string | undefined;
+  private readonly latenciesMs: number[] = [];
+  private signalStopped: () => void = () => {};
+  private readonly stopped = new Promise<void>((resolve) => (this.signalStopped = resolve));
 
-  // Both window edges fall on completions: slow operations at high concurrency finish in
-  // waves, and a window from one completion to another holds whole waves.
-  const advance = (now: number, completion: boolean): void => {
-    if (phase === 'warmup') {
-      const elapsed = now - start;
-      const warmedUp = completion && completed >= plan.concurrency;
-      if (elapsed >= plan.warmupMs && (warmedUp || elapsed >= plan.durationMaxMs)) {
-        phase = 'measure';
-        measureStart = now;
-      }
-    } else if (phase === 'measure') {
-      const elapsed = now - measureStart;
-      const enough = completion && elapsed >= plan.durationMs && latenciesMs.length >= plan.windowOpsMin;
-      if (enough) stop(now);
-      else if (elapsed >= plan.durationMaxMs) {
-        stop(now, `window capped at ${plan.durationMaxMs} ms with ${latenciesMs.length} of ${plan.windowOpsMin} completions`);
-      }
+  constructor(private readonly plan: LoadPlan) {}
+
+  async run(operations: readonly Operation[], abortInFlight: () => void): Promise<LoadResult> {
+    const ticker = setInterval(() => this.advance(performance.now(), false), tickMs);
+    const workers = Promise.all(operations.map((operation) => this.work(operation)));
+    await this.stopped;
+    clearInterval(ticker);
+    let abortedAfterWindow = 0;
+    if (!(await settlesWithin(workers, this.plan.drainMs))) {
+      abortedAfterWindow = this.inFlight;
+      abortInFlight();
+      await settlesWithin(workers, abortGraceMs);
     }
-  };
+    return this.result(abortedAfterWindow);
+  }
 
-  // A function, so that the compiler does not narrow `phase` across awaits.
-  const running = (): boolean => phase !== 'stopped';
+  /** A method, so that the compiler does not narrow `phase` across awaits. */
+  private running(): boolean {
+    return this.phase !== 'stopped';
+  }
 
-  const work = async (operation: Operation): Promise<void> => {
-    while (running()) {
-      if (started >= plan.opsMax) return stop(performance.now(), `reached ${plan.opsMax} operations`);
-      started++;
+  private async work(operation: Operation): Promise<void> {
+    while (this.running()) {
+      if (this.started >= this.plan.opsMax) {
+        return this.stop(performance.now(), `reached ${this.plan.opsMax} operations`);
+      }
+      this.started++;
       const opStart = performance.now();
-      inFlight++;
+      this.inFlight++;
       const failure = await operation().then(
         () => undefined,
         (error: unknown) => (error instanceof Error ? error.message : String(error)),
       );
-      inFlight--;
+      this.inFlight--;
       if (failure !== undefined) {
-        if (!running()) return; // aborted after the window closed
-        errors++;
-        firstError ??= failure;
-        if (errors >= plan.errorsMax) stop(performance.now(), `${errors} errors`);
+        if (!this.running()) return; // aborted after the window closed
+        this.errors++;
+        this.firstError ??= failure;
+        if (this.errors >= this.plan.errorsMax) this.stop(performance.now(), `${this.errors} errors`);
         await delay(errorBackoffMs);
         continue;
       }
       const opEnd = performance.now();
-      completed++;
-      if (phase === 'measure') latenciesMs.push(opEnd - opStart);
-      advance(opEnd, true);
+      if (this.phase === 'measure') this.latenciesMs.push(opEnd - opStart);
+      this.advance(opEnd, true);
     }
-  };
-
-  const ticker = setInterval(() => advance(performance.now(), false), tickMs);
-  const workers = Promise.all(operations.map(work));
-  await stopped;
-  clearInterval(ticker);
-  if (!(await settlesWithin(workers, plan.drainMs))) {
-    abortedAfterWindow = inFlight;
-    abortInFlight();
-    await settlesWithin(workers, abortGraceMs);
   }
 
-  const windowMs = measureStart === 0 ? 0 : measureEnd - measureStart;
-  const sorted = Float64Array.from(latenciesMs).sort();
-  return {
-    ops: sorted.length,
-    errors,
-    windowMs,
-    opsPerSec: windowMs > 0 ? (sorted.length * 1000) / windowMs : 0,
-    p50Ms: percentile(sorted, 0.5),
-    p99Ms: percentile(sorted, 0.99),
-    ...(firstError === undefined ? {} : { firstError }),
-    abortedAfterWindow,
-    ...(cutShort === undefined ? {} : { cutShort }),
-  };
+  // Both window edges fall on completions: slow operations at high concurrency finish in
+  // waves, and a window from one completion to a completion at least `windowOpsMin` (= C)
+  // completions later holds whole waves.
+  private advance(now: number, completion: boolean): void {
+    const { plan } = this;
+    if (this.phase === 'warmup') {
+      const elapsed = now - this.start;
+      if (elapsed >= plan.warmupMs && (completion || elapsed >= plan.durationMaxMs)) {
+        this.phase = 'measure';
+        this.measureStart = now;
+      }
+    } else if (this.phase === 'measure') {
+      const elapsed = now - this.measureStart;
+      const held = this.latenciesMs.length;
+      if (completion && elapsed >= plan.durationMs && held >= plan.windowOpsMin) this.stop(now);
+      else if (elapsed >= plan.durationMaxMs) {
+        this.stop(now, `window capped at ${plan.durationMaxMs} ms with ${held} of ${plan.windowOpsMin} completions`);
+      }
+    }
+  }
+
+  private stop(now: number, reason?: string): void {
+    if (this.phase === 'stopped') return;
+    if (this.phase === 'measure') this.measureEnd = now;
+    this.phase = 'stopped';
+    this.cutShort ??= reason;
+    this.signalStopped();
+  }
+
+  private result(abortedAfterWindow: number): LoadResult {
+    const windowMs = this.measureStart === 0 ? 0 : this.measureEnd - this.measureStart;
+    const sorted = Float64Array.from(this.latenciesMs).sort();
+    return {
+      ops: sorted.length,
+      errors: this.errors,
+      windowMs,
+      opsPerSec: windowMs > 0 ? (sorted.length * 1000) / windowMs : 0,
+      p50Ms: percentile(sorted, 0.5),
+      p99Ms: percentile(sorted, 0.99),
+      ...(this.firstError === undefined ? {} : { firstError: this.firstError }),
+      abortedAfterWindow,
+      ...(this.cutShort === undefined ? {} : { cutShort: this.cutShort }),
+    };
+  }
 }
 
 /** Whether `promise` settled within `ms`; the timer never outlives the answer. */

@@ -42,8 +42,12 @@ export function parseOptions(argv: readonly string[]): BenchOptions {
       flags.set(name, value);
     }
   }
-  const known = new Set(['quick', 'big', 'help', 'scenarios', 'concurrency', 'duration', 'warmup', 'preload', 'rounds', 'servers']);
-  for (const name of flags.keys()) if (!known.has(name)) throw new Error(`unknown option --${name}\n${usage}`);
+  const known = new Set([
+    'quick', 'big', 'help', 'scenarios', 'concurrency', 'duration', 'warmup', 'preload', 'rounds', 'servers',
+  ]);
+  for (const name of flags.keys()) {
+    if (!known.has(name)) throw new Error(`unknown option --${name}\n${usage}`);
+  }
   if (flags.has('help')) throw new Error(usage);
 
   const quick = flags.has('quick');
@@ -51,12 +55,15 @@ export function parseOptions(argv: readonly string[]): BenchOptions {
     const value = flags.get(name);
     return typeof value === 'string' ? value : undefined;
   };
-  const list = (name: string): string[] | undefined => text(name)?.split(',').map((item) => item.trim()).filter(Boolean);
+  const list = (name: string): string[] | undefined =>
+    text(name)?.split(',').map((item) => item.trim()).filter(Boolean);
   const number = (name: string, fallback: number, min: number, max: number): number => {
     const raw = text(name);
     if (raw === undefined) return fallback;
     const value = Number(raw);
-    if (!Number.isFinite(value) || value < min || value > max) throw new Error(`--${name} must be a number in [${min}, ${max}]`);
+    if (!Number.isFinite(value) || value < min || value > max) {
+      throw new Error(`--${name} must be a number in [${min}, ${max}]`);
+    }
     return value;
   };
 
@@ -66,7 +73,9 @@ export function parseOptions(argv: readonly string[]): BenchOptions {
   });
   const concurrency = (list('concurrency') ?? (quick ? ['16'] : ['1', '16', '64'])).map((value) => {
     const level = Number(value);
-    if (!Number.isInteger(level) || level < 1 || level > concurrencyMax) throw new Error(`bad concurrency ${value}`);
+    if (!Number.isInteger(level) || level < 1 || level > concurrencyMax) {
+      throw new Error(`bad concurrency ${value}`);
+    }
     return level;
   });
   return {

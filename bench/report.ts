@@ -39,6 +39,8 @@ export interface ReportMeta {
   cpus: string;
   loadAverageAtStart: number[];
   options: Record<string, unknown>;
+  /** What one operation of each scenario is. */
+  scenarios: Record<string, string>;
   preloadSeconds: Record<string, number>;
   /** Server kinds that could not be started, with the reason. */
   notStarted: Record<string, string>;
@@ -70,7 +72,8 @@ export function summarize(runs: readonly RunRecord[]): SummaryRow[] {
         cell.bestRound = run.round;
       }
     } else if (cell.best === undefined) {
-      cell.unavailable = run.unavailable ?? (result?.firstError ? `no operation succeeded: ${result.firstError}` : 'no operation completed');
+      const failure = result?.firstError;
+      cell.unavailable = run.unavailable ?? (failure ? `no operation succeeded: ${failure}` : 'no operation completed');
     }
   }
   for (const row of rows.values()) {
@@ -90,7 +93,8 @@ export function renderMarkdown(report: Report): string {
     '# Cerulean vs Azurite',
     '',
     `\`${meta.command}\` — started ${meta.startedAt}, ${Math.round(meta.wallSeconds)} s wall time; ` +
-      `node ${meta.node}; ${meta.cpus}; load average at start ${meta.loadAverageAtStart.map((x) => x.toFixed(2)).join(' ')}.`,
+      `node ${meta.node}; ${meta.cpus}; ` +
+      `load average at start ${meta.loadAverageAtStart.map((x) => x.toFixed(2)).join(' ')}.`,
     '',
     'Each cell is the best of the rounds (highest ops/s, with that round\'s latencies); rounds ran interleaved ' +
       '(Cerulean, Azurite memory, Azurite disk, then the reverse). Ratio = Cerulean ops/s ÷ Azurite ops/s: ' +
@@ -101,13 +105,15 @@ export function renderMarkdown(report: Report): string {
   const compared = summary.filter((row) => comparedServers.some((server) => row.cells[server] !== undefined));
   if (compared.length > 0) {
     lines.push(
-      '| scenario | C | Cerulean ops/s | p50 ms | p99 ms | Azurite disk ops/s | p50 ms | p99 ms | ratio vs disk | Azurite mem ops/s | p50 ms | p99 ms | ratio vs mem |',
+      '| scenario | C | Cerulean ops/s | p50 ms | p99 ms | Azurite disk ops/s | p50 ms | p99 ms | ratio vs disk ' +
+        '| Azurite mem ops/s | p50 ms | p99 ms | ratio vs mem |',
       '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
     );
     for (const row of compared) {
       lines.push(
-        `| ${row.scenario} | ${row.concurrency} | ${cellColumns(row.cells.cerulean)} | ${cellColumns(row.cells['azurite-disk'])} | ` +
-          `${ratio(row.ratioVsAzuriteDisk)} | ${cellColumns(row.cells['azurite-memory'])} | ${ratio(row.ratioVsAzuriteMemory)} |`,
+        `| ${row.scenario} | ${row.concurrency} | ${cellColumns(row.cells.cerulean)} | ` +
+          `${cellColumns(row.cells['azurite-disk'])} | ${ratio(row.ratioVsAzuriteDisk)} | ` +
+          `${cellColumns(row.cells['azurite-memory'])} | ${ratio(row.ratioVsAzuriteMemory)} |`,
       );
     }
     lines.push('');
@@ -123,6 +129,12 @@ export function renderMarkdown(report: Report): string {
       '',
     );
   }
+  lines.push(
+    'Scenarios (one operation is):',
+    '',
+    ...Object.entries(meta.scenarios).map(([name, summary]) => `- ${name}: ${summary}`),
+    '',
+  );
   const notes = runNotes(runs, meta);
   if (notes.length > 0) lines.push('Notes:', '', ...notes.map((note) => `- ${note}`), '');
   return lines.join('\n');
@@ -167,7 +179,9 @@ function runNotes(runs: readonly RunRecord[], meta: ReportMeta): string[] {
     if (run.wrongAnswer !== undefined) notes.push(`${where}: WRONG ANSWER, ${run.wrongAnswer}`);
     const result = run.result;
     if (result === undefined) continue;
-    if (result.errors > 0) notes.push(`${where}: ${result.errors} failed operations, first: ${shorten(result.firstError ?? '?')}`);
+    if (result.errors > 0) {
+      notes.push(`${where}: ${result.errors} failed operations, first: ${shorten(result.firstError ?? '?')}`);
+    }
     if (result.cutShort !== undefined) notes.push(`${where}: ${result.cutShort}`);
   }
   return notes;

@@ -5,7 +5,14 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { keepAliveAgent, TableHttpClient } from './client.js';
-import { bigDatasetCount, partitionDataset, preload, spreadDataset, type Dataset, type DatasetName } from './datasets.js';
+import {
+  bigDatasetCount,
+  partitionDataset,
+  preload,
+  spreadDataset,
+  type Dataset,
+  type DatasetName,
+} from './datasets.js';
 import { runClosedLoop, type LoadPlan } from './load.js';
 import { parseOptions, type BenchOptions } from './options.js';
 import { renderMarkdown, summarize, writeReport, type Report, type RunRecord } from './report.js';
@@ -21,6 +28,7 @@ const ceilingScenario = 'point-read';
 const requestTimeoutMs = 60_000;
 const quietWaitMaxMs = 15_000;
 const preloadConcurrency = 4;
+const exitGraceMs = 1_000;
 
 interface Contender {
   server: BenchServer;
@@ -53,6 +61,7 @@ async function main(): Promise<void> {
         cpus: `${os.cpus().length} × ${os.cpus()[0]?.model ?? 'unknown CPU'}`,
         loadAverageAtStart,
         options: { ...options, bestOf: 'highest ops/s of the rounds' },
+        scenarios: Object.fromEntries(selected.map((s) => [s.name, s.summary])),
         preloadSeconds,
         notStarted,
       },
@@ -145,7 +154,9 @@ function selectScenarios(options: BenchOptions): Scenario[] {
   if (options.scenarios.length === 0) return options.big ? available : [...scenarios];
   return options.scenarios.map((name) => {
     const scenario = available.find((s) => s.name === name);
-    if (scenario === undefined) throw new Error(`unknown scenario ${name}; known: ${available.map((s) => s.name).join(', ')}`);
+    if (scenario === undefined) {
+      throw new Error(`unknown scenario ${name}; known: ${available.map((s) => s.name).join(', ')}`);
+    }
     return scenario;
   });
 }
@@ -186,7 +197,7 @@ async function preloadAll(contender: Contender, names: DatasetName[], options: B
     }
     contender.server.noteWrites();
   } catch (error) {
-    const crash = contender.server.exitReason();
+    const crash = await contender.server.exitWithin(exitGraceMs);
     contender.unavailable = crash !== undefined ? `crashed: ${crash}` : `preload failed: ${message(error)}`;
     log(`${kind}: ${contender.unavailable}`);
   } finally {
@@ -245,7 +256,8 @@ async function measure(
   try {
     const prepared = await scenario.prepare({ client, concurrency, datasets: contender.datasets, runId });
     if (prepared.wrongAnswer !== undefined) record.wrongAnswer = prepared.wrongAnswer;
-    record.result = await runClosedLoop(prepared.operations, loadPlan(concurrency, options), () => agent.destroy());
+    const plan = loadPlan(concurrency, options);
+    record.result = await runClosedLoop(prepared.operations, plan, () => agent.destroy());
     await prepared.cleanup?.();
   } catch (error) {
     record.unavailable = `failed: ${message(error)}`;
@@ -253,7 +265,8 @@ async function measure(
     agent.destroy();
     if (scenario.writes) server.noteWrites();
   }
-  const crash = server.exitReason();
+  const failed = record.unavailable !== undefined || (record.result?.errors ?? 0) > 0;
+  const crash = failed ? await server.exitWithin(exitGraceMs) : server.exitReason();
   if (crash !== undefined) {
     contender.unavailable = `crashed: ${crash}`;
     record.unavailable = contender.unavailable;

@@ -48,13 +48,14 @@ const pagesPerQueryMax = 10_000;
 const rangeLength = 100;
 const mergeKeysPerWorkerMax = 16;
 const mixReadFraction = 0.8;
+const batchInsertCount = 100;
 const insertHeaders = { prefer: 'return-no-content' };
 const updateHeaders = { 'content-type': 'application/json', accept: 'application/json' };
 
 export const scenarios: readonly Scenario[] = [
   {
     name: 'insert-distinct',
-    summary: 'single inserts, each into a new partition',
+    summary: 'POST one entity into a new partition',
     datasets: [],
     writes: true,
     prepare: async ({ client, concurrency, runId }) => {
@@ -73,7 +74,7 @@ export const scenarios: readonly Scenario[] = [
   },
   {
     name: 'insert-partition',
-    summary: 'single inserts, all into one partition',
+    summary: 'POST one entity; every insert goes into the same partition',
     datasets: [],
     writes: true,
     prepare: async ({ client, concurrency, runId }) => {
@@ -92,7 +93,7 @@ export const scenarios: readonly Scenario[] = [
   },
   {
     name: 'upsert',
-    summary: 'insert-or-replace (PUT, no If-Match) of random existing entities',
+    summary: 'PUT (insert-or-replace, no If-Match) of a random existing entity',
     datasets: ['entities'],
     writes: true,
     prepare: async ({ client, concurrency, datasets, runId }) => {
@@ -107,7 +108,7 @@ export const scenarios: readonly Scenario[] = [
   },
   {
     name: 'point-read',
-    summary: 'GET one entity by key, uniformly over the preloaded entities',
+    summary: 'GET one random preloaded entity by key',
     datasets: ['entities'],
     writes: false,
     prepare: async ({ client, concurrency, datasets, runId }) => {
@@ -137,7 +138,10 @@ export const scenarios: readonly Scenario[] = [
           let sequence = 0;
           return async () => {
             const batch = sequence++;
-            const inserts = Array.from({ length: 100 }, (_, i) => ({ rowKey: `r${padded(i, 3)}`, seed: batch * 100 + i }));
+            const inserts = Array.from({ length: batchInsertCount }, (_, i) => ({
+              rowKey: `r${padded(i, 3)}`,
+              seed: batch * batchInsertCount + i,
+            }));
             const { contentType, body } = batchInsertBody(tableUrl, `w${worker}b${batch}`, inserts);
             const response = await expectStatus(
               'batch',
@@ -166,14 +170,16 @@ export const scenarios: readonly Scenario[] = [
       const dataset = need(datasets, 'partition');
       const filter = "PartitionKey eq 'scan'";
       return {
-        operations: workers(concurrency, () => () => queryAll(client, dataset.table, filter, false).then(() => {})),
+        operations: workers(concurrency, () => async () => {
+          await queryAll(client, dataset.table, filter, false);
+        }),
         wrongAnswer: checkCount(await queryAll(client, dataset.table, filter, true), dataset.count),
       };
     },
   },
   {
     name: 'range-query',
-    summary: 'RowKey range inside the 10k partition returning 100 entities',
+    summary: 'a RowKey range inside the 10k partition that returns 100 entities',
     datasets: ['partition'],
     writes: false,
     prepare: async ({ client, concurrency, datasets, runId }) => {
@@ -196,7 +202,7 @@ export const scenarios: readonly Scenario[] = [
   tableScan('table-scan', 'entities'),
   {
     name: 'merge-if-match',
-    summary: 'merge (PATCH) with the current ETag in If-Match; each worker owns its entities',
+    summary: "PATCH (merge) with the entity's current ETag in If-Match; each worker owns its entities",
     datasets: ['entities'],
     writes: true,
     prepare: async ({ client, concurrency, datasets }) => {
@@ -225,7 +231,9 @@ export const scenarios: readonly Scenario[] = [
                 method: 'PATCH',
                 resource: entityResource(dataset.table, dataset.key(entity.index)),
                 headers: { ...updateHeaders, 'if-match': entity.etag },
-                body: `{"PartitionKey":"${partitionKey}","RowKey":"${rowKey}","Counter@odata.type":"Edm.Int64","Counter":"${sequence}"}`,
+                body:
+                  `{"PartitionKey":"${partitionKey}","RowKey":"${rowKey}",` +
+                  `"Counter@odata.type":"Edm.Int64","Counter":"${sequence}"}`,
               }),
               204,
             );
@@ -237,7 +245,7 @@ export const scenarios: readonly Scenario[] = [
   },
   {
     name: 'mix-80-20',
-    summary: '80% point reads, 20% upserts, random existing entities',
+    summary: 'a point read (80%) or an upsert (20%) of a random existing entity',
     datasets: ['entities'],
     writes: true,
     prepare: async ({ client, concurrency, datasets, runId }) => {
@@ -262,7 +270,7 @@ export const bigScenarios: readonly Scenario[] = [tableScan('table-scan-1m', 'bi
 function tableScan(name: string, datasetName: 'entities' | 'big'): Scenario {
   return {
     name,
-    summary: `property filter (Bucket eq k, 1 in ${bucketCount}) over the whole ${datasetName} table, following continuations`,
+    summary: `Bucket eq k (1 in ${bucketCount} match) over the whole ${datasetName} table, to the last page`,
     datasets: [datasetName],
     writes: false,
     prepare: async ({ client, concurrency, datasets, runId }) => {

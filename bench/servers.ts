@@ -23,6 +23,8 @@ export interface BenchServer {
   readonly pid: number;
   /** Why the process ended on its own, if it did. */
   exitReason(): string | undefined;
+  /** The exit reason if the process ends within `ms` (a reset connection often precedes the exit event). */
+  exitWithin(ms: number): Promise<string | undefined>;
   /** Records that a run just wrote to this server, so its background save is still to come. */
   noteWrites(): void;
   /** When a background save triggered by the last writes will have started. */
@@ -53,8 +55,9 @@ export async function startServer(kind: ServerKind, repoRoot: string, dataDir: s
   let exitReason: string | undefined;
   const exited = new Promise<void>((resolve) =>
     child.once('exit', (code, signal) => {
-      const last = output.at(-1);
-      exitReason = `${signal ? `killed by ${signal}` : `exited with code ${code}`}${last ? ` (${last})` : ''}`;
+      const error = [...output].reverse().find((line) => /error|fatal|out of memory/i.test(line));
+      const how = signal ? `killed by ${signal}` : `exited with code ${code}`;
+      exitReason = error ? `${how} (${error})` : how;
       resolve();
     }),
   );
@@ -77,6 +80,12 @@ export async function startServer(kind: ServerKind, repoRoot: string, dataDir: s
     endpoint: { host, port: Number(match[2]), account: devAccountName },
     pid: child.pid!,
     exitReason: () => exitReason,
+    exitWithin: async (ms) => {
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([exited, new Promise((resolve) => (timer = setTimeout(resolve, ms)))]);
+      clearTimeout(timer);
+      return exitReason;
+    },
     noteWrites: () => (writesEndedAt = Date.now()),
     // The save timer ticks every interval; the first tick after the writes does the save.
     backgroundWorkDueAt: () =>
@@ -153,7 +162,10 @@ function waitForLine(
         for (const line of lines) onLine(line.trim());
       });
     }
-    const timer = setTimeout(() => reject(new Error(`not ready within ${readyTimeoutMs} ms: ${output.join(' | ')}`)), readyTimeoutMs);
+    const timer = setTimeout(
+      () => reject(new Error(`not ready within ${readyTimeoutMs} ms: ${output.join(' | ')}`)),
+      readyTimeoutMs,
+    );
     void exited.then(() => {
       clearTimeout(timer);
       if (!found) reject(new Error(`exited before it was ready: ${output.join(' | ')}`));
@@ -175,7 +187,9 @@ function freeLoopbackPort(): Promise<number> {
     probe.once('error', reject);
     probe.listen(0, '127.0.0.1', () => {
       const address = probe.address();
-      probe.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
+      probe.close(() =>
+        typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port')),
+      );
     });
   });
 }
@@ -196,7 +210,11 @@ const quietSamplesAfterFlush = 3;
  * the next measurement. `next`'s own periodic save is part of its sustained write cost and
  * is not waited for. Reads CPU time from /proc; without it only the save deadlines count.
  */
-export async function waitForQuiet(servers: readonly BenchServer[], next: BenchServer, maxMs: number): Promise<void> {
+export async function waitForQuiet(
+  servers: readonly BenchServer[],
+  next: BenchServer,
+  maxMs: number,
+): Promise<void> {
   const live = servers.filter((server) => server.exitReason() === undefined);
   const deadline = Date.now() + maxMs;
   const dueAt = Math.max(...live.filter((server) => server !== next).map((server) => server.backgroundWorkDueAt()));
