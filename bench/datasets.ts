@@ -1,5 +1,12 @@
 // Preloaded read-mostly tables, written once per server through 100-entity batches.
-import { batchHeaders, batchInsertBody, batchResponseFailure, bucketCount, padded } from './entities.js';
+import {
+  batchHeaders,
+  batchInsertBody,
+  batchResponseFailure,
+  bucketCount,
+  padded,
+  type BatchInsert,
+} from './entities.js';
 import { expectStatus, type TableHttpClient } from './client.js';
 
 export type DatasetName = 'entities' | 'partition' | 'big';
@@ -70,6 +77,30 @@ export async function preload(
   await loadEntities(client, dataset, 0, dataset.count, onProgress);
 }
 
+/** Posts one change set of inserts into one partition; throws unless every insert succeeded. */
+export async function insertBatch(
+  client: TableHttpClient,
+  table: string,
+  partitionKey: string,
+  inserts: readonly BatchInsert[],
+  what: string,
+): Promise<void> {
+  const { contentType, body } = batchInsertBody(`${client.baseUrl}/${table}`, partitionKey, inserts);
+  const response = await expectStatus(
+    what,
+    client.send({
+      method: 'POST',
+      resource: '$batch',
+      headers: { ...batchHeaders, 'content-type': contentType },
+      body,
+      readBody: true,
+    }),
+    202,
+  );
+  const failure = batchResponseFailure(response.body);
+  if (failure !== undefined) throw new Error(`${what}: ${failure}`);
+}
+
 /** Inserts entities `from` … `to - 1` of the dataset into its existing table. */
 export async function loadEntities(
   client: TableHttpClient,
@@ -78,7 +109,6 @@ export async function loadEntities(
   to: number,
   onProgress: (loaded: number) => void,
 ): Promise<void> {
-  const tableUrl = `${client.baseUrl}/${dataset.table}`;
   let next = from;
   let loaded = 0;
   const loadBatches = async (): Promise<void> => {
@@ -90,20 +120,7 @@ export async function loadEntities(
         inserts.push({ rowKey: dataset.key(next).rowKey, seed: next });
         next++;
       }
-      const { contentType, body } = batchInsertBody(tableUrl, partitionKey, inserts);
-      const response = await expectStatus(
-        `preload ${dataset.table} from ${first}`,
-        client.send({
-          method: 'POST',
-          resource: '$batch',
-          headers: { ...batchHeaders, 'content-type': contentType },
-          body,
-          readBody: true,
-        }),
-        202,
-      );
-      const failure = batchResponseFailure(response.body);
-      if (failure !== undefined) throw new Error(`preload ${dataset.table} from ${first}: ${failure}`);
+      await insertBatch(client, dataset.table, partitionKey, inserts, `preload ${dataset.table} from ${first}`);
       loaded += inserts.length;
       onProgress(loaded);
     }

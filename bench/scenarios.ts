@@ -1,20 +1,8 @@
 // The workloads of the side-by-side benchmark. Each prepares one operation per worker (and
 // checks once that the server answers correctly); load.ts then runs them in a closed loop.
 import { expectStatus, type TableHttpClient, type TableResponse } from './client.js';
-import {
-  bucketMatches,
-  createTable,
-  type Dataset,
-  type DatasetName,
-} from './datasets.js';
-import {
-  batchHeaders,
-  batchInsertBody,
-  batchResponseFailure,
-  bucketCount,
-  entityJson,
-  padded,
-} from './entities.js';
+import { bucketMatches, createTable, insertBatch, type Dataset, type DatasetName } from './datasets.js';
+import { bucketCount, entityJson, padded } from './entities.js';
 import type { Operation } from './load.js';
 
 export interface ScenarioContext {
@@ -131,7 +119,6 @@ export const scenarios: readonly Scenario[] = [
     writes: true,
     prepare: async ({ client, concurrency, runId }) => {
       const table = await freshTable(client, 'bat', runId);
-      const tableUrl = `${client.baseUrl}/${table}`;
       return {
         cleanup: () => dropTable(client, table),
         operations: workers(concurrency, (worker) => {
@@ -142,20 +129,7 @@ export const scenarios: readonly Scenario[] = [
               rowKey: `r${padded(i, 3)}`,
               seed: batch * batchInsertCount + i,
             }));
-            const { contentType, body } = batchInsertBody(tableUrl, `w${worker}b${batch}`, inserts);
-            const response = await expectStatus(
-              'batch',
-              client.send({
-                method: 'POST',
-                resource: '$batch',
-                headers: { ...batchHeaders, 'content-type': contentType },
-                body,
-                readBody: true,
-              }),
-              202,
-            );
-            const failure = batchResponseFailure(response.body);
-            if (failure !== undefined) throw new Error(`batch: ${failure}`);
+            await insertBatch(client, table, `w${worker}b${batch}`, inserts, 'batch');
           };
         }),
       };
