@@ -40,45 +40,44 @@ const batchInsertCount = 100;
 const insertHeaders = { prefer: 'return-no-content' };
 const updateHeaders = { 'content-type': 'application/json', accept: 'application/json' };
 
+/** Single inserts into a fresh table, each worker numbering its own entities. */
+function insertScenario(
+  name: string,
+  summary: string,
+  tablePrefix: string,
+  keyOf: (worker: number, seed: number) => { partitionKey: string; rowKey: string },
+): Scenario {
+  return {
+    name,
+    summary,
+    datasets: [],
+    writes: true,
+    prepare: async ({ client, concurrency, runId }) => {
+      const table = await freshTable(client, tablePrefix, runId);
+      return {
+        cleanup: () => dropTable(client, table),
+        operations: workers(concurrency, (worker) => {
+          let sequence = 0;
+          return async () => {
+            const seed = sequence++;
+            const { partitionKey, rowKey } = keyOf(worker, seed);
+            await insert(client, table, entityJson(partitionKey, rowKey, seed));
+          };
+        }),
+      };
+    },
+  };
+}
+
 export const scenarios: readonly Scenario[] = [
-  {
-    name: 'insert-distinct',
-    summary: 'POST one entity into a new partition',
-    datasets: [],
-    writes: true,
-    prepare: async ({ client, concurrency, runId }) => {
-      const table = await freshTable(client, 'insd', runId);
-      return {
-        cleanup: () => dropTable(client, table),
-        operations: workers(concurrency, (worker) => {
-          let sequence = 0;
-          return async () => {
-            const seed = sequence++;
-            await insert(client, table, entityJson(`w${worker}s${seed}`, 'r', seed));
-          };
-        }),
-      };
-    },
-  },
-  {
-    name: 'insert-partition',
-    summary: 'POST one entity; every insert goes into the same partition',
-    datasets: [],
-    writes: true,
-    prepare: async ({ client, concurrency, runId }) => {
-      const table = await freshTable(client, 'insp', runId);
-      return {
-        cleanup: () => dropTable(client, table),
-        operations: workers(concurrency, (worker) => {
-          let sequence = 0;
-          return async () => {
-            const seed = sequence++;
-            await insert(client, table, entityJson('one', `w${padded(worker, 2)}s${padded(seed, 8)}`, seed));
-          };
-        }),
-      };
-    },
-  },
+  insertScenario('insert-distinct', 'POST one entity into a new partition', 'insd', (worker, seed) => ({
+    partitionKey: `w${worker}s${seed}`,
+    rowKey: 'r',
+  })),
+  insertScenario('insert-partition', 'POST one entity; every insert goes into the same partition', 'insp', (worker, seed) => ({
+    partitionKey: 'one',
+    rowKey: `w${padded(worker, 2)}s${padded(seed, 8)}`,
+  })),
   {
     name: 'upsert',
     summary: 'PUT (insert-or-replace, no If-Match) of a random existing entity',
