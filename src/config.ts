@@ -1,6 +1,7 @@
 // Command-line flags and their environment equivalents. Flags win over the environment.
 import { parseArgs } from 'node:util';
 import { logLevels, type LogLevel } from './http/log.js';
+import { requestsInFlightMax } from './limits.js';
 
 export interface Config {
   readonly host: string;
@@ -8,6 +9,8 @@ export interface Config {
   /** Data directory; undefined with --in-memory. */
   readonly location: string | undefined;
   readonly logLevel: LogLevel;
+  /** Requests handled at once; more get 503 ServerBusy (throttling). */
+  readonly requestsInFlightMax: number;
   /** Azurite's `name:key1[:key2];…` format. */
   readonly azuriteAccounts: string | undefined;
   /** PEM files of the certificate chain and its private key: serve HTTPS. Both or neither. */
@@ -32,6 +35,8 @@ export const usage = `Usage: cerulean [options]
   --location <dir>     data directory            (CERULEAN_LOCATION, default ./data)
   --in-memory          keep nothing on disk      (CERULEAN_IN_MEMORY=1)
   --log-level <level>  debug|info|warn|error|silent (CERULEAN_LOG_LEVEL, default info)
+  --max-requests <n>   requests handled at once; more get 503 ServerBusy
+                       (CERULEAN_MAX_REQUESTS, default ${requestsInFlightMax})
   --cert <file>        PEM certificate chain: serve HTTPS   (CERULEAN_CERT, with --key)
   --key <file>         PEM private key of --cert            (CERULEAN_KEY)
   --oauth-jwks <file>  accept Entra ID bearer tokens signed by a key of this JWKS (CERULEAN_OAUTH_JWKS)
@@ -52,6 +57,7 @@ export function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Con
       location: { type: 'string' },
       'in-memory': { type: 'boolean' },
       'log-level': { type: 'string' },
+      'max-requests': { type: 'string' },
       cert: { type: 'string' },
       key: { type: 'string' },
       'oauth-jwks': { type: 'string' },
@@ -71,11 +77,16 @@ export function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Con
     throw new Error(`--log-level must be one of ${logLevels.join(', ')}, not '${logLevel}'`);
   }
   const inMemory = values['in-memory'] ?? /^(1|true|yes)$/i.test(env['CERULEAN_IN_MEMORY'] ?? '');
+  const maxRequestsText = values['max-requests'] ?? env['CERULEAN_MAX_REQUESTS'] ?? String(requestsInFlightMax);
+  if (!/^[1-9]\d{0,6}$/.test(maxRequestsText)) {
+    throw new Error(`--max-requests must be a whole number from 1, not '${maxRequestsText}'`);
+  }
   return {
     host: values.host ?? env['CERULEAN_HOST'] ?? '127.0.0.1',
     port,
     location: inMemory ? undefined : values.location ?? env['CERULEAN_LOCATION'] ?? './data',
     logLevel: logLevel as LogLevel,
+    requestsInFlightMax: Number(maxRequestsText),
     azuriteAccounts: env['AZURITE_ACCOUNTS'],
     tls: tlsConfig(values.cert ?? env['CERULEAN_CERT'], values.key ?? env['CERULEAN_KEY']),
     oauth: oauthConfig({

@@ -68,7 +68,7 @@ export const pageBytesMax = 16 * MiB;
 /** Rows a query page may read before it returns a continuation, whatever the time. */
 export const queryRowsReadMax = 200_000;
 
-/** Requests handled at once; more are answered 503 ServerBusy at once instead of queueing without bound. */
+/** Default for --max-requests: requests handled at once; more are answered 503 ServerBusy instead of queueing without bound. */
 export const requestsInFlightMax = 1024;
 /** Open connections; node:http drops connections beyond this. */
 export const connectionsMax = 10_000;

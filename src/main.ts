@@ -46,7 +46,7 @@ async function main(): Promise<void> {
     acls: new AclService(store),
     serviceProperties: new ServicePropertiesService(store),
   };
-  const server = createServer({ accounts, services, log, ...security });
+  const server = createServer({ accounts, services, log, requestsInFlightMax: config.requestsInFlightMax, ...security });
   const scheme = security.tls === undefined ? 'http' : 'https';
 
   server.listen(config.port, config.host, () => {

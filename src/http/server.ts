@@ -9,7 +9,6 @@ import {
   bodyBytesMax,
   connectionsMax,
   headersBytesMax,
-  requestsInFlightMax,
   headersTimeoutMs,
   keepAliveTimeoutMs,
   requestTimeoutMs,
@@ -32,6 +31,8 @@ export interface ServerOptions {
   readonly log: Logger;
   /** PEM certificate chain and private key: serve HTTPS instead of HTTP. */
   readonly tls?: { readonly cert: Buffer; readonly key: Buffer } | undefined;
+  /** Requests handled at once; more are answered 503 ServerBusy. */
+  readonly requestsInFlightMax: number;
   /** Verifies Entra ID bearer tokens; undefined refuses them. */
   readonly bearer?: BearerVerifier | undefined;
 }
@@ -39,7 +40,7 @@ export interface ServerOptions {
 export function createServer(options: ServerOptions): http.Server {
   let inFlight = 0;
   const listener = (request: IncomingMessage, response: ServerResponse): void => {
-    if (inFlight >= requestsInFlightMax) {
+    if (inFlight >= options.requestsInFlightMax) {
       const context = responseContext(request.headers);
       send(response, context, errorReply(context, new TableError('ServerBusy'), { Connection: 'close' }));
       return;
