@@ -4,6 +4,7 @@ import type { ServerResponse } from 'node:http';
 import { randomUUID } from 'node:crypto';
 import { clientRequestIdLengthMax } from '../limits.js';
 import { TableError, type ErrorCode } from '../errors.js';
+import { escapeXmlText } from '../protocol/xml.js';
 
 export interface Reply {
   readonly status: number;
@@ -87,10 +88,6 @@ export function jsonError(code: ErrorCode, text: string): string {
 }
 
 function xmlError(code: ErrorCode, text: string, authDetail: string | undefined): string {
-  const detail = authDetail === undefined ? '' : `<AuthenticationErrorDetail>${escapeXml(authDetail)}</AuthenticationErrorDetail>`;
-  return `<?xml version="1.0" encoding="utf-8"?><Error><Code>${code}</Code><Message>${escapeXml(text)}</Message>${detail}</Error>`;
-}
-
-export function escapeXml(text: string): string {
-  return text.replace(/[<>&'"]/g, (c) => `&#${c.charCodeAt(0)};`);
+  const detail = authDetail === undefined ? '' : `<AuthenticationErrorDetail>${escapeXmlText(authDetail)}</AuthenticationErrorDetail>`;
+  return `<?xml version="1.0" encoding="utf-8"?><Error><Code>${code}</Code><Message>${escapeXmlText(text)}</Message>${detail}</Error>`;
 }

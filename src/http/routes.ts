@@ -19,6 +19,21 @@ export type Resource =
   /** `/name(PartitionKey='…',RowKey='…')` */
   | { readonly kind: 'entity'; readonly table: string; readonly keys: EntityKeys };
 
+/** A request target split once: the path as received and the query, raw and parsed. */
+export interface RequestTarget {
+  /** Still percent-encoded, for signing. */
+  readonly rawPath: string;
+  /** Everything after `?`, as received (SAS signatures are checked against it). */
+  readonly rawQuery: string;
+  readonly query: URLSearchParams;
+}
+
+export function splitRequestTarget(url: string): RequestTarget {
+  const queryAt = url.indexOf('?');
+  const rawQuery = queryAt < 0 ? '' : url.slice(queryAt + 1);
+  return { rawPath: queryAt < 0 ? url : url.slice(0, queryAt), rawQuery, query: new URLSearchParams(rawQuery) };
+}
+
 export interface Target {
   readonly account: string;
   /** The request-target path as received (still percent-encoded), for signing. */
@@ -34,10 +49,11 @@ const tableSegment = /^([^()]*)\(([\s\S]*)\)$/;
 const quotedTableName = /^'((?:[^']|'')*)'$/;
 
 /** Splits a request target; throws 400 InvalidUri for one that names no resource. */
-export function parseTarget(url: string, host: string | undefined, isAccount: (name: string) => boolean): Target {
-  const queryAt = url.indexOf('?');
-  const rawPath = queryAt < 0 ? url : url.slice(0, queryAt);
-  const query = new URLSearchParams(queryAt < 0 ? '' : url.slice(queryAt + 1));
+export function parseTarget(
+  { rawPath, query }: RequestTarget,
+  host: string | undefined,
+  isAccount: (name: string) => boolean,
+): Target {
   if (!rawPath.startsWith('/')) throw new TableError('InvalidUri');
 
   const hostAccount = accountFromHost(host, isAccount);

@@ -23,7 +23,7 @@ import { preflight, withCorsHeaders } from './cors.js';
 import type { Logger } from './log.js';
 import * as op from './operations.js';
 import { errorReply, responseContext, send, type Reply, type ResponseContext } from './respond.js';
-import { parseTarget, type Resource, type Target } from './routes.js';
+import { parseTarget, splitRequestTarget, type Resource, type Target } from './routes.js';
 
 export interface ServerOptions {
   readonly accounts: ReadonlyMap<string, Account>;
@@ -104,9 +104,12 @@ async function dispatch(
   known: KnownAccount,
 ): Promise<Reply> {
   const { headers } = request;
-  const metadata = negotiateMetadata(firstQueryValue(request.url, '$format'), headerValue(headers['accept']));
+  const requestTarget = splitRequestTarget(request.url ?? '/');
+  // $format is read before routing so that even a routing error answers at the right level.
+  const format = requestTarget.query.get('$format') ?? undefined;
+  const metadata = negotiateMetadata(format, headerValue(headers['accept']));
   context.errorContentType = jsonContentType(metadata);
-  const target = parseTarget(request.url ?? '/', headers.host, (name) => options.accounts.has(name));
+  const target = parseTarget(requestTarget, headers.host, (name) => options.accounts.has(name));
   context.xmlErrors = isXmlResource(target);
   const account = options.accounts.get(target.account);
   if (request.method === 'OPTIONS') {
@@ -120,7 +123,7 @@ async function dispatch(
     {
       method: request.method ?? '',
       rawPath: target.rawPath,
-      rawQuery: rawQueryOf(request.url),
+      rawQuery: requestTarget.rawQuery,
       query: target.query,
       headers,
       account,
@@ -226,11 +229,6 @@ function isHttps(request: IncomingMessage): boolean {
   return (request.socket as Partial<TLSSocket>).encrypted === true;
 }
 
-function rawQueryOf(url: string | undefined): string {
-  const queryAt = url?.indexOf('?') ?? -1;
-  return queryAt < 0 ? '' : url!.slice(queryAt + 1);
-}
-
 function baseUrl(request: IncomingMessage, target: Target): string {
   const scheme = isHttps(request) ? 'https' : 'http';
   const host = request.headers.host ?? 'localhost';
@@ -239,13 +237,6 @@ function baseUrl(request: IncomingMessage, target: Target): string {
 
 function headerValue(value: string | string[] | undefined): string | undefined {
   return Array.isArray(value) ? value[0] : value;
-}
-
-/** $format must be known before routing so that even a routing error answers at the right level. */
-function firstQueryValue(url: string | undefined, name: string): string | undefined {
-  const queryAt = url?.indexOf('?') ?? -1;
-  if (queryAt < 0) return undefined;
-  return new URLSearchParams(url!.slice(queryAt + 1)).get(name) ?? undefined;
 }
 
 function assertNever(value: never): never {

@@ -63,7 +63,7 @@ export const int64Max = 2n ** 63n - 1n;
 // ---------------------------------------------------------------------------------------------
 // DateTime: ticks <-> ISO 8601 text.
 
-export const ticksPerMs = 10_000n;
+const ticksPerMs = 10_000n;
 const ticksPerSecond = 10_000_000n;
 /** 1601-01-01T00:00:00Z, the earliest DateTime the service accepts (data-model.md §2). */
 export const dateTimeTicksMin = -116444736000000000n;

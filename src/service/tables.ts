@@ -1,10 +1,11 @@
 // Table operations: naming rules, case-insensitive uniqueness, listing with continuation.
 import { TableError } from '../errors.js';
-import { pageSizeMax } from '../limits.js';
+import { pageSizeMax, tableNameLengthMax } from '../limits.js';
 import { compileTableFilter } from '../query/index.js';
 import type { Store, TableInfo } from '../storage/store.js';
 
-const tableNamePattern = /^[A-Za-z][A-Za-z0-9]{2,62}$/;
+// A letter, then letters and digits: 3 to tableNameLengthMax characters (data-model.md §5.1).
+const tableNamePattern = new RegExp(`^[A-Za-z][A-Za-z0-9]{2,${tableNameLengthMax - 1}}$`);
 
 /** data-model.md §5.1; reserved `tables` → 400 InvalidResourceName (recommendation, unverified). */
 export function validateTableName(name: string): void {
