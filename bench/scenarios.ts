@@ -69,6 +69,33 @@ function insertScenario(
   };
 }
 
+/** One operation on a random entity of the preloaded `entities` table, each worker with its own random source. */
+function randomEntityScenario(
+  name: string,
+  summary: string,
+  writes: boolean,
+  operation: (client: TableHttpClient, dataset: Dataset, random: () => number) => Promise<unknown>,
+): Scenario {
+  return {
+    name,
+    summary,
+    datasets: ['entities'],
+    writes,
+    prepare: async ({ client, concurrency, datasets, runId }) => {
+      const dataset = need(datasets, 'entities');
+      await pointRead(client, dataset, 0);
+      return {
+        operations: workers(concurrency, (worker) => {
+          const random = randomSource(runId, worker);
+          return async () => {
+            await operation(client, dataset, random);
+          };
+        }),
+      };
+    },
+  };
+}
+
 export const scenarios: readonly Scenario[] = [
   insertScenario('insert-distinct', 'POST one entity into a new partition', 'insd', (worker, seed) => ({
     partitionKey: `w${worker}s${seed}`,
@@ -78,39 +105,12 @@ export const scenarios: readonly Scenario[] = [
     partitionKey: 'one',
     rowKey: `w${padded(worker, 2)}s${padded(seed, 8)}`,
   })),
-  {
-    name: 'upsert',
-    summary: 'PUT (insert-or-replace, no If-Match) of a random existing entity',
-    datasets: ['entities'],
-    writes: true,
-    prepare: async ({ client, concurrency, datasets, runId }) => {
-      const dataset = need(datasets, 'entities');
-      return {
-        operations: workers(concurrency, (worker) => {
-          const random = randomSource(runId, worker);
-          return () => upsert(client, dataset, Math.floor(random() * dataset.count));
-        }),
-      };
-    },
-  },
-  {
-    name: 'point-read',
-    summary: 'GET one random preloaded entity by key',
-    datasets: ['entities'],
-    writes: false,
-    prepare: async ({ client, concurrency, datasets, runId }) => {
-      const dataset = need(datasets, 'entities');
-      await pointRead(client, dataset, 0);
-      return {
-        operations: workers(concurrency, (worker) => {
-          const random = randomSource(runId, worker);
-          return async () => {
-            await pointRead(client, dataset, Math.floor(random() * dataset.count));
-          };
-        }),
-      };
-    },
-  },
+  randomEntityScenario('upsert', 'PUT (insert-or-replace, no If-Match) of a random existing entity', true, (client, dataset, random) =>
+    upsert(client, dataset, Math.floor(random() * dataset.count)),
+  ),
+  randomEntityScenario('point-read', 'GET one random preloaded entity by key', false, (client, dataset, random) =>
+    pointRead(client, dataset, Math.floor(random() * dataset.count)),
+  ),
   {
     name: 'batch-insert',
     summary: '$batch of 100 inserts into a new partition (JS SDK wire format)',
@@ -216,25 +216,10 @@ export const scenarios: readonly Scenario[] = [
       };
     },
   },
-  {
-    name: 'mix-80-20',
-    summary: 'a point read (80%) or an upsert (20%) of a random existing entity',
-    datasets: ['entities'],
-    writes: true,
-    prepare: async ({ client, concurrency, datasets, runId }) => {
-      const dataset = need(datasets, 'entities');
-      return {
-        operations: workers(concurrency, (worker) => {
-          const random = randomSource(runId, worker);
-          return async () => {
-            const index = Math.floor(random() * dataset.count);
-            if (random() < mixReadFraction) await pointRead(client, dataset, index);
-            else await upsert(client, dataset, index);
-          };
-        }),
-      };
-    },
-  },
+  randomEntityScenario('mix-80-20', 'a point read (80%) or an upsert (20%) of a random existing entity', true, (client, dataset, random) => {
+    const index = Math.floor(random() * dataset.count);
+    return random() < mixReadFraction ? pointRead(client, dataset, index) : upsert(client, dataset, index);
+  }),
 ];
 
 /** Only with --big: preloading a million entities takes minutes per server. */
