@@ -5,7 +5,7 @@ import { BatchOperationError } from '../protocol/batch.js';
 import type { DecodedEntity } from '../protocol/entity-json.js';
 import type { EntityKeys } from '../protocol/keys.js';
 import type { Store, TableInfo, Write } from '../storage/store.js';
-import { deleteWrite, failureError, requireKeys, updateWrite, type IfMatch, type UpdateMode } from './entities.js';
+import { deleteWrite, failureError, insertWrite, updateWrite, type IfMatch, type UpdateMode } from './entities.js';
 
 export type BatchOperation =
   | { readonly kind: 'insert'; readonly body: DecodedEntity }
@@ -30,11 +30,7 @@ export async function executeBatch(store: Store, table: TableInfo, operations: r
 function writeOf(operation: BatchOperation): Write {
   switch (operation.kind) {
     case 'insert':
-      return {
-        ...requireKeys(operation.body),
-        condition: { kind: 'absent' },
-        action: { kind: 'put', properties: operation.body.properties },
-      };
+      return insertWrite(operation.body);
     case 'update':
       return updateWrite(operation.keys, operation.body, operation.mode, operation.ifMatch);
     case 'delete':

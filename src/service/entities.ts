@@ -15,14 +15,9 @@ export class EntityService {
 
   /** Insert Entity; the body must name both keys. Returns the stored entity. */
   async insert(table: TableInfo, body: DecodedEntity): Promise<Entity> {
-    const keys = requireKeys(body);
-    const write: Write = {
-      ...keys,
-      condition: { kind: 'absent' },
-      action: { kind: 'put', properties: body.properties },
-    };
+    const write = insertWrite(body);
     const { timestamp } = committed(await this.store.commit(table, [write]));
-    return { ...keys, timestamp, properties: body.properties };
+    return { partitionKey: write.partitionKey, rowKey: write.rowKey, timestamp, properties: body.properties };
   }
 
   async get(table: TableInfo, keys: EntityKeys): Promise<Entity> {
@@ -42,6 +37,11 @@ export class EntityService {
   }
 }
 
+/** The write of an insert: the body names both keys, and no entity may have them yet. */
+export function insertWrite(body: DecodedEntity): Write {
+  return { ...requireKeys(body), condition: { kind: 'absent' }, action: { kind: 'put', properties: body.properties } };
+}
+
 /** The write of an update, merge or upsert addressed by URL keys. */
 export function updateWrite(keys: EntityKeys, body: DecodedEntity, mode: UpdateMode, ifMatch: IfMatch): Write {
   checkBodyKeys(keys, body);
@@ -59,7 +59,7 @@ export function deleteWrite(keys: EntityKeys, ifMatch: Exclude<IfMatch, undefine
 }
 
 /** Keys of an insert body: both required (400 PropertiesNeedValue) and valid. */
-export function requireKeys(body: DecodedEntity): EntityKeys {
+function requireKeys(body: DecodedEntity): EntityKeys {
   const { partitionKey, rowKey } = body;
   if (partitionKey === undefined || rowKey === undefined) throw new TableError('PropertiesNeedValue');
   validateKey(partitionKey, 'PartitionKey');
