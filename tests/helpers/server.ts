@@ -33,6 +33,15 @@ export interface ServerOptions {
   cwd?: string;
 }
 
+/**
+ * Both storage setups whose read paths differ: in memory everything runs on the HTTP thread; on
+ * disk, conditional scans run on the scan threads.
+ */
+export const storeSetups: readonly { readonly label: string; readonly options: ServerOptions }[] = [
+  { label: 'in-memory store', options: { inMemory: true } },
+  { label: 'on-disk store', options: {} },
+];
+
 export interface RunningServer {
   readonly host: string;
   readonly port: number;

@@ -5,7 +5,7 @@
 // with QUERY_SEED=<the printed seed>.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startServer, type RunningServer } from '../helpers/server.js';
+import { startServer, storeSetups, type RunningServer } from '../helpers/server.js';
 import { inParallel, tableClient, uniqueTableName } from '../helpers/sdk.js';
 import {
   compareKeys,
@@ -176,59 +176,61 @@ class FilterGenerator {
   }
 }
 
-describe('random filters: server answer = naive evaluation', () => {
-  const seed = runSeed();
-  const random = seededRandom(seed);
-  const entities = randomEntities(random);
-  let server: RunningServer;
-  let table: string;
+for (const setup of storeSetups) {
+  describe(`random filters: server answer = naive evaluation (${setup.label})`, () => {
+    const seed = runSeed();
+    const random = seededRandom(seed);
+    const entities = randomEntities(random);
+    let server: RunningServer;
+    let table: string;
 
-  before(async () => {
-    server = await startServer({ inMemory: true, args: ['--log-level', 'warn'] });
-    const client = tableClient(server, uniqueTableName('diff'));
-    table = client.tableName;
-    await client.createTable();
-    await insertEntities(client, entities);
-  });
-  after(async () => {
-    await server?.stop();
-  });
+    before(async () => {
+      server = await startServer({ ...setup.options, args: ['--log-level', 'warn'] });
+      const client = tableClient(server, uniqueTableName('diff'));
+      table = client.tableName;
+      await client.createTable();
+      await insertEntities(client, entities);
+    });
+    after(async () => {
+      await server?.stop();
+    });
 
-  test(`${filterCount} filters over ${entityCount} entities (seed ${seed}; rerun with QUERY_SEED=${seed})`, async (t) => {
-    t.diagnostic(`seed ${seed}`);
-    const generator = new FilterGenerator(random, entities);
-    const jobs = Array.from({ length: filterCount }, () => {
-      const filter = generator.filter();
-      assert.ok(comparisonCount(filter) <= comparisonsMax);
-      return { filter, text: renderFilter(filter, random), top: random.pick([undefined, undefined, undefined, undefined, 250, 50, 11]) };
+    test(`${filterCount} filters over ${entityCount} entities (seed ${seed}; rerun with QUERY_SEED=${seed})`, async (t) => {
+      t.diagnostic(`seed ${seed}`);
+      const generator = new FilterGenerator(random, entities);
+      const jobs = Array.from({ length: filterCount }, () => {
+        const filter = generator.filter();
+        assert.ok(comparisonCount(filter) <= comparisonsMax);
+        return { filter, text: renderFilter(filter, random), top: random.pick([undefined, undefined, undefined, undefined, 250, 50, 11]) };
+      });
+      const failures: string[] = [];
+      let nonTrivial = 0;
+      await inParallel(jobs, 4, async ({ filter, text, top }) => {
+        const expected = entities.filter((e) => evaluateFilter(filter, e)).map((e) => keyText(keyOf(e)));
+        if (expected.length > 0 && expected.length < entities.length) nonTrivial++;
+        let got: string[];
+        try {
+          const pages = await fetchAllPages(server.port, table, { $filter: text, $top: top });
+          got = pages.flatMap((p) => p.keys).map(keyText);
+        } catch (error) {
+          failures.push(`$filter=${text} $top=${top}: ${(error as Error).message.slice(0, 400)}`);
+          return;
+        }
+        if (got.join('\n') === expected.join('\n')) return;
+        const gotSet = new Set(got);
+        const expectedSet = new Set(expected);
+        const missing = expected.filter((k) => !gotSet.has(k)).slice(0, 5);
+        const extra = got.filter((k) => !expectedSet.has(k)).slice(0, 5);
+        const orderOnly = missing.length + extra.length === 0 ? '; order or duplicates differ' : '';
+        failures.push(
+          `$filter=${text} $top=${top}: expected ${expected.length}, got ${got.length}; ` +
+            `missing ${missing.join(' ')}; extra ${extra.join(' ')}${orderOnly}`,
+        );
+      });
+      const summary = `seed ${seed}: ${failures.length} of ${filterCount} filters differ (QUERY_SEED=${seed})`;
+      assert.deepEqual(failures.slice(0, failuresShown), [], summary);
+      // Canary: the generator must produce filters that separate entities, or agreement proves nothing.
+      assert.ok(nonTrivial >= filterCount / 4, `only ${nonTrivial} filters matched some but not all entities (seed ${seed})`);
     });
-    const failures: string[] = [];
-    let nonTrivial = 0;
-    await inParallel(jobs, 4, async ({ filter, text, top }) => {
-      const expected = entities.filter((e) => evaluateFilter(filter, e)).map((e) => keyText(keyOf(e)));
-      if (expected.length > 0 && expected.length < entities.length) nonTrivial++;
-      let got: string[];
-      try {
-        const pages = await fetchAllPages(server.port, table, { $filter: text, $top: top });
-        got = pages.flatMap((p) => p.keys).map(keyText);
-      } catch (error) {
-        failures.push(`$filter=${text} $top=${top}: ${(error as Error).message.slice(0, 400)}`);
-        return;
-      }
-      if (got.join('\n') === expected.join('\n')) return;
-      const gotSet = new Set(got);
-      const expectedSet = new Set(expected);
-      const missing = expected.filter((k) => !gotSet.has(k)).slice(0, 5);
-      const extra = got.filter((k) => !expectedSet.has(k)).slice(0, 5);
-      const orderOnly = missing.length + extra.length === 0 ? '; order or duplicates differ' : '';
-      failures.push(
-        `$filter=${text} $top=${top}: expected ${expected.length}, got ${got.length}; ` +
-          `missing ${missing.join(' ')}; extra ${extra.join(' ')}${orderOnly}`,
-      );
-    });
-    const summary = `seed ${seed}: ${failures.length} of ${filterCount} filters differ (QUERY_SEED=${seed})`;
-    assert.deepEqual(failures.slice(0, failuresShown), [], summary);
-    // Canary: the generator must produce filters that separate entities, or agreement proves nothing.
-    assert.ok(nonTrivial >= filterCount / 4, `only ${nonTrivial} filters matched some but not all entities (seed ${seed})`);
   });
-});
+}

@@ -5,7 +5,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { TableClient } from '@azure/data-tables';
-import { startServer, type RunningServer } from '../helpers/server.js';
+import { startServer, storeSetups, type RunningServer } from '../helpers/server.js';
 import { assertError } from '../helpers/http.js';
 import { tableClient, uniqueTableName } from '../helpers/sdk.js';
 import {
@@ -125,110 +125,112 @@ function checkPages(pages: readonly EntityPage[], expected: readonly Key[], top:
   else assert.ok(pages.length <= pagesExact + 1, `${pages.length} pages for ${expected.length} results at $top=${top}`);
 }
 
-describe('paging over 12,000 entities', () => {
-  let server: RunningServer;
-  let client: TableClient;
-  let table: string;
+for (const setup of storeSetups) {
+  describe(`paging over 12,000 entities (${setup.label})`, () => {
+    let server: RunningServer;
+    let client: TableClient;
+    let table: string;
 
-  before(async () => {
-    server = await startServer({ inMemory: true, args: ['--log-level', 'warn'] });
-    client = tableClient(server, uniqueTableName('paging'));
-    table = client.tableName;
-    await client.createTable();
-    await insertEntities(client, entities);
-  });
-  after(async () => {
-    await server?.stop();
-  });
+    before(async () => {
+      server = await startServer({ ...setup.options, args: ['--log-level', 'warn'] });
+      client = tableClient(server, uniqueTableName('paging'));
+      table = client.tableName;
+      await client.createTable();
+      await insertEntities(client, entities);
+    });
+    after(async () => {
+      await server?.stop();
+    });
 
-  for (const scenario of scenarios) {
-    for (const top of scenario.tops) {
-      const expected = entities.filter(scenario.matches).map(keyOf);
-      const rowsInRanges = entities.filter(scenario.inRanges).length;
-      test(`$top=${top}, ${scenario.filter ?? 'no filter'}: ${expected.length} results, no page rescans`, async () => {
-        const pages = await fetchAllPages(server.port, table, { $filter: scenario.filter, $top: top });
-        checkPages(pages, expected, top, scenario.keyOnly);
-        const scanned = pages.reduce((sum, p) => sum + p.plan.scanned, 0);
-        assert.ok(
-          scanned >= rowsInRanges && scanned <= rowsInRanges + pages.length,
-          `scanned ${scanned} over ${pages.length} pages; ${rowsInRanges} rows in the planned ranges`,
-        );
-        if (scenario.keyOnly) for (const p of pages) assert.ok(p.plan.scanned <= top + 1, `a page of ${top} scanned ${p.plan.scanned}`);
+    for (const scenario of scenarios) {
+      for (const top of scenario.tops) {
+        const expected = entities.filter(scenario.matches).map(keyOf);
+        const rowsInRanges = entities.filter(scenario.inRanges).length;
+        test(`$top=${top}, ${scenario.filter ?? 'no filter'}: ${expected.length} results, no page rescans`, async () => {
+          const pages = await fetchAllPages(server.port, table, { $filter: scenario.filter, $top: top });
+          checkPages(pages, expected, top, scenario.keyOnly);
+          const scanned = pages.reduce((sum, p) => sum + p.plan.scanned, 0);
+          assert.ok(
+            scanned >= rowsInRanges && scanned <= rowsInRanges + pages.length,
+            `scanned ${scanned} over ${pages.length} pages; ${rowsInRanges} rows in the planned ranges`,
+          );
+          if (scenario.keyOnly) for (const p of pages) assert.ok(p.plan.scanned <= top + 1, `a page of ${top} scanned ${p.plan.scanned}`);
+        });
+      }
+    }
+
+    describe('SDK listEntities().byPage({ maxPageSize })', () => {
+      async function sdkPages(filter: string | undefined, maxPageSize: number): Promise<Key[][]> {
+        const pages: Key[][] = [];
+        const list = client.listEntities(filter === undefined ? {} : { queryOptions: { filter } });
+        for await (const page of list.byPage({ maxPageSize })) pages.push(page.map((e): Key => [e.partitionKey!, e.rowKey!]));
+        return pages;
+      }
+
+      test('the whole table in pages of 1000', async () => {
+        const pages = await sdkPages(undefined, 1000);
+        assert.equal(pages.length, 12);
+        assert.ok(pages.every((p) => p.length === 1000));
+        assert.deepEqual(pages.flat().map(keyText), entities.map(keyOf).map(keyText));
       });
-    }
-  }
 
-  describe('SDK listEntities().byPage({ maxPageSize })', () => {
-    async function sdkPages(filter: string | undefined, maxPageSize: number): Promise<Key[][]> {
-      const pages: Key[][] = [];
-      const list = client.listEntities(filter === undefined ? {} : { queryOptions: { filter } });
-      for await (const page of list.byPage({ maxPageSize })) pages.push(page.map((e): Key => [e.partitionKey!, e.rowKey!]));
-      return pages;
-    }
-
-    test('the whole table in pages of 1000', async () => {
-      const pages = await sdkPages(undefined, 1000);
-      assert.equal(pages.length, 12);
-      assert.ok(pages.every((p) => p.length === 1000));
-      assert.deepEqual(pages.flat().map(keyText), entities.map(keyOf).map(keyText));
+      test('a sparse filter in pages of 7', async () => {
+        const pages = await sdkPages('sparse eq 1', 7);
+        assert.ok(pages.every((p) => p.length <= 7));
+        assert.deepEqual(pages.flat().map(keyText), entities.filter(isSparse).map(keyOf).map(keyText));
+      });
     });
 
-    test('a sparse filter in pages of 7', async () => {
-      const pages = await sdkPages('sparse eq 1', 7);
-      assert.ok(pages.every((p) => p.length <= 7));
-      assert.deepEqual(pages.flat().map(keyText), entities.filter(isSparse).map(keyOf).map(keyText));
-    });
-  });
-
-  test('keys that need escaping or base64 "+" survive continuation tokens', async () => {
-    // '\uFFFD' and '\u{1F600}' encode to base64 with '+'; '' gives an empty payload.
-    const awkward = ['', ' ', "'", '%', '&', '+', '=', '\u00e9', '\u{1F600}', '\uFFFD'];
-    const keyed = awkward.flatMap((pk) => awkward.map((rk): TestEntity => ({ partitionKey: pk, rowKey: rk, properties: {} })));
-    const awkwardClient = tableClient(server, uniqueTableName('awkward'));
-    await awkwardClient.createTable();
-    await insertEntities(awkwardClient, keyed);
-    const expected = keyed.map(keyOf).sort(compareKeys);
-    for (const top of [1, 3]) {
-      checkPages(await fetchAllPages(server.port, awkwardClient.tableName, { $top: top }), expected, top, true);
-    }
-  });
-
-  describe('resuming (§4.2)', () => {
-    // The first 150 entities end inside p05, which starts at entity 63.
-    const p05First = entities.findIndex((e) => e.partitionKey === 'p05');
-
-    test('NextPartitionKey without NextRowKey resumes at the start of that partition', async () => {
-      const first = await fetchEntityPage(server.port, table, { $top: 150 });
-      assert.equal(first.resumeKey?.[0], 'p05');
-      const rest = await fetchAllPages(server.port, table, { $top: 1000, NextPartitionKey: first.continuation!.NextPartitionKey });
-      assert.deepEqual(
-        rest.flatMap((p) => p.keys).map(keyText),
-        entities.slice(p05First).map(keyOf).map(keyText),
-      );
-    });
-
-    test('an empty NextRowKey= is read as absent (recommendation)', async () => {
-      const first = await fetchEntityPage(server.port, table, { $top: 150 });
-      const { NextPartitionKey } = first.continuation!;
-      const page = await fetchEntityPage(server.port, table, { $top: 5, NextPartitionKey, NextRowKey: '' });
-      assert.deepEqual(page.keys.map(keyText), entities.slice(p05First, p05First + 5).map(keyOf).map(keyText));
-    });
-
-    test('a resume point after the last entity gives an empty last page', async () => {
-      const afterAll = `1!4!${Buffer.from('zzz').toString('base64')}`; // 'enp6', no padding
-      const page = await fetchEntityPage(server.port, table, { NextPartitionKey: afterAll });
-      assert.deepEqual(page.keys, []);
-      assert.equal(page.continuation, undefined);
-    });
-
-    test('a garbled continuation token → 400 InvalidInput (unverified code)', async () => {
-      const valid = (await fetchEntityPage(server.port, table, { $top: 150 })).continuation!;
-      const garbled = ['garbage', '1!99!cDA1', '2!4!cDA1', '1!4!!!!!', '1!4!__4-', '1!x!cDA1', '1!4!cDA1!'];
-      for (const token of garbled) {
-        assertError(await queryEntities(server.port, table, { NextPartitionKey: token }), 400, 'InvalidInput');
-        const garbledRowKey = { NextPartitionKey: valid.NextPartitionKey, NextRowKey: token };
-        assertError(await queryEntities(server.port, table, garbledRowKey), 400, 'InvalidInput');
+    test('keys that need escaping or base64 "+" survive continuation tokens', async () => {
+      // '\uFFFD' and '\u{1F600}' encode to base64 with '+'; '' gives an empty payload.
+      const awkward = ['', ' ', "'", '%', '&', '+', '=', '\u00e9', '\u{1F600}', '\uFFFD'];
+      const keyed = awkward.flatMap((pk) => awkward.map((rk): TestEntity => ({ partitionKey: pk, rowKey: rk, properties: {} })));
+      const awkwardClient = tableClient(server, uniqueTableName('awkward'));
+      await awkwardClient.createTable();
+      await insertEntities(awkwardClient, keyed);
+      const expected = keyed.map(keyOf).sort(compareKeys);
+      for (const top of [1, 3]) {
+        checkPages(await fetchAllPages(server.port, awkwardClient.tableName, { $top: top }), expected, top, true);
       }
     });
+
+    describe('resuming (§4.2)', () => {
+      // The first 150 entities end inside p05, which starts at entity 63.
+      const p05First = entities.findIndex((e) => e.partitionKey === 'p05');
+
+      test('NextPartitionKey without NextRowKey resumes at the start of that partition', async () => {
+        const first = await fetchEntityPage(server.port, table, { $top: 150 });
+        assert.equal(first.resumeKey?.[0], 'p05');
+        const rest = await fetchAllPages(server.port, table, { $top: 1000, NextPartitionKey: first.continuation!.NextPartitionKey });
+        assert.deepEqual(
+          rest.flatMap((p) => p.keys).map(keyText),
+          entities.slice(p05First).map(keyOf).map(keyText),
+        );
+      });
+
+      test('an empty NextRowKey= is read as absent (recommendation)', async () => {
+        const first = await fetchEntityPage(server.port, table, { $top: 150 });
+        const { NextPartitionKey } = first.continuation!;
+        const page = await fetchEntityPage(server.port, table, { $top: 5, NextPartitionKey, NextRowKey: '' });
+        assert.deepEqual(page.keys.map(keyText), entities.slice(p05First, p05First + 5).map(keyOf).map(keyText));
+      });
+
+      test('a resume point after the last entity gives an empty last page', async () => {
+        const afterAll = `1!4!${Buffer.from('zzz').toString('base64')}`; // 'enp6', no padding
+        const page = await fetchEntityPage(server.port, table, { NextPartitionKey: afterAll });
+        assert.deepEqual(page.keys, []);
+        assert.equal(page.continuation, undefined);
+      });
+
+      test('a garbled continuation token → 400 InvalidInput (unverified code)', async () => {
+        const valid = (await fetchEntityPage(server.port, table, { $top: 150 })).continuation!;
+        const garbled = ['garbage', '1!99!cDA1', '2!4!cDA1', '1!4!!!!!', '1!4!__4-', '1!x!cDA1', '1!4!cDA1!'];
+        for (const token of garbled) {
+          assertError(await queryEntities(server.port, table, { NextPartitionKey: token }), 400, 'InvalidInput');
+          const garbledRowKey = { NextPartitionKey: valid.NextPartitionKey, NextRowKey: token };
+          assertError(await queryEntities(server.port, table, garbledRowKey), 400, 'InvalidInput');
+        }
+      });
+    });
   });
-});
+}

@@ -7,9 +7,10 @@ const databaseFileName = 'cerulean.sqlite';
 /**
  * Page cache per connection, bounded whatever the data size (the OS page cache holds the rest).
  * The reader's holds the interior pages of a 10M-entity index (~50 MiB), so a point read touches
- * one leaf outside it; the writer mostly appends and needs less.
+ * one leaf outside it; the writer mostly appends and needs less, and so do the scan threads, which
+ * read leaves in order.
  */
-const cacheKiB = { reader: 64 * 1024, writer: 32 * 1024 } as const;
+const cacheKiB = { reader: 64 * 1024, writer: 32 * 1024, scanner: 16 * 1024 } as const;
 
 const schema = `
 CREATE TABLE IF NOT EXISTS tables (
@@ -49,8 +50,8 @@ export function databaseFile(location: string): string {
  * Opens the database. The writer creates the schema; in WAL mode with synchronous=FULL every
  * COMMIT has fsync'ed the log before it returns.
  */
-export function openDatabase(file: string, role: 'writer' | 'reader'): Database.Database {
-  const db = new Database(file, { readonly: role === 'reader' && file !== ':memory:' });
+export function openDatabase(file: string, role: keyof typeof cacheKiB): Database.Database {
+  const db = new Database(file, { readonly: role !== 'writer' && file !== ':memory:' });
   if (role === 'writer') {
     db.pragma('journal_mode = WAL');
     db.pragma('synchronous = FULL');
