@@ -8,9 +8,9 @@ import type { ComparisonOperator, FilterNode } from './ast.js';
 
 /**
  * The top-level `and` terms that compare a custom property with a number (Int32, Int64, finite
- * Double) or a string, or Timestamp with a DateTime. A store compares numbers only with stored
- * numbers and strings only with stored strings and keeps every other row, which covers the numeric
- * promotion between Int32, Int64 and Double and every type mismatch (§3.3).
+ * Double) or a string, or Timestamp with a DateTime. A store compares numbers with stored Int32,
+ * Int64 and Double values (numeric promotion) and strings with stored strings; a row of any other
+ * type can never match (§3.3), so the store may keep or drop it.
  */
 export function storageConditions(filter: FilterNode): PropertyCondition[] {
   const terms = filter.kind === 'and' ? filter.operands : [filter];

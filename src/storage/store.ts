@@ -29,8 +29,9 @@ export interface KeyRange {
 /**
  * A comparison a store may evaluate while scanning: of a custom property with a number (against
  * stored Int32, Int64 and Double values) or a string (against stored strings), or of the system
- * Timestamp with ticks. A row whose property has another type is kept (the query engine decides
- * it); a row without the property is dropped.
+ * Timestamp with ticks. A row whose property has another type, which the literal can never match,
+ * may be kept or dropped (the query engine decides every row kept); a row without the property is
+ * dropped. A stored NaN or ±Infinity Double must be kept.
  */
 export type PropertyCondition =
   | { readonly kind: 'number'; readonly property: string; readonly operator: ComparisonOperator; readonly value: number | bigint }

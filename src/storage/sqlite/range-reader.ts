@@ -124,9 +124,25 @@ const sqlOperators: Record<PropertyCondition['operator'], string> = {
 };
 
 /**
- * A condition as SQL. On the JSONB properties a value is compared only when stored with the
- * literal's kind: a JSON number, an Int64 (a string annotated Edm.Int64) or a string; any other
- * stored type passes, and a missing property (NULL) does not.
+ * A number comparison of `value` (one evaluation of it) that holds for every text as well: in
+ * SQLite every number sorts before every text. `le` alone needs the value twice.
+ */
+const numberTests: Record<PropertyCondition['operator'], (value: string) => string> = {
+  eq: (value) => `min(${value}, '') IN (?, '')`,
+  ne: (value) => `${value} <> ?`,
+  gt: (value) => `${value} > ?`,
+  ge: (value) => `${value} >= ?`,
+  lt: (value) => `${value} NOT BETWEEN ? AND 9e999`,
+  le: (value) => `(${value} <= ? OR ${value} >= '')`,
+};
+
+/**
+ * A condition as SQL, with one JSON lookup for most rows. `props ->> path` is a number for a
+ * stored Int32 or Double, text for an Int64 (annotated) and for every string-like type, NULL when
+ * the property is missing, which never passes. A number is compared as it is; a text passes the
+ * number test and is then compared as an Int64 if annotated so, and kept otherwise (a NaN or ±∞
+ * Double is annotated text too). A row of a type the literal can never match (query.md §3.3) may
+ * be kept or dropped: the query's predicate decides every row returned.
  */
 function conditionSql(condition: PropertyCondition, params: unknown[]): string {
   const op = sqlOperators[condition.operator];
@@ -135,19 +151,17 @@ function conditionSql(condition: PropertyCondition, params: unknown[]): string {
     return `ts ${op} ?`;
   }
   const path = `$."${condition.property}"`;
+  const value = 'props ->> ?';
   if (condition.kind === 'string') {
-    params.push(path, path, condition.value);
-    return `(json_type(props, ?) <> 'text' OR props ->> ? ${op} ?)`;
+    // Numbers sort before text, so they may pass lt, le and ne.
+    params.push(path, condition.value);
+    return `${value} ${op} ?`;
   }
-  const annotation = `$."${condition.property}@odata.type"`;
-  params.push(path, path, condition.value, path, condition.value, annotation, path, condition.value);
-  return `(CASE json_type(props, ?)
-    WHEN 'integer' THEN props ->> ? ${op} ?
-    WHEN 'real' THEN props ->> ? ${op} ?
-    WHEN 'text' THEN props ->> ? IS NOT 'Edm.Int64' OR CAST(props ->> ? AS INTEGER) ${op} ?
-    WHEN 'true' THEN 1
-    WHEN 'false' THEN 1
-    ELSE 0 END)`;
+  const numberTest = numberTests[condition.operator](value);
+  params.push(path, condition.value);
+  if (condition.operator === 'le') params.push(path);
+  params.push(path, `$."${condition.property}@odata.type"`, path, condition.value);
+  return `(${numberTest} AND (${value} < '' OR props ->> ? IS NOT 'Edm.Int64' OR CAST(${value} AS INTEGER) ${op} ?))`;
 }
 
 function keyOf([partitionKey, rowKey]: StoredRow): { partitionKey: string; rowKey: string } {

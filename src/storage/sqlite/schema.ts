@@ -10,7 +10,7 @@ const databaseFileName = 'cerulean.sqlite';
  * one leaf outside it; the writer mostly appends and needs less, and so do the scan threads, which
  * read leaves in order.
  */
-const cacheKiB = { reader: 64 * 1024, writer: 32 * 1024, scanner: 16 * 1024 } as const;
+const cacheKiB = { reader: 64 * 1024, writer: 32 * 1024, scanner: 8 * 1024 } as const;
 
 const schema = `
 CREATE TABLE IF NOT EXISTS tables (
