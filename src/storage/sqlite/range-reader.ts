@@ -71,8 +71,15 @@ export class RangeReader {
     const where = rangeWhere(range.lower, upperBounds, params);
     for (const condition of conditions) where.push(conditionSql(condition, params));
     params.push(limit);
-    const sql = `SELECT pk, rk, ts, json(props) FROM entities WHERE ${where.join(' AND ')} ORDER BY pk, rk LIMIT ?`;
     // Rows as arrays: no object per row on the hottest path of every scan.
+    const partitionKey = onlyPartition(range.lower, upperBounds);
+    if (partitionKey !== undefined) {
+      // A blob costs a Buffer per row: the partition's key is known, so only RowKey is read.
+      const sql = `SELECT rk, ts, json(props) FROM entities WHERE ${where.join(' AND ')} ORDER BY pk, rk LIMIT ?`;
+      const rows = this.statement(sql, true).all(...params) as [Buffer, bigint, string][];
+      return rows.map(([rk, ts, props]) => [partitionKey, decodeKey(rk), ts, props]);
+    }
+    const sql = `SELECT pk, rk, ts, json(props) FROM entities WHERE ${where.join(' AND ')} ORDER BY pk, rk LIMIT ?`;
     const rows = this.statement(sql, true).all(...params) as [Buffer, Buffer, bigint, string][];
     return rows.map(([pk, rk, ts, props]) => [decodeKey(pk), decodeKey(rk), ts, props]);
   }
@@ -162,6 +169,12 @@ function conditionSql(condition: PropertyCondition, params: unknown[]): string {
   if (condition.operator === 'le') params.push(path);
   params.push(path, `$."${condition.property}@odata.type"`, path, condition.value);
   return `(${numberTest} AND (${value} < '' OR props ->> ? IS NOT 'Edm.Int64' OR CAST(${value} AS INTEGER) ${op} ?))`;
+}
+
+/** The PartitionKey of every row between the bounds, when one lower and one upper bound pin it. */
+function onlyPartition(lower: KeyBound | undefined, uppers: readonly (KeyBound | undefined)[]): string | undefined {
+  if (lower === undefined) return undefined;
+  return uppers.some((upper) => upper?.partitionKey === lower.partitionKey) ? lower.partitionKey : undefined;
 }
 
 function keyOf([partitionKey, rowKey]: StoredRow): { partitionKey: string; rowKey: string } {
