@@ -17,18 +17,25 @@ export interface RowStep {
 
 type Statement = Database.Statement<unknown[], unknown>;
 
+/** SQL function that counts the rows a conditional scan visits (RangeReader.scanWhere). */
+const windowEndFunction = 'cerulean_window_end';
+
 export class RangeReader {
   private readonly statements = new Map<string, Statement>();
-  private readonly inOneSnapshot: <T>(read: () => T) => T;
+  /** Rows the running conditional scan has visited, and where its window closes. */
+  private examined = 0;
+  private examineMax = 0;
 
   constructor(private readonly db: Database.Database) {
-    // The statements of one step read one snapshot, even while commits land between them.
-    this.inOneSnapshot = <T>(read: () => T): T => db.transaction(read)();
+    // SQLite calls it for every row a conditional scan visits, before the conditions: it counts
+    // the row, and is true for the row that closes the window, so that row comes back too.
+    db.function(windowEndFunction, { deterministic: false }, () => (++this.examined === this.examineMax ? 1 : 0));
   }
 
   /** Up to `limit` rows of the range in key order. */
   rows(id: number, range: KeyRange, limit: number): StoredRow[] {
-    return this.select(id, range, [], limit);
+    const { statement, params, decode } = this.select(id, range, undefined, limit);
+    return (statement.all(...params) as unknown[][]).map(decode);
   }
 
   scanWhere(
@@ -39,74 +46,55 @@ export class RangeReader {
     examineMax: number,
   ): RowStep {
     if (conditions.length === 0) {
-      const rows = this.select(id, range, [], limit);
+      const rows = this.rows(id, range, limit);
       const last = rows.at(-1);
       return { rows, examined: rows.length, next: rows.length === limit && last ? after(last) : undefined };
     }
-    return this.inOneSnapshot(() => {
-      // The row examineMax ahead closes this step's window, so a sparse filter cannot pin the thread.
-      const windowEnd = this.keyAt(id, range, examineMax - 1);
-      const window: KeyRange = windowEnd === undefined ? range : { lower: range.lower, upper: windowEnd };
-      const upperBounds = windowEnd === undefined ? [range.upper] : [range.upper, windowEnd];
-      const rows = this.select(id, { lower: range.lower }, conditions, limit, upperBounds);
-      const last = rows.at(-1);
-      if (rows.length === limit && last !== undefined) {
-        const examined = this.count(id, { lower: range.lower, upper: { ...keyOf(last), inclusive: true } }, range.upper);
-        return { rows, examined, next: after(last) };
-      }
-      const examined = windowEnd === undefined ? this.count(id, window, range.upper) : examineMax;
-      return { rows, examined, next: windowEnd === undefined ? undefined : { ...windowEnd, inclusive: false } };
-    });
+    // One pass that examines at most examineMax rows, so a sparse filter cannot pin the thread:
+    // the rows matching the conditions come back, and so does the row that closes the window.
+    const { statement, params, decode } = this.select(id, range, conditions, limit);
+    this.examined = 0;
+    this.examineMax = examineMax;
+    const rows: StoredRow[] = [];
+    for (const row of statement.iterate(...params) as Iterable<unknown[]>) {
+      rows.push(decode(row));
+      if (this.examined >= examineMax) break;
+    }
+    const last = rows.at(-1);
+    const stopped = rows.length === limit || this.examined >= examineMax;
+    return { rows, examined: this.examined, next: stopped && last !== undefined ? after(last) : undefined };
   }
 
-  /** Rows of the range (under every upper bound given) that may satisfy the conditions. */
+  /** The query for rows of the range in key order, up to `limit`; with conditions, those that may satisfy them. */
   private select(
     id: number,
     range: KeyRange,
-    conditions: readonly PropertyCondition[],
+    conditions: readonly PropertyCondition[] | undefined,
     limit: number,
-    upperBounds: readonly (KeyBound | undefined)[] = [range.upper],
-  ): StoredRow[] {
+  ): { statement: Statement; params: unknown[]; decode: (row: unknown[]) => StoredRow } {
     const params: unknown[] = [id];
-    const where = rangeWhere(range.lower, upperBounds, params);
-    for (const condition of conditions) where.push(conditionSql(condition, params));
-    params.push(limit);
-    // Rows as arrays: no object per row on the hottest path of every scan.
-    const partitionKey = onlyPartition(range.lower, upperBounds);
-    if (partitionKey !== undefined) {
-      // A blob costs a Buffer per row: the partition's key is known, so only RowKey is read.
-      const sql = `SELECT rk, ts, json(props) FROM entities WHERE ${where.join(' AND ')} ORDER BY pk, rk LIMIT ?`;
-      const rows = this.statement(sql, true).all(...params) as [Buffer, bigint, string][];
-      return rows.map(([rk, ts, props]) => [partitionKey, decodeKey(rk), ts, props]);
+    const where = rangeWhere(range.lower, range.upper, params);
+    if (conditions !== undefined) {
+      const terms = conditions.map((condition) => conditionSql(condition, params));
+      where.push(`(${windowEndFunction}() OR (${terms.join(' AND ')}))`);
     }
-    const sql = `SELECT pk, rk, ts, json(props) FROM entities WHERE ${where.join(' AND ')} ORDER BY pk, rk LIMIT ?`;
-    const rows = this.statement(sql, true).all(...params) as [Buffer, Buffer, bigint, string][];
-    return rows.map(([pk, rk, ts, props]) => [decodeKey(pk), decodeKey(rk), ts, props]);
+    params.push(limit);
+    const partitionKey = onlyPartition(range);
+    // A blob costs a Buffer per row: when the range pins the PartitionKey, only RowKey is read.
+    const keys = partitionKey === undefined ? 'pk, rk' : 'rk';
+    const statement = this.statement(`SELECT ${keys}, ts, json(props) FROM entities WHERE ${where.join(' AND ')} ORDER BY pk, rk LIMIT ?`);
+    // Rows as arrays: no object per row on the hottest path of every scan.
+    const decode =
+      partitionKey === undefined
+        ? ([pk, rk, ts, props]: unknown[]): StoredRow => [decodeKey(pk as Buffer), decodeKey(rk as Buffer), ts as bigint, props as string]
+        : ([rk, ts, props]: unknown[]): StoredRow => [partitionKey, decodeKey(rk as Buffer), ts as bigint, props as string];
+    return { statement, params, decode };
   }
 
-  /** The key of the row `offset` rows into the range, as an inclusive upper bound. */
-  private keyAt(id: number, range: KeyRange, offset: number): KeyBound | undefined {
-    const params: unknown[] = [id];
-    const where = rangeWhere(range.lower, [range.upper], params);
-    params.push(offset);
-    const sql = `SELECT pk, rk FROM entities WHERE ${where.join(' AND ')} ORDER BY pk, rk LIMIT 1 OFFSET ?`;
-    const row = this.statement(sql).get(...params) as { pk: Buffer; rk: Buffer } | undefined;
-    return row === undefined ? undefined : { partitionKey: decodeKey(row.pk), rowKey: decodeKey(row.rk), inclusive: true };
-  }
-
-  private count(id: number, range: KeyRange, outerUpper: KeyBound | undefined): number {
-    const params: unknown[] = [id];
-    const where = rangeWhere(range.lower, [range.upper, outerUpper], params);
-    const row = this.statement(`SELECT count(*) AS n FROM entities WHERE ${where.join(' AND ')}`).get(...params) as {
-      n: bigint;
-    };
-    return Number(row.n);
-  }
-
-  private statement(sql: string, raw = false): Statement {
+  private statement(sql: string): Statement {
     let statement = this.statements.get(sql);
     if (statement === undefined) {
-      statement = this.db.prepare(sql).safeIntegers(true).raw(raw);
+      statement = this.db.prepare(sql).safeIntegers(true).raw(true);
       this.statements.set(sql, statement);
     }
     return statement;
@@ -114,10 +102,10 @@ export class RangeReader {
 }
 
 /** WHERE terms for a key range; pushes their parameters after the table id. Row values keep it one index seek. */
-function rangeWhere(lower: KeyBound | undefined, uppers: readonly (KeyBound | undefined)[], params: unknown[]): string[] {
+function rangeWhere(lower: KeyBound | undefined, upper: KeyBound | undefined, params: unknown[]): string[] {
   const where = ['table_id = ?'];
   if (lower !== undefined) where.push(boundSql(lower, '>', params));
-  for (const upper of uppers) if (upper !== undefined) where.push(boundSql(upper, '<', params));
+  if (upper !== undefined) where.push(boundSql(upper, '<', params));
   return where;
 }
 
@@ -171,10 +159,9 @@ function conditionSql(condition: PropertyCondition, params: unknown[]): string {
   return `(${numberTest} AND (${value} < '' OR props ->> ? IS NOT 'Edm.Int64' OR CAST(${value} AS INTEGER) ${op} ?))`;
 }
 
-/** The PartitionKey of every row between the bounds, when one lower and one upper bound pin it. */
-function onlyPartition(lower: KeyBound | undefined, uppers: readonly (KeyBound | undefined)[]): string | undefined {
-  if (lower === undefined) return undefined;
-  return uppers.some((upper) => upper?.partitionKey === lower.partitionKey) ? lower.partitionKey : undefined;
+/** The PartitionKey of every row of the range, when its bounds pin one. */
+function onlyPartition({ lower, upper }: KeyRange): string | undefined {
+  return lower !== undefined && upper?.partitionKey === lower.partitionKey ? lower.partitionKey : undefined;
 }
 
 function keyOf([partitionKey, rowKey]: StoredRow): { partitionKey: string; rowKey: string } {
