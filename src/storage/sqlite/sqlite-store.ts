@@ -28,13 +28,6 @@ export interface SqliteStoreOptions {
   readonly location: string | undefined;
 }
 
-interface EntityRow {
-  pk: Buffer;
-  rk: Buffer;
-  ts: bigint;
-  props: string;
-}
-
 type Statement = Database.Statement<unknown[], unknown>;
 
 interface CachedTable {
@@ -63,9 +56,11 @@ export class SqliteStore implements Store {
     this.selectTables = db.prepare(
       'SELECT name FROM tables WHERE account = ? AND name_lower >= ? ORDER BY name_lower LIMIT ?',
     );
+    // The keys are known: reading their blobs back would cost two Buffers per read.
     this.selectEntity = db
-      .prepare('SELECT pk, rk, ts, json(props) AS props FROM entities WHERE table_id = ? AND pk = ? AND rk = ?')
-      .safeIntegers(true);
+      .prepare('SELECT ts, json(props) FROM entities WHERE table_id = ? AND pk = ? AND rk = ?')
+      .safeIntegers(true)
+      .raw(true);
     this.selectSetting = db.prepare('SELECT value FROM settings WHERE account = ? AND scope = ? AND name = ?');
   }
 
@@ -107,8 +102,8 @@ export class SqliteStore implements Store {
   async getEntity(table: TableInfo, partitionKey: string, rowKey: string): Promise<Entity | undefined> {
     const id = this.cachedTable(table.account, table.name)?.id;
     if (id === undefined) return undefined;
-    const row = this.selectEntity.get(id, encodeKey(partitionKey), encodeKey(rowKey)) as EntityRow | undefined;
-    return row === undefined ? undefined : new StoredEntity(partitionKey, rowKey, row.ts, row.props);
+    const row = this.selectEntity.get(id, encodeKey(partitionKey), encodeKey(rowKey)) as [bigint, string] | undefined;
+    return row === undefined ? undefined : new StoredEntity(partitionKey, rowKey, ...row);
   }
 
   async scan(table: TableInfo, range: KeyRange, limit: number): Promise<Entity[]> {
