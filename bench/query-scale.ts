@@ -8,55 +8,19 @@
 //
 //   node dist/bench/query-scale.js [--entities N] [--runs R]
 import { mkdtempSync, rmSync } from 'node:fs';
-import type { IncomingHttpHeaders } from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import { startServer } from '../tests/helpers/server.js';
-import { devAccountName, expectStatus, keepAliveAgent, TableHttpClient } from './client.js';
+import { devAccountName, keepAliveAgent, TableHttpClient } from './client.js';
 import { bucketMatches, partitionDataset, preload, spreadDataset, type Dataset } from './datasets.js';
+import { walk } from './walk.js';
 
 const requestTimeoutMs = 600_000;
 const progressEveryEntities = 100_000;
 /** bench/datasets.ts keeps this many batches in flight while loading. */
 const loadBatchesInFlight = 4;
-
-interface Walk {
-  pages: number;
-  returned: number;
-  scanned: number;
-  ms: number;
-}
-
-/** Follows continuations to the end; counts come from the x-cerulean-query-plan header. */
-async function walk(client: TableHttpClient, table: string, filter: string, top: number): Promise<Walk> {
-  const base = `$filter=${encodeURIComponent(filter)}&$top=${top}`;
-  const result: Walk = { pages: 0, returned: 0, scanned: 0, ms: 0 };
-  const started = performance.now();
-  let continuation = '';
-  do {
-    const request = client.send({ method: 'GET', resource: `${table}()`, query: base + continuation });
-    const response = await expectStatus(`query ${filter}`, request, 200);
-    const plan = /scanned=(\d+); returned=(\d+)/.exec(String(response.headers['x-cerulean-query-plan']));
-    if (plan === null) throw new Error(`no plan header on page ${result.pages + 1}`);
-    result.pages++;
-    result.scanned += Number(plan[1]);
-    result.returned += Number(plan[2]);
-    continuation = continuationQuery(response.headers);
-  } while (continuation !== '');
-  result.ms = performance.now() - started;
-  return result;
-}
-
-/** `&NextPartitionKey=…&NextRowKey=…` from a page's headers; '' on the last page. */
-function continuationQuery(headers: IncomingHttpHeaders): string {
-  const nextPk = headers['x-ms-continuation-nextpartitionkey'];
-  const nextRk = headers['x-ms-continuation-nextrowkey'];
-  if (nextPk === undefined) return '';
-  const rowKey = nextRk === undefined ? '' : `&NextRowKey=${encodeURIComponent(String(nextRk))}`;
-  return `&NextPartitionKey=${encodeURIComponent(String(nextPk))}${rowKey}`;
-}
 
 interface Measurement {
   name: string;

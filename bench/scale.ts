@@ -1,6 +1,7 @@
 // Flat behaviour as the store grows (issue 6): one on-disk Cerulean grows one table through
 // 10k, 100k, 1M and 10M entities (100-entity batches); at each size it measures point reads and
-// single inserts at 16 concurrent requests, the server's RSS, and a restart's startup time and RSS.
+// single inserts at 16 concurrent requests, one property-filtered scan of the whole table (to its
+// last page), the server's RSS after all that, and a restart's startup time and RSS.
 //
 //   node dist/bench/scale.js [--max N] [--duration S] [--keep]
 //
@@ -16,6 +17,7 @@ import { devAccountName, expectStatus, keepAliveAgent, TableHttpClient } from '.
 import { createTable, loadEntities, spreadDataset } from './datasets.js';
 import { entityJson } from './entities.js';
 import { runClosedLoop, type LoadResult, type Operation } from './load.js';
+import { walk, type Walk } from './walk.js';
 
 const sizes = [10_000, 100_000, 1_000_000, 10_000_000];
 const concurrency = 16;
@@ -27,6 +29,8 @@ interface Step {
   loadSeconds: number;
   pointRead: LoadResult;
   insert: LoadResult;
+  /** `Bucket eq 7` over the whole table, every page. */
+  tableScan: Walk;
   rssMiB: number;
   startupMs: number;
   rssAfterStartMiB: number;
@@ -70,6 +74,7 @@ async function main(): Promise<void> {
         await expectStatus('insert', client.send({ method: 'POST', resource: table, headers, body }), 204);
       });
       const insert = await measure(insertOps, durationMs);
+      const tableScan = await walk(client, table, 'Bucket eq 7', 1000);
       const rssMiB = rssOf(server);
 
       await server.stop();
@@ -77,7 +82,16 @@ async function main(): Promise<void> {
       server = await start(location);
       const startupMs = performance.now() - restartStarted;
       client = clientOf(server);
-      steps.push({ entities: size, loadSeconds, pointRead, insert, rssMiB, startupMs, rssAfterStartMiB: rssOf(server) });
+      steps.push({
+        entities: size,
+        loadSeconds,
+        pointRead,
+        insert,
+        tableScan,
+        rssMiB,
+        startupMs,
+        rssAfterStartMiB: rssOf(server),
+      });
       log(report(steps));
     }
   } finally {
@@ -138,6 +152,8 @@ function report(steps: readonly Step[]): string {
       s.pointRead.p99Ms.toFixed(2),
       Math.round(s.insert.opsPerSec).toLocaleString('en-US'),
       s.insert.p50Ms.toFixed(2),
+      (s.tableScan.ms / 1000).toFixed(2),
+      Math.round(s.tableScan.scanned / (s.tableScan.ms / 1000)).toLocaleString('en-US'),
       s.rssMiB.toFixed(0),
       s.startupMs.toFixed(0),
       s.rssAfterStartMiB.toFixed(0),
@@ -146,8 +162,8 @@ function report(steps: readonly Step[]): string {
     ].join(' | '),
   );
   return [
-    '| entities | point reads/s | p50 ms | p99 ms | inserts/s | p50 ms | RSS MiB | restart ms | RSS after restart MiB | read p50 vs first | insert rate vs first |',
-    '| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
+    '| entities | point reads/s | p50 ms | p99 ms | inserts/s | p50 ms | filtered scan s | scanned/s | RSS MiB | restart ms | RSS after restart MiB | read p50 vs first | insert rate vs first |',
+    '| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
     ...rows.map((row) => `| ${row} |`),
   ].join('\n');
 }
