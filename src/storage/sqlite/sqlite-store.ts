@@ -48,8 +48,11 @@ export class SqliteStore implements Store {
   private constructor(
     private readonly db: Database.Database,
     private readonly writer: WriterApi & { close(): Promise<void> },
-    /** Scan threads of an on-disk store; an in-memory database has only this connection. */
-    private readonly scans: ScanPool | undefined,
+    /**
+     * Scan threads of an on-disk store, still starting while the server begins to listen; an
+     * in-memory database has only this connection.
+     */
+    private readonly scans: Promise<ScanPool> | undefined,
   ) {
     this.reader = new RangeReader(db);
     this.selectTable = db.prepare(selectTableSql);
@@ -72,7 +75,11 @@ export class SqliteStore implements Store {
     }
     const file = databaseFile(options.location);
     const writer = await WorkerWriterClient.start(file);
-    return new SqliteStore(openDatabase(file, 'reader'), writer, await ScanPool.start(file));
+    // The writer has created the schema the scan threads read. A pool that fails to start fails
+    // every scan that needs it, with the reason.
+    const scans = ScanPool.start(file);
+    scans.catch(() => undefined);
+    return new SqliteStore(openDatabase(file, 'reader'), writer, scans);
   }
 
   // -- tables ----------------------------------------------------------------------------------
@@ -125,7 +132,7 @@ export class SqliteStore implements Store {
     const step =
       this.scans === undefined || conditions.length === 0
         ? this.reader.scanWhere(id, range, conditions, limit, examineMax)
-        : await this.scans.scanWhere(id, range, conditions, limit, examineMax);
+        : await (await this.scans).scanWhere(id, range, conditions, limit, examineMax);
     return { entities: step.rows.map(storedEntity), examined: step.examined, next: step.next };
   }
 
@@ -148,7 +155,7 @@ export class SqliteStore implements Store {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    await Promise.all([this.writer.close(), this.scans?.close()]);
+    await Promise.all([this.writer.close(), this.scans?.then((pool) => pool.close(), () => undefined)]);
     if (this.db.open) this.db.close();
   }
 

@@ -27,6 +27,8 @@ export class WorkerRpc {
   private nextId = readyId + 1;
   private readonly pending = new Map<number, Pending>();
   private outbox: WorkerCall[] = [];
+  /** Why the thread can answer no more calls, once it cannot. */
+  private failure: Error | undefined;
 
   private constructor(
     private readonly worker: Worker,
@@ -59,6 +61,7 @@ export class WorkerRpc {
   }
 
   call<T>(method: string, args: unknown[]): Promise<T> {
+    if (this.failure !== undefined) return Promise.reject(this.failure);
     return new Promise<T>((resolve, reject) => {
       const id = this.nextId++;
       this.pending.set(id, { resolve: resolve as (result: never) => void, reject });
@@ -74,6 +77,7 @@ export class WorkerRpc {
   }
 
   private failAll(error: Error): void {
+    this.failure ??= error;
     for (const call of this.pending.values()) call.reject(error);
     this.pending.clear();
   }
