@@ -17,6 +17,12 @@ export interface RowStep {
 
 type Statement = Database.Statement<unknown[], unknown>;
 
+/**
+ * Prepared scans kept per connection. Their SQL varies with the shape of a filter (operators and
+ * number of conditions, bound kinds), which clients choose, so the cache starts over when full.
+ */
+const statementsMax = 512;
+
 /** SQL function that counts the rows a conditional scan visits (RangeReader.scanWhere). */
 const windowEndFunction = 'cerulean_window_end';
 
@@ -95,6 +101,7 @@ export class RangeReader {
     let statement = this.statements.get(sql);
     if (statement === undefined) {
       statement = this.db.prepare(sql).safeIntegers(true).raw(true);
+      if (this.statements.size >= statementsMax) this.statements.clear();
       this.statements.set(sql, statement);
     }
     return statement;
