@@ -1,6 +1,7 @@
 // Query Entities (query.md §1, §4): reads only the key ranges the plan names, applies the full
 // filter to what it reads, and ends a page at $top results or when its work budget runs out.
 import { performance } from 'node:perf_hooks';
+import { setImmediate as turnOfEventLoop } from 'node:timers/promises';
 import { pageBytesMax, pageSizeMax, queryBudgetMs, queryRowsReadMax, scanChunkRows, scanWindowRows } from '../limits.js';
 import type { Entity } from '../protocol/edm.js';
 import type { EntityKeys } from '../protocol/keys.js';
@@ -57,6 +58,9 @@ export class QueryService {
         chunkRows = Math.min(scanChunkRows, chunkRows * 2);
         // The page is over but the range goes on: resume at its next entity, if any.
         if (page.full()) return finish(await this.firstOf(table, [range, ...ranges.slice(r + 1)]));
+        // A filter the store cannot check reads every row here, up to the page's budget: other
+        // requests get their turn between steps instead of waiting for the whole page.
+        await turnOfEventLoop();
       }
     }
     return finish(undefined);
