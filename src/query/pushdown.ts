@@ -8,9 +8,10 @@ import type { ComparisonOperator, FilterNode } from './ast.js';
 
 /**
  * The top-level `and` terms that compare a custom property with a number (Int32, Int64, finite
- * Double) or a string, or Timestamp with a DateTime. A store compares numbers with stored Int32,
- * Int64 and Double values (numeric promotion) and strings with stored strings; a row of any other
- * type can never match (§3.3), so the store may keep or drop it.
+ * Double), a string, a Boolean or a DateTime (but for `ne`), or Timestamp with a DateTime. A
+ * store compares numbers with stored Int32, Int64 and Double values (numeric promotion) and the
+ * others with stored values of their own type; a row of any other type can never match (§3.3),
+ * so the store may keep or drop it.
  */
 export function storageConditions(filter: FilterNode): PropertyCondition[] {
   const terms = filter.kind === 'and' ? filter.operands : [filter];
@@ -37,6 +38,11 @@ function conditionOf(property: string, operator: ComparisonOperator, literal: Ed
       // Stores may order strings by UTF-8 bytes; that agrees with UTF-16 code-unit order
       // whenever the literal has no character at or above U+D800.
       return /^[\u0000-\ud7ff]*$/.test(literal.value) ? { kind: 'string', property, operator, value: literal.value } : undefined;
+    case 'Edm.Boolean':
+      return { kind: 'boolean', property, operator, value: literal.value };
+    case 'Edm.DateTime':
+      // `ne` would keep nearly every row: not worth a store's time.
+      return operator === 'ne' ? undefined : { kind: 'dateTime', property, operator, value: literal.value };
     default:
       return undefined;
   }

@@ -28,14 +28,17 @@ export interface KeyRange {
 
 /**
  * A comparison a store may evaluate while scanning: of a custom property with a number (against
- * stored Int32, Int64 and Double values) or a string (against stored strings), or of the system
- * Timestamp with ticks. A row whose property has another type, which the literal can never match,
- * may be kept or dropped (the query engine decides every row kept); a row without the property is
- * dropped. A stored NaN or ±Infinity Double must be kept.
+ * stored Int32, Int64 and Double values), a string, a Boolean or a DateTime (ticks), or of the
+ * system Timestamp with ticks. It is a prefilter: a store may keep rows that fail it (the query
+ * engine decides every row kept) but must not drop a row that satisfies it. A row whose property
+ * has another type, which the literal can never match, may be kept or dropped; a row without the
+ * property is dropped. A stored NaN or ±Infinity Double must be kept.
  */
 export type PropertyCondition =
   | { readonly kind: 'number'; readonly property: string; readonly operator: ComparisonOperator; readonly value: number | bigint }
   | { readonly kind: 'string'; readonly property: string; readonly operator: ComparisonOperator; readonly value: string }
+  | { readonly kind: 'boolean'; readonly property: string; readonly operator: ComparisonOperator; readonly value: boolean }
+  | { readonly kind: 'dateTime'; readonly property: string; readonly operator: ComparisonOperator; readonly value: bigint }
   | { readonly kind: 'timestamp'; readonly operator: ComparisonOperator; readonly value: bigint };
 
 export type ComparisonOperator = 'eq' | 'ne' | 'gt' | 'ge' | 'lt' | 'le';

@@ -159,6 +159,12 @@ function conditionSql(condition: PropertyCondition, params: unknown[]): string {
     params.push(path, condition.value);
     return `${value} ${op} ?`;
   }
+  if (condition.kind === 'boolean') {
+    // JSON true and false read as 1 and 0 (so may Int32 1 and 0, which cannot match).
+    params.push(path, condition.value ? 1 : 0);
+    return `${value} ${op} ?`;
+  }
+  if (condition.kind === 'dateTime') return dateTimeSql(condition.operator, condition.value, path, params);
   const numberTest = numberTests[condition.operator](value);
   params.push(path, condition.value);
   if (condition.operator === 'le') params.push(path);
@@ -169,6 +175,34 @@ function conditionSql(condition: PropertyCondition, params: unknown[]): string {
 /** The PartitionKey of every row of the range, when its bounds pin one. */
 function onlyPartition({ lower, upper }: KeyRange): string | undefined {
   return lower !== undefined && upper?.partitionKey === lower.partitionKey ? lower.partitionKey : undefined;
+}
+
+const ticksPerMs = 10_000n;
+
+/**
+ * A DateTime comparison on the stored ISO text, which SQLite reads to the millisecond
+ * (truncating; non-dates read as NULL, never passing). A millisecond of margin on each side keeps
+ * every row whose ticks could satisfy the comparison; the query's predicate compares the ticks.
+ */
+function dateTimeSql(operator: PropertyCondition['operator'], ticks: bigint, path: string, params: unknown[]): string {
+  const ms = ticks >= 0n || ticks % ticksPerMs === 0n ? ticks / ticksPerMs : ticks / ticksPerMs - 1n; // floor
+  const storedMs = `unixepoch(props ->> ?, 'subsec') * 1000`;
+  params.push(path);
+  switch (operator) {
+    case 'eq':
+      params.push(Number(ms - 1n), Number(ms + 1n));
+      return `${storedMs} BETWEEN ? AND ?`;
+    case 'gt':
+    case 'ge':
+      params.push(Number(ms - 1n));
+      return `${storedMs} >= ?`;
+    case 'lt':
+    case 'le':
+      params.push(Number(ms + 1n));
+      return `${storedMs} <= ?`;
+    case 'ne':
+      return `${storedMs} IS NOT NULL`;
+  }
 }
 
 function keyOf([partitionKey, rowKey]: StoredRow): { partitionKey: string; rowKey: string } {
