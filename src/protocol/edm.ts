@@ -110,15 +110,17 @@ export function parseDateTimeTicks(text: string): bigint | undefined {
 let lastFormattedTicks: bigint | undefined;
 let lastFormattedText = '';
 
+/** Milliseconds since 1970 of a DateTime in ticks, rounded down (also before 1970). */
+export function floorMilliseconds(ticks: bigint): bigint {
+  const ms = ticks / ticksPerMs; // rounds toward zero
+  return ms * ticksPerMs > ticks ? ms - 1n : ms;
+}
+
 /** `yyyy-MM-ddTHH:mm:ss[.fffffff]Z`, trailing zeros of the fraction removed (data-model.md §2.4). */
 export function formatDateTimeTicks(ticks: bigint): string {
   if (ticks === lastFormattedTicks) return lastFormattedText;
-  let ms = ticks / ticksPerMs;
-  let sub = ticks % ticksPerMs; // 0..9999 sub-millisecond ticks
-  if (sub < 0n) {
-    sub += ticksPerMs;
-    ms -= 1n;
-  }
+  const ms = floorMilliseconds(ticks);
+  const sub = ticks - ms * ticksPerMs; // 0..9999 sub-millisecond ticks
   const iso = new Date(Number(ms)).toISOString(); // 2022-02-01T20:52:39.317Z
   let fraction = iso.slice(20, 23) + String(sub).padStart(4, '0');
   let end = fraction.length;

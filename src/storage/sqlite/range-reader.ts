@@ -2,6 +2,7 @@
 // connection and the scan threads (scan-pool.ts). Rows leave as plain tuples so that they can
 // cross a thread boundary as they are.
 import type Database from 'better-sqlite3';
+import { floorMilliseconds } from '../../protocol/edm.js';
 import type { KeyBound, KeyRange, PropertyCondition } from '../store.js';
 import { decodeKey, encodeKey } from './codec.js';
 
@@ -177,15 +178,13 @@ function onlyPartition({ lower, upper }: KeyRange): string | undefined {
   return lower !== undefined && upper?.partitionKey === lower.partitionKey ? lower.partitionKey : undefined;
 }
 
-const ticksPerMs = 10_000n;
-
 /**
  * A DateTime comparison on the stored ISO text, which SQLite reads to the millisecond
  * (truncating; non-dates read as NULL, never passing). A millisecond of margin on each side keeps
  * every row whose ticks could satisfy the comparison; the query's predicate compares the ticks.
  */
 function dateTimeSql(operator: PropertyCondition['operator'], ticks: bigint, path: string, params: unknown[]): string {
-  const ms = ticks >= 0n || ticks % ticksPerMs === 0n ? ticks / ticksPerMs : ticks / ticksPerMs - 1n; // floor
+  const ms = floorMilliseconds(ticks);
   const storedMs = `unixepoch(props ->> ?, 'subsec') * 1000`;
   params.push(path);
   switch (operator) {
@@ -205,12 +204,8 @@ function dateTimeSql(operator: PropertyCondition['operator'], ticks: bigint, pat
   }
 }
 
-function keyOf([partitionKey, rowKey]: StoredRow): { partitionKey: string; rowKey: string } {
-  return { partitionKey, rowKey };
-}
-
-function after(row: StoredRow): KeyBound {
-  return { ...keyOf(row), inclusive: false };
+function after([partitionKey, rowKey]: StoredRow): KeyBound {
+  return { partitionKey, rowKey, inclusive: false };
 }
 
 function boundSql(bound: KeyBound, direction: '>' | '<', params: unknown[]): string {

@@ -2,8 +2,7 @@
 // with the table (about 0.4 µs per row inside SQLite); on these threads it uses the cores the
 // HTTP thread does not, and point reads keep their latency while scans run.
 import { availableParallelism } from 'node:os';
-import type { KeyRange, PropertyCondition } from '../store.js';
-import type { RowStep } from './range-reader.js';
+import type { RangeReader, RowStep } from './range-reader.js';
 import { WorkerRpc } from './worker-rpc.js';
 
 /** One thread per core, at most four: beyond that, scans wait for the disk, not for a core. */
@@ -21,16 +20,10 @@ export class ScanPool {
     return new ScanPool(threads);
   }
 
-  /** On the thread with the fewest scans in flight. */
-  scanWhere(
-    id: number,
-    range: KeyRange,
-    conditions: readonly PropertyCondition[],
-    limit: number,
-    examineMax: number,
-  ): Promise<RowStep> {
+  /** RangeReader.scanWhere on the thread with the fewest scans in flight. */
+  scanWhere(...args: Parameters<RangeReader['scanWhere']>): Promise<RowStep> {
     const thread = this.threads.reduce((idlest, t) => (t.inFlight < idlest.inFlight ? t : idlest));
-    return thread.call('scanWhere', [id, range, conditions, limit, examineMax]);
+    return thread.call('scanWhere', args);
   }
 
   async close(): Promise<void> {
