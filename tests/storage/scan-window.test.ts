@@ -9,7 +9,8 @@ import os from 'node:os';
 import path from 'node:path';
 import type { EdmValue } from '../../src/protocol/edm.js';
 import { SqliteStore } from '../../src/storage/sqlite/sqlite-store.js';
-import type { KeyRange, PropertyCondition, TableInfo } from '../../src/storage/store.js';
+import type { KeyBound, KeyRange, PropertyCondition, TableInfo } from '../../src/storage/store.js';
+import { compareKeys, keyText, type Key } from '../helpers/query.js';
 
 const entityCount = 300;
 const partitions = 7;
@@ -36,8 +37,18 @@ function numeric(value: EdmValue): number | undefined {
   return value.type === 'Edm.String' || value.type === 'Edm.Boolean' ? undefined : Number(value.value);
 }
 
-const keyOrder = (a: { partitionKey: string; rowKey: string }, b: { partitionKey: string; rowKey: string }) =>
-  a.partitionKey < b.partitionKey ? -1 : a.partitionKey > b.partitionKey ? 1 : a.rowKey < b.rowKey ? -1 : a.rowKey > b.rowKey ? 1 : 0;
+const keyOfRow = (row: { partitionKey: string; rowKey: string }): Key => [row.partitionKey, row.rowKey];
+const byKey = (a: { partitionKey: string; rowKey: string }, b: { partitionKey: string; rowKey: string }) =>
+  compareKeys(keyOfRow(a), keyOfRow(b));
+
+/** Whether `key` lies inside `range` (Store.KeyBound: without a RowKey a bound is on PartitionKey alone). */
+function inside(key: Key, { lower, upper }: KeyRange): boolean {
+  const side = (bound: KeyBound): number =>
+    bound.rowKey === undefined ? compareKeys([key[0], ''], [bound.partitionKey, '']) : compareKeys(key, [bound.partitionKey, bound.rowKey]);
+  const above = (bound: KeyBound) => side(bound) > 0 || (bound.inclusive && side(bound) === 0);
+  const below = (bound: KeyBound) => side(bound) < 0 || (bound.inclusive && side(bound) === 0);
+  return (lower === undefined || above(lower)) && (upper === undefined || below(upper));
+}
 
 const setups = [
   { label: 'in memory', location: () => undefined },
@@ -49,7 +60,7 @@ for (const setup of setups) {
     let store: SqliteStore;
     let location: string | undefined;
     const table: TableInfo = { account: 'devstoreaccount1', name: 'windows' };
-    const all = Array.from({ length: entityCount }, (_, i) => ({ ...keys(i), value: valueOf(i) })).sort(keyOrder);
+    const all = Array.from({ length: entityCount }, (_, i) => ({ ...keys(i), value: valueOf(i) })).sort(byKey);
 
     before(async () => {
       location = setup.location();
@@ -84,14 +95,7 @@ for (const setup of setups) {
     ];
 
     for (const { name, range } of ranges) {
-      const inRange = all.filter(
-        (e) =>
-          (range.lower === undefined || keyOrder(e, { partitionKey: range.lower.partitionKey, rowKey: range.lower.rowKey ?? '' }) >= (range.lower.inclusive ? 0 : 1)) &&
-          (range.upper === undefined ||
-            (range.upper.rowKey === undefined
-              ? e.partitionKey <= range.upper.partitionKey
-              : keyOrder(e, { partitionKey: range.upper.partitionKey, rowKey: range.upper.rowKey }) <= (range.upper.inclusive ? 0 : -1))),
-      );
+      const inRange = all.filter((e) => inside(keyOfRow(e), range));
       for (const { name: conditionName, condition, holds } of conditions) {
         for (const [limit, examineMax] of [[512, 7], [3, 11], [1, 1], [512, 1000]] as const) {
           test(`${name}, ${conditionName}, limit ${limit}, window ${examineMax}`, async () => {
@@ -101,25 +105,24 @@ for (const setup of setups) {
             });
             let current: KeyRange = range;
             let examined = 0;
-            const seen: { partitionKey: string; rowKey: string }[] = [];
+            const seen: Key[] = [];
             for (let steps = 0; ; steps++) {
               assert.ok(steps <= inRange.length + 1, 'the scan ends');
               const step = await store.scanWhere(table, current, [condition], limit, examineMax);
               assert.ok(step.examined <= examineMax, `a step examined ${step.examined} > ${examineMax}`);
               assert.ok(step.entities.length <= limit);
               examined += step.examined;
-              seen.push(...step.entities.map((e) => ({ partitionKey: e.partitionKey, rowKey: e.rowKey })));
+              seen.push(...step.entities.map(keyOfRow));
               if (step.next === undefined) break;
               current = { ...current, lower: step.next };
             }
             assert.equal(examined, inRange.length, 'every row of the range examined once');
-            const keyText = (k: { partitionKey: string; rowKey: string }) => `${k.partitionKey}/${k.rowKey}`;
-            assert.deepEqual([...seen].sort(keyOrder).map(keyText), seen.map(keyText), 'rows come in key order');
-            const inRangeKeys = new Set(inRange.map(keyText));
+            assert.deepEqual([...seen].sort(compareKeys).map(keyText), seen.map(keyText), 'rows come in key order');
+            const inRangeKeys = new Set(inRange.map((e) => keyText(keyOfRow(e))));
             assert.ok(seen.every((k) => inRangeKeys.has(keyText(k))), 'no row outside the range');
             const seenKeys = new Set(seen.map(keyText));
             assert.equal(seenKeys.size, seen.length, 'no row twice');
-            const lost = expected.filter((e) => !seenKeys.has(keyText(e)));
+            const lost = expected.map(keyOfRow).filter((k) => !seenKeys.has(keyText(k)));
             assert.deepEqual(lost.map(keyText), [], 'no matching row lost');
           });
         }
