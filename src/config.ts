@@ -2,6 +2,7 @@
 import { parseArgs } from 'node:util';
 import { logLevels, type LogLevel } from './http/log.js';
 import { requestsInFlightMax } from './limits.js';
+import { observeConfig, observeFlags, observeUsage, type ObserveConfig } from './observe/config.js';
 
 export interface Config {
   readonly host: string;
@@ -17,6 +18,8 @@ export interface Config {
   readonly tls: { readonly certFile: string; readonly keyFile: string } | undefined;
   /** Entra ID bearer tokens, enabled by a JWKS and/or PEM key file. */
   readonly oauth: OAuthConfig | undefined;
+  /** Metrics, insights, throttling and fault injection. */
+  readonly observe: ObserveConfig;
 }
 
 export interface OAuthConfig {
@@ -44,6 +47,7 @@ export const usage = `Usage: cerulean [options]
   --oauth-issuer <iss>    accepted token issuers, comma-separated (CERULEAN_OAUTH_ISSUER, default any)
   --oauth-audience <aud>  accepted audiences, comma-separated     (CERULEAN_OAUTH_AUDIENCE,
                           default https://storage.azure.com)
+${observeUsage}
   --help               print this text
 
 Extra accounts: AZURITE_ACCOUNTS="name:key1[:key2];name2:key1" (Azurite's format).`;
@@ -64,6 +68,7 @@ export function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Con
       'oauth-pem': { type: 'string' },
       'oauth-issuer': { type: 'string' },
       'oauth-audience': { type: 'string' },
+      ...observeFlags,
       help: { type: 'boolean' },
     },
     strict: true,
@@ -95,6 +100,7 @@ export function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Con
       issuers: list(values['oauth-issuer'] ?? env['CERULEAN_OAUTH_ISSUER']),
       audiences: list(values['oauth-audience'] ?? env['CERULEAN_OAUTH_AUDIENCE']),
     }),
+    observe: observeConfig(values, env),
   };
 }
 

@@ -7,9 +7,9 @@ import { devAccountName, loadAccounts } from './http/accounts.js';
 import { createBearerVerifier } from './http/bearer.js';
 import { createLogger } from './http/log.js';
 import { createServer } from './http/server.js';
+import { Observation } from './observe/observation.js';
 import { AclService } from './service/acl.js';
 import { EntityService } from './service/entities.js';
-import { QueryService } from './service/query.js';
 import { ServicePropertiesService } from './service/service-properties.js';
 import { TableService } from './service/tables.js';
 import { SqliteStore } from './storage/sqlite/sqlite-store.js';
@@ -37,16 +37,24 @@ async function main(): Promise<void> {
     process.stderr.write(`${(error as Error).message}\n`);
     process.exit(2);
   }
-  const store = await SqliteStore.open({ location: config.location });
+  let observation;
+  try {
+    observation = new Observation(config.observe, log);
+  } catch (error) {
+    process.stderr.write(`${(error as Error).message}\n`);
+    process.exit(2);
+  }
+  const store = observation.store(await SqliteStore.open({ location: config.location, onCommit: observation.onCommit }));
   const services = {
     store,
     tables: new TableService(store),
     entities: new EntityService(store),
-    queries: new QueryService(store),
+    queries: observation.queries(store),
     acls: new AclService(store),
     serviceProperties: new ServicePropertiesService(store),
   };
-  const server = createServer({ accounts, services, log, requestsInFlightMax: config.requestsInFlightMax, ...security });
+  const hooks = observation.hooks(accounts);
+  const server = createServer({ accounts, services, log, requestsInFlightMax: config.requestsInFlightMax, hooks, ...security });
   const scheme = security.tls === undefined ? 'http' : 'https';
 
   server.listen(config.port, config.host, () => {

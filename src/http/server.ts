@@ -2,6 +2,7 @@
 // route → authorize → read body → operation → reply, with every failure rendered in one place and
 // CORS headers added last. OPTIONS preflights are anonymous and answered before authorization.
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
+import { performance } from 'node:perf_hooks';
 import https from 'node:https';
 import type { TLSSocket } from 'node:tls';
 import { TableError } from '../errors.js';
@@ -23,7 +24,8 @@ import { preflight, withCorsHeaders } from './cors.js';
 import type { Logger } from './log.js';
 import * as op from './operations.js';
 import { errorReply, responseContext, send, type Reply, type ResponseContext } from './respond.js';
-import { parseTarget, splitRequestTarget, type Resource, type Target } from './routes.js';
+import { parseTarget, splitRequestTarget, type RequestTarget, type Resource, type Target } from './routes.js';
+import { operationName, tableOf, type OperationName } from '../observe/operation.js';
 
 export interface ServerOptions {
   readonly accounts: ReadonlyMap<string, Account>;
@@ -35,6 +37,18 @@ export interface ServerOptions {
   readonly requestsInFlightMax: number;
   /** Verifies Entra ID bearer tokens; undefined refuses them. */
   readonly bearer?: BearerVerifier | undefined;
+  /** Cerulean's own endpoints, metrics and fault injection (src/observe); undefined: none. */
+  readonly hooks?: RequestHooks | undefined;
+}
+
+/** What src/observe adds to the request path. */
+export interface RequestHooks {
+  /** Answers a request for Cerulean's own endpoints: paths starting with `/_`, which no account can have. */
+  admin(request: IncomingMessage, target: RequestTarget): Promise<Reply>;
+  /** Runs an authorized operation; may delay or refuse it, or ask for the connection to be dropped unanswered. */
+  run(operation: OperationName, table: string | undefined, execute: () => Promise<Reply>): Promise<Reply | 'drop'>;
+  /** A request for an operation was answered (or dropped), `durationMs` after it arrived. */
+  answered(operation: OperationName, status: number | 'dropped', durationMs: number): void;
 }
 
 export function createServer(options: ServerOptions): http.Server {
@@ -64,9 +78,10 @@ export function createServer(options: ServerOptions): http.Server {
 }
 
 async function handle(options: ServerOptions, request: IncomingMessage, response: ServerResponse): Promise<void> {
+  const startedMs = performance.now();
   const context = responseContext(request.headers);
-  const known: KnownAccount = { account: undefined };
-  let reply: Reply;
+  const known: KnownRequest = { account: undefined, operation: 'Unknown' };
+  let reply: Reply | 'drop';
   try {
     reply = await dispatch(options, request, context, known);
   } catch (error) {
@@ -75,16 +90,24 @@ async function handle(options: ServerOptions, request: IncomingMessage, response
     }
     reply = errorReply(context, error, errorHeaders(options, error));
   }
+  if (reply === 'drop') {
+    response.destroy();
+    if (known.operation !== undefined) options.hooks?.answered(known.operation, 'dropped', performance.now() - startedMs);
+    return;
+  }
   if (known.account !== undefined && request.headers.origin !== undefined) {
     const { cors } = await options.services.serviceProperties.get(known.account);
     reply = withCorsHeaders(cors, request.headers, request.method ?? '', reply);
   }
   send(response, context, reply);
+  if (known.operation !== undefined) options.hooks?.answered(known.operation, reply.status, performance.now() - startedMs);
 }
 
-/** The account a request named, once known to exist: its CORS rules apply to the reply. */
-interface KnownAccount {
+interface KnownRequest {
+  /** The account a request named, once known to exist: its CORS rules apply to the reply. */
   account: string | undefined;
+  /** For metrics; undefined for Cerulean's own endpoints. */
+  operation: OperationName | undefined;
 }
 
 function errorHeaders(options: ServerOptions, error: unknown): Record<string, string> | undefined {
@@ -101,10 +124,14 @@ async function dispatch(
   options: ServerOptions,
   request: IncomingMessage,
   context: ResponseContext,
-  known: KnownAccount,
-): Promise<Reply> {
+  known: KnownRequest,
+): Promise<Reply | 'drop'> {
   const { headers } = request;
   const requestTarget = splitRequestTarget(request.url ?? '/');
+  if (options.hooks !== undefined && requestTarget.rawPath.startsWith('/_')) {
+    known.operation = undefined;
+    return options.hooks.admin(request, requestTarget);
+  }
   // $format is read before routing so that even a routing error answers at the right level.
   const format = requestTarget.query.get('$format') ?? undefined;
   const metadata = negotiateMetadata(format, headerValue(headers['accept']));
@@ -119,6 +146,7 @@ async function dispatch(
   if (account === undefined) throw new TableError('AuthenticationFailed', undefined, `Unknown account '${target.account}'.`);
   known.account = account.name;
   const method = op.effectiveMethod(request.method ?? '', headers['x-http-method']);
+  known.operation = operationName(method, target.resource, target.query, headers['if-match'] !== undefined);
   const access = await authorize(
     {
       method: request.method ?? '',
@@ -152,7 +180,8 @@ async function dispatch(
     metadata,
     logQuery: (line) => options.log.info(line),
   };
-  return route(call, method, target.resource);
+  const execute = (): Promise<Reply> => route(call, method, target.resource);
+  return options.hooks === undefined ? execute() : options.hooks.run(known.operation, tableOf(target.resource), execute);
 }
 
 /** The fixed table of (method, resource) → operation. */

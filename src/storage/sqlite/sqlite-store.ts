@@ -6,9 +6,12 @@
 // the last commit). Writes go to the SqliteWriter: on a worker thread for an on-disk store, so that
 // fsync never stalls the HTTP thread; inline on the same connection for an in-memory one.
 import type Database from 'better-sqlite3';
+import { stat } from 'node:fs/promises';
 import type { Entity } from '../../protocol/edm.js';
 import type {
+  CommitObserver,
   CommitResult,
+  DiskUsage,
   KeyRange,
   PropertyCondition,
   ScanStep,
@@ -26,6 +29,8 @@ import { SqliteWriter, type EncodedWrite, type WriterApi } from './writer.js';
 export interface SqliteStoreOptions {
   /** Directory for the database files; undefined keeps everything in memory. */
   readonly location: string | undefined;
+  /** Hears of every durable group commit (metrics). */
+  readonly onCommit?: CommitObserver | undefined;
 }
 
 type Statement = Database.Statement<unknown[], unknown>;
@@ -53,6 +58,8 @@ export class SqliteStore implements Store {
      * in-memory database has only this connection.
      */
     private readonly scans: Promise<ScanPool> | undefined,
+    /** The database file; undefined in memory. */
+    private readonly file: string | undefined,
   ) {
     this.reader = new RangeReader(db);
     this.selectTable = db.prepare(selectTableSql);
@@ -70,16 +77,16 @@ export class SqliteStore implements Store {
   static async open(options: SqliteStoreOptions): Promise<SqliteStore> {
     if (options.location === undefined) {
       const db = openDatabase(':memory:', 'writer');
-      const writer = new SqliteWriter(db);
-      return new SqliteStore(db, Object.assign(writer, { close: async () => writer.drain() }), undefined);
+      const writer = new SqliteWriter(db, options.onCommit);
+      return new SqliteStore(db, Object.assign(writer, { close: async () => writer.drain() }), undefined, undefined);
     }
     const file = databaseFile(options.location);
-    const writer = await WorkerWriterClient.start(file);
+    const writer = await WorkerWriterClient.start(file, options.onCommit);
     // The writer has created the schema the scan threads read. A pool that fails to start fails
     // every scan that needs it, with the reason.
     const scans = ScanPool.start(file);
     scans.catch(() => undefined);
-    return new SqliteStore(openDatabase(file, 'reader'), writer, scans);
+    return new SqliteStore(openDatabase(file, 'reader'), writer, scans, file);
   }
 
   // -- tables ----------------------------------------------------------------------------------
@@ -150,6 +157,14 @@ export class SqliteStore implements Store {
 
   putSetting(account: string, scope: string, name: string, value: string | undefined): Promise<void> {
     return this.writer.putSetting(account, scope, name, value);
+  }
+
+  /** The database file and its write-ahead log (`-wal`), as they are now. */
+  async sizeOnDisk(): Promise<DiskUsage | undefined> {
+    if (this.file === undefined) return undefined;
+    const size = (path: string): Promise<number> => stat(path).then((info) => info.size, () => 0);
+    const [dataBytes, logBytes] = await Promise.all([size(this.file), size(`${this.file}-wal`)]);
+    return { dataBytes, logBytes };
   }
 
   async close(): Promise<void> {
