@@ -1,8 +1,9 @@
 // The store as the workload watch and the throttle see it: every point read and every commit is
 // admitted by the throttle (if any) before it reaches the engine, and noted by the watch (if any).
 // Everything else passes straight through.
-import type { Entity } from '../protocol/edm.js';
-import type { CommitResult, KeyRange, PropertyCondition, ScanStep, Store, TableInfo, Write } from '../storage/store.js';
+import type { Entity } from '../domain/entity.js';
+import type { KeyRange } from '../domain/keys.js';
+import type { CommitResult, ScanRequest, ScanStep, SettingKey, Store, TableInfo, Write } from '../storage/store.js';
 import type { Throttle } from './throttle.js';
 import type { Workload } from './workload.js';
 
@@ -47,20 +48,16 @@ export class ObservedStore implements Store {
     return this.engine.listTables(account, fromLower, limit);
   }
 
-  scan(table: TableInfo, range: KeyRange, limit: number): Promise<Entity[]> {
-    return this.engine.scan(table, range, limit);
+  scan(table: TableInfo, range: KeyRange, request: ScanRequest): Promise<ScanStep> {
+    return this.engine.scan(table, range, request);
   }
 
-  scanWhere(table: TableInfo, range: KeyRange, conditions: readonly PropertyCondition[], limit: number, examineMax: number): Promise<ScanStep> {
-    return this.engine.scanWhere(table, range, conditions, limit, examineMax);
+  getSetting(account: string, key: SettingKey): Promise<string | undefined> {
+    return this.engine.getSetting(account, key);
   }
 
-  getSetting(account: string, scope: string, name: string): Promise<string | undefined> {
-    return this.engine.getSetting(account, scope, name);
-  }
-
-  putSetting(account: string, scope: string, name: string, value: string | undefined): Promise<void> {
-    return this.engine.putSetting(account, scope, name, value);
+  putSetting(account: string, key: SettingKey, value: string | undefined): Promise<'ok' | 'tableNotFound'> {
+    return this.engine.putSetting(account, key, value);
   }
 
   close(): Promise<void> {

@@ -2,7 +2,7 @@
 // the busiest partitions (TopCounter), the busiest $filter shapes with entities read and returned,
 // the order of inserted keys (append / prepend), and the largest and widest entities written.
 // Insights (insights.ts) and partition metrics are read from it.
-import { entitySizeBytes } from '../protocol/entity-json.js';
+import { entitySizeBytes } from '../domain/entity.js';
 import type { QueryClass } from '../query/index.js';
 import type { FilterFacts } from '../query/shape.js';
 import type { Write } from '../storage/store.js';
