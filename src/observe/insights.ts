@@ -108,7 +108,7 @@ function scans(watch: TableWatch): Finding[] {
         finding(
           watch,
           'table-scan',
-          `Table scan: ${shape.queries} queries of shape ${evidence.filter} read ${shape.read} entities of ${watch.table} ` +
+          `Table scan: ${queries(shape.queries)} of shape ${evidence.filter} read ${shape.read} entities of ${watch.table} ` +
             `to return ${shape.returned} (${evidence.readPerReturned} read per returned).`,
           evidence,
           'A filter without PartitionKey reads every partition. Query by PartitionKey (and RowKey) instead: ' +
@@ -121,7 +121,7 @@ function scans(watch: TableWatch): Finding[] {
         finding(
           watch,
           'partition-scan',
-          `Partition scan: ${shape.queries} queries of shape ${evidence.filter} read ${evidence.readPerReturned} ` +
+          `Partition scan: ${queries(shape.queries)} of shape ${evidence.filter} read ${evidence.readPerReturned} ` +
             `entities of ${watch.table} for each one returned.`,
           evidence,
           'The filter narrows the keys but then tests other properties. Make those properties part of the ' +
@@ -143,7 +143,7 @@ function pointQueryCandidates(watch: TableWatch): Finding[] {
         finding(
           watch,
           'point-query-candidate',
-          `${shape.queries} queries of shape ${shape.facts.shape} name both keys inside a filter with other conditions.`,
+          `${queries(shape.queries)} of shape ${shape.facts.shape} name both keys inside a filter with other conditions.`,
           evidence,
           'Both keys identify one entity: retrieve it with a point query (GET /Table(PartitionKey=…,RowKey=…)), ' +
             'the cheapest read there is, and test the other conditions in the client.',
@@ -154,7 +154,7 @@ function pointQueryCandidates(watch: TableWatch): Finding[] {
         finding(
           watch,
           'point-query-candidate',
-          `${shape.queries} queries of shape ${shape.facts.shape} scan the whole table to find one entity by RowKey.`,
+          `${queries(shape.queries)} of shape ${shape.facts.shape} scan the whole table to find one entity by RowKey.`,
           evidence,
           'Add the PartitionKey to the filter to make it a point query, or keep an index entity that maps ' +
             'this RowKey to its PartitionKey (index entities pattern).',
@@ -242,6 +242,10 @@ function entityExtremes(watch: TableWatch): Finding[] {
     );
   }
   return found;
+}
+
+function queries(count: number): string {
+  return count === 1 ? '1 query' : `${count} queries`;
 }
 
 function percent(share: number): string {
