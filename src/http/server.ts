@@ -28,6 +28,7 @@ import type { Services } from '../service/services.js';
 import { firstHeader } from './headers.js';
 import { errorReply, responseContext, send, type Reply, type ResponseContext } from './respond.js';
 import { parseTarget, splitRequestTarget, type RequestTarget, type Resource, type Target } from './routes.js';
+import { InjectedFault } from '../observe/faults.js';
 import { operationName, tableOf, type OperationName } from '../observe/operation.js';
 
 export interface ServerOptions {
@@ -88,7 +89,8 @@ async function handle(options: ServerOptions, request: IncomingMessage, response
   try {
     reply = await dispatch(options, request, context, known);
   } catch (error) {
-    if (!(error instanceof TableError) || error.status >= 500) {
+    // An injected fault was logged when it was injected.
+    if (!(error instanceof TableError) || (error.status >= 500 && !(error instanceof InjectedFault))) {
       options.log.error(`failure answering ${request.method} ${request.url}`, error);
     }
     reply = errorReply(context, error, errorHeaders(options, error));

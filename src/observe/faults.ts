@@ -154,15 +154,10 @@ export class FaultPlan {
   }
 }
 
-/** The error an error-kind fault answers with. */
-export function faultError(kind: 'serverBusy' | 'operationTimedOut' | 'internalError'): TableError {
-  switch (kind) {
-    case 'serverBusy':
-      return new TableError('ServerBusy');
-    case 'operationTimedOut':
-      return new TableError('OperationTimedOut');
-    case 'internalError':
-      return new TableError('InternalError');
+/** The answer of an error-kind fault: the service's error, marked as injected (the server logs it once). */
+export class InjectedFault extends TableError {
+  constructor(kind: 'serverBusy' | 'operationTimedOut' | 'internalError') {
+    super(kind === 'serverBusy' ? 'ServerBusy' : kind === 'operationTimedOut' ? 'OperationTimedOut' : 'InternalError');
   }
 }
 

@@ -1,7 +1,7 @@
 // The Prometheus registry (prom-client) and every series Cerulean exports on /_metrics. Request
 // and query series are updated on the request path through cached label children; sizes on disk,
 // partition series and insight counts are read when scraped.
-import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics, type Metric } from 'prom-client';
 import type { CommitStats, DiskUsage } from '../storage/store.js';
 import type { FaultKind } from './faults.js';
 import type { InsightKind } from './insights.js';
@@ -30,8 +30,7 @@ const groupSizeBuckets = [1, 2, 4, 8, 16, 32, 64, 128, 256, 512];
 
 export class Metrics {
   readonly registry = new Registry();
-  private readonly requests: Counter<'operation' | 'status'>;
-  private readonly requestSeconds: Histogram<'operation'>;
+  private readonly requests = new RequestSeries();
   private readonly queries: Counter<'class'>;
   private readonly entitiesRead: Counter<'class'>;
   private readonly entitiesReturned: Counter<'class'>;
@@ -39,26 +38,11 @@ export class Metrics {
   private readonly commitSeconds: Histogram;
   private readonly commitGroupWrites: Histogram;
   private readonly faults: Counter<'kind' | 'operation'>;
-  /** Label children by label values: prom-client would hash the labels on every call. */
-  private readonly requestChildren = new Map<string, Counter.Internal>();
-  private readonly latencyChildren = new Map<string, Histogram.Internal<'operation'>>();
 
   constructor(sources: ScrapeSources) {
     const registers = [this.registry];
     collectDefaultMetrics({ register: this.registry, prefix });
-    this.requests = new Counter({
-      name: `${prefix}requests_total`,
-      help: 'Requests answered, by operation (Storage Analytics names) and HTTP status ("dropped": connection reset by a fault).',
-      labelNames: ['operation', 'status'],
-      registers,
-    });
-    this.requestSeconds = new Histogram({
-      name: `${prefix}request_duration_seconds`,
-      help: 'Time from a request arriving to its answer being written, by operation.',
-      labelNames: ['operation'],
-      buckets: latencyBucketsSeconds,
-      registers,
-    });
+    for (const metric of this.requests.metrics()) this.registry.registerMetric(metric);
     this.queries = new Counter({ name: `${prefix}query_pages_total`, help: 'Query Entities pages answered, by query class.', labelNames: ['class'], registers });
     this.entitiesRead = new Counter({
       name: `${prefix}query_entities_read_total`,
@@ -135,19 +119,7 @@ export class Metrics {
   }
 
   request(operation: OperationName, status: number | 'dropped', durationMs: number): void {
-    const key = `${operation} ${status}`;
-    let counter = this.requestChildren.get(key);
-    if (counter === undefined) {
-      counter = this.requests.labels(operation, String(status));
-      this.requestChildren.set(key, counter);
-    }
-    counter.inc();
-    let latency = this.latencyChildren.get(operation);
-    if (latency === undefined) {
-      latency = this.requestSeconds.labels(operation);
-      this.latencyChildren.set(operation, latency);
-    }
-    latency.observe(durationMs / 1000);
+    this.requests.record(operation, status, durationMs / 1000);
   }
 
   queried(queryClass: string, read: number, returned: number): void {
@@ -172,5 +144,77 @@ export class Metrics {
   /** The exposition text and its content type. */
   async scrape(): Promise<{ contentType: string; text: string }> {
     return { contentType: this.registry.contentType, text: await this.registry.metrics() };
+  }
+}
+
+interface OperationSeries {
+  readonly statuses: Map<number | 'dropped', number>;
+  /** Answers per latency bucket (not cumulative); the last one is +Inf. */
+  readonly buckets: number[];
+  sumSeconds: number;
+  count: number;
+}
+
+/**
+ * Requests by operation and status, and their latency histogram, kept in plain numbers: with
+ * prom-client's own Counter and Histogram each request would hash its label values twice, a few
+ * microseconds on a point read. The registry reads them at scrape time through the metric
+ * interface it calls (`get()`, as its own metrics have).
+ */
+class RequestSeries {
+  private readonly operations = new Map<OperationName, OperationSeries>();
+
+  record(operation: OperationName, status: number | 'dropped', seconds: number): void {
+    let series = this.operations.get(operation);
+    if (series === undefined) {
+      series = { statuses: new Map(), buckets: new Array<number>(latencyBucketsSeconds.length + 1).fill(0), sumSeconds: 0, count: 0 };
+      this.operations.set(operation, series);
+    }
+    series.statuses.set(status, (series.statuses.get(status) ?? 0) + 1);
+    let bucket = 0;
+    while (bucket < latencyBucketsSeconds.length && seconds > latencyBucketsSeconds[bucket]!) bucket++;
+    series.buckets[bucket]!++;
+    series.sumSeconds += seconds;
+    series.count++;
+  }
+
+  metrics(): Metric[] {
+    const requests = `${prefix}requests_total`;
+    const duration = `${prefix}request_duration_seconds`;
+    const counter = {
+      name: requests,
+      help: 'Requests answered, by operation (Storage Analytics names) and HTTP status ("dropped": connection reset by a fault).',
+      type: 'counter',
+      aggregator: 'sum',
+      get: async () => ({
+        ...counter,
+        values: [...this.operations].flatMap(([operation, series]) =>
+          [...series.statuses].map(([status, value]) => ({ labels: { operation, status: String(status) }, value })),
+        ),
+      }),
+    };
+    const histogram = {
+      name: duration,
+      help: 'Time from a request arriving to its answer being written, by operation.',
+      type: 'histogram',
+      aggregator: 'sum',
+      get: async () => ({
+        ...histogram,
+        values: [...this.operations].flatMap(([operation, series]) => {
+          let cumulative = 0;
+          const buckets = series.buckets.map((count, i) => {
+            cumulative += count;
+            const le = i < latencyBucketsSeconds.length ? String(latencyBucketsSeconds[i]) : '+Inf';
+            return { metricName: `${duration}_bucket`, labels: { operation, le }, value: cumulative };
+          });
+          return [
+            ...buckets,
+            { metricName: `${duration}_sum`, labels: { operation }, value: series.sumSeconds },
+            { metricName: `${duration}_count`, labels: { operation }, value: series.count },
+          ];
+        }),
+      }),
+    };
+    return [counter, histogram] as unknown as Metric[];
   }
 }

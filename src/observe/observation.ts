@@ -13,7 +13,7 @@ import type { RequestHooks } from '../http/server.js';
 import { QueryService } from '../service/query.js';
 import type { CommitStats, Store } from '../storage/store.js';
 import type { ObserveConfig } from './config.js';
-import { FaultPlan, faultError, parseFaultDocument } from './faults.js';
+import { FaultPlan, InjectedFault, parseFaultDocument } from './faults.js';
 import { insights, type InsightsReport } from './insights.js';
 import { Metrics, type PartitionSample } from './metrics.js';
 import { ObservedQueryService } from './observed-queries.js';
@@ -90,14 +90,15 @@ export class Observation {
             },
           },
         }),
-      run: (operation, table, execute) => this.run(operation, table, execute),
+      // Without fault rules nothing stands between the request and its operation.
+      run: (operation, table, execute) => (this.faults.empty ? execute() : this.run(operation, table, execute)),
       answered: (operation, status, durationMs) => this.metrics?.request(operation, status, durationMs),
     };
   }
 
   /** Applies the fault (if any) the rules pick for this request. */
   private async run(operation: OperationName, table: string | undefined, execute: () => Promise<Reply>): Promise<Reply | 'drop'> {
-    const fault = this.faults.empty ? undefined : this.faults.pick(operation, table);
+    const fault = this.faults.pick(operation, table);
     if (fault === undefined) return execute();
     this.metrics?.faultInjected(fault.kind, operation);
     const latency = fault.kind === 'latency' ? ` ${fault.latencyMs} ms` : '';
@@ -113,7 +114,7 @@ export class Observation {
         await execute().catch(() => undefined);
         return 'drop';
       default:
-        throw faultError(fault.kind);
+        throw new InjectedFault(fault.kind);
     }
   }
 

@@ -109,8 +109,8 @@ export class Throttle {
   }
 
   private partitionBucket(account: string, table: string, partitionKey: string, nowMs: number): TokenBucket {
-    // Table names are case-insensitive; the partition key is exact. \u0000 cannot occur in a name.
-    const key = `${account}\u0000${table.toLowerCase()}\u0000${partitionKey}`;
+    // `table` is the stored name (TableInfo.name), one spelling per table; \u0000 is in no name.
+    const key = `${account}\u0000${table}\u0000${partitionKey}`;
     let bucket = this.partitions.get(key);
     if (bucket !== undefined) {
       this.partitions.delete(key);

@@ -2,50 +2,92 @@
 // `capacity` keys are kept; a new key past it replaces the one with the smallest count and
 // inherits that count as its possible overestimate (`error`). Any key counted more than
 // total / capacity times is guaranteed to be kept, and count - error is a lower bound.
+// The kept keys sit in a min-heap by count, so a hit or a miss costs O(log capacity): this runs
+// on every point read.
 
 export interface Counted<V> {
   readonly key: string;
   /** Estimated weight: at least the true weight, at most true + error. */
-  count: number;
+  readonly count: number;
   readonly error: number;
   readonly value: V;
 }
 
+interface Slot<V> extends Counted<V> {
+  count: number;
+  /** Index in the heap. */
+  position: number;
+}
+
 export class TopCounter<V> {
-  private readonly entries = new Map<string, Counted<V>>();
+  private readonly slots = new Map<string, Slot<V>>();
+  private readonly heap: Slot<V>[] = [];
 
   constructor(readonly capacity: number) {}
 
-  /** Adds `weight` to `key` and returns its entry, with a value from `create` when the key was not kept. */
+  /** Adds `weight` (>= 0) to `key` and returns its entry, with a value from `create` when the key was not kept. */
   add(key: string, weight: number, create: () => V): Counted<V> {
-    let entry = this.entries.get(key);
-    if (entry !== undefined) {
-      entry.count += weight;
-      return entry;
+    let slot = this.slots.get(key);
+    if (slot !== undefined) {
+      slot.count += weight;
+      this.siftDown(slot.position);
+      return slot;
     }
-    let error = 0;
-    if (this.entries.size >= this.capacity) {
-      const smallest = this.smallest();
-      this.entries.delete(smallest.key);
-      error = smallest.count;
+    if (this.heap.length < this.capacity) {
+      slot = { key, count: weight, error: 0, value: create(), position: this.heap.length };
+      this.heap.push(slot);
+      this.slots.set(key, slot);
+      this.siftUp(slot.position);
+      return slot;
     }
-    entry = { key, count: error + weight, error, value: create() };
-    this.entries.set(key, entry);
-    return entry;
+    const smallest = this.heap[0]!;
+    this.slots.delete(smallest.key);
+    slot = { key, count: smallest.count + weight, error: smallest.count, value: create(), position: 0 };
+    this.heap[0] = slot;
+    this.slots.set(key, slot);
+    this.siftDown(0);
+    return slot;
   }
 
   /** The kept entries, largest count first, at most `n`. */
   top(n = this.capacity): Counted<V>[] {
-    return [...this.entries.values()].sort((a, b) => b.count - a.count).slice(0, n);
+    return [...this.heap].sort((a, b) => b.count - a.count).slice(0, n);
   }
 
   get size(): number {
-    return this.entries.size;
+    return this.heap.length;
   }
 
-  private smallest(): Counted<V> {
-    let smallest: Counted<V> | undefined;
-    for (const entry of this.entries.values()) if (smallest === undefined || entry.count < smallest.count) smallest = entry;
-    return smallest!;
+  private siftUp(position: number): void {
+    const { heap } = this;
+    while (position > 0) {
+      const parent = (position - 1) >> 1;
+      if (heap[parent]!.count <= heap[position]!.count) return;
+      this.swap(position, parent);
+      position = parent;
+    }
+  }
+
+  private siftDown(position: number): void {
+    const { heap } = this;
+    for (;;) {
+      const left = 2 * position + 1;
+      if (left >= heap.length) return;
+      const right = left + 1;
+      const child = right < heap.length && heap[right]!.count < heap[left]!.count ? right : left;
+      if (heap[position]!.count <= heap[child]!.count) return;
+      this.swap(position, child);
+      position = child;
+    }
+  }
+
+  private swap(a: number, b: number): void {
+    const { heap } = this;
+    const slotA = heap[a]!;
+    const slotB = heap[b]!;
+    heap[a] = slotB;
+    heap[b] = slotA;
+    slotA.position = b;
+    slotB.position = a;
   }
 }

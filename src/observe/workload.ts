@@ -143,7 +143,8 @@ export class Workload {
   }
 
   private table(account: string, table: string, entities: number): TableWatch {
-    const watch = this.tables.add(`${account}/${table.toLowerCase()}`, entities, () => newTable(account, table)).value;
+    // `table` is the stored name (TableInfo.name): one spelling per table.
+    const watch = this.tables.add(`${account}/${table}`, entities, () => newTable(account, table)).value;
     watch.entities += entities;
     return watch;
   }
