@@ -1,6 +1,7 @@
 // EDM property types and their values (data-model.md §2). Pure: no I/O.
 // Int64 is always a bigint, DateTime is 100 ns ticks since the Unix epoch in a bigint:
 // neither ever passes through a JS number.
+import { assertNever } from './assert.js';
 
 export type EdmType =
   | 'Edm.String'
@@ -180,4 +181,30 @@ export function parseInt32Text(text: string): number | undefined {
   if (!/^[+-]?\d{1,11}$/.test(text)) return undefined;
   const value = Number(text);
   return value < int32Min || value > int32Max ? undefined : value;
+}
+
+/**
+ * A value in its JSON form, the same on the wire and in the stored JSON: Int64 as a string of
+ * digits, Double as a number with a point or exponent (NaN and ±Infinity as strings), DateTime as
+ * ISO text, Binary as base64. Whether a type annotation goes with it is the caller's rule.
+ */
+export function edmValueJson(value: EdmValue): string {
+  switch (value.type) {
+    case 'Edm.String':
+    case 'Edm.Guid':
+      return JSON.stringify(value.value);
+    case 'Edm.Int32':
+    case 'Edm.Boolean':
+      return String(value.value);
+    case 'Edm.Int64':
+      return `"${value.value}"`;
+    case 'Edm.Double':
+      return Number.isFinite(value.value) ? formatFiniteDouble(value.value) : `"${String(value.value)}"`;
+    case 'Edm.DateTime':
+      return `"${formatDateTimeTicks(value.value)}"`;
+    case 'Edm.Binary':
+      return `"${value.value.toString('base64')}"`;
+    default:
+      return assertNever(value);
+  }
 }
