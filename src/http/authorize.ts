@@ -3,11 +3,11 @@
 // wins (Bearer → Entra ID token, else Shared Key / Shared Key Lite); without one, a `sig` query
 // parameter means a SAS; with neither the request fails as Shared Key would.
 import { TableError } from '../errors.js';
-import type { EntityKeys } from '../protocol/keys.js';
-import type { KeyRange } from '../storage/store.js';
 import { verifySharedKey, type AuthRequest } from './auth.js';
 import { invalidToken, type BearerVerifier } from './bearer.js';
 import { authorizeSas, keyInRange, verifySas, type SasGrant, type SasNeed, type StoredPolicy } from './sas.js';
+import { type EntityKeys } from '../domain/entity.js';
+import { type KeyRange } from '../domain/keys.js';
 
 export interface AuthorizeRequest extends AuthRequest {
   /** The query string as received (after '?', still percent-encoded), for SAS parameters. */

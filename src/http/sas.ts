@@ -4,9 +4,9 @@
 import { timingSafeEqual } from 'node:crypto';
 import { TableError } from '../errors.js';
 import { sasClockSkewMs } from '../limits.js';
-import type { KeyBound, KeyRange } from '../storage/store.js';
 import type { Account } from './accounts.js';
 import { sign } from './auth.js';
+import { type KeyBound, type KeyRange } from '../domain/keys.js';
 
 
 const sasParamNames = [

@@ -14,9 +14,6 @@ export interface SignedIdentifier {
   readonly permission?: string;
 }
 
-/** Where a table's policies live: the store's per-table setting, deleted with the table. */
-const aclScope = 'table';
-
 export class AclService {
   constructor(private readonly store: Store) {}
 
@@ -28,13 +25,9 @@ export class AclService {
 
   /** Replaces the whole set (operations.md §3.2). */
   async set(account: string, table: string, identifiers: readonly SignedIdentifier[]): Promise<void> {
-    await this.requireTable(account, table);
     const document = identifiers.length === 0 ? undefined : JSON.stringify(identifiers);
-    await this.store.putSetting(account, aclScope, table.toLowerCase(), document);
-    // A Delete Table that ran in between removed the table's settings before ours was written: take
-    // it back, so that a later table of the same name does not inherit these policies.
-    if ((await this.store.getTable(account, table)) === undefined) {
-      await this.store.putSetting(account, aclScope, table.toLowerCase(), undefined);
+    // The store writes it only while the table exists, so a table deleted meanwhile keeps nothing.
+    if ((await this.store.putSetting(account, { scope: 'table', table }, document)) === 'tableNotFound') {
       throw new TableError('TableNotFound');
     }
   }
@@ -45,7 +38,7 @@ export class AclService {
   }
 
   private async stored(account: string, table: string): Promise<SignedIdentifier[] | undefined> {
-    const document = await this.store.getSetting(account, aclScope, table.toLowerCase());
+    const document = await this.store.getSetting(account, { scope: 'table', table });
     return document === undefined ? undefined : (JSON.parse(document) as SignedIdentifier[]);
   }
 

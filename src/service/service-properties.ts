@@ -4,7 +4,7 @@
 import { TableError } from '../errors.js';
 import { corsListEntriesMax, corsRulesMax, retentionDaysMax } from '../limits.js';
 import { childNamed, leafText, parseXml, writeXmlDocument, type XmlElement, type XmlNode } from '../protocol/xml.js';
-import type { Store } from '../storage/store.js';
+import type { SettingKey, Store } from '../storage/store.js';
 
 export interface RetentionPolicy {
   readonly enabled: boolean;
@@ -59,37 +59,45 @@ export const defaultServiceProperties: ServiceProperties = {
   cors: [],
 };
 
-const settingScope = 'service';
-const settingName = 'properties';
+/** Each section is its own account setting, so that a partial update needs no read first. */
+const sections = ['logging', 'hourMetrics', 'minuteMetrics', 'cors'] as const satisfies readonly (keyof ServiceProperties)[];
+/** Where every section lived together before they were split; still read, never written. */
+const legacySetting: SettingKey = { scope: 'account', name: 'properties' };
 
+/**
+ * Get and Set Table Service Properties. Nothing is cached: a change made through one process is
+ * in force on the next request to any process over the same store.
+ */
 export class ServicePropertiesService {
-  private readonly cache = new Map<string, ServiceProperties>();
-  /** Sets run one after another so that two partial updates cannot lose each other's sections. */
-  private setting: Promise<unknown> = Promise.resolve();
-
   constructor(private readonly store: Store) {}
 
   async get(account: string): Promise<ServiceProperties> {
-    let properties = this.cache.get(account);
-    if (properties === undefined) {
-      const document = await this.store.getSetting(account, settingScope, settingName);
-      properties = document === undefined ? defaultServiceProperties : (JSON.parse(document) as ServiceProperties);
-      this.cache.set(account, properties);
-    }
-    return properties;
+    const [legacy, ...stored] = await Promise.all([
+      this.store.getSetting(account, legacySetting),
+      ...sections.map((section) => this.store.getSetting(account, sectionSetting(section))),
+    ]);
+    const properties: Record<string, unknown> = { ...defaultServiceProperties, ...(legacy === undefined ? {} : JSON.parse(legacy)) };
+    sections.forEach((section, i) => {
+      const document = stored[i];
+      if (document !== undefined) properties[section] = JSON.parse(document);
+    });
+    return properties as unknown as ServiceProperties;
   }
 
-  /** Elements omitted from the request keep their current value (operations.md §4.2, unverified for Table). */
-  set(account: string, update: ServicePropertiesUpdate): Promise<void> {
-    const run = async (): Promise<void> => {
-      const properties = { ...(await this.get(account)), ...update };
-      await this.store.putSetting(account, settingScope, settingName, JSON.stringify(properties));
-      this.cache.set(account, properties);
-    };
-    const done = this.setting.then(run, run);
-    this.setting = done.catch(() => undefined);
-    return done;
+  /**
+   * Elements omitted from the request keep their current value (operations.md §4.2, unverified
+   * for Table): only the sections named are written.
+   */
+  async set(account: string, update: ServicePropertiesUpdate): Promise<void> {
+    for (const section of sections) {
+      const value = update[section];
+      if (value !== undefined) await this.store.putSetting(account, sectionSetting(section), JSON.stringify(value));
+    }
   }
+}
+
+function sectionSetting(section: (typeof sections)[number]): SettingKey {
+  return { scope: 'account', name: `properties.${section}` };
 }
 
 // -- XML ---------------------------------------------------------------------------------------

@@ -24,22 +24,6 @@ export type EdmValue =
   | { readonly type: 'Edm.Guid'; readonly value: string }
   | { readonly type: 'Edm.Binary'; readonly value: Buffer };
 
-/** Custom properties in the order the client first sent them. */
-export type Properties = Map<string, EdmValue>;
-
-/** An entity as the service sees it. `timestamp` is in ticks, set by the store on every write. */
-export interface Entity {
-  readonly partitionKey: string;
-  readonly rowKey: string;
-  readonly timestamp: bigint;
-  readonly properties: Properties;
-  /**
-   * The same properties as a minimal-metadata JSON object (odata.encodeMinimalProperties), when
-   * the store has that text at hand: responses splice it instead of encoding again.
-   */
-  readonly propertiesJson?: string;
-}
-
 export const edmTypes: readonly EdmType[] = [
   'Edm.String',
   'Edm.Int32',
@@ -132,17 +116,6 @@ export function formatDateTimeTicks(ticks: bigint): string {
   return lastFormattedText;
 }
 
-/** The ETag of an entity written at `ticks` (data-model.md §4). */
-export function etagOf(ticks: bigint): string {
-  return etagOfTimestampText(formatDateTimeTicks(ticks));
-}
-
-/** The ETag for a Timestamp already formatted: its two colons percent-encoded. */
-export function etagOfTimestampText(text: string): string {
-  // yyyy-MM-ddTHH:mm:ss… — the colons stand at offsets 13 and 16.
-  return `W/"datetime'${text.slice(0, 13)}%3A${text.slice(14, 16)}%3A${text.slice(17)}'"`;
-}
-
 // ---------------------------------------------------------------------------------------------
 // Guid, Binary, Double.
 
@@ -168,11 +141,6 @@ export function parseDoubleText(text: string): number | undefined {
   if (!/^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/.test(text)) return undefined;
   const value = Number(text);
   return Number.isFinite(value) ? value : undefined;
-}
-
-/** Whether a finite double must be written with a decimal point to stay a Double on the wire. */
-export function isIntegralDouble(value: number): boolean {
-  return Number.isFinite(value) && Number.isInteger(value);
 }
 
 /** Lossless text of a finite double: JSON number syntax, integral values keep a `.0` (data-model.md §2.3). */
