@@ -37,7 +37,8 @@ function parseFailure(code: string | undefined): TableError {
     case 'HPE_INVALID_URL':
       return new TableError('RequestUrlFailedToParse');
     case 'HPE_HEADER_OVERFLOW':
-      // 400 rather than node's 431: the service's HTTP.sys front end answers oversized headers 400.
+      // 400 rather than node's 431, as HTTP.sys (the service's front end) answers oversized headers
+      // (unverified for the Table service; no Azure error code exists for it).
       return new TableError('InvalidHeaderValue', 'The request headers are larger than this server accepts (64 KiB).');
     default:
       return new TableError('InvalidInput', `The request is not well-formed HTTP/1.1 (${code ?? 'unknown'}).`);

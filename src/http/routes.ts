@@ -92,8 +92,11 @@ function accountFromHost(host: string | undefined, isAccount: (name: string) => 
 
 /**
  * The resource named by the path after the account (still percent-encoded). One trailing slash
- * after a resource is ignored (`/Tables/`, `/$batch/`, `/t(PartitionKey='p',RowKey='r')/`), as
- * the service resolves a request by its first path segment.
+ * after a resource is ignored (`/Tables/`, `/$batch/`, `/t(PartitionKey='p',RowKey='r')/`): the
+ * spec is silent, but the service resolves a request by its first path segment (it answered
+ * `POST /{table}/Tables` as an insert into {table}, Azure/azure-sdk-for-js#18128) and so takes a
+ * trailing slash as the resource itself. Other extra segments stay 400 InvalidUri: clearer for a
+ * misconfigured endpoint than a write somewhere unexpected.
  */
 export function parseResource(path: string): Resource {
   if (path === '') return { kind: 'service' };
