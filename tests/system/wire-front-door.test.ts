@@ -33,6 +33,12 @@ before(async () => {
   await client.createEntity({ partitionKey: 'p', rowKey: '1' });
   await client.createEntity({ partitionKey: 'p', rowKey: '2' });
   table = client.tableName;
+  await serviceClient(server).setProperties({
+    cors: [
+      // A rule that lists no exposed headers: the ones browser clients need are exposed anyway.
+      { allowedOrigins: '*', allowedMethods: 'GET,PUT,MERGE,DELETE', allowedHeaders: '*', exposedHeaders: '', maxAgeInSeconds: 60 },
+    ],
+  });
 });
 after(async () => {
   assert.equal(server.process.exitCode, null, `server died:\n${server.output().stderr}`);
@@ -113,15 +119,6 @@ function streamBody(head: string, chunk: () => Buffer, capBytes: number, pauseMs
 }
 
 describe('CORS (item 4)', () => {
-  before(async () => {
-    await serviceClient(server).setProperties({
-      cors: [
-        // A rule that lists no exposed headers: the ones browser clients need are exposed anyway.
-        { allowedOrigins: '*', allowedMethods: 'GET,PUT,MERGE,DELETE', allowedHeaders: '*', exposedHeaders: '', maxAgeInSeconds: 60 },
-      ],
-    });
-  });
-
   const preflight = (path: string, headers: Record<string, string>) => call({ method: 'OPTIONS', path, headers, auth: 'none' });
 
   test('a failed preflight answers 403 with the CorsPreflightFailure body: JSON on tables, XML on the service', async () => {
