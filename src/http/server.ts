@@ -65,6 +65,7 @@ export function createServer(options: ServerOptions): http.Server {
     if (inFlight >= options.requestsInFlightMax) {
       const context = responseContext(request.headers);
       send(response, context, errorReply(context, new TableError('ServerBusy'), { Connection: 'close' }));
+      options.hooks?.answered('Unknown', 503, 0); // refused before it was read: no operation yet
       return;
     }
     inFlight++;
