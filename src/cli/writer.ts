@@ -10,7 +10,7 @@ import { type Row, RowError, requireKeys } from './formats/row.js';
 import type { RejectsFile } from './rejects.js';
 import { defaultRetryPolicy, isRetryable, withRetries } from './retry.js';
 import { type SdkEntity, toSdkEntity } from './sdk-entity.js';
-import { reasonOf } from './service-errors.js';
+import { errorCodeOf, reasonOf } from './service-errors.js';
 
 export const writeModes = ['insert', 'upsert', 'merge'] as const;
 export type WriteMode = (typeof writeModes)[number];
@@ -138,12 +138,12 @@ export class EntityWriter {
 /** Failures no row can avoid: no such table, no access. */
 function isTableWide(error: unknown): boolean {
   if (!(error instanceof RestError)) return false;
-  return error.statusCode === 401 || error.statusCode === 403 || error.code === 'TableNotFound';
+  return error.statusCode === 401 || error.statusCode === 403 || errorCodeOf(error) === 'TableNotFound';
 }
 
 /** Stops the whole write: the table is missing or closed to us, or the service stayed unavailable. */
 function tableWideError(error: unknown, table: string): Error {
-  if (error instanceof RestError && error.code === 'TableNotFound') {
+  if (errorCodeOf(error) === 'TableNotFound') {
     return new CliError(`table ${table} does not exist (--create-table creates it)`);
   }
   const retried = isRetryable(error) ? ` (gave up after ${defaultRetryPolicy.attemptsMax} attempts)` : '';
@@ -152,6 +152,7 @@ function tableWideError(error: unknown, table: string): Error {
 
 /** The index of the failed operation: the service prefixes a transaction's error message with it. */
 function failedIndex(error: unknown): number | undefined {
-  const match = error instanceof RestError ? /^(\d+):/.exec(error.message) : null;
+  if (!(error instanceof RestError)) return undefined;
+  const match = /^(\d+):/.exec(error.message) ?? /"value":"(\d+):/.exec(error.message);
   return match === null ? undefined : Number(match[1]);
 }
