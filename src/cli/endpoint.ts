@@ -7,6 +7,7 @@ import {
   TableServiceClient,
   type TableServiceClientOptions,
 } from '@azure/data-tables';
+import { doubleLiteralsPolicy } from './double-literals.js';
 
 /** The well-known development account (the server always has it; so do Azurite and the SDKs). */
 const devAccountName = 'devstoreaccount1';
@@ -37,7 +38,12 @@ export function resolveEndpoint(text: string | undefined, env: NodeJS.ProcessEnv
 }
 
 function clientOptions(retries: boolean): TableServiceClientOptions {
-  return { allowInsecureConnection: true, ...(retries ? {} : { retryOptions: { maxRetries: 0 } }) };
+  return {
+    allowInsecureConnection: true,
+    ...(retries ? {} : { retryOptions: { maxRetries: 0 } }),
+    // Closer to the wire than the SDK's deserialization, so it sees the body first.
+    additionalPolicies: [{ policy: doubleLiteralsPolicy, position: 'perRetry' }],
+  };
 }
 
 function connectionStringEndpoint(connectionString: string): Endpoint {
