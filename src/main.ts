@@ -12,10 +12,11 @@ import { createServer } from './http/server.js';
 
 const shutdownGraceMs = 10_000;
 
-async function main(): Promise<void> {
+/** Runs the server with these command-line flags (`cerulean [serve] [options]`) until SIGTERM/SIGINT. */
+export async function serve(argv: readonly string[]): Promise<void> {
   let config;
   try {
-    config = loadConfig(process.argv.slice(2), process.env);
+    config = loadConfig(argv, process.env);
   } catch (error) {
     process.stderr.write(`${(error as Error).message}\n\n${usage}\n`);
     process.exit(2);
@@ -93,4 +94,3 @@ function loadSecurity(config: Config) {
   return { tls, bearer: config.oauth && createBearerVerifier(config.oauth) };
 }
 
-await main();
