@@ -5,6 +5,7 @@ import { createSecureContext } from 'node:tls';
 import { loadConfig, usage, type Config } from './config.js';
 import { devAccountName, loadAccounts } from './http/accounts.js';
 import { createBearerVerifier } from './http/bearer.js';
+import { createExplorer, explorerPath } from './http/explorer.js';
 import { createLogger } from './http/log.js';
 import { createServer } from './http/server.js';
 import { AclService } from './service/acl.js';
@@ -46,7 +47,8 @@ async function main(): Promise<void> {
     acls: new AclService(store),
     serviceProperties: new ServicePropertiesService(store),
   };
-  const server = createServer({ accounts, services, log, requestsInFlightMax: config.requestsInFlightMax, ...security });
+  const explorer = config.explorer ? createExplorer([...accounts.keys()]) : undefined;
+  const server = createServer({ accounts, services, log, requestsInFlightMax: config.requestsInFlightMax, explorer, ...security });
   const scheme = security.tls === undefined ? 'http' : 'https';
 
   server.listen(config.port, config.host, () => {
@@ -58,6 +60,7 @@ async function main(): Promise<void> {
       `Cerulean listening on ${endpoint}\n` +
         `Connection string: DefaultEndpointsProtocol=${scheme};AccountName=${devAccountName};` +
         `AccountKey=${account.keys[0]!.toString('base64')};TableEndpoint=${endpoint};\n` +
+        (explorer === undefined ? '' : `Explorer: ${scheme}://${host}:${port}${explorerPath}\n`) +
         `Data: ${config.location === undefined ? 'in memory, nothing is kept' : `${config.location}, every acknowledged write fsync-durable`}\n`,
     );
   });
