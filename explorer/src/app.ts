@@ -4,7 +4,7 @@ import { byId, h, replace } from './dom.js';
 import { showBrowser } from './browse.js';
 import { showCors } from './cors.js';
 import { showPolicies } from './policies.js';
-import { attempt, rememberedAccount, rememberedKey, rememberKey, status } from './session.js';
+import { attempt, rememberedAccount, rememberedKey, rememberKey, status, succeeded } from './session.js';
 
 let credentials: Credentials | undefined;
 let currentTable: string | undefined;
@@ -17,10 +17,6 @@ const views = [
 async function start(): Promise<void> {
   const accountInput = byId<HTMLInputElement>('account');
   const keyInput = byId<HTMLInputElement>('key');
-  const names = await loadAccountNames();
-  replace(byId('account-names'), names.map((name) => h('option', { value: name })));
-  accountInput.value = rememberedAccount() ?? names[0] ?? 'devstoreaccount1';
-  keyInput.value = rememberedKey(accountInput.value);
   accountInput.addEventListener('change', () => (keyInput.value = rememberedKey(accountInput.value)));
   byId('connect-form').addEventListener('submit', (event) => {
     event.preventDefault();
@@ -44,7 +40,11 @@ async function start(): Promise<void> {
     markCurrent();
     showCors(byId('main'), credentials);
   });
-  // A remembered key of this tab connects at once; a new tab starts from the pre-filled form.
+  const names = await loadAccountNames();
+  replace(byId('account-names'), names.map((name) => h('option', { value: name })));
+  accountInput.value = rememberedAccount() ?? names[0] ?? 'devstoreaccount1';
+  keyInput.value = rememberedKey(accountInput.value);
+  // With a key at hand (this tab's, or the development account's well-known one) connect at once.
   if (keyInput.value !== '') byId('connect-form').dispatchEvent(new Event('submit', { cancelable: true }));
 }
 
@@ -66,6 +66,7 @@ async function refreshTables(): Promise<void> {
   const names = await attempt(() => listTables(credentials!, prefix));
   if (names === undefined || generation !== listGeneration) return;
   byId<HTMLButtonElement>('cors-open').disabled = false;
+  document.body.dataset['connected'] = credentials.account;
   status(`${credentials.account}: ${names.length} table${names.length === 1 ? '' : 's'}${prefix === '' ? '' : ` starting with '${prefix}'`}`);
   replace(
     byId('table-list'),
@@ -85,8 +86,8 @@ async function createNamedTable(): Promise<void> {
   const input = byId<HTMLInputElement>('new-table');
   const name = input.value.trim();
   if (credentials === undefined || name === '') return;
-  const done = await attempt(() => createTable(credentials!, name));
-  if (done === undefined) return;
+  const done = await succeeded(() => createTable(credentials!, name));
+  if (!done) return;
   input.value = '';
   status(`Table ${name} created.`);
   await refreshTables();
@@ -96,8 +97,8 @@ async function createNamedTable(): Promise<void> {
 async function removeTable(name: string): Promise<void> {
   if (credentials === undefined) return;
   if (!confirm(`Delete table ${name} and every entity in it? This cannot be undone.`)) return;
-  const done = await attempt(() => deleteTable(credentials!, name));
-  if (done === undefined) return;
+  const done = await succeeded(() => deleteTable(credentials!, name));
+  if (!done) return;
   status(`Table ${name} deleted.`);
   if (currentTable === name) {
     currentTable = undefined;

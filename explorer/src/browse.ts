@@ -7,7 +7,7 @@ import { h, replace } from './dom.js';
 import { shortType, type Entity, type Property } from './edm.js';
 import { openEditor } from './editor.js';
 import { isScan, planExplanation, planSummary } from './plan.js';
-import { attempt, status } from './session.js';
+import { attempt, status, succeeded } from './session.js';
 import { transferControls } from './transfer.js';
 
 interface Sort {
@@ -32,7 +32,7 @@ export function showBrowser(root: HTMLElement, credentials: Credentials, table: 
   const planLine = h('p', { id: 'plan', class: 'plan' });
   const planNote = h('p', { id: 'plan-note', class: 'plan-note' });
   const pageLabel = h('span', { id: 'page-label' });
-  const first = h('button', { type: 'button', id: 'page-first', onclick: () => void load(0) }, '⏮ First');
+  const first = h('button', { type: 'button', id: 'page-first', onclick: () => void load(0) }, '« First');
   const previous = h('button', { type: 'button', id: 'page-previous', onclick: () => void load(pageIndex - 1) }, '◀ Previous');
   const next = h('button', { type: 'button', id: 'page-next', onclick: () => void load(pageIndex + 1) }, 'Next ▶');
   const chooser = h('div', { class: 'chooser-list' });
@@ -120,8 +120,8 @@ export function showBrowser(root: HTMLElement, credentials: Credentials, table: 
 
   async function remove(entity: Entity): Promise<void> {
     if (!confirm(`Delete entity PartitionKey '${entity.partitionKey}', RowKey '${entity.rowKey}'?`)) return;
-    const done = await attempt(() => deleteEntity(credentials, table, entity.partitionKey, entity.rowKey, entity.etag || '*'));
-    if (done === undefined) return;
+    const done = await succeeded(() => deleteEntity(credentials, table, entity.partitionKey, entity.rowKey, entity.etag || '*'));
+    if (!done) return;
     status('Entity deleted.');
     await reload();
   }

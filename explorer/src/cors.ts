@@ -2,7 +2,7 @@
 // (logging, metrics) are sent back exactly as they were read.
 import { appendXml, childText, getServiceProperties, setServiceProperties, type Credentials } from './api.js';
 import { h, replace } from './dom.js';
-import { attempt, status } from './session.js';
+import { attempt, status, succeeded } from './session.js';
 
 const rulesMax = 5;
 const fields = [
@@ -56,8 +56,8 @@ export function showCors(root: HTMLElement, credentials: Credentials): void {
         appendXml(rule, tag, tag === 'MaxAgeInSeconds' && value === '' ? '0' : value);
       }
     }
-    const done = await attempt(() => setServiceProperties(credentials, properties!));
-    if (done === undefined) return;
+    const done = await succeeded(() => setServiceProperties(credentials, properties!));
+    if (!done) return;
     status('CORS rules saved.');
     await load();
   }

@@ -21,10 +21,15 @@ export function planSummary(plan: QueryPlan | undefined, elapsedMs: number): str
 }
 
 export function planExplanation(plan: QueryPlan | undefined): string {
-  return plan === undefined ? '' : (explanations[plan.kind] ?? '');
+  if (plan === undefined) return '';
+  if (!isScan(plan) && (plan.kind === 'table-scan' || plan.kind === 'partition-scan')) {
+    return 'Reads in key order and returns every entity it reads: a page costs only its own size.';
+  }
+  return explanations[plan.kind] ?? '';
 }
 
-/** Whether the plan is costly enough to warn about. */
+/** A scan that read entities it did not return: its cost grows with the data, not the result. */
 export function isScan(plan: QueryPlan | undefined): boolean {
-  return plan?.kind === 'table-scan' || plan?.kind === 'partition-scan';
+  const scanning = plan?.kind === 'table-scan' || plan?.kind === 'partition-scan';
+  return scanning && (plan.scanned === undefined || plan.returned === undefined || plan.scanned > plan.returned);
 }

@@ -3,7 +3,7 @@
 import { getTableAcl, setTableAcl, type AccessPolicy, type Credentials } from './api.js';
 import { field, h, replace } from './dom.js';
 import { tablePermissions, tableSas } from './sas.js';
-import { attempt, errorMessage, status } from './session.js';
+import { attempt, errorMessage, status, succeeded } from './session.js';
 
 const policiesMax = 5;
 const permissionNames: Record<string, string> = { r: 'query', a: 'add', u: 'update', d: 'delete' };
@@ -63,8 +63,8 @@ export function showPolicies(root: HTMLElement, credentials: Credentials, table:
       status('Every policy needs an id.', 'error');
       return;
     }
-    const done = await attempt(() => setTableAcl(credentials, table, policies));
-    if (done === undefined) return;
+    const done = await succeeded(() => setTableAcl(credentials, table, policies));
+    if (!done) return;
     status(`Saved ${policies.length} stored access polic${policies.length === 1 ? 'y' : 'ies'}.`);
     await load();
   }

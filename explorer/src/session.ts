@@ -42,3 +42,14 @@ export async function attempt<T>(action: () => Promise<T>): Promise<T | undefine
     return undefined;
   }
 }
+
+/** Runs an action whose result is not needed: true when it succeeded, false after reporting why not. */
+export async function succeeded(action: () => Promise<unknown>): Promise<boolean> {
+  try {
+    await action();
+    return true;
+  } catch (error) {
+    status(errorMessage(error), 'error');
+    return false;
+  }
+}
