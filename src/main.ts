@@ -47,7 +47,7 @@ async function main(): Promise<void> {
     acls: new AclService(store),
     serviceProperties: new ServicePropertiesService(store),
   };
-  const explorer = config.explorer ? createExplorer([...accounts.keys()]) : undefined;
+  const explorer = config.explorer ? createExplorer([...accounts.keys()], (message) => log.warn(message)) : undefined;
   const server = createServer({ accounts, services, log, requestsInFlightMax: config.requestsInFlightMax, explorer, ...security });
   const scheme = security.tls === undefined ? 'http' : 'https';
 

@@ -4,7 +4,7 @@ import { byId, h, replace } from './dom.js';
 import { showBrowser } from './browse.js';
 import { showCors } from './cors.js';
 import { showPolicies } from './policies.js';
-import { attempt, rememberedAccount, rememberedKey, rememberKey, status, succeeded } from './session.js';
+import { attempt, devAccount, rememberedAccount, rememberedKey, rememberKey, status, succeeded } from './session.js';
 
 let credentials: Credentials | undefined;
 let currentTable: string | undefined;
@@ -42,7 +42,8 @@ async function start(): Promise<void> {
   });
   const names = await loadAccountNames();
   replace(byId('account-names'), names.map((name) => h('option', { value: name })));
-  accountInput.value = rememberedAccount() ?? names[0] ?? 'devstoreaccount1';
+  // The development account, whose key is well known, unless this tab used another.
+  accountInput.value = rememberedAccount() ?? devAccount;
   keyInput.value = rememberedKey(accountInput.value);
   // With a key at hand (this tab's, or the development account's well-known one) connect at once.
   if (keyInput.value !== '') byId('connect-form').dispatchEvent(new Event('submit', { cancelable: true }));

@@ -58,11 +58,15 @@ export interface Explorer {
   serve(request: IncomingMessage, response: ServerResponse, context: ResponseContext): void;
 }
 
-/** Loads the assets once; a missing build fails here, at startup, not at the first request. */
-export function createExplorer(accountNames: readonly string[]): Explorer {
+/**
+ * Loads the assets once, at startup. Without a build of the browser modules the explorer is off
+ * (with a warning), not the server: the REST API does not depend on it.
+ */
+export function createExplorer(accountNames: readonly string[], warn: (message: string) => void): Explorer | undefined {
   const assets = loadAssets();
   if (!assets.has('index.html') || !assets.has('app.js')) {
-    throw new Error(`explorer assets missing under ${assetDirs.join(' and ')}: run npm run build`);
+    warn(`explorer off: its files are missing under ${assetDirs.join(' and ')} (npm run build makes them)`);
+    return undefined;
   }
   assets.set('accounts.json', {
     contentType: 'application/json; charset=utf-8',
