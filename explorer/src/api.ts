@@ -105,7 +105,7 @@ interface Call {
 
 /** Signs and sends one request; throws ApiError for any status of 400 or more. */
 export async function call(credentials: Credentials, request: Call): Promise<Response> {
-  const url = new URL(`/${credentials.account}${request.path}`, location.origin);
+  const url = new URL(`${accountPrefix(credentials.account)}${request.path}`, location.origin);
   for (const [name, value] of Object.entries(request.query ?? {})) {
     if (value !== undefined && value !== '') url.searchParams.set(name, value);
   }
@@ -130,6 +130,16 @@ export async function call(credentials: Credentials, request: Call): Promise<Res
   });
   if (response.status >= 400) throw await apiError(response);
   return response;
+}
+
+/**
+ * Path-style `/account` normally; nothing when the page itself was loaded host-style
+ * (`account.table.localhost`), where the server takes the account from the host name.
+ */
+function accountPrefix(account: string): string {
+  const { hostname } = location;
+  const hostStyle = hostname.startsWith(`${account}.`) && !/^[\d.]+$/.test(hostname);
+  return hostStyle ? '' : `/${account}`;
 }
 
 async function apiError(response: Response): Promise<ApiError> {
@@ -199,7 +209,8 @@ export async function queryEntities(
     path: `/${encodeURIComponent(table)}()`,
     query: {
       $filter: query.filter.trim(),
-      $select: query.select.trim(),
+      // The keys always come along, so that every row can be opened, edited and exported.
+      $select: query.select.trim() === '' ? '' : `PartitionKey,RowKey,${query.select.trim()}`,
       $top: query.top.trim(),
       NextPartitionKey: continuation?.nextPartitionKey,
       NextRowKey: continuation?.nextRowKey,

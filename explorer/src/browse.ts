@@ -46,7 +46,7 @@ export function showBrowser(root: HTMLElement, credentials: Credentials, table: 
     root,
     form.element,
     h('div', { class: 'toolbar row wrap' },
-      h('button', { type: 'button', id: 'add-entity', class: 'primary', onclick: () => openEditor(credentials, table, undefined, reload) }, '+ Add entity'),
+      h('button', { type: 'button', id: 'add-entity', class: 'primary', onclick: () => void openEditor(credentials, table, undefined, reload) }, '+ Add entity'),
       h('details', { class: 'chooser' }, h('summary', { id: 'columns-button' }, 'Columns'), chooser),
       transfer,
     ),
@@ -104,7 +104,7 @@ export function showBrowser(root: HTMLElement, credentials: Credentials, table: 
     const body = entities.map((entity) =>
       h('tr', { 'data-pk': entity.partitionKey, 'data-rk': entity.rowKey },
         h('td', { class: 'actions' },
-          h('button', { type: 'button', class: 'edit', 'aria-label': `Edit ${entity.partitionKey} / ${entity.rowKey}`, onclick: () => openEditor(credentials, table, entity, reload) }, 'Edit'),
+          h('button', { type: 'button', class: 'edit', 'aria-label': `Edit ${entity.partitionKey} / ${entity.rowKey}`, onclick: () => void openEditor(credentials, table, entity, reload) }, 'Edit'),
           h('button', { type: 'button', class: 'delete danger', 'aria-label': `Delete ${entity.partitionKey} / ${entity.rowKey}`, onclick: () => void remove(entity) }, 'Delete'),
         ),
         shown.map((name) => cell(entity, name)),

@@ -5,9 +5,20 @@
 import { ApiError, getEntity, writeEntity, type Credentials, type WriteMode } from './api.js';
 import { byId, h, replace } from './dom.js';
 import { edmTypes, entityToWire, invalidReason, propertyNameReason, shortType, type EdmType, type Entity, type Property } from './edm.js';
-import { errorMessage, status } from './session.js';
+import { attempt, errorMessage, status } from './session.js';
 
-export function openEditor(credentials: Credentials, table: string, entity: Entity | undefined, onSaved: () => Promise<void>): void {
+/** Opens the editor for a new entity, or for the current version of the entity with these keys. */
+export async function openEditor(
+  credentials: Credentials,
+  table: string,
+  keys: { partitionKey: string; rowKey: string } | undefined,
+  onSaved: () => Promise<void>,
+): Promise<void> {
+  let entity: Entity | undefined;
+  if (keys !== undefined) {
+    entity = await attempt(() => getEntity(credentials, table, keys.partitionKey, keys.rowKey));
+    if (entity === undefined) return;
+  }
   const dialog = byId<HTMLDialogElement>('dialog');
   let etag = entity?.etag ?? '';
   const partitionKey = h('input', { id: 'edit-pk', spellcheck: 'false', readonly: entity !== undefined });

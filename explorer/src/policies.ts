@@ -26,9 +26,9 @@ export function showPolicies(root: HTMLElement, credentials: Credentials, table:
       status(`A table has at most ${policiesMax} stored access policies.`, 'error');
       return;
     }
-    const id = h('input', { class: 'policy-id', 'aria-label': 'policy id', value: policy.id, maxlength: 64, spellcheck: 'false' });
-    const start = h('input', { class: 'policy-start', 'aria-label': 'start (UTC)', value: policy.start, placeholder: 'start, e.g. 2024-01-01T00:00:00Z' });
-    const expiry = h('input', { class: 'policy-expiry', 'aria-label': 'expiry (UTC)', value: policy.expiry, placeholder: 'expiry' });
+    const id = h('input', { class: 'policy-id', 'aria-label': 'policy id', placeholder: 'id', value: policy.id, maxlength: 64, spellcheck: 'false' });
+    const start = h('input', { class: 'policy-start', 'aria-label': 'start (UTC)', value: policy.start, placeholder: 'start (UTC)' });
+    const expiry = h('input', { class: 'policy-expiry', 'aria-label': 'expiry (UTC)', value: policy.expiry, placeholder: 'expiry (UTC)' });
     const permissions = tablePermissions.map((letter) =>
       h('label', { class: 'check' }, h('input', { type: 'checkbox', class: `perm-${letter}`, value: letter, checked: policy.permission.includes(letter) }), permissionNames[letter]));
     const row = h('div', { class: 'policy row wrap' }, id, start, expiry, permissions,

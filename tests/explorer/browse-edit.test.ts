@@ -223,6 +223,7 @@ describe('explorer in Chromium: tables, grid, query, editor', { skip: browserSki
 
     // The editor shows what it loaded; saving unchanged (replace) keeps every value and type.
     await page.click('tr[data-rk="1"] button.edit');
+    await page.waitForSelector('#dialog[open]');
     assert.equal(await page.inputValue('.property-row:nth-child(3) .prop-value'), '9223372036854775807');
     await page.click('#edit-save');
     await page.waitForSelector('#dialog', { state: 'hidden' });
@@ -276,6 +277,7 @@ describe('explorer in Chromium: tables, grid, query, editor', { skip: browserSki
   test('editor: replace drops removed properties, merge keeps them', async () => {
     await openTable(page, 'Typed');
     await page.click('tr[data-rk="1"] button.edit');
+    await page.waitForSelector('#dialog[open]');
     await page.click('.property-row:has(.prop-name[value="S"]) button[aria-label="remove property"]');
     await page.selectOption('#edit-mode', 'replace');
     await page.click('#edit-save');
@@ -285,6 +287,7 @@ describe('explorer in Chromium: tables, grid, query, editor', { skip: browserSki
     assert.deepEqual(replaced['L'], everyTypeWire['L']);
 
     await page.click('tr[data-rk="1"] button.edit');
+    await page.waitForSelector('#dialog[open]');
     await page.click('.property-row:has(.prop-name[value="L"]) button[aria-label="remove property"]');
     await page.fill('.property-row:has(.prop-name[value="I"]) .prop-value', '2147483647');
     await page.selectOption('#edit-mode', 'merge');
@@ -298,6 +301,7 @@ describe('explorer in Chromium: tables, grid, query, editor', { skip: browserSki
   test('a change made meanwhile answers 412: nothing is overwritten, and the editor reloads the current version', async () => {
     await openTable(page, 'Typed');
     await page.click('tr[data-rk="1"] button.edit');
+    await page.waitForSelector('#dialog[open]');
     await tableClient(server, 'Typed').updateEntity({ partitionKey: 'k', rowKey: '1', I: 7 }, 'Merge');
     await page.fill('.property-row:has(.prop-name[value="I"]) .prop-value', '8');
     await page.click('#edit-save');
@@ -345,6 +349,7 @@ describe('explorer in Chromium: tables, grid, query, editor', { skip: browserSki
     assert.equal(await page.textContent('td[data-column="Html"] .value'), values.Html);
     assert.equal(await page.textContent('td[data-column="Markup"] .value'), values.Markup);
     await page.click('#grid tbody button.edit');
+    await page.waitForSelector('#dialog[open]');
     assert.equal(await page.inputValue('#edit-pk'), values.partitionKey);
     assert.equal(await page.inputValue('.property-row:has(.prop-name[value="Html"]) .prop-value'), values.Html);
     await page.keyboard.press('Escape');
