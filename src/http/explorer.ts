@@ -4,11 +4,11 @@
 // so no request path can reach any other file. The only dynamic asset is accounts.json: account
 // NAMES (never keys), so the account picker can offer every configured account.
 import { readFileSync, readdirSync } from 'node:fs';
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { IncomingMessage } from 'node:http';
 import { extname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { TableError } from '../errors.js';
-import { errorReply, send, type Reply, type ResponseContext } from './respond.js';
+import { errorReply, type Reply, type ResponseContext } from './respond.js';
 
 export const explorerPath = '/_explorer/';
 
@@ -55,7 +55,8 @@ interface Asset {
 export interface Explorer {
   /** Whether this request is for the explorer (its path starts with /_explorer). */
   claims(rawPath: string): boolean;
-  serve(request: IncomingMessage, response: ServerResponse, context: ResponseContext): void;
+  /** The file the request names, or an Azure-style error (the caller sends it). */
+  reply(request: IncomingMessage, context: ResponseContext): Reply;
 }
 
 /**
@@ -74,7 +75,7 @@ export function createExplorer(accountNames: readonly string[], warn: (message: 
   });
   return {
     claims: (rawPath) => rawPath === '/_explorer' || rawPath.startsWith(explorerPath),
-    serve: (request, response, context) => send(response, context, reply(assets, request, context)),
+    reply: (request, context) => reply(assets, request, context),
   };
 }
 
@@ -82,8 +83,7 @@ function reply(assets: ReadonlyMap<string, Asset>, request: IncomingMessage, con
   const url = request.url ?? '/';
   const rawPath = url.split('?', 1)[0]!;
   if (request.method !== 'GET' && request.method !== 'HEAD') {
-    // The body is not read, so the connection cannot carry another request.
-    return withSecurity(errorReply(context, new TableError('MethodNotAllowed'), { Connection: 'close' }));
+    return withSecurity(errorReply(context, new TableError('MethodNotAllowed')));
   }
   if (rawPath === '/_explorer') return withSecurity({ status: 301, headers: { Location: explorerPath } });
   const name = rawPath.slice(explorerPath.length) || 'index.html';

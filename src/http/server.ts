@@ -80,7 +80,7 @@ async function handle(options: ServerOptions, request: IncomingMessage, response
   const context = responseContext(request.headers);
   // Cerulean's own paths start with `/_`, which no account name can: answered before account parsing.
   if (options.explorer?.claims(splitRequestTarget(request.url ?? '/').rawPath)) {
-    options.explorer.serve(request, response, context);
+    send(response, context, await settleUnreadBody(request, options.explorer.reply(request, context)));
     return;
   }
   const known: KnownAccount = { account: undefined };
