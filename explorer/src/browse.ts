@@ -116,6 +116,7 @@ export function showBrowser(root: HTMLElement, credentials: Credentials, table: 
         ? h('p', { class: 'hint', id: 'no-entities' }, 'No entities on this page.')
         : h('table', { id: 'grid' }, h('thead', {}, header), h('tbody', {}, body)),
     );
+    pinKeyColumns(grid);
   }
 
   async function remove(entity: Entity): Promise<void> {
@@ -141,6 +142,26 @@ function cellProperty(entity: Entity, name: string): Property | undefined {
   if (name === 'RowKey') return { type: 'Edm.String', text: entity.rowKey };
   if (name === 'Timestamp') return entity.timestamp === '' ? undefined : { type: 'Edm.DateTime', text: entity.timestamp };
   return entity.properties.get(name);
+}
+
+/**
+ * Keys stay visible: the actions, PartitionKey and RowKey columns stick to the left edge when the
+ * grid scrolls sideways, each offset by the widths of the ones before it (known only once laid out).
+ */
+function pinKeyColumns(grid: HTMLElement): void {
+  const table = grid.querySelector('table');
+  if (table === null) return;
+  const headers = [...table.querySelectorAll<HTMLTableCellElement>('thead th')].slice(0, 3);
+  let leftPx = 0;
+  headers.forEach((header, column) => {
+    for (const row of table.rows) {
+      const cellElement = row.cells[column];
+      if (cellElement === undefined) continue;
+      cellElement.classList.add('pinned');
+      cellElement.style.left = `${leftPx}px`;
+    }
+    leftPx += header.offsetWidth;
+  });
 }
 
 function cell(entity: Entity, name: string): HTMLElement {

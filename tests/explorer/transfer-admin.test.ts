@@ -242,6 +242,17 @@ describe('explorer in Chromium: export, import, policies, SAS, CORS, accounts, l
     });
     assert.ok(layout.overflow <= 0, `no sideways scrolling (${layout.overflow}px too wide)`);
     assert.ok(layout.paneBottom <= layout.mainTop + 1, 'the table list sits above the table');
+    // Keys stay visible when the grid scrolls sideways.
+    const keys = await page.evaluate(() => {
+      const d = (globalThis as any).document;
+      const wrap = d.getElementById('grid-wrap');
+      wrap.scrollLeft = wrap.scrollWidth;
+      const row = d.querySelector('#grid tbody tr');
+      const left = (name: string) => row.querySelector(`td[data-column="${name}"]`).getBoundingClientRect().left;
+      return { scrolled: wrap.scrollLeft, wrapLeft: wrap.getBoundingClientRect().left, pk: left('PartitionKey'), rk: left('RowKey') };
+    });
+    assert.ok(keys.scrolled > 0, 'the People grid is wider than a phone');
+    assert.ok(keys.pk >= keys.wrapLeft && keys.rk > keys.pk, `keys pinned: ${JSON.stringify(keys)}`);
     const background = () => page.evaluate(() => (globalThis as any).getComputedStyle((globalThis as any).document.body).backgroundColor as string);
     const light = await background();
     await page.emulateMedia({ colorScheme: 'dark' });
