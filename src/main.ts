@@ -7,6 +7,7 @@ import { compose } from './compose.js';
 import { loadConfig, usage, type Config } from './config.js';
 import { devAccountName, loadAccounts } from './http/accounts.js';
 import { createBearerVerifier } from './http/bearer.js';
+import { createExplorer, explorerPath } from './http/explorer.js';
 import { createLogger } from './http/log.js';
 import { createServer } from './http/server.js';
 
@@ -35,7 +36,8 @@ export async function serve(argv: readonly string[]): Promise<void> {
     process.exit(2);
   }
   const { store, services } = await compose(config);
-  const server = createServer({ accounts, services, log, requestsInFlightMax: config.requestsInFlightMax, ...security });
+  const explorer = config.explorer ? createExplorer([...accounts.keys()], (message) => log.warn(message)) : undefined;
+  const server = createServer({ accounts, services, log, requestsInFlightMax: config.requestsInFlightMax, explorer, ...security });
   const scheme = security.tls === undefined ? 'http' : 'https';
 
   server.listen(config.port, config.host, () => {
@@ -47,6 +49,7 @@ export async function serve(argv: readonly string[]): Promise<void> {
       `Cerulean listening on ${endpoint}\n` +
         `Connection string: DefaultEndpointsProtocol=${scheme};AccountName=${devAccountName};` +
         `AccountKey=${account.keys[0]!.toString('base64')};TableEndpoint=${endpoint};\n` +
+        (explorer === undefined ? '' : `Explorer: ${scheme}://${host}:${port}${explorerPath}\n`) +
         `Data: ${config.location === undefined ? 'in memory, nothing is kept' : `${config.location}, every acknowledged write fsync-durable`}\n`,
     );
   });

@@ -23,6 +23,7 @@ import { submitBatch, type BatchCall } from './batch.js';
 import { bearerChallenge, type BearerVerifier } from './bearer.js';
 import { BodyTooLargeToDrain, discardBody, readBody } from './body.js';
 import { preflight, withCorsHeaders } from './cors.js';
+import type { Explorer } from './explorer.js';
 import type { Logger } from './log.js';
 import * as op from './operations.js';
 import { answerParserEvents } from './parser-events.js';
@@ -42,6 +43,8 @@ export interface ServerOptions {
   readonly requestsInFlightMax: number;
   /** Verifies Entra ID bearer tokens; undefined refuses them. */
   readonly bearer?: BearerVerifier | undefined;
+  /** The web explorer's files at /_explorer/; undefined when it is off. */
+  readonly explorer?: Explorer | undefined;
 }
 
 export function createServer(options: ServerOptions): http.Server {
@@ -75,6 +78,11 @@ export function createServer(options: ServerOptions): http.Server {
 
 async function handle(options: ServerOptions, request: IncomingMessage, response: ServerResponse): Promise<void> {
   const context = responseContext(request.headers);
+  // Cerulean's own paths start with `/_`, which no account name can: answered before account parsing.
+  if (options.explorer?.claims(splitRequestTarget(request.url ?? '/').rawPath)) {
+    send(response, context, await settleUnreadBody(request, options.explorer.reply(request, context)));
+    return;
+  }
   const known: KnownAccount = { account: undefined };
   let reply: Reply;
   try {
