@@ -288,11 +288,14 @@ export function splitComponents(key: string): string[] {
   return key.split(componentSeparator);
 }
 
-/** The key range holding every key that starts with these complete components: `ge` ≤ key < `lt`. */
+/**
+ * The key range of every key equal to these complete components or extending them with more:
+ * `ge` ≤ key < `lt`. Extensions start with the separator, the lowest character, so the next
+ * character after it bounds them.
+ */
 export function prefixRange(encodedComponents: readonly string[]): { ge: string; lt: string } {
-  const prefix = joinComponents(encodedComponents) + componentSeparator;
-  // Everything after the prefix starts at or above the separator; the next character bounds it.
-  return { ge: prefix, lt: prefix.slice(0, -1) + String.fromCharCode(componentSeparator.charCodeAt(0) + 1) };
+  const prefix = joinComponents(encodedComponents);
+  return { ge: prefix, lt: prefix + String.fromCharCode(componentSeparator.charCodeAt(0) + 1) };
 }
 
 /** Characters the service refuses in PartitionKey and RowKey (data model §5.2). */

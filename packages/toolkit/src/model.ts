@@ -11,6 +11,13 @@ export const reserved = {
   operation: '_op',
 } as const;
 
+/** Set on the rows of an entity whose two-step delete has begun; readers treat them as absent. */
+export const deletingProperty = '_deleting';
+
+export function isDeleting(raw: RawEntity): boolean {
+  return wireString(raw[deletingProperty]) === 'true';
+}
+
 /** A part of a key: a field (default codec by EDM type, or an explicit one) or a constant. */
 export type KeyPart<S extends Schema> =
   | (keyof S & string)
