@@ -7,8 +7,11 @@ import { fromWireProperties, SchemaError, toWireProperties, type Field, type Inf
 export const reserved = {
   /** The entity-kind marker, so heterogeneous partitions can be told apart. */
   kind: '_kind',
-  /** Id of the write that produced this version; lets a retried write recognise its own success. */
-  operation: '_op',
+  /**
+   * Ids of the last writes of this row, newest last: a write whose response was lost finds its id
+   * here on the re-read and knows it landed, even if other writes followed it.
+   */
+  operations: '_ops',
 } as const;
 
 /** Set on the rows of an entity whose two-step delete has begun; readers treat them as absent. */
@@ -147,10 +150,11 @@ export class Model<S extends Schema> {
   }
 
   /** The validated wire entity for these values (keys from the templates, every property typed). */
-  toEntity(values: Infer<S>, operationId?: string, keys = this.keysOf(values)): WireEntity {
+  toEntity(values: Infer<S>, operationId?: string, previous?: RawEntity): WireEntity {
+    const keys = this.keysOf(values);
     const properties = toWireProperties(this.schema, values);
     properties[reserved.kind] = { value: this.kind, type: 'String' };
-    if (operationId !== undefined) properties[reserved.operation] = { value: operationId, type: 'String' };
+    if (operationId !== undefined) properties[reserved.operations] = { value: operationHistory(previous, operationId), type: 'String' };
     validateEntity(keys.partitionKey, keys.rowKey, properties);
     return { ...properties, ...keys };
   }
@@ -177,6 +181,27 @@ export class Model<S extends Schema> {
       ...(raw.timestamp !== undefined ? { timestamp: new Date(wireString(raw.timestamp) ?? '') } : {}),
     });
   }
+}
+
+/** How many recent write ids a row remembers. */
+export const operationHistoryLength = 32;
+
+function operationsOf(raw: RawEntity | undefined): string[] {
+  const text = raw && wireString(raw[reserved.operations]);
+  return text ? text.split(' ') : [];
+}
+
+/** The history a write leaves: the row's earlier ids (bounded) plus its own. */
+export function operationHistory(previous: RawEntity | undefined, operationId: string): string {
+  return [...operationsOf(previous), operationId].slice(-operationHistoryLength).join(' ');
+}
+
+/**
+ * Whether the write with this id produced or preceded the row's current state: true if it is
+ * among the last `operationHistoryLength` writes.
+ */
+export function writtenBy(raw: RawEntity | undefined, operationId: string): boolean {
+  return operationsOf(raw).includes(operationId);
 }
 
 /** A string property as the SDK returns it with or without type conversion. */

@@ -1,6 +1,6 @@
 // Retries of transient failures (500, 503, timeouts, lost connections) with exponential backoff
 // and full jitter, and the bounded re-read-and-retry loop of optimistic concurrency.
-import { randomUUID } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { setTimeout as delay } from 'node:timers/promises';
 
 export interface RetryPolicy {
@@ -63,6 +63,11 @@ export async function withRetry<T>(operation: (attempt: number) => Promise<T>, p
   }
 }
 
+/** A short random id for one logical write (72 bits). */
+export function newOperationId(): string {
+  return randomBytes(9).toString('base64url');
+}
+
 export class ConcurrencyConflictError extends Error {
   override name = 'ConcurrencyConflictError';
 }
@@ -79,7 +84,7 @@ export async function optimistic<T>(
   const maxAttempts = options.maxAttempts ?? 16;
   const retry = options.retry ?? defaultRetryPolicy;
   // One id for every attempt: a re-read that finds it knows an earlier attempt landed.
-  const operationId = randomUUID();
+  const operationId = newOperationId();
   for (let round = 1; ; round++) {
     try {
       return await withRetry(() => attempt(operationId), retry);

@@ -1,11 +1,10 @@
 // A model bound to a table: point reads, writes that are safe to retry, optimistic updates,
 // queries with typed filters, $select and page-by-page continuation.
-import { randomUUID } from 'node:crypto';
 import { TableClient, type TableServiceClientOptions, type TransactionAction } from '@azure/data-tables';
 import { limits, LimitError } from './limits.js';
-import { reserved, wireString, type Model, type RawEntity, type Stored, type WireEntity } from './model.js';
+import { reserved, writtenBy, type Model, type RawEntity, type Stored, type WireEntity } from './model.js';
 import type { Filter } from './filter.js';
-import { defaultRetryPolicy, optimistic, statusOf, withRetry, type RetryPolicy } from './retry.js';
+import { defaultRetryPolicy, newOperationId, optimistic, statusOf, withRetry, type RetryPolicy } from './retry.js';
 import type { Infer, Schema } from './schema.js';
 
 /**
@@ -110,11 +109,6 @@ export interface TableOptions {
   maxConflictRetries?: number;
 }
 
-/** Did a row come from the write with this operation id? (A lost response hides a success.) */
-export function writtenBy(raw: RawEntity | undefined, operationId: string): boolean {
-  return raw !== undefined && wireString(raw[reserved.operation]) === operationId;
-}
-
 export class ModelTable<S extends Schema> {
   readonly retry: RetryPolicy;
   readonly maxConflictRetries: number;
@@ -139,7 +133,7 @@ export class ModelTable<S extends Schema> {
    * very call wrote (same operation id) counts as success.
    */
   async create(values: Infer<S>): Promise<Stored<Infer<S>>> {
-    const operationId = randomUUID();
+    const operationId = newOperationId();
     const entity = this.model.toEntity(values, operationId);
     await withRetry(async () => {
       try {
@@ -172,7 +166,7 @@ export class ModelTable<S extends Schema> {
         if (raw === undefined) return undefined;
         if (writtenBy(raw, operationId)) return this.model.fromEntity(raw);
         const next = change(this.model.fromEntity(raw));
-        const entity = this.model.toEntity(next, operationId);
+        const entity = this.model.toEntity(next, operationId, raw);
         if (entity.partitionKey !== partitionKey || entity.rowKey !== rowKey) throw new Error('update must not change the keys');
         await this.client.updateEntity(entity, 'Replace', { etag: raw.etag! });
         return (await this.get(key))!;

@@ -2,13 +2,12 @@
 // hold it, e.g. every employee with last name "Jones". The list row lives in the entity's partition
 // and is written in the same transaction as the entity, both under If-Match, so it cannot drift.
 // A lookup is one point read of the list plus point reads of the entities it names.
-import { randomUUID } from 'node:crypto';
 import type { TableClient } from '@azure/data-tables';
 import { codecs, joinComponents } from '../keys.js';
 import { limits, LimitError } from '../limits.js';
 import { wireString, type Model, type RawEntity, type Stored, type WireEntity } from '../model.js';
 import { updateGroup } from '../group.js';
-import { ConcurrencyConflictError, defaultRetryPolicy, type RetryPolicy } from '../retry.js';
+import { ConcurrencyConflictError, defaultRetryPolicy, newOperationId, type RetryPolicy } from '../retry.js';
 import type { Infer, Schema } from '../schema.js';
 import { readRaw } from '../table.js';
 
@@ -60,7 +59,7 @@ export class IndexEntityTable<S extends Schema> {
       const before = decode(await readRaw(this.client, partitionKey, rowKey, this.retry));
       const planned = valueOf(before);
       const values = [...new Set([planned, valueOf(change(before && structuredClone(before)))])].filter((v): v is string => v !== undefined);
-      const operationId = randomUUID();
+      const operationId = newOperationId();
       const done = await updateGroup(
         this.client,
         partitionKey,
@@ -70,7 +69,7 @@ export class IndexEntityTable<S extends Schema> {
           const next = change(current && structuredClone(current));
           // The value changed since the plan: plan again.
           if (valueOf(current) !== planned || (next && !values.includes(valueOf(next)!))) return { writes: [], result: false };
-          const writes: (WireEntity | null)[] = [next ? this.model.toEntity(next, operationId) : null];
+          const writes: (WireEntity | null)[] = [next ? this.model.toEntity(next, operationId, entity) : null];
           values.forEach((value, index) => {
             const listed = new Set(IndexEntityTable.listOf(lists[index]));
             listed.delete(rowKey);

@@ -2,14 +2,13 @@
 // in the same partition under a RowKey built from that attribute. The entity and all its copies
 // are written in one entity group transaction, guarded by If-Match on the entity, so the copies can
 // never drift from it: either every row changes or none does.
-import { randomUUID } from 'node:crypto';
 import type { TableClient, TransactionAction } from '@azure/data-tables';
 import { codecs } from '../keys.js';
-import { deletingProperty, isDeleting, KeyTemplate, reserved, type KeyPart, type Model, type RawEntity, type Stored, type WireEntity } from '../model.js';
+import { deletingProperty, isDeleting, KeyTemplate, reserved, writtenBy, type KeyPart, type Model, type RawEntity, type Stored, type WireEntity } from '../model.js';
 import { keys } from '../filter.js';
-import { defaultRetryPolicy, optimistic, statusOf, withRetry, type RetryPolicy } from '../retry.js';
+import { defaultRetryPolicy, newOperationId, optimistic, statusOf, withRetry, type RetryPolicy } from '../retry.js';
 import type { Infer, Schema } from '../schema.js';
-import { readRaw, rawPages, submitBatch, writtenBy } from '../table.js';
+import { readRaw, rawPages, submitBatch } from '../table.js';
 
 export interface IndexDefinition<S extends Schema> {
   /** Fields of the index key, e.g. ['email'] or ['lastName', 'firstName']. */
@@ -54,8 +53,8 @@ export class IndexedTable<S extends Schema, I extends string> {
   }
 
   /** Every row (entity first, then its index copies) for these values. */
-  private rowsFor(values: Infer<S>, operationId: string): WireEntity[] {
-    const entity = this.model.toEntity(values, operationId);
+  private rowsFor(values: Infer<S>, operationId: string, previous?: RawEntity): WireEntity[] {
+    const entity = this.model.toEntity(values, operationId, previous);
     const rows = [entity];
     for (const name of this.templates.keys()) {
       const copy: WireEntity = { ...entity, rowKey: this.indexRowKey(name, values, entity.rowKey) };
@@ -73,7 +72,7 @@ export class IndexedTable<S extends Schema, I extends string> {
 
   /** Inserts the entity and its index rows atomically; 409 if the entity or a unique value exists. */
   async create(values: Infer<S>): Promise<void> {
-    const operationId = randomUUID();
+    const operationId = newOperationId();
     const rows = this.rowsFor(values, operationId);
     await withRetry(async () => {
       try {
@@ -106,7 +105,7 @@ export class IndexedTable<S extends Schema, I extends string> {
         if (writtenBy(raw, operationId)) return this.model.fromEntity(raw);
         const current = this.model.fromEntity(raw);
         const next = change(structuredClone(current));
-        const [entity, ...copies] = this.rowsFor(next, operationId);
+        const [entity, ...copies] = this.rowsFor(next, operationId, raw);
         if (entity!.partitionKey !== partitionKey || entity!.rowKey !== rowKey) throw new Error('update must not change the entity keys');
         const oldKeys = new Set([...this.templates.keys()].map((name) => this.indexRowKey(name, current, rowKey)));
         const actions: TransactionAction[] = [['update', entity!, 'Replace', { etag: raw.etag! }]];
@@ -145,7 +144,7 @@ export class IndexedTable<S extends Schema, I extends string> {
         if (raw === undefined) return;
         const current = this.model.fromEntity(raw);
         if (!isDeleting(raw)) {
-          const rows = this.rowsFor(current, operationId);
+          const rows = this.rowsFor(current, operationId, raw);
           for (const row of rows) row[deletingProperty] = { value: true, type: 'Boolean' };
           const [entity, ...copies] = rows;
           await submitBatch(this.client, [['update', entity!, 'Replace', { etag: raw.etag! }], ...copies.map((copy): TransactionAction => ['upsert', copy, 'Replace'])]);

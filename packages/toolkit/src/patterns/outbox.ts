@@ -11,10 +11,10 @@ import type { TableClient, TransactionAction } from '@azure/data-tables';
 import { codecs, joinComponents } from '../keys.js';
 import { limits, LimitError } from '../limits.js';
 import { keys } from '../filter.js';
-import { deletingProperty, isDeleting, reserved, wireString, type Model, type RawEntity, type Stored, type WireEntity } from '../model.js';
-import { defaultRetryPolicy, optimistic, statusOf, withRetry, type RetryPolicy } from '../retry.js';
+import { deletingProperty, isDeleting, reserved, wireString, writtenBy, type Model, type RawEntity, type Stored, type WireEntity } from '../model.js';
+import { defaultRetryPolicy, newOperationId, optimistic, statusOf, withRetry, type RetryPolicy } from '../retry.js';
 import type { Infer, Schema, WireProperties } from '../schema.js';
-import { readRaw, rawPages, submitBatch, writtenBy } from '../table.js';
+import { readRaw, rawPages, submitBatch } from '../table.js';
 
 /** One operation on a row of another partition or table. */
 export interface TargetOperation {
@@ -225,7 +225,7 @@ export class OutboxIndexedTable<S extends Schema> {
 
   /** Inserts the entity with its outbox message in one transaction; 409 if it exists. */
   async create(values: Infer<S>): Promise<bigint> {
-    const operationId = randomUUID();
+    const operationId = newOperationId();
     const version = nextVersion();
     const entity = this.model.toEntity(values, operationId);
     entity[versionProperty] = { value: version.toString(), type: 'Int64' };
@@ -250,7 +250,7 @@ export class OutboxIndexedTable<S extends Schema> {
         if (!writtenBy(raw, operationId)) {
           const current = this.model.fromEntity(raw);
           const next = change(structuredClone(current));
-          const entity = this.model.toEntity(next, operationId);
+          const entity = this.model.toEntity(next, operationId, raw);
           if (entity.partitionKey !== partitionKey || entity.rowKey !== rowKey) throw new Error('update must not change the entity keys');
           const version = versionAfter(raw);
           entity[versionProperty] = { value: version.toString(), type: 'Int64' };
@@ -276,7 +276,7 @@ export class OutboxIndexedTable<S extends Schema> {
         if (raw === undefined) return;
         if (!isDeleting(raw) && !writtenBy(raw, operationId)) {
           const current = this.model.fromEntity(raw);
-          const marked = this.model.toEntity(current, operationId);
+          const marked = this.model.toEntity(current, operationId, raw);
           const version = versionAfter(raw);
           marked[versionProperty] = { value: version.toString(), type: 'Int64' };
           marked[deletingProperty] = { value: true, type: 'Boolean' };
