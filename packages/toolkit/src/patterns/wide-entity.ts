@@ -45,7 +45,11 @@ export class WideEntityStore {
     for (const [name, value] of Object.entries(properties)) {
       validatePropertyName(name);
       if (name.startsWith('_')) throw new LimitError('PropertyNameInvalid', `${name}: names starting with _ are reserved for the toolkit`);
-      const size = validateEntity(partitionKey, this.partKey(rowKey, 0), { [name]: value });
+      // The larger of the service's accounting and the JSON the property takes (Azurite counts that).
+      const size = Math.max(
+        validateEntity(partitionKey, this.partKey(rowKey, 0), { [name]: value }),
+        Buffer.byteLength(JSON.stringify({ [name]: value.value, [`${name}@odata.type`]: `Edm.${value.type}` })),
+      );
       if (count === propertiesPerPart || bytes + size > bytesPerPart) {
         parts.push(current);
         current = {};
