@@ -5,7 +5,11 @@ import { forbiddenKeyCharacters } from './keys.js';
 import type { WireProperties } from './schema.js';
 
 export const limits = {
-  keyLengthChars: 1024,
+  /**
+   * Keys may be "up to 1 KiB in size"; in UTF-16 that is 512 characters, which is what Azurite
+   * enforces. Whether the service counts characters or bytes is not documented; 512 works on all.
+   */
+  keyLengthChars: 512,
   /** Custom properties: 255 including PartitionKey, RowKey and Timestamp. */
   customProperties: 252,
   propertyNameChars: 255,
