@@ -68,6 +68,22 @@ export function newOperationId(): string {
   return randomBytes(9).toString('base64url');
 }
 
+/**
+ * Submits a conditional write and reports a row that vanished since it was read (404
+ * ResourceNotFound: deleted concurrently) as the lost race it is, a 412, so the optimistic loop
+ * re-reads. A missing table stays a 404.
+ */
+export async function raceOnMissingRow<T>(write: () => Promise<T>): Promise<T> {
+  try {
+    return await write();
+  } catch (error) {
+    if (statusOf(error) === 404 && (error as { code?: string }).code !== 'TableNotFound') {
+      throw Object.assign(new Error(`a row changed concurrently: ${(error as Error).message}`), { statusCode: 412 });
+    }
+    throw error;
+  }
+}
+
 export class ConcurrencyConflictError extends Error {
   override name = 'ConcurrencyConflictError';
 }

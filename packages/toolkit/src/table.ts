@@ -4,7 +4,7 @@ import { TableClient, type TableServiceClientOptions, type TransactionAction } f
 import { limits, LimitError } from './limits.js';
 import { reserved, writtenBy, type Model, type RawEntity, type Stored, type WireEntity } from './model.js';
 import type { Filter } from './filter.js';
-import { defaultRetryPolicy, newOperationId, optimistic, statusOf, withRetry, type RetryPolicy } from './retry.js';
+import { defaultRetryPolicy, newOperationId, optimistic, raceOnMissingRow, statusOf, withRetry, type RetryPolicy } from './retry.js';
 import type { Infer, Schema } from './schema.js';
 
 /**
@@ -168,7 +168,7 @@ export class ModelTable<S extends Schema> {
         const next = change(this.model.fromEntity(raw));
         const entity = this.model.toEntity(next, operationId, raw);
         if (entity.partitionKey !== partitionKey || entity.rowKey !== rowKey) throw new Error('update must not change the keys');
-        await this.client.updateEntity(entity, 'Replace', { etag: raw.etag! });
+        await raceOnMissingRow(() => this.client.updateEntity(entity, 'Replace', { etag: raw.etag! }));
         return (await this.get(key))!;
       },
       { maxAttempts: this.maxConflictRetries, retry: this.retry },

@@ -5,7 +5,7 @@
 import type { TableClient } from '@azure/data-tables';
 import { codecs, joinComponents } from '../keys.js';
 import { limits, LimitError } from '../limits.js';
-import { wireString, type Model, type RawEntity, type Stored, type WireEntity } from '../model.js';
+import { isDeleting, wireString, type Model, type RawEntity, type Stored, type WireEntity } from '../model.js';
 import { updateGroup } from '../group.js';
 import { ConcurrencyConflictError, defaultRetryPolicy, newOperationId, type RetryPolicy } from '../retry.js';
 import type { Infer, Schema } from '../schema.js';
@@ -41,7 +41,7 @@ export class IndexEntityTable<S extends Schema> {
   }
 
   private static listOf(raw: RawEntity | undefined): string[] {
-    return raw ? (JSON.parse(wireString(raw[listProperty]) ?? '[]') as string[]) : [];
+    return raw && !isDeleting(raw) ? (JSON.parse(wireString(raw[listProperty]) ?? '[]') as string[]) : [];
   }
 
   /**
@@ -53,7 +53,7 @@ export class IndexEntityTable<S extends Schema> {
   async write(key: Partial<Infer<S>>, change: (current: Infer<S> | undefined) => Infer<S> | null): Promise<void> {
     const { partitionKey, rowKey } = this.model.keysOf(key);
     const valueOf = (v: Infer<S> | null | undefined) => (v ? String(v[this.field as keyof typeof v]) : undefined);
-    const decode = (raw: RawEntity | undefined) => (raw ? this.model.fromEntity(raw) : undefined);
+    const decode = (raw: RawEntity | undefined) => (raw && !isDeleting(raw) ? this.model.fromEntity(raw) : undefined);
     for (let round = 1; round <= 32; round++) {
       // The list rows involved depend on the old and new values: plan them from a first read.
       const before = decode(await readRaw(this.client, partitionKey, rowKey, this.retry));
@@ -90,6 +90,6 @@ export class IndexEntityTable<S extends Schema> {
     const partitionKey = this.model.partitionKey.encode(partitionValues);
     const list = IndexEntityTable.listOf(await readRaw(this.client, partitionKey, this.listRowKey(value), this.retry));
     const rows = await Promise.all(list.map((rowKey) => readRaw(this.client, partitionKey, rowKey, this.retry)));
-    return rows.flatMap((raw) => (raw ? [this.model.fromEntity(raw)] : []));
+    return rows.flatMap((raw) => (raw && !isDeleting(raw) ? [this.model.fromEntity(raw)] : []));
   }
 }

@@ -6,7 +6,7 @@ import type { TableClient, TransactionAction } from '@azure/data-tables';
 import { codecs } from '../keys.js';
 import { deletingProperty, isDeleting, KeyTemplate, reserved, writtenBy, type KeyPart, type Model, type RawEntity, type Stored, type WireEntity } from '../model.js';
 import { keys } from '../filter.js';
-import { defaultRetryPolicy, newOperationId, optimistic, statusOf, withRetry, type RetryPolicy } from '../retry.js';
+import { defaultRetryPolicy, newOperationId, optimistic, raceOnMissingRow, statusOf, withRetry, type RetryPolicy } from '../retry.js';
 import type { Infer, Schema } from '../schema.js';
 import { readRaw, rawPages, submitBatch } from '../table.js';
 
@@ -116,7 +116,7 @@ export class IndexedTable<S extends Schema, I extends string> {
           oldKeys.delete(copy.rowKey);
         }
         for (const stale of oldKeys) actions.push(['delete', { partitionKey, rowKey: stale }]);
-        await submitBatch(this.client, actions);
+        await raceOnMissingRow(() => submitBatch(this.client, actions));
         return this.get(key);
       },
       { maxAttempts: this.maxConflictRetries, retry: this.retry },
@@ -147,7 +147,9 @@ export class IndexedTable<S extends Schema, I extends string> {
           const rows = this.rowsFor(current, operationId, raw);
           for (const row of rows) row[deletingProperty] = { value: true, type: 'Boolean' };
           const [entity, ...copies] = rows;
-          await submitBatch(this.client, [['update', entity!, 'Replace', { etag: raw.etag! }], ...copies.map((copy): TransactionAction => ['upsert', copy, 'Replace'])]);
+          await raceOnMissingRow(() =>
+            submitBatch(this.client, [['update', entity!, 'Replace', { etag: raw.etag! }], ...copies.map((copy): TransactionAction => ['upsert', copy, 'Replace'])]),
+          );
         }
         await this.removeMarked(current, partitionKey, rowKey);
       },

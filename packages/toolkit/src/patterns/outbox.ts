@@ -12,7 +12,7 @@ import { codecs, joinComponents } from '../keys.js';
 import { limits, LimitError } from '../limits.js';
 import { keys } from '../filter.js';
 import { deletingProperty, isDeleting, reserved, wireString, writtenBy, type Model, type RawEntity, type Stored, type WireEntity } from '../model.js';
-import { defaultRetryPolicy, newOperationId, optimistic, statusOf, withRetry, type RetryPolicy } from '../retry.js';
+import { defaultRetryPolicy, newOperationId, optimistic, raceOnMissingRow, statusOf, withRetry, type RetryPolicy } from '../retry.js';
 import type { Infer, Schema, WireProperties } from '../schema.js';
 import { readRaw, rawPages, submitBatch } from '../table.js';
 
@@ -163,7 +163,7 @@ export class OutboxWorker {
         if (versionOf(current) >= version) return;
         try {
           if (current === undefined) await client.createEntity(row);
-          else await client.updateEntity(row, 'Replace', { etag: current.etag! });
+          else await raceOnMissingRow(() => client.updateEntity(row, 'Replace', { etag: current.etag! }));
         } catch (error) {
           // Someone created it meanwhile: a lost race like a 412.
           if (statusOf(error) === 409) throw Object.assign(new Error('created concurrently'), { statusCode: 412 });
@@ -254,7 +254,7 @@ export class OutboxIndexedTable<S extends Schema> {
           if (entity.partitionKey !== partitionKey || entity.rowKey !== rowKey) throw new Error('update must not change the entity keys');
           const version = versionAfter(raw);
           entity[versionProperty] = { value: version.toString(), type: 'Int64' };
-          await transact(this.source, partitionKey, [['update', entity, 'Replace', { etag: raw.etag! }]], this.indexOperations(current, next, entity), version);
+          await raceOnMissingRow(() => transact(this.source, partitionKey, [['update', entity, 'Replace', { etag: raw.etag! }]], this.indexOperations(current, next, entity), version));
         }
         return this.model.fromEntity((await readRaw(this.source, partitionKey, rowKey, this.retry))!);
       },
@@ -280,7 +280,7 @@ export class OutboxIndexedTable<S extends Schema> {
           const version = versionAfter(raw);
           marked[versionProperty] = { value: version.toString(), type: 'Int64' };
           marked[deletingProperty] = { value: true, type: 'Boolean' };
-          await transact(this.source, partitionKey, [['update', marked, 'Replace', { etag: raw.etag! }]], this.indexOperations(current, undefined, raw), version);
+          await raceOnMissingRow(() => transact(this.source, partitionKey, [['update', marked, 'Replace', { etag: raw.etag! }]], this.indexOperations(current, undefined, raw), version));
         }
         await withRetry(async () => {
           try {
