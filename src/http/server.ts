@@ -24,6 +24,7 @@ import { submitBatch, type BatchCall } from './batch.js';
 import { bearerChallenge, type BearerVerifier } from './bearer.js';
 import { BodyTooLargeToDrain, discardBody, readBody } from './body.js';
 import { preflight, withCorsHeaders } from './cors.js';
+import type { Explorer } from './explorer.js';
 import type { Logger } from './log.js';
 import * as op from './operations.js';
 import { answerParserEvents } from './parser-events.js';
@@ -45,6 +46,8 @@ export interface ServerOptions {
   readonly requestsInFlightMax: number;
   /** Verifies Entra ID bearer tokens; undefined refuses them. */
   readonly bearer?: BearerVerifier | undefined;
+  /** The web explorer's files at /_explorer/; undefined when it is off. */
+  readonly explorer?: Explorer | undefined;
   /** Cerulean's own endpoints, metrics and fault injection (src/observe); undefined: none. */
   readonly hooks?: RequestHooks | undefined;
 }
@@ -92,6 +95,11 @@ export function createServer(options: ServerOptions): http.Server {
 async function handle(options: ServerOptions, request: IncomingMessage, response: ServerResponse): Promise<void> {
   const startedMs = performance.now();
   const context = responseContext(request.headers);
+  // Cerulean's own paths start with `/_`, which no account name can: answered before account parsing.
+  if (options.explorer?.claims(splitRequestTarget(request.url ?? '/').rawPath)) {
+    send(response, context, await settleUnreadBody(request, options.explorer.reply(request, context)));
+    return;
+  }
   const known: KnownRequest = { account: undefined, operation: 'Unknown' };
   let reply: Reply | 'drop';
   try {
