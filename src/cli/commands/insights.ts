@@ -1,53 +1,44 @@
 // `cerulean insights [--json] [--endpoint URL] [--account NAME --key KEY]`: prints the design
 // insights of a running server (GET /_insights) as text, or as the server's JSON with --json.
 // From loopback no credentials are needed; elsewhere give an account and its key (Shared Key Lite).
-// Runs standalone too: `node dist/src/cli/commands/insights.js …`.
-import { realpathSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
-import { parseArgs } from 'node:util';
+import type { Command } from 'commander';
 import { sign } from '../../http/auth.js';
 import type { Finding, InsightsReport } from '../../observe/insights.js';
+import { type CliCommand, CliError } from '../command.js';
 
-export const insightsUsage = `Usage: cerulean insights [--json] [--endpoint URL] [--account NAME --key KEY]
+interface InsightsOptions {
+  endpoint: string;
+  json?: boolean;
+  account?: string;
+  key?: string;
+}
 
-  --endpoint URL   the server (default http://127.0.0.1:10002; an account path is ignored)
-  --json           print the findings as JSON
-  --account NAME   with --key: sign the request (needed from other than loopback)
-  --key KEY        the account key (base64)`;
+export const insightsCommand: CliCommand = {
+  name: 'insights',
+  register(program: Command) {
+    program
+      .command('insights')
+      .description("print the server's design insights: hot partitions, scans, key patterns, large entities")
+      .option('--endpoint <url>', 'the server (an account path is ignored)', 'http://127.0.0.1:10002')
+      .option('--json', 'the findings as JSON')
+      .option('--account <name>', 'with --key: sign the request (needed from other than loopback)')
+      .option('--key <key>', 'the account key (base64)')
+      .addHelpText('after', '\nExample:\n  cerulean insights --endpoint http://127.0.0.1:10002\n')
+      .action((options: InsightsOptions) => insights(options));
+  },
+};
 
-/** Exit code: 0 with the report printed, 1 when the server cannot be asked, 2 for bad arguments. */
-export async function runInsights(argv: readonly string[]): Promise<number> {
-  let values;
-  try {
-    ({ values } = parseArgs({
-      args: [...argv],
-      options: {
-        endpoint: { type: 'string', default: 'http://127.0.0.1:10002' },
-        json: { type: 'boolean', default: false },
-        account: { type: 'string' },
-        key: { type: 'string' },
-        help: { type: 'boolean', default: false },
-      },
-      strict: true,
-    }));
-    if ((values.account === undefined) !== (values.key === undefined)) throw new Error('--account and --key go together');
-  } catch (error) {
-    process.stderr.write(`${(error as Error).message}\n\n${insightsUsage}\n`);
-    return 2;
-  }
-  if (values.help) {
-    process.stdout.write(`${insightsUsage}\n`);
-    return 0;
-  }
+async function insights(options: InsightsOptions): Promise<void> {
+  if ((options.account === undefined) !== (options.key === undefined)) throw new CliError('--account and --key go together', 2);
   let report: InsightsReport;
   try {
-    report = await fetchInsights(values.endpoint, values.account, values.key);
+    report = await fetchInsights(options.endpoint, options.account, options.key);
   } catch (error) {
-    process.stderr.write(`cerulean insights: ${(error as Error).message}\n`);
-    return 1;
+    // fetch says only "fetch failed"; the cause says why (e.g. ECONNREFUSED).
+    const { message, cause } = error as Error & { cause?: Error };
+    throw new CliError(cause?.message === undefined ? message : `${message}: ${cause.message}`);
   }
-  process.stdout.write(values.json ? `${JSON.stringify(report, null, 2)}\n` : formatInsights(report));
-  return 0;
+  process.stdout.write(options.json ? `${JSON.stringify(report, null, 2)}\n` : formatInsights(report));
 }
 
 async function fetchInsights(endpoint: string, account: string | undefined, key: string | undefined): Promise<InsightsReport> {
@@ -64,7 +55,7 @@ async function fetchInsights(endpoint: string, account: string | undefined, key:
 }
 
 /** The report as text: one block per finding, grouped by table. */
-export function formatInsights(report: InsightsReport): string {
+function formatInsights(report: InsightsReport): string {
   const lines = [`Design insights (observed since ${report.observedSince})`, ''];
   if (report.findings.length === 0) lines.push('No findings: nothing in the workload so far goes against the design guides.', '');
   const byTable = new Map<string, Finding[]>();
@@ -83,9 +74,4 @@ export function formatInsights(report: InsightsReport): string {
     lines.push('');
   }
   return `${lines.join('\n')}\n`;
-}
-
-// Standalone: `node dist/src/cli/commands/insights.js …`.
-if (process.argv[1] !== undefined && realpathSync(process.argv[1]) === fileURLToPath(import.meta.url)) {
-  process.exitCode = await runInsights(process.argv.slice(2));
 }
