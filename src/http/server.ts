@@ -20,7 +20,7 @@ import {
 import { negotiateMetadata, jsonContentType } from '../protocol/odata.js';
 import type { Account } from './accounts.js';
 import { authorize } from './authorize.js';
-import { submitBatch, type BatchCall } from './batch.js';
+import { batchTable, submitBatch, type BatchCall } from './batch.js';
 import { bearerChallenge, type BearerVerifier } from './bearer.js';
 import { BodyTooLargeToDrain, discardBody, readBody } from './body.js';
 import { preflight, withCorsHeaders } from './cors.js';
@@ -56,8 +56,11 @@ export interface ServerOptions {
 export interface RequestHooks {
   /** Answers a request for Cerulean's own endpoints: paths starting with `/_`, which no account can have. */
   admin(request: IncomingMessage, target: RequestTarget): Promise<Reply>;
-  /** Runs an authorized operation; may delay or refuse it, or ask for the connection to be dropped unanswered. */
-  run(operation: OperationName, table: string | undefined, execute: () => Promise<Reply>): Promise<Reply | 'drop'>;
+  /**
+   * Runs an authorized operation; may delay or refuse it, or ask for the connection to be dropped
+   * unanswered. `table` names the table it addresses, if any (computed on demand: a batch's is in its body).
+   */
+  run(operation: OperationName, table: () => string | undefined, execute: () => Promise<Reply>): Promise<Reply | 'drop'>;
   /** A request for an operation was answered (or dropped), `durationMs` after it arrived. */
   answered(operation: OperationName, status: number | 'dropped', durationMs: number): void;
 }
@@ -214,7 +217,10 @@ async function dispatch(
     logQuery: (line) => options.log.info(line),
   };
   const execute = (): Promise<Reply> => route(call, method, target.resource);
-  return options.hooks === undefined ? execute() : options.hooks.run(known.operation, tableOf(target.resource), execute);
+  if (options.hooks === undefined) return execute();
+  const { resource } = target;
+  const table = () => (resource.kind === 'batch' ? batchTable(account.name, firstHeader(headers['content-type']), body) : tableOf(resource));
+  return options.hooks.run(known.operation, table, execute);
 }
 
 /** The fixed table of (method, resource) → operation. */

@@ -136,13 +136,13 @@ export class FaultPlan {
     };
   }
 
-  /** The first rule that matches and fires for this request, if any. */
-  pick(operation: OperationName, table: string | undefined): Fault | undefined {
+  /** The first rule that matches and fires for this request, if any. `table` is asked only when a rule names one. */
+  pick(operation: OperationName, table: () => string | undefined): Fault | undefined {
     const { rules } = this.document;
     for (let i = 0; i < rules.length; i++) {
       const rule = rules[i]!;
       if (rule.operations !== undefined && !rule.operations.includes(operation)) continue;
-      if (rule.table !== undefined && rule.table.toLowerCase() !== table?.toLowerCase()) continue;
+      if (rule.table !== undefined && rule.table.toLowerCase() !== table()?.toLowerCase()) continue;
       if (rule.limit !== undefined && this.fired[i]! >= rule.limit) continue;
       const count = ++this.matched[i]!;
       const fires = rule.every !== undefined ? count % rule.every === 0 : this.random() < rule.probability!;

@@ -97,12 +97,15 @@ export class Observation {
   }
 
   /** Applies the fault (if any) the rules pick for this request. */
-  private async run(operation: OperationName, table: string | undefined, execute: () => Promise<Reply>): Promise<Reply | 'drop'> {
+  private async run(operation: OperationName, tableOf: () => string | undefined, execute: () => Promise<Reply>): Promise<Reply | 'drop'> {
+    let known: { table: string | undefined } | undefined;
+    const table = (): string | undefined => (known ??= { table: tableOf() }).table;
     const fault = this.faults.pick(operation, table);
     if (fault === undefined) return execute();
     this.metrics?.faultInjected(fault.kind, operation);
     const latency = fault.kind === 'latency' ? ` ${fault.latencyMs} ms` : '';
-    this.log.info(`fault injected: ${fault.kind}${latency} on ${operation}${table === undefined ? '' : ` ${table}`} (rule ${fault.rule})`);
+    const where = table() === undefined ? '' : ` ${table()}`;
+    this.log.info(`fault injected: ${fault.kind}${latency} on ${operation}${where} (rule ${fault.rule})`);
     switch (fault.kind) {
       case 'latency':
         await sleep(fault.latencyMs);

@@ -8,6 +8,7 @@ import { performance } from 'node:perf_hooks';
 import { makeTempDir, removeDir, startServer, type RunningServer } from '../helpers/server.js';
 import { describeResponse, devPath, entityPath, errorCode, send, type RawRequest } from '../helpers/http.js';
 import { sample, scrape } from '../helpers/metrics.js';
+import { tableClient } from '../helpers/sdk.js';
 
 const rules = {
   seed: 7,
@@ -18,6 +19,7 @@ const rules = {
     { kind: 'latency', operation: 'QueryEntity', table: 'fslow', every: 1, latencyMs: 400 },
     { kind: 'connectionReset', operation: 'DeleteEntity', table: 'freset', every: 1 },
     { kind: 'answerLost', operation: 'InsertEntity', table: 'flost', every: 1, limit: 1 },
+    { kind: 'serverBusy', operation: 'EntityGroupTransaction', table: 'fbatch', every: 2 },
   ],
 };
 
@@ -39,7 +41,7 @@ describe('fault injection', () => {
     const file = join(dir, 'faults.json');
     writeFileSync(file, JSON.stringify(rules));
     server = await startServer({ inMemory: true, args: ['--faults', file] });
-    for (const table of ['fbusy', 'ftimeout', 'frandom', 'fslow', 'freset', 'flost', 'fother']) {
+    for (const table of ['fbusy', 'ftimeout', 'frandom', 'fslow', 'freset', 'flost', 'fbatch', 'fother']) {
       const res = await send(server.port, { method: 'POST', path: devPath('Tables'), body: { TableName: table } });
       assert.equal(res.status, 201, describeResponse(res));
     }
@@ -116,6 +118,18 @@ describe('fault injection', () => {
     assert.equal(errorCode(retry), 'EntityAlreadyExists');
   });
 
+  test('a batch is matched by the table its body addresses', async () => {
+    const batch = (table: string, rowKey: string) =>
+      tableClient(server, table).submitTransaction([['create', { partitionKey: 'p', rowKey }]]).then(
+        () => 202,
+        (error: { statusCode?: number }) => error.statusCode,
+      );
+    assert.equal(await batch('fbatch', 'a'), 202);
+    assert.equal(await batch('fbatch', 'b'), 503);
+    assert.equal(await batch('fother', 'batched'), 202);
+    assert.equal((await read('fbatch', 'b')).status, 404);
+  });
+
   test('every fault is counted in the metrics and logged', async () => {
     const text = await scrape(server.port);
     assert.equal(sample(text, 'cerulean_faults_injected_total', { kind: 'serverBusy', operation: 'InsertEntity' }), 3);
@@ -123,9 +137,11 @@ describe('fault injection', () => {
     assert.equal(sample(text, 'cerulean_faults_injected_total', { kind: 'connectionReset', operation: 'DeleteEntity' }), 1);
     assert.equal(sample(text, 'cerulean_faults_injected_total', { kind: 'answerLost', operation: 'InsertEntity' }), 1);
     assert.equal(sample(text, 'cerulean_faults_injected_total', { kind: 'latency', operation: 'QueryEntity' }), 1);
+    assert.equal(sample(text, 'cerulean_faults_injected_total', { kind: 'serverBusy', operation: 'EntityGroupTransaction' }), 1);
     assert.equal(sample(text, 'cerulean_requests_total', { operation: 'DeleteEntity', status: 'dropped' }), 1);
     assert.match(server.output().stderr, /fault injected: connectionReset on DeleteEntity freset \(rule 4\)/);
     assert.match(server.output().stderr, /fault injected: latency 400 ms on QueryEntity fslow \(rule 3\)/);
+    assert.match(server.output().stderr, /fault injected: serverBusy on EntityGroupTransaction fbatch \(rule 6\)/);
   });
 
   test('/_faults needs an account key; shows, replaces and clears the rules', async () => {
