@@ -17,6 +17,9 @@ export interface FilterFacts {
 
 const noFilter: FilterFacts = { shape: '', partitionKey: undefined, rowKeyEquality: false, propertyConditions: 0 };
 
+/** Shapes are kept per table (workload watch): a long filter's shape is cut here, with `…`. */
+export const shapeLengthMax = 512;
+
 /** Facts of a filter the query engine accepted (so it parses). */
 export function filterFacts(filter: string | undefined): FilterFacts {
   if (filter === undefined || filter === '') return noFilter;
@@ -29,7 +32,13 @@ export function filterFacts(filter: string | undefined): FilterFacts {
     if (node.property === 'PartitionKey') partitionKey = node.literal.value;
     if (node.property === 'RowKey') rowKeyEquality = true;
   }
-  return { shape: printNode(tree, () => '?'), partitionKey, rowKeyEquality, propertyConditions: propertyConditions(tree) };
+  const shape = printNode(tree, () => '?');
+  return {
+    shape: shape.length > shapeLengthMax ? `${shape.slice(0, shapeLengthMax - 1)}…` : shape,
+    partitionKey,
+    rowKeyEquality,
+    propertyConditions: propertyConditions(tree),
+  };
 }
 
 function propertyConditions(node: FilterNode): number {
