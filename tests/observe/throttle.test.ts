@@ -76,7 +76,14 @@ describe('--throttle partition=20,account=1000', () => {
     await client.submitTransaction(Array.from({ length: 40 }, (_, i) => ['create', { partitionKey: 'b', rowKey: `r${i}` }] as const));
     const started = performance.now();
     const next = await send(server.port, { method: 'POST', path: devPath(client.tableName), body: { PartitionKey: 'b', RowKey: 'late' } });
-    if (performance.now() - started < 900) assertServerBusy(next, partitionLimitText);
+    const batch = await client.submitTransaction([['create', { partitionKey: 'b', rowKey: 'late2' }]]).then(
+      () => 202,
+      (error: { statusCode?: number }) => error.statusCode,
+    );
+    if (performance.now() - started < 900) {
+      assertServerBusy(next, partitionLimitText);
+      assert.equal(batch, 503, 'a throttled batch is refused as a whole, not as one of its parts');
+    }
     const elsewhere = await send(server.port, { method: 'POST', path: devPath(client.tableName), body: { PartitionKey: 'c', RowKey: '1' } });
     assert.equal(elsewhere.status, 201, describeResponse(elsewhere));
   });
