@@ -92,23 +92,13 @@ export class Workload {
   /** `entities` read or written in one partition (undefined: several, e.g. a table scan). */
   touched(account: string, table: string, partitionKey: string | undefined, entities: number): void {
     const watch = this.table(account, table, entities);
-    if (partitionKey === undefined) return;
-    const partition = watch.partitions.add(partitionKey, entities, newPartition).value;
-    const second = Math.floor(this.now() / 1000);
-    if (partition.second !== second) {
-      partition.second = second;
-      partition.inSecond = 0;
-    }
-    partition.inSecond += entities;
-    if (partition.inSecond > partition.peakPerSecond) partition.peakPerSecond = partition.inSecond;
+    if (partitionKey !== undefined) this.partition(watch, partitionKey, entities);
   }
 
-  /** A commit's writes (all in one partition), before it runs. */
+  /** A commit's writes (all in one partition), once it is durable. */
   wrote(account: string, table: string, writes: readonly Write[]): void {
-    const partitionKey = writes[0]!.partitionKey;
-    this.touched(account, table, partitionKey, writes.length);
-    const watch = this.table(account, table, 0);
-    const partition = watch.partitions.add(partitionKey, 0, newPartition).value;
+    const watch = this.table(account, table, writes.length);
+    const partition = this.partition(watch, writes[0]!.partitionKey, writes.length);
     for (const write of writes) {
       if (write.action.kind === 'delete') {
         partition.netInserts--;
@@ -125,9 +115,10 @@ export class Workload {
 
   /** One page of Query Entities. */
   queried(account: string, table: string, facts: FilterFacts, queryClass: QueryClass, read: number, returned: number): void {
-    if (facts.partitionKey !== undefined) this.touched(account, table, facts.partitionKey, Math.max(returned, 1));
-    else this.table(account, table, returned);
-    const watch = this.table(account, table, 0);
+    // A page inside one partition is traffic of that partition (at least one entity's worth).
+    const entities = facts.partitionKey === undefined ? returned : Math.max(returned, 1);
+    const watch = this.table(account, table, entities);
+    if (facts.partitionKey !== undefined) this.partition(watch, facts.partitionKey, entities);
     const shape = watch.shapes.add(`${queryClass} ${facts.shape}`, 1, () => ({
       queryClass,
       facts,
@@ -140,6 +131,19 @@ export class Workload {
     shape.read += read;
     shape.returned += returned;
     if (returned <= 1) shape.singleRowQueries++;
+  }
+
+  /** Counts `entities` for the partition, in its total and in the current second. */
+  private partition(watch: TableWatch, partitionKey: string, entities: number): PartitionWatch {
+    const partition = watch.partitions.add(partitionKey, entities, newPartition).value;
+    const second = Math.floor(this.now() / 1000);
+    if (partition.second !== second) {
+      partition.second = second;
+      partition.inSecond = 0;
+    }
+    partition.inSecond += entities;
+    if (partition.inSecond > partition.peakPerSecond) partition.peakPerSecond = partition.inSecond;
+    return partition;
   }
 
   private table(account: string, table: string, entities: number): TableWatch {
