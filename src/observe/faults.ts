@@ -3,6 +3,7 @@
 // same way) or on every Nth matching request. What a fault does to a request is decided here;
 // doing it is the server's part (see FaultGate in requests.ts).
 import { TableError } from '../errors.js';
+import { faultLatencyMsMax, faultRulesMax } from '../limits.js';
 import { operationNames, type OperationName } from './operation.js';
 
 export const faultKinds = [
@@ -52,8 +53,6 @@ export interface Fault {
   readonly rule: number;
 }
 
-const latencyMsMax = 600_000;
-const rulesMax = 100;
 
 /** Validates a fault document (from a file or a PUT); throws TableError InvalidInput with the reason. */
 export function parseFaultDocument(text: string): FaultDocument {
@@ -66,7 +65,7 @@ export function parseFaultDocument(text: string): FaultDocument {
   if (!isRecord(parsed)) throw invalid('the fault document must be a JSON object');
   const { seed = 1, rules } = parsed;
   if (typeof seed !== 'number' || !Number.isSafeInteger(seed)) throw invalid('seed must be an integer');
-  if (!Array.isArray(rules) || rules.length > rulesMax) throw invalid(`rules must be an array of at most ${rulesMax} rules`);
+  if (!Array.isArray(rules) || rules.length > faultRulesMax) throw invalid(`rules must be an array of at most ${faultRulesMax} rules`);
   return { seed, rules: rules.map((rule, index) => parseRule(rule, index)) };
 }
 
@@ -91,8 +90,8 @@ function parseRule(rule: unknown, index: number): FaultRule {
   if (every !== undefined && !isCount(every)) throw invalid(`${at}.every must be a whole number from 1`);
   if (limit !== undefined && !isCount(limit)) throw invalid(`${at}.limit must be a whole number from 1`);
   if ((kind === 'latency') !== (latencyMs !== undefined)) throw invalid(`${at}: latencyMs goes with kind latency, and only with it`);
-  if (latencyMs !== undefined && !(Number.isInteger(latencyMs) && (latencyMs as number) >= 0 && (latencyMs as number) <= latencyMsMax)) {
-    throw invalid(`${at}.latencyMs must be a whole number of ms from 0 to ${latencyMsMax}`);
+  if (latencyMs !== undefined && !(Number.isInteger(latencyMs) && (latencyMs as number) >= 0 && (latencyMs as number) <= faultLatencyMsMax)) {
+    throw invalid(`${at}.latencyMs must be a whole number of ms from 0 to ${faultLatencyMsMax}`);
   }
   return {
     kind: kind as FaultKind,

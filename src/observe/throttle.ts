@@ -5,6 +5,7 @@
 // into debt and refuse what follows until the rate has paid it back. Refused requests get what the
 // service answers: 503 ServerBusy, and are not executed.
 import { TableError } from '../errors.js';
+import { partitionBucketsMax } from '../limits.js';
 
 export interface ThrottleRates {
   /** Entities per second per partition (Azure: 2,000). */
@@ -15,9 +16,6 @@ export interface ThrottleRates {
 
 /** Scalability targets for a storage account's Table service (1 KiB entities). */
 export const azureTargets: ThrottleRates = { partitionPerSecond: 2_000, accountPerSecond: 20_000 };
-
-/** Partition buckets kept; past it, idle (full) buckets are dropped, then the stalest ones. */
-export const partitionBucketsMax = 10_000;
 
 export type ThrottleScope = 'partition' | 'account';
 

@@ -3,16 +3,11 @@
 // the order of inserted keys (append / prepend), and the largest and widest entities written.
 // Insights (insights.ts) and partition metrics are read from it.
 import { entitySizeBytes } from '../domain/entity.js';
+import { partitionsWatchedMax, shapesWatchedMax, tablesWatchedMax } from '../limits.js';
 import type { QueryClass } from '../query/index.js';
 import type { FilterFacts } from '../query/shape.js';
 import type { Write } from '../storage/store.js';
 import { TopCounter } from './top-counter.js';
-
-/** Tables watched at once; past it the least busy one is forgotten. */
-export const tablesWatchedMax = 256;
-/** Partitions and filter shapes kept per table (heavy hitters, see TopCounter). */
-export const partitionsWatchedMax = 32;
-export const shapesWatchedMax = 32;
 
 export interface PartitionWatch {
   /** Entities inserted minus entities deleted through this partition while watched. */

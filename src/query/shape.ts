@@ -1,6 +1,7 @@
 // What the workload watch needs to know of a $filter: its shape (literals replaced by `?`, so that
 // queries differing only in values group together and no user data is kept) and which key
 // conditions it states at its top level.
+import { shapeLengthMax } from '../limits.js';
 import { printNode, type FilterNode } from './ast.js';
 import { parseFilter } from './parser.js';
 
@@ -17,8 +18,6 @@ export interface FilterFacts {
 
 const noFilter: FilterFacts = { shape: '', partitionKey: undefined, rowKeyEquality: false, propertyConditions: 0 };
 
-/** Shapes are kept per table (workload watch): a long filter's shape is cut here, with `…`. */
-export const shapeLengthMax = 512;
 
 /** Facts of a filter the query engine accepted (so it parses). */
 export function filterFacts(filter: string | undefined): FilterFacts {
