@@ -1,6 +1,6 @@
 // Export (this page, or every page of the current query) and import, in typed CSV or JSON lines.
 // A whole-result export reads page after page with the largest page size, turning each page into
-// file text at once and showing the count so far; it can be stopped. An import writes each entity
+// file bytes at once (ExportWriter) and showing the count so far; it can be stopped. An import writes each entity
 // with Insert Or Replace, a few at a time, and reports how many went in.
 import { queryEntities, writeEntity, type Continuation, type Credentials, type Query } from './api.js';
 import { download, h } from './dom.js';
@@ -27,7 +27,7 @@ export function transferControls(
 
   const save = (writer: ExportWriter): void => {
     const { extension, mime } = fileFormats[writer.format];
-    download(`${table}${extension}`, writer.parts(), mime);
+    download(`${table}${extension}`, writer.blob(mime));
   };
 
   const exportPage = (): void => {

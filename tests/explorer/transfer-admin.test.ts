@@ -67,6 +67,7 @@ describe('explorer in Chromium: export, import, policies, SAS, CORS, accounts, l
     const lines = text.split('\r\n');
     assert.equal(lines[0], 'PartitionKey,RowKey,Timestamp,N,N@type,S,S@type,I,I@type,L,L@type,D,D@type,B,B@type,T,T@type,G,G@type,X,X@type,Flag,Flag@type');
     assert.match(lines[1]!, /^bulk,b0000,\d{4}-[^,]+Z,0,Edm\.Int32,+$/);
+    assert.equal(lines[1]!.split(',').length, 3 + 20, 'rows of the first page are padded to the columns found later');
     assert.ok(text.includes(',"a, ""quoted""\nvalue",Edm.String,'), 'RFC 4180 quoting');
     assert.ok(text.includes(',9223372036854775807,Edm.Int64,NaN,Edm.Double,'));
     assert.ok(lines.some((line) => /^typed,t3,[^,]+Z,{20}$/.test(line)), 'an entity without properties has empty cells');
