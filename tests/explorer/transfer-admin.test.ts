@@ -123,6 +123,35 @@ describe('explorer in Chromium: export, import, policies, SAS, CORS, accounts, l
     assert.equal((await typedTable(server, 'FromExplorer')).size, 2);
   });
 
+  test('file readers: RFC 4180 quoting, a BOM, rows without properties, and errors that name the line', async () => {
+    const results = await page.evaluate(async () => {
+      const { csvRecords, parseImport } = await import(`${(globalThis as any).location.href}formats.js`);
+      const plain = (entities: any[]) => entities.map((e) => [e.partitionKey, e.rowKey, [...e.properties]]);
+      const failure = (action: () => unknown) => {
+        try {
+          action();
+          return 'no error';
+        } catch (error) {
+          return (error as Error).message;
+        }
+      };
+      return {
+        records: csvRecords('a,"b\r\nc",""\r\nd,"e""f"\n'),
+        unterminated: failure(() => csvRecords('a,"b')),
+        csv: plain(parseImport('typed-csv', '\uFEFFPartitionKey,RowKey,N,N@type\r\np,1,5,Edm.Int64\r\np,2\r\n')),
+        noKeys: failure(() => parseImport('typed-csv', 'RowKey,N\r\n1,2\r\n')),
+        unknownType: failure(() => parseImport('typed-csv', 'PartitionKey,RowKey,N,N@type\r\np,1,5,Edm.Decimal\r\n')),
+        jsonl: failure(() => parseImport('jsonl', '{"PartitionKey":"p","RowKey":"1","N@odata.type":"Edm.Int64","N":"5"}\n\nnot json\n')),
+      };
+    });
+    assert.deepEqual(results.records, [['a', 'b\r\nc', ''], ['d', 'e"f']]);
+    assert.match(results.unterminated, /not closed/);
+    assert.deepEqual(results.csv, [['p', '1', [['N', { type: 'Edm.Int64', text: '5' }]]], ['p', '2', []]]);
+    assert.match(results.noKeys, /needs PartitionKey and RowKey/);
+    assert.match(results.unknownType, /record 2: unknown type 'Edm\.Decimal'/);
+    assert.match(results.jsonl, /^line 3: /);
+  });
+
   test('stored access policies: add, edit, delete', async () => {
     const client = tableClient(server, 'People');
     await openTable(page, 'People');
