@@ -302,6 +302,8 @@ describe('explorer in Chromium: export, import, policies, SAS, CORS, accounts, l
     await page.fill('#key', Buffer.from('a wrong key, also 32 bytes long.').toString('base64'));
     await page.click('#connect');
     await page.waitForSelector('#status.error:has-text("403 AuthenticationFailed")');
+    assert.equal(await page.$$eval('#table-list li', (items) => items.length), 0, "nothing of the other account's tables stays");
+    assert.equal(await page.textContent('#main'), 'Pick a table.');
     await page.fill('#key', secondKey);
     await page.click('#connect');
     await page.waitForSelector('body[data-connected="second1"]');
