@@ -94,6 +94,8 @@ export const tablesWatchedMax = 256;
 /** Partitions and $filter shapes kept per watched table (heavy hitters). */
 export const partitionsWatchedMax = 32;
 export const shapesWatchedMax = 32;
+/** Once a table's partition set is full, a partition not in it gets in on about 1 miss in this many. */
+export const partitionAdmitOneIn = 16;
 /** Characters of a $filter shape kept; longer shapes are cut. */
 export const shapeLengthMax = 512;
 /** Partition token buckets of the throttle; past it, full (idle) ones go, then the least recently used. */

@@ -3,7 +3,10 @@
 // inherits that count as its possible overestimate (`error`). Any key counted more than
 // total / capacity times is guaranteed to be kept, and count - error is a lower bound.
 // The kept keys sit in a min-heap by count, so a hit or a miss costs O(log capacity): this runs
-// on every point read.
+// on every point read. Optionally, once full, a key not kept is let in only on about one miss in
+// `admitOneIn` (sample and hold, Estan & Varghese 2002): a workload spread over many more keys
+// than are kept then costs a lookup per event instead of an eviction, and a heavy key still gets
+// in after a few of its events, missing at most those from its count.
 
 export interface Counted<V> {
   readonly key: string;
@@ -22,11 +25,19 @@ interface Slot<V> extends Counted<V> {
 export class TopCounter<V> {
   private readonly slots = new Map<string, Slot<V>>();
   private readonly heap: Slot<V>[] = [];
+  /** xorshift32 state deciding admissions (seeded: runs replay). */
+  private random = 0x9e3779b9;
 
-  constructor(readonly capacity: number) {}
+  constructor(
+    readonly capacity: number,
+    private readonly admitOneIn = 1,
+  ) {}
 
-  /** Adds `weight` (>= 0) to `key` and returns its entry, with a value from `create` when the key was not kept. */
-  add(key: string, weight: number, create: () => V): Counted<V> {
+  /**
+   * Adds `weight` (>= 0) to `key` and returns its entry, with a value from `create` when the key
+   * was not kept; undefined when the key was not let in (only with `admitOneIn` > 1).
+   */
+  add(key: string, weight: number, create: () => V): Counted<V> | undefined {
     let slot = this.slots.get(key);
     if (slot !== undefined) {
       slot.count += weight;
@@ -40,6 +51,7 @@ export class TopCounter<V> {
       this.siftUp(slot.position);
       return slot;
     }
+    if (this.admitOneIn > 1 && this.nextRandom() % this.admitOneIn !== 0) return undefined;
     const smallest = this.heap[0]!;
     this.slots.delete(smallest.key);
     slot = { key, count: smallest.count + weight, error: smallest.count, value: create(), position: 0 };
@@ -56,6 +68,15 @@ export class TopCounter<V> {
 
   get size(): number {
     return this.heap.length;
+  }
+
+  private nextRandom(): number {
+    let x = this.random;
+    x ^= x << 13;
+    x ^= x >>> 17;
+    x ^= x << 5;
+    this.random = x >>> 0;
+    return this.random;
   }
 
   private siftUp(position: number): void {

@@ -3,7 +3,7 @@
 // the order of inserted keys (append / prepend), and the largest and widest entities written.
 // Insights (insights.ts) and partition metrics are read from it.
 import { entitySizeBytes } from '../domain/entity.js';
-import { partitionsWatchedMax, shapesWatchedMax, tablesWatchedMax } from '../limits.js';
+import { partitionAdmitOneIn, partitionsWatchedMax, shapesWatchedMax, tablesWatchedMax } from '../limits.js';
 import type { QueryClass } from '../query/index.js';
 import type { FilterFacts } from '../query/shape.js';
 import type { Write } from '../storage/store.js';
@@ -96,12 +96,12 @@ export class Workload {
     const partition = this.partition(watch, writes[0]!.partitionKey, writes.length);
     for (const write of writes) {
       if (write.action.kind === 'delete') {
-        partition.netInserts--;
+        if (partition !== undefined) partition.netInserts--;
         continue;
       }
       // Inserts and upserts create keys; updates with a condition address existing ones.
       if (write.condition.kind === 'absent' || write.condition.kind === 'none') {
-        partition.netInserts++;
+        if (partition !== undefined) partition.netInserts++;
         noteKeyOrder(watch.order, write.partitionKey, write.rowKey);
       }
       noteExtremes(watch.extremes, write);
@@ -121,16 +121,17 @@ export class Workload {
       read: 0,
       returned: 0,
       singleRowQueries: 0,
-    })).value;
+    }))!.value;
     shape.queries++;
     shape.read += read;
     shape.returned += returned;
     if (returned <= 1) shape.singleRowQueries++;
   }
 
-  /** Counts `entities` for the partition, in its total and in the current second. */
-  private partition(watch: TableWatch, partitionKey: string, entities: number): PartitionWatch {
-    const partition = watch.partitions.add(partitionKey, entities, newPartition).value;
+  /** Counts `entities` for the partition, in its total and in the current second (unless it was not let in). */
+  private partition(watch: TableWatch, partitionKey: string, entities: number): PartitionWatch | undefined {
+    const partition = watch.partitions.add(partitionKey, entities, newPartition)?.value;
+    if (partition === undefined) return undefined;
     const second = Math.floor(this.now() / 1000);
     if (partition.second !== second) {
       partition.second = second;
@@ -143,7 +144,7 @@ export class Workload {
 
   private table(account: string, table: string, entities: number): TableWatch {
     // `table` is the stored name (TableInfo.name): one spelling per table.
-    const watch = this.tables.add(`${account}/${table}`, entities, () => newTable(account, table)).value;
+    const watch = this.tables.add(`${account}/${table}`, entities, () => newTable(account, table))!.value;
     watch.entities += entities;
     return watch;
   }
@@ -158,7 +159,8 @@ function newTable(account: string, table: string): TableWatch {
     account,
     table,
     entities: 0,
-    partitions: new TopCounter(partitionsWatchedMax),
+    // Partitions see every point read, over as many keys as a table has: sample and hold.
+    partitions: new TopCounter(partitionsWatchedMax, partitionAdmitOneIn),
     shapes: new TopCounter(shapesWatchedMax),
     order: { inserts: 0, appends: 0, prepends: 0, highest: undefined, lowest: undefined },
     extremes: { large: 0, largestBytes: 0, largestKeys: undefined, wide: 0, widestProperties: 0, widestKeys: undefined },

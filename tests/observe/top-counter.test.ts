@@ -36,3 +36,19 @@ test('space-saving guarantees hold on random skewed streams', () => {
     assert.deepEqual(counts, [...counts].sort((a, b) => b - a));
   }
 });
+
+test('sample and hold: over many light keys, a heavy one still gets in and is counted from then on', () => {
+  const seed = runSeed();
+  const random = seededRandom(seed);
+  const counter = new TopCounter<number>(32, 16);
+  let heavy = 0;
+  for (let i = 0; i < 20_000; i++) {
+    // One event in five is the heavy key; the rest spread over 1,000 keys.
+    const key = random.chance(0.2) ? 'heavy' : `k${random.int(1000)}`;
+    if (key === 'heavy') heavy++;
+    counter.add(key, 1, () => 0);
+  }
+  const [top] = counter.top(1);
+  assert.equal(top?.key, 'heavy', `seed ${seed}`);
+  assert.ok(top!.count - top!.error <= heavy && top!.count >= heavy - 16 * 32, `seed ${seed}: ${heavy} vs ${top!.count}-${top!.error}`);
+});
