@@ -1,0 +1,227 @@
+// The fault test (issue 10; STYLE.md: SQLite's "walk every failure point"): a workload of real
+// HTTP requests runs against the real server in this process, over a real engine wrapped in a
+// FaultyStore, once for every store call N of the workload and every way a call can fail. Each
+// time call N fails:
+//   - the request that made it gets a 5xx with an Azure error body (JSON odata.error or the XML
+//     Error of XML operations) within a deadline, never a hang or a dropped connection;
+//   - the engine's state, read back without the wrapper, is the state before that request or the
+//     state after it: no batch, and no other request, is ever half applied;
+//   - the server goes on answering.
+import assert from 'node:assert/strict';
+import type { AddressInfo } from 'node:net';
+import type http from 'node:http';
+import { after, before, describe, test } from 'node:test';
+import { loadAccounts } from '../../../src/http/accounts.js';
+import { createLogger } from '../../../src/http/log.js';
+import { createServer } from '../../../src/http/server.js';
+import { createServices } from '../../../src/service/services.js';
+import type { Store } from '../../../src/storage/store.js';
+import { absoluteUrl, changesetBody, entityResource, op, postBatch, queryBody } from '../../helpers/batch.js';
+import { describeResponse, devPath, entityPath, send, type RawResponse } from '../../helpers/http.js';
+import { devAccount } from '../../helpers/server.js';
+import { faultKinds, FaultyStore, type FaultKind } from './faulty-store.js';
+import { propertiesText, show, walk, type StoreFactory, type StoreUnderTest } from './support.js';
+
+export interface FaultCheckOptions {
+  /** Ways the Nth call fails; each N is run once per kind (default: all three). */
+  readonly kinds?: 'all' | 'one per call';
+}
+
+/** One request of a workload and the status it answers when nothing fails. */
+interface Step {
+  readonly name: string;
+  send(port: number): Promise<RawResponse>;
+}
+
+const table = 'Faults';
+const answerDeadlineMs = 10_000;
+const xmlHeaders = { 'Content-Type': 'application/xml', Accept: 'application/xml' };
+const propertiesPath = devPath('?restype=service&comp=properties');
+const corsXml =
+  '<StorageServiceProperties><Cors><CorsRule><AllowedOrigins>*</AllowedOrigins><AllowedMethods>GET</AllowedMethods>' +
+  '<MaxAgeInSeconds>5</MaxAgeInSeconds><ExposedHeaders></ExposedHeaders><AllowedHeaders></AllowedHeaders></CorsRule></Cors></StorageServiceProperties>';
+const loggingAndCorsXml =
+  '<StorageServiceProperties><Logging><Version>1.0</Version><Delete>true</Delete><Read>false</Read><Write>true</Write>' +
+  '<RetentionPolicy><Enabled>false</Enabled></RetentionPolicy></Logging>' +
+  corsXml.slice('<StorageServiceProperties>'.length);
+const aclXml =
+  '<?xml version="1.0" encoding="utf-8"?><SignedIdentifiers><SignedIdentifier><Id>p</Id><AccessPolicy>' +
+  '<Start>2021-01-01T00:00:00.0000000Z</Start><Expiry>2031-01-02T00:00:00.0000000Z</Expiry><Permission>raud</Permission>' +
+  '</AccessPolicy></SignedIdentifier></SignedIdentifiers>';
+
+/** Every kind of operation the service has, in an order where each one does real work. */
+const everyOperation: readonly Step[] = [
+  { name: 'Create Table', send: (port) => send(port, { method: 'POST', path: devPath('Tables'), body: { TableName: table } }) },
+  { name: 'Insert Entity', send: (port) => send(port, { method: 'POST', path: devPath(table), body: { PartitionKey: 'p', RowKey: 'a', n: 1, s: 'x' } }) },
+  {
+    name: 'a change set of inserts and a merge',
+    send: (port) =>
+      postBatch(
+        port,
+        changesetBody([
+          op.insert(absoluteUrl(port, table), { PartitionKey: 'p', RowKey: 'b', n: 2 }),
+          op.insert(absoluteUrl(port, table), { PartitionKey: 'p', RowKey: 'c', n: 3 }),
+          op.update(absoluteUrl(port, entityResource(table, 'p', 'a')), 'Merge', { PartitionKey: 'p', RowKey: 'a', m: true }),
+        ]),
+      ),
+  },
+  { name: 'Update Entity', send: (port) => send(port, { method: 'PUT', path: entityPath(table, 'p', 'a'), headers: { 'If-Match': '*' }, body: { n: 10 } }) },
+  { name: 'Insert Or Merge Entity', send: (port) => send(port, { method: 'MERGE', path: entityPath(table, 'p', 'b'), body: { x: 'y' } }) },
+  { name: 'Delete Entity', send: (port) => send(port, { method: 'DELETE', path: entityPath(table, 'p', 'c'), headers: { 'If-Match': '*' } }) },
+  { name: 'Set Table ACL', send: (port) => send(port, { method: 'PUT', path: devPath(`${table}?comp=acl`), body: aclXml, headers: xmlHeaders }) },
+  { name: 'Get Table ACL', send: (port) => send(port, { method: 'GET', path: devPath(`${table}?comp=acl`), headers: { Accept: 'application/xml' } }) },
+  { name: 'Set Service Properties (one section)', send: (port) => send(port, { method: 'PUT', path: propertiesPath, body: corsXml, headers: xmlHeaders }) },
+  { name: 'Get Service Properties', send: (port) => send(port, { method: 'GET', path: propertiesPath, headers: { Accept: 'application/xml' } }) },
+  { name: 'Get Entity', send: (port) => send(port, { method: 'GET', path: entityPath(table, 'p', 'a') }) },
+  { name: 'Query Entities', send: (port) => send(port, { method: 'GET', path: devPath(`${table}()?$filter=${encodeURIComponent('n eq 10 or x eq \'y\'')}`) }) },
+  { name: 'Query Tables', send: (port) => send(port, { method: 'GET', path: devPath('Tables') }) },
+  { name: 'a batch of one point read', send: (port) => postBatch(port, queryBody(op.get(absoluteUrl(port, entityResource(table, 'p', 'a'))))) },
+  { name: 'Delete Table', send: (port) => send(port, { method: 'DELETE', path: devPath(`Tables('${table}')`) }) },
+];
+
+/** Set Service Properties naming two sections: each section is its own setting. */
+const twoSectionProperties: readonly Step[] = [
+  { name: 'Set Service Properties (Logging and Cors)', send: (port) => send(port, { method: 'PUT', path: propertiesPath, body: loggingAndCorsXml, headers: xmlHeaders }) },
+];
+
+/** What a client can observe of the account, read through the services over the bare engine. */
+async function stateOf(store: Store): Promise<string> {
+  const services = createServices(store);
+  const tables = (await store.listTables(devAccount, undefined, 100)).map((t) => t.name);
+  const entities = (await walk(store, { account: devAccount, name: table }, {})).entities.map((e) => `${e.partitionKey}/${e.rowKey}: ${propertiesText(e.properties)}`);
+  const acl = tables.includes(table) ? await services.acls.get(devAccount, table) : undefined;
+  const properties = await services.serviceProperties.get(devAccount);
+  return show({ tables, entities, acl, properties });
+}
+
+/** The Azure error code of a response body, JSON or XML. */
+function azureErrorCode(response: RawResponse): string | undefined {
+  try {
+    const code = response.json()['odata.error']?.code;
+    if (typeof code === 'string') return code;
+  } catch {
+    // not JSON: maybe XML
+  }
+  return /^(?:<\?xml[^>]*\?>)?<Error><Code>([A-Za-z]+)<\/Code>/.exec(response.text)?.[1];
+}
+
+async function withinDeadline<T>(work: Promise<T>, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what}: no answer within ${answerDeadlineMs} ms`)), answerDeadlineMs);
+  });
+  try {
+    return await Promise.race([work, deadline]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** A successful answer: 2xx, and no failed operation inside a batch response. */
+function assertSucceeded(response: RawResponse, what: string): void {
+  assert.ok(response.status >= 200 && response.status < 300, `${what}: ${describeResponse(response)}`);
+  assert.ok(!/HTTP\/1\.1 [45]\d\d/.test(response.text), `${what}: a batch part failed: ${describeResponse(response)}`);
+}
+
+class FaultRig {
+  readonly faulty: FaultyStore;
+  private server: http.Server | undefined;
+  port = 0;
+
+  constructor(private readonly factory: StoreFactory) {
+    this.faulty = new FaultyStore(undefined as unknown as Store);
+  }
+
+  async start(): Promise<void> {
+    this.server = createServer({
+      accounts: loadAccounts(undefined),
+      services: createServices(this.faulty),
+      log: createLogger('silent'),
+      requestsInFlightMax: 64,
+    });
+    await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', resolve));
+    this.port = (this.server.address() as AddressInfo).port;
+  }
+
+  async stop(): Promise<void> {
+    this.server?.closeAllConnections();
+    await new Promise<void>((resolve) => (this.server === undefined ? resolve() : this.server.close(() => resolve())));
+  }
+
+  /** Runs the workload with no fault: the state after each step, and the calls it makes. */
+  async dryRun(steps: readonly Step[]): Promise<{ states: string[]; calls: number }> {
+    return this.withStore(async (subject) => {
+      this.faulty.arm(subject.store, undefined);
+      const states = [await stateOf(subject.store)];
+      for (const step of steps) {
+        assertSucceeded(await withinDeadline(step.send(this.port), step.name), `${step.name} without faults`);
+        states.push(await stateOf(subject.store));
+      }
+      return { states, calls: this.faulty.calls };
+    });
+  }
+
+  /** Runs the workload until call `failAt` fails, and checks the answer, the state and the server after it. */
+  async faultRun(steps: readonly Step[], states: readonly string[], failAt: number, kind: FaultKind): Promise<void> {
+    await this.withStore(async (subject) => {
+      this.faulty.arm(subject.store, failAt, kind);
+      for (const [i, step] of steps.entries()) {
+        const what = `${step.name} with call ${failAt} failing (${kind})`;
+        const response = await withinDeadline(step.send(this.port), what);
+        const fault = this.faulty.fired;
+        if (fault === undefined) {
+          assertSucceeded(response, what);
+          continue;
+        }
+        assert.ok(response.status >= 500 && response.status < 600, `${what} (${fault.method}): a 5xx, got ${describeResponse(response)}`);
+        assert.ok(azureErrorCode(response) !== undefined, `${what}: an Azure error body, got ${describeResponse(response)}`);
+        const state = await stateOf(subject.store);
+        assert.ok(
+          state === states[i] || state === states[i + 1],
+          `${what} (${fault.method}): the state is neither before nor after the request\n  before ${states[i]}\n  after  ${states[i + 1]}\n  found  ${state}`,
+        );
+        const health = await withinDeadline(send(this.port, { method: 'GET', path: devPath('Tables') }), `the request after ${what}`);
+        assert.equal(health.status, 200, `the server answers after ${what}: ${describeResponse(health)}`);
+        return;
+      }
+      assert.fail(`call ${failAt} was never made`);
+    });
+  }
+
+  private async withStore<T>(work: (subject: StoreUnderTest) => Promise<T>): Promise<T> {
+    const subject = await this.factory();
+    try {
+      return await work(subject);
+    } finally {
+      await subject.close();
+    }
+  }
+}
+
+/** Every call position of `steps`, failing each way `kinds` selects. */
+async function walkFaults(rig: FaultRig, steps: readonly Step[], kinds: FaultCheckOptions['kinds']): Promise<number> {
+  const { states, calls } = await rig.dryRun(steps);
+  for (let failAt = 1; failAt <= calls; failAt++) {
+    const chosen = kinds === 'one per call' ? [faultKinds[failAt % faultKinds.length]!] : faultKinds;
+    for (const kind of chosen) await rig.faultRun(steps, states, failAt, kind);
+  }
+  return calls;
+}
+
+/** Registers the fault test for one engine: a server in this process over the wrapped engine. */
+export function runFaultCheck(engine: string, factory: StoreFactory, options: FaultCheckOptions = {}): void {
+  describe(`fault test: ${engine}`, () => {
+    const rig = new FaultRig(factory);
+    before(() => rig.start());
+    after(() => rig.stop());
+
+    test('every failing store call of every operation: a 5xx Azure error, the state before or after, the server still answering', async (t) => {
+      const calls = await walkFaults(rig, everyOperation, options.kinds);
+      t.diagnostic(`${calls} store calls, each failed ${options.kinds === 'one per call' ? 'one way' : `${faultKinds.length} ways`}`);
+    });
+
+    test('Set Service Properties naming several sections is all or nothing', { todo: 'each section is its own putSetting (service-properties.ts): a failure between them leaves some sections set; needs one atomic multi-setting write in the Store contract' }, async () => {
+      await walkFaults(rig, twoSectionProperties, options.kinds);
+    });
+  });
+}
