@@ -16,9 +16,9 @@ import { createLogger } from '../../../src/http/log.js';
 import { createServer } from '../../../src/http/server.js';
 import { createServices } from '../../../src/service/services.js';
 import type { Store } from '../../../src/storage/store.js';
-import { absoluteUrl, changesetBody, entityResource, op, postBatch, queryBody } from '../../helpers/batch.js';
-import { describeResponse, devPath, entityPath, send, type RawResponse } from '../../helpers/http.js';
-import { devAccount } from '../../helpers/server.js';
+import { changesetBody, entityResource, op, postBatch, queryBody } from '../../helpers/batch.js';
+import { describeResponse, send, type RawRequest, type RawResponse } from '../../helpers/http.js';
+import { devKey } from '../../helpers/server.js';
 import { faultKinds, FaultyStore, type FaultKind } from './faulty-store.js';
 import { propertiesText, show, walk, type StoreFactory, type StoreUnderTest } from './support.js';
 
@@ -27,16 +27,36 @@ export interface FaultCheckOptions {
   readonly kinds?: 'all' | 'one per call';
 }
 
-/** One request of a workload and the status it answers when nothing fails. */
+/** Where a run sends its requests: each run works in an account of its own, on one store. */
+interface Target {
+  readonly port: number;
+  readonly account: string;
+}
+
+/** One request of a workload; without faults it succeeds. */
 interface Step {
   readonly name: string;
-  send(port: number): Promise<RawResponse>;
+  send(target: Target): Promise<RawResponse>;
+}
+
+/** A request to `resource` of the run's account, signed with its key. */
+function request(target: Target, method: string, resource: string, extra: Omit<RawRequest, 'method' | 'path'> = {}): Promise<RawResponse> {
+  return send(target.port, { method, path: `/${target.account}/${resource}`, auth: { scheme: 'SharedKeyLite', account: target.account, key: devKey }, ...extra });
+}
+
+function batch(target: Target, body: ReturnType<typeof changesetBody>): Promise<RawResponse> {
+  return postBatch(target.port, body, { path: `/${target.account}/$batch`, auth: { scheme: 'SharedKeyLite', account: target.account, key: devKey } });
+}
+
+/** The absolute URL of a resource as the SDKs write it inside a batch. */
+function url(target: Target, resource: string): string {
+  return `http://127.0.0.1:${target.port}/${target.account}/${resource}`;
 }
 
 const table = 'Faults';
 const answerDeadlineMs = 10_000;
 const xmlHeaders = { 'Content-Type': 'application/xml', Accept: 'application/xml' };
-const propertiesPath = devPath('?restype=service&comp=properties');
+const propertiesResource = '?restype=service&comp=properties';
 const corsXml =
   '<StorageServiceProperties><Cors><CorsRule><AllowedOrigins>*</AllowedOrigins><AllowedMethods>GET</AllowedMethods>' +
   '<MaxAgeInSeconds>5</MaxAgeInSeconds><ExposedHeaders></ExposedHeaders><AllowedHeaders></AllowedHeaders></CorsRule></Cors></StorageServiceProperties>';
@@ -51,46 +71,46 @@ const aclXml =
 
 /** Every kind of operation the service has, in an order where each one does real work. */
 const everyOperation: readonly Step[] = [
-  { name: 'Create Table', send: (port) => send(port, { method: 'POST', path: devPath('Tables'), body: { TableName: table } }) },
-  { name: 'Insert Entity', send: (port) => send(port, { method: 'POST', path: devPath(table), body: { PartitionKey: 'p', RowKey: 'a', n: 1, s: 'x' } }) },
+  { name: 'Create Table', send: (t) => request(t, 'POST', 'Tables', { body: { TableName: table } }) },
+  { name: 'Insert Entity', send: (t) => request(t, 'POST', table, { body: { PartitionKey: 'p', RowKey: 'a', n: 1, s: 'x' } }) },
   {
     name: 'a change set of inserts and a merge',
-    send: (port) =>
-      postBatch(
-        port,
+    send: (t) =>
+      batch(
+        t,
         changesetBody([
-          op.insert(absoluteUrl(port, table), { PartitionKey: 'p', RowKey: 'b', n: 2 }),
-          op.insert(absoluteUrl(port, table), { PartitionKey: 'p', RowKey: 'c', n: 3 }),
-          op.update(absoluteUrl(port, entityResource(table, 'p', 'a')), 'Merge', { PartitionKey: 'p', RowKey: 'a', m: true }),
+          op.insert(url(t, table), { PartitionKey: 'p', RowKey: 'b', n: 2 }),
+          op.insert(url(t, table), { PartitionKey: 'p', RowKey: 'c', n: 3 }),
+          op.update(url(t, entityResource(table, 'p', 'a')), 'Merge', { PartitionKey: 'p', RowKey: 'a', m: true }),
         ]),
       ),
   },
-  { name: 'Update Entity', send: (port) => send(port, { method: 'PUT', path: entityPath(table, 'p', 'a'), headers: { 'If-Match': '*' }, body: { n: 10 } }) },
-  { name: 'Insert Or Merge Entity', send: (port) => send(port, { method: 'MERGE', path: entityPath(table, 'p', 'b'), body: { x: 'y' } }) },
-  { name: 'Delete Entity', send: (port) => send(port, { method: 'DELETE', path: entityPath(table, 'p', 'c'), headers: { 'If-Match': '*' } }) },
-  { name: 'Set Table ACL', send: (port) => send(port, { method: 'PUT', path: devPath(`${table}?comp=acl`), body: aclXml, headers: xmlHeaders }) },
-  { name: 'Get Table ACL', send: (port) => send(port, { method: 'GET', path: devPath(`${table}?comp=acl`), headers: { Accept: 'application/xml' } }) },
-  { name: 'Set Service Properties (one section)', send: (port) => send(port, { method: 'PUT', path: propertiesPath, body: corsXml, headers: xmlHeaders }) },
-  { name: 'Get Service Properties', send: (port) => send(port, { method: 'GET', path: propertiesPath, headers: { Accept: 'application/xml' } }) },
-  { name: 'Get Entity', send: (port) => send(port, { method: 'GET', path: entityPath(table, 'p', 'a') }) },
-  { name: 'Query Entities', send: (port) => send(port, { method: 'GET', path: devPath(`${table}()?$filter=${encodeURIComponent('n eq 10 or x eq \'y\'')}`) }) },
-  { name: 'Query Tables', send: (port) => send(port, { method: 'GET', path: devPath('Tables') }) },
-  { name: 'a batch of one point read', send: (port) => postBatch(port, queryBody(op.get(absoluteUrl(port, entityResource(table, 'p', 'a'))))) },
-  { name: 'Delete Table', send: (port) => send(port, { method: 'DELETE', path: devPath(`Tables('${table}')`) }) },
+  { name: 'Update Entity', send: (t) => request(t, 'PUT', entityResource(table, 'p', 'a'), { headers: { 'If-Match': '*' }, body: { n: 10 } }) },
+  { name: 'Insert Or Merge Entity', send: (t) => request(t, 'MERGE', entityResource(table, 'p', 'b'), { body: { x: 'y' } }) },
+  { name: 'Delete Entity', send: (t) => request(t, 'DELETE', entityResource(table, 'p', 'c'), { headers: { 'If-Match': '*' } }) },
+  { name: 'Set Table ACL', send: (t) => request(t, 'PUT', `${table}?comp=acl`, { body: aclXml, headers: xmlHeaders }) },
+  { name: 'Get Table ACL', send: (t) => request(t, 'GET', `${table}?comp=acl`, { headers: { Accept: 'application/xml' } }) },
+  { name: 'Set Service Properties (one section)', send: (t) => request(t, 'PUT', propertiesResource, { body: corsXml, headers: xmlHeaders }) },
+  { name: 'Get Service Properties', send: (t) => request(t, 'GET', propertiesResource, { headers: { Accept: 'application/xml' } }) },
+  { name: 'Get Entity', send: (t) => request(t, 'GET', entityResource(table, 'p', 'a')) },
+  { name: 'Query Entities', send: (t) => request(t, 'GET', `${table}()?$filter=${encodeURIComponent("n eq 10 or x eq 'y'")}`) },
+  { name: 'Query Tables', send: (t) => request(t, 'GET', 'Tables') },
+  { name: 'a batch of one point read', send: (t) => batch(t, queryBody(op.get(url(t, entityResource(table, 'p', 'a'))))) },
+  { name: 'Delete Table', send: (t) => request(t, 'DELETE', `Tables('${table}')`) },
 ];
 
 /** Set Service Properties naming two sections: each section is its own setting. */
 const twoSectionProperties: readonly Step[] = [
-  { name: 'Set Service Properties (Logging and Cors)', send: (port) => send(port, { method: 'PUT', path: propertiesPath, body: loggingAndCorsXml, headers: xmlHeaders }) },
+  { name: 'Set Service Properties (Logging and Cors)', send: (t) => request(t, 'PUT', propertiesResource, { body: loggingAndCorsXml, headers: xmlHeaders }) },
 ];
 
 /** What a client can observe of the account, read through the services over the bare engine. */
-async function stateOf(store: Store): Promise<string> {
+async function stateOf(store: Store, account: string): Promise<string> {
   const services = createServices(store);
-  const tables = (await store.listTables(devAccount, undefined, 100)).map((t) => t.name);
-  const entities = (await walk(store, { account: devAccount, name: table }, {})).entities.map((e) => `${e.partitionKey}/${e.rowKey}: ${propertiesText(e.properties)}`);
-  const acl = tables.includes(table) ? await services.acls.get(devAccount, table) : undefined;
-  const properties = await services.serviceProperties.get(devAccount);
+  const tables = (await store.listTables(account, undefined, 100)).map((t) => t.name);
+  const entities = (await walk(store, { account, name: table }, {})).entities.map((e) => `${e.partitionKey}/${e.rowKey}: ${propertiesText(e.properties)}`);
+  const acl = tables.includes(table) ? await services.acls.get(account, table) : undefined;
+  const properties = await services.serviceProperties.get(account);
   return show({ tables, entities, acl, properties });
 }
 
@@ -123,18 +143,25 @@ function assertSucceeded(response: RawResponse, what: string): void {
   assert.ok(!/HTTP\/1\.1 [45]\d\d/.test(response.text), `${what}: a batch part failed: ${describeResponse(response)}`);
 }
 
-class FaultRig {
-  readonly faulty: FaultyStore;
-  private server: http.Server | undefined;
-  port = 0;
+/** Accounts the server knows, one per run: runs share the engine but never see each other's data. */
+const accountsMax = 400;
 
-  constructor(private readonly factory: StoreFactory) {
-    this.faulty = new FaultyStore(undefined as unknown as Store);
-  }
+/** The real server in this process, over one engine wrapped in a FaultyStore. */
+class FaultRig {
+  private subject: StoreUnderTest | undefined;
+  private faulty: FaultyStore | undefined;
+  private server: http.Server | undefined;
+  private port = 0;
+  private runs = 0;
+
+  constructor(private readonly factory: StoreFactory) {}
 
   async start(): Promise<void> {
+    this.subject = await this.factory();
+    this.faulty = new FaultyStore(this.subject.store);
+    const accounts = Array.from({ length: accountsMax }, (_, i) => `fault${i}:${devKey}`).join(';');
     this.server = createServer({
-      accounts: loadAccounts(undefined),
+      accounts: loadAccounts(accounts),
       services: createServices(this.faulty),
       log: createLogger('silent'),
       requestsInFlightMax: 64,
@@ -146,55 +173,52 @@ class FaultRig {
   async stop(): Promise<void> {
     this.server?.closeAllConnections();
     await new Promise<void>((resolve) => (this.server === undefined ? resolve() : this.server.close(() => resolve())));
+    await this.subject?.close();
   }
 
   /** Runs the workload with no fault: the state after each step, and the calls it makes. */
   async dryRun(steps: readonly Step[]): Promise<{ states: string[]; calls: number }> {
-    return this.withStore(async (subject) => {
-      this.faulty.arm(subject.store, undefined);
-      const states = [await stateOf(subject.store)];
-      for (const step of steps) {
-        assertSucceeded(await withinDeadline(step.send(this.port), step.name), `${step.name} without faults`);
-        states.push(await stateOf(subject.store));
-      }
-      return { states, calls: this.faulty.calls };
-    });
+    const { target, store, faulty } = this.nextRun(undefined, 'reject');
+    const states = [await stateOf(store, target.account)];
+    for (const step of steps) {
+      assertSucceeded(await withinDeadline(step.send(target), step.name), `${step.name} without faults`);
+      states.push(await stateOf(store, target.account));
+    }
+    return { states, calls: faulty.calls };
   }
 
   /** Runs the workload until call `failAt` fails, and checks the answer, the state and the server after it. */
   async faultRun(steps: readonly Step[], states: readonly string[], failAt: number, kind: FaultKind): Promise<void> {
-    await this.withStore(async (subject) => {
-      this.faulty.arm(subject.store, failAt, kind);
-      for (const [i, step] of steps.entries()) {
-        const what = `${step.name} with call ${failAt} failing (${kind})`;
-        const response = await withinDeadline(step.send(this.port), what);
-        const fault = this.faulty.fired;
-        if (fault === undefined) {
-          assertSucceeded(response, what);
-          continue;
-        }
-        assert.ok(response.status >= 500 && response.status < 600, `${what} (${fault.method}): a 5xx, got ${describeResponse(response)}`);
-        assert.ok(azureErrorCode(response) !== undefined, `${what}: an Azure error body, got ${describeResponse(response)}`);
-        const state = await stateOf(subject.store);
-        assert.ok(
-          state === states[i] || state === states[i + 1],
-          `${what} (${fault.method}): the state is neither before nor after the request\n  before ${states[i]}\n  after  ${states[i + 1]}\n  found  ${state}`,
-        );
-        const health = await withinDeadline(send(this.port, { method: 'GET', path: devPath('Tables') }), `the request after ${what}`);
-        assert.equal(health.status, 200, `the server answers after ${what}: ${describeResponse(health)}`);
-        return;
+    const { target, store, faulty } = this.nextRun(failAt, kind);
+    for (const [i, step] of steps.entries()) {
+      const what = `${step.name} with call ${failAt} failing (${kind})`;
+      const response = await withinDeadline(step.send(target), what);
+      const fault = faulty.fired;
+      if (fault === undefined) {
+        assertSucceeded(response, what);
+        continue;
       }
-      assert.fail(`call ${failAt} was never made`);
-    });
+      assert.ok(response.status >= 500 && response.status < 600, `${what} (${fault.method}): a 5xx, got ${describeResponse(response)}`);
+      assert.ok(azureErrorCode(response) !== undefined, `${what}: an Azure error body, got ${describeResponse(response)}`);
+      const state = await stateOf(store, target.account);
+      assert.ok(
+        state === states[i] || state === states[i + 1],
+        `${what} (${fault.method}): the state is neither before nor after the request\n  before ${states[i]}\n  after  ${states[i + 1]}\n  found  ${state}`,
+      );
+      const health = await withinDeadline(request(target, 'GET', 'Tables'), `the request after ${what}`);
+      assert.equal(health.status, 200, `the server answers after ${what}: ${describeResponse(health)}`);
+      return;
+    }
+    assert.fail(`call ${failAt} was never made`);
   }
 
-  private async withStore<T>(work: (subject: StoreUnderTest) => Promise<T>): Promise<T> {
-    const subject = await this.factory();
-    try {
-      return await work(subject);
-    } finally {
-      await subject.close();
-    }
+  /** A fresh account, and the wrapper armed to count (and fail) the calls of this run only. */
+  private nextRun(failAt: number | undefined, kind: FaultKind): { target: Target; store: Store; faulty: FaultyStore } {
+    assert.ok(this.subject !== undefined && this.faulty !== undefined, 'the rig is started');
+    assert.ok(this.runs < accountsMax, 'an account for every run');
+    const target = { port: this.port, account: `fault${this.runs++}` };
+    this.faulty.arm(this.subject.store, failAt, kind);
+    return { target, store: this.subject.store, faulty: this.faulty };
   }
 }
 
