@@ -17,12 +17,8 @@ import {
   type EntityUrlContext,
   type MetadataLevel,
 } from '../protocol/odata.js';
-import { parseSignedIdentifiers, writeSignedIdentifiers } from '../service/acl.js';
-import {
-  parseServiceProperties,
-  writeServiceProperties,
-  writeServiceStats,
-} from '../service/service-properties.js';
+import { parseSignedIdentifiers, writeSignedIdentifiers } from '../protocol/acl-xml.js';
+import { parseServiceProperties, writeServiceProperties, writeServiceStats } from '../protocol/service-properties-xml.js';
 import type { Services } from '../service/services.js';
 import type { TableInfo } from '../storage/store.js';
 import type { Access } from './authorize.js';

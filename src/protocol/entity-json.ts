@@ -1,6 +1,7 @@
 // Entity request bodies → keys and typed custom properties (data-model.md §1–§5), plus the key and
 // size rules a body alone can break. Whether keys must be present is the service's call: merge and
 // update bodies may omit them (the URL carries them).
+import { assertNever } from '../domain/assert.js';
 import { TableError } from '../errors.js';
 import { entitySizeBytes, validateKey } from '../domain/entity.js';
 import {
@@ -190,8 +191,4 @@ function convert(type: EdmType, json: JsonScalar): EdmValue | undefined {
 function quote(text: string): string {
   const shownLengthMax = 64;
   return JSON.stringify(text.length > shownLengthMax ? `${text.slice(0, shownLengthMax)}…` : text);
-}
-
-function assertNever(value: never): never {
-  throw new Error(`unexpected value ${String(value)}`);
 }

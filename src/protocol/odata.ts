@@ -1,7 +1,7 @@
 // OData JSON response bodies for tables and entities at the three metadata levels
 // (operations.md §1.2, §2.1–2.2, §5.1–5.3; data-model.md §2). Pure string building, no I/O.
 import { assertNever } from '../domain/assert.js';
-import { type EdmValue, formatDateTimeTicks, formatFiniteDouble } from '../domain/edm.js';
+import { edmValueJson, type EdmValue, formatDateTimeTicks } from '../domain/edm.js';
 import { type Entity, type Properties } from '../domain/entity.js';
 import { etagOfTimestampText } from '../domain/etag.js';
 
@@ -184,7 +184,7 @@ function member(name: string, text: string): string {
 
 /** `"name":value`, preceded by `"name@odata.type":"Edm.X"` when the type is not inferable from JSON. */
 function encodeProperty(name: string, value: EdmValue, annotate: boolean): string {
-  const json = `${JSON.stringify(name)}:${valueJson(value)}`;
+  const json = `${JSON.stringify(name)}:${edmValueJson(value)}`;
   return annotate && needsAnnotation(value) ? `${JSON.stringify(`${name}@odata.type`)}:"${value.type}",${json}` : json;
 }
 
@@ -208,32 +208,4 @@ function needsAnnotation(value: EdmValue): boolean {
     default:
       return assertNever(value);
   }
-}
-
-function valueJson(value: EdmValue): string {
-  switch (value.type) {
-    case 'Edm.String':
-    case 'Edm.Guid':
-      return JSON.stringify(value.value);
-    case 'Edm.Int32':
-    case 'Edm.Boolean':
-      return String(value.value);
-    case 'Edm.Int64':
-      return `"${value.value}"`;
-    case 'Edm.Double':
-      return doubleJson(value.value);
-    case 'Edm.DateTime':
-      return `"${formatDateTimeTicks(value.value)}"`;
-    case 'Edm.Binary':
-      return `"${value.value.toString('base64')}"`;
-    default:
-      return assertNever(value);
-  }
-}
-
-function doubleJson(value: number): string {
-  if (Number.isNaN(value)) return '"NaN"';
-  if (value === Infinity) return '"Infinity"';
-  if (value === -Infinity) return '"-Infinity"';
-  return formatFiniteDouble(value);
 }

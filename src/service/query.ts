@@ -1,5 +1,6 @@
 // Query Entities (query.md §1, §4): reads only the key ranges the plan names, applies the full
 // filter to what it reads, and ends a page at $top results or when its work budget runs out.
+import assert from 'node:assert/strict';
 import { performance } from 'node:perf_hooks';
 import { pageBytesMax, pageSizeMax, queryBudgetMs, queryRowsReadMax } from '../limits.js';
 import { clipRanges, compileEntityQuery, intersectRanges, type QueryClass } from '../query/index.js';
@@ -48,6 +49,7 @@ export class QueryService {
         page.scanned += step.examined - step.entities.length; // rows the store's conditions dropped
         page.bytes += step.bytes;
         for (const row of step.entities) {
+          page.checkOrder(row);
           if (page.full()) return finish(row);
           page.scanned++;
           if (matches(row)) page.add(row);
@@ -81,12 +83,23 @@ class PageBudget {
   scanned = 0;
   /** Bytes of properties read from the store, as it keeps them. */
   bytes = 0;
+  private lastRead: Entity | undefined;
   private readonly deadline = performance.now() + queryBudgetMs;
 
   constructor(readonly size: number) {}
 
   add(entity: Entity): void {
     this.entities.push(entity);
+  }
+
+  /** Every engine returns rows in key order; a page's continuation depends on it. */
+  checkOrder(row: Entity): void {
+    const last = this.lastRead;
+    assert(
+      last === undefined || last.partitionKey < row.partitionKey || (last.partitionKey === row.partitionKey && last.rowKey < row.rowKey),
+      'scan rows come in key order',
+    );
+    this.lastRead = row;
   }
 
   room(): number {

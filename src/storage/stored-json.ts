@@ -7,7 +7,7 @@
 // It is close to the minimal-metadata wire form, and where it is byte-identical (no Double
 // annotation) responses splice it instead of encoding again: see minimalJsonOf.
 import { assertNever } from '../domain/assert.js';
-import { formatDateTimeTicks, formatFiniteDouble, parseDateTimeTicks, type EdmType, type EdmValue } from '../domain/edm.js';
+import { edmValueJson, parseDateTimeTicks, type EdmType, type EdmValue } from '../domain/edm.js';
 import type { Properties } from '../domain/entity.js';
 
 /** The version of this form; engines record it with their schema. */
@@ -16,7 +16,7 @@ export const storedJsonVersion = 1;
 export function encodeStoredProperties(properties: Properties): string {
   const members: string[] = [];
   for (const [name, value] of properties) {
-    const json = `${JSON.stringify(name)}:${valueJson(value)}`;
+    const json = `${JSON.stringify(name)}:${edmValueJson(value)}`;
     members.push(isAnnotated(value) ? `${JSON.stringify(`${name}@odata.type`)}:"${value.type}",${json}` : json);
   }
   return `{${members.join(',')}}`;
@@ -57,27 +57,6 @@ function isAnnotated(value: EdmValue): boolean {
     case 'Edm.Guid':
     case 'Edm.Binary':
       return true;
-    default:
-      return assertNever(value);
-  }
-}
-
-function valueJson(value: EdmValue): string {
-  switch (value.type) {
-    case 'Edm.String':
-    case 'Edm.Guid':
-      return JSON.stringify(value.value);
-    case 'Edm.Int32':
-    case 'Edm.Boolean':
-      return String(value.value);
-    case 'Edm.Int64':
-      return `"${value.value}"`;
-    case 'Edm.Double':
-      return Number.isFinite(value.value) ? formatFiniteDouble(value.value) : `"${String(value.value)}"`;
-    case 'Edm.DateTime':
-      return `"${formatDateTimeTicks(value.value)}"`;
-    case 'Edm.Binary':
-      return `"${value.value.toString('base64')}"`;
     default:
       return assertNever(value);
   }

@@ -1,4 +1,5 @@
 // The meaning of a conditional write, shared by every engine so that all of them agree on it.
+import assert from 'node:assert/strict';
 import { performance } from 'node:perf_hooks';
 import { entitySizeBytes, type Properties } from '../domain/entity.js';
 import { customPropertiesMax, entityBytesMax } from '../limits.js';
@@ -49,6 +50,7 @@ export class CommitClock {
     const wall = originTicks + BigInt(Math.floor(performance.now() * 10_000));
     let ticks = wall > this.lastTicks ? wall : this.lastTicks + 1n;
     if (ticks <= atLeastAfter) ticks = atLeastAfter + 1n;
+    assert(ticks > this.lastTicks && ticks > atLeastAfter, 'commit timestamps strictly increase');
     this.lastTicks = ticks;
     return ticks;
   }

@@ -12,7 +12,7 @@ import type { Entity } from '../../domain/entity.js';
 import type { KeyRange } from '../../domain/keys.js';
 import type { CommitResult, ScanRequest, ScanStep, SettingKey, Store, TableInfo, Write } from '../store.js';
 import { encodeKey, encodeProperties, StoredEntity } from './codec.js';
-import { RangeReader, stepExamineMaxDefault } from './range-reader.js';
+import { RangeReader, stepExamineMaxDefault, stepRowsMax } from './range-reader.js';
 import { ScanPool } from './scan-pool.js';
 import { databaseFile, openDatabase, selectTableSql, settingRow, tableCacheKey } from './schema.js';
 import { WorkerWriterClient } from './writer-client.js';
@@ -125,9 +125,9 @@ export class SqliteStore implements Store {
       bytes += size;
       return new StoredEntity(partitionKey, rowKey, timestamp, json);
     });
-    // A scan the query cannot filter here may read many steps in a row on this thread: other
-    // requests get their turn between them.
-    if (onThisThread && step.next !== undefined) await turnOfEventLoop();
+    // A scan the query cannot filter here may read many full steps in a row on this thread:
+    // other requests get their turn between them (a short page needs no turn).
+    if (onThisThread && step.next !== undefined && step.examined >= stepRowsMax) await turnOfEventLoop();
     return { entities, examined: step.examined, bytes, next: step.next };
   }
 
