@@ -23,7 +23,8 @@ export const tableCases: readonly ConformanceCase[] = [
     async run({ store, account }) {
       const a = account();
       await store.createTable(a, 'MixedCase');
-      for (const name of ['MixedCase', 'mixedcase', 'MIXEDCASE', 'mIXEDcASE']) {
+      // The first lookup in another case than the creation's: a cache keyed by the first lookup must not leak its case.
+      for (const name of ['mIXEDcASE', 'mixedcase', 'MIXEDCASE', 'MixedCase']) {
         assert.deepEqual(await store.getTable(a, name), { account: a, name: 'MixedCase' }, name);
       }
       assert.equal(await store.getTable(a, 'MixedCases'), undefined);
