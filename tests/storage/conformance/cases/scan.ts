@@ -19,9 +19,9 @@ function gridRows(): Row[] {
 function candidateBounds(): (KeyBound | undefined)[] {
   const bounds: (KeyBound | undefined)[] = [undefined];
   for (const inclusive of [true, false]) {
-    for (const partitionKey of ['', 'a', 'aa', 'b', 'c', '\u{1f600}', '\ue000', '\uffff']) bounds.push({ partitionKey, inclusive });
-    for (const partitionKey of ['a', 'b', '\ue000']) {
-      for (const rowKey of ['', '1', '100', '2', '3']) bounds.push({ partitionKey, rowKey, inclusive });
+    for (const partitionKey of ['', 'a', 'aa', 'b', '\u{1f600}', '\uffff']) bounds.push({ partitionKey, inclusive });
+    for (const partitionKey of ['a', '\ue000']) {
+      for (const rowKey of ['', '1', '100', '3']) bounds.push({ partitionKey, rowKey, inclusive });
     }
   }
   return bounds;
