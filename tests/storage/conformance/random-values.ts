@@ -13,8 +13,8 @@ const someTicks = 17_040_672_001_234_567n;
 
 export const int32Values = [-2147483648, -1, 0, 1, 2, 7, 2147483647];
 export const int64Values = [int64Min, -(2n ** 53n) - 1n, -1n, 0n, 1n, 2n, 2n ** 53n, 2n ** 53n + 1n, int64Max];
-export const doubleValues = [NaN, Infinity, -Infinity, -0, 0, 0.5, -0.5, 1.5, 2, 1e308, -1e308, 5e-324, 2 ** 53, 2 ** 53 + 2, 2147483647.5];
-export const stringValues = ['', 'a', 'A', 'ab', 'b', '10', '2', 'é', 'e\u0301', '\u{1f600}', '\ue000', '\uffff', 'true', '1.5', 'NaN'];
+const doubleValues = [NaN, Infinity, -Infinity, -0, 0, 0.5, -0.5, 1.5, 2, 1e308, -1e308, 5e-324, 2 ** 53, 2 ** 53 + 2, 2147483647.5];
+const stringValues = ['', 'a', 'A', 'ab', 'b', '10', '2', 'é', 'e\u0301', '\u{1f600}', '\ue000', '\uffff', 'true', '1.5', 'NaN'];
 export const dateTimeValues = [dateTimeTicksMin, dateTimeTicksMax, -1n, 0n, 1n, someTicks, someTicks - 1n, someTicks + 1n, someTicks + 9_999n, someTicks - 10_000n];
 
 /**
@@ -69,7 +69,7 @@ export function randomCondition(random: Random, timestamps: readonly bigint[], p
 }
 
 /** The literal a condition compares with, as the filter it came from would have typed it. */
-export function literalOf(condition: PropertyCondition): EdmValue {
+function literalOf(condition: PropertyCondition): EdmValue {
   switch (condition.kind) {
     case 'number':
       if (typeof condition.value === 'bigint') return edm.int64(condition.value);

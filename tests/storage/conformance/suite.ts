@@ -41,7 +41,7 @@ export interface ConformanceGroup {
   readonly cases: readonly ConformanceCase[];
 }
 
-export const conformanceGroups: readonly ConformanceGroup[] = [
+const conformanceGroups: readonly ConformanceGroup[] = [
   { name: 'key order', cases: keyOrderCases },
   { name: 'key ranges and scan steps', cases: scanCases },
   { name: 'atomic commits', cases: commitCases },

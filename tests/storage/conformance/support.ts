@@ -96,7 +96,7 @@ export function inRange(keys: Keys, { lower, upper }: KeyRange): boolean {
 }
 
 /** Whether `keys` lies strictly before the exclusive or inclusive bound `next` (rows already returned). */
-export function beforeBound(keys: Keys, next: KeyBound): boolean {
+function beforeBound(keys: Keys, next: KeyBound): boolean {
   return !inRange(keys, { lower: next });
 }
 
@@ -125,7 +125,7 @@ export function valueText(value: EdmValue): string {
   }
 }
 
-export function sameValue(a: EdmValue, b: EdmValue): boolean {
+function sameValue(a: EdmValue, b: EdmValue): boolean {
   if (a.type !== b.type) return false;
   if (a.type === 'Edm.Binary') return a.value.equals(b.value as Buffer);
   return Object.is(a.value, b.value);

@@ -11,7 +11,7 @@ import { read, seedRows, sortedRows, type Row } from './seed.js';
 const long = 'x'.repeat(1023);
 
 /** Every character here passes key validation (no `/ \ # ?`, no C0/C1 controls, no lone surrogate). */
-export const edgeKeys: readonly string[] = [
+const edgeKeys: readonly string[] = [
   '',
   ' ',
   '!',
