@@ -10,7 +10,7 @@ import type Database from 'better-sqlite3';
 import { decodeKey, decodeProperties, encodeProperties } from '../../src/storage/sqlite/codec.js';
 import { openDatabase, selectTableSql } from '../../src/storage/sqlite/schema.js';
 import { SqliteWriter, type EncodedWrite } from '../../src/storage/sqlite/writer.js';
-import type { Store, TableInfo, Write } from '../../src/storage/store.js';
+import type { SettingKey, Store, TableInfo, Write } from '../../src/storage/store.js';
 import { ModelStore } from './conformance/model.js';
 import { absent, del, edm, merge, present, props, propertiesText, put, show, version, walk } from './conformance/support.js';
 
@@ -75,10 +75,10 @@ function commitJob(name: string, writes: Write[]): Job {
 
 /** Groups of jobs issued together; versions are not known ahead, so conditions use absent/present. */
 function workload(): Job[][] {
-  const settingJob = (name: string, key: Parameters<Store['putSetting']>[1], value: string): Job => ({
+  const settingJob = (name: string, key: SettingKey, value: string): Job => ({
     name,
-    writer: (w) => w.putSetting(account, key, value),
-    model: (m) => m.putSetting(account, key, value),
+    writer: (w) => w.putSettings(account, [{ key, value }]),
+    model: (m) => m.putSettings(account, [{ key, value }]),
   });
   return [
     [

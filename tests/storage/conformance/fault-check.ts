@@ -244,7 +244,7 @@ export function runFaultCheck(engine: string, factory: StoreFactory, options: Fa
       t.diagnostic(`${calls} store calls, each failed ${options.kinds === 'one per call' ? 'one way' : `${faultKinds.length} ways`}`);
     });
 
-    test('Set Service Properties naming several sections is all or nothing', { todo: 'each section is its own putSetting (service-properties.ts): a failure between them leaves some sections set; needs one atomic multi-setting write in the Store contract' }, async () => {
+    test('Set Service Properties naming several sections is all or nothing', async () => {
       await walkFaults(rig, twoSectionProperties, options.kinds);
     });
   });

@@ -3,7 +3,7 @@
 // once, rejects without reaching the engine, or reaches the engine and rejects after it applied
 // (an acknowledgement lost on its way back). Only the fault test uses it.
 import type { KeyRange } from '../../../src/domain/keys.js';
-import type { CommitResult, ScanRequest, ScanStep, SettingKey, Store, TableInfo, Write } from '../../../src/storage/store.js';
+import type { CommitResult, ScanRequest, ScanStep, SettingChange, SettingKey, Store, TableInfo, Write } from '../../../src/storage/store.js';
 import type { Entity } from '../../../src/domain/entity.js';
 
 export type FaultKind = 'throw' | 'reject' | 'rejectAfterApplying';
@@ -71,8 +71,8 @@ export class FaultyStore implements Store {
     return this.call('getSetting', () => this.inner.getSetting(account, key));
   }
 
-  putSetting(account: string, key: SettingKey, value: string | undefined): Promise<'ok' | 'tableNotFound'> {
-    return this.call('putSetting', () => this.inner.putSetting(account, key, value));
+  putSettings(account: string, changes: readonly SettingChange[]): Promise<'ok' | 'tableNotFound'> {
+    return this.call('putSettings', () => this.inner.putSettings(account, changes));
   }
 
   /** Closing is the owner's business, never a fault site. */

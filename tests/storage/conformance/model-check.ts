@@ -272,6 +272,7 @@ async function setting(s: Sequence): Promise<void> {
     return;
   }
   const value = random.chance(0.25) ? undefined : `v${random.int(1000)}`;
-  s.log.push(`putSetting ${account} ${show(key)} ${String(value)}`);
-  assert.equal(await s.engine.putSetting(account, key, value), await s.model.putSetting(account, key, value), 'putSetting');
+  s.log.push(`putSettings ${account} ${show(key)} ${String(value)}`);
+  const changes = [{ key, value }];
+  assert.equal(await s.engine.putSettings(account, changes), await s.model.putSettings(account, changes), 'putSettings');
 }

@@ -5,7 +5,8 @@
 // suite and the model vouch for each other. It never stands in for an engine anywhere else.
 import type { Entity, Properties } from '../../../src/domain/entity.js';
 import type { KeyRange } from '../../../src/domain/keys.js';
-import type { CommitResult, ScanRequest, ScanStep, SettingKey, Store, TableInfo, Write, WriteFailure } from '../../../src/storage/store.js';
+import type { CommitResult, ScanRequest, ScanStep, SettingChange,
+  SettingKey, Store, TableInfo, Write, WriteFailure } from '../../../src/storage/store.js';
 import { accountedBytes, compareKeys, compareText, inRange, keyText } from './support.js';
 
 /** data-model.md §5.3, restated here rather than imported: 252 custom properties, 1 MiB. */
@@ -115,10 +116,12 @@ export class ModelStore implements Store {
     return this.settings.get(settingId(account, key));
   }
 
-  async putSetting(account: string, key: SettingKey, value: string | undefined): Promise<'ok' | 'tableNotFound'> {
-    if (key.scope === 'table' && this.table({ account, name: key.table }) === undefined) return 'tableNotFound';
-    if (value === undefined) this.settings.delete(settingId(account, key));
-    else this.settings.set(settingId(account, key), value);
+  async putSettings(account: string, changes: readonly SettingChange[]): Promise<'ok' | 'tableNotFound'> {
+    if (changes.some(({ key }) => key.scope === 'table' && this.table({ account, name: key.table }) === undefined)) return 'tableNotFound';
+    for (const { key, value } of changes) {
+      if (value === undefined) this.settings.delete(settingId(account, key));
+      else this.settings.set(settingId(account, key), value);
+    }
     return 'ok';
   }
 

@@ -14,8 +14,8 @@ export const durabilityCases: readonly ConformanceCase[] = [
       const { store } = context;
       await commitOk(store, t, Array.from({ length: 30 }, (_, i) => put('p', `r${i}`, props({ i: edm.int64(BigInt(i) - 15n), d: edm.double(i / 3) }))));
       const last = await commitOk(store, t, [del('p', 'r0')]);
-      await store.putSetting(t.account, { scope: 'table', table: t.name }, '[acl]');
-      await store.putSetting(t.account, { scope: 'account', name: 'cors' }, '<Cors/>');
+      await store.putSettings(t.account, [{ key: { scope: 'table', table: t.name }, value: '[acl]' }]);
+      await store.putSettings(t.account, [{ key: { scope: 'account', name: 'cors' }, value: '<Cors/>' }]);
       await store.deleteTable(doomed.account, doomed.name);
       const before = await snapshot(store, t);
 

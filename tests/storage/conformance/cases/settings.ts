@@ -14,19 +14,19 @@ export const settingCases: readonly ConformanceCase[] = [
     async run({ store, account: fresh }) {
       const [a, b] = [fresh(), fresh()];
       assert.equal(await store.getSetting(a, account('cors')), undefined);
-      assert.equal(await store.putSetting(a, account('cors'), '<Cors/>'), 'ok');
-      assert.equal(await store.putSetting(a, account('logging'), '{"x":1}'), 'ok');
+      assert.equal(await store.putSettings(a, [{ key: account('cors'), value: '<Cors/>' }]), 'ok');
+      assert.equal(await store.putSettings(a, [{ key: account('logging'), value: '{"x":1}' }]), 'ok');
       assert.equal(await store.getSetting(a, account('cors')), '<Cors/>');
       assert.equal(await store.getSetting(b, account('cors')), undefined, 'another account');
       assert.equal(await store.getSetting(a, account('Cors')), undefined, 'account setting names are exact');
       const large = `{"text":"${'\u{1f600}é'.repeat(20_000)}"}`;
-      assert.equal(await store.putSetting(a, account('cors'), large), 'ok');
+      assert.equal(await store.putSettings(a, [{ key: account('cors'), value: large }]), 'ok');
       assert.equal(await store.getSetting(a, account('cors')), large, 'replaced, large and non-ASCII');
-      assert.equal(await store.putSetting(a, account('cors'), undefined), 'ok');
+      assert.equal(await store.putSettings(a, [{ key: account('cors'), value: undefined }]), 'ok');
       assert.equal(await store.getSetting(a, account('cors')), undefined, 'removed');
       assert.equal(await store.getSetting(a, account('logging')), '{"x":1}', 'the other setting stays');
-      assert.equal(await store.putSetting(a, account('never'), undefined), 'ok', 'removing what is not there');
-      assert.equal(await store.putSetting(a, account('empty'), ''), 'ok');
+      assert.equal(await store.putSettings(a, [{ key: account('never'), value: undefined }]), 'ok', 'removing what is not there');
+      assert.equal(await store.putSettings(a, [{ key: account('empty'), value: '' }]), 'ok');
       assert.equal(await store.getSetting(a, account('empty')), '', 'an empty value is a value');
     },
   },
@@ -35,13 +35,13 @@ export const settingCases: readonly ConformanceCase[] = [
     async run({ store, table }) {
       const t = await table();
       assert.equal(await store.getSetting(t.account, tableScope(t.name)), undefined);
-      assert.equal(await store.putSetting(t.account, tableScope(t.name), '[1]'), 'ok');
+      assert.equal(await store.putSettings(t.account, [{ key: tableScope(t.name), value: '[1]' }]), 'ok');
       assert.equal(await store.getSetting(t.account, tableScope(t.name.toUpperCase())), '[1]', 'read in another case');
-      assert.equal(await store.putSetting(t.account, tableScope(t.name.toUpperCase()), '[2]'), 'ok');
+      assert.equal(await store.putSettings(t.account, [{ key: tableScope(t.name.toUpperCase()), value: '[2]' }]), 'ok');
       assert.equal(await store.getSetting(t.account, tableScope(t.name)), '[2]', 'one setting, whatever the case');
       assert.equal(await store.getSetting(`${t.account}x`, tableScope(t.name)), undefined, 'another account');
       assert.equal(await store.getSetting(t.account, account(t.name)), undefined, 'the account scope is another namespace');
-      assert.equal(await store.putSetting(t.account, tableScope(t.name), undefined), 'ok');
+      assert.equal(await store.putSettings(t.account, [{ key: tableScope(t.name), value: undefined }]), 'ok');
       assert.equal(await store.getSetting(t.account, tableScope(t.name)), undefined, 'removed');
     },
   },
@@ -49,8 +49,8 @@ export const settingCases: readonly ConformanceCase[] = [
     name: 'putSetting on a missing table is tableNotFound and writes nothing',
     async run({ store, account: fresh }) {
       const a = fresh();
-      assert.equal(await store.putSetting(a, tableScope('missing'), '[1]'), 'tableNotFound');
-      assert.equal(await store.putSetting(a, tableScope('missing'), undefined), 'tableNotFound');
+      assert.equal(await store.putSettings(a, [{ key: tableScope('missing'), value: '[1]' }]), 'tableNotFound');
+      assert.equal(await store.putSettings(a, [{ key: tableScope('missing'), value: undefined }]), 'tableNotFound');
       assert.equal(await store.getSetting(a, tableScope('missing')), undefined);
       assert.equal(await store.createTable(a, 'missing'), 'created');
       assert.equal(await store.getSetting(a, tableScope('missing')), undefined, 'nothing was waiting for the table');
@@ -61,12 +61,12 @@ export const settingCases: readonly ConformanceCase[] = [
     async run({ store, table }) {
       const t = await table();
       const other = await table();
-      await store.putSetting(t.account, account('service'), 'kept');
-      assert.equal(await store.putSetting(t.account, tableScope(t.name), '[policies]'), 'ok');
-      assert.equal(await store.putSetting(other.account, tableScope(other.name), '[other]'), 'ok');
+      await store.putSettings(t.account, [{ key: account('service'), value: 'kept' }]);
+      assert.equal(await store.putSettings(t.account, [{ key: tableScope(t.name), value: '[policies]' }]), 'ok');
+      assert.equal(await store.putSettings(other.account, [{ key: tableScope(other.name), value: '[other]' }]), 'ok');
       assert.equal(await store.deleteTable(t.account, t.name.toUpperCase()), true);
       assert.equal(await store.getSetting(t.account, tableScope(t.name)), undefined, 'gone with the table');
-      assert.equal(await store.putSetting(t.account, tableScope(t.name), '[late]'), 'tableNotFound', 'a deleted table takes no setting');
+      assert.equal(await store.putSettings(t.account, [{ key: tableScope(t.name), value: '[late]' }]), 'tableNotFound', 'a deleted table takes no setting');
       assert.equal(await store.createTable(t.account, t.name.toLowerCase()), 'created');
       assert.equal(await store.getSetting(t.account, tableScope(t.name)), undefined, 'the new table starts without settings');
       assert.equal(await store.getSetting(t.account, account('service')), 'kept', 'account settings stay');
@@ -80,7 +80,7 @@ export const settingCases: readonly ConformanceCase[] = [
       // one written after finds no table. Either way nothing of the table remains.
       for (let i = 0; i < 10; i++) {
         const t = await table();
-        const [put, deleted] = await Promise.all([store.putSetting(t.account, tableScope(t.name), '[x]'), store.deleteTable(t.account, t.name)]);
+        const [put, deleted] = await Promise.all([store.putSettings(t.account, [{ key: tableScope(t.name), value: '[x]' }]), store.deleteTable(t.account, t.name)]);
         assert.equal(deleted, true);
         assert.ok(put === 'ok' || put === 'tableNotFound');
         assert.equal(await store.getSetting(t.account, tableScope(t.name)), undefined, `round ${i}: no setting outlives its table`);
