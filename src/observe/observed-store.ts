@@ -3,7 +3,7 @@
 // Everything else passes straight through.
 import type { Entity } from '../domain/entity.js';
 import type { KeyRange } from '../domain/keys.js';
-import type { CommitResult, ScanRequest, ScanStep, SettingKey, Store, TableInfo, Write } from '../storage/store.js';
+import type { CommitResult, ScanRequest, ScanStep, SettingChange, SettingKey, Store, TableInfo, Write } from '../storage/store.js';
 import type { Throttle } from './throttle.js';
 import type { Workload } from './workload.js';
 
@@ -56,8 +56,8 @@ export class ObservedStore implements Store {
     return this.engine.getSetting(account, key);
   }
 
-  putSetting(account: string, key: SettingKey, value: string | undefined): Promise<'ok' | 'tableNotFound'> {
-    return this.engine.putSetting(account, key, value);
+  putSettings(account: string, changes: readonly SettingChange[]): Promise<'ok' | 'tableNotFound'> {
+    return this.engine.putSettings(account, changes);
   }
 
   close(): Promise<void> {
