@@ -1,25 +1,23 @@
-// Composition root: config → store → services → server. Nothing else lives here.
+// The server process: config → composition (store, services) → server, plus what belongs to a
+// process: the banner, signals and shutdown.
 import { readFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { createSecureContext } from 'node:tls';
+import { compose } from './compose.js';
 import { loadConfig, usage, type Config } from './config.js';
 import { devAccountName, loadAccounts } from './http/accounts.js';
 import { createBearerVerifier } from './http/bearer.js';
+import { createExplorer, explorerPath } from './http/explorer.js';
 import { createLogger } from './http/log.js';
 import { createServer } from './http/server.js';
-import { AclService } from './service/acl.js';
-import { EntityService } from './service/entities.js';
-import { QueryService } from './service/query.js';
-import { ServicePropertiesService } from './service/service-properties.js';
-import { TableService } from './service/tables.js';
-import { SqliteStore } from './storage/sqlite/sqlite-store.js';
 
 const shutdownGraceMs = 10_000;
 
-async function main(): Promise<void> {
+/** Runs the server with these command-line flags (`cerulean [serve] [options]`) until SIGTERM/SIGINT. */
+export async function serve(argv: readonly string[]): Promise<void> {
   let config;
   try {
-    config = loadConfig(process.argv.slice(2), process.env);
+    config = loadConfig(argv, process.env);
   } catch (error) {
     process.stderr.write(`${(error as Error).message}\n\n${usage}\n`);
     process.exit(2);
@@ -37,16 +35,9 @@ async function main(): Promise<void> {
     process.stderr.write(`${(error as Error).message}\n`);
     process.exit(2);
   }
-  const store = await SqliteStore.open({ location: config.location });
-  const services = {
-    store,
-    tables: new TableService(store),
-    entities: new EntityService(store),
-    queries: new QueryService(store),
-    acls: new AclService(store),
-    serviceProperties: new ServicePropertiesService(store),
-  };
-  const server = createServer({ accounts, services, log, requestsInFlightMax: config.requestsInFlightMax, ...security });
+  const { store, services } = await compose(config);
+  const explorer = config.explorer ? createExplorer([...accounts.keys()], (message) => log.warn(message)) : undefined;
+  const server = createServer({ accounts, services, log, requestsInFlightMax: config.requestsInFlightMax, explorer, ...security });
   const scheme = security.tls === undefined ? 'http' : 'https';
 
   server.listen(config.port, config.host, () => {
@@ -58,6 +49,7 @@ async function main(): Promise<void> {
       `Cerulean listening on ${endpoint}\n` +
         `Connection string: DefaultEndpointsProtocol=${scheme};AccountName=${devAccountName};` +
         `AccountKey=${account.keys[0]!.toString('base64')};TableEndpoint=${endpoint};\n` +
+        (explorer === undefined ? '' : `Explorer: ${scheme}://${host}:${port}${explorerPath}\n`) +
         `Data: ${config.location === undefined ? 'in memory, nothing is kept' : `${config.location}, every acknowledged write fsync-durable`}\n`,
     );
   });
@@ -105,4 +97,3 @@ function loadSecurity(config: Config) {
   return { tls, bearer: config.oauth && createBearerVerifier(config.oauth) };
 }
 
-await main();

@@ -4,6 +4,7 @@
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import https from 'node:https';
 import type { TLSSocket } from 'node:tls';
+import { assertNever } from '../domain/assert.js';
 import { TableError } from '../errors.js';
 import {
   bodyBytesMax,
@@ -12,22 +13,29 @@ import {
   headersTimeoutMs,
   keepAliveTimeoutMs,
   requestTimeoutMs,
+  unreadBodyDrainBytesMax,
+  unreadBodyDrainMs,
 } from '../limits.js';
 import { negotiateMetadata, jsonContentType } from '../protocol/odata.js';
 import type { Account } from './accounts.js';
 import { authorize } from './authorize.js';
 import { submitBatch, type BatchCall } from './batch.js';
 import { bearerChallenge, type BearerVerifier } from './bearer.js';
-import { BodyTooLargeToDrain, readBody } from './body.js';
+import { BodyTooLargeToDrain, discardBody, readBody } from './body.js';
 import { preflight, withCorsHeaders } from './cors.js';
+import type { Explorer } from './explorer.js';
 import type { Logger } from './log.js';
 import * as op from './operations.js';
+import { answerParserEvents } from './parser-events.js';
+import type { Services } from '../service/services.js';
+import { firstHeader } from './headers.js';
 import { errorReply, responseContext, send, type Reply, type ResponseContext } from './respond.js';
+import { checkCommonInputs } from './request-checks.js';
 import { parseTarget, splitRequestTarget, type Resource, type Target } from './routes.js';
 
 export interface ServerOptions {
   readonly accounts: ReadonlyMap<string, Account>;
-  readonly services: op.Services;
+  readonly services: Services;
   readonly log: Logger;
   /** PEM certificate chain and private key: serve HTTPS instead of HTTP. */
   readonly tls?: { readonly cert: Buffer; readonly key: Buffer } | undefined;
@@ -35,6 +43,8 @@ export interface ServerOptions {
   readonly requestsInFlightMax: number;
   /** Verifies Entra ID bearer tokens; undefined refuses them. */
   readonly bearer?: BearerVerifier | undefined;
+  /** The web explorer's files at /_explorer/; undefined when it is off. */
+  readonly explorer?: Explorer | undefined;
 }
 
 export function createServer(options: ServerOptions): http.Server {
@@ -52,10 +62,13 @@ export function createServer(options: ServerOptions): http.Server {
       if (!response.headersSent) response.destroy();
     });
   };
+  // A missing Host is answered by dispatch (HostInformationNotPresent), not with node's bare 400.
+  const serverOptions = { maxHeaderSize: headersBytesMax, requireHostHeader: false };
   const server: http.Server =
     options.tls === undefined
-      ? http.createServer({ maxHeaderSize: headersBytesMax }, listener)
-      : https.createServer({ maxHeaderSize: headersBytesMax, cert: options.tls.cert, key: options.tls.key }, listener);
+      ? http.createServer(serverOptions, listener)
+      : https.createServer({ ...serverOptions, cert: options.tls.cert, key: options.tls.key }, listener);
+  answerParserEvents(server, listener);
   server.maxConnections = connectionsMax;
   server.headersTimeout = headersTimeoutMs;
   server.requestTimeout = requestTimeoutMs;
@@ -65,6 +78,11 @@ export function createServer(options: ServerOptions): http.Server {
 
 async function handle(options: ServerOptions, request: IncomingMessage, response: ServerResponse): Promise<void> {
   const context = responseContext(request.headers);
+  // Cerulean's own paths start with `/_`, which no account name can: answered before account parsing.
+  if (options.explorer?.claims(splitRequestTarget(request.url ?? '/').rawPath)) {
+    send(response, context, await settleUnreadBody(request, options.explorer.reply(request, context)));
+    return;
+  }
   const known: KnownAccount = { account: undefined };
   let reply: Reply;
   try {
@@ -79,7 +97,18 @@ async function handle(options: ServerOptions, request: IncomingMessage, response
     const { cors } = await options.services.serviceProperties.get(known.account);
     reply = withCorsHeaders(cors, request.headers, request.method ?? '', reply);
   }
-  send(response, context, reply);
+  send(response, context, await settleUnreadBody(request, reply));
+}
+
+/**
+ * A reply chosen before the body was read (authentication, routing, preflight, validation) first
+ * drops a little more of the body; a body longer or slower than that is left unread and the reply
+ * closes the connection, so a client without credentials cannot make the server read more.
+ */
+async function settleUnreadBody(request: IncomingMessage, reply: Reply): Promise<Reply> {
+  if (reply.headers?.['Connection'] === 'close') return reply;
+  if (await discardBody(request, unreadBodyDrainBytesMax, unreadBodyDrainMs)) return reply;
+  return { ...reply, headers: { ...reply.headers, Connection: 'close' } };
 }
 
 /** The account a request named, once known to exist: its CORS rules apply to the reply. */
@@ -107,10 +136,11 @@ async function dispatch(
   const requestTarget = splitRequestTarget(request.url ?? '/');
   // $format is read before routing so that even a routing error answers at the right level.
   const format = requestTarget.query.get('$format') ?? undefined;
-  const metadata = negotiateMetadata(format, headerValue(headers['accept']));
+  const metadata = negotiateMetadata(format, firstHeader(headers['accept']));
   context.errorContentType = jsonContentType(metadata);
   const target = parseTarget(requestTarget, headers.host, (name) => options.accounts.has(name));
   context.xmlErrors = isXmlResource(target);
+  checkCommonInputs(request.httpVersion, headers, target.query);
   const account = options.accounts.get(target.account);
   if (request.method === 'OPTIONS') {
     const rules = account === undefined ? [] : (await options.services.serviceProperties.get(account.name)).cors;
@@ -173,7 +203,7 @@ function route(call: BatchCall, method: string, resource: Resource): Promise<Rep
         break;
       }
       if (call.query.get('comp') !== null) throw new TableError('NotImplemented');
-      if (method === 'POST') return op.insertEntity(call, resource.table);
+      if (method === 'POST') return op.writeEntity(call, method, resource);
       if (method === 'GET') return op.queryEntities(call, resource.table);
       break;
     case 'entities':
@@ -184,12 +214,10 @@ function route(call: BatchCall, method: string, resource: Resource): Promise<Rep
         case 'GET':
           return op.getEntity(call, resource.table, resource.keys);
         case 'PUT':
-          return op.updateEntity(call, resource.table, resource.keys, 'replace');
         case 'MERGE':
         case 'PATCH':
-          return op.updateEntity(call, resource.table, resource.keys, 'merge');
         case 'DELETE':
-          return op.deleteEntity(call, resource.table, resource.keys);
+          return op.writeEntity(call, method, resource);
       }
       break;
     case 'batch':
@@ -235,10 +263,3 @@ function baseUrl(request: IncomingMessage, target: Target): string {
   return target.pathStyle ? `${scheme}://${host}/${target.account}` : `${scheme}://${host}`;
 }
 
-function headerValue(value: string | string[] | undefined): string | undefined {
-  return Array.isArray(value) ? value[0] : value;
-}
-
-function assertNever(value: never): never {
-  throw new Error(`unexpected ${JSON.stringify(value)}`);
-}
