@@ -12,7 +12,7 @@ import {
   parseGuid,
   parseInt32Text,
   parseInt64Text,
-} from '../../protocol/edm.js';
+} from '../../domain/edm.js';
 
 export type { EdmType };
 
