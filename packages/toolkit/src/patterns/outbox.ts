@@ -14,7 +14,7 @@ import { keys } from '../filter.js';
 import { deletingProperty, isDeleting, reserved, wireString, writtenBy, type Model, type RawEntity, type Stored, type WireEntity } from '../model.js';
 import { defaultRetryPolicy, newOperationId, optimistic, raceOnMissingRow, statusOf, withRetry, type RetryPolicy } from '../retry.js';
 import type { Infer, Schema, WireProperties } from '../schema.js';
-import { readRaw, rawPages, submitBatch } from '../table.js';
+import { deleteIfPresent, readRaw, rawPages, submitBatch } from '../table.js';
 
 /** One operation on a row of another partition or table. */
 export interface TargetOperation {
@@ -140,13 +140,7 @@ export class OutboxWorker {
     const message = JSON.parse(wireString(raw[messageProperty])!) as Message;
     const version = BigInt(message.version);
     for (const operation of message.operations) await this.applyOperation(operation, version);
-    await withRetry(async () => {
-      try {
-        await this.source.deleteEntity(raw.partitionKey, raw.rowKey);
-      } catch (error) {
-        if (statusOf(error) !== 404) throw error;
-      }
-    }, this.retry);
+    await deleteIfPresent(this.source, raw.partitionKey, raw.rowKey, this.retry);
     this.options.onApplied?.({ partitionKey: raw.partitionKey, rowKey: raw.rowKey, operations: message.operations.length });
   }
 
@@ -282,13 +276,7 @@ export class OutboxIndexedTable<S extends Schema> {
           marked[deletingProperty] = { value: true, type: 'Boolean' };
           await raceOnMissingRow(() => transact(this.source, partitionKey, [['update', marked, 'Replace', { etag: raw.etag! }]], this.indexOperations(current, undefined, raw), version));
         }
-        await withRetry(async () => {
-          try {
-            await this.source.deleteEntity(partitionKey, rowKey);
-          } catch (error) {
-            if (statusOf(error) !== 404) throw error;
-          }
-        }, this.retry);
+        await deleteIfPresent(this.source, partitionKey, rowKey, this.retry);
       },
       { retry: this.retry },
     );
