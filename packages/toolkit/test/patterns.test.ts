@@ -124,6 +124,19 @@ describe('patterns on the servers', () => {
         assert.equal(Object.keys(back!).length, width, `round ${round}`);
         assert.ok(Object.values(back!).every((v) => String(v.value).startsWith(`r${round}-`)), 'every part is from the same write');
       }
+      // Concurrent rewrites of different widths: the result is exactly one of them, whole.
+      const widths = [900, 40, 600];
+      await Promise.all(widths.map((width, w) => {
+        const properties: WireProperties = {};
+        for (let i = 0; i < width; i++) properties[`p${i}`] = { value: `w${w}-${i}`, type: 'String' };
+        return store.write('w', 'thing', properties);
+      }));
+      const winner = await store.read('w', 'thing');
+      const tag = String(winner!.p0!.value).split('-')[0]!;
+      assert.equal(Object.keys(winner!).length, widths[Number(tag.slice(1))]);
+      assert.ok(Object.values(winner!).every((v) => String(v.value).startsWith(`${tag}-`)));
+      await store.delete('w', 'thing');
+      assert.equal(await store.read('w', 'thing'), undefined);
       assert.ok(faults!.counters.before + faults!.counters.after > 0);
     });
 
