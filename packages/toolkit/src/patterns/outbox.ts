@@ -129,14 +129,18 @@ export class OutboxWorker {
     let applied = 0;
     for await (const page of rawPages(this.source, { filter }, this.retry)) {
       for (const raw of page.items) {
-        await this.apply(raw);
+        await this.applyMessage(raw);
         applied++;
       }
     }
     return applied;
   }
 
-  private async apply(raw: RawEntity): Promise<void> {
+  /**
+   * Applies one outbox row (as read from the source table) and deletes it. Safe to call again, late
+   * or out of order: each target keeps the newest version it was given.
+   */
+  async applyMessage(raw: RawEntity): Promise<void> {
     const message = JSON.parse(wireString(raw[messageProperty])!) as Message;
     const version = BigInt(message.version);
     for (const operation of message.operations) await this.applyOperation(operation, version);
