@@ -280,7 +280,13 @@ export class OutboxIndexedTable<S extends Schema> {
           marked[deletingProperty] = { value: true, type: 'Boolean' };
           await raceOnMissingRow(() => transact(this.source, partitionKey, [['update', marked, 'Replace', { etag: raw.etag! }]], this.indexOperations(current, undefined, raw), version));
         }
-        await deleteIfPresent(this.source, partitionKey, rowKey, this.retry);
+        // Only the marked row, under If-Match: a row re-created meanwhile is not ours to delete.
+        const marked = await readRaw(this.source, partitionKey, rowKey, this.retry);
+        if (marked && isDeleting(marked)) {
+          await deleteIfPresent(this.source, partitionKey, rowKey, this.retry, marked.etag!).catch((error) => {
+            if (statusOf(error) !== 412) throw error;
+          });
+        }
       },
       { retry: this.retry },
     );
