@@ -8,7 +8,7 @@ import { once } from 'node:events';
 import { createInterface } from 'node:readline';
 import { describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { codecs, connect, defineModel, isTombstone, keys, outboxRange, OutboxIndexedTable, OutboxWorker, rawPages, t, wireString, type RawEntity } from '../src/index.js';
+import { codecs, connect, defineModel, isTombstone, keys, outboxRange, OutboxIndexedTable, OutboxWorker, purgeTombstones, rawPages, t, wireString, type RawEntity } from '../src/index.js';
 import { newTable, seededRandom, serverKinds, serversForFile, testRetry } from './fixtures.js';
 import type { TestServer } from './servers.js';
 
@@ -120,6 +120,13 @@ describe('outbox worker', () => {
       }
       assert.deepEqual([...actual].sort(), [...expected].sort());
       assert.ok(expected.size > 20 && expected.size < 40, `${expected.size} live customers (some were deleted)`);
+
+      // Tombstones can be purged once no message can be late any more; live rows stay.
+      const purged = await purgeTombstones(index.client, new Date(Date.now() + 60_000));
+      assert.ok(purged > 0, `${purged} tombstones purged`);
+      let rowsLeft = 0;
+      for await (const page of rawPages(index.client, {})) rowsLeft += page.items.length;
+      assert.equal(rowsLeft, expected.size, 'only the live index rows are left');
     });
   }
 });

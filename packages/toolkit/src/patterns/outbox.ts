@@ -51,6 +51,28 @@ export function isTombstone(raw: RawEntity): boolean {
   return wireString(raw[tombstoneProperty]) === 'true';
 }
 
+/**
+ * Deletes the tombstones of a target table last written before `olderThan` (each under If-Match,
+ * so one rewritten meanwhile stays). A tombstone stops a late, older message from bringing a
+ * deleted row back; purge only those older than any message can be late. Returns how many.
+ */
+export async function purgeTombstones(target: TableClient, olderThan: Date, retry: RetryPolicy = defaultRetryPolicy): Promise<number> {
+  const filter = `${tombstoneProperty} eq true and Timestamp lt datetime'${olderThan.toISOString()}'`;
+  let purged = 0;
+  for await (const page of rawPages(target, { filter }, retry)) {
+    for (const row of page.items) {
+      if (!isTombstone(row)) continue;
+      try {
+        await deleteIfPresent(target, row.partitionKey, row.rowKey, retry, row.etag!);
+        purged++;
+      } catch (error) {
+        if (statusOf(error) !== 412) throw error;
+      }
+    }
+  }
+  return purged;
+}
+
 /** The outbox row carrying `operations`, to be written in the same transaction as the source change. */
 export function outboxRow(partitionKey: string, version: bigint, operations: TargetOperation[]): WireEntity {
   const message: Message = { version: version.toString(), operations };
