@@ -12,7 +12,7 @@ import { EntityService } from './service/entities.js';
 import { QueryService } from './service/query.js';
 import { ServicePropertiesService } from './service/service-properties.js';
 import { TableService } from './service/tables.js';
-import { SqliteStore } from './storage/sqlite/sqlite-store.js';
+import { describeStore, openStore } from './storage/engines.js';
 
 const shutdownGraceMs = 10_000;
 
@@ -37,7 +37,13 @@ async function main(): Promise<void> {
     process.stderr.write(`${(error as Error).message}\n`);
     process.exit(2);
   }
-  const store = await SqliteStore.open({ location: config.location });
+  let store;
+  try {
+    store = await openStore(config);
+  } catch (error) {
+    process.stderr.write(`cannot open the store: ${(error as Error).message}\n`);
+    process.exit(1);
+  }
   const services = {
     store,
     tables: new TableService(store),
@@ -58,7 +64,7 @@ async function main(): Promise<void> {
       `Cerulean listening on ${endpoint}\n` +
         `Connection string: DefaultEndpointsProtocol=${scheme};AccountName=${devAccountName};` +
         `AccountKey=${account.keys[0]!.toString('base64')};TableEndpoint=${endpoint};\n` +
-        `Data: ${config.location === undefined ? 'in memory, nothing is kept' : `${config.location}, every acknowledged write fsync-durable`}\n`,
+        `Data: ${describeStore(config)}\n`,
     );
   });
 

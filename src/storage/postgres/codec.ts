@@ -1,0 +1,79 @@
+// How the PostgreSQL engine lays out keys and properties in its rows.
+//
+// Keys: UTF-16BE bytea (schema.ts says why).
+//
+// Properties, stored form version 1: a jsonb object in the minimal-metadata shape (values as the
+// wire writes them, `Name@odata.type` annotations where the type is not inferable), with two
+// escapes for what jsonb cannot hold: a string value containing U+0000 or an unpaired surrogate
+// becomes {"@utf16": base64 of its UTF-16LE code units}, and the Double -0 (jsonb numbers are
+// numerics, which have no negative zero) becomes the annotated string "-0". jsonb keeps neither
+// the members' order nor the text, so reads decode (entities carry no spliceable JSON).
+import type { Entity, EdmValue, Properties } from '../../protocol/edm.js';
+import { decodeMinimalProperties, encodeMinimalProperties } from '../../protocol/odata.js';
+
+export function encodeKey(key: string): Buffer {
+  return Buffer.from(key, 'utf16le').swap16();
+}
+
+/** Decodes a key from a bytea the driver handed out (a fresh Buffer: swapped in place). */
+export function decodeKey(bytes: Buffer): string {
+  return bytes.swap16().toString('utf16le');
+}
+
+/** The marker member of an escaped string; `@` cannot start a property name. */
+const utf16Marker = '@utf16';
+/** A string jsonb cannot hold: U+0000 or a surrogate not in a pair. */
+const jsonbUnsafe = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
+/** The stored text of `properties`, for a `$n::jsonb` parameter. */
+export function encodeProperties(properties: Properties): string {
+  let escaped: Map<string, EdmValue> | undefined;
+  for (const [name, value] of properties) {
+    if ((value.type === 'Edm.String' && jsonbUnsafe.test(value.value)) || (value.type === 'Edm.Double' && Object.is(value.value, -0))) {
+      (escaped ??= new Map()).set(name, value);
+    }
+  }
+  if (escaped === undefined) return encodeMinimalProperties(properties);
+  const plain: Properties = new Map([...properties].filter(([name]) => !escaped.has(name)));
+  const members = [...escaped].map(([name, value]) =>
+    value.type === 'Edm.String'
+      ? `${JSON.stringify(name)}:{"${utf16Marker}":"${Buffer.from(value.value, 'utf16le').toString('base64')}"}`
+      : `${JSON.stringify(`${name}@odata.type`)}:"Edm.Double",${JSON.stringify(name)}:"-0"`,
+  );
+  const rest = encodeMinimalProperties(plain);
+  return `{${[...members, ...(rest === '{}' ? [] : [rest.slice(1, -1)])].join(',')}}`;
+}
+
+/** The properties of a stored jsonb text (PostgreSQL's output form). */
+export function decodeProperties(text: string): Properties {
+  if (!text.includes(`"${utf16Marker}"`)) return decodeMinimalProperties(text);
+  const members = JSON.parse(text) as Record<string, unknown>;
+  for (const [name, value] of Object.entries(members)) {
+    if (typeof value === 'object' && value !== null && utf16Marker in value) {
+      members[name] = Buffer.from((value as Record<string, string>)[utf16Marker]!, 'base64').toString('utf16le');
+    }
+  }
+  return decodeMinimalProperties(JSON.stringify(members));
+}
+
+/** A stored entity; its properties are decoded only if something asks for them. */
+export class StoredEntity implements Entity {
+  private decoded: Properties | undefined;
+
+  constructor(
+    readonly partitionKey: string,
+    readonly rowKey: string,
+    readonly timestamp: bigint,
+    private readonly stored: string,
+  ) {}
+
+  get properties(): Properties {
+    this.decoded ??= decodeProperties(this.stored);
+    return this.decoded;
+  }
+
+  /** Bytes of the stored properties text: what a page's size bound counts. */
+  get storedBytes(): number {
+    return Buffer.byteLength(this.stored);
+  }
+}

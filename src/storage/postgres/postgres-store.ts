@@ -1,0 +1,465 @@
+// The PostgreSQL engine: any number of Cerulean processes over one database (schema.ts), with
+// nothing cached in the process, so each sees every other's acknowledged writes at once.
+//
+// Writes run in READ COMMITTED transactions that lock what they read: a commit takes the table's
+// row FOR KEY SHARE (a concurrent delete of the table waits, or wins first and the commit finds no
+// table), then every stored entity it writes FOR UPDATE, decides the write conditions on those
+// locked versions, and writes. An entity that was absent is inserted with ON CONFLICT DO NOTHING:
+// if another process inserted it meanwhile the commit starts over and then sees it. So conditional
+// writes are race-free without SERIALIZABLE; serialization failures and deadlocks (possible under
+// a stricter default isolation, or when a table's deletion meets a batch) are retried the same way,
+// a bounded number of times. An acknowledged commit is durable: synchronous_commit is on.
+import pg from 'pg';
+import { TableError } from '../../errors.js';
+import type { Entity, Properties } from '../../protocol/edm.js';
+import type {
+  CommitResult,
+  KeyBound,
+  KeyRange,
+  PropertyCondition,
+  ScanStep,
+  Store,
+  TableInfo,
+  Write,
+  WriteFailure,
+} from '../store.js';
+import { CommitClock, conditionFailure, mergeProperties } from '../write.js';
+import { decodeKey, decodeProperties, encodeKey, encodeProperties, StoredEntity } from './codec.js';
+import { conditionSql, type Bind } from './conditions.js';
+import { azureError, isConnectionFailure, isMissingTable, isRetryable } from './failures.js';
+import { migrate, schemaName as s } from './schema.js';
+
+/** Connections per process: requests beyond them wait for one, up to connectTimeoutMs. */
+const poolConnectionsMax = 16;
+/** Waiting for a connection (new or from the pool) longer than this answers 503 ServerBusy. */
+const connectTimeoutMs = 3_000;
+/** The database cancels a statement after this (57014: 500 OperationTimedOut)... */
+const statementTimeoutMs = 10_000;
+/** ...and the driver gives up on an unanswering server a little later. */
+const queryTimeoutMs = 12_000;
+/** A row lock held longer than this (a stuck transaction) fails the waiter with 503 ServerBusy. */
+const lockTimeoutMs = 5_000;
+/** Attempts of one commit whose transaction lost a race, before 503 ServerBusy. */
+const commitAttemptsMax = 5;
+
+export interface PostgresStoreOptions {
+  /** `postgres://user:password@host:port/database` */
+  readonly url: string;
+}
+
+/** Raised inside a commit whose insert met an entity another process inserted meanwhile. */
+class InsertRace extends Error {}
+
+export class PostgresStore implements Store {
+  private readonly clock = new CommitClock(0n);
+  private closed = false;
+
+  private constructor(private readonly pool: pg.Pool) {}
+
+  static async open(options: PostgresStoreOptions): Promise<PostgresStore> {
+    const pool = new pg.Pool({
+      connectionString: options.url,
+      max: poolConnectionsMax,
+      connectionTimeoutMillis: connectTimeoutMs,
+      idleTimeoutMillis: 30_000,
+      query_timeout: queryTimeoutMs,
+      statement_timeout: statementTimeoutMs,
+      lock_timeout: lockTimeoutMs,
+      // A process killed mid-transaction must not hold its locks until TCP notices.
+      idle_in_transaction_session_timeout: 30_000,
+      keepAlive: true,
+      application_name: 'cerulean',
+      options: '-c synchronous_commit=on',
+    });
+    // An idle connection the server dropped (restart, failover) is discarded; the next request gets a new one.
+    pool.on('error', () => undefined);
+    const client = await pool.connect();
+    try {
+      await migrate(client);
+    } catch (error) {
+      client.release(true);
+      await pool.end();
+      throw error;
+    }
+    client.release();
+    return new PostgresStore(pool);
+  }
+
+  // -- tables ----------------------------------------------------------------------------------
+
+  async createTable(account: string, name: string): Promise<'created' | 'exists'> {
+    const { rowCount } = await this.query(
+      'createTable',
+      `INSERT INTO ${s}.tables (account, name_lower, name) VALUES ($1, $2, $3) ON CONFLICT (account, name_lower) DO NOTHING`,
+      [account, name.toLowerCase(), name],
+    );
+    return rowCount === 1 ? 'created' : 'exists';
+  }
+
+  async deleteTable(account: string, name: string): Promise<boolean> {
+    // Its entities and settings go with it (ON DELETE CASCADE), in the same transaction.
+    const { rowCount } = await this.query('deleteTable', `DELETE FROM ${s}.tables WHERE account = $1 AND name_lower = $2`, [
+      account,
+      name.toLowerCase(),
+    ]);
+    return rowCount === 1;
+  }
+
+  async getTable(account: string, name: string): Promise<TableInfo | undefined> {
+    const { rows } = await this.query<{ name: string }>('getTable', `SELECT name FROM ${s}.tables WHERE account = $1 AND name_lower = $2`, [
+      account,
+      name.toLowerCase(),
+    ]);
+    return rows[0] && { account, name: rows[0].name };
+  }
+
+  async listTables(account: string, fromLower: string | undefined, limit: number): Promise<TableInfo[]> {
+    const { rows } = await this.query<{ name: string }>(
+      'listTables',
+      `SELECT name FROM ${s}.tables WHERE account = $1 AND name_lower >= $2 ORDER BY name_lower LIMIT $3`,
+      [account, fromLower ?? '', limit],
+    );
+    return rows.map((row) => ({ account, name: row.name }));
+  }
+
+  // -- entities --------------------------------------------------------------------------------
+
+  async getEntity(table: TableInfo, partitionKey: string, rowKey: string): Promise<Entity | undefined> {
+    const { rows } = await this.query<{ ts: string; props: string }>(
+      'getEntity',
+      `SELECT ts, props::text AS props FROM ${s}.entities WHERE table_id = (${tableIdSql}) AND pk = $3 AND rk = $4`,
+      [table.account, table.name.toLowerCase(), encodeKey(partitionKey), encodeKey(rowKey)],
+    );
+    const row = rows[0];
+    return row && new StoredEntity(partitionKey, rowKey, BigInt(row.ts), row.props);
+  }
+
+  async scan(table: TableInfo, range: KeyRange, limit: number): Promise<Entity[]> {
+    if (limit <= 0) return [];
+    return (await this.scanStep(table, range, [], limit, limit)).entities;
+  }
+
+  scanWhere(
+    table: TableInfo,
+    range: KeyRange,
+    conditions: readonly PropertyCondition[],
+    limit: number,
+    examineMax: number,
+  ): Promise<ScanStep> {
+    if (limit <= 0) return Promise.resolve({ entities: [], examined: 0, next: undefined });
+    return this.scanStep(table, range, conditions, limit, examineMax);
+  }
+
+  /**
+   * Up to `limit` entities of the range in key order that may satisfy `conditions`, examining at
+   * most `window` rows. With conditions, the row that closes the window and the range's last row
+   * come back whether they match or not: their position says how far the step got.
+   */
+  private async scanStep(
+    table: TableInfo,
+    range: KeyRange,
+    conditions: readonly PropertyCondition[],
+    limit: number,
+    window: number,
+  ): Promise<ScanStep> {
+    const params: unknown[] = [table.account, table.name.toLowerCase()];
+    const bind: Bind = (value) => `$${params.push(value)}`;
+    const where = [`table_id = (${tableIdSql})`, ...rangeSql(range, bind)];
+    const partitionKey = onlyPartition(range);
+    // When the range pins the PartitionKey, only RowKey is read back.
+    const keys = partitionKey === undefined ? 'pk, rk' : 'rk';
+    let sql: string;
+    if (conditions.length === 0) {
+      sql = `SELECT ${keys}, ts, props::text AS props FROM ${s}.entities WHERE ${where.join(' AND ')} ORDER BY pk, rk LIMIT ${bind(limit)}`;
+    } else {
+      const windowRows = bind(window);
+      const tests = conditions.map((condition) => conditionSql(condition, bind)).join(' AND ');
+      // The inner query walks the window in key order, numbering rows and marking the range's
+      // last; both stream, so a step stops after `limit` kept rows however long the window.
+      sql =
+        `SELECT ${keys}, ts, props::text AS props, n, last FROM (` +
+        `SELECT pk, rk, ts, props, row_number() OVER w AS n, lead(ts) OVER w IS NULL AS last ` +
+        `FROM ${s}.entities WHERE ${where.join(' AND ')} WINDOW w AS (ORDER BY pk, rk) ORDER BY pk, rk LIMIT ${windowRows}` +
+        `) AS examined WHERE n = ${windowRows} OR last OR (${tests}) ORDER BY pk, rk LIMIT ${bind(limit)}`;
+    }
+    const { rows } = await this.query<ScanRow>(undefined, sql, params);
+    const entities = rows.map((row) => new StoredEntity(partitionKey ?? decodeKey(row.pk!), decodeKey(row.rk), BigInt(row.ts), row.props));
+    const last = rows.at(-1);
+    if (last === undefined) return { entities, examined: 0, next: undefined };
+    const examined = conditions.length === 0 ? rows.length : Number(last.n);
+    const ended = conditions.length === 0 ? rows.length < limit : last.last === true;
+    const lastEntity = entities.at(-1)!;
+    const next: KeyBound | undefined = ended ? undefined : { partitionKey: lastEntity.partitionKey, rowKey: lastEntity.rowKey, inclusive: false };
+    return { entities, examined, next };
+  }
+
+  async commit(table: TableInfo, writes: readonly Write[]): Promise<CommitResult> {
+    if (this.closed) throw new Error('store is closed');
+    const [only] = writes;
+    if (writes.length === 1 && only!.condition.kind === 'absent' && only!.action.kind === 'put') {
+      return this.insert(table, only!.partitionKey, only!.rowKey, only!.action.properties);
+    }
+    return this.transaction((client) => this.applyCommit(client, table, writes));
+  }
+
+  /** An insert alone: one statement, no transaction around it. */
+  private async insert(table: TableInfo, partitionKey: string, rowKey: string, properties: Properties): Promise<CommitResult> {
+    const timestamp = this.clock.next();
+    let inserted: number;
+    try {
+      const result = await this.query(
+        'insert',
+        `INSERT INTO ${s}.entities (table_id, pk, rk, ts, props) SELECT id, $3, $4, $5, $6::jsonb FROM ${s}.tables ` +
+          `WHERE account = $1 AND name_lower = $2 ON CONFLICT DO NOTHING`,
+        [table.account, table.name.toLowerCase(), encodeKey(partitionKey), encodeKey(rowKey), timestamp.toString(), encodeProperties(properties)],
+      );
+      inserted = result.rowCount ?? 0;
+    } catch (error) {
+      if (isMissingTable(error)) return failed(0, 'tableNotFound');
+      throw error;
+    }
+    if (inserted === 1) return { ok: true, timestamp };
+    // Nothing inserted: the table is missing or the entity exists.
+    return failed(0, (await this.getTable(table.account, table.name)) === undefined ? 'tableNotFound' : 'exists');
+  }
+
+  private async applyCommit(client: pg.PoolClient, table: TableInfo, writes: readonly Write[]): Promise<CommitResult> {
+    const tables = await client.query<{ id: string }>({
+      name: 'lockTable',
+      text: `SELECT id FROM ${s}.tables WHERE account = $1 AND name_lower = $2 FOR KEY SHARE`,
+      values: [table.account, table.name.toLowerCase()],
+    });
+    const tableId = tables.rows[0]?.id;
+    if (tableId === undefined) return failed(0, 'tableNotFound');
+
+    const pks = writes.map((write) => encodeKey(write.partitionKey));
+    const rks = writes.map((write) => encodeKey(write.rowKey));
+    const needProperties = writes.some((write) => write.action.kind === 'merge');
+    // Locked in key order, as every commit locks them: two batches cannot deadlock on each other.
+    const locked = await client.query<{ pk: Buffer; rk: Buffer; ts: string; props: string | null }>({
+      name: needProperties ? 'lockEntitiesWithProperties' : 'lockEntities',
+      text:
+        `SELECT e.pk, e.rk, e.ts, ${needProperties ? 'e.props::text' : 'NULL'} AS props FROM ${s}.entities e ` +
+        `JOIN unnest($2::bytea[], $3::bytea[]) AS w (pk, rk) ON e.pk = w.pk AND e.rk = w.rk ` +
+        `WHERE e.table_id = $1 ORDER BY e.pk, e.rk FOR UPDATE OF e`,
+      values: [tableId, pks, rks],
+    });
+    const stored = new Map<string, { ts: bigint; props: string | null }>();
+    for (const row of locked.rows) stored.set(row.pk.toString('hex') + ':' + row.rk.toString('hex'), { ts: BigInt(row.ts), props: row.props });
+
+    const inserts: number[] = [];
+    const updates: { index: number; properties: string }[] = [];
+    const deletes: number[] = [];
+    const insertProperties: string[] = [];
+    let newestPrevious = 0n;
+    for (let index = 0; index < writes.length; index++) {
+      const write = writes[index]!;
+      const current = stored.get(pks[index]!.toString('hex') + ':' + rks[index]!.toString('hex'));
+      if (current !== undefined && current.ts > newestPrevious) newestPrevious = current.ts;
+      const failure = conditionFailure(current?.ts, write.condition);
+      if (failure !== undefined) return failed(index, failure);
+      const { action } = write;
+      if (action.kind === 'delete') {
+        if (current === undefined) return failed(index, 'notFound');
+        deletes.push(index);
+        continue;
+      }
+      let properties = action.properties;
+      if (action.kind === 'merge' && current !== undefined) {
+        const merged = mergeProperties(write, decodeProperties(current.props!), action.properties);
+        if (typeof merged === 'string') return failed(index, merged);
+        properties = merged;
+      }
+      if (current === undefined) {
+        inserts.push(index);
+        insertProperties.push(encodeProperties(properties));
+      } else updates.push({ index, properties: encodeProperties(properties) });
+    }
+    // One Timestamp for the whole commit, later than any version it replaces (data-model.md §4).
+    const timestamp = this.clock.next(newestPrevious);
+    const ts = timestamp.toString();
+    const pick = (keys: Buffer[], indexes: readonly number[]) => indexes.map((index) => keys[index]!);
+    if (inserts.length > 0) {
+      const result = await client.query({
+        name: 'insertEntities',
+        text:
+          `INSERT INTO ${s}.entities (table_id, pk, rk, ts, props) SELECT $1, w.pk, w.rk, $2, w.props::jsonb ` +
+          `FROM unnest($3::bytea[], $4::bytea[], $5::text[]) AS w (pk, rk, props) ON CONFLICT DO NOTHING`,
+        values: [tableId, ts, pick(pks, inserts), pick(rks, inserts), insertProperties],
+      });
+      if (result.rowCount !== inserts.length) throw new InsertRace();
+    }
+    if (updates.length > 0) {
+      const indexes = updates.map((update) => update.index);
+      await client.query({
+        name: 'updateEntities',
+        text:
+          `UPDATE ${s}.entities e SET ts = $2, props = w.props::jsonb FROM unnest($3::bytea[], $4::bytea[], $5::text[]) AS w (pk, rk, props) ` +
+          `WHERE e.table_id = $1 AND e.pk = w.pk AND e.rk = w.rk`,
+        values: [tableId, ts, pick(pks, indexes), pick(rks, indexes), updates.map((update) => update.properties)],
+      });
+    }
+    if (deletes.length > 0) {
+      await client.query({
+        name: 'deleteEntities',
+        text:
+          `DELETE FROM ${s}.entities e USING unnest($2::bytea[], $3::bytea[]) AS w (pk, rk) ` +
+          `WHERE e.table_id = $1 AND e.pk = w.pk AND e.rk = w.rk`,
+        values: [tableId, pick(pks, deletes), pick(rks, deletes)],
+      });
+    }
+    return { ok: true, timestamp };
+  }
+
+  /**
+   * Runs `body` in one transaction and commits it if its result is ok (rolls back otherwise),
+   * starting over after a lost race, up to commitAttemptsMax times.
+   */
+  private async transaction(body: (client: pg.PoolClient) => Promise<CommitResult>): Promise<CommitResult> {
+    for (let attempt = 1; ; attempt++) {
+      const client = await this.connect();
+      let committing = false;
+      try {
+        await client.query('BEGIN');
+        const result = await body(client);
+        committing = result.ok;
+        await client.query(result.ok ? 'COMMIT' : 'ROLLBACK');
+        client.release();
+        return result;
+      } catch (error) {
+        const broken = isConnectionFailure(error);
+        if (!broken) await client.query('ROLLBACK').catch(() => undefined);
+        client.release(broken);
+        if (isMissingTable(error)) return failed(0, 'tableNotFound');
+        const lostRace = error instanceof InsertRace || isRetryable(error);
+        if (!lostRace || attempt >= commitAttemptsMax) throw azureError(lostRace ? new TableError('ServerBusy') : error, committing);
+        // A short random pause, so that racing processes do not meet again in step.
+        await new Promise((resolve) => setTimeout(resolve, Math.random() * 5 * attempt));
+      }
+    }
+  }
+
+  // -- settings --------------------------------------------------------------------------------
+
+  async getSetting(account: string, scope: string, name: string): Promise<string | undefined> {
+    const { rows } =
+      scope === tableScope
+        ? await this.query<{ value: string }>(
+            'getTableSetting',
+            `SELECT value FROM ${s}.table_settings WHERE table_id = (${tableIdSql})`,
+            [account, name],
+          )
+        : await this.query<{ value: string }>(
+            'getAccountSetting',
+            `SELECT value FROM ${s}.account_settings WHERE account = $1 AND scope = $2 AND name = $3`,
+            [account, scope, name],
+          );
+    return rows[0]?.value;
+  }
+
+  async putSetting(account: string, scope: string, name: string, value: string | undefined): Promise<void> {
+    if (scope === tableScope) {
+      // The table's row is the key: a setting for a missing table is not written.
+      if (value === undefined) {
+        await this.query('deleteTableSetting', `DELETE FROM ${s}.table_settings WHERE table_id = (${tableIdSql})`, [account, name]);
+      } else {
+        await this.query(
+          'putTableSetting',
+          `INSERT INTO ${s}.table_settings (table_id, value) SELECT id, $3 FROM ${s}.tables WHERE account = $1 AND name_lower = $2 ` +
+            `ON CONFLICT (table_id) DO UPDATE SET value = EXCLUDED.value`,
+          [account, name, value],
+        ).catch((error: unknown) => {
+          if (!isMissingTable(error)) throw error;
+        });
+      }
+      return;
+    }
+    if (value === undefined) {
+      await this.query('deleteAccountSetting', `DELETE FROM ${s}.account_settings WHERE account = $1 AND scope = $2 AND name = $3`, [
+        account,
+        scope,
+        name,
+      ]);
+    } else {
+      await this.query(
+        'putAccountSetting',
+        `INSERT INTO ${s}.account_settings (account, scope, name, value) VALUES ($1, $2, $3, $4) ` +
+          `ON CONFLICT (account, scope, name) DO UPDATE SET value = EXCLUDED.value`,
+        [account, scope, name, value],
+      );
+    }
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await this.pool.end();
+  }
+
+  // -- plumbing --------------------------------------------------------------------------------
+
+  /** One statement outside a transaction; `name` prepares it once per connection. */
+  private async query<Row extends pg.QueryResultRow = pg.QueryResultRow>(
+    name: string | undefined,
+    text: string,
+    values: unknown[],
+  ): Promise<pg.QueryResult<Row>> {
+    if (this.closed) throw new Error('store is closed');
+    try {
+      return await this.pool.query<Row>(name === undefined ? { text, values } : { name, text, values });
+    } catch (error) {
+      throw azureError(error);
+    }
+  }
+
+  private async connect(): Promise<pg.PoolClient> {
+    if (this.closed) throw new Error('store is closed');
+    try {
+      return await this.pool.connect();
+    } catch (error) {
+      throw azureError(error);
+    }
+  }
+}
+
+/** The scope whose settings belong to a table (keyed by its lower-cased name) and go with it. */
+const tableScope = 'table';
+
+/** The table id of ($1 account, $2 lower-cased name), as a subquery: every request looks it up afresh. */
+const tableIdSql = `SELECT id FROM ${s}.tables WHERE account = $1 AND name_lower = $2`;
+
+interface ScanRow {
+  readonly pk?: Buffer;
+  readonly rk: Buffer;
+  readonly ts: string;
+  readonly props: string;
+  readonly n?: string;
+  readonly last?: boolean;
+}
+
+function failed(index: number, failure: WriteFailure): CommitResult {
+  return { ok: false, index, failure };
+}
+
+/** WHERE terms for a key range. Row values keep a bound on both keys one index seek. */
+function rangeSql({ lower, upper }: KeyRange, bind: Bind): string[] {
+  const terms: string[] = [];
+  for (const [bound, direction] of [
+    [lower, '>'],
+    [upper, '<'],
+  ] as const) {
+    if (bound === undefined) continue;
+    const op = bound.inclusive ? `${direction}=` : direction;
+    terms.push(
+      bound.rowKey === undefined
+        ? `pk ${op} ${bind(encodeKey(bound.partitionKey))}`
+        : `(pk, rk) ${op} (${bind(encodeKey(bound.partitionKey))}, ${bind(encodeKey(bound.rowKey))})`,
+    );
+  }
+  return terms;
+}
+
+/** The PartitionKey of every row of the range, when its bounds pin one. */
+function onlyPartition({ lower, upper }: KeyRange): string | undefined {
+  return lower !== undefined && upper?.partitionKey === lower.partitionKey ? lower.partitionKey : undefined;
+}
