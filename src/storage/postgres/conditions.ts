@@ -1,7 +1,7 @@
 // Scan conditions (store.ts PropertyCondition) as SQL over the jsonb properties (codec.ts). They
 // are a prefilter: a row that could satisfy the condition is never dropped; a row of a type the
 // literal can never match may be kept; the query's predicate decides every row returned.
-import { formatDateTimeTicks } from '../../protocol/edm.js';
+import { dateTimeTicksMax, dateTimeTicksMin, formatDateTimeTicks } from '../../protocol/edm.js';
 import type { ComparisonOperator, PropertyCondition } from '../store.js';
 
 const sqlOperators: Record<ComparisonOperator, string> = { eq: '=', ne: '<>', gt: '>', ge: '>=', lt: '<', le: '<=' };
@@ -13,22 +13,25 @@ export type Bind = (value: unknown) => string;
 export function conditionSql(condition: PropertyCondition, bind: Bind): string {
   const op = sqlOperators[condition.operator];
   if (condition.kind === 'timestamp') return `ts ${op} ${bind(condition.value.toString())}::bigint`;
-  const value = `props -> ${bind(condition.property)}::text`;
-  const text = `props ->> ${bind(condition.property)}::text`;
-  const annotation = `props ->> ${bind(`${condition.property}@odata.type`)}::text`;
+  // One parameter for the name, one for its annotation's, each bound where first used.
+  let name: string | undefined;
+  let annotationName: string | undefined;
+  const value = () => `props -> ${(name ??= bind(condition.property))}::text`;
+  const text = () => `props ->> ${(name ??= bind(condition.property))}::text`;
+  const annotation = () => `props ->> ${(annotationName ??= bind(`${condition.property}@odata.type`))}::text`;
   switch (condition.kind) {
     case 'string':
       // Byte order of UTF-8 agrees with UTF-16 order against a literal below U+D800 (pushdown.ts).
       // An escaped string (codec.ts) is an object: kept.
-      return `CASE jsonb_typeof(${value}) WHEN 'string' THEN ${annotation} IS NULL AND ${text} COLLATE "C" ${op} ${bind(condition.value)}::text WHEN 'object' THEN true ELSE false END`;
+      return `CASE jsonb_typeof(${value()}) WHEN 'string' THEN ${annotation()} IS NULL AND ${text()} COLLATE "C" ${op} ${bind(condition.value)}::text WHEN 'object' THEN true ELSE false END`;
     case 'boolean':
-      return `CASE jsonb_typeof(${value}) WHEN 'boolean' THEN (${text})::boolean ${op} ${bind(condition.value)}::boolean ELSE false END`;
+      return `CASE jsonb_typeof(${value()}) WHEN 'boolean' THEN (${text()})::boolean ${op} ${bind(condition.value)}::boolean ELSE false END`;
     case 'dateTime':
       // Stored DateTimes are UTC ISO text with a variable fraction: compared as timestamps to the
       // microsecond, with a microsecond of margin for the 100 ns digit the predicate then checks.
-      return `CASE WHEN ${annotation} = 'Edm.DateTime' THEN ${dateTimeTest(condition.operator, condition.value, text, bind)} ELSE false END`;
+      return `CASE WHEN ${annotation()} = 'Edm.DateTime' THEN ${dateTimeTest(condition.operator, condition.value, text(), bind)} ELSE false END`;
     case 'number':
-      return numberSql(condition.operator, condition.value, value, text, annotation, bind);
+      return numberSql(condition.operator, condition.value, value(), text(), annotation(), bind);
   }
 }
 
@@ -65,8 +68,12 @@ const ticksPerMicrosecond = 10n;
 
 function dateTimeTest(operator: ComparisonOperator, ticks: bigint, text: string, bind: Bind): string {
   const stored = `(${text})::timestamptz`;
-  const at = (offsetMicroseconds: bigint) =>
-    `${bind(formatDateTimeTicks(ticks - (ticks % ticksPerMicrosecond) + offsetMicroseconds * ticksPerMicrosecond))}::timestamptz`;
+  // Clamped to the DateTime range, which every stored value is in (PostgreSQL rounds both alike).
+  const at = (offsetMicroseconds: bigint) => {
+    const bound = ticks - (ticks % ticksPerMicrosecond) + offsetMicroseconds * ticksPerMicrosecond;
+    const clamped = bound > dateTimeTicksMax ? dateTimeTicksMax : bound < dateTimeTicksMin ? dateTimeTicksMin : bound;
+    return `${bind(formatDateTimeTicks(clamped))}::timestamptz`;
+  };
   switch (operator) {
     case 'eq':
       return `${stored} BETWEEN ${at(-1n)} AND ${at(1n)}`;
@@ -77,6 +84,6 @@ function dateTimeTest(operator: ComparisonOperator, ticks: bigint, text: string,
     case 'le':
       return `${stored} <= ${at(1n)}`;
     case 'ne':
-      return 'true';
+      return `${stored} IS NOT NULL`;
   }
 }
