@@ -97,6 +97,7 @@ export class PostgresStore implements Store {
   }
 
   async deleteTable(account: string, name: string): Promise<boolean> {
+    if (!storableName(name)) return false;
     // Its entities and settings go with it (ON DELETE CASCADE), in the same transaction.
     const { rowCount } = await this.query('deleteTable', `DELETE FROM ${s}.tables WHERE account = $1 AND name_lower = $2`, [
       account,
@@ -106,6 +107,7 @@ export class PostgresStore implements Store {
   }
 
   async getTable(account: string, name: string): Promise<TableInfo | undefined> {
+    if (!storableName(name)) return undefined;
     const { rows } = await this.query<{ name: string }>('getTable', `SELECT name FROM ${s}.tables WHERE account = $1 AND name_lower = $2`, [
       account,
       name.toLowerCase(),
@@ -342,6 +344,7 @@ export class PostgresStore implements Store {
   // -- settings --------------------------------------------------------------------------------
 
   async getSetting(account: string, scope: string, name: string): Promise<string | undefined> {
+    if (!storableName(name)) return undefined;
     const { rows } =
       scope === tableScope
         ? await this.query<{ value: string }>(
@@ -420,6 +423,14 @@ export class PostgresStore implements Store {
       throw azureError(error);
     }
   }
+}
+
+/**
+ * Whether `name` can name a table here: PostgreSQL text holds neither U+0000 nor unpaired
+ * surrogates, and table names (validated at creation) are ASCII letters and digits.
+ */
+function storableName(name: string): boolean {
+  return !/\u0000|[\ud800-\udfff]/.test(name);
 }
 
 /** The scope whose settings belong to a table (keyed by its lower-cased name) and go with it. */
