@@ -59,10 +59,6 @@ export const tableNameLengthMax = 63;
 
 /** How long one query page may spend reading before it returns a continuation (query.md §4.1: 5 s real). */
 export const queryBudgetMs = 2000;
-/** Rows read from storage per scan step of a query page. */
-export const scanChunkRows = 512;
-/** Rows the store may examine in one conditional scan step (bounds the work between budget checks). */
-export const scanWindowRows = 20_000;
 /** Bytes of entity properties in one query page: memory stays bounded even for 1 MiB entities. */
 export const pageBytesMax = 16 * MiB;
 /** Rows a query page may read before it returns a continuation, whatever the time. */
@@ -85,4 +81,3 @@ assert(pageSizeMax <= 1000, 'the service never returns more than 1,000 results p
 assert(batchOperationsMax === 100, 'a change set holds at most 100 operations');
 assert(bodyBytesMax >= entityBytesMax, 'a maximal entity must fit in a request body');
 assert(corsRulesMax <= 5 && storedPoliciesMax <= 5, 'the service allows at most 5 CORS rules and 5 policies');
-assert(scanChunkRows <= queryRowsReadMax, 'one scan step must fit in the page budget');

@@ -1,18 +1,14 @@
-// Composition root: config → store → services → server. Nothing else lives here.
+// The server process: config → composition (store, services) → server, plus what belongs to a
+// process: the banner, signals and shutdown.
 import { readFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { createSecureContext } from 'node:tls';
+import { compose, describeStore } from './compose.js';
 import { loadConfig, usage, type Config } from './config.js';
 import { devAccountName, loadAccounts } from './http/accounts.js';
 import { createBearerVerifier } from './http/bearer.js';
 import { createLogger } from './http/log.js';
 import { createServer } from './http/server.js';
-import { AclService } from './service/acl.js';
-import { EntityService } from './service/entities.js';
-import { QueryService } from './service/query.js';
-import { ServicePropertiesService } from './service/service-properties.js';
-import { TableService } from './service/tables.js';
-import { describeStore, openStore } from './storage/engines.js';
 
 const shutdownGraceMs = 10_000;
 
@@ -37,21 +33,14 @@ async function main(): Promise<void> {
     process.stderr.write(`${(error as Error).message}\n`);
     process.exit(2);
   }
-  let store;
+  let composition;
   try {
-    store = await openStore(config);
+    composition = await compose(config);
   } catch (error) {
     process.stderr.write(`cannot open the store: ${(error as Error).message}\n`);
     process.exit(1);
   }
-  const services = {
-    store,
-    tables: new TableService(store),
-    entities: new EntityService(store),
-    queries: new QueryService(store),
-    acls: new AclService(store),
-    serviceProperties: new ServicePropertiesService(store),
-  };
+  const { store, services } = composition;
   const server = createServer({ accounts, services, log, requestsInFlightMax: config.requestsInFlightMax, ...security });
   const scheme = security.tls === undefined ? 'http' : 'https';
 

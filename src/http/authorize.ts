@@ -3,11 +3,12 @@
 // wins (Bearer → Entra ID token, else Shared Key / Shared Key Lite); without one, a `sig` query
 // parameter means a SAS; with neither the request fails as Shared Key would.
 import { TableError } from '../errors.js';
-import type { EntityKeys } from '../protocol/keys.js';
-import type { KeyRange } from '../storage/store.js';
 import { verifySharedKey, type AuthRequest } from './auth.js';
 import { invalidToken, type BearerVerifier } from './bearer.js';
 import { authorizeSas, keyInRange, verifySas, type SasGrant, type SasNeed, type StoredPolicy } from './sas.js';
+import { type EntityKeys } from '../domain/entity.js';
+import { type KeyRange } from '../domain/keys.js';
+import { firstHeader } from './headers.js';
 
 export interface AuthorizeRequest extends AuthRequest {
   /** The query string as received (after '?', still percent-encoded), for SAS parameters. */
@@ -38,7 +39,7 @@ export interface Access {
 const fullAccess: Access = { require: () => undefined, requireKey: () => undefined, keyRange: undefined };
 
 export async function authorize(request: AuthorizeRequest, options: AuthorizeOptions): Promise<Access> {
-  const authorization = headerText(request.headers['authorization']);
+  const authorization = firstHeader(request.headers['authorization']);
   if (authorization !== undefined && /^bearer /i.test(authorization)) {
     if (options.bearer === undefined) {
       throw invalidToken('Bearer tokens are not enabled on this server (start it with --oauth-jwks or --oauth-pem).');
@@ -84,8 +85,4 @@ function sasAccess(grant: SasGrant): Access {
 
 function hasSignature(rawQuery: string): boolean {
   return rawQuery.split('&').some((pair) => pair === 'sig' || pair.startsWith('sig='));
-}
-
-function headerText(value: string | string[] | undefined): string | undefined {
-  return Array.isArray(value) ? value[0] : value;
 }

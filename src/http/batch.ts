@@ -2,7 +2,6 @@
 // operation, run them as one transaction, and answer 202 with one part per operation, or only
 // the failing operation's part.
 import { TableError } from '../errors.js';
-import { etagOf } from '../protocol/edm.js';
 import {
   BatchOperationError,
   parseBatchRequest,
@@ -10,14 +9,15 @@ import {
   type BatchOperationRequest,
   type BatchOperationResponse,
 } from '../protocol/batch.js';
-import { decodeEntityBody } from '../protocol/entity-json.js';
 import { encodeEntity, entityPath, jsonContentType, negotiateMetadata } from '../protocol/odata.js';
-import { atIndex, executeBatch, type BatchOperation } from '../service/batch.js';
-import { decodeUtf8 } from './body.js';
-import { effectiveMethod, ifMatchOf, preferOf, requireBodyKeys, type Call, type Headers } from './operations.js';
+import { atIndex, type EntityOperation } from '../service/entities.js';
+import { decodeEntityOperation } from './entity-request.js';
+import { firstHeader } from './headers.js';
+import { effectiveMethod, preferOf, type Call, type Headers } from './operations.js';
 import { jsonError, type Reply } from './respond.js';
 import { parseResource, type Resource } from './routes.js';
 import { sasNeeds } from './sas.js';
+import { etagOf } from '../domain/etag.js';
 
 /** What the outer request adds to each part. */
 export interface BatchCall extends Call {
@@ -25,7 +25,7 @@ export interface BatchCall extends Call {
 }
 
 interface PlannedOperation {
-  readonly operation: BatchOperation;
+  readonly operation: EntityOperation;
   readonly request: BatchOperationRequest;
 }
 
@@ -34,12 +34,12 @@ const minimalJson = 'application/json;odata=minimalmetadata;streaming=true;chars
 export async function submitBatch(call: BatchCall): Promise<Reply> {
   let parts: BatchOperationRequest[] = [];
   try {
-    parts = parseBatchRequest(headerText(call.headers['content-type']), call.body);
+    parts = parseBatchRequest(firstHeader(call.headers['content-type']), call.body);
     if (parts.length === 1 && parts[0]!.method === 'GET') return await queryBatch(call, parts[0]!);
     const tableName = commonTable(call, parts);
     const planned = parts.map((request, index) => atIndex(index, () => plan(call, request)));
     const table = await atIndexAsync(0, () => call.services.tables.get(call.account, tableName));
-    const timestamp = await executeBatch(call.services.store, table, planned.map((p) => p.operation));
+    const timestamp = await call.services.entities.executeBatch(table, planned.map((p) => p.operation));
     const responses = planned.map((p) => successPart(call, table.name, p, timestamp));
     return multipartReply(responses, true);
   } catch (error) {
@@ -69,38 +69,11 @@ function plan(call: BatchCall, request: BatchOperationRequest): PlannedOperation
   const resource = resourceOf(call, request);
   const headers = Object.fromEntries(request.headers) as Headers;
   const method = effectiveMethod(request.method, headers['x-http-method']);
-  const body = (): ReturnType<typeof decodeEntityBody> => decodeEntityBody(decodeUtf8(request.body));
-  const { access } = call;
-  if (resource.kind === 'tableRoot' && method === 'POST') {
-    access.require(sasNeeds.insertEntity, resource.table);
-    const inserted = body();
-    requireBodyKeys(access, inserted);
-    return { request, operation: { kind: 'insert', body: inserted } };
-  }
+  const operation = decodeEntityOperation(method, resource, headers, request.body, call.access);
+  if (operation !== undefined) return { request, operation };
+  if (method === 'GET') throw new TableError('InvalidInput', 'A query must be the only operation of a batch.');
   if (resource.kind !== 'entity') throw new TableError('InvalidInput', 'A batch operation must address a table or an entity.');
-  const { keys } = resource;
-  switch (method) {
-    case 'PUT':
-    case 'MERGE':
-    case 'PATCH': {
-      const mode = method === 'PUT' ? 'replace' : 'merge';
-      const ifMatch = ifMatchOf(headers);
-      access.require(ifMatch === undefined ? sasNeeds.upsertEntity : sasNeeds.updateEntity, resource.table);
-      access.requireKey(keys);
-      return { request, operation: { kind: 'update', keys, body: body(), mode, ifMatch } };
-    }
-    case 'DELETE': {
-      const ifMatch = ifMatchOf(headers);
-      if (ifMatch === undefined) throw new TableError('MissingRequiredHeader', 'The If-Match header is required.');
-      access.require(sasNeeds.deleteEntity, resource.table);
-      access.requireKey(keys);
-      return { request, operation: { kind: 'delete', keys, ifMatch } };
-    }
-    case 'GET':
-      throw new TableError('InvalidInput', 'A query must be the only operation of a batch.');
-    default:
-      throw new TableError('MethodNotAllowed');
-  }
+  throw new TableError('MethodNotAllowed');
 }
 
 /**
@@ -180,7 +153,9 @@ function errorPart(call: BatchCall, error: BatchOperationError, contentId: strin
 async function queryBatch(call: BatchCall, request: BatchOperationRequest): Promise<Reply> {
   const response = await atIndexAsync(0, async (): Promise<BatchOperationResponse> => {
     const resource = resourceOf(call, request);
-    if (resource.kind !== 'entity') throw new TableError('NotImplemented', 'Only a point query may be sent in a batch.');
+    // The service takes only a point read here (batch.md §4); anything else is a bad part, not a
+    // server failure: 400 InvalidInput, as for a query mixed with writes.
+    if (resource.kind !== 'entity') throw new TableError('InvalidInput', 'Only a point query may be sent as a batch operation.');
     call.access.require(sasNeeds.queryEntities, resource.table);
     call.access.requireKey(resource.keys);
     const table = await call.services.tables.get(call.account, resource.table);
@@ -219,8 +194,4 @@ async function atIndexAsync<T>(index: number, step: () => Promise<T>): Promise<T
       throw error;
     });
   }
-}
-
-function headerText(value: string | string[] | undefined): string | undefined {
-  return Array.isArray(value) ? value.join(',') : value;
 }

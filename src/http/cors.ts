@@ -1,9 +1,10 @@
 // CORS for browser clients (operations.md §4.4): the anonymous OPTIONS preflight, and the
 // Access-Control-* headers on actual cross-origin requests, both from the account's CORS rules
 // (Set Table Service Properties). Pure: rules and request headers in, reply or headers out.
-import type { CorsRule } from '../service/service-properties.js';
+import type { CorsRule } from '../protocol/service-properties-xml.js';
 import type { Headers } from './operations.js';
 import type { Reply } from './respond.js';
+import { firstHeader } from './headers.js';
 
 /**
  * The preflight reply: 200 with the grant, 400 without Origin or Access-Control-Request-Method,
@@ -89,7 +90,8 @@ function listed(entries: readonly string[], name: string): boolean {
   });
 }
 
+/** A header's first value, trimmed; undefined when absent or blank. */
 function single(value: string | string[] | undefined): string | undefined {
-  const text = Array.isArray(value) ? value[0] : value;
-  return text === undefined || text.trim() === '' ? undefined : text.trim();
+  const text = firstHeader(value)?.trim();
+  return text === '' ? undefined : text;
 }

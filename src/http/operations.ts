@@ -1,11 +1,12 @@
 // The HTTP face of each table and entity operation: read headers and query options, call the
 // service, shape the reply (operations.md §2 and §5). One function per operation.
+import assert from 'node:assert/strict';
+import type { EntityKeys } from '../domain/entity.js';
+import { etagOf } from '../domain/etag.js';
 import { TableError } from '../errors.js';
 import { pageSizeMax } from '../limits.js';
 import { decodeContinuation, encodeContinuation } from '../protocol/continuation.js';
 import { rejectUnsupportedQueryOptions } from '../query/index.js';
-import { etagOf } from '../protocol/edm.js';
-import { decodeEntityBody, type DecodedEntity } from '../protocol/entity-json.js';
 import {
   encodeEntity,
   encodeEntityFeed,
@@ -16,31 +17,18 @@ import {
   type EntityUrlContext,
   type MetadataLevel,
 } from '../protocol/odata.js';
-import type { EntityKeys } from '../protocol/keys.js';
-import { parseSignedIdentifiers, writeSignedIdentifiers, type AclService } from '../service/acl.js';
-import type { EntityService, IfMatch, UpdateMode } from '../service/entities.js';
-import type { QueryService } from '../service/query.js';
-import {
-  parseServiceProperties,
-  writeServiceProperties,
-  writeServiceStats,
-  type ServicePropertiesService,
-} from '../service/service-properties.js';
-import type { TableService } from '../service/tables.js';
-import type { Store, TableInfo } from '../storage/store.js';
+import { parseSignedIdentifiers, writeSignedIdentifiers } from '../protocol/acl-xml.js';
+import { parseServiceProperties, writeServiceProperties, writeServiceStats } from '../protocol/service-properties-xml.js';
+import type { Services } from '../service/services.js';
+import type { TableInfo } from '../storage/store.js';
 import type { Access } from './authorize.js';
 import { decodeUtf8 } from './body.js';
 import type { Reply } from './respond.js';
+import { decodeEntityOperation } from './entity-request.js';
+import { headerText } from './headers.js';
+import type { Resource } from './routes.js';
 import { sasNeeds } from './sas.js';
 
-export interface Services {
-  readonly store: Store;
-  readonly tables: TableService;
-  readonly entities: EntityService;
-  readonly queries: QueryService;
-  readonly acls: AclService;
-  readonly serviceProperties: ServicePropertiesService;
-}
 
 export type Headers = Readonly<Record<string, string | string[] | undefined>>;
 
@@ -118,15 +106,19 @@ function readTableName(body: Buffer): string {
 
 // -- entities ----------------------------------------------------------------------------------
 
-export async function insertEntity(call: Call, tableName: string): Promise<Reply> {
-  call.access.require(sasNeeds.insertEntity, tableName);
-  const table = await call.services.tables.get(call.account, tableName);
-  const body = decodeEntityBody(decodeUtf8(call.body));
-  requireBodyKeys(call.access, body);
-  const entity = await call.services.entities.insert(table, body);
-  const url = `${call.baseUrl}/${entityPath(table.name, entity.partitionKey, entity.rowKey)}`;
-  const headers = { ETag: etagOf(entity.timestamp), Location: url, DataServiceId: url };
-  return created(call, headers, encodeEntity(entity, call.metadata, urlContext(call, table), { single: true }));
+/** Insert, Update, Merge, Delete and the two upserts: the route sends every entity write here. */
+export async function writeEntity(call: Call, method: string, resource: Resource & { readonly table: string }): Promise<Reply> {
+  const operation = decodeEntityOperation(method, resource, call.headers, call.body, call.access);
+  assert(operation !== undefined, 'the route sends only entity writes');
+  const table = await call.services.tables.get(call.account, resource.table);
+  const written = await call.services.entities.execute(table, operation);
+  if (operation.kind === 'delete') return { status: 204 };
+  const etag = etagOf(written.timestamp);
+  if (operation.kind === 'update') return { status: 204, headers: { ETag: etag } };
+  const url = `${call.baseUrl}/${entityPath(table.name, written.partitionKey, written.rowKey)}`;
+  const entity = { ...written, properties: operation.body.properties };
+  const body = encodeEntity(entity, call.metadata, urlContext(call, table), { single: true });
+  return created(call, { ETag: etag, Location: url, DataServiceId: url }, body);
 }
 
 export async function getEntity(call: Call, tableName: string, keys: EntityKeys): Promise<Reply> {
@@ -140,34 +132,6 @@ export async function getEntity(call: Call, tableName: string, keys: EntityKeys)
     headers: { 'Content-Type': jsonContentType(call.metadata), ETag: etagOf(entity.timestamp) },
     body: encodeEntity(entity, call.metadata, urlContext(call, table), { single: true, select }),
   };
-}
-
-export async function updateEntity(call: Call, tableName: string, keys: EntityKeys, mode: UpdateMode): Promise<Reply> {
-  if (mode === 'replace' && call.headers['if-none-match'] !== undefined) {
-    throw new TableError('InvalidInput', 'If-None-Match HTTP header cannot be specified for PUT operations.');
-  }
-  const ifMatch = ifMatchOf(call.headers);
-  // Without If-Match this is an upsert, which needs add and update (auth.md §7.1).
-  call.access.require(ifMatch === undefined ? sasNeeds.upsertEntity : sasNeeds.updateEntity, tableName);
-  call.access.requireKey(keys);
-  const table = await call.services.tables.get(call.account, tableName);
-  const body = decodeEntityBody(decodeUtf8(call.body));
-  const timestamp = await call.services.entities.update(table, keys, body, mode, ifMatch);
-  return { status: 204, headers: { ETag: etagOf(timestamp) } };
-}
-
-export async function deleteEntity(call: Call, tableName: string, keys: EntityKeys): Promise<Reply> {
-  if (call.headers['if-none-match'] !== undefined) {
-    throw new TableError('InvalidInput', 'If-None-Match HTTP header cannot be specified for DELETE operations.');
-  }
-  const ifMatch = ifMatchOf(call.headers);
-  // The service requires If-Match on delete (operations.md §5.6; code unverified).
-  if (ifMatch === undefined) throw new TableError('MissingRequiredHeader', 'The If-Match header is required.');
-  call.access.require(sasNeeds.deleteEntity, tableName);
-  call.access.requireKey(keys);
-  const table = await call.services.tables.get(call.account, tableName);
-  await call.services.entities.delete(table, keys, ifMatch);
-  return { status: 204 };
 }
 
 export async function queryEntities(call: Call, tableName: string): Promise<Reply> {
@@ -295,21 +259,4 @@ function parseSelect(query: URLSearchParams): string[] | undefined {
   if (text === null) return undefined;
   const names = text.split(',').map((name) => name.trim()).filter((name) => name.length > 0);
   return names.length === 0 || names.includes('*') ? undefined : names;
-}
-
-/** A body naming both keys must lie in the credential's key range; one without is refused later. */
-export function requireBodyKeys(access: Access, body: DecodedEntity): void {
-  const { partitionKey, rowKey } = body;
-  if (partitionKey !== undefined && rowKey !== undefined) access.requireKey({ partitionKey, rowKey });
-}
-
-export function ifMatchOf(headers: Headers): IfMatch {
-  const value = headers['if-match'];
-  if (value === undefined) return undefined;
-  const text = headerText(value).trim();
-  return text === '*' ? { kind: 'any' } : { kind: 'etag', etag: text };
-}
-
-function headerText(value: string | string[] | undefined): string {
-  return Array.isArray(value) ? value.join(',') : value ?? '';
 }

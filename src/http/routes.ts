@@ -1,7 +1,8 @@
 // The REST resources of the Table service (README "Resource paths") and how a request's target
 // names its account: path-style `/{account}/…` or host-style `{account}.table.host/…`.
 import { TableError } from '../errors.js';
-import { parseKeyPredicate, percentDecode, type EntityKeys } from '../protocol/keys.js';
+import { parseKeyPredicate, percentDecode } from '../protocol/keys.js';
+import { type EntityKeys } from '../domain/entity.js';
 
 export type Resource =
   /** `/` with ?restype=service&comp=… */

@@ -2,9 +2,10 @@
 // verifySas proves a token genuine and currently usable and returns what it grants;
 // authorizeSas then checks that grant against what one operation needs.
 import { timingSafeEqual } from 'node:crypto';
+import { floorMilliseconds, parseIsoTicks } from '../domain/edm.js';
+import type { KeyBound, KeyRange } from '../domain/keys.js';
 import { TableError } from '../errors.js';
 import { sasClockSkewMs } from '../limits.js';
-import type { KeyBound, KeyRange } from '../storage/store.js';
 import type { Account } from './accounts.js';
 import { sign } from './auth.js';
 
@@ -225,9 +226,6 @@ function pick(name: SasParamName, fromUrl: string | undefined, fromPolicy: strin
   return fromUrl ?? fromPolicy;
 }
 
-/** ISO 8601 UTC as SAS and stored policies allow it: a date, or a time to minutes, seconds or 100 ns. */
-const isoTimePattern = /^\d{4}-\d{2}-\d{2}(?:T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,7})?)?(?:Z|[+-]\d{2}:\d{2}))?$/;
-
 function checkTimeWindow(start: string | undefined, expiry: string | undefined, now: number): void {
   const startMs = start === undefined ? -Infinity : parseTime('st', start);
   const expiryMs = expiry === undefined ? Infinity : parseTime('se', expiry);
@@ -242,10 +240,11 @@ function checkTimeWindow(start: string | undefined, expiry: string | undefined, 
   }
 }
 
+/** ISO 8601 UTC as SAS allows it: a date, or a time with its zone to minutes, seconds or 100 ns. */
 function parseTime(name: 'st' | 'se', text: string): number {
-  const ms = isoTimePattern.test(text) ? Date.parse(text) : NaN;
-  if (Number.isNaN(ms)) throw authenticationFailed(`The SAS field ${name} '${text}' is not an ISO 8601 UTC time.`);
-  return ms;
+  const ticks = parseIsoTicks(text, { dateOnly: true, zoneRequired: true, fractionDigitsMax: 7 });
+  if (ticks === undefined) throw authenticationFailed(`The SAS field ${name} '${text}' is not an ISO 8601 UTC time.`);
+  return Number(floorMilliseconds(ticks));
 }
 
 /** spr is 'https' or 'https,http' (the default when absent). */

@@ -4,6 +4,7 @@
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import https from 'node:https';
 import type { TLSSocket } from 'node:tls';
+import { assertNever } from '../domain/assert.js';
 import { TableError } from '../errors.js';
 import {
   bodyBytesMax,
@@ -22,12 +23,14 @@ import { BodyTooLargeToDrain, readBody } from './body.js';
 import { preflight, withCorsHeaders } from './cors.js';
 import type { Logger } from './log.js';
 import * as op from './operations.js';
+import type { Services } from '../service/services.js';
+import { firstHeader } from './headers.js';
 import { errorReply, responseContext, send, type Reply, type ResponseContext } from './respond.js';
 import { parseTarget, splitRequestTarget, type Resource, type Target } from './routes.js';
 
 export interface ServerOptions {
   readonly accounts: ReadonlyMap<string, Account>;
-  readonly services: op.Services;
+  readonly services: Services;
   readonly log: Logger;
   /** PEM certificate chain and private key: serve HTTPS instead of HTTP. */
   readonly tls?: { readonly cert: Buffer; readonly key: Buffer } | undefined;
@@ -107,7 +110,7 @@ async function dispatch(
   const requestTarget = splitRequestTarget(request.url ?? '/');
   // $format is read before routing so that even a routing error answers at the right level.
   const format = requestTarget.query.get('$format') ?? undefined;
-  const metadata = negotiateMetadata(format, headerValue(headers['accept']));
+  const metadata = negotiateMetadata(format, firstHeader(headers['accept']));
   context.errorContentType = jsonContentType(metadata);
   const target = parseTarget(requestTarget, headers.host, (name) => options.accounts.has(name));
   context.xmlErrors = isXmlResource(target);
@@ -173,7 +176,7 @@ function route(call: BatchCall, method: string, resource: Resource): Promise<Rep
         break;
       }
       if (call.query.get('comp') !== null) throw new TableError('NotImplemented');
-      if (method === 'POST') return op.insertEntity(call, resource.table);
+      if (method === 'POST') return op.writeEntity(call, method, resource);
       if (method === 'GET') return op.queryEntities(call, resource.table);
       break;
     case 'entities':
@@ -184,12 +187,10 @@ function route(call: BatchCall, method: string, resource: Resource): Promise<Rep
         case 'GET':
           return op.getEntity(call, resource.table, resource.keys);
         case 'PUT':
-          return op.updateEntity(call, resource.table, resource.keys, 'replace');
         case 'MERGE':
         case 'PATCH':
-          return op.updateEntity(call, resource.table, resource.keys, 'merge');
         case 'DELETE':
-          return op.deleteEntity(call, resource.table, resource.keys);
+          return op.writeEntity(call, method, resource);
       }
       break;
     case 'batch':
@@ -235,10 +236,3 @@ function baseUrl(request: IncomingMessage, target: Target): string {
   return target.pathStyle ? `${scheme}://${host}/${target.account}` : `${scheme}://${host}`;
 }
 
-function headerValue(value: string | string[] | undefined): string | undefined {
-  return Array.isArray(value) ? value[0] : value;
-}
-
-function assertNever(value: never): never {
-  throw new Error(`unexpected ${JSON.stringify(value)}`);
-}

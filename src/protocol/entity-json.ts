@@ -1,28 +1,19 @@
 // Entity request bodies → keys and typed custom properties (data-model.md §1–§5), plus the key and
 // size rules a body alone can break. Whether keys must be present is the service's call: merge and
 // update bodies may omit them (the URL carries them).
+import { assertNever } from '../domain/assert.js';
 import { TableError } from '../errors.js';
+import { entitySizeBytes, validateKey } from '../domain/entity.js';
 import {
   binaryValueBytesMax,
   customPropertiesMax,
   entityBytesMax,
-  keyLengthUtf16Max,
   propertyNameLengthUtf16Max,
   stringValueLengthUtf16Max,
 } from '../limits.js';
-import {
-  type EdmType,
-  type EdmValue,
-  type Properties,
-  isEdmType,
-  parseBase64,
-  parseDateTimeTicks,
-  parseDoubleText,
-  parseGuid,
-  parseInt32Text,
-  parseInt64Text,
-} from './edm.js';
+import { type EdmType, type EdmValue, isEdmType, parseBase64, parseDateTimeTicks, parseDoubleText, parseGuid, parseInt32Text, parseInt64Text } from '../domain/edm.js';
 import { type JsonValue, readJson } from './json-reader.js';
+import { type Properties } from '../domain/entity.js';
 
 export interface DecodedEntity {
   readonly partitionKey: string | undefined;
@@ -72,52 +63,6 @@ export function decodeEntityBody(text: string): DecodedEntity {
     throw new TableError('EntityTooLarge');
   }
   return { partitionKey, rowKey, properties };
-}
-
-/**
- * data-model.md §5.3 accounting (third-party summary, unverified): 4 bytes + 2 per key code unit
- * + per property 8 + 2 per name code unit + the value's size.
- */
-export function entitySizeBytes(partitionKey: string, rowKey: string, properties: Properties): number {
-  let size = 4 + 2 * (partitionKey.length + rowKey.length);
-  for (const [name, value] of properties) size += 8 + 2 * name.length + valueSizeBytes(value);
-  return size;
-}
-
-function valueSizeBytes(value: EdmValue): number {
-  switch (value.type) {
-    case 'Edm.String':
-      return 2 * value.value.length + 4;
-    case 'Edm.Binary':
-      return value.value.length + 4;
-    case 'Edm.Guid':
-      return 16;
-    case 'Edm.DateTime':
-    case 'Edm.Double':
-    case 'Edm.Int64':
-      return 8;
-    case 'Edm.Int32':
-      return 4;
-    case 'Edm.Boolean':
-      return 1;
-    default:
-      return assertNever(value);
-  }
-}
-
-// `/ \ # ?`, C0 and C1 controls (data-model.md §5.2), and lone surrogates: those cannot be carried
-// in a percent-encoded UTF-8 URL, so such an entity could never be addressed (our choice).
-const forbiddenKeyCharacter = /[/\\#?\u0000-\u001f\u007f-\u009f]|\p{Cs}/u;
-
-/** Key length and characters (data-model.md §5.2; both codes unverified). */
-export function validateKey(value: string, which: 'PartitionKey' | 'RowKey'): void {
-  if (value.length > keyLengthUtf16Max) {
-    // 400 KeyValueTooLarge is the spec's recommendation (data-model.md §5.2, unverified).
-    throw new TableError('KeyValueTooLarge', `The ${which} is longer than ${keyLengthUtf16Max} characters.`);
-  }
-  if (forbiddenKeyCharacter.test(value)) {
-    throw new TableError('OutOfRangeInput', `The ${which} contains a character that is not allowed in keys.`);
-  }
 }
 
 // C# identifier rules (data-model.md §5.3; exact class unverified): a letter (any script) or `_`,
@@ -246,8 +191,4 @@ function convert(type: EdmType, json: JsonScalar): EdmValue | undefined {
 function quote(text: string): string {
   const shownLengthMax = 64;
   return JSON.stringify(text.length > shownLengthMax ? `${text.slice(0, shownLengthMax)}…` : text);
-}
-
-function assertNever(value: never): never {
-  throw new Error(`unexpected value ${String(value)}`);
 }

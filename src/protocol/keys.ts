@@ -1,10 +1,6 @@
 // Entity keys in URLs: `(PartitionKey='p',RowKey='r')` (operations.md §1.3). Pure.
 import { TableError } from '../errors.js';
-
-export interface EntityKeys {
-  readonly partitionKey: string;
-  readonly rowKey: string;
-}
+import type { EntityKeys } from '../domain/entity.js';
 
 /** decodeURIComponent that answers bad escapes with 400 instead of throwing URIError. */
 export function percentDecode(text: string): string {

@@ -1,16 +1,9 @@
 // OData JSON response bodies for tables and entities at the three metadata levels
 // (operations.md §1.2, §2.1–2.2, §5.1–5.3; data-model.md §2). Pure string building, no I/O.
-import {
-  type EdmType,
-  type EdmValue,
-  type Entity,
-  type Properties,
-  etagOfTimestampText,
-  formatDateTimeTicks,
-  formatFiniteDouble,
-  isIntegralDouble,
-  parseDateTimeTicks,
-} from './edm.js';
+import { assertNever } from '../domain/assert.js';
+import { edmValueJson, type EdmValue, formatDateTimeTicks } from '../domain/edm.js';
+import { type Entity, type Properties } from '../domain/entity.js';
+import { etagOfTimestampText } from '../domain/etag.js';
 
 export type MetadataLevel = 'none' | 'minimal' | 'full';
 
@@ -104,9 +97,9 @@ export function encodeEntity(
   // Annotations are the same in minimal and full metadata: the docs' full-metadata Insert Entity
   // example leaves Int32 (`"Age":23`) unannotated, so full adds only the odata.* members above.
   const annotate = level !== 'none';
-  if (selected === undefined && annotate && entity.propertiesJson !== undefined) {
-    // The stored form is exactly these members: splice it instead of re-encoding every value.
-    if (entity.propertiesJson.length > 2) members.push(entity.propertiesJson.slice(1, -1));
+  if (selected === undefined && annotate && entity.minimalJson !== undefined) {
+    // The store's text is exactly these members: splice it instead of re-encoding every value.
+    if (entity.minimalJson.length > 2) members.push(entity.minimalJson.slice(1, -1));
   } else if (selected === undefined) {
     for (const [name, value] of entity.properties) members.push(encodeProperty(name, value, annotate));
   } else {
@@ -120,55 +113,13 @@ export function encodeEntity(
 }
 
 /**
- * Custom properties as one JSON object with minimal-metadata annotations: the form the store
- * keeps, from which every response is spliced or decoded (decodeMinimalProperties).
+ * Custom properties as one JSON object at minimal metadata. A store may hand out text it promises
+ * is byte-identical to this (Entity.minimalJson); responses then splice that text instead.
  */
 export function encodeMinimalProperties(properties: Properties): string {
   const members: string[] = [];
   for (const [name, value] of properties) members.push(encodeProperty(name, value, true));
   return `{${members.join(',')}}`;
-}
-
-/**
- * The inverse of encodeMinimalProperties, for text this server wrote: unannotated numbers are
- * Int32 when whole (integral doubles are always annotated) and Double otherwise.
- */
-export function decodeMinimalProperties(text: string): Properties {
-  const members = JSON.parse(text) as Record<string, unknown>;
-  const properties: Properties = new Map();
-  for (const name in members) {
-    if (name.endsWith('@odata.type')) continue;
-    const type = members[`${name}@odata.type`] as EdmType | undefined;
-    properties.set(name, storedValue(members[name], type));
-  }
-  return properties;
-}
-
-function storedValue(raw: unknown, type: EdmType | undefined): EdmValue {
-  switch (type) {
-    case undefined:
-      if (typeof raw === 'string') return { type: 'Edm.String', value: raw };
-      if (typeof raw === 'boolean') return { type: 'Edm.Boolean', value: raw };
-      return Number.isInteger(raw) ? { type: 'Edm.Int32', value: raw as number } : { type: 'Edm.Double', value: raw as number };
-    case 'Edm.Double':
-      return { type, value: typeof raw === 'number' ? raw : Number(raw) };
-    case 'Edm.Int64':
-      return { type, value: BigInt(raw as string) };
-    case 'Edm.DateTime':
-      return { type, value: storedTicks(raw as string) };
-    case 'Edm.Guid':
-      return { type, value: raw as string };
-    case 'Edm.Binary':
-      return { type, value: Buffer.from(raw as string, 'base64') };
-    default:
-      throw new Error(`corrupt stored entity: unexpected annotation ${type}`);
-  }
-}
-
-function storedTicks(text: string): bigint {
-  const ticks = parseDateTimeTicks(text);
-  if (ticks === undefined) throw new Error(`corrupt stored entity: bad DateTime ${text}`);
-  return ticks;
 }
 
 /** A query response body around already-encoded entities, so large pages need no object tree. */
@@ -233,7 +184,7 @@ function member(name: string, text: string): string {
 
 /** `"name":value`, preceded by `"name@odata.type":"Edm.X"` when the type is not inferable from JSON. */
 function encodeProperty(name: string, value: EdmValue, annotate: boolean): string {
-  const json = `${JSON.stringify(name)}:${valueJson(value)}`;
+  const json = `${JSON.stringify(name)}:${edmValueJson(value)}`;
   return annotate && needsAnnotation(value) ? `${JSON.stringify(`${name}@odata.type`)}:"${value.type}",${json}` : json;
 }
 
@@ -245,8 +196,10 @@ function needsAnnotation(value: EdmValue): boolean {
     case 'Edm.Boolean':
       return false;
     case 'Edm.Double':
-      // Integral doubles (`2.0`) and NaN/±Infinity (strings) are annotated: recommendation, unverified.
-      return !Number.isFinite(value.value) || isIntegralDouble(value.value);
+      // A finite Double is a JSON number with a decimal point or exponent, never annotated: an
+      // annotated number breaks clients that read every annotated value as a string
+      // (data-model.md §2.3). NaN and ±Infinity are strings, so they need the annotation.
+      return !Number.isFinite(value.value);
     case 'Edm.Int64':
     case 'Edm.DateTime':
     case 'Edm.Guid':
@@ -255,36 +208,4 @@ function needsAnnotation(value: EdmValue): boolean {
     default:
       return assertNever(value);
   }
-}
-
-function valueJson(value: EdmValue): string {
-  switch (value.type) {
-    case 'Edm.String':
-    case 'Edm.Guid':
-      return JSON.stringify(value.value);
-    case 'Edm.Int32':
-    case 'Edm.Boolean':
-      return String(value.value);
-    case 'Edm.Int64':
-      return `"${value.value}"`;
-    case 'Edm.Double':
-      return doubleJson(value.value);
-    case 'Edm.DateTime':
-      return `"${formatDateTimeTicks(value.value)}"`;
-    case 'Edm.Binary':
-      return `"${value.value.toString('base64')}"`;
-    default:
-      return assertNever(value);
-  }
-}
-
-function doubleJson(value: number): string {
-  if (Number.isNaN(value)) return '"NaN"';
-  if (value === Infinity) return '"Infinity"';
-  if (value === -Infinity) return '"-Infinity"';
-  return formatFiniteDouble(value);
-}
-
-function assertNever(value: never): never {
-  throw new Error(`unexpected value ${String(value)}`);
 }

@@ -1,7 +1,7 @@
 // The $filter syntax tree (query.md §3.1) and its printed form. The printed form is valid filter
 // text again, fully parenthesized, so tests can state expected trees as text and round-trip them.
-import { formatDateTimeTicks, formatFiniteDouble } from '../protocol/edm.js';
-import type { EdmValue } from '../protocol/edm.js';
+import { formatDateTimeTicks, formatFiniteDouble } from '../domain/edm.js';
+import type { EdmValue } from '../domain/edm.js';
 
 export type ComparisonOperator = 'eq' | 'ne' | 'gt' | 'ge' | 'lt' | 'le';
 

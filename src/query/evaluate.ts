@@ -2,8 +2,9 @@
 // Every comparison is "order the stored value against the literal, then ask the operator table";
 // the ordering is a number: negative / 0 / positive, NaN for unordered (Double NaN), and
 // undefined when the two are not comparable at all (missing property, different EDM types).
-import type { EdmValue, Entity } from '../protocol/edm.js';
+import type { EdmValue } from '../domain/edm.js';
 import type { ComparisonOperator, FilterNode } from './ast.js';
+import { type Entity } from '../domain/entity.js';
 
 export type Predicate<Row> = (row: Row) => boolean;
 

@@ -1,7 +1,6 @@
 // The query module's public face: $filter text in, a key-range plan and a compiled predicate out.
 // Stages: lexer.ts → parser.ts → ast.ts → plan.ts (ranges) and evaluate.ts (predicate).
 import { TableError } from '../errors.js';
-import type { Entity } from '../protocol/edm.js';
 import { printNode } from './ast.js';
 import { compilePredicate, readEntityProperty, readTableProperty } from './evaluate.js';
 import { parseFilter } from './parser.js';
@@ -9,6 +8,7 @@ import { planQuery, tableScan } from './plan.js';
 import { storageConditions } from './pushdown.js';
 import type { PropertyCondition } from '../storage/store.js';
 import type { QueryPlan } from './plan.js';
+import { type Entity } from '../domain/entity.js';
 
 export type { QueryClass, QueryPlan } from './plan.js';
 export { clipRanges, intersectRanges, printPlan } from './plan.js';

@@ -2,8 +2,8 @@
 // parser reports the first problem in reading order (a function call is NotImplemented even if
 // its argument list would not lex). Literals come out typed: a token carries its EdmValue.
 import { TableError } from '../errors.js';
-import { int32Max, int32Min, int64Max, int64Min, parseDateTimeTicks, parseGuid } from '../protocol/edm.js';
-import type { EdmValue } from '../protocol/edm.js';
+import { int32Max, int32Min, int64Max, int64Min, parseDateTimeTicks, parseGuid } from '../domain/edm.js';
+import type { EdmValue } from '../domain/edm.js';
 import { comparisonOperators } from './ast.js';
 import type { ComparisonOperator } from './ast.js';
 

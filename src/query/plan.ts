@@ -9,9 +9,9 @@
 // exist and strings are totally ordered, so `not (PartitionKey lt 'a')` is `PartitionKey ge 'a'`.
 // A box becomes one contiguous KeyRange of the (PartitionKey, RowKey) order; the ranges are then
 // sorted and merged.
-import type { KeyBound, KeyRange } from '../storage/store.js';
 import { printLiteral } from './ast.js';
 import type { ComparisonOperator, FilterNode } from './ast.js';
+import { type KeyBound, type KeyRange } from '../domain/keys.js';
 
 /**
  * point: one key; partition-scan: one whole partition; range: any other single range with a

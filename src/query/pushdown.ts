@@ -2,7 +2,7 @@
 // does not wake JavaScript for every row. They are a prefilter only: the compiled predicate
 // still decides every row the store returns, so a condition must never reject a row the
 // predicate would accept (query.md §3.3 semantics), and may keep rows it rejects.
-import type { EdmValue } from '../protocol/edm.js';
+import type { EdmValue } from '../domain/edm.js';
 import type { PropertyCondition } from '../storage/store.js';
 import type { ComparisonOperator, FilterNode } from './ast.js';
 

@@ -1,61 +1,92 @@
-// Single-entity operations (operations.md §5): each becomes one conditional write or one read.
+// Entity operations (operations.md §5) and entity group transactions (batch.md §1): each
+// operation becomes one conditional write, a batch's writes one atomic commit that shares one
+// Timestamp. Single requests and $batch parts arrive here as the same EntityOperation.
+import assert from 'node:assert/strict';
+import type { Entity, EntityKeys } from '../domain/entity.js';
+import { validateKey } from '../domain/entity.js';
 import { TableError } from '../errors.js';
-import type { Entity } from '../protocol/edm.js';
-import { validateKey, type DecodedEntity } from '../protocol/entity-json.js';
-import type { EntityKeys } from '../protocol/keys.js';
-import type { CommitResult, Store, TableInfo, Write, WriteCondition } from '../storage/store.js';
+import { batchOperationsMax } from '../limits.js';
+import { BatchOperationError } from '../protocol/batch.js';
+import type { DecodedEntity } from '../protocol/entity-json.js';
+import type { CommitResult, Store, TableInfo, Write, WriteCondition, WriteFailure } from '../storage/store.js';
 
-/** An If-Match header: `*` or one exact ETag; undefined when absent. */
-export type IfMatch = { readonly kind: 'any' } | { readonly kind: 'etag'; readonly etag: string } | undefined;
+/** An If-Match header: `*`, or the stored version an ETag names. */
+export type IfMatch = { readonly kind: 'any' } | { readonly kind: 'version'; readonly timestamp: bigint };
 
 export type UpdateMode = 'replace' | 'merge';
+
+export type EntityOperation =
+  /** Insert Entity; the body must name both keys. */
+  | { readonly kind: 'insert'; readonly body: DecodedEntity }
+  /** Update or Merge with If-Match; without it, Insert Or Replace / Insert Or Merge. */
+  | {
+      readonly kind: 'update';
+      readonly keys: EntityKeys;
+      readonly body: DecodedEntity;
+      readonly mode: UpdateMode;
+      readonly ifMatch: IfMatch | undefined;
+    }
+  | { readonly kind: 'delete'; readonly keys: EntityKeys; readonly ifMatch: IfMatch };
+
+/** What a write answers with: the entity's keys and its new version. */
+export interface Written extends EntityKeys {
+  readonly timestamp: bigint;
+}
 
 export class EntityService {
   constructor(private readonly store: Store) {}
 
-  /** Insert Entity; the body must name both keys. Returns the stored entity. */
-  async insert(table: TableInfo, body: DecodedEntity): Promise<Entity> {
-    const write = insertWrite(body);
-    const { timestamp } = committed(await this.store.commit(table, [write]));
-    return { partitionKey: write.partitionKey, rowKey: write.rowKey, timestamp, properties: body.properties };
-  }
-
   async get(table: TableInfo, keys: EntityKeys): Promise<Entity> {
     const entity = await this.store.getEntity(table, keys.partitionKey, keys.rowKey);
     if (entity === undefined) throw new TableError('ResourceNotFound');
+    assert(entity.partitionKey === keys.partitionKey && entity.rowKey === keys.rowKey, 'the store returned another entity');
     return entity;
   }
 
-  /** Update or Merge with If-Match; without it, Insert Or Replace / Insert Or Merge. Returns the new Timestamp. */
-  async update(table: TableInfo, keys: EntityKeys, body: DecodedEntity, mode: UpdateMode, ifMatch: IfMatch): Promise<bigint> {
-    const write = updateWrite(keys, body, mode, ifMatch);
-    return committed(await this.store.commit(table, [write])).timestamp;
+  /** One operation as its own commit; failures are the single operation's errors. */
+  async execute(table: TableInfo, operation: EntityOperation): Promise<Written> {
+    const write = writeOf(operation);
+    const result = await this.store.commit(table, [write]);
+    if (!result.ok) throw failureError(result.failure);
+    return { partitionKey: write.partitionKey, rowKey: write.rowKey, timestamp: result.timestamp };
   }
 
-  async delete(table: TableInfo, keys: EntityKeys, ifMatch: Exclude<IfMatch, undefined>): Promise<void> {
-    committed(await this.store.commit(table, [deleteWrite(keys, ifMatch)]));
+  /**
+   * An entity group transaction: one table, one partition, each entity at most once, all
+   * operations applied atomically in order. Returns the shared Timestamp; throws
+   * BatchOperationError naming the operation that failed.
+   */
+  async executeBatch(table: TableInfo, operations: readonly EntityOperation[]): Promise<bigint> {
+    const writes = operations.map((operation, index) => atIndex(index, () => writeOf(operation)));
+    checkOneEntityGroup(writes);
+    const result: CommitResult = await this.store.commit(table, writes);
+    if (!result.ok) {
+      throw atFailedIndex(result.failure === 'tableNotFound' ? 0 : result.index, failureError(result.failure));
+    }
+    return result.timestamp;
   }
 }
 
-/** The write of an insert: the body names both keys, and no entity may have them yet. */
-export function insertWrite(body: DecodedEntity): Write {
-  return { ...requireKeys(body), condition: { kind: 'absent' }, action: { kind: 'put', properties: body.properties } };
-}
-
-/** The write of an update, merge or upsert addressed by URL keys. */
-export function updateWrite(keys: EntityKeys, body: DecodedEntity, mode: UpdateMode, ifMatch: IfMatch): Write {
-  checkBodyKeys(keys, body);
-  return {
-    ...keys,
-    condition: conditionOf(ifMatch),
-    action: { kind: mode === 'replace' ? 'put' : 'merge', properties: body.properties },
-  };
-}
-
-export function deleteWrite(keys: EntityKeys, ifMatch: Exclude<IfMatch, undefined>): Write {
-  validateKey(keys.partitionKey, 'PartitionKey');
-  validateKey(keys.rowKey, 'RowKey');
-  return { ...keys, condition: conditionOf(ifMatch), action: { kind: 'delete' } };
+function writeOf(operation: EntityOperation): Write {
+  switch (operation.kind) {
+    case 'insert': {
+      const { body } = operation;
+      const keys = requireKeys(body);
+      return { ...keys, condition: { kind: 'absent' }, action: { kind: 'put', properties: body.properties } };
+    }
+    case 'update': {
+      const { keys, body, mode, ifMatch } = operation;
+      checkBodyKeys(keys, body);
+      const action = { kind: mode === 'replace' ? 'put' : 'merge', properties: body.properties } as const;
+      return { ...keys, condition: conditionOf(ifMatch), action };
+    }
+    case 'delete': {
+      const { keys, ifMatch } = operation;
+      validateKey(keys.partitionKey, 'PartitionKey');
+      validateKey(keys.rowKey, 'RowKey');
+      return { ...keys, condition: conditionOf(ifMatch), action: { kind: 'delete' } };
+    }
+  }
 }
 
 /** Keys of an insert body: both required (400 PropertiesNeedValue) and valid. */
@@ -77,18 +108,45 @@ function checkBodyKeys(keys: EntityKeys, body: DecodedEntity): void {
   if (contradicts) throw new TableError('InvalidInput', 'The keys in the request body do not match the keys in the URL.');
 }
 
-function conditionOf(ifMatch: IfMatch): WriteCondition {
+function conditionOf(ifMatch: IfMatch | undefined): WriteCondition {
   if (ifMatch === undefined) return { kind: 'none' };
-  return ifMatch.kind === 'any' ? { kind: 'present' } : { kind: 'etag', etag: ifMatch.etag };
+  return ifMatch.kind === 'any' ? { kind: 'present' } : ifMatch;
 }
 
-/** The commit's Timestamp, or the failure as the service reports it for a single operation. */
-export function committed(result: CommitResult): { timestamp: bigint } {
-  if (result.ok) return result;
-  throw failureError(result.failure);
+/** Same PartitionKey everywhere, no (PK, RK) twice (batch.md §3.3 codes, partly unverified). */
+function checkOneEntityGroup(writes: readonly Write[]): void {
+  assert(writes.length >= 1 && writes.length <= batchOperationsMax, 'the batch parser bounds a change set');
+  const seen = new Set<string>();
+  writes.forEach((write, index) => {
+    if (write.partitionKey !== writes[0]!.partitionKey) {
+      throw new BatchOperationError(index, 'CommandsInBatchActOnDifferentPartitions');
+    }
+    if (seen.has(write.rowKey)) {
+      throw new BatchOperationError(
+        index,
+        'InvalidDuplicateRow',
+        'The batch request contains multiple changes with same row key. An entity can appear only once in a batch request.',
+      );
+    }
+    seen.add(write.rowKey);
+  });
 }
 
-export function failureError(failure: Exclude<CommitResult, { ok: true }>['failure']): TableError {
+/** Runs `step`, tagging a TableError it throws with the operation's index. */
+export function atIndex<T>(index: number, step: () => T): T {
+  try {
+    return step();
+  } catch (error) {
+    if (error instanceof TableError && !(error instanceof BatchOperationError)) throw atFailedIndex(index, error);
+    throw error;
+  }
+}
+
+function atFailedIndex(index: number, error: TableError): BatchOperationError {
+  return new BatchOperationError(index, error.code, error.message);
+}
+
+function failureError(failure: WriteFailure): TableError {
   switch (failure) {
     case 'tableNotFound':
       return new TableError('TableNotFound');
@@ -96,7 +154,7 @@ export function failureError(failure: Exclude<CommitResult, { ok: true }>['failu
       return new TableError('EntityAlreadyExists');
     case 'notFound':
       return new TableError('ResourceNotFound');
-    case 'etagMismatch':
+    case 'versionMismatch':
       return new TableError('UpdateConditionNotSatisfied');
     case 'entityTooLarge':
       return new TableError('EntityTooLarge');

@@ -1,12 +1,12 @@
 // Query Entities (query.md §1, §4): reads only the key ranges the plan names, applies the full
 // filter to what it reads, and ends a page at $top results or when its work budget runs out.
+import assert from 'node:assert/strict';
 import { performance } from 'node:perf_hooks';
-import { setImmediate as turnOfEventLoop } from 'node:timers/promises';
-import { pageBytesMax, pageSizeMax, queryBudgetMs, queryRowsReadMax, scanChunkRows, scanWindowRows } from '../limits.js';
-import type { Entity } from '../protocol/edm.js';
-import type { EntityKeys } from '../protocol/keys.js';
+import { pageBytesMax, pageSizeMax, queryBudgetMs, queryRowsReadMax } from '../limits.js';
 import { clipRanges, compileEntityQuery, intersectRanges, type QueryClass } from '../query/index.js';
-import type { KeyRange, Store, TableInfo } from '../storage/store.js';
+import type { Store, TableInfo } from '../storage/store.js';
+import { type Entity, type EntityKeys } from '../domain/entity.js';
+import { type KeyRange } from '../domain/keys.js';
 
 export interface EntityQuery {
   readonly filter: string | undefined;
@@ -41,26 +41,23 @@ export class QueryService {
       queryClass: plan.queryClass,
       scanned: page.scanned,
     });
-    // Start with what an unfiltered page needs (+1 to see whether more follow), then grow.
-    let chunkRows = Math.min(scanChunkRows, page.size + 1);
     for (let r = 0; r < ranges.length; r++) {
       let range: KeyRange = ranges[r]!;
       for (;;) {
-        const step = await this.store.scanWhere(table, range, conditions, chunkRows, scanWindowRows);
+        // One more than the page has room for, to see whether more follow.
+        const step = await this.store.scan(table, range, { conditions, limit: page.room() + 1 });
         page.scanned += step.examined - step.entities.length; // rows the store's conditions dropped
+        page.bytes += step.bytes;
         for (const row of step.entities) {
+          page.checkOrder(row);
           if (page.full()) return finish(row);
           page.scanned++;
           if (matches(row)) page.add(row);
         }
         if (step.next === undefined) break;
         range = { ...range, lower: step.next };
-        chunkRows = Math.min(scanChunkRows, chunkRows * 2);
         // The page is over but the range goes on: resume at its next entity, if any.
         if (page.full()) return finish(await this.firstOf(table, [range, ...ranges.slice(r + 1)]));
-        // A filter the store cannot check reads every row here, up to the page's budget: other
-        // requests get their turn between steps instead of waiting for the whole page.
-        await turnOfEventLoop();
       }
     }
     return finish(undefined);
@@ -68,9 +65,13 @@ export class QueryService {
 
   /** The first stored entity of the first non-empty range. */
   private async firstOf(table: TableInfo, ranges: readonly KeyRange[]): Promise<Entity | undefined> {
-    for (const range of ranges) {
-      const [first] = await this.store.scan(table, range, 1);
-      if (first !== undefined) return first;
+    for (let range of ranges) {
+      for (;;) {
+        const step = await this.store.scan(table, range, { conditions: [], limit: 1 });
+        if (step.entities.length > 0) return step.entities[0];
+        if (step.next === undefined) break;
+        range = { ...range, lower: step.next };
+      }
     }
     return undefined;
   }
@@ -80,14 +81,29 @@ export class QueryService {
 class PageBudget {
   readonly entities: Entity[] = [];
   scanned = 0;
-  private bytes = 0;
+  /** Bytes of properties read from the store, as it keeps them. */
+  bytes = 0;
+  private lastRead: Entity | undefined;
   private readonly deadline = performance.now() + queryBudgetMs;
 
   constructor(readonly size: number) {}
 
   add(entity: Entity): void {
     this.entities.push(entity);
-    this.bytes += entity.propertiesJson?.length ?? 0;
+  }
+
+  /** Every engine returns rows in key order; a page's continuation depends on it. */
+  checkOrder(row: Entity): void {
+    const last = this.lastRead;
+    assert(
+      last === undefined || last.partitionKey < row.partitionKey || (last.partitionKey === row.partitionKey && last.rowKey < row.rowKey),
+      'scan rows come in key order',
+    );
+    this.lastRead = row;
+  }
+
+  room(): number {
+    return Math.max(0, this.size - this.entities.length);
   }
 
   full(): boolean {
@@ -99,7 +115,6 @@ class PageBudget {
     );
   }
 }
-
 function keysOf(entity: Entity): EntityKeys {
   return { partitionKey: entity.partitionKey, rowKey: entity.rowKey };
 }

@@ -1,53 +1,8 @@
 // Table service properties per account (operations.md §4.1-§4.3): logging and metrics settings,
 // which are kept and returned but drive nothing, and the CORS rules src/http/cors.ts applies.
-// Reads are served from memory; every set is durable before it is acknowledged.
-import { TableError } from '../errors.js';
-import { corsListEntriesMax, corsRulesMax, retentionDaysMax } from '../limits.js';
-import { childNamed, leafText, parseXml, writeXmlDocument, type XmlElement, type XmlNode } from '../protocol/xml.js';
-import type { Store } from '../storage/store.js';
-
-export interface RetentionPolicy {
-  readonly enabled: boolean;
-  /** 1-365, only when enabled. */
-  readonly days?: number;
-}
-
-export interface LoggingSettings {
-  readonly version: string;
-  readonly delete: boolean;
-  readonly read: boolean;
-  readonly write: boolean;
-  readonly retentionPolicy: RetentionPolicy;
-}
-
-export interface MetricsSettings {
-  readonly version: string;
-  readonly enabled: boolean;
-  /** Only when enabled. */
-  readonly includeApis?: boolean;
-  readonly retentionPolicy: RetentionPolicy;
-}
-
-export interface CorsRule {
-  /** Origins as given, or the single entry '*'. */
-  readonly allowedOrigins: readonly string[];
-  /** Upper-case HTTP methods. */
-  readonly allowedMethods: readonly string[];
-  /** Header names; an entry ending in '*' is a prefix. */
-  readonly allowedHeaders: readonly string[];
-  readonly exposedHeaders: readonly string[];
-  readonly maxAgeInSeconds: number;
-}
-
-export interface ServiceProperties {
-  readonly logging: LoggingSettings;
-  readonly hourMetrics: MetricsSettings;
-  readonly minuteMetrics: MetricsSettings;
-  readonly cors: readonly CorsRule[];
-}
-
-/** What one Set Table Service Properties names; the sections it leaves out keep their values. */
-export type ServicePropertiesUpdate = Partial<ServiceProperties>;
+// Every set is durable before it is acknowledged. The XML bodies are protocol/service-properties-xml.ts.
+import type { MetricsSettings, ServiceProperties, ServicePropertiesUpdate } from '../protocol/service-properties-xml.js';
+import type { SettingKey, Store } from '../storage/store.js';
 
 const disabledMetrics: MetricsSettings = { version: '1.0', enabled: false, retentionPolicy: { enabled: false } };
 
@@ -59,228 +14,43 @@ export const defaultServiceProperties: ServiceProperties = {
   cors: [],
 };
 
-const settingScope = 'service';
-const settingName = 'properties';
+/** Each section is its own account setting, so that a partial update needs no read first. */
+const sections = ['logging', 'hourMetrics', 'minuteMetrics', 'cors'] as const satisfies readonly (keyof ServiceProperties)[];
+/** Where every section lived together before they were split; still read, never written. */
+const legacySetting: SettingKey = { scope: 'account', name: 'properties' };
 
+/**
+ * Get and Set Table Service Properties. Nothing is cached: a change made through one process is
+ * in force on the next request to any process over the same store.
+ */
 export class ServicePropertiesService {
-  private readonly cache = new Map<string, ServiceProperties>();
-  /** Sets run one after another so that two partial updates cannot lose each other's sections. */
-  private setting: Promise<unknown> = Promise.resolve();
-
   constructor(private readonly store: Store) {}
 
   async get(account: string): Promise<ServiceProperties> {
-    let properties = this.cache.get(account);
-    if (properties === undefined) {
-      const document = await this.store.getSetting(account, settingScope, settingName);
-      properties = document === undefined ? defaultServiceProperties : (JSON.parse(document) as ServiceProperties);
-      this.cache.set(account, properties);
+    const [legacy, ...stored] = await Promise.all([
+      this.store.getSetting(account, legacySetting),
+      ...sections.map((section) => this.store.getSetting(account, sectionSetting(section))),
+    ]);
+    const properties: Record<string, unknown> = { ...defaultServiceProperties, ...(legacy === undefined ? {} : JSON.parse(legacy)) };
+    sections.forEach((section, i) => {
+      const document = stored[i];
+      if (document !== undefined) properties[section] = JSON.parse(document);
+    });
+    return properties as unknown as ServiceProperties;
+  }
+
+  /**
+   * Elements omitted from the request keep their current value (operations.md §4.2, unverified
+   * for Table): only the sections named are written.
+   */
+  async set(account: string, update: ServicePropertiesUpdate): Promise<void> {
+    for (const section of sections) {
+      const value = update[section];
+      if (value !== undefined) await this.store.putSetting(account, sectionSetting(section), JSON.stringify(value));
     }
-    return properties;
-  }
-
-  /** Elements omitted from the request keep their current value (operations.md §4.2, unverified for Table). */
-  set(account: string, update: ServicePropertiesUpdate): Promise<void> {
-    const run = async (): Promise<void> => {
-      const properties = { ...(await this.get(account)), ...update };
-      await this.store.putSetting(account, settingScope, settingName, JSON.stringify(properties));
-      this.cache.set(account, properties);
-    };
-    const done = this.setting.then(run, run);
-    this.setting = done.catch(() => undefined);
-    return done;
   }
 }
 
-// -- XML ---------------------------------------------------------------------------------------
-
-/**
- * Reads a Set Table Service Properties body. Unknown elements are ignored (conformance-notes §48;
- * unverified for XML); malformed values are InvalidXmlNodeValue, missing required ones
- * MissingRequiredXmlNode, more than 5 CORS rules InvalidXmlDocument (codes unverified for Table).
- */
-export function parseServiceProperties(text: string): ServicePropertiesUpdate {
-  const root = parseXml(text);
-  if (root.name !== 'StorageServiceProperties') {
-    throw new TableError('InvalidXmlDocument', `The root element must be StorageServiceProperties, not ${root.name}.`);
-  }
-  const logging = childNamed(root, 'Logging');
-  const hourMetrics = childNamed(root, 'HourMetrics');
-  const minuteMetrics = childNamed(root, 'MinuteMetrics');
-  const cors = childNamed(root, 'Cors');
-  return {
-    ...(logging && { logging: loggingOf(logging) }),
-    ...(hourMetrics && { hourMetrics: metricsOf(hourMetrics) }),
-    ...(minuteMetrics && { minuteMetrics: metricsOf(minuteMetrics) }),
-    ...(cors && { cors: corsOf(cors) }),
-  };
-}
-
-/** In the documented element order: Logging, HourMetrics, MinuteMetrics, Cors (operations.md §4.1). */
-export function writeServiceProperties(properties: ServiceProperties): string {
-  const { logging, hourMetrics, minuteMetrics, cors } = properties;
-  return writeXmlDocument({
-    name: 'StorageServiceProperties',
-    content: [
-      {
-        name: 'Logging',
-        content: [
-          leaf('Version', logging.version),
-          leaf('Delete', logging.delete),
-          leaf('Read', logging.read),
-          leaf('Write', logging.write),
-          retentionNode(logging.retentionPolicy),
-        ],
-      },
-      metricsNode('HourMetrics', hourMetrics),
-      metricsNode('MinuteMetrics', minuteMetrics),
-      { name: 'Cors', content: cors.map(corsRuleNode) },
-    ],
-  });
-}
-
-/** Get Table Service Stats: a local server is its own live replica (operations.md §4.3 recommendation). */
-export function writeServiceStats(now: Date): string {
-  return writeXmlDocument({
-    name: 'StorageServiceStats',
-    content: [{ name: 'GeoReplication', content: [leaf('Status', 'live'), leaf('LastSyncTime', now.toUTCString())] }],
-  });
-}
-
-function leaf(name: string, value: string | number | boolean): XmlNode {
-  return { name, content: String(value) };
-}
-
-function retentionNode(policy: RetentionPolicy): XmlNode {
-  const content = [leaf('Enabled', policy.enabled)];
-  if (policy.days !== undefined) content.push(leaf('Days', policy.days));
-  return { name: 'RetentionPolicy', content };
-}
-
-function metricsNode(name: string, metrics: MetricsSettings): XmlNode {
-  const content = [leaf('Version', metrics.version), leaf('Enabled', metrics.enabled)];
-  if (metrics.includeApis !== undefined) content.push(leaf('IncludeAPIs', metrics.includeApis));
-  content.push(retentionNode(metrics.retentionPolicy));
-  return { name, content };
-}
-
-function corsRuleNode(rule: CorsRule): XmlNode {
-  return {
-    name: 'CorsRule',
-    content: [
-      leaf('AllowedOrigins', rule.allowedOrigins.join(',')),
-      leaf('AllowedMethods', rule.allowedMethods.join(',')),
-      leaf('MaxAgeInSeconds', rule.maxAgeInSeconds),
-      leaf('ExposedHeaders', rule.exposedHeaders.join(',')),
-      leaf('AllowedHeaders', rule.allowedHeaders.join(',')),
-    ],
-  };
-}
-
-function loggingOf(element: XmlElement): LoggingSettings {
-  return {
-    version: requiredText(element, 'Version'),
-    delete: booleanOf(element, 'Delete'),
-    read: booleanOf(element, 'Read'),
-    write: booleanOf(element, 'Write'),
-    retentionPolicy: retentionOf(element),
-  };
-}
-
-/** Version defaults to 1.0 and IncludeAPIs to false when enabled: the JS SDK may omit both. */
-function metricsOf(element: XmlElement): MetricsSettings {
-  const enabled = booleanOf(element, 'Enabled');
-  const version = optionalText(element, 'Version') ?? '1.0';
-  const retentionPolicy = retentionOf(element);
-  if (!enabled) return { version, enabled, retentionPolicy };
-  const includeApis = childNamed(element, 'IncludeAPIs') === undefined ? false : booleanOf(element, 'IncludeAPIs');
-  return { version, enabled, includeApis, retentionPolicy };
-}
-
-/** An absent RetentionPolicy is a disabled one; Days is required when enabled and dropped otherwise. */
-function retentionOf(parent: XmlElement): RetentionPolicy {
-  const element = childNamed(parent, 'RetentionPolicy');
-  if (element === undefined || !booleanOf(element, 'Enabled')) return { enabled: false };
-  const days = integerOf(element, 'Days');
-  if (days < 1 || days > retentionDaysMax) throw invalidValue('Days', String(days));
-  return { enabled: true, days };
-}
-
-const corsMethods: ReadonlySet<string> = new Set(['DELETE', 'GET', 'HEAD', 'MERGE', 'PATCH', 'POST', 'OPTIONS', 'PUT']);
-
-function corsOf(element: XmlElement): CorsRule[] {
-  const rules = element.children.filter((child) => child.name === 'CorsRule');
-  if (rules.length > corsRulesMax) {
-    throw new TableError('InvalidXmlDocument', `At most ${corsRulesMax} CORS rules may be set.`);
-  }
-  return rules.map(corsRuleOf);
-}
-
-/**
- * AllowedMethods may name DELETE GET HEAD MERGE POST OPTIONS PUT (operations.md §4.1) and, since
- * the SDKs merge with it, PATCH (recommendation).
- */
-function corsRuleOf(element: XmlElement): CorsRule {
-  const allowedOrigins = listOf(element, 'AllowedOrigins');
-  if (allowedOrigins.length === 0) throw invalidValue('AllowedOrigins', '');
-  if (allowedOrigins.includes('*') && allowedOrigins.length > 1) {
-    throw invalidValue('AllowedOrigins', allowedOrigins.join(','));
-  }
-  const allowedMethods = listOf(element, 'AllowedMethods').map((method) => method.toUpperCase());
-  const unknownMethod = allowedMethods.find((method) => !corsMethods.has(method));
-  if (allowedMethods.length === 0 || unknownMethod !== undefined) {
-    throw invalidValue('AllowedMethods', unknownMethod ?? '');
-  }
-  return {
-    allowedOrigins,
-    allowedMethods,
-    allowedHeaders: listOf(element, 'AllowedHeaders'),
-    exposedHeaders: listOf(element, 'ExposedHeaders'),
-    maxAgeInSeconds: integerOf(element, 'MaxAgeInSeconds'),
-  };
-}
-
-/** A required comma-separated list; entries are trimmed and empty ones dropped. */
-function listOf(parent: XmlElement, name: string): string[] {
-  const text = requiredElementText(parent, name);
-  const entries = text.split(',').map((entry) => entry.trim()).filter((entry) => entry !== '');
-  if (entries.length > corsListEntriesMax) throw invalidValue(name, `${entries.length} entries`);
-  return entries;
-}
-
-function booleanOf(parent: XmlElement, name: string): boolean {
-  const text = requiredText(parent, name);
-  if (text !== 'true' && text !== 'false') throw invalidValue(name, text);
-  return text === 'true';
-}
-
-/** A non-negative Int32. */
-function integerOf(parent: XmlElement, name: string): number {
-  const text = requiredText(parent, name);
-  const value = /^\d{1,10}$/.test(text) ? Number(text) : NaN;
-  if (!(value <= 2 ** 31 - 1)) throw invalidValue(name, text);
-  return value;
-}
-
-/** The trimmed text of a required, non-empty leaf. */
-function requiredText(parent: XmlElement, name: string): string {
-  const text = requiredElementText(parent, name).trim();
-  if (text === '') throw invalidValue(name, text);
-  return text;
-}
-
-/** The text of a required leaf that may be empty. */
-function requiredElementText(parent: XmlElement, name: string): string {
-  const element = childNamed(parent, name);
-  if (element === undefined) throw new TableError('MissingRequiredXmlNode', `${parent.name} needs a ${name} element.`);
-  return leafText(element);
-}
-
-function optionalText(parent: XmlElement, name: string): string | undefined {
-  const element = childNamed(parent, name);
-  return element === undefined ? undefined : leafText(element).trim() || undefined;
-}
-
-function invalidValue(name: string, value: string): TableError {
-  return new TableError('InvalidXmlNodeValue', `The value '${value}' of ${name} is not valid.`);
+function sectionSetting(section: (typeof sections)[number]): SettingKey {
+  return { scope: 'account', name: `properties.${section}` };
 }

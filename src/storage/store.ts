@@ -1,29 +1,14 @@
-// The one narrow storage interface every engine implements (embedded SQLite today, a
-// PostgreSQL-dialect engine later). It knows ordered key ranges and atomic conditional
-// writes; it knows nothing of HTTP, OData or filters, and leaks no SQL.
-import type { Entity, Properties } from '../protocol/edm.js';
+// The one narrow storage interface every engine implements (embedded SQLite, and engines over a
+// shared database). It knows ordered key ranges, bounded scan steps and atomic conditional writes;
+// it knows nothing of HTTP, OData, ETag text or filters, and leaks no SQL. Every engine must pass
+// the conformance suite in tests/storage/conformance/.
+import type { Entity, Properties } from '../domain/entity.js';
+import type { KeyBound, KeyRange } from '../domain/keys.js';
 
 /** A table as stored: `name` keeps the case used at creation; lookups ignore case. */
 export interface TableInfo {
   readonly account: string;
   readonly name: string;
-}
-
-/**
- * One end of a key range over the composite key (PartitionKey, RowKey), ordered by UTF-16
- * code units. Without `rowKey` the bound applies to the PartitionKey alone:
- * lower {pk:'a', inclusive} = every key with pk >= 'a'; upper {pk:'a', inclusive} = pk <= 'a'.
- */
-export interface KeyBound {
-  readonly partitionKey: string;
-  readonly rowKey?: string;
-  readonly inclusive: boolean;
-}
-
-/** A contiguous range of the clustered index; an absent bound is open. */
-export interface KeyRange {
-  readonly lower?: KeyBound;
-  readonly upper?: KeyBound;
 }
 
 /**
@@ -43,12 +28,26 @@ export type PropertyCondition =
 
 export type ComparisonOperator = 'eq' | 'ne' | 'gt' | 'ge' | 'lt' | 'le';
 
-/** One bounded step of a conditional scan. */
+/** What one scan step is asked for. */
+export interface ScanRequest {
+  /** Prefilter conditions, all of which a kept row may satisfy (empty: every row). */
+  readonly conditions: readonly PropertyCondition[];
+  /** Entities to return at most (>= 1). */
+  readonly limit: number;
+}
+
+/**
+ * One bounded step of a scan. The engine bounds the work of a step (rows examined, time) as it
+ * sees fit, so a step may return fewer than `limit` entities, even none, and still have a `next`;
+ * between steps it lets other work of the process run.
+ */
 export interface ScanStep {
   /** Entities of the range that may satisfy the conditions, in key order. */
   readonly entities: Entity[];
   /** Rows the store examined, including those the conditions dropped. */
   readonly examined: number;
+  /** Bytes of the returned entities' properties as the engine stored them (bounds a page's memory). */
+  readonly bytes: number;
   /** Where the range continues (exclusive), or undefined when this step reached its end. */
   readonly next: KeyBound | undefined;
 }
@@ -58,8 +57,8 @@ export type WriteCondition =
   | { readonly kind: 'none' }
   | { readonly kind: 'absent' }
   | { readonly kind: 'present' }
-  /** The stored entity's ETag equals `etag` exactly. */
-  | { readonly kind: 'etag'; readonly etag: string };
+  /** The stored entity's version (its Timestamp in ticks) equals `timestamp`. */
+  | { readonly kind: 'version'; readonly timestamp: bigint };
 
 export type WriteAction =
   /** The entity becomes exactly `properties` (insert, replace, insert-or-replace). */
@@ -76,51 +75,45 @@ export interface Write {
 }
 
 /** Why a write did not apply; the last two when a merge would grow the entity past its limits. */
-export type WriteFailure = 'tableNotFound' | 'exists' | 'notFound' | 'etagMismatch' | 'entityTooLarge' | 'tooManyProperties';
+export type WriteFailure = 'tableNotFound' | 'exists' | 'notFound' | 'versionMismatch' | 'entityTooLarge' | 'tooManyProperties';
 
 export type CommitResult =
   /** Every write applied, all with this one Timestamp (ticks). */
   | { readonly ok: true; readonly timestamp: bigint }
-  /** Nothing applied: write `index` failed its condition. */
+  /** Nothing applied: write `index` failed its condition (index 0 when the table is missing). */
   | { readonly ok: false; readonly index: number; readonly failure: WriteFailure };
+
+/**
+ * Small documents kept beside the data. An account setting lives as long as the account; a table
+ * setting (its stored access policies) is written only while the table exists, in the same
+ * atomic step as that check, and is deleted with the table.
+ */
+export type SettingKey =
+  | { readonly scope: 'account'; readonly name: string }
+  | { readonly scope: 'table'; readonly table: string };
 
 export interface Store {
   /** Creates the table unless one of the same name in any case exists. */
   createTable(account: string, name: string): Promise<'created' | 'exists'>;
-  /** Deletes the table and all its entities; false if there was none. */
+  /** Deletes the table, all its entities and its settings; false if there was none. */
   deleteTable(account: string, name: string): Promise<boolean>;
   getTable(account: string, name: string): Promise<TableInfo | undefined>;
   /** Tables ordered by lower-cased name, from the first whose lower-cased name >= `fromLower`. */
   listTables(account: string, fromLower: string | undefined, limit: number): Promise<TableInfo[]>;
 
   getEntity(table: TableInfo, partitionKey: string, rowKey: string): Promise<Entity | undefined>;
-  /** Up to `limit` entities of `range` in key order. */
-  scan(table: TableInfo, range: KeyRange, limit: number): Promise<Entity[]>;
-  /**
-   * Up to `limit` entities of `range` that may satisfy `conditions`, examining at most about
-   * `examineMax` rows so that one step's work stays bounded however sparse the matches are.
-   */
-  scanWhere(
-    table: TableInfo,
-    range: KeyRange,
-    conditions: readonly PropertyCondition[],
-    limit: number,
-    examineMax: number,
-  ): Promise<ScanStep>;
+  /** One bounded step over `range` in key order (see ScanStep). A missing table scans as empty. */
+  scan(table: TableInfo, range: KeyRange, request: ScanRequest): Promise<ScanStep>;
   /**
    * Applies all writes atomically and durably, or none. The commit Timestamp is later than the
-   * store's clock and than every written entity's previous Timestamp, so ETags strictly increase.
-   * Resolves only once the commit is durable.
+   * store's clock and than every written entity's previous Timestamp, so versions strictly
+   * increase. Resolves only once the commit is durable.
    */
   commit(table: TableInfo, writes: readonly Write[]): Promise<CommitResult>;
 
-  /**
-   * Small per-account documents (service properties, table ACLs), stored as text under
-   * (scope, name). Scope 'table' is keyed by the lower-cased table name and is deleted with the
-   * table. `putSetting` with undefined removes the setting; it resolves once durable.
-   */
-  getSetting(account: string, scope: string, name: string): Promise<string | undefined>;
-  putSetting(account: string, scope: string, name: string, value: string | undefined): Promise<void>;
+  getSetting(account: string, key: SettingKey): Promise<string | undefined>;
+  /** Sets (or with undefined removes) a setting once durable; 'tableNotFound' writes nothing. */
+  putSetting(account: string, key: SettingKey, value: string | undefined): Promise<'ok' | 'tableNotFound'>;
 
   close(): Promise<void>;
 }

@@ -1,8 +1,8 @@
 // The meaning of a conditional write, shared by every engine so that all of them agree on it.
+import assert from 'node:assert/strict';
 import { performance } from 'node:perf_hooks';
+import { entitySizeBytes, type Properties } from '../domain/entity.js';
 import { customPropertiesMax, entityBytesMax } from '../limits.js';
-import { etagOf, type Properties } from '../protocol/edm.js';
-import { entitySizeBytes } from '../protocol/entity-json.js';
 import type { WriteCondition, WriteFailure } from './store.js';
 
 /** Why `condition` rules the write out given the stored Timestamp (undefined: no entity), if it does. */
@@ -14,9 +14,9 @@ export function conditionFailure(currentTimestamp: bigint | undefined, condition
       return currentTimestamp === undefined ? undefined : 'exists';
     case 'present':
       return currentTimestamp === undefined ? 'notFound' : undefined;
-    case 'etag':
+    case 'version':
       if (currentTimestamp === undefined) return 'notFound';
-      return etagOf(currentTimestamp) === condition.etag ? undefined : 'etagMismatch';
+      return currentTimestamp === condition.timestamp ? undefined : 'versionMismatch';
   }
 }
 
@@ -50,6 +50,7 @@ export class CommitClock {
     const wall = originTicks + BigInt(Math.floor(performance.now() * 10_000));
     let ticks = wall > this.lastTicks ? wall : this.lastTicks + 1n;
     if (ticks <= atLeastAfter) ticks = atLeastAfter + 1n;
+    assert(ticks > this.lastTicks && ticks > atLeastAfter, 'commit timestamps strictly increase');
     this.lastTicks = ticks;
     return ticks;
   }

@@ -9,17 +9,10 @@ import {
   propertyNameLengthUtf16Max,
   stringValueLengthUtf16Max,
 } from '../../src/limits.js';
-import {
-  type EdmValue,
-  type Entity,
-  type Properties,
-  dateTimeTicksMax,
-  dateTimeTicksMin,
-  int64Max,
-  int64Min,
-} from '../../src/protocol/edm.js';
-import { decodeEntityBody, entitySizeBytes, validateKey } from '../../src/protocol/entity-json.js';
+import { type EdmValue, dateTimeTicksMax, dateTimeTicksMin, int64Max, int64Min } from '../../src/domain/edm.js';
+import { decodeEntityBody } from '../../src/protocol/entity-json.js';
 import { encodeEntity } from '../../src/protocol/odata.js';
+import { entitySizeBytes, type Entity, type Properties, validateKey } from '../../src/domain/entity.js';
 
 function assertTableError(fn: () => unknown, code: string): void {
   assert.throws(fn, (error: unknown) => {

@@ -1,6 +1,6 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { type EdmValue, type Entity, parseDateTimeTicks } from '../../src/protocol/edm.js';
+import { type EdmValue, parseDateTimeTicks } from '../../src/domain/edm.js';
 import {
   type EntityUrlContext,
   type MetadataLevel,
@@ -12,6 +12,7 @@ import {
   jsonContentType,
   negotiateMetadata,
 } from '../../src/protocol/odata.js';
+import { type Entity } from '../../src/domain/entity.js';
 
 function ticks(iso: string): bigint {
   const value = parseDateTimeTicks(iso);
@@ -235,11 +236,11 @@ describe('encodeEntity: values', () => {
     return text.slice(start, -1);
   };
 
-  test('doubles: finite fractions plain; integral, -0, NaN and ±Infinity annotated (data-model.md §2.3)', () => {
+  test('doubles: every finite value an unannotated JSON number with a point or exponent; NaN and ±Infinity annotated strings (data-model.md §2.3)', () => {
     assert.equal(encodeOne({ type: 'Edm.Double', value: 3.14 }), '"x":3.14');
-    assert.equal(encodeOne({ type: 'Edm.Double', value: 1.23456789012346e24 }), '"x@odata.type":"Edm.Double","x":1.23456789012346e+24');
-    assert.equal(encodeOne({ type: 'Edm.Double', value: 123 }), '"x@odata.type":"Edm.Double","x":123.0');
-    assert.equal(encodeOne({ type: 'Edm.Double', value: -0 }), '"x@odata.type":"Edm.Double","x":-0.0');
+    assert.equal(encodeOne({ type: 'Edm.Double', value: 1.23456789012346e24 }), '"x":1.23456789012346e+24');
+    assert.equal(encodeOne({ type: 'Edm.Double', value: 123 }), '"x":123.0');
+    assert.equal(encodeOne({ type: 'Edm.Double', value: -0 }), '"x":-0.0');
     assert.equal(encodeOne({ type: 'Edm.Double', value: NaN }), '"x@odata.type":"Edm.Double","x":"NaN"');
     assert.equal(encodeOne({ type: 'Edm.Double', value: Infinity }), '"x@odata.type":"Edm.Double","x":"Infinity"');
     assert.equal(encodeOne({ type: 'Edm.Double', value: -Infinity }), '"x@odata.type":"Edm.Double","x":"-Infinity"');

@@ -5,12 +5,13 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { filterComparisonsMax } from '../../src/limits.js';
-import type { EdmValue, Entity } from '../../src/protocol/edm.js';
+import type { EdmValue } from '../../src/domain/edm.js';
 import { clipRanges, compileEntityQuery, intersectRanges } from '../../src/query/index.js';
 import type { QueryPlan } from '../../src/query/index.js';
-import type { KeyBound, KeyRange } from '../../src/storage/store.js';
 import { runSeed, seededRandom } from './random.js';
 import type { Random } from './random.js';
+import { type Entity } from '../../src/domain/entity.js';
+import { type KeyBound, type KeyRange } from '../../src/domain/keys.js';
 
 // Keys chosen to sit next to each other in UTF-16 order: prefixes, NUL and space successors,
 // a quote, non-ASCII, a surrogate pair (which sorts below U+FFFF), and the empty string.

@@ -1,8 +1,9 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { parseDateTimeTicks } from '../../src/protocol/edm.js';
-import type { EdmValue, Entity } from '../../src/protocol/edm.js';
+import { parseDateTimeTicks } from '../../src/domain/edm.js';
+import type { EdmValue } from '../../src/domain/edm.js';
 import { compileEntityQuery } from '../../src/query/index.js';
+import { type Entity } from '../../src/domain/entity.js';
 
 function ticks(text: string): bigint {
   const value = parseDateTimeTicks(text);

@@ -2,8 +2,8 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { keyInRange } from '../../src/http/sas.js';
 import { intersectRanges } from '../../src/query/index.js';
-import type { KeyBound, KeyRange } from '../../src/storage/store.js';
 import { runSeed, seededRandom, type Random } from './random.js';
+import { type KeyBound, type KeyRange } from '../../src/domain/keys.js';
 
 const letters = ['', 'a', 'b', 'c'];
 /** Every key over a small alphabet: enough to hit every edge of every bound. */

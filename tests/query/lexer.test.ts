@@ -1,7 +1,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { TableError } from '../../src/errors.js';
-import type { EdmValue } from '../../src/protocol/edm.js';
+import type { EdmValue } from '../../src/domain/edm.js';
 import { printLiteral } from '../../src/query/ast.js';
 import { Lexer } from '../../src/query/lexer.js';
 import type { Token } from '../../src/query/lexer.js';

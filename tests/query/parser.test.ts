@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { TableError } from '../../src/errors.js';
 import type { ErrorCode } from '../../src/errors.js';
 import { filterComparisonsMax, filterDepthMax, filterLengthUtf16Max } from '../../src/limits.js';
-import type { EdmValue } from '../../src/protocol/edm.js';
+import type { EdmValue } from '../../src/domain/edm.js';
 import { comparisonOperators, printLiteral, printNode } from '../../src/query/ast.js';
 import type { FilterNode } from '../../src/query/ast.js';
 import { compileEntityQuery, compileTableFilter, printFilter, rejectUnsupportedQueryOptions } from '../../src/query/index.js';

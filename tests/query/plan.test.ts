@@ -1,7 +1,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { clipRanges, compileEntityQuery, intersectRanges, printPlan } from '../../src/query/index.js';
-import type { KeyBound, KeyRange } from '../../src/storage/store.js';
+import { type KeyBound, type KeyRange } from '../../src/domain/keys.js';
 
 function plan(filter: string): string {
   return printPlan(compileEntityQuery(filter).plan);

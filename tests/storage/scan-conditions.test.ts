@@ -3,8 +3,9 @@
 // and it does drop rows far from satisfying it (so the store really filters).
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { EdmValue } from '../../src/protocol/edm.js';
-import { dateTimeTicksMax, dateTimeTicksMin } from '../../src/protocol/edm.js';
+import type { EdmValue } from '../../src/domain/edm.js';
+import { dateTimeTicksMax, dateTimeTicksMin } from '../../src/domain/edm.js';
+import type { KeyRange } from '../../src/domain/keys.js';
 import { SqliteStore } from '../../src/storage/sqlite/sqlite-store.js';
 import type { ComparisonOperator, PropertyCondition, TableInfo } from '../../src/storage/store.js';
 
@@ -70,9 +71,14 @@ describe('scan conditions on the SQLite store', () => {
   });
 
   async function kept(condition: PropertyCondition): Promise<Set<string>> {
-    const step = await store.scanWhere(table, {}, [condition], 10_000, 100_000);
-    assert.equal(step.next, undefined);
-    return new Set(step.entities.map((e) => e.rowKey));
+    const keys = new Set<string>();
+    let range: KeyRange = {};
+    for (;;) {
+      const step = await store.scan(table, range, { conditions: [condition], limit: 10_000 });
+      for (const entity of step.entities) keys.add(entity.rowKey);
+      if (step.next === undefined) return keys;
+      range = { lower: step.next };
+    }
   }
 
   for (const literal of dateTimeLiterals) {

@@ -1,4 +1,4 @@
-// Store.scanWhere's bounded steps on the real SQLite store, in memory (the HTTP thread's
+// Store.scan's bounded steps on the real SQLite store, in memory (the HTTP thread's
 // connection) and on disk (the scan threads): every row of the range is examined exactly once
 // across the steps, no step examines more than its window, and no matching row is lost at a
 // window's edge.
@@ -7,10 +7,11 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import type { EdmValue } from '../../src/protocol/edm.js';
+import type { EdmValue } from '../../src/domain/edm.js';
 import { SqliteStore } from '../../src/storage/sqlite/sqlite-store.js';
-import type { KeyBound, KeyRange, PropertyCondition, TableInfo } from '../../src/storage/store.js';
+import type { PropertyCondition, TableInfo } from '../../src/storage/store.js';
 import { compareKeys, keyText, type Key } from '../helpers/query.js';
+import { type KeyBound, type KeyRange } from '../../src/domain/keys.js';
 
 const entityCount = 300;
 const partitions = 7;
@@ -57,27 +58,33 @@ const setups = [
 
 for (const setup of setups) {
   describe(`conditional scan steps (${setup.label})`, () => {
-    let store: SqliteStore;
-    let location: string | undefined;
+    // One store per window size: the window is the engine's own setting.
+    const windows = [7, 11, 1, 1000] as const;
+    const stores = new Map<number, SqliteStore>();
+    const locations: string[] = [];
     const table: TableInfo = { account: 'devstoreaccount1', name: 'windows' };
     const all = Array.from({ length: entityCount }, (_, i) => ({ ...keys(i), value: valueOf(i) })).sort(byKey);
 
     before(async () => {
-      location = setup.location();
-      store = await SqliteStore.open({ location });
-      await store.createTable(table.account, table.name);
-      const writes = all.map(({ partitionKey, rowKey, value }) => ({
-        partitionKey,
-        rowKey,
-        condition: { kind: 'none' } as const,
-        action: { kind: 'put' as const, properties: new Map([['n', value]]) },
-      }));
-      const result = await store.commit(table, writes);
-      assert.ok(result.ok);
+      for (const stepExamineMax of windows) {
+        const location = setup.location();
+        if (location !== undefined) locations.push(location);
+        const store = await SqliteStore.open({ location, stepExamineMax });
+        stores.set(stepExamineMax, store);
+        await store.createTable(table.account, table.name);
+        const writes = all.map(({ partitionKey, rowKey, value }) => ({
+          partitionKey,
+          rowKey,
+          condition: { kind: 'none' } as const,
+          action: { kind: 'put' as const, properties: new Map([['n', value]]) },
+        }));
+        const result = await store.commit(table, writes);
+        assert.ok(result.ok);
+      }
     });
     after(async () => {
-      await store?.close();
-      if (location !== undefined) rmSync(location, { recursive: true, force: true });
+      for (const store of stores.values()) await store.close();
+      for (const location of locations) rmSync(location, { recursive: true, force: true });
     });
 
     const ranges: { name: string; range: KeyRange }[] = [
@@ -97,7 +104,7 @@ for (const setup of setups) {
     for (const { name, range } of ranges) {
       const inRange = all.filter((e) => inside(keyOfRow(e), range));
       for (const { name: conditionName, condition, holds } of conditions) {
-        for (const [limit, examineMax] of [[512, 7], [3, 11], [1, 1], [512, 1000]] as const) {
+        for (const [limit, examineMax] of [[512, windows[0]], [3, windows[1]], [1, windows[2]], [512, windows[3]]] as const) {
           test(`${name}, ${conditionName}, limit ${limit}, window ${examineMax}`, async () => {
             const expected = inRange.filter((e) => {
               const v = numeric(e.value);
@@ -108,7 +115,7 @@ for (const setup of setups) {
             const seen: Key[] = [];
             for (let steps = 0; ; steps++) {
               assert.ok(steps <= inRange.length + 1, 'the scan ends');
-              const step = await store.scanWhere(table, current, [condition], limit, examineMax);
+              const step = await stores.get(examineMax)!.scan(table, current, { conditions: [condition], limit });
               assert.ok(step.examined <= examineMax, `a step examined ${step.examined} > ${examineMax}`);
               assert.ok(step.entities.length <= limit);
               examined += step.examined;

@@ -125,11 +125,12 @@ describe('EDM round trips', () => {
       entity = got.json();
     });
 
-    test('"d":2.0 stays a Double: printed 2.0 with an Edm.Double annotation', () => {
+    test('"d":2.0 stays a Double: printed 2.0, unannotated, as the service does (data-model.md §2.3)', () => {
       assert.match(text, /"d":2\.0[,}]/);
-      assert.equal(entity['d@odata.type'], 'Edm.Double');
+      assert.equal(entity['d@odata.type'], undefined);
       assert.match(text, /"dInt":1\.0[,}]/);
-      assert.equal(entity['dInt@odata.type'], 'Edm.Double');
+      assert.equal(entity['dInt@odata.type'], undefined);
+      assert.doesNotMatch(text, /"Edm\.Double","[^"]+":[-\d]/, 'no annotated Double is a JSON number');
     });
 
     test('"i":2 stays an Int32: printed 2, never annotated', () => {

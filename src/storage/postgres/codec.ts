@@ -2,14 +2,15 @@
 //
 // Keys: UTF-16BE bytea (schema.ts says why).
 //
-// Properties, stored form version 1: a jsonb object in the minimal-metadata shape (values as the
-// wire writes them, `Name@odata.type` annotations where the type is not inferable), with two
-// escapes for what jsonb cannot hold: a string value containing U+0000 or an unpaired surrogate
-// becomes {"@utf16": base64 of its UTF-16LE code units}, and the Double -0 (jsonb numbers are
-// numerics, which have no negative zero) becomes the annotated string "-0". jsonb keeps neither
-// the members' order nor the text, so reads decode (entities carry no spliceable JSON).
-import type { Entity, EdmValue, Properties } from '../../protocol/edm.js';
-import { decodeMinimalProperties, encodeMinimalProperties } from '../../protocol/odata.js';
+// Properties: the stored JSON form (../stored-json.ts, version recorded in schema_version) as
+// jsonb, with two escapes for what jsonb cannot hold: a string value containing U+0000 or an
+// unpaired surrogate becomes {"@utf16": base64 of its UTF-16LE code units}, and the Double -0
+// (jsonb numbers are numerics, which have no negative zero) becomes the annotated string "-0".
+// jsonb keeps neither the members' order nor the text, so reads decode: entities carry no
+// minimalJson.
+import type { EdmValue } from '../../domain/edm.js';
+import type { Entity, Properties } from '../../domain/entity.js';
+import { decodeStoredProperties, encodeStoredProperties } from '../stored-json.js';
 
 export function encodeKey(key: string): Buffer {
   return Buffer.from(key, 'utf16le').swap16();
@@ -33,27 +34,27 @@ export function encodeProperties(properties: Properties): string {
       (escaped ??= new Map()).set(name, value);
     }
   }
-  if (escaped === undefined) return encodeMinimalProperties(properties);
+  if (escaped === undefined) return encodeStoredProperties(properties);
   const plain: Properties = new Map([...properties].filter(([name]) => !escaped.has(name)));
   const members = [...escaped].map(([name, value]) =>
     value.type === 'Edm.String'
       ? `${JSON.stringify(name)}:{"${utf16Marker}":"${Buffer.from(value.value, 'utf16le').toString('base64')}"}`
       : `${JSON.stringify(`${name}@odata.type`)}:"Edm.Double",${JSON.stringify(name)}:"-0"`,
   );
-  const rest = encodeMinimalProperties(plain);
+  const rest = encodeStoredProperties(plain);
   return `{${[...members, ...(rest === '{}' ? [] : [rest.slice(1, -1)])].join(',')}}`;
 }
 
 /** The properties of a stored jsonb text (PostgreSQL's output form). */
 export function decodeProperties(text: string): Properties {
-  if (!text.includes(`"${utf16Marker}"`)) return decodeMinimalProperties(text);
+  if (!text.includes(`"${utf16Marker}"`)) return decodeStoredProperties(text);
   const members = JSON.parse(text) as Record<string, unknown>;
   for (const [name, value] of Object.entries(members)) {
     if (typeof value === 'object' && value !== null && utf16Marker in value) {
       members[name] = Buffer.from((value as Record<string, string>)[utf16Marker]!, 'base64').toString('utf16le');
     }
   }
-  return decodeMinimalProperties(JSON.stringify(members));
+  return decodeStoredProperties(JSON.stringify(members));
 }
 
 /** A stored entity; its properties are decoded only if something asks for them. */

@@ -10,19 +10,11 @@
 // a stricter default isolation, or when a table's deletion meets a batch) are retried the same way,
 // a bounded number of times. An acknowledged commit is durable: synchronous_commit is on.
 import pg from 'pg';
+import { setImmediate as turnOfEventLoop } from 'node:timers/promises';
+import type { Entity, Properties } from '../../domain/entity.js';
+import type { KeyBound, KeyRange } from '../../domain/keys.js';
 import { TableError } from '../../errors.js';
-import type { Entity, Properties } from '../../protocol/edm.js';
-import type {
-  CommitResult,
-  KeyBound,
-  KeyRange,
-  PropertyCondition,
-  ScanStep,
-  Store,
-  TableInfo,
-  Write,
-  WriteFailure,
-} from '../store.js';
+import type { CommitResult, PropertyCondition, ScanRequest, ScanStep, SettingKey, Store, TableInfo, Write, WriteFailure } from '../store.js';
 import { CommitClock, conditionFailure, mergeProperties } from '../write.js';
 import { decodeKey, decodeProperties, encodeKey, encodeProperties, StoredEntity } from './codec.js';
 import { conditionSql, type Bind } from './conditions.js';
@@ -41,6 +33,13 @@ const queryTimeoutMs = 12_000;
 const lockTimeoutMs = 5_000;
 /** Attempts of one commit whose transaction lost a race, before 503 ServerBusy. */
 const commitAttemptsMax = 5;
+/** Entities one scan step returns at most: a page is built of a few steps, each one round trip. */
+const stepRowsMax = 1000;
+/**
+ * Rows one conditional scan step examines at most, so that a sparse filter costs the database a
+ * bounded statement (tens of milliseconds) and the page budget is checked between steps.
+ */
+const stepExamineMax = 20_000;
 
 export interface PostgresStoreOptions {
   /** `postgres://user:password@host:port/database` */
@@ -136,20 +135,11 @@ export class PostgresStore implements Store {
     return row && new StoredEntity(partitionKey, rowKey, BigInt(row.ts), row.props);
   }
 
-  async scan(table: TableInfo, range: KeyRange, limit: number): Promise<Entity[]> {
-    if (limit <= 0) return [];
-    return (await this.scanStep(table, range, [], limit, limit)).entities;
-  }
-
-  scanWhere(
-    table: TableInfo,
-    range: KeyRange,
-    conditions: readonly PropertyCondition[],
-    limit: number,
-    examineMax: number,
-  ): Promise<ScanStep> {
-    if (limit <= 0) return Promise.resolve({ entities: [], examined: 0, next: undefined });
-    return this.scanStep(table, range, conditions, limit, examineMax);
+  async scan(table: TableInfo, range: KeyRange, { conditions, limit }: ScanRequest): Promise<ScanStep> {
+    const step = await this.scanStep(table, range, conditions, Math.min(limit, stepRowsMax), stepExamineMax);
+    // The rows came over a socket, but decoding a full step is JavaScript's work: others get a turn.
+    if (step.next !== undefined && step.examined >= stepRowsMax) await turnOfEventLoop();
+    return step;
   }
 
   /**
@@ -185,14 +175,19 @@ export class PostgresStore implements Store {
         `) AS examined WHERE n = ${windowRows} OR last OR (${tests}) ORDER BY pk, rk LIMIT ${bind(limit)}`;
     }
     const { rows } = await this.query<ScanRow>(undefined, sql, params);
-    const entities = rows.map((row) => new StoredEntity(partitionKey ?? decodeKey(row.pk!), decodeKey(row.rk), BigInt(row.ts), row.props));
+    let bytes = 0;
+    const entities = rows.map((row) => {
+      const entity = new StoredEntity(partitionKey ?? decodeKey(row.pk!), decodeKey(row.rk), BigInt(row.ts), row.props);
+      bytes += entity.storedBytes;
+      return entity;
+    });
     const last = rows.at(-1);
-    if (last === undefined) return { entities, examined: 0, next: undefined };
+    if (last === undefined) return { entities, examined: 0, bytes, next: undefined };
     const examined = conditions.length === 0 ? rows.length : Number(last.n);
     const ended = conditions.length === 0 ? rows.length < limit : last.last === true;
     const lastEntity = entities.at(-1)!;
     const next: KeyBound | undefined = ended ? undefined : { partitionKey: lastEntity.partitionKey, rowKey: lastEntity.rowKey, inclusive: false };
-    return { entities, examined, next };
+    return { entities, examined, bytes, next };
   }
 
   async commit(table: TableInfo, writes: readonly Write[]): Promise<CommitResult> {
@@ -343,53 +338,62 @@ export class PostgresStore implements Store {
 
   // -- settings --------------------------------------------------------------------------------
 
-  async getSetting(account: string, scope: string, name: string): Promise<string | undefined> {
-    if (!storableName(name)) return undefined;
-    const { rows } =
-      scope === tableScope
-        ? await this.query<{ value: string }>(
-            'getTableSetting',
-            `SELECT value FROM ${s}.table_settings WHERE table_id = (${tableIdSql})`,
-            [account, name],
-          )
-        : await this.query<{ value: string }>(
-            'getAccountSetting',
-            `SELECT value FROM ${s}.account_settings WHERE account = $1 AND scope = $2 AND name = $3`,
-            [account, scope, name],
-          );
+  async getSetting(account: string, key: SettingKey): Promise<string | undefined> {
+    if (key.scope === 'table') {
+      if (!storableName(key.table)) return undefined;
+      const { rows } = await this.query<{ value: string }>(
+        'getTableSetting',
+        `SELECT value FROM ${s}.table_settings WHERE table_id = (${tableIdSql})`,
+        [account, key.table.toLowerCase()],
+      );
+      return rows[0]?.value;
+    }
+    const { rows } = await this.query<{ value: string }>(
+      'getAccountSetting',
+      `SELECT value FROM ${s}.account_settings WHERE account = $1 AND name = $2`,
+      [account, key.name],
+    );
     return rows[0]?.value;
   }
 
-  async putSetting(account: string, scope: string, name: string, value: string | undefined): Promise<void> {
-    if (scope === tableScope) {
-      // The table's row is the key: a setting for a missing table is not written.
+  async putSetting(account: string, key: SettingKey, value: string | undefined): Promise<'ok' | 'tableNotFound'> {
+    if (key.scope === 'account') {
       if (value === undefined) {
-        await this.query('deleteTableSetting', `DELETE FROM ${s}.table_settings WHERE table_id = (${tableIdSql})`, [account, name]);
+        await this.query('deleteAccountSetting', `DELETE FROM ${s}.account_settings WHERE account = $1 AND name = $2`, [account, key.name]);
       } else {
         await this.query(
-          'putTableSetting',
-          `INSERT INTO ${s}.table_settings (table_id, value) SELECT id, $3 FROM ${s}.tables WHERE account = $1 AND name_lower = $2 ` +
-            `ON CONFLICT (table_id) DO UPDATE SET value = EXCLUDED.value`,
-          [account, name, value],
-        ).catch((error: unknown) => {
-          if (!isMissingTable(error)) throw error;
-        });
+          'putAccountSetting',
+          `INSERT INTO ${s}.account_settings (account, name, value) VALUES ($1, $2, $3) ` +
+            `ON CONFLICT (account, name) DO UPDATE SET value = EXCLUDED.value`,
+          [account, key.name, value],
+        );
       }
-      return;
+      return 'ok';
     }
+    if (!storableName(key.table)) return 'tableNotFound';
+    const table = [account, key.table.toLowerCase()];
     if (value === undefined) {
-      await this.query('deleteAccountSetting', `DELETE FROM ${s}.account_settings WHERE account = $1 AND scope = $2 AND name = $3`, [
-        account,
-        scope,
-        name,
-      ]);
-    } else {
-      await this.query(
-        'putAccountSetting',
-        `INSERT INTO ${s}.account_settings (account, scope, name, value) VALUES ($1, $2, $3, $4) ` +
-          `ON CONFLICT (account, scope, name) DO UPDATE SET value = EXCLUDED.value`,
-        [account, scope, name, value],
+      // Nothing to remove is fine; a missing table is not.
+      const { rows } = await this.query<{ removed: boolean | null }>(
+        'deleteTableSetting',
+        `WITH t AS (${tableIdSql}), d AS (DELETE FROM ${s}.table_settings WHERE table_id = (SELECT id FROM t) RETURNING 1) ` +
+          `SELECT EXISTS (SELECT 1 FROM t) AS removed`,
+        table,
       );
+      return rows[0]?.removed ? 'ok' : 'tableNotFound';
+    }
+    // The insert takes the table's row (the foreign key): a concurrent delete waits or has won.
+    try {
+      const { rowCount } = await this.query(
+        'putTableSetting',
+        `INSERT INTO ${s}.table_settings (table_id, value) ${tableIdSql.replace('SELECT id', 'SELECT id, $3')} ` +
+          `ON CONFLICT (table_id) DO UPDATE SET value = EXCLUDED.value`,
+        [...table, value],
+      );
+      return rowCount === 1 ? 'ok' : 'tableNotFound';
+    } catch (error) {
+      if (isMissingTable(error)) return 'tableNotFound';
+      throw error;
     }
   }
 
@@ -432,9 +436,6 @@ export class PostgresStore implements Store {
 function storableName(name: string): boolean {
   return !/\u0000|[\ud800-\udfff]/.test(name);
 }
-
-/** The scope whose settings belong to a table (keyed by its lower-cased name) and go with it. */
-const tableScope = 'table';
 
 /** The table id of ($1 account, $2 lower-cased name), as a subquery: every request looks it up afresh. */
 const tableIdSql = `SELECT id FROM ${s}.tables WHERE account = $1 AND name_lower = $2`;

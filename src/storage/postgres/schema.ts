@@ -16,7 +16,13 @@
 //   are checked inside the database.
 // - account_settings / table_settings: small documents; a table's go with it (ON DELETE CASCADE),
 //   and the foreign key makes writing one for a table being deleted fail instead of outliving it.
+import assert from 'node:assert/strict';
 import type pg from 'pg';
+import { storedJsonVersion } from '../stored-json.js';
+
+// Schema version 1 keeps properties in stored JSON form 1 (codec.ts): a new form needs a
+// migration that rewrites the rows, appended below.
+assert.equal(storedJsonVersion, 1, 'the stored JSON form changed: add a migration');
 
 /** The PostgreSQL schema (namespace) holding every Cerulean table. */
 export const schemaName = 'cerulean';
@@ -39,10 +45,9 @@ const migrations: readonly string[] = [
    );
    CREATE TABLE ${schemaName}.account_settings (
      account text NOT NULL,
-     scope text NOT NULL,
      name text NOT NULL,
      value text NOT NULL,
-     PRIMARY KEY (account, scope, name)
+     PRIMARY KEY (account, name)
    );
    CREATE TABLE ${schemaName}.table_settings (
      table_id bigint PRIMARY KEY REFERENCES ${schemaName}.tables (id) ON DELETE CASCADE,

@@ -4,15 +4,14 @@
 // byte-wise exactly as JavaScript's `<` compares strings (data-model.md §6), so '10' < '2' and a
 // character above U+FFFF sorts by its surrogates.
 //
-// Properties are the minimal-metadata JSON object of the wire (odata.encodeMinimalProperties),
-// kept as SQLite JSONB: types survive exactly (Int64 and DateTime as annotated strings), a read
-// splices the text into the response without decoding it, and filters on properties can be
-// evaluated inside SQLite (scan conditions) without waking JavaScript for every row.
-import type { Entity, Properties } from '../../protocol/edm.js';
-import { decodeMinimalProperties } from '../../protocol/odata.js';
+// Properties are the stored JSON form (../stored-json.ts) kept as SQLite JSONB: types survive
+// exactly (Int64 and DateTime as annotated strings), a read can splice the text into a response
+// without decoding it, and filters on properties are evaluated inside SQLite (scan conditions)
+// without waking JavaScript for every row.
+import type { Entity, Properties } from '../../domain/entity.js';
+import { decodeStoredProperties, minimalJsonOf } from '../stored-json.js';
 
-export { encodeMinimalProperties as encodeProperties } from '../../protocol/odata.js';
-export const decodeProperties = decodeMinimalProperties;
+export { encodeStoredProperties as encodeProperties, decodeStoredProperties as decodeProperties } from '../stored-json.js';
 
 export function encodeKey(key: string): Buffer {
   return Buffer.from(key, 'utf16le').swap16();
@@ -31,11 +30,15 @@ export class StoredEntity implements Entity {
     readonly partitionKey: string,
     readonly rowKey: string,
     readonly timestamp: bigint,
-    readonly propertiesJson: string,
+    private readonly storedJson: string,
   ) {}
 
   get properties(): Properties {
-    this.decoded ??= decodeMinimalProperties(this.propertiesJson);
+    this.decoded ??= decodeStoredProperties(this.storedJson);
     return this.decoded;
+  }
+
+  get minimalJson(): string | undefined {
+    return minimalJsonOf(this.storedJson);
   }
 }

@@ -2,19 +2,28 @@
 // connection and the scan threads (scan-pool.ts). Rows leave as plain tuples so that they can
 // cross a thread boundary as they are.
 import type Database from 'better-sqlite3';
-import { floorMilliseconds } from '../../protocol/edm.js';
-import type { KeyBound, KeyRange, PropertyCondition } from '../store.js';
+import { floorMilliseconds } from '../../domain/edm.js';
+import type { PropertyCondition } from '../store.js';
 import { decodeKey, encodeKey } from './codec.js';
+import { type KeyBound, type KeyRange } from '../../domain/keys.js';
 
-/** A stored entity as read: keys, Timestamp ticks and the minimal-metadata properties JSON. */
-export type StoredRow = readonly [partitionKey: string, rowKey: string, timestamp: bigint, propertiesJson: string];
+/** A stored entity as read: keys, Timestamp ticks, the stored properties JSON and its JSONB size. */
+export type StoredRow = readonly [partitionKey: string, rowKey: string, timestamp: bigint, storedJson: string, bytes: number];
 
-/** One bounded step of a conditional scan (see Store.scanWhere), in rows. */
+/** One bounded step of a scan (see Store.scan), in rows. */
 export interface RowStep {
   readonly rows: StoredRow[];
   readonly examined: number;
   readonly next: KeyBound | undefined;
 }
+
+/**
+ * Rows one step returns at most: small enough that a step never holds the thread long, large
+ * enough that a page of 1,000 takes two.
+ */
+export const stepRowsMax = 512;
+/** Rows a conditional step examines by default: bounds the work between steps however sparse the matches. */
+export const stepExamineMaxDefault = 20_000;
 
 type Statement = Database.Statement<unknown[], unknown>;
 
@@ -24,7 +33,7 @@ type Statement = Database.Statement<unknown[], unknown>;
  */
 const statementsMax = 512;
 
-/** SQL function that counts the rows a conditional scan visits (RangeReader.scanWhere). */
+/** SQL function that counts the rows a conditional scan visits (RangeReader.scan). */
 const windowEndFunction = 'cerulean_window_end';
 
 export class RangeReader {
@@ -39,27 +48,22 @@ export class RangeReader {
     db.function(windowEndFunction, { deterministic: false }, () => (++this.examined === this.examineMax ? 1 : 0));
   }
 
-  /** Up to `limit` rows of the range in key order. */
-  rows(id: number, range: KeyRange, limit: number): StoredRow[] {
-    const { statement, params, decode } = this.select(id, range, undefined, limit);
-    return (statement.all(...params) as unknown[][]).map(decode);
-  }
-
-  scanWhere(
-    id: number,
-    range: KeyRange,
-    conditions: readonly PropertyCondition[],
-    limit: number,
-    examineMax: number,
-  ): RowStep {
+  /**
+   * One step of a scan: up to `limit` (at most stepRowsMax) rows of the range in key order that
+   * may satisfy `conditions`, examining at most `examineMax` rows.
+   */
+  scan(id: number, range: KeyRange, conditions: readonly PropertyCondition[], limit: number, examineMax: number): RowStep {
+    const rowsMax = Math.min(limit, stepRowsMax);
     if (conditions.length === 0) {
-      const rows = this.rows(id, range, limit);
+      const { statement, params, decode } = this.select(id, range, undefined, rowsMax);
+      const rows = (statement.all(...params) as unknown[][]).map(decode);
       const last = rows.at(-1);
-      return { rows, examined: rows.length, next: rows.length === limit && last ? after(last) : undefined };
+      return { rows, examined: rows.length, next: rows.length === rowsMax && last ? after(last) : undefined };
     }
     // One pass that examines at most examineMax rows, so a sparse filter cannot pin the thread:
     // the rows matching the conditions come back, and so does the row that closes the window.
-    const { statement, params, decode } = this.select(id, range, conditions, limit);
+    const limitRows = rowsMax;
+    const { statement, params, decode } = this.select(id, range, conditions, limitRows);
     this.examined = 0;
     this.examineMax = examineMax;
     const rows: StoredRow[] = [];
@@ -68,7 +72,7 @@ export class RangeReader {
       if (this.examined >= examineMax) break;
     }
     const last = rows.at(-1);
-    const stopped = rows.length === limit || this.examined >= examineMax;
+    const stopped = rows.length === limitRows || this.examined >= examineMax;
     return { rows, examined: this.examined, next: stopped && last !== undefined ? after(last) : undefined };
   }
 
@@ -89,12 +93,12 @@ export class RangeReader {
     const partitionKey = onlyPartition(range);
     // A blob costs a Buffer per row: when the range pins the PartitionKey, only RowKey is read.
     const keys = partitionKey === undefined ? 'pk, rk' : 'rk';
-    const statement = this.statement(`SELECT ${keys}, ts, json(props) FROM entities WHERE ${where.join(' AND ')} ORDER BY pk, rk LIMIT ?`);
+    const statement = this.statement(`SELECT ${keys}, ts, json(props), length(props) FROM entities WHERE ${where.join(' AND ')} ORDER BY pk, rk LIMIT ?`);
     // Rows as arrays: no object per row on the hottest path of every scan.
     const decode =
       partitionKey === undefined
-        ? ([pk, rk, ts, props]: unknown[]): StoredRow => [decodeKey(pk as Buffer), decodeKey(rk as Buffer), ts as bigint, props as string]
-        : ([rk, ts, props]: unknown[]): StoredRow => [partitionKey, decodeKey(rk as Buffer), ts as bigint, props as string];
+        ? ([pk, rk, ts, json, bytes]: unknown[]): StoredRow => [decodeKey(pk as Buffer), decodeKey(rk as Buffer), ts as bigint, json as string, Number(bytes)]
+        : ([rk, ts, json, bytes]: unknown[]): StoredRow => [partitionKey, decodeKey(rk as Buffer), ts as bigint, json as string, Number(bytes)];
     return { statement, params, decode };
   }
 

@@ -20,10 +20,10 @@ export class ScanPool {
     return new ScanPool(threads);
   }
 
-  /** RangeReader.scanWhere on the thread with the fewest scans in flight. */
-  scanWhere(...args: Parameters<RangeReader['scanWhere']>): Promise<RowStep> {
+  /** RangeReader.scan on the thread with the fewest scans in flight. */
+  scan(...args: Parameters<RangeReader['scan']>): Promise<RowStep> {
     const thread = this.threads.reduce((idlest, t) => (t.inFlight < idlest.inFlight ? t : idlest));
-    return thread.call('scanWhere', args);
+    return thread.call('scan', args);
   }
 
   async close(): Promise<void> {

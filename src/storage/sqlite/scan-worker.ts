@@ -1,4 +1,4 @@
-// A scan thread: conditional scans (Store.scanWhere with conditions) on its own read-only
+// A scan thread: conditional scans (Store.scan with conditions) on its own read-only
 // connection, so that a table scan neither blocks the HTTP thread nor waits for it.
 import { workerData } from 'node:worker_threads';
 import { RangeReader } from './range-reader.js';
@@ -8,4 +8,4 @@ import { serveCalls } from './worker-rpc.js';
 const db = openDatabase((workerData as { file: string }).file, 'scanner');
 const reader = new RangeReader(db);
 
-serveCalls({ scanWhere: reader.scanWhere.bind(reader) }, () => db.close());
+serveCalls({ scan: reader.scan.bind(reader) }, () => db.close());

@@ -2,6 +2,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
+import type { SettingKey } from '../store.js';
 
 const databaseFileName = 'cerulean.sqlite';
 /**
@@ -63,6 +64,14 @@ export function openDatabase(file: string, role: keyof typeof cacheKiB): Databas
 
 /** SQL both sides use to find a table's id. */
 export const selectTableSql = 'SELECT name, id FROM tables WHERE account = ? AND name_lower = ?';
+
+/**
+ * Where a setting lives in the settings table. Account settings keep the scope name 'service'
+ * their rows had before settings were typed, so existing data directories keep them.
+ */
+export function settingRow(key: SettingKey): { readonly scope: string; readonly name: string } {
+  return key.scope === 'account' ? { scope: 'service', name: key.name } : { scope: 'table', name: key.table.toLowerCase() };
+}
 
 export function tableCacheKey(account: string, name: string): string {
   return `${account}\u0000${name.toLowerCase()}`;

@@ -5,27 +5,24 @@
 // Reads run here, on their own connection, and see every acknowledged write (WAL readers see
 // the last commit). Writes go to the SqliteWriter: on a worker thread for an on-disk store, so that
 // fsync never stalls the HTTP thread; inline on the same connection for an in-memory one.
+import assert from 'node:assert/strict';
+import { setImmediate as turnOfEventLoop } from 'node:timers/promises';
 import type Database from 'better-sqlite3';
-import type { Entity } from '../../protocol/edm.js';
-import type {
-  CommitResult,
-  KeyRange,
-  PropertyCondition,
-  ScanStep,
-  Store,
-  TableInfo,
-  Write,
-} from '../store.js';
+import type { Entity } from '../../domain/entity.js';
+import type { KeyRange } from '../../domain/keys.js';
+import type { CommitResult, ScanRequest, ScanStep, SettingKey, Store, TableInfo, Write } from '../store.js';
 import { encodeKey, encodeProperties, StoredEntity } from './codec.js';
-import { RangeReader, type StoredRow } from './range-reader.js';
+import { RangeReader, stepExamineMaxDefault, stepRowsMax } from './range-reader.js';
 import { ScanPool } from './scan-pool.js';
-import { databaseFile, openDatabase, selectTableSql, tableCacheKey } from './schema.js';
+import { databaseFile, openDatabase, selectTableSql, settingRow, tableCacheKey } from './schema.js';
 import { WorkerWriterClient } from './writer-client.js';
 import { SqliteWriter, type EncodedWrite, type WriterApi } from './writer.js';
 
 export interface SqliteStoreOptions {
   /** Directory for the database files; undefined keeps everything in memory. */
   readonly location: string | undefined;
+  /** Rows one conditional scan step may examine (tests make it tiny to reach window edges). */
+  readonly stepExamineMax?: number;
 }
 
 type Statement = Database.Statement<unknown[], unknown>;
@@ -53,6 +50,7 @@ export class SqliteStore implements Store {
      * in-memory database has only this connection.
      */
     private readonly scans: Promise<ScanPool> | undefined,
+    private readonly stepExamineMax: number,
   ) {
     this.reader = new RangeReader(db);
     this.selectTable = db.prepare(selectTableSql);
@@ -68,10 +66,12 @@ export class SqliteStore implements Store {
   }
 
   static async open(options: SqliteStoreOptions): Promise<SqliteStore> {
+    const examineMax = options.stepExamineMax ?? stepExamineMaxDefault;
+    assert(Number.isSafeInteger(examineMax) && examineMax >= 1, 'a scan step examines at least one row');
     if (options.location === undefined) {
       const db = openDatabase(':memory:', 'writer');
       const writer = new SqliteWriter(db);
-      return new SqliteStore(db, Object.assign(writer, { close: async () => writer.drain() }), undefined);
+      return new SqliteStore(db, Object.assign(writer, { close: async () => writer.drain() }), undefined, examineMax);
     }
     const file = databaseFile(options.location);
     const writer = await WorkerWriterClient.start(file);
@@ -79,7 +79,7 @@ export class SqliteStore implements Store {
     // every scan that needs it, with the reason.
     const scans = ScanPool.start(file);
     scans.catch(() => undefined);
-    return new SqliteStore(openDatabase(file, 'reader'), writer, scans);
+    return new SqliteStore(openDatabase(file, 'reader'), writer, scans, examineMax);
   }
 
   // -- tables ----------------------------------------------------------------------------------
@@ -113,27 +113,22 @@ export class SqliteStore implements Store {
     return row === undefined ? undefined : new StoredEntity(partitionKey, rowKey, ...row);
   }
 
-  async scan(table: TableInfo, range: KeyRange, limit: number): Promise<Entity[]> {
+  async scan(table: TableInfo, range: KeyRange, { conditions, limit }: ScanRequest): Promise<ScanStep> {
     const id = this.cachedTable(table.account, table.name)?.id;
-    if (id === undefined || limit <= 0) return [];
-    return this.reader.rows(id, range, limit).map(storedEntity);
-  }
-
-  async scanWhere(
-    table: TableInfo,
-    range: KeyRange,
-    conditions: readonly PropertyCondition[],
-    limit: number,
-    examineMax: number,
-  ): Promise<ScanStep> {
-    const id = this.cachedTable(table.account, table.name)?.id;
-    if (id === undefined || limit <= 0) return { entities: [], examined: 0, next: undefined };
+    if (id === undefined) return { entities: [], examined: 0, bytes: 0, next: undefined };
     // Without conditions every row read is returned: cheaper here than copied across threads.
-    const step =
-      this.scans === undefined || conditions.length === 0
-        ? this.reader.scanWhere(id, range, conditions, limit, examineMax)
-        : await (await this.scans).scanWhere(id, range, conditions, limit, examineMax);
-    return { entities: step.rows.map(storedEntity), examined: step.examined, next: step.next };
+    const onThisThread = this.scans === undefined || conditions.length === 0;
+    const args = [id, range, conditions, limit, this.stepExamineMax] as const;
+    const step = onThisThread ? this.reader.scan(...args) : await (await this.scans).scan(...args);
+    let bytes = 0;
+    const entities = step.rows.map(([partitionKey, rowKey, timestamp, json, size]) => {
+      bytes += size;
+      return new StoredEntity(partitionKey, rowKey, timestamp, json);
+    });
+    // A scan the query cannot filter here may read many full steps in a row on this thread:
+    // other requests get their turn between them (a short page needs no turn).
+    if (onThisThread && step.next !== undefined && step.examined >= stepRowsMax) await turnOfEventLoop();
+    return { entities, examined: step.examined, bytes, next: step.next };
   }
 
   commit(table: TableInfo, writes: readonly Write[]): Promise<CommitResult> {
@@ -143,13 +138,15 @@ export class SqliteStore implements Store {
 
   // -- settings --------------------------------------------------------------------------------
 
-  async getSetting(account: string, scope: string, name: string): Promise<string | undefined> {
+  async getSetting(account: string, key: SettingKey): Promise<string | undefined> {
+    const { scope, name } = settingRow(key);
     const row = this.selectSetting.get(account, scope, name) as { value: string } | undefined;
     return row?.value;
   }
 
-  putSetting(account: string, scope: string, name: string, value: string | undefined): Promise<void> {
-    return this.writer.putSetting(account, scope, name, value);
+  putSetting(account: string, key: SettingKey, value: string | undefined): Promise<'ok' | 'tableNotFound'> {
+    if (this.closed) return Promise.reject(new Error('store is closed'));
+    return this.writer.putSetting(account, key, value);
   }
 
   async close(): Promise<void> {
@@ -180,8 +177,4 @@ function encodeWrite(write: Write): EncodedWrite {
     condition,
     action: action.kind === 'delete' ? action : { kind: action.kind, properties: encodeProperties(action.properties) },
   };
-}
-
-function storedEntity(row: StoredRow): Entity {
-  return new StoredEntity(...row);
 }

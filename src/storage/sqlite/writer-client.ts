@@ -1,5 +1,5 @@
 // The reading side's handle on the writer thread: a WriterApi whose calls are messages.
-import type { CommitResult } from '../store.js';
+import type { CommitResult, SettingKey } from '../store.js';
 import { WorkerRpc } from './worker-rpc.js';
 import type { EncodedWrite, WriterApi } from './writer.js';
 
@@ -23,8 +23,8 @@ export class WorkerWriterClient implements WriterApi {
     return this.rpc.call('deleteTable', [account, name]);
   }
 
-  putSetting(account: string, scope: string, name: string, value: string | undefined): Promise<void> {
-    return this.rpc.call('putSetting', [account, scope, name, value]);
+  putSetting(account: string, key: SettingKey, value: string | undefined): Promise<'ok' | 'tableNotFound'> {
+    return this.rpc.call('putSetting', [account, key, value]);
   }
 
   close(): Promise<void> {

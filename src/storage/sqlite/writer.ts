@@ -3,10 +3,10 @@
 // a failed condition undoes only that job. It runs on a worker thread for an on-disk store (the
 // fsync never blocks the HTTP thread) and inline for an in-memory one.
 import type Database from 'better-sqlite3';
-import type { CommitResult, WriteCondition } from '../store.js';
+import type { CommitResult, SettingKey, WriteCondition } from '../store.js';
 import { CommitClock, conditionFailure, mergeProperties } from '../write.js';
 import { decodeProperties, encodeKey, encodeProperties } from './codec.js';
-import { selectTableSql, tableCacheKey } from './schema.js';
+import { selectTableSql, settingRow, tableCacheKey } from './schema.js';
 
 /** A write with its properties already in their stored form, so it crosses threads cheaply. */
 export interface EncodedWrite {
@@ -21,7 +21,7 @@ export interface WriterApi {
   commit(account: string, table: string, writes: readonly EncodedWrite[]): Promise<CommitResult>;
   createTable(account: string, name: string): Promise<'created' | 'exists'>;
   deleteTable(account: string, name: string): Promise<boolean>;
-  putSetting(account: string, scope: string, name: string, value: string | undefined): Promise<void>;
+  putSetting(account: string, key: SettingKey, value: string | undefined): Promise<'ok' | 'tableNotFound'>;
 }
 
 interface Job {
@@ -123,11 +123,16 @@ export class SqliteWriter implements WriterApi {
     });
   }
 
-  putSetting(account: string, scope: string, name: string, value: string | undefined): Promise<void> {
+  putSetting(account: string, key: SettingKey, value: string | undefined): Promise<'ok' | 'tableNotFound'> {
     return this.enqueue(() => {
+      // Checked in the same transaction: a table deleted meanwhile cannot keep a setting.
+      if (key.scope === 'table' && this.sql.selectTable.get(account, key.table.toLowerCase()) === undefined) {
+        return { result: 'tableNotFound', undo: false };
+      }
+      const { scope, name } = settingRow(key);
       if (value === undefined) this.sql.deleteSetting.run(account, scope, name);
       else this.sql.upsertSetting.run(account, scope, name, value);
-      return { result: undefined, undo: false };
+      return { result: 'ok', undo: false };
     });
   }
 

@@ -1,6 +1,7 @@
 // EDM property types and their values (data-model.md §2). Pure: no I/O.
 // Int64 is always a bigint, DateTime is 100 ns ticks since the Unix epoch in a bigint:
 // neither ever passes through a JS number.
+import { assertNever } from './assert.js';
 
 export type EdmType =
   | 'Edm.String'
@@ -23,22 +24,6 @@ export type EdmValue =
   /** Lower-case hyphenated form, 36 characters. */
   | { readonly type: 'Edm.Guid'; readonly value: string }
   | { readonly type: 'Edm.Binary'; readonly value: Buffer };
-
-/** Custom properties in the order the client first sent them. */
-export type Properties = Map<string, EdmValue>;
-
-/** An entity as the service sees it. `timestamp` is in ticks, set by the store on every write. */
-export interface Entity {
-  readonly partitionKey: string;
-  readonly rowKey: string;
-  readonly timestamp: bigint;
-  readonly properties: Properties;
-  /**
-   * The same properties as a minimal-metadata JSON object (odata.encodeMinimalProperties), when
-   * the store has that text at hand: responses splice it instead of encoding again.
-   */
-  readonly propertiesJson?: string;
-}
 
 export const edmTypes: readonly EdmType[] = [
   'Edm.String',
@@ -70,40 +55,58 @@ export const dateTimeTicksMin = -116444736000000000n;
 /** 9999-12-31T23:59:59.9999999Z, the latest. */
 export const dateTimeTicksMax = 2534023007999999999n;
 
-const isoDateTime =
-  /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.(\d+))?)?(Z|[+-]\d{2}:\d{2})?$/;
+/** What an ISO 8601 time may leave out, by the field it comes from. */
+export interface IsoTimeForm {
+  /** A date alone (`2024-01-31`) stands for its midnight UTC (SAS times, stored access policies). */
+  readonly dateOnly?: boolean;
+  /** A time without `Z` or an offset is refused instead of read as UTC. */
+  readonly zoneRequired?: boolean;
+  /** More fractional digits are refused; without it, digits past the 7th (100 ns) are truncated. */
+  readonly fractionDigitsMax?: number;
+}
+
+const isoTime = /^(\d{4})-(\d{2})-(\d{2})(?:T(\d{2}):(\d{2})(?::(\d{2})(?:\.(\d+))?)?(Z|[+-]\d{2}:\d{2})?)?$/;
 
 /**
- * Parses ISO 8601 text into ticks, or returns undefined if it is not a valid DateTime in range.
- * A missing zone is UTC and more than 7 fractional digits are truncated (data-model.md §2.4,
- * both unverified, following its recommendation).
+ * The one ISO 8601 reader: `yyyy-MM-dd[THH:mm[:ss[.f…]][Z|±hh:mm]]` in ticks (100 ns since the
+ * Unix epoch), or undefined when the text is not such a time or names no real date and time.
  */
-export function parseDateTimeTicks(text: string): bigint | undefined {
-  const m = isoDateTime.exec(text);
+export function parseIsoTicks(text: string, form: IsoTimeForm = {}): bigint | undefined {
+  const m = isoTime.exec(text);
   if (m === null) return undefined;
-  const [, y, mo, d, h, mi, s = '00', frac = '', zone = 'Z'] = m;
+  const [, y, mo, d, h, mi, s = '00', frac = '', zone] = m;
+  if (h === undefined ? !form.dateOnly : zone === undefined && form.zoneRequired) return undefined;
+  if (form.fractionDigitsMax !== undefined && frac.length > form.fractionDigitsMax) return undefined;
   const year = Number(y);
   const month = Number(mo);
   const day = Number(d);
-  const hour = Number(h);
-  const minute = Number(mi);
+  const hour = Number(h ?? 0);
+  const minute = Number(mi ?? 0);
   const second = Number(s);
   if (month < 1 || month > 12 || day < 1 || hour > 23 || minute > 59 || second > 59) return undefined;
-  const dayMs = Date.UTC(year, month - 1, day);
-  const check = new Date(dayMs);
+  const check = new Date(Date.UTC(year, month - 1, day));
   // Date.UTC maps years 0-99 to 1900-1999; setUTCFullYear does not.
   check.setUTCFullYear(year);
   if (check.getUTCMonth() !== month - 1 || check.getUTCDate() !== day) return undefined;
   let ticks = BigInt(check.getTime()) * ticksPerMs;
   ticks += BigInt(hour * 3600 + minute * 60 + second) * ticksPerSecond;
   ticks += BigInt((frac + '0000000').slice(0, 7));
-  if (zone !== 'Z') {
+  if (zone !== undefined && zone !== 'Z') {
     const sign = zone[0] === '-' ? -1n : 1n;
     const offsetMinutes = BigInt(Number(zone.slice(1, 3)) * 60 + Number(zone.slice(4, 6)));
     ticks -= sign * offsetMinutes * 60n * ticksPerSecond;
   }
-  if (ticks < dateTimeTicksMin || ticks > dateTimeTicksMax) return undefined;
   return ticks;
+}
+
+/**
+ * An entity DateTime: a date and time in range (1601 to 9999). A missing zone is UTC and more
+ * than 7 fractional digits are truncated (data-model.md §2.4, both unverified, following its
+ * recommendation).
+ */
+export function parseDateTimeTicks(text: string): bigint | undefined {
+  const ticks = parseIsoTicks(text);
+  return ticks === undefined || ticks < dateTimeTicksMin || ticks > dateTimeTicksMax ? undefined : ticks;
 }
 
 // Entities written together share a Timestamp, so a scan formats the same ticks many times over.
@@ -130,17 +133,6 @@ export function formatDateTimeTicks(ticks: bigint): string {
   lastFormattedTicks = ticks;
   lastFormattedText = end === 0 ? `${base}Z` : `${base}.${fraction}Z`;
   return lastFormattedText;
-}
-
-/** The ETag of an entity written at `ticks` (data-model.md §4). */
-export function etagOf(ticks: bigint): string {
-  return etagOfTimestampText(formatDateTimeTicks(ticks));
-}
-
-/** The ETag for a Timestamp already formatted: its two colons percent-encoded. */
-export function etagOfTimestampText(text: string): string {
-  // yyyy-MM-ddTHH:mm:ss… — the colons stand at offsets 13 and 16.
-  return `W/"datetime'${text.slice(0, 13)}%3A${text.slice(14, 16)}%3A${text.slice(17)}'"`;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -170,11 +162,6 @@ export function parseDoubleText(text: string): number | undefined {
   return Number.isFinite(value) ? value : undefined;
 }
 
-/** Whether a finite double must be written with a decimal point to stay a Double on the wire. */
-export function isIntegralDouble(value: number): boolean {
-  return Number.isFinite(value) && Number.isInteger(value);
-}
-
 /** Lossless text of a finite double: JSON number syntax, integral values keep a `.0` (data-model.md §2.3). */
 export function formatFiniteDouble(value: number): string {
   if (Object.is(value, -0)) return '-0.0'; // JSON.stringify drops the sign of -0
@@ -194,4 +181,30 @@ export function parseInt32Text(text: string): number | undefined {
   if (!/^[+-]?\d{1,11}$/.test(text)) return undefined;
   const value = Number(text);
   return value < int32Min || value > int32Max ? undefined : value;
+}
+
+/**
+ * A value in its JSON form, the same on the wire and in the stored JSON: Int64 as a string of
+ * digits, Double as a number with a point or exponent (NaN and ±Infinity as strings), DateTime as
+ * ISO text, Binary as base64. Whether a type annotation goes with it is the caller's rule.
+ */
+export function edmValueJson(value: EdmValue): string {
+  switch (value.type) {
+    case 'Edm.String':
+    case 'Edm.Guid':
+      return JSON.stringify(value.value);
+    case 'Edm.Int32':
+    case 'Edm.Boolean':
+      return String(value.value);
+    case 'Edm.Int64':
+      return `"${value.value}"`;
+    case 'Edm.Double':
+      return Number.isFinite(value.value) ? formatFiniteDouble(value.value) : `"${String(value.value)}"`;
+    case 'Edm.DateTime':
+      return `"${formatDateTimeTicks(value.value)}"`;
+    case 'Edm.Binary':
+      return `"${value.value.toString('base64')}"`;
+    default:
+      return assertNever(value);
+  }
 }

@@ -2,12 +2,12 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { TableError, type ErrorCode } from '../../src/errors.js';
 import {
-  defaultServiceProperties,
   parseServiceProperties,
   writeServiceProperties,
   writeServiceStats,
   type ServiceProperties,
-} from '../../src/service/service-properties.js';
+} from '../../src/protocol/service-properties-xml.js';
+import { defaultServiceProperties } from '../../src/service/service-properties.js';
 
 function refused(text: string, code: ErrorCode): void {
   assert.throws(() => parseServiceProperties(text), (error: unknown) => error instanceof TableError && error.code === code, text);

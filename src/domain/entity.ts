@@ -1,0 +1,75 @@
+// An entity as the service sees it, and the facts about one that every layer shares: its keys,
+// their rules, and its size by the service's accounting (data-model.md §5).
+import { TableError } from '../errors.js';
+import { keyLengthUtf16Max } from '../limits.js';
+import { assertNever } from './assert.js';
+import type { EdmValue } from './edm.js';
+
+/** Custom properties in the order the client first sent them. */
+export type Properties = Map<string, EdmValue>;
+
+/** An entity as the service sees it. `timestamp` is in ticks, set by the store on every write. */
+export interface Entity {
+  readonly partitionKey: string;
+  readonly rowKey: string;
+  readonly timestamp: bigint;
+  readonly properties: Properties;
+  /**
+   * The same properties as a minimal-metadata JSON object, byte-identical to
+   * odata.encodeMinimalProperties(properties), when the store has such text at hand: responses
+   * splice it instead of encoding again. A store sets it only where it guarantees that identity.
+   */
+  readonly minimalJson?: string;
+}
+
+/** The two keys that address an entity in its table. */
+export interface EntityKeys {
+  readonly partitionKey: string;
+  readonly rowKey: string;
+}
+
+/**
+ * data-model.md §5.3 accounting (third-party summary, unverified): 4 bytes + 2 per key code unit
+ * + per property 8 + 2 per name code unit + the value's size.
+ */
+export function entitySizeBytes(partitionKey: string, rowKey: string, properties: Properties): number {
+  let size = 4 + 2 * (partitionKey.length + rowKey.length);
+  for (const [name, value] of properties) size += 8 + 2 * name.length + valueSizeBytes(value);
+  return size;
+}
+
+function valueSizeBytes(value: EdmValue): number {
+  switch (value.type) {
+    case 'Edm.String':
+      return 2 * value.value.length + 4;
+    case 'Edm.Binary':
+      return value.value.length + 4;
+    case 'Edm.Guid':
+      return 16;
+    case 'Edm.DateTime':
+    case 'Edm.Double':
+    case 'Edm.Int64':
+      return 8;
+    case 'Edm.Int32':
+      return 4;
+    case 'Edm.Boolean':
+      return 1;
+    default:
+      return assertNever(value);
+  }
+}
+
+// `/ \ # ?`, C0 and C1 controls (data-model.md §5.2), and lone surrogates: those cannot be carried
+// in a percent-encoded UTF-8 URL, so such an entity could never be addressed (our choice).
+const forbiddenKeyCharacter = /[/\\#?\u0000-\u001f\u007f-\u009f]|\p{Cs}/u;
+
+/** Key length and characters (data-model.md §5.2; both codes unverified). */
+export function validateKey(value: string, which: 'PartitionKey' | 'RowKey'): void {
+  if (value.length > keyLengthUtf16Max) {
+    // 400 KeyValueTooLarge is the spec's recommendation (data-model.md §5.2, unverified).
+    throw new TableError('KeyValueTooLarge', `The ${which} is longer than ${keyLengthUtf16Max} characters.`);
+  }
+  if (forbiddenKeyCharacter.test(value)) {
+    throw new TableError('OutOfRangeInput', `The ${which} contains a character that is not allowed in keys.`);
+  }
+}

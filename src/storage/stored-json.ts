@@ -1,0 +1,87 @@
+// The stored form of an entity's custom properties, shared by the engines that keep JSON: one
+// JSON object, members in the client's order, each value in its JSON form, and a
+// `name@odata.type` member before every value whose type JSON cannot carry (Int64, DateTime,
+// Guid, Binary, and every Double that is whole or not finite). The form belongs to storage and is
+// versioned: a change to it needs a new version and a migration, never a change to this one.
+//
+// It is close to the minimal-metadata wire form, and where it is byte-identical (no Double
+// annotation) responses splice it instead of encoding again: see minimalJsonOf.
+import { assertNever } from '../domain/assert.js';
+import { edmValueJson, parseDateTimeTicks, type EdmType, type EdmValue } from '../domain/edm.js';
+import type { Properties } from '../domain/entity.js';
+
+/** The version of this form; engines record it with their schema. */
+export const storedJsonVersion = 1;
+
+export function encodeStoredProperties(properties: Properties): string {
+  const members: string[] = [];
+  for (const [name, value] of properties) {
+    const json = `${JSON.stringify(name)}:${edmValueJson(value)}`;
+    members.push(isAnnotated(value) ? `${JSON.stringify(`${name}@odata.type`)}:"${value.type}",${json}` : json);
+  }
+  return `{${members.join(',')}}`;
+}
+
+/** The inverse of encodeStoredProperties: unannotated numbers are Int32 when whole, else Double. */
+export function decodeStoredProperties(text: string): Properties {
+  const members = JSON.parse(text) as Record<string, unknown>;
+  const properties: Properties = new Map();
+  for (const name in members) {
+    if (name.endsWith('@odata.type')) continue;
+    properties.set(name, storedValue(members[name], members[`${name}@odata.type`] as EdmType | undefined));
+  }
+  return properties;
+}
+
+/**
+ * The stored text itself when it is byte-identical to the minimal-metadata encoding of the same
+ * properties (odata.encodeMinimalProperties), else undefined. The two differ only in the Double
+ * annotation, which the wire leaves out for finite values (data-model.md §2.3); a false alarm
+ * (the text inside a string value) only costs an encode.
+ */
+export function minimalJsonOf(text: string): string | undefined {
+  return text.includes('"Edm.Double"') ? undefined : text;
+}
+
+function isAnnotated(value: EdmValue): boolean {
+  switch (value.type) {
+    case 'Edm.String':
+    case 'Edm.Int32':
+    case 'Edm.Boolean':
+      return false;
+    case 'Edm.Double':
+      // A whole Double would read back as Int32, and JSON has no NaN or ±Infinity.
+      return !Number.isFinite(value.value) || Number.isInteger(value.value);
+    case 'Edm.Int64':
+    case 'Edm.DateTime':
+    case 'Edm.Guid':
+    case 'Edm.Binary':
+      return true;
+    default:
+      return assertNever(value);
+  }
+}
+
+function storedValue(raw: unknown, type: EdmType | undefined): EdmValue {
+  switch (type) {
+    case undefined:
+      if (typeof raw === 'string') return { type: 'Edm.String', value: raw };
+      if (typeof raw === 'boolean') return { type: 'Edm.Boolean', value: raw };
+      return Number.isInteger(raw) ? { type: 'Edm.Int32', value: raw as number } : { type: 'Edm.Double', value: raw as number };
+    case 'Edm.Double':
+      return { type, value: typeof raw === 'number' ? raw : Number(raw) };
+    case 'Edm.Int64':
+      return { type, value: BigInt(raw as string) };
+    case 'Edm.DateTime': {
+      const ticks = parseDateTimeTicks(raw as string);
+      if (ticks === undefined) throw new Error(`corrupt stored entity: bad DateTime ${String(raw)}`);
+      return { type, value: ticks };
+    }
+    case 'Edm.Guid':
+      return { type, value: raw as string };
+    case 'Edm.Binary':
+      return { type, value: Buffer.from(raw as string, 'base64') };
+    default:
+      throw new Error(`corrupt stored entity: unexpected annotation ${String(type)}`);
+  }
+}
