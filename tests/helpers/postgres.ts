@@ -2,6 +2,7 @@
 // cluster and names it in CERULEAN_TEST_DATABASE_URL. Each test server gets a database of its own.
 import { createHash, randomBytes } from 'node:crypto';
 import pg from 'pg';
+import { PostgresStore } from '../../src/storage/postgres/postgres-store.js';
 
 const urlVariable = 'CERULEAN_TEST_DATABASE_URL';
 
@@ -61,4 +62,21 @@ export async function databaseFor(dir: string): Promise<string> {
 export async function dropDatabase(url: string): Promise<void> {
   const name = new URL(url).pathname.slice(1);
   await admin((client) => client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`));
+}
+
+/**
+ * A PostgreSQL store on a database of its own, which closing the store drops. With `url`, a store
+ * over that existing database instead (a second process's view of it), which closing leaves.
+ */
+export async function openPostgresStore(options: { url?: string; stepExamineMax?: number } = {}): Promise<PostgresStore> {
+  const url = options.url ?? (await createDatabase());
+  const store = await PostgresStore.open({ url, stepExamineMax: options.stepExamineMax });
+  if (options.url !== undefined) return store;
+  const close = store.close.bind(store);
+  return Object.assign(store, {
+    close: async () => {
+      await close();
+      await dropDatabase(url);
+    },
+  });
 }

@@ -10,6 +10,7 @@
 // a stricter default isolation, or when a table's deletion meets a batch) are retried the same way,
 // a bounded number of times. An acknowledged commit is durable: synchronous_commit is on.
 import pg from 'pg';
+import assert from 'node:assert/strict';
 import { setImmediate as turnOfEventLoop } from 'node:timers/promises';
 import type { Entity, Properties } from '../../domain/entity.js';
 import type { KeyBound, KeyRange } from '../../domain/keys.js';
@@ -39,11 +40,13 @@ const stepRowsMax = 1000;
  * Rows one conditional scan step examines at most, so that a sparse filter costs the database a
  * bounded statement (tens of milliseconds) and the page budget is checked between steps.
  */
-const stepExamineMax = 20_000;
+const stepExamineMaxDefault = 20_000;
 
 export interface PostgresStoreOptions {
   /** `postgres://user:password@host:port/database` */
   readonly url: string;
+  /** Rows one conditional scan step may examine (tests make it tiny to reach window edges). */
+  readonly stepExamineMax?: number;
 }
 
 /** Raised inside a commit whose insert met an entity another process inserted meanwhile. */
@@ -53,9 +56,14 @@ export class PostgresStore implements Store {
   private readonly clock = new CommitClock(0n);
   private closed = false;
 
-  private constructor(private readonly pool: pg.Pool) {}
+  private constructor(
+    private readonly pool: pg.Pool,
+    private readonly stepExamineMax: number,
+  ) {}
 
   static async open(options: PostgresStoreOptions): Promise<PostgresStore> {
+    const stepExamineMax = options.stepExamineMax ?? stepExamineMaxDefault;
+    assert(Number.isSafeInteger(stepExamineMax) && stepExamineMax >= 1, 'a scan step examines at least one row');
     const pool = new pg.Pool({
       connectionString: options.url,
       max: poolConnectionsMax,
@@ -81,7 +89,7 @@ export class PostgresStore implements Store {
       throw error;
     }
     client.release();
-    return new PostgresStore(pool);
+    return new PostgresStore(pool, stepExamineMax);
   }
 
   // -- tables ----------------------------------------------------------------------------------
@@ -136,7 +144,7 @@ export class PostgresStore implements Store {
   }
 
   async scan(table: TableInfo, range: KeyRange, { conditions, limit }: ScanRequest): Promise<ScanStep> {
-    const step = await this.scanStep(table, range, conditions, Math.min(limit, stepRowsMax), stepExamineMax);
+    const step = await this.scanStep(table, range, conditions, Math.min(limit, stepRowsMax), this.stepExamineMax);
     // The rows came over a socket, but decoding a full step is JavaScript's work: others get a turn.
     if (step.next !== undefined && step.examined >= stepRowsMax) await turnOfEventLoop();
     return step;
@@ -144,8 +152,7 @@ export class PostgresStore implements Store {
 
   /**
    * Up to `limit` entities of the range in key order that may satisfy `conditions`, examining at
-   * most `window` rows. With conditions, the row that closes the window and the range's last row
-   * come back whether they match or not: their position says how far the step got.
+   * most `window` rows.
    */
   private async scanStep(
     table: TableInfo,
@@ -156,37 +163,43 @@ export class PostgresStore implements Store {
   ): Promise<ScanStep> {
     const params: unknown[] = [table.account, table.name.toLowerCase()];
     const bind: Bind = (value) => `$${params.push(value)}`;
-    const where = [`table_id = (${tableIdSql})`, ...rangeSql(range, bind)];
+    const where = [`table_id = (${tableIdSql})`, ...rangeSql(range, bind)].join(' AND ');
     const partitionKey = onlyPartition(range);
     // When the range pins the PartitionKey, only RowKey is read back.
     const keys = partitionKey === undefined ? 'pk, rk' : 'rk';
     let sql: string;
     if (conditions.length === 0) {
-      sql = `SELECT ${keys}, ts, props::text AS props FROM ${s}.entities WHERE ${where.join(' AND ')} ORDER BY pk, rk LIMIT ${bind(limit)}`;
+      sql = `SELECT ${keys}, ts, props::text AS props, true AS hit FROM ${s}.entities WHERE ${where} ORDER BY pk, rk LIMIT ${bind(limit)}`;
     } else {
+      // The inner query walks the window in key order, numbering the rows and marking the range's
+      // last one (both stream: a step stops after `limit` rows however long its window). The rows
+      // that close the window or the range come back as markers, without their properties, when
+      // they fail the conditions: where they are tells how far the step got.
       const windowRows = bind(window);
       const tests = conditions.map((condition) => conditionSql(condition, bind)).join(' AND ');
-      // The inner query walks the window in key order, numbering rows and marking the range's
-      // last; both stream, so a step stops after `limit` kept rows however long the window.
       sql =
-        `SELECT ${keys}, ts, props::text AS props, n, last FROM (` +
+        `SELECT ${keys}, ts, CASE WHEN hit THEN props::text END AS props, hit, n, last FROM (` +
+        `SELECT pk, rk, ts, props, n, last, (${tests}) AS hit FROM (` +
         `SELECT pk, rk, ts, props, row_number() OVER w AS n, lead(ts) OVER w IS NULL AS last ` +
-        `FROM ${s}.entities WHERE ${where.join(' AND ')} WINDOW w AS (ORDER BY pk, rk) ORDER BY pk, rk LIMIT ${windowRows}` +
-        `) AS examined WHERE n = ${windowRows} OR last OR (${tests}) ORDER BY pk, rk LIMIT ${bind(limit)}`;
+        `FROM ${s}.entities WHERE ${where} WINDOW w AS (ORDER BY pk, rk) ORDER BY pk, rk LIMIT ${windowRows}` +
+        `) AS examined) AS tested WHERE hit OR n = ${windowRows} OR last ORDER BY pk, rk LIMIT ${bind(limit)}`;
     }
     const { rows } = await this.query<ScanRow>(undefined, sql, params);
     let bytes = 0;
-    const entities = rows.map((row) => {
-      const entity = new StoredEntity(partitionKey ?? decodeKey(row.pk!), decodeKey(row.rk), BigInt(row.ts), row.props);
+    let lastKeys: { partitionKey: string; rowKey: string } | undefined;
+    const entities: StoredEntity[] = [];
+    for (const row of rows) {
+      lastKeys = { partitionKey: partitionKey ?? decodeKey(row.pk!), rowKey: decodeKey(row.rk) };
+      if (!row.hit) continue;
+      const entity = new StoredEntity(lastKeys.partitionKey, lastKeys.rowKey, BigInt(row.ts), row.props!);
       bytes += entity.storedBytes;
-      return entity;
-    });
+      entities.push(entity);
+    }
     const last = rows.at(-1);
-    if (last === undefined) return { entities, examined: 0, bytes, next: undefined };
+    if (last === undefined || lastKeys === undefined) return { entities, examined: 0, bytes, next: undefined };
     const examined = conditions.length === 0 ? rows.length : Number(last.n);
     const ended = conditions.length === 0 ? rows.length < limit : last.last === true;
-    const lastEntity = entities.at(-1)!;
-    const next: KeyBound | undefined = ended ? undefined : { partitionKey: lastEntity.partitionKey, rowKey: lastEntity.rowKey, inclusive: false };
+    const next: KeyBound | undefined = ended ? undefined : { ...lastKeys, inclusive: false };
     return { entities, examined, bytes, next };
   }
 
@@ -444,7 +457,9 @@ interface ScanRow {
   readonly pk?: Buffer;
   readonly rk: Buffer;
   readonly ts: string;
-  readonly props: string;
+  /** Null for a marker row that failed the conditions. */
+  readonly props: string | null;
+  readonly hit: boolean;
   readonly n?: string;
   readonly last?: boolean;
 }
