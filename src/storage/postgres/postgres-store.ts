@@ -9,10 +9,10 @@
 // writes are race-free without SERIALIZABLE; serialization failures and deadlocks (possible under
 // a stricter default isolation, or when a table's deletion meets a batch) are retried the same way,
 // a bounded number of times. An acknowledged commit is durable: synchronous_commit is on.
-import pg from 'pg';
 import assert from 'node:assert/strict';
 import { setImmediate as turnOfEventLoop } from 'node:timers/promises';
-import type { Entity, Properties } from '../../domain/entity.js';
+import pg from 'pg';
+import type { Entity } from '../../domain/entity.js';
 import type { KeyBound, KeyRange } from '../../domain/keys.js';
 import { TableError } from '../../errors.js';
 import type { CommitResult, PropertyCondition, ScanRequest, ScanStep, SettingKey, Store, TableInfo, Write, WriteFailure } from '../store.js';
@@ -206,31 +206,78 @@ export class PostgresStore implements Store {
   async commit(table: TableInfo, writes: readonly Write[]): Promise<CommitResult> {
     if (this.closed) throw new Error('store is closed');
     const [only] = writes;
-    if (writes.length === 1 && only!.condition.kind === 'absent' && only!.action.kind === 'put') {
-      return this.insert(table, only!.partitionKey, only!.rowKey, only!.action.properties);
+    // A lone put or delete is one statement that checks its condition itself; a merge, which
+    // must read the stored properties and check the limits, and a batch run a transaction.
+    if (writes.length === 1 && only!.action.kind !== 'merge') {
+      try {
+        return await this.commitAlone(table, only!, only!.action);
+      } catch (error) {
+        if (isMissingTable(error)) return failed(0, 'tableNotFound');
+        throw error;
+      }
     }
     return this.transaction((client) => this.applyCommit(client, table, writes));
   }
 
-  /** An insert alone: one statement, no transaction around it. */
-  private async insert(table: TableInfo, partitionKey: string, rowKey: string, properties: Properties): Promise<CommitResult> {
-    const timestamp = this.clock.next();
-    let inserted: number;
-    try {
-      const result = await this.query(
-        'insert',
+  /**
+   * One write as one statement. Its Timestamp is the clock's, or one tick after the version it
+   * replaces if that is later (the row is locked by the statement, so no other write comes
+   * between). When nothing was written, a second look tells why.
+   */
+  private async commitAlone(table: TableInfo, write: Write, action: Write['action'] & { kind: 'put' | 'delete' }): Promise<CommitResult> {
+    const { condition } = write;
+    const key = [table.account, table.name.toLowerCase(), encodeKey(write.partitionKey), encodeKey(write.rowKey)];
+    const expected = condition.kind === 'version' ? condition.timestamp.toString() : null;
+    const ts = this.clock.next().toString();
+    let written: { ts: string } | undefined;
+    if (action.kind === 'delete') {
+      if (condition.kind === 'absent') return this.whyNotWritten(table, write);
+      ({ rows: [written] } = await this.query<{ ts: string }>(
+        'deleteEntity',
+        `DELETE FROM ${s}.entities WHERE table_id = (${tableIdSql}) AND pk = $3 AND rk = $4 AND ($5::bigint IS NULL OR ts = $5) RETURNING $6::bigint AS ts`,
+        [...key, expected, ts],
+      ));
+    } else if (condition.kind === 'absent') {
+      ({ rows: [written] } = await this.query<{ ts: string }>(
+        'insertEntity',
         `INSERT INTO ${s}.entities (table_id, pk, rk, ts, props) SELECT id, $3, $4, $5, $6::jsonb FROM ${s}.tables ` +
-          `WHERE account = $1 AND name_lower = $2 ON CONFLICT DO NOTHING`,
-        [table.account, table.name.toLowerCase(), encodeKey(partitionKey), encodeKey(rowKey), timestamp.toString(), encodeProperties(properties)],
-      );
-      inserted = result.rowCount ?? 0;
-    } catch (error) {
-      if (isMissingTable(error)) return failed(0, 'tableNotFound');
-      throw error;
+          `WHERE account = $1 AND name_lower = $2 ON CONFLICT DO NOTHING RETURNING ts`,
+        [...key, ts, encodeProperties(action.properties)],
+      ));
+    } else if (condition.kind === 'none') {
+      ({ rows: [written] } = await this.query<{ ts: string }>(
+        'putEntity',
+        `INSERT INTO ${s}.entities AS e (table_id, pk, rk, ts, props) SELECT id, $3, $4, $5, $6::jsonb FROM ${s}.tables ` +
+          `WHERE account = $1 AND name_lower = $2 ` +
+          `ON CONFLICT (table_id, pk, rk) DO UPDATE SET ts = greatest(EXCLUDED.ts, e.ts + 1), props = EXCLUDED.props RETURNING ts`,
+        [...key, ts, encodeProperties(action.properties)],
+      ));
+    } else {
+      ({ rows: [written] } = await this.query<{ ts: string }>(
+        'replaceEntity',
+        `UPDATE ${s}.entities SET ts = greatest($5::bigint, ts + 1), props = $6::jsonb ` +
+          `WHERE table_id = (${tableIdSql}) AND pk = $3 AND rk = $4 AND ($7::bigint IS NULL OR ts = $7) RETURNING ts`,
+        [...key, ts, encodeProperties(action.properties), expected],
+      ));
     }
-    if (inserted === 1) return { ok: true, timestamp };
-    // Nothing inserted: the table is missing or the entity exists.
-    return failed(0, (await this.getTable(table.account, table.name)) === undefined ? 'tableNotFound' : 'exists');
+    return written === undefined ? this.whyNotWritten(table, write) : { ok: true, timestamp: BigInt(written.ts) };
+  }
+
+  /** The failure of a lone write that wrote nothing, from the table and the entity as they are now. */
+  private async whyNotWritten(table: TableInfo, write: Write): Promise<CommitResult> {
+    const { rows } = await this.query<{ table_exists: boolean; ts: string | null }>(
+      'whyNotWritten',
+      `SELECT EXISTS (${tableIdSql}) AS table_exists, ` +
+        `(SELECT ts FROM ${s}.entities WHERE table_id = (${tableIdSql}) AND pk = $3 AND rk = $4) AS ts`,
+      [table.account, table.name.toLowerCase(), encodeKey(write.partitionKey), encodeKey(write.rowKey)],
+    );
+    const row = rows[0]!;
+    if (!row.table_exists) return failed(0, 'tableNotFound');
+    const current = row.ts === null ? undefined : BigInt(row.ts);
+    const failure = conditionFailure(current, write.condition) ?? (write.action.kind === 'delete' && current === undefined ? 'notFound' : undefined);
+    // Otherwise another process changed the entity between the two statements: the write failed
+    // on the entity as it was then.
+    return failed(0, failure ?? (write.condition.kind === 'absent' ? 'exists' : 'versionMismatch'));
   }
 
   private async applyCommit(client: pg.PoolClient, table: TableInfo, writes: readonly Write[]): Promise<CommitResult> {
