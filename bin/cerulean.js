@@ -1,3 +1,5 @@
 #!/usr/bin/env node
-// The `cerulean` command: runs the compiled server (npm ci builds it through `prepare`).
-import '../dist/src/main.js';
+// The `cerulean` command: the server by default, tools as subcommands (npm ci builds dist through `prepare`).
+import { runCli } from '../dist/src/cli/main.js';
+
+await runCli(process.argv.slice(2));

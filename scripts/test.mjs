@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// `npm test`: compiles, starts a throwaway PostgreSQL cluster when Debian's server binaries are
+// `npm test`: compiles (server, tests and the explorer's browser modules), starts a throwaway PostgreSQL cluster when Debian's server binaries are
 // here (so the PostgreSQL engine's tests run too), runs every test, and stops the cluster.
 //
 // The tests find the database through one variable, CERULEAN_TEST_DATABASE_URL; a URL the caller
@@ -9,8 +9,10 @@ import { spawn, spawnSync } from 'node:child_process';
 
 const urlVariable = 'CERULEAN_TEST_DATABASE_URL';
 
-const compile = spawnSync(process.execPath, ['node_modules/typescript/bin/tsc', '-p', 'tsconfig.json'], { stdio: 'inherit' });
-if (compile.status !== 0) process.exit(compile.status ?? 1);
+for (const project of ['tsconfig.json', 'explorer/tsconfig.json']) {
+  const compile = spawnSync(process.execPath, ['node_modules/typescript/bin/tsc', '-p', project], { stdio: 'inherit' });
+  if (compile.status !== 0) process.exit(compile.status ?? 1);
+}
 const { postgresBin, startCluster } = await import('../dist/tests/helpers/pg-cluster.js');
 
 const env = { ...process.env };

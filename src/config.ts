@@ -19,6 +19,8 @@ export interface Config {
   readonly tls: { readonly certFile: string; readonly keyFile: string } | undefined;
   /** Entra ID bearer tokens, enabled by a JWKS and/or PEM key file. */
   readonly oauth: OAuthConfig | undefined;
+  /** Serve the web explorer at /_explorer/: by default only on a loopback address (README "Explorer"). */
+  readonly explorer: boolean;
 }
 
 export interface OAuthConfig {
@@ -48,6 +50,8 @@ export const usage = `Usage: cerulean [options]
   --oauth-issuer <iss>    accepted token issuers, comma-separated (CERULEAN_OAUTH_ISSUER, default any)
   --oauth-audience <aud>  accepted audiences, comma-separated     (CERULEAN_OAUTH_AUDIENCE,
                           default https://storage.azure.com)
+  --explorer           serve the web explorer at /_explorer/ on a non-loopback --host too
+                       (CERULEAN_EXPLORER=1; =0 turns it off; default on for loopback only)
   --help               print this text
 
 Extra accounts: AZURITE_ACCOUNTS="name:key1[:key2];name2:key1" (Azurite's format).`;
@@ -69,6 +73,7 @@ export function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Con
       'oauth-pem': { type: 'string' },
       'oauth-issuer': { type: 'string' },
       'oauth-audience': { type: 'string' },
+      explorer: { type: 'boolean' },
       help: { type: 'boolean' },
     },
     strict: true,
@@ -86,9 +91,11 @@ export function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Con
   if (!/^[1-9]\d{0,6}$/.test(maxRequestsText)) {
     throw new Error(`--max-requests must be a whole number from 1, not '${maxRequestsText}'`);
   }
+  const host = values.host ?? env['CERULEAN_HOST'] ?? '127.0.0.1';
+  const explorerText = env['CERULEAN_EXPLORER'];
   const database = databaseUrl(values.database ?? env['CERULEAN_DATABASE_URL'], values.location !== undefined || values['in-memory'] === true);
   return {
-    host: values.host ?? env['CERULEAN_HOST'] ?? '127.0.0.1',
+    host,
     port,
     location: inMemory ? undefined : values.location ?? env['CERULEAN_LOCATION'] ?? './data',
     database,
@@ -102,6 +109,8 @@ export function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Con
       issuers: list(values['oauth-issuer'] ?? env['CERULEAN_OAUTH_ISSUER']),
       audiences: list(values['oauth-audience'] ?? env['CERULEAN_OAUTH_AUDIENCE']),
     }),
+    explorer:
+      values.explorer ?? (explorerText === undefined || explorerText === '' ? isLoopback(host) : /^(1|true|yes)$/i.test(explorerText)),
   };
 }
 
@@ -119,6 +128,11 @@ function databaseUrl(text: string | undefined, sqliteFlags: boolean): string | u
     throw new Error(`--database must start with postgres:// or postgresql://, not '${url.protocol}//'`);
   }
   return text;
+}
+
+/** 127.0.0.0/8, ::1 and localhost: only this machine can reach the listener. */
+function isLoopback(host: string): boolean {
+  return host === 'localhost' || host === '::1' || host === '[::1]' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host);
 }
 
 function tlsConfig(certFile: string | undefined, keyFile: string | undefined): Config['tls'] {

@@ -42,6 +42,11 @@ export const errorCodes = {
   DuplicatePropertiesSpecified: { status: 400, message: 'A property is specified more than one time.' },
   EntityAlreadyExists: { status: 409, message: 'The specified entity already exists.' },
   EntityTooLarge: { status: 400, message: 'The entity is larger than the maximum size permitted.' },
+  HostInformationNotPresent: {
+    status: 400,
+    message:
+      'The required host information is not present in the request. You must send a non-empty Host header or include the absolute URI in the request line.',
+  },
   InsufficientAccountPermissions: {
     status: 403,
     message: 'The account being accessed does not have sufficient permissions to execute this operation.',
@@ -55,6 +60,7 @@ export const errorCodes = {
     status: 400,
     message: 'The value provided for one of the HTTP headers was not in the correct format.',
   },
+  InvalidHttpVerb: { status: 400, message: 'The HTTP verb specified was not recognized by the server.' },
   InvalidInput: { status: 400, message: 'One of the request inputs is not valid.' },
   InvalidQueryParameterValue: {
     status: 400,
@@ -81,6 +87,7 @@ export const errorCodes = {
   PropertyNameTooLong: { status: 400, message: 'The property name exceeds the maximum allowed length.' },
   PropertyValueTooLarge: { status: 400, message: 'The property value is larger than the maximum size permitted.' },
   RequestBodyTooLarge: { status: 413, message: 'The size of the request body exceeds the maximum size permitted.' },
+  RequestUrlFailedToParse: { status: 400, message: 'The url in the request could not be parsed.' },
   ResourceNotFound: { status: 404, message: 'The specified resource does not exist.' },
   ServerBusy: { status: 503, message: 'The server is currently unable to receive requests. Please retry your request.' },
   TableAlreadyExists: { status: 409, message: 'The table specified already exists.' },

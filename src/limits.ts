@@ -19,8 +19,19 @@ export const entityBytesMax = 1 * MiB;
 export const keyLengthUtf16Max = 1 * KiB;
 /** Request body; a $batch is capped at the same 4 MiB (batch.md). */
 export const bodyBytesMax = 4 * MiB;
-/** Bytes of an oversized body read and dropped so the client sees its 413 rather than a reset. */
-export const bodyDrainBytesMax = 8 * MiB;
+/**
+ * An authenticated client's oversized body is read and dropped up to this total, so that a client
+ * that sends its whole body before reading (Python over TLS) gets its 413 rather than a reset.
+ */
+export const oversizeBodyReadBytesMax = 32 * MiB;
+/**
+ * A reply chosen before the body was read (authentication, routing, preflight, validation) waits
+ * for at most this much more of the body, and this long, before it is sent; a body that has not
+ * ended by then is left unread and the connection closed. This is all a client without
+ * credentials can make the server read.
+ */
+export const unreadBodyDrainBytesMax = 64 * KiB;
+export const unreadBodyDrainMs = 2_000;
 /** Entities or tables in one query page (query.md §4.1). */
 export const pageSizeMax = 1000;
 /** Operations in one change set (batch.md). */
@@ -80,4 +91,5 @@ export const clockSkewMs = 15 * 60 * 1000;
 assert(pageSizeMax <= 1000, 'the service never returns more than 1,000 results per page');
 assert(batchOperationsMax === 100, 'a change set holds at most 100 operations');
 assert(bodyBytesMax >= entityBytesMax, 'a maximal entity must fit in a request body');
+assert(oversizeBodyReadBytesMax >= 4 * bodyBytesMax, 'an oversized body is drained well past the limit');
 assert(corsRulesMax <= 5 && storedPoliciesMax <= 5, 'the service allows at most 5 CORS rules and 5 policies');

@@ -7,15 +7,17 @@ import { compose, describeStore } from './compose.js';
 import { loadConfig, usage, type Config } from './config.js';
 import { devAccountName, loadAccounts } from './http/accounts.js';
 import { createBearerVerifier } from './http/bearer.js';
+import { createExplorer, explorerPath } from './http/explorer.js';
 import { createLogger } from './http/log.js';
 import { createServer } from './http/server.js';
 
 const shutdownGraceMs = 10_000;
 
-async function main(): Promise<void> {
+/** Runs the server with these command-line flags (`cerulean [serve] [options]`) until SIGTERM/SIGINT. */
+export async function serve(argv: readonly string[]): Promise<void> {
   let config;
   try {
-    config = loadConfig(process.argv.slice(2), process.env);
+    config = loadConfig(argv, process.env);
   } catch (error) {
     process.stderr.write(`${(error as Error).message}\n\n${usage}\n`);
     process.exit(2);
@@ -41,7 +43,8 @@ async function main(): Promise<void> {
     process.exit(1);
   }
   const { store, services } = composition;
-  const server = createServer({ accounts, services, log, requestsInFlightMax: config.requestsInFlightMax, ...security });
+  const explorer = config.explorer ? createExplorer([...accounts.keys()], (message) => log.warn(message)) : undefined;
+  const server = createServer({ accounts, services, log, requestsInFlightMax: config.requestsInFlightMax, explorer, ...security });
   const scheme = security.tls === undefined ? 'http' : 'https';
 
   server.listen(config.port, config.host, () => {
@@ -53,6 +56,7 @@ async function main(): Promise<void> {
       `Cerulean listening on ${endpoint}\n` +
         `Connection string: DefaultEndpointsProtocol=${scheme};AccountName=${devAccountName};` +
         `AccountKey=${account.keys[0]!.toString('base64')};TableEndpoint=${endpoint};\n` +
+        (explorer === undefined ? '' : `Explorer: ${scheme}://${host}:${port}${explorerPath}\n`) +
         `Data: ${describeStore(config)}\n`,
     );
   });
@@ -100,4 +104,3 @@ function loadSecurity(config: Config) {
   return { tls, bearer: config.oauth && createBearerVerifier(config.oauth) };
 }
 
-await main();

@@ -1,24 +1,25 @@
 // Request bodies: read as bytes under a cap enforced while reading, decoded as UTF-8 once over
-// the whole buffer so a character split across network chunks survives.
+// the whole buffer so a character split across network chunks survives. Bodies nobody will use are
+// read and dropped only up to a bound; past it the reply closes the connection instead.
 import type { IncomingMessage } from 'node:http';
 import { TableError } from '../errors.js';
-import { bodyDrainBytesMax } from '../limits.js';
+import { oversizeBodyReadBytesMax } from '../limits.js';
 
 /**
- * The whole body, or 413 RequestBodyTooLarge. A body that is too large is not kept: up to
- * `bodyDrainBytesMax` more is read and dropped so that the client, still sending, can read the 413
- * instead of a reset connection; past that the connection is closed (BodyTooLargeToDrain).
+ * The whole body, or 413 RequestBodyTooLarge. A body that is too large is not kept: it is read and
+ * dropped up to `oversizeBodyReadBytesMax` in all, so that a client still sending can read the 413
+ * instead of a reset connection; past that reading stops (BodyTooLargeToDrain: the reply closes).
  */
 export async function readBody(request: IncomingMessage, bytesMax: number): Promise<Buffer> {
   const declared = Number(request.headers['content-length'] ?? 0);
-  if (declared > bytesMax + bodyDrainBytesMax) throw new BodyTooLargeToDrain();
+  if (declared > oversizeBodyReadBytesMax) throw new BodyTooLargeToDrain();
   const chunks: Buffer[] = [];
   let size = 0;
-  for await (const chunk of request as AsyncIterable<Buffer>) {
+  const ended = await consume(request, oversizeBodyReadBytesMax, Infinity, (chunk) => {
     size += chunk.length;
-    if (size > bytesMax + bodyDrainBytesMax) throw new BodyTooLargeToDrain();
     if (size <= bytesMax) chunks.push(chunk);
-  }
+  });
+  if (!ended) throw new BodyTooLargeToDrain();
   if (size > bytesMax) throw new TableError('RequestBodyTooLarge');
   return Buffer.concat(chunks, size);
 }
@@ -28,6 +29,42 @@ export class BodyTooLargeToDrain extends TableError {
   constructor() {
     super('RequestBodyTooLarge');
   }
+}
+
+/**
+ * Reads and drops what is left of a body the reply does not need, up to `bytesMax` and `waitMs`.
+ * True when the body ended (the connection can carry the next request); false when it did not, and
+ * then reading has stopped: the reply must close the connection.
+ */
+export function discardBody(request: IncomingMessage, bytesMax: number, waitMs: number): Promise<boolean> {
+  return consume(request, bytesMax, waitMs, () => undefined);
+}
+
+/**
+ * Feeds the body's chunks to `take` until it ends (true) or more than `bytesMax` bytes came, the
+ * wait ran out or the client went away (false; the stream is left paused). Events, not `for await`:
+ * leaving a `for await` early destroys the request and with it the socket the reply needs.
+ */
+function consume(request: IncomingMessage, bytesMax: number, waitMs: number, take: (chunk: Buffer) => void): Promise<boolean> {
+  if (request.readableEnded) return Promise.resolve(true);
+  return new Promise((resolve) => {
+    let size = 0;
+    const timer = Number.isFinite(waitMs) ? setTimeout(() => finish(false), waitMs) : undefined;
+    const onData = (chunk: Buffer): void => {
+      size += chunk.length;
+      if (size > bytesMax) finish(false);
+      else take(chunk);
+    };
+    const onEnd = (): void => finish(true);
+    const onClose = (): void => finish(false);
+    function finish(ended: boolean): void {
+      clearTimeout(timer);
+      request.off('data', onData).off('end', onEnd).off('close', onClose).off('error', onClose);
+      if (!ended) request.pause();
+      resolve(ended);
+    }
+    request.on('data', onData).once('end', onEnd).once('close', onClose).once('error', onClose);
+  });
 }
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });

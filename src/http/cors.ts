@@ -1,21 +1,22 @@
 // CORS for browser clients (operations.md §4.4): the anonymous OPTIONS preflight, and the
 // Access-Control-* headers on actual cross-origin requests, both from the account's CORS rules
 // (Set Table Service Properties). Pure: rules and request headers in, reply or headers out.
+import { TableError } from '../errors.js';
 import type { CorsRule } from '../protocol/service-properties-xml.js';
 import type { Headers } from './operations.js';
 import type { Reply } from './respond.js';
 import { firstHeader } from './headers.js';
 
 /**
- * The preflight reply: 200 with the grant, 400 without Origin or Access-Control-Request-Method,
- * 403 when no rule matches. Failures carry no body (errors.md §3, unverified) but do carry
- * x-ms-error-code.
+ * The preflight reply: 200 with the grant. Throws 400 InvalidHeaderValue without Origin or
+ * Access-Control-Request-Method and 403 CorsPreflightFailure when no rule matches; these carry the
+ * service's error body like any other failure (issue 17; errors.md §3 had guessed no body).
  */
 export function preflight(rules: readonly CorsRule[], headers: Headers): Reply {
   const origin = single(headers['origin']);
   const method = single(headers['access-control-request-method']);
   if (origin === undefined || method === undefined) {
-    return { status: 400, headers: { 'x-ms-error-code': 'InvalidHeaderValue' } };
+    throw new TableError('InvalidHeaderValue', 'A required CORS header (Origin, Access-Control-Request-Method) is not present.');
   }
   const requestedHeaders = single(headers['access-control-request-headers']);
   const names = (requestedHeaders ?? '').split(',').map((name) => name.trim()).filter((name) => name !== '');
@@ -25,7 +26,7 @@ export function preflight(rules: readonly CorsRule[], headers: Headers): Reply {
       candidate.allowedMethods.includes(method.toUpperCase()) &&
       names.every((name) => listed(candidate.allowedHeaders, name)),
   );
-  if (rule === undefined) return { status: 403, headers: { 'x-ms-error-code': 'CorsPreflightFailure' } };
+  if (rule === undefined) throw new TableError('CorsPreflightFailure');
   const allowAll = rule.allowedOrigins.includes('*');
   return {
     status: 200,
@@ -40,31 +41,34 @@ export function preflight(rules: readonly CorsRule[], headers: Headers): Reply {
   };
 }
 
-/** Headers respond.ts's send() adds to every reply; a rule may expose them too. */
-const alwaysSentHeaders = [
-  'x-ms-request-id',
-  'x-ms-client-request-id',
-  'Server',
-  'x-ms-version',
-  'X-Content-Type-Options',
-  'Cache-Control',
-  'Date',
-  'Content-Length',
-];
+/** Headers respond.ts's send() adds to every reply (x-ms-client-request-id when the request had one). */
+const alwaysSentHeaders = ['x-ms-request-id', 'Server', 'x-ms-version', 'X-Content-Type-Options', 'Cache-Control', 'Date', 'Content-Length'];
+
+/**
+ * Response headers exposed whatever the rule lists. The service was recorded exposing every header
+ * of its reply (operations.md §4.4: x-ms-request-id, x-ms-client-request-id, Server, x-ms-version,
+ * X-Content-Type-Options, Cache-Control, x-ms-continuation-*, Content-Type, Content-Length, Date);
+ * browser clients need the x-ms-* ones (request ids, continuation to page, error code) and ETag
+ * (the SDKs return it from writes for optimistic concurrency) — recommendation, not verified for
+ * rules whose ExposedHeaders list less.
+ */
+function alwaysExposed(name: string): boolean {
+  return /^x-ms-/i.test(name) || alwaysSentHeaders.includes(name) || ['content-type', 'etag'].includes(name.toLowerCase());
+}
 
 /**
  * `reply` with the CORS headers of the first rule matching the request's Origin and method, if any
- * (errors too, so that browsers can read them). Continuation headers are always exposed: browser
- * clients need them to page (operations.md §4.4 recommendation).
+ * (errors too, so that browsers can read them). Exposed: the reply's headers the rule lists, those
+ * alwaysExposed, and the rule's literal names.
  */
 export function withCorsHeaders(rules: readonly CorsRule[], headers: Headers, method: string, reply: Reply): Reply {
   const origin = single(headers['origin']);
   if (origin === undefined || rules.length === 0) return reply;
   const rule = rules.find((candidate) => originAllowed(candidate, origin) && candidate.allowedMethods.includes(method));
   if (rule === undefined) return { ...reply, headers: { ...reply.headers, Vary: 'Origin' } };
-  const replyHeaders = [...alwaysSentHeaders, ...Object.keys(reply.headers ?? {})];
-  const exposedByRule = (name: string) => listed(rule.exposedHeaders, name) || /^x-ms-continuation-/i.test(name);
-  const exposed = new Set(replyHeaders.filter(exposedByRule));
+  const echoed = headers['x-ms-client-request-id'] === undefined ? [] : ['x-ms-client-request-id'];
+  const replyHeaders = [...alwaysSentHeaders, ...echoed, ...Object.keys(reply.headers ?? {})];
+  const exposed = new Set(replyHeaders.filter((name) => alwaysExposed(name) || listed(rule.exposedHeaders, name)));
   for (const name of rule.exposedHeaders) if (!name.endsWith('*')) exposed.add(name);
   const allowAll = rule.allowedOrigins.includes('*');
   const cors: Record<string, string> = {

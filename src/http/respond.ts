@@ -1,10 +1,11 @@
 // Writing responses: the headers every response carries (README "Headers present on every
 // response") and the one place where errors become Azure error bodies (errors.md §1–§2).
-import type { ServerResponse } from 'node:http';
+import { STATUS_CODES, type ServerResponse } from 'node:http';
 import { randomUUID } from 'node:crypto';
 import { clientRequestIdLengthMax } from '../limits.js';
 import { TableError, type ErrorCode } from '../errors.js';
 import { escapeXmlText } from '../protocol/xml.js';
+import { isVersionShaped } from './request-checks.js';
 
 export interface Reply {
   readonly status: number;
@@ -24,7 +25,6 @@ export interface ResponseContext {
 }
 
 const defaultVersion = '2019-02-02';
-const versionShape = /^\d{4}-\d{2}-\d{2}$/;
 const visibleAscii = /^[\x20-\x7e]*$/;
 
 export function responseContext(headers: Readonly<Record<string, string | string[] | undefined>>): ResponseContext {
@@ -33,7 +33,7 @@ export function responseContext(headers: Readonly<Record<string, string | string
   return {
     requestId: randomUUID(),
     // Echo any date-shaped version; otherwise answer as 2019-02-02 (README "API versions").
-    version: typeof version === 'string' && versionShape.test(version) ? version : defaultVersion,
+    version: typeof version === 'string' && isVersionShaped(version) ? version : defaultVersion,
     clientRequestId:
       typeof clientRequestId === 'string' &&
       clientRequestId.length <= clientRequestIdLengthMax &&
@@ -46,6 +46,24 @@ export function responseContext(headers: Readonly<Record<string, string | string
 }
 
 export function send(response: ServerResponse, context: ResponseContext, reply: Reply): void {
+  const { headers, body } = wireForm(context, reply);
+  response.writeHead(reply.status, headers);
+  response.end(body);
+}
+
+/**
+ * The whole HTTP/1.1 response as bytes, for sockets node:http has handed over (CONNECT, parse
+ * errors): nothing else can be answered on them, so the reply always closes the connection.
+ */
+export function rawResponse(context: ResponseContext, reply: Reply): Buffer {
+  const { headers, body } = wireForm(context, { ...reply, headers: { ...reply.headers, Connection: 'close' } });
+  const lines = [`HTTP/1.1 ${reply.status} ${STATUS_CODES[reply.status] ?? ''}`];
+  for (const [name, value] of Object.entries(headers)) lines.push(`${name}: ${value}`);
+  return Buffer.concat([Buffer.from(`${lines.join('\r\n')}\r\n\r\n`, 'latin1'), body ?? Buffer.alloc(0)]);
+}
+
+/** The headers every response carries, the reply's own, and the body as bytes. */
+function wireForm(context: ResponseContext, reply: Reply): { headers: Record<string, string | number>; body: Buffer | undefined } {
   const headers: Record<string, string | number> = {
     'Cache-Control': 'no-cache',
     'X-Content-Type-Options': 'nosniff',
@@ -58,8 +76,7 @@ export function send(response: ServerResponse, context: ResponseContext, reply: 
   if (context.clientRequestId !== undefined) headers['x-ms-client-request-id'] = context.clientRequestId;
   const body = reply.body === undefined ? undefined : typeof reply.body === 'string' ? Buffer.from(reply.body) : reply.body;
   headers['Content-Length'] = body?.length ?? 0;
-  response.writeHead(reply.status, headers);
-  response.end(body);
+  return { headers, body };
 }
 
 /** The reply for any thrown value: a TableError as itself, anything else as a logged 500. */

@@ -71,6 +71,9 @@ export function parseTarget(
   if (account === '') throw new TableError('InvalidUri');
   const secondary = account.endsWith('-secondary');
   if (secondary) account = account.slice(0, -'-secondary'.length);
+  // The Python SDK (azure-data-tables 12.4.2) addresses the path-style secondary endpoint as
+  // /{account}-secondary/{account}/…: the primary segment repeated after the secondary one.
+  if (secondary && hostAccount === undefined && rest.startsWith(`${account}/`)) rest = rest.slice(account.length + 1);
   return { account, rawPath, pathStyle: hostAccount === undefined, secondary, resource: parseResource(rest), query };
 }
 
@@ -87,9 +90,17 @@ function accountFromHost(host: string | undefined, isAccount: (name: string) => 
   return isAccount(label.replace(/-secondary$/, '')) ? label : undefined;
 }
 
-/** The resource named by the path after the account (still percent-encoded). */
-export function parseResource(encoded: string): Resource {
-  if (encoded === '') return { kind: 'service' };
+/**
+ * The resource named by the path after the account (still percent-encoded). One trailing slash
+ * after a resource is ignored (`/Tables/`, `/$batch/`, `/t(PartitionKey='p',RowKey='r')/`): the
+ * spec is silent, but the service resolves a request by its first path segment (it answered
+ * `POST /{table}/Tables` as an insert into {table}, Azure/azure-sdk-for-js#18128) and so takes a
+ * trailing slash as the resource itself. Other extra segments stay 400 InvalidUri: clearer for a
+ * misconfigured endpoint than a write somewhere unexpected.
+ */
+export function parseResource(path: string): Resource {
+  if (path === '') return { kind: 'service' };
+  const encoded = path.length > 1 && path.endsWith('/') ? path.slice(0, -1) : path;
   if (encoded.includes('/')) throw new TableError('InvalidUri');
   const segment = percentDecode(encoded);
   if (segment === '$batch') return { kind: 'batch' };

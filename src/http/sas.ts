@@ -130,13 +130,21 @@ export function keyInRange(range: KeyRange, partitionKey: string, rowKey: string
   return true;
 }
 
-/** Percent-decodes the SAS parameters of a raw query; the first occurrence of a name wins. */
+/**
+ * Percent-decodes the SAS parameters of a raw query. A SAS parameter given twice makes the token
+ * ambiguous (which `sig` was meant?): 403 AuthenticationFailed, as for any malformed token
+ * (auth.md §9); the service's wording for this case is unverified, the detail is the storage
+ * services' "Signature fields not well formed."
+ */
 export function parseSasParams(rawQuery: string): SasParams {
   const params: SasParams = {};
   for (const pair of rawQuery.split('&')) {
     const equals = pair.indexOf('=');
     const name = equals === -1 ? pair : pair.slice(0, equals);
-    if (!isSasParamName(name) || params[name] !== undefined) continue;
+    if (!isSasParamName(name)) continue;
+    if (params[name] !== undefined) {
+      throw authenticationFailed(`Signature fields not well formed: the SAS parameter ${name} is given more than once.`);
+    }
     params[name] = percentDecoded(name, equals === -1 ? '' : pair.slice(equals + 1));
   }
   return params;

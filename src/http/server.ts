@@ -13,19 +13,24 @@ import {
   headersTimeoutMs,
   keepAliveTimeoutMs,
   requestTimeoutMs,
+  unreadBodyDrainBytesMax,
+  unreadBodyDrainMs,
 } from '../limits.js';
 import { negotiateMetadata, jsonContentType } from '../protocol/odata.js';
 import type { Account } from './accounts.js';
 import { authorize } from './authorize.js';
 import { submitBatch, type BatchCall } from './batch.js';
 import { bearerChallenge, type BearerVerifier } from './bearer.js';
-import { BodyTooLargeToDrain, readBody } from './body.js';
+import { BodyTooLargeToDrain, discardBody, readBody } from './body.js';
 import { preflight, withCorsHeaders } from './cors.js';
+import type { Explorer } from './explorer.js';
 import type { Logger } from './log.js';
 import * as op from './operations.js';
+import { answerParserEvents } from './parser-events.js';
 import type { Services } from '../service/services.js';
 import { firstHeader } from './headers.js';
 import { errorReply, responseContext, send, type Reply, type ResponseContext } from './respond.js';
+import { checkCommonInputs } from './request-checks.js';
 import { parseTarget, splitRequestTarget, type Resource, type Target } from './routes.js';
 
 export interface ServerOptions {
@@ -38,6 +43,8 @@ export interface ServerOptions {
   readonly requestsInFlightMax: number;
   /** Verifies Entra ID bearer tokens; undefined refuses them. */
   readonly bearer?: BearerVerifier | undefined;
+  /** The web explorer's files at /_explorer/; undefined when it is off. */
+  readonly explorer?: Explorer | undefined;
 }
 
 export function createServer(options: ServerOptions): http.Server {
@@ -55,10 +62,13 @@ export function createServer(options: ServerOptions): http.Server {
       if (!response.headersSent) response.destroy();
     });
   };
+  // A missing Host is answered by dispatch (HostInformationNotPresent), not with node's bare 400.
+  const serverOptions = { maxHeaderSize: headersBytesMax, requireHostHeader: false };
   const server: http.Server =
     options.tls === undefined
-      ? http.createServer({ maxHeaderSize: headersBytesMax }, listener)
-      : https.createServer({ maxHeaderSize: headersBytesMax, cert: options.tls.cert, key: options.tls.key }, listener);
+      ? http.createServer(serverOptions, listener)
+      : https.createServer({ ...serverOptions, cert: options.tls.cert, key: options.tls.key }, listener);
+  answerParserEvents(server, listener);
   server.maxConnections = connectionsMax;
   server.headersTimeout = headersTimeoutMs;
   server.requestTimeout = requestTimeoutMs;
@@ -68,6 +78,11 @@ export function createServer(options: ServerOptions): http.Server {
 
 async function handle(options: ServerOptions, request: IncomingMessage, response: ServerResponse): Promise<void> {
   const context = responseContext(request.headers);
+  // Cerulean's own paths start with `/_`, which no account name can: answered before account parsing.
+  if (options.explorer?.claims(splitRequestTarget(request.url ?? '/').rawPath)) {
+    send(response, context, await settleUnreadBody(request, options.explorer.reply(request, context)));
+    return;
+  }
   const known: KnownAccount = { account: undefined };
   let reply: Reply;
   try {
@@ -82,7 +97,18 @@ async function handle(options: ServerOptions, request: IncomingMessage, response
     const { cors } = await options.services.serviceProperties.get(known.account);
     reply = withCorsHeaders(cors, request.headers, request.method ?? '', reply);
   }
-  send(response, context, reply);
+  send(response, context, await settleUnreadBody(request, reply));
+}
+
+/**
+ * A reply chosen before the body was read (authentication, routing, preflight, validation) first
+ * drops a little more of the body; a body longer or slower than that is left unread and the reply
+ * closes the connection, so a client without credentials cannot make the server read more.
+ */
+async function settleUnreadBody(request: IncomingMessage, reply: Reply): Promise<Reply> {
+  if (reply.headers?.['Connection'] === 'close') return reply;
+  if (await discardBody(request, unreadBodyDrainBytesMax, unreadBodyDrainMs)) return reply;
+  return { ...reply, headers: { ...reply.headers, Connection: 'close' } };
 }
 
 /** The account a request named, once known to exist: its CORS rules apply to the reply. */
@@ -114,6 +140,7 @@ async function dispatch(
   context.errorContentType = jsonContentType(metadata);
   const target = parseTarget(requestTarget, headers.host, (name) => options.accounts.has(name));
   context.xmlErrors = isXmlResource(target);
+  checkCommonInputs(request.httpVersion, headers, target.query);
   const account = options.accounts.get(target.account);
   if (request.method === 'OPTIONS') {
     const rules = account === undefined ? [] : (await options.services.serviceProperties.get(account.name)).cors;

@@ -1,5 +1,6 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { TableError } from '../../src/errors.js';
 import { preflight, withCorsHeaders } from '../../src/http/cors.js';
 import type { CorsRule } from '../../src/protocol/service-properties-xml.js';
 
@@ -44,24 +45,23 @@ describe('preflight (operations.md §4.4)', () => {
     assert.equal(reply.headers?.['Access-Control-Max-Age'], '5');
   });
 
+  const fails = (status: number, code: string) => (error: unknown) =>
+    error instanceof TableError && error.status === status && error.code === code;
+
   test('no rules, or no match on origin, method or any requested header → 403 CorsPreflightFailure', () => {
     const cases = [
-      preflight([], request('http://www.contoso.com', 'GET')),
-      preflight([contoso], request('http://evil.example', 'GET')),
-      preflight([contoso], request('http://www.contoso.com', 'DELETE')),
-      preflight([contoso], request('http://www.contoso.com', 'GET', 'content-type, x-ms-meta-other')),
+      () => preflight([], request('http://www.contoso.com', 'GET')),
+      () => preflight([contoso], request('http://evil.example', 'GET')),
+      () => preflight([contoso], request('http://www.contoso.com', 'DELETE')),
+      () => preflight([contoso], request('http://www.contoso.com', 'GET', 'content-type, x-ms-meta-other')),
     ];
-    for (const reply of cases) {
-      assert.equal(reply.status, 403);
-      assert.deepEqual(reply.headers, { 'x-ms-error-code': 'CorsPreflightFailure' });
-      assert.equal(reply.body, undefined);
-    }
+    for (const attempt of cases) assert.throws(attempt, fails(403, 'CorsPreflightFailure'));
   });
 
-  test('missing Origin or Access-Control-Request-Method → 400', () => {
-    assert.equal(preflight([anyone], { 'access-control-request-method': 'GET' }).status, 400);
-    assert.equal(preflight([anyone], { origin: 'http://a' }).status, 400);
-    assert.equal(preflight([anyone], { origin: ' ', 'access-control-request-method': 'GET' }).status, 400);
+  test('missing Origin or Access-Control-Request-Method → 400 InvalidHeaderValue', () => {
+    assert.throws(() => preflight([anyone], { 'access-control-request-method': 'GET' }), fails(400, 'InvalidHeaderValue'));
+    assert.throws(() => preflight([anyone], { origin: 'http://a' }), fails(400, 'InvalidHeaderValue'));
+    assert.throws(() => preflight([anyone], { origin: ' ', 'access-control-request-method': 'GET' }), fails(400, 'InvalidHeaderValue'));
   });
 });
 
@@ -86,7 +86,8 @@ describe('withCorsHeaders (actual requests)', () => {
     assert.equal(headers['Access-Control-Allow-Credentials'], 'true');
     assert.equal(headers['Vary'], 'Origin');
     const exposed = headers['Access-Control-Expose-Headers']!.split(',');
-    assert.deepEqual(new Set(exposed), new Set(['x-ms-request-id', 'x-ms-continuation-NextPartitionKey', 'x-ms-meta-a', 'x-custom']));
+    const standard = ['x-ms-request-id', 'Server', 'x-ms-version', 'X-Content-Type-Options', 'Cache-Control', 'Date', 'Content-Length', 'Content-Type'];
+    assert.deepEqual(new Set(exposed), new Set([...standard, 'x-ms-continuation-NextPartitionKey', 'x-ms-meta-a', 'x-custom']));
   });
 
   test('a * rule exposes every response header and answers *', () => {
@@ -95,6 +96,14 @@ describe('withCorsHeaders (actual requests)', () => {
     assert.equal(decorated.headers?.['Access-Control-Allow-Credentials'], undefined);
     const exposed = decorated.headers!['Access-Control-Expose-Headers']!.split(',');
     for (const name of ['x-ms-request-id', 'Date', 'Content-Type', 'x-ms-continuation-NextPartitionKey']) assert.ok(exposed.includes(name), name);
+  });
+
+  test('a rule exposing nothing still exposes the x-ms-* headers, ETag and the standard ones; not others', () => {
+    const quiet: CorsRule = { ...anyone, exposedHeaders: [] };
+    const write = { status: 204, headers: { ETag: 'W/"x"', Location: 'http://l', 'Preference-Applied': 'return-no-content' } };
+    const exposed = withCorsHeaders([quiet], { origin: 'http://x', 'x-ms-client-request-id': 'c' }, 'GET', write).headers!['Access-Control-Expose-Headers']!.split(',');
+    for (const name of ['x-ms-request-id', 'x-ms-client-request-id', 'x-ms-version', 'ETag', 'Date']) assert.ok(exposed.includes(name), name);
+    for (const name of ['Location', 'Preference-Applied']) assert.ok(!exposed.includes(name), name);
   });
 
   test('no matching rule: only Vary: Origin', () => {

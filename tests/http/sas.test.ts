@@ -225,8 +225,10 @@ describe('verifySas: signatures and shape', () => {
     });
   });
 
-  test('the first occurrence of a parameter wins', () => {
-    assert.deepEqual(parseSasParams('sp=r&sp=w&x=1&tn'), { sp: 'r', tn: '' });
+  test('a SAS parameter given twice is refused; other parameters may repeat', () => {
+    assert.deepEqual(parseSasParams('sp=r&x=1&x=2&tn'), { sp: 'r', tn: '' });
+    assert.throws(() => parseSasParams('sp=r&sp=w'), (error: TableError) => error.code === 'AuthenticationFailed');
+    assert.throws(() => parseSasParams('sig=a&tn=t&sig=b'), (error: TableError) => error.code === 'AuthenticationFailed');
   });
 });
 

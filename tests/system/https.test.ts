@@ -7,9 +7,11 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { createHmac, generateKeyPairSync, sign } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
+import { once } from 'node:events';
 import http from 'node:http';
 import https from 'node:https';
 import { join } from 'node:path';
+import tls from 'node:tls';
 import {
   AzureNamedKeyCredential,
   AzureSASCredential,
@@ -138,6 +140,45 @@ describe('HTTPS', { skip }, () => {
     await client.createEntity({ partitionKey: 'p', rowKey: 'r' });
     assert.equal((await client.getEntity('p', 'r')).rowKey, 'r');
     await service.deleteTable(name);
+  });
+
+  test('an authenticated 13 MB $batch sent whole before reading gets its full 413 over TLS (issue 17 item 11)', async () => {
+    // As the Python SDK does it: the whole body goes out before the response is read, so a server
+    // that answers early and closes breaks the upload ("EOF occurred in violation of protocol").
+    const body = Buffer.alloc(13_000_000, 0x20);
+    const date = new Date().toUTCString();
+    const path = `/${devAccount}/$batch`;
+    const signature = createHmac('sha256', Buffer.from(devKey, 'base64')).update(`${date}\n/${devAccount}${path}`).digest('base64');
+    const head =
+      `POST ${path} HTTP/1.1\r\nHost: 127.0.0.1:${server.port}\r\nx-ms-date: ${date}\r\nx-ms-version: 2019-02-02\r\n` +
+      `Authorization: SharedKeyLite ${devAccount}:${signature}\r\nContent-Type: multipart/mixed; boundary=batch_x\r\n` +
+      `Content-Length: ${body.length}\r\n\r\n`;
+    const socket = tls.connect({ host: '127.0.0.1', port: server.port, ca: certPem });
+    const received: Buffer[] = [];
+    socket.on('data', (chunk: Buffer) => received.push(chunk));
+    const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()));
+    await once(socket, 'secureConnect');
+    socket.write(head);
+    for (let at = 0; at < body.length; at += 1 << 20) {
+      if (!socket.write(body.subarray(at, at + (1 << 20)))) await once(socket, 'drain');
+    }
+    // Every byte is with the kernel (write errors reject here), only then is the answer read.
+    await new Promise<void>((resolve, reject) => socket.write('', (error) => (error ? reject(error) : resolve())));
+    const answer = await new Promise<string>((resolve, reject) => {
+      const check = () => {
+        const text = Buffer.concat(received).toString('latin1');
+        const end = text.indexOf('\r\n\r\n');
+        const length = Number(/\r\ncontent-length: (\d+)/i.exec(text)?.[1] ?? NaN);
+        if (end >= 0 && text.length >= end + 4 + length) resolve(text);
+      };
+      socket.on('data', check);
+      socket.once('error', reject);
+      void closed.then(() => reject(new Error(`closed before a whole response: ${Buffer.concat(received).toString('latin1').slice(0, 200)}`)));
+      check();
+    });
+    socket.destroy();
+    assert.match(answer, /^HTTP\/1\.1 413 /);
+    assert.match(answer, /"code":"RequestBodyTooLarge"/);
   });
 
   test('plain HTTP to the TLS port gets no answer', async () => {

@@ -4,7 +4,7 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import type { SettingKey } from '../store.js';
 
-const databaseFileName = 'cerulean.sqlite';
+export const databaseFileName = 'cerulean.sqlite';
 /**
  * Page cache per connection, bounded whatever the data size (the OS page cache holds the rest).
  * The reader's holds the interior pages of a 10M-entity index (~50 MiB), so a point read touches

@@ -1,0 +1,138 @@
+// The explorer's entry point: account and key, the table list, and the views of one table.
+import { createTable, deleteTable, listTables, isBase64, type Credentials } from './api.js';
+import { byId, h, replace } from './dom.js';
+import { showBrowser } from './browse.js';
+import { showCors } from './cors.js';
+import { showPolicies } from './policies.js';
+import { attempt, devAccount, rememberedAccount, rememberedKey, rememberKey, status, succeeded } from './session.js';
+
+let credentials: Credentials | undefined;
+let currentTable: string | undefined;
+
+const views = [
+  { id: 'entities', label: 'Entities', show: showBrowser },
+  { id: 'policies', label: 'Access policies & SAS', show: showPolicies },
+] as const;
+
+async function start(): Promise<void> {
+  const accountInput = byId<HTMLInputElement>('account');
+  const keyInput = byId<HTMLInputElement>('key');
+  accountInput.addEventListener('change', () => (keyInput.value = rememberedKey(accountInput.value)));
+  byId('connect-form').addEventListener('submit', (event) => {
+    event.preventDefault();
+    const key = keyInput.value.trim();
+    if (!isBase64(key) || key === '') {
+      status('The key must be the account key in base64.', 'error');
+      return;
+    }
+    credentials = { account: accountInput.value.trim(), key };
+    rememberKey(credentials);
+    void refreshTables();
+  });
+  byId('table-filter').addEventListener('input', () => void refreshTables());
+  byId('create-form').addEventListener('submit', (event) => {
+    event.preventDefault();
+    void createNamedTable();
+  });
+  byId('cors-open').addEventListener('click', () => {
+    if (credentials === undefined) return;
+    currentTable = undefined;
+    markCurrent();
+    showCors(byId('main'), credentials);
+  });
+  const names = await loadAccountNames();
+  replace(byId('account-names'), names.map((name) => h('option', { value: name })));
+  // The development account, whose key is well known, unless this tab used another.
+  accountInput.value = rememberedAccount() ?? devAccount;
+  keyInput.value = rememberedKey(accountInput.value);
+  // With a key at hand (this tab's, or the development account's well-known one) connect at once.
+  if (keyInput.value !== '') byId('connect-form').dispatchEvent(new Event('submit', { cancelable: true }));
+}
+
+async function loadAccountNames(): Promise<string[]> {
+  try {
+    const response = await fetch('accounts.json', { cache: 'no-store' });
+    return ((await response.json()) as { accounts: string[] }).accounts;
+  } catch {
+    return [];
+  }
+}
+
+let listGeneration = 0;
+
+async function refreshTables(): Promise<void> {
+  if (credentials === undefined) return;
+  const generation = ++listGeneration;
+  const prefix = byId<HTMLInputElement>('table-filter').value;
+  const names = await attempt(() => listTables(credentials!, prefix));
+  if (names === undefined || generation !== listGeneration) return;
+  byId<HTMLButtonElement>('cors-open').disabled = false;
+  document.body.dataset['connected'] = credentials.account;
+  status(`${credentials.account}: ${names.length} table${names.length === 1 ? '' : 's'}${prefix === '' ? '' : ` starting with '${prefix}'`}`);
+  replace(
+    byId('table-list'),
+    names.map((name) =>
+      h(
+        'li',
+        {},
+        h('button', { type: 'button', class: 'table-link', 'data-table': name, onclick: () => openTable(name) }, name),
+        h('button', { type: 'button', class: 'icon danger', title: `Delete table ${name}`, 'aria-label': `Delete table ${name}`, onclick: () => void removeTable(name) }, '×'),
+      ),
+    ),
+  );
+  markCurrent();
+}
+
+async function createNamedTable(): Promise<void> {
+  const input = byId<HTMLInputElement>('new-table');
+  const name = input.value.trim();
+  if (credentials === undefined || name === '') return;
+  const done = await succeeded(() => createTable(credentials!, name));
+  if (!done) return;
+  input.value = '';
+  status(`Table ${name} created.`);
+  await refreshTables();
+  openTable(name);
+}
+
+async function removeTable(name: string): Promise<void> {
+  if (credentials === undefined) return;
+  if (!confirm(`Delete table ${name} and every entity in it? This cannot be undone.`)) return;
+  const done = await succeeded(() => deleteTable(credentials!, name));
+  if (!done) return;
+  status(`Table ${name} deleted.`);
+  if (currentTable === name) {
+    currentTable = undefined;
+    replace(byId('main'), h('p', { class: 'hint' }, 'Pick a table.'));
+  }
+  await refreshTables();
+}
+
+function openTable(name: string, viewId: string = 'entities'): void {
+  if (credentials === undefined) return;
+  currentTable = name;
+  markCurrent();
+  const main = byId('main');
+  const body = h('div', { class: 'view' });
+  const tabs = h(
+    'div',
+    { class: 'tabs', role: 'tablist' },
+    views.map((view) =>
+      h(
+        'button',
+        { type: 'button', role: 'tab', id: `tab-${view.id}`, 'aria-selected': String(view.id === viewId), onclick: () => openTable(name, view.id) },
+        view.label,
+      ),
+    ),
+  );
+  replace(main, h('h2', {}, name), tabs, body);
+  views.find((view) => view.id === viewId)!.show(body, credentials, name);
+}
+
+function markCurrent(): void {
+  for (const button of document.querySelectorAll<HTMLButtonElement>('#table-list .table-link')) {
+    button.setAttribute('aria-current', String(button.dataset['table'] === currentTable));
+  }
+}
+
+void start();

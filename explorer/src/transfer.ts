@@ -1,0 +1,116 @@
+// Export (this page, or every page of the current query) and import, in typed CSV or JSON lines.
+// A whole-result export reads page after page with the largest page size, turning each page into
+// file text at once and showing the count so far; it can be stopped. An import writes each entity
+// with Insert Or Replace, a few at a time, and reports how many went in.
+import { queryEntities, writeEntity, type Continuation, type Credentials, type Query } from './api.js';
+import { download, h } from './dom.js';
+import { entityToWire, type Entity } from './edm.js';
+import { ExportWriter, fileFormats, parseImport, type FileFormat } from './formats.js';
+import { errorMessage, status } from './session.js';
+
+const importConcurrency = 4;
+const exportPageSize = '1000';
+
+export function transferControls(
+  credentials: Credentials,
+  table: string,
+  currentQuery: () => Query,
+  pageEntities: () => readonly Entity[],
+  reload: () => Promise<void>,
+): HTMLElement {
+  const format = h('select', { id: 'export-format', 'aria-label': 'file format' },
+    Object.entries(fileFormats).map(([value, { label }]) => h('option', { value }, label)));
+  const progress = h('span', { id: 'transfer-progress', role: 'status' });
+  let cancelled = false;
+  const cancel = h('button', { type: 'button', id: 'export-cancel', hidden: true, onclick: () => (cancelled = true) }, 'Stop');
+  const fileInput = h('input', { type: 'file', id: 'import-file', accept: '.csv,.jsonl,.json,.ndjson', class: 'sr-only' });
+
+  const save = (writer: ExportWriter): void => {
+    const { extension, mime } = fileFormats[writer.format];
+    download(`${table}${extension}`, writer.parts(), mime);
+  };
+
+  const exportPage = (): void => {
+    const writer = new ExportWriter(format.value as FileFormat);
+    writer.add(pageEntities());
+    save(writer);
+    progress.textContent = `exported ${writer.count} entities (this page)`;
+  };
+
+  const exportAll = async (): Promise<void> => {
+    const writer = new ExportWriter(format.value as FileFormat);
+    const query = { ...currentQuery(), top: exportPageSize };
+    let continuation: Continuation | undefined;
+    let pages = 0;
+    cancelled = false;
+    cancel.hidden = false;
+    try {
+      do {
+        const page = await queryEntities(credentials, table, query, continuation);
+        writer.add(page.entities);
+        continuation = page.continuation;
+        pages++;
+        progress.textContent = `exporting… ${writer.count} entities (${pages} page${pages === 1 ? '' : 's'})`;
+      } while (continuation !== undefined && !cancelled);
+    } catch (error) {
+      progress.textContent = `export failed after ${writer.count} entities: ${errorMessage(error)}`;
+      return;
+    } finally {
+      cancel.hidden = true;
+    }
+    save(writer);
+    progress.textContent = `exported ${writer.count} entities${cancelled ? ' (stopped early)' : ''}`;
+  };
+
+  const importFile = async (file: File): Promise<void> => {
+    const fileFormat: FileFormat = /\.(jsonl|ndjson|json)$/i.test(file.name) ? 'jsonl' : 'typed-csv';
+    let entities;
+    try {
+      entities = parseImport(fileFormat, await file.text());
+    } catch (error) {
+      progress.textContent = `nothing imported: ${file.name}: ${errorMessage(error)}`;
+      return;
+    }
+    let done = 0;
+    const failures: string[] = [];
+    let next = 0;
+    const worker = async (): Promise<void> => {
+      while (next < entities.length) {
+        const entity = entities[next++]!;
+        try {
+          await writeEntity(credentials, table, entityToWire(entity.partitionKey, entity.rowKey, entity.properties), 'upsert');
+          done++;
+        } catch (error) {
+          failures.push(`${entity.partitionKey}/${entity.rowKey}: ${errorMessage(error)}`);
+        }
+        progress.textContent = `importing… ${done} of ${entities.length}`;
+      }
+    };
+    await Promise.all(Array.from({ length: importConcurrency }, worker));
+    progress.textContent = `imported ${done} of ${entities.length} entities from ${file.name}` +
+      (failures.length === 0 ? '' : `; ${failures.length} failed, first: ${failures[0]}`);
+    status(progress.textContent, failures.length === 0 ? 'info' : 'error');
+    await reload();
+  };
+
+  fileInput.addEventListener('change', () => {
+    const file = fileInput.files?.[0];
+    fileInput.value = '';
+    if (file !== undefined) void importFile(file);
+  });
+
+  return h('div', { class: 'transfer row wrap' },
+    format,
+    h('button', { type: 'button', id: 'export-page', onclick: exportPage }, 'Export page'),
+    h('button', { type: 'button', id: 'export-all', onclick: () => void exportAll() }, 'Export all results'),
+    cancel,
+    h('label', { class: 'button', for: 'import-file', tabindex: 0, id: 'import-label', onkeydown: (event: Event) => {
+      if ((event as KeyboardEvent).key === 'Enter' || (event as KeyboardEvent).key === ' ') {
+        event.preventDefault();
+        fileInput.click();
+      }
+    } }, 'Import file…'),
+    fileInput,
+    progress,
+  );
+}

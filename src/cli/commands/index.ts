@@ -1,0 +1,20 @@
+// Every tool command, in the order `cerulean --help` lists them. A new command: a module in this
+// folder exporting a CliCommand, and one line here.
+import type { CliCommand } from '../command.js';
+import { backupCommand } from './backup.js';
+import { copyCommand } from './copy.js';
+import { exportCommand } from './export.js';
+import { importCommand } from './import.js';
+import { restoreCommand } from './restore.js';
+import { statsCommand } from './stats.js';
+import { tablesCommand } from './tables.js';
+
+export const commands: readonly CliCommand[] = [
+  exportCommand,
+  importCommand,
+  copyCommand,
+  backupCommand,
+  restoreCommand,
+  tablesCommand,
+  statsCommand,
+];

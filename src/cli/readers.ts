@@ -1,0 +1,89 @@
+// Rows from an input file, streamed: JSON lines or CSV (typed or plain). A row that cannot be read
+// comes as a RowError with its line, so the import goes on with the next one.
+import fs from 'node:fs';
+import { createInterface } from 'node:readline';
+import { Transform } from 'node:stream';
+import { parse, type CsvError } from 'csv-parse';
+import { CliError } from './command.js';
+import { CsvHeaderError, csvRowReader } from './formats/csv.js';
+import type { FormatName } from './formats/index.js';
+import { decodeJsonLine } from './formats/jsonl.js';
+import { type Row, RowError } from './formats/row.js';
+
+export interface InputRow {
+  readonly row: Row | RowError;
+  /** The line number in the file (for CSV, the line where the record ends). */
+  readonly line: number;
+  /** The line's text or the record's cells, for the rejects file. */
+  readonly input: unknown;
+}
+
+/** Streams `file`; `onBytes` learns how far into the file reading got (for progress). */
+export async function* readRows(file: string, format: FormatName, onBytes: (bytes: number) => void): AsyncGenerator<InputRow> {
+  let bytes = 0;
+  const counter = new Transform({
+    transform(chunk: Buffer, _encoding, done) {
+      bytes += chunk.length;
+      onBytes(bytes);
+      done(null, chunk);
+    },
+  });
+  const source = fs.createReadStream(file).on('error', (error) => counter.destroy(error));
+  try {
+    const input = source.pipe(counter);
+    yield* format === 'jsonl' ? jsonRows(input) : csvRows(input, format === 'typed-csv');
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' || code === 'EISDIR' || code === 'EACCES') throw new CliError(`cannot read ${file}: ${(error as Error).message}`);
+    throw error;
+  } finally {
+    source.destroy();
+  }
+}
+
+async function* jsonRows(input: NodeJS.ReadableStream): AsyncGenerator<InputRow> {
+  let line = 0;
+  for await (const text of createInterface({ input, crlfDelay: Infinity })) {
+    line++;
+    if (text.trim() === '') continue;
+    let row: Row | RowError;
+    try {
+      row = decodeJsonLine(text);
+    } catch (error) {
+      if (!(error instanceof RowError)) throw error;
+      row = error;
+    }
+    yield { row, line, input: text };
+  }
+}
+
+async function* csvRows(input: NodeJS.ReadableStream, typed: boolean): AsyncGenerator<InputRow> {
+  // Records with broken quoting are skipped by the parser and reported here as rejects.
+  const skipped: InputRow[] = [];
+  const parser = parse({ bom: true, relax_column_count: true, skip_records_with_error: true, info: true });
+  parser.on('skip', (error: CsvError & { lines?: number; record?: unknown }) => {
+    skipped.push({ row: new RowError(`malformed CSV: ${error.message}`), line: error.lines ?? 0, input: error.record ?? null });
+  });
+  let reader: ((record: readonly string[]) => Row) | undefined;
+  for await (const { record, info } of input.pipe(parser) as AsyncIterable<{ record: string[]; info: { lines: number } }>) {
+    yield* skipped.splice(0);
+    if (reader === undefined) {
+      try {
+        reader = csvRowReader(record, typed);
+      } catch (error) {
+        if (error instanceof CsvHeaderError) throw new CliError(`bad header: ${error.message}`);
+        throw error;
+      }
+      continue;
+    }
+    let row: Row | RowError;
+    try {
+      row = reader(record);
+    } catch (error) {
+      if (!(error instanceof RowError)) throw error;
+      row = error;
+    }
+    yield { row, line: info.lines, input: record };
+  }
+  yield* skipped.splice(0);
+}

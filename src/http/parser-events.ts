@@ -1,0 +1,58 @@
+// Requests node:http does not hand to the request listener. Left alone, node closes a CONNECT
+// without a word, answers parse errors with a bare 400/431 and an unknown Expect with a bare 417;
+// here each gets an Azure error body (errors.md §1) and, where node has given up on the
+// connection, a closed connection.
+import type { IncomingMessage, RequestListener, Server, ServerResponse } from 'node:http';
+import type { Duplex } from 'node:stream';
+import { TableError } from '../errors.js';
+import { errorReply, rawResponse, responseContext } from './respond.js';
+
+export function answerParserEvents(server: Server, listener: RequestListener): void {
+  // RFC 9110 §10.1.1 lets a server ignore an expectation it does not know; the request is served.
+  server.on('checkExpectation', listener);
+  server.on('connect', (request: IncomingMessage, socket: Duplex) => {
+    const context = responseContext(request.headers);
+    refuse(socket, rawResponse(context, errorReply(context, new TableError('MethodNotAllowed'))));
+  });
+  server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => {
+    if (error.code === 'ECONNRESET' || !socket.writable || responseStarted(socket)) {
+      socket.destroy();
+      return;
+    }
+    if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT') {
+      // Not a malformed request but a slow one (headersTimeoutMs/requestTimeoutMs): node's own answer.
+      refuse(socket, Buffer.from('HTTP/1.1 408 Request Timeout\r\nConnection: close\r\n\r\n'));
+      return;
+    }
+    const context = responseContext({});
+    refuse(socket, rawResponse(context, errorReply(context, parseFailure(error.code))));
+  });
+}
+
+/** The Azure error for what llhttp could not parse. */
+function parseFailure(code: string | undefined): TableError {
+  switch (code) {
+    case 'HPE_INVALID_METHOD':
+      return new TableError('InvalidHttpVerb');
+    case 'HPE_INVALID_URL':
+      return new TableError('RequestUrlFailedToParse');
+    case 'HPE_HEADER_OVERFLOW':
+      // 400 rather than node's 431, as HTTP.sys (the service's front end) answers oversized headers
+      // (unverified for the Table service; no Azure error code exists for it).
+      return new TableError('InvalidHeaderValue', 'The request headers are larger than this server accepts (64 KiB).');
+    default:
+      return new TableError('InvalidInput', `The request is not well-formed HTTP/1.1 (${code ?? 'unknown'}).`);
+  }
+}
+
+/** Writes the whole answer, then closes: the parser has given up on this connection. */
+function refuse(socket: Duplex, answer: Buffer): void {
+  socket.once('finish', () => socket.destroy());
+  socket.end(answer);
+}
+
+/** As node's own clientError fallback: never write into a response already under way. */
+function responseStarted(socket: Duplex): boolean {
+  const inFlight = (socket as { _httpMessage?: ServerResponse | null })._httpMessage;
+  return inFlight?.headersSent === true;
+}

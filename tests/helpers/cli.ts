@@ -1,0 +1,167 @@
+// Runs `node bin/cerulean.js <command> …` as a user types it, and Azurite (from node_modules) as a
+// second Table endpoint for `cerulean copy`.
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { existsSync } from 'node:fs';
+import net from 'node:net';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import { makeTempDir, removeDir } from './server.js';
+
+const binPath = fileURLToPath(new URL('../../../bin/cerulean.js', import.meta.url));
+const repoRoot = fileURLToPath(new URL('../../../', import.meta.url));
+const azuriteMain = fileURLToPath(new URL('../../../node_modules/azurite/dist/src/table/main.js', import.meta.url));
+const commandTimeoutMs = 60_000;
+const azuriteStartTimeoutMs = 30_000;
+
+export interface CliResult {
+  readonly code: number | null;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+/** Runs the CLI to completion. AZURE_TABLES_CONNECTION_STRING and CERULEAN_* are not inherited. */
+export async function runCli(args: readonly string[], options: { cwd?: string; env?: Record<string, string> } = {}): Promise<CliResult> {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [name, value] of Object.entries(process.env)) {
+    if (!name.startsWith('CERULEAN_') && name !== 'AZURE_TABLES_CONNECTION_STRING') env[name] = value;
+  }
+  const child = spawn(process.execPath, [binPath, ...args], {
+    cwd: options.cwd ?? repoRoot,
+    env: { ...env, ...options.env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+  const timer = setTimeout(() => child.kill('SIGKILL'), commandTimeoutMs);
+  const [code] = (await once(child, 'close')) as [number | null];
+  clearTimeout(timer);
+  return { code, stdout, stderr };
+}
+
+/** For assertion messages. */
+export function describeRun(result: CliResult): string {
+  return `exit ${result.code}\nstdout:\n${result.stdout.slice(0, 4000)}\nstderr:\n${result.stderr.slice(0, 4000)}`;
+}
+
+export interface RunningAzurite {
+  /** A connection string for its development account. */
+  readonly connectionString: string;
+  stop(): Promise<void>;
+}
+
+/** Azurite's Table service in memory on a free loopback port. */
+export async function startAzurite(): Promise<RunningAzurite> {
+  if (!existsSync(azuriteMain)) throw new Error(`Azurite is not installed (${azuriteMain} missing)`);
+  const workDir = makeTempDir('cerulean-azurite-');
+  // Azurite prints the port it was given, so `--tablePort 0` would leave the real one unknown.
+  const port = await freeLoopbackPort();
+  const args = [azuriteMain, '--inMemoryPersistence', '--tableHost', '127.0.0.1', '--tablePort', String(port), '--disableTelemetry'];
+  const child = spawn(process.execPath, args, { cwd: workDir, stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`Azurite not ready: ${output}`)), azuriteStartTimeoutMs);
+    createInterface({ input: child.stdout }).on('line', (line) => {
+      output += `${line}\n`;
+      if (line.includes('successfully started')) {
+        clearTimeout(timer);
+        resolve();
+      }
+    });
+    child.once('exit', (code) => reject(new Error(`Azurite exited (${code}): ${output}`)));
+  });
+  const url = `http://127.0.0.1:${port}/devstoreaccount1`;
+  return {
+    connectionString: `DefaultEndpointsProtocol=http;AccountName=devstoreaccount1;AccountKey=Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/K1SZFPTOtr/KBHBeksoGMGw==;TableEndpoint=${url};`,
+    async stop() {
+      if (child.exitCode === null && child.signalCode === null) {
+        child.kill('SIGTERM');
+        const timer = setTimeout(() => child.kill('SIGKILL'), 5_000);
+        await once(child, 'exit');
+        clearTimeout(timer);
+      }
+      removeDir(workDir);
+    },
+  };
+}
+
+function freeLoopbackPort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = net.createServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as net.AddressInfo;
+      probe.close(() => resolve(port));
+    });
+  });
+}
+
+/**
+ * Entities with every EDM type at its extremes: Int64 limits, DateTime at both ends to 100 ns,
+ * NaN, ±Infinity, -0, the largest and smallest doubles, empty and full binary, empty and
+ * astral-plane strings, Guid, Boolean, and property sets that differ between entities.
+ */
+export function extremeEntities(): Record<string, unknown>[] {
+  const typed = (type: string, value: string) => ({ type, value });
+  return [
+    {
+      partitionKey: 'edge',
+      rowKey: 'max',
+      i64: typed('Int64', '9223372036854775807'),
+      i32: 2147483647,
+      dbl: typed('Double', '1.7976931348623157e308'),
+      tiny: typed('Double', '5e-324'),
+      whole: typed('Double', '2.0'),
+      when: typed('DateTime', '9999-12-31T23:59:59.9999999Z'),
+      bytes: typed('Binary', Buffer.from([0, 1, 127, 128, 254, 255]).toString('base64')),
+      text: 'a\u{1F600}b\u{1D11E}c \u00e9\u20ac "quoted", comma\nnew line',
+      id: typed('Guid', '0f8fad5b-d9cb-469f-a165-70867728950e'),
+      yes: true,
+    },
+    {
+      partitionKey: 'edge',
+      rowKey: 'min',
+      i64: typed('Int64', '-9223372036854775808'),
+      i32: -2147483648,
+      dbl: typed('Double', '-1.7976931348623157e308'),
+      negzero: typed('Double', '-0.0'),
+      when: typed('DateTime', '1601-01-01T00:00:00.0000001Z'),
+      bytes: typed('Binary', ''),
+      text: '',
+      no: false,
+    },
+    {
+      partitionKey: 'edge',
+      rowKey: 'special',
+      nan: typed('Double', 'NaN'),
+      inf: typed('Double', 'Infinity'),
+      ninf: typed('Double', '-Infinity'),
+      when: typed('DateTime', '1601-01-01T00:00:00Z'),
+      astral: '\u{10FFFF}\u{1F4A9}',
+      spaces: '  leading and trailing  ',
+    },
+    { partitionKey: '', rowKey: 'empty partition key, no properties' },
+  ];
+}
+
+/** JSON lines with Timestamp removed and properties in name order, for comparing exports. */
+export function comparableLines(jsonl: string): string[] {
+  return jsonl
+    .split('\n')
+    .filter((line) => line !== '')
+    .map((line) => {
+      const entity = JSON.parse(line) as Record<string, unknown>;
+      delete entity['Timestamp'];
+      // Re-read number literals exactly as written: JSON.parse would lose -0.0's sign and `.0`.
+      const literals = new Map<string, string>();
+      for (const match of line.matchAll(/"([^"\\]+)":(-?[\d.eE+-]+)[,}]/g)) literals.set(match[1]!, match[2]!);
+      const sorted = Object.keys(entity)
+        .sort()
+        .map((name) => `${JSON.stringify(name)}:${literals.get(name) ?? JSON.stringify(entity[name])}`);
+      return `{${sorted.join(',')}}`;
+    })
+    .sort();
+}
