@@ -481,11 +481,19 @@ export class PostgresStore implements Store {
 
   private async connect(): Promise<pg.PoolClient> {
     if (this.closed) throw new Error('store is closed');
+    let client: pg.PoolClient;
     try {
-      return await this.pool.connect();
+      client = await this.pool.connect();
     } catch (error) {
       throw azureError(error);
     }
+    // A connection that breaks between two statements of a transaction emits 'error' (which
+    // would end the process unheard); the next statement fails too, and the client is discarded.
+    if (!guardedClients.has(client)) {
+      client.on('error', () => undefined);
+      guardedClients.add(client);
+    }
+    return client;
   }
 }
 
@@ -496,6 +504,9 @@ export class PostgresStore implements Store {
 function storableName(name: string): boolean {
   return !/\u0000|[\ud800-\udfff]/.test(name);
 }
+
+/** Checked-out clients given an 'error' listener (once each: the pool reuses them). */
+const guardedClients = new WeakSet<pg.PoolClient>();
 
 /** The table id of ($1 account, $2 lower-cased name), as a subquery: every request looks it up afresh. */
 const tableIdSql = `SELECT id FROM ${s}.tables WHERE account = $1 AND name_lower = $2`;
