@@ -281,28 +281,29 @@ export class PostgresStore implements Store {
   }
 
   private async applyCommit(client: pg.PoolClient, table: TableInfo, writes: readonly Write[]): Promise<CommitResult> {
-    const tables = await client.query<{ id: string }>({
-      name: 'lockTable',
-      text: `SELECT id FROM ${s}.tables WHERE account = $1 AND name_lower = $2 FOR KEY SHARE`,
-      values: [table.account, table.name.toLowerCase()],
-    });
-    const tableId = tables.rows[0]?.id;
-    if (tableId === undefined) return failed(0, 'tableNotFound');
-
     const pks = writes.map((write) => encodeKey(write.partitionKey));
     const rks = writes.map((write) => encodeKey(write.rowKey));
     const needProperties = writes.some((write) => write.action.kind === 'merge');
-    // Locked in key order, as every commit locks them: two batches cannot deadlock on each other.
-    const locked = await client.query<{ pk: Buffer; rk: Buffer; ts: string; props: string | null }>({
-      name: needProperties ? 'lockEntitiesWithProperties' : 'lockEntities',
+    // One statement locks the table's row (a deletion of the table waits, or has won and there is
+    // no row) and the stored entities, in key order as every commit locks them, so that two
+    // batches cannot deadlock on each other. A missing table gives no row; a table without any of
+    // the entities gives one row of nulls.
+    const locked = await client.query<{ table_id: string; pk: Buffer | null; rk: Buffer | null; ts: string | null; props: string | null }>({
+      name: needProperties ? 'lockWithProperties' : 'lock',
       text:
+        `WITH t AS (SELECT id FROM ${s}.tables WHERE account = $1 AND name_lower = $2 FOR KEY SHARE) ` +
+        `SELECT t.id AS table_id, e.pk, e.rk, e.ts, e.props FROM t LEFT JOIN LATERAL (` +
         `SELECT e.pk, e.rk, e.ts, ${needProperties ? 'e.props::text' : 'NULL'} AS props FROM ${s}.entities e ` +
-        `JOIN unnest($2::bytea[], $3::bytea[]) AS w (pk, rk) ON e.pk = w.pk AND e.rk = w.rk ` +
-        `WHERE e.table_id = $1 ORDER BY e.pk, e.rk FOR UPDATE OF e`,
-      values: [tableId, pks, rks],
+        `JOIN unnest($3::bytea[], $4::bytea[]) AS w (pk, rk) ON e.pk = w.pk AND e.rk = w.rk ` +
+        `WHERE e.table_id = t.id ORDER BY e.pk, e.rk FOR UPDATE OF e) AS e ON true`,
+      values: [table.account, table.name.toLowerCase(), pks, rks],
     });
+    const tableId = locked.rows[0]?.table_id;
+    if (tableId === undefined) return failed(0, 'tableNotFound');
     const stored = new Map<string, { ts: bigint; props: string | null }>();
-    for (const row of locked.rows) stored.set(row.pk.toString('hex') + ':' + row.rk.toString('hex'), { ts: BigInt(row.ts), props: row.props });
+    for (const row of locked.rows) {
+      if (row.pk !== null) stored.set(row.pk.toString('hex') + ':' + row.rk!.toString('hex'), { ts: BigInt(row.ts!), props: row.props });
+    }
 
     const inserts: number[] = [];
     const updates: { index: number; properties: string }[] = [];
