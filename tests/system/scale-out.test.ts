@@ -1,12 +1,13 @@
 // Several Cerulean processes over one PostgreSQL database behave as one service: conditional
 // updates through both race correctly, a batch is seen whole or not at all from the other process,
 // settings changed through one are in force on the next request to the other, table races resolve
-// as the service does, and neither a kill -9 of one process nor a restart of the database loses
-// an acknowledged write.
+// as the service does, a stuck transaction makes a write fail instead of hang, and neither a
+// kill -9 of one process nor a restart of the database loses an acknowledged write.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { RestError, type TableClient, type TransactionAction } from '@azure/data-tables';
+import pg from 'pg';
 import { describeResponse, devPath, errorCode, send } from '../helpers/http.js';
 import { etagTicks } from '../helpers/odata.js';
 import { postgresBin, startCluster, type Cluster } from '../helpers/pg-cluster.js';
@@ -208,6 +209,33 @@ describe('two Cerulean processes over one PostgreSQL database', { skip }, () => 
       for await (const _ of tableClient(a, name).listEntities()) count++;
       assert.equal(count, 0, 'entities of a deleted table came back');
     }
+  });
+
+  test('a row held locked by a stuck transaction: the write fails with 503 ServerBusy instead of hanging', async () => {
+    const table = uniqueTableName('stuck');
+    const client = tableClient(a, table);
+    await client.createTable();
+    await client.createEntity({ partitionKey: 'p', rowKey: 'r', n: 1 });
+    const holder = new pg.Client({ connectionString: database });
+    await holder.connect();
+    try {
+      const key = (text: string) => Buffer.from(text, 'utf16le').swap16();
+      await holder.query('BEGIN');
+      const { rowCount } = await holder.query('SELECT 1 FROM cerulean.entities WHERE pk = $1 AND rk = $2 FOR UPDATE', [key('p'), key('r')]);
+      assert.equal(rowCount, 1);
+      const started = performance.now();
+      await assert.rejects(tableClient(b, table).updateEntity({ partitionKey: 'p', rowKey: 'r', n: 2 }, 'Replace'), (error) => {
+        assert.equal(statusOf(error), 503);
+        assert.equal((error as RestError).response?.headers.get('x-ms-error-code'), 'ServerBusy');
+        return true;
+      });
+      assert.ok(performance.now() - started < 15_000, 'the write waited too long');
+    } finally {
+      await holder.query('ROLLBACK');
+      await holder.end();
+    }
+    await tableClient(b, table).updateEntity({ partitionKey: 'p', rowKey: 'r', n: 2 }, 'Replace');
+    assert.equal((await client.getEntity<{ n: number }>('p', 'r')).n, 2);
   });
 
   test('kill -9 of one process under load: nothing acknowledged is lost and the other keeps serving', async () => {
