@@ -262,7 +262,12 @@ export class PostgresStore implements Store {
         [...key, ts, encodeProperties(action.properties), expected],
       ));
     }
-    return written === undefined ? this.whyNotWritten(table, write) : { ok: true, timestamp: BigInt(written.ts) };
+    if (written === undefined) return this.whyNotWritten(table, write);
+    const timestamp = BigInt(written.ts);
+    // The database may have chosen a later tick (another process's clock ran ahead): this
+    // process's later commits come after it too.
+    if (timestamp > this.clock.last) this.clock.next(timestamp - 1n);
+    return { ok: true, timestamp };
   }
 
   /** The failure of a lone write that wrote nothing, from the table and the entity as they are now. */
