@@ -114,7 +114,8 @@ function planArgs(options: ServerOptions, env: NodeJS.ProcessEnv): ArgPlan {
     !given.includes('--location') &&
     !given.includes('--in-memory') &&
     env.CERULEAN_LOCATION === undefined &&
-    env.CERULEAN_IN_MEMORY === undefined
+    env.CERULEAN_IN_MEMORY === undefined &&
+    env.CERULEAN_DATABASE_URL === undefined
   ) {
     ownedDir = makeTempDir();
     args.push('--location', ownedDir);

@@ -3,9 +3,11 @@
 // settings changed through one are in force on the next request to the other, table races resolve
 // as the service does, a stuck transaction makes a write fail instead of hang, and neither a
 // kill -9 of one process nor a restart of the database loses an acknowledged write.
+import { spawnSync } from 'node:child_process';
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { fileURLToPath } from 'node:url';
 import { RestError, type TableClient, type TransactionAction } from '@azure/data-tables';
 import pg from 'pg';
 import { describeResponse, devPath, errorCode, send } from '../helpers/http.js';
@@ -295,5 +297,46 @@ describe('the database restarted under load', { skip: skip ?? (postgresBin() ===
       assert.ok(failure.ms < 20_000, `a request hung for ${Math.round(failure.ms)} ms`);
     }
     await assertAllStored(tableClient(server, table), load.acknowledged);
+  });
+});
+
+describe('choosing the PostgreSQL engine', { skip }, () => {
+  const run = (args: string[], env: Record<string, string> = {}) =>
+    spawnSync(process.execPath, [fileURLToPath(new URL('../../../bin/cerulean.js', import.meta.url)), '--port', '0', ...args], {
+      encoding: 'utf8',
+      env: { ...process.env, ...env },
+      timeout: 20_000,
+    });
+
+  test('CERULEAN_DATABASE_URL selects it; the banner names the database without its password', async () => {
+    const database = await createDatabase();
+    const url = new URL(database);
+    url.password = 'secret';
+    url.username = 'postgres';
+    try {
+      const server = await startServer({ env: { CERULEAN_DATABASE_URL: url.href }, args: quiet });
+      try {
+        const banner = server.output().stdout;
+        assert.match(banner, /Data: PostgreSQL postgres:\/\/postgres:\*\*\*@127\.0\.0\.1/);
+        assert.doesNotMatch(banner, /secret/);
+        await tableClient(server, uniqueTableName('env')).createTable();
+      } finally {
+        await server.stop();
+      }
+    } finally {
+      await dropDatabase(database);
+    }
+  });
+
+  test('a URL of another scheme or with --in-memory is refused; an unreachable database ends the start at once', () => {
+    const scheme = run(['--database', 'mysql://localhost/db']);
+    assert.equal(scheme.status, 2);
+    assert.match(scheme.stderr, /postgres:\/\/ or postgresql:\/\//);
+    const both = run(['--database', 'postgresql://localhost/db', '--in-memory']);
+    assert.equal(both.status, 2);
+    assert.match(both.stderr, /excludes --location and --in-memory/);
+    const unreachable = run(['--database', 'postgres://postgres@127.0.0.1:1/db']);
+    assert.equal(unreachable.status, 1);
+    assert.match(unreachable.stderr, /cannot open the store: .*ECONNREFUSED/);
   });
 });
