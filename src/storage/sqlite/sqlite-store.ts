@@ -10,7 +10,7 @@ import { setImmediate as turnOfEventLoop } from 'node:timers/promises';
 import type Database from 'better-sqlite3';
 import type { Entity } from '../../domain/entity.js';
 import type { KeyRange } from '../../domain/keys.js';
-import type { CommitResult, ScanRequest, ScanStep, SettingKey, Store, TableInfo, Write } from '../store.js';
+import type { CommitResult, ScanRequest, ScanStep, SettingChange, SettingKey, Store, TableInfo, Write } from '../store.js';
 import { encodeKey, encodeProperties, StoredEntity } from './codec.js';
 import { RangeReader, stepExamineMaxDefault, stepRowsMax } from './range-reader.js';
 import { ScanPool } from './scan-pool.js';
@@ -144,9 +144,9 @@ export class SqliteStore implements Store {
     return row?.value;
   }
 
-  putSetting(account: string, key: SettingKey, value: string | undefined): Promise<'ok' | 'tableNotFound'> {
+  putSettings(account: string, changes: readonly SettingChange[]): Promise<'ok' | 'tableNotFound'> {
     if (this.closed) return Promise.reject(new Error('store is closed'));
-    return this.writer.putSetting(account, key, value);
+    return this.writer.putSettings(account, changes);
   }
 
   async close(): Promise<void> {

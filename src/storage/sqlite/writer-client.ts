@@ -1,5 +1,5 @@
 // The reading side's handle on the writer thread: a WriterApi whose calls are messages.
-import type { CommitResult, SettingKey } from '../store.js';
+import type { CommitResult, SettingChange } from '../store.js';
 import { WorkerRpc } from './worker-rpc.js';
 import type { EncodedWrite, WriterApi } from './writer.js';
 
@@ -23,8 +23,8 @@ export class WorkerWriterClient implements WriterApi {
     return this.rpc.call('deleteTable', [account, name]);
   }
 
-  putSetting(account: string, key: SettingKey, value: string | undefined): Promise<'ok' | 'tableNotFound'> {
-    return this.rpc.call('putSetting', [account, key, value]);
+  putSettings(account: string, changes: readonly SettingChange[]): Promise<'ok' | 'tableNotFound'> {
+    return this.rpc.call('putSettings', [account, changes]);
   }
 
   close(): Promise<void> {

@@ -12,7 +12,7 @@ serveCalls(
     commit: writer.commit.bind(writer),
     createTable: writer.createTable.bind(writer),
     deleteTable: writer.deleteTable.bind(writer),
-    putSetting: writer.putSetting.bind(writer),
+    putSettings: writer.putSettings.bind(writer),
   },
   () => {
     writer.drain();
