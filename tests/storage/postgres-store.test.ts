@@ -118,13 +118,13 @@ describe('the PostgreSQL store', { skip: postgresUnavailable() }, () => {
 
   test('a table deleted by one store: the other writes nothing into it, its settings go with it', async () => {
     const table = await freshTable('deleted');
-    assert.equal(await second.putSetting(account, { scope: 'table', table: 'DELETED' }, '<acl/>'), 'ok');
+    assert.equal(await second.putSettings(account, [{ key: { scope: 'table', table: 'DELETED' }, value: '<acl/>' }]), 'ok');
     assert.equal(await first.getSetting(account, { scope: 'table', table: 'deleted' }), '<acl/>');
     const writes = Array.from({ length: 20 }, (_, i) => second.commit(table, [put('p', String(i))]));
     assert.equal(await first.deleteTable(account, 'Deleted'), true);
     const results = await Promise.all(writes);
     for (const result of results) assert.ok(result.ok || result.failure === 'tableNotFound');
-    assert.equal(await second.putSetting(account, { scope: 'table', table: 'deleted' }, '<acl/>'), 'tableNotFound');
+    assert.equal(await second.putSettings(account, [{ key: { scope: 'table', table: 'deleted' }, value: '<acl/>' }]), 'tableNotFound');
     assert.deepEqual(await second.commit(table, [put('p', 'late')]), { ok: false, index: 0, failure: 'tableNotFound' });
     await second.createTable(account, 'deleted');
     assert.deepEqual(await allKeys(first, table), []);

@@ -17,7 +17,18 @@ import pg from 'pg';
 import type { Entity } from '../../domain/entity.js';
 import type { KeyBound, KeyRange } from '../../domain/keys.js';
 import { TableError } from '../../errors.js';
-import type { CommitResult, PropertyCondition, ScanRequest, ScanStep, SettingKey, Store, TableInfo, Write, WriteFailure } from '../store.js';
+import type {
+  CommitResult,
+  PropertyCondition,
+  ScanRequest,
+  ScanStep,
+  SettingChange,
+  SettingKey,
+  Store,
+  TableInfo,
+  Write,
+  WriteFailure,
+} from '../store.js';
 import { CommitClock, conditionFailure, mergeProperties } from '../write.js';
 import { decodeKey, decodeProperties, encodeKey, encodeProperties, StoredEntity } from './codec.js';
 import { conditionSql, type Bind } from './conditions.js';
@@ -218,7 +229,7 @@ export class PostgresStore implements Store {
         throw error;
       }
     }
-    return this.transaction((client) => this.applyCommit(client, table, writes));
+    return this.transaction((client) => this.applyCommit(client, table, writes), (result) => result.ok, failed(0, 'tableNotFound'));
   }
 
   /**
@@ -377,25 +388,26 @@ export class PostgresStore implements Store {
   }
 
   /**
-   * Runs `body` in one transaction and commits it if its result is ok (rolls back otherwise),
-   * starting over after a lost race, up to commitAttemptsMax times.
+   * Runs `body` in one transaction and commits it if `keep` says so (rolls back otherwise),
+   * starting over after a lost race, up to commitAttemptsMax times. A foreign key violation (the
+   * table was deleted under the transaction) answers `missingTable`.
    */
-  private async transaction(body: (client: pg.PoolClient) => Promise<CommitResult>): Promise<CommitResult> {
+  private async transaction<T>(body: (client: pg.PoolClient) => Promise<T>, keep: (result: T) => boolean, missingTable: T): Promise<T> {
     for (let attempt = 1; ; attempt++) {
       const client = await this.connect();
       let committing = false;
       try {
         await client.query('BEGIN');
         const result = await body(client);
-        committing = result.ok;
-        await client.query(result.ok ? 'COMMIT' : 'ROLLBACK');
+        committing = keep(result);
+        await client.query(committing ? 'COMMIT' : 'ROLLBACK');
         client.release();
         return result;
       } catch (error) {
         const broken = isConnectionFailure(error);
         if (!broken) await client.query('ROLLBACK').catch(() => undefined);
         client.release(broken);
-        if (isMissingTable(error)) return failed(0, 'tableNotFound');
+        if (isMissingTable(error)) return missingTable;
         const lostRace = error instanceof InsertRace || isRetryable(error);
         if (!lostRace || attempt >= commitAttemptsMax) throw azureError(lostRace ? new TableError('ServerBusy') : error, committing);
         // A short random pause, so that racing processes do not meet again in step.
@@ -424,45 +436,48 @@ export class PostgresStore implements Store {
     return rows[0]?.value;
   }
 
-  async putSetting(account: string, key: SettingKey, value: string | undefined): Promise<'ok' | 'tableNotFound'> {
-    if (key.scope === 'account') {
-      if (value === undefined) {
-        await this.query('deleteAccountSetting', `DELETE FROM ${s}.account_settings WHERE account = $1 AND name = $2`, [account, key.name]);
-      } else {
-        await this.query(
-          'putAccountSetting',
-          `INSERT INTO ${s}.account_settings (account, name, value) VALUES ($1, $2, $3) ` +
-            `ON CONFLICT (account, name) DO UPDATE SET value = EXCLUDED.value`,
-          [account, key.name, value],
-        );
-      }
-      return 'ok';
-    }
-    if (!storableName(key.table)) return 'tableNotFound';
-    const table = [account, key.table.toLowerCase()];
-    if (value === undefined) {
-      // Nothing to remove is fine; a missing table is not.
-      const { rows } = await this.query<{ removed: boolean | null }>(
-        'deleteTableSetting',
-        `WITH t AS (${tableIdSql}), d AS (DELETE FROM ${s}.table_settings WHERE table_id = (SELECT id FROM t) RETURNING 1) ` +
-          `SELECT EXISTS (SELECT 1 FROM t) AS removed`,
-        table,
-      );
-      return rows[0]?.removed ? 'ok' : 'tableNotFound';
-    }
-    // The insert takes the table's row (the foreign key): a concurrent delete waits or has won.
-    try {
-      const { rowCount } = await this.query(
-        'putTableSetting',
-        `INSERT INTO ${s}.table_settings (table_id, value) ${tableIdSql.replace('SELECT id', 'SELECT id, $3')} ` +
-          `ON CONFLICT (table_id) DO UPDATE SET value = EXCLUDED.value`,
-        [...table, value],
-      );
-      return rowCount === 1 ? 'ok' : 'tableNotFound';
-    } catch (error) {
-      if (isMissingTable(error)) return 'tableNotFound';
-      throw error;
-    }
+  async putSettings(account: string, changes: readonly SettingChange[]): Promise<'ok' | 'tableNotFound'> {
+    if (changes.some(({ key }) => key.scope === 'table' && !storableName(key.table))) return 'tableNotFound';
+    return this.transaction(
+      async (client) => {
+        for (const { key, value } of changes) {
+          if (key.scope === 'account') {
+            await client.query(
+              value === undefined
+                ? { name: 'deleteAccountSetting', text: `DELETE FROM ${s}.account_settings WHERE account = $1 AND name = $2`, values: [account, key.name] }
+                : {
+                    name: 'putAccountSetting',
+                    text:
+                      `INSERT INTO ${s}.account_settings (account, name, value) VALUES ($1, $2, $3) ` +
+                      `ON CONFLICT (account, name) DO UPDATE SET value = EXCLUDED.value`,
+                    values: [account, key.name, value],
+                  },
+            );
+            continue;
+          }
+          // The table's row, locked: a concurrent deletion of the table waits, or has won.
+          const { rows } = await client.query<{ id: string }>({
+            name: 'lockTableOnly',
+            text: `SELECT id FROM ${s}.tables WHERE account = $1 AND name_lower = $2 FOR KEY SHARE`,
+            values: [account, key.table.toLowerCase()],
+          });
+          const tableId = rows[0]?.id;
+          if (tableId === undefined) return 'tableNotFound';
+          await client.query(
+            value === undefined
+              ? { name: 'deleteTableSetting', text: `DELETE FROM ${s}.table_settings WHERE table_id = $1`, values: [tableId] }
+              : {
+                  name: 'putTableSetting',
+                  text: `INSERT INTO ${s}.table_settings (table_id, value) VALUES ($1, $2) ON CONFLICT (table_id) DO UPDATE SET value = EXCLUDED.value`,
+                  values: [tableId, value],
+                },
+          );
+        }
+        return 'ok';
+      },
+      (result) => result === 'ok',
+      'tableNotFound',
+    );
   }
 
   async close(): Promise<void> {
