@@ -9,7 +9,9 @@ import path from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { devAccountName, type Endpoint } from './client.js';
 
-export const serverKinds = ['cerulean', 'cerulean-pg', 'cerulean-pg-2', 'azurite-disk', 'azurite-memory', 'bare'] as const;
+export const serverKinds = ['cerulean', 'cerulean-pg', 'cerulean-pg-2', 'azurite-disk', 'azurite-memory', 'bare', 'cerulean-unobserved'] as const;
+/** Run unless --servers names others; cerulean-unobserved only measures what metrics cost. */
+export const defaultServerKinds: readonly ServerKind[] = ['cerulean', 'cerulean-pg', 'cerulean-pg-2', 'azurite-disk', 'azurite-memory', 'bare'];
 export type ServerKind = (typeof serverKinds)[number];
 
 export const serverLabels: Readonly<Record<ServerKind, string>> = {
@@ -19,6 +21,7 @@ export const serverLabels: Readonly<Record<ServerKind, string>> = {
   'azurite-disk': 'Azurite (disk)',
   'azurite-memory': 'Azurite (memory)',
   bare: 'bare node:http',
+  'cerulean-unobserved': 'Cerulean --no-metrics',
 };
 
 /** The kinds that keep their data in PostgreSQL: each gets a database of its own. */
@@ -138,6 +141,8 @@ async function launchSpec(kind: ServerKind, repoRoot: string, dataDir: string, d
   switch (kind) {
     case 'cerulean':
       return cerulean(['--location', dataDir]);
+    case 'cerulean-unobserved':
+      return cerulean(['--location', dataDir, '--no-metrics']);
     case 'cerulean-pg':
     case 'cerulean-pg-2':
       if (database === undefined) throw new Error('no PostgreSQL database for it');

@@ -1,9 +1,10 @@
 // Composition: configuration → store → services, shared by the server (main.ts) and every tool
 // that works on a store. Process concerns (signals, the banner, listening) stay with the caller.
+import type { QueryService } from './service/query.js';
 import { createServices, type Services } from './service/services.js';
 import { PostgresStore } from './storage/postgres/postgres-store.js';
 import { SqliteStore } from './storage/sqlite/sqlite-store.js';
-import type { Store } from './storage/store.js';
+import type { CommitObserver, Store } from './storage/store.js';
 
 /** Which engine keeps the data, and where. */
 export interface StoreConfig {
@@ -18,8 +19,11 @@ export interface Composition {
   readonly services: Services;
 }
 
-export async function openStore(config: StoreConfig): Promise<Store> {
-  return config.database === undefined ? SqliteStore.open({ location: config.location }) : PostgresStore.open({ url: config.database });
+/** What the server's workload watch (src/observe) puts between the engine and the services. */
+export interface Watch {
+  readonly onCommit: CommitObserver;
+  store(engine: Store): Store;
+  queries(store: Store): QueryService;
 }
 
 /** Where the data lives, in words (the URL without its password). */
@@ -32,7 +36,17 @@ export function describeStore(config: StoreConfig): string {
   return config.location === undefined ? 'in memory, nothing is kept' : `${config.location}, every acknowledged write fsync-durable`;
 }
 
-export async function compose(config: StoreConfig): Promise<Composition> {
-  const store = await openStore(config);
-  return { store, services: createServices(store) };
+export async function openStore(config: StoreConfig, onCommit?: CommitObserver): Promise<Store> {
+  return config.database === undefined
+    ? SqliteStore.open({ location: config.location, onCommit })
+    : PostgresStore.open({ url: config.database, onCommit });
+}
+
+export async function compose(config: StoreConfig, watch?: Watch): Promise<Composition> {
+  if (watch === undefined) {
+    const store = await openStore(config);
+    return { store, services: createServices(store) };
+  }
+  const store = watch.store(await openStore(config, watch.onCommit));
+  return { store, services: { ...createServices(store), queries: watch.queries(store) } };
 }

@@ -124,5 +124,25 @@ export interface Store {
    */
   putSettings(account: string, changes: readonly SettingChange[]): Promise<'ok' | 'tableNotFound'>;
 
+  /** Bytes the store keeps on disk (read when metrics are scraped); undefined when it keeps none. */
+  sizeOnDisk?(): Promise<DiskUsage | undefined>;
+
   close(): Promise<void>;
+}
+
+// -- what an engine reports for metrics (engine-neutral; every engine takes an optional onCommit) --
+
+/** One durable commit (a transaction and its flush to disk), however many writes share it. */
+export interface CommitStats {
+  readonly durationMs: number;
+  /** Write jobs (one per request: an entity write, a batch, a table change) committed together. */
+  readonly writes: number;
+}
+
+export type CommitObserver = (stats: CommitStats) => void;
+
+export interface DiskUsage {
+  readonly dataBytes: number;
+  /** Write-ahead log. */
+  readonly logBytes: number;
 }

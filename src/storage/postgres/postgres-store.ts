@@ -12,12 +12,14 @@
 // retried the same way, a bounded number of times. An acknowledged commit is durable:
 // synchronous_commit is on.
 import assert from 'node:assert/strict';
+import { performance } from 'node:perf_hooks';
 import { setImmediate as turnOfEventLoop } from 'node:timers/promises';
 import pg from 'pg';
 import type { Entity } from '../../domain/entity.js';
 import type { KeyBound, KeyRange } from '../../domain/keys.js';
 import { TableError } from '../../errors.js';
 import type {
+  CommitObserver,
   CommitResult,
   PropertyCondition,
   ScanRequest,
@@ -60,6 +62,8 @@ export interface PostgresStoreOptions {
   readonly url: string;
   /** Rows one conditional scan step may examine (tests make it tiny to reach window edges). */
   readonly stepExamineMax?: number;
+  /** Hears of every durable commit (one per write request: each is its own transaction here). */
+  readonly onCommit?: CommitObserver | undefined;
 }
 
 /** Raised inside a commit whose insert met an entity another process inserted meanwhile. */
@@ -72,6 +76,7 @@ export class PostgresStore implements Store {
   private constructor(
     private readonly pool: pg.Pool,
     private readonly stepExamineMax: number,
+    private readonly onCommit: CommitObserver | undefined,
   ) {}
 
   static async open(options: PostgresStoreOptions): Promise<PostgresStore> {
@@ -102,28 +107,34 @@ export class PostgresStore implements Store {
       throw error;
     }
     client.release();
-    return new PostgresStore(pool, stepExamineMax);
+    return new PostgresStore(pool, stepExamineMax, options.onCommit);
   }
 
   // -- tables ----------------------------------------------------------------------------------
 
   async createTable(account: string, name: string): Promise<'created' | 'exists'> {
+    const startedMs = performance.now();
     const { rowCount } = await this.query(
       'createTable',
       `INSERT INTO ${s}.tables (account, name_lower, name) VALUES ($1, $2, $3) ON CONFLICT (account, name_lower) DO NOTHING`,
       [account, name.toLowerCase(), name],
     );
-    return rowCount === 1 ? 'created' : 'exists';
+    if (rowCount !== 1) return 'exists';
+    this.committed(startedMs);
+    return 'created';
   }
 
   async deleteTable(account: string, name: string): Promise<boolean> {
     if (!storableName(name)) return false;
+    const startedMs = performance.now();
     // Its entities and settings go with it (ON DELETE CASCADE), in the same transaction.
     const { rowCount } = await this.query('deleteTable', `DELETE FROM ${s}.tables WHERE account = $1 AND name_lower = $2`, [
       account,
       name.toLowerCase(),
     ]);
-    return rowCount === 1;
+    if (rowCount !== 1) return false;
+    this.committed(startedMs);
+    return true;
   }
 
   async getTable(account: string, name: string): Promise<TableInfo | undefined> {
@@ -217,6 +228,13 @@ export class PostgresStore implements Store {
   }
 
   async commit(table: TableInfo, writes: readonly Write[]): Promise<CommitResult> {
+    const startedMs = performance.now();
+    const result = await this.commitWrites(table, writes);
+    if (result.ok) this.committed(startedMs);
+    return result;
+  }
+
+  private async commitWrites(table: TableInfo, writes: readonly Write[]): Promise<CommitResult> {
     if (this.closed) throw new Error('store is closed');
     const [only] = writes;
     // A lone put or delete is one statement that checks its condition itself; a merge, which
@@ -438,7 +456,8 @@ export class PostgresStore implements Store {
 
   async putSettings(account: string, changes: readonly SettingChange[]): Promise<'ok' | 'tableNotFound'> {
     if (changes.some(({ key }) => key.scope === 'table' && !storableName(key.table))) return 'tableNotFound';
-    return this.transaction(
+    const startedMs = performance.now();
+    const result = await this.transaction(
       async (client) => {
         for (const { key, value } of changes) {
           if (key.scope === 'account') {
@@ -475,9 +494,11 @@ export class PostgresStore implements Store {
         }
         return 'ok';
       },
-      (result) => result === 'ok',
+      (outcome) => outcome === 'ok',
       'tableNotFound',
     );
+    if (result === 'ok') this.committed(startedMs);
+    return result;
   }
 
   async close(): Promise<void> {
@@ -487,6 +508,10 @@ export class PostgresStore implements Store {
   }
 
   // -- plumbing --------------------------------------------------------------------------------
+
+  private committed(startedMs: number): void {
+    this.onCommit?.({ durationMs: performance.now() - startedMs, writes: 1 });
+  }
 
   /** One statement outside a transaction; `name` prepares it once per connection. */
   private async query<Row extends pg.QueryResultRow = pg.QueryResultRow>(

@@ -3,7 +3,8 @@
 // a failed condition undoes only that job. It runs on a worker thread for an on-disk store (the
 // fsync never blocks the HTTP thread) and inline for an in-memory one.
 import type Database from 'better-sqlite3';
-import type { CommitResult, SettingChange, WriteCondition } from '../store.js';
+import { performance } from 'node:perf_hooks';
+import type { CommitObserver, CommitResult, SettingChange, WriteCondition } from '../store.js';
 import { CommitClock, conditionFailure, mergeProperties } from '../write.js';
 import { decodeProperties, encodeKey, encodeProperties } from './codec.js';
 import { selectTableSql, settingRow, tableCacheKey } from './schema.js';
@@ -64,7 +65,11 @@ export class SqliteWriter implements WriterApi {
     Statement
   >;
 
-  constructor(private readonly db: Database.Database) {
+  /** `onCommit` hears of every group commit, once it is durable. */
+  constructor(
+    private readonly db: Database.Database,
+    private readonly onCommit?: CommitObserver,
+  ) {
     const prepare = (sql: string): Statement => db.prepare(sql);
     this.sql = {
       selectTable: prepare(selectTableSql),
@@ -161,6 +166,7 @@ export class SqliteWriter implements WriterApi {
     this.queue = [];
     if (group.length === 0) return;
     const results: unknown[] = [];
+    const startedMs = performance.now();
     try {
       this.sql.begin.run();
       for (const job of group) {
@@ -178,6 +184,7 @@ export class SqliteWriter implements WriterApi {
       for (const job of group) job.reject(error);
       return;
     }
+    this.onCommit?.({ durationMs: performance.now() - startedMs, writes: group.length });
     group.forEach((job, i) => job.resolve(results[i] as never));
   }
 
