@@ -4,11 +4,12 @@
 // Guid, Binary, and every Double that is whole or not finite). The form belongs to storage and is
 // versioned: a change to it needs a new version and a migration, never a change to this one.
 //
-// It is close to the minimal-metadata wire form, and where it is byte-identical (no Double
-// annotation) responses splice it instead of encoding again: see minimalJsonOf.
+// It is the minimal-metadata wire form but for the annotation of whole Doubles, so responses
+// derive their text from it without decoding values: see minimalJsonOf.
 import { assertNever } from '../domain/assert.js';
 import { edmValueJson, parseDateTimeTicks, type EdmType, type EdmValue } from '../domain/edm.js';
 import type { Properties } from '../domain/entity.js';
+import { withoutAnnotations } from '../domain/json-members.js';
 
 /** The version of this form; engines record it with their schema. */
 export const storedJsonVersion = 1;
@@ -34,13 +35,15 @@ export function decodeStoredProperties(text: string): Properties {
 }
 
 /**
- * The stored text itself when it is byte-identical to the minimal-metadata encoding of the same
- * properties (odata.encodeMinimalProperties), else undefined. The two differ only in the Double
- * annotation, which the wire leaves out for finite values (data-model.md §2.3); a false alarm
- * (the text inside a string value) only costs an encode.
+ * The minimal-metadata encoding of the same properties (odata.encodeMinimalProperties) from the
+ * stored text, without decoding it. The two differ only in the Double annotation, which the wire
+ * leaves out for finite values (data-model.md §2.3) and storage keeps for whole ones: dropping
+ * the Edm.Double annotations of number values gives the same bytes.
  */
-export function minimalJsonOf(text: string): string | undefined {
-  return text.includes('"Edm.Double"') ? undefined : text;
+export function minimalJsonOf(text: string): string {
+  // Cheap test first: most entities have no Double annotation at all.
+  if (!text.includes('"Edm.Double"')) return text;
+  return withoutAnnotations(text, (type, valueText) => type !== 'Edm.Double' || valueText.startsWith('"'));
 }
 
 function isAnnotated(value: EdmValue): boolean {
