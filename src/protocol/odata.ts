@@ -4,7 +4,7 @@ import { assertNever } from '../domain/assert.js';
 import { edmValueJson, type EdmValue, formatDateTimeTicks } from '../domain/edm.js';
 import { type Entity, type Properties } from '../domain/entity.js';
 import { etagOfTimestampText } from '../domain/etag.js';
-import { forEachMember, isAnnotationKey, memberName, withoutAnnotations } from '../domain/json-members.js';
+import { forEachMember, isAnnotationKey, memberName, withoutAnyAnnotations } from '../domain/json-members.js';
 
 export type MetadataLevel = 'none' | 'minimal' | 'full';
 
@@ -141,7 +141,7 @@ function allProperties(entity: Entity, annotate: boolean): string {
     for (const [name, value] of entity.properties) members.push(encodeProperty(name, value, annotate));
     return members.join(',');
   }
-  return (annotate ? json : withoutAnnotations(json)).slice(1, -1);
+  return (annotate ? json : withoutAnyAnnotations(json)).slice(1, -1);
 }
 
 /** The selected custom properties in the order asked, a missing one as `null`. */

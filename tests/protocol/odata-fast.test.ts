@@ -4,7 +4,7 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { EdmValue } from '../../src/domain/edm.js';
 import type { Entity, Properties } from '../../src/domain/entity.js';
-import { forEachMember, memberName, withoutAnnotations } from '../../src/domain/json-members.js';
+import { forEachMember, memberName, withoutAnnotations, withoutAnyAnnotations } from '../../src/domain/json-members.js';
 import { encodeEntity, encodeMinimalProperties, type EntityUrlContext, type MetadataLevel } from '../../src/protocol/odata.js';
 import { decodeStoredProperties, encodeStoredProperties, minimalJsonOf } from '../../src/storage/stored-json.js';
 
@@ -109,6 +109,7 @@ describe('fast entity encoding equals encoding from values', () => {
       const minimal = minimalJsonOf(stored);
       assert.equal(minimal, encodeMinimalProperties(properties), `seed 15 entity ${i}: minimalJsonOf`);
       assert.deepEqual(decodeStoredProperties(stored), properties, `entity ${i}: stored round trip`);
+      assert.equal(withoutAnyAnnotations(stored), withoutAnnotations(stored), `entity ${i}: two strippers`);
       const plain = entityOf(properties, i);
       const fast = entityOf(properties, i, minimal);
       const names = [...properties.keys()];
@@ -148,7 +149,9 @@ describe('fast entity encoding equals encoding from values', () => {
 describe('json-members', () => {
   test('a string value holding annotation text is left alone', () => {
     const text = '{"A":"\\"B@odata.type\\":\\"Edm.Int64\\",","B@odata.type":"Edm.Int64","B":"5","C":"x@odata.type"}';
-    assert.equal(withoutAnnotations(text), '{"A":"\\"B@odata.type\\":\\"Edm.Int64\\",","B":"5","C":"x@odata.type"}');
+    const expected = '{"A":"\\"B@odata.type\\":\\"Edm.Int64\\",","B":"5","C":"x@odata.type"}';
+    assert.equal(withoutAnnotations(text), expected);
+    assert.equal(withoutAnyAnnotations(text), expected);
     const names: string[] = [];
     forEachMember(text, (keyStart, keyEnd) => names.push(memberName(text, keyStart, keyEnd)));
     assert.deepEqual(names, ['A', 'B@odata.type', 'B', 'C']);
@@ -157,6 +160,7 @@ describe('json-members', () => {
   test('escaped backslashes before a quote end the string', () => {
     const text = '{"A":"\\\\","D@odata.type":"Edm.DateTime","D":"2024-01-01T00:00:00Z","E":1.5,"F":true}';
     assert.equal(withoutAnnotations(text), '{"A":"\\\\","D":"2024-01-01T00:00:00Z","E":1.5,"F":true}');
+    assert.equal(withoutAnyAnnotations(text), withoutAnnotations(text));
   });
 
   test('names with escapes are read back as names', () => {
@@ -166,6 +170,8 @@ describe('json-members', () => {
 
   test('the empty object and malformed text', () => {
     assert.equal(withoutAnnotations('{}'), '{}');
+    assert.equal(withoutAnyAnnotations('{}'), '{}');
+    assert.throws(() => withoutAnyAnnotations('{"A@odata.type":"Edm.Int64"}'));
     assert.throws(() => forEachMember('{"A":"x}', () => {}));
     assert.throws(() => forEachMember('[1]', () => {}));
   });
