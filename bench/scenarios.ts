@@ -109,7 +109,7 @@ export const scenarios: readonly Scenario[] = [
     upsert(client, dataset, Math.floor(random() * dataset.count)),
   ),
   ...metadataVariants((accept, suffix) =>
-    randomEntityScenario(`point-read${suffix}`, `GET one random preloaded entity by key${suffix}`, false, (client, dataset, random) =>
+    randomEntityScenario(`point-read${suffix}`, `GET one random preloaded entity by key${levelNote(suffix)}`, false, (client, dataset, random) =>
       pointRead(client, dataset, Math.floor(random() * dataset.count), accept),
     ),
   ),
@@ -200,10 +200,15 @@ function metadataVariants(scenarioOf: (accept: string, suffix: string) => Scenar
   ];
 }
 
+/** ` (odata=nometadata)` for the summary of the variant named by `suffix`. */
+function levelNote(suffix: string): string {
+  return suffix === '' ? '' : ` (odata=${suffix.slice(1)})`;
+}
+
 function partitionScan(accept: string, suffix: string): Scenario {
   return {
     name: `partition-scan${suffix}`,
-    summary: `all 10k entities of one partition, $top=1000, following continuations${suffix}`,
+    summary: `all 10k entities of one partition, $top=1000, following continuations${levelNote(suffix)}`,
     datasets: ['partition'],
     writes: false,
     prepare: async ({ client, concurrency, datasets }) => {
@@ -222,7 +227,7 @@ function partitionScan(accept: string, suffix: string): Scenario {
 function rangeQuery(accept: string, suffix: string): Scenario {
   return {
     name: `range-query${suffix}`,
-    summary: `a RowKey range inside the 10k partition that returns 100 entities${suffix}`,
+    summary: `a RowKey range inside the 10k partition that returns 100 entities${levelNote(suffix)}`,
     datasets: ['partition'],
     writes: false,
     prepare: async ({ client, concurrency, datasets, runId }) => {
