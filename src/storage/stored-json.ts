@@ -15,12 +15,15 @@ import { withoutAnnotations } from '../domain/json-members.js';
 export const storedJsonVersion = 1;
 
 export function encodeStoredProperties(properties: Properties): string {
-  const members: string[] = [];
+  let text = '{';
   for (const [name, value] of properties) {
-    const json = `${JSON.stringify(name)}:${edmValueJson(value)}`;
-    members.push(isAnnotated(value) ? `${JSON.stringify(`${name}@odata.type`)}:"${value.type}",${json}` : json);
+    const quoted = JSON.stringify(name);
+    if (text.length > 1) text += ',';
+    // `"name@odata.type"`: the quoted name with the suffix before its closing quote.
+    if (isAnnotated(value)) text += `${quoted.slice(0, -1)}@odata.type":"${value.type}",`;
+    text += `${quoted}:${edmValueJson(value)}`;
   }
-  return `{${members.join(',')}}`;
+  return `${text}}`;
 }
 
 /** The inverse of encodeStoredProperties: unannotated numbers are Int32 when whole, else Double. */
