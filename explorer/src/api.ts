@@ -271,6 +271,54 @@ export async function writeEntity(
   await call(credentials, { method: mode === 'merge' ? 'MERGE' : 'PUT', path, headers, body: json });
 }
 
+/**
+ * Insert Or Replace of up to 100 entities of one partition as one entity group transaction
+ * (batch.md §2): all are written or none; a failure throws the first failing part's error.
+ */
+export async function upsertBatch(credentials: Credentials, table: string, entities: readonly WireEntity[]): Promise<void> {
+  const batch = `batch_${crypto.randomUUID()}`;
+  const changeset = `changeset_${crypto.randomUUID()}`;
+  const base = `${location.origin}${accountPrefix(credentials.account)}`;
+  const parts = entities.map((entity, index) =>
+    [
+      `--${changeset}`,
+      'Content-Type: application/http',
+      'Content-Transfer-Encoding: binary',
+      `Content-ID: ${index}`,
+      '',
+      `PUT ${base}${entityPath(table, String(entity['PartitionKey']), String(entity['RowKey']))} HTTP/1.1`,
+      'Content-Type: application/json',
+      `Accept: ${jsonAccept}`,
+      'DataServiceVersion: 3.0',
+      '',
+      JSON.stringify(entity),
+    ].join('\r\n'),
+  );
+  const body = [
+    `--${batch}`,
+    `Content-Type: multipart/mixed; boundary=${changeset}`,
+    '',
+    ...parts,
+    `--${changeset}--`,
+    `--${batch}--`,
+    '',
+  ].join('\r\n');
+  const response = await call(credentials, {
+    method: 'POST',
+    path: '/$batch',
+    headers: { 'Content-Type': `multipart/mixed; boundary=${batch}` },
+    body,
+  });
+  const text = await response.text();
+  // A failed changeset answers with one part: the failing operation's status and error.
+  const status = /HTTP\/1\.1 (\d{3})/.exec(text);
+  if (status !== null && Number(status[1]) >= 300) {
+    const code = /"code"\s*:\s*"([^"]*)"/.exec(text)?.[1] ?? 'Error';
+    const message = /"value"\s*:\s*"([^"\\]*)/.exec(text)?.[1] ?? '';
+    throw new ApiError(Number(status[1]), code, message);
+  }
+}
+
 export async function deleteEntity(
   credentials: Credentials,
   table: string,

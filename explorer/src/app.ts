@@ -25,7 +25,9 @@ async function start(): Promise<void> {
       status('The key must be the account key in base64.', 'error');
       return;
     }
-    credentials = { account: accountInput.value.trim(), key };
+    const account = accountInput.value.trim();
+    if (account !== credentials?.account) showHint('Pick a table.');
+    credentials = { account, key };
     rememberKey(credentials);
     void refreshTables();
   });
@@ -65,7 +67,13 @@ async function refreshTables(): Promise<void> {
   const generation = ++listGeneration;
   const prefix = byId<HTMLInputElement>('table-filter').value;
   const names = await attempt(() => listTables(credentials!, prefix));
-  if (names === undefined || generation !== listGeneration) return;
+  if (generation !== listGeneration) return;
+  if (names === undefined) {
+    // Wrong key or account: show nothing of the account used before.
+    replace(byId('table-list'));
+    delete document.body.dataset['connected'];
+    return;
+  }
   byId<HTMLButtonElement>('cors-open').disabled = false;
   document.body.dataset['connected'] = credentials.account;
   status(`${credentials.account}: ${names.length} table${names.length === 1 ? '' : 's'}${prefix === '' ? '' : ` starting with '${prefix}'`}`);
@@ -101,10 +109,7 @@ async function removeTable(name: string): Promise<void> {
   const done = await succeeded(() => deleteTable(credentials!, name));
   if (!done) return;
   status(`Table ${name} deleted.`);
-  if (currentTable === name) {
-    currentTable = undefined;
-    replace(byId('main'), h('p', { class: 'hint' }, 'Pick a table.'));
-  }
+  if (currentTable === name) showHint('Pick a table.');
   await refreshTables();
 }
 
@@ -127,6 +132,11 @@ function openTable(name: string, viewId: string = 'entities'): void {
   );
   replace(main, h('h2', {}, name), tabs, body);
   views.find((view) => view.id === viewId)!.show(body, credentials, name);
+}
+
+function showHint(text: string): void {
+  currentTable = undefined;
+  replace(byId('main'), h('p', { class: 'hint' }, text));
 }
 
 function markCurrent(): void {

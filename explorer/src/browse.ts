@@ -59,6 +59,7 @@ export function showBrowser(root: HTMLElement, credentials: Credentials, table: 
 
   async function load(index: number): Promise<void> {
     if (index < 0 || index >= tokens.length) return;
+    status(`${table}: loading page ${index + 1}…`);
     const result = await attempt(() => queryEntities(credentials, table, query, tokens[index]));
     if (result === undefined) return;
     page = result;

@@ -48,9 +48,9 @@ export function field(label: string, control: HTMLElement, hint?: string): HTMLE
 }
 let fieldCount = 0;
 
-/** Offers `text` as a file download, without leaving the page. */
-export function download(fileName: string, parts: BlobPart[], type: string): void {
-  const url = URL.createObjectURL(new Blob(parts, { type }));
+/** Offers a Blob as a file download, without leaving the page. */
+export function download(fileName: string, blob: Blob): void {
+  const url = URL.createObjectURL(blob);
   const link = h('a', { href: url, download: fileName });
   document.body.appendChild(link);
   link.click();

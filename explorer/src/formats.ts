@@ -22,25 +22,31 @@ export const fileFormats: Record<FileFormat, { label: string; extension: string;
 };
 
 /**
- * Builds an export page by page, so a large result never exists as entity objects at once: each
- * page becomes text right away. A typed CSV header names every property seen in any page; rows of
- * earlier pages get empty cells for columns that appeared later.
+ * Builds an export page by page: each page becomes file bytes at once, handed to the browser as a
+ * Blob (which Chromium keeps in its blob store, on disk when large), so the page's own memory holds
+ * one page of entities at a time whatever the size of the result. A typed CSV header names every
+ * property seen in any page, so rows of earlier pages get empty cells for columns that appeared
+ * later: for those pages the writer keeps each row's byte length (not its text) and splices the
+ * padding in by slicing the Blob.
  */
 export class ExportWriter {
   private readonly columns: string[] = [];
   private readonly columnIndex = new Map<string, number>();
-  /** Per page: its rows as text and how many property columns existed when they were written. */
-  private readonly chunks: { rows: string[]; width: number }[] = [];
+  /** Per page: its rows (each ending in its line break), their byte lengths, and the column count then. */
+  private readonly chunks: { blob: Blob; rowBytes: number[]; width: number }[] = [];
+  private readonly encoder = new TextEncoder();
   count = 0;
 
   constructor(readonly format: FileFormat) {}
 
   add(entities: readonly Entity[]): void {
     this.count += entities.length;
-    if (this.format === 'jsonl') {
-      this.chunks.push({ rows: entities.map((entity) => JSON.stringify(wireWithTimestamp(entity)) + '\n'), width: 0 });
-      return;
-    }
+    const rows = this.format === 'jsonl' ? entities.map((entity) => JSON.stringify(wireWithTimestamp(entity)) + '\n') : this.csvRows(entities);
+    const encoded = rows.map((row) => this.encoder.encode(row));
+    this.chunks.push({ blob: new Blob(encoded), rowBytes: encoded.map((bytes) => bytes.length), width: this.columns.length });
+  }
+
+  private csvRows(entities: readonly Entity[]): string[] {
     for (const entity of entities) {
       for (const name of entity.properties.keys()) {
         if (!this.columnIndex.has(name)) {
@@ -50,7 +56,7 @@ export class ExportWriter {
       }
     }
     const width = this.columns.length;
-    const rows = entities.map((entity) => {
+    return entities.map((entity) => {
       const cells = [entity.partitionKey, entity.rowKey, entity.timestamp];
       const properties: string[] = new Array(width * 2).fill('');
       for (const [name, property] of entity.properties) {
@@ -58,22 +64,29 @@ export class ExportWriter {
         properties[at] = property.text;
         properties[at + 1] = property.type;
       }
-      return [...cells, ...properties].map(csvField).join(',');
+      return [...cells, ...properties].map(csvField).join(',') + '\r\n';
     });
-    this.chunks.push({ rows, width });
   }
 
-  /** The file's parts, ready for a Blob. */
-  parts(): string[] {
-    if (this.format === 'jsonl') return this.chunks.flatMap((chunk) => chunk.rows);
+  /** The whole file, ready for a download. */
+  blob(type: string): Blob {
+    if (this.format === 'jsonl') return new Blob(this.chunks.map((chunk) => chunk.blob), { type });
     const width = this.columns.length;
     const header = [...keyNames, ...this.columns.flatMap((name) => [name, `${name}@type`])].map(csvField).join(',');
-    const parts = [header + '\r\n'];
+    const parts: BlobPart[] = [header + '\r\n'];
     for (const chunk of this.chunks) {
-      const padding = ','.repeat((width - chunk.width) * 2);
-      for (const row of chunk.rows) parts.push(row + padding + '\r\n');
+      if (chunk.width === width) {
+        parts.push(chunk.blob);
+        continue;
+      }
+      const padding = ','.repeat((width - chunk.width) * 2) + '\r\n';
+      let offset = 0;
+      for (const bytes of chunk.rowBytes) {
+        parts.push(chunk.blob.slice(offset, offset + bytes - 2), padding); // less its own \r\n
+        offset += bytes;
+      }
     }
-    return parts;
+    return new Blob(parts, { type });
   }
 }
 

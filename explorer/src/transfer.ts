@@ -1,15 +1,19 @@
 // Export (this page, or every page of the current query) and import, in typed CSV or JSON lines.
 // A whole-result export reads page after page with the largest page size, turning each page into
-// file text at once and showing the count so far; it can be stopped. An import writes each entity
-// with Insert Or Replace, a few at a time, and reports how many went in.
-import { queryEntities, writeEntity, type Continuation, type Credentials, type Query } from './api.js';
+// file bytes at once (ExportWriter) and showing the count so far; it can be stopped. An import writes
+// with Insert Or Replace in entity group transactions of one partition, a few at a time, and
+// reports how many went in.
+import { queryEntities, upsertBatch, writeEntity, type Continuation, type Credentials, type Query } from './api.js';
 import { download, h } from './dom.js';
 import { entityToWire, type Entity } from './edm.js';
-import { ExportWriter, fileFormats, parseImport, type FileFormat } from './formats.js';
+import { ExportWriter, fileFormats, parseImport, type FileFormat, type ImportedEntity } from './formats.js';
 import { errorMessage, status } from './session.js';
 
 const importConcurrency = 4;
 const exportPageSize = '1000';
+/** An entity group transaction holds at most 100 operations and 4 MiB (batch.md §1); stay under both. */
+const batchEntitiesMax = 100;
+const batchBytesMax = 3 * 1024 * 1024;
 
 export function transferControls(
   credentials: Credentials,
@@ -27,7 +31,7 @@ export function transferControls(
 
   const save = (writer: ExportWriter): void => {
     const { extension, mime } = fileFormats[writer.format];
-    download(`${table}${extension}`, writer.parts(), mime);
+    download(`${table}${extension}`, writer.blob(mime));
   };
 
   const exportPage = (): void => {
@@ -73,15 +77,26 @@ export function transferControls(
     }
     let done = 0;
     const failures: string[] = [];
+    const writeOne = async (entity: ImportedEntity): Promise<void> => {
+      try {
+        await writeEntity(credentials, table, toWire(entity), 'upsert');
+        done++;
+      } catch (error) {
+        failures.push(`${entity.partitionKey}/${entity.rowKey}: ${errorMessage(error)}`);
+      }
+    };
+    const groups = batches(entities);
     let next = 0;
     const worker = async (): Promise<void> => {
-      while (next < entities.length) {
-        const entity = entities[next++]!;
+      while (next < groups.length) {
+        const group = groups[next++]!;
         try {
-          await writeEntity(credentials, table, entityToWire(entity.partitionKey, entity.rowKey, entity.properties), 'upsert');
-          done++;
-        } catch (error) {
-          failures.push(`${entity.partitionKey}/${entity.rowKey}: ${errorMessage(error)}`);
+          await upsertBatch(credentials, table, group.map(toWire));
+          done += group.length;
+        } catch {
+          // One bad entity (or a key twice in the file) fails its whole batch: write those one by
+          // one, so that the others still go in and each failure is named.
+          for (const entity of group) await writeOne(entity);
         }
         progress.textContent = `importing… ${done} of ${entities.length}`;
       }
@@ -113,4 +128,35 @@ export function transferControls(
     fileInput,
     progress,
   );
+}
+
+function toWire(entity: ImportedEntity): Record<string, unknown> {
+  return entityToWire(entity.partitionKey, entity.rowKey, entity.properties);
+}
+
+/** The entities grouped by partition, in groups a single entity group transaction can hold. */
+function batches(entities: readonly ImportedEntity[]): ImportedEntity[][] {
+  const byPartition = new Map<string, ImportedEntity[]>();
+  for (const entity of entities) {
+    const group = byPartition.get(entity.partitionKey);
+    if (group === undefined) byPartition.set(entity.partitionKey, [entity]);
+    else group.push(entity);
+  }
+  const groups: ImportedEntity[][] = [];
+  for (const partition of byPartition.values()) {
+    let group: ImportedEntity[] = [];
+    let bytes = 0;
+    for (const entity of partition) {
+      const size = JSON.stringify(toWire(entity)).length * 3; // UTF-8 bytes, at most
+      if (group.length === batchEntitiesMax || (group.length > 0 && bytes + size > batchBytesMax)) {
+        groups.push(group);
+        group = [];
+        bytes = 0;
+      }
+      group.push(entity);
+      bytes += size;
+    }
+    groups.push(group);
+  }
+  return groups;
 }

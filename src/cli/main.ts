@@ -43,6 +43,8 @@ function exitCodeOf(error: unknown, command: string): number {
     if (error.code === 'commander.helpDisplayed' || error.code === 'commander.help' || error.code === 'commander.version') return 0;
     return 2; // commander printed the usage error
   }
+  // The reader of stdout went away (`cerulean export T | head`): stop quietly, as Unix tools do.
+  if ((error as NodeJS.ErrnoException).code === 'EPIPE') return 0;
   const message = error instanceof Error ? error.message : String(error);
   process.stderr.write(`cerulean ${command}: ${message.split('\n')[0]}\n`);
   return error instanceof CliError ? error.exitCode : 1;

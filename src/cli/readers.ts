@@ -46,14 +46,7 @@ async function* jsonRows(input: NodeJS.ReadableStream): AsyncGenerator<InputRow>
   for await (const text of createInterface({ input, crlfDelay: Infinity })) {
     line++;
     if (text.trim() === '') continue;
-    let row: Row | RowError;
-    try {
-      row = decodeJsonLine(text);
-    } catch (error) {
-      if (!(error instanceof RowError)) throw error;
-      row = error;
-    }
-    yield { row, line, input: text };
+    yield { row: attempt(() => decodeJsonLine(text)), line, input: text };
   }
 }
 
@@ -76,14 +69,18 @@ async function* csvRows(input: NodeJS.ReadableStream, typed: boolean): AsyncGene
       }
       continue;
     }
-    let row: Row | RowError;
-    try {
-      row = reader(record);
-    } catch (error) {
-      if (!(error instanceof RowError)) throw error;
-      row = error;
-    }
-    yield { row, line: info.lines, input: record };
+    const read = reader;
+    yield { row: attempt(() => read(record)), line: info.lines, input: record };
   }
   yield* skipped.splice(0);
+}
+
+/** The row `read` returns, or the RowError it throws (any other error is a bug and propagates). */
+function attempt(read: () => Row): Row | RowError {
+  try {
+    return read();
+  } catch (error) {
+    if (error instanceof RowError) return error;
+    throw error;
+  }
 }

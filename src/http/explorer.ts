@@ -89,7 +89,7 @@ function reply(assets: ReadonlyMap<string, Asset>, request: IncomingMessage, con
   const name = rawPath.slice(explorerPath.length) || 'index.html';
   const asset = assets.get(name);
   if (asset === undefined) {
-    return withSecurity(errorReply(context, new TableError('ResourceNotFound', `The explorer has no file '${name}'.`)));
+    return withSecurity(errorReply(context, new TableError('ResourceNotFound', 'The explorer has no such file.')));
   }
   return withSecurity({
     status: 200,

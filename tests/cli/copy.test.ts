@@ -3,9 +3,9 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { TableServiceClient, TableClient } from '@azure/data-tables';
+import { AzureNamedKeyCredential, TableClient, TableServiceClient, generateTableSas } from '@azure/data-tables';
 import { comparableLines, describeRun, extremeEntities, runCli, startAzurite, type RunningAzurite } from '../helpers/cli.js';
-import { makeTempDir, removeDir, startServer, type RunningServer } from '../helpers/server.js';
+import { devAccount, devKey, makeTempDir, removeDir, startServer, type RunningServer } from '../helpers/server.js';
 import { clientOptions, freshTable, uniqueTableName } from '../helpers/sdk.js';
 
 const bulkEntities = 320;
@@ -63,7 +63,7 @@ describe('cerulean copy', () => {
     }
   });
 
-  test('--table copies only the named tables', async () => {
+  test('--table copies only the named tables; table SAS URLs name the tables', async () => {
     const only = tables.find((table) => table.startsWith('bulk'))!;
     const target = await startServer({ inMemory: true });
     try {
@@ -73,6 +73,17 @@ describe('cerulean copy', () => {
       const names: string[] = [];
       for await (const table of TableServiceClient.fromConnectionString(target.connectionString, clientOptions).listTables()) names.push(table.name!);
       assert.deepEqual(names, [only]);
+
+      // Table SAS URLs on both sides: one table, copied into the table the destination names.
+      const credential = new AzureNamedKeyCredential(devAccount, devKey);
+      const edge = tables.find((table) => table.startsWith('edge'))!;
+      const renamed = await freshTable(target, 'renamed');
+      const from = `${origin.url}/${edge}?${generateTableSas(edge, credential, { permissions: { query: true } })}`;
+      const to = `${target.url}/${renamed.tableName}?${generateTableSas(renamed.tableName, credential, { permissions: { query: true, add: true, update: true } })}`;
+      const sas = await runCli(['copy', from, to], { cwd: dir });
+      assert.equal(sas.code, 0, describeRun(sas));
+      assert.equal(sas.stdout, `${edge}: 4 read, 4 at the destination\n`);
+      assert.deepEqual(await exportLines(target.connectionString, renamed.tableName), await exportLines(origin.connectionString, edge));
     } finally {
       await target.stop();
     }

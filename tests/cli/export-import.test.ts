@@ -5,9 +5,9 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { TableClient } from '@azure/data-tables';
+import { AzureNamedKeyCredential, generateAccountSas, generateTableSas, type TableClient } from '@azure/data-tables';
 import { comparableLines, describeRun, extremeEntities, runCli } from '../helpers/cli.js';
-import { makeTempDir, removeDir, startServer, type RunningServer } from '../helpers/server.js';
+import { devAccount, devKey, makeTempDir, removeDir, startServer, type RunningServer } from '../helpers/server.js';
 import { freshTable, tableClient, uniqueTableName } from '../helpers/sdk.js';
 
 /** Enough entities in one partition for several transactions of 100, plus other partitions. */
@@ -218,6 +218,21 @@ describe('cerulean export / import', () => {
     assert.equal(top.code, 0);
     assert.match(top.stdout, /export .*\n.*import /);
     assert.match(top.stdout, /--port <number>/);
+  });
+
+  test('a SAS URL is an endpoint: an account SAS for the account, a table SAS for its table', async () => {
+    const credential = new AzureNamedKeyCredential(devAccount, devKey);
+    const accountSas = generateAccountSas(credential, { permissions: { query: true, list: true }, resourceTypes: 'sco' });
+    const tables = await runCli(['tables', '-c', `${server.url}?${accountSas}`]);
+    assert.equal(tables.code, 0, describeRun(tables));
+    assert.ok(tables.stdout.split('\n').includes(source.tableName), tables.stdout);
+    const tableSas = generateTableSas(source.tableName, credential, { permissions: { query: true } });
+    const exported = await runCli(['export', source.tableName, '-c', `${server.url}/${source.tableName}?${tableSas}`]);
+    assert.equal(exported.code, 0, describeRun(exported));
+    assert.deepEqual(comparableLines(exported.stdout), sourceExport);
+    const unsigned = await runCli(['tables', '-c', 'http://127.0.0.1:1/otheraccount']);
+    assert.equal(unsigned.code, 1);
+    assert.match(unsigned.stderr, /^cerulean tables: the URL has no shared access signature: http:\/\/127.0.0.1:1\/otheraccount\n$/);
   });
 
   test('tables and stats, as text and as JSON', async () => {

@@ -359,6 +359,20 @@ describe('explorer in Chromium: tables, grid, query, editor', { skip: browserSki
     }));
     assert.deepEqual(found, { pwned: undefined, elements: 0 });
     assert.deepEqual(pageErrors, []);
+
+    // Even markup that did reach the page could not run: the CSP refuses inline script.
+    const inline = await page.evaluate(
+      () =>
+        new Promise<{ directive: string; ran: unknown }>((resolve) => {
+          const g = globalThis as any;
+          g.document.addEventListener('securitypolicyviolation', (event: any) => resolve({ directive: event.effectiveDirective, ran: g.__inline }), { once: true });
+          const script = g.document.createElement('script');
+          script.textContent = 'window.__inline = 1';
+          g.document.body.appendChild(script);
+          setTimeout(() => resolve({ directive: 'no violation reported', ran: g.__inline }), 5000);
+        }),
+    );
+    assert.deepEqual(inline, { directive: 'script-src-elem', ran: undefined });
   });
 
   test('the key stays in this tab: never in the URL, local storage, cookies or the server log', async () => {

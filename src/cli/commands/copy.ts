@@ -47,6 +47,9 @@ async function copy(sourceText: string, destinationText: string, options: CopyOp
   const source = resolveEndpoint(sourceText);
   const destination = resolveEndpoint(destinationText);
   const tables = options.table.length > 0 ? options.table : await listTables(source);
+  if (destination.namedTable !== undefined && tables.length !== 1) {
+    throw new CliError(`the destination names table ${destination.namedTable}: copy one table into it, not ${tables.length}`, 2);
+  }
   const rejects = new RejectsFile(options.rejects);
   const mismatches: string[] = [];
   try {
@@ -82,9 +85,11 @@ async function copyTable(
   mode: WriteMode,
   rejects: RejectsFile,
 ): Promise<{ read: number; counted: number }> {
-  await createTableIfMissing(destination.service(false), table);
+  // A table SAS URL as destination names the table to write (it cannot create tables).
+  const target = destination.namedTable ?? table;
+  if (destination.namedTable === undefined) await createTableIfMissing(destination.service(false), table);
   const progress = startProgress(`copy ${table}`);
-  const writer = new EntityWriter(destination.tableClient(table, false), mode, rejects, (n) => progress.update(n));
+  const writer = new EntityWriter(destination.tableClient(target, false), mode, rejects, (n) => progress.update(n));
   let read = 0;
   try {
     for await (const page of scanPages(source.tableClient(table))) {
@@ -98,9 +103,9 @@ async function copyTable(
   process.stderr.write(`copy ${table}: ${progress.finish()}\n`);
   let counted: number;
   try {
-    counted = await countEntities(destination.tableClient(table));
+    counted = await countEntities(destination.tableClient(target));
   } catch (error) {
-    throw tableError(error, table);
+    throw tableError(error, target);
   }
   return { read, counted };
 }
