@@ -102,6 +102,7 @@ export function entityEncoder(level: MetadataLevel, ctx: EntityUrlContext, optio
   let timestampMember = '';
   let lastPartitionKey: string | undefined;
   let partitionKeyMember = '';
+  let pathStart = '';
 
   return (entity) => {
     if (entity.timestamp !== lastTicks) {
@@ -112,19 +113,18 @@ export function entityEncoder(level: MetadataLevel, ctx: EntityUrlContext, optio
       timestampMember = wantTimestamp ? `${annotation}${member('Timestamp', text)}` : '';
     }
     let text = `{${prefix}`;
+    if (entity.partitionKey !== lastPartitionKey) {
+      lastPartitionKey = entity.partitionKey;
+      partitionKeyMember = member('PartitionKey', entity.partitionKey);
+      pathStart = entityPathStart(ctx.table, entity.partitionKey);
+    }
     if (level === 'full') {
-      const path = entityPath(ctx.table, entity.partitionKey, entity.rowKey);
+      const path = `${pathStart}${keyLiteral(entity.rowKey)}')`;
       text += `${typeAndIdStart}${path}",${etagMember},"odata.editLink":"${path}",`;
     } else if (level === 'minimal') {
       text += `${etagMember},`;
     }
-    if (wantPartitionKey) {
-      if (entity.partitionKey !== lastPartitionKey) {
-        lastPartitionKey = entity.partitionKey;
-        partitionKeyMember = member('PartitionKey', entity.partitionKey);
-      }
-      text += `${partitionKeyMember},`;
-    }
+    if (wantPartitionKey) text += `${partitionKeyMember},`;
     if (wantRowKey) text += `${member('RowKey', entity.rowKey)},`;
     if (timestampMember !== '') text += `${timestampMember},`;
     const properties = customSelected === undefined ? allProperties(entity, annotate) : selectedProperties(entity, customSelected, annotate);
@@ -221,7 +221,12 @@ export function encodeTableFeed(
  * quotes doubled, then encodeURIComponent (operations.md §1.3; other characters unverified).
  */
 export function entityPath(table: string, partitionKey: string, rowKey: string): string {
-  return `${table}(PartitionKey='${keyLiteral(partitionKey)}',RowKey='${keyLiteral(rowKey)}')`;
+  return `${entityPathStart(table, partitionKey)}${keyLiteral(rowKey)}')`;
+}
+
+/** entityPath up to the RowKey literal, shared by the entities of one partition. */
+function entityPathStart(table: string, partitionKey: string): string {
+  return `${table}(PartitionKey='${keyLiteral(partitionKey)}',RowKey='`;
 }
 
 /** Characters encodeURIComponent leaves as they are, except `'` (doubled in a key literal). */
