@@ -118,6 +118,22 @@ export function renderMarkdown(report: Report): string {
     }
     lines.push('');
   }
+  const unobserved = summary.filter((row) => row.cells['cerulean-unobserved'] !== undefined);
+  if (unobserved.length > 0) {
+    lines.push(
+      `What metrics and insights cost (${serverLabels.cerulean} as it runs by default ÷ ${serverLabels['cerulean-unobserved']}):`,
+      '',
+      '| scenario | C | Cerulean ops/s | p50 ms | p99 ms | --no-metrics ops/s | p50 ms | p99 ms | ratio |',
+      '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
+      ...unobserved.map((row) => {
+        const observed = row.cells.cerulean?.best?.opsPerSec;
+        const plain = row.cells['cerulean-unobserved']?.best?.opsPerSec;
+        const cost = observed !== undefined && plain !== undefined ? observed / plain : undefined;
+        return `| ${row.scenario} | ${row.concurrency} | ${cellColumns(row.cells.cerulean)} | ${cellColumns(row.cells['cerulean-unobserved'])} | ${ratio(cost)} |`;
+      }),
+      '',
+    );
+  }
   const ceiling = summary.filter((row) => row.cells.bare !== undefined);
   if (ceiling.length > 0) {
     lines.push(

@@ -22,7 +22,7 @@ import { startServer, waitForQuiet, type BenchServer, type ServerKind } from './
 const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
 const resultsDirectory = path.join(repoRoot, 'bench/results');
 /** Interleaving order of round 1; even rounds run it backwards. */
-const roundOrder: readonly ServerKind[] = ['cerulean', 'azurite-memory', 'azurite-disk'];
+const roundOrder: readonly ServerKind[] = ['cerulean', 'cerulean-unobserved', 'azurite-memory', 'azurite-disk'];
 /** The ceiling server answers any GET, so it runs the point-read request shape only. */
 const ceilingScenario = 'point-read';
 const requestTimeoutMs = 60_000;

@@ -294,7 +294,7 @@ async function dropTable(client: TableHttpClient, table: string): Promise<void> 
   await expectStatus(`delete table ${table}`, client.send({ method: 'DELETE', resource: `Tables('${table}')` }), 204);
 }
 
-function entityResource(table: string, key: { partitionKey: string; rowKey: string }): string {
+export function entityResource(table: string, key: { partitionKey: string; rowKey: string }): string {
   return `${table}(PartitionKey='${key.partitionKey}',RowKey='${key.rowKey}')`;
 }
 

@@ -7,7 +7,9 @@ import path from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { devAccountName, type Endpoint } from './client.js';
 
-export const serverKinds = ['cerulean', 'azurite-disk', 'azurite-memory', 'bare'] as const;
+export const serverKinds = ['cerulean', 'azurite-disk', 'azurite-memory', 'bare', 'cerulean-unobserved'] as const;
+/** Run unless --servers names others; cerulean-unobserved only measures what metrics cost. */
+export const defaultServerKinds: readonly ServerKind[] = ['cerulean', 'azurite-disk', 'azurite-memory', 'bare'];
 export type ServerKind = (typeof serverKinds)[number];
 
 export const serverLabels: Readonly<Record<ServerKind, string>> = {
@@ -15,6 +17,7 @@ export const serverLabels: Readonly<Record<ServerKind, string>> = {
   'azurite-disk': 'Azurite (disk)',
   'azurite-memory': 'Azurite (memory)',
   bare: 'bare node:http',
+  'cerulean-unobserved': 'Cerulean --no-metrics',
 };
 
 export interface BenchServer {
@@ -97,8 +100,14 @@ export async function startServer(kind: ServerKind, repoRoot: string, dataDir: s
 async function launchSpec(kind: ServerKind, repoRoot: string, dataDir: string): Promise<LaunchSpec> {
   switch (kind) {
     case 'cerulean':
+    case 'cerulean-unobserved':
       return {
-        args: [path.join(repoRoot, 'bin/cerulean.js'), '--port', '0', '--location', dataDir],
+        args: [
+          path.join(repoRoot, 'bin/cerulean.js'),
+          '--port', '0',
+          '--location', dataDir,
+          ...(kind === 'cerulean-unobserved' ? ['--no-metrics'] : []),
+        ],
         ready: /Cerulean listening on http:\/\/([^\s/]+):(\d+)\//,
         flushIntervalMs: 0,
       };

@@ -2,6 +2,7 @@
 import { parseArgs } from 'node:util';
 import { logLevels, type LogLevel } from './http/log.js';
 import { requestsInFlightMax } from './limits.js';
+import { observeConfig, observeFlags, observeUsage, type ObserveConfig } from './observe/config.js';
 
 export interface Config {
   readonly host: string;
@@ -17,6 +18,8 @@ export interface Config {
   readonly tls: { readonly certFile: string; readonly keyFile: string } | undefined;
   /** Entra ID bearer tokens, enabled by a JWKS and/or PEM key file. */
   readonly oauth: OAuthConfig | undefined;
+  /** Metrics, insights, throttling and fault injection. */
+  readonly observe: ObserveConfig;
   /** Serve the web explorer at /_explorer/: by default only on a loopback address (README "Explorer"). */
   readonly explorer: boolean;
 }
@@ -46,6 +49,7 @@ export const usage = `Usage: cerulean [options]
   --oauth-issuer <iss>    accepted token issuers, comma-separated (CERULEAN_OAUTH_ISSUER, default any)
   --oauth-audience <aud>  accepted audiences, comma-separated     (CERULEAN_OAUTH_AUDIENCE,
                           default https://storage.azure.com)
+${observeUsage}
   --explorer           serve the web explorer at /_explorer/ on a non-loopback --host too
                        (CERULEAN_EXPLORER=1; =0 turns it off; default on for loopback only)
   --help               print this text
@@ -68,6 +72,7 @@ export function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Con
       'oauth-pem': { type: 'string' },
       'oauth-issuer': { type: 'string' },
       'oauth-audience': { type: 'string' },
+      ...observeFlags,
       explorer: { type: 'boolean' },
       help: { type: 'boolean' },
     },
@@ -102,6 +107,7 @@ export function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Con
       issuers: list(values['oauth-issuer'] ?? env['CERULEAN_OAUTH_ISSUER']),
       audiences: list(values['oauth-audience'] ?? env['CERULEAN_OAUTH_AUDIENCE']),
     }),
+    observe: observeConfig(values, env),
     explorer:
       values.explorer ?? (explorerText === undefined || explorerText === '' ? isLoopback(host) : /^(1|true|yes)$/i.test(explorerText)),
   };

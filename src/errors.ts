@@ -80,6 +80,7 @@ export const errorCodes = {
   MissingRequiredHeader: { status: 400, message: 'A required HTTP header was not specified.' },
   MissingRequiredXmlNode: { status: 400, message: 'A required XML node was not specified in the request body.' },
   NotImplemented: { status: 501, message: 'The requested operation is not implemented on the specified resource.' },
+  OperationTimedOut: { status: 500, message: 'The operation could not be completed within the permitted time.' },
   OutOfRangeInput: { status: 400, message: 'One of the request inputs is out of range.' },
   PropertiesNeedValue: { status: 400, message: 'Values have not been specified for all properties in the entity.' },
   PropertyNameInvalid: { status: 400, message: 'The property name is invalid.' },

@@ -88,6 +88,22 @@ export const keepAliveTimeoutMs = 5_000;
 /** Shared Key request dates may be this far from the server clock (auth.md §2). */
 export const clockSkewMs = 15 * 60 * 1000;
 
+// The workload watch and the throttle (src/observe) keep this much at most, whatever clients send.
+/** Tables watched at once; past it the least busy one is forgotten. */
+export const tablesWatchedMax = 256;
+/** Partitions and $filter shapes kept per watched table (heavy hitters). */
+export const partitionsWatchedMax = 32;
+export const shapesWatchedMax = 32;
+/** Once a table's partition set is full, a partition not in it gets in on about 1 miss in this many. */
+export const partitionAdmitOneIn = 16;
+/** Characters of a $filter shape kept; longer shapes are cut. */
+export const shapeLengthMax = 512;
+/** Partition token buckets of the throttle; past it, full (idle) ones go, then the least recently used. */
+export const partitionBucketsMax = 10_000;
+/** Fault rules in one document, and the longest injected latency. */
+export const faultRulesMax = 100;
+export const faultLatencyMsMax = 600_000;
+
 assert(pageSizeMax <= 1000, 'the service never returns more than 1,000 results per page');
 assert(batchOperationsMax === 100, 'a change set holds at most 100 operations');
 assert(bodyBytesMax >= entityBytesMax, 'a maximal entity must fit in a request body');

@@ -10,6 +10,7 @@ import { createBearerVerifier } from './http/bearer.js';
 import { createExplorer, explorerPath } from './http/explorer.js';
 import { createLogger } from './http/log.js';
 import { createServer } from './http/server.js';
+import { Observation } from './observe/observation.js';
 
 const shutdownGraceMs = 10_000;
 
@@ -35,9 +36,17 @@ export async function serve(argv: readonly string[]): Promise<void> {
     process.stderr.write(`${(error as Error).message}\n`);
     process.exit(2);
   }
-  const { store, services } = await compose(config);
+  let observation;
+  try {
+    observation = new Observation(config.observe, log);
+  } catch (error) {
+    process.stderr.write(`${(error as Error).message}\n`);
+    process.exit(2);
+  }
+  const { store, services } = await compose(config, observation);
   const explorer = config.explorer ? createExplorer([...accounts.keys()], (message) => log.warn(message)) : undefined;
-  const server = createServer({ accounts, services, log, requestsInFlightMax: config.requestsInFlightMax, explorer, ...security });
+  const hooks = observation.hooks(accounts);
+  const server = createServer({ accounts, services, log, requestsInFlightMax: config.requestsInFlightMax, explorer, hooks, ...security });
   const scheme = security.tls === undefined ? 'http' : 'https';
 
   server.listen(config.port, config.host, () => {

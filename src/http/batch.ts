@@ -80,7 +80,7 @@ function plan(call: BatchCall, request: BatchOperationRequest, resource: Resourc
  * The resource a part addresses. Its URL may be absolute or origin-form, with or without the
  * `/{account}` segment (batch.md §2.2); only the path matters, and the account is the outer one.
  */
-function resourceOf(call: BatchCall, request: BatchOperationRequest): Resource {
+function resourceOf(call: Pick<BatchCall, 'account'>, request: BatchOperationRequest): Resource {
   let path = request.url;
   if (!path.startsWith('/')) {
     try {
@@ -93,6 +93,16 @@ function resourceOf(call: BatchCall, request: BatchOperationRequest): Resource {
   if (queryAt >= 0) path = path.slice(0, queryAt);
   const accountPrefix = `/${call.account}/`;
   return parseResource(path.startsWith(accountPrefix) ? path.slice(accountPrefix.length) : path.slice(1));
+}
+
+/** The table a batch body addresses (its first part's), undefined when it names none: for fault rules. */
+export function batchTable(account: string, contentType: string | undefined, body: Buffer): string | undefined {
+  try {
+    const [first] = parseBatchRequest(contentType, body);
+    return first === undefined ? undefined : tableOf(resourceOf({ account }, first));
+  } catch {
+    return undefined; // the batch itself will say what is wrong with it
+  }
 }
 
 function tableOf(resource: Resource): string {

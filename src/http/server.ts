@@ -2,6 +2,7 @@
 // route → authorize → read body → operation → reply, with every failure rendered in one place and
 // CORS headers added last. OPTIONS preflights are anonymous and answered before authorization.
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
+import { performance } from 'node:perf_hooks';
 import https from 'node:https';
 import type { TLSSocket } from 'node:tls';
 import { assertNever } from '../domain/assert.js';
@@ -19,7 +20,7 @@ import {
 import { negotiateMetadata, jsonContentType } from '../protocol/odata.js';
 import type { Account } from './accounts.js';
 import { authorize } from './authorize.js';
-import { submitBatch, type BatchCall } from './batch.js';
+import { batchTable, submitBatch, type BatchCall } from './batch.js';
 import { bearerChallenge, type BearerVerifier } from './bearer.js';
 import { BodyTooLargeToDrain, discardBody, readBody } from './body.js';
 import { preflight, withCorsHeaders } from './cors.js';
@@ -31,7 +32,9 @@ import type { Services } from '../service/services.js';
 import { firstHeader } from './headers.js';
 import { errorReply, responseContext, send, type Reply, type ResponseContext } from './respond.js';
 import { checkCommonInputs } from './request-checks.js';
-import { parseTarget, splitRequestTarget, type Resource, type Target } from './routes.js';
+import { parseTarget, splitRequestTarget, type RequestTarget, type Resource, type Target } from './routes.js';
+import { InjectedFault } from '../observe/faults.js';
+import { operationName, tableOf, type OperationName } from '../observe/operation.js';
 
 export interface ServerOptions {
   readonly accounts: ReadonlyMap<string, Account>;
@@ -45,6 +48,21 @@ export interface ServerOptions {
   readonly bearer?: BearerVerifier | undefined;
   /** The web explorer's files at /_explorer/; undefined when it is off. */
   readonly explorer?: Explorer | undefined;
+  /** Cerulean's own endpoints, metrics and fault injection (src/observe); undefined: none. */
+  readonly hooks?: RequestHooks | undefined;
+}
+
+/** What src/observe adds to the request path. */
+export interface RequestHooks {
+  /** Answers a request for Cerulean's own endpoints: paths starting with `/_`, which no account can have. */
+  admin(request: IncomingMessage, target: RequestTarget): Promise<Reply>;
+  /**
+   * Runs an authorized operation; may delay or refuse it, or ask for the connection to be dropped
+   * unanswered. `table` names the table it addresses, if any (computed on demand: a batch's is in its body).
+   */
+  run(operation: OperationName, table: () => string | undefined, execute: () => Promise<Reply>): Promise<Reply | 'drop'>;
+  /** A request for an operation was answered (or dropped), `durationMs` after it arrived. */
+  answered(operation: OperationName, status: number | 'dropped', durationMs: number): void;
 }
 
 export function createServer(options: ServerOptions): http.Server {
@@ -53,6 +71,7 @@ export function createServer(options: ServerOptions): http.Server {
     if (inFlight >= options.requestsInFlightMax) {
       const context = responseContext(request.headers);
       send(response, context, errorReply(context, new TableError('ServerBusy'), { Connection: 'close' }));
+      options.hooks?.answered('Unknown', 503, 0); // refused before it was read: no operation yet
       return;
     }
     inFlight++;
@@ -77,27 +96,35 @@ export function createServer(options: ServerOptions): http.Server {
 }
 
 async function handle(options: ServerOptions, request: IncomingMessage, response: ServerResponse): Promise<void> {
+  const startedMs = performance.now();
   const context = responseContext(request.headers);
   // Cerulean's own paths start with `/_`, which no account name can: answered before account parsing.
   if (options.explorer?.claims(splitRequestTarget(request.url ?? '/').rawPath)) {
     send(response, context, await settleUnreadBody(request, options.explorer.reply(request, context)));
     return;
   }
-  const known: KnownAccount = { account: undefined };
-  let reply: Reply;
+  const known: KnownRequest = { account: undefined, operation: 'Unknown' };
+  let reply: Reply | 'drop';
   try {
     reply = await dispatch(options, request, context, known);
   } catch (error) {
-    if (!(error instanceof TableError) || error.status >= 500) {
+    // An injected fault was logged when it was injected.
+    if (!(error instanceof TableError) || (error.status >= 500 && !(error instanceof InjectedFault))) {
       options.log.error(`failure answering ${request.method} ${request.url}`, error);
     }
     reply = errorReply(context, error, errorHeaders(options, error));
+  }
+  if (reply === 'drop') {
+    response.destroy();
+    if (known.operation !== undefined) options.hooks?.answered(known.operation, 'dropped', performance.now() - startedMs);
+    return;
   }
   if (known.account !== undefined && request.headers.origin !== undefined) {
     const { cors } = await options.services.serviceProperties.get(known.account);
     reply = withCorsHeaders(cors, request.headers, request.method ?? '', reply);
   }
   send(response, context, await settleUnreadBody(request, reply));
+  if (known.operation !== undefined) options.hooks?.answered(known.operation, reply.status, performance.now() - startedMs);
 }
 
 /**
@@ -111,9 +138,11 @@ async function settleUnreadBody(request: IncomingMessage, reply: Reply): Promise
   return { ...reply, headers: { ...reply.headers, Connection: 'close' } };
 }
 
-/** The account a request named, once known to exist: its CORS rules apply to the reply. */
-interface KnownAccount {
+interface KnownRequest {
+  /** The account a request named, once known to exist: its CORS rules apply to the reply. */
   account: string | undefined;
+  /** For metrics; undefined for Cerulean's own endpoints. */
+  operation: OperationName | undefined;
 }
 
 function errorHeaders(options: ServerOptions, error: unknown): Record<string, string> | undefined {
@@ -130,10 +159,14 @@ async function dispatch(
   options: ServerOptions,
   request: IncomingMessage,
   context: ResponseContext,
-  known: KnownAccount,
-): Promise<Reply> {
+  known: KnownRequest,
+): Promise<Reply | 'drop'> {
   const { headers } = request;
   const requestTarget = splitRequestTarget(request.url ?? '/');
+  if (options.hooks !== undefined && requestTarget.rawPath.startsWith('/_')) {
+    known.operation = undefined;
+    return options.hooks.admin(request, requestTarget);
+  }
   // $format is read before routing so that even a routing error answers at the right level.
   const format = requestTarget.query.get('$format') ?? undefined;
   const metadata = negotiateMetadata(format, firstHeader(headers['accept']));
@@ -149,6 +182,7 @@ async function dispatch(
   if (account === undefined) throw new TableError('AuthenticationFailed', undefined, `Unknown account '${target.account}'.`);
   known.account = account.name;
   const method = op.effectiveMethod(request.method ?? '', headers['x-http-method']);
+  known.operation = operationName(method, target.resource, target.query, headers['if-match'] !== undefined);
   const access = await authorize(
     {
       method: request.method ?? '',
@@ -182,7 +216,11 @@ async function dispatch(
     metadata,
     logQuery: (line) => options.log.info(line),
   };
-  return route(call, method, target.resource);
+  const execute = (): Promise<Reply> => route(call, method, target.resource);
+  if (options.hooks === undefined) return execute();
+  const { resource } = target;
+  const table = () => (resource.kind === 'batch' ? batchTable(account.name, firstHeader(headers['content-type']), body) : tableOf(resource));
+  return options.hooks.run(known.operation, table, execute);
 }
 
 /** The fixed table of (method, resource) → operation. */

@@ -50,18 +50,21 @@ export function printLiteral(literal: EdmValue): string {
   }
 }
 
-/** Fully parenthesized filter text: every and/or group in parentheses, `not` always followed by one. */
-export function printNode(node: FilterNode): string {
+/**
+ * Fully parenthesized filter text: every and/or group in parentheses, `not` always followed by one.
+ * `literal` prints the literals (their filter text by default; `() => '?'` gives a filter's shape).
+ */
+export function printNode(node: FilterNode, literal: (value: EdmValue) => string = printLiteral): string {
   switch (node.kind) {
     case 'and':
     case 'or':
-      return `(${node.operands.map(printNode).join(` ${node.kind} `)})`;
+      return `(${node.operands.map((operand) => printNode(operand, literal)).join(` ${node.kind} `)})`;
     case 'not': {
-      const operand = printNode(node.operand);
+      const operand = printNode(node.operand, literal);
       return node.operand.kind === 'and' || node.operand.kind === 'or' ? `not ${operand}` : `not (${operand})`;
     }
     case 'comparison':
-      return `${node.property} ${node.operator} ${printLiteral(node.literal)}`;
+      return `${node.property} ${node.operator} ${literal(node.literal)}`;
     case 'constant':
       return String(node.value);
     default: {

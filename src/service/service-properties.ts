@@ -41,13 +41,14 @@ export class ServicePropertiesService {
 
   /**
    * Elements omitted from the request keep their current value (operations.md §4.2, unverified
-   * for Table): only the sections named are written.
+   * for Table): only the sections named are written, all of them in one atomic step.
    */
   async set(account: string, update: ServicePropertiesUpdate): Promise<void> {
-    for (const section of sections) {
+    const changes = sections.flatMap((section) => {
       const value = update[section];
-      if (value !== undefined) await this.store.putSetting(account, sectionSetting(section), JSON.stringify(value));
-    }
+      return value === undefined ? [] : [{ key: sectionSetting(section), value: JSON.stringify(value) }];
+    });
+    if (changes.length > 0) await this.store.putSettings(account, changes);
   }
 }
 

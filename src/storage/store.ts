@@ -92,6 +92,12 @@ export type SettingKey =
   | { readonly scope: 'account'; readonly name: string }
   | { readonly scope: 'table'; readonly table: string };
 
+/** One setting to write; undefined removes it. */
+export interface SettingChange {
+  readonly key: SettingKey;
+  readonly value: string | undefined;
+}
+
 export interface Store {
   /** Creates the table unless one of the same name in any case exists. */
   createTable(account: string, name: string): Promise<'created' | 'exists'>;
@@ -112,8 +118,31 @@ export interface Store {
   commit(table: TableInfo, writes: readonly Write[]): Promise<CommitResult>;
 
   getSetting(account: string, key: SettingKey): Promise<string | undefined>;
-  /** Sets (or with undefined removes) a setting once durable; 'tableNotFound' writes nothing. */
-  putSetting(account: string, key: SettingKey, value: string | undefined): Promise<'ok' | 'tableNotFound'>;
+  /**
+   * Applies every change atomically and durably, or none: 'tableNotFound' (a table setting whose
+   * table does not exist) writes nothing.
+   */
+  putSettings(account: string, changes: readonly SettingChange[]): Promise<'ok' | 'tableNotFound'>;
+
+  /** Bytes the store keeps on disk (read when metrics are scraped); undefined when it keeps none. */
+  sizeOnDisk?(): Promise<DiskUsage | undefined>;
 
   close(): Promise<void>;
+}
+
+// -- what an engine reports for metrics (engine-neutral; every engine takes an optional onCommit) --
+
+/** One durable commit (a transaction and its flush to disk), however many writes share it. */
+export interface CommitStats {
+  readonly durationMs: number;
+  /** Write jobs (one per request: an entity write, a batch, a table change) committed together. */
+  readonly writes: number;
+}
+
+export type CommitObserver = (stats: CommitStats) => void;
+
+export interface DiskUsage {
+  readonly dataBytes: number;
+  /** Write-ahead log. */
+  readonly logBytes: number;
 }

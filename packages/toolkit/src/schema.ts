@@ -141,7 +141,7 @@ export function toWireProperties<S extends Schema>(schema: S, value: Infer<S>): 
 
 export function fromWireProperties<S extends Schema>(schema: S, raw: Record<string, unknown>, names?: readonly string[]): Infer<S> {
   const value: Record<string, unknown> = {};
-  for (const name of names ?? Object.keys(schema)) {
+  for (const name of (names ?? Object.keys(schema)).filter((n) => n in schema)) {
     const fieldDef = schema[name]!;
     const wire = raw[name] as { value: unknown; type: string } | null | undefined;
     if (wire === undefined || wire === null || (typeof wire === 'object' && wire.value === null)) {

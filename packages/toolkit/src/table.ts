@@ -80,6 +80,17 @@ export async function readRaw(client: TableClient, partitionKey: string, rowKey:
   }, retry);
 }
 
+/** Deletes one row (with If-Match when an ETag is given), with retries; a row already gone is not an error. */
+export async function deleteIfPresent(client: TableClient, partitionKey: string, rowKey: string, retry: RetryPolicy = defaultRetryPolicy, etag = '*'): Promise<void> {
+  await withRetry(async () => {
+    try {
+      await client.deleteEntity(partitionKey, rowKey, { etag });
+    } catch (error) {
+      if (statusOf(error) !== 404) throw error;
+    }
+  }, retry);
+}
+
 /** Rough size of a batch on the wire, to refuse one over the service's 4 MiB before sending it. */
 function batchBytes(actions: readonly TransactionAction[]): number {
   return actions.reduce((sum, action) => sum + 600 + Buffer.byteLength(JSON.stringify(action[1])), 0);
@@ -178,13 +189,7 @@ export class ModelTable<S extends Schema> {
   /** Deletes (with If-Match when an ETag is given); a missing row is not an error, so retries are safe. */
   async delete(key: Partial<Infer<S>>, etag = '*'): Promise<void> {
     const { partitionKey, rowKey } = this.model.keysOf(key);
-    await withRetry(async () => {
-      try {
-        await this.client.deleteEntity(partitionKey, rowKey, { etag });
-      } catch (error) {
-        if (statusOf(error) !== 404) throw error;
-      }
-    }, this.retry);
+    await deleteIfPresent(this.client, partitionKey, rowKey, this.retry, etag);
   }
 
   /** Pages of entities of this model (rows of other kinds in the same range are skipped). */

@@ -1,13 +1,14 @@
 // The outbox worker converges after being killed mid-way: a worker process is SIGKILLed after
-// it applied some messages, then two workers resume at once; the index must then equal what the
-// entities say, with no message left and no stale or missing index row.
+// it applied some messages, then two workers resume at once, then a stalled worker delivers every
+// message again, newest first; the index must then equal what the entities say, with no message
+// left and no stale or missing index row.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { createInterface } from 'node:readline';
 import { describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { codecs, connect, defineModel, isTombstone, keys, outboxRange, OutboxIndexedTable, rawPages, t, wireString } from '../src/index.js';
+import { codecs, connect, defineModel, isTombstone, keys, outboxRange, OutboxIndexedTable, OutboxWorker, purgeTombstones, rawPages, t, wireString, type RawEntity } from '../src/index.js';
 import { newTable, seededRandom, serverKinds, serversForFile, testRetry } from './fixtures.js';
 import type { TestServer } from './servers.js';
 
@@ -78,6 +79,10 @@ describe('outbox worker', () => {
       const total = await pendingMessages(source.client);
       assert.ok(total >= 60, `${total} messages pending`);
 
+      // What a worker that read the outbox now and stalled would deliver late, after the others.
+      const snapshot: RawEntity[] = [];
+      for await (const page of rawPages(source.client, { filter: keys.rowKeyRange(outboxRange) })) snapshot.push(...page.items);
+
       const first = startWorker(server, source.name);
       await first.appliedAtLeast(15);
       first.child.kill('SIGKILL');
@@ -92,6 +97,10 @@ describe('outbox worker', () => {
         assert.equal(code, 0, worker.stderr());
       }
       assert.equal(await pendingMessages(source.client), 0, 'no message left');
+
+      // The stalled worker delivers every message again, newest first: nothing may change.
+      const late = new OutboxWorker(source.client, { tables: () => index.client });
+      for (const message of snapshot.reverse()) await late.applyMessage(message);
 
       // The index is exactly what the entities say: one live row per live customer, with its data.
       const expected = new Map<string, string>();
@@ -111,6 +120,13 @@ describe('outbox worker', () => {
       }
       assert.deepEqual([...actual].sort(), [...expected].sort());
       assert.ok(expected.size > 20 && expected.size < 40, `${expected.size} live customers (some were deleted)`);
+
+      // Tombstones can be purged once no message can be late any more; live rows stay.
+      const purged = await purgeTombstones(index.client, new Date(Date.now() + 60_000));
+      assert.ok(purged > 0, `${purged} tombstones purged`);
+      let rowsLeft = 0;
+      for await (const page of rawPages(index.client, {})) rowsLeft += page.items.length;
+      assert.equal(rowsLeft, expected.size, 'only the live index rows are left');
     });
   }
 });

@@ -5,6 +5,7 @@ import { backupCommand } from './backup.js';
 import { copyCommand } from './copy.js';
 import { exportCommand } from './export.js';
 import { importCommand } from './import.js';
+import { insightsCommand } from './insights.js';
 import { restoreCommand } from './restore.js';
 import { statsCommand } from './stats.js';
 import { tablesCommand } from './tables.js';
@@ -17,4 +18,5 @@ export const commands: readonly CliCommand[] = [
   restoreCommand,
   tablesCommand,
   statsCommand,
+  insightsCommand,
 ];

@@ -8,9 +8,10 @@
 import assert from 'node:assert/strict';
 import { setImmediate as turnOfEventLoop } from 'node:timers/promises';
 import type Database from 'better-sqlite3';
+import { stat } from 'node:fs/promises';
 import type { Entity } from '../../domain/entity.js';
 import type { KeyRange } from '../../domain/keys.js';
-import type { CommitResult, ScanRequest, ScanStep, SettingKey, Store, TableInfo, Write } from '../store.js';
+import type { CommitObserver, CommitResult, DiskUsage, ScanRequest, ScanStep, SettingChange, SettingKey, Store, TableInfo, Write } from '../store.js';
 import { encodeKey, encodeProperties, StoredEntity } from './codec.js';
 import { RangeReader, stepExamineMaxDefault, stepRowsMax } from './range-reader.js';
 import { ScanPool } from './scan-pool.js';
@@ -23,6 +24,8 @@ export interface SqliteStoreOptions {
   readonly location: string | undefined;
   /** Rows one conditional scan step may examine (tests make it tiny to reach window edges). */
   readonly stepExamineMax?: number;
+  /** Hears of every durable group commit (metrics). */
+  readonly onCommit?: CommitObserver | undefined;
 }
 
 type Statement = Database.Statement<unknown[], unknown>;
@@ -51,6 +54,8 @@ export class SqliteStore implements Store {
      */
     private readonly scans: Promise<ScanPool> | undefined,
     private readonly stepExamineMax: number,
+    /** The database file; undefined in memory. */
+    private readonly file: string | undefined,
   ) {
     this.reader = new RangeReader(db);
     this.selectTable = db.prepare(selectTableSql);
@@ -70,16 +75,16 @@ export class SqliteStore implements Store {
     assert(Number.isSafeInteger(examineMax) && examineMax >= 1, 'a scan step examines at least one row');
     if (options.location === undefined) {
       const db = openDatabase(':memory:', 'writer');
-      const writer = new SqliteWriter(db);
-      return new SqliteStore(db, Object.assign(writer, { close: async () => writer.drain() }), undefined, examineMax);
+      const writer = new SqliteWriter(db, options.onCommit);
+      return new SqliteStore(db, Object.assign(writer, { close: async () => writer.drain() }), undefined, examineMax, undefined);
     }
     const file = databaseFile(options.location);
-    const writer = await WorkerWriterClient.start(file);
+    const writer = await WorkerWriterClient.start(file, options.onCommit);
     // The writer has created the schema the scan threads read. A pool that fails to start fails
     // every scan that needs it, with the reason.
     const scans = ScanPool.start(file);
     scans.catch(() => undefined);
-    return new SqliteStore(openDatabase(file, 'reader'), writer, scans, examineMax);
+    return new SqliteStore(openDatabase(file, 'reader'), writer, scans, examineMax, file);
   }
 
   // -- tables ----------------------------------------------------------------------------------
@@ -144,9 +149,17 @@ export class SqliteStore implements Store {
     return row?.value;
   }
 
-  putSetting(account: string, key: SettingKey, value: string | undefined): Promise<'ok' | 'tableNotFound'> {
+  putSettings(account: string, changes: readonly SettingChange[]): Promise<'ok' | 'tableNotFound'> {
     if (this.closed) return Promise.reject(new Error('store is closed'));
-    return this.writer.putSetting(account, key, value);
+    return this.writer.putSettings(account, changes);
+  }
+
+  /** The database file and its write-ahead log (`-wal`), as they are now. */
+  async sizeOnDisk(): Promise<DiskUsage | undefined> {
+    if (this.file === undefined) return undefined;
+    const size = (path: string): Promise<number> => stat(path).then((info) => info.size, () => 0);
+    const [dataBytes, logBytes] = await Promise.all([size(this.file), size(`${this.file}-wal`)]);
+    return { dataBytes, logBytes };
   }
 
   async close(): Promise<void> {

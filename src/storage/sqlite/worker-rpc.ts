@@ -20,6 +20,8 @@ interface Pending {
 }
 
 const readyId = 0;
+/** Answers with this id are notices the thread sends of its own accord (e.g. commit figures). */
+const noticeId = -1;
 const closeMethod = 'close';
 
 /** The calling side. */
@@ -33,9 +35,14 @@ export class WorkerRpc {
   private constructor(
     private readonly worker: Worker,
     name: string,
+    onNotice: ((notice: unknown) => void) | undefined,
   ) {
     worker.on('message', (answers: WorkerAnswer[]) => {
       for (const answer of answers) {
+        if (answer.id === noticeId) {
+          if ('result' in answer) onNotice?.(answer.result);
+          continue;
+        }
         const call = this.pending.get(answer.id);
         if (call === undefined) continue;
         this.pending.delete(answer.id);
@@ -47,12 +54,12 @@ export class WorkerRpc {
     worker.on('exit', (code) => this.failAll(new Error(`${name} exited with code ${code}`)));
   }
 
-  /** Starts the thread; resolves once it has said it is ready (see serveCalls). */
-  static async start(script: URL, workerData: unknown, name: string): Promise<WorkerRpc> {
+  /** Starts the thread; resolves once it has said it is ready (see serveCalls). `onNotice` hears its notices. */
+  static async start(script: URL, workerData: unknown, name: string, onNotice?: (notice: unknown) => void): Promise<WorkerRpc> {
     const worker = new Worker(script, { workerData });
     const [[ready]] = (await once(worker, 'message')) as [WorkerAnswer[]];
     if (ready === undefined || !('result' in ready) || ready.id !== readyId) throw new Error(`${name} failed to start`);
-    return new WorkerRpc(worker, name);
+    return new WorkerRpc(worker, name, onNotice);
   }
 
   /** Calls not answered yet. */
@@ -87,9 +94,10 @@ export type Handlers = Readonly<Record<string, (...args: never[]) => unknown>>;
 
 /**
  * The thread's side: answers every call with its handler (which may return a promise) and says
- * it is ready. A close call runs `onClose` and is answered after everything before it.
+ * it is ready. A close call runs `onClose` and is answered after everything before it. `notify`
+ * sends a notice with the next answers.
  */
-export function serveCalls(handlers: Handlers, onClose: () => void): void {
+export function serveCalls(handlers: Handlers, onClose: () => void): { notify(notice: unknown): void } {
   const port = parentPort!;
   const outbox: WorkerAnswer[] = [];
   const answer = (reply: WorkerAnswer): void => {
@@ -116,4 +124,5 @@ export function serveCalls(handlers: Handlers, onClose: () => void): void {
     }
   });
   port.postMessage([{ id: readyId, result: 'ready' }] satisfies WorkerAnswer[]);
+  return { notify: (notice) => answer({ id: noticeId, result: notice }) };
 }

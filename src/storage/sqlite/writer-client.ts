@@ -1,5 +1,5 @@
 // The reading side's handle on the writer thread: a WriterApi whose calls are messages.
-import type { CommitResult, SettingKey } from '../store.js';
+import type { CommitObserver, CommitResult, SettingChange } from '../store.js';
 import { WorkerRpc } from './worker-rpc.js';
 import type { EncodedWrite, WriterApi } from './writer.js';
 
@@ -7,8 +7,9 @@ export class WorkerWriterClient implements WriterApi {
   private constructor(private readonly rpc: WorkerRpc) {}
 
   /** Starts the writer thread; resolves once it has opened the database and created the schema. */
-  static async start(file: string): Promise<WorkerWriterClient> {
-    return new WorkerWriterClient(await WorkerRpc.start(new URL('./writer-worker.js', import.meta.url), { file }, 'storage writer'));
+  static async start(file: string, onCommit?: CommitObserver): Promise<WorkerWriterClient> {
+    const script = new URL('./writer-worker.js', import.meta.url);
+    return new WorkerWriterClient(await WorkerRpc.start(script, { file }, 'storage writer', onCommit as (notice: unknown) => void));
   }
 
   commit(account: string, table: string, writes: readonly EncodedWrite[]): Promise<CommitResult> {
@@ -23,8 +24,8 @@ export class WorkerWriterClient implements WriterApi {
     return this.rpc.call('deleteTable', [account, name]);
   }
 
-  putSetting(account: string, key: SettingKey, value: string | undefined): Promise<'ok' | 'tableNotFound'> {
-    return this.rpc.call('putSetting', [account, key, value]);
+  putSettings(account: string, changes: readonly SettingChange[]): Promise<'ok' | 'tableNotFound'> {
+    return this.rpc.call('putSettings', [account, changes]);
   }
 
   close(): Promise<void> {

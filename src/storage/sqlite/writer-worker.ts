@@ -5,14 +5,15 @@ import { serveCalls } from './worker-rpc.js';
 import { SqliteWriter } from './writer.js';
 
 const db = openDatabase((workerData as { file: string }).file, 'writer');
-const writer = new SqliteWriter(db);
+// Commit figures travel back to the store as notices, in the same messages as the answers.
+const writer = new SqliteWriter(db, (stats) => calls.notify(stats));
 
-serveCalls(
+const calls = serveCalls(
   {
     commit: writer.commit.bind(writer),
     createTable: writer.createTable.bind(writer),
     deleteTable: writer.deleteTable.bind(writer),
-    putSetting: writer.putSetting.bind(writer),
+    putSettings: writer.putSettings.bind(writer),
   },
   () => {
     writer.drain();

@@ -3,7 +3,8 @@
 // a failed condition undoes only that job. It runs on a worker thread for an on-disk store (the
 // fsync never blocks the HTTP thread) and inline for an in-memory one.
 import type Database from 'better-sqlite3';
-import type { CommitResult, SettingKey, WriteCondition } from '../store.js';
+import { performance } from 'node:perf_hooks';
+import type { CommitObserver, CommitResult, SettingChange, WriteCondition } from '../store.js';
 import { CommitClock, conditionFailure, mergeProperties } from '../write.js';
 import { decodeProperties, encodeKey, encodeProperties } from './codec.js';
 import { selectTableSql, settingRow, tableCacheKey } from './schema.js';
@@ -21,7 +22,7 @@ export interface WriterApi {
   commit(account: string, table: string, writes: readonly EncodedWrite[]): Promise<CommitResult>;
   createTable(account: string, name: string): Promise<'created' | 'exists'>;
   deleteTable(account: string, name: string): Promise<boolean>;
-  putSetting(account: string, key: SettingKey, value: string | undefined): Promise<'ok' | 'tableNotFound'>;
+  putSettings(account: string, changes: readonly SettingChange[]): Promise<'ok' | 'tableNotFound'>;
 }
 
 interface Job {
@@ -64,7 +65,11 @@ export class SqliteWriter implements WriterApi {
     Statement
   >;
 
-  constructor(private readonly db: Database.Database) {
+  /** `onCommit` hears of every group commit, once it is durable. */
+  constructor(
+    private readonly db: Database.Database,
+    private readonly onCommit?: CommitObserver,
+  ) {
     const prepare = (sql: string): Statement => db.prepare(sql);
     this.sql = {
       selectTable: prepare(selectTableSql),
@@ -123,15 +128,18 @@ export class SqliteWriter implements WriterApi {
     });
   }
 
-  putSetting(account: string, key: SettingKey, value: string | undefined): Promise<'ok' | 'tableNotFound'> {
+  putSettings(account: string, changes: readonly SettingChange[]): Promise<'ok' | 'tableNotFound'> {
     return this.enqueue(() => {
       // Checked in the same transaction: a table deleted meanwhile cannot keep a setting.
-      if (key.scope === 'table' && this.sql.selectTable.get(account, key.table.toLowerCase()) === undefined) {
-        return { result: 'tableNotFound', undo: false };
+      const missingTable = changes.some(
+        ({ key }) => key.scope === 'table' && this.sql.selectTable.get(account, key.table.toLowerCase()) === undefined,
+      );
+      if (missingTable) return { result: 'tableNotFound', undo: false };
+      for (const { key, value } of changes) {
+        const { scope, name } = settingRow(key);
+        if (value === undefined) this.sql.deleteSetting.run(account, scope, name);
+        else this.sql.upsertSetting.run(account, scope, name, value);
       }
-      const { scope, name } = settingRow(key);
-      if (value === undefined) this.sql.deleteSetting.run(account, scope, name);
-      else this.sql.upsertSetting.run(account, scope, name, value);
       return { result: 'ok', undo: false };
     });
   }
@@ -158,6 +166,7 @@ export class SqliteWriter implements WriterApi {
     this.queue = [];
     if (group.length === 0) return;
     const results: unknown[] = [];
+    const startedMs = performance.now();
     try {
       this.sql.begin.run();
       for (const job of group) {
@@ -175,6 +184,7 @@ export class SqliteWriter implements WriterApi {
       for (const job of group) job.reject(error);
       return;
     }
+    this.onCommit?.({ durationMs: performance.now() - startedMs, writes: group.length });
     group.forEach((job, i) => job.resolve(results[i] as never));
   }
 

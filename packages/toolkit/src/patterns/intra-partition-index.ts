@@ -84,7 +84,7 @@ export class IndexedTable<S extends Schema, I extends string> {
         if (writtenBy(existing, operationId)) return;
         // A delete that stopped half-way: finish it, then insert.
         if (existing && isDeleting(existing)) {
-          await this.removeMarked(this.model.fromEntity(existing), existing.partitionKey, existing.rowKey);
+          await this.finishDelete(existing.partitionKey, existing.rowKey);
           return submitBatch(this.client, rows.map((row): TransactionAction => ['create', row]));
         }
         throw error;
@@ -132,9 +132,11 @@ export class IndexedTable<S extends Schema, I extends string> {
 
   /**
    * Deletes the entity and its index rows. The SDK sends transaction deletes without If-Match, so
-   * the guard is a first transaction that marks every row deleted under If-Match on the entity;
-   * readers and writers treat marked rows as absent, and a second transaction removes them. A crash
-   * between the two leaves marked rows that the next delete (or create) of that key finishes.
+   * every step is guarded by If-Match on the entity row instead: (1) mark the entity and its copies
+   * deleted; (2) delete the copies and reduce the entity to a bare marker; (3) delete the marker with
+   * If-Match. Readers and writers treat marked rows as absent, and whoever meets a marked row (the
+   * next delete or create of that key) finishes the steps, so a crash in between loses nothing and
+   * an entity re-created meanwhile is never touched.
    */
   async delete(key: Partial<Infer<S>>): Promise<void> {
     const { partitionKey, rowKey } = this.model.keysOf(key);
@@ -142,33 +144,41 @@ export class IndexedTable<S extends Schema, I extends string> {
       async (operationId) => {
         const raw = await readRaw(this.client, partitionKey, rowKey, this.retry);
         if (raw === undefined) return;
-        const current = this.model.fromEntity(raw);
         if (!isDeleting(raw)) {
-          const rows = this.rowsFor(current, operationId, raw);
+          const rows = this.rowsFor(this.model.fromEntity(raw), operationId, raw);
           for (const row of rows) row[deletingProperty] = { value: true, type: 'Boolean' };
           const [entity, ...copies] = rows;
           await raceOnMissingRow(() =>
             submitBatch(this.client, [['update', entity!, 'Replace', { etag: raw.etag! }], ...copies.map((copy): TransactionAction => ['upsert', copy, 'Replace'])]),
           );
         }
-        await this.removeMarked(current, partitionKey, rowKey);
+        await this.finishDelete(partitionKey, rowKey);
       },
       { maxAttempts: this.maxConflictRetries, retry: this.retry },
     );
   }
 
-  private async removeMarked(current: Infer<S>, partitionKey: string, rowKey: string): Promise<void> {
-    const actions: TransactionAction[] = [['delete', { partitionKey, rowKey }]];
-    for (const name of this.templates.keys()) actions.push(['delete', { partitionKey, rowKey: this.indexRowKey(name, current, rowKey) }]);
-    await withRetry(async () => {
-      try {
-        await submitBatch(this.client, actions);
-      } catch (error) {
-        // Gone already: an earlier attempt's response was lost.
-        if (statusOf(error) !== 404 || (await readRaw(this.client, partitionKey, rowKey, this.retry)) !== undefined) throw error;
-      }
-    }, this.retry);
+  /** Steps 2 and 3 of a delete, from whatever state a marked row is in; returns when no marked row is left. */
+  private async finishDelete(partitionKey: string, rowKey: string): Promise<void> {
+    await optimistic(
+      async () => {
+        const raw = await readRaw(this.client, partitionKey, rowKey, this.retry);
+        if (raw === undefined || !isDeleting(raw)) return; // finished, or re-created by someone else
+        if (this.model.isKind(raw)) {
+          const current = this.model.fromEntity(raw);
+          const marker: WireEntity = { partitionKey, rowKey, [deletingProperty]: { value: true, type: 'Boolean' } };
+          const actions: TransactionAction[] = [['update', marker, 'Replace', { etag: raw.etag! }]];
+          for (const name of this.templates.keys()) actions.push(['delete', { partitionKey, rowKey: this.indexRowKey(name, current, rowKey) }]);
+          await raceOnMissingRow(() => submitBatch(this.client, actions));
+        }
+        const marker = await readRaw(this.client, partitionKey, rowKey, this.retry);
+        if (marker === undefined || !isDeleting(marker) || this.model.isKind(marker)) throw Object.assign(new Error('the row changed'), { statusCode: 412 });
+        await raceOnMissingRow(() => this.client.deleteEntity(partitionKey, rowKey, { etag: marker.etag! }));
+      },
+      { maxAttempts: this.maxConflictRetries, retry: this.retry },
+    );
   }
+
 
   /**
    * Entities of one partition by an indexed attribute: `values` holds the partition key fields and a

@@ -9,8 +9,8 @@ import { codecs, joinComponents, prefixRange } from '../keys.js';
 import { limits } from '../limits.js';
 import { keys } from '../filter.js';
 import { wireString, type RawEntity } from '../model.js';
-import { defaultRetryPolicy, statusOf, withRetry, type RetryPolicy } from '../retry.js';
-import { rawPages, readRaw } from '../table.js';
+import { defaultRetryPolicy, withRetry, type RetryPolicy } from '../retry.js';
+import { deleteIfPresent, rawPages, readRaw } from '../table.js';
 import { IntegrityError } from './wide-entity.js';
 
 export { IntegrityError };
@@ -129,7 +129,7 @@ export class LargeObjectStore {
     for (const row of await this.chunkRows(partitionKey, name)) {
       if (row.rowKey === head) continue;
       if (info && row.rowKey.startsWith(prefixRange([text.encode(name), text.encode(info.version)]).ge)) continue;
-      await this.deleteRow(partitionKey, row.rowKey);
+      await deleteIfPresent(this.client, partitionKey, row.rowKey, this.retry);
       removed++;
     }
     return removed;
@@ -137,17 +137,7 @@ export class LargeObjectStore {
 
   /** Removes the head (the object is gone from then on), then every chunk. */
   async delete(partitionKey: string, name: string): Promise<void> {
-    await this.deleteRow(partitionKey, this.headKey(name));
+    await deleteIfPresent(this.client, partitionKey, this.headKey(name), this.retry);
     await this.collect(partitionKey, name);
-  }
-
-  private async deleteRow(partitionKey: string, rowKey: string): Promise<void> {
-    await withRetry(async () => {
-      try {
-        await this.client.deleteEntity(partitionKey, rowKey);
-      } catch (error) {
-        if (statusOf(error) !== 404) throw error;
-      }
-    }, this.retry);
   }
 }

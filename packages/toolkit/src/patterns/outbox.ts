@@ -14,7 +14,7 @@ import { keys } from '../filter.js';
 import { deletingProperty, isDeleting, reserved, wireString, writtenBy, type Model, type RawEntity, type Stored, type WireEntity } from '../model.js';
 import { defaultRetryPolicy, newOperationId, optimistic, raceOnMissingRow, statusOf, withRetry, type RetryPolicy } from '../retry.js';
 import type { Infer, Schema, WireProperties } from '../schema.js';
-import { readRaw, rawPages, submitBatch } from '../table.js';
+import { deleteIfPresent, readRaw, rawPages, submitBatch } from '../table.js';
 
 /** One operation on a row of another partition or table. */
 export interface TargetOperation {
@@ -49,6 +49,28 @@ function versionOf(raw: RawEntity | undefined): bigint {
 /** Whether a target row is a tombstone left by a delete (readers must skip these). */
 export function isTombstone(raw: RawEntity): boolean {
   return wireString(raw[tombstoneProperty]) === 'true';
+}
+
+/**
+ * Deletes the tombstones of a target table last written before `olderThan` (each under If-Match,
+ * so one rewritten meanwhile stays). A tombstone stops a late, older message from bringing a
+ * deleted row back; purge only those older than any message can be late. Returns how many.
+ */
+export async function purgeTombstones(target: TableClient, olderThan: Date, retry: RetryPolicy = defaultRetryPolicy): Promise<number> {
+  const filter = `${tombstoneProperty} eq true and Timestamp lt datetime'${olderThan.toISOString()}'`;
+  let purged = 0;
+  for await (const page of rawPages(target, { filter }, retry)) {
+    for (const row of page.items) {
+      if (!isTombstone(row)) continue;
+      try {
+        await deleteIfPresent(target, row.partitionKey, row.rowKey, retry, row.etag!);
+        purged++;
+      } catch (error) {
+        if (statusOf(error) !== 412) throw error;
+      }
+    }
+  }
+  return purged;
 }
 
 /** The outbox row carrying `operations`, to be written in the same transaction as the source change. */
@@ -129,24 +151,22 @@ export class OutboxWorker {
     let applied = 0;
     for await (const page of rawPages(this.source, { filter }, this.retry)) {
       for (const raw of page.items) {
-        await this.apply(raw);
+        await this.applyMessage(raw);
         applied++;
       }
     }
     return applied;
   }
 
-  private async apply(raw: RawEntity): Promise<void> {
+  /**
+   * Applies one outbox row (as read from the source table) and deletes it. Safe to call again, late
+   * or out of order: each target keeps the newest version it was given.
+   */
+  async applyMessage(raw: RawEntity): Promise<void> {
     const message = JSON.parse(wireString(raw[messageProperty])!) as Message;
     const version = BigInt(message.version);
     for (const operation of message.operations) await this.applyOperation(operation, version);
-    await withRetry(async () => {
-      try {
-        await this.source.deleteEntity(raw.partitionKey, raw.rowKey);
-      } catch (error) {
-        if (statusOf(error) !== 404) throw error;
-      }
-    }, this.retry);
+    await deleteIfPresent(this.source, raw.partitionKey, raw.rowKey, this.retry);
     this.options.onApplied?.({ partitionKey: raw.partitionKey, rowKey: raw.rowKey, operations: message.operations.length });
   }
 
@@ -282,13 +302,13 @@ export class OutboxIndexedTable<S extends Schema> {
           marked[deletingProperty] = { value: true, type: 'Boolean' };
           await raceOnMissingRow(() => transact(this.source, partitionKey, [['update', marked, 'Replace', { etag: raw.etag! }]], this.indexOperations(current, undefined, raw), version));
         }
-        await withRetry(async () => {
-          try {
-            await this.source.deleteEntity(partitionKey, rowKey);
-          } catch (error) {
-            if (statusOf(error) !== 404) throw error;
-          }
-        }, this.retry);
+        // Only the marked row, under If-Match: a row re-created meanwhile is not ours to delete.
+        const marked = await readRaw(this.source, partitionKey, rowKey, this.retry);
+        if (marked && isDeleting(marked)) {
+          await deleteIfPresent(this.source, partitionKey, rowKey, this.retry, marked.etag!).catch((error) => {
+            if (statusOf(error) !== 412) throw error;
+          });
+        }
       },
       { retry: this.retry },
     );

@@ -8,7 +8,7 @@ import { codecs, joinComponents, prefixRange } from '../keys.js';
 import { limits, LimitError, validateEntity, validatePropertyName } from '../limits.js';
 import { keys } from '../filter.js';
 import { wireString, type RawEntity } from '../model.js';
-import { defaultRetryPolicy, withRetry, type RetryPolicy } from '../retry.js';
+import { defaultRetryPolicy, optimistic, raceOnMissingRow, statusOf, type RetryPolicy } from '../retry.js';
 import type { WireProperties } from '../schema.js';
 import { rawPages, submitBatch } from '../table.js';
 
@@ -17,6 +17,7 @@ const meta = { write: '_write', part: '_part', parts: '_parts' } as const;
 const propertiesPerPart = limits.customProperties - Object.keys(meta).length;
 const bytesPerPart = limits.entityBytes - 8 * 1024;
 const partCodec = codecs.uint(3);
+const readAttempts = 3;
 
 export class IntegrityError extends Error {
   override name = 'IntegrityError';
@@ -66,27 +67,38 @@ export class WideEntityStore {
   }
 
   /**
-   * Replaces the whole logical entity in one transaction: its parts are upserted and the parts of
-   * an earlier, longer version deleted. Idempotent, so retried on transient failures.
+   * Replaces the whole logical entity in one transaction: its parts are written and the parts of
+   * an earlier, longer version deleted. Safe to retry: a repeat after a lost response rewrites the
+   * same content.
    */
   async write(partitionKey: string, rowKey: string, properties: WireProperties): Promise<void> {
     const parts = this.split(partitionKey, rowKey, properties);
     const writeId = randomUUID();
-    const existing = (await this.readParts(partitionKey, rowKey)).length;
-    const actions: TransactionAction[] = parts.map((part, index) => [
-      'upsert',
-      {
-        partitionKey,
-        rowKey: this.partKey(rowKey, index),
-        ...part,
-        [meta.write]: { value: writeId, type: 'String' },
-        [meta.part]: { value: index, type: 'Int32' },
-        [meta.parts]: { value: parts.length, type: 'Int32' },
-      },
-      'Replace',
-    ]);
-    for (let index = parts.length; index < existing; index++) actions.push(['delete', { partitionKey, rowKey: this.partKey(rowKey, index) }]);
-    await withRetry(() => submitBatch(this.client, actions), this.retry);
+    // Every write touches part 0 under If-Match (or creates it), so two writes of the same entity
+    // cannot interleave: the later one to commit fails whole, re-reads and goes again.
+    await optimistic(async () => {
+      const existing = await this.readParts(partitionKey, rowKey);
+      const etags = new Map(existing.map((row) => [row.rowKey, row.etag!]));
+      const actions: TransactionAction[] = parts.map((part, index) => {
+        const row = {
+          partitionKey,
+          rowKey: this.partKey(rowKey, index),
+          ...part,
+          [meta.write]: { value: writeId, type: 'String' },
+          [meta.part]: { value: index, type: 'Int32' },
+          [meta.parts]: { value: parts.length, type: 'Int32' },
+        };
+        const etag = etags.get(row.rowKey);
+        return etag === undefined ? ['create', row] : ['update', row, 'Replace', { etag }];
+      });
+      for (const row of existing.slice(parts.length)) actions.push(['delete', { partitionKey, rowKey: row.rowKey }]);
+      try {
+        await raceOnMissingRow(() => submitBatch(this.client, actions));
+      } catch (error) {
+        if (statusOf(error) === 409) throw Object.assign(new Error('a part was created concurrently'), { statusCode: 412 });
+        throw error;
+      }
+    }, { retry: this.retry });
   }
 
   private async readParts(partitionKey: string, rowKey: string): Promise<RawEntity[]> {
@@ -99,13 +111,20 @@ export class WideEntityStore {
 
   /** The whole logical entity, or undefined; IntegrityError if its parts are not one complete write. */
   async read(partitionKey: string, rowKey: string): Promise<WireProperties | undefined> {
-    const rows = await this.readParts(partitionKey, rowKey);
-    if (rows.length === 0) return undefined;
-    const writeIds = new Set(rows.map((row) => wireString(row[meta.write])));
-    const expected = Number(wireString(rows[0]![meta.parts]));
-    if (writeIds.size !== 1 || rows.length !== expected) {
-      throw new IntegrityError(`${rowKey}: ${rows.length} parts from ${writeIds.size} writes, expected ${expected} parts of one write`);
+    // A query whose pages straddle a concurrent write can see parts of two writes; read again.
+    for (let attempt = 1; ; attempt++) {
+      const rows = await this.readParts(partitionKey, rowKey);
+      if (rows.length === 0) return undefined;
+      const writeIds = new Set(rows.map((row) => wireString(row[meta.write])));
+      const expected = Number(wireString(rows[0]![meta.parts]));
+      if (writeIds.size === 1 && rows.length === expected) return this.merge(rows);
+      if (attempt === readAttempts) {
+        throw new IntegrityError(`${rowKey}: ${rows.length} parts from ${writeIds.size} writes, expected ${expected} parts of one write`);
+      }
     }
+  }
+
+  private merge(rows: RawEntity[]): WireProperties {
     const whole: WireProperties = {};
     for (const row of rows) {
       for (const [name, value] of Object.entries(row)) {
@@ -119,9 +138,9 @@ export class WideEntityStore {
 
   /** Deletes every part in one transaction. */
   async delete(partitionKey: string, rowKey: string): Promise<void> {
-    const rows = await this.readParts(partitionKey, rowKey);
-    await withRetry(() => submitBatch(this.client, rows.map((row): TransactionAction => ['delete', { partitionKey, rowKey: row.rowKey }])), this.retry).catch((error) => {
-      if ((error as { statusCode?: number }).statusCode !== 404) throw error;
-    });
+    await optimistic(async () => {
+      const rows = await this.readParts(partitionKey, rowKey);
+      await raceOnMissingRow(() => submitBatch(this.client, rows.map((row): TransactionAction => ['delete', { partitionKey, rowKey: row.rowKey }])));
+    }, { retry: this.retry });
   }
 }

@@ -1,0 +1,143 @@
+// Composition of src/observe: from the flags, the metrics registry, the workload watch, the
+// throttle and the fault plan, and the three places they attach: the store (ObservedStore, plus
+// the engine's onCommit), the query service (ObservedQueryService) and the server (RequestHooks).
+import { readFileSync } from 'node:fs';
+import type { IncomingMessage } from 'node:http';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { Account } from '../http/accounts.js';
+import { answerAdmin } from '../http/admin.js';
+import type { Logger } from '../http/log.js';
+import type { Reply } from '../http/respond.js';
+import type { RequestTarget } from '../http/routes.js';
+import type { RequestHooks } from '../http/server.js';
+import { QueryService } from '../service/query.js';
+import type { CommitStats, Store } from '../storage/store.js';
+import type { ObserveConfig } from './config.js';
+import { FaultPlan, InjectedFault, parseFaultDocument } from './faults.js';
+import { insights, type InsightsReport } from './insights.js';
+import { Metrics, type PartitionSample } from './metrics.js';
+import { ObservedQueryService } from './observed-queries.js';
+import { ObservedStore } from './observed-store.js';
+import type { OperationName } from './operation.js';
+import { azureTargets, Throttle } from './throttle.js';
+import { Workload } from './workload.js';
+
+/** Partition series per table with --metrics-partitions. */
+export const partitionSeriesPerTable = 5;
+
+export class Observation {
+  readonly metrics: Metrics | undefined;
+  readonly workload: Workload | undefined;
+  readonly throttle: Throttle | undefined;
+  readonly faults: FaultPlan;
+  private engine: Store | undefined;
+
+  /** Throws an Error naming the problem when the faults file cannot be read or is invalid. */
+  constructor(
+    private readonly config: ObserveConfig,
+    private readonly log: Logger,
+  ) {
+    this.faults = new FaultPlan(config.faultsFile === undefined ? undefined : readFaultsFile(config.faultsFile));
+    this.workload = config.metrics ? new Workload() : undefined;
+    this.metrics = config.metrics
+      ? new Metrics({
+          diskUsage: async () => this.engine?.sizeOnDisk?.(),
+          partitions: config.metricsPartitions ? () => this.busiestPartitions() : undefined,
+          insightCounts: () => this.insights()!.counts,
+        })
+      : undefined;
+    this.throttle = config.throttle && new Throttle(config.throttle, (scope) => this.metrics?.throttled(scope));
+  }
+
+  /** For the engine's options: hears of each durable commit. */
+  readonly onCommit = (stats: CommitStats): void => this.metrics?.committed(stats);
+
+  /** The store the services use: the engine, watched and throttled when either is on. */
+  store(engine: Store): Store {
+    this.engine = engine;
+    if (this.workload === undefined && this.throttle === undefined) return engine;
+    return new ObservedStore(engine, this);
+  }
+
+  queries(store: Store): QueryService {
+    if (this.workload === undefined && this.throttle === undefined) return new QueryService(store);
+    return new ObservedQueryService(store, this);
+  }
+
+  insights(): InsightsReport | undefined {
+    if (this.workload === undefined) return undefined;
+    const partitionPerSecond = this.throttle?.rates.partitionPerSecond ?? azureTargets.partitionPerSecond;
+    return insights(this.workload, { splitEntitiesPerSecond: partitionPerSecond / 2 });
+  }
+
+  hooks(accounts: ReadonlyMap<string, Account>): RequestHooks {
+    return {
+      admin: (request: IncomingMessage, target: RequestTarget) =>
+        answerAdmin(request, target, {
+          accounts,
+          metricsPublic: this.config.metricsPublic,
+          metrics: this.metrics && (() => this.metrics!.scrape()),
+          insights: this.workload && { report: () => this.insights()!, reset: () => this.workload!.reset() },
+          faults: {
+            describe: () => this.faults.describe(),
+            replace: (text) => {
+              this.faults.replace(parseFaultDocument(text));
+              this.log.info(`fault rules replaced: ${JSON.stringify(this.faults.describe())}`);
+            },
+            clear: () => {
+              this.faults.replace({ seed: 1, rules: [] });
+              this.log.info('fault rules cleared');
+            },
+          },
+        }),
+      // Without fault rules nothing stands between the request and its operation.
+      run: (operation, table, execute) => (this.faults.empty ? execute() : this.run(operation, table, execute)),
+      answered: (operation, status, durationMs) => this.metrics?.request(operation, status, durationMs),
+    };
+  }
+
+  /** Applies the fault (if any) the rules pick for this request. */
+  private async run(operation: OperationName, tableOf: () => string | undefined, execute: () => Promise<Reply>): Promise<Reply | 'drop'> {
+    let known: { table: string | undefined } | undefined;
+    const table = (): string | undefined => (known ??= { table: tableOf() }).table;
+    const fault = this.faults.pick(operation, table);
+    if (fault === undefined) return execute();
+    this.metrics?.faultInjected(fault.kind, operation);
+    const latency = fault.kind === 'latency' ? ` ${fault.latencyMs} ms` : '';
+    const where = table() === undefined ? '' : ` ${table()}`;
+    this.log.info(`fault injected: ${fault.kind}${latency} on ${operation}${where} (rule ${fault.rule})`);
+    switch (fault.kind) {
+      case 'latency':
+        await sleep(fault.latencyMs);
+        return execute();
+      case 'connectionReset':
+        return 'drop';
+      case 'answerLost':
+        // The operation runs to the end (a write is durable), then the answer is lost.
+        await execute().catch(() => undefined);
+        return 'drop';
+      default:
+        throw new InjectedFault(fault.kind);
+    }
+  }
+
+  private busiestPartitions(): PartitionSample[] {
+    return (this.workload?.watched() ?? []).flatMap(({ account, table, partitions }) =>
+      partitions.top(partitionSeriesPerTable).map((entry) => ({ account, table, partitionKey: entry.key, entities: entry.count })),
+    );
+  }
+}
+
+function readFaultsFile(file: string) {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (error) {
+    throw new Error(`--faults: cannot read ${file}: ${(error as Error).message}`);
+  }
+  try {
+    return parseFaultDocument(text);
+  } catch (error) {
+    throw new Error(`--faults ${file}: ${(error as Error).message}`);
+  }
+}
