@@ -14,6 +14,8 @@ export interface Endpoint {
   host: string;
   port: number;
   account: string;
+  /** Further processes serving the same data: requests go round-robin over `port` and these. */
+  morePorts?: readonly number[];
 }
 
 export interface TableRequest {
@@ -70,6 +72,8 @@ export class SharedKeyLiteSigner {
 export class TableHttpClient {
   readonly baseUrl: string;
   private readonly signer: SharedKeyLiteSigner;
+  private readonly ports: readonly number[];
+  private requests = 0;
 
   constructor(
     readonly endpoint: Endpoint,
@@ -77,6 +81,7 @@ export class TableHttpClient {
     private readonly requestTimeoutMs: number,
   ) {
     this.baseUrl = `http://${endpoint.host}:${endpoint.port}/${endpoint.account}`;
+    this.ports = [endpoint.port, ...(endpoint.morePorts ?? [])];
     this.signer = new SharedKeyLiteSigner(endpoint.account, devAccountKey);
   }
 
@@ -99,7 +104,7 @@ export class TableHttpClient {
       const req = http.request(
         {
           host: this.endpoint.host,
-          port: this.endpoint.port,
+          port: this.ports[this.requests++ % this.ports.length],
           method: request.method,
           path: request.query === undefined ? path : `${path}?${request.query}`,
           headers,

@@ -29,6 +29,12 @@ export interface SummaryRow {
   ratioVsAzuriteDisk?: number;
   /** Cerulean ops/s divided by in-memory Azurite's (informational). */
   ratioVsAzuriteMemory?: number;
+  /** Cerulean on PostgreSQL (one process) ops/s divided by on-disk Azurite's. */
+  postgresVsAzuriteDisk?: number;
+  /** Cerulean on PostgreSQL (one process) ops/s divided by Cerulean on SQLite's. */
+  postgresVsSqlite?: number;
+  /** Two processes over one PostgreSQL divided by one. */
+  twoProcessesVsOne?: number;
 }
 
 export interface ReportMeta {
@@ -53,6 +59,7 @@ export interface Report {
 }
 
 const comparedServers: readonly ServerKind[] = ['cerulean', 'azurite-disk', 'azurite-memory'];
+const postgresServers: readonly ServerKind[] = ['cerulean-pg', 'cerulean-pg-2'];
 
 /** Per scenario and concurrency, each server's round with the most ops/s. */
 export function summarize(runs: readonly RunRecord[]): SummaryRow[] {
@@ -83,6 +90,11 @@ export function summarize(runs: readonly RunRecord[]): SummaryRow[] {
     const memory = row.cells['azurite-memory']?.best?.opsPerSec;
     if (cerulean !== undefined && disk !== undefined) row.ratioVsAzuriteDisk = cerulean / disk;
     if (cerulean !== undefined && memory !== undefined) row.ratioVsAzuriteMemory = cerulean / memory;
+    const postgres = row.cells['cerulean-pg']?.best?.opsPerSec;
+    const postgresTwo = row.cells['cerulean-pg-2']?.best?.opsPerSec;
+    if (postgres !== undefined && disk !== undefined) row.postgresVsAzuriteDisk = postgres / disk;
+    if (postgres !== undefined && cerulean !== undefined) row.postgresVsSqlite = postgres / cerulean;
+    if (postgres !== undefined && postgresTwo !== undefined) row.twoProcessesVsOne = postgresTwo / postgres;
   }
   return [...rows.values()];
 }
@@ -117,6 +129,21 @@ export function renderMarkdown(report: Report): string {
       );
     }
     lines.push('');
+  }
+  const onPostgres = summary.filter((row) => postgresServers.some((server) => row.cells[server] !== undefined));
+  if (onPostgres.length > 0) {
+    lines.push(
+      'Cerulean on PostgreSQL (one PostgreSQL on loopback; two processes: the client sends requests round-robin to both):',
+      '',
+      '| scenario | C | PG ops/s | p50 ms | p99 ms | PG ×2 ops/s | p50 ms | p99 ms | PG ÷ Azurite disk | PG ÷ SQLite | ×2 ÷ ×1 |',
+      '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
+      ...onPostgres.map(
+        (row) =>
+          `| ${row.scenario} | ${row.concurrency} | ${cellColumns(row.cells['cerulean-pg'])} | ${cellColumns(row.cells['cerulean-pg-2'])} | ` +
+          `${ratio(row.postgresVsAzuriteDisk)} | ${ratio(row.postgresVsSqlite)} | ${ratio(row.twoProcessesVsOne)} |`,
+      ),
+      '',
+    );
   }
   const unobserved = summary.filter((row) => row.cells['cerulean-unobserved'] !== undefined);
   if (unobserved.length > 0) {

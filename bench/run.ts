@@ -17,12 +17,13 @@ import { runClosedLoop, type LoadPlan } from './load.js';
 import { parseOptions, type BenchOptions } from './options.js';
 import { renderMarkdown, summarize, writeReport, type Report, type RunRecord } from './report.js';
 import { bigScenarios, scenarios, type Scenario } from './scenarios.js';
-import { startServer, waitForQuiet, type BenchServer, type ServerKind } from './servers.js';
+import { benchPostgres, type BenchPostgres } from './postgres.js';
+import { postgresKinds, startServer, waitForQuiet, type BenchServer, type ServerKind } from './servers.js';
 
 const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
 const resultsDirectory = path.join(repoRoot, 'bench/results');
 /** Interleaving order of round 1; even rounds run it backwards. */
-const roundOrder: readonly ServerKind[] = ['cerulean', 'cerulean-unobserved', 'azurite-memory', 'azurite-disk'];
+const roundOrder: readonly ServerKind[] = ['cerulean', 'cerulean-unobserved', 'cerulean-pg', 'cerulean-pg-2', 'azurite-memory', 'azurite-disk'];
 /** The ceiling server answers any GET, so it runs the point-read request shape only. */
 const ceilingScenario = 'point-read';
 const requestTimeoutMs = 60_000;
@@ -47,9 +48,18 @@ async function main(): Promise<void> {
     `${options.rounds} rounds; window ${options.durationS} s after ${options.warmupS} s warm-up`);
   const notStarted: Record<string, string> = {};
   const contenders: Contender[] = [];
+  let postgres: BenchPostgres | undefined;
   try {
     const wanted = options.servers.filter((kind) => kind !== 'bare' || selected.some((s) => s.name === ceilingScenario));
-    contenders.push(...(await startContenders(wanted, workRoot, notStarted)));
+    if (wanted.some((kind) => postgresKinds.includes(kind))) {
+      try {
+        postgres = await benchPostgres();
+      } catch (error) {
+        for (const kind of wanted.filter((kind) => postgresKinds.includes(kind))) notStarted[kind] = message(error);
+      }
+    }
+    const startable = wanted.filter((kind) => notStarted[kind] === undefined);
+    contenders.push(...(await startContenders(startable, workRoot, notStarted, postgres)));
     const preloadSeconds = await preloadUpfront(contenders, selected, options);
     const runs = await runScenarios(contenders, selected, options, preloadSeconds);
     const report: Report = {
@@ -73,6 +83,7 @@ async function main(): Promise<void> {
     log(`wrote ${written.json} and ${written.markdown}`);
   } finally {
     await Promise.all(contenders.map((c) => c.server.stop()));
+    postgres?.stop();
     await rm(workRoot, { recursive: true, force: true });
   }
 }
@@ -82,14 +93,17 @@ async function startContenders(
   kinds: readonly ServerKind[],
   workRoot: string,
   notStarted: Record<string, string>,
+  postgres: BenchPostgres | undefined,
 ): Promise<Contender[]> {
   const contenders: Contender[] = [];
   for (const kind of kinds) {
     const dataDir = path.join(workRoot, kind);
     await mkdir(dataDir);
     try {
-      const server = await startServer(kind, repoRoot, dataDir);
-      log(`${kind} listening on ${server.endpoint.host}:${server.endpoint.port} (pid ${server.pid})`);
+      const database = postgres !== undefined && postgresKinds.includes(kind) ? await postgres.database(kind) : undefined;
+      const server = await startServer(kind, repoRoot, dataDir, database);
+      const ports = [server.endpoint.port, ...(server.endpoint.morePorts ?? [])].join(', ');
+      log(`${kind} listening on ${server.endpoint.host}:${ports} (pid ${server.pids.join(', ')})`);
       contenders.push({ server, datasets: {} });
     } catch (error) {
       notStarted[kind] = message(error);

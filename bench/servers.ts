@@ -1,5 +1,7 @@
 // The servers under test, each in its own child process on 127.0.0.1 with a free port:
-// Cerulean, Azurite in memory, Azurite on disk, and the bare node:http ceiling.
+// Cerulean on SQLite, Cerulean on PostgreSQL with one and with two processes over one database
+// (the client sends requests round-robin to the two), Azurite in memory, Azurite on disk, and the
+// bare node:http ceiling.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import net from 'node:net';
@@ -7,23 +9,29 @@ import path from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { devAccountName, type Endpoint } from './client.js';
 
-export const serverKinds = ['cerulean', 'azurite-disk', 'azurite-memory', 'bare', 'cerulean-unobserved'] as const;
+export const serverKinds = ['cerulean', 'cerulean-pg', 'cerulean-pg-2', 'azurite-disk', 'azurite-memory', 'bare', 'cerulean-unobserved'] as const;
 /** Run unless --servers names others; cerulean-unobserved only measures what metrics cost. */
-export const defaultServerKinds: readonly ServerKind[] = ['cerulean', 'azurite-disk', 'azurite-memory', 'bare'];
+export const defaultServerKinds: readonly ServerKind[] = ['cerulean', 'cerulean-pg', 'cerulean-pg-2', 'azurite-disk', 'azurite-memory', 'bare'];
 export type ServerKind = (typeof serverKinds)[number];
 
 export const serverLabels: Readonly<Record<ServerKind, string>> = {
   cerulean: 'Cerulean',
+  'cerulean-pg': 'Cerulean on PostgreSQL',
+  'cerulean-pg-2': 'Cerulean on PostgreSQL, 2 processes',
   'azurite-disk': 'Azurite (disk)',
   'azurite-memory': 'Azurite (memory)',
   bare: 'bare node:http',
   'cerulean-unobserved': 'Cerulean --no-metrics',
 };
 
+/** The kinds that keep their data in PostgreSQL: each gets a database of its own. */
+export const postgresKinds: readonly ServerKind[] = ['cerulean-pg', 'cerulean-pg-2'];
+
 export interface BenchServer {
   readonly kind: ServerKind;
   readonly endpoint: Endpoint;
-  readonly pid: number;
+  /** Its processes (two for cerulean-pg-2). */
+  readonly pids: readonly number[];
   /** Why the process ended on its own, if it did. */
   exitReason(): string | undefined;
   /** The exit reason if the process ends within `ms` (a reset connection often precedes the exit event). */
@@ -41,6 +49,8 @@ interface LaunchSpec {
   ready: RegExp;
   /** Interval of a timer-driven background save, 0 if the server has none. */
   flushIntervalMs: number;
+  /** Processes to start with these arguments, each on its own port (default 1). */
+  processes?: number;
 }
 
 const readyTimeoutMs = 60_000;
@@ -51,8 +61,50 @@ const azuriteAutosaveMs = 5_000;
 /** Slack for a save timer tick that fires late. */
 const flushTickMarginMs = 100;
 
-export async function startServer(kind: ServerKind, repoRoot: string, dataDir: string): Promise<BenchServer> {
-  const spec = await launchSpec(kind, repoRoot, dataDir);
+/** `database`: the PostgreSQL URL for the PostgreSQL kinds. */
+export async function startServer(kind: ServerKind, repoRoot: string, dataDir: string, database?: string): Promise<BenchServer> {
+  const spec = await launchSpec(kind, repoRoot, dataDir, database);
+  const processes: Launched[] = [];
+  try {
+    for (let i = 0; i < (spec.processes ?? 1); i++) processes.push(await launch(spec, dataDir));
+  } catch (error) {
+    await Promise.all(processes.map((launched) => launched.stop()));
+    throw error;
+  }
+  const [first, ...more] = processes as [Launched, ...Launched[]];
+  let writesEndedAt = Number.NEGATIVE_INFINITY;
+  const exitReason = () => processes.map((launched) => launched.exitReason()).find((reason) => reason !== undefined);
+  return {
+    kind,
+    endpoint: { host: first.host, port: first.port, account: devAccountName, morePorts: more.map((launched) => launched.port) },
+    pids: processes.map((launched) => launched.pid),
+    exitReason,
+    exitWithin: async (ms) => {
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([...processes.map((launched) => launched.exited), new Promise((resolve) => (timer = setTimeout(resolve, ms)))]);
+      clearTimeout(timer);
+      return exitReason();
+    },
+    noteWrites: () => (writesEndedAt = Date.now()),
+    // The save timer ticks every interval; the first tick after the writes does the save.
+    backgroundWorkDueAt: () =>
+      spec.flushIntervalMs === 0 ? Number.NEGATIVE_INFINITY : writesEndedAt + spec.flushIntervalMs + flushTickMarginMs,
+    stop: async () => {
+      await Promise.all(processes.map((launched) => launched.stop()));
+    },
+  };
+}
+
+interface Launched {
+  readonly host: string;
+  readonly port: number;
+  readonly pid: number;
+  readonly exited: Promise<void>;
+  exitReason(): string | undefined;
+  stop(): Promise<void>;
+}
+
+async function launch(spec: LaunchSpec, dataDir: string): Promise<Launched> {
   const child = spawn(process.execPath, spec.args, { cwd: dataDir, stdio: ['ignore', 'pipe', 'pipe'] });
   const output: string[] = [];
   let exitReason: string | undefined;
@@ -75,42 +127,26 @@ export async function startServer(kind: ServerKind, repoRoot: string, dataDir: s
   const host = match[1]!;
   if (!isLoopback(host)) {
     await stopChild(child, exited);
-    throw new Error(`${kind} listens on ${host}, not on loopback`);
+    throw new Error(`${spec.args[0]} listens on ${host}, not on loopback`);
   }
-  let writesEndedAt = Number.NEGATIVE_INFINITY;
-  return {
-    kind,
-    endpoint: { host, port: Number(match[2]), account: devAccountName },
-    pid: child.pid!,
-    exitReason: () => exitReason,
-    exitWithin: async (ms) => {
-      let timer: NodeJS.Timeout | undefined;
-      await Promise.race([exited, new Promise((resolve) => (timer = setTimeout(resolve, ms)))]);
-      clearTimeout(timer);
-      return exitReason;
-    },
-    noteWrites: () => (writesEndedAt = Date.now()),
-    // The save timer ticks every interval; the first tick after the writes does the save.
-    backgroundWorkDueAt: () =>
-      spec.flushIntervalMs === 0 ? Number.NEGATIVE_INFINITY : writesEndedAt + spec.flushIntervalMs + flushTickMarginMs,
-    stop: () => stopChild(child, exited),
-  };
+  return { host, port: Number(match[2]), pid: child.pid!, exited, exitReason: () => exitReason, stop: () => stopChild(child, exited) };
 }
 
-async function launchSpec(kind: ServerKind, repoRoot: string, dataDir: string): Promise<LaunchSpec> {
+async function launchSpec(kind: ServerKind, repoRoot: string, dataDir: string, database: string | undefined): Promise<LaunchSpec> {
+  const cerulean = (store: string[]) => ({
+    args: [path.join(repoRoot, 'bin/cerulean.js'), '--port', '0', ...store],
+    ready: /Cerulean listening on http:\/\/([^\s/]+):(\d+)\//,
+    flushIntervalMs: 0,
+  });
   switch (kind) {
     case 'cerulean':
+      return cerulean(['--location', dataDir]);
     case 'cerulean-unobserved':
-      return {
-        args: [
-          path.join(repoRoot, 'bin/cerulean.js'),
-          '--port', '0',
-          '--location', dataDir,
-          ...(kind === 'cerulean-unobserved' ? ['--no-metrics'] : []),
-        ],
-        ready: /Cerulean listening on http:\/\/([^\s/]+):(\d+)\//,
-        flushIntervalMs: 0,
-      };
+      return cerulean(['--location', dataDir, '--no-metrics']);
+    case 'cerulean-pg':
+    case 'cerulean-pg-2':
+      if (database === undefined) throw new Error('no PostgreSQL database for it');
+      return { ...cerulean(['--database', database]), processes: kind === 'cerulean-pg-2' ? 2 : 1 };
     case 'azurite-disk':
     case 'azurite-memory': {
       const main = path.join(repoRoot, 'node_modules/azurite/dist/src/table/main.js');
@@ -249,9 +285,11 @@ function cpuTicks(servers: readonly BenchServer[]): number | undefined {
   for (const server of servers) {
     try {
       // Fields after the parenthesised command name; utime and stime are fields 14 and 15.
-      const stat = readFileSync(`/proc/${server.pid}/stat`, 'utf8');
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      total += Number(fields[11]) + Number(fields[12]);
+      for (const pid of server.pids) {
+        const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+        const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+        total += Number(fields[11]) + Number(fields[12]);
+      }
     } catch {
       return undefined;
     }

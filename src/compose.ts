@@ -2,6 +2,7 @@
 // that works on a store. Process concerns (signals, the banner, listening) stay with the caller.
 import type { QueryService } from './service/query.js';
 import { createServices, type Services } from './service/services.js';
+import { PostgresStore } from './storage/postgres/postgres-store.js';
 import { SqliteStore } from './storage/sqlite/sqlite-store.js';
 import type { CommitObserver, Store } from './storage/store.js';
 
@@ -9,6 +10,8 @@ import type { CommitObserver, Store } from './storage/store.js';
 export interface StoreConfig {
   /** Data directory of the embedded SQLite engine; undefined keeps everything in memory. */
   readonly location: string | undefined;
+  /** A PostgreSQL connection URL: the PostgreSQL engine instead (`location` is then unused). */
+  readonly database: string | undefined;
 }
 
 export interface Composition {
@@ -23,8 +26,20 @@ export interface Watch {
   queries(store: Store): QueryService;
 }
 
+/** Where the data lives, in words (the URL without its password). */
+export function describeStore(config: StoreConfig): string {
+  if (config.database !== undefined) {
+    const url = new URL(config.database);
+    if (url.password !== '') url.password = '***';
+    return `PostgreSQL ${url.href}, every acknowledged write durable in the database`;
+  }
+  return config.location === undefined ? 'in memory, nothing is kept' : `${config.location}, every acknowledged write fsync-durable`;
+}
+
 export async function openStore(config: StoreConfig, onCommit?: CommitObserver): Promise<Store> {
-  return SqliteStore.open({ location: config.location, onCommit });
+  return config.database === undefined
+    ? SqliteStore.open({ location: config.location, onCommit })
+    : PostgresStore.open({ url: config.database, onCommit });
 }
 
 export async function compose(config: StoreConfig, watch?: Watch): Promise<Composition> {

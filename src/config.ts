@@ -9,6 +9,8 @@ export interface Config {
   readonly port: number;
   /** Data directory; undefined with --in-memory. */
   readonly location: string | undefined;
+  /** PostgreSQL connection URL (postgres:// or postgresql://): the PostgreSQL engine instead of SQLite. */
+  readonly database: string | undefined;
   readonly logLevel: LogLevel;
   /** Requests handled at once; more get 503 ServerBusy (throttling). */
   readonly requestsInFlightMax: number;
@@ -39,6 +41,8 @@ export const usage = `Usage: cerulean [options]
   --port <number>      listen port, 0 = any free (CERULEAN_PORT, default 10002)
   --location <dir>     data directory            (CERULEAN_LOCATION, default ./data)
   --in-memory          keep nothing on disk      (CERULEAN_IN_MEMORY=1)
+  --database <url>     keep the data in PostgreSQL instead: postgres://user:pass@host:5432/db
+                       (CERULEAN_DATABASE_URL); any number of processes may share one database
   --log-level <level>  debug|info|warn|error|silent (CERULEAN_LOG_LEVEL, default info)
   --max-requests <n>   requests handled at once; more get 503 ServerBusy
                        (CERULEAN_MAX_REQUESTS, default ${requestsInFlightMax})
@@ -64,6 +68,7 @@ export function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Con
       port: { type: 'string' },
       location: { type: 'string' },
       'in-memory': { type: 'boolean' },
+      database: { type: 'string' },
       'log-level': { type: 'string' },
       'max-requests': { type: 'string' },
       cert: { type: 'string' },
@@ -93,10 +98,12 @@ export function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Con
   }
   const host = values.host ?? env['CERULEAN_HOST'] ?? '127.0.0.1';
   const explorerText = env['CERULEAN_EXPLORER'];
+  const database = databaseUrl(values.database ?? env['CERULEAN_DATABASE_URL'], values.location !== undefined || values['in-memory'] === true);
   return {
     host,
     port,
     location: inMemory ? undefined : values.location ?? env['CERULEAN_LOCATION'] ?? './data',
+    database,
     logLevel: logLevel as LogLevel,
     requestsInFlightMax: Number(maxRequestsText),
     azuriteAccounts: env['AZURITE_ACCOUNTS'],
@@ -111,6 +118,22 @@ export function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Con
     explorer:
       values.explorer ?? (explorerText === undefined || explorerText === '' ? isLoopback(host) : /^(1|true|yes)$/i.test(explorerText)),
   };
+}
+
+/** A PostgreSQL URL, checked; --location and --in-memory name the SQLite engine and exclude it. */
+function databaseUrl(text: string | undefined, sqliteFlags: boolean): string | undefined {
+  if (text === undefined || text === '') return undefined;
+  if (sqliteFlags) throw new Error('--database selects PostgreSQL: it excludes --location and --in-memory');
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    throw new Error('--database must be a URL such as postgres://user:password@host:5432/database');
+  }
+  if (url.protocol !== 'postgres:' && url.protocol !== 'postgresql:') {
+    throw new Error(`--database must start with postgres:// or postgresql://, not '${url.protocol}//'`);
+  }
+  return text;
 }
 
 /** 127.0.0.0/8, ::1 and localhost: only this machine can reach the listener. */

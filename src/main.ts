@@ -3,7 +3,7 @@
 import { readFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { createSecureContext } from 'node:tls';
-import { compose } from './compose.js';
+import { compose, describeStore } from './compose.js';
 import { loadConfig, usage, type Config } from './config.js';
 import { devAccountName, loadAccounts } from './http/accounts.js';
 import { createBearerVerifier } from './http/bearer.js';
@@ -43,7 +43,14 @@ export async function serve(argv: readonly string[]): Promise<void> {
     process.stderr.write(`${(error as Error).message}\n`);
     process.exit(2);
   }
-  const { store, services } = await compose(config, observation);
+  let composition;
+  try {
+    composition = await compose(config, observation);
+  } catch (error) {
+    process.stderr.write(`cannot open the store: ${(error as Error).message}\n`);
+    process.exit(1);
+  }
+  const { store, services } = composition;
   const explorer = config.explorer ? createExplorer([...accounts.keys()], (message) => log.warn(message)) : undefined;
   const hooks = observation.hooks(accounts);
   const server = createServer({ accounts, services, log, requestsInFlightMax: config.requestsInFlightMax, explorer, hooks, ...security });
@@ -59,7 +66,7 @@ export async function serve(argv: readonly string[]): Promise<void> {
         `Connection string: DefaultEndpointsProtocol=${scheme};AccountName=${devAccountName};` +
         `AccountKey=${account.keys[0]!.toString('base64')};TableEndpoint=${endpoint};\n` +
         (explorer === undefined ? '' : `Explorer: ${scheme}://${host}:${port}${explorerPath}\n`) +
-        `Data: ${config.location === undefined ? 'in memory, nothing is kept' : `${config.location}, every acknowledged write fsync-durable`}\n`,
+        `Data: ${describeStore(config)}\n`,
     );
   });
 

@@ -28,9 +28,16 @@ export function encodeStoredProperties(properties: Properties): string {
 
 /** The inverse of encodeStoredProperties: unannotated numbers are Int32 when whole, else Double. */
 export function decodeStoredProperties(text: string): Properties {
-  const members = JSON.parse(text) as Record<string, unknown>;
+  return decodeStoredMembers(JSON.parse(text) as Record<string, unknown>);
+}
+
+/**
+ * The properties of a parsed stored object, in the order of `names` (default: the object's own),
+ * for an engine whose storage keeps the members but not their order.
+ */
+export function decodeStoredMembers(members: Record<string, unknown>, names: Iterable<string> = Object.keys(members)): Properties {
   const properties: Properties = new Map();
-  for (const name in members) {
+  for (const name of names) {
     if (name.endsWith('@odata.type')) continue;
     properties.set(name, storedValue(members[name], members[`${name}@odata.type`] as EdmType | undefined));
   }

@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { loadConfig } from '../../src/config.js';
-import { send, type RawResponse } from '../helpers/http.js';
+import { assertError, send, type RawResponse } from '../helpers/http.js';
 import { devKey, startServer, type RunningServer } from '../helpers/server.js';
 
 const secondKey = Buffer.from('second account key, 32 bytes....').toString('base64');
@@ -114,12 +114,12 @@ describe('when the explorer is on', () => {
     assert.equal(explorer([], { CERULEAN_EXPLORER: '0' }), false);
   });
 
-  test('a server without it answers /_explorer/ as the REST API would, and prints no address', async () => {
+  test('a server without it answers /_explorer/ as any unknown path of its own (404 ResourceNotFound), and prints no address', async () => {
     const server = await startServer({ inMemory: true, env: { CERULEAN_EXPLORER: '0' } });
     try {
       assert.doesNotMatch(server.output().stdout, /Explorer:/);
       const response = await send(server.port, { method: 'GET', path: '/_explorer/', auth: 'none' });
-      assert.equal(response.status, 403);
+      assertError(response, 404, 'ResourceNotFound');
       assert.equal(response.headers['content-security-policy'], undefined);
     } finally {
       await server.stop();

@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
+import { createDatabase, databaseFor, dropDatabase, testDatabaseUrl } from './postgres.js';
 
 /** The well-known development account (auth.md §6); the server always has it. */
 export const devAccount = 'devstoreaccount1';
@@ -31,6 +32,23 @@ export interface ServerOptions {
   args?: string[];
   /** Working directory of the process (default: the repository root). */
   cwd?: string;
+  /**
+   * The PostgreSQL engine: `--database URL`, or 'fresh' for a new database of the test cluster,
+   * dropped when the server stops (tests/helpers/postgres.ts).
+   */
+  database?: string | 'fresh';
+}
+
+/**
+ * CERULEAN_TEST_ENGINE=postgres runs a test file written for SQLite on PostgreSQL instead (see
+ * tests/system/postgres-engine.test.ts): in memory becomes a fresh database, and a data directory
+ * a database of its own, the same one each time the directory is named.
+ */
+async function onEngineUnderTest(options: ServerOptions): Promise<ServerOptions> {
+  if (process.env['CERULEAN_TEST_ENGINE'] !== 'postgres' || options.database !== undefined) return options;
+  const args = (options.args ?? []).filter((arg) => arg !== '--in-memory');
+  const database = options.location === undefined ? 'fresh' : await databaseFor(options.location);
+  return { ...options, args, inMemory: false, location: undefined, database };
 }
 
 /**
@@ -40,6 +58,7 @@ export interface ServerOptions {
 export const storeSetups: readonly { readonly label: string; readonly options: ServerOptions }[] = [
   { label: 'in-memory store', options: { inMemory: true } },
   { label: 'on-disk store', options: {} },
+  ...(testDatabaseUrl() === undefined ? [] : [{ label: 'PostgreSQL store', options: { database: 'fresh' } }]),
 ];
 
 export interface RunningServer {
@@ -88,13 +107,15 @@ function planArgs(options: ServerOptions, env: NodeJS.ProcessEnv): ArgPlan {
   const args: string[] = [];
   if (!given.includes('--port') && env.CERULEAN_PORT === undefined) args.push('--port', '0');
   let ownedDir: string | undefined;
-  if (options.inMemory) args.push('--in-memory');
+  if (options.database !== undefined) args.push('--database', options.database);
+  else if (options.inMemory) args.push('--in-memory');
   else if (options.location !== undefined) args.push('--location', options.location);
   else if (
     !given.includes('--location') &&
     !given.includes('--in-memory') &&
     env.CERULEAN_LOCATION === undefined &&
-    env.CERULEAN_IN_MEMORY === undefined
+    env.CERULEAN_IN_MEMORY === undefined &&
+    env.CERULEAN_DATABASE_URL === undefined
   ) {
     ownedDir = makeTempDir();
     args.push('--location', ownedDir);
@@ -123,7 +144,13 @@ async function waitForExit(child: ChildProcess, what: string): Promise<number | 
 }
 
 /** Spawns `node bin/cerulean.js …` and resolves once it printed its listening and connection-string lines. */
-export async function startServer(options: ServerOptions = {}): Promise<RunningServer> {
+export async function startServer(requested: ServerOptions = {}): Promise<RunningServer> {
+  let options = await onEngineUnderTest(requested);
+  const freshDatabase = options.database === 'fresh' ? await createDatabase() : undefined;
+  if (freshDatabase !== undefined) options = { ...options, database: freshDatabase };
+  const dropFresh = async () => {
+    if (freshDatabase !== undefined) await dropDatabase(freshDatabase);
+  };
   const env = serverEnv(options.env);
   const { args, ownedDir } = planArgs(options, env);
   const child = spawn(process.execPath, [binPath, ...args], {
@@ -165,6 +192,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
   } catch (error) {
     child.kill('SIGKILL');
     await exitOf(child);
+    await dropFresh();
     throw error;
   }
   const parsed = new URL(started.url);
@@ -177,11 +205,19 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     output,
     stop: async () => {
       child.kill('SIGTERM');
-      return waitForExit(child, 'SIGTERM');
+      try {
+        return await waitForExit(child, 'SIGTERM');
+      } finally {
+        await dropFresh();
+      }
     },
     kill9: async () => {
       child.kill('SIGKILL');
-      await waitForExit(child, 'SIGKILL');
+      try {
+        await waitForExit(child, 'SIGKILL');
+      } finally {
+        await dropFresh();
+      }
     },
   };
 }

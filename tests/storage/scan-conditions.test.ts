@@ -1,4 +1,5 @@
-// The store's scan conditions are a prefilter (Store.PropertyCondition): on the real SQLite store,
+// The store's scan conditions are a prefilter (Store.PropertyCondition): on the real SQLite store
+// (and the PostgreSQL one when the run has a database),
 // a condition never drops a row that satisfies it, at the edges of each type's representation,
 // and it does drop rows far from satisfying it (so the store really filters).
 import { after, before, describe, test } from 'node:test';
@@ -7,7 +8,8 @@ import type { EdmValue } from '../../src/domain/edm.js';
 import { dateTimeTicksMax, dateTimeTicksMin } from '../../src/domain/edm.js';
 import type { KeyRange } from '../../src/domain/keys.js';
 import { SqliteStore } from '../../src/storage/sqlite/sqlite-store.js';
-import type { ComparisonOperator, PropertyCondition, TableInfo } from '../../src/storage/store.js';
+import type { ComparisonOperator, PropertyCondition, Store, TableInfo } from '../../src/storage/store.js';
+import { openPostgresStore, testDatabaseUrl } from '../helpers/postgres.js';
 
 const operators: readonly ComparisonOperator[] = ['eq', 'ne', 'gt', 'ge', 'lt', 'le'];
 const holds: Record<ComparisonOperator, (order: number) => boolean> = {
@@ -51,60 +53,67 @@ const booleanRows: Row[] = [
   { rowKey: 'text', value: { type: 'Edm.String', value: 'true' } },
 ];
 
-describe('scan conditions on the SQLite store', () => {
-  let store: SqliteStore;
-  const rows = [...dateTimeRows(), ...booleanRows];
+const engines: readonly { readonly label: string; readonly open: () => Promise<Store> }[] = [
+  { label: 'SQLite', open: () => SqliteStore.open({ location: undefined }) },
+  ...(testDatabaseUrl() === undefined ? [] : [{ label: 'PostgreSQL', open: () => openPostgresStore() }]),
+];
 
-  before(async () => {
-    store = await SqliteStore.open({ location: undefined });
-    await store.createTable(table.account, table.name);
-    const writes = rows.map(({ rowKey, value }) => ({
-      partitionKey: 'p',
-      rowKey,
-      condition: { kind: 'none' } as const,
-      action: { kind: 'put' as const, properties: new Map([['v', value]]) },
-    }));
-    assert.ok((await store.commit(table, writes)).ok);
+for (const engine of engines) {
+  describe(`scan conditions on the ${engine.label} store`, () => {
+    let store: Store;
+    const rows = [...dateTimeRows(), ...booleanRows];
+
+    before(async () => {
+      store = await engine.open();
+      await store.createTable(table.account, table.name);
+      const writes = rows.map(({ rowKey, value }) => ({
+        partitionKey: 'p',
+        rowKey,
+        condition: { kind: 'none' } as const,
+        action: { kind: 'put' as const, properties: new Map([['v', value]]) },
+      }));
+      assert.ok((await store.commit(table, writes)).ok);
+    });
+    after(async () => {
+      await store?.close();
+    });
+
+    async function kept(condition: PropertyCondition): Promise<Set<string>> {
+      const keys = new Set<string>();
+      let range: KeyRange = {};
+      for (;;) {
+        const step = await store.scan(table, range, { conditions: [condition], limit: 10_000 });
+        for (const entity of step.entities) keys.add(entity.rowKey);
+        if (step.next === undefined) return keys;
+        range = { lower: step.next };
+      }
+    }
+
+    for (const literal of dateTimeLiterals) {
+      for (const operator of operators) {
+        test(`DateTime v ${operator} ${literal} ticks: no satisfying row dropped; far rows dropped`, async () => {
+          const result = await kept({ kind: 'dateTime', property: 'v', operator, value: literal });
+          for (const { rowKey, value } of rows) {
+            if (value.type !== 'Edm.DateTime') continue;
+            const order = compare(value.value, literal);
+            if (holds[operator](order)) assert.ok(result.has(rowKey), `${rowKey} (${value.value}) dropped`);
+            const far = value.value - literal >= hourTicks || literal - value.value >= hourTicks;
+            if (far && !holds[operator](order) && operator !== 'ne') assert.ok(!result.has(rowKey), `${rowKey} kept`);
+          }
+        });
+      }
+    }
+
+    for (const literal of [true, false]) {
+      for (const operator of operators) {
+        test(`Boolean v ${operator} ${literal}: exact on stored Booleans`, async () => {
+          const result = await kept({ kind: 'boolean', property: 'v', operator, value: literal });
+          for (const stored of [true, false]) {
+            const order = compare(BigInt(Number(stored)), BigInt(Number(literal)));
+            assert.equal(result.has(String(stored)), holds[operator](order), `stored ${stored}`);
+          }
+        });
+      }
+    }
   });
-  after(async () => {
-    await store?.close();
-  });
-
-  async function kept(condition: PropertyCondition): Promise<Set<string>> {
-    const keys = new Set<string>();
-    let range: KeyRange = {};
-    for (;;) {
-      const step = await store.scan(table, range, { conditions: [condition], limit: 10_000 });
-      for (const entity of step.entities) keys.add(entity.rowKey);
-      if (step.next === undefined) return keys;
-      range = { lower: step.next };
-    }
-  }
-
-  for (const literal of dateTimeLiterals) {
-    for (const operator of operators) {
-      test(`DateTime v ${operator} ${literal} ticks: no satisfying row dropped; far rows dropped`, async () => {
-        const result = await kept({ kind: 'dateTime', property: 'v', operator, value: literal });
-        for (const { rowKey, value } of rows) {
-          if (value.type !== 'Edm.DateTime') continue;
-          const order = compare(value.value, literal);
-          if (holds[operator](order)) assert.ok(result.has(rowKey), `${rowKey} (${value.value}) dropped`);
-          const far = value.value - literal >= hourTicks || literal - value.value >= hourTicks;
-          if (far && !holds[operator](order) && operator !== 'ne') assert.ok(!result.has(rowKey), `${rowKey} kept`);
-        }
-      });
-    }
-  }
-
-  for (const literal of [true, false]) {
-    for (const operator of operators) {
-      test(`Boolean v ${operator} ${literal}: exact on stored Booleans`, async () => {
-        const result = await kept({ kind: 'boolean', property: 'v', operator, value: literal });
-        for (const stored of [true, false]) {
-          const order = compare(BigInt(Number(stored)), BigInt(Number(literal)));
-          assert.equal(result.has(String(stored)), holds[operator](order), `stored ${stored}`);
-        }
-      });
-    }
-  }
-});
+}

@@ -1,5 +1,5 @@
 // Store.scan's bounded steps on the real SQLite store, in memory (the HTTP thread's
-// connection) and on disk (the scan threads): every row of the range is examined exactly once
+// connection) and on disk (the scan threads), and on PostgreSQL when the run has a database: every row of the range is examined exactly once
 // across the steps, no step examines more than its window, and no matching row is lost at a
 // window's edge.
 import { after, before, describe, test } from 'node:test';
@@ -9,7 +9,8 @@ import os from 'node:os';
 import path from 'node:path';
 import type { EdmValue } from '../../src/domain/edm.js';
 import { SqliteStore } from '../../src/storage/sqlite/sqlite-store.js';
-import type { PropertyCondition, TableInfo } from '../../src/storage/store.js';
+import type { PropertyCondition, Store, TableInfo } from '../../src/storage/store.js';
+import { openPostgresStore, testDatabaseUrl } from '../helpers/postgres.js';
 import { compareKeys, keyText, type Key } from '../helpers/query.js';
 import { type KeyBound, type KeyRange } from '../../src/domain/keys.js';
 
@@ -51,25 +52,34 @@ function inside(key: Key, { lower, upper }: KeyRange): boolean {
   return (lower === undefined || above(lower)) && (upper === undefined || below(upper));
 }
 
-const setups = [
-  { label: 'in memory', location: () => undefined },
-  { label: 'on disk, scan threads', location: () => mkdtempSync(path.join(os.tmpdir(), 'cerulean-scan-')) },
+/** Opens a store whose steps examine at most `stepExamineMax` rows; `dirs` collects what to remove afterwards. */
+type OpenStore = (stepExamineMax: number, dirs: string[]) => Promise<Store>;
+
+const setups: readonly { label: string; open: OpenStore }[] = [
+  { label: 'in memory', open: (stepExamineMax) => SqliteStore.open({ location: undefined, stepExamineMax }) },
+  {
+    label: 'on disk, scan threads',
+    open: (stepExamineMax, dirs) => {
+      const location = mkdtempSync(path.join(os.tmpdir(), 'cerulean-scan-'));
+      dirs.push(location);
+      return SqliteStore.open({ location, stepExamineMax });
+    },
+  },
+  ...(testDatabaseUrl() === undefined ? [] : [{ label: 'PostgreSQL', open: (stepExamineMax: number) => openPostgresStore({ stepExamineMax }) }]),
 ];
 
 for (const setup of setups) {
   describe(`conditional scan steps (${setup.label})`, () => {
     // One store per window size: the window is the engine's own setting.
     const windows = [7, 11, 1, 1000] as const;
-    const stores = new Map<number, SqliteStore>();
+    const stores = new Map<number, Store>();
     const locations: string[] = [];
     const table: TableInfo = { account: 'devstoreaccount1', name: 'windows' };
     const all = Array.from({ length: entityCount }, (_, i) => ({ ...keys(i), value: valueOf(i) })).sort(byKey);
 
     before(async () => {
       for (const stepExamineMax of windows) {
-        const location = setup.location();
-        if (location !== undefined) locations.push(location);
-        const store = await SqliteStore.open({ location, stepExamineMax });
+        const store = await setup.open(stepExamineMax, locations);
         stores.set(stepExamineMax, store);
         await store.createTable(table.account, table.name);
         const writes = all.map(({ partitionKey, rowKey, value }) => ({

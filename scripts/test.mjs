@@ -1,0 +1,45 @@
+#!/usr/bin/env node
+// `npm test`: compiles (server, tests and the explorer's browser modules), starts a throwaway PostgreSQL cluster when Debian's server binaries are
+// here (so the PostgreSQL engine's tests run too), runs every test, and stops the cluster.
+//
+// The tests find the database through one variable, CERULEAN_TEST_DATABASE_URL; a URL the caller
+// already set is used as it is and no cluster is started. Without binaries the PostgreSQL tests
+// skip, loudly, unless CI is set: then this fails. Extra arguments replace `dist/tests/`.
+import { spawn, spawnSync } from 'node:child_process';
+
+const urlVariable = 'CERULEAN_TEST_DATABASE_URL';
+
+for (const project of ['tsconfig.json', 'explorer/tsconfig.json']) {
+  const compile = spawnSync(process.execPath, ['node_modules/typescript/bin/tsc', '-p', project], { stdio: 'inherit' });
+  if (compile.status !== 0) process.exit(compile.status ?? 1);
+}
+const { postgresBin, startCluster } = await import('../dist/tests/helpers/pg-cluster.js');
+
+const env = { ...process.env };
+let cluster;
+if (env[urlVariable] === undefined) {
+  const bin = postgresBin();
+  if (bin === undefined) {
+    const missing = 'PostgreSQL server binaries not found (/usr/lib/postgresql/*/bin/initdb)';
+    if (env.CI) {
+      process.stderr.write(`\n*** ${missing} and CI is set: failing. Install the postgresql package. ***\n\n`);
+      process.exit(1);
+    }
+    process.stderr.write(`\n*** ${missing}: the PostgreSQL engine tests will be SKIPPED. ***\n\n`);
+  } else {
+    cluster = await startCluster(bin);
+    env[urlVariable] = cluster.url;
+    process.stderr.write(`PostgreSQL test cluster at ${cluster.url}\n`);
+  }
+}
+for (const [signal, code] of [['SIGINT', 130], ['SIGTERM', 143]]) {
+  process.once(signal, () => {
+    cluster?.destroy();
+    process.exit(code);
+  });
+}
+const targets = process.argv.length > 2 ? process.argv.slice(2) : ['dist/tests/'];
+const child = spawn(process.execPath, ['--test', '--test-concurrency=2', ...targets], { stdio: 'inherit', env });
+const [code, signal] = await new Promise((resolve) => child.once('exit', (...result) => resolve(result)));
+cluster?.destroy();
+process.exit(code ?? (signal ? 1 : 0));

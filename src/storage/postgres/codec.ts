@@ -1,0 +1,91 @@
+// How the PostgreSQL engine lays out keys and properties in its rows.
+//
+// Keys: UTF-16BE bytea (schema.ts says why).
+//
+// Properties: the stored JSON form (../stored-json.ts, version recorded in schema_version) as
+// jsonb, with two escapes for what jsonb cannot hold: a string value containing U+0000 or an
+// unpaired surrogate becomes {"@utf16": base64 of its UTF-16LE code units}, and the Double -0
+// (jsonb numbers are numerics, which have no negative zero) becomes the annotated string "-0".
+// jsonb orders members its own way, so the properties' order is kept in an "@order" member (a
+// name no property can have). Reads decode: entities carry no minimalJson.
+import type { EdmValue } from '../../domain/edm.js';
+import type { Entity, Properties } from '../../domain/entity.js';
+import { decodeStoredMembers, encodeStoredProperties } from '../stored-json.js';
+
+export function encodeKey(key: string): Buffer {
+  return Buffer.from(key, 'utf16le').swap16();
+}
+
+/** Decodes a key from a bytea the driver handed out (a fresh Buffer: swapped in place). */
+export function decodeKey(bytes: Buffer): string {
+  return bytes.swap16().toString('utf16le');
+}
+
+/** The marker member of an escaped string; `@` cannot start a property name. */
+const utf16Marker = '@utf16';
+/** The member listing the property names in their order. */
+const orderMember = '@order';
+/** A string jsonb cannot hold: U+0000 or a surrogate not in a pair. */
+const jsonbUnsafe = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
+/** The stored text of `properties`, for a `$n::jsonb` parameter. */
+export function encodeProperties(properties: Properties): string {
+  const members = [objectMembers(properties)];
+  if (properties.size > 1) members.push(`"${orderMember}":${JSON.stringify([...properties.keys()])}`);
+  return `{${members.filter((text) => text !== '').join(',')}}`;
+}
+
+/** The members of the stored object of `properties`, without the braces. */
+function objectMembers(properties: Properties): string {
+  let escaped: Map<string, EdmValue> | undefined;
+  for (const [name, value] of properties) {
+    if ((value.type === 'Edm.String' && jsonbUnsafe.test(value.value)) || (value.type === 'Edm.Double' && Object.is(value.value, -0))) {
+      (escaped ??= new Map()).set(name, value);
+    }
+  }
+  if (escaped === undefined) return encodeStoredProperties(properties).slice(1, -1);
+  const plain: Properties = new Map([...properties].filter(([name]) => !escaped.has(name)));
+  const members = [...escaped].map(([name, value]) =>
+    value.type === 'Edm.String'
+      ? `${JSON.stringify(name)}:{"${utf16Marker}":"${Buffer.from(value.value, 'utf16le').toString('base64')}"}`
+      : `${JSON.stringify(`${name}@odata.type`)}:"Edm.Double",${JSON.stringify(name)}:"-0"`,
+  );
+  return [...members, encodeStoredProperties(plain).slice(1, -1)].filter((text) => text !== '').join(',');
+}
+
+/** The properties of a stored jsonb text (PostgreSQL's output form), in their order. */
+export function decodeProperties(text: string): Properties {
+  const members = JSON.parse(text) as Record<string, unknown>;
+  const order = members[orderMember] as string[] | undefined;
+  delete members[orderMember];
+  if (text.includes(`"${utf16Marker}"`)) {
+    for (const [name, value] of Object.entries(members)) {
+      if (typeof value === 'object' && value !== null && utf16Marker in value) {
+        members[name] = Buffer.from((value as Record<string, string>)[utf16Marker]!, 'base64').toString('utf16le');
+      }
+    }
+  }
+  return decodeStoredMembers(members, order);
+}
+
+/** A stored entity; its properties are decoded only if something asks for them. */
+export class StoredEntity implements Entity {
+  private decoded: Properties | undefined;
+
+  constructor(
+    readonly partitionKey: string,
+    readonly rowKey: string,
+    readonly timestamp: bigint,
+    private readonly stored: string,
+  ) {}
+
+  get properties(): Properties {
+    this.decoded ??= decodeProperties(this.stored);
+    return this.decoded;
+  }
+
+  /** Bytes of the stored properties text: what a page's size bound counts. */
+  get storedBytes(): number {
+    return Buffer.byteLength(this.stored);
+  }
+}

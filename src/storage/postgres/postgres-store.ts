@@ -1,0 +1,598 @@
+// The PostgreSQL engine: any number of Cerulean processes over one database (schema.ts), with
+// nothing cached in the process, so each sees every other's acknowledged writes at once.
+//
+// A lone insert, replace, upsert or delete is one statement that checks its own condition on the
+// row it locks. A batch or a merge runs a READ COMMITTED transaction that locks what it reads: the
+// table's row FOR KEY SHARE (a concurrent delete of the table waits, or has won and the commit
+// finds no table) and every stored entity it writes FOR UPDATE; it decides the write conditions
+// on those locked versions, and writes. An entity that was absent is inserted with ON CONFLICT DO
+// NOTHING: if another process inserted it meanwhile the commit starts over and then sees it. So
+// conditional writes are race-free without SERIALIZABLE; serialization failures and deadlocks
+// (possible under a stricter default isolation, or when a table's deletion meets a batch) are
+// retried the same way, a bounded number of times. An acknowledged commit is durable:
+// synchronous_commit is on.
+import assert from 'node:assert/strict';
+import { performance } from 'node:perf_hooks';
+import { setImmediate as turnOfEventLoop } from 'node:timers/promises';
+import pg from 'pg';
+import type { Entity } from '../../domain/entity.js';
+import type { KeyBound, KeyRange } from '../../domain/keys.js';
+import { TableError } from '../../errors.js';
+import type {
+  CommitObserver,
+  CommitResult,
+  PropertyCondition,
+  ScanRequest,
+  ScanStep,
+  SettingChange,
+  SettingKey,
+  Store,
+  TableInfo,
+  Write,
+  WriteFailure,
+} from '../store.js';
+import { CommitClock, conditionFailure, mergeProperties } from '../write.js';
+import { decodeKey, decodeProperties, encodeKey, encodeProperties, StoredEntity } from './codec.js';
+import { conditionSql, type Bind } from './conditions.js';
+import { azureError, isConnectionFailure, isMissingTable, isRetryable } from './failures.js';
+import { migrate, schemaName as s } from './schema.js';
+
+/** Connections per process: requests beyond them wait for one, up to connectTimeoutMs. */
+const poolConnectionsMax = 16;
+/** Waiting for a connection (new or from the pool) longer than this answers 503 ServerBusy. */
+const connectTimeoutMs = 3_000;
+/** The database cancels a statement after this (57014: 500 OperationTimedOut)... */
+const statementTimeoutMs = 10_000;
+/** ...and the driver gives up on an unanswering server a little later. */
+const queryTimeoutMs = 12_000;
+/** A row lock held longer than this (a stuck transaction) fails the waiter with 503 ServerBusy. */
+const lockTimeoutMs = 5_000;
+/** Attempts of one commit whose transaction lost a race, before 503 ServerBusy. */
+const commitAttemptsMax = 5;
+/** Entities one scan step returns at most: a page is built of a few steps, each one round trip. */
+const stepRowsMax = 1000;
+/**
+ * Rows one conditional scan step examines at most, so that a sparse filter costs the database a
+ * bounded statement (tens of milliseconds) and the page budget is checked between steps.
+ */
+const stepExamineMaxDefault = 20_000;
+
+export interface PostgresStoreOptions {
+  /** `postgres://user:password@host:port/database` */
+  readonly url: string;
+  /** Rows one conditional scan step may examine (tests make it tiny to reach window edges). */
+  readonly stepExamineMax?: number;
+  /** Hears of every durable commit (one per write request: each is its own transaction here). */
+  readonly onCommit?: CommitObserver | undefined;
+}
+
+/** Raised inside a commit whose insert met an entity another process inserted meanwhile. */
+class InsertRace extends Error {}
+
+export class PostgresStore implements Store {
+  private readonly clock = new CommitClock(0n);
+  private closed = false;
+
+  private constructor(
+    private readonly pool: pg.Pool,
+    private readonly stepExamineMax: number,
+    private readonly onCommit: CommitObserver | undefined,
+  ) {}
+
+  static async open(options: PostgresStoreOptions): Promise<PostgresStore> {
+    const stepExamineMax = options.stepExamineMax ?? stepExamineMaxDefault;
+    assert(Number.isSafeInteger(stepExamineMax) && stepExamineMax >= 1, 'a scan step examines at least one row');
+    const pool = new pg.Pool({
+      connectionString: options.url,
+      max: poolConnectionsMax,
+      connectionTimeoutMillis: connectTimeoutMs,
+      idleTimeoutMillis: 30_000,
+      query_timeout: queryTimeoutMs,
+      statement_timeout: statementTimeoutMs,
+      lock_timeout: lockTimeoutMs,
+      // A process killed mid-transaction must not hold its locks until TCP notices.
+      idle_in_transaction_session_timeout: 30_000,
+      keepAlive: true,
+      application_name: 'cerulean',
+      options: '-c synchronous_commit=on',
+    });
+    // An idle connection the server dropped (restart, failover) is discarded; the next request gets a new one.
+    pool.on('error', () => undefined);
+    const client = await pool.connect();
+    try {
+      await migrate(client);
+    } catch (error) {
+      client.release(true);
+      await pool.end();
+      throw error;
+    }
+    client.release();
+    return new PostgresStore(pool, stepExamineMax, options.onCommit);
+  }
+
+  // -- tables ----------------------------------------------------------------------------------
+
+  async createTable(account: string, name: string): Promise<'created' | 'exists'> {
+    const startedMs = performance.now();
+    const { rowCount } = await this.query(
+      'createTable',
+      `INSERT INTO ${s}.tables (account, name_lower, name) VALUES ($1, $2, $3) ON CONFLICT (account, name_lower) DO NOTHING`,
+      [account, name.toLowerCase(), name],
+    );
+    if (rowCount !== 1) return 'exists';
+    this.committed(startedMs);
+    return 'created';
+  }
+
+  async deleteTable(account: string, name: string): Promise<boolean> {
+    if (!storableName(name)) return false;
+    const startedMs = performance.now();
+    // Its entities and settings go with it (ON DELETE CASCADE), in the same transaction.
+    const { rowCount } = await this.query('deleteTable', `DELETE FROM ${s}.tables WHERE account = $1 AND name_lower = $2`, [
+      account,
+      name.toLowerCase(),
+    ]);
+    if (rowCount !== 1) return false;
+    this.committed(startedMs);
+    return true;
+  }
+
+  async getTable(account: string, name: string): Promise<TableInfo | undefined> {
+    if (!storableName(name)) return undefined;
+    const { rows } = await this.query<{ name: string }>('getTable', `SELECT name FROM ${s}.tables WHERE account = $1 AND name_lower = $2`, [
+      account,
+      name.toLowerCase(),
+    ]);
+    return rows[0] && { account, name: rows[0].name };
+  }
+
+  async listTables(account: string, fromLower: string | undefined, limit: number): Promise<TableInfo[]> {
+    const { rows } = await this.query<{ name: string }>(
+      'listTables',
+      `SELECT name FROM ${s}.tables WHERE account = $1 AND name_lower >= $2 ORDER BY name_lower LIMIT $3`,
+      [account, fromLower ?? '', limit],
+    );
+    return rows.map((row) => ({ account, name: row.name }));
+  }
+
+  // -- entities --------------------------------------------------------------------------------
+
+  async getEntity(table: TableInfo, partitionKey: string, rowKey: string): Promise<Entity | undefined> {
+    const { rows } = await this.query<{ ts: string; props: string }>(
+      'getEntity',
+      `SELECT ts, props::text AS props FROM ${s}.entities WHERE table_id = (${tableIdSql}) AND pk = $3 AND rk = $4`,
+      [table.account, table.name.toLowerCase(), encodeKey(partitionKey), encodeKey(rowKey)],
+    );
+    const row = rows[0];
+    return row && new StoredEntity(partitionKey, rowKey, BigInt(row.ts), row.props);
+  }
+
+  async scan(table: TableInfo, range: KeyRange, { conditions, limit }: ScanRequest): Promise<ScanStep> {
+    const step = await this.scanStep(table, range, conditions, Math.min(limit, stepRowsMax), this.stepExamineMax);
+    // The rows came over a socket, but decoding a full step is JavaScript's work: others get a turn.
+    if (step.next !== undefined && step.examined >= stepRowsMax) await turnOfEventLoop();
+    return step;
+  }
+
+  /**
+   * Up to `limit` entities of the range in key order that may satisfy `conditions`, examining at
+   * most `window` rows.
+   */
+  private async scanStep(
+    table: TableInfo,
+    range: KeyRange,
+    conditions: readonly PropertyCondition[],
+    limit: number,
+    window: number,
+  ): Promise<ScanStep> {
+    const params: unknown[] = [table.account, table.name.toLowerCase()];
+    const bind: Bind = (value) => `$${params.push(value)}`;
+    const where = [`table_id = (${tableIdSql})`, ...rangeSql(range, bind)].join(' AND ');
+    const partitionKey = onlyPartition(range);
+    // When the range pins the PartitionKey, only RowKey is read back.
+    const keys = partitionKey === undefined ? 'pk, rk' : 'rk';
+    let sql: string;
+    if (conditions.length === 0) {
+      sql = `SELECT ${keys}, ts, props::text AS props, true AS hit FROM ${s}.entities WHERE ${where} ORDER BY pk, rk LIMIT ${bind(limit)}`;
+    } else {
+      // The inner query walks the window in key order, numbering the rows and marking the range's
+      // last one (both stream: a step stops after `limit` rows however long its window). The rows
+      // that close the window or the range come back as markers, without their properties, when
+      // they fail the conditions: where they are tells how far the step got.
+      const windowRows = bind(window);
+      const tests = conditions.map((condition) => conditionSql(condition, bind)).join(' AND ');
+      sql =
+        `SELECT ${keys}, ts, CASE WHEN hit THEN props::text END AS props, hit, n, last FROM (` +
+        `SELECT pk, rk, ts, props, n, last, (${tests}) AS hit FROM (` +
+        `SELECT pk, rk, ts, props, row_number() OVER w AS n, lead(ts) OVER w IS NULL AS last ` +
+        `FROM ${s}.entities WHERE ${where} WINDOW w AS (ORDER BY pk, rk) ORDER BY pk, rk LIMIT ${windowRows}` +
+        `) AS examined) AS tested WHERE hit OR n = ${windowRows} OR last ORDER BY pk, rk LIMIT ${bind(limit)}`;
+    }
+    const { rows } = await this.query<ScanRow>(undefined, sql, params);
+    let bytes = 0;
+    let lastKeys: { partitionKey: string; rowKey: string } | undefined;
+    const entities: StoredEntity[] = [];
+    for (const row of rows) {
+      lastKeys = { partitionKey: partitionKey ?? decodeKey(row.pk!), rowKey: decodeKey(row.rk) };
+      if (!row.hit) continue;
+      const entity = new StoredEntity(lastKeys.partitionKey, lastKeys.rowKey, BigInt(row.ts), row.props!);
+      bytes += entity.storedBytes;
+      entities.push(entity);
+    }
+    const last = rows.at(-1);
+    if (last === undefined || lastKeys === undefined) return { entities, examined: 0, bytes, next: undefined };
+    const examined = conditions.length === 0 ? rows.length : Number(last.n);
+    const ended = conditions.length === 0 ? rows.length < limit : last.last === true;
+    const next: KeyBound | undefined = ended ? undefined : { ...lastKeys, inclusive: false };
+    return { entities, examined, bytes, next };
+  }
+
+  async commit(table: TableInfo, writes: readonly Write[]): Promise<CommitResult> {
+    const startedMs = performance.now();
+    const result = await this.commitWrites(table, writes);
+    if (result.ok) this.committed(startedMs);
+    return result;
+  }
+
+  private async commitWrites(table: TableInfo, writes: readonly Write[]): Promise<CommitResult> {
+    if (this.closed) throw new Error('store is closed');
+    const [only] = writes;
+    // A lone put or delete is one statement that checks its condition itself; a merge, which
+    // must read the stored properties and check the limits, and a batch run a transaction.
+    if (writes.length === 1 && only!.action.kind !== 'merge') {
+      try {
+        return await this.commitAlone(table, only!, only!.action);
+      } catch (error) {
+        if (isMissingTable(error)) return failed(0, 'tableNotFound');
+        throw error;
+      }
+    }
+    return this.transaction((client) => this.applyCommit(client, table, writes), (result) => result.ok, failed(0, 'tableNotFound'));
+  }
+
+  /**
+   * One write as one statement. Its Timestamp is the clock's, or one tick after the version it
+   * replaces if that is later (the row is locked by the statement, so no other write comes
+   * between). When nothing was written, a second look tells why.
+   */
+  private async commitAlone(table: TableInfo, write: Write, action: Write['action'] & { kind: 'put' | 'delete' }): Promise<CommitResult> {
+    const { condition } = write;
+    const key = [table.account, table.name.toLowerCase(), encodeKey(write.partitionKey), encodeKey(write.rowKey)];
+    const expected = condition.kind === 'version' ? condition.timestamp.toString() : null;
+    const ts = this.clock.next().toString();
+    let written: { ts: string } | undefined;
+    if (action.kind === 'delete') {
+      if (condition.kind === 'absent') return this.whyNotWritten(table, write);
+      ({ rows: [written] } = await this.query<{ ts: string }>(
+        'deleteEntity',
+        `DELETE FROM ${s}.entities WHERE table_id = (${tableIdSql}) AND pk = $3 AND rk = $4 AND ($5::bigint IS NULL OR ts = $5) RETURNING $6::bigint AS ts`,
+        [...key, expected, ts],
+      ));
+    } else if (condition.kind === 'absent') {
+      ({ rows: [written] } = await this.query<{ ts: string }>(
+        'insertEntity',
+        `INSERT INTO ${s}.entities (table_id, pk, rk, ts, props) SELECT id, $3, $4, $5, $6::jsonb FROM ${s}.tables ` +
+          `WHERE account = $1 AND name_lower = $2 ON CONFLICT DO NOTHING RETURNING ts`,
+        [...key, ts, encodeProperties(action.properties)],
+      ));
+    } else if (condition.kind === 'none') {
+      ({ rows: [written] } = await this.query<{ ts: string }>(
+        'putEntity',
+        `INSERT INTO ${s}.entities AS e (table_id, pk, rk, ts, props) SELECT id, $3, $4, $5, $6::jsonb FROM ${s}.tables ` +
+          `WHERE account = $1 AND name_lower = $2 ` +
+          `ON CONFLICT (table_id, pk, rk) DO UPDATE SET ts = greatest(EXCLUDED.ts, e.ts + 1), props = EXCLUDED.props RETURNING ts`,
+        [...key, ts, encodeProperties(action.properties)],
+      ));
+    } else {
+      ({ rows: [written] } = await this.query<{ ts: string }>(
+        'replaceEntity',
+        `UPDATE ${s}.entities SET ts = greatest($5::bigint, ts + 1), props = $6::jsonb ` +
+          `WHERE table_id = (${tableIdSql}) AND pk = $3 AND rk = $4 AND ($7::bigint IS NULL OR ts = $7) RETURNING ts`,
+        [...key, ts, encodeProperties(action.properties), expected],
+      ));
+    }
+    if (written === undefined) return this.whyNotWritten(table, write);
+    const timestamp = BigInt(written.ts);
+    // The database may have chosen a later tick (another process's clock ran ahead): this
+    // process's later commits come after it too.
+    if (timestamp > this.clock.last) this.clock.next(timestamp - 1n);
+    return { ok: true, timestamp };
+  }
+
+  /** The failure of a lone write that wrote nothing, from the table and the entity as they are now. */
+  private async whyNotWritten(table: TableInfo, write: Write): Promise<CommitResult> {
+    const { rows } = await this.query<{ table_exists: boolean; ts: string | null }>(
+      'whyNotWritten',
+      `SELECT EXISTS (${tableIdSql}) AS table_exists, ` +
+        `(SELECT ts FROM ${s}.entities WHERE table_id = (${tableIdSql}) AND pk = $3 AND rk = $4) AS ts`,
+      [table.account, table.name.toLowerCase(), encodeKey(write.partitionKey), encodeKey(write.rowKey)],
+    );
+    const row = rows[0]!;
+    if (!row.table_exists) return failed(0, 'tableNotFound');
+    const current = row.ts === null ? undefined : BigInt(row.ts);
+    const failure = conditionFailure(current, write.condition) ?? (write.action.kind === 'delete' && current === undefined ? 'notFound' : undefined);
+    // Otherwise another process changed the entity between the two statements: the write failed
+    // on the entity as it was then.
+    return failed(0, failure ?? (write.condition.kind === 'absent' ? 'exists' : 'versionMismatch'));
+  }
+
+  private async applyCommit(client: pg.PoolClient, table: TableInfo, writes: readonly Write[]): Promise<CommitResult> {
+    const pks = writes.map((write) => encodeKey(write.partitionKey));
+    const rks = writes.map((write) => encodeKey(write.rowKey));
+    const needProperties = writes.some((write) => write.action.kind === 'merge');
+    // One statement locks the table's row (a deletion of the table waits, or has won and there is
+    // no row) and the stored entities, in key order as every commit locks them, so that two
+    // batches cannot deadlock on each other. A missing table gives no row; a table without any of
+    // the entities gives one row of nulls.
+    const locked = await client.query<{ table_id: string; pk: Buffer | null; rk: Buffer | null; ts: string | null; props: string | null }>({
+      name: needProperties ? 'lockWithProperties' : 'lock',
+      text:
+        `WITH t AS (SELECT id FROM ${s}.tables WHERE account = $1 AND name_lower = $2 FOR KEY SHARE) ` +
+        `SELECT t.id AS table_id, e.pk, e.rk, e.ts, e.props FROM t LEFT JOIN LATERAL (` +
+        `SELECT e.pk, e.rk, e.ts, ${needProperties ? 'e.props::text' : 'NULL'} AS props FROM ${s}.entities e ` +
+        `JOIN unnest($3::bytea[], $4::bytea[]) AS w (pk, rk) ON e.pk = w.pk AND e.rk = w.rk ` +
+        `WHERE e.table_id = t.id ORDER BY e.pk, e.rk FOR UPDATE OF e) AS e ON true`,
+      values: [table.account, table.name.toLowerCase(), pks, rks],
+    });
+    const tableId = locked.rows[0]?.table_id;
+    if (tableId === undefined) return failed(0, 'tableNotFound');
+    const stored = new Map<string, { ts: bigint; props: string | null }>();
+    for (const row of locked.rows) {
+      if (row.pk !== null) stored.set(row.pk.toString('hex') + ':' + row.rk!.toString('hex'), { ts: BigInt(row.ts!), props: row.props });
+    }
+
+    const inserts: number[] = [];
+    const updates: { index: number; properties: string }[] = [];
+    const deletes: number[] = [];
+    const insertProperties: string[] = [];
+    let newestPrevious = 0n;
+    for (let index = 0; index < writes.length; index++) {
+      const write = writes[index]!;
+      const current = stored.get(pks[index]!.toString('hex') + ':' + rks[index]!.toString('hex'));
+      if (current !== undefined && current.ts > newestPrevious) newestPrevious = current.ts;
+      const failure = conditionFailure(current?.ts, write.condition);
+      if (failure !== undefined) return failed(index, failure);
+      const { action } = write;
+      if (action.kind === 'delete') {
+        if (current === undefined) return failed(index, 'notFound');
+        deletes.push(index);
+        continue;
+      }
+      let properties = action.properties;
+      if (action.kind === 'merge' && current !== undefined) {
+        const merged = mergeProperties(write, decodeProperties(current.props!), action.properties);
+        if (typeof merged === 'string') return failed(index, merged);
+        properties = merged;
+      }
+      if (current === undefined) {
+        inserts.push(index);
+        insertProperties.push(encodeProperties(properties));
+      } else updates.push({ index, properties: encodeProperties(properties) });
+    }
+    // One Timestamp for the whole commit, later than any version it replaces (data-model.md §4).
+    const timestamp = this.clock.next(newestPrevious);
+    const ts = timestamp.toString();
+    const pick = (keys: Buffer[], indexes: readonly number[]) => indexes.map((index) => keys[index]!);
+    if (inserts.length > 0) {
+      const result = await client.query({
+        name: 'insertEntities',
+        text:
+          `INSERT INTO ${s}.entities (table_id, pk, rk, ts, props) SELECT $1, w.pk, w.rk, $2, w.props::jsonb ` +
+          `FROM unnest($3::bytea[], $4::bytea[], $5::text[]) AS w (pk, rk, props) ON CONFLICT DO NOTHING`,
+        values: [tableId, ts, pick(pks, inserts), pick(rks, inserts), insertProperties],
+      });
+      if (result.rowCount !== inserts.length) throw new InsertRace();
+    }
+    if (updates.length > 0) {
+      const indexes = updates.map((update) => update.index);
+      await client.query({
+        name: 'updateEntities',
+        text:
+          `UPDATE ${s}.entities e SET ts = $2, props = w.props::jsonb FROM unnest($3::bytea[], $4::bytea[], $5::text[]) AS w (pk, rk, props) ` +
+          `WHERE e.table_id = $1 AND e.pk = w.pk AND e.rk = w.rk`,
+        values: [tableId, ts, pick(pks, indexes), pick(rks, indexes), updates.map((update) => update.properties)],
+      });
+    }
+    if (deletes.length > 0) {
+      await client.query({
+        name: 'deleteEntities',
+        text:
+          `DELETE FROM ${s}.entities e USING unnest($2::bytea[], $3::bytea[]) AS w (pk, rk) ` +
+          `WHERE e.table_id = $1 AND e.pk = w.pk AND e.rk = w.rk`,
+        values: [tableId, pick(pks, deletes), pick(rks, deletes)],
+      });
+    }
+    return { ok: true, timestamp };
+  }
+
+  /**
+   * Runs `body` in one transaction and commits it if `keep` says so (rolls back otherwise),
+   * starting over after a lost race, up to commitAttemptsMax times. A foreign key violation (the
+   * table was deleted under the transaction) answers `missingTable`.
+   */
+  private async transaction<T>(body: (client: pg.PoolClient) => Promise<T>, keep: (result: T) => boolean, missingTable: T): Promise<T> {
+    for (let attempt = 1; ; attempt++) {
+      const client = await this.connect();
+      let committing = false;
+      try {
+        await client.query('BEGIN');
+        const result = await body(client);
+        committing = keep(result);
+        await client.query(committing ? 'COMMIT' : 'ROLLBACK');
+        client.release();
+        return result;
+      } catch (error) {
+        const broken = isConnectionFailure(error);
+        if (!broken) await client.query('ROLLBACK').catch(() => undefined);
+        client.release(broken);
+        if (isMissingTable(error)) return missingTable;
+        const lostRace = error instanceof InsertRace || isRetryable(error);
+        if (!lostRace || attempt >= commitAttemptsMax) throw azureError(lostRace ? new TableError('ServerBusy') : error, committing);
+        // A short random pause, so that racing processes do not meet again in step.
+        await new Promise((resolve) => setTimeout(resolve, Math.random() * 5 * attempt));
+      }
+    }
+  }
+
+  // -- settings --------------------------------------------------------------------------------
+
+  async getSetting(account: string, key: SettingKey): Promise<string | undefined> {
+    if (key.scope === 'table') {
+      if (!storableName(key.table)) return undefined;
+      const { rows } = await this.query<{ value: string }>(
+        'getTableSetting',
+        `SELECT value FROM ${s}.table_settings WHERE table_id = (${tableIdSql})`,
+        [account, key.table.toLowerCase()],
+      );
+      return rows[0]?.value;
+    }
+    const { rows } = await this.query<{ value: string }>(
+      'getAccountSetting',
+      `SELECT value FROM ${s}.account_settings WHERE account = $1 AND name = $2`,
+      [account, key.name],
+    );
+    return rows[0]?.value;
+  }
+
+  async putSettings(account: string, changes: readonly SettingChange[]): Promise<'ok' | 'tableNotFound'> {
+    if (changes.some(({ key }) => key.scope === 'table' && !storableName(key.table))) return 'tableNotFound';
+    const startedMs = performance.now();
+    const result = await this.transaction(
+      async (client) => {
+        for (const { key, value } of changes) {
+          if (key.scope === 'account') {
+            await client.query(
+              value === undefined
+                ? { name: 'deleteAccountSetting', text: `DELETE FROM ${s}.account_settings WHERE account = $1 AND name = $2`, values: [account, key.name] }
+                : {
+                    name: 'putAccountSetting',
+                    text:
+                      `INSERT INTO ${s}.account_settings (account, name, value) VALUES ($1, $2, $3) ` +
+                      `ON CONFLICT (account, name) DO UPDATE SET value = EXCLUDED.value`,
+                    values: [account, key.name, value],
+                  },
+            );
+            continue;
+          }
+          // The table's row, locked: a concurrent deletion of the table waits, or has won.
+          const { rows } = await client.query<{ id: string }>({
+            name: 'lockTableOnly',
+            text: `SELECT id FROM ${s}.tables WHERE account = $1 AND name_lower = $2 FOR KEY SHARE`,
+            values: [account, key.table.toLowerCase()],
+          });
+          const tableId = rows[0]?.id;
+          if (tableId === undefined) return 'tableNotFound';
+          await client.query(
+            value === undefined
+              ? { name: 'deleteTableSetting', text: `DELETE FROM ${s}.table_settings WHERE table_id = $1`, values: [tableId] }
+              : {
+                  name: 'putTableSetting',
+                  text: `INSERT INTO ${s}.table_settings (table_id, value) VALUES ($1, $2) ON CONFLICT (table_id) DO UPDATE SET value = EXCLUDED.value`,
+                  values: [tableId, value],
+                },
+          );
+        }
+        return 'ok';
+      },
+      (outcome) => outcome === 'ok',
+      'tableNotFound',
+    );
+    if (result === 'ok') this.committed(startedMs);
+    return result;
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await this.pool.end();
+  }
+
+  // -- plumbing --------------------------------------------------------------------------------
+
+  private committed(startedMs: number): void {
+    this.onCommit?.({ durationMs: performance.now() - startedMs, writes: 1 });
+  }
+
+  /** One statement outside a transaction; `name` prepares it once per connection. */
+  private async query<Row extends pg.QueryResultRow = pg.QueryResultRow>(
+    name: string | undefined,
+    text: string,
+    values: unknown[],
+  ): Promise<pg.QueryResult<Row>> {
+    if (this.closed) throw new Error('store is closed');
+    try {
+      return await this.pool.query<Row>(name === undefined ? { text, values } : { name, text, values });
+    } catch (error) {
+      throw azureError(error);
+    }
+  }
+
+  private async connect(): Promise<pg.PoolClient> {
+    if (this.closed) throw new Error('store is closed');
+    let client: pg.PoolClient;
+    try {
+      client = await this.pool.connect();
+    } catch (error) {
+      throw azureError(error);
+    }
+    // A connection that breaks between two statements of a transaction emits 'error' (which
+    // would end the process unheard); the next statement fails too, and the client is discarded.
+    if (!guardedClients.has(client)) {
+      client.on('error', () => undefined);
+      guardedClients.add(client);
+    }
+    return client;
+  }
+}
+
+/**
+ * Whether `name` can name a table here: PostgreSQL text holds neither U+0000 nor unpaired
+ * surrogates, and table names (validated at creation) are ASCII letters and digits.
+ */
+function storableName(name: string): boolean {
+  return !/\u0000|[\ud800-\udfff]/.test(name);
+}
+
+/** Checked-out clients given an 'error' listener (once each: the pool reuses them). */
+const guardedClients = new WeakSet<pg.PoolClient>();
+
+/** The table id of ($1 account, $2 lower-cased name), as a subquery: every request looks it up afresh. */
+const tableIdSql = `SELECT id FROM ${s}.tables WHERE account = $1 AND name_lower = $2`;
+
+interface ScanRow {
+  readonly pk?: Buffer;
+  readonly rk: Buffer;
+  readonly ts: string;
+  /** Null for a marker row that failed the conditions. */
+  readonly props: string | null;
+  readonly hit: boolean;
+  readonly n?: string;
+  readonly last?: boolean;
+}
+
+function failed(index: number, failure: WriteFailure): CommitResult {
+  return { ok: false, index, failure };
+}
+
+/** WHERE terms for a key range. Row values keep a bound on both keys one index seek. */
+function rangeSql({ lower, upper }: KeyRange, bind: Bind): string[] {
+  const terms: string[] = [];
+  for (const [bound, direction] of [
+    [lower, '>'],
+    [upper, '<'],
+  ] as const) {
+    if (bound === undefined) continue;
+    const op = bound.inclusive ? `${direction}=` : direction;
+    terms.push(
+      bound.rowKey === undefined
+        ? `pk ${op} ${bind(encodeKey(bound.partitionKey))}`
+        : `(pk, rk) ${op} (${bind(encodeKey(bound.partitionKey))}, ${bind(encodeKey(bound.rowKey))})`,
+    );
+  }
+  return terms;
+}
+
+/** The PartitionKey of every row of the range, when its bounds pin one. */
+function onlyPartition({ lower, upper }: KeyRange): string | undefined {
+  return lower !== undefined && upper?.partitionKey === lower.partitionKey ? lower.partitionKey : undefined;
+}

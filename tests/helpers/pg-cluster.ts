@@ -1,0 +1,88 @@
+// Throwaway PostgreSQL clusters from Debian's server binaries: `npm test` (scripts/test.mjs) starts
+// one for the whole run, and the test that restarts the database under load starts its own.
+// initdb refuses root: as root, PostgreSQL runs as the `postgres` user over a directory it owns.
+import { execFileSync } from 'node:child_process';
+import { chmodSync, chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import net from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+export interface Cluster {
+  /** `postgres://postgres@127.0.0.1:PORT/postgres` (trust authentication on loopback). */
+  readonly url: string;
+  /** Stops the server at once (no shutdown checkpoint: as after a crash). */
+  stop(): void;
+  start(): void;
+  /** Stops the server and removes its files. */
+  destroy(): void;
+}
+
+/** The newest Debian PostgreSQL's bin directory, if the server is installed. */
+export function postgresBin(): string | undefined {
+  const root = '/usr/lib/postgresql';
+  if (!existsSync(root)) return undefined;
+  const versions = readdirSync(root)
+    .filter((version) => existsSync(join(root, version, 'bin', 'initdb')))
+    .sort((a, b) => Number(b) - Number(a));
+  return versions.length === 0 ? undefined : join(root, versions[0]!, 'bin');
+}
+
+/** A free loopback port below the ephemeral range (one inside it may be held by a client socket). */
+async function freePort(): Promise<number> {
+  for (let attempt = 0; attempt < 50; attempt++) {
+    const port = 20000 + Math.floor(Math.random() * 12000);
+    const free = await new Promise<boolean>((resolve) => {
+      const server = net.createServer();
+      server.once('error', () => resolve(false));
+      server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
+    });
+    if (free) return port;
+  }
+  throw new Error('no free port for PostgreSQL');
+}
+
+const isRoot = process.getuid?.() === 0;
+
+function asPostgresUser(command: string, args: readonly string[]): void {
+  const [file, argv] = isRoot ? ['runuser', ['-u', 'postgres', '--', command, ...args]] : [command, [...args]];
+  execFileSync(file, argv, { stdio: ['ignore', 'ignore', 'inherit'] });
+}
+
+export async function startCluster(bin: string): Promise<Cluster> {
+  const dir = mkdtempSync(join(tmpdir(), 'cerulean-pg-'));
+  if (isRoot) {
+    const id = (flag: string) => Number(execFileSync('id', [flag, 'postgres']).toString());
+    chownSync(dir, id('-u'), id('-g'));
+  }
+  chmodSync(dir, 0o700);
+  const data = join(dir, 'data');
+  const port = await freePort();
+  // A C.UTF-8 default collation; the engine must not depend on it (its keys are bytea).
+  asPostgresUser(join(bin, 'initdb'), ['-D', data, '-U', 'postgres', '--auth=trust', '-E', 'UTF8', '--locale=C.UTF-8', '-N']);
+  const options = [
+    '-c listen_addresses=127.0.0.1',
+    `-c port=${port}`,
+    `-c unix_socket_directories=${dir}`,
+    // Durable as in production: an acknowledged commit has reached the disk.
+    '-c fsync=on',
+    '-c synchronous_commit=on',
+    '-c max_connections=300',
+  ].join(' ');
+  const pgCtl = join(bin, 'pg_ctl');
+  const start = () => asPostgresUser(pgCtl, ['-D', data, '-l', join(dir, 'log'), '-o', options, '-w', 'start']);
+  const stop = () => asPostgresUser(pgCtl, ['-D', data, '-m', 'immediate', '-w', 'stop']);
+  start();
+  return {
+    url: `postgres://postgres@127.0.0.1:${port}/postgres`,
+    start,
+    stop,
+    destroy: () => {
+      try {
+        stop();
+      } catch {
+        // not running
+      }
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
