@@ -108,8 +108,10 @@ export const scenarios: readonly Scenario[] = [
   randomEntityScenario('upsert', 'PUT (insert-or-replace, no If-Match) of a random existing entity', true, (client, dataset, random) =>
     upsert(client, dataset, Math.floor(random() * dataset.count)),
   ),
-  randomEntityScenario('point-read', 'GET one random preloaded entity by key', false, (client, dataset, random) =>
-    pointRead(client, dataset, Math.floor(random() * dataset.count)),
+  ...metadataVariants((accept, suffix) =>
+    randomEntityScenario(`point-read${suffix}`, `GET one random preloaded entity by key${levelNote(suffix)}`, false, (client, dataset, random) =>
+      pointRead(client, dataset, Math.floor(random() * dataset.count), accept),
+    ),
   ),
   {
     name: 'batch-insert',
@@ -134,44 +136,8 @@ export const scenarios: readonly Scenario[] = [
       };
     },
   },
-  {
-    name: 'partition-scan',
-    summary: 'all 10k entities of one partition, $top=1000, following continuations',
-    datasets: ['partition'],
-    writes: false,
-    prepare: async ({ client, concurrency, datasets }) => {
-      const dataset = need(datasets, 'partition');
-      const filter = "PartitionKey eq 'scan'";
-      return {
-        operations: workers(concurrency, () => async () => {
-          await queryAll(client, dataset.table, filter, false);
-        }),
-        wrongAnswer: checkCount(await queryAll(client, dataset.table, filter, true), dataset.count),
-      };
-    },
-  },
-  {
-    name: 'range-query',
-    summary: 'a RowKey range inside the 10k partition that returns 100 entities',
-    datasets: ['partition'],
-    writes: false,
-    prepare: async ({ client, concurrency, datasets, runId }) => {
-      const dataset = need(datasets, 'partition');
-      const rangeFilter = (first: number): string =>
-        `PartitionKey eq 'scan' and RowKey ge '${dataset.key(first).rowKey}'` +
-        ` and RowKey lt '${dataset.key(first + rangeLength).rowKey}'`;
-      const starts = dataset.count - rangeLength;
-      return {
-        operations: workers(concurrency, (worker) => {
-          const random = randomSource(runId, worker);
-          return async () => {
-            await queryAll(client, dataset.table, rangeFilter(Math.floor(random() * starts)), false);
-          };
-        }),
-        wrongAnswer: checkCount(await queryAll(client, dataset.table, rangeFilter(starts - 1), true), rangeLength),
-      };
-    },
-  },
+  ...metadataVariants(partitionScan),
+  ...metadataVariants(rangeQuery),
   tableScan('table-scan', 'entities'),
   {
     name: 'merge-if-match',
@@ -221,6 +187,67 @@ export const scenarios: readonly Scenario[] = [
     return random() < mixReadFraction ? pointRead(client, dataset, index) : upsert(client, dataset, index);
   }),
 ];
+
+/**
+ * A read scenario at minimal metadata (as the SDKs ask) and, named `…-nometadata` and
+ * `…-fullmetadata`, at the other two levels: each level has its own encoding path.
+ */
+function metadataVariants(scenarioOf: (accept: string, suffix: string) => Scenario): Scenario[] {
+  return [
+    scenarioOf('application/json;odata=minimalmetadata', ''),
+    scenarioOf('application/json;odata=nometadata', '-nometadata'),
+    scenarioOf('application/json;odata=fullmetadata', '-fullmetadata'),
+  ];
+}
+
+/** ` (odata=nometadata)` for the summary of the variant named by `suffix`. */
+function levelNote(suffix: string): string {
+  return suffix === '' ? '' : ` (odata=${suffix.slice(1)})`;
+}
+
+function partitionScan(accept: string, suffix: string): Scenario {
+  return {
+    name: `partition-scan${suffix}`,
+    summary: `all 10k entities of one partition, $top=1000, following continuations${levelNote(suffix)}`,
+    datasets: ['partition'],
+    writes: false,
+    prepare: async ({ client, concurrency, datasets }) => {
+      const dataset = need(datasets, 'partition');
+      const filter = "PartitionKey eq 'scan'";
+      return {
+        operations: workers(concurrency, () => async () => {
+          await queryAll(client, dataset.table, filter, false, accept);
+        }),
+        wrongAnswer: checkCount(await queryAll(client, dataset.table, filter, true, accept), dataset.count),
+      };
+    },
+  };
+}
+
+function rangeQuery(accept: string, suffix: string): Scenario {
+  return {
+    name: `range-query${suffix}`,
+    summary: `a RowKey range inside the 10k partition that returns 100 entities${levelNote(suffix)}`,
+    datasets: ['partition'],
+    writes: false,
+    prepare: async ({ client, concurrency, datasets, runId }) => {
+      const dataset = need(datasets, 'partition');
+      const rangeFilter = (first: number): string =>
+        `PartitionKey eq 'scan' and RowKey ge '${dataset.key(first).rowKey}'` +
+        ` and RowKey lt '${dataset.key(first + rangeLength).rowKey}'`;
+      const starts = dataset.count - rangeLength;
+      return {
+        operations: workers(concurrency, (worker) => {
+          const random = randomSource(runId, worker);
+          return async () => {
+            await queryAll(client, dataset.table, rangeFilter(Math.floor(random() * starts)), false, accept);
+          };
+        }),
+        wrongAnswer: checkCount(await queryAll(client, dataset.table, rangeFilter(starts - 1), true, accept), rangeLength),
+      };
+    },
+  };
+}
 
 /** Only with --big: preloading a million entities takes minutes per server. */
 export const bigScenarios: readonly Scenario[] = [tableScan('table-scan-1m', 'big')];
@@ -289,10 +316,11 @@ async function upsert(client: TableHttpClient, dataset: Dataset, index: number):
   );
 }
 
-function pointRead(client: TableHttpClient, dataset: Dataset, index: number): Promise<TableResponse> {
+function pointRead(client: TableHttpClient, dataset: Dataset, index: number, accept?: string): Promise<TableResponse> {
+  const headers = accept === undefined ? undefined : { accept };
   return expectStatus(
     'point read',
-    client.send({ method: 'GET', resource: entityResource(dataset.table, dataset.key(index)) }),
+    client.send({ method: 'GET', resource: entityResource(dataset.table, dataset.key(index)), headers }),
     200,
   );
 }
@@ -304,14 +332,15 @@ function etagOf(response: TableResponse): string {
 }
 
 /** Runs a query to its last page; counts entities only when asked (parsing costs client CPU). */
-async function queryAll(client: TableHttpClient, table: string, filter: string, count: boolean): Promise<number> {
+async function queryAll(client: TableHttpClient, table: string, filter: string, count: boolean, accept?: string): Promise<number> {
+  const headers = accept === undefined ? undefined : { accept };
   const firstQuery = `$filter=${encodeURIComponent(filter)}&$top=${pageSizeQueried}`;
   let query = firstQuery;
   let entities = 0;
   for (let page = 0; page < pagesPerQueryMax; page++) {
     const response = await expectStatus(
       'query',
-      client.send({ method: 'GET', resource: `${table}()`, query, readBody: count }),
+      client.send({ method: 'GET', resource: `${table}()`, query, readBody: count, headers }),
       200,
     );
     if (count) entities += (JSON.parse(response.body) as { value: unknown[] }).value.length;

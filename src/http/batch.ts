@@ -36,8 +36,9 @@ export async function submitBatch(call: BatchCall): Promise<Reply> {
   try {
     parts = parseBatchRequest(firstHeader(call.headers['content-type']), call.body);
     if (parts.length === 1 && parts[0]!.method === 'GET') return await queryBatch(call, parts[0]!);
-    const tableName = commonTable(call, parts);
-    const planned = parts.map((request, index) => atIndex(index, () => plan(call, request)));
+    const resources = parts.map((request, index) => atIndex(index, () => resourceOf(call, request)));
+    const tableName = commonTable(resources);
+    const planned = parts.map((request, index) => atIndex(index, () => plan(call, request, resources[index]!)));
     const table = await atIndexAsync(0, () => call.services.tables.get(call.account, tableName));
     const timestamp = await call.services.entities.executeBatch(table, planned.map((p) => p.operation));
     const responses = planned.map((p) => successPart(call, table.name, p, timestamp));
@@ -50,11 +51,11 @@ export async function submitBatch(call: BatchCall): Promise<Reply> {
 }
 
 /** Every part names the same table (batch.md §1); the first one decides. */
-function commonTable(call: BatchCall, parts: readonly BatchOperationRequest[]): string {
+function commonTable(resources: readonly Resource[]): string {
   let name: string | undefined;
-  parts.forEach((part, index) =>
+  resources.forEach((resource, index) =>
     atIndex(index, () => {
-      const table = tableOf(resourceOf(call, part));
+      const table = tableOf(resource);
       if (name === undefined) name = table;
       else if (name.toLowerCase() !== table.toLowerCase()) {
         throw new TableError('InvalidInput', 'All operations in a batch must target the same table.');
@@ -65,8 +66,7 @@ function commonTable(call: BatchCall, parts: readonly BatchOperationRequest[]): 
   return name;
 }
 
-function plan(call: BatchCall, request: BatchOperationRequest): PlannedOperation {
-  const resource = resourceOf(call, request);
+function plan(call: BatchCall, request: BatchOperationRequest, resource: Resource): PlannedOperation {
   const headers = Object.fromEntries(request.headers) as Headers;
   const method = effectiveMethod(request.method, headers['x-http-method']);
   const operation = decodeEntityOperation(method, resource, headers, request.body, call.access);

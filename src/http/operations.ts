@@ -9,6 +9,7 @@ import { decodeContinuation, encodeContinuation } from '../protocol/continuation
 import { rejectUnsupportedQueryOptions } from '../query/index.js';
 import {
   encodeEntity,
+  entityEncoder,
   encodeEntityFeed,
   encodeTable,
   encodeTableFeed,
@@ -166,7 +167,7 @@ export async function queryEntities(call: Call, tableName: string): Promise<Repl
   }
   const context = urlContext(call, table);
   const select = parseSelect(call.query);
-  const texts = page.entities.map((entity) => encodeEntity(entity, call.metadata, context, { select }));
+  const texts = page.entities.map(entityEncoder(call.metadata, context, { select }));
   return { status: 200, headers, body: encodeEntityFeed(call.metadata, context, texts) };
 }
 

@@ -220,12 +220,23 @@ function httpResponsePart(response: BatchOperationResponse): string {
     response.contentId === undefined ? [] : [['Content-ID', response.contentId]];
   fields.push(...response.headers);
   let text = `${httpPartHeaders}HTTP/1.1 ${response.status} ${statusReason(response.status)}${CRLF}`;
-  for (const [name, value] of fields) {
-    assert(!/[\r\n]/.test(name + value), `header ${name} must not contain a line break`);
-    text += `${name}: ${value}${CRLF}`;
-  }
+  let fieldText = '';
+  for (const [name, value] of fields) fieldText += `${name}: ${value}${CRLF}`;
+  // One check for all fields: a line break inside a name or value adds a line.
+  assert(countLines(fieldText) === fields.length, 'header names and values must not contain a line break');
+  text += fieldText;
   assert(response.body === undefined || !/[\r\n]/.test(response.body), 'part bodies are one line (batch.md §3.3)');
   return `${text}${CRLF}${response.body ?? ''}`;
+}
+
+function countLines(text: string): number {
+  return Math.max(count(text, '\n'), count(text, '\r'));
+}
+
+function count(text: string, character: string): number {
+  let found = 0;
+  for (let at = text.indexOf(character); at !== -1; at = text.indexOf(character, at + 1)) found++;
+  return found;
 }
 
 const reasonPhrases: ReadonlyMap<number, string> = new Map([

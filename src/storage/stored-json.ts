@@ -4,22 +4,26 @@
 // Guid, Binary, and every Double that is whole or not finite). The form belongs to storage and is
 // versioned: a change to it needs a new version and a migration, never a change to this one.
 //
-// It is close to the minimal-metadata wire form, and where it is byte-identical (no Double
-// annotation) responses splice it instead of encoding again: see minimalJsonOf.
+// It is the minimal-metadata wire form but for the annotation of whole Doubles, so responses
+// derive their text from it without decoding values: see minimalJsonOf.
 import { assertNever } from '../domain/assert.js';
 import { edmValueJson, parseDateTimeTicks, type EdmType, type EdmValue } from '../domain/edm.js';
 import type { Properties } from '../domain/entity.js';
+import { withoutAnnotations } from '../domain/json-members.js';
 
 /** The version of this form; engines record it with their schema. */
 export const storedJsonVersion = 1;
 
 export function encodeStoredProperties(properties: Properties): string {
-  const members: string[] = [];
+  let text = '{';
   for (const [name, value] of properties) {
-    const json = `${JSON.stringify(name)}:${edmValueJson(value)}`;
-    members.push(isAnnotated(value) ? `${JSON.stringify(`${name}@odata.type`)}:"${value.type}",${json}` : json);
+    const quoted = JSON.stringify(name);
+    if (text.length > 1) text += ',';
+    // `"name@odata.type"`: the quoted name with the suffix before its closing quote.
+    if (isAnnotated(value)) text += `${quoted.slice(0, -1)}@odata.type":"${value.type}",`;
+    text += `${quoted}:${edmValueJson(value)}`;
   }
-  return `{${members.join(',')}}`;
+  return `${text}}`;
 }
 
 /** The inverse of encodeStoredProperties: unannotated numbers are Int32 when whole, else Double. */
@@ -41,13 +45,15 @@ export function decodeStoredMembers(members: Record<string, unknown>, names: Ite
 }
 
 /**
- * The stored text itself when it is byte-identical to the minimal-metadata encoding of the same
- * properties (odata.encodeMinimalProperties), else undefined. The two differ only in the Double
- * annotation, which the wire leaves out for finite values (data-model.md §2.3); a false alarm
- * (the text inside a string value) only costs an encode.
+ * The minimal-metadata encoding of the same properties (odata.encodeMinimalProperties) from the
+ * stored text, without decoding it. The two differ only in the Double annotation, which the wire
+ * leaves out for finite values (data-model.md §2.3) and storage keeps for whole ones: dropping
+ * the Edm.Double annotations of number values gives the same bytes.
  */
-export function minimalJsonOf(text: string): string | undefined {
-  return text.includes('"Edm.Double"') ? undefined : text;
+export function minimalJsonOf(text: string): string {
+  // Cheap test first: most entities have no Double annotation at all.
+  if (!text.includes('"Edm.Double"')) return text;
+  return withoutAnnotations(text, (type, valueText) => type !== 'Edm.Double' || valueText.startsWith('"'));
 }
 
 function isAnnotated(value: EdmValue): boolean {
