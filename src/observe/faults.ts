@@ -5,6 +5,7 @@
 import { TableError } from '../errors.js';
 import { faultLatencyMsMax, faultRulesMax } from '../limits.js';
 import { operationNames, type OperationName } from './operation.js';
+import { seededRandom } from '../domain/random.js';
 
 export const faultKinds = [
   /** 503 ServerBusy, not executed. */
@@ -107,7 +108,7 @@ function parseRule(rule: unknown, index: number): FaultRule {
 /** The rules in force and their state (match counters, PRNG); replaced as a whole by a PUT. */
 export class FaultPlan {
   private document: FaultDocument = { seed: 1, rules: [] };
-  private random = mulberry32(1);
+  private random = seededRandom(1);
   private matched: number[] = [];
   private fired: number[] = [];
 
@@ -118,7 +119,7 @@ export class FaultPlan {
   /** Puts a new document in force; counters and the PRNG start again from its seed. */
   replace(document: FaultDocument): void {
     this.document = document;
-    this.random = mulberry32(document.seed);
+    this.random = seededRandom(document.seed);
     this.matched = document.rules.map(() => 0);
     this.fired = document.rules.map(() => 0);
   }
@@ -160,17 +161,6 @@ export class InjectedFault extends TableError {
   }
 }
 
-/** A small fast seeded PRNG (mulberry32): uniform in [0, 1). */
-function mulberry32(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);

@@ -11,6 +11,7 @@ import {
   statusReason,
 } from '../../src/protocol/batch.js';
 import { MultipartSyntaxError } from '../../src/protocol/multipart.js';
+import { seededRandom } from '../../src/domain/random.js';
 
 const crlf = (...lines: string[]) => lines.join('\r\n');
 
@@ -413,19 +414,7 @@ describe('parseBatchRequest: malformed input is InvalidInput', () => {
 // Properties: random batches written the way each client writes them parse back to what was written,
 // and random damage to valid bodies only ever yields operations or a TableError.
 
-/** mulberry32: small, seedable, good enough to drive a fuzzer reproducibly. */
-function prng(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-type Random = ReturnType<typeof prng>;
+type Random = ReturnType<typeof seededRandom>;
 const pick = <T>(random: Random, items: readonly T[]): T => items[Math.floor(random() * items.length)] as T;
 const integer = (random: Random, max: number) => Math.floor(random() * (max + 1));
 
@@ -493,7 +482,7 @@ function mutate(random: Random, bytes: Buffer): Buffer {
 
 describe('parseBatchRequest: properties', () => {
   test('parse after write returns what was written (500 random batches)', () => {
-    const random = prng(0x5eed);
+    const random = seededRandom(0x5eed);
     for (let iteration = 0; iteration < 500; iteration++) {
       const style = pick(random, ['js', 'python', 'lf'] as const);
       const count = 1 + integer(random, 9);
@@ -516,7 +505,7 @@ describe('parseBatchRequest: properties', () => {
 
   test('fuzz: mutated and truncated bodies yield operations or a TableError, never anything else', () => {
     const seed = 0xc0ffee;
-    const random = prng(seed);
+    const random = seededRandom(seed);
     const corpus: [string, string][] = [
       [contentTypeFor('batch_fakeId'), jsSasExample],
       [contentTypeFor(pyBatchBoundary), pythonExample],

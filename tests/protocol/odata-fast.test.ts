@@ -7,21 +7,11 @@ import type { Entity, Properties } from '../../src/domain/entity.js';
 import { forEachMember, memberName, withoutAnnotations, withoutAnyAnnotations } from '../../src/domain/json-members.js';
 import { encodeEntity, encodeMinimalProperties, type EntityUrlContext, type MetadataLevel } from '../../src/protocol/odata.js';
 import { decodeStoredProperties, encodeStoredProperties, minimalJsonOf } from '../../src/storage/stored-json.js';
+import { seededRandom } from '../../src/domain/random.js';
 
 const ctx: EntityUrlContext = { baseUrl: 'http://127.0.0.1:10002/devstoreaccount1', account: 'devstoreaccount1', table: 'fast' };
 const levels: readonly MetadataLevel[] = ['none', 'minimal', 'full'];
 
-/** Deterministic (mulberry32), so a failure names its seed. */
-function randomSource(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 // Text meant to confuse a scanner that slices JSON: annotation look-alikes, quotes, backslashes,
 // escapes, control characters, astral and lone-surrogate-free non-ASCII text.
@@ -102,7 +92,7 @@ function entityOf(properties: Properties, i: number, minimalJson?: string): Enti
 
 describe('fast entity encoding equals encoding from values', () => {
   test('stored text → minimal text → every level and $select, 400 random entities', () => {
-    const random = randomSource(15);
+    const random = seededRandom(15);
     for (let i = 0; i < 400; i++) {
       const properties = randomProperties(random);
       const stored = encodeStoredProperties(properties);
@@ -134,7 +124,7 @@ describe('fast entity encoding equals encoding from values', () => {
 
   test('one encoder over a page gives what one encoder per entity gives', async () => {
     const { entityEncoder } = await import('../../src/protocol/odata.js');
-    const random = randomSource(7);
+    const random = seededRandom(7);
     const page = Array.from({ length: 50 }, (_, i) => {
       const properties = randomProperties(random);
       return entityOf(properties, i, encodeMinimalProperties(properties));
