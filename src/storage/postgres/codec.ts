@@ -9,7 +9,7 @@
 // jsonb orders members its own way, so the properties' order is kept in an "@order" member (a
 // name no property can have). Reads decode: entities carry no minimalJson.
 import type { EdmValue } from '../../domain/edm.js';
-import type { Entity, Properties } from '../../domain/entity.js';
+import type { Properties } from '../../domain/entity.js';
 import { decodeStoredMembers, encodeStoredProperties } from '../stored-json.js';
 
 export function encodeKey(key: string): Buffer {
@@ -66,26 +66,4 @@ export function decodeProperties(text: string): Properties {
     }
   }
   return decodeStoredMembers(members, order);
-}
-
-/** A stored entity; its properties are decoded only if something asks for them. */
-export class StoredEntity implements Entity {
-  private decoded: Properties | undefined;
-
-  constructor(
-    readonly partitionKey: string,
-    readonly rowKey: string,
-    readonly timestamp: bigint,
-    private readonly stored: string,
-  ) {}
-
-  get properties(): Properties {
-    this.decoded ??= decodeProperties(this.stored);
-    return this.decoded;
-  }
-
-  /** Bytes of the stored properties text: what a page's size bound counts. */
-  get storedBytes(): number {
-    return Buffer.byteLength(this.stored);
-  }
 }

@@ -32,7 +32,8 @@ import type {
   WriteFailure,
 } from '../store.js';
 import { CommitClock, conditionFailure, mergeProperties } from '../write.js';
-import { decodeKey, decodeProperties, encodeKey, encodeProperties, StoredEntity } from './codec.js';
+import { LazyEntity } from '../lazy-entity.js';
+import { decodeKey, decodeProperties, encodeKey, encodeProperties } from './codec.js';
 import { conditionSql, type Bind } from './conditions.js';
 import { azureError, isConnectionFailure, isMissingTable, isRetryable } from './failures.js';
 import { migrate, schemaName as s } from './schema.js';
@@ -164,7 +165,7 @@ export class PostgresStore implements Store {
       [table.account, table.name.toLowerCase(), encodeKey(partitionKey), encodeKey(rowKey)],
     );
     const row = rows[0];
-    return row && new StoredEntity(partitionKey, rowKey, BigInt(row.ts), row.props);
+    return row && new LazyEntity(partitionKey, rowKey, BigInt(row.ts), row.props, decodeProperties);
   }
 
   async scan(table: TableInfo, range: KeyRange, { conditions, limit }: ScanRequest): Promise<ScanStep> {
@@ -211,12 +212,12 @@ export class PostgresStore implements Store {
     const { rows } = await this.query<ScanRow>(undefined, sql, params);
     let bytes = 0;
     let lastKeys: { partitionKey: string; rowKey: string } | undefined;
-    const entities: StoredEntity[] = [];
+    const entities: Entity[] = [];
     for (const row of rows) {
       lastKeys = { partitionKey: partitionKey ?? decodeKey(row.pk!), rowKey: decodeKey(row.rk) };
       if (!row.hit) continue;
-      const entity = new StoredEntity(lastKeys.partitionKey, lastKeys.rowKey, BigInt(row.ts), row.props!);
-      bytes += entity.storedBytes;
+      const entity = new LazyEntity(lastKeys.partitionKey, lastKeys.rowKey, BigInt(row.ts), row.props!, decodeProperties);
+      bytes += Buffer.byteLength(row.props!); // what a page's size bound counts
       entities.push(entity);
     }
     const last = rows.at(-1);

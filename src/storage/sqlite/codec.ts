@@ -8,7 +8,7 @@
 // exactly (Int64 and DateTime as annotated strings), a read can splice the text into a response
 // without decoding it, and filters on properties are evaluated inside SQLite (scan conditions)
 // without waking JavaScript for every row.
-import type { Entity, Properties } from '../../domain/entity.js';
+import { LazyEntity } from '../lazy-entity.js';
 import { decodeStoredProperties, minimalJsonOf } from '../stored-json.js';
 
 export { encodeStoredProperties as encodeProperties, decodeStoredProperties as decodeProperties } from '../stored-json.js';
@@ -22,23 +22,13 @@ export function decodeKey(blob: Buffer): string {
   return blob.swap16().toString('utf16le');
 }
 
-/** A stored entity whose properties are decoded only if something asks for them. */
-export class StoredEntity implements Entity {
-  private decoded: Properties | undefined;
-
-  constructor(
-    readonly partitionKey: string,
-    readonly rowKey: string,
-    readonly timestamp: bigint,
-    private readonly storedJson: string,
-  ) {}
-
-  get properties(): Properties {
-    this.decoded ??= decodeStoredProperties(this.storedJson);
-    return this.decoded;
+/** A stored entity in the stored JSON form: its text is spliced into responses where it can be. */
+export class StoredEntity extends LazyEntity {
+  constructor(partitionKey: string, rowKey: string, timestamp: bigint, storedJson: string) {
+    super(partitionKey, rowKey, timestamp, storedJson, decodeStoredProperties);
   }
 
   get minimalJson(): string | undefined {
-    return minimalJsonOf(this.storedJson);
+    return minimalJsonOf(this.stored);
   }
 }
