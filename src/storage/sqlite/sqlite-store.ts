@@ -12,12 +12,12 @@ import { stat } from 'node:fs/promises';
 import type { Entity } from '../../domain/entity.js';
 import type { KeyRange } from '../../domain/keys.js';
 import type { CommitObserver, CommitResult, DiskUsage, ScanRequest, ScanStep, SettingChange, SettingKey, Store, TableInfo, Write } from '../store.js';
-import { encodeKey, encodeProperties, StoredEntity } from './codec.js';
+import { encodeKey, StoredEntity } from './codec.js';
 import { RangeReader, stepExamineMaxDefault, stepRowsMax } from './range-reader.js';
 import { ScanPool } from './scan-pool.js';
 import { databaseFile, openDatabase, selectTableSql, settingRow, tableCacheKey } from './schema.js';
 import { WorkerWriterClient } from './writer-client.js';
-import { SqliteWriter, type EncodedWrite, type WriterApi } from './writer.js';
+import { encodeWrites, SqliteWriter, type WriterApi } from './writer.js';
 
 export interface SqliteStoreOptions {
   /** Directory for the database files; undefined keeps everything in memory. */
@@ -138,7 +138,7 @@ export class SqliteStore implements Store {
 
   commit(table: TableInfo, writes: readonly Write[]): Promise<CommitResult> {
     if (this.closed) return Promise.reject(new Error('store is closed'));
-    return this.writer.commit(table.account, table.name, writes.map(encodeWrite));
+    return this.writer.commit(table.account, table.name, encodeWrites(writes));
   }
 
   // -- settings --------------------------------------------------------------------------------
@@ -180,14 +180,4 @@ export class SqliteStore implements Store {
     }
     return table;
   }
-}
-
-function encodeWrite(write: Write): EncodedWrite {
-  const { partitionKey, rowKey, condition, action } = write;
-  return {
-    partitionKey,
-    rowKey,
-    condition,
-    action: action.kind === 'delete' ? action : { kind: action.kind, properties: encodeProperties(action.properties) },
-  };
 }
