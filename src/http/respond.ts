@@ -70,13 +70,26 @@ function wireForm(context: ResponseContext, reply: Reply): { headers: Record<str
     Server: 'Cerulean',
     'x-ms-request-id': context.requestId,
     'x-ms-version': context.version,
-    Date: new Date().toUTCString(),
+    Date: httpDate(),
     ...reply.headers,
   };
   if (context.clientRequestId !== undefined) headers['x-ms-client-request-id'] = context.clientRequestId;
   const body = reply.body === undefined ? undefined : typeof reply.body === 'string' ? Buffer.from(reply.body) : reply.body;
   headers['Content-Length'] = body?.length ?? 0;
   return { headers, body };
+}
+
+// The Date header has one-second resolution: made once a second, not once a response.
+let dateSecond = -1;
+let dateText = '';
+
+function httpDate(): string {
+  const second = Math.floor(Date.now() / 1000);
+  if (second !== dateSecond) {
+    dateSecond = second;
+    dateText = new Date(second * 1000).toUTCString();
+  }
+  return dateText;
 }
 
 /** The reply for any thrown value: a TableError as itself, anything else as a logged 500. */
