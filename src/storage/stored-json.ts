@@ -5,7 +5,8 @@
 // versioned: a change to it needs a new version and a migration, never a change to this one.
 //
 // It is the minimal-metadata wire form but for the annotation of whole Doubles, so responses
-// derive their text from it without decoding values: see minimalJsonOf.
+// derive their text from it without decoding values: see minimalJsonOf. Request bodies are
+// written straight into this form by protocol/entity-text.ts, which checks storedJsonVersion.
 import { assertNever } from '../domain/assert.js';
 import { edmValueJson, parseDateTimeTicks, type EdmType, type EdmValue } from '../domain/edm.js';
 import type { Properties } from '../domain/entity.js';
