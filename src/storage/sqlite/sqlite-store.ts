@@ -15,6 +15,7 @@ import type { CommitObserver, CommitResult, DiskUsage, ScanRequest, ScanStep, Se
 import { encodeKey, encodeProperties, StoredEntity } from './codec.js';
 import { RangeReader, stepExamineMaxDefault, stepRowsMax } from './range-reader.js';
 import { ScanPool } from './scan-pool.js';
+import { scanOnThreads } from './split-scan.js';
 import { databaseFile, openDatabase, selectTableSql, settingRow, tableCacheKey } from './schema.js';
 import { WorkerWriterClient } from './writer-client.js';
 import { SqliteWriter, type EncodedWrite, type WriterApi } from './writer.js';
@@ -122,9 +123,10 @@ export class SqliteStore implements Store {
     const id = this.cachedTable(table.account, table.name)?.id;
     if (id === undefined) return { entities: [], examined: 0, bytes: 0, next: undefined };
     // Without conditions every row read is returned: cheaper here than copied across threads.
-    const onThisThread = this.scans === undefined || conditions.length === 0;
+    const scans = this.scans;
+    const onThisThread = scans === undefined || conditions.length === 0;
     const args = [id, range, conditions, limit, this.stepExamineMax] as const;
-    const step = onThisThread ? this.reader.scan(...args) : await (await this.scans).scan(...args);
+    const step = onThisThread ? this.reader.scan(...args) : await scanOnThreads(await scans, this.reader, ...args);
     let bytes = 0;
     const entities = step.rows.map(([partitionKey, rowKey, timestamp, json, size]) => {
       bytes += size;
