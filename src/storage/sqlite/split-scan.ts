@@ -5,6 +5,7 @@
 // answers are joined in key order when the first thread reached M. The prediction only decides
 // how well the work is balanced, never what a step returns: when it misses (the first share ends
 // before M), the step is the first thread's answer alone, as if it had not been split.
+import { performance } from 'node:perf_hooks';
 import type { KeyBound, KeyRange } from '../../domain/keys.js';
 import { stepRowsMax, type RangeReader, type RowStep } from './range-reader.js';
 import type { ScanPool } from './scan-pool.js';
@@ -100,13 +101,29 @@ const radixProductMax = 2 ** 48;
  * (`PartitionKey U+0000 RowKey`) after their common prefix are read as mixed-radix numbers, each
  * position in the radix of `a`'s character there (decimal digits count in tens, letters in
  * 26s, anything else in code units), so that counters and dates interpolate across their carries.
- * Undefined when the result falls past the last key with the common prefix.
+ * Undefined when the result falls past the last key with the common prefix, even carrying into
+ * its last few units.
  */
 export function interpolateKey(a: IndexKey, b: IndexKey, t: number): IndexKey | undefined {
   const textA = `${a[0]}${separator}${a[1]}`;
   const textB = `${b[0]}${separator}${b[1]}`;
-  let prefix = 0;
-  while (prefix < textA.length && prefix < textB.length && textA.charCodeAt(prefix) === textB.charCodeAt(prefix)) prefix++;
+  let common = 0;
+  while (common < textA.length && common < textB.length && textA.charCodeAt(common) === textB.charCodeAt(common)) common++;
+  // Past the last key with the common prefix, the result carries into the prefix: read it from earlier on.
+  for (let prefix = common; prefix >= Math.max(0, common - carryUnitsMax); prefix--) {
+    const text = interpolateAfter(textA, textB, prefix, t);
+    if (text === undefined) continue;
+    const at = text.indexOf(separator);
+    return at < 0 ? [text, ''] : [text.slice(0, at), text.slice(at + 1)];
+  }
+  return undefined;
+}
+
+/** Units of the common prefix a result may carry into. */
+const carryUnitsMax = 4;
+
+/** interpolateKey on the texts with their first `prefix` units kept as they are. */
+function interpolateAfter(textA: string, textB: string, prefix: number, t: number): string | undefined {
   const digits: { readonly first: number; readonly radix: number }[] = [];
   for (let product = 1, i = prefix; ; i++) {
     const unit = i < textA.length ? textA.charCodeAt(i) : i < textB.length ? textB.charCodeAt(i) : 0;
@@ -130,15 +147,35 @@ export function interpolateKey(a: IndexKey, b: IndexKey, t: number): IndexKey | 
     units = String.fromCharCode(first + (rest % radix)) + units;
     rest = Math.floor(rest / radix);
   }
-  const text = (textA.slice(0, prefix) + units).replace(/\u0000+$/, '');
-  const at = text.indexOf(separator);
-  return at < 0 ? [text, ''] : [text.slice(0, at), text.slice(at + 1)];
+  return (textA.slice(0, prefix) + units).replace(/\u0000+$/, '');
 }
 
 /**
- * One conditional step on the scan threads: split in two when at least two of them are idle and
- * the range holds enough rows past its start to estimate a cut from (read on `reader`, the
- * calling thread's connection: two index seeks and a walk of up to 1,024 keys).
+ * Whether the calling (HTTP) thread was busy more than half of the last 100 ms or more: then a
+ * second scan thread would take a core from the requests it serves, not from idleness.
+ */
+class ThreadLoad {
+  private mark = performance.eventLoopUtilization();
+  private utilization = 0;
+
+  busy(): boolean {
+    const now = performance.eventLoopUtilization();
+    const since = performance.eventLoopUtilization(now, this.mark);
+    if (since.idle + since.active >= loadWindowMs) {
+      this.utilization = since.utilization;
+      this.mark = now;
+    }
+    return this.utilization > 0.5;
+  }
+}
+const loadWindowMs = 100;
+const callingThread = new ThreadLoad();
+
+/**
+ * One conditional step on the scan threads: split in two when at least two of them are idle, the
+ * calling thread is not busy, and the range holds enough rows past its start to estimate a cut
+ * from (read on `reader`, the calling thread's connection: two index seeks and a walk of up to
+ * 1,024 keys).
  */
 export async function scanOnThreads(
   pool: ScanPool,
@@ -146,7 +183,7 @@ export async function scanOnThreads(
   ...[id, range, conditions, limit, examineMax]: Parameters<RangeReader['scan']>
 ): Promise<RowStep> {
   const probeRows = probeOffset(examineMax);
-  if (probeRows < probeRowsMin || pool.idleThreads() < 2) return pool.scan(id, range, conditions, limit, examineMax);
+  if (probeRows < probeRowsMin || pool.idleThreads() < 2 || callingThread.busy()) return pool.scan(id, range, conditions, limit, examineMax);
   const first = reader.keyAt(id, range, 0);
   const probe = first && reader.keyAt(id, range, probeRows);
   const plan = first && probe && planSplit(range, examineMax, first, probe, probeRows);
