@@ -166,7 +166,7 @@ describe('split steps on a real on-disk database', () => {
       test(`${name}, window ${examineMax}, limit ${limit}: every row examined once, no match lost`, async () => {
         const id = ids.get(name)!;
         for (const [how, scan] of [
-          ['split', (range: KeyRange) => scanOnThreads(pool, reader, id, range, [condition], limit, examineMax)],
+          ['split', (range: KeyRange) => scanOnThreads(pool, reader, [id, range, [condition], limit, examineMax], () => false)],
           ['unsplit', (range: KeyRange) => pool.scan(id, range, [condition], limit, examineMax)],
         ] as const) {
           const result = await walk(scan, examineMax, limit);

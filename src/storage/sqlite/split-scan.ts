@@ -23,7 +23,7 @@ export interface SplitPlan {
 
 /** Rows ahead of the range's first row whose key the density estimate uses; a fraction of the window. */
 export function probeOffset(examineMax: number): number {
-  return Math.min(1024, Math.floor(examineMax / 16));
+  return Math.min(256, Math.floor(examineMax / 16));
 }
 
 /** The smallest probe worth estimating from (a window of 128 rows). */
@@ -173,17 +173,18 @@ const callingThread = new ThreadLoad();
 
 /**
  * One conditional step on the scan threads: split in two when at least two of them are idle, the
- * calling thread is not busy, and the range holds enough rows past its start to estimate a cut
+ * calling thread is not busy (`callerBusy`, by default its event loop's recent utilization), and the range holds enough rows past its start to estimate a cut
  * from (read on `reader`, the calling thread's connection: two index seeks and a walk of up to
- * 1,024 keys).
+ * 256 keys).
  */
 export async function scanOnThreads(
   pool: ScanPool,
   reader: RangeReader,
-  ...[id, range, conditions, limit, examineMax]: Parameters<RangeReader['scan']>
+  [id, range, conditions, limit, examineMax]: Readonly<Parameters<RangeReader['scan']>>,
+  callerBusy: () => boolean = () => callingThread.busy(),
 ): Promise<RowStep> {
   const probeRows = probeOffset(examineMax);
-  if (probeRows < probeRowsMin || pool.idleThreads() < 2 || callingThread.busy()) return pool.scan(id, range, conditions, limit, examineMax);
+  if (probeRows < probeRowsMin || pool.idleThreads() < 2 || callerBusy()) return pool.scan(id, range, conditions, limit, examineMax);
   const first = reader.keyAt(id, range, 0);
   const probe = first && reader.keyAt(id, range, probeRows);
   const plan = first && probe && planSplit(range, examineMax, first, probe, probeRows);

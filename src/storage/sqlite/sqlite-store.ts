@@ -126,7 +126,7 @@ export class SqliteStore implements Store {
     const scans = this.scans;
     const onThisThread = scans === undefined || conditions.length === 0;
     const args = [id, range, conditions, limit, this.stepExamineMax] as const;
-    const step = onThisThread ? this.reader.scan(...args) : await scanOnThreads(await scans, this.reader, ...args);
+    const step = onThisThread ? this.reader.scan(...args) : await scanOnThreads(await scans, this.reader, args);
     let bytes = 0;
     const entities = step.rows.map(([partitionKey, rowKey, timestamp, json, size]) => {
       bytes += size;
