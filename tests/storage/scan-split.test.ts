@@ -12,7 +12,7 @@ import { RangeReader } from '../../src/storage/sqlite/range-reader.js';
 import { ScanPool } from '../../src/storage/sqlite/scan-pool.js';
 import { openDatabase } from '../../src/storage/sqlite/schema.js';
 import { SqliteStore } from '../../src/storage/sqlite/sqlite-store.js';
-import { compareIndexKeys, interpolateKey, joinSplit, planSplit, probeOffset, scanOnThreads, type IndexKey } from '../../src/storage/sqlite/split-scan.js';
+import { compareIndexKeys, interpolateKey, joinSplit, planSplit, probeOffset, SplitScanner, type IndexKey } from '../../src/storage/sqlite/split-scan.js';
 import type { PropertyCondition, TableInfo } from '../../src/storage/store.js';
 import type { KeyRange } from '../../src/domain/keys.js';
 
@@ -48,7 +48,7 @@ describe('planSplit and joinSplit', () => {
   const probe: IndexKey = ['p00010', 'r024'];
 
   test('the two sub-ranges meet at the cut and share the window', () => {
-    const plan = planSplit({}, 20_000, first, probe, 1024)!;
+    const plan = planSplit({}, 20_000, { from: first, to: probe, rows: 1024, startRows: 0 })!;
     assert.ok(plan);
     assert.deepEqual(plan.first.range.upper, { ...plan.cut, inclusive: false });
     assert.deepEqual(plan.second.range.lower, plan.cut);
@@ -57,12 +57,24 @@ describe('planSplit and joinSplit', () => {
   });
 
   test('no split when the cut would reach the upper bound, or the window is too small', () => {
-    assert.equal(planSplit({ upper: { partitionKey: 'p00011', inclusive: false } }, 20_000, first, probe, 1024), undefined);
-    assert.equal(planSplit({ upper: { partitionKey: 'p00010', rowKey: 'r999', inclusive: true } }, 20_000, first, probe, 1024), undefined);
-    assert.equal(planSplit({}, 100, first, probe, probeOffset(100)), undefined);
+    const sample = { from: first, to: probe, rows: 1024, startRows: 0 };
+    assert.equal(planSplit({ upper: { partitionKey: 'p00011', inclusive: false } }, 20_000, sample), undefined);
+    assert.equal(planSplit({ upper: { partitionKey: 'p00010', rowKey: 'r999', inclusive: true } }, 20_000, sample), undefined);
+    assert.equal(planSplit({}, 100, { ...sample, rows: probeOffset(100) }), undefined);
   });
 
-  const plan = planSplit({}, 20_000, first, probe, 1024)!;
+  test('a cut from the step before lies as far past its end as the share asks', () => {
+    // The step before read 10,000 rows from p00000 to p00100: the next share of ~8,900 rows ends near p00189.
+    const plan = planSplit({ lower: { partitionKey: 'p00100', rowKey: 'r000', inclusive: false } }, 20_000, {
+      from: ['p00000', 'r000'],
+      to: ['p00100', 'r000'],
+      rows: 10_000,
+      startRows: 10_000,
+    })!;
+    assert.ok(plan.cut.partitionKey >= 'p00180' && plan.cut.partitionKey < 'p00195', JSON.stringify(plan.cut));
+  });
+
+  const plan = planSplit({}, 20_000, { from: first, to: probe, rows: 1024, startRows: 0 })!;
   const row = (pk: string, rk: string) => [pk, rk, 0n, '{}', 2] as const;
   test('joins when the first thread reached the cut', () => {
     const a = { rows: [row('p00001', 'r1')], examined: 9000, next: undefined };
@@ -96,6 +108,7 @@ describe('split steps on a real on-disk database', () => {
   let pool: ScanPool;
   let db: ReturnType<typeof openDatabase>;
   let reader: RangeReader;
+  let splitter: SplitScanner;
   const ids = new Map<string, number>();
 
   before(async () => {
@@ -120,6 +133,7 @@ describe('split steps on a real on-disk database', () => {
     pool = await ScanPool.start(file);
     db = openDatabase(file, 'reader');
     reader = new RangeReader(db);
+    splitter = new SplitScanner(pool, reader, () => false);
     for (const [name] of shapes) {
       const row = db.prepare('SELECT id FROM tables WHERE name = ?').get(`${table.name}${ids.get(name)! - 1}`) as { id: number };
       ids.set(name, row.id);
@@ -166,7 +180,7 @@ describe('split steps on a real on-disk database', () => {
       test(`${name}, window ${examineMax}, limit ${limit}: every row examined once, no match lost`, async () => {
         const id = ids.get(name)!;
         for (const [how, scan] of [
-          ['split', (range: KeyRange) => scanOnThreads(pool, reader, [id, range, [condition], limit, examineMax], () => false)],
+          ['split', (range: KeyRange) => splitter.scan(id, range, [condition], limit, examineMax)],
           ['unsplit', (range: KeyRange) => pool.scan(id, range, [condition], limit, examineMax)],
         ] as const) {
           const result = await walk(scan, examineMax, limit);

@@ -5,7 +5,8 @@
 // answers are joined in key order when the first thread reached M. The prediction only decides
 // how well the work is balanced, never what a step returns: when it misses (the first share ends
 // before M), the step is the first thread's answer alone, as if it had not been split.
-import { performance } from 'node:perf_hooks';
+import os from 'node:os';
+import { performance, type EventLoopUtilization } from 'node:perf_hooks';
 import type { KeyBound, KeyRange } from '../../domain/keys.js';
 import { stepRowsMax, type RangeReader, type RowStep } from './range-reader.js';
 import type { ScanPool } from './scan-pool.js';
@@ -38,17 +39,28 @@ const firstShare = 5 / 9;
 const cutFill = 0.8;
 
 /**
- * The split of a step over `range` whose window is `examineMax` rows, given the range's first
- * key and the key `probe` rows after it; undefined when the step is too small to split or no cut
- * lies strictly inside the range.
+ * What the density of keys near a step's start is estimated from: `rows` rows lie from `from` to
+ * `to`, and the step starts `startRows` rows after `from` (0 for a probe ahead of the step, `rows`
+ * for the step before it).
  */
-export function planSplit(range: KeyRange, examineMax: number, first: IndexKey, probe: IndexKey, probeRows: number): SplitPlan | undefined {
-  if (probeRows < probeRowsMin) return undefined;
+export interface DensitySample {
+  readonly from: IndexKey;
+  readonly to: IndexKey;
+  readonly rows: number;
+  readonly startRows: number;
+}
+
+/**
+ * The split of a step over `range` whose window is `examineMax` rows; undefined when the step is
+ * too small to split or no cut lies strictly inside the range and past the sample.
+ */
+export function planSplit(range: KeyRange, examineMax: number, sample: DensitySample): SplitPlan | undefined {
+  if (sample.rows < probeRowsMin) return undefined;
   const firstMax = Math.ceil(examineMax * firstShare);
   const secondMax = examineMax - firstMax;
   if (secondMax < 1) return undefined;
-  const cutKey = interpolateKey(first, probe, (firstMax * cutFill) / probeRows);
-  if (cutKey === undefined || compareIndexKeys(cutKey, probe) <= 0 || !belowUpper(cutKey, range.upper)) return undefined;
+  const cutKey = interpolateKey(sample.from, sample.to, (sample.startRows + firstMax * cutFill) / sample.rows);
+  if (cutKey === undefined || compareIndexKeys(cutKey, sample.to) <= 0 || !belowUpper(cutKey, range.upper)) return undefined;
   // A cut without a RowKey is a PartitionKey bound (KeyBound): every row of that partition goes to the second range.
   const [partitionKey, rowKey] = cutKey;
   const cut: KeyBound = rowKey === '' ? { partitionKey, inclusive: true } : { partitionKey, rowKey, inclusive: true };
@@ -151,47 +163,93 @@ function interpolateAfter(textA: string, textB: string, prefix: number, t: numbe
 }
 
 /**
- * Whether the calling (HTTP) thread was busy more than half of the last 100 ms or more: then a
- * second scan thread would take a core from the requests it serves, not from idleness.
+ * Whether a second scan thread would take a core from other work rather than from idleness: the
+ * calling (HTTP) thread was busy more than half of the last 100 ms or more, or other processes
+ * kept more than half a core busy (the machine's CPU time less this process's).
  */
-class ThreadLoad {
-  private mark = performance.eventLoopUtilization();
-  private utilization = 0;
+class CoreLoad {
+  private mark = CoreLoad.now(performance.eventLoopUtilization());
+  private loaded = false;
 
   busy(): boolean {
-    const now = performance.eventLoopUtilization();
-    const since = performance.eventLoopUtilization(now, this.mark);
-    if (since.idle + since.active >= loadWindowMs) {
-      this.utilization = since.utilization;
+    const threadNow = performance.eventLoopUtilization();
+    const thread = performance.eventLoopUtilization(threadNow, this.mark.thread);
+    const wallMs = thread.idle + thread.active;
+    if (wallMs >= loadWindowMs) {
+      const now = CoreLoad.now(threadNow);
+      const othersCores = (now.machineMs - this.mark.machineMs - (now.processMs - this.mark.processMs)) / wallMs;
+      this.loaded = thread.utilization > 0.5 || othersCores > 0.5;
       this.mark = now;
     }
-    return this.utilization > 0.5;
+    return this.loaded;
+  }
+
+  private static now(thread: EventLoopUtilization): { thread: EventLoopUtilization; processMs: number; machineMs: number } {
+    const { user, system } = process.cpuUsage();
+    let machineMs = 0;
+    for (const { times } of os.cpus()) machineMs += times.user + times.nice + times.sys + times.irq;
+    return { thread, processMs: (user + system) / 1000, machineMs };
   }
 }
 const loadWindowMs = 100;
-const callingThread = new ThreadLoad();
+const cores = new CoreLoad();
+
+/** Steps remembered for the one that continues each (a walk's steps follow one another). */
+const rememberedStepsMax = 256;
 
 /**
- * One conditional step on the scan threads: split in two when at least two of them are idle, the
- * calling thread is not busy (`callerBusy`, by default its event loop's recent utilization), and the range holds enough rows past its start to estimate a cut
- * from (read on `reader`, the calling thread's connection: two index seeks and a walk of up to
- * 256 keys).
+ * Conditional steps on the scan threads. A step is split in two when at least two threads are
+ * idle and the cores are not busy with other work (`callerBusy`, by default CoreLoad). The cut comes from the step before, when this step continues it (its rows and
+ * key span), and otherwise from a probe on `reader`, the calling thread's connection: the keys 0
+ * and up to 256 rows into the range.
  */
-export async function scanOnThreads(
-  pool: ScanPool,
-  reader: RangeReader,
-  [id, range, conditions, limit, examineMax]: Readonly<Parameters<RangeReader['scan']>>,
-  callerBusy: () => boolean = () => callingThread.busy(),
-): Promise<RowStep> {
-  const probeRows = probeOffset(examineMax);
-  if (probeRows < probeRowsMin || pool.idleThreads() < 2 || callerBusy()) return pool.scan(id, range, conditions, limit, examineMax);
-  const first = reader.keyAt(id, range, 0);
-  const probe = first && reader.keyAt(id, range, probeRows);
-  const plan = first && probe && planSplit(range, examineMax, first, probe, probeRows);
-  if (!plan) return pool.scan(id, range, conditions, limit, examineMax);
-  const [a, b] = await Promise.all([
-    pool.scan(id, plan.first.range, conditions, limit, plan.first.examineMax),
-    pool.scan(id, plan.second.range, conditions, limit, plan.second.examineMax),
-  ]);
-  return joinSplit(plan, a, b, Math.min(limit, stepRowsMax));
+export class SplitScanner {
+  /** Where recent steps started and how many rows they examined, by table id and where they ended. */
+  private readonly previous = new Map<string, { readonly from: IndexKey; readonly rows: number }>();
+
+  constructor(
+    private readonly pool: ScanPool,
+    private readonly reader: RangeReader,
+    private readonly callerBusy: () => boolean = () => cores.busy(),
+  ) {}
+
+  async scan(...[id, range, conditions, limit, examineMax]: Parameters<RangeReader['scan']>): Promise<RowStep> {
+    const plan = this.pool.idleThreads() >= 2 && !this.callerBusy() ? this.plan(id, range, examineMax) : undefined;
+    let step: RowStep;
+    if (plan === undefined) {
+      step = await this.pool.scan(id, range, conditions, limit, examineMax);
+    } else {
+      const [a, b] = await Promise.all([
+        this.pool.scan(id, plan.first.range, conditions, limit, plan.first.examineMax),
+        this.pool.scan(id, plan.second.range, conditions, limit, plan.second.examineMax),
+      ]);
+      step = joinSplit(plan, a, b, Math.min(limit, stepRowsMax));
+    }
+    if (range.lower !== undefined && step.next !== undefined && step.examined > 0) {
+      if (this.previous.size >= rememberedStepsMax) this.previous.clear();
+      this.previous.set(stepKey(id, step.next), { from: keyOfBound(range.lower), rows: step.examined });
+    }
+    return step;
+  }
+
+  private plan(id: number, range: KeyRange, examineMax: number): SplitPlan | undefined {
+    const before = range.lower && this.previous.get(stepKey(id, range.lower));
+    if (before !== undefined && range.lower !== undefined) {
+      this.previous.delete(stepKey(id, range.lower));
+      return planSplit(range, examineMax, { from: before.from, to: keyOfBound(range.lower), rows: before.rows, startRows: before.rows });
+    }
+    const probeRows = probeOffset(examineMax);
+    if (probeRows < probeRowsMin) return undefined;
+    const first = this.reader.keyAt(id, range, 0);
+    const probe = first && this.reader.keyAt(id, range, probeRows);
+    return first && probe && planSplit(range, examineMax, { from: first, to: probe, rows: probeRows, startRows: 0 });
+  }
+}
+
+function keyOfBound(bound: KeyBound): IndexKey {
+  return [bound.partitionKey, bound.rowKey ?? ''];
+}
+
+function stepKey(id: number, bound: KeyBound): string {
+  return JSON.stringify([id, bound.partitionKey, bound.rowKey ?? null, bound.inclusive]);
 }

@@ -15,7 +15,7 @@ import type { CommitObserver, CommitResult, DiskUsage, ScanRequest, ScanStep, Se
 import { encodeKey, encodeProperties, StoredEntity } from './codec.js';
 import { RangeReader, stepExamineMaxDefault, stepRowsMax } from './range-reader.js';
 import { ScanPool } from './scan-pool.js';
-import { scanOnThreads } from './split-scan.js';
+import { SplitScanner } from './split-scan.js';
 import { databaseFile, openDatabase, selectTableSql, settingRow, tableCacheKey } from './schema.js';
 import { WorkerWriterClient } from './writer-client.js';
 import { SqliteWriter, type EncodedWrite, type WriterApi } from './writer.js';
@@ -40,6 +40,8 @@ export class SqliteStore implements Store {
   /** Tables by account and lower-cased name. Every change to tables passes through this process. */
   private readonly tables = new Map<string, CachedTable>();
   private readonly reader: RangeReader;
+  /** Conditional steps on the scan threads (`pool`), split across two of them when they idle. */
+  private readonly scans: Promise<SplitScanner> | undefined;
   private readonly selectTable: Statement;
   private readonly selectTables: Statement;
   private readonly selectEntity: Statement;
@@ -53,12 +55,14 @@ export class SqliteStore implements Store {
      * Scan threads of an on-disk store, still starting while the server begins to listen; an
      * in-memory database has only this connection.
      */
-    private readonly scans: Promise<ScanPool> | undefined,
+    private readonly pool: Promise<ScanPool> | undefined,
     private readonly stepExamineMax: number,
     /** The database file; undefined in memory. */
     private readonly file: string | undefined,
   ) {
     this.reader = new RangeReader(db);
+    this.scans = pool?.then((threads) => new SplitScanner(threads, this.reader));
+    this.scans?.catch(() => undefined);
     this.selectTable = db.prepare(selectTableSql);
     this.selectTables = db.prepare(
       'SELECT name FROM tables WHERE account = ? AND name_lower >= ? ORDER BY name_lower LIMIT ?',
@@ -126,7 +130,7 @@ export class SqliteStore implements Store {
     const scans = this.scans;
     const onThisThread = scans === undefined || conditions.length === 0;
     const args = [id, range, conditions, limit, this.stepExamineMax] as const;
-    const step = onThisThread ? this.reader.scan(...args) : await scanOnThreads(await scans, this.reader, args);
+    const step = onThisThread ? this.reader.scan(...args) : await (await scans).scan(...args);
     let bytes = 0;
     const entities = step.rows.map(([partitionKey, rowKey, timestamp, json, size]) => {
       bytes += size;
@@ -167,7 +171,7 @@ export class SqliteStore implements Store {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    await Promise.all([this.writer.close(), this.scans?.then((pool) => pool.close(), () => undefined)]);
+    await Promise.all([this.writer.close(), this.pool?.then((threads) => threads.close(), () => undefined)]);
     if (this.db.open) this.db.close();
   }
 
