@@ -133,7 +133,7 @@ describe('split steps on a real on-disk database', () => {
     pool = await ScanPool.start(file);
     db = openDatabase(file, 'reader');
     reader = new RangeReader(db);
-    splitter = new SplitScanner(pool, reader, () => false);
+    splitter = new SplitScanner(pool, reader, 'always');
     for (const [name] of shapes) {
       const row = db.prepare('SELECT id FROM tables WHERE name = ?').get(`${table.name}${ids.get(name)! - 1}`) as { id: number };
       ids.set(name, row.id);

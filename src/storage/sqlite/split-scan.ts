@@ -10,6 +10,7 @@ import { performance, type EventLoopUtilization } from 'node:perf_hooks';
 import type { KeyBound, KeyRange } from '../../domain/keys.js';
 import { stepRowsMax, type RangeReader, type RowStep } from './range-reader.js';
 import type { ScanPool } from './scan-pool.js';
+import type { ScanSplit } from '../../config.js';
 
 /** A key of the clustered index as a tuple. */
 export type IndexKey = readonly [partitionKey: string, rowKey: string];
@@ -199,7 +200,7 @@ const rememberedStepsMax = 256;
 
 /**
  * Conditional steps on the scan threads. A step is split in two when at least two threads are
- * idle and the cores are not busy with other work (`callerBusy`, by default CoreLoad). The cut comes from the step before, when this step continues it (its rows and
+ * idle and, unless told to always split, the cores are not busy with other work (CoreLoad). The cut comes from the step before, when this step continues it (its rows and
  * key span), and otherwise from a probe on `reader`, the calling thread's connection: the keys 0
  * and up to 256 rows into the range.
  */
@@ -210,11 +211,12 @@ export class SplitScanner {
   constructor(
     private readonly pool: ScanPool,
     private readonly reader: RangeReader,
-    private readonly callerBusy: () => boolean = () => cores.busy(),
+    /** auto: split while the cores idle (CoreLoad); always (tests); never. */
+    private readonly when: ScanSplit = 'auto',
   ) {}
 
   async scan(...[id, range, conditions, limit, examineMax]: Parameters<RangeReader['scan']>): Promise<RowStep> {
-    const plan = this.pool.idleThreads() >= 2 && !this.callerBusy() ? this.plan(id, range, examineMax) : undefined;
+    const plan = this.splitNow() ? this.plan(id, range, examineMax) : undefined;
     let step: RowStep;
     if (plan === undefined) {
       step = await this.pool.scan(id, range, conditions, limit, examineMax);
@@ -230,6 +232,11 @@ export class SplitScanner {
       this.previous.set(stepKey(id, step.next), { from: keyOfBound(range.lower), rows: step.examined });
     }
     return step;
+  }
+
+  private splitNow(): boolean {
+    if (this.when === 'never' || this.pool.idleThreads() < 2) return false;
+    return this.when === 'always' || !cores.busy();
   }
 
   private plan(id: number, range: KeyRange, examineMax: number): SplitPlan | undefined {

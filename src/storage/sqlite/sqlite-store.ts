@@ -16,6 +16,7 @@ import { encodeKey, encodeProperties, StoredEntity } from './codec.js';
 import { RangeReader, stepExamineMaxDefault, stepRowsMax } from './range-reader.js';
 import { ScanPool } from './scan-pool.js';
 import { SplitScanner } from './split-scan.js';
+import type { ScanSplit } from '../../config.js';
 import { databaseFile, openDatabase, selectTableSql, settingRow, tableCacheKey } from './schema.js';
 import { WorkerWriterClient } from './writer-client.js';
 import { SqliteWriter, type EncodedWrite, type WriterApi } from './writer.js';
@@ -27,6 +28,8 @@ export interface SqliteStoreOptions {
   readonly stepExamineMax?: number;
   /** Hears of every durable group commit (metrics). */
   readonly onCommit?: CommitObserver | undefined;
+  /** When a conditional step runs on two scan threads at once (SplitScanner); default auto. */
+  readonly scanSplit?: ScanSplit | undefined;
 }
 
 type Statement = Database.Statement<unknown[], unknown>;
@@ -56,12 +59,13 @@ export class SqliteStore implements Store {
      * in-memory database has only this connection.
      */
     private readonly pool: Promise<ScanPool> | undefined,
+    scanSplit: ScanSplit,
     private readonly stepExamineMax: number,
     /** The database file; undefined in memory. */
     private readonly file: string | undefined,
   ) {
     this.reader = new RangeReader(db);
-    this.scans = pool?.then((threads) => new SplitScanner(threads, this.reader));
+    this.scans = pool?.then((threads) => new SplitScanner(threads, this.reader, scanSplit));
     this.scans?.catch(() => undefined);
     this.selectTable = db.prepare(selectTableSql);
     this.selectTables = db.prepare(
@@ -81,7 +85,7 @@ export class SqliteStore implements Store {
     if (options.location === undefined) {
       const db = openDatabase(':memory:', 'writer');
       const writer = new SqliteWriter(db, options.onCommit);
-      return new SqliteStore(db, Object.assign(writer, { close: async () => writer.drain() }), undefined, examineMax, undefined);
+      return new SqliteStore(db, Object.assign(writer, { close: async () => writer.drain() }), undefined, 'auto', examineMax, undefined);
     }
     const file = databaseFile(options.location);
     const writer = await WorkerWriterClient.start(file, options.onCommit);
@@ -89,7 +93,7 @@ export class SqliteStore implements Store {
     // every scan that needs it, with the reason.
     const scans = ScanPool.start(file);
     scans.catch(() => undefined);
-    return new SqliteStore(openDatabase(file, 'reader'), writer, scans, examineMax, file);
+    return new SqliteStore(openDatabase(file, 'reader'), writer, scans, options.scanSplit ?? 'auto', examineMax, file);
   }
 
   // -- tables ----------------------------------------------------------------------------------
