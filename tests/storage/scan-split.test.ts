@@ -61,6 +61,10 @@ describe('planSplit and joinSplit', () => {
     assert.equal(planSplit({ upper: { partitionKey: 'p00011', inclusive: false } }, 20_000, sample), undefined);
     assert.equal(planSplit({ upper: { partitionKey: 'p00010', rowKey: 'r999', inclusive: true } }, 20_000, sample), undefined);
     assert.equal(planSplit({}, 100, { ...sample, rows: probeOffset(100) }), undefined);
+    // PartitionKey gt 'p00010' excludes every row of p00010: a cut inside it would widen the range.
+    const inside = { from: ['p00010', 'a'], to: ['p00010', 'b'], rows: 8000, startRows: 0 } as const;
+    assert.equal(planSplit({}, 20_000, inside)?.cut.partitionKey, 'p00010');
+    assert.equal(planSplit({ lower: { partitionKey: 'p00010', inclusive: false } }, 20_000, inside), undefined);
   });
 
   test('a cut from the step before lies as far past its end as the share asks', () => {

@@ -33,7 +33,7 @@ const all = () => true;
 const queries: { filter: string; inRange: (e: TestEntity) => boolean; matches: (e: TestEntity) => boolean; tops: number[] }[] = [
   { filter: 'rare eq 1', inRange: all, matches: (e) => e.properties.rare!.value === 1, tops: [1, 7, 1000] },
   { filter: 'n eq 3', inRange: all, matches: (e) => n(e) === 3, tops: [1000] },
-  { filter: "n eq 3 and PartitionKey ge 'p100'", inRange: (e) => e.partitionKey >= 'p100', matches: (e) => n(e) === 3 && e.partitionKey >= 'p100', tops: [500] },
+  { filter: "n eq 3 and PartitionKey gt 'p100'", inRange: (e) => e.partitionKey > 'p100', matches: (e) => n(e) === 3 && e.partitionKey > 'p100', tops: [500] },
   { filter: "n lt 2 and PartitionKey lt 'p150'", inRange: (e) => e.partitionKey < 'p150', matches: (e) => n(e) < 2 && e.partitionKey < 'p150', tops: [1000] },
 ];
 

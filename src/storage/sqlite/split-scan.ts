@@ -61,7 +61,8 @@ export function planSplit(range: KeyRange, examineMax: number, sample: DensitySa
   const secondMax = examineMax - firstMax;
   if (secondMax < 1) return undefined;
   const cutKey = interpolateKey(sample.from, sample.to, (sample.startRows + firstMax * cutFill) / sample.rows);
-  if (cutKey === undefined || compareIndexKeys(cutKey, sample.to) <= 0 || !belowUpper(cutKey, range.upper)) return undefined;
+  if (cutKey === undefined || compareIndexKeys(cutKey, sample.to) <= 0) return undefined;
+  if (!aboveLower(cutKey, range.lower) || !belowUpper(cutKey, range.upper)) return undefined;
   // A cut without a RowKey is a PartitionKey bound (KeyBound): every row of that partition goes to the second range.
   const [partitionKey, rowKey] = cutKey;
   const cut: KeyBound = rowKey === '' ? { partitionKey, inclusive: true } : { partitionKey, rowKey, inclusive: true };
@@ -87,6 +88,13 @@ export function compareIndexKeys(a: IndexKey, b: IndexKey): number {
   if (a[0] !== b[0]) return a[0] < b[0] ? -1 : 1;
   if (a[1] !== b[1]) return a[1] < b[1] ? -1 : 1;
   return 0;
+}
+
+/** Whether `key` lies strictly inside the range's lower end, so that both sub-ranges stay inside the range. */
+function aboveLower(key: IndexKey, lower: KeyBound | undefined): boolean {
+  if (lower === undefined) return true;
+  if (lower.rowKey === undefined) return lower.inclusive ? key[0] >= lower.partitionKey : key[0] > lower.partitionKey;
+  return compareIndexKeys(key, [lower.partitionKey, lower.rowKey]) > 0;
 }
 
 /** Whether every key from `key` on could lie below `upper`; a key at or past it is no cut. */
