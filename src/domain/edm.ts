@@ -135,6 +135,35 @@ export function formatDateTimeTicks(ticks: bigint): string {
   return lastFormattedText;
 }
 
+// The common shape of a DateTime on the wire (what JavaScript's toISOString and .NET write).
+const simpleDateTime = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,7}))?Z$/;
+const daysInMonth = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+const dateTimeYearMin = 1601;
+
+/**
+ * formatDateTimeTicks(parseDateTimeTicks(text)), or undefined when that is undefined. A literal of
+ * the common shape (UTC, 0-7 fractional digits) is checked and trimmed as text, without ticks.
+ */
+export function canonicalDateTimeText(text: string): string | undefined {
+  const m = simpleDateTime.exec(text);
+  if (m === null) {
+    const ticks = parseDateTimeTicks(text);
+    return ticks === undefined ? undefined : formatDateTimeTicks(ticks);
+  }
+  const year = Number(m[1]);
+  const month = Number(m[2]);
+  const day = Number(m[3]);
+  const leap = year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
+  const monthDays = month === 2 && leap ? 29 : daysInMonth[month - 1];
+  if (year < dateTimeYearMin || monthDays === undefined || day < 1 || day > monthDays) return undefined;
+  if (Number(m[4]) > 23 || Number(m[5]) > 59 || Number(m[6]) > 59) return undefined;
+  const fraction = m[7];
+  let end = fraction === undefined ? 0 : fraction.length;
+  while (end > 0 && fraction!.charCodeAt(end - 1) === 48 /* '0' */) end--;
+  const base = text.slice(0, 19);
+  return end === 0 ? `${base}Z` : `${base}.${fraction!.slice(0, end)}Z`;
+}
+
 // ---------------------------------------------------------------------------------------------
 // Guid, Binary, Double.
 
@@ -150,6 +179,23 @@ const base64Text = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}
 /** Bytes of standard padded base64 text, or undefined if it is not such text. */
 export function parseBase64(text: string): Buffer | undefined {
   return base64Text.test(text) ? Buffer.from(text, 'base64') : undefined;
+}
+
+const base64Alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
+
+/**
+ * parseBase64(text)?.toString('base64') and the byte count, or undefined if it is not base64
+ * text. Text whose padding bits are zero is already that form and is not decoded.
+ */
+export function canonicalBase64(text: string): { readonly text: string; readonly bytes: number } | undefined {
+  if (!base64Text.test(text)) return undefined;
+  const padding = text.endsWith('==') ? 2 : text.endsWith('=') ? 1 : 0;
+  const bytes = (text.length / 4) * 3 - padding;
+  // The last data character carries 4 (`==`) or 2 (`=`) bits past the bytes; they must be zero.
+  const unusedBitsMask = padding === 2 ? 0b1111 : padding === 1 ? 0b11 : 0;
+  const last = base64Alphabet.indexOf(text.charAt(text.length - 1 - padding));
+  if ((last & unusedBitsMask) === 0) return { text, bytes };
+  return { text: Buffer.from(text, 'base64').toString('base64'), bytes };
 }
 
 /** Parses the Double spellings clients send as strings: numbers, NaN, Infinity, -Infinity (conformance §27). */

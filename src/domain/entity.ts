@@ -3,7 +3,7 @@
 import { TableError } from '../errors.js';
 import { keyLengthUtf16Max } from '../limits.js';
 import { assertNever } from './assert.js';
-import type { EdmValue } from './edm.js';
+import type { EdmType, EdmValue } from './edm.js';
 
 /** Custom properties in the order the client first sent them. */
 export type Properties = Map<string, EdmValue>;
@@ -33,17 +33,30 @@ export interface EntityKeys {
  * + per property 8 + 2 per name code unit + the value's size.
  */
 export function entitySizeBytes(partitionKey: string, rowKey: string, properties: Properties): number {
-  let size = 4 + 2 * (partitionKey.length + rowKey.length);
-  for (const [name, value] of properties) size += 8 + 2 * name.length + valueSizeBytes(value);
-  return size;
+  let propertyBytes = 0;
+  for (const [name, value] of properties) {
+    const length = value.type === 'Edm.String' || value.type === 'Edm.Binary' ? value.value.length : 0;
+    propertyBytes += propertySizeBytes(name, value.type, length);
+  }
+  return keyedSizeBytes(partitionKey, rowKey, propertyBytes);
 }
 
-function valueSizeBytes(value: EdmValue): number {
-  switch (value.type) {
+/** The whole entity's size from its keys and the sum of its propertySizeBytes. */
+export function keyedSizeBytes(partitionKey: string, rowKey: string, propertyBytes: number): number {
+  return 4 + 2 * (partitionKey.length + rowKey.length) + propertyBytes;
+}
+
+/** One property's share; `length` is a String's UTF-16 code units or a Binary's bytes, else unused. */
+export function propertySizeBytes(name: string, type: EdmType, length: number): number {
+  return 8 + 2 * name.length + valueSizeBytes(type, length);
+}
+
+function valueSizeBytes(type: EdmType, length: number): number {
+  switch (type) {
     case 'Edm.String':
-      return 2 * value.value.length + 4;
+      return 2 * length + 4;
     case 'Edm.Binary':
-      return value.value.length + 4;
+      return length + 4;
     case 'Edm.Guid':
       return 16;
     case 'Edm.DateTime':
@@ -55,7 +68,7 @@ function valueSizeBytes(value: EdmValue): number {
     case 'Edm.Boolean':
       return 1;
     default:
-      return assertNever(value);
+      return assertNever(type);
   }
 }
 

@@ -63,15 +63,16 @@ export function verifySharedKey(request: AuthRequest): void {
   const date = checkedDate(request);
   // Compare the base64 text, not decoded bytes: Buffer.from would also accept non-canonical forms.
   const provided = Buffer.from(signature);
-  const stringsToSign = candidateResources(request).map((resource) => stringToSign(scheme, request, date, resource));
-  for (const candidate of stringsToSign) {
-    for (const key of request.account.keys) {
-      if (timingSafeEqual(Buffer.from(sign(candidate, key)), provided)) return;
-    }
-  }
+  const matches = (resource: string): boolean => {
+    const candidate = stringToSign(scheme, request, date, resource);
+    return request.account.keys.some((key) => timingSafeEqual(Buffer.from(sign(candidate, key)), provided));
+  };
+  // Lazily: the raw path is what every SDK signs, so the variants are made only when it fails.
+  for (const resource of candidateResources(request)) if (matches(resource)) return;
+  const [rawResource] = candidateResources(request);
   throw authenticationFailed(
     `The MAC signature found in the HTTP request '${signature}' is not the same as any computed signature. ` +
-      `Server used following string to sign: '${stringsToSign[0]}'.`,
+      `Server used following string to sign: '${stringToSign(scheme, request, date, rawResource!)}'.`,
   );
 }
 
@@ -108,12 +109,24 @@ function checkedDate(request: AuthRequest): string {
   if (date === undefined || date === '') {
     throw authenticationFailed('The request has neither an x-ms-date nor a Date header.');
   }
-  const time = Date.parse(date);
+  const time = parsedDate(date);
   if (Number.isNaN(time)) throw authenticationFailed(`The request date header '${date}' is not an RFC 1123 date.`);
   if (time < request.now - clockSkewMs) throw authenticationFailed(`Request date header too old: '${date}'`);
   // The service's wording for a future date is unverified; this mirrors the "too old" text.
   if (time > request.now + clockSkewMs) throw authenticationFailed(`Request date header too new: '${date}'`);
   return date;
+}
+
+// Clients sign with a date to the second: most requests repeat the previous one's.
+let lastDate = '';
+let lastTime = NaN;
+
+function parsedDate(date: string): number {
+  if (date !== lastDate) {
+    lastTime = Date.parse(date);
+    lastDate = date;
+  }
+  return lastTime;
 }
 
 function stringToSign(scheme: Scheme, request: AuthRequest, date: string, resource: string): string {
@@ -127,16 +140,20 @@ function stringToSign(scheme: Scheme, request: AuthRequest, date: string, resour
   });
 }
 
-/** The raw path first (what every SDK signs), then the tolerated variants, without repeats. */
-function candidateResources(request: AuthRequest): string[] {
-  const paths = [request.rawPath];
-  if (request.pathStyle) paths.push(withoutFirstSegment(request.rawPath));
-  for (const path of [...paths]) {
-    const decoded = percentDecoded(path);
-    if (decoded !== undefined) paths.push(decoded);
-  }
+/** The raw path first (what every SDK signs), then the tolerated variants (repeats possible). */
+function* candidateResources(request: AuthRequest): Generator<string, void, undefined> {
   const comp = request.query.get('comp');
-  return [...new Set(paths.map((path) => canonicalizedResource(request.account.name, path, comp)))];
+  const resource = (path: string): string => canonicalizedResource(request.account.name, path, comp);
+  const paths = [request.rawPath];
+  yield resource(request.rawPath);
+  if (request.pathStyle) {
+    paths.push(withoutFirstSegment(request.rawPath));
+    yield resource(paths[1]!);
+  }
+  for (const path of paths) {
+    const decoded = percentDecoded(path);
+    if (decoded !== undefined) yield resource(decoded);
+  }
 }
 
 function withoutFirstSegment(path: string): string {

@@ -36,7 +36,15 @@ export async function submitBatch(call: BatchCall): Promise<Reply> {
   try {
     parts = parseBatchRequest(firstHeader(call.headers['content-type']), call.body);
     if (parts.length === 1 && parts[0]!.method === 'GET') return await queryBatch(call, parts[0]!);
-    const resources = parts.map((request, index) => atIndex(index, () => resourceOf(call, request)));
+    // The parts of a batch mostly share one URL (every insert names the table): each is read once.
+    const byUrl = new Map<string, Resource>();
+    const resources = parts.map((request, index) =>
+      atIndex(index, () => {
+        let resource = byUrl.get(request.url);
+        if (resource === undefined) byUrl.set(request.url, (resource = resourceOf(call, request)));
+        return resource;
+      }),
+    );
     const tableName = commonTable(resources);
     const planned = parts.map((request, index) => atIndex(index, () => plan(call, request, resources[index]!)));
     const table = await atIndexAsync(0, () => call.services.tables.get(call.account, tableName));

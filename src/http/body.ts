@@ -41,12 +41,20 @@ export function discardBody(request: IncomingMessage, bytesMax: number, waitMs: 
 }
 
 /**
+ * A message received to its end with nothing buffered has an empty body (a GET, a DELETE): no need
+ * to wait for its 'end' event. Node reads it to that end itself when the response finishes.
+ */
+function isEmptyAndReceived(request: IncomingMessage): boolean {
+  return request.complete && request.readableLength === 0 && !request.readableFlowing;
+}
+
+/**
  * Feeds the body's chunks to `take` until it ends (true) or more than `bytesMax` bytes came, the
  * wait ran out or the client went away (false; the stream is left paused). Events, not `for await`:
  * leaving a `for await` early destroys the request and with it the socket the reply needs.
  */
 function consume(request: IncomingMessage, bytesMax: number, waitMs: number, take: (chunk: Buffer) => void): Promise<boolean> {
-  if (request.readableEnded) return Promise.resolve(true);
+  if (request.readableEnded || isEmptyAndReceived(request)) return Promise.resolve(true);
   return new Promise((resolve) => {
     let size = 0;
     const timer = Number.isFinite(waitMs) ? setTimeout(() => finish(false), waitMs) : undefined;

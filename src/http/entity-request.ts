@@ -3,7 +3,7 @@
 // permissions checked on the way (operations.md §5, batch.md §1).
 import { parseEtag } from '../domain/etag.js';
 import { TableError } from '../errors.js';
-import { decodeEntityBody, type DecodedEntity } from '../protocol/entity-json.js';
+import { decodeEntity, type EntityBody } from '../protocol/entity-text.js';
 import type { EntityOperation, IfMatch } from '../service/entities.js';
 import type { Access } from './authorize.js';
 import { decodeUtf8 } from './body.js';
@@ -84,11 +84,11 @@ export function ifMatchOf(headers: Headers): IfMatch | undefined {
 }
 
 /** A body naming both keys must lie in the credential's key range; one without is refused later. */
-function requireBodyKeys(access: Access, body: DecodedEntity): void {
+function requireBodyKeys(access: Access, body: EntityBody): void {
   const { partitionKey, rowKey } = body;
   if (partitionKey !== undefined && rowKey !== undefined) access.requireKey({ partitionKey, rowKey });
 }
 
-function decodeBody(body: Buffer): DecodedEntity {
-  return decodeEntityBody(decodeUtf8(body));
+function decodeBody(body: Buffer): EntityBody {
+  return decodeEntity(decodeUtf8(body));
 }

@@ -59,24 +59,41 @@ export function rawResponse(context: ResponseContext, reply: Reply): Buffer {
   const { headers, body } = wireForm(context, { ...reply, headers: { ...reply.headers, Connection: 'close' } });
   const lines = [`HTTP/1.1 ${reply.status} ${STATUS_CODES[reply.status] ?? ''}`];
   for (const [name, value] of Object.entries(headers)) lines.push(`${name}: ${value}`);
-  return Buffer.concat([Buffer.from(`${lines.join('\r\n')}\r\n\r\n`, 'latin1'), body ?? Buffer.alloc(0)]);
+  const bodyBytes = typeof body === 'string' ? Buffer.from(body) : (body ?? Buffer.alloc(0));
+  return Buffer.concat([Buffer.from(`${lines.join('\r\n')}\r\n\r\n`, 'latin1'), bodyBytes]);
 }
 
-/** The headers every response carries, the reply's own, and the body as bytes. */
-function wireForm(context: ResponseContext, reply: Reply): { headers: Record<string, string | number>; body: Buffer | undefined } {
+/**
+ * The headers every response carries, the reply's own, and the body. A text body stays text:
+ * node:http writes it after the head in one piece, with no Buffer copy of it in between.
+ */
+function wireForm(context: ResponseContext, reply: Reply): { headers: Record<string, string | number>; body: string | Buffer | undefined } {
   const headers: Record<string, string | number> = {
     'Cache-Control': 'no-cache',
     'X-Content-Type-Options': 'nosniff',
     Server: 'Cerulean',
     'x-ms-request-id': context.requestId,
     'x-ms-version': context.version,
-    Date: new Date().toUTCString(),
+    Date: httpDate(),
     ...reply.headers,
   };
   if (context.clientRequestId !== undefined) headers['x-ms-client-request-id'] = context.clientRequestId;
-  const body = reply.body === undefined ? undefined : typeof reply.body === 'string' ? Buffer.from(reply.body) : reply.body;
-  headers['Content-Length'] = body?.length ?? 0;
+  const { body } = reply;
+  headers['Content-Length'] = body === undefined ? 0 : typeof body === 'string' ? Buffer.byteLength(body) : body.length;
   return { headers, body };
+}
+
+// The Date header has one-second resolution: made once a second, not once a response.
+let dateSecond = -1;
+let dateText = '';
+
+function httpDate(): string {
+  const second = Math.floor(Date.now() / 1000);
+  if (second !== dateSecond) {
+    dateSecond = second;
+    dateText = new Date(second * 1000).toUTCString();
+  }
+  return dateText;
 }
 
 /** The reply for any thrown value: a TableError as itself, anything else as a logged 500. */

@@ -2,7 +2,7 @@
 // the busiest partitions (TopCounter), the busiest $filter shapes with entities read and returned,
 // the order of inserted keys (append / prepend), and the largest and widest entities written.
 // Insights (insights.ts) and partition metrics are read from it.
-import { entitySizeBytes } from '../domain/entity.js';
+import { entitySizeBytes, keyedSizeBytes } from '../domain/entity.js';
 import { partitionAdmitOneIn, partitionsWatchedMax, shapesWatchedMax, tablesWatchedMax } from '../limits.js';
 import type { QueryClass } from '../query/index.js';
 import type { FilterFacts } from '../query/shape.js';
@@ -192,14 +192,19 @@ function noteKeyOrder(order: KeyOrder, partitionKey: string, rowKey: string): vo
 
 function noteExtremes(extremes: EntityExtremes, write: Write): void {
   if (write.action.kind === 'delete') return;
-  const { properties } = write.action;
+  const { stored } = write.action;
   const keys = [write.partitionKey, write.rowKey] as const;
-  if (properties.size >= wideEntityProperties) extremes.wide++;
-  if (properties.size > extremes.widestProperties) {
-    extremes.widestProperties = properties.size;
+  // Facts the request path already has, so that watching does not decode the properties.
+  const count = stored?.count ?? write.action.properties.size;
+  if (count >= wideEntityProperties) extremes.wide++;
+  if (count > extremes.widestProperties) {
+    extremes.widestProperties = count;
     extremes.widestKeys = keys;
   }
-  const bytes = entitySizeBytes(write.partitionKey, write.rowKey, properties);
+  const bytes =
+    stored === undefined
+      ? entitySizeBytes(write.partitionKey, write.rowKey, write.action.properties)
+      : keyedSizeBytes(write.partitionKey, write.rowKey, stored.propertyBytes);
   if (bytes >= largeEntityBytes) extremes.large++;
   if (bytes > extremes.largestBytes) {
     extremes.largestBytes = bytes;

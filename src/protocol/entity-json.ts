@@ -72,7 +72,7 @@ const propertyNamePattern = /^[\p{L}\p{Nl}_][\p{L}\p{Nl}\p{Nd}\p{Pc}\p{Mn}\p{Mc}
 /** The common case, a subset of the above that a non-Unicode regex checks much faster. */
 const asciiPropertyNamePattern = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
-function validatePropertyName(name: string): void {
+export function validatePropertyName(name: string): void {
   if (name.length > propertyNameLengthUtf16Max) {
     const detail = `A property name is longer than ${propertyNameLengthUtf16Max} characters.`;
     throw new TableError('PropertyNameTooLong', detail);

@@ -21,12 +21,21 @@ const levelsByODataParameter: ReadonlyMap<string, MetadataLevel> = new Map([
 export function negotiateMetadata(format: string | undefined, accept: string | undefined): MetadataLevel {
   const value = format || accept;
   if (value === undefined) return 'minimal';
-  for (const range of value.split(',')) {
-    const level = levelOfMediaRange(range);
-    if (level !== undefined) return level;
+  let level = negotiated.get(value);
+  if (level === undefined) {
+    level = value.split(',').map(levelOfMediaRange).find((found) => found !== undefined) ?? 'minimal';
+    // Clients send a handful of distinct values: a small memo, emptied when full (bounded memory).
+    if (value.length <= negotiatedLengthMax) {
+      if (negotiated.size >= negotiatedMax) negotiated.clear();
+      negotiated.set(value, level);
+    }
   }
-  return 'minimal';
+  return level;
 }
+
+const negotiated = new Map<string, MetadataLevel>();
+const negotiatedMax = 64;
+const negotiatedLengthMax = 256;
 
 function levelOfMediaRange(range: string): MetadataLevel | undefined {
   const [mediaType = '', ...parameters] = range.split(';');

@@ -7,8 +7,8 @@ import { validateKey } from '../domain/entity.js';
 import { TableError } from '../errors.js';
 import { batchOperationsMax } from '../limits.js';
 import { BatchOperationError } from '../protocol/batch.js';
-import type { DecodedEntity } from '../protocol/entity-json.js';
-import type { CommitResult, Store, TableInfo, Write, WriteCondition, WriteFailure } from '../storage/store.js';
+import type { EntityBody } from '../protocol/entity-text.js';
+import type { CommitResult, Store, TableInfo, Write, WriteAction, WriteCondition, WriteFailure } from '../storage/store.js';
 
 /** An If-Match header: `*`, or the stored version an ETag names. */
 export type IfMatch = { readonly kind: 'any' } | { readonly kind: 'version'; readonly timestamp: bigint };
@@ -17,12 +17,12 @@ export type UpdateMode = 'replace' | 'merge';
 
 export type EntityOperation =
   /** Insert Entity; the body must name both keys. */
-  | { readonly kind: 'insert'; readonly body: DecodedEntity }
+  | { readonly kind: 'insert'; readonly body: EntityBody }
   /** Update or Merge with If-Match; without it, Insert Or Replace / Insert Or Merge. */
   | {
       readonly kind: 'update';
       readonly keys: EntityKeys;
-      readonly body: DecodedEntity;
+      readonly body: EntityBody;
       readonly mode: UpdateMode;
       readonly ifMatch: IfMatch | undefined;
     }
@@ -72,13 +72,12 @@ function writeOf(operation: EntityOperation): Write {
     case 'insert': {
       const { body } = operation;
       const keys = requireKeys(body);
-      return { ...keys, condition: { kind: 'absent' }, action: { kind: 'put', properties: body.properties } };
+      return { ...keys, condition: { kind: 'absent' }, action: bodyAction('put', body) };
     }
     case 'update': {
       const { keys, body, mode, ifMatch } = operation;
       checkBodyKeys(keys, body);
-      const action = { kind: mode === 'replace' ? 'put' : 'merge', properties: body.properties } as const;
-      return { ...keys, condition: conditionOf(ifMatch), action };
+      return { ...keys, condition: conditionOf(ifMatch), action: bodyAction(mode === 'replace' ? 'put' : 'merge', body) };
     }
     case 'delete': {
       const { keys, ifMatch } = operation;
@@ -89,8 +88,19 @@ function writeOf(operation: EntityOperation): Write {
   }
 }
 
+/** A put or merge of the body's properties; they stay undecoded unless the store or a watcher reads them. */
+function bodyAction(kind: 'put' | 'merge', body: EntityBody): WriteAction {
+  return {
+    kind,
+    stored: body.stored,
+    get properties() {
+      return body.properties;
+    },
+  };
+}
+
 /** Keys of an insert body: both required (400 PropertiesNeedValue) and valid. */
-function requireKeys(body: DecodedEntity): EntityKeys {
+function requireKeys(body: EntityBody): EntityKeys {
   const { partitionKey, rowKey } = body;
   if (partitionKey === undefined || rowKey === undefined) throw new TableError('PropertiesNeedValue');
   validateKey(partitionKey, 'PartitionKey');
@@ -99,7 +109,7 @@ function requireKeys(body: DecodedEntity): EntityKeys {
 }
 
 /** Keys in an update body may be omitted but must not contradict the URL (unverified: 400 InvalidInput). */
-function checkBodyKeys(keys: EntityKeys, body: DecodedEntity): void {
+function checkBodyKeys(keys: EntityKeys, body: EntityBody): void {
   validateKey(keys.partitionKey, 'PartitionKey');
   validateKey(keys.rowKey, 'RowKey');
   const contradicts =

@@ -62,10 +62,23 @@ export type WriteCondition =
 
 export type WriteAction =
   /** The entity becomes exactly `properties` (insert, replace, insert-or-replace). */
-  | { readonly kind: 'put'; readonly properties: Properties }
+  | { readonly kind: 'put'; readonly properties: Properties; readonly stored?: StoredProperties }
   /** `properties` overwrite or add to the stored ones (merge, insert-or-merge). */
-  | { readonly kind: 'merge'; readonly properties: Properties }
+  | { readonly kind: 'merge'; readonly properties: Properties; readonly stored?: StoredProperties }
   | { readonly kind: 'delete' };
+
+/**
+ * A write's properties in the stored JSON form (stored-json.ts), when the request path made that
+ * text straight from the body: an engine that keeps the form stores it as is, and `properties`
+ * is then decoded only if something asks for it.
+ */
+export interface StoredProperties {
+  readonly json: string;
+  /** Custom properties (the Map's size). */
+  readonly count: number;
+  /** The sum of their domain/entity.ts propertySizeBytes. */
+  readonly propertyBytes: number;
+}
 
 export interface Write {
   readonly partitionKey: string;

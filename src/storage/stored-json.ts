@@ -5,7 +5,8 @@
 // versioned: a change to it needs a new version and a migration, never a change to this one.
 //
 // It is the minimal-metadata wire form but for the annotation of whole Doubles, so responses
-// derive their text from it without decoding values: see minimalJsonOf.
+// derive their text from it without decoding values: see minimalJsonOf. Request bodies are
+// written straight into this form by protocol/entity-text.ts, which checks storedJsonVersion.
 import { assertNever } from '../domain/assert.js';
 import { edmValueJson, parseDateTimeTicks, type EdmType, type EdmValue } from '../domain/edm.js';
 import type { Properties } from '../domain/entity.js';
@@ -57,21 +58,26 @@ export function minimalJsonOf(text: string): string {
 }
 
 function isAnnotated(value: EdmValue): boolean {
-  switch (value.type) {
+  return isAnnotatedType(value.type, value.type === 'Edm.Double' ? value.value : 0);
+}
+
+/** Whether a value of `type` is stored with a `name@odata.type` member (`double`: a Double's value). */
+export function isAnnotatedType(type: EdmType, double: number): boolean {
+  switch (type) {
     case 'Edm.String':
     case 'Edm.Int32':
     case 'Edm.Boolean':
       return false;
     case 'Edm.Double':
       // A whole Double would read back as Int32, and JSON has no NaN or ±Infinity.
-      return !Number.isFinite(value.value) || Number.isInteger(value.value);
+      return !Number.isFinite(double) || Number.isInteger(double);
     case 'Edm.Int64':
     case 'Edm.DateTime':
     case 'Edm.Guid':
     case 'Edm.Binary':
       return true;
     default:
-      return assertNever(value);
+      return assertNever(type);
   }
 }
 

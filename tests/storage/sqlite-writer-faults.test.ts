@@ -7,9 +7,9 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type Database from 'better-sqlite3';
-import { decodeKey, decodeProperties, encodeProperties } from '../../src/storage/sqlite/codec.js';
+import { decodeKey, decodeProperties } from '../../src/storage/sqlite/codec.js';
 import { openDatabase, selectTableSql } from '../../src/storage/sqlite/schema.js';
-import { SqliteWriter, type EncodedWrite } from '../../src/storage/sqlite/writer.js';
+import { encodeWrites, SqliteWriter } from '../../src/storage/sqlite/writer.js';
 import type { SettingKey, Store, TableInfo, Write } from '../../src/storage/store.js';
 import { ModelStore } from './conformance/model.js';
 import { absent, del, edm, merge, present, props, propertiesText, put, show, version, walk } from './conformance/support.js';
@@ -64,12 +64,7 @@ interface Job {
 }
 
 function commitJob(name: string, writes: Write[]): Job {
-  const encoded: EncodedWrite[] = writes.map(({ partitionKey, rowKey, condition, action }) => ({
-    partitionKey,
-    rowKey,
-    condition,
-    action: action.kind === 'delete' ? action : { kind: action.kind, properties: encodeProperties(action.properties) },
-  }));
+  const encoded = encodeWrites(writes);
   return { name, writer: (w) => w.commit(account, table.name, encoded), model: (m) => m.commit(table, writes) };
 }
 

@@ -12,14 +12,14 @@ import { stat } from 'node:fs/promises';
 import type { Entity } from '../../domain/entity.js';
 import type { KeyRange } from '../../domain/keys.js';
 import type { CommitObserver, CommitResult, DiskUsage, ScanRequest, ScanStep, SettingChange, SettingKey, Store, TableInfo, Write } from '../store.js';
-import { encodeKey, encodeProperties, StoredEntity } from './codec.js';
+import { encodeKey, StoredEntity } from './codec.js';
 import { RangeReader, stepExamineMaxDefault, stepRowsMax } from './range-reader.js';
 import { ScanPool } from './scan-pool.js';
 import { SplitScanner } from './split-scan.js';
 import type { ScanSplit } from '../../config.js';
 import { databaseFile, openDatabase, selectTableSql, settingRow, tableCacheKey } from './schema.js';
 import { WorkerWriterClient } from './writer-client.js';
-import { SqliteWriter, type EncodedWrite, type WriterApi } from './writer.js';
+import { encodeWrites, SqliteWriter, type WriterApi } from './writer.js';
 
 export interface SqliteStoreOptions {
   /** Directory for the database files; undefined keeps everything in memory. */
@@ -50,6 +50,8 @@ export class SqliteStore implements Store {
   private readonly selectEntity: Statement;
   private readonly selectSetting: Statement;
   private closed = false;
+  /** The shared read snapshot (see read()); only where the writer has a connection of its own. */
+  private readonly snapshot: { readonly begin: Statement; readonly end: Statement; open: boolean } | undefined;
 
   private constructor(
     private readonly db: Database.Database,
@@ -77,6 +79,32 @@ export class SqliteStore implements Store {
       .safeIntegers(true)
       .raw(true);
     this.selectSetting = db.prepare('SELECT value FROM settings WHERE account = ? AND scope = ? AND name = ?');
+    this.snapshot = file === undefined ? undefined : { begin: db.prepare('BEGIN'), end: db.prepare('COMMIT'), open: false };
+  }
+
+  /**
+   * Point reads share one read transaction until this process acknowledges a write: in WAL mode
+   * each read transaction takes and drops a lock with two fcntl calls, which cost about as much as
+   * the lookup. Every answer of the writer ends the shared transaction before its caller hears
+   * of it (afterWrite), so a read that starts after an acknowledgement sees that write; and the
+   * store serves one process (README, Scale out), so no other acknowledges writes behind its back.
+   */
+  private read<T>(lookup: () => T): T {
+    if (this.snapshot !== undefined && !this.snapshot.open) {
+      this.snapshot.begin.run();
+      this.snapshot.open = true;
+    }
+    return lookup();
+  }
+
+  /** Ends the shared read transaction once the writer has answered `written`. */
+  private afterWrite<T>(written: Promise<T>): Promise<T> {
+    return written.finally(() => {
+      if (this.snapshot?.open === true && this.db.open) {
+        this.snapshot.open = false;
+        this.snapshot.end.run();
+      }
+    });
   }
 
   static async open(options: SqliteStoreOptions): Promise<SqliteStore> {
@@ -99,12 +127,12 @@ export class SqliteStore implements Store {
   // -- tables ----------------------------------------------------------------------------------
 
   createTable(account: string, name: string): Promise<'created' | 'exists'> {
-    return this.writer.createTable(account, name);
+    return this.afterWrite(this.writer.createTable(account, name));
   }
 
   async deleteTable(account: string, name: string): Promise<boolean> {
     this.tables.delete(tableCacheKey(account, name));
-    const deleted = await this.writer.deleteTable(account, name);
+    const deleted = await this.afterWrite(this.writer.deleteTable(account, name));
     this.tables.delete(tableCacheKey(account, name));
     return deleted;
   }
@@ -123,7 +151,7 @@ export class SqliteStore implements Store {
   async getEntity(table: TableInfo, partitionKey: string, rowKey: string): Promise<Entity | undefined> {
     const id = this.cachedTable(table.account, table.name)?.id;
     if (id === undefined) return undefined;
-    const row = this.selectEntity.get(id, encodeKey(partitionKey), encodeKey(rowKey)) as [bigint, string] | undefined;
+    const row = this.read(() => this.selectEntity.get(id, encodeKey(partitionKey), encodeKey(rowKey))) as [bigint, string] | undefined;
     return row === undefined ? undefined : new StoredEntity(partitionKey, rowKey, ...row);
   }
 
@@ -148,7 +176,7 @@ export class SqliteStore implements Store {
 
   commit(table: TableInfo, writes: readonly Write[]): Promise<CommitResult> {
     if (this.closed) return Promise.reject(new Error('store is closed'));
-    return this.writer.commit(table.account, table.name, writes.map(encodeWrite));
+    return this.afterWrite(this.writer.commit(table.account, table.name, encodeWrites(writes)));
   }
 
   // -- settings --------------------------------------------------------------------------------
@@ -161,7 +189,7 @@ export class SqliteStore implements Store {
 
   putSettings(account: string, changes: readonly SettingChange[]): Promise<'ok' | 'tableNotFound'> {
     if (this.closed) return Promise.reject(new Error('store is closed'));
-    return this.writer.putSettings(account, changes);
+    return this.afterWrite(this.writer.putSettings(account, changes));
   }
 
   /** The database file and its write-ahead log (`-wal`), as they are now. */
@@ -190,14 +218,4 @@ export class SqliteStore implements Store {
     }
     return table;
   }
-}
-
-function encodeWrite(write: Write): EncodedWrite {
-  const { partitionKey, rowKey, condition, action } = write;
-  return {
-    partitionKey,
-    rowKey,
-    condition,
-    action: action.kind === 'delete' ? action : { kind: action.kind, properties: encodeProperties(action.properties) },
-  };
 }

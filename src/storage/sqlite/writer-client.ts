@@ -1,7 +1,7 @@
 // The reading side's handle on the writer thread: a WriterApi whose calls are messages.
 import type { CommitObserver, CommitResult, SettingChange } from '../store.js';
 import { WorkerRpc } from './worker-rpc.js';
-import type { EncodedWrite, WriterApi } from './writer.js';
+import type { EncodedWrites, WriterApi } from './writer.js';
 
 export class WorkerWriterClient implements WriterApi {
   private constructor(private readonly rpc: WorkerRpc) {}
@@ -12,7 +12,7 @@ export class WorkerWriterClient implements WriterApi {
     return new WorkerWriterClient(await WorkerRpc.start(script, { file }, 'storage writer', onCommit as (notice: unknown) => void));
   }
 
-  commit(account: string, table: string, writes: readonly EncodedWrite[]): Promise<CommitResult> {
+  commit(account: string, table: string, writes: EncodedWrites): Promise<CommitResult> {
     return this.rpc.call('commit', [account, table, writes]);
   }
 

@@ -4,22 +4,53 @@
 // fsync never blocks the HTTP thread) and inline for an in-memory one.
 import type Database from 'better-sqlite3';
 import { performance } from 'node:perf_hooks';
-import type { CommitObserver, CommitResult, SettingChange, WriteCondition } from '../store.js';
+import type { CommitObserver, CommitResult, SettingChange, Write, WriteCondition } from '../store.js';
 import { CommitClock, conditionFailure, mergeProperties } from '../write.js';
 import { decodeProperties, encodeKey, encodeProperties } from './codec.js';
 import { selectTableSql, settingRow, tableCacheKey } from './schema.js';
 
-/** A write with its properties already in their stored form, so it crosses threads cheaply. */
-export interface EncodedWrite {
+/**
+ * Writes on their way to the writer, properties already in the stored form, flattened into one
+ * array of five slots a write (partitionKey, rowKey, condition, action, properties): a structured
+ * clone of one array of strings costs a fraction of one of nested objects per write. The
+ * condition slot is its kind, or the version's ticks; a delete's properties slot is ''.
+ */
+export type EncodedWrites = readonly (string | bigint)[];
+const slotsPerWrite = 5;
+
+export function encodeWrites(writes: readonly Write[]): EncodedWrites {
+  const flat: (string | bigint)[] = [];
+  for (const { partitionKey, rowKey, condition, action } of writes) {
+    const properties = action.kind === 'delete' ? '' : (action.stored?.json ?? encodeProperties(action.properties));
+    flat.push(partitionKey, rowKey, condition.kind === 'version' ? condition.timestamp : condition.kind, action.kind, properties);
+  }
+  return flat;
+}
+
+interface EncodedWrite {
   readonly partitionKey: string;
   readonly rowKey: string;
   readonly condition: WriteCondition;
-  readonly action: { readonly kind: 'put' | 'merge'; readonly properties: string } | { readonly kind: 'delete' };
+  readonly action: 'put' | 'merge' | 'delete';
+  /** Stored form ('' for a delete). */
+  readonly properties: string;
+}
+
+function encodedWrite(writes: EncodedWrites, index: number): EncodedWrite {
+  const at = index * slotsPerWrite;
+  const condition = writes[at + 2]!;
+  return {
+    partitionKey: writes[at] as string,
+    rowKey: writes[at + 1] as string,
+    condition: typeof condition === 'bigint' ? { kind: 'version', timestamp: condition } : ({ kind: condition } as WriteCondition),
+    action: writes[at + 3] as EncodedWrite['action'],
+    properties: writes[at + 4] as string,
+  };
 }
 
 /** Everything the writer does; the worker host dispatches messages to these by name. */
 export interface WriterApi {
-  commit(account: string, table: string, writes: readonly EncodedWrite[]): Promise<CommitResult>;
+  commit(account: string, table: string, writes: EncodedWrites): Promise<CommitResult>;
   createTable(account: string, name: string): Promise<'created' | 'exists'>;
   deleteTable(account: string, name: string): Promise<boolean>;
   putSettings(account: string, changes: readonly SettingChange[]): Promise<'ok' | 'tableNotFound'>;
@@ -98,7 +129,7 @@ export class SqliteWriter implements WriterApi {
     this.clock = new CommitClock(saved?.value ?? 0n);
   }
 
-  commit(account: string, table: string, writes: readonly EncodedWrite[]): Promise<CommitResult> {
+  commit(account: string, table: string, writes: EncodedWrites): Promise<CommitResult> {
     return this.enqueue(() => {
       const result = this.applyCommit(account, table, writes);
       return { result, undo: !result.ok };
@@ -188,13 +219,13 @@ export class SqliteWriter implements WriterApi {
     group.forEach((job, i) => job.resolve(results[i] as never));
   }
 
-  private applyCommit(account: string, table: string, writes: readonly EncodedWrite[]): CommitResult {
+  private applyCommit(account: string, table: string, writes: EncodedWrites): CommitResult {
     const id = this.tableId(account, table);
     if (id === undefined) return { ok: false, index: 0, failure: 'tableNotFound' };
     const rows: { pk: Buffer; rk: Buffer; props: string | null }[] = [];
     let newestPrevious = 0n;
-    for (let index = 0; index < writes.length; index++) {
-      const write = writes[index]!;
+    for (let index = 0; index < writes.length / slotsPerWrite; index++) {
+      const write = encodedWrite(writes, index);
       const pk = encodeKey(write.partitionKey);
       const rk = encodeKey(write.rowKey);
       const current = this.sql.selectTimestamp.get(id, pk, rk) as StoredVersion | undefined;
@@ -221,13 +252,12 @@ export class SqliteWriter implements WriterApi {
     write: EncodedWrite,
     current: (() => string) | undefined,
   ): string | null | 'notFound' | 'entityTooLarge' | 'tooManyProperties' {
-    const { action } = write;
-    switch (action.kind) {
+    switch (write.action) {
       case 'put':
-        return action.properties;
+        return write.properties;
       case 'merge': {
-        if (current === undefined) return action.properties;
-        const merged = mergeProperties(write, decodeProperties(current()), decodeProperties(action.properties));
+        if (current === undefined) return write.properties;
+        const merged = mergeProperties(write, decodeProperties(current()), decodeProperties(write.properties));
         return typeof merged === 'string' ? merged : encodeProperties(merged);
       }
       case 'delete':
