@@ -35,6 +35,14 @@ export function encodeProperties(properties: Properties): string {
   return `{${members.filter((text) => text !== '').join(',')}}`;
 }
 
+/**
+ * The stored members of `properties` as a jsonb object without the "@order" member: what a merge
+ * in SQL lays over the stored object (it keeps the order itself).
+ */
+export function encodeMergedMembers(properties: Properties): string {
+  return `{${objectMembers(properties)}}`;
+}
+
 /** The members of the stored object of `properties`, without the braces. */
 function objectMembers(properties: Properties): string {
   let escaped: Map<string, EdmValue> | undefined;

@@ -15,7 +15,8 @@ import assert from 'node:assert/strict';
 import { performance } from 'node:perf_hooks';
 import { setImmediate as turnOfEventLoop } from 'node:timers/promises';
 import pg from 'pg';
-import type { Entity } from '../../domain/entity.js';
+import type { Entity, Properties } from '../../domain/entity.js';
+import { customPropertiesMax, entityBytesMax } from '../../limits.js';
 import type { KeyBound, KeyRange } from '../../domain/keys.js';
 import { TableError } from '../../errors.js';
 import type {
@@ -33,7 +34,7 @@ import type {
 } from '../store.js';
 import { CommitClock, conditionFailure, mergeProperties } from '../write.js';
 import { LazyEntity } from '../lazy-entity.js';
-import { decodeKey, decodeProperties, encodeKey, encodeProperties } from './codec.js';
+import { decodeKey, decodeProperties, encodeKey, encodeMergedMembers, encodeProperties } from './codec.js';
 import { conditionSql, type Bind } from './conditions.js';
 import { azureError, isConnectionFailure, isMissingTable, isRetryable } from './failures.js';
 import { migrate, schemaName as s } from './schema.js';
@@ -248,6 +249,10 @@ export class PostgresStore implements Store {
         throw error;
       }
     }
+    if (writes.length === 1 && only!.action.kind === 'merge' && only!.condition.kind !== 'absent') {
+      const merged = await this.mergeAlone(table, only!, only!.action.properties);
+      if (merged !== undefined) return merged;
+    }
     return this.transaction((client) => this.applyCommit(client, table, writes), (result) => result.ok, failed(0, 'tableNotFound'));
   }
 
@@ -293,11 +298,61 @@ export class PostgresStore implements Store {
       ));
     }
     if (written === undefined) return this.whyNotWritten(table, write);
-    const timestamp = BigInt(written.ts);
-    // The database may have chosen a later tick (another process's clock ran ahead): this
-    // process's later commits come after it too.
+    return { ok: true, timestamp: this.adoptTimestamp(BigInt(written.ts)) };
+  }
+
+  /**
+   * The Timestamp a statement wrote: the database may have chosen a later tick than the clock's
+   * (one after a version another process wrote with a clock ahead of this one), and this
+   * process's later commits come after it too.
+   */
+  private adoptTimestamp(timestamp: bigint): bigint {
     if (timestamp > this.clock.last) this.clock.next(timestamp - 1n);
-    return { ok: true, timestamp };
+    return timestamp;
+  }
+
+  /**
+   * A lone merge into a stored entity as one statement: the merge of the stored members with the
+   * incoming ones, and of their order, is computed in SQL from the version the statement reads,
+   * and written only if the row still holds that version (a compare-and-swap on ts) and the
+   * merged entity is certainly within the entity limits (a bound from its stored size:
+   * mergeBoundSql). Anything else (no entity, another version, a table gone, an entity that
+   * may pass a limit) writes nothing and answers undefined: the transaction path then decides on
+   * the locked row exactly.
+   */
+  private async mergeAlone(table: TableInfo, write: Write, incoming: Properties): Promise<CommitResult | undefined> {
+    const { condition } = write;
+    const expected = condition.kind === 'version' ? condition.timestamp.toString() : null;
+    // The part of entitySizeBytes that does not depend on the properties.
+    const keyBytes = 4 + 2 * (write.partitionKey.length + write.rowKey.length);
+    const { rows } = await this.query<{ ts: string }>(
+      'mergeEntity',
+      `UPDATE ${s}.entities e SET ts = greatest($5::bigint, e.ts + 1), props = m.merged FROM (` +
+        `SELECT c.table_id, c.pk, c.rk, c.ts, x.merged, jsonb_array_length(x.merged -> '@order') AS names FROM ${s}.entities c ` +
+        `CROSS JOIN LATERAL (SELECT jsonb_set((c.props - $9::text[]) || $7::jsonb, '{@order}', ` +
+        `coalesce(c.props -> '@order', (SELECT coalesce(jsonb_agg(k), '[]') FROM jsonb_object_keys(c.props) AS k WHERE right(k, 11) <> '@odata.type')) || ` +
+        `(SELECT coalesce(jsonb_agg(n ORDER BY i), '[]') FROM unnest($8::text[]) WITH ORDINALITY AS w (n, i) WHERE NOT c.props ? n)) AS merged) AS x ` +
+        `WHERE c.table_id = (${tableIdSql}) AND c.pk = $3 AND c.rk = $4 AND ($6::bigint IS NULL OR c.ts = $6)` +
+        `) AS m WHERE e.table_id = m.table_id AND e.pk = m.pk AND e.rk = m.rk AND e.ts = m.ts ` +
+        `AND m.names <= $11 AND $10 + ${mergeBytesPerName} * m.names + 2 * octet_length(m.merged::text) <= $12 RETURNING e.ts`,
+      [
+        table.account,
+        table.name.toLowerCase(),
+        encodeKey(write.partitionKey),
+        encodeKey(write.rowKey),
+        this.clock.next().toString(),
+        expected,
+        encodeMergedMembers(incoming),
+        [...incoming.keys()],
+        [...incoming.keys()].map((name) => `${name}@odata.type`),
+        keyBytes,
+        customPropertiesMax,
+        entityBytesMax,
+      ],
+    );
+    const written = rows[0];
+    if (written === undefined) return undefined;
+    return { ok: true, timestamp: this.adoptTimestamp(BigInt(written.ts)) };
   }
 
   /** The failure of a lone write that wrote nothing, from the table and the entity as they are now. */
@@ -556,6 +611,14 @@ function storableName(name: string): boolean {
 
 /** Checked-out clients given an 'error' listener (once each: the pool reuses them). */
 const guardedClients = new WeakSet<pg.PoolClient>();
+
+/**
+ * An upper bound, per property, of what entitySizeBytes counts beyond twice the property's bytes
+ * in the stored text: 8 per property, and at most 16 for a value (a Guid; a string counts
+ * 2 per UTF-16 code unit + 4, and each code unit is at least one byte of its text). So
+ * keyBytes + 24 x properties + 2 x the stored text's bytes >= entitySizeBytes.
+ */
+const mergeBytesPerName = 24;
 
 /** The table id of ($1 account, $2 lower-cased name), as a subquery: every request looks it up afresh. */
 const tableIdSql = `SELECT id FROM ${s}.tables WHERE account = $1 AND name_lower = $2`;
