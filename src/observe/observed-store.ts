@@ -13,10 +13,34 @@ export interface Watchers {
 }
 
 export class ObservedStore implements Store {
+  readonly getTableEntity?: Store['getTableEntity'];
+  readonly commitToTable?: Store['commitToTable'];
+
   constructor(
     private readonly engine: Store,
     private readonly watchers: Watchers,
-  ) {}
+  ) {
+    // The engine's one-call forms, when it has them, unless a throttle must admit the request
+    // before it reaches the engine: the throttle's keys need the table's stored name first.
+    if (watchers.throttle !== undefined) return;
+    const { getTableEntity, commitToTable } = engine;
+    if (getTableEntity !== undefined) {
+      this.getTableEntity = async (account, name, partitionKey, rowKey) => {
+        const read = await getTableEntity.call(engine, account, name, partitionKey, rowKey);
+        if (read !== undefined) this.watchers.workload?.touched(account, read.table.name, partitionKey, 1);
+        return read;
+      };
+    }
+    if (commitToTable !== undefined) {
+      this.commitToTable = async (account, name, writes) => {
+        const committed = await commitToTable.call(engine, account, name, writes);
+        if (committed.table !== undefined && committed.result.ok && writes.length > 0) {
+          this.watchers.workload?.wrote(account, committed.table.name, writes);
+        }
+        return committed;
+      };
+    }
+  }
 
   getEntity(table: TableInfo, partitionKey: string, rowKey: string): Promise<Entity | undefined> {
     this.watchers.throttle?.admit(table.account, table.name, partitionKey, 1);

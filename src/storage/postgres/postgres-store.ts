@@ -28,6 +28,8 @@ import type {
   SettingChange,
   SettingKey,
   Store,
+  TableCommit,
+  TableEntity,
   TableInfo,
   Write,
   WriteFailure,
@@ -169,6 +171,20 @@ export class PostgresStore implements Store {
     return row && new LazyEntity(partitionKey, rowKey, BigInt(row.ts), row.props, decodeProperties);
   }
 
+  async getTableEntity(account: string, name: string, partitionKey: string, rowKey: string): Promise<TableEntity | undefined> {
+    if (!storableName(name)) return undefined;
+    const { rows } = await this.query<{ name: string; ts: string | null; props: string | null }>(
+      'getTableEntity',
+      `SELECT t.name, e.ts, e.props::text AS props FROM ${s}.tables t ` +
+        `LEFT JOIN ${s}.entities e ON e.table_id = t.id AND e.pk = $3 AND e.rk = $4 WHERE t.account = $1 AND t.name_lower = $2`,
+      [account, name.toLowerCase(), encodeKey(partitionKey), encodeKey(rowKey)],
+    );
+    const row = rows[0];
+    if (row === undefined) return undefined;
+    const entity = row.ts === null ? undefined : new LazyEntity(partitionKey, rowKey, BigInt(row.ts), row.props!, decodeProperties);
+    return { table: { account, name: row.name }, entity };
+  }
+
   async scan(table: TableInfo, range: KeyRange, { conditions, limit }: ScanRequest): Promise<ScanStep> {
     const step = await this.scanStep(table, range, conditions, Math.min(limit, stepRowsMax), this.stepExamineMax);
     // The rows came over a socket, but decoding a full step is JavaScript's work: others get a turn.
@@ -231,12 +247,21 @@ export class PostgresStore implements Store {
 
   async commit(table: TableInfo, writes: readonly Write[]): Promise<CommitResult> {
     const startedMs = performance.now();
-    const result = await this.commitWrites(table, writes);
+    const { result } = await this.commitWrites(table, writes);
     if (result.ok) this.committed(startedMs);
     return result;
   }
 
-  private async commitWrites(table: TableInfo, writes: readonly Write[]): Promise<CommitResult> {
+  async commitToTable(account: string, name: string, writes: readonly Write[]): Promise<TableCommit> {
+    if (!storableName(name)) return { table: undefined, result: failed(0, 'tableNotFound') };
+    const startedMs = performance.now();
+    const { result, storedName } = await this.commitWrites({ account, name }, writes);
+    if (result.ok) this.committed(startedMs);
+    return { table: storedName === undefined ? undefined : { account, name: storedName }, result };
+  }
+
+  /** The commit, and the table's name as stored (undefined when there was no table). */
+  private async commitWrites(table: TableInfo, writes: readonly Write[]): Promise<Committed> {
     if (this.closed) throw new Error('store is closed');
     const [only] = writes;
     // A lone put or delete is one statement that checks its condition itself; a merge, which
@@ -245,7 +270,7 @@ export class PostgresStore implements Store {
       try {
         return await this.commitAlone(table, only!, only!.action);
       } catch (error) {
-        if (isMissingTable(error)) return failed(0, 'tableNotFound');
+        if (isMissingTable(error)) return noTable;
         throw error;
       }
     }
@@ -253,7 +278,7 @@ export class PostgresStore implements Store {
       const merged = await this.mergeAlone(table, only!, only!.action.properties);
       if (merged !== undefined) return merged;
     }
-    return this.transaction((client) => this.applyCommit(client, table, writes), (result) => result.ok, failed(0, 'tableNotFound'));
+    return this.transaction((client) => this.applyCommit(client, table, writes), ({ result }) => result.ok, noTable);
   }
 
   /**
@@ -261,44 +286,44 @@ export class PostgresStore implements Store {
    * replaces if that is later (the row is locked by the statement, so no other write comes
    * between). When nothing was written, a second look tells why.
    */
-  private async commitAlone(table: TableInfo, write: Write, action: Write['action'] & { kind: 'put' | 'delete' }): Promise<CommitResult> {
+  private async commitAlone(table: TableInfo, write: Write, action: Write['action'] & { kind: 'put' | 'delete' }): Promise<Committed> {
     const { condition } = write;
     const key = [table.account, table.name.toLowerCase(), encodeKey(write.partitionKey), encodeKey(write.rowKey)];
     const expected = condition.kind === 'version' ? condition.timestamp.toString() : null;
     const ts = this.clock.next().toString();
-    let written: { ts: string } | undefined;
+    let written: { ts: string; name: string } | undefined;
     if (action.kind === 'delete') {
       if (condition.kind === 'absent') return this.whyNotWritten(table, write);
-      ({ rows: [written] } = await this.query<{ ts: string }>(
+      ({ rows: [written] } = await this.query<{ ts: string; name: string }>(
         'deleteEntity',
-        `DELETE FROM ${s}.entities WHERE table_id = (${tableIdSql}) AND pk = $3 AND rk = $4 AND ($5::bigint IS NULL OR ts = $5) RETURNING $6::bigint AS ts`,
+        `DELETE FROM ${s}.entities e WHERE table_id = (${tableIdSql}) AND pk = $3 AND rk = $4 AND ($5::bigint IS NULL OR ts = $5) RETURNING $6::bigint AS ts, ${nameOfRowSql}`,
         [...key, expected, ts],
       ));
     } else if (condition.kind === 'absent') {
-      ({ rows: [written] } = await this.query<{ ts: string }>(
+      ({ rows: [written] } = await this.query<{ ts: string; name: string }>(
         'insertEntity',
-        `INSERT INTO ${s}.entities (table_id, pk, rk, ts, props) SELECT id, $3, $4, $5, $6::jsonb FROM ${s}.tables ` +
-          `WHERE account = $1 AND name_lower = $2 ON CONFLICT DO NOTHING RETURNING ts`,
+        `INSERT INTO ${s}.entities AS e (table_id, pk, rk, ts, props) SELECT id, $3, $4, $5, $6::jsonb FROM ${s}.tables ` +
+          `WHERE account = $1 AND name_lower = $2 ON CONFLICT DO NOTHING RETURNING ts, ${nameOfRowSql}`,
         [...key, ts, encodeProperties(action.properties)],
       ));
     } else if (condition.kind === 'none') {
-      ({ rows: [written] } = await this.query<{ ts: string }>(
+      ({ rows: [written] } = await this.query<{ ts: string; name: string }>(
         'putEntity',
         `INSERT INTO ${s}.entities AS e (table_id, pk, rk, ts, props) SELECT id, $3, $4, $5, $6::jsonb FROM ${s}.tables ` +
           `WHERE account = $1 AND name_lower = $2 ` +
-          `ON CONFLICT (table_id, pk, rk) DO UPDATE SET ts = greatest(EXCLUDED.ts, e.ts + 1), props = EXCLUDED.props RETURNING ts`,
+          `ON CONFLICT (table_id, pk, rk) DO UPDATE SET ts = greatest(EXCLUDED.ts, e.ts + 1), props = EXCLUDED.props RETURNING e.ts, ${nameOfRowSql}`,
         [...key, ts, encodeProperties(action.properties)],
       ));
     } else {
-      ({ rows: [written] } = await this.query<{ ts: string }>(
+      ({ rows: [written] } = await this.query<{ ts: string; name: string }>(
         'replaceEntity',
-        `UPDATE ${s}.entities SET ts = greatest($5::bigint, ts + 1), props = $6::jsonb ` +
-          `WHERE table_id = (${tableIdSql}) AND pk = $3 AND rk = $4 AND ($7::bigint IS NULL OR ts = $7) RETURNING ts`,
+        `UPDATE ${s}.entities e SET ts = greatest($5::bigint, ts + 1), props = $6::jsonb ` +
+          `WHERE table_id = (${tableIdSql}) AND pk = $3 AND rk = $4 AND ($7::bigint IS NULL OR ts = $7) RETURNING ts, ${nameOfRowSql}`,
         [...key, ts, encodeProperties(action.properties), expected],
       ));
     }
     if (written === undefined) return this.whyNotWritten(table, write);
-    return { ok: true, timestamp: this.adoptTimestamp(BigInt(written.ts)) };
+    return { result: { ok: true, timestamp: this.adoptTimestamp(BigInt(written.ts)) }, storedName: written.name };
   }
 
   /**
@@ -320,12 +345,12 @@ export class PostgresStore implements Store {
    * may pass a limit) writes nothing and answers undefined: the transaction path then decides on
    * the locked row exactly.
    */
-  private async mergeAlone(table: TableInfo, write: Write, incoming: Properties): Promise<CommitResult | undefined> {
+  private async mergeAlone(table: TableInfo, write: Write, incoming: Properties): Promise<Committed | undefined> {
     const { condition } = write;
     const expected = condition.kind === 'version' ? condition.timestamp.toString() : null;
     // The part of entitySizeBytes that does not depend on the properties.
     const keyBytes = 4 + 2 * (write.partitionKey.length + write.rowKey.length);
-    const { rows } = await this.query<{ ts: string }>(
+    const { rows } = await this.query<{ ts: string; name: string }>(
       'mergeEntity',
       `UPDATE ${s}.entities e SET ts = greatest($5::bigint, e.ts + 1), props = m.merged FROM (` +
         `SELECT c.table_id, c.pk, c.rk, c.ts, x.merged, jsonb_array_length(x.merged -> '@order') AS names FROM ${s}.entities c ` +
@@ -334,7 +359,7 @@ export class PostgresStore implements Store {
         `(SELECT coalesce(jsonb_agg(n ORDER BY i), '[]') FROM unnest($8::text[]) WITH ORDINALITY AS w (n, i) WHERE NOT c.props ? n)) AS merged) AS x ` +
         `WHERE c.table_id = (${tableIdSql}) AND c.pk = $3 AND c.rk = $4 AND ($6::bigint IS NULL OR c.ts = $6)` +
         `) AS m WHERE e.table_id = m.table_id AND e.pk = m.pk AND e.rk = m.rk AND e.ts = m.ts ` +
-        `AND m.names <= $11 AND $10 + ${mergeBytesPerName} * m.names + 2 * octet_length(m.merged::text) <= $12 RETURNING e.ts`,
+        `AND m.names <= $11 AND $10 + ${mergeBytesPerName} * m.names + 2 * octet_length(m.merged::text) <= $12 RETURNING e.ts, ${nameOfRowSql}`,
       [
         table.account,
         table.name.toLowerCase(),
@@ -352,27 +377,27 @@ export class PostgresStore implements Store {
     );
     const written = rows[0];
     if (written === undefined) return undefined;
-    return { ok: true, timestamp: this.adoptTimestamp(BigInt(written.ts)) };
+    return { result: { ok: true, timestamp: this.adoptTimestamp(BigInt(written.ts)) }, storedName: written.name };
   }
 
   /** The failure of a lone write that wrote nothing, from the table and the entity as they are now. */
-  private async whyNotWritten(table: TableInfo, write: Write): Promise<CommitResult> {
-    const { rows } = await this.query<{ table_exists: boolean; ts: string | null }>(
+  private async whyNotWritten(table: TableInfo, write: Write): Promise<Committed> {
+    const { rows } = await this.query<{ name: string | null; ts: string | null }>(
       'whyNotWritten',
-      `SELECT EXISTS (${tableIdSql}) AS table_exists, ` +
+      `SELECT (SELECT name FROM ${s}.tables WHERE account = $1 AND name_lower = $2) AS name, ` +
         `(SELECT ts FROM ${s}.entities WHERE table_id = (${tableIdSql}) AND pk = $3 AND rk = $4) AS ts`,
       [table.account, table.name.toLowerCase(), encodeKey(write.partitionKey), encodeKey(write.rowKey)],
     );
     const row = rows[0]!;
-    if (!row.table_exists) return failed(0, 'tableNotFound');
+    if (row.name === null) return noTable;
     const current = row.ts === null ? undefined : BigInt(row.ts);
     const failure = conditionFailure(current, write.condition) ?? (write.action.kind === 'delete' && current === undefined ? 'notFound' : undefined);
     // Otherwise another process changed the entity between the two statements: the write failed
     // on the entity as it was then.
-    return failed(0, failure ?? (write.condition.kind === 'absent' ? 'exists' : 'versionMismatch'));
+    return { result: failed(0, failure ?? (write.condition.kind === 'absent' ? 'exists' : 'versionMismatch')), storedName: row.name };
   }
 
-  private async applyCommit(client: pg.PoolClient, table: TableInfo, writes: readonly Write[]): Promise<CommitResult> {
+  private async applyCommit(client: pg.PoolClient, table: TableInfo, writes: readonly Write[]): Promise<Committed> {
     const pks = writes.map((write) => encodeKey(write.partitionKey));
     const rks = writes.map((write) => encodeKey(write.rowKey));
     const needProperties = writes.some((write) => write.action.kind === 'merge');
@@ -380,18 +405,20 @@ export class PostgresStore implements Store {
     // no row) and the stored entities, in key order as every commit locks them, so that two
     // batches cannot deadlock on each other. A missing table gives no row; a table without any of
     // the entities gives one row of nulls.
-    const locked = await client.query<{ table_id: string; pk: Buffer | null; rk: Buffer | null; ts: string | null; props: string | null }>({
+    const locked = await client.query<{ table_id: string; name: string; pk: Buffer | null; rk: Buffer | null; ts: string | null; props: string | null }>({
       name: needProperties ? 'lockWithProperties' : 'lock',
       text:
-        `WITH t AS (SELECT id FROM ${s}.tables WHERE account = $1 AND name_lower = $2 FOR KEY SHARE) ` +
-        `SELECT t.id AS table_id, e.pk, e.rk, e.ts, e.props FROM t LEFT JOIN LATERAL (` +
+        `WITH t AS (SELECT id, name FROM ${s}.tables WHERE account = $1 AND name_lower = $2 FOR KEY SHARE) ` +
+        `SELECT t.id AS table_id, t.name, e.pk, e.rk, e.ts, e.props FROM t LEFT JOIN LATERAL (` +
         `SELECT e.pk, e.rk, e.ts, ${needProperties ? 'e.props::text' : 'NULL'} AS props FROM ${s}.entities e ` +
         `JOIN unnest($3::bytea[], $4::bytea[]) AS w (pk, rk) ON e.pk = w.pk AND e.rk = w.rk ` +
         `WHERE e.table_id = t.id ORDER BY e.pk, e.rk FOR UPDATE OF e) AS e ON true`,
       values: [table.account, table.name.toLowerCase(), pks, rks],
     });
     const tableId = locked.rows[0]?.table_id;
-    if (tableId === undefined) return failed(0, 'tableNotFound');
+    if (tableId === undefined) return noTable;
+    const storedName = locked.rows[0]!.name;
+    const failedAt = (index: number, failure: WriteFailure): Committed => ({ result: failed(index, failure), storedName });
     const stored = new Map<string, { ts: bigint; props: string | null }>();
     for (const row of locked.rows) {
       if (row.pk !== null) stored.set(row.pk.toString('hex') + ':' + row.rk!.toString('hex'), { ts: BigInt(row.ts!), props: row.props });
@@ -407,17 +434,17 @@ export class PostgresStore implements Store {
       const current = stored.get(pks[index]!.toString('hex') + ':' + rks[index]!.toString('hex'));
       if (current !== undefined && current.ts > newestPrevious) newestPrevious = current.ts;
       const failure = conditionFailure(current?.ts, write.condition);
-      if (failure !== undefined) return failed(index, failure);
+      if (failure !== undefined) return failedAt(index, failure);
       const { action } = write;
       if (action.kind === 'delete') {
-        if (current === undefined) return failed(index, 'notFound');
+        if (current === undefined) return failedAt(index, 'notFound');
         deletes.push(index);
         continue;
       }
       let properties = action.properties;
       if (action.kind === 'merge' && current !== undefined) {
         const merged = mergeProperties(write, decodeProperties(current.props!), action.properties);
-        if (typeof merged === 'string') return failed(index, merged);
+        if (typeof merged === 'string') return failedAt(index, merged);
         properties = merged;
       }
       if (current === undefined) {
@@ -458,7 +485,7 @@ export class PostgresStore implements Store {
         values: [tableId, pick(pks, deletes), pick(rks, deletes)],
       });
     }
-    return { ok: true, timestamp };
+    return { result: { ok: true, timestamp }, storedName };
   }
 
   /**
@@ -637,6 +664,17 @@ interface ScanRow {
 function failed(index: number, failure: WriteFailure): CommitResult {
   return { ok: false, index, failure };
 }
+
+/** A commit's result and the table's name as stored (undefined: there was no table). */
+interface Committed {
+  readonly result: CommitResult;
+  readonly storedName: string | undefined;
+}
+
+const noTable: Committed = { result: failed(0, 'tableNotFound'), storedName: undefined };
+
+/** In RETURNING: the stored name of the table of the written row (aliased `e`). */
+const nameOfRowSql = `(SELECT name FROM ${s}.tables WHERE id = e.table_id) AS name`;
 
 /** WHERE terms for a key range. Row values keep a bound on both keys one index seek. */
 function rangeSql({ lower, upper }: KeyRange, bind: Bind): string[] {
