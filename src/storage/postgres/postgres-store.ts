@@ -35,8 +35,7 @@ import type {
   WriteFailure,
 } from '../store.js';
 import { CommitClock, conditionFailure, mergeProperties } from '../write.js';
-import { LazyEntity } from '../lazy-entity.js';
-import { decodeKey, decodeProperties, encodeKey, encodeMergedMembers, encodeProperties } from './codec.js';
+import { decodeKey, encodeKey, encodeMergedMembers, encodeProperties, storedEntity, type EncodedProperties } from './codec.js';
 import { conditionSql, type Bind } from './conditions.js';
 import { azureError, isConnectionFailure, isMissingTable, isRetryable } from './failures.js';
 import { migrate, schemaName as s } from './schema.js';
@@ -162,26 +161,26 @@ export class PostgresStore implements Store {
   // -- entities --------------------------------------------------------------------------------
 
   async getEntity(table: TableInfo, partitionKey: string, rowKey: string): Promise<Entity | undefined> {
-    const { rows } = await this.query<{ ts: string; props: string }>(
+    const { rows } = await this.query<{ ts: string; doc: string | null; props: string | null }>(
       'getEntity',
-      `SELECT ts, props::text AS props FROM ${s}.entities WHERE table_id = (${tableIdSql}) AND pk = $3 AND rk = $4`,
+      `SELECT ts, ${storedFormSql('')} FROM ${s}.entities WHERE table_id = (${tableIdSql}) AND pk = $3 AND rk = $4`,
       [table.account, table.name.toLowerCase(), encodeKey(partitionKey), encodeKey(rowKey)],
     );
     const row = rows[0];
-    return row && new LazyEntity(partitionKey, rowKey, BigInt(row.ts), row.props, decodeProperties);
+    return row && storedEntity(partitionKey, rowKey, BigInt(row.ts), row.doc, row.props);
   }
 
   async getTableEntity(account: string, name: string, partitionKey: string, rowKey: string): Promise<TableEntity | undefined> {
     if (!storableName(name)) return undefined;
-    const { rows } = await this.query<{ name: string; ts: string | null; props: string | null }>(
+    const { rows } = await this.query<{ name: string; ts: string | null; doc: string | null; props: string | null }>(
       'getTableEntity',
-      `SELECT t.name, e.ts, e.props::text AS props FROM ${s}.tables t ` +
+      `SELECT t.name, e.ts, ${storedFormSql('e.')} FROM ${s}.tables t ` +
         `LEFT JOIN ${s}.entities e ON e.table_id = t.id AND e.pk = $3 AND e.rk = $4 WHERE t.account = $1 AND t.name_lower = $2`,
       [account, name.toLowerCase(), encodeKey(partitionKey), encodeKey(rowKey)],
     );
     const row = rows[0];
     if (row === undefined) return undefined;
-    const entity = row.ts === null ? undefined : new LazyEntity(partitionKey, rowKey, BigInt(row.ts), row.props!, decodeProperties);
+    const entity = row.ts === null ? undefined : storedEntity(partitionKey, rowKey, BigInt(row.ts), row.doc, row.props);
     return { table: { account, name: row.name }, entity };
   }
 
@@ -211,7 +210,7 @@ export class PostgresStore implements Store {
     const keys = partitionKey === undefined ? 'pk, rk' : 'rk';
     let sql: string;
     if (conditions.length === 0) {
-      sql = `SELECT ${keys}, ts, props::text AS props, true AS hit FROM ${s}.entities WHERE ${where} ORDER BY pk, rk LIMIT ${bind(limit)}`;
+      sql = `SELECT ${keys}, ts, ${storedFormSql('')}, true AS hit FROM ${s}.entities WHERE ${where} ORDER BY pk, rk LIMIT ${bind(limit)}`;
     } else {
       // The inner query walks the window in key order, numbering the rows and marking the range's
       // last one (both stream: a step stops after `limit` rows however long its window). The rows
@@ -220,9 +219,9 @@ export class PostgresStore implements Store {
       const windowRows = bind(window);
       const tests = conditions.map((condition) => conditionSql(condition, bind)).join(' AND ');
       sql =
-        `SELECT ${keys}, ts, CASE WHEN hit THEN props::text END AS props, hit, n, last FROM (` +
-        `SELECT pk, rk, ts, props, n, last, (${tests}) AS hit FROM (` +
-        `SELECT pk, rk, ts, props, row_number() OVER w AS n, lead(ts) OVER w IS NULL AS last ` +
+        `SELECT ${keys}, ts, CASE WHEN hit THEN doc END AS doc, CASE WHEN hit AND doc IS NULL THEN props::text END AS props, hit, n, last FROM (` +
+        `SELECT pk, rk, ts, doc, props, n, last, (${tests}) AS hit FROM (` +
+        `SELECT pk, rk, ts, doc, props, row_number() OVER w AS n, lead(ts) OVER w IS NULL AS last ` +
         `FROM ${s}.entities WHERE ${where} WINDOW w AS (ORDER BY pk, rk) ORDER BY pk, rk LIMIT ${windowRows}` +
         `) AS examined) AS tested WHERE hit OR n = ${windowRows} OR last ORDER BY pk, rk LIMIT ${bind(limit)}`;
     }
@@ -233,8 +232,8 @@ export class PostgresStore implements Store {
     for (const row of rows) {
       lastKeys = { partitionKey: partitionKey ?? decodeKey(row.pk!), rowKey: decodeKey(row.rk) };
       if (!row.hit) continue;
-      const entity = new LazyEntity(lastKeys.partitionKey, lastKeys.rowKey, BigInt(row.ts), row.props!, decodeProperties);
-      bytes += Buffer.byteLength(row.props!); // what a page's size bound counts
+      const entity = storedEntity(lastKeys.partitionKey, lastKeys.rowKey, BigInt(row.ts), row.doc, row.props);
+      bytes += Buffer.byteLength(row.doc ?? row.props!); // what a page's size bound counts
       entities.push(entity);
     }
     const last = rows.at(-1);
@@ -292,6 +291,7 @@ export class PostgresStore implements Store {
     const expected = condition.kind === 'version' ? condition.timestamp.toString() : null;
     const ts = this.clock.next().toString();
     let written: { ts: string; name: string } | undefined;
+    const encoded = action.kind === 'put' ? encodeProperties(action.properties) : undefined;
     if (action.kind === 'delete') {
       if (condition.kind === 'absent') return this.whyNotWritten(table, write);
       ({ rows: [written] } = await this.query<{ ts: string; name: string }>(
@@ -302,24 +302,25 @@ export class PostgresStore implements Store {
     } else if (condition.kind === 'absent') {
       ({ rows: [written] } = await this.query<{ ts: string; name: string }>(
         'insertEntity',
-        `INSERT INTO ${s}.entities AS e (table_id, pk, rk, ts, props) SELECT id, $3, $4, $5, $6::jsonb FROM ${s}.tables ` +
+        `INSERT INTO ${s}.entities AS e (table_id, pk, rk, ts, props, doc) SELECT id, $3, $4, $5, $6::jsonb, $7 FROM ${s}.tables ` +
           `WHERE account = $1 AND name_lower = $2 ON CONFLICT DO NOTHING RETURNING ts, ${nameOfRowSql}`,
-        [...key, ts, encodeProperties(action.properties)],
+        [...key, ts, encoded!.props, encoded!.doc],
       ));
     } else if (condition.kind === 'none') {
       ({ rows: [written] } = await this.query<{ ts: string; name: string }>(
         'putEntity',
-        `INSERT INTO ${s}.entities AS e (table_id, pk, rk, ts, props) SELECT id, $3, $4, $5, $6::jsonb FROM ${s}.tables ` +
+        `INSERT INTO ${s}.entities AS e (table_id, pk, rk, ts, props, doc) SELECT id, $3, $4, $5, $6::jsonb, $7 FROM ${s}.tables ` +
           `WHERE account = $1 AND name_lower = $2 ` +
-          `ON CONFLICT (table_id, pk, rk) DO UPDATE SET ts = greatest(EXCLUDED.ts, e.ts + 1), props = EXCLUDED.props RETURNING e.ts, ${nameOfRowSql}`,
-        [...key, ts, encodeProperties(action.properties)],
+          `ON CONFLICT (table_id, pk, rk) DO UPDATE SET ts = greatest(EXCLUDED.ts, e.ts + 1), props = EXCLUDED.props, doc = EXCLUDED.doc ` +
+          `RETURNING e.ts, ${nameOfRowSql}`,
+        [...key, ts, encoded!.props, encoded!.doc],
       ));
     } else {
       ({ rows: [written] } = await this.query<{ ts: string; name: string }>(
         'replaceEntity',
-        `UPDATE ${s}.entities e SET ts = greatest($5::bigint, ts + 1), props = $6::jsonb ` +
+        `UPDATE ${s}.entities e SET ts = greatest($5::bigint, ts + 1), props = $6::jsonb, doc = $8 ` +
           `WHERE table_id = (${tableIdSql}) AND pk = $3 AND rk = $4 AND ($7::bigint IS NULL OR ts = $7) RETURNING ts, ${nameOfRowSql}`,
-        [...key, ts, encodeProperties(action.properties), expected],
+        [...key, ts, encoded!.props, expected, encoded!.doc],
       ));
     }
     if (written === undefined) return this.whyNotWritten(table, write);
@@ -352,7 +353,7 @@ export class PostgresStore implements Store {
     const keyBytes = 4 + 2 * (write.partitionKey.length + write.rowKey.length);
     const { rows } = await this.query<{ ts: string; name: string }>(
       'mergeEntity',
-      `UPDATE ${s}.entities e SET ts = greatest($5::bigint, e.ts + 1), props = m.merged FROM (` +
+      `UPDATE ${s}.entities e SET ts = greatest($5::bigint, e.ts + 1), props = m.merged, doc = NULL FROM (` +
         `SELECT c.table_id, c.pk, c.rk, c.ts, x.merged, jsonb_array_length(x.merged -> '@order') AS names FROM ${s}.entities c ` +
         `CROSS JOIN LATERAL (SELECT jsonb_set((c.props - $9::text[]) || $7::jsonb, '{@order}', ` +
         `coalesce(c.props -> '@order', (SELECT coalesce(jsonb_agg(k), '[]') FROM jsonb_object_keys(c.props) AS k WHERE right(k, 11) <> '@odata.type')) || ` +
@@ -405,12 +406,12 @@ export class PostgresStore implements Store {
     // no row) and the stored entities, in key order as every commit locks them, so that two
     // batches cannot deadlock on each other. A missing table gives no row; a table without any of
     // the entities gives one row of nulls.
-    const locked = await client.query<{ table_id: string; name: string; pk: Buffer | null; rk: Buffer | null; ts: string | null; props: string | null }>({
+    const locked = await client.query<{ table_id: string; name: string; pk: Buffer | null; rk: Buffer | null; ts: string | null; doc: string | null; props: string | null }>({
       name: needProperties ? 'lockWithProperties' : 'lock',
       text:
         `WITH t AS (SELECT id, name FROM ${s}.tables WHERE account = $1 AND name_lower = $2 FOR KEY SHARE) ` +
-        `SELECT t.id AS table_id, t.name, e.pk, e.rk, e.ts, e.props FROM t LEFT JOIN LATERAL (` +
-        `SELECT e.pk, e.rk, e.ts, ${needProperties ? 'e.props::text' : 'NULL'} AS props FROM ${s}.entities e ` +
+        `SELECT t.id AS table_id, t.name, e.pk, e.rk, e.ts, e.doc, e.props FROM t LEFT JOIN LATERAL (` +
+        `SELECT e.pk, e.rk, e.ts, ${needProperties ? storedFormSql('e.') : 'NULL AS doc, NULL AS props'} FROM ${s}.entities e ` +
         `JOIN unnest($3::bytea[], $4::bytea[]) AS w (pk, rk) ON e.pk = w.pk AND e.rk = w.rk ` +
         `WHERE e.table_id = t.id ORDER BY e.pk, e.rk FOR UPDATE OF e) AS e ON true`,
       values: [table.account, table.name.toLowerCase(), pks, rks],
@@ -419,15 +420,15 @@ export class PostgresStore implements Store {
     if (tableId === undefined) return noTable;
     const storedName = locked.rows[0]!.name;
     const failedAt = (index: number, failure: WriteFailure): Committed => ({ result: failed(index, failure), storedName });
-    const stored = new Map<string, { ts: bigint; props: string | null }>();
+    const stored = new Map<string, { ts: bigint; doc: string | null; props: string | null }>();
     for (const row of locked.rows) {
-      if (row.pk !== null) stored.set(row.pk.toString('hex') + ':' + row.rk!.toString('hex'), { ts: BigInt(row.ts!), props: row.props });
+      if (row.pk !== null) stored.set(row.pk.toString('hex') + ':' + row.rk!.toString('hex'), { ts: BigInt(row.ts!), doc: row.doc, props: row.props });
     }
 
     const inserts: number[] = [];
-    const updates: { index: number; properties: string }[] = [];
+    const updates: { index: number; properties: EncodedProperties }[] = [];
     const deletes: number[] = [];
-    const insertProperties: string[] = [];
+    const insertProperties: EncodedProperties[] = [];
     let newestPrevious = 0n;
     for (let index = 0; index < writes.length; index++) {
       const write = writes[index]!;
@@ -443,7 +444,7 @@ export class PostgresStore implements Store {
       }
       let properties = action.properties;
       if (action.kind === 'merge' && current !== undefined) {
-        const merged = mergeProperties(write, decodeProperties(current.props!), action.properties);
+        const merged = mergeProperties(write, storedEntity(write.partitionKey, write.rowKey, current.ts, current.doc, current.props).properties, action.properties);
         if (typeof merged === 'string') return failedAt(index, merged);
         properties = merged;
       }
@@ -460,9 +461,16 @@ export class PostgresStore implements Store {
       const result = await client.query({
         name: 'insertEntities',
         text:
-          `INSERT INTO ${s}.entities (table_id, pk, rk, ts, props) SELECT $1, w.pk, w.rk, $2, w.props::jsonb ` +
-          `FROM unnest($3::bytea[], $4::bytea[], $5::text[]) AS w (pk, rk, props) ON CONFLICT DO NOTHING`,
-        values: [tableId, ts, pick(pks, inserts), pick(rks, inserts), insertProperties],
+          `INSERT INTO ${s}.entities (table_id, pk, rk, ts, props, doc) SELECT $1, w.pk, w.rk, $2, w.props::jsonb, w.doc ` +
+          `FROM unnest($3::bytea[], $4::bytea[], $5::text[], $6::text[]) AS w (pk, rk, props, doc) ON CONFLICT DO NOTHING`,
+        values: [
+          tableId,
+          ts,
+          pick(pks, inserts),
+          pick(rks, inserts),
+          insertProperties.map((encoded) => encoded.props),
+          insertProperties.map((encoded) => encoded.doc),
+        ],
       });
       if (result.rowCount !== inserts.length) throw new InsertRace();
     }
@@ -471,9 +479,10 @@ export class PostgresStore implements Store {
       await client.query({
         name: 'updateEntities',
         text:
-          `UPDATE ${s}.entities e SET ts = $2, props = w.props::jsonb FROM unnest($3::bytea[], $4::bytea[], $5::text[]) AS w (pk, rk, props) ` +
+          `UPDATE ${s}.entities e SET ts = $2, props = w.props::jsonb, doc = w.doc ` +
+          `FROM unnest($3::bytea[], $4::bytea[], $5::text[], $6::text[]) AS w (pk, rk, props, doc) ` +
           `WHERE e.table_id = $1 AND e.pk = w.pk AND e.rk = w.rk`,
-        values: [tableId, ts, pick(pks, indexes), pick(rks, indexes), updates.map((update) => update.properties)],
+        values: [tableId, ts, pick(pks, indexes), pick(rks, indexes), updates.map((update) => update.properties.props), updates.map((update) => update.properties.doc)],
       });
     }
     if (deletes.length > 0) {
@@ -647,6 +656,14 @@ const guardedClients = new WeakSet<pg.PoolClient>();
  */
 const mergeBytesPerName = 24;
 
+/**
+ * The columns `doc, props` of a read: the stored JSON form, or for a row without it (written
+ * before schema version 2, or merged in SQL) the jsonb text. `alias` qualifies the columns.
+ */
+function storedFormSql(alias: string): string {
+  return `${alias}doc, CASE WHEN ${alias}doc IS NULL THEN ${alias}props::text END AS props`;
+}
+
 /** The table id of ($1 account, $2 lower-cased name), as a subquery: every request looks it up afresh. */
 const tableIdSql = `SELECT id FROM ${s}.tables WHERE account = $1 AND name_lower = $2`;
 
@@ -654,7 +671,9 @@ interface ScanRow {
   readonly pk?: Buffer;
   readonly rk: Buffer;
   readonly ts: string;
-  /** Null for a marker row that failed the conditions. */
+  /** The stored JSON form; null for a marker row that failed the conditions, or a row without it. */
+  readonly doc: string | null;
+  /** The jsonb text of a row that passed and has no `doc`. */
   readonly props: string | null;
   readonly hit: boolean;
   readonly n?: string;

@@ -53,6 +53,9 @@ const migrations: readonly string[] = [
      table_id bigint PRIMARY KEY REFERENCES ${schemaName}.tables (id) ON DELETE CASCADE,
      value text NOT NULL
    );`,
+  // Version 2: the stored JSON form itself, as text, beside its jsonb (codec.ts): reads splice it
+  // into responses. Null in rows written before, and in rows merged in SQL; reads then decode jsonb.
+  `ALTER TABLE ${schemaName}.entities ADD COLUMN doc text;`,
 ];
 
 /** Any constant: the advisory lock that serializes migrations between processes. */
