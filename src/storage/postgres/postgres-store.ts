@@ -207,23 +207,27 @@ export class PostgresStore implements Store {
     const where = [`table_id = (${tableIdSql})`, ...rangeSql(range, bind)].join(' AND ');
     const partitionKey = onlyPartition(range);
     // When the range pins the PartitionKey, only RowKey is read back.
-    const keys = partitionKey === undefined ? 'pk, rk' : 'rk';
+    const keys = (alias: string) => (partitionKey === undefined ? `${alias}pk, ${alias}rk` : `${alias}rk`);
     let sql: string;
     if (conditions.length === 0) {
-      sql = `SELECT ${keys}, ts, ${storedFormSql('')}, true AS hit FROM ${s}.entities WHERE ${where} ORDER BY pk, rk LIMIT ${bind(limit)}`;
+      sql = `SELECT ${keys('')}, ts, ${storedFormSql('')}, true AS hit FROM ${s}.entities WHERE ${where} ORDER BY pk, rk LIMIT ${bind(limit)}`;
     } else {
-      // The inner query walks the window in key order, numbering the rows and marking the range's
-      // last one (both stream: a step stops after `limit` rows however long its window). The rows
-      // that close the window or the range come back as markers, without their properties, when
-      // they fail the conditions: where they are tells how far the step got.
+      // The inner query walks the window in key order (one row past it, so that `lead` tells
+      // whether the window's last row is the range's), testing each row and numbering it; only
+      // keys, version and the test's outcome go through the window functions. The rows that
+      // close the window or the range come back as markers when they fail the conditions: where
+      // they are tells how far the step got. Each match then reads its stored form by key.
       const windowRows = bind(window);
       const tests = conditions.map((condition) => conditionSql(condition, bind)).join(' AND ');
       sql =
-        `SELECT ${keys}, ts, CASE WHEN hit THEN doc END AS doc, CASE WHEN hit AND doc IS NULL THEN props::text END AS props, hit, n, last FROM (` +
-        `SELECT pk, rk, ts, doc, props, n, last, (${tests}) AS hit FROM (` +
-        `SELECT pk, rk, ts, doc, props, row_number() OVER w AS n, lead(ts) OVER w IS NULL AS last ` +
-        `FROM ${s}.entities WHERE ${where} WINDOW w AS (ORDER BY pk, rk) ORDER BY pk, rk LIMIT ${windowRows}` +
-        `) AS examined) AS tested WHERE hit OR n = ${windowRows} OR last ORDER BY pk, rk LIMIT ${bind(limit)}`;
+        `SELECT ${keys('x.')}, x.ts, d.doc, d.props, x.hit, x.n, x.last FROM (` +
+        `SELECT pk, rk, ts, hit, n, last FROM (` +
+        `SELECT pk, rk, ts, hit, row_number() OVER w AS n, lead(ts) OVER w IS NULL AS last FROM (` +
+        `SELECT pk, rk, ts, (${tests}) AS hit FROM ${s}.entities WHERE ${where} ORDER BY pk, rk LIMIT ${windowRows}::bigint + 1` +
+        `) AS examined WINDOW w AS (ORDER BY pk, rk)` +
+        `) AS numbered WHERE n <= ${windowRows} AND (hit OR n = ${windowRows} OR last) ORDER BY pk, rk LIMIT ${bind(limit)}` +
+        `) AS x LEFT JOIN LATERAL (SELECT ${storedFormSql('')} FROM ${s}.entities ` +
+        `WHERE table_id = (${tableIdSql}) AND pk = x.pk AND rk = x.rk AND x.hit OFFSET 0) AS d ON true ORDER BY x.pk, x.rk`;
     }
     const { rows } = await this.query<ScanRow>(undefined, sql, params);
     let bytes = 0;
