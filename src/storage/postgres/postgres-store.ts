@@ -229,7 +229,9 @@ export class PostgresStore implements Store {
         `) AS x LEFT JOIN LATERAL (SELECT ${storedFormSql('')} FROM ${s}.entities ` +
         `WHERE table_id = (${tableIdSql}) AND pk = x.pk AND rk = x.rk AND x.hit OFFSET 0) AS d ON true ORDER BY x.pk, x.rk`;
     }
-    const { rows } = await this.query<ScanRow>(undefined, sql, params);
+    // A plain step has one of a few shapes (which bounds the range has): each is prepared once
+    // per connection. A step with conditions has as many shapes as filters, and is planned afresh.
+    const { rows } = await this.query<ScanRow>(conditions.length === 0 ? plainStepName(sql) : undefined, sql, params);
     let bytes = 0;
     let lastKeys: { partitionKey: string; rowKey: string } | undefined;
     const entities: Entity[] = [];
@@ -715,6 +717,15 @@ function rangeSql({ lower, upper }: KeyRange, bind: Bind): string[] {
     );
   }
   return terms;
+}
+
+/** Names of the prepared plain scan steps, by their text (a few dozen shapes at most). */
+const plainStepNames = new Map<string, string>();
+
+function plainStepName(sql: string): string {
+  let name = plainStepNames.get(sql);
+  if (name === undefined) plainStepNames.set(sql, (name = `scan${plainStepNames.size}`));
+  return name;
 }
 
 /** The PartitionKey of every row of the range, when its bounds pin one. */
