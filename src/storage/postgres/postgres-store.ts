@@ -2,14 +2,16 @@
 // nothing cached in the process, so each sees every other's acknowledged writes at once.
 //
 // A lone insert, replace, upsert or delete is one statement that checks its own condition on the
-// row it locks. A batch or a merge runs a READ COMMITTED transaction that locks what it reads: the
-// table's row FOR KEY SHARE (a concurrent delete of the table waits, or has won and the commit
-// finds no table) and every stored entity it writes FOR UPDATE; it decides the write conditions
-// on those locked versions, and writes. An entity that was absent is inserted with ON CONFLICT DO
-// NOTHING: if another process inserted it meanwhile the commit starts over and then sees it. So
-// conditional writes are race-free without SERIALIZABLE; serialization failures and deadlocks
-// (possible under a stricter default isolation, or when a table's deletion meets a batch) are
-// retried the same way, a bounded number of times. An acknowledged commit is durable:
+// row it locks, and finds the table in the same statement (commitToTable, getTableEntity: one
+// round trip per request). A lone merge into a stored entity is one statement too (mergeAlone).
+// A batch, or a merge that statement cannot decide, runs a READ COMMITTED transaction that locks
+// what it reads: the table's row FOR KEY SHARE (a concurrent delete of the table waits, or has
+// won and the commit finds no table) and every stored entity it writes FOR UPDATE; it decides the
+// write conditions on those locked versions, and writes. An entity that was absent is inserted
+// with ON CONFLICT DO NOTHING: if another process inserted it meanwhile the commit starts over and
+// then sees it. So conditional writes are race-free without SERIALIZABLE; serialization failures
+// and deadlocks (possible under a stricter default isolation, or when a table's deletion meets a
+// batch) are retried the same way, a bounded number of times. An acknowledged commit is durable:
 // synchronous_commit is on.
 import assert from 'node:assert/strict';
 import { performance } from 'node:perf_hooks';
