@@ -1,5 +1,6 @@
 // Composition: configuration → store → services, shared by the server (main.ts) and every tool
 // that works on a store. Process concerns (signals, the banner, listening) stay with the caller.
+import type { ScanSplit } from './config.js';
 import type { QueryService } from './service/query.js';
 import { createServices, type Services } from './service/services.js';
 import { PostgresStore } from './storage/postgres/postgres-store.js';
@@ -12,6 +13,8 @@ export interface StoreConfig {
   readonly location: string | undefined;
   /** A PostgreSQL connection URL: the PostgreSQL engine instead (`location` is then unused). */
   readonly database: string | undefined;
+  /** When a filtered scan's steps run on two scan threads (SQLite on disk); default auto. */
+  readonly scanSplit?: ScanSplit;
 }
 
 export interface Composition {
@@ -38,7 +41,7 @@ export function describeStore(config: StoreConfig): string {
 
 export async function openStore(config: StoreConfig, onCommit?: CommitObserver): Promise<Store> {
   return config.database === undefined
-    ? SqliteStore.open({ location: config.location, onCommit })
+    ? SqliteStore.open({ location: config.location, onCommit, scanSplit: config.scanSplit })
     : PostgresStore.open({ url: config.database, onCommit });
 }
 

@@ -24,7 +24,12 @@ export interface Config {
   readonly observe: ObserveConfig;
   /** Serve the web explorer at /_explorer/: by default only on a loopback address (README "Explorer"). */
   readonly explorer: boolean;
+  /** When a filtered scan's steps run on two scan threads at once (SQLite on disk). */
+  readonly scanSplit: ScanSplit;
 }
+
+export const scanSplits = ['auto', 'always', 'never'] as const;
+export type ScanSplit = (typeof scanSplits)[number];
 
 export interface OAuthConfig {
   readonly jwksFile: string | undefined;
@@ -56,6 +61,8 @@ export const usage = `Usage: cerulean [options]
 ${observeUsage}
   --explorer           serve the web explorer at /_explorer/ on a non-loopback --host too
                        (CERULEAN_EXPLORER=1; =0 turns it off; default on for loopback only)
+  --scan-split <when>  auto|always|never: run a lone filtered scan's steps on two scan threads
+                       (CERULEAN_SCAN_SPLIT, default auto: while the cores are otherwise idle)
   --help               print this text
 
 Extra accounts: AZURITE_ACCOUNTS="name:key1[:key2];name2:key1" (Azurite's format).`;
@@ -79,6 +86,7 @@ export function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Con
       'oauth-audience': { type: 'string' },
       ...observeFlags,
       explorer: { type: 'boolean' },
+      'scan-split': { type: 'string' },
       help: { type: 'boolean' },
     },
     strict: true,
@@ -98,6 +106,8 @@ export function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Con
   }
   const host = values.host ?? env['CERULEAN_HOST'] ?? '127.0.0.1';
   const explorerText = env['CERULEAN_EXPLORER'];
+  const scanSplit = values['scan-split'] ?? env['CERULEAN_SCAN_SPLIT'] ?? 'auto';
+  if (!(scanSplits as readonly string[]).includes(scanSplit)) throw new Error(`--scan-split must be one of ${scanSplits.join(', ')}, not '${scanSplit}'`);
   const database = databaseUrl(values.database ?? env['CERULEAN_DATABASE_URL'], values.location !== undefined || values['in-memory'] === true);
   return {
     host,
@@ -117,6 +127,7 @@ export function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Con
     observe: observeConfig(values, env),
     explorer:
       values.explorer ?? (explorerText === undefined || explorerText === '' ? isLoopback(host) : /^(1|true|yes)$/i.test(explorerText)),
+    scanSplit: scanSplit as ScanSplit,
   };
 }
 

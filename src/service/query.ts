@@ -43,6 +43,7 @@ export class QueryService {
     });
     for (let r = 0; r < ranges.length; r++) {
       let range: KeyRange = ranges[r]!;
+      if (page.full()) return finish(await this.firstOf(table, ranges.slice(r)));
       for (;;) {
         // One more than the page has room for, to see whether more follow.
         const step = await this.store.scan(table, range, { conditions, limit: page.room() + 1 });
@@ -50,7 +51,9 @@ export class QueryService {
         page.bytes += step.bytes;
         for (const row of step.entities) {
           page.checkOrder(row);
-          if (page.full()) return finish(row);
+          // Only $top ends a page inside a step: the step's rows are read (and counted) already, and
+          // a page cut there would read them again.
+          if (page.atTop()) return finish(row);
           page.scanned++;
           if (matches(row)) page.add(row);
         }
@@ -102,13 +105,17 @@ class PageBudget {
     this.lastRead = row;
   }
 
+  atTop(): boolean {
+    return this.entities.length >= this.size;
+  }
+
   room(): number {
     return Math.max(0, this.size - this.entities.length);
   }
 
   full(): boolean {
     return (
-      this.entities.length >= this.size ||
+      this.atTop() ||
       this.scanned >= queryRowsReadMax ||
       this.bytes >= pageBytesMax ||
       performance.now() > this.deadline

@@ -76,6 +76,17 @@ export class RangeReader {
     return { rows, examined: this.examined, next: stopped && last !== undefined ? after(last) : undefined };
   }
 
+  /** The key `offset` rows into the range, in key order, if the range holds that many. */
+  keyAt(id: number, range: KeyRange, offset: number): readonly [string, string] | undefined {
+    const params: unknown[] = [id];
+    const where = rangeWhere(range.lower, range.upper, params);
+    params.push(offset);
+    const row = this.statement(`SELECT pk, rk FROM entities WHERE ${where.join(' AND ')} ORDER BY pk, rk LIMIT 1 OFFSET ?`).get(...params) as
+      | [Buffer, Buffer]
+      | undefined;
+    return row && [decodeKey(row[0]), decodeKey(row[1])];
+  }
+
   /** The query for rows of the range in key order, up to `limit`; with conditions, those that may satisfy them. */
   private select(
     id: number,

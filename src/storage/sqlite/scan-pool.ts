@@ -26,6 +26,11 @@ export class ScanPool {
     return thread.call('scan', args);
   }
 
+  /** Threads with no scan in flight. */
+  idleThreads(): number {
+    return this.threads.filter((thread) => thread.inFlight === 0).length;
+  }
+
   async close(): Promise<void> {
     await Promise.all(this.threads.map((thread) => thread.close()));
   }

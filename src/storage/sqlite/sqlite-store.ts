@@ -15,6 +15,8 @@ import type { CommitObserver, CommitResult, DiskUsage, ScanRequest, ScanStep, Se
 import { encodeKey, encodeProperties, StoredEntity } from './codec.js';
 import { RangeReader, stepExamineMaxDefault, stepRowsMax } from './range-reader.js';
 import { ScanPool } from './scan-pool.js';
+import { SplitScanner } from './split-scan.js';
+import type { ScanSplit } from '../../config.js';
 import { databaseFile, openDatabase, selectTableSql, settingRow, tableCacheKey } from './schema.js';
 import { WorkerWriterClient } from './writer-client.js';
 import { SqliteWriter, type EncodedWrite, type WriterApi } from './writer.js';
@@ -26,6 +28,8 @@ export interface SqliteStoreOptions {
   readonly stepExamineMax?: number;
   /** Hears of every durable group commit (metrics). */
   readonly onCommit?: CommitObserver | undefined;
+  /** When a conditional step runs on two scan threads at once (SplitScanner); default auto. */
+  readonly scanSplit?: ScanSplit | undefined;
 }
 
 type Statement = Database.Statement<unknown[], unknown>;
@@ -39,6 +43,8 @@ export class SqliteStore implements Store {
   /** Tables by account and lower-cased name. Every change to tables passes through this process. */
   private readonly tables = new Map<string, CachedTable>();
   private readonly reader: RangeReader;
+  /** Conditional steps on the scan threads (`pool`), split across two of them when they idle. */
+  private readonly scans: Promise<SplitScanner> | undefined;
   private readonly selectTable: Statement;
   private readonly selectTables: Statement;
   private readonly selectEntity: Statement;
@@ -52,12 +58,15 @@ export class SqliteStore implements Store {
      * Scan threads of an on-disk store, still starting while the server begins to listen; an
      * in-memory database has only this connection.
      */
-    private readonly scans: Promise<ScanPool> | undefined,
+    private readonly pool: Promise<ScanPool> | undefined,
+    scanSplit: ScanSplit,
     private readonly stepExamineMax: number,
     /** The database file; undefined in memory. */
     private readonly file: string | undefined,
   ) {
     this.reader = new RangeReader(db);
+    this.scans = pool?.then((threads) => new SplitScanner(threads, this.reader, scanSplit));
+    this.scans?.catch(() => undefined);
     this.selectTable = db.prepare(selectTableSql);
     this.selectTables = db.prepare(
       'SELECT name FROM tables WHERE account = ? AND name_lower >= ? ORDER BY name_lower LIMIT ?',
@@ -76,7 +85,7 @@ export class SqliteStore implements Store {
     if (options.location === undefined) {
       const db = openDatabase(':memory:', 'writer');
       const writer = new SqliteWriter(db, options.onCommit);
-      return new SqliteStore(db, Object.assign(writer, { close: async () => writer.drain() }), undefined, examineMax, undefined);
+      return new SqliteStore(db, Object.assign(writer, { close: async () => writer.drain() }), undefined, 'auto', examineMax, undefined);
     }
     const file = databaseFile(options.location);
     const writer = await WorkerWriterClient.start(file, options.onCommit);
@@ -84,7 +93,7 @@ export class SqliteStore implements Store {
     // every scan that needs it, with the reason.
     const scans = ScanPool.start(file);
     scans.catch(() => undefined);
-    return new SqliteStore(openDatabase(file, 'reader'), writer, scans, examineMax, file);
+    return new SqliteStore(openDatabase(file, 'reader'), writer, scans, options.scanSplit ?? 'auto', examineMax, file);
   }
 
   // -- tables ----------------------------------------------------------------------------------
@@ -122,9 +131,10 @@ export class SqliteStore implements Store {
     const id = this.cachedTable(table.account, table.name)?.id;
     if (id === undefined) return { entities: [], examined: 0, bytes: 0, next: undefined };
     // Without conditions every row read is returned: cheaper here than copied across threads.
-    const onThisThread = this.scans === undefined || conditions.length === 0;
+    const scans = this.scans;
+    const onThisThread = scans === undefined || conditions.length === 0;
     const args = [id, range, conditions, limit, this.stepExamineMax] as const;
-    const step = onThisThread ? this.reader.scan(...args) : await (await this.scans).scan(...args);
+    const step = onThisThread ? this.reader.scan(...args) : await (await scans).scan(...args);
     let bytes = 0;
     const entities = step.rows.map(([partitionKey, rowKey, timestamp, json, size]) => {
       bytes += size;
@@ -165,7 +175,7 @@ export class SqliteStore implements Store {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    await Promise.all([this.writer.close(), this.scans?.then((pool) => pool.close(), () => undefined)]);
+    await Promise.all([this.writer.close(), this.pool?.then((threads) => threads.close(), () => undefined)]);
     if (this.db.open) this.db.close();
   }
 
