@@ -111,8 +111,7 @@ function readTableName(body: Buffer): string {
 export async function writeEntity(call: Call, method: string, resource: Resource & { readonly table: string }): Promise<Reply> {
   const operation = decodeEntityOperation(method, resource, call.headers, call.body, call.access);
   assert(operation !== undefined, 'the route sends only entity writes');
-  const table = await call.services.tables.get(call.account, resource.table);
-  const written = await call.services.entities.execute(table, operation);
+  const { table, written } = await call.services.entities.executeIn(call.account, resource.table, operation);
   if (operation.kind === 'delete') return { status: 204 };
   const etag = etagOf(written.timestamp);
   if (operation.kind === 'update') return { status: 204, headers: { ETag: etag } };
@@ -125,8 +124,7 @@ export async function writeEntity(call: Call, method: string, resource: Resource
 export async function getEntity(call: Call, tableName: string, keys: EntityKeys): Promise<Reply> {
   call.access.require(sasNeeds.queryEntities, tableName);
   call.access.requireKey(keys);
-  const table = await call.services.tables.get(call.account, tableName);
-  const entity = await call.services.entities.get(table, keys);
+  const { table, entity } = await call.services.entities.getIn(call.account, tableName, keys);
   const select = parseSelect(call.query);
   return {
     status: 200,

@@ -3,7 +3,8 @@
 // Everything else passes straight through.
 import type { Entity } from '../domain/entity.js';
 import type { KeyRange } from '../domain/keys.js';
-import type { CommitResult, ScanRequest, ScanStep, SettingChange, SettingKey, Store, TableInfo, Write } from '../storage/store.js';
+import type { CommitResult, ScanRequest, ScanStep, SettingChange, SettingKey, Store, TableCommit, TableEntity, TableInfo, Write } from '../storage/store.js';
+import { getTableThenCommit, getTableThenEntity } from '../storage/table-calls.js';
 import type { Throttle } from './throttle.js';
 import type { Workload } from './workload.js';
 
@@ -17,6 +18,23 @@ export class ObservedStore implements Store {
     private readonly engine: Store,
     private readonly watchers: Watchers,
   ) {}
+
+  async getTableEntity(account: string, name: string, partitionKey: string, rowKey: string): Promise<TableEntity | undefined> {
+    // A throttle admits by the table's stored name, which only the lookup gives: then two calls.
+    if (this.watchers.throttle !== undefined) return getTableThenEntity(this, account, name, partitionKey, rowKey);
+    const read = await this.engine.getTableEntity(account, name, partitionKey, rowKey);
+    if (read !== undefined) this.watchers.workload?.touched(account, read.table.name, partitionKey, 1);
+    return read;
+  }
+
+  async commitToTable(account: string, name: string, writes: readonly Write[]): Promise<TableCommit> {
+    if (this.watchers.throttle !== undefined) return getTableThenCommit(this, account, name, writes);
+    const committed = await this.engine.commitToTable(account, name, writes);
+    if (committed.table !== undefined && committed.result.ok && writes.length > 0) {
+      this.watchers.workload?.wrote(account, committed.table.name, writes);
+    }
+    return committed;
+  }
 
   getEntity(table: TableInfo, partitionKey: string, rowKey: string): Promise<Entity | undefined> {
     this.watchers.throttle?.admit(table.account, table.name, partitionKey, 1);

@@ -9,6 +9,7 @@ import { batchOperationsMax } from '../limits.js';
 import { BatchOperationError } from '../protocol/batch.js';
 import type { EntityBody } from '../protocol/entity-text.js';
 import type { CommitResult, Store, TableInfo, Write, WriteAction, WriteCondition, WriteFailure } from '../storage/store.js';
+import { mayNameTable, requireTable } from './tables.js';
 
 /** An If-Match header: `*`, or the stored version an ETag names. */
 export type IfMatch = { readonly kind: 'any' } | { readonly kind: 'version'; readonly timestamp: bigint };
@@ -37,18 +38,44 @@ export class EntityService {
   constructor(private readonly store: Store) {}
 
   async get(table: TableInfo, keys: EntityKeys): Promise<Entity> {
-    const entity = await this.store.getEntity(table, keys.partitionKey, keys.rowKey);
-    if (entity === undefined) throw new TableError('ResourceNotFound');
-    assert(entity.partitionKey === keys.partitionKey && entity.rowKey === keys.rowKey, 'the store returned another entity');
-    return entity;
+    return found(keys, await this.store.getEntity(table, keys.partitionKey, keys.rowKey));
+  }
+
+  /**
+   * The table `tableName` names (404 TableNotFound) and one of its entities (404
+   * ResourceNotFound), in one store call.
+   */
+  async getIn(account: string, tableName: string, keys: EntityKeys): Promise<{ table: TableInfo; entity: Entity }> {
+    if (!mayNameTable(tableName)) throw new TableError('TableNotFound');
+    const read = await this.store.getTableEntity(account, tableName, keys.partitionKey, keys.rowKey);
+    if (read === undefined) throw new TableError('TableNotFound');
+    return { table: read.table, entity: found(keys, read.entity) };
   }
 
   /** One operation as its own commit; failures are the single operation's errors. */
   async execute(table: TableInfo, operation: EntityOperation): Promise<Written> {
     const write = writeOf(operation);
-    const result = await this.store.commit(table, [write]);
-    if (!result.ok) throw failureError(result.failure);
-    return { partitionKey: write.partitionKey, rowKey: write.rowKey, timestamp: result.timestamp };
+    return written(write, await this.store.commit(table, [write]));
+  }
+
+  /**
+   * execute() on the table `tableName` names (404 TableNotFound), in one store call. A missing
+   * table is reported before an invalid operation, as when the table is looked up first.
+   */
+  async executeIn(account: string, tableName: string, operation: EntityOperation): Promise<{ table: TableInfo; written: Written }> {
+    let write: Write | undefined;
+    try {
+      write = writeOf(operation);
+    } catch {
+      // Reported below, after the table.
+    }
+    if (write === undefined || !mayNameTable(tableName)) {
+      const table = await requireTable(this.store, account, tableName);
+      return { table, written: await this.execute(table, operation) };
+    }
+    const { table, result } = await this.store.commitToTable(account, tableName, [write]);
+    if (table === undefined) throw new TableError('TableNotFound');
+    return { table, written: written(write, result) };
   }
 
   /**
@@ -65,6 +92,19 @@ export class EntityService {
     }
     return result.timestamp;
   }
+}
+
+/** The entity a point read found, or 404 ResourceNotFound. */
+function found(keys: EntityKeys, entity: Entity | undefined): Entity {
+  if (entity === undefined) throw new TableError('ResourceNotFound');
+  assert(entity.partitionKey === keys.partitionKey && entity.rowKey === keys.rowKey, 'the store returned another entity');
+  return entity;
+}
+
+/** What a lone write answers, or its failure's error. */
+function written(write: Write, result: CommitResult): Written {
+  if (!result.ok) throw failureError(result.failure);
+  return { partitionKey: write.partitionKey, rowKey: write.rowKey, timestamp: result.timestamp };
 }
 
 function writeOf(operation: EntityOperation): Write {

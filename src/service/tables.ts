@@ -14,6 +14,18 @@ export function validateTableName(name: string): void {
   }
 }
 
+/** Whether `name` may name a table at all (others name none: 404 TableNotFound). */
+export function mayNameTable(name: string): boolean {
+  return tableNamePattern.test(name);
+}
+
+/** The table as created (its stored case), or 404 TableNotFound. */
+export async function requireTable(store: Store, account: string, name: string): Promise<TableInfo> {
+  const table = mayNameTable(name) ? await store.getTable(account, name) : undefined;
+  if (table === undefined) throw new TableError('TableNotFound');
+  return table;
+}
+
 export interface TablePage {
   readonly tables: readonly TableInfo[];
   /** Lower-cased name of the first table not returned, when more remain. */
@@ -34,10 +46,8 @@ export class TableService {
   }
 
   /** The table as created (its stored case), or 404 TableNotFound. */
-  async get(account: string, name: string): Promise<TableInfo> {
-    const table = tableNamePattern.test(name) ? await this.store.getTable(account, name) : undefined;
-    if (table === undefined) throw new TableError('TableNotFound');
-    return table;
+  get(account: string, name: string): Promise<TableInfo> {
+    return requireTable(this.store, account, name);
   }
 
   /** One page of Query Tables: tables in lower-cased name order from `nextTableName`, filtered. */

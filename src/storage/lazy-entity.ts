@@ -2,6 +2,7 @@
 // stored text and decoded only if something asks for them (a scan's predicate or an encoder that
 // cannot splice the text).
 import type { Entity, Properties } from '../domain/entity.js';
+import { decodeStoredProperties, minimalJsonOf } from './stored-json.js';
 
 export class LazyEntity implements Entity {
   private decoded: Properties | undefined;
@@ -17,5 +18,19 @@ export class LazyEntity implements Entity {
   get properties(): Properties {
     this.decoded ??= this.decode(this.stored);
     return this.decoded;
+  }
+}
+
+/**
+ * A stored entity in the stored JSON form (stored-json.ts), as an engine that keeps that text
+ * reads it: the text is spliced into responses where it can be.
+ */
+export class StoredEntity extends LazyEntity {
+  constructor(partitionKey: string, rowKey: string, timestamp: bigint, storedJson: string) {
+    super(partitionKey, rowKey, timestamp, storedJson, decodeStoredProperties);
+  }
+
+  get minimalJson(): string | undefined {
+    return minimalJsonOf(this.stored);
   }
 }

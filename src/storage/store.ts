@@ -111,6 +111,18 @@ export interface SettingChange {
   readonly value: string | undefined;
 }
 
+/** What Store.getTableEntity answers: the table as stored and the entity, if there is one. */
+export interface TableEntity {
+  readonly table: TableInfo;
+  readonly entity: Entity | undefined;
+}
+
+/** What Store.commitToTable answers. */
+export interface TableCommit {
+  readonly table: TableInfo | undefined;
+  readonly result: CommitResult;
+}
+
 export interface Store {
   /** Creates the table unless one of the same name in any case exists. */
   createTable(account: string, name: string): Promise<'created' | 'exists'>;
@@ -129,6 +141,17 @@ export interface Store {
    * increase. Resolves only once the commit is durable.
    */
   commit(table: TableInfo, writes: readonly Write[]): Promise<CommitResult>;
+
+  /**
+   * getTable and then getEntity as one call (a database engine answers both in one round trip;
+   * others compose them with storage/table-calls.ts). Undefined when there is no such table.
+   */
+  getTableEntity(account: string, name: string, partitionKey: string, rowKey: string): Promise<TableEntity | undefined>;
+  /**
+   * getTable and then commit as one call, likewise. The table is the one getTable would give;
+   * undefined exactly when the result is the failure tableNotFound.
+   */
+  commitToTable(account: string, name: string, writes: readonly Write[]): Promise<TableCommit>;
 
   getSetting(account: string, key: SettingKey): Promise<string | undefined>;
   /**

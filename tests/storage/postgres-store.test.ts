@@ -4,7 +4,9 @@
 // conditional writes, batches and table deletion.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import pg from 'pg';
 import type { EdmValue } from '../../src/domain/edm.js';
+import { encodeMinimalProperties } from '../../src/protocol/odata.js';
 import type { PostgresStore } from '../../src/storage/postgres/postgres-store.js';
 import type { CommitResult, TableInfo, Write } from '../../src/storage/store.js';
 import { createDatabase, dropDatabase, openPostgresStore, postgresUnavailable } from '../helpers/postgres.js';
@@ -137,4 +139,152 @@ describe('the PostgreSQL store', { skip: postgresUnavailable() }, () => {
     const names = (await second.listTables(account, 'alpha', 3)).map((table) => table.name);
     assert.deepEqual(names, ['alpha', 'atomic', 'Beta']);
   });
+
+  test('a lone merge computed in SQL: members replaced and added in order, annotations follow the new type, conditions and limits hold', async () => {
+    const table = await freshTable('mergesql');
+    const properties = (...entries: [string, EdmValue][]) => new Map(entries);
+    const merge = (rowKey: string, incoming: Map<string, EdmValue>, condition: Write['condition']): Write => ({
+      partitionKey: 'p',
+      rowKey,
+      condition,
+      action: { kind: 'merge', properties: incoming },
+    });
+    const stored = await first.commit(table, [
+      {
+        partitionKey: 'p',
+        rowKey: 'r',
+        condition: { kind: 'absent' },
+        action: {
+          kind: 'put',
+          properties: properties(['a', { type: 'Edm.Int64', value: 5n }], ['b', { type: 'Edm.String', value: 'x' }], ['c', { type: 'Edm.DateTime', value: 1n }]),
+        },
+      },
+    ]);
+    assert.ok(stored.ok);
+    const incoming = properties(
+      ['b', { type: 'Edm.Int32', value: 7 }],
+      ['a', { type: 'Edm.String', value: 'y' }],
+      ['d', { type: 'Edm.Double', value: -0 }],
+      ['e', { type: 'Edm.String', value: 'nul\u0000' }],
+    );
+    const merged = await second.commit(table, [merge('r', incoming, { kind: 'version', timestamp: stored.timestamp })]);
+    assert.ok(merged.ok && merged.timestamp > stored.timestamp);
+    assert.equal(await rowHasStoredText(table, 'r'), false, 'the merge ran in SQL (it leaves no stored JSON text)');
+    const entity = await first.getEntity(table, 'p', 'r');
+    assert.deepEqual(entity?.timestamp, merged.timestamp);
+    assert.deepEqual(
+      entity?.properties,
+      properties(
+        ['a', { type: 'Edm.String', value: 'y' }],
+        ['b', { type: 'Edm.Int32', value: 7 }],
+        ['c', { type: 'Edm.DateTime', value: 1n }],
+        ['d', { type: 'Edm.Double', value: -0 }],
+        ['e', { type: 'Edm.String', value: 'nul\u0000' }],
+      ),
+    );
+    assert.ok(Object.is(entity!.properties.get('d')!.value, -0));
+    // An entity of one property (stored without an order member) gains the others after it.
+    assert.ok((await first.commit(table, [put('p', 'one', { type: 'Edm.Int32', value: 1 })])).ok);
+    assert.ok((await second.commit(table, [merge('one', properties(['z', { type: 'Edm.Boolean', value: true }], ['v', { type: 'Edm.Int32', value: 2 }]), { kind: 'present' })])).ok);
+    assert.deepEqual([...(await first.getEntity(table, 'p', 'one'))!.properties], [['v', { type: 'Edm.Int32', value: 2 }], ['z', { type: 'Edm.Boolean', value: true }]]);
+    // Conditions: a stale version, a missing entity, a missing table.
+    assert.deepEqual(await first.commit(table, [merge('r', incoming, { kind: 'version', timestamp: stored.timestamp })]), { ok: false, index: 0, failure: 'versionMismatch' });
+    assert.deepEqual(await first.commit(table, [merge('absent', incoming, { kind: 'present' })]), { ok: false, index: 0, failure: 'notFound' });
+    assert.deepEqual(await first.commit({ account, name: 'nosuchtable' }, [merge('r', incoming, { kind: 'present' })]), { ok: false, index: 0, failure: 'tableNotFound' });
+    // Limits after the merge: 252 properties, 1 MiB (a string counts 2 bytes a UTF-16 code unit).
+    const wide = new Map(Array.from({ length: 250 }, (_, i): [string, EdmValue] => [`p${i}`, { type: 'Edm.Int32', value: i }]));
+    assert.ok((await first.commit(table, [{ partitionKey: 'p', rowKey: 'wide', condition: { kind: 'none' }, action: { kind: 'put', properties: wide } }])).ok);
+    const three = properties(['x1', { type: 'Edm.Int32', value: 1 }], ['x2', { type: 'Edm.Int32', value: 1 }], ['x3', { type: 'Edm.Int32', value: 1 }]);
+    assert.deepEqual(await second.commit(table, [merge('wide', three, { kind: 'present' })]), { ok: false, index: 0, failure: 'tooManyProperties' });
+    assert.ok((await second.commit(table, [merge('wide', properties(['x1', { type: 'Edm.Int32', value: 1 }], ['x2', { type: 'Edm.Int32', value: 1 }]), { kind: 'present' })])).ok);
+    assert.equal((await first.getEntity(table, 'p', 'wide'))!.properties.size, 252);
+    const big = properties(['s', { type: 'Edm.String', value: 'a'.repeat(520_000) }]);
+    assert.ok((await first.commit(table, [{ partitionKey: 'p', rowKey: 'big', condition: { kind: 'none' }, action: { kind: 'put', properties: big } }])).ok);
+    assert.deepEqual(await second.commit(table, [merge('big', properties(['t', { type: 'Edm.String', value: 'b'.repeat(5_000) }]), { kind: 'present' })]), {
+      ok: false,
+      index: 0,
+      failure: 'entityTooLarge',
+    });
+    assert.ok((await second.commit(table, [merge('big', properties(['t', { type: 'Edm.String', value: 'b'.repeat(100) }]), { kind: 'present' })])).ok);
+  });
+
+  test('one call finds the table and reads or commits: the stored name, a missing table, failures', async () => {
+    assert.equal(await first.createTable(account, 'MixedCase'), 'created');
+    assert.deepEqual(await second.getTableEntity(account, 'mixedcase', 'p', 'r'), { table: { account, name: 'MixedCase' }, entity: undefined });
+    const insert = put('p', 'r', { type: 'Edm.Int32', value: 3 }, { kind: 'absent' });
+    const committed = await second.commitToTable(account, 'MIXEDCASE', [insert]);
+    assert.deepEqual(committed.table, { account, name: 'MixedCase' });
+    assert.ok(committed.result.ok);
+    const read = await first.getTableEntity(account, 'mixedCASE', 'p', 'r');
+    assert.equal(read?.table.name, 'MixedCase');
+    assert.equal(read?.entity?.timestamp, committed.result.timestamp);
+    assert.deepEqual(read?.entity?.properties, new Map([['v', { type: 'Edm.Int32', value: 3 }]]));
+    assert.equal(read?.entity?.minimalJson, '{"v":3}');
+    const again = await first.commitToTable(account, 'mixedcase', [insert]);
+    assert.deepEqual(again, { table: { account, name: 'MixedCase' }, result: { ok: false, index: 0, failure: 'exists' } });
+    const merged = await first.commitToTable(account, 'mixedcase', [
+      { partitionKey: 'p', rowKey: 'r', condition: { kind: 'version', timestamp: committed.result.timestamp }, action: { kind: 'merge', properties: new Map([['w', { type: 'Edm.Int32', value: 4 }]]) } },
+    ]);
+    assert.equal(merged.table?.name, 'MixedCase');
+    assert.ok(merged.result.ok);
+    assert.equal(await second.getTableEntity(account, 'missing', 'p', 'r'), undefined);
+    assert.deepEqual(await second.commitToTable(account, 'missing', [insert]), { table: undefined, result: { ok: false, index: 0, failure: 'tableNotFound' } });
+  });
+
+  test('a database of schema version 1 is migrated in place; its rows, without the stored JSON text, read back the same', async () => {
+    const url = await createDatabase();
+    try {
+      const old = await openPostgresStore({ url });
+      const table = { account, name: 'legacy' };
+      assert.equal(await old.createTable(account, table.name), 'created');
+      const properties = new Map<string, EdmValue>([
+        ['n', { type: 'Edm.Int64', value: -5n }],
+        ['s', { type: 'Edm.String', value: 'surrogate \ud800 alone' }],
+        ['d', { type: 'Edm.Double', value: 2 }],
+      ]);
+      const written = await old.commit(table, [{ partitionKey: 'p', rowKey: 'r', condition: { kind: 'none' }, action: { kind: 'put', properties } }]);
+      assert.ok(written.ok);
+      await old.close();
+      // What version 1 left behind: no doc column, schema_version 1.
+      await onDatabase(url, async (client) => {
+        await client.query('ALTER TABLE cerulean.entities DROP COLUMN doc');
+        await client.query('DELETE FROM cerulean.schema_version WHERE version > 1');
+      });
+      const upgraded = await openPostgresStore({ url });
+      try {
+        const entity = await upgraded.getEntity(table, 'p', 'r');
+        assert.equal(entity?.timestamp, written.timestamp);
+        assert.deepEqual(entity?.properties, properties);
+        assert.equal(entity?.minimalJson, undefined, 'a version 1 row has no stored JSON text to splice');
+        const step = await upgraded.scan(table, {}, { conditions: [], limit: 10 });
+        assert.deepEqual(step.entities.map((scanned) => scanned.properties), [properties]);
+        assert.ok((await upgraded.commit(table, [{ partitionKey: 'p', rowKey: 'r', condition: { kind: 'present' }, action: { kind: 'put', properties } }])).ok);
+        assert.equal((await upgraded.getEntity(table, 'p', 'r'))?.minimalJson, encodeMinimalProperties(properties));
+      } finally {
+        await upgraded.close();
+      }
+    } finally {
+      await dropDatabase(url);
+    }
+  });
+
+  async function rowHasStoredText(table: TableInfo, rowKey: string): Promise<boolean> {
+    return onDatabase(database, async (client) => {
+      const { rows } = await client.query<{ has: boolean }>(
+        `SELECT e.doc IS NOT NULL AS has FROM cerulean.entities e JOIN cerulean.tables t ON t.id = e.table_id WHERE t.name_lower = $1 AND e.rk = $2`,
+        [table.name.toLowerCase(), Buffer.from(rowKey, 'utf16le').swap16()],
+      );
+      return rows[0]!.has;
+    });
+  }
 });
+
+async function onDatabase<T>(url: string, work: (client: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    return await work(client);
+  } finally {
+    await client.end();
+  }
+}

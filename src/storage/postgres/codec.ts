@@ -7,9 +7,14 @@
 // unpaired surrogate becomes {"@utf16": base64 of its UTF-16LE code units}, and the Double -0
 // (jsonb numbers are numerics, which have no negative zero) becomes the annotated string "-0".
 // jsonb orders members its own way, so the properties' order is kept in an "@order" member (a
-// name no property can have). Reads decode: entities carry no minimalJson.
+// name no property can have). Rows written since schema version 2 also keep the stored JSON form
+// itself as text (`doc`), byte for byte what the SQLite engine stores, so that reads splice it
+// into responses (Entity.minimalJson) instead of decoding jsonb; jsonb stays for the conditions
+// that run inside the database and for merges computed in SQL (which leave `doc` null).
+import assert from 'node:assert/strict';
 import type { EdmValue } from '../../domain/edm.js';
-import type { Properties } from '../../domain/entity.js';
+import type { Entity, Properties } from '../../domain/entity.js';
+import { LazyEntity, StoredEntity } from '../lazy-entity.js';
 import { decodeStoredMembers, encodeStoredProperties } from '../stored-json.js';
 
 export function encodeKey(key: string): Buffer {
@@ -28,20 +33,48 @@ const orderMember = '@order';
 /** A string jsonb cannot hold: U+0000 or a surrogate not in a pair. */
 const jsonbUnsafe = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 
-/** The stored text of `properties`, for a `$n::jsonb` parameter. */
-export function encodeProperties(properties: Properties): string {
-  const members = [objectMembers(properties)];
+/** What a row holds of an entity's properties: `doc` the stored JSON form, `props` its jsonb text. */
+export interface EncodedProperties {
+  readonly doc: string;
+  readonly props: string;
+}
+
+export function encodeProperties(properties: Properties): EncodedProperties {
+  const doc = encodeStoredProperties(properties);
+  const members = [escaped(properties) ? objectMembers(properties) : doc.slice(1, -1)];
   if (properties.size > 1) members.push(`"${orderMember}":${JSON.stringify([...properties.keys()])}`);
-  return `{${members.filter((text) => text !== '').join(',')}}`;
+  return { doc, props: `{${members.filter((text) => text !== '').join(',')}}` };
+}
+
+/** An entity read back: from its stored JSON form, or from the jsonb text of a row that has none. */
+export function storedEntity(partitionKey: string, rowKey: string, timestamp: bigint, doc: string | null, props: string | null): Entity {
+  if (doc !== null) return new StoredEntity(partitionKey, rowKey, timestamp, doc);
+  assert(props !== null, 'a row without its stored JSON form is read with its jsonb text');
+  return new LazyEntity(partitionKey, rowKey, timestamp, props, decodeProperties);
+}
+
+function escaped(properties: Properties): boolean {
+  for (const value of properties.values()) if (needsEscape(value)) return true;
+  return false;
+}
+
+function needsEscape(value: EdmValue): boolean {
+  return (value.type === 'Edm.String' && jsonbUnsafe.test(value.value)) || (value.type === 'Edm.Double' && Object.is(value.value, -0));
+}
+
+/**
+ * The stored members of `properties` as a jsonb object without the "@order" member: what a merge
+ * in SQL lays over the stored object (it keeps the order itself).
+ */
+export function encodeMergedMembers(properties: Properties): string {
+  return `{${objectMembers(properties)}}`;
 }
 
 /** The members of the stored object of `properties`, without the braces. */
 function objectMembers(properties: Properties): string {
   let escaped: Map<string, EdmValue> | undefined;
   for (const [name, value] of properties) {
-    if ((value.type === 'Edm.String' && jsonbUnsafe.test(value.value)) || (value.type === 'Edm.Double' && Object.is(value.value, -0))) {
-      (escaped ??= new Map()).set(name, value);
-    }
+    if (needsEscape(value)) (escaped ??= new Map()).set(name, value);
   }
   if (escaped === undefined) return encodeStoredProperties(properties).slice(1, -1);
   const plain: Properties = new Map([...properties].filter(([name]) => !escaped.has(name)));

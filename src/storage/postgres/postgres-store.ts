@@ -2,20 +2,23 @@
 // nothing cached in the process, so each sees every other's acknowledged writes at once.
 //
 // A lone insert, replace, upsert or delete is one statement that checks its own condition on the
-// row it locks. A batch or a merge runs a READ COMMITTED transaction that locks what it reads: the
-// table's row FOR KEY SHARE (a concurrent delete of the table waits, or has won and the commit
-// finds no table) and every stored entity it writes FOR UPDATE; it decides the write conditions
-// on those locked versions, and writes. An entity that was absent is inserted with ON CONFLICT DO
-// NOTHING: if another process inserted it meanwhile the commit starts over and then sees it. So
-// conditional writes are race-free without SERIALIZABLE; serialization failures and deadlocks
-// (possible under a stricter default isolation, or when a table's deletion meets a batch) are
-// retried the same way, a bounded number of times. An acknowledged commit is durable:
+// row it locks, and finds the table in the same statement (commitToTable, getTableEntity: one
+// round trip per request). A lone merge into a stored entity is one statement too (mergeAlone).
+// A batch, or a merge that statement cannot decide, runs a READ COMMITTED transaction that locks
+// what it reads: the table's row FOR KEY SHARE (a concurrent delete of the table waits, or has
+// won and the commit finds no table) and every stored entity it writes FOR UPDATE; it decides the
+// write conditions on those locked versions, and writes. An entity that was absent is inserted
+// with ON CONFLICT DO NOTHING: if another process inserted it meanwhile the commit starts over and
+// then sees it. So conditional writes are race-free without SERIALIZABLE; serialization failures
+// and deadlocks (possible under a stricter default isolation, or when a table's deletion meets a
+// batch) are retried the same way, a bounded number of times. An acknowledged commit is durable:
 // synchronous_commit is on.
 import assert from 'node:assert/strict';
 import { performance } from 'node:perf_hooks';
 import { setImmediate as turnOfEventLoop } from 'node:timers/promises';
 import pg from 'pg';
-import type { Entity } from '../../domain/entity.js';
+import type { Entity, Properties } from '../../domain/entity.js';
+import { customPropertiesMax, entityBytesMax } from '../../limits.js';
 import type { KeyBound, KeyRange } from '../../domain/keys.js';
 import { TableError } from '../../errors.js';
 import type {
@@ -27,13 +30,14 @@ import type {
   SettingChange,
   SettingKey,
   Store,
+  TableCommit,
+  TableEntity,
   TableInfo,
   Write,
   WriteFailure,
 } from '../store.js';
 import { CommitClock, conditionFailure, mergeProperties } from '../write.js';
-import { LazyEntity } from '../lazy-entity.js';
-import { decodeKey, decodeProperties, encodeKey, encodeProperties } from './codec.js';
+import { decodeKey, encodeKey, encodeMergedMembers, encodeProperties, storedEntity, type EncodedProperties } from './codec.js';
 import { conditionSql, type Bind } from './conditions.js';
 import { azureError, isConnectionFailure, isMissingTable, isRetryable } from './failures.js';
 import { migrate, schemaName as s } from './schema.js';
@@ -159,13 +163,27 @@ export class PostgresStore implements Store {
   // -- entities --------------------------------------------------------------------------------
 
   async getEntity(table: TableInfo, partitionKey: string, rowKey: string): Promise<Entity | undefined> {
-    const { rows } = await this.query<{ ts: string; props: string }>(
+    const { rows } = await this.query<{ ts: string; doc: string | null; props: string | null }>(
       'getEntity',
-      `SELECT ts, props::text AS props FROM ${s}.entities WHERE table_id = (${tableIdSql}) AND pk = $3 AND rk = $4`,
+      `SELECT ts, ${storedFormSql('')} FROM ${s}.entities WHERE table_id = (${tableIdSql}) AND pk = $3 AND rk = $4`,
       [table.account, table.name.toLowerCase(), encodeKey(partitionKey), encodeKey(rowKey)],
     );
     const row = rows[0];
-    return row && new LazyEntity(partitionKey, rowKey, BigInt(row.ts), row.props, decodeProperties);
+    return row && storedEntity(partitionKey, rowKey, BigInt(row.ts), row.doc, row.props);
+  }
+
+  async getTableEntity(account: string, name: string, partitionKey: string, rowKey: string): Promise<TableEntity | undefined> {
+    if (!storableName(name)) return undefined;
+    const { rows } = await this.query<{ name: string; ts: string | null; doc: string | null; props: string | null }>(
+      'getTableEntity',
+      `SELECT t.name, e.ts, ${storedFormSql('e.')} FROM ${s}.tables t ` +
+        `LEFT JOIN ${s}.entities e ON e.table_id = t.id AND e.pk = $3 AND e.rk = $4 WHERE t.account = $1 AND t.name_lower = $2`,
+      [account, name.toLowerCase(), encodeKey(partitionKey), encodeKey(rowKey)],
+    );
+    const row = rows[0];
+    if (row === undefined) return undefined;
+    const entity = row.ts === null ? undefined : storedEntity(partitionKey, rowKey, BigInt(row.ts), row.doc, row.props);
+    return { table: { account, name: row.name }, entity };
   }
 
   async scan(table: TableInfo, range: KeyRange, { conditions, limit }: ScanRequest): Promise<ScanStep> {
@@ -191,33 +209,39 @@ export class PostgresStore implements Store {
     const where = [`table_id = (${tableIdSql})`, ...rangeSql(range, bind)].join(' AND ');
     const partitionKey = onlyPartition(range);
     // When the range pins the PartitionKey, only RowKey is read back.
-    const keys = partitionKey === undefined ? 'pk, rk' : 'rk';
+    const keys = (alias: string) => (partitionKey === undefined ? `${alias}pk, ${alias}rk` : `${alias}rk`);
     let sql: string;
     if (conditions.length === 0) {
-      sql = `SELECT ${keys}, ts, props::text AS props, true AS hit FROM ${s}.entities WHERE ${where} ORDER BY pk, rk LIMIT ${bind(limit)}`;
+      sql = `SELECT ${keys('')}, ts, ${storedFormSql('')}, true AS hit FROM ${s}.entities WHERE ${where} ORDER BY pk, rk LIMIT ${bind(limit)}`;
     } else {
-      // The inner query walks the window in key order, numbering the rows and marking the range's
-      // last one (both stream: a step stops after `limit` rows however long its window). The rows
-      // that close the window or the range come back as markers, without their properties, when
-      // they fail the conditions: where they are tells how far the step got.
+      // The inner query walks the window in key order (one row past it, so that `lead` tells
+      // whether the window's last row is the range's), testing each row and numbering it; only
+      // keys, version and the test's outcome go through the window functions. The rows that
+      // close the window or the range come back as markers when they fail the conditions: where
+      // they are tells how far the step got. Each match then reads its stored form by key.
       const windowRows = bind(window);
       const tests = conditions.map((condition) => conditionSql(condition, bind)).join(' AND ');
       sql =
-        `SELECT ${keys}, ts, CASE WHEN hit THEN props::text END AS props, hit, n, last FROM (` +
-        `SELECT pk, rk, ts, props, n, last, (${tests}) AS hit FROM (` +
-        `SELECT pk, rk, ts, props, row_number() OVER w AS n, lead(ts) OVER w IS NULL AS last ` +
-        `FROM ${s}.entities WHERE ${where} WINDOW w AS (ORDER BY pk, rk) ORDER BY pk, rk LIMIT ${windowRows}` +
-        `) AS examined) AS tested WHERE hit OR n = ${windowRows} OR last ORDER BY pk, rk LIMIT ${bind(limit)}`;
+        `SELECT ${keys('x.')}, x.ts, d.doc, d.props, x.hit, x.n, x.last FROM (` +
+        `SELECT pk, rk, ts, hit, n, last FROM (` +
+        `SELECT pk, rk, ts, hit, row_number() OVER w AS n, lead(ts) OVER w IS NULL AS last FROM (` +
+        `SELECT pk, rk, ts, (${tests}) AS hit FROM ${s}.entities WHERE ${where} ORDER BY pk, rk LIMIT ${windowRows}::bigint + 1` +
+        `) AS examined WINDOW w AS (ORDER BY pk, rk)` +
+        `) AS numbered WHERE n <= ${windowRows} AND (hit OR n = ${windowRows} OR last) ORDER BY pk, rk LIMIT ${bind(limit)}` +
+        `) AS x LEFT JOIN LATERAL (SELECT ${storedFormSql('')} FROM ${s}.entities ` +
+        `WHERE table_id = (${tableIdSql}) AND pk = x.pk AND rk = x.rk AND x.hit OFFSET 0) AS d ON true ORDER BY x.pk, x.rk`;
     }
-    const { rows } = await this.query<ScanRow>(undefined, sql, params);
+    // A plain step has one of a few shapes (which bounds the range has): each is prepared once
+    // per connection. A step with conditions has as many shapes as filters, and is planned afresh.
+    const { rows } = await this.query<ScanRow>(conditions.length === 0 ? plainStepName(sql) : undefined, sql, params);
     let bytes = 0;
     let lastKeys: { partitionKey: string; rowKey: string } | undefined;
     const entities: Entity[] = [];
     for (const row of rows) {
       lastKeys = { partitionKey: partitionKey ?? decodeKey(row.pk!), rowKey: decodeKey(row.rk) };
       if (!row.hit) continue;
-      const entity = new LazyEntity(lastKeys.partitionKey, lastKeys.rowKey, BigInt(row.ts), row.props!, decodeProperties);
-      bytes += Buffer.byteLength(row.props!); // what a page's size bound counts
+      const entity = storedEntity(lastKeys.partitionKey, lastKeys.rowKey, BigInt(row.ts), row.doc, row.props);
+      bytes += Buffer.byteLength(row.doc ?? row.props!); // what a page's size bound counts
       entities.push(entity);
     }
     const last = rows.at(-1);
@@ -230,12 +254,21 @@ export class PostgresStore implements Store {
 
   async commit(table: TableInfo, writes: readonly Write[]): Promise<CommitResult> {
     const startedMs = performance.now();
-    const result = await this.commitWrites(table, writes);
+    const { result } = await this.commitWrites(table, writes);
     if (result.ok) this.committed(startedMs);
     return result;
   }
 
-  private async commitWrites(table: TableInfo, writes: readonly Write[]): Promise<CommitResult> {
+  async commitToTable(account: string, name: string, writes: readonly Write[]): Promise<TableCommit> {
+    if (!storableName(name)) return { table: undefined, result: failed(0, 'tableNotFound') };
+    const startedMs = performance.now();
+    const { result, storedName } = await this.commitWrites({ account, name }, writes);
+    if (result.ok) this.committed(startedMs);
+    return { table: storedName === undefined ? undefined : { account, name: storedName }, result };
+  }
+
+  /** The commit, and the table's name as stored (undefined when there was no table). */
+  private async commitWrites(table: TableInfo, writes: readonly Write[]): Promise<Committed> {
     if (this.closed) throw new Error('store is closed');
     const [only] = writes;
     // A lone put or delete is one statement that checks its condition itself; a merge, which
@@ -244,11 +277,15 @@ export class PostgresStore implements Store {
       try {
         return await this.commitAlone(table, only!, only!.action);
       } catch (error) {
-        if (isMissingTable(error)) return failed(0, 'tableNotFound');
+        if (isMissingTable(error)) return noTable;
         throw error;
       }
     }
-    return this.transaction((client) => this.applyCommit(client, table, writes), (result) => result.ok, failed(0, 'tableNotFound'));
+    if (writes.length === 1 && only!.action.kind === 'merge' && only!.condition.kind !== 'absent') {
+      const merged = await this.mergeAlone(table, only!, only!.action.properties);
+      if (merged !== undefined) return merged;
+    }
+    return this.transaction((client) => this.applyCommit(client, table, writes), ({ result }) => result.ok, noTable);
   }
 
   /**
@@ -256,68 +293,120 @@ export class PostgresStore implements Store {
    * replaces if that is later (the row is locked by the statement, so no other write comes
    * between). When nothing was written, a second look tells why.
    */
-  private async commitAlone(table: TableInfo, write: Write, action: Write['action'] & { kind: 'put' | 'delete' }): Promise<CommitResult> {
+  private async commitAlone(table: TableInfo, write: Write, action: Write['action'] & { kind: 'put' | 'delete' }): Promise<Committed> {
     const { condition } = write;
     const key = [table.account, table.name.toLowerCase(), encodeKey(write.partitionKey), encodeKey(write.rowKey)];
     const expected = condition.kind === 'version' ? condition.timestamp.toString() : null;
     const ts = this.clock.next().toString();
-    let written: { ts: string } | undefined;
+    let written: { ts: string; name: string } | undefined;
+    const encoded = action.kind === 'put' ? encodeProperties(action.properties) : undefined;
     if (action.kind === 'delete') {
       if (condition.kind === 'absent') return this.whyNotWritten(table, write);
-      ({ rows: [written] } = await this.query<{ ts: string }>(
+      ({ rows: [written] } = await this.query<{ ts: string; name: string }>(
         'deleteEntity',
-        `DELETE FROM ${s}.entities WHERE table_id = (${tableIdSql}) AND pk = $3 AND rk = $4 AND ($5::bigint IS NULL OR ts = $5) RETURNING $6::bigint AS ts`,
+        `DELETE FROM ${s}.entities e WHERE table_id = (${tableIdSql}) AND pk = $3 AND rk = $4 AND ($5::bigint IS NULL OR ts = $5) RETURNING $6::bigint AS ts, ${nameOfRowSql}`,
         [...key, expected, ts],
       ));
     } else if (condition.kind === 'absent') {
-      ({ rows: [written] } = await this.query<{ ts: string }>(
+      ({ rows: [written] } = await this.query<{ ts: string; name: string }>(
         'insertEntity',
-        `INSERT INTO ${s}.entities (table_id, pk, rk, ts, props) SELECT id, $3, $4, $5, $6::jsonb FROM ${s}.tables ` +
-          `WHERE account = $1 AND name_lower = $2 ON CONFLICT DO NOTHING RETURNING ts`,
-        [...key, ts, encodeProperties(action.properties)],
+        `INSERT INTO ${s}.entities AS e (table_id, pk, rk, ts, props, doc) SELECT id, $3, $4, $5, $6::jsonb, $7 FROM ${s}.tables ` +
+          `WHERE account = $1 AND name_lower = $2 ON CONFLICT DO NOTHING RETURNING ts, ${nameOfRowSql}`,
+        [...key, ts, encoded!.props, encoded!.doc],
       ));
     } else if (condition.kind === 'none') {
-      ({ rows: [written] } = await this.query<{ ts: string }>(
+      ({ rows: [written] } = await this.query<{ ts: string; name: string }>(
         'putEntity',
-        `INSERT INTO ${s}.entities AS e (table_id, pk, rk, ts, props) SELECT id, $3, $4, $5, $6::jsonb FROM ${s}.tables ` +
+        `INSERT INTO ${s}.entities AS e (table_id, pk, rk, ts, props, doc) SELECT id, $3, $4, $5, $6::jsonb, $7 FROM ${s}.tables ` +
           `WHERE account = $1 AND name_lower = $2 ` +
-          `ON CONFLICT (table_id, pk, rk) DO UPDATE SET ts = greatest(EXCLUDED.ts, e.ts + 1), props = EXCLUDED.props RETURNING ts`,
-        [...key, ts, encodeProperties(action.properties)],
+          `ON CONFLICT (table_id, pk, rk) DO UPDATE SET ts = greatest(EXCLUDED.ts, e.ts + 1), props = EXCLUDED.props, doc = EXCLUDED.doc ` +
+          `RETURNING e.ts, ${nameOfRowSql}`,
+        [...key, ts, encoded!.props, encoded!.doc],
       ));
     } else {
-      ({ rows: [written] } = await this.query<{ ts: string }>(
+      ({ rows: [written] } = await this.query<{ ts: string; name: string }>(
         'replaceEntity',
-        `UPDATE ${s}.entities SET ts = greatest($5::bigint, ts + 1), props = $6::jsonb ` +
-          `WHERE table_id = (${tableIdSql}) AND pk = $3 AND rk = $4 AND ($7::bigint IS NULL OR ts = $7) RETURNING ts`,
-        [...key, ts, encodeProperties(action.properties), expected],
+        `UPDATE ${s}.entities e SET ts = greatest($5::bigint, ts + 1), props = $6::jsonb, doc = $8 ` +
+          `WHERE table_id = (${tableIdSql}) AND pk = $3 AND rk = $4 AND ($7::bigint IS NULL OR ts = $7) RETURNING ts, ${nameOfRowSql}`,
+        [...key, ts, encoded!.props, expected, encoded!.doc],
       ));
     }
     if (written === undefined) return this.whyNotWritten(table, write);
-    const timestamp = BigInt(written.ts);
-    // The database may have chosen a later tick (another process's clock ran ahead): this
-    // process's later commits come after it too.
+    return { result: { ok: true, timestamp: this.adoptTimestamp(BigInt(written.ts)) }, storedName: written.name };
+  }
+
+  /**
+   * The Timestamp a statement wrote: the database may have chosen a later tick than the clock's
+   * (one after a version another process wrote with a clock ahead of this one), and this
+   * process's later commits come after it too.
+   */
+  private adoptTimestamp(timestamp: bigint): bigint {
     if (timestamp > this.clock.last) this.clock.next(timestamp - 1n);
-    return { ok: true, timestamp };
+    return timestamp;
+  }
+
+  /**
+   * A lone merge into a stored entity as one statement: the merge of the stored members with the
+   * incoming ones, and of their order, is computed in SQL from the version the statement reads,
+   * and written only if the row still holds that version (a compare-and-swap on ts) and the
+   * merged entity is certainly within the entity limits (a bound from its stored size:
+   * mergeBoundSql). Anything else (no entity, another version, a table gone, an entity that
+   * may pass a limit) writes nothing and answers undefined: the transaction path then decides on
+   * the locked row exactly.
+   */
+  private async mergeAlone(table: TableInfo, write: Write, incoming: Properties): Promise<Committed | undefined> {
+    const { condition } = write;
+    const expected = condition.kind === 'version' ? condition.timestamp.toString() : null;
+    // The part of entitySizeBytes that does not depend on the properties.
+    const keyBytes = 4 + 2 * (write.partitionKey.length + write.rowKey.length);
+    const { rows } = await this.query<{ ts: string; name: string }>(
+      'mergeEntity',
+      `UPDATE ${s}.entities e SET ts = greatest($5::bigint, e.ts + 1), props = m.merged, doc = NULL FROM (` +
+        `SELECT c.table_id, c.pk, c.rk, c.ts, x.merged, jsonb_array_length(x.merged -> '@order') AS names FROM ${s}.entities c ` +
+        `CROSS JOIN LATERAL (SELECT jsonb_set((c.props - $9::text[]) || $7::jsonb, '{@order}', ` +
+        `coalesce(c.props -> '@order', (SELECT coalesce(jsonb_agg(k), '[]') FROM jsonb_object_keys(c.props) AS k WHERE right(k, 11) <> '@odata.type')) || ` +
+        `(SELECT coalesce(jsonb_agg(n ORDER BY i), '[]') FROM unnest($8::text[]) WITH ORDINALITY AS w (n, i) WHERE NOT c.props ? n)) AS merged) AS x ` +
+        `WHERE c.table_id = (${tableIdSql}) AND c.pk = $3 AND c.rk = $4 AND ($6::bigint IS NULL OR c.ts = $6)` +
+        `) AS m WHERE e.table_id = m.table_id AND e.pk = m.pk AND e.rk = m.rk AND e.ts = m.ts ` +
+        `AND m.names <= $11 AND $10 + ${mergeBytesPerName} * m.names + 2 * octet_length(m.merged::text) <= $12 RETURNING e.ts, ${nameOfRowSql}`,
+      [
+        table.account,
+        table.name.toLowerCase(),
+        encodeKey(write.partitionKey),
+        encodeKey(write.rowKey),
+        this.clock.next().toString(),
+        expected,
+        encodeMergedMembers(incoming),
+        [...incoming.keys()],
+        [...incoming.keys()].map((name) => `${name}@odata.type`),
+        keyBytes,
+        customPropertiesMax,
+        entityBytesMax,
+      ],
+    );
+    const written = rows[0];
+    if (written === undefined) return undefined;
+    return { result: { ok: true, timestamp: this.adoptTimestamp(BigInt(written.ts)) }, storedName: written.name };
   }
 
   /** The failure of a lone write that wrote nothing, from the table and the entity as they are now. */
-  private async whyNotWritten(table: TableInfo, write: Write): Promise<CommitResult> {
-    const { rows } = await this.query<{ table_exists: boolean; ts: string | null }>(
+  private async whyNotWritten(table: TableInfo, write: Write): Promise<Committed> {
+    const { rows } = await this.query<{ name: string | null; ts: string | null }>(
       'whyNotWritten',
-      `SELECT EXISTS (${tableIdSql}) AS table_exists, ` +
+      `SELECT (SELECT name FROM ${s}.tables WHERE account = $1 AND name_lower = $2) AS name, ` +
         `(SELECT ts FROM ${s}.entities WHERE table_id = (${tableIdSql}) AND pk = $3 AND rk = $4) AS ts`,
       [table.account, table.name.toLowerCase(), encodeKey(write.partitionKey), encodeKey(write.rowKey)],
     );
     const row = rows[0]!;
-    if (!row.table_exists) return failed(0, 'tableNotFound');
+    if (row.name === null) return noTable;
     const current = row.ts === null ? undefined : BigInt(row.ts);
     const failure = conditionFailure(current, write.condition) ?? (write.action.kind === 'delete' && current === undefined ? 'notFound' : undefined);
     // Otherwise another process changed the entity between the two statements: the write failed
     // on the entity as it was then.
-    return failed(0, failure ?? (write.condition.kind === 'absent' ? 'exists' : 'versionMismatch'));
+    return { result: failed(0, failure ?? (write.condition.kind === 'absent' ? 'exists' : 'versionMismatch')), storedName: row.name };
   }
 
-  private async applyCommit(client: pg.PoolClient, table: TableInfo, writes: readonly Write[]): Promise<CommitResult> {
+  private async applyCommit(client: pg.PoolClient, table: TableInfo, writes: readonly Write[]): Promise<Committed> {
     const pks = writes.map((write) => encodeKey(write.partitionKey));
     const rks = writes.map((write) => encodeKey(write.rowKey));
     const needProperties = writes.some((write) => write.action.kind === 'merge');
@@ -325,44 +414,46 @@ export class PostgresStore implements Store {
     // no row) and the stored entities, in key order as every commit locks them, so that two
     // batches cannot deadlock on each other. A missing table gives no row; a table without any of
     // the entities gives one row of nulls.
-    const locked = await client.query<{ table_id: string; pk: Buffer | null; rk: Buffer | null; ts: string | null; props: string | null }>({
+    const locked = await client.query<{ table_id: string; name: string; pk: Buffer | null; rk: Buffer | null; ts: string | null; doc: string | null; props: string | null }>({
       name: needProperties ? 'lockWithProperties' : 'lock',
       text:
-        `WITH t AS (SELECT id FROM ${s}.tables WHERE account = $1 AND name_lower = $2 FOR KEY SHARE) ` +
-        `SELECT t.id AS table_id, e.pk, e.rk, e.ts, e.props FROM t LEFT JOIN LATERAL (` +
-        `SELECT e.pk, e.rk, e.ts, ${needProperties ? 'e.props::text' : 'NULL'} AS props FROM ${s}.entities e ` +
+        `WITH t AS (SELECT id, name FROM ${s}.tables WHERE account = $1 AND name_lower = $2 FOR KEY SHARE) ` +
+        `SELECT t.id AS table_id, t.name, e.pk, e.rk, e.ts, e.doc, e.props FROM t LEFT JOIN LATERAL (` +
+        `SELECT e.pk, e.rk, e.ts, ${needProperties ? storedFormSql('e.') : 'NULL AS doc, NULL AS props'} FROM ${s}.entities e ` +
         `JOIN unnest($3::bytea[], $4::bytea[]) AS w (pk, rk) ON e.pk = w.pk AND e.rk = w.rk ` +
         `WHERE e.table_id = t.id ORDER BY e.pk, e.rk FOR UPDATE OF e) AS e ON true`,
       values: [table.account, table.name.toLowerCase(), pks, rks],
     });
     const tableId = locked.rows[0]?.table_id;
-    if (tableId === undefined) return failed(0, 'tableNotFound');
-    const stored = new Map<string, { ts: bigint; props: string | null }>();
+    if (tableId === undefined) return noTable;
+    const storedName = locked.rows[0]!.name;
+    const failedAt = (index: number, failure: WriteFailure): Committed => ({ result: failed(index, failure), storedName });
+    const stored = new Map<string, { ts: bigint; doc: string | null; props: string | null }>();
     for (const row of locked.rows) {
-      if (row.pk !== null) stored.set(row.pk.toString('hex') + ':' + row.rk!.toString('hex'), { ts: BigInt(row.ts!), props: row.props });
+      if (row.pk !== null) stored.set(row.pk.toString('hex') + ':' + row.rk!.toString('hex'), { ts: BigInt(row.ts!), doc: row.doc, props: row.props });
     }
 
     const inserts: number[] = [];
-    const updates: { index: number; properties: string }[] = [];
+    const updates: { index: number; properties: EncodedProperties }[] = [];
     const deletes: number[] = [];
-    const insertProperties: string[] = [];
+    const insertProperties: EncodedProperties[] = [];
     let newestPrevious = 0n;
     for (let index = 0; index < writes.length; index++) {
       const write = writes[index]!;
       const current = stored.get(pks[index]!.toString('hex') + ':' + rks[index]!.toString('hex'));
       if (current !== undefined && current.ts > newestPrevious) newestPrevious = current.ts;
       const failure = conditionFailure(current?.ts, write.condition);
-      if (failure !== undefined) return failed(index, failure);
+      if (failure !== undefined) return failedAt(index, failure);
       const { action } = write;
       if (action.kind === 'delete') {
-        if (current === undefined) return failed(index, 'notFound');
+        if (current === undefined) return failedAt(index, 'notFound');
         deletes.push(index);
         continue;
       }
       let properties = action.properties;
       if (action.kind === 'merge' && current !== undefined) {
-        const merged = mergeProperties(write, decodeProperties(current.props!), action.properties);
-        if (typeof merged === 'string') return failed(index, merged);
+        const merged = mergeProperties(write, storedEntity(write.partitionKey, write.rowKey, current.ts, current.doc, current.props).properties, action.properties);
+        if (typeof merged === 'string') return failedAt(index, merged);
         properties = merged;
       }
       if (current === undefined) {
@@ -378,9 +469,16 @@ export class PostgresStore implements Store {
       const result = await client.query({
         name: 'insertEntities',
         text:
-          `INSERT INTO ${s}.entities (table_id, pk, rk, ts, props) SELECT $1, w.pk, w.rk, $2, w.props::jsonb ` +
-          `FROM unnest($3::bytea[], $4::bytea[], $5::text[]) AS w (pk, rk, props) ON CONFLICT DO NOTHING`,
-        values: [tableId, ts, pick(pks, inserts), pick(rks, inserts), insertProperties],
+          `INSERT INTO ${s}.entities (table_id, pk, rk, ts, props, doc) SELECT $1, w.pk, w.rk, $2, w.props::jsonb, w.doc ` +
+          `FROM unnest($3::bytea[], $4::bytea[], $5::text[], $6::text[]) AS w (pk, rk, props, doc) ON CONFLICT DO NOTHING`,
+        values: [
+          tableId,
+          ts,
+          pick(pks, inserts),
+          pick(rks, inserts),
+          insertProperties.map((encoded) => encoded.props),
+          insertProperties.map((encoded) => encoded.doc),
+        ],
       });
       if (result.rowCount !== inserts.length) throw new InsertRace();
     }
@@ -389,9 +487,10 @@ export class PostgresStore implements Store {
       await client.query({
         name: 'updateEntities',
         text:
-          `UPDATE ${s}.entities e SET ts = $2, props = w.props::jsonb FROM unnest($3::bytea[], $4::bytea[], $5::text[]) AS w (pk, rk, props) ` +
+          `UPDATE ${s}.entities e SET ts = $2, props = w.props::jsonb, doc = w.doc ` +
+          `FROM unnest($3::bytea[], $4::bytea[], $5::text[], $6::text[]) AS w (pk, rk, props, doc) ` +
           `WHERE e.table_id = $1 AND e.pk = w.pk AND e.rk = w.rk`,
-        values: [tableId, ts, pick(pks, indexes), pick(rks, indexes), updates.map((update) => update.properties)],
+        values: [tableId, ts, pick(pks, indexes), pick(rks, indexes), updates.map((update) => update.properties.props), updates.map((update) => update.properties.doc)],
       });
     }
     if (deletes.length > 0) {
@@ -403,7 +502,7 @@ export class PostgresStore implements Store {
         values: [tableId, pick(pks, deletes), pick(rks, deletes)],
       });
     }
-    return { ok: true, timestamp };
+    return { result: { ok: true, timestamp }, storedName };
   }
 
   /**
@@ -557,6 +656,22 @@ function storableName(name: string): boolean {
 /** Checked-out clients given an 'error' listener (once each: the pool reuses them). */
 const guardedClients = new WeakSet<pg.PoolClient>();
 
+/**
+ * An upper bound, per property, of what entitySizeBytes counts beyond twice the property's bytes
+ * in the stored text: 8 per property, and at most 16 for a value (a Guid; a string counts
+ * 2 per UTF-16 code unit + 4, and each code unit is at least one byte of its text). So
+ * keyBytes + 24 x properties + 2 x the stored text's bytes >= entitySizeBytes.
+ */
+const mergeBytesPerName = 24;
+
+/**
+ * The columns `doc, props` of a read: the stored JSON form, or for a row without it (written
+ * before schema version 2, or merged in SQL) the jsonb text. `alias` qualifies the columns.
+ */
+function storedFormSql(alias: string): string {
+  return `${alias}doc, CASE WHEN ${alias}doc IS NULL THEN ${alias}props::text END AS props`;
+}
+
 /** The table id of ($1 account, $2 lower-cased name), as a subquery: every request looks it up afresh. */
 const tableIdSql = `SELECT id FROM ${s}.tables WHERE account = $1 AND name_lower = $2`;
 
@@ -564,7 +679,9 @@ interface ScanRow {
   readonly pk?: Buffer;
   readonly rk: Buffer;
   readonly ts: string;
-  /** Null for a marker row that failed the conditions. */
+  /** The stored JSON form; null for a marker row that failed the conditions, or a row without it. */
+  readonly doc: string | null;
+  /** The jsonb text of a row that passed and has no `doc`. */
   readonly props: string | null;
   readonly hit: boolean;
   readonly n?: string;
@@ -574,6 +691,17 @@ interface ScanRow {
 function failed(index: number, failure: WriteFailure): CommitResult {
   return { ok: false, index, failure };
 }
+
+/** A commit's result and the table's name as stored (undefined: there was no table). */
+interface Committed {
+  readonly result: CommitResult;
+  readonly storedName: string | undefined;
+}
+
+const noTable: Committed = { result: failed(0, 'tableNotFound'), storedName: undefined };
+
+/** In RETURNING: the stored name of the table of the written row (aliased `e`). */
+const nameOfRowSql = `(SELECT name FROM ${s}.tables WHERE id = e.table_id) AS name`;
 
 /** WHERE terms for a key range. Row values keep a bound on both keys one index seek. */
 function rangeSql({ lower, upper }: KeyRange, bind: Bind): string[] {
@@ -591,6 +719,15 @@ function rangeSql({ lower, upper }: KeyRange, bind: Bind): string[] {
     );
   }
   return terms;
+}
+
+/** Names of the prepared plain scan steps, by their text (a few dozen shapes at most). */
+const plainStepNames = new Map<string, string>();
+
+function plainStepName(sql: string): string {
+  let name = plainStepNames.get(sql);
+  if (name === undefined) plainStepNames.set(sql, (name = `scan${plainStepNames.size}`));
+  return name;
 }
 
 /** The PartitionKey of every row of the range, when its bounds pin one. */

@@ -13,7 +13,8 @@
 //   UTF-16BE also keeps a worst-case key pair (2 x 1 KiB) inside PostgreSQL's 2704-byte B-tree
 //   tuple limit, which UTF-8 text (up to 3 KiB) would not. ts is the Timestamp in 100 ns ticks,
 //   which is the entity's version (ETag). props is jsonb (codec.ts), so that property conditions
-//   are checked inside the database.
+//   are checked inside the database; doc (version 2) is the same properties' stored JSON text,
+//   which reads splice into responses (null where a row has none: decoded from props).
 // - account_settings / table_settings: small documents; a table's go with it (ON DELETE CASCADE),
 //   and the foreign key makes writing one for a table being deleted fail instead of outliving it.
 import assert from 'node:assert/strict';
@@ -53,6 +54,9 @@ const migrations: readonly string[] = [
      table_id bigint PRIMARY KEY REFERENCES ${schemaName}.tables (id) ON DELETE CASCADE,
      value text NOT NULL
    );`,
+  // Version 2: the stored JSON form itself, as text, beside its jsonb (codec.ts): reads splice it
+  // into responses. Null in rows written before, and in rows merged in SQL; reads then decode jsonb.
+  `ALTER TABLE ${schemaName}.entities ADD COLUMN doc text;`,
 ];
 
 /** Any constant: the advisory lock that serializes migrations between processes. */

@@ -8,8 +8,7 @@
 // exactly (Int64 and DateTime as annotated strings), a read can splice the text into a response
 // without decoding it, and filters on properties are evaluated inside SQLite (scan conditions)
 // without waking JavaScript for every row.
-import { LazyEntity } from '../lazy-entity.js';
-import { decodeStoredProperties, minimalJsonOf } from '../stored-json.js';
+export { StoredEntity } from '../lazy-entity.js';
 
 export { encodeStoredProperties as encodeProperties, decodeStoredProperties as decodeProperties } from '../stored-json.js';
 
@@ -20,15 +19,4 @@ export function encodeKey(key: string): Buffer {
 /** Decodes a key blob, byte-swapping it in place: every blob SQLite hands out is a fresh copy. */
 export function decodeKey(blob: Buffer): string {
   return blob.swap16().toString('utf16le');
-}
-
-/** A stored entity in the stored JSON form: its text is spliced into responses where it can be. */
-export class StoredEntity extends LazyEntity {
-  constructor(partitionKey: string, rowKey: string, timestamp: bigint, storedJson: string) {
-    super(partitionKey, rowKey, timestamp, storedJson, decodeStoredProperties);
-  }
-
-  get minimalJson(): string | undefined {
-    return minimalJsonOf(this.stored);
-  }
 }

@@ -11,7 +11,8 @@ import type Database from 'better-sqlite3';
 import { stat } from 'node:fs/promises';
 import type { Entity } from '../../domain/entity.js';
 import type { KeyRange } from '../../domain/keys.js';
-import type { CommitObserver, CommitResult, DiskUsage, ScanRequest, ScanStep, SettingChange, SettingKey, Store, TableInfo, Write } from '../store.js';
+import type { CommitObserver, CommitResult, DiskUsage, ScanRequest, ScanStep, SettingChange, SettingKey, Store, TableCommit, TableEntity, TableInfo, Write } from '../store.js';
+import { getTableThenCommit } from '../table-calls.js';
 import { encodeKey, StoredEntity } from './codec.js';
 import { RangeReader, stepExamineMaxDefault, stepRowsMax } from './range-reader.js';
 import { ScanPool } from './scan-pool.js';
@@ -150,8 +151,16 @@ export class SqliteStore implements Store {
 
   async getEntity(table: TableInfo, partitionKey: string, rowKey: string): Promise<Entity | undefined> {
     const id = this.cachedTable(table.account, table.name)?.id;
-    if (id === undefined) return undefined;
-    const row = this.read(() => this.selectEntity.get(id, encodeKey(partitionKey), encodeKey(rowKey))) as [bigint, string] | undefined;
+    return id === undefined ? undefined : this.readEntity(id, partitionKey, rowKey);
+  }
+
+  async getTableEntity(account: string, name: string, partitionKey: string, rowKey: string): Promise<TableEntity | undefined> {
+    const table = this.cachedTable(account, name);
+    return table && { table: table.info, entity: this.readEntity(table.id, partitionKey, rowKey) };
+  }
+
+  private readEntity(tableId: number, partitionKey: string, rowKey: string): Entity | undefined {
+    const row = this.read(() => this.selectEntity.get(tableId, encodeKey(partitionKey), encodeKey(rowKey))) as [bigint, string] | undefined;
     return row === undefined ? undefined : new StoredEntity(partitionKey, rowKey, ...row);
   }
 
@@ -177,6 +186,10 @@ export class SqliteStore implements Store {
   commit(table: TableInfo, writes: readonly Write[]): Promise<CommitResult> {
     if (this.closed) return Promise.reject(new Error('store is closed'));
     return this.afterWrite(this.writer.commit(table.account, table.name, encodeWrites(writes)));
+  }
+
+  commitToTable(account: string, name: string, writes: readonly Write[]): Promise<TableCommit> {
+    return getTableThenCommit(this, account, name, writes);
   }
 
   // -- settings --------------------------------------------------------------------------------

@@ -5,8 +5,9 @@
 // suite and the model vouch for each other. It never stands in for an engine anywhere else.
 import type { Entity, Properties } from '../../../src/domain/entity.js';
 import type { KeyRange } from '../../../src/domain/keys.js';
-import type { CommitResult, ScanRequest, ScanStep, SettingChange,
+import type { CommitResult, ScanRequest, ScanStep, SettingChange, TableCommit, TableEntity,
   SettingKey, Store, TableInfo, Write, WriteFailure } from '../../../src/storage/store.js';
+import { getTableThenCommit, getTableThenEntity } from '../../../src/storage/table-calls.js';
 import { accountedBytes, compareKeys, compareText, inRange, keyText } from './support.js';
 
 /** data-model.md §5.3, restated here rather than imported: 252 custom properties, 1 MiB. */
@@ -89,6 +90,14 @@ export class ModelStore implements Store {
       }
     }
     return { entities, examined, bytes, next: undefined };
+  }
+
+  getTableEntity(account: string, name: string, partitionKey: string, rowKey: string): Promise<TableEntity | undefined> {
+    return getTableThenEntity(this, account, name, partitionKey, rowKey);
+  }
+
+  commitToTable(account: string, name: string, writes: readonly Write[]): Promise<TableCommit> {
+    return getTableThenCommit(this, account, name, writes);
   }
 
   async commit(info: TableInfo, writes: readonly Write[]): Promise<CommitResult> {

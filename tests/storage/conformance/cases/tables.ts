@@ -3,7 +3,7 @@
 // limit; deleting a table deletes its entities.
 import assert from 'node:assert/strict';
 import type { ConformanceCase } from '../suite.js';
-import { commitOk, edm, props, put, walk } from '../support.js';
+import { absent, assertSameProperties, commitOk, edm, props, put, version, walk } from '../support.js';
 import { read } from './seed.js';
 
 export const tableCases: readonly ConformanceCase[] = [
@@ -29,6 +29,38 @@ export const tableCases: readonly ConformanceCase[] = [
       }
       assert.equal(await store.getTable(a, 'MixedCases'), undefined);
       assert.equal(await store.getTable(account(), 'MixedCase'), undefined, 'another account');
+    },
+  },
+  {
+    name: 'getTableEntity and commitToTable find the table in any case and act as getTable, then getEntity or commit',
+    async run({ store, account }) {
+      const a = account();
+      await store.createTable(a, 'OneCall');
+      const table = { account: a, name: 'OneCall' };
+      const first = await store.commitToTable(a, 'oNEcALL', [put('p', 'r', props({ n: edm.int32(1) }), absent)]);
+      assert.deepEqual(first.table, table, 'the name as created');
+      assert.equal(first.result.ok, true);
+      const stamp = first.result.ok ? first.result.timestamp : 0n;
+      const read = await store.getTableEntity(a, 'ONECALL', 'p', 'r');
+      assert.deepEqual(read?.table, table);
+      assert.equal(read?.entity?.timestamp, stamp);
+      assertSameProperties(read!.entity!.properties, props({ n: edm.int32(1) }), 'the entity written');
+      const missingRow = await store.getTableEntity(a, 'onecall', 'p', 'other');
+      assert.deepEqual(missingRow, { table, entity: undefined }, 'a table without that entity');
+      const failed = await store.commitToTable(a, 'OneCall', [put('p', 'r', props(), absent)]);
+      assert.deepEqual(failed, { table, result: { ok: false, index: 0, failure: 'exists' } }, 'conditions as commit checks them');
+      const stale = await store.commitToTable(a, 'OneCall', [put('p', 'r', props(), version(stamp - 1n))]);
+      assert.deepEqual(stale.result, { ok: false, index: 0, failure: 'versionMismatch' });
+      assert.equal((await store.getEntity(table, 'p', 'r'))?.timestamp, stamp, 'failed writes wrote nothing');
+      assert.equal(await store.getTableEntity(a, 'NoSuchTable', 'p', 'r'), undefined);
+      assert.equal(await store.getTableEntity(account(), 'OneCall', 'p', 'r'), undefined, 'another account');
+      assert.deepEqual(await store.commitToTable(a, 'NoSuchTable', [put('p', 'r')]), {
+        table: undefined,
+        result: { ok: false, index: 0, failure: 'tableNotFound' },
+      });
+      assert.equal(await store.deleteTable(a, 'OneCall'), true);
+      assert.equal(await store.getTableEntity(a, 'OneCall', 'p', 'r'), undefined, 'a deleted table');
+      assert.equal((await store.commitToTable(a, 'OneCall', [put('p', 'r')])).table, undefined, 'a deleted table takes no writes');
     },
   },
   {
