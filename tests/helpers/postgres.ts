@@ -26,6 +26,11 @@ export function postgresUnavailable(): string | undefined {
 async function admin<T>(work: (client: pg.Client) => Promise<T>): Promise<T> {
   const url = testDatabaseUrl();
   if (url === undefined) throw new Error(`${urlVariable} is not set`);
+  return onDatabase(url, work);
+}
+
+/** `work` on one connection to the database at `url`, closed afterwards. */
+export async function onDatabase<T>(url: string, work: (client: pg.Client) => Promise<T>): Promise<T> {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {

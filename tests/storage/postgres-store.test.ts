@@ -4,12 +4,11 @@
 // conditional writes, batches and table deletion.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import pg from 'pg';
 import type { EdmValue } from '../../src/domain/edm.js';
 import { encodeMinimalProperties } from '../../src/protocol/odata.js';
 import type { PostgresStore } from '../../src/storage/postgres/postgres-store.js';
 import type { CommitResult, TableInfo, Write } from '../../src/storage/store.js';
-import { createDatabase, dropDatabase, openPostgresStore, postgresUnavailable } from '../helpers/postgres.js';
+import { createDatabase, dropDatabase, onDatabase, openPostgresStore, postgresUnavailable } from '../helpers/postgres.js';
 
 const account = 'devstoreaccount1';
 
@@ -278,13 +277,3 @@ describe('the PostgreSQL store', { skip: postgresUnavailable() }, () => {
     });
   }
 });
-
-async function onDatabase<T>(url: string, work: (client: pg.Client) => Promise<T>): Promise<T> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    return await work(client);
-  } finally {
-    await client.end();
-  }
-}
