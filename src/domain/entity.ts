@@ -33,12 +33,17 @@ export interface EntityKeys {
  * + per property 8 + 2 per name code unit + the value's size.
  */
 export function entitySizeBytes(partitionKey: string, rowKey: string, properties: Properties): number {
+  return keyedSizeBytes(partitionKey, rowKey, propertiesSizeBytes(properties));
+}
+
+/** The sum of propertySizeBytes over `properties`. */
+export function propertiesSizeBytes(properties: Properties): number {
   let propertyBytes = 0;
   for (const [name, value] of properties) {
     const length = value.type === 'Edm.String' || value.type === 'Edm.Binary' ? value.value.length : 0;
     propertyBytes += propertySizeBytes(name, value.type, length);
   }
-  return keyedSizeBytes(partitionKey, rowKey, propertyBytes);
+  return propertyBytes;
 }
 
 /** The whole entity's size from its keys and the sum of its propertySizeBytes. */

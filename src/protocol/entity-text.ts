@@ -20,7 +20,7 @@ import {
   parseInt64Text,
   type EdmType,
 } from '../domain/edm.js';
-import { keyedSizeBytes, propertySizeBytes, validateKey, type Properties } from '../domain/entity.js';
+import { keyedSizeBytes, propertiesSizeBytes, propertySizeBytes, validateKey, type Properties } from '../domain/entity.js';
 import { TableError } from '../errors.js';
 import {
   binaryValueBytesMax,
@@ -63,12 +63,7 @@ export function decodeEntity(text: string): EntityBody {
   const fast = transcodeOrUndefined(text);
   if (fast !== undefined) return fast;
   const { partitionKey, rowKey, properties } = decodeEntityBody(text);
-  let propertyBytes = 0;
-  for (const [name, value] of properties) {
-    const length = value.type === 'Edm.String' || value.type === 'Edm.Binary' ? value.value.length : 0;
-    propertyBytes += propertySizeBytes(name, value.type, length);
-  }
-  const stored = { json: encodeStoredProperties(properties), count: properties.size, propertyBytes };
+  const stored = { json: encodeStoredProperties(properties), count: properties.size, propertyBytes: propertiesSizeBytes(properties) };
   return new EntityBody(partitionKey, rowKey, stored, properties);
 }
 

@@ -17,7 +17,7 @@ import assert from 'node:assert/strict';
 import { performance } from 'node:perf_hooks';
 import { setImmediate as turnOfEventLoop } from 'node:timers/promises';
 import pg from 'pg';
-import type { Entity, Properties } from '../../domain/entity.js';
+import { keyedSizeBytes, type Entity, type Properties } from '../../domain/entity.js';
 import { customPropertiesMax, entityBytesMax } from '../../limits.js';
 import type { KeyBound, KeyRange } from '../../domain/keys.js';
 import { TableError } from '../../errors.js';
@@ -358,7 +358,7 @@ export class PostgresStore implements Store {
     const { condition } = write;
     const expected = condition.kind === 'version' ? condition.timestamp.toString() : null;
     // The part of entitySizeBytes that does not depend on the properties.
-    const keyBytes = 4 + 2 * (write.partitionKey.length + write.rowKey.length);
+    const keyBytes = keyedSizeBytes(write.partitionKey, write.rowKey, 0);
     const { rows } = await this.query<{ ts: string; name: string }>(
       'mergeEntity',
       `UPDATE ${s}.entities e SET ts = greatest($5::bigint, e.ts + 1), props = m.merged, doc = NULL FROM (` +
