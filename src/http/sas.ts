@@ -3,7 +3,7 @@
 // authorizeSas then checks that grant against what one operation needs.
 import { timingSafeEqual } from 'node:crypto';
 import { floorMilliseconds, parseIsoTicks } from '../domain/edm.js';
-import type { KeyBound, KeyRange } from '../domain/keys.js';
+import { compareKeyToBound, type KeyBound, type KeyRange } from '../domain/keys.js';
 import { TableError } from '../errors.js';
 import { sasClockSkewMs } from '../limits.js';
 import type { Account } from './accounts.js';
@@ -125,8 +125,8 @@ export function keyInRange(range: KeyRange, partitionKey: string, rowKey: string
   const { lower, upper } = range;
   const belowLower = (order: number) => order < 0 || (order === 0 && !lower?.inclusive);
   const aboveUpper = (order: number) => order > 0 || (order === 0 && !upper?.inclusive);
-  if (lower !== undefined && belowLower(compareKey(partitionKey, rowKey, lower))) return false;
-  if (upper !== undefined && aboveUpper(compareKey(partitionKey, rowKey, upper))) return false;
+  if (lower !== undefined && belowLower(compareKeyToBound(partitionKey, rowKey, lower))) return false;
+  if (upper !== undefined && aboveUpper(compareKeyToBound(partitionKey, rowKey, upper))) return false;
   return true;
 }
 
@@ -308,16 +308,6 @@ function keyRange(params: SasParams): KeyRange {
 function keyBound(partitionKey: string | undefined, rowKey: string | undefined): KeyBound | undefined {
   if (partitionKey === undefined) return undefined;
   return rowKey === undefined ? { partitionKey, inclusive: true } : { partitionKey, rowKey, inclusive: true };
-}
-
-/**
- * Orders (pk, rk) against a bound by UTF-16 code units; a bound without a row key compares
- * partition keys only, so it takes in or leaves out its whole partition.
- */
-function compareKey(pk: string, rk: string, bound: KeyBound): number {
-  if (pk !== bound.partitionKey) return pk < bound.partitionKey ? -1 : 1;
-  if (bound.rowKey === undefined || rk === bound.rowKey) return 0;
-  return rk < bound.rowKey ? -1 : 1;
 }
 
 /** The letters of `text` that are in `alphabet`; others are ignored. */

@@ -3,6 +3,7 @@
 // the order of inserted keys (append / prepend), and the largest and widest entities written.
 // Insights (insights.ts) and partition metrics are read from it.
 import { entitySizeBytes, keyedSizeBytes } from '../domain/entity.js';
+import { compareIndexKeys } from '../domain/keys.js';
 import { partitionAdmitOneIn, partitionsWatchedMax, shapesWatchedMax, tablesWatchedMax } from '../limits.js';
 import type { QueryClass } from '../query/index.js';
 import type { FilterFacts } from '../query/shape.js';
@@ -171,20 +172,14 @@ function newPartition(): PartitionWatch {
   return { netInserts: 0, second: 0, inSecond: 0, peakPerSecond: 0 };
 }
 
-/** Keys compare as the clustered index orders them: PartitionKey, then RowKey, by UTF-16 code units. */
-function compareKeys(a: readonly [string, string], b: readonly [string, string]): number {
-  if (a[0] !== b[0]) return a[0] < b[0] ? -1 : 1;
-  return a[1] === b[1] ? 0 : a[1] < b[1] ? -1 : 1;
-}
-
 function noteKeyOrder(order: KeyOrder, partitionKey: string, rowKey: string): void {
   const key = [partitionKey, rowKey] as const;
   order.inserts++;
-  if (order.highest === undefined || compareKeys(key, order.highest) > 0) {
+  if (order.highest === undefined || compareIndexKeys(key, order.highest) > 0) {
     order.highest = key;
     order.appends++;
   }
-  if (order.lowest === undefined || compareKeys(key, order.lowest) < 0) {
+  if (order.lowest === undefined || compareIndexKeys(key, order.lowest) < 0) {
     order.lowest = key;
     order.prepends++;
   }

@@ -12,7 +12,8 @@ import { RangeReader } from '../../src/storage/sqlite/range-reader.js';
 import { ScanPool } from '../../src/storage/sqlite/scan-pool.js';
 import { openDatabase } from '../../src/storage/sqlite/schema.js';
 import { SqliteStore } from '../../src/storage/sqlite/sqlite-store.js';
-import { compareIndexKeys, interpolateKey, joinSplit, planSplit, probeOffset, SplitScanner, type IndexKey } from '../../src/storage/sqlite/split-scan.js';
+import { compareIndexKeys, type IndexKey } from '../../src/domain/keys.js';
+import { interpolateKey, joinSplit, planSplit, probeOffset, SplitScanner } from '../../src/storage/sqlite/split-scan.js';
 import type { PropertyCondition, TableInfo } from '../../src/storage/store.js';
 import type { KeyRange } from '../../src/domain/keys.js';
 

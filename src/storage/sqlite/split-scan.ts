@@ -7,13 +7,10 @@
 // before M), the step is the first thread's answer alone, as if it had not been split.
 import os from 'node:os';
 import { performance, type EventLoopUtilization } from 'node:perf_hooks';
-import type { KeyBound, KeyRange } from '../../domain/keys.js';
+import { compareIndexKeys, compareKeyToBound, type IndexKey, type KeyBound, type KeyRange } from '../../domain/keys.js';
 import { stepRowsMax, type RangeReader, type RowStep } from './range-reader.js';
 import type { ScanPool } from './scan-pool.js';
 import type { ScanSplit } from '../../config.js';
-
-/** A key of the clustered index as a tuple. */
-export type IndexKey = readonly [partitionKey: string, rowKey: string];
 
 /** Where a split step cuts its range, and each thread's share of the window. */
 export interface SplitPlan {
@@ -84,24 +81,19 @@ export function joinSplit(plan: SplitPlan, first: RowStep, second: RowStep, rows
   return { rows: [...first.rows, ...second.rows], examined: first.examined + second.examined, next: second.next };
 }
 
-export function compareIndexKeys(a: IndexKey, b: IndexKey): number {
-  if (a[0] !== b[0]) return a[0] < b[0] ? -1 : 1;
-  if (a[1] !== b[1]) return a[1] < b[1] ? -1 : 1;
-  return 0;
-}
-
 /** Whether `key` lies strictly inside the range's lower end, so that both sub-ranges stay inside the range. */
 function aboveLower(key: IndexKey, lower: KeyBound | undefined): boolean {
   if (lower === undefined) return true;
-  if (lower.rowKey === undefined) return lower.inclusive ? key[0] >= lower.partitionKey : key[0] > lower.partitionKey;
-  return compareIndexKeys(key, [lower.partitionKey, lower.rowKey]) > 0;
+  const order = compareKeyToBound(key[0], key[1], lower);
+  // A PartitionKey bound takes in its whole partition when inclusive; a full key is no cut.
+  return order > 0 || (order === 0 && lower.rowKey === undefined && lower.inclusive);
 }
 
 /** Whether every key from `key` on could lie below `upper`; a key at or past it is no cut. */
 function belowUpper(key: IndexKey, upper: KeyBound | undefined): boolean {
   if (upper === undefined) return true;
-  if (upper.rowKey === undefined) return upper.inclusive ? key[0] <= upper.partitionKey : key[0] < upper.partitionKey;
-  return compareIndexKeys(key, [upper.partitionKey, upper.rowKey]) < 0;
+  const order = compareKeyToBound(key[0], key[1], upper);
+  return order < 0 || (order === 0 && upper.rowKey === undefined && upper.inclusive);
 }
 
 /** Separates PartitionKey from RowKey in a key's text: below every other code unit, so texts sort as tuples. */
@@ -201,18 +193,19 @@ class CoreLoad {
   }
 }
 const loadWindowMs = 100;
-const cores = new CoreLoad();
 
 /** Steps remembered for the one that continues each (a walk's steps follow one another). */
 const rememberedStepsMax = 256;
 
 /**
  * Conditional steps on the scan threads. A step is split in two when at least two threads are
- * idle and, unless told to always split, the cores are not busy with other work (CoreLoad). The cut comes from the step before, when this step continues it (its rows and
- * key span), and otherwise from a probe on `reader`, the calling thread's connection: the keys 0
- * and up to 256 rows into the range.
+ * idle and, unless told to always split, the cores are not busy with other work (CoreLoad). The
+ * cut comes from the step before, when this step continues it (its rows and key span), and
+ * otherwise from a probe on `reader`, the calling thread's connection: the keys 0 and up to 256
+ * rows into the range.
  */
 export class SplitScanner {
+  private readonly cores = new CoreLoad();
   /** Where recent steps started and how many rows they examined, by table id and where they ended. */
   private readonly previous = new Map<string, { readonly from: IndexKey; readonly rows: number }>();
 
@@ -244,7 +237,7 @@ export class SplitScanner {
 
   private splitNow(): boolean {
     if (this.when === 'never' || this.pool.idleThreads() < 2) return false;
-    return this.when === 'always' || !cores.busy();
+    return this.when === 'always' || !this.cores.busy();
   }
 
   private plan(id: number, range: KeyRange, examineMax: number): SplitPlan | undefined {
