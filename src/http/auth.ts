@@ -63,16 +63,16 @@ export function verifySharedKey(request: AuthRequest): void {
   const date = checkedDate(request);
   // Compare the base64 text, not decoded bytes: Buffer.from would also accept non-canonical forms.
   const provided = Buffer.from(signature);
-  const matches = (resource: string): boolean => {
-    const candidate = stringToSign(scheme, request, date, resource);
-    return request.account.keys.some((key) => timingSafeEqual(Buffer.from(sign(candidate, key)), provided));
-  };
   // Lazily: the raw path is what every SDK signs, so the variants are made only when it fails.
-  for (const resource of candidateResources(request)) if (matches(resource)) return;
-  const [rawResource] = candidateResources(request);
+  let rawStringToSign: string | undefined;
+  for (const resource of candidateResources(request)) {
+    const candidate = stringToSign(scheme, request, date, resource);
+    rawStringToSign ??= candidate;
+    if (request.account.keys.some((key) => timingSafeEqual(Buffer.from(sign(candidate, key)), provided))) return;
+  }
   throw authenticationFailed(
     `The MAC signature found in the HTTP request '${signature}' is not the same as any computed signature. ` +
-      `Server used following string to sign: '${stringToSign(scheme, request, date, rawResource!)}'.`,
+      `Server used following string to sign: '${rawStringToSign}'.`,
   );
 }
 
