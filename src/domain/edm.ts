@@ -125,19 +125,15 @@ export function formatDateTimeTicks(ticks: bigint): string {
   const ms = floorMilliseconds(ticks);
   const sub = ticks - ms * ticksPerMs; // 0..9999 sub-millisecond ticks
   const iso = new Date(Number(ms)).toISOString(); // 2022-02-01T20:52:39.317Z
-  let fraction = iso.slice(20, 23) + String(sub).padStart(4, '0');
-  let end = fraction.length;
-  while (end > 0 && fraction.charCodeAt(end - 1) === 48 /* '0' */) end--;
-  fraction = fraction.slice(0, end);
-  const base = iso.slice(0, 19);
   lastFormattedTicks = ticks;
-  lastFormattedText = end === 0 ? `${base}Z` : `${base}.${fraction}Z`;
+  lastFormattedText = dateTimeText(iso.slice(0, 19), iso.slice(20, 23) + String(sub).padStart(4, '0'));
   return lastFormattedText;
 }
 
 // The common shape of a DateTime on the wire (what JavaScript's toISOString and .NET write).
 const simpleDateTime = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,7}))?Z$/;
 const daysInMonth = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+/** The year of dateTimeTicksMin. */
 const dateTimeYearMin = 1601;
 
 /**
@@ -157,11 +153,14 @@ export function canonicalDateTimeText(text: string): string | undefined {
   const monthDays = month === 2 && leap ? 29 : daysInMonth[month - 1];
   if (year < dateTimeYearMin || monthDays === undefined || day < 1 || day > monthDays) return undefined;
   if (Number(m[4]) > 23 || Number(m[5]) > 59 || Number(m[6]) > 59) return undefined;
-  const fraction = m[7];
-  let end = fraction === undefined ? 0 : fraction.length;
-  while (end > 0 && fraction!.charCodeAt(end - 1) === 48 /* '0' */) end--;
-  const base = text.slice(0, 19);
-  return end === 0 ? `${base}Z` : `${base}.${fraction!.slice(0, end)}Z`;
+  return dateTimeText(text.slice(0, 19), m[7] ?? '');
+}
+
+/** `base` (yyyy-MM-ddTHH:mm:ss) with the fraction's digits, trailing zeros removed, and `Z`. */
+function dateTimeText(base: string, fraction: string): string {
+  let end = fraction.length;
+  while (end > 0 && fraction.charCodeAt(end - 1) === 48 /* '0' */) end--;
+  return end === 0 ? `${base}Z` : `${base}.${fraction.slice(0, end)}Z`;
 }
 
 // ---------------------------------------------------------------------------------------------
