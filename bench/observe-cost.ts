@@ -4,7 +4,7 @@
 // interleaved rounds. Per round: throughput, and the server's CPU time per read from
 // /proc/PID/stat, which a busy shared machine disturbs far less than throughput.
 //   node dist/bench/observe-cost.js [--entities 10000] [--reads 20000] [--concurrency 16] [--rounds 6]
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -12,12 +12,11 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { expectStatus, keepAliveAgent, TableHttpClient } from './client.js';
 import { preload, spreadDataset } from './datasets.js';
+import { clockTicksPerSecond, cpuTicks } from './proc-stat.js';
 import { entityResource } from './scenarios.js';
 import { startServer, type BenchServer } from './servers.js';
 
 const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
-/** Linux clock ticks per second of /proc/PID/stat utime and stime. */
-const clockTicksPerSecond = 100;
 
 interface Round {
   readonly opsPerSec: number;
@@ -84,20 +83,14 @@ async function measure(
       await expectStatus('point read', client.send({ method: 'GET', resource: resource(Math.floor(Math.random() * entities)) }), 200);
     }
   };
-  const cpuBefore = await cpuTicks(server.pids[0]!);
+  const cpuBefore = await cpuTicks([server.pids[0]!]);
   const started = performance.now();
   await Promise.all(Array.from({ length: concurrency }, worker));
   const seconds = (performance.now() - started) / 1000;
-  const cpuSeconds = ((await cpuTicks(server.pids[0]!)) - cpuBefore) / clockTicksPerSecond;
+  const cpuSeconds = ((await cpuTicks([server.pids[0]!])) - cpuBefore) / clockTicksPerSecond;
   return { opsPerSec: reads / seconds, cpuMicrosPerRead: (cpuSeconds * 1e6) / reads };
 }
 
-/** utime + stime of the process, in clock ticks (/proc/PID/stat fields 14 and 15). */
-async function cpuTicks(pid: number): Promise<number> {
-  const stat = await readFile(`/proc/${pid}/stat`, 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return Number(fields[11]) + Number(fields[12]);
-}
 
 function summary(rounds: readonly Round[]): { best: number; median: number; cpu: number } {
   const median = (values: number[]): number => values.sort((a, b) => a - b)[Math.floor(values.length / 2)]!;

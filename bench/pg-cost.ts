@@ -5,7 +5,7 @@
 // per core of each tier. Same scenarios and data as `npm run bench`.
 //   node dist/bench/pg-cost.js [--servers cerulean,cerulean-pg] [--scenarios point-read,...]
 //     [--preload 20000] [--concurrency 16] [--duration 3]
-import { readdir, readFile, mkdtemp, rm } from 'node:fs/promises';
+import { readFile, mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -15,12 +15,11 @@ import pg from 'pg';
 import { keepAliveAgent, TableHttpClient } from './client.js';
 import { partitionDataset, preload, spreadDataset, type Dataset, type DatasetName } from './datasets.js';
 import { benchPostgres } from './postgres.js';
+import { childrenOf, clockTicksPerSecond, cpuTicks, processIds } from './proc-stat.js';
 import { scenarios } from './scenarios.js';
 import { startServer, type BenchServer, type ServerKind } from './servers.js';
 
 const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
-/** Linux clock ticks per second of /proc/PID/stat utime and stime. */
-const clockTicksPerSecond = 100;
 
 interface Cost {
   readonly ops: number;
@@ -106,8 +105,8 @@ function format(cost: Cost): string {
 /** Runs every worker's operation in a loop for `durationMs`, with CPU counted over exactly that window. */
 async function measure(server: BenchServer, postmaster: number | undefined, operations: readonly (() => Promise<void>)[], durationMs: number): Promise<Cost> {
   const ticks = async () => ({
-    server: await sumTicks(server.pids),
-    database: postmaster === undefined ? 0 : await sumTicks([postmaster, ...(await childrenOf(postmaster))]),
+    server: await cpuTicks(server.pids),
+    database: postmaster === undefined ? 0 : await cpuTicks([postmaster, ...(await childrenOf(postmaster))]),
   });
   // A short warm-up (prepared statements, JIT), not counted.
   await loop(operations, 500);
@@ -156,38 +155,13 @@ async function settle(database: string): Promise<void> {
 
 /** The postmaster listening on `port` (its command line names the port, as pg-cluster.ts starts it). */
 async function postmasterOf(port: string): Promise<number | undefined> {
-  for (const entry of await readdir('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
+  for (const entry of await processIds()) {
     const cmdline = await readFile(`/proc/${entry}/cmdline`, 'utf8').catch(() => '');
-    if (cmdline.startsWith(`${'postgres'}`) || cmdline.includes('/bin/postgres')) {
+    if (cmdline.startsWith('postgres') || cmdline.includes('/bin/postgres')) {
       if (cmdline.split('\0').some((arg) => arg.includes(`port=${port}`))) return Number(entry);
     }
   }
   return undefined;
-}
-
-async function childrenOf(pid: number): Promise<number[]> {
-  const children: number[] = [];
-  for (const entry of await readdir('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    const stat = await readFile(`/proc/${entry}/stat`, 'utf8').catch(() => undefined);
-    if (stat === undefined) continue;
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    if (Number(fields[1]) === pid) children.push(Number(entry));
-  }
-  return children;
-}
-
-/** utime + stime of the processes, in clock ticks (/proc/PID/stat fields 14 and 15). */
-async function sumTicks(pids: readonly number[]): Promise<number> {
-  let total = 0;
-  for (const pid of pids) {
-    const stat = await readFile(`/proc/${pid}/stat`, 'utf8').catch(() => undefined);
-    if (stat === undefined) continue;
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    total += Number(fields[11]) + Number(fields[12]);
-  }
-  return total;
 }
 
 await main();
