@@ -5,7 +5,7 @@ import type Database from 'better-sqlite3';
 import { floorMilliseconds } from '../../domain/edm.js';
 import type { PropertyCondition } from '../store.js';
 import { decodeKey, encodeKey } from './codec.js';
-import { type KeyBound, type KeyRange } from '../../domain/keys.js';
+import type { IndexKey, KeyBound, KeyRange } from '../../domain/keys.js';
 
 /** A stored entity as read: keys, Timestamp ticks, the stored properties JSON and its JSONB size. */
 export type StoredRow = readonly [partitionKey: string, rowKey: string, timestamp: bigint, storedJson: string, bytes: number];
@@ -77,7 +77,7 @@ export class RangeReader {
   }
 
   /** The key `offset` rows into the range, in key order, if the range holds that many. */
-  keyAt(id: number, range: KeyRange, offset: number): readonly [string, string] | undefined {
+  keyAt(id: number, range: KeyRange, offset: number): IndexKey | undefined {
     const params: unknown[] = [id];
     const where = rangeWhere(range.lower, range.upper, params);
     params.push(offset);
