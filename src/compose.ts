@@ -15,6 +15,8 @@ export interface StoreConfig {
   readonly database: string | undefined;
   /** When a filtered scan's steps run on two scan threads (SQLite on disk); default auto. */
   readonly scanSplit?: ScanSplit;
+  /** Rows a table's scans examine for one property before it is indexed; 0 never; default autoIndexRowsDefault. */
+  readonly autoIndexRows?: number;
 }
 
 export interface Composition {
@@ -41,8 +43,8 @@ export function describeStore(config: StoreConfig): string {
 
 export async function openStore(config: StoreConfig, onCommit?: CommitObserver): Promise<Store> {
   return config.database === undefined
-    ? SqliteStore.open({ location: config.location, onCommit, scanSplit: config.scanSplit })
-    : PostgresStore.open({ url: config.database, onCommit });
+    ? SqliteStore.open({ location: config.location, onCommit, scanSplit: config.scanSplit, autoIndexRows: config.autoIndexRows })
+    : PostgresStore.open({ url: config.database, onCommit, autoIndexRows: config.autoIndexRows });
 }
 
 export async function compose(config: StoreConfig, watch?: Watch): Promise<Composition> {

@@ -2,6 +2,7 @@
 import { parseArgs } from 'node:util';
 import { logLevels, type LogLevel } from './http/log.js';
 import { requestsInFlightMax } from './limits.js';
+import { autoIndexRowsDefault } from './storage/property-index.js';
 import { observeConfig, observeFlags, observeUsage, type ObserveConfig } from './observe/config.js';
 
 export interface Config {
@@ -26,6 +27,8 @@ export interface Config {
   readonly explorer: boolean;
   /** When a filtered scan's steps run on two scan threads at once (SQLite on disk). */
   readonly scanSplit: ScanSplit;
+  /** Rows a table's scans examine for one property before the engine indexes it; 0 never (storage/property-index.ts). */
+  readonly autoIndexRows: number;
 }
 
 export const scanSplits = ['auto', 'always', 'never'] as const;
@@ -63,6 +66,8 @@ ${observeUsage}
                        (CERULEAN_EXPLORER=1; =0 turns it off; default on for loopback only)
   --scan-split <when>  auto|always|never: run a lone filtered scan's steps on two scan threads
                        (CERULEAN_SCAN_SPLIT, default auto: while the cores are otherwise idle)
+  --auto-index <rows>  index a table's property for equality filters once its scans have examined
+                       this many rows for it; 0 never (CERULEAN_AUTO_INDEX, default ${autoIndexRowsDefault})
   --help               print this text
 
 Extra accounts: AZURITE_ACCOUNTS="name:key1[:key2];name2:key1" (Azurite's format).`;
@@ -87,6 +92,7 @@ export function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Con
       ...observeFlags,
       explorer: { type: 'boolean' },
       'scan-split': { type: 'string' },
+      'auto-index': { type: 'string' },
       help: { type: 'boolean' },
     },
     strict: true,
@@ -108,6 +114,8 @@ export function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Con
   const explorerText = env['CERULEAN_EXPLORER'];
   const scanSplit = values['scan-split'] ?? env['CERULEAN_SCAN_SPLIT'] ?? 'auto';
   if (!(scanSplits as readonly string[]).includes(scanSplit)) throw new Error(`--scan-split must be one of ${scanSplits.join(', ')}, not '${scanSplit}'`);
+  const autoIndexText = values['auto-index'] ?? env['CERULEAN_AUTO_INDEX'] ?? String(autoIndexRowsDefault);
+  if (!/^\d{1,15}$/.test(autoIndexText)) throw new Error(`--auto-index must be a whole number of rows (0: never), not '${autoIndexText}'`);
   const database = databaseUrl(values.database ?? env['CERULEAN_DATABASE_URL'], values.location !== undefined || values['in-memory'] === true);
   return {
     host,
@@ -128,6 +136,7 @@ export function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Con
     explorer:
       values.explorer ?? (explorerText === undefined || explorerText === '' ? isLoopback(host) : /^(1|true|yes)$/i.test(explorerText)),
     scanSplit: scanSplit as ScanSplit,
+    autoIndexRows: Number(autoIndexText),
   };
 }
 

@@ -69,6 +69,8 @@ export interface PostgresStoreOptions {
   readonly stepExamineMax?: number;
   /** Hears of every durable commit (one per write request: each is its own transaction here). */
   readonly onCommit?: CommitObserver | undefined;
+  /** Rows a table's scans examine for one property before it is indexed (property-index.ts); 0 never. */
+  readonly autoIndexRows?: number | undefined;
 }
 
 /** Raised inside a commit whose insert met an entity another process inserted meanwhile. */

@@ -31,6 +31,8 @@ export interface SqliteStoreOptions {
   readonly onCommit?: CommitObserver | undefined;
   /** When a conditional step runs on two scan threads at once (SplitScanner); default auto. */
   readonly scanSplit?: ScanSplit | undefined;
+  /** Rows a table's scans examine for one property before it is indexed (property-index.ts); 0 never. */
+  readonly autoIndexRows?: number | undefined;
 }
 
 type Statement = Database.Statement<unknown[], unknown>;
