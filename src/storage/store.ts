@@ -17,7 +17,9 @@ export interface TableInfo {
  * system Timestamp with ticks. It is a prefilter: a store may keep rows that fail it (the query
  * engine decides every row kept) but must not drop a row that satisfies it. A row whose property
  * has another type, which the literal can never match, may be kept or dropped; a row without the
- * property is dropped. A stored NaN or ±Infinity Double must be kept.
+ * property is dropped. A stored NaN or ±Infinity Double must be kept, but by an `eq` condition,
+ * which it never satisfies (a number condition's literal is finite): an index on the property
+ * (property-index.ts) holds only the rows equal to the literal.
  */
 export type PropertyCondition =
   | { readonly kind: 'number'; readonly property: string; readonly operator: ComparisonOperator; readonly value: number | bigint }

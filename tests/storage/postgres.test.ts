@@ -7,17 +7,20 @@ import { createDatabase, dropDatabase, postgresUnavailable } from '../helpers/po
 import { runEngineConformance } from './conformance/index.js';
 import type { StoreUnderTest } from './conformance/support.js';
 
+/** Small, so that the conformance cases' conditional scans build property indexes and then read them. */
+const autoIndexRows = 200;
+
 async function onPostgres(): Promise<StoreUnderTest> {
   const url = await createDatabase();
   const subject = {
-    store: await PostgresStore.open({ url }),
+    store: await PostgresStore.open({ url, autoIndexRows }),
     async close() {
       await subject.store.close();
       await dropDatabase(url);
     },
     async reopen() {
       await subject.store.close();
-      subject.store = await PostgresStore.open({ url });
+      subject.store = await PostgresStore.open({ url, autoIndexRows });
       return subject.store;
     },
   };

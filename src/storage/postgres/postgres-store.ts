@@ -40,7 +40,9 @@ import { CommitClock, conditionFailure, mergeProperties } from '../write.js';
 import { decodeKey, encodeKey, encodeMergedMembers, encodeProperties, storedEntity, type EncodedProperties } from './codec.js';
 import { conditionSql, type Bind } from './conditions.js';
 import { azureError, isConnectionFailure, isMissingTable, isRetryable } from './failures.js';
+import { indexedLiteral, indexedValueSql, PropertyIndexes, type IndexedLookup } from './property-indexes.js';
 import { migrate, schemaName as s } from './schema.js';
+import { autoIndexRowsDefault } from '../property-index.js';
 
 /** Connections per process: requests beyond them wait for one, up to connectTimeoutMs. */
 const poolConnectionsMax = 16;
@@ -84,6 +86,7 @@ export class PostgresStore implements Store {
     private readonly pool: pg.Pool,
     private readonly stepExamineMax: number,
     private readonly onCommit: CommitObserver | undefined,
+    private readonly indexes: PropertyIndexes,
   ) {}
 
   static async open(options: PostgresStoreOptions): Promise<PostgresStore> {
@@ -101,20 +104,29 @@ export class PostgresStore implements Store {
       idle_in_transaction_session_timeout: 30_000,
       keepAlive: true,
       application_name: 'cerulean',
-      options: '-c synchronous_commit=on',
+      // Bitmap scans off: an equality step on a property index (property-indexes.ts) must walk
+      // the index in key order and stop at its window. The planner has no statistics for a
+      // partial index's expression, so it guesses the matches (0.5 % of all entities) and, with
+      // bitmap scans on, may read every match of the range and sort them. Without them its only
+      // choices are that ordered walk and the primary key walk, which at that guess costs far
+      // more. No other statement of this engine wants a bitmap scan: all are key lookups or key walks.
+      options: '-c synchronous_commit=on -c enable_bitmapscan=off',
     });
     // An idle connection the server dropped (restart, failover) is discarded; the next request gets a new one.
     pool.on('error', () => undefined);
+    const indexes = new PropertyIndexes(options.url, options.autoIndexRows ?? autoIndexRowsDefault);
     const client = await pool.connect();
     try {
       await migrate(client);
+      await indexes.load(pool);
     } catch (error) {
       client.release(true);
+      await indexes.close();
       await pool.end();
       throw error;
     }
     client.release();
-    return new PostgresStore(pool, stepExamineMax, options.onCommit);
+    return new PostgresStore(pool, stepExamineMax, options.onCommit, indexes);
   }
 
   // -- tables ----------------------------------------------------------------------------------
@@ -134,13 +146,15 @@ export class PostgresStore implements Store {
   async deleteTable(account: string, name: string): Promise<boolean> {
     if (!storableName(name)) return false;
     const startedMs = performance.now();
-    // Its entities and settings go with it (ON DELETE CASCADE), in the same transaction.
-    const { rowCount } = await this.query('deleteTable', `DELETE FROM ${s}.tables WHERE account = $1 AND name_lower = $2`, [
+    // Its entities and settings go with it (ON DELETE CASCADE), in the same transaction; its
+    // property indexes after it, in the background.
+    const { rows } = await this.query<{ id: string }>('deleteTable', `DELETE FROM ${s}.tables WHERE account = $1 AND name_lower = $2 RETURNING id`, [
       account,
       name.toLowerCase(),
     ]);
-    if (rowCount !== 1) return false;
+    if (rows.length !== 1) return false;
     this.committed(startedMs);
+    this.indexes.deleted(account, name, rows[0]!.id);
     return true;
   }
 
@@ -189,7 +203,14 @@ export class PostgresStore implements Store {
   }
 
   async scan(table: TableInfo, range: KeyRange, { conditions, limit }: ScanRequest): Promise<ScanStep> {
-    const step = await this.scanStep(table, range, conditions, Math.min(limit, stepRowsMax), this.stepExamineMax);
+    const rows = Math.min(limit, stepRowsMax);
+    const lookup = conditions.length === 0 ? undefined : this.indexes.lookup(table, conditions);
+    let step = lookup === undefined ? undefined : await this.scanStep(table, range, conditions, rows, this.stepExamineMax, lookup);
+    if (step === undefined) {
+      step = await this.scanStep(table, range, conditions, rows, this.stepExamineMax, undefined);
+      assert(step !== undefined, 'a step without an index always answers');
+      if (conditions.length > 0) this.indexes.noteScan(table, conditions, step.examined);
+    }
     // The rows came over a socket, but decoding a full step is JavaScript's work: others get a turn.
     if (step.next !== undefined && step.examined >= stepRowsMax) await turnOfEventLoop();
     return step;
@@ -197,7 +218,8 @@ export class PostgresStore implements Store {
 
   /**
    * Up to `limit` entities of the range in key order that may satisfy `conditions`, examining at
-   * most `window` rows.
+   * most `window` rows: all rows of the range, or with `lookup` only those its index holds for
+   * the literal. Undefined when `lookup`'s table id no longer names the table.
    */
   private async scanStep(
     table: TableInfo,
@@ -205,10 +227,18 @@ export class PostgresStore implements Store {
     conditions: readonly PropertyCondition[],
     limit: number,
     window: number,
-  ): Promise<ScanStep> {
+    lookup: IndexedLookup | undefined,
+  ): Promise<ScanStep | undefined> {
     const params: unknown[] = [table.account, table.name.toLowerCase()];
     const bind: Bind = (value) => `$${params.push(value)}`;
-    const where = [`table_id = (${tableIdSql})`, ...rangeSql(range, bind)].join(' AND ');
+    // An index step names the table by its id, literally: the planner matches a partial index
+    // only to a predicate it can prove when planning.
+    const tableId = lookup === undefined ? `(${tableIdSql})` : lookup.tableId;
+    const where = [
+      `table_id = ${tableId}`,
+      ...(lookup === undefined ? [] : [`${indexedValueSql(lookup.condition.property)} = ${bind(indexedLiteral(lookup.condition))}::jsonb`]),
+      ...rangeSql(range, bind),
+    ].join(' AND ');
     const partitionKey = onlyPartition(range);
     // When the range pins the PartitionKey, only RowKey is read back.
     const keys = (alias: string) => (partitionKey === undefined ? `${alias}pk, ${alias}rk` : `${alias}rk`);
@@ -231,11 +261,24 @@ export class PostgresStore implements Store {
         `) AS examined WINDOW w AS (ORDER BY pk, rk)` +
         `) AS numbered WHERE n <= ${windowRows} AND (hit OR n = ${windowRows} OR last) ORDER BY pk, rk LIMIT ${bind(limit)}` +
         `) AS x LEFT JOIN LATERAL (SELECT ${storedFormSql('')} FROM ${s}.entities ` +
-        `WHERE table_id = (${tableIdSql}) AND pk = x.pk AND rk = x.rk AND x.hit OFFSET 0) AS d ON true ORDER BY x.pk, x.rk`;
+        `WHERE table_id = ${tableId} AND pk = x.pk AND rk = x.rk AND x.hit OFFSET 0) AS d ON true ORDER BY x.pk, x.rk`;
+      // The same statement tells whether the name still means that id (the table may have been
+      // deleted, or deleted and created again, by any process): one row of nulls but the id when
+      // it does not, none when there is no table.
+      if (lookup !== undefined) {
+        sql = `SELECT g.id AS table_id, s.* FROM (${tableIdSql}) AS g LEFT JOIN LATERAL (${sql}) AS s ON g.id = ${tableId} ORDER BY s.n`;
+      }
     }
     // A plain step has one of a few shapes (which bounds the range has): each is prepared once
     // per connection. A step with conditions has as many shapes as filters, and is planned afresh.
-    const { rows } = await this.query<ScanRow>(conditions.length === 0 ? plainStepName(sql) : undefined, sql, params);
+    let { rows } = await this.query<ScanRow>(conditions.length === 0 ? plainStepName(sql) : undefined, sql, params);
+    if (lookup !== undefined) {
+      if (rows[0] !== undefined && rows[0].table_id !== lookup.tableId) {
+        this.indexes.stale(table, lookup.tableId);
+        return undefined;
+      }
+      rows = rows.filter((row) => row.rk !== null); // the null row of a step that found nothing
+    }
     let bytes = 0;
     let lastKeys: { partitionKey: string; rowKey: string } | undefined;
     const entities: Entity[] = [];
@@ -606,6 +649,7 @@ export class PostgresStore implements Store {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    await this.indexes.close();
     await this.pool.end();
   }
 
@@ -678,6 +722,8 @@ function storedFormSql(alias: string): string {
 const tableIdSql = `SELECT id FROM ${s}.tables WHERE account = $1 AND name_lower = $2`;
 
 interface ScanRow {
+  /** An index step's: the id the table's name means now. */
+  readonly table_id?: string;
   readonly pk?: Buffer;
   readonly rk: Buffer;
   readonly ts: string;

@@ -18,6 +18,7 @@ import { tableCases } from './cases/tables.js';
 import { timestampCases } from './cases/timestamps.js';
 import { valueCases } from './cases/values.js';
 import { durabilityCases } from './cases/durability.js';
+import { propertyIndexCases } from './cases/property-index.js';
 
 /** What a case works with: the group's store, and accounts and tables no other case uses. */
 export interface CaseContext {
@@ -51,6 +52,7 @@ const conformanceGroups: readonly ConformanceGroup[] = [
   { name: 'settings', cases: settingCases },
   { name: 'tables', cases: tableCases },
   { name: 'durability across reopen', cases: durabilityCases },
+  { name: 'automatic property indexes', cases: propertyIndexCases },
 ];
 
 export interface ConformanceOptions {

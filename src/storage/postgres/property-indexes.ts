@@ -1,0 +1,269 @@
+// Automatic property indexes on PostgreSQL (../property-index.ts decides when and for which
+// conditions). One index per (table, property): a partial B-tree over the shared entities table,
+//   CREATE INDEX "ci<table id>_<property>" ON entities ((<value>), pk, rk) WHERE table_id = <id>
+// where <value> is the property's value as jsonb with Int64 (an annotated string, codec.ts) and
+// the Double -0 (the annotated string "-0") turned into numbers, so that jsonb equality is exact
+// numeric equality across Int32, Int64 and Double, and string equality for strings. An equality
+// step reads the matching rows in key order straight from it.
+//
+// Why the index has no table_id column: the partial predicate already pins it, and the planner
+// drops `table_id = <id>` from the index conditions as implied, so a leading table_id column
+// would leave the scan without a start key (it walked the whole index: measured, 2761 buffers
+// for 300 rows, against 5 without the column).
+//
+// Builds and drops run in the background, one at a time per process, on a connection of their
+// own without a statement timeout, CONCURRENTLY (writers never wait), and under one advisory
+// lock shared by every Cerulean process on the database: so the count of a table's indexes
+// (indexesPerTableMax) is race-free, an INVALID index found under the lock is the remains of a
+// build that died (dropped, then built again), and a drop never meets a build of the same table.
+//
+// Each process knows which indexes exist from the catalog: read when it opens the store, and
+// again for a table whenever its own demand for an index there fires. A table's indexes are
+// named by its id, which no later table reuses (an identity column), and the step that uses one
+// checks in the same statement that the name still means that id (scanStep): a table deleted
+// and created again by another process is then read without the index, and forgotten here.
+import { createHash } from 'node:crypto';
+import pg from 'pg';
+import type { TableInfo } from '../store.js';
+import type { PropertyCondition } from '../store.js';
+import { IndexDemand, indexedEquality, indexesPerTableMax, type IndexedEquality } from '../property-index.js';
+import { schemaName as s } from './schema.js';
+
+/** Any constant: the advisory lock every process takes around its index DDL. */
+const indexLockKey = 0x63657269; // 'ceri'
+/** Builds waiting in one process at most; demand beyond them is dropped (asked again later). */
+const pendingBuildsMax = 16;
+/** Index names start with this, then the table id and `_` (the catalog is searched by it). */
+const namePrefix = 'ci';
+/** PostgreSQL truncates identifiers to 63 bytes. */
+const identifierBytesMax = 63;
+
+/** An index step: the table's id and the condition the index serves. */
+export interface IndexedLookup {
+  readonly tableId: string;
+  readonly condition: IndexedEquality;
+}
+
+/** What a process knows of one table's indexes. */
+interface KnownTable {
+  readonly id: string;
+  readonly properties: Set<string>;
+}
+
+/**
+ * The indexed value of `property` (checked by indexedEquality's name rule: no quoting needed).
+ * Every part is an immutable builtin, as an index expression must be; a step's condition repeats
+ * it word for word so that the planner matches the index.
+ */
+export function indexedValueSql(property: string): string {
+  const type = `props ->> '${property}@odata.type'`;
+  const text = `props ->> '${property}'`;
+  return `(CASE WHEN ${type} = 'Edm.Int64' OR (${type} = 'Edm.Double' AND ${text} = '-0') THEN (${text})::jsonb ELSE props -> '${property}' END)`;
+}
+
+/**
+ * The literal of `condition` as jsonb text: a number as its exact digits (an integer) or its
+ * shortest text (which names exactly one double, whose stored text is the same shortest text),
+ * a string as JSON, a Boolean as itself.
+ */
+export function indexedLiteral(condition: IndexedEquality): string {
+  const value = condition.value as number | bigint | string | boolean;
+  if (typeof value === 'bigint') return value.toString();
+  if (typeof value === 'number') return Number.isInteger(value) ? BigInt(value).toString() : String(value);
+  return JSON.stringify(value);
+}
+
+/** The index's name: `ci<id>_<property>`, shortened with a hash where that passes 63 bytes. */
+export function indexName(tableId: string, property: string): string {
+  const name = `${namePrefix}${tableId}_${property}`;
+  if (name.length <= identifierBytesMax) return name;
+  const hash = createHash('sha256').update(property).digest('hex').slice(0, 12);
+  return `${name.slice(0, identifierBytesMax - hash.length - 1)}_${hash}`;
+}
+
+/** The property an index of ours serves, from its definition (names may be shortened). */
+function propertyOfDefinition(definition: string): string | undefined {
+  return /props ->> '([A-Za-z0-9_]+)@odata\.type'/.exec(definition)?.[1];
+}
+
+function tableKey(account: string, nameLower: string): string {
+  return `${account}\u0000${nameLower}`;
+}
+
+/** One of our indexes as the catalog lists it. */
+interface CatalogIndex {
+  readonly name: string;
+  readonly valid: boolean;
+  readonly definition: string;
+  readonly table_id: string;
+  /** Null for an index whose table is gone (its process died before dropping it). */
+  readonly account: string | null;
+  readonly name_lower: string | null;
+}
+
+const catalogSql =
+  `SELECT c.relname AS name, i.indisvalid AS valid, pg_get_indexdef(i.indexrelid) AS definition, x.table_id, t.account, t.name_lower ` +
+  `FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid ` +
+  `CROSS JOIN LATERAL (SELECT substring(c.relname FROM '^${namePrefix}([0-9]+)_')::bigint AS table_id) AS x ` +
+  `LEFT JOIN ${s}.tables t ON t.id = x.table_id ` +
+  `WHERE i.indrelid = '${s}.entities'::regclass AND x.table_id IS NOT NULL`;
+
+export class PropertyIndexes {
+  private readonly demand: IndexDemand;
+  private readonly known = new Map<string, KnownTable>();
+  /** DDL jobs run one after another on this chain. */
+  private chain: Promise<void> = Promise.resolve();
+  private pendingBuilds = 0;
+  /** The connection of the build running now, once connected: close ends it. */
+  private runningBuild: pg.Client | undefined;
+  private closed = false;
+
+  constructor(
+    private readonly url: string,
+    autoIndexRows: number,
+  ) {
+    this.demand = new IndexDemand(autoIndexRows);
+  }
+
+  /** Learns every valid index, and clears away (in the background) what dead builds and deleted tables left. */
+  async load(pool: pg.Pool): Promise<void> {
+    const { rows } = await pool.query<CatalogIndex>(catalogSql);
+    this.learn(rows);
+    if (rows.some((row) => !row.valid || row.account === null)) {
+      this.enqueue('drop', async (client) => {
+        const { rows: fresh } = await client.query<CatalogIndex>(catalogSql);
+        for (const row of fresh) if (!row.valid || row.account === null) await dropIndex(client, row.name);
+      });
+    }
+  }
+
+  /** The index a step with `conditions` on `table` can read, if this process knows one. */
+  lookup(table: TableInfo, conditions: readonly PropertyCondition[]): IndexedLookup | undefined {
+    const condition = indexedEquality(conditions);
+    if (condition === undefined) return undefined;
+    const known = this.known.get(tableKey(table.account, table.name.toLowerCase()));
+    return known?.properties.has(condition.property) ? { tableId: known.id, condition } : undefined;
+  }
+
+  /** Hears of a step that examined `examined` rows without an index; may start a build. */
+  noteScan(table: TableInfo, conditions: readonly PropertyCondition[], examined: number): void {
+    const condition = indexedEquality(conditions);
+    if (condition === undefined || this.closed) return;
+    const nameLower = table.name.toLowerCase();
+    const key = tableKey(table.account, nameLower);
+    const indexes = this.known.get(key)?.properties.size ?? 0;
+    if (!this.demand.note(key, condition.property, examined, indexes)) return;
+    if (this.pendingBuilds >= pendingBuildsMax) {
+      this.demand.failed(key, condition.property);
+      return;
+    }
+    this.pendingBuilds++;
+    this.enqueue(
+      'build',
+      (client) => this.build(client, table.account, nameLower, condition.property),
+      () => {
+        this.pendingBuilds--;
+      },
+      () => this.demand.failed(key, condition.property),
+    );
+  }
+
+  /** The table `id` under `lookup`'s name is gone or another now: read without the index. */
+  stale(table: TableInfo, tableId: string): void {
+    const key = tableKey(table.account, table.name.toLowerCase());
+    if (this.known.get(key)?.id === tableId) this.known.delete(key);
+  }
+
+  /** The table (id `tableId`) was deleted: its indexes go, in the background. */
+  deleted(account: string, name: string, tableId: string): void {
+    const key = tableKey(account, name.toLowerCase());
+    this.known.delete(key);
+    this.demand.forget(key);
+    this.enqueue('drop', async (client) => {
+      const { rows } = await client.query<{ name: string }>(`SELECT name FROM (${catalogSql}) AS c WHERE table_id = $1`, [tableId]);
+      for (const row of rows) await dropIndex(client, row.name);
+    });
+  }
+
+  /**
+   * Stops: a build under way is abandoned (its connection ended: PostgreSQL leaves an INVALID
+   * index, which the next build or start under the lock drops) and queued builds do not start;
+   * drops, which are short, are waited for.
+   */
+  async close(): Promise<void> {
+    this.closed = true;
+    await this.runningBuild?.end().catch(() => undefined);
+    await this.chain;
+  }
+
+  private learn(rows: readonly CatalogIndex[]): void {
+    for (const row of rows) {
+      const property = propertyOfDefinition(row.definition);
+      if (!row.valid || row.account === null || row.name_lower === null || property === undefined) continue;
+      const key = tableKey(row.account, row.name_lower);
+      let known = this.known.get(key);
+      if (known?.id !== row.table_id) this.known.set(key, (known = { id: row.table_id, properties: new Set() }));
+      known.properties.add(property);
+    }
+  }
+
+  /** Builds the index of (table, property) unless the table is gone, has it, or has its share. */
+  private async build(client: pg.Client, account: string, nameLower: string, property: string): Promise<void> {
+    const { rows: tables } = await client.query<{ id: string }>(`SELECT id FROM ${s}.tables WHERE account = $1 AND name_lower = $2`, [account, nameLower]);
+    const tableId = tables[0]?.id;
+    if (tableId === undefined) return;
+    const catalog = async () => (await client.query<CatalogIndex>(`SELECT * FROM (${catalogSql}) AS c WHERE table_id = $1`, [tableId])).rows;
+    const present = await catalog();
+    for (const row of present) if (!row.valid) await dropIndex(client, row.name);
+    const valid = present.filter((row) => row.valid);
+    this.learn(valid);
+    const name = indexName(tableId, property);
+    if (valid.some((row) => row.name === name) || valid.length >= indexesPerTableMax) return;
+    await client.query(`CREATE INDEX CONCURRENTLY IF NOT EXISTS "${name}" ON ${s}.entities (${indexedValueSql(property)}, pk, rk) WHERE table_id = ${tableId}`);
+    const built = await catalog();
+    if (!built.some((row) => row.name === name && row.valid)) throw new Error(`index ${name} is not valid after its build`);
+    this.learn(built);
+  }
+
+  /**
+   * Runs `job` after the jobs before it, on a connection of its own holding the DDL lock.
+   * `settled` runs in any case, `failed` when the job threw.
+   */
+  private enqueue(kind: 'build' | 'drop', job: (client: pg.Client) => Promise<void>, settled?: () => void, failed?: () => void): void {
+    this.chain = this.chain.then(async () => {
+      try {
+        if (this.closed && kind === 'build') throw new Error('closed');
+        await this.withLockedConnection(kind, job);
+      } catch {
+        // Nothing is lost: a failed build is asked for again by later scans (demand.failed); an
+        // index a failed drop leaves is cleared at the next start.
+        failed?.();
+      } finally {
+        settled?.();
+      }
+    });
+  }
+
+  private async withLockedConnection(kind: 'build' | 'drop', job: (client: pg.Client) => Promise<void>): Promise<void> {
+    // No statement timeout: a build reads the whole entities table, however long that takes.
+    const client = new pg.Client({ connectionString: this.url, application_name: 'cerulean-index', statement_timeout: 0, keepAlive: true });
+    client.on('error', () => undefined);
+    try {
+      await client.connect();
+      if (kind === 'build') {
+        if (this.closed) throw new Error('closed');
+        this.runningBuild = client;
+      }
+      // Session level: released when the job ends, or with the connection if this process dies.
+      await client.query('SELECT pg_advisory_lock($1)', [indexLockKey]);
+      await job(client);
+    } finally {
+      this.runningBuild = undefined;
+      await client.end().catch(() => undefined);
+    }
+  }
+}
+
+async function dropIndex(client: pg.Client, name: string): Promise<void> {
+  await client.query(`DROP INDEX CONCURRENTLY IF EXISTS ${s}."${name}"`);
+}
