@@ -16,7 +16,7 @@ import { getTableThenCommit } from '../table-calls.js';
 import { encodeKey, StoredEntity } from './codec.js';
 import { autoIndexRowsDefault, IndexDemand, indexedEquality } from '../property-index.js';
 import { listIndexes } from './property-indexes.js';
-import { RangeReader, stepExamineMaxDefault, stepRowsMax } from './range-reader.js';
+import { RangeReader, stepExamineMaxDefault, stepRowsMax, type RowStep } from './range-reader.js';
 import { ScanPool } from './scan-pool.js';
 import { SplitScanner } from './split-scan.js';
 import type { ScanSplit } from '../../config.js';
@@ -189,8 +189,7 @@ export class SqliteStore implements Store {
     const indexes = this.indexes.get(id);
     const equality = conditions.length === 0 ? undefined : indexedEquality(conditions, (property) => indexes?.has(property) === true);
     const indexed = equality !== undefined && indexes?.has(equality.property) === true ? equality : undefined;
-    const args = [id, range, conditions, limit, this.stepExamineMax, indexed] as const;
-    const step = onThisThread ? this.reader.scan(...args) : await (await scans).scan(...args);
+    const step = await this.scanStep(onThisThread, [id, range, conditions, limit, this.stepExamineMax, indexed]);
     if (equality !== undefined && indexed === undefined) this.noteIndexDemand(table, equality.property, step.examined, indexes?.size ?? 0);
     let bytes = 0;
     const entities = step.rows.map(([partitionKey, rowKey, timestamp, json, size]) => {
@@ -201,6 +200,17 @@ export class SqliteStore implements Store {
     // other requests get their turn between them (a short page needs no turn).
     if (onThisThread && step.next !== undefined && step.examined >= stepRowsMax) await turnOfEventLoop();
     return { entities, examined: step.examined, bytes, next: step.next };
+  }
+
+  private async scanStep(onThisThread: boolean, args: Parameters<RangeReader['scan']>): Promise<RowStep> {
+    try {
+      return onThisThread ? this.reader.scan(...args) : await (await this.scans!).scan(...args);
+    } catch (error) {
+      // The table was deleted, and its index dropped, while the step was on its way: the plain
+      // scan finds what is left of the table (nothing, or a table created since under its id).
+      if (args[5] === undefined) throw error;
+      return this.scanStep(onThisThread, [args[0], args[1], args[2], args[3], args[4], undefined]);
+    }
   }
 
   /** Counts a step toward the index of `property` (IndexDemand), and has the writer build it when due. */
