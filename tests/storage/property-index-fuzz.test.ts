@@ -12,6 +12,7 @@ import { encodeMinimalProperties } from '../../src/protocol/odata.js';
 import { createServices } from '../../src/service/services.js';
 import { SqliteStore } from '../../src/storage/sqlite/sqlite-store.js';
 import type { Store, TableInfo, Write } from '../../src/storage/store.js';
+import { openPostgresStore, testDatabaseUrl } from '../helpers/postgres.js';
 import { makeTempDir, removeDir } from '../helpers/server.js';
 
 const account = 'devstoreaccount1';
@@ -92,13 +93,20 @@ async function query(store: Store, table: TableInfo, filter: string): Promise<{ 
   return result;
 }
 
-for (const onDisk of [false, true]) {
-  describe(`property indexes against random data (SQLite ${onDisk ? 'on disk' : 'in memory'})`, () => {
+const engines: { label: string; disk: boolean; postgres: boolean }[] = [
+  { label: 'SQLite in memory', disk: false, postgres: false },
+  { label: 'SQLite on disk', disk: true, postgres: false },
+  ...(testDatabaseUrl() === undefined ? [] : [{ label: 'PostgreSQL', disk: false, postgres: true }]),
+];
+
+for (const { label, disk: onDisk, postgres } of engines) {
+  describe(`property indexes against random data (${label})`, () => {
     const table: TableInfo = { account, name: 'fuzz' };
     const dirs: string[] = [];
     let indexing: Store;
     let never: Store;
     const open = (autoIndexRows: number) => {
+      if (postgres) return openPostgresStore({ autoIndexRows });
       const location = onDisk ? makeTempDir() : undefined;
       if (location !== undefined) dirs.push(location);
       return SqliteStore.open({ location, autoIndexRows });

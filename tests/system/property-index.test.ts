@@ -7,6 +7,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { TableClient } from '@azure/data-tables';
+import { testDatabaseUrl } from '../helpers/postgres.js';
 import { makeTempDir, removeDir, startServer, type RunningServer, type ServerOptions } from '../helpers/server.js';
 import { tableClient, uniqueTableName } from '../helpers/sdk.js';
 import { edm, fetchAllPages, insertEntities, type EntityPage, type TestEntity, type TestValue } from '../helpers/query.js';
@@ -92,6 +93,9 @@ async function awaitIndex(server: RunningServer, table: string, filter: string):
 const setups: { label: string; options: ServerOptions; restarts: boolean }[] = [
   { label: 'in-memory store', options: { inMemory: true }, restarts: false },
   { label: 'on-disk store', options: {}, restarts: true },
+  // A fresh database each start (tests/helpers/postgres.ts): no restart on the same data here
+  // (tests/storage/postgres-property-index.test.ts opens a store over a database already indexed).
+  ...(testDatabaseUrl() === undefined ? [] : [{ label: 'PostgreSQL store', options: { database: 'fresh' }, restarts: false }]),
 ];
 
 for (const setup of setups) {

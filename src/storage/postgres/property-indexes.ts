@@ -140,12 +140,8 @@ export class PropertyIndexes {
   /** The index a step with `conditions` on `table` can read (any of them an index serves), if this process knows one. */
   lookup(table: TableInfo, conditions: readonly PropertyCondition[]): IndexedLookup | undefined {
     const known = this.known.get(tableKey(table.account, table.name.toLowerCase()));
-    if (known === undefined) return undefined;
-    for (const one of conditions) {
-      const condition = indexedEquality([one]);
-      if (condition !== undefined && known.properties.has(condition.property)) return { tableId: known.id, condition };
-    }
-    return undefined;
+    const condition = known && indexedEquality(conditions, (property) => known.properties.has(property));
+    return condition !== undefined && known!.properties.has(condition.property) ? { tableId: known!.id, condition } : undefined;
   }
 
   /** Hears of a step that examined `examined` rows without an index; may start a build. */
