@@ -113,7 +113,8 @@ export class PropertyIndexes {
   private readonly known = new Map<string, KnownTable>();
   /** DDL jobs run one after another on this chain. */
   private chain: Promise<void> = Promise.resolve();
-  private pendingBuilds = 0;
+  /** Builds queued or under way, by table key and property. */
+  private readonly building = new Set<string>();
   /** The connection of the build running now, once connected: close ends it. */
   private runningBuild: pg.Client | undefined;
   private closed = false;
@@ -146,23 +147,25 @@ export class PropertyIndexes {
 
   /** Hears of a step that examined `examined` rows without an index; may start a build. */
   noteScan(table: TableInfo, conditions: readonly PropertyCondition[], examined: number): void {
-    const condition = indexedEquality(conditions);
-    if (condition === undefined || this.closed) return;
     const nameLower = table.name.toLowerCase();
     const key = tableKey(table.account, nameLower);
+    // A step whose conditions an index under way will serve waits for it rather than asking for
+    // another (`w eq 3 and v eq 7` while v's index is being built does not earn w one).
+    const building = (property: string) => this.building.has(`${key}\u0000${property}`);
+    const condition = indexedEquality(conditions, building);
+    if (condition === undefined || this.closed || building(condition.property)) return;
     const indexes = this.known.get(key)?.properties.size ?? 0;
     if (!this.demand.note(key, condition.property, examined, indexes)) return;
-    if (this.pendingBuilds >= pendingBuildsMax) {
+    const buildKey = `${key}\u0000${condition.property}`;
+    if (this.building.size >= pendingBuildsMax) {
       this.demand.failed(key, condition.property);
       return;
     }
-    this.pendingBuilds++;
+    this.building.add(buildKey);
     this.enqueue(
       'build',
       (client) => this.build(client, table.account, nameLower, condition.property),
-      () => {
-        this.pendingBuilds--;
-      },
+      () => this.building.delete(buildKey),
       () => this.demand.failed(key, condition.property),
     );
   }
