@@ -2,7 +2,8 @@
 // a real PostgreSQL, seen from the Store and the catalog: once a table's scans have examined
 // autoIndexRows rows for a property, an index appears and equality steps examine only the matches,
 // with the same results at every window and page size; a second store over the database uses it,
-// one opened before learns it when its own demand fires; a table deleted and created again by
+// one opened before learns it when its own demand fires or when it reads the catalog again (which
+// also forgets an index dropped by hand); a table deleted and created again by
 // another store is read correctly; a dead build is dropped and built again; a table gets at most
 // indexesPerTableMax indexes; autoIndexRows 0 builds none.
 import { after, before, describe, test } from 'node:test';
@@ -99,7 +100,7 @@ async function tableId(url: string, name: string): Promise<string> {
 describe('PostgreSQL automatic property indexes', { skip: postgresUnavailable() }, () => {
   let url: string;
   const stores: PostgresStore[] = [];
-  const open = async (options: { autoIndexRows?: number; stepExamineMax?: number } = {}) => {
+  const open = async (options: { autoIndexRows?: number; stepExamineMax?: number; indexCatalogRefreshMs?: number } = {}) => {
     const store = await PostgresStore.open({ url, autoIndexRows, ...options });
     stores.push(store);
     return store;
@@ -162,6 +163,25 @@ describe('PostgreSQL automatic property indexes', { skip: postgresUnavailable() 
     assert.equal(examined, keys.length, 'a store opened after the build reads the index from its first step');
     await untilIndexed(earlier, table, eq('Bucket', 7));
     assert.deepEqual((await matches(earlier, table, [eq('Bucket', 7)])).keys, keys);
+  });
+
+  test('the catalog read again: an index another store built is used, one dropped by hand forgotten', async () => {
+    const watcher = await open({ autoIndexRows: 1_000_000_000, indexCatalogRefreshMs: 0 });
+    const builder = await open();
+    const table = await seededTable(builder, 'Watched');
+    const expected = await matches(watcher, table, [eq('Bucket', 7)]);
+    await untilIndexed(builder, table, eq('Bucket', 7));
+    await untilIndexed(watcher, table, eq('Bucket', 7)); // its own demand never fires
+    const id = await tableId(url, 'Watched');
+    await onDatabase(url, (client) => client.query(`DROP INDEX cerulean."ci${id}_Bucket"`));
+    const deadline = Date.now() + buildWaitMs;
+    for (;;) {
+      const now = await matches(watcher, table, [eq('Bucket', 7)]);
+      assert.deepEqual(now.keys, expected.keys, 'the same answer with the index, without it, and in between');
+      if (now.examined === expected.examined) break;
+      assert.ok(Date.now() < deadline, 'the dropped index is forgotten');
+      await sleep(50);
+    }
   });
 
   test('a table deleted and created again by another store is read correctly; its indexes go with it', async () => {

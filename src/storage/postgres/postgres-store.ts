@@ -40,7 +40,7 @@ import { CommitClock, conditionFailure, mergeProperties } from '../write.js';
 import { decodeKey, encodeKey, encodeMergedMembers, encodeProperties, storedEntity, type EncodedProperties } from './codec.js';
 import { conditionSql, type Bind } from './conditions.js';
 import { azureError, isConnectionFailure, isMissingTable, isRetryable } from './failures.js';
-import { indexedLiteral, indexedValueSql, PropertyIndexes, type IndexedLookup } from './property-indexes.js';
+import { catalogRefreshMsDefault, indexedLiteral, indexedValueSql, PropertyIndexes, type IndexedLookup } from './property-indexes.js';
 import { migrate, schemaName as s } from './schema.js';
 import { autoIndexRowsDefault } from '../property-index.js';
 
@@ -73,6 +73,8 @@ export interface PostgresStoreOptions {
   readonly onCommit?: CommitObserver | undefined;
   /** Rows a table's scans examine for one property before it is indexed (property-index.ts); 0 never. */
   readonly autoIndexRows?: number | undefined;
+  /** How often, at most, the index catalog is read again (property-indexes.ts; tests make it 0). */
+  readonly indexCatalogRefreshMs?: number;
 }
 
 /** Raised inside a commit whose insert met an entity another process inserted meanwhile. */
@@ -114,11 +116,11 @@ export class PostgresStore implements Store {
     });
     // An idle connection the server dropped (restart, failover) is discarded; the next request gets a new one.
     pool.on('error', () => undefined);
-    const indexes = new PropertyIndexes(options.url, options.autoIndexRows ?? autoIndexRowsDefault);
+    const indexes = new PropertyIndexes(options.url, pool, options.autoIndexRows ?? autoIndexRowsDefault, options.indexCatalogRefreshMs ?? catalogRefreshMsDefault);
     const client = await pool.connect();
     try {
       await migrate(client);
-      await indexes.load(pool);
+      await indexes.load();
     } catch (error) {
       client.release(true);
       await indexes.close();
@@ -204,6 +206,7 @@ export class PostgresStore implements Store {
 
   async scan(table: TableInfo, range: KeyRange, { conditions, limit }: ScanRequest): Promise<ScanStep> {
     const rows = Math.min(limit, stepRowsMax);
+    if (conditions.length > 0) this.indexes.refreshIfDue();
     const lookup = conditions.length === 0 ? undefined : this.indexes.lookup(table, conditions);
     let step = lookup === undefined ? undefined : await this.scanStep(table, range, conditions, rows, this.stepExamineMax, lookup);
     if (step === undefined) {

@@ -17,8 +17,11 @@
 // (indexesPerTableMax) is race-free, an INVALID index found under the lock is the remains of a
 // build that died (dropped, then built again), and a drop never meets a build of the same table.
 //
-// Each process knows which indexes exist from the catalog: read when it opens the store, and
-// again for a table whenever its own demand for an index there fires. A table's indexes are
+// Each process knows which indexes exist from the catalog: read when it opens the store, again
+// (all of it) at most once a minute while filtered scans run, and for a table whenever its own
+// demand for an index there fires. So an index another process built is in use here within a
+// minute, and one dropped by hand is forgotten within a minute (until then the step's SQL stays
+// correct: the planner walks the primary key instead, without the window bound). A table's indexes are
 // named by its id, which no later table reuses (an identity column), and the step that uses one
 // checks in the same statement that the name still means that id (scanStep): a table deleted
 // and created again by another process is then read without the index, and forgotten here.
@@ -35,6 +38,8 @@ const indexLockKey = 0x63657269; // 'ceri'
 const pendingBuildsMax = 16;
 /** Index names start with this, then the table id and `_` (the catalog is searched by it). */
 const namePrefix = 'ci';
+/** How often, at most, a process reads the whole catalog of indexes again (while it scans). */
+export const catalogRefreshMsDefault = 60_000;
 /** PostgreSQL truncates identifiers to 63 bytes. */
 const identifierBytesMax = 63;
 
@@ -118,24 +123,44 @@ export class PropertyIndexes {
   /** The connection of the build running now, once connected: close ends it. */
   private runningBuild: pg.Client | undefined;
   private closed = false;
+  /** When the catalog may be read again (refreshIfDue), in Date.now() ms; undefined while it is read. */
+  private refreshAtMs: number | undefined;
 
   constructor(
     private readonly url: string,
+    private readonly pool: pg.Pool,
     autoIndexRows: number,
+    private readonly catalogRefreshMs: number,
   ) {
     this.demand = new IndexDemand(autoIndexRows);
   }
 
   /** Learns every valid index, and clears away (in the background) what dead builds and deleted tables left. */
-  async load(pool: pg.Pool): Promise<void> {
-    const { rows } = await pool.query<CatalogIndex>(catalogSql);
+  async load(): Promise<void> {
+    const { rows } = await this.pool.query<CatalogIndex>(catalogSql);
     this.learn(rows);
+    this.refreshAtMs = Date.now() + this.catalogRefreshMs;
     if (rows.some((row) => !row.valid || row.account === null)) {
       this.enqueue('drop', async (client) => {
         const { rows: fresh } = await client.query<CatalogIndex>(catalogSql);
         for (const row of fresh) if (!row.valid || row.account === null) await dropIndex(client, row.name);
       });
     }
+  }
+
+  /** Reads the whole catalog again in the background, if it is time: what it lacks is forgotten. */
+  refreshIfDue(): void {
+    if (this.closed || this.refreshAtMs === undefined || Date.now() < this.refreshAtMs) return;
+    this.refreshAtMs = undefined;
+    this.pool.query<CatalogIndex>(catalogSql).then(
+      ({ rows }) => {
+        this.known.clear();
+        this.learn(rows);
+      },
+      () => undefined, // the next refresh tries again
+    ).finally(() => {
+      this.refreshAtMs = Date.now() + this.catalogRefreshMs;
+    });
   }
 
   /** The index a step with `conditions` on `table` can read (any of them an index serves), if this process knows one. */
