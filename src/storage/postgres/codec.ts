@@ -16,6 +16,7 @@ import type { EdmValue } from '../../domain/edm.js';
 import type { Entity, Properties } from '../../domain/entity.js';
 import { LazyEntity, StoredEntity } from '../lazy-entity.js';
 import { decodeStoredMembers, encodeStoredProperties } from '../stored-json.js';
+import type { StoredProperties } from '../store.js';
 
 export function encodeKey(key: string): Buffer {
   return Buffer.from(key, 'utf16le').swap16();
@@ -41,9 +42,48 @@ export interface EncodedProperties {
 
 export function encodeProperties(properties: Properties): EncodedProperties {
   const doc = encodeStoredProperties(properties);
-  const members = [escaped(properties) ? objectMembers(properties) : doc.slice(1, -1)];
-  if (properties.size > 1) members.push(`"${orderMember}":${JSON.stringify([...properties.keys()])}`);
-  return { doc, props: `{${members.filter((text) => text !== '').join(',')}}` };
+  return { doc, props: withOrder(escaped(properties) ? objectMembers(properties) : doc.slice(1, -1), [...properties.keys()]) };
+}
+
+/** The jsonb text of an object's members, with the "@order" member when there is more than one name. */
+function withOrder(members: string, names: readonly string[]): string {
+  const all = [members];
+  if (names.length > 1) all.push(`"${orderMember}":${JSON.stringify(names)}`);
+  return `{${all.filter((text) => text !== '').join(',')}}`;
+}
+
+/** The incoming properties of a put or merge, and the stored text the request path made of them, if any. */
+export interface IncomingProperties {
+  readonly properties: Properties;
+  readonly stored?: StoredProperties | undefined;
+}
+
+/**
+ * A stored JSON text (canonical: JSON.stringify's escapes, a Double -0 as `-0.0`) that may hold
+ * what jsonb cannot: an escaped U+0000 or surrogate, or a -0 (matches inside strings only make
+ * the caller take the slow path).
+ */
+const storedTextUnsafe = /\\u0000|\\ud[89a-f]|:-0(?:\.0*)?(?:[eE][+-]?\d+)?[,}]/i;
+
+/**
+ * The stored text of incoming properties and their names in order, straight from the text the
+ * request path made, so that a write does not decode its body's properties only to encode them
+ * again; undefined when there is no such text or it needs codec escapes (then encode `properties`).
+ */
+export function incomingText(incoming: IncomingProperties): { readonly doc: string; readonly names: readonly string[] } | undefined {
+  const doc = incoming.stored?.json;
+  if (doc === undefined || storedTextUnsafe.test(doc)) return undefined;
+  // Property names cannot contain '@' (nor start with a digit: JSON.parse keeps their order).
+  const names = Object.keys(JSON.parse(doc) as object).filter((name) => !name.includes('@'));
+  assert.equal(names.length, incoming.stored!.count, 'the stored text holds as many properties as it says');
+  return { doc, names };
+}
+
+/** What a row holds of incoming properties written as they are (a put, or a merge into nothing). */
+export function encodeIncoming(incoming: IncomingProperties): EncodedProperties {
+  const text = incomingText(incoming);
+  if (text === undefined) return encodeProperties(incoming.properties);
+  return { doc: text.doc, props: withOrder(text.doc.slice(1, -1), text.names) };
 }
 
 /** An entity read back: from its stored JSON form, or from the jsonb text of a row that has none. */

@@ -17,7 +17,7 @@ import assert from 'node:assert/strict';
 import { performance } from 'node:perf_hooks';
 import { setImmediate as turnOfEventLoop } from 'node:timers/promises';
 import pg from 'pg';
-import { keyedSizeBytes, type Entity, type Properties } from '../../domain/entity.js';
+import { keyedSizeBytes, type Entity } from '../../domain/entity.js';
 import { customPropertiesMax, entityBytesMax } from '../../limits.js';
 import type { KeyBound, KeyRange } from '../../domain/keys.js';
 import { TableError } from '../../errors.js';
@@ -37,7 +37,7 @@ import type {
   WriteFailure,
 } from '../store.js';
 import { CommitClock, conditionFailure, mergeProperties } from '../write.js';
-import { decodeKey, encodeKey, encodeMergedMembers, encodeProperties, storedEntity, type EncodedProperties } from './codec.js';
+import { decodeKey, encodeIncoming, encodeKey, encodeMergedMembers, encodeProperties, incomingText, storedEntity, type EncodedProperties, type IncomingProperties } from './codec.js';
 import { conditionSql, type Bind } from './conditions.js';
 import { azureError, isConnectionFailure, isMissingTable, isRetryable } from './failures.js';
 import { catalogRefreshMsDefault, indexedLiteral, indexedValueSql, PropertyIndexes, type IndexedLookup } from './property-indexes.js';
@@ -332,7 +332,7 @@ export class PostgresStore implements Store {
       }
     }
     if (writes.length === 1 && only!.action.kind === 'merge' && only!.condition.kind !== 'absent') {
-      const merged = await this.mergeAlone(table, only!, only!.action.properties);
+      const merged = await this.mergeAlone(table, only!, only!.action);
       if (merged !== undefined) return merged;
     }
     return this.transaction((client) => this.applyCommit(client, table, writes), ({ result }) => result.ok, noTable);
@@ -349,7 +349,7 @@ export class PostgresStore implements Store {
     const expected = condition.kind === 'version' ? condition.timestamp.toString() : null;
     const ts = this.clock.next().toString();
     let written: { ts: string; name: string } | undefined;
-    const encoded = action.kind === 'put' ? encodeProperties(action.properties) : undefined;
+    const encoded = action.kind === 'put' ? encodeIncoming(action) : undefined;
     if (action.kind === 'delete') {
       if (condition.kind === 'absent') return this.whyNotWritten(table, write);
       ({ rows: [written] } = await this.query<{ ts: string; name: string }>(
@@ -404,11 +404,15 @@ export class PostgresStore implements Store {
    * may pass a limit) writes nothing and answers undefined: the transaction path then decides on
    * the locked row exactly.
    */
-  private async mergeAlone(table: TableInfo, write: Write, incoming: Properties): Promise<Committed | undefined> {
+  private async mergeAlone(table: TableInfo, write: Write, incoming: IncomingProperties): Promise<Committed | undefined> {
     const { condition } = write;
     const expected = condition.kind === 'version' ? condition.timestamp.toString() : null;
     // The part of entitySizeBytes that does not depend on the properties.
     const keyBytes = keyedSizeBytes(write.partitionKey, write.rowKey, 0);
+    // The incoming members as the stored object (and their names), from the body's stored text when it has one.
+    const text = incomingText(incoming);
+    const members = text?.doc ?? encodeMergedMembers(incoming.properties);
+    const names = text?.names ?? [...incoming.properties.keys()];
     const { rows } = await this.query<{ ts: string; name: string }>(
       'mergeEntity',
       `UPDATE ${s}.entities e SET ts = greatest($5::bigint, e.ts + 1), props = m.merged, doc = NULL FROM (` +
@@ -426,9 +430,9 @@ export class PostgresStore implements Store {
         encodeKey(write.rowKey),
         this.clock.next().toString(),
         expected,
-        encodeMergedMembers(incoming),
-        [...incoming.keys()],
-        [...incoming.keys()].map((name) => `${name}@odata.type`),
+        members,
+        names,
+        names.map((name) => `${name}@odata.type`),
         keyBytes,
         customPropertiesMax,
         entityBytesMax,
@@ -500,16 +504,16 @@ export class PostgresStore implements Store {
         deletes.push(index);
         continue;
       }
-      let properties = action.properties;
+      let encoded: EncodedProperties;
       if (action.kind === 'merge' && current !== undefined) {
         const merged = mergeProperties(write, storedEntity(write.partitionKey, write.rowKey, current.ts, current.doc, current.props).properties, action.properties);
         if (typeof merged === 'string') return failedAt(index, merged);
-        properties = merged;
-      }
+        encoded = encodeProperties(merged);
+      } else encoded = encodeIncoming(action);
       if (current === undefined) {
         inserts.push(index);
-        insertProperties.push(encodeProperties(properties));
-      } else updates.push({ index, properties: encodeProperties(properties) });
+        insertProperties.push(encoded);
+      } else updates.push({ index, properties: encoded });
     }
     // One Timestamp for the whole commit, later than any version it replaces (data-model.md §4).
     const timestamp = this.clock.next(newestPrevious);
