@@ -25,10 +25,10 @@
 // named by its id, which no later table reuses (an identity column), and the step that uses one
 // checks in the same statement that the name still means that id (scanStep): a table deleted
 // and created again by another process is then read without the index, and forgotten here.
+import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import pg from 'pg';
-import type { TableInfo } from '../store.js';
-import type { PropertyCondition } from '../store.js';
+import type { PropertyCondition, TableInfo } from '../store.js';
 import { IndexDemand, indexedEquality, indexesPerTableMax, type IndexedEquality } from '../property-index.js';
 import { schemaName as s } from './schema.js';
 
@@ -227,6 +227,8 @@ export class PropertyIndexes {
     for (const row of rows) {
       const property = propertyOfDefinition(row.definition);
       if (!row.valid || row.account === null || row.name_lower === null || property === undefined) continue;
+      // The id goes into step SQL as a literal.
+      assert.match(row.table_id, /^[0-9]+$/, 'a table id is a whole number');
       const key = tableKey(row.account, row.name_lower);
       let known = this.known.get(key);
       if (known?.id !== row.table_id) this.known.set(key, (known = { id: row.table_id, properties: new Set() }));
