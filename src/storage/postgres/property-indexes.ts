@@ -190,6 +190,7 @@ export class PropertyIndexes {
     this.enqueue(
       'build',
       (client) => this.build(client, table.account, nameLower, condition.property),
+      undefined,
       () => this.building.delete(buildKey),
       () => this.demand.failed(key, condition.property),
     );
@@ -206,10 +207,16 @@ export class PropertyIndexes {
     const key = tableKey(account, name.toLowerCase());
     this.known.delete(key);
     this.demand.forget(key);
-    this.enqueue('drop', async (client) => {
-      const { rows } = await client.query<{ name: string }>(`SELECT name FROM (${catalogSql}) AS c WHERE table_id = $1`, [tableId]);
-      for (const row of rows) await dropIndex(client, row.name);
-    });
+    const indexesSql = `SELECT name FROM (${catalogSql}) AS c WHERE table_id = $1`;
+    this.enqueue(
+      'drop',
+      async (client) => {
+        for (const row of (await client.query<{ name: string }>(indexesSql, [tableId])).rows) await dropIndex(client, row.name);
+      },
+      // Most tables have none: a look on the pool spares them a connection of their own. (An
+      // index another process is about to build for the table is left behind: the next start drops it.)
+      async () => (await this.pool.query(indexesSql, [tableId])).rows.length > 0,
+    );
   }
 
   /**
@@ -255,13 +262,20 @@ export class PropertyIndexes {
   }
 
   /**
-   * Runs `job` after the jobs before it, on a connection of its own holding the DDL lock.
-   * `settled` runs in any case, `failed` when the job threw.
+   * Runs `job` after the jobs before it, on a connection of its own holding the DDL lock, unless
+   * `needed` says there is nothing to do. `settled` runs in any case, `failed` when the job threw.
    */
-  private enqueue(kind: 'build' | 'drop', job: (client: pg.Client) => Promise<void>, settled?: () => void, failed?: () => void): void {
+  private enqueue(
+    kind: 'build' | 'drop',
+    job: (client: pg.Client) => Promise<void>,
+    needed?: () => Promise<boolean>,
+    settled?: () => void,
+    failed?: () => void,
+  ): void {
     this.chain = this.chain.then(async () => {
       try {
         if (this.closed && kind === 'build') throw new Error('closed');
+        if (needed !== undefined && !(await needed())) return;
         await this.withLockedConnection(kind, job);
       } catch {
         // Nothing is lost: a failed build is asked for again by later scans (demand.failed); an
