@@ -5,6 +5,7 @@ import { edmValueJson, type EdmValue, formatDateTimeTicks } from '../domain/edm.
 import { type Entity, type Properties } from '../domain/entity.js';
 import { etagOfTimestampText } from '../domain/etag.js';
 import { forEachMember, isAnnotationKey, memberName, withoutAnyAnnotations } from '../domain/json-members.js';
+import { ByteWriter } from './byte-writer.js';
 
 export type MetadataLevel = 'none' | 'minimal' | 'full';
 
@@ -90,6 +91,74 @@ export function encodeEntity(entity: Entity, level: MetadataLevel, ctx: EntityUr
  * property is encoded from its value; both ways give the same bytes (tests/protocol/odata-fast.test.ts).
  */
 export function entityEncoder(level: MetadataLevel, ctx: EntityUrlContext, options: EncodeOptions = {}): EntityEncoder {
+  const { head, properties } = entityParts(level, ctx, options);
+  return (entity) => {
+    const text = head(entity);
+    const members = properties(entity);
+    if (members === '') return `${text}}`;
+    return text.length === 1 ? `{${members}}` : `${text},${members}}`;
+  };
+}
+
+/**
+ * A query response body around its entities as UTF-8 bytes, the same bytes as encodeEntityFeed
+ * around entityEncoder's texts (tests/protocol/odata-fast.test.ts). Each entity's stored text is
+ * written into the body where it can be, with no string made of the whole entity or page.
+ */
+export function encodeEntityFeedBytes(
+  level: MetadataLevel,
+  ctx: EntityUrlContext,
+  entities: readonly Entity[],
+  options: EncodeOptions = {},
+): Buffer {
+  const { head, properties, wholeObject } = entityParts(level, ctx, options);
+  const writer = new ByteWriter();
+  writer.text(feedStart(level, `${ctx.baseUrl}/$metadata#${ctx.table}`));
+  for (let i = 0; i < entities.length; i++) {
+    const entity = entities[i]!;
+    if (i > 0) writer.ascii(comma);
+    const headText = head(entity);
+    writer.text(headText);
+    const object = wholeObject(entity);
+    if (object === undefined) {
+      const members = properties(entity);
+      if (members !== '') {
+        if (headText.length > 1) writer.ascii(comma);
+        writer.text(members);
+      }
+      writer.ascii(closeBrace);
+    } else if (object.length === 2) {
+      writer.ascii(closeBrace); // `{}`: no custom properties
+    } else {
+      // (Without $select the head always holds PartitionKey: it never ends at its own `{`.)
+      // The object's `{` lands where the head's members end: a comma joins the two.
+      const braceAt = writer.length;
+      writer.text(object);
+      writer.setAscii(braceAt, comma);
+    }
+  }
+  writer.text(']}');
+  return writer.finish();
+}
+
+const comma = 44;
+const closeBrace = 125;
+
+/**
+ * An entity encoder in two parts: `head` is the object text up to the custom properties (`{` and
+ * the control and system members, no trailing comma) and `properties` the custom properties as
+ * members without braces (`''` for none). `wholeObject` is the custom properties as a whole object
+ * text when the entity carries them so (all of them, at that level), else undefined.
+ */
+function entityParts(
+  level: MetadataLevel,
+  ctx: EntityUrlContext,
+  options: EncodeOptions,
+): {
+  head: (entity: Entity) => string;
+  properties: (entity: Entity) => string;
+  wholeObject: (entity: Entity) => string | undefined;
+} {
   const { select, single = false } = options;
   const selected = select === undefined ? undefined : new Set(select);
   const customSelected = selected === undefined ? undefined : [...selected].filter((name) => !systemPropertyNames.has(name));
@@ -113,7 +182,7 @@ export function entityEncoder(level: MetadataLevel, ctx: EntityUrlContext, optio
   let partitionKeyMember = '';
   let pathStart = '';
 
-  return (entity) => {
+  const head = (entity: Entity): string => {
     if (entity.timestamp !== lastTicks) {
       lastTicks = entity.timestamp;
       const text = formatDateTimeTicks(entity.timestamp);
@@ -136,10 +205,16 @@ export function entityEncoder(level: MetadataLevel, ctx: EntityUrlContext, optio
     if (wantPartitionKey) text += `${partitionKeyMember},`;
     if (wantRowKey) text += `${member('RowKey', entity.rowKey)},`;
     if (timestampMember !== '') text += `${timestampMember},`;
-    const properties = customSelected === undefined ? allProperties(entity, annotate) : selectedProperties(entity, customSelected, annotate);
-    if (properties !== '') return `${text}${properties}}`;
-    return text.endsWith(',') ? `${text.slice(0, -1)}}` : `${text}}`;
+    return text.length === 1 ? text : text.slice(0, -1);
   };
+  const properties = (entity: Entity): string =>
+    customSelected === undefined ? allProperties(entity, annotate) : selectedProperties(entity, customSelected, annotate);
+  const wholeObject = (entity: Entity): string | undefined => {
+    if (customSelected !== undefined) return undefined;
+    const json = entity.minimalJson;
+    return json === undefined || annotate ? json : withoutAnyAnnotations(json);
+  };
+  return { head, properties, wholeObject };
 }
 
 /** Every custom property as members (no braces), `''` when there are none. */
@@ -248,8 +323,12 @@ function keyLiteral(key: string): string {
 }
 
 function feed(level: MetadataLevel, metadataUrl: string, texts: readonly string[]): string {
-  const value = `"value":[${texts.join(',')}]`;
-  return level === 'none' ? `{${value}}` : `{${member('odata.metadata', metadataUrl)},${value}}`;
+  return `${feedStart(level, metadataUrl)}${texts.join(',')}]}`;
+}
+
+/** A feed's text up to its first item. */
+function feedStart(level: MetadataLevel, metadataUrl: string): string {
+  return level === 'none' ? '{"value":[' : `{${member('odata.metadata', metadataUrl)},"value":[`;
 }
 
 function member(name: string, text: string): string {

@@ -1,0 +1,61 @@
+// Building a large response body as UTF-8 bytes in one pass. A query page is a thousand entity
+// texts; joined into one string it is copied once to flatten it, walked once more for
+// Content-Length and encoded once more by the socket. Written piece by piece into one buffer it is
+// encoded once, and each stored text is read where it lies (no flattening of the pieces).
+import assert from 'node:assert/strict';
+
+/** The scratch buffer kept between bodies, up to this size; a body that outgrows it grows its own. */
+const scratchBytesKept = 4 << 20;
+const scratchBytesFirst = 256 << 10;
+/** Free while no writer holds it (a writer that throws midway just leaves a new one to be made). */
+let scratch: Buffer | undefined;
+
+/** Appends text as UTF-8 to a growing buffer; `finish` copies the bytes out. */
+export class ByteWriter {
+  private buffer: Buffer;
+  private written = 0;
+
+  constructor() {
+    this.buffer = scratch ?? Buffer.allocUnsafeSlow(scratchBytesFirst);
+    scratch = undefined;
+  }
+
+  /** Bytes written so far. */
+  get length(): number {
+    return this.written;
+  }
+
+  /** Appends `text` (a UTF-16 code unit needs at most 3 bytes: a surrogate pair 4 for 2 units). */
+  text(text: string): void {
+    this.reserve(text.length * 3);
+    this.written += this.buffer.write(text, this.written);
+  }
+
+  /** Appends one ASCII character by its code. */
+  ascii(code: number): void {
+    this.reserve(1);
+    this.buffer[this.written++] = code;
+  }
+
+  /** Overwrites the byte at `at` (already written) with the ASCII character `code`. */
+  setAscii(at: number, code: number): void {
+    assert(at >= 0 && at < this.written && code < 0x80, 'byte-writer: setAscii out of range');
+    this.buffer[at] = code;
+  }
+
+  /** The bytes written, in a buffer of their own; the writer must not be used afterwards. */
+  finish(): Buffer {
+    const bytes = Buffer.allocUnsafe(this.written);
+    this.buffer.copy(bytes, 0, 0, this.written);
+    if (this.buffer.length <= scratchBytesKept) scratch = this.buffer;
+    this.buffer = Buffer.alloc(0);
+    return bytes;
+  }
+
+  private reserve(bytes: number): void {
+    if (this.written + bytes <= this.buffer.length) return;
+    const grown = Buffer.allocUnsafeSlow(Math.max(this.buffer.length * 2, this.written + bytes));
+    this.buffer.copy(grown, 0, 0, this.written);
+    this.buffer = grown;
+  }
+}
