@@ -4,20 +4,14 @@
 // encoded once, and each stored text is read where it lies (no flattening of the pieces).
 import assert from 'node:assert/strict';
 
-/** The scratch buffer kept between bodies, up to this size; a body that outgrows it grows its own. */
-const scratchBytesKept = 4 << 20;
-const scratchBytesFirst = 256 << 10;
-/** Free while no writer holds it (a writer that throws midway just leaves a new one to be made). */
-let scratch: Buffer | undefined;
-
-/** Appends text as UTF-8 to a growing buffer; `finish` copies the bytes out. */
+/** Appends text as UTF-8 to a growing buffer of its own; `finish` hands the bytes out. */
 export class ByteWriter {
   private buffer: Buffer;
   private written = 0;
 
-  constructor() {
-    this.buffer = scratch ?? Buffer.allocUnsafeSlow(scratchBytesFirst);
-    scratch = undefined;
+  /** `expectedBytes`: a guess at the final size (the buffer grows past it when needed). */
+  constructor(expectedBytes: number) {
+    this.buffer = Buffer.allocUnsafeSlow(Math.max(expectedBytes, 64));
   }
 
   /** Bytes written so far. */
@@ -43,11 +37,9 @@ export class ByteWriter {
     this.buffer[at] = code;
   }
 
-  /** The bytes written, in a buffer of their own; the writer must not be used afterwards. */
+  /** The bytes written; the writer must not be used afterwards. */
   finish(): Buffer {
-    const bytes = Buffer.allocUnsafe(this.written);
-    this.buffer.copy(bytes, 0, 0, this.written);
-    if (this.buffer.length <= scratchBytesKept) scratch = this.buffer;
+    const bytes = this.buffer.subarray(0, this.written);
     this.buffer = Buffer.alloc(0);
     return bytes;
   }

@@ -112,7 +112,7 @@ export function encodeEntityFeedBytes(
   options: EncodeOptions = {},
 ): Buffer {
   const { head, properties, wholeObject } = entityParts(level, ctx, options);
-  const writer = new ByteWriter();
+  const writer = new ByteWriter(entities.length * feedBytesPerEntity + 4096);
   writer.text(feedStart(level, `${ctx.baseUrl}/$metadata#${ctx.table}`));
   for (let i = 0; i < entities.length; i++) {
     const entity = entities[i]!;
@@ -138,11 +138,19 @@ export function encodeEntityFeedBytes(
     }
   }
   writer.text(']}');
+  if (entities.length > 0) feedBytesPerEntity = Math.ceil((writer.length / entities.length) * 1.1);
   return writer.finish();
 }
 
+/** The size of the entities of the last page written, to size the next page's buffer. */
+let feedBytesPerEntity = 1024;
+
 const comma = 44;
 const closeBrace = 125;
+/** Marks in entityParts' head text where a RowKey's path literal or JSON string goes. */
+const pathSlot = '\u0001';
+const rowKeySlot = '\u0002';
+const slotPattern = /([\u0001\u0002])/;
 
 /**
  * An entity encoder in two parts: `head` is the object text up to the custom properties (`{` and
@@ -163,49 +171,60 @@ function entityParts(
   const selected = select === undefined ? undefined : new Set(select);
   const customSelected = selected === undefined ? undefined : [...selected].filter((name) => !systemPropertyNames.has(name));
   const annotate = level !== 'none';
-  let prefix = '';
-  if (single && level !== 'none') {
-    const selectSuffix = select === undefined ? '' : `&$select=${select.join(',')}`;
-    prefix = `${member('odata.metadata', `${ctx.baseUrl}/$metadata#${ctx.table}/@Element${selectSuffix}`)},`;
-  }
   const wantPartitionKey = selected === undefined || selected.has('PartitionKey');
   const wantRowKey = selected === undefined || selected.has('RowKey');
   const wantTimestamp = selected === undefined || selected.has('Timestamp');
+  const leadMembers: string[] = [];
+  if (single && level !== 'none') {
+    const selectSuffix = select === undefined ? '' : `&$select=${select.join(',')}`;
+    leadMembers.push(member('odata.metadata', `${ctx.baseUrl}/$metadata#${ctx.table}/@Element${selectSuffix}`));
+  }
+  if (level === 'full') leadMembers.push(member('odata.type', `${ctx.account}.${ctx.table}`));
   // Paths are percent-encoded ASCII without quotes or backslashes (entityPath): JSON-safe as they are.
-  const typeAndIdStart = `${member('odata.type', `${ctx.account}.${ctx.table}`)},${member('odata.id', `${ctx.baseUrl}/`).slice(0, -1)}`;
+  const idStart = member('odata.id', `${ctx.baseUrl}/`).slice(0, -1);
 
-  // Entities of one page mostly share a Timestamp (a batch) and a PartitionKey (a partition scan).
+  // The head is text that entities of one page mostly share (they share a Timestamp in a batch
+  // and a PartitionKey in a partition scan) around the RowKey's parts: `pieces[0]`, then for each
+  // slot the RowKey's path literal (full metadata's odata.id and editLink) or its JSON string,
+  // then the next piece. The pieces are made again when Timestamp or PartitionKey changes.
   let lastTicks: bigint | undefined;
-  let etagMember = '';
-  let timestampMember = '';
   let lastPartitionKey: string | undefined;
-  let partitionKeyMember = '';
-  let pathStart = '';
+  let pieces: string[] = [];
+  let slots: string[] = [];
+  const rebuild = (entity: Entity): void => {
+    const timestamp = formatDateTimeTicks(entity.timestamp);
+    const etagMember = member('odata.etag', etagOfTimestampText(timestamp));
+    const members = [...leadMembers];
+    if (level === 'full') {
+      const pathStart = entityPathStart(ctx.table, entity.partitionKey);
+      members.push(`${idStart}${pathStart}${pathSlot}')"`, etagMember, `"odata.editLink":"${pathStart}${pathSlot}')"`);
+    } else if (level === 'minimal') {
+      members.push(etagMember);
+    }
+    if (wantPartitionKey) members.push(member('PartitionKey', entity.partitionKey));
+    if (wantRowKey) members.push(`"RowKey":${rowKeySlot}`);
+    if (wantTimestamp) {
+      if (level === 'full') members.push('"Timestamp@odata.type":"Edm.DateTime"');
+      members.push(member('Timestamp', timestamp));
+    }
+    // The slot marks are control characters, which every other part holds only JSON-escaped.
+    const parts = `{${members.join(',')}`.split(slotPattern);
+    pieces = parts.filter((_, i) => i % 2 === 0);
+    slots = parts.filter((_, i) => i % 2 === 1);
+  };
 
   const head = (entity: Entity): string => {
-    if (entity.timestamp !== lastTicks) {
+    if (entity.timestamp !== lastTicks || entity.partitionKey !== lastPartitionKey) {
       lastTicks = entity.timestamp;
-      const text = formatDateTimeTicks(entity.timestamp);
-      etagMember = member('odata.etag', etagOfTimestampText(text));
-      const annotation = level === 'full' ? '"Timestamp@odata.type":"Edm.DateTime",' : '';
-      timestampMember = wantTimestamp ? `${annotation}${member('Timestamp', text)}` : '';
-    }
-    let text = `{${prefix}`;
-    if (entity.partitionKey !== lastPartitionKey) {
       lastPartitionKey = entity.partitionKey;
-      partitionKeyMember = member('PartitionKey', entity.partitionKey);
-      pathStart = entityPathStart(ctx.table, entity.partitionKey);
+      rebuild(entity);
     }
-    if (level === 'full') {
-      const path = `${pathStart}${keyLiteral(entity.rowKey)}')`;
-      text += `${typeAndIdStart}${path}",${etagMember},"odata.editLink":"${path}",`;
-    } else if (level === 'minimal') {
-      text += `${etagMember},`;
-    }
-    if (wantPartitionKey) text += `${partitionKeyMember},`;
-    if (wantRowKey) text += `${member('RowKey', entity.rowKey)},`;
-    if (timestampMember !== '') text += `${timestampMember},`;
-    return text.length === 1 ? text : text.slice(0, -1);
+    let text = pieces[0]!;
+    if (slots.length === 0) return text;
+    const path = level === 'full' ? keyLiteral(entity.rowKey) : '';
+    const rowKey = wantRowKey ? JSON.stringify(entity.rowKey) : '';
+    for (let i = 0; i < slots.length; i++) text += `${slots[i] === pathSlot ? path : rowKey}${pieces[i + 1]!}`;
+    return text;
   };
   const properties = (entity: Entity): string =>
     customSelected === undefined ? allProperties(entity, annotate) : selectedProperties(entity, customSelected, annotate);
