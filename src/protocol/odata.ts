@@ -228,23 +228,27 @@ function entityParts(
   };
   const properties = (entity: Entity): string =>
     customSelected === undefined ? allProperties(entity, annotate) : selectedProperties(entity, customSelected, annotate);
-  const wholeObject = (entity: Entity): string | undefined => {
-    if (customSelected !== undefined) return undefined;
-    const json = entity.minimalJson;
-    return json === undefined || annotate ? json : withoutAnyAnnotations(json);
-  };
+  const wholeObject = (entity: Entity): string | undefined =>
+    customSelected === undefined ? propertiesObject(entity, annotate) : undefined;
   return { head, properties, wholeObject };
 }
 
 /** Every custom property as members (no braces), `''` when there are none. */
 function allProperties(entity: Entity, annotate: boolean): string {
-  const json = entity.minimalJson;
+  const json = propertiesObject(entity, annotate);
   if (json === undefined) {
     const members: string[] = [];
     for (const [name, value] of entity.properties) members.push(encodeProperty(name, value, annotate));
     return members.join(',');
   }
-  return (annotate ? json : withoutAnyAnnotations(json)).slice(1, -1);
+  return json.slice(1, -1);
+}
+
+/** The custom properties as one object text, annotated or not, where the entity carries text to derive it from. */
+function propertiesObject(entity: Entity, annotate: boolean): string | undefined {
+  if (annotate) return entity.minimalJson;
+  const json = entity.noMetadataJson ?? entity.minimalJson;
+  return json === undefined ? undefined : withoutAnyAnnotations(json);
 }
 
 /** The selected custom properties in the order asked, a missing one as `null`. */
