@@ -112,7 +112,7 @@ export function encodeEntityFeedBytes(
   options: EncodeOptions = {},
 ): Buffer {
   const { head, properties, wholeObject } = entityParts(level, ctx, options);
-  const writer = new ByteWriter(entities.length * feedBytesPerEntity + 4096);
+  const writer = new ByteWriter(Math.min(entities.length * feedBytesPerEntity + 4096, feedBytesGuessMax));
   writer.text(feedStart(level, `${ctx.baseUrl}/$metadata#${ctx.table}`));
   for (let i = 0; i < entities.length; i++) {
     const entity = entities[i]!;
@@ -144,6 +144,8 @@ export function encodeEntityFeedBytes(
 
 /** The size of the entities of the last page written, to size the next page's buffer. */
 let feedBytesPerEntity = 1024;
+/** A guess never reserves more than this up front (after a page of huge entities, say): beyond it the buffer grows. */
+const feedBytesGuessMax = 4 << 20;
 
 const comma = 44;
 const closeBrace = 125;
