@@ -29,7 +29,8 @@ const exactIntegerMax = 2n ** 53n;
 export type IndexedEquality = PropertyCondition & { readonly kind: 'number' | 'string' | 'boolean'; readonly operator: 'eq' };
 
 /**
- * The first `eq` condition of `conditions` an index can serve, if any. Such a condition must
+ * The first `eq` condition of `conditions` an index can serve, if any; with `indexed`, the first
+ * whose property `indexed` says has an index, else the first at all. Such a condition must
  * select exactly the rows whose stored value equals the literal in every engine's index form:
  * - a number of at most 2^53 in magnitude (a larger one may equal a stored Double whose shortest
  *   text differs from its exact value), finite (pushdown.ts keeps only finite ones);
@@ -37,20 +38,34 @@ export type IndexedEquality = PropertyCondition & { readonly kind: 'number' | 's
  *   condition, below U+D800;
  * - a Boolean.
  */
-export function indexedEquality(conditions: readonly PropertyCondition[]): IndexedEquality | undefined {
+export function indexedEquality(conditions: readonly PropertyCondition[], indexed?: (property: string) => boolean): IndexedEquality | undefined {
+  let first: IndexedEquality | undefined;
   for (const condition of conditions) {
-    if (condition.kind === 'timestamp' || condition.operator !== 'eq' || !indexableName.test(condition.property)) continue;
-    if (condition.kind === 'number') {
+    const candidate = servable(condition);
+    if (candidate === undefined) continue;
+    // Prefer a condition whose property has its index already.
+    if (indexed === undefined || indexed(candidate.property)) return candidate;
+    first ??= candidate;
+  }
+  return first;
+}
+
+function servable(condition: PropertyCondition): IndexedEquality | undefined {
+  if (condition.kind === 'timestamp' || condition.operator !== 'eq' || !indexableName.test(condition.property)) return undefined;
+  switch (condition.kind) {
+    case 'number': {
       const value = condition.value;
       const magnitude = typeof value === 'bigint' ? (value < 0n ? -value : value) : Math.abs(value);
-      if (typeof value === 'number' ? magnitude <= Number(exactIntegerMax) : magnitude <= exactIntegerMax) return condition as IndexedEquality;
-    } else if (condition.kind === 'string') {
-      if (!condition.value.includes('\u0000')) return condition as IndexedEquality;
-    } else if (condition.kind === 'boolean') {
-      return condition as IndexedEquality;
+      const exact = typeof value === 'number' ? magnitude <= Number(exactIntegerMax) : magnitude <= exactIntegerMax;
+      return exact ? (condition as IndexedEquality) : undefined;
     }
+    case 'string':
+      return condition.value.includes('\u0000') ? undefined : (condition as IndexedEquality);
+    case 'boolean':
+      return condition as IndexedEquality;
+    default:
+      return undefined;
   }
-  return undefined;
 }
 
 /**

@@ -1,10 +1,13 @@
 // Key-range reads on one SQLite connection: the SQL of every scan, shared by the store's own
 // connection and the scan threads (scan-pool.ts). Rows leave as plain tuples so that they can
 // cross a thread boundary as they are.
+import assert from 'node:assert/strict';
 import type Database from 'better-sqlite3';
 import { floorMilliseconds } from '../../domain/edm.js';
 import type { PropertyCondition } from '../store.js';
+import type { IndexedEquality } from '../property-index.js';
 import { decodeKey, encodeKey } from './codec.js';
+import { indexedLiteral, indexedValueSql, indexName } from './property-indexes.js';
 import type { IndexKey, KeyBound, KeyRange } from '../../domain/keys.js';
 
 /** A stored entity as read: keys, Timestamp ticks, the stored properties JSON and its JSONB size. */
@@ -52,10 +55,22 @@ export class RangeReader {
    * One step of a scan: up to `limit` (at most stepRowsMax) rows of the range in key order that
    * may satisfy `conditions`, examining at most `examineMax` rows.
    */
-  scan(id: number, range: KeyRange, conditions: readonly PropertyCondition[], limit: number, examineMax: number): RowStep {
+  scan(
+    id: number,
+    range: KeyRange,
+    conditions: readonly PropertyCondition[],
+    limit: number,
+    examineMax: number,
+    /** A condition of `conditions` served by the table's index on its property (property-indexes.ts). */
+    indexed?: IndexedEquality,
+  ): RowStep {
     const rowsMax = Math.min(limit, stepRowsMax);
-    if (conditions.length === 0) {
-      const { statement, params, decode } = this.select(id, range, undefined, rowsMax);
+    const source = indexed === undefined ? { from: 'entities', where: ['table_id = ?'], params: [id] as unknown[] } : indexedSource(id, indexed);
+    // One message carries both to a scan thread: the clone keeps `indexed` one of `conditions`.
+    const rest = indexed === undefined ? conditions : conditions.filter((condition) => condition !== indexed);
+    assert(rest.length === conditions.length - (indexed === undefined ? 0 : 1), 'the indexed condition is one of the conditions');
+    if (rest.length === 0) {
+      const { statement, params, decode } = this.select(source, range, undefined, rowsMax);
       const rows = (statement.all(...params) as unknown[][]).map(decode);
       const last = rows.at(-1);
       return { rows, examined: rows.length, next: rows.length === rowsMax && last ? after(last) : undefined };
@@ -63,7 +78,7 @@ export class RangeReader {
     // One pass that examines at most examineMax rows, so a sparse filter cannot pin the thread:
     // the rows matching the conditions come back, and so does the row that closes the window.
     const limitRows = rowsMax;
-    const { statement, params, decode } = this.select(id, range, conditions, limitRows);
+    const { statement, params, decode } = this.select(source, range, rest, limitRows);
     this.examined = 0;
     this.examineMax = examineMax;
     const rows: StoredRow[] = [];
@@ -79,7 +94,7 @@ export class RangeReader {
   /** The key `offset` rows into the range, in key order, if the range holds that many. */
   keyAt(id: number, range: KeyRange, offset: number): IndexKey | undefined {
     const params: unknown[] = [id];
-    const where = rangeWhere(range.lower, range.upper, params);
+    const where = ['table_id = ?', ...rangeWhere(range.lower, range.upper, params)];
     params.push(offset);
     const row = this.statement(`SELECT pk, rk FROM entities WHERE ${where.join(' AND ')} ORDER BY pk, rk LIMIT 1 OFFSET ?`).get(...params) as
       | [Buffer, Buffer]
@@ -89,13 +104,13 @@ export class RangeReader {
 
   /** The query for rows of the range in key order, up to `limit`; with conditions, those that may satisfy them. */
   private select(
-    id: number,
+    source: RowSource,
     range: KeyRange,
     conditions: readonly PropertyCondition[] | undefined,
     limit: number,
   ): { statement: Statement; params: unknown[]; decode: (row: unknown[]) => StoredRow } {
-    const params: unknown[] = [id];
-    const where = rangeWhere(range.lower, range.upper, params);
+    const params = [...source.params];
+    const where = [...source.where, ...rangeWhere(range.lower, range.upper, params)];
     if (conditions !== undefined) {
       const terms = conditions.map((condition) => conditionSql(condition, params));
       where.push(`(${windowEndFunction}() OR (${terms.join(' AND ')}))`);
@@ -104,7 +119,7 @@ export class RangeReader {
     const partitionKey = onlyPartition(range);
     // A blob costs a Buffer per row: when the range pins the PartitionKey, only RowKey is read.
     const keys = partitionKey === undefined ? 'pk, rk' : 'rk';
-    const statement = this.statement(`SELECT ${keys}, ts, json(props), length(props) FROM entities WHERE ${where.join(' AND ')} ORDER BY pk, rk LIMIT ?`);
+    const statement = this.statement(`SELECT ${keys}, ts, json(props), length(props) FROM ${source.from} WHERE ${where.join(' AND ')} ORDER BY pk, rk LIMIT ?`);
     // Rows as arrays: no object per row on the hottest path of every scan.
     const decode =
       partitionKey === undefined
@@ -124,9 +139,29 @@ export class RangeReader {
   }
 }
 
-/** WHERE terms for a key range; pushes their parameters after the table id. Row values keep it one index seek. */
+/** Where a scan's rows come from: the table, or its index on one property (FROM and leading WHERE terms). */
+interface RowSource {
+  readonly from: string;
+  readonly where: readonly string[];
+  readonly params: readonly unknown[];
+}
+
+/**
+ * The rows of table `id` whose indexed value equals the condition's literal, from its index. The
+ * table id is spelled out, for SQLite to see that the partial index covers the query, and the
+ * index is named: without statistics the planner would walk the primary key, in key order too.
+ */
+function indexedSource(id: number, condition: IndexedEquality): RowSource {
+  return {
+    from: `entities INDEXED BY ${indexName(id, condition.property)}`,
+    where: [`table_id = ${id}`, `${indexedValueSql(condition.property)} = ?`],
+    params: [indexedLiteral(condition)],
+  };
+}
+
+/** WHERE terms for a key range, pushing their parameters. Row values keep it one index seek. */
 function rangeWhere(lower: KeyBound | undefined, upper: KeyBound | undefined, params: unknown[]): string[] {
-  const where = ['table_id = ?'];
+  const where: string[] = [];
   if (lower !== undefined) where.push(boundSql(lower, '>', params));
   if (upper !== undefined) where.push(boundSql(upper, '<', params));
   return where;

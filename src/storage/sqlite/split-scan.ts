@@ -216,7 +216,9 @@ export class SplitScanner {
     private readonly when: ScanSplit = 'auto',
   ) {}
 
-  async scan(...[id, range, conditions, limit, examineMax]: Parameters<RangeReader['scan']>): Promise<RowStep> {
+  async scan(...[id, range, conditions, limit, examineMax, indexed]: Parameters<RangeReader['scan']>): Promise<RowStep> {
+    // A step served from an index reads only matches: nothing worth two threads.
+    if (indexed !== undefined) return this.pool.scan(id, range, conditions, limit, examineMax, indexed);
     const plan = this.splitNow() ? this.plan(id, range, examineMax) : undefined;
     let step: RowStep;
     if (plan === undefined) {

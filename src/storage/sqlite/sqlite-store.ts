@@ -14,7 +14,9 @@ import type { KeyRange } from '../../domain/keys.js';
 import type { CommitObserver, CommitResult, DiskUsage, ScanRequest, ScanStep, SettingChange, SettingKey, Store, TableCommit, TableEntity, TableInfo, Write } from '../store.js';
 import { getTableThenCommit } from '../table-calls.js';
 import { encodeKey, StoredEntity } from './codec.js';
-import { RangeReader, stepExamineMaxDefault, stepRowsMax } from './range-reader.js';
+import { autoIndexRowsDefault, IndexDemand, indexedEquality } from '../property-index.js';
+import { listIndexes } from './property-indexes.js';
+import { RangeReader, stepExamineMaxDefault, stepRowsMax, type RowStep } from './range-reader.js';
 import { ScanPool } from './scan-pool.js';
 import { SplitScanner } from './split-scan.js';
 import type { ScanSplit } from '../../config.js';
@@ -53,6 +55,9 @@ export class SqliteStore implements Store {
   private readonly selectEntity: Statement;
   private readonly selectSetting: Statement;
   private closed = false;
+  /** The property indexes (property-indexes.ts) by table id: the writer builds them, scans use them. */
+  private readonly indexes: Map<number, Set<string>>;
+  private readonly indexDemand: IndexDemand;
   /** The shared read snapshot (see read()); only where the writer has a connection of its own. */
   private readonly snapshot: { readonly begin: Statement; readonly end: Statement; open: boolean } | undefined;
 
@@ -68,8 +73,11 @@ export class SqliteStore implements Store {
     private readonly stepExamineMax: number,
     /** The database file; undefined in memory. */
     private readonly file: string | undefined,
+    autoIndexRows: number,
   ) {
     this.reader = new RangeReader(db);
+    this.indexes = listIndexes(db);
+    this.indexDemand = new IndexDemand(autoIndexRows);
     this.scans = pool?.then((threads) => new SplitScanner(threads, this.reader, scanSplit));
     this.scans?.catch(() => undefined);
     this.selectTable = db.prepare(selectTableSql);
@@ -112,11 +120,12 @@ export class SqliteStore implements Store {
 
   static async open(options: SqliteStoreOptions): Promise<SqliteStore> {
     const examineMax = options.stepExamineMax ?? stepExamineMaxDefault;
+    const autoIndexRows = options.autoIndexRows ?? autoIndexRowsDefault;
     assert(Number.isSafeInteger(examineMax) && examineMax >= 1, 'a scan step examines at least one row');
     if (options.location === undefined) {
       const db = openDatabase(':memory:', 'writer');
       const writer = new SqliteWriter(db, options.onCommit);
-      return new SqliteStore(db, Object.assign(writer, { close: async () => writer.drain() }), undefined, 'auto', examineMax, undefined);
+      return new SqliteStore(db, Object.assign(writer, { close: async () => writer.drain() }), undefined, 'auto', examineMax, undefined, autoIndexRows);
     }
     const file = databaseFile(options.location);
     const writer = await WorkerWriterClient.start(file, options.onCommit);
@@ -124,7 +133,7 @@ export class SqliteStore implements Store {
     // every scan that needs it, with the reason.
     const scans = ScanPool.start(file);
     scans.catch(() => undefined);
-    return new SqliteStore(openDatabase(file, 'reader'), writer, scans, options.scanSplit ?? 'auto', examineMax, file);
+    return new SqliteStore(openDatabase(file, 'reader'), writer, scans, options.scanSplit ?? 'auto', examineMax, file, autoIndexRows);
   }
 
   // -- tables ----------------------------------------------------------------------------------
@@ -134,9 +143,14 @@ export class SqliteStore implements Store {
   }
 
   async deleteTable(account: string, name: string): Promise<boolean> {
-    this.tables.delete(tableCacheKey(account, name));
+    const key = tableCacheKey(account, name);
+    const id = this.cachedTable(account, name)?.id;
+    this.tables.delete(key);
     const deleted = await this.afterWrite(this.writer.deleteTable(account, name));
-    this.tables.delete(tableCacheKey(account, name));
+    this.tables.delete(key);
+    // The writer dropped the table's indexes with it.
+    if (id !== undefined) this.indexes.delete(id);
+    this.indexDemand.forget(key);
     return deleted;
   }
 
@@ -172,8 +186,11 @@ export class SqliteStore implements Store {
     // Without conditions every row read is returned: cheaper here than copied across threads.
     const scans = this.scans;
     const onThisThread = scans === undefined || conditions.length === 0;
-    const args = [id, range, conditions, limit, this.stepExamineMax] as const;
-    const step = onThisThread ? this.reader.scan(...args) : await (await scans).scan(...args);
+    const indexes = this.indexes.get(id);
+    const equality = conditions.length === 0 ? undefined : indexedEquality(conditions, (property) => indexes?.has(property) === true);
+    const indexed = equality !== undefined && indexes?.has(equality.property) === true ? equality : undefined;
+    const step = await this.scanStep(onThisThread, [id, range, conditions, limit, this.stepExamineMax, indexed]);
+    if (equality !== undefined && indexed === undefined) this.noteIndexDemand(table, equality.property, step.examined, indexes?.size ?? 0);
     let bytes = 0;
     const entities = step.rows.map(([partitionKey, rowKey, timestamp, json, size]) => {
       bytes += size;
@@ -183,6 +200,33 @@ export class SqliteStore implements Store {
     // other requests get their turn between them (a short page needs no turn).
     if (onThisThread && step.next !== undefined && step.examined >= stepRowsMax) await turnOfEventLoop();
     return { entities, examined: step.examined, bytes, next: step.next };
+  }
+
+  private async scanStep(onThisThread: boolean, args: Parameters<RangeReader['scan']>): Promise<RowStep> {
+    try {
+      return onThisThread ? this.reader.scan(...args) : await (await this.scans!).scan(...args);
+    } catch (error) {
+      // The table was deleted, and its index dropped, while the step was on its way: the plain
+      // scan finds what is left of the table (nothing, or a table created since under its id).
+      if (args[5] === undefined) throw error;
+      return this.scanStep(onThisThread, [args[0], args[1], args[2], args[3], args[4], undefined]);
+    }
+  }
+
+  /** Counts a step toward the index of `property` (IndexDemand), and has the writer build it when due. */
+  private noteIndexDemand(table: TableInfo, property: string, examined: number, indexes: number): void {
+    const key = tableCacheKey(table.account, table.name);
+    if (this.closed || !this.indexDemand.note(key, property, examined, indexes)) return;
+    // No request waits for the build; later steps use the index once the writer has it.
+    this.writer.createIndex(table.account, table.name, property).then(
+      (id) => {
+        if (id === undefined) return;
+        let properties = this.indexes.get(id);
+        if (properties === undefined) this.indexes.set(id, (properties = new Set()));
+        properties.add(property);
+      },
+      () => this.indexDemand.failed(key, property),
+    );
   }
 
   commit(table: TableInfo, writes: readonly Write[]): Promise<CommitResult> {

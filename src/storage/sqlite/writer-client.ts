@@ -24,6 +24,10 @@ export class WorkerWriterClient implements WriterApi {
     return this.rpc.call('deleteTable', [account, name]);
   }
 
+  createIndex(account: string, name: string, property: string): Promise<number | undefined> {
+    return this.rpc.call('createIndex', [account, name, property]);
+  }
+
   putSettings(account: string, changes: readonly SettingChange[]): Promise<'ok' | 'tableNotFound'> {
     return this.rpc.call('putSettings', [account, changes]);
   }

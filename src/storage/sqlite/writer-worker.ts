@@ -13,6 +13,7 @@ const calls = serveCalls(
     commit: writer.commit.bind(writer),
     createTable: writer.createTable.bind(writer),
     deleteTable: writer.deleteTable.bind(writer),
+    createIndex: writer.createIndex.bind(writer),
     putSettings: writer.putSettings.bind(writer),
   },
   () => {

@@ -7,6 +7,7 @@ import { performance } from 'node:perf_hooks';
 import type { CommitObserver, CommitResult, SettingChange, Write, WriteCondition } from '../store.js';
 import { CommitClock, conditionFailure, mergeProperties } from '../write.js';
 import { decodeProperties, encodeKey, encodeProperties } from './codec.js';
+import { createIndexSql, indexName, listIndexes } from './property-indexes.js';
 import { selectTableSql, settingRow, tableCacheKey } from './schema.js';
 
 /**
@@ -53,6 +54,8 @@ export interface WriterApi {
   commit(account: string, table: string, writes: EncodedWrites): Promise<CommitResult>;
   createTable(account: string, name: string): Promise<'created' | 'exists'>;
   deleteTable(account: string, name: string): Promise<boolean>;
+  /** Builds the property index of a table (property-indexes.ts); its table id, or undefined without the table. */
+  createIndex(account: string, name: string, property: string): Promise<number | undefined>;
   putSettings(account: string, changes: readonly SettingChange[]): Promise<'ok' | 'tableNotFound'>;
 }
 
@@ -111,7 +114,12 @@ export class SqliteWriter implements WriterApi {
       nextTableId: prepare('SELECT coalesce(max(id), 0) + 1 AS id FROM tables'),
       selectTimestamp: prepare('SELECT ts FROM entities WHERE table_id = ? AND pk = ? AND rk = ?').safeIntegers(true),
       selectProperties: prepare('SELECT json(props) AS props FROM entities WHERE table_id = ? AND pk = ? AND rk = ?'),
-      upsertEntity: prepare('INSERT OR REPLACE INTO entities (table_id, pk, rk, ts, props) VALUES (?, ?, ?, ?, jsonb(?))'),
+      // An update in place, not REPLACE's delete and insert: on a table with a property index
+      // (property-indexes.ts) that costs a third as much, and no more without one.
+      upsertEntity: prepare(
+        'INSERT INTO entities (table_id, pk, rk, ts, props) VALUES (?, ?, ?, ?, jsonb(?)) ' +
+          'ON CONFLICT (table_id, pk, rk) DO UPDATE SET ts = excluded.ts, props = excluded.props',
+      ),
       deleteEntity: prepare('DELETE FROM entities WHERE table_id = ? AND pk = ? AND rk = ?'),
       upsertSetting: prepare('INSERT OR REPLACE INTO settings (account, scope, name, value) VALUES (?, ?, ?, ?)'),
       deleteSetting: prepare('DELETE FROM settings WHERE account = ? AND scope = ? AND name = ?'),
@@ -152,10 +160,21 @@ export class SqliteWriter implements WriterApi {
       const row = this.sql.selectTable.get(account, lower) as { id: number } | undefined;
       this.tableIds.delete(tableCacheKey(account, name));
       if (row === undefined) return { result: false, undo: false };
+      // Its indexes first: they need no upkeep while its rows go, and its id may be reused.
+      for (const property of listIndexes(this.db).get(row.id) ?? []) this.db.exec(`DROP INDEX ${indexName(row.id, property)}`);
       this.sql.deleteTableEntities.run(row.id);
       this.sql.deleteTableSettings.run(account, lower);
       this.sql.deleteTableRow.run(account, lower);
       return { result: true, undo: false };
+    });
+  }
+
+  createIndex(account: string, name: string, property: string): Promise<number | undefined> {
+    return this.enqueue(() => {
+      const row = this.sql.selectTable.get(account, name.toLowerCase()) as { id: number } | undefined;
+      // One pass over the table's rows (about a second per million), in the group's transaction.
+      if (row !== undefined) this.db.exec(createIndexSql(row.id, property));
+      return { result: row?.id, undo: false };
     });
   }
 

@@ -1,0 +1,48 @@
+// The SQLite form of an automatic property index (../property-index.ts): a partial index of the
+// entities of one table on one property's value, then the keys, so that an equality on the value
+// reads its rows in key order. The writer builds and drops them; the readers find them by name.
+import type Database from 'better-sqlite3';
+import type { IndexedEquality } from '../property-index.js';
+
+/** Index names: `cx_<table id>_<property>` (property names are restricted to [A-Za-z0-9_]). */
+const namePattern = /^cx_(\d+)_([A-Za-z_][A-Za-z0-9_]*)$/;
+
+export function indexName(tableId: number, property: string): string {
+  return `cx_${tableId}_${property}`;
+}
+
+/**
+ * The indexed value: the property as SQLite reads it from the JSONB (a number for Int32 and Double,
+ * 1 or 0 for a Boolean, text for the rest), with an Int64, stored as annotated text, as the
+ * integer it is. SQLite compares integers and reals exactly, so an equality on this value keeps
+ * exactly the rows whose Int32, Int64 or Double equals a number literal (query.md §3.3), and the
+ * rows whose string equals a string literal; a row of another type it may keep the predicate
+ * drops. A query must spell the expression exactly so for SQLite to match it to the index.
+ */
+export function indexedValueSql(property: string): string {
+  const path = `'$."${property}"'`;
+  return `iif(props ->> '$."${property}@odata.type"' = 'Edm.Int64', CAST(props ->> ${path} AS INTEGER), props ->> ${path})`;
+}
+
+/** The literal of `condition` as it is bound against indexedValueSql. */
+export function indexedLiteral(condition: IndexedEquality): number | bigint | string {
+  return condition.kind === 'boolean' ? (condition.value ? 1 : 0) : condition.value;
+}
+
+export function createIndexSql(tableId: number, property: string): string {
+  return `CREATE INDEX IF NOT EXISTS ${indexName(tableId, property)} ON entities (table_id, ${indexedValueSql(property)}, pk, rk) WHERE table_id = ${tableId}`;
+}
+
+/** The property indexes in the database, by table id. */
+export function listIndexes(db: Database.Database): Map<number, Set<string>> {
+  const indexes = new Map<number, Set<string>>();
+  for (const { name } of db.prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'entities'").all() as { name: string }[]) {
+    const match = namePattern.exec(name);
+    if (match === null) continue;
+    const id = Number(match[1]);
+    let properties = indexes.get(id);
+    if (properties === undefined) indexes.set(id, (properties = new Set()));
+    properties.add(match[2]!);
+  }
+  return indexes;
+}
