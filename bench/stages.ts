@@ -68,15 +68,15 @@ const stored = Array.from({ length: pageSize }, (_, i) => {
 });
 const context = { baseUrl: 'http://127.0.0.1:10002/devstoreaccount1', account: 'devstoreaccount1', table: 'benchpartition' };
 for (const level of ['minimal', 'none', 'full'] as MetadataLevel[]) {
-  const page = (): Buffer => {
+  const page = (): void => {
     const entities = stored.map((json, i) => new StoredEntity('scan', `r${i}`, 16_000_000_000_000_000n, json));
-    return encodeEntityFeedBytes(level, context, entities);
+    encodeEntityFeedBytes(level, context, entities).release();
   };
   rows.push([`query page encode, ${level} metadata`, measure(pageSize, page)]);
 }
-const selectPage = (): Buffer => {
+const selectPage = (): void => {
   const entities = stored.map((json, i) => new StoredEntity('scan', `r${i}`, 16_000_000_000_000_000n, json));
-  return encodeEntityFeedBytes('minimal', context, entities, { select: ['Name', 'Counter', 'Created'] });
+  encodeEntityFeedBytes('minimal', context, entities, { select: ['Name', 'Counter', 'Created'] }).release();
 };
 rows.push(['query page encode, minimal, $select of 3', measure(pageSize, selectPage)]);
 

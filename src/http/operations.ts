@@ -164,7 +164,8 @@ export async function queryEntities(call: Call, tableName: string): Promise<Repl
   }
   const context = urlContext(call, table);
   const select = parseSelect(call.query);
-  return { status: 200, headers, body: encodeEntityFeedBytes(call.metadata, context, page.entities, { select }) };
+  const body = encodeEntityFeedBytes(call.metadata, context, page.entities, { select });
+  return { status: 200, headers, body: body.bytes, onSent: body.release };
 }
 
 // -- table ACL and service properties (XML) ----------------------------------------------------

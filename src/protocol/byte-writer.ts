@@ -2,7 +2,23 @@
 // texts; joined into one string it is copied once to flatten it, walked once more for
 // Content-Length and encoded once more by the socket. Written piece by piece into one buffer it is
 // encoded once, and each stored text is read where it lies (no flattening of the pieces).
+//
+// The buffers are reused once their body has been sent: fresh memory costs a page fault per
+// 4 KiB on first touch (the kernel zero-fills it), and the C library hands large blocks back to
+// the kernel when they are freed, so a new buffer per response paid those faults every time.
 import assert from 'node:assert/strict';
+
+/** Bytes written by a ByteWriter; `release` once nothing reads them any more (the body was sent). */
+export interface PooledBytes {
+  readonly bytes: Buffer;
+  readonly release: () => void;
+}
+
+/** Released buffers, most recent last; bounded in count and size (at most 16 MiB kept). */
+const pool: Buffer[] = [];
+const pooledBuffersMax = 8;
+const pooledBufferBytesMax = 2 << 20;
+const bufferBytesMin = 4096;
 
 /** Appends text as UTF-8 to a growing buffer of its own; `finish` hands the bytes out. */
 export class ByteWriter {
@@ -11,7 +27,8 @@ export class ByteWriter {
 
   /** `expectedBytes`: a guess at the final size (the buffer grows past it when needed). */
   constructor(expectedBytes: number) {
-    this.buffer = Buffer.allocUnsafeSlow(Math.max(expectedBytes, 64));
+    const reused = pool.pop();
+    this.buffer = reused !== undefined && reused.length >= expectedBytes ? reused : Buffer.allocUnsafeSlow(Math.max(expectedBytes, bufferBytesMin));
   }
 
   /** Bytes written so far. */
@@ -38,10 +55,16 @@ export class ByteWriter {
   }
 
   /** The bytes written; the writer must not be used afterwards. */
-  finish(): Buffer {
-    const bytes = this.buffer.subarray(0, this.written);
+  finish(): PooledBytes {
+    const buffer = this.buffer;
     this.buffer = Buffer.alloc(0);
-    return bytes;
+    let released = false;
+    const release = (): void => {
+      assert(!released, 'byte-writer: bytes released twice');
+      released = true;
+      if (buffer.length <= pooledBufferBytesMax && pool.length < pooledBuffersMax) pool.push(buffer);
+    };
+    return { bytes: buffer.subarray(0, this.written), release };
   }
 
   private reserve(bytes: number): void {

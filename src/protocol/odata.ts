@@ -5,7 +5,7 @@ import { edmValueJson, type EdmValue, formatDateTimeTicks } from '../domain/edm.
 import { type Entity, type Properties } from '../domain/entity.js';
 import { etagOfTimestampText } from '../domain/etag.js';
 import { forEachMember, isAnnotationKey, memberName, withoutAnyAnnotations } from '../domain/json-members.js';
-import { ByteWriter } from './byte-writer.js';
+import { ByteWriter, type PooledBytes } from './byte-writer.js';
 
 export type MetadataLevel = 'none' | 'minimal' | 'full';
 
@@ -104,13 +104,14 @@ export function entityEncoder(level: MetadataLevel, ctx: EntityUrlContext, optio
  * A query response body around its entities as UTF-8 bytes, the same bytes as encodeEntityFeed
  * around entityEncoder's texts (tests/protocol/odata-fast.test.ts). Each entity's stored text is
  * written into the body where it can be, with no string made of the whole entity or page.
+ * Release the bytes once the body has been sent (its buffer is reused).
  */
 export function encodeEntityFeedBytes(
   level: MetadataLevel,
   ctx: EntityUrlContext,
   entities: readonly Entity[],
   options: EncodeOptions = {},
-): Buffer {
+): PooledBytes {
   const { head, properties, wholeObject } = entityParts(level, ctx, options);
   const writer = new ByteWriter(Math.min(entities.length * feedBytesPerEntity + 4096, feedBytesGuessMax));
   writer.text(feedStart(level, `${ctx.baseUrl}/$metadata#${ctx.table}`));
