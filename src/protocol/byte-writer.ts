@@ -8,7 +8,7 @@
 // the kernel when they are freed, so a new buffer per response paid those faults every time.
 import assert from 'node:assert/strict';
 
-/** Bytes written by a ByteWriter; `release` once nothing reads them any more (the body was sent). */
+/** Bytes written by a ByteWriter; `release` once nothing reads them any more (the body was sent; again is harmless). */
 export interface PooledBytes {
   readonly bytes: Buffer;
   readonly release: () => void;
@@ -59,8 +59,9 @@ export class ByteWriter {
     const buffer = this.buffer;
     this.buffer = Buffer.alloc(0);
     let released = false;
+    // Idempotent: it runs in node:http's callback, where a throw would end the process.
     const release = (): void => {
-      assert(!released, 'byte-writer: bytes released twice');
+      if (released) return;
       released = true;
       if (buffer.length <= pooledBufferBytesMax && pool.length < pooledBuffersMax) pool.push(buffer);
     };
