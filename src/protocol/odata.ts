@@ -1,5 +1,6 @@
 // OData JSON response bodies for tables and entities at the three metadata levels
-// (operations.md §1.2, §2.1–2.2, §5.1–5.3; data-model.md §2). Pure string building, no I/O.
+// (operations.md §1.2, §2.1–2.2, §5.1–5.3; data-model.md §2). Pure string and byte building, no I/O.
+import assert from 'node:assert/strict';
 import { assertNever } from '../domain/assert.js';
 import { edmValueJson, type EdmValue, formatDateTimeTicks } from '../domain/edm.js';
 import { type Entity, type Properties } from '../domain/entity.js';
@@ -214,6 +215,7 @@ function entityParts(
     const parts = `{${members.join(',')}`.split(slotPattern);
     pieces = parts.filter((_, i) => i % 2 === 0);
     slots = parts.filter((_, i) => i % 2 === 1);
+    assert.equal(slots.length, (level === 'full' ? 2 : 0) + (wantRowKey ? 1 : 0), 'odata: a slot mark in the shared text');
   };
 
   const head = (entity: Entity): string => {
