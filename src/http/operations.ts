@@ -9,8 +9,7 @@ import { decodeContinuation, encodeContinuation } from '../protocol/continuation
 import { rejectUnsupportedQueryOptions } from '../query/index.js';
 import {
   encodeEntity,
-  entityEncoder,
-  encodeEntityFeed,
+  encodeEntityFeedBytes,
   encodeTable,
   encodeTableFeed,
   entityPath,
@@ -165,8 +164,8 @@ export async function queryEntities(call: Call, tableName: string): Promise<Repl
   }
   const context = urlContext(call, table);
   const select = parseSelect(call.query);
-  const texts = page.entities.map(entityEncoder(call.metadata, context, { select }));
-  return { status: 200, headers, body: encodeEntityFeed(call.metadata, context, texts) };
+  const body = encodeEntityFeedBytes(call.metadata, context, page.entities, { select });
+  return { status: 200, headers, body: body.bytes, onSent: body.release };
 }
 
 // -- table ACL and service properties (XML) ----------------------------------------------------

@@ -11,6 +11,8 @@ export interface Reply {
   readonly status: number;
   readonly headers?: Readonly<Record<string, string>>;
   readonly body?: string | Buffer;
+  /** Called once the body has been handed to the OS, when its buffer may be reused (never if the connection fails). */
+  readonly onSent?: () => void;
 }
 
 /** Per-request facts every response needs. */
@@ -48,7 +50,8 @@ export function responseContext(headers: Readonly<Record<string, string | string
 export function send(response: ServerResponse, context: ResponseContext, reply: Reply): void {
   const { headers, body } = wireForm(context, reply);
   response.writeHead(reply.status, headers);
-  response.end(body);
+  if (reply.onSent === undefined) response.end(body);
+  else response.end(body, reply.onSent);
 }
 
 /**

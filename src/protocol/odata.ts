@@ -1,10 +1,12 @@
 // OData JSON response bodies for tables and entities at the three metadata levels
-// (operations.md §1.2, §2.1–2.2, §5.1–5.3; data-model.md §2). Pure string building, no I/O.
+// (operations.md §1.2, §2.1–2.2, §5.1–5.3; data-model.md §2). Pure string and byte building, no I/O.
+import assert from 'node:assert/strict';
 import { assertNever } from '../domain/assert.js';
 import { edmValueJson, type EdmValue, formatDateTimeTicks } from '../domain/edm.js';
 import { type Entity, type Properties } from '../domain/entity.js';
 import { etagOfTimestampText } from '../domain/etag.js';
 import { forEachMember, isAnnotationKey, memberName, withoutAnyAnnotations } from '../domain/json-members.js';
+import { ByteWriter, type PooledBytes } from './byte-writer.js';
 
 export type MetadataLevel = 'none' | 'minimal' | 'full';
 
@@ -90,67 +92,168 @@ export function encodeEntity(entity: Entity, level: MetadataLevel, ctx: EntityUr
  * property is encoded from its value; both ways give the same bytes (tests/protocol/odata-fast.test.ts).
  */
 export function entityEncoder(level: MetadataLevel, ctx: EntityUrlContext, options: EncodeOptions = {}): EntityEncoder {
+  const { head, properties } = entityParts(level, ctx, options);
+  return (entity) => {
+    const text = head(entity);
+    const members = properties(entity);
+    if (members === '') return `${text}}`;
+    return text.length === 1 ? `{${members}}` : `${text},${members}}`;
+  };
+}
+
+/**
+ * A query response body around its entities as UTF-8 bytes, the same bytes as encodeEntityFeed
+ * around entityEncoder's texts (tests/protocol/odata-fast.test.ts). Each entity's stored text is
+ * written into the body where it can be, with no string made of the whole entity or page.
+ * Release the bytes once the body has been sent (its buffer is reused).
+ */
+export function encodeEntityFeedBytes(
+  level: MetadataLevel,
+  ctx: EntityUrlContext,
+  entities: readonly Entity[],
+  options: EncodeOptions = {},
+): PooledBytes {
+  const { head, properties, wholeObject } = entityParts(level, ctx, options);
+  const writer = new ByteWriter(Math.min(entities.length * feedBytesPerEntity + 4096, feedBytesGuessMax));
+  writer.text(feedStart(level, `${ctx.baseUrl}/$metadata#${ctx.table}`));
+  for (let i = 0; i < entities.length; i++) {
+    const entity = entities[i]!;
+    if (i > 0) writer.ascii(comma);
+    const headText = head(entity);
+    writer.text(headText);
+    const object = wholeObject(entity);
+    if (object === undefined) {
+      const members = properties(entity);
+      if (members !== '') {
+        if (headText.length > 1) writer.ascii(comma);
+        writer.text(members);
+      }
+      writer.ascii(closeBrace);
+    } else if (object.length === 2) {
+      writer.ascii(closeBrace); // `{}`: no custom properties
+    } else {
+      // (Without $select the head always holds PartitionKey: it never ends at its own `{`.)
+      // The object's `{` lands where the head's members end: a comma joins the two.
+      const braceAt = writer.length;
+      writer.text(object);
+      writer.setAscii(braceAt, comma);
+    }
+  }
+  writer.text(']}');
+  if (entities.length > 0) feedBytesPerEntity = Math.ceil((writer.length / entities.length) * 1.1);
+  return writer.finish();
+}
+
+/** The size of the entities of the last page written, to size the next page's buffer. */
+let feedBytesPerEntity = 1024;
+/** A guess never reserves more than this up front (after a page of huge entities, say): beyond it the buffer grows. */
+const feedBytesGuessMax = 4 << 20;
+
+const comma = 44;
+const closeBrace = 125;
+/** Marks in entityParts' head text where a RowKey's path literal or JSON string goes. */
+const pathSlot = '\u0001';
+const rowKeySlot = '\u0002';
+const slotPattern = /([\u0001\u0002])/;
+
+/**
+ * An entity encoder in two parts: `head` is the object text up to the custom properties (`{` and
+ * the control and system members, no trailing comma) and `properties` the custom properties as
+ * members without braces (`''` for none). `wholeObject` is the custom properties as a whole object
+ * text when the entity carries them so (all of them, at that level), else undefined.
+ */
+function entityParts(
+  level: MetadataLevel,
+  ctx: EntityUrlContext,
+  options: EncodeOptions,
+): {
+  head: (entity: Entity) => string;
+  properties: (entity: Entity) => string;
+  wholeObject: (entity: Entity) => string | undefined;
+} {
   const { select, single = false } = options;
   const selected = select === undefined ? undefined : new Set(select);
   const customSelected = selected === undefined ? undefined : [...selected].filter((name) => !systemPropertyNames.has(name));
   const annotate = level !== 'none';
-  let prefix = '';
-  if (single && level !== 'none') {
-    const selectSuffix = select === undefined ? '' : `&$select=${select.join(',')}`;
-    prefix = `${member('odata.metadata', `${ctx.baseUrl}/$metadata#${ctx.table}/@Element${selectSuffix}`)},`;
-  }
   const wantPartitionKey = selected === undefined || selected.has('PartitionKey');
   const wantRowKey = selected === undefined || selected.has('RowKey');
   const wantTimestamp = selected === undefined || selected.has('Timestamp');
+  const leadMembers: string[] = [];
+  if (single && level !== 'none') {
+    const selectSuffix = select === undefined ? '' : `&$select=${select.join(',')}`;
+    leadMembers.push(member('odata.metadata', `${ctx.baseUrl}/$metadata#${ctx.table}/@Element${selectSuffix}`));
+  }
+  if (level === 'full') leadMembers.push(member('odata.type', `${ctx.account}.${ctx.table}`));
   // Paths are percent-encoded ASCII without quotes or backslashes (entityPath): JSON-safe as they are.
-  const typeAndIdStart = `${member('odata.type', `${ctx.account}.${ctx.table}`)},${member('odata.id', `${ctx.baseUrl}/`).slice(0, -1)}`;
+  const idStart = member('odata.id', `${ctx.baseUrl}/`).slice(0, -1);
 
-  // Entities of one page mostly share a Timestamp (a batch) and a PartitionKey (a partition scan).
+  // The head is text that entities of one page mostly share (they share a Timestamp in a batch
+  // and a PartitionKey in a partition scan) around the RowKey's parts: `pieces[0]`, then for each
+  // slot the RowKey's path literal (full metadata's odata.id and editLink) or its JSON string,
+  // then the next piece. The pieces are made again when Timestamp or PartitionKey changes.
   let lastTicks: bigint | undefined;
-  let etagMember = '';
-  let timestampMember = '';
   let lastPartitionKey: string | undefined;
-  let partitionKeyMember = '';
-  let pathStart = '';
-
-  return (entity) => {
-    if (entity.timestamp !== lastTicks) {
-      lastTicks = entity.timestamp;
-      const text = formatDateTimeTicks(entity.timestamp);
-      etagMember = member('odata.etag', etagOfTimestampText(text));
-      const annotation = level === 'full' ? '"Timestamp@odata.type":"Edm.DateTime",' : '';
-      timestampMember = wantTimestamp ? `${annotation}${member('Timestamp', text)}` : '';
-    }
-    let text = `{${prefix}`;
-    if (entity.partitionKey !== lastPartitionKey) {
-      lastPartitionKey = entity.partitionKey;
-      partitionKeyMember = member('PartitionKey', entity.partitionKey);
-      pathStart = entityPathStart(ctx.table, entity.partitionKey);
-    }
+  let pieces: string[] = [];
+  let slots: string[] = [];
+  const rebuild = (entity: Entity): void => {
+    const timestamp = formatDateTimeTicks(entity.timestamp);
+    const etagMember = member('odata.etag', etagOfTimestampText(timestamp));
+    const members = [...leadMembers];
     if (level === 'full') {
-      const path = `${pathStart}${keyLiteral(entity.rowKey)}')`;
-      text += `${typeAndIdStart}${path}",${etagMember},"odata.editLink":"${path}",`;
+      const pathStart = entityPathStart(ctx.table, entity.partitionKey);
+      members.push(`${idStart}${pathStart}${pathSlot}')"`, etagMember, `"odata.editLink":"${pathStart}${pathSlot}')"`);
     } else if (level === 'minimal') {
-      text += `${etagMember},`;
+      members.push(etagMember);
     }
-    if (wantPartitionKey) text += `${partitionKeyMember},`;
-    if (wantRowKey) text += `${member('RowKey', entity.rowKey)},`;
-    if (timestampMember !== '') text += `${timestampMember},`;
-    const properties = customSelected === undefined ? allProperties(entity, annotate) : selectedProperties(entity, customSelected, annotate);
-    if (properties !== '') return `${text}${properties}}`;
-    return text.endsWith(',') ? `${text.slice(0, -1)}}` : `${text}}`;
+    if (wantPartitionKey) members.push(member('PartitionKey', entity.partitionKey));
+    if (wantRowKey) members.push(`"RowKey":${rowKeySlot}`);
+    if (wantTimestamp) {
+      if (level === 'full') members.push('"Timestamp@odata.type":"Edm.DateTime"');
+      members.push(member('Timestamp', timestamp));
+    }
+    // The slot marks are control characters, which every other part holds only JSON-escaped.
+    const parts = `{${members.join(',')}`.split(slotPattern);
+    pieces = parts.filter((_, i) => i % 2 === 0);
+    slots = parts.filter((_, i) => i % 2 === 1);
+    assert.equal(slots.length, (level === 'full' ? 2 : 0) + (wantRowKey ? 1 : 0), 'odata: a slot mark in the shared text');
   };
+
+  const head = (entity: Entity): string => {
+    if (entity.timestamp !== lastTicks || entity.partitionKey !== lastPartitionKey) {
+      lastTicks = entity.timestamp;
+      lastPartitionKey = entity.partitionKey;
+      rebuild(entity);
+    }
+    let text = pieces[0]!;
+    if (slots.length === 0) return text;
+    const path = level === 'full' ? keyLiteral(entity.rowKey) : '';
+    const rowKey = wantRowKey ? JSON.stringify(entity.rowKey) : '';
+    for (let i = 0; i < slots.length; i++) text += `${slots[i] === pathSlot ? path : rowKey}${pieces[i + 1]!}`;
+    return text;
+  };
+  const properties = (entity: Entity): string =>
+    customSelected === undefined ? allProperties(entity, annotate) : selectedProperties(entity, customSelected, annotate);
+  const wholeObject = (entity: Entity): string | undefined =>
+    customSelected === undefined ? propertiesObject(entity, annotate) : undefined;
+  return { head, properties, wholeObject };
 }
 
 /** Every custom property as members (no braces), `''` when there are none. */
 function allProperties(entity: Entity, annotate: boolean): string {
-  const json = entity.minimalJson;
+  const json = propertiesObject(entity, annotate);
   if (json === undefined) {
     const members: string[] = [];
     for (const [name, value] of entity.properties) members.push(encodeProperty(name, value, annotate));
     return members.join(',');
   }
-  return (annotate ? json : withoutAnyAnnotations(json)).slice(1, -1);
+  return json.slice(1, -1);
+}
+
+/** The custom properties as one object text, annotated or not, where the entity carries text to derive it from. */
+function propertiesObject(entity: Entity, annotate: boolean): string | undefined {
+  if (annotate) return entity.minimalJson;
+  const json = entity.noMetadataJson ?? entity.minimalJson;
+  return json === undefined ? undefined : withoutAnyAnnotations(json);
 }
 
 /** The selected custom properties in the order asked, a missing one as `null`. */
@@ -248,8 +351,12 @@ function keyLiteral(key: string): string {
 }
 
 function feed(level: MetadataLevel, metadataUrl: string, texts: readonly string[]): string {
-  const value = `"value":[${texts.join(',')}]`;
-  return level === 'none' ? `{${value}}` : `{${member('odata.metadata', metadataUrl)},${value}}`;
+  return `${feedStart(level, metadataUrl)}${texts.join(',')}]}`;
+}
+
+/** A feed's text up to its first item. */
+function feedStart(level: MetadataLevel, metadataUrl: string): string {
+  return level === 'none' ? '{"value":[' : `{${member('odata.metadata', metadataUrl)},"value":[`;
 }
 
 function member(name: string, text: string): string {

@@ -33,4 +33,9 @@ export class StoredEntity extends LazyEntity {
   get minimalJson(): string | undefined {
     return minimalJsonOf(this.stored);
   }
+
+  /** The stored text differs from the minimal one only in annotations, which no metadata drops. */
+  get noMetadataJson(): string | undefined {
+    return this.stored;
+  }
 }

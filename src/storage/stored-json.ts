@@ -52,8 +52,9 @@ export function decodeStoredMembers(members: Record<string, unknown>, names: Ite
  * the Edm.Double annotations of number values gives the same bytes.
  */
 export function minimalJsonOf(text: string): string {
-  // Cheap test first: most entities have no Double annotation at all.
-  if (!text.includes('"Edm.Double"')) return text;
+  // Cheap test first: most entities have no Double annotation at all. `Double"` is found several
+  // times faster than `"Edm.Double"`: a search keyed on `"` stops at every member of the text.
+  if (!text.includes('Double"') || !text.includes('"Edm.Double"')) return text;
   return withoutAnnotations(text, (type, valueText) => type !== 'Edm.Double' || valueText.startsWith('"'));
 }
 

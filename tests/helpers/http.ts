@@ -41,6 +41,8 @@ export interface RawRequest {
   /** Omit Content-Length so the body goes out with Transfer-Encoding: chunked. */
   chunkedEncoding?: boolean;
   host?: string;
+  /** Read nothing of the response for this long after its head arrives (a slow reader). */
+  pauseResponseMs?: number;
 }
 
 export interface RawResponse {
@@ -154,6 +156,10 @@ export function send(port: number, options: RawRequest): Promise<RawResponse> {
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));
       res.on('error', reject);
+      if (options.pauseResponseMs !== undefined) {
+        res.pause();
+        setTimeout(() => res.resume(), options.pauseResponseMs);
+      }
       res.on('end', () => {
         const bytes = Buffer.concat(chunks);
         const text = bytes.toString('utf8');
