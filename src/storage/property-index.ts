@@ -50,6 +50,12 @@ export function indexedEquality(conditions: readonly PropertyCondition[], indexe
   return first;
 }
 
+/** The condition of `conditions` that an index the engine has (`indexed`) serves, if any. */
+export function indexServing(conditions: readonly PropertyCondition[], indexed: (property: string) => boolean): IndexedEquality | undefined {
+  const condition = indexedEquality(conditions, indexed);
+  return condition !== undefined && indexed(condition.property) ? condition : undefined;
+}
+
 function servable(condition: PropertyCondition): IndexedEquality | undefined {
   if (condition.kind === 'timestamp' || condition.operator !== 'eq' || !indexableName.test(condition.property)) return undefined;
   switch (condition.kind) {

@@ -29,7 +29,7 @@ import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import pg from 'pg';
 import type { PropertyCondition, TableInfo } from '../store.js';
-import { IndexDemand, indexedEquality, indexesPerTableMax, type IndexedEquality } from '../property-index.js';
+import { IndexDemand, indexedEquality, indexesPerTableMax, indexServing, type IndexedEquality } from '../property-index.js';
 import { schemaName as s } from './schema.js';
 
 /** Any constant: the advisory lock every process takes around its index DDL. */
@@ -166,8 +166,8 @@ export class PropertyIndexes {
   /** The index a step with `conditions` on `table` can read (any of them an index serves), if this process knows one. */
   lookup(table: TableInfo, conditions: readonly PropertyCondition[]): IndexedLookup | undefined {
     const known = this.known.get(tableKey(table.account, table.name.toLowerCase()));
-    const condition = known && indexedEquality(conditions, (property) => known.properties.has(property));
-    return condition !== undefined && known!.properties.has(condition.property) ? { tableId: known!.id, condition } : undefined;
+    const condition = known && indexServing(conditions, (property) => known.properties.has(property));
+    return condition && { tableId: known!.id, condition };
   }
 
   /** Hears of a step that examined `examined` rows without an index; may start a build. */

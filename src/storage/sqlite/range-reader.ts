@@ -65,7 +65,7 @@ export class RangeReader {
     indexed?: IndexedEquality,
   ): RowStep {
     const rowsMax = Math.min(limit, stepRowsMax);
-    const source = indexed === undefined ? { from: 'entities', where: ['table_id = ?'], params: [id] as unknown[] } : indexedSource(id, indexed);
+    const source = indexed === undefined ? tableSource(id) : indexedSource(id, indexed);
     // One message carries both to a scan thread: the clone keeps `indexed` one of `conditions`.
     const rest = indexed === undefined ? conditions : conditions.filter((condition) => condition !== indexed);
     assert(rest.length === conditions.length - (indexed === undefined ? 0 : 1), 'the indexed condition is one of the conditions');
@@ -93,10 +93,10 @@ export class RangeReader {
 
   /** The key `offset` rows into the range, in key order, if the range holds that many. */
   keyAt(id: number, range: KeyRange, offset: number): IndexKey | undefined {
-    const params: unknown[] = [id];
-    const where = ['table_id = ?', ...rangeWhere(range.lower, range.upper, params)];
+    const source = tableSource(id);
+    const { where, params } = sourceWhere(source, range);
     params.push(offset);
-    const row = this.statement(`SELECT pk, rk FROM entities WHERE ${where.join(' AND ')} ORDER BY pk, rk LIMIT 1 OFFSET ?`).get(...params) as
+    const row = this.statement(`SELECT pk, rk FROM ${source.from} WHERE ${where.join(' AND ')} ORDER BY pk, rk LIMIT 1 OFFSET ?`).get(...params) as
       | [Buffer, Buffer]
       | undefined;
     return row && [decodeKey(row[0]), decodeKey(row[1])];
@@ -109,8 +109,7 @@ export class RangeReader {
     conditions: readonly PropertyCondition[] | undefined,
     limit: number,
   ): { statement: Statement; params: unknown[]; decode: (row: unknown[]) => StoredRow } {
-    const params = [...source.params];
-    const where = [...source.where, ...rangeWhere(range.lower, range.upper, params)];
+    const { where, params } = sourceWhere(source, range);
     if (conditions !== undefined) {
       const terms = conditions.map((condition) => conditionSql(condition, params));
       where.push(`(${windowEndFunction}() OR (${terms.join(' AND ')}))`);
@@ -146,6 +145,11 @@ interface RowSource {
   readonly params: readonly unknown[];
 }
 
+/** The rows of table `id`, from the table itself. */
+function tableSource(id: number): RowSource {
+  return { from: 'entities', where: ['table_id = ?'], params: [id] };
+}
+
 /**
  * The rows of table `id` whose indexed value equals the condition's literal, from its index. The
  * table id is spelled out, for SQLite to see that the partial index covers the query, and the
@@ -157,6 +161,12 @@ function indexedSource(id: number, condition: IndexedEquality): RowSource {
     where: [`table_id = ${id}`, `${indexedValueSql(condition.property)} = ?`],
     params: [indexedLiteral(condition)],
   };
+}
+
+/** WHERE terms and their parameters for the rows of `source` in `range`, in order. */
+function sourceWhere(source: RowSource, range: KeyRange): { where: string[]; params: unknown[] } {
+  const params = [...source.params];
+  return { where: [...source.where, ...rangeWhere(range.lower, range.upper, params)], params };
 }
 
 /** WHERE terms for a key range, pushing their parameters. Row values keep it one index seek. */

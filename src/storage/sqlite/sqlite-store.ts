@@ -11,10 +11,10 @@ import type Database from 'better-sqlite3';
 import { stat } from 'node:fs/promises';
 import type { Entity } from '../../domain/entity.js';
 import type { KeyRange } from '../../domain/keys.js';
-import type { CommitObserver, CommitResult, DiskUsage, ScanRequest, ScanStep, SettingChange, SettingKey, Store, TableCommit, TableEntity, TableInfo, Write } from '../store.js';
+import type { CommitObserver, CommitResult, DiskUsage, PropertyCondition, ScanRequest, ScanStep, SettingChange, SettingKey, Store, TableCommit, TableEntity, TableInfo, Write } from '../store.js';
 import { getTableThenCommit } from '../table-calls.js';
 import { encodeKey, StoredEntity } from './codec.js';
-import { autoIndexRowsDefault, IndexDemand, indexedEquality } from '../property-index.js';
+import { autoIndexRowsDefault, IndexDemand, indexedEquality, indexServing } from '../property-index.js';
 import { listIndexes } from './property-indexes.js';
 import { RangeReader, stepExamineMaxDefault, stepRowsMax, type RowStep } from './range-reader.js';
 import { ScanPool } from './scan-pool.js';
@@ -187,10 +187,9 @@ export class SqliteStore implements Store {
     const scans = this.scans;
     const onThisThread = scans === undefined || conditions.length === 0;
     const indexes = this.indexes.get(id);
-    const equality = conditions.length === 0 ? undefined : indexedEquality(conditions, (property) => indexes?.has(property) === true);
-    const indexed = equality !== undefined && indexes?.has(equality.property) === true ? equality : undefined;
+    const indexed = conditions.length === 0 ? undefined : indexServing(conditions, (property) => indexes?.has(property) === true);
     const step = await this.scanStep(onThisThread, [id, range, conditions, limit, this.stepExamineMax, indexed]);
-    if (equality !== undefined && indexed === undefined) this.noteIndexDemand(table, equality.property, step.examined, indexes?.size ?? 0);
+    if (conditions.length > 0 && indexed === undefined) this.noteIndexDemand(table, conditions, step.examined, indexes?.size ?? 0);
     let bytes = 0;
     const entities = step.rows.map(([partitionKey, rowKey, timestamp, json, size]) => {
       bytes += size;
@@ -213,10 +212,14 @@ export class SqliteStore implements Store {
     }
   }
 
-  /** Counts a step toward the index of `property` (IndexDemand), and has the writer build it when due. */
-  private noteIndexDemand(table: TableInfo, property: string, examined: number, indexes: number): void {
+  /**
+   * Counts a step no index served toward an index of its conditions' property (IndexDemand), and
+   * has the writer build it when due.
+   */
+  private noteIndexDemand(table: TableInfo, conditions: readonly PropertyCondition[], examined: number, indexes: number): void {
+    const property = indexedEquality(conditions)?.property;
     const key = tableCacheKey(table.account, table.name);
-    if (this.closed || !this.indexDemand.note(key, property, examined, indexes)) return;
+    if (property === undefined || this.closed || !this.indexDemand.note(key, property, examined, indexes)) return;
     // No request waits for the build; later steps use the index once the writer has it.
     this.writer.createIndex(table.account, table.name, property).then(
       (id) => {
