@@ -38,6 +38,7 @@ import type {
 } from '../store.js';
 import { CommitClock, conditionFailure, mergeProperties } from '../write.js';
 import { decodeKey, encodeIncoming, encodeKey, encodeMergedMembers, encodeProperties, incomingText, storedEntity, type EncodedProperties, type IncomingProperties } from './codec.js';
+import { Coalescer } from './coalescer.js';
 import { conditionSql, type Bind } from './conditions.js';
 import { azureError, isConnectionFailure, isMissingTable, isRetryable } from './failures.js';
 import { catalogRefreshMsDefault, indexedLiteral, indexedValueSql, PropertyIndexes, type IndexedLookup } from './property-indexes.js';
@@ -54,6 +55,13 @@ const statementTimeoutMs = 10_000;
 const queryTimeoutMs = 12_000;
 /** A row lock held longer than this (a stuck transaction) fails the waiter with 503 ServerBusy. */
 const lockTimeoutMs = 5_000;
+/**
+ * Point reads, inserts and upserts: statements of each kind in flight at once per process, and
+ * requests one carries at most (coalescer.ts). Two keep both of this machine's cores busy
+ * with the database's share of the work while the rest wait to go together.
+ */
+const groupsRunningMax = 2;
+const groupItemsMax = 32;
 /** Attempts of one commit whose transaction lost a race, before 503 ServerBusy. */
 const commitAttemptsMax = 5;
 /** Entities one scan step returns at most: a page is built of a few steps, each one round trip. */
@@ -83,6 +91,19 @@ class InsertRace extends Error {}
 export class PostgresStore implements Store {
   private readonly clock = new CommitClock(0n);
   private closed = false;
+  private readonly reads = new Coalescer<EntityAddress, ReadRow | undefined>({
+    run: (addresses) => this.readGroup(addresses),
+    runningMax: groupsRunningMax,
+    itemsMax: groupItemsMax,
+  });
+  private readonly inserts = this.putCoalescer(false);
+  private readonly upserts = this.putCoalescer(true);
+  private readonly merges = new Coalescer<GroupedMerge, WriteRow | undefined>({
+    run: (merges) => this.mergeGroup(merges),
+    runningMax: groupsRunningMax,
+    itemsMax: groupItemsMax,
+    keyOf: addressKey,
+  });
 
   private constructor(
     private readonly pool: pg.Pool,
@@ -90,6 +111,10 @@ export class PostgresStore implements Store {
     private readonly onCommit: CommitObserver | undefined,
     private readonly indexes: PropertyIndexes,
   ) {}
+
+  private putCoalescer(upsert: boolean): Coalescer<GroupedPut, WriteRow | undefined> {
+    return new Coalescer<GroupedPut, WriteRow | undefined>({ run: (puts) => this.putGroup(puts, upsert), runningMax: groupsRunningMax, itemsMax: groupItemsMax, keyOf: addressKey });
+  }
 
   static async open(options: PostgresStoreOptions): Promise<PostgresStore> {
     const stepExamineMax = options.stepExamineMax ?? stepExamineMaxDefault;
@@ -181,27 +206,95 @@ export class PostgresStore implements Store {
   // -- entities --------------------------------------------------------------------------------
 
   async getEntity(table: TableInfo, partitionKey: string, rowKey: string): Promise<Entity | undefined> {
-    const { rows } = await this.query<{ ts: string; doc: string | null; props: string | null }>(
-      'getEntity',
-      `SELECT ts, ${storedFormSql('')} FROM ${s}.entities WHERE table_id = (${tableIdSql}) AND pk = $3 AND rk = $4`,
-      [table.account, table.name.toLowerCase(), encodeKey(partitionKey), encodeKey(rowKey)],
-    );
-    const row = rows[0];
-    return row && storedEntity(partitionKey, rowKey, BigInt(row.ts), row.doc, row.props);
+    return (await this.getTableEntity(table.account, table.name, partitionKey, rowKey))?.entity;
   }
 
   async getTableEntity(account: string, name: string, partitionKey: string, rowKey: string): Promise<TableEntity | undefined> {
     if (!storableName(name)) return undefined;
-    const { rows } = await this.query<{ name: string; ts: string | null; doc: string | null; props: string | null }>(
-      'getTableEntity',
-      `SELECT t.name, e.ts, ${storedFormSql('e.')} FROM ${s}.tables t ` +
-        `LEFT JOIN ${s}.entities e ON e.table_id = t.id AND e.pk = $3 AND e.rk = $4 WHERE t.account = $1 AND t.name_lower = $2`,
-      [account, name.toLowerCase(), encodeKey(partitionKey), encodeKey(rowKey)],
-    );
-    const row = rows[0];
+    if (this.closed) throw new Error('store is closed');
+    const row = await this.reads.submit({ account, nameLower: name.toLowerCase(), pk: encodeKey(partitionKey), rk: encodeKey(rowKey) });
     if (row === undefined) return undefined;
     const entity = row.ts === null ? undefined : storedEntity(partitionKey, rowKey, BigInt(row.ts), row.doc, row.props);
     return { table: { account, name: row.name }, entity };
+  }
+
+  /** Point reads that arrived together, as one statement: a row per address whose table exists. */
+  private async readGroup(addresses: readonly EntityAddress[]): Promise<(ReadRow | undefined)[]> {
+    const { rows } = await this.query<ReadRow & { i: number }>(
+      `readGroup${groupRows(addresses.length)}`,
+      `SELECT k.i, t.name, e.ts, ${storedFormSql('e.')} FROM (${groupValuesSql(addresses.length, addressColumns)}) AS k (i, ${addressNames}) ` +
+        `JOIN ${s}.tables t ON t.account = k.account AND t.name_lower = k.name_lower ` +
+        `LEFT JOIN ${s}.entities e ON e.table_id = t.id AND e.pk = k.pk AND e.rk = k.rk`,
+      groupValues(addresses.map(addressValues), addressColumns),
+    );
+    const found: (ReadRow | undefined)[] = new Array(addresses.length).fill(undefined);
+    for (const row of rows) found[row.i - 1] = row;
+    return found;
+  }
+
+  /**
+   * Lone inserts (`onConflict` DO NOTHING) or upserts that arrived together, as one statement:
+   * the stored Timestamp and table name of each written one. Rows go in key order, as every
+   * statement and transaction of this engine takes row locks, so two groups cannot deadlock.
+   */
+  private async putGroup(puts: readonly GroupedPut[], upsert: boolean): Promise<(WriteRow | undefined)[]> {
+    const order = puts.map((_, index) => index).sort((a, b) => compareAddresses(puts[a]!, puts[b]!));
+    const onConflict = upsert
+      ? `ON CONFLICT (table_id, pk, rk) DO UPDATE SET ts = greatest(EXCLUDED.ts, e.ts + 1), props = EXCLUDED.props, doc = EXCLUDED.doc`
+      : 'ON CONFLICT DO NOTHING';
+    const { rows } = await this.query<WriteRow & { i: number }>(
+      `${upsert ? 'upsert' : 'insert'}Group${groupRows(puts.length)}`,
+      `WITH k (i, ${addressNames}, ts, props, doc) AS (${groupValuesSql(puts.length, putColumns)}), ` +
+        `w AS (INSERT INTO ${s}.entities AS e (table_id, pk, rk, ts, props, doc) ` +
+        `SELECT t.id, k.pk, k.rk, k.ts, k.props::jsonb, k.doc FROM k JOIN ${s}.tables t ON t.account = k.account AND t.name_lower = k.name_lower ` +
+        `ORDER BY k.i ${onConflict} RETURNING e.table_id, e.pk, e.rk, e.ts) ` +
+        `SELECT k.i, w.ts, t.name FROM w JOIN ${s}.tables t ON t.id = w.table_id ` +
+        `JOIN k ON k.account = t.account AND k.name_lower = t.name_lower AND k.pk = w.pk AND k.rk = w.rk`,
+      groupValues(
+        order.map((index) => {
+          const put = puts[index]!;
+          return [...addressValues(put), put.ts, put.props, put.doc];
+        }),
+        putColumns,
+      ),
+    );
+    const written: (WriteRow | undefined)[] = new Array(puts.length).fill(undefined);
+    for (const row of rows) written[order[row.i - 1]!] = row;
+    return written;
+  }
+
+  /**
+   * Lone merges that arrived together, as one statement (mergeAlone): the stored Timestamp and
+   * table name of each written one, in key order as putGroup.
+   */
+  private async mergeGroup(merges: readonly GroupedMerge[]): Promise<(WriteRow | undefined)[]> {
+    const order = merges.map((_, index) => index).sort((a, b) => compareAddresses(merges[a]!, merges[b]!));
+    const { rows } = await this.query<WriteRow & { i: number }>(
+      `mergeGroup${groupRows(merges.length)}`,
+      `WITH k (i, ${addressNames}, ts, expected, members, names, annotations, key_bytes) AS (${groupValuesSql(merges.length, mergeColumns)}) ` +
+        `UPDATE ${s}.entities e SET ts = greatest(m.new_ts, e.ts + 1), props = m.merged, doc = NULL FROM (` +
+        `SELECT k.i, k.ts AS new_ts, k.key_bytes, c.table_id, c.pk, c.rk, c.ts, x.merged, jsonb_array_length(x.merged -> '@order') AS names ` +
+        `FROM k JOIN ${s}.tables t ON t.account = k.account AND t.name_lower = k.name_lower ` +
+        `JOIN ${s}.entities c ON c.table_id = t.id AND c.pk = k.pk AND c.rk = k.rk AND (k.expected IS NULL OR c.ts = k.expected) ` +
+        `CROSS JOIN LATERAL (SELECT jsonb_set((c.props - k.annotations) || k.members, '{@order}', ` +
+        `coalesce(c.props -> '@order', (SELECT coalesce(jsonb_agg(n), '[]') FROM jsonb_object_keys(c.props) AS n WHERE right(n, 11) <> '@odata.type')) || ` +
+        `(SELECT coalesce(jsonb_agg(n ORDER BY o), '[]') FROM unnest(k.names) WITH ORDINALITY AS w (n, o) WHERE NOT c.props ? n)) AS merged) AS x ` +
+        `ORDER BY k.i` +
+        `) AS m WHERE e.table_id = m.table_id AND e.pk = m.pk AND e.rk = m.rk AND e.ts = m.ts ` +
+        `AND m.names <= ${customPropertiesMax} AND m.key_bytes + ${mergeBytesPerName} * m.names + 2 * octet_length(m.merged::text) <= ${entityBytesMax} ` +
+        `RETURNING m.i, e.ts, ${nameOfRowSql}`,
+      groupValues(
+        order.map((index) => {
+          const merge = merges[index]!;
+          const annotations = merge.names.map((name) => `${name}@odata.type`);
+          return [...addressValues(merge), merge.ts, merge.expected, merge.members, merge.names, annotations, merge.keyBytes];
+        }),
+        mergeColumns,
+      ),
+    );
+    const written: (WriteRow | undefined)[] = new Array(merges.length).fill(undefined);
+    for (const row of rows) written[order[row.i - 1]!] = row;
+    return written;
   }
 
   async scan(table: TableInfo, range: KeyRange, { conditions, limit }: ScanRequest): Promise<ScanStep> {
@@ -345,7 +438,7 @@ export class PostgresStore implements Store {
    */
   private async commitAlone(table: TableInfo, write: Write, action: Write['action'] & { kind: 'put' | 'delete' }): Promise<Committed> {
     const { condition } = write;
-    const key = [table.account, table.name.toLowerCase(), encodeKey(write.partitionKey), encodeKey(write.rowKey)];
+    const key: [string, string, Buffer, Buffer] = [table.account, table.name.toLowerCase(), encodeKey(write.partitionKey), encodeKey(write.rowKey)];
     const expected = condition.kind === 'version' ? condition.timestamp.toString() : null;
     const ts = this.clock.next().toString();
     let written: { ts: string; name: string } | undefined;
@@ -357,22 +450,9 @@ export class PostgresStore implements Store {
         `DELETE FROM ${s}.entities e WHERE table_id = (${tableIdSql}) AND pk = $3 AND rk = $4 AND ($5::bigint IS NULL OR ts = $5) RETURNING $6::bigint AS ts, ${nameOfRowSql}`,
         [...key, expected, ts],
       ));
-    } else if (condition.kind === 'absent') {
-      ({ rows: [written] } = await this.query<{ ts: string; name: string }>(
-        'insertEntity',
-        `INSERT INTO ${s}.entities AS e (table_id, pk, rk, ts, props, doc) SELECT id, $3, $4, $5, $6::jsonb, $7 FROM ${s}.tables ` +
-          `WHERE account = $1 AND name_lower = $2 ON CONFLICT DO NOTHING RETURNING ts, ${nameOfRowSql}`,
-        [...key, ts, encoded!.props, encoded!.doc],
-      ));
-    } else if (condition.kind === 'none') {
-      ({ rows: [written] } = await this.query<{ ts: string; name: string }>(
-        'putEntity',
-        `INSERT INTO ${s}.entities AS e (table_id, pk, rk, ts, props, doc) SELECT id, $3, $4, $5, $6::jsonb, $7 FROM ${s}.tables ` +
-          `WHERE account = $1 AND name_lower = $2 ` +
-          `ON CONFLICT (table_id, pk, rk) DO UPDATE SET ts = greatest(EXCLUDED.ts, e.ts + 1), props = EXCLUDED.props, doc = EXCLUDED.doc ` +
-          `RETURNING e.ts, ${nameOfRowSql}`,
-        [...key, ts, encoded!.props, encoded!.doc],
-      ));
+    } else if (condition.kind === 'absent' || condition.kind === 'none') {
+      const put = { account: table.account, nameLower: key[1], pk: key[2], rk: key[3], ts, props: encoded!.props, doc: encoded!.doc };
+      written = await (condition.kind === 'absent' ? this.inserts : this.upserts).submit(put);
     } else {
       ({ rows: [written] } = await this.query<{ ts: string; name: string }>(
         'replaceEntity',
@@ -413,32 +493,17 @@ export class PostgresStore implements Store {
     const text = incomingText(incoming);
     const members = text?.doc ?? encodeMergedMembers(incoming.properties);
     const names = text?.names ?? [...incoming.properties.keys()];
-    const { rows } = await this.query<{ ts: string; name: string }>(
-      'mergeEntity',
-      `UPDATE ${s}.entities e SET ts = greatest($5::bigint, e.ts + 1), props = m.merged, doc = NULL FROM (` +
-        `SELECT c.table_id, c.pk, c.rk, c.ts, x.merged, jsonb_array_length(x.merged -> '@order') AS names FROM ${s}.entities c ` +
-        `CROSS JOIN LATERAL (SELECT jsonb_set((c.props - $9::text[]) || $7::jsonb, '{@order}', ` +
-        `coalesce(c.props -> '@order', (SELECT coalesce(jsonb_agg(k), '[]') FROM jsonb_object_keys(c.props) AS k WHERE right(k, 11) <> '@odata.type')) || ` +
-        `(SELECT coalesce(jsonb_agg(n ORDER BY i), '[]') FROM unnest($8::text[]) WITH ORDINALITY AS w (n, i) WHERE NOT c.props ? n)) AS merged) AS x ` +
-        `WHERE c.table_id = (${tableIdSql}) AND c.pk = $3 AND c.rk = $4 AND ($6::bigint IS NULL OR c.ts = $6)` +
-        `) AS m WHERE e.table_id = m.table_id AND e.pk = m.pk AND e.rk = m.rk AND e.ts = m.ts ` +
-        `AND m.names <= $11 AND $10 + ${mergeBytesPerName} * m.names + 2 * octet_length(m.merged::text) <= $12 RETURNING e.ts, ${nameOfRowSql}`,
-      [
-        table.account,
-        table.name.toLowerCase(),
-        encodeKey(write.partitionKey),
-        encodeKey(write.rowKey),
-        this.clock.next().toString(),
-        expected,
-        members,
-        names,
-        names.map((name) => `${name}@odata.type`),
-        keyBytes,
-        customPropertiesMax,
-        entityBytesMax,
-      ],
-    );
-    const written = rows[0];
+    const written = await this.merges.submit({
+      account: table.account,
+      nameLower: table.name.toLowerCase(),
+      pk: encodeKey(write.partitionKey),
+      rk: encodeKey(write.rowKey),
+      ts: this.clock.next().toString(),
+      expected,
+      members,
+      names,
+      keyBytes,
+    });
     if (written === undefined) return undefined;
     return { result: { ok: true, timestamp: this.adoptTimestamp(BigInt(written.ts)) }, storedName: written.name };
   }
@@ -810,4 +875,105 @@ function indexStepName(sql: string): string | undefined {
 /** The PartitionKey of every row of the range, when its bounds pin one. */
 function onlyPartition({ lower, upper }: KeyRange): string | undefined {
   return lower !== undefined && upper?.partitionKey === lower.partitionKey ? lower.partitionKey : undefined;
+}
+
+/** Where one entity is, as a group statement takes it: by its table's name, found in the statement. */
+interface EntityAddress {
+  readonly account: string;
+  readonly nameLower: string;
+  readonly pk: Buffer;
+  readonly rk: Buffer;
+}
+
+/** A lone insert or upsert waiting for its group statement: ts is the Timestamp it proposes. */
+interface GroupedPut extends EntityAddress {
+  readonly ts: string;
+  readonly props: string;
+  readonly doc: string | null;
+}
+
+/** A lone merge waiting for its group statement (mergeAlone). */
+interface GroupedMerge extends EntityAddress {
+  readonly ts: string;
+  /** The version If-Match names; null: any. */
+  readonly expected: string | null;
+  /** The incoming members as the stored object's text, and their names in order. */
+  readonly members: string;
+  readonly names: readonly string[];
+  /** The part of entitySizeBytes that does not depend on the properties. */
+  readonly keyBytes: number;
+}
+
+/** A point read's row: the table's stored name, and the entity's columns (all null: no entity). */
+interface ReadRow {
+  readonly name: string;
+  readonly ts: string | null;
+  readonly doc: string | null;
+  readonly props: string | null;
+}
+
+/** A written row's Timestamp and its table's stored name. */
+interface WriteRow {
+  readonly ts: string;
+  readonly name: string;
+}
+
+const addressNames = 'account, name_lower, pk, rk';
+const addressColumns = ['text', 'text', 'bytea', 'bytea'] as const;
+const putColumns = [...addressColumns, 'bigint', 'text', 'text'] as const;
+const mergeColumns = [...addressColumns, 'bigint', 'bigint', 'jsonb', 'text[]', 'text[]', 'integer'] as const;
+
+function addressValues(address: EntityAddress): unknown[] {
+  return [address.account, address.nameLower, address.pk, address.rk];
+}
+
+/** Two writes to one entity never share a statement. */
+function addressKey(address: EntityAddress): string {
+  return `${address.account}/${address.nameLower}/${address.pk.length}/${address.pk.toString('latin1')}${address.rk.toString('latin1')}`;
+}
+
+/** Key order (the same in every process): account, table, then the keys as the index compares them. */
+function compareAddresses(a: EntityAddress, b: EntityAddress): number {
+  if (a.account !== b.account) return a.account < b.account ? -1 : 1;
+  if (a.nameLower !== b.nameLower) return a.nameLower < b.nameLower ? -1 : 1;
+  return Buffer.compare(a.pk, b.pk) || Buffer.compare(a.rk, b.rk);
+}
+
+/**
+ * The rows a group statement of `items` items is written for: the next power of two, so that
+ * each kind has six shapes to prepare per connection, not groupItemsMax.
+ */
+function groupRows(items: number): number {
+  assert(items >= 1 && items <= groupItemsMax, 'a group statement carries 1 to groupItemsMax items');
+  return 2 ** Math.ceil(Math.log2(items));
+}
+
+/**
+ * `VALUES (1, $1::type, ...), (2, ...)` for a group of `items` items of `types` (groupRows rows):
+ * the first column numbers the rows from 1.
+ */
+function groupValuesSql(items: number, types: readonly string[]): string {
+  const rows = groupRows(items);
+  const key = `${rows}:${types.join()}`;
+  let sql = groupValuesCache.get(key);
+  if (sql === undefined) {
+    const tuples: string[] = [];
+    for (let row = 0; row < rows; row++) {
+      tuples.push(`(${row + 1}, ${types.map((type, column) => `$${row * types.length + column + 1}::${type}`).join(', ')})`);
+    }
+    groupValuesCache.set(key, (sql = `VALUES ${tuples.join(', ')}`));
+  }
+  return sql;
+}
+
+/** groupValuesSql's texts: a few sizes of a few shapes. */
+const groupValuesCache = new Map<string, string>();
+
+/** The parameters of a group statement: each item's, then nulls for the padding rows, which match no table. */
+function groupValues(items: readonly (readonly unknown[])[], types: readonly string[]): unknown[] {
+  const values: unknown[] = items.flat();
+  assert.equal(values.length, items.length * types.length, 'each item gives a value for each column');
+  const padded = groupRows(items.length) * types.length;
+  while (values.length < padded) values.push(null);
+  return values;
 }
