@@ -156,6 +156,12 @@ export class PostgresStore implements Store {
     return new PostgresStore(pool, stepExamineMax, options.onCommit, indexes);
   }
 
+  /** Statements each kind of grouped request went in, and the requests they carried (coalescer.ts). */
+  groupCounts(): Record<'reads' | 'inserts' | 'upserts' | 'merges', { statements: number; items: number }> {
+    const counts = ({ statements, items }: { statements: number; items: number }) => ({ statements, items });
+    return { reads: counts(this.reads), inserts: counts(this.inserts), upserts: counts(this.upserts), merges: counts(this.merges) };
+  }
+
   // -- tables ----------------------------------------------------------------------------------
 
   async createTable(account: string, name: string): Promise<'created' | 'exists'> {
