@@ -13,6 +13,8 @@ export interface RunRecord {
   /** Why there is no result ("crashed: …", "did not start: …", "prepare failed: …"). */
   unavailable?: string;
   wrongAnswer?: string;
+  /** What the scenario's preparation saw (PreparedRun.note). */
+  note?: string;
 }
 
 export interface Cell {
@@ -220,6 +222,7 @@ function runNotes(runs: readonly RunRecord[], meta: ReportMeta): string[] {
     const where = `${run.scenario} C=${run.concurrency} round ${run.round} on ${run.server}`;
     if (run.unavailable !== undefined) notes.push(`${where}: ${run.unavailable}`);
     if (run.wrongAnswer !== undefined) notes.push(`${where}: WRONG ANSWER, ${run.wrongAnswer}`);
+    if (run.note !== undefined) notes.push(`${where}: ${run.note}`);
     const result = run.result;
     if (result === undefined) continue;
     if (result.errors > 0) {

@@ -270,6 +270,10 @@ async function measure(
   try {
     const prepared = await scenario.prepare({ client, concurrency, datasets: contender.datasets, runId });
     if (prepared.wrongAnswer !== undefined) record.wrongAnswer = prepared.wrongAnswer;
+    if (prepared.note !== undefined) {
+      record.note = prepared.note;
+      log(`${where}: ${prepared.note}`);
+    }
     const plan = loadPlan(concurrency, options);
     record.result = await runClosedLoop(prepared.operations, plan, () => agent.destroy());
     await prepared.cleanup?.();

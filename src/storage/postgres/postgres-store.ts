@@ -4,6 +4,8 @@
 // A lone insert, replace, upsert or delete is one statement that checks its own condition on the
 // row it locks, and finds the table in the same statement (commitToTable, getTableEntity: one
 // round trip per request). A lone merge into a stored entity is one statement too (mergeAlone).
+// Point reads, inserts, upserts and merges that arrive together share one statement per kind
+// (coalescer.ts), each row's outcome its own.
 // A batch, or a merge that statement cannot decide, runs a READ COMMITTED transaction that locks
 // what it reads: the table's row FOR KEY SHARE (a concurrent delete of the table waits, or has
 // won and the commit finds no table) and every stored entity it writes FOR UPDATE; it decides the
