@@ -83,7 +83,13 @@ export const connectionsMax = 10_000;
 export const headersBytesMax = 64 * KiB;
 export const headersTimeoutMs = 30_000;
 export const requestTimeoutMs = 120_000;
-export const keepAliveTimeoutMs = 5_000;
+/**
+ * An idle keep-alive connection is closed after this. Longer than the clients' own idle limits
+ * (undici 4 s, the SDKs' agents keep sockets until the server closes them): a client that reuses
+ * a pooled connection just as the server closes it sees `socket hang up`, which the SDKs do not
+ * retry for a write; at 5 s a test or tool pausing a few seconds met that race.
+ */
+export const keepAliveTimeoutMs = 65_000;
 
 /** Shared Key request dates may be this far from the server clock (auth.md §2). */
 export const clockSkewMs = 15 * 60 * 1000;

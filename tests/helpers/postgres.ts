@@ -85,3 +85,25 @@ export async function openPostgresStore(options: { url?: string; stepExamineMax?
     },
   });
 }
+
+/** Two stores over one new database: two processes' views of it. `close` closes both and drops it. */
+export interface TwoStores {
+  readonly url: string;
+  readonly first: PostgresStore;
+  readonly second: PostgresStore;
+  close(): Promise<void>;
+}
+
+export async function openTwoStores(): Promise<TwoStores> {
+  const url = await createDatabase();
+  const [first, second] = await Promise.all([openPostgresStore({ url }), openPostgresStore({ url })]);
+  return {
+    url,
+    first,
+    second,
+    close: async () => {
+      await Promise.all([first.close(), second.close()]);
+      await dropDatabase(url);
+    },
+  };
+}

@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import type { EdmValue } from '../../src/domain/edm.js';
 import type { PostgresStore } from '../../src/storage/postgres/postgres-store.js';
 import type { TableCommit, Write } from '../../src/storage/store.js';
-import { createDatabase, dropDatabase, openPostgresStore, postgresUnavailable } from '../helpers/postgres.js';
+import { openTwoStores, postgresUnavailable, type TwoStores } from '../helpers/postgres.js';
 
 const account = 'devstoreaccount1';
 
@@ -32,18 +32,14 @@ function outcome({ table, result }: TableCommit): string {
 }
 
 describe('grouped statements on PostgreSQL', { skip: postgresUnavailable() }, () => {
-  let database: string;
+  let stores: TwoStores | undefined;
   let first: PostgresStore;
   let second: PostgresStore;
   before(async () => {
-    database = await createDatabase();
-    first = await openPostgresStore({ url: database });
-    second = await openPostgresStore({ url: database });
+    stores = await openTwoStores();
+    ({ first, second } = stores);
   });
-  after(async () => {
-    await Promise.all([first?.close(), second?.close()]);
-    if (database !== undefined) await dropDatabase(database);
-  });
+  after(() => stores?.close());
 
   test('a burst of reads, inserts, upserts and merges: each request gets its own outcome, in fewer statements', async () => {
     for (const name of ['GroupA', 'GroupB']) assert.equal(await first.createTable(account, name), 'created');

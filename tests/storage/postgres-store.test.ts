@@ -8,7 +8,7 @@ import type { EdmValue } from '../../src/domain/edm.js';
 import { encodeMinimalProperties } from '../../src/protocol/odata.js';
 import type { PostgresStore } from '../../src/storage/postgres/postgres-store.js';
 import type { CommitResult, TableInfo, Write } from '../../src/storage/store.js';
-import { createDatabase, dropDatabase, onDatabase, openPostgresStore, postgresUnavailable } from '../helpers/postgres.js';
+import { createDatabase, dropDatabase, onDatabase, openPostgresStore, openTwoStores, postgresUnavailable, type TwoStores } from '../helpers/postgres.js';
 
 const account = 'devstoreaccount1';
 
@@ -28,18 +28,14 @@ async function allKeys(store: PostgresStore, table: TableInfo): Promise<[string,
 }
 
 describe('the PostgreSQL store', { skip: postgresUnavailable() }, () => {
-  let database: string;
+  let stores: TwoStores | undefined;
   let first: PostgresStore;
   let second: PostgresStore;
   before(async () => {
-    database = await createDatabase();
-    first = await openPostgresStore({ url: database });
-    second = await openPostgresStore({ url: database });
+    stores = await openTwoStores();
+    ({ first, second } = stores);
   });
-  after(async () => {
-    await Promise.all([first?.close(), second?.close()]);
-    if (database !== undefined) await dropDatabase(database);
-  });
+  after(() => stores?.close());
 
   async function freshTable(name: string): Promise<TableInfo> {
     assert.equal(await first.createTable(account, name), 'created');
@@ -268,7 +264,7 @@ describe('the PostgreSQL store', { skip: postgresUnavailable() }, () => {
   });
 
   async function rowHasStoredText(table: TableInfo, rowKey: string): Promise<boolean> {
-    return onDatabase(database, async (client) => {
+    return onDatabase(stores!.url, async (client) => {
       const { rows } = await client.query<{ has: boolean }>(
         `SELECT e.doc IS NOT NULL AS has FROM cerulean.entities e JOIN cerulean.tables t ON t.id = e.table_id WHERE t.name_lower = $1 AND e.rk = $2`,
         [table.name.toLowerCase(), Buffer.from(rowKey, 'utf16le').swap16()],
