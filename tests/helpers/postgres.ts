@@ -1,6 +1,8 @@
 // The PostgreSQL database of the test run: `npm test` (scripts/test.mjs) starts a throwaway
 // cluster and names it in CERULEAN_TEST_DATABASE_URL. Each test server gets a database of its own.
 import { createHash, randomBytes } from 'node:crypto';
+import assert from 'node:assert/strict';
+import { after, before } from 'node:test';
 import pg from 'pg';
 import { PostgresStore } from '../../src/storage/postgres/postgres-store.js';
 
@@ -105,5 +107,30 @@ export async function openTwoStores(): Promise<TwoStores> {
       await Promise.all([first.close(), second.close()]);
       await dropDatabase(url);
     },
+  };
+}
+
+/** Inside a describe: two stores over a new database, opened before its tests and closed after. */
+export function twoStoresForSuite(): TwoStores {
+  let stores: TwoStores | undefined;
+  before(async () => {
+    stores = await openTwoStores();
+  });
+  after(() => stores?.close());
+  const open = () => {
+    assert.ok(stores !== undefined, 'the stores open before the tests');
+    return stores;
+  };
+  return {
+    get url() {
+      return open().url;
+    },
+    get first() {
+      return open().first;
+    },
+    get second() {
+      return open().second;
+    },
+    close: () => open().close(),
   };
 }

@@ -4,12 +4,12 @@
 // statement, and the database ends as the requests say; two stores (two processes) racing the
 // same If-Match merges still let exactly one win. The burst must really have been grouped:
 // fewer statements than requests.
-import { after, before, describe, test } from 'node:test';
+import { before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { EdmValue } from '../../src/domain/edm.js';
 import type { PostgresStore } from '../../src/storage/postgres/postgres-store.js';
 import type { TableCommit, Write } from '../../src/storage/store.js';
-import { openTwoStores, postgresUnavailable, type TwoStores } from '../helpers/postgres.js';
+import { postgresUnavailable, twoStoresForSuite } from '../helpers/postgres.js';
 
 const account = 'devstoreaccount1';
 
@@ -32,14 +32,10 @@ function outcome({ table, result }: TableCommit): string {
 }
 
 describe('grouped statements on PostgreSQL', { skip: postgresUnavailable() }, () => {
-  let stores: TwoStores | undefined;
+  const stores = twoStoresForSuite();
   let first: PostgresStore;
   let second: PostgresStore;
-  before(async () => {
-    stores = await openTwoStores();
-    ({ first, second } = stores);
-  });
-  after(() => stores?.close());
+  before(() => ({ first, second } = stores));
 
   test('a burst of reads, inserts, upserts and merges: each request gets its own outcome, in fewer statements', async () => {
     for (const name of ['GroupA', 'GroupB']) assert.equal(await first.createTable(account, name), 'created');

@@ -2,13 +2,13 @@
 // edges whatever the database's collation, worst-case keys inside the B-tree entry limit, values
 // jsonb cannot hold as they are, and two stores (two processes' views) over one database racing
 // conditional writes, batches and table deletion.
-import { after, before, describe, test } from 'node:test';
+import { before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { EdmValue } from '../../src/domain/edm.js';
 import { encodeMinimalProperties } from '../../src/protocol/odata.js';
 import type { PostgresStore } from '../../src/storage/postgres/postgres-store.js';
 import type { CommitResult, TableInfo, Write } from '../../src/storage/store.js';
-import { createDatabase, dropDatabase, onDatabase, openPostgresStore, openTwoStores, postgresUnavailable, type TwoStores } from '../helpers/postgres.js';
+import { createDatabase, dropDatabase, onDatabase, openPostgresStore, postgresUnavailable, twoStoresForSuite } from '../helpers/postgres.js';
 
 const account = 'devstoreaccount1';
 
@@ -28,14 +28,10 @@ async function allKeys(store: PostgresStore, table: TableInfo): Promise<[string,
 }
 
 describe('the PostgreSQL store', { skip: postgresUnavailable() }, () => {
-  let stores: TwoStores | undefined;
+  const stores = twoStoresForSuite();
   let first: PostgresStore;
   let second: PostgresStore;
-  before(async () => {
-    stores = await openTwoStores();
-    ({ first, second } = stores);
-  });
-  after(() => stores?.close());
+  before(() => ({ first, second } = stores));
 
   async function freshTable(name: string): Promise<TableInfo> {
     assert.equal(await first.createTable(account, name), 'created');
@@ -264,7 +260,7 @@ describe('the PostgreSQL store', { skip: postgresUnavailable() }, () => {
   });
 
   async function rowHasStoredText(table: TableInfo, rowKey: string): Promise<boolean> {
-    return onDatabase(stores!.url, async (client) => {
+    return onDatabase(stores.url, async (client) => {
       const { rows } = await client.query<{ has: boolean }>(
         `SELECT e.doc IS NOT NULL AS has FROM cerulean.entities e JOIN cerulean.tables t ON t.id = e.table_id WHERE t.name_lower = $1 AND e.rk = $2`,
         [table.name.toLowerCase(), Buffer.from(rowKey, 'utf16le').swap16()],
