@@ -36,12 +36,20 @@ interface Waiting<Item, Outcome> {
 export class Coalescer<Item, Outcome> {
   private waiting: Waiting<Item, Outcome>[] = [];
   private running = 0;
-  /** Statements sent, and items they carried (the mean group size: tests and the bench read it). */
-  statements = 0;
-  items = 0;
+  private sentStatements = 0;
+  private sentItems = 0;
 
   constructor(private readonly options: CoalescerOptions<Item, Outcome>) {
     assert(options.runningMax >= 1 && options.itemsMax >= 1, 'a coalescer runs at least one statement of one item');
+  }
+
+  /** Statements sent, and the items they carried: their ratio is the mean group size. */
+  get statements(): number {
+    return this.sentStatements;
+  }
+
+  get items(): number {
+    return this.sentItems;
   }
 
   submit(item: Item): Promise<Outcome> {
@@ -75,8 +83,8 @@ export class Coalescer<Item, Outcome> {
 
   private send(group: readonly Waiting<Item, Outcome>[]): void {
     this.running++;
-    this.statements++;
-    this.items += group.length;
+    this.sentStatements++;
+    this.sentItems += group.length;
     this.options
       .run(group.map((waiting) => waiting.item))
       .then(
@@ -87,6 +95,7 @@ export class Coalescer<Item, Outcome> {
         (error: unknown) => {
           if (group.length === 1) group[0]!.reject(error);
           // Whatever failed the statement, each item runs again alone, and fails only for itself.
+          // They go at once, beyond runningMax: they were already admitted (the pool bounds them).
           else for (const waiting of group) this.send([waiting]);
         },
       )
