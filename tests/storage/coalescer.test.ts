@@ -6,6 +6,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { setImmediate as turn } from 'node:timers/promises';
 import { Coalescer } from '../../src/storage/postgres/coalescer.js';
+import { isStatementFailure } from '../../src/storage/postgres/failures.js';
 
 /** A statement that answers when told to: the groups it was given, and a way to finish each. */
 function heldStatements<Item>() {
@@ -82,4 +83,32 @@ test('a failed statement of many reruns each item alone: only the item that fail
   );
   // 1 alone; 2-5 together, which failed; then 2, 3, 4, 5 alone.
   assert.deepEqual(ran, [[1], [2, 3, 4, 5], [2], [3], [4], [5]]);
+});
+
+test('a statement that failed for all its items (rerunAlone says no) fails each of them at once, without reruns', async () => {
+  let statements = 0;
+  const coalescer = new Coalescer<number, number>({
+    run: async () => {
+      statements++;
+      await turn();
+      throw Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' });
+    },
+    runningMax: 1,
+    itemsMax: 10,
+    rerunAlone: (error) => (error as { code?: string }).code !== 'ECONNREFUSED',
+  });
+  const outcomes = await Promise.allSettled([1, 2, 3, 4].map((item) => coalescer.submit(item)));
+  assert.deepEqual(
+    outcomes.map((outcome) => outcome.status),
+    ['rejected', 'rejected', 'rejected', 'rejected'],
+  );
+  assert.equal(statements, 2, '1 alone, then 2-4 together; none again');
+});
+
+test('which database failures a group reruns alone: the statement refused, not the database out of reach', () => {
+  const failure = (code: string, message = 'failed') => Object.assign(new Error(message), { code });
+  for (const code of ['23503', '40P01', '40001', '55P03', '22P02']) assert.equal(isStatementFailure(failure(code)), true, code);
+  for (const code of ['ECONNREFUSED', '57P01', '53300', '57014', '08006']) assert.equal(isStatementFailure(failure(code)), false, code);
+  assert.equal(isStatementFailure(new Error('timeout exceeded when trying to connect')), false);
+  assert.equal(isStatementFailure(new Error('store is closed')), false);
 });

@@ -9,8 +9,8 @@
 // Consistency is untouched: a request joins a statement sent after it arrived, so the statement
 // sees every write acknowledged before the request came, as its own statement would have. The
 // statement decides each member's outcome on its own (a write that finds its entity present
-// writes nothing, and the others still do); when it fails as a whole, each member runs again
-// alone, so no request fails for another's sake.
+// writes nothing, and the others still do); when it fails as a whole for something one member
+// may have caused, each member runs again alone, so no request fails for another's sake.
 import assert from 'node:assert/strict';
 
 export interface CoalescerOptions<Item, Outcome> {
@@ -25,6 +25,12 @@ export interface CoalescerOptions<Item, Outcome> {
    * error in PostgreSQL); the later waits for the next. Undefined: any items may.
    */
   readonly keyOf?: (item: Item) => string;
+  /**
+   * Whether the items of a statement that failed with `error` run again alone (one of them may
+   * be the cause: a constraint, a lock). Otherwise (the database is out of reach, say) they all
+   * fail with it at once. Undefined: always.
+   */
+  readonly rerunAlone?: (error: unknown) => boolean;
 }
 
 interface Waiting<Item, Outcome> {
@@ -93,9 +99,9 @@ export class Coalescer<Item, Outcome> {
           group.forEach((waiting, index) => waiting.resolve(outcomes[index]!));
         },
         (error: unknown) => {
-          if (group.length === 1) group[0]!.reject(error);
-          // Whatever failed the statement, each item runs again alone, and fails only for itself.
-          // They go at once, beyond runningMax: they were already admitted (the pool bounds them).
+          if (group.length === 1 || this.options.rerunAlone?.(error) === false) for (const waiting of group) waiting.reject(error);
+          // Each item runs again alone, and fails only for itself. They go at once, beyond
+          // runningMax: they were already admitted (the pool bounds them).
           else for (const waiting of group) this.send([waiting]);
         },
       )

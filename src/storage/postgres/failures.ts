@@ -27,6 +27,17 @@ export function isMissingTable(error: unknown): boolean {
   return codeOf(error) === '23503';
 }
 
+/**
+ * True when the database refused the statement itself (a constraint, a deadlock, a row lock held
+ * too long), not when it was out of reach, overloaded or the statement ran out of time: running
+ * the statement's parts apart may then succeed.
+ */
+export function isStatementFailure(error: unknown): boolean {
+  const code = codeOf(error);
+  if (code === undefined || isConnectionFailure(error) || code === '57014') return false;
+  return code === '55P03' || !unavailableCodes.has(code);
+}
+
 /** True when the connection itself is unusable (the pool must discard it). */
 export function isConnectionFailure(error: unknown): boolean {
   const code = codeOf(error) ?? '';

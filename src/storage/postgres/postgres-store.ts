@@ -42,7 +42,7 @@ import { CommitClock, conditionFailure, mergeProperties } from '../write.js';
 import { decodeKey, encodeIncoming, encodeKey, encodeMergedMembers, encodeProperties, incomingText, storedEntity, type EncodedProperties, type IncomingProperties } from './codec.js';
 import { Coalescer } from './coalescer.js';
 import { conditionSql, type Bind } from './conditions.js';
-import { azureError, isConnectionFailure, isMissingTable, isRetryable } from './failures.js';
+import { azureError, isConnectionFailure, isMissingTable, isRetryable, isStatementFailure } from './failures.js';
 import { catalogRefreshMsDefault, indexedLiteral, indexedValueSql, PropertyIndexes, type IndexedLookup } from './property-indexes.js';
 import { migrate, schemaName as s } from './schema.js';
 import { autoIndexRowsDefault } from '../property-index.js';
@@ -97,6 +97,7 @@ export class PostgresStore implements Store {
     run: (addresses) => this.readGroup(addresses),
     runningMax: groupsRunningMax,
     itemsMax: groupItemsMax,
+    rerunAlone: isStatementFailure,
   });
   private readonly inserts = this.putCoalescer(false);
   private readonly upserts = this.putCoalescer(true);
@@ -105,6 +106,7 @@ export class PostgresStore implements Store {
     runningMax: groupsRunningMax,
     itemsMax: groupItemsMax,
     keyOf: addressKey,
+    rerunAlone: isStatementFailure,
   });
 
   private constructor(
@@ -115,7 +117,13 @@ export class PostgresStore implements Store {
   ) {}
 
   private putCoalescer(upsert: boolean): Coalescer<GroupedPut, WriteRow | undefined> {
-    return new Coalescer<GroupedPut, WriteRow | undefined>({ run: (puts) => this.putGroup(puts, upsert), runningMax: groupsRunningMax, itemsMax: groupItemsMax, keyOf: addressKey });
+    return new Coalescer<GroupedPut, WriteRow | undefined>({
+      run: (puts) => this.putGroup(puts, upsert),
+      runningMax: groupsRunningMax,
+      itemsMax: groupItemsMax,
+      keyOf: addressKey,
+      rerunAlone: isStatementFailure,
+    });
   }
 
   static async open(options: PostgresStoreOptions): Promise<PostgresStore> {
@@ -219,8 +227,7 @@ export class PostgresStore implements Store {
 
   async getTableEntity(account: string, name: string, partitionKey: string, rowKey: string): Promise<TableEntity | undefined> {
     if (!storableName(name)) return undefined;
-    if (this.closed) throw new Error('store is closed');
-    const row = await this.reads.submit({ account, nameLower: name.toLowerCase(), pk: encodeKey(partitionKey), rk: encodeKey(rowKey) });
+    const row = await this.grouped(this.reads, { account, nameLower: name.toLowerCase(), pk: encodeKey(partitionKey), rk: encodeKey(rowKey) });
     if (row === undefined) return undefined;
     const entity = row.ts === null ? undefined : storedEntity(partitionKey, rowKey, BigInt(row.ts), row.doc, row.props);
     return { table: { account, name: row.name }, entity };
@@ -228,7 +235,7 @@ export class PostgresStore implements Store {
 
   /** Point reads that arrived together, as one statement: a row per address whose table exists. */
   private async readGroup(addresses: readonly EntityAddress[]): Promise<(ReadRow | undefined)[]> {
-    const { rows } = await this.query<ReadRow & { i: number }>(
+    const { rows } = await this.rawQuery<ReadRow & { i: number }>(
       `readGroup${groupRows(addresses.length)}`,
       `SELECT k.i, t.name, e.ts, ${storedFormSql('e.')} FROM (${groupValuesSql(addresses.length, addressColumns)}) AS k (i, ${addressNames}) ` +
         `JOIN ${s}.tables t ON t.account = k.account AND t.name_lower = k.name_lower ` +
@@ -250,7 +257,7 @@ export class PostgresStore implements Store {
     const onConflict = upsert
       ? `ON CONFLICT (table_id, pk, rk) DO UPDATE SET ts = greatest(EXCLUDED.ts, e.ts + 1), props = EXCLUDED.props, doc = EXCLUDED.doc`
       : 'ON CONFLICT DO NOTHING';
-    const { rows } = await this.query<WriteRow & { i: number }>(
+    const { rows } = await this.rawQuery<WriteRow & { i: number }>(
       `${upsert ? 'upsert' : 'insert'}Group${groupRows(puts.length)}`,
       `WITH k (i, ${addressNames}, ts, props, doc) AS (${groupValuesSql(puts.length, putColumns)}), ` +
         `w AS (INSERT INTO ${s}.entities AS e (table_id, pk, rk, ts, props, doc) ` +
@@ -277,7 +284,7 @@ export class PostgresStore implements Store {
    */
   private async mergeGroup(merges: readonly GroupedMerge[]): Promise<(WriteRow | undefined)[]> {
     const order = merges.map((_, index) => index).sort((a, b) => compareAddresses(merges[a]!, merges[b]!));
-    const { rows } = await this.query<WriteRow & { i: number }>(
+    const { rows } = await this.rawQuery<WriteRow & { i: number }>(
       `mergeGroup${groupRows(merges.length)}`,
       `WITH k (i, ${addressNames}, ts, expected, members, names, annotations, key_bytes) AS (${groupValuesSql(merges.length, mergeColumns)}) ` +
         `UPDATE ${s}.entities e SET ts = greatest(m.new_ts, e.ts + 1), props = m.merged, doc = NULL FROM (` +
@@ -460,7 +467,7 @@ export class PostgresStore implements Store {
       ));
     } else if (condition.kind === 'absent' || condition.kind === 'none') {
       const put = { account: table.account, nameLower: key[1], pk: key[2], rk: key[3], ts, props: encoded!.props, doc: encoded!.doc };
-      written = await (condition.kind === 'absent' ? this.inserts : this.upserts).submit(put);
+      written = await this.grouped(condition.kind === 'absent' ? this.inserts : this.upserts, put);
     } else {
       ({ rows: [written] } = await this.query<{ ts: string; name: string }>(
         'replaceEntity',
@@ -501,7 +508,7 @@ export class PostgresStore implements Store {
     const text = incomingText(incoming);
     const members = text?.doc ?? encodeMergedMembers(incoming.properties);
     const names = text?.names ?? [...incoming.properties.keys()];
-    const written = await this.merges.submit({
+    const written = await this.grouped(this.merges, {
       account: table.account,
       nameLower: table.name.toLowerCase(),
       pk: encodeKey(write.partitionKey),
@@ -747,9 +754,27 @@ export class PostgresStore implements Store {
     text: string,
     values: unknown[],
   ): Promise<pg.QueryResult<Row>> {
-    if (this.closed) throw new Error('store is closed');
     try {
-      return await this.pool.query<Row>(name === undefined ? { text, values } : { name, text, values });
+      return await this.rawQuery<Row>(name, text, values);
+    } catch (error) {
+      throw azureError(error);
+    }
+  }
+
+  /** query, failing with the database's own error: a group statement's (its coalescer decides on it). */
+  private async rawQuery<Row extends pg.QueryResultRow = pg.QueryResultRow>(
+    name: string | undefined,
+    text: string,
+    values: unknown[],
+  ): Promise<pg.QueryResult<Row>> {
+    if (this.closed) throw new Error('store is closed');
+    return this.pool.query<Row>(name === undefined ? { text, values } : { name, text, values });
+  }
+
+  /** A request's outcome from its group statement (coalescer.ts); a failure as an Azure error. */
+  private async grouped<Item, Outcome>(coalescer: Coalescer<Item, Outcome>, item: Item): Promise<Outcome> {
+    try {
+      return await coalescer.submit(item);
     } catch (error) {
       throw azureError(error);
     }
