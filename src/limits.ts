@@ -32,6 +32,9 @@ export const oversizeBodyReadBytesMax = 32 * MiB;
  */
 export const unreadBodyDrainBytesMax = 64 * KiB;
 export const unreadBodyDrainMs = 2_000;
+/** After a reply that closes the connection on an unread body: how long, and how much more, the server reads before closing (http/linger.ts). */
+export const lingerMs = 2_000;
+export const lingerBytesMax = 64 * KiB;
 /** Entities or tables in one query page (query.md §4.1). */
 export const pageSizeMax = 1000;
 /** Operations in one change set (batch.md). */

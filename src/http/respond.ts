@@ -6,6 +6,7 @@ import { clientRequestIdLengthMax } from '../limits.js';
 import { TableError, type ErrorCode } from '../errors.js';
 import { escapeXmlText } from '../protocol/xml.js';
 import { isVersionShaped } from './request-checks.js';
+import { lingerAfterReply } from './linger.js';
 
 export interface Reply {
   readonly status: number;
@@ -49,6 +50,7 @@ export function responseContext(headers: Readonly<Record<string, string | string
 
 export function send(response: ServerResponse, context: ResponseContext, reply: Reply): void {
   const { headers, body } = wireForm(context, reply);
+  if (reply.headers?.['Connection'] === 'close') lingerAfterReply(response.req, response.socket);
   response.writeHead(reply.status, headers);
   if (reply.onSent === undefined) response.end(body);
   else response.end(body, reply.onSent);
