@@ -93,21 +93,11 @@ class InsertRace extends Error {}
 export class PostgresStore implements Store {
   private readonly clock = new CommitClock(0n);
   private closed = false;
-  private readonly reads = new Coalescer<EntityAddress, ReadRow | undefined>({
-    run: (addresses) => this.readGroup(addresses),
-    runningMax: groupsRunningMax,
-    itemsMax: groupItemsMax,
-    rerunAlone: isStatementFailure,
-  });
-  private readonly inserts = this.putCoalescer(false);
-  private readonly upserts = this.putCoalescer(true);
-  private readonly merges = new Coalescer<GroupedMerge, WriteRow | undefined>({
-    run: (merges) => this.mergeGroup(merges),
-    runningMax: groupsRunningMax,
-    itemsMax: groupItemsMax,
-    keyOf: addressKey,
-    rerunAlone: isStatementFailure,
-  });
+  private readonly reads = this.coalescer((addresses: readonly EntityAddress[]) => this.readGroup(addresses));
+  // Two writes to one entity never share a statement (a row one statement writes twice is an error).
+  private readonly inserts = this.coalescer((puts: readonly GroupedPut[]) => this.putGroup(puts, false), addressKey);
+  private readonly upserts = this.coalescer((puts: readonly GroupedPut[]) => this.putGroup(puts, true), addressKey);
+  private readonly merges = this.coalescer((merges: readonly GroupedMerge[]) => this.mergeGroup(merges), addressKey);
 
   private constructor(
     private readonly pool: pg.Pool,
@@ -116,14 +106,9 @@ export class PostgresStore implements Store {
     private readonly indexes: PropertyIndexes,
   ) {}
 
-  private putCoalescer(upsert: boolean): Coalescer<GroupedPut, WriteRow | undefined> {
-    return new Coalescer<GroupedPut, WriteRow | undefined>({
-      run: (puts) => this.putGroup(puts, upsert),
-      runningMax: groupsRunningMax,
-      itemsMax: groupItemsMax,
-      keyOf: addressKey,
-      rerunAlone: isStatementFailure,
-    });
+  /** Requests of one kind grouped into statements `run` makes (coalescer.ts). */
+  private coalescer<Item, Outcome>(run: (items: readonly Item[]) => Promise<readonly Outcome[]>, keyOf?: (item: Item) => string): Coalescer<Item, Outcome> {
+    return new Coalescer({ run, runningMax: groupsRunningMax, itemsMax: groupItemsMax, keyOf, rerunAlone: isStatementFailure });
   }
 
   static async open(options: PostgresStoreOptions): Promise<PostgresStore> {
@@ -234,59 +219,57 @@ export class PostgresStore implements Store {
   }
 
   /** Point reads that arrived together, as one statement: a row per address whose table exists. */
-  private async readGroup(addresses: readonly EntityAddress[]): Promise<(ReadRow | undefined)[]> {
-    const { rows } = await this.rawQuery<ReadRow & { i: number }>(
-      `readGroup${groupRows(addresses.length)}`,
-      `SELECT k.i, t.name, e.ts, ${storedFormSql('e.')} FROM (${groupValuesSql(addresses.length, addressColumns)}) AS k (i, ${addressNames}) ` +
+  private readGroup(addresses: readonly EntityAddress[]): Promise<(ReadRow | undefined)[]> {
+    return this.groupStatement<EntityAddress, ReadRow>(
+      'readGroup',
+      addresses,
+      addressColumns,
+      addressValues,
+      (values) =>
+        `SELECT k.i, t.name, e.ts, ${storedFormSql('e.')} FROM (${values}) AS k (i, ${addressNames}) ` +
         `JOIN ${s}.tables t ON t.account = k.account AND t.name_lower = k.name_lower ` +
         `LEFT JOIN ${s}.entities e ON e.table_id = t.id AND e.pk = k.pk AND e.rk = k.rk`,
-      groupValues(addresses.map(addressValues), addressColumns),
     );
-    const found: (ReadRow | undefined)[] = new Array(addresses.length).fill(undefined);
-    for (const row of rows) found[row.i - 1] = row;
-    return found;
   }
 
   /**
    * Lone inserts (ON CONFLICT DO NOTHING) or upserts that arrived together, as one statement:
-   * the stored Timestamp and table name of each written one. Rows go in key order, as every
-   * statement and transaction of this engine takes row locks, so two groups cannot deadlock.
+   * the stored Timestamp and table name of each written one.
    */
-  private async putGroup(puts: readonly GroupedPut[], upsert: boolean): Promise<(WriteRow | undefined)[]> {
-    const order = puts.map((_, index) => index).sort((a, b) => compareAddresses(puts[a]!, puts[b]!));
+  private putGroup(puts: readonly GroupedPut[], upsert: boolean): Promise<(WriteRow | undefined)[]> {
     const onConflict = upsert
       ? `ON CONFLICT (table_id, pk, rk) DO UPDATE SET ts = greatest(EXCLUDED.ts, e.ts + 1), props = EXCLUDED.props, doc = EXCLUDED.doc`
       : 'ON CONFLICT DO NOTHING';
-    const { rows } = await this.rawQuery<WriteRow & { i: number }>(
-      `${upsert ? 'upsert' : 'insert'}Group${groupRows(puts.length)}`,
-      `WITH k (i, ${addressNames}, ts, props, doc) AS (${groupValuesSql(puts.length, putColumns)}), ` +
+    return this.groupStatement<GroupedPut, WriteRow>(
+      upsert ? 'upsertGroup' : 'insertGroup',
+      puts,
+      putColumns,
+      (put) => [...addressValues(put), put.ts, put.props, put.doc],
+      (values) =>
+        `WITH k (i, ${addressNames}, ts, props, doc) AS (${values}), ` +
         `w AS (INSERT INTO ${s}.entities AS e (table_id, pk, rk, ts, props, doc) ` +
         `SELECT t.id, k.pk, k.rk, k.ts, k.props::jsonb, k.doc FROM k JOIN ${s}.tables t ON t.account = k.account AND t.name_lower = k.name_lower ` +
         `ORDER BY k.i ${onConflict} RETURNING e.table_id, e.pk, e.rk, e.ts) ` +
         `SELECT k.i, w.ts, t.name FROM w JOIN ${s}.tables t ON t.id = w.table_id ` +
         `JOIN k ON k.account = t.account AND k.name_lower = t.name_lower AND k.pk = w.pk AND k.rk = w.rk`,
-      groupValues(
-        order.map((index) => {
-          const put = puts[index]!;
-          return [...addressValues(put), put.ts, put.props, put.doc];
-        }),
-        putColumns,
-      ),
     );
-    const written: (WriteRow | undefined)[] = new Array(puts.length).fill(undefined);
-    for (const row of rows) written[order[row.i - 1]!] = row;
-    return written;
   }
 
   /**
    * Lone merges that arrived together, as one statement (mergeAlone): the stored Timestamp and
-   * table name of each written one, in key order as putGroup.
+   * table name of each written one.
    */
-  private async mergeGroup(merges: readonly GroupedMerge[]): Promise<(WriteRow | undefined)[]> {
-    const order = merges.map((_, index) => index).sort((a, b) => compareAddresses(merges[a]!, merges[b]!));
-    const { rows } = await this.rawQuery<WriteRow & { i: number }>(
-      `mergeGroup${groupRows(merges.length)}`,
-      `WITH k (i, ${addressNames}, ts, expected, members, names, annotations, key_bytes) AS (${groupValuesSql(merges.length, mergeColumns)}) ` +
+  private mergeGroup(merges: readonly GroupedMerge[]): Promise<(WriteRow | undefined)[]> {
+    return this.groupStatement<GroupedMerge, WriteRow>(
+      'mergeGroup',
+      merges,
+      mergeColumns,
+      (merge) => {
+        const annotations = merge.names.map((name) => `${name}@odata.type`);
+        return [...addressValues(merge), merge.ts, merge.expected, merge.members, merge.names, annotations, merge.keyBytes];
+      },
+      (values) =>
+        `WITH k (i, ${addressNames}, ts, expected, members, names, annotations, key_bytes) AS (${values}) ` +
         `UPDATE ${s}.entities e SET ts = greatest(m.new_ts, e.ts + 1), props = m.merged, doc = NULL FROM (` +
         `SELECT k.i, k.ts AS new_ts, k.key_bytes, c.table_id, c.pk, c.rk, c.ts, x.merged, jsonb_array_length(x.merged -> '@order') AS names ` +
         `FROM k JOIN ${s}.tables t ON t.account = k.account AND t.name_lower = k.name_lower ` +
@@ -298,18 +281,31 @@ export class PostgresStore implements Store {
         `) AS m WHERE e.table_id = m.table_id AND e.pk = m.pk AND e.rk = m.rk AND e.ts = m.ts ` +
         `AND m.names <= ${customPropertiesMax} AND m.key_bytes + ${mergeBytesPerName} * m.names + 2 * octet_length(m.merged::text) <= ${entityBytesMax} ` +
         `RETURNING m.i, e.ts, ${nameOfRowSql}`,
-      groupValues(
-        order.map((index) => {
-          const merge = merges[index]!;
-          const annotations = merge.names.map((name) => `${name}@odata.type`);
-          return [...addressValues(merge), merge.ts, merge.expected, merge.members, merge.names, annotations, merge.keyBytes];
-        }),
-        mergeColumns,
-      ),
     );
-    const written: (WriteRow | undefined)[] = new Array(merges.length).fill(undefined);
-    for (const row of rows) written[order[row.i - 1]!] = row;
-    return written;
+  }
+
+  /**
+   * One statement for a group of requests (prepared as `name` and its padded size): `sql` is
+   * given their `VALUES` list, whose rows are numbered `i` from 1 in key order, as every statement
+   * and transaction of this engine takes row locks, so that two groups cannot deadlock. The
+   * answer is each item's row (the one numbered as it), in the items' order.
+   */
+  private async groupStatement<Item extends EntityAddress, Row>(
+    name: string,
+    items: readonly Item[],
+    columns: readonly string[],
+    valuesOf: (item: Item) => unknown[],
+    sql: (values: string) => string,
+  ): Promise<(Row | undefined)[]> {
+    const order = items.map((_, index) => index).sort((a, b) => compareAddresses(items[a]!, items[b]!));
+    const { rows } = await this.rawQuery<Row & { i: number }>(
+      `${name}${groupRows(items.length)}`,
+      sql(groupValuesSql(items.length, columns)),
+      groupValues(order.map((index) => valuesOf(items[index]!)), columns),
+    );
+    const answers: (Row | undefined)[] = new Array(items.length).fill(undefined);
+    for (const row of rows) answers[order[row.i - 1]!] = row;
+    return answers;
   }
 
   async scan(table: TableInfo, range: KeyRange, { conditions, limit }: ScanRequest): Promise<ScanStep> {
