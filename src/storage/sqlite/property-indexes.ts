@@ -39,10 +39,14 @@ export function listIndexes(db: Database.Database): Map<number, Set<string>> {
   for (const { name } of db.prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'entities'").all() as { name: string }[]) {
     const match = namePattern.exec(name);
     if (match === null) continue;
-    const id = Number(match[1]);
-    let properties = indexes.get(id);
-    if (properties === undefined) indexes.set(id, (properties = new Set()));
-    properties.add(match[2]!);
+    addIndex(indexes, Number(match[1]), match[2]!);
   }
   return indexes;
+}
+
+/** Records in `indexes` (by table id, as listIndexes answers) that table `id` has an index on `property`. */
+export function addIndex(indexes: Map<number, Set<string>>, id: number, property: string): void {
+  let properties = indexes.get(id);
+  if (properties === undefined) indexes.set(id, (properties = new Set()));
+  properties.add(property);
 }

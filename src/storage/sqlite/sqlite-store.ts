@@ -15,7 +15,7 @@ import type { CommitObserver, CommitResult, DiskUsage, PropertyCondition, ScanRe
 import { getTableThenCommit } from '../table-calls.js';
 import { encodeKey, StoredEntity } from './codec.js';
 import { autoIndexRowsDefault, IndexDemand, indexedEquality, indexServing } from '../property-index.js';
-import { listIndexes } from './property-indexes.js';
+import { addIndex, listIndexes } from './property-indexes.js';
 import { RangeReader, stepExamineMaxDefault, stepRowsMax, type RowStep } from './range-reader.js';
 import { ScanPool } from './scan-pool.js';
 import { SplitScanner } from './split-scan.js';
@@ -223,10 +223,7 @@ export class SqliteStore implements Store {
     // No request waits for the build; later steps use the index once the writer has it.
     this.writer.createIndex(table.account, table.name, property).then(
       (id) => {
-        if (id === undefined) return;
-        let properties = this.indexes.get(id);
-        if (properties === undefined) this.indexes.set(id, (properties = new Set()));
-        properties.add(property);
+        if (id !== undefined) addIndex(this.indexes, id, property);
       },
       () => this.indexDemand.failed(key, property),
     );
