@@ -1,0 +1,101 @@
+// The storage contract of the Queue service, beside the Table service's (store.ts). Every engine
+// implements it over the same database as its tables, and proves it with the queue conformance
+// suite (tests/storage/queue-conformance/). It knows queues, messages and instants in milliseconds;
+// it knows nothing of HTTP, XML, base64 or the service's limits (the service checks those first).
+//
+// Time is passed in, never read by the store: the service owns the clock (tests inject one), so
+// visibility and expiry are decided against `nowMs` the caller gives.
+
+/** A queue as stored. Names are lower-case (the service refuses others), so lookups are exact. */
+export interface QueueInfo {
+  readonly account: string;
+  readonly name: string;
+  /** User metadata, names as given (the service compares them case-insensitively). */
+  readonly metadata: ReadonlyMap<string, string>;
+}
+
+/** A message as stored. Instants are milliseconds since the Unix epoch. */
+export interface StoredMessage {
+  /** Opaque, unique within the queue (the service makes it a GUID). */
+  readonly id: string;
+  readonly text: string;
+  readonly insertedMs: number;
+  /** Never returned at or after this instant; Number.POSITIVE_INFINITY: never expires. */
+  readonly expiresMs: number;
+  /** Invisible to get and peek before this instant. */
+  readonly visibleMs: number;
+  /** Times a get has returned it. */
+  readonly dequeueCount: number;
+  /** Valid for delete and update until the next get or update of this message. */
+  readonly popReceipt: string;
+}
+
+/** A new message; the store gives it its first pop receipt and dequeue count 0. */
+export interface NewMessage {
+  readonly id: string;
+  readonly text: string;
+  readonly insertedMs: number;
+  readonly expiresMs: number;
+  readonly visibleMs: number;
+}
+
+/** Why a message operation did not apply. */
+export type MessageFailure = 'queueNotFound' | 'messageNotFound' | 'popReceiptMismatch';
+
+export type MessageResult<T> = { readonly ok: true; readonly value: T } | { readonly ok: false; readonly failure: MessageFailure };
+
+export interface QueueStore {
+  /**
+   * Creates the queue with this metadata unless it exists; when it exists, answers its stored
+   * metadata so the service can tell an identical create (204) from a conflicting one (409).
+   */
+  createQueue(
+    account: string,
+    name: string,
+    metadata: ReadonlyMap<string, string>,
+  ): Promise<{ readonly created: true } | { readonly created: false; readonly existing: QueueInfo }>;
+  /** Deletes the queue, its messages and its settings; false if there was none. */
+  deleteQueue(account: string, name: string): Promise<boolean>;
+  getQueue(account: string, name: string): Promise<QueueInfo | undefined>;
+  /** Queues ordered by name, from the first whose name is >= `fromName`, with the prefix. */
+  listQueues(account: string, prefix: string, fromName: string | undefined, limit: number): Promise<QueueInfo[]>;
+  /** Replaces the queue's metadata; false if there is no queue. */
+  setQueueMetadata(account: string, name: string, metadata: ReadonlyMap<string, string>): Promise<boolean>;
+  /** The queue's stored access policies as the service encoded them; undefined: none set. */
+  getQueueAcl(account: string, name: string): Promise<MessageResult<string | undefined>>;
+  setQueueAcl(account: string, name: string, acl: string | undefined): Promise<MessageResult<void>>;
+
+  /** Messages not expired at `nowMs`, visible or not (the approximate count the service reports). */
+  countMessages(account: string, name: string, nowMs: number): Promise<MessageResult<number>>;
+
+  /** Durable before it resolves. */
+  putMessage(account: string, name: string, message: NewMessage): Promise<MessageResult<StoredMessage>>;
+  /**
+   * Claims up to `count` messages visible and unexpired at `nowMs`, atomically: each is made
+   * invisible until `visibleMs`, its dequeue count raised by one and given a new pop receipt.
+   * Two concurrent calls, in any processes, never claim the same message. Order: see the engine
+   * notes in the conformance suite (earliest visible first, then insertion order).
+   */
+  getMessages(account: string, name: string, count: number, nowMs: number, visibleMs: number): Promise<MessageResult<StoredMessage[]>>;
+  /** Up to `count` messages visible and unexpired at `nowMs`, in get order; changes nothing. */
+  peekMessages(account: string, name: string, count: number, nowMs: number): Promise<MessageResult<StoredMessage[]>>;
+  /** Deletes the message if `popReceipt` is its current one. Durable before it resolves. */
+  deleteMessage(account: string, name: string, id: string, popReceipt: string, nowMs: number): Promise<MessageResult<void>>;
+  /**
+   * If `popReceipt` is current: makes the message invisible until `visibleMs`, replaces its text
+   * when `text` is given, and gives it a new pop receipt (its dequeue count is unchanged).
+   */
+  updateMessage(
+    account: string,
+    name: string,
+    id: string,
+    popReceipt: string,
+    nowMs: number,
+    visibleMs: number,
+    text: string | undefined,
+  ): Promise<MessageResult<StoredMessage>>;
+  /** Deletes every message of the queue. */
+  clearMessages(account: string, name: string): Promise<MessageResult<void>>;
+  /** Removes up to `limit` messages expired at `nowMs` (any queue); answers how many it removed. */
+  purgeExpired(nowMs: number, limit: number): Promise<number>;
+}
