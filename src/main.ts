@@ -11,6 +11,7 @@ import { createExplorer, explorerPath } from './http/explorer.js';
 import { createLogger } from './http/log.js';
 import { createServer } from './http/server.js';
 import { Observation } from './observe/observation.js';
+import { listenOrExit } from './http/listen.js';
 
 const shutdownGraceMs = 10_000;
 
@@ -56,7 +57,7 @@ export async function serve(argv: readonly string[]): Promise<void> {
   const server = createServer({ accounts, services, log, requestsInFlightMax: config.requestsInFlightMax, explorer, hooks, ...security });
   const scheme = security.tls === undefined ? 'http' : 'https';
 
-  server.listen(config.port, config.host, () => {
+  listenOrExit(server, config.port, config.host, '--port', () => {
     const { port } = server.address() as AddressInfo;
     const host = config.host.includes(':') ? `[${config.host}]` : config.host;
     const endpoint = `${scheme}://${host}:${port}/${devAccountName}`;
