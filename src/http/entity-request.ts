@@ -21,7 +21,8 @@ export function decodeEntityOperation(
   body: Buffer,
   access: Access,
 ): EntityOperation | undefined {
-  if (resource.kind === 'tableRoot' && method === 'POST') {
+  // `POST /{table}()` is an insert too: legacy .NET libraries send it (routes.ts, parseResource).
+  if ((resource.kind === 'tableRoot' || resource.kind === 'entities') && method === 'POST') {
     access.require(sasNeeds.insertEntity, resource.table);
     const inserted = decodeBody(body);
     requireBodyKeys(access, inserted);

@@ -246,6 +246,7 @@ function route(call: BatchCall, method: string, resource: Resource): Promise<Rep
       break;
     case 'entities':
       if (method === 'GET') return op.queryEntities(call, resource.table);
+      if (method === 'POST') return op.writeEntity(call, method, resource); // legacy .NET insert (routes.ts)
       break;
     case 'entity':
       switch (method) {
