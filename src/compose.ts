@@ -41,17 +41,20 @@ export function describeStore(config: StoreConfig): string {
   return config.location === undefined ? 'in memory, nothing is kept' : `${config.location}, every acknowledged write fsync-durable`;
 }
 
-export async function openStore(config: StoreConfig, onCommit?: CommitObserver): Promise<Store> {
+/** Hears once when a database server goes out of reach and once when it is back (PostgreSQL only). */
+export type ReachabilityObserver = (reachable: boolean, detail: string) => void;
+
+export async function openStore(config: StoreConfig, onCommit?: CommitObserver, onReachability?: ReachabilityObserver): Promise<Store> {
   return config.database === undefined
     ? SqliteStore.open({ location: config.location, onCommit, scanSplit: config.scanSplit, autoIndexRows: config.autoIndexRows })
-    : PostgresStore.open({ url: config.database, onCommit, autoIndexRows: config.autoIndexRows });
+    : PostgresStore.open({ url: config.database, onCommit, autoIndexRows: config.autoIndexRows, onReachability });
 }
 
-export async function compose(config: StoreConfig, watch?: Watch): Promise<Composition> {
+export async function compose(config: StoreConfig, watch?: Watch, onReachability?: ReachabilityObserver): Promise<Composition> {
   if (watch === undefined) {
-    const store = await openStore(config);
+    const store = await openStore(config, undefined, onReachability);
     return { store, services: createServices(store) };
   }
-  const store = watch.store(await openStore(config, watch.onCommit));
+  const store = watch.store(await openStore(config, watch.onCommit, onReachability));
   return { store, services: { ...createServices(store), queries: watch.queries(store) } };
 }

@@ -46,7 +46,10 @@ export async function serve(argv: readonly string[]): Promise<void> {
   }
   let composition;
   try {
-    composition = await compose(config, observation);
+    // One line when the database goes and one when it is back; each failed request adds its own warn line.
+    const onReachability = (reachable: boolean, detail: string): void =>
+      log.warn(reachable ? `database back: ${detail}` : `database unreachable: ${detail}`);
+    composition = await compose(config, observation, onReachability);
   } catch (error) {
     process.stderr.write(`cannot open the store: ${(error as Error).message}\n`);
     process.exit(1);

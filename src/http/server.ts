@@ -25,7 +25,7 @@ import { bearerChallenge, type BearerVerifier } from './bearer.js';
 import { BodyTooLargeToDrain, discardBody, readBody } from './body.js';
 import { preflight, withCorsHeaders } from './cors.js';
 import type { Explorer } from './explorer.js';
-import type { Logger } from './log.js';
+import { logFailure, loggedTarget, type Logger } from './log.js';
 import * as op from './operations.js';
 import { answerParserEvents } from './parser-events.js';
 import type { Services } from '../service/services.js';
@@ -77,7 +77,7 @@ export function createServer(options: ServerOptions): http.Server {
     inFlight++;
     response.once('close', () => inFlight--);
     handle(options, request, response).catch((error: unknown) => {
-      options.log.error(`unhandled failure answering ${request.method} ${request.url}`, error);
+      options.log.error(`unhandled failure answering ${request.method} ${loggedTarget(request.url)}`, error);
       if (!response.headersSent) response.destroy();
     });
   };
@@ -109,9 +109,7 @@ async function handle(options: ServerOptions, request: IncomingMessage, response
     reply = await dispatch(options, request, context, known);
   } catch (error) {
     // An injected fault was logged when it was injected.
-    if (!(error instanceof TableError) || (error.status >= 500 && !(error instanceof InjectedFault))) {
-      options.log.error(`failure answering ${request.method} ${request.url}`, error);
-    }
+    if (!(error instanceof InjectedFault)) logFailure(options.log, `${request.method} ${loggedTarget(request.url)}`, error);
     reply = errorReply(context, error, errorHeaders(options, error));
   }
   if (reply === 'drop') {
