@@ -44,13 +44,21 @@ export function describeStore(config: StoreConfig): string {
 /** Hears once when a database server goes out of reach and once when it is back (PostgreSQL only). */
 export type ReachabilityObserver = (reachable: boolean, detail: string) => void;
 
-export async function openStore(config: StoreConfig, onCommit?: CommitObserver, onReachability?: ReachabilityObserver): Promise<Store> {
+export async function openStore(
+  config: StoreConfig,
+  onCommit?: CommitObserver,
+  onReachability?: ReachabilityObserver,
+): Promise<Store> {
   return config.database === undefined
     ? SqliteStore.open({ location: config.location, onCommit, scanSplit: config.scanSplit, autoIndexRows: config.autoIndexRows })
     : PostgresStore.open({ url: config.database, onCommit, autoIndexRows: config.autoIndexRows, onReachability });
 }
 
-export async function compose(config: StoreConfig, watch?: Watch, onReachability?: ReachabilityObserver): Promise<Composition> {
+export async function compose(
+  config: StoreConfig,
+  watch?: Watch,
+  onReachability?: ReachabilityObserver,
+): Promise<Composition> {
   if (watch === undefined) {
     const store = await openStore(config, undefined, onReachability);
     return { store, services: createServices(store) };

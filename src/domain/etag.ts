@@ -1,7 +1,7 @@
-// ETags: the text form of an entity's stored version, its Timestamp in ticks (data-model.md §4).
+// ETags: the text form of an entity's stored version, its Timestamp in ticks.
 import { dateTimeTicksMin, formatDateTimeTicks, parseDateTimeTicks } from './edm.js';
 
-/** The ETag of an entity written at `ticks` (data-model.md §4). */
+/** The ETag of an entity written at `ticks`. */
 export function etagOf(ticks: bigint): string {
   return etagOfTimestampText(formatDateTimeTicks(ticks));
 }

@@ -109,7 +109,8 @@ async function handle(options: ServerOptions, request: IncomingMessage, response
     reply = await dispatch(options, request, context, known);
   } catch (error) {
     // An injected fault was logged when it was injected.
-    if (!(error instanceof InjectedFault)) logFailure(options.log, `${request.method} ${loggedTarget(request.url)}`, error);
+    const what = `${request.method} ${loggedTarget(request.url)}`;
+    if (!(error instanceof InjectedFault)) logFailure(options.log, what, error);
     reply = errorReply(context, error, errorHeaders(options, error));
   }
   if (reply === 'drop') {

@@ -5,7 +5,15 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { TableClient } from '@azure/data-tables';
-import { absoluteUrl, changesetBody, entityResource, op, postBatch, readBatchResponse, partError } from '../helpers/batch.js';
+import {
+  absoluteUrl,
+  changesetBody,
+  entityResource,
+  op,
+  postBatch,
+  readBatchResponse,
+  partError,
+} from '../helpers/batch.js';
 import { assertError, describeResponse, entityPath, send } from '../helpers/http.js';
 import { freshTable } from '../helpers/sdk.js';
 import { startServer, storeSetups, type RunningServer } from '../helpers/server.js';
@@ -50,14 +58,19 @@ for (const { label, options } of storeSetups) {
 
     test('the JS SDK: updateEntity and deleteEntity with a weak tag never issued fail with 412', async () => {
       const etag = `W/"datetime'2015-01-01T23%3A14%3A33.4980000Z'"`;
-      await assert.rejects(client.updateEntity({ partitionKey: 'p', rowKey: 'r', n: 3 }, 'Merge', { etag }), { statusCode: 412 });
+      await assert.rejects(client.updateEntity({ partitionKey: 'p', rowKey: 'r', n: 3 }, 'Merge', { etag }), {
+        statusCode: 412,
+      });
       await assert.rejects(client.deleteEntity('p', 'r', { etag }), { statusCode: 412 });
     });
 
     test('in a $batch the change set fails at that operation with 412', async () => {
       const url = absoluteUrl(server.port, entityResource(client.tableName, 'p', 'r'));
       const insert = op.insert(absoluteUrl(server.port, client.tableName), { PartitionKey: 'p', RowKey: 'new' });
-      const res = await postBatch(server.port, changesetBody([insert, op.update(url, 'Merge', { PartitionKey: 'p', RowKey: 'r', n: 2 }, 'W/"wrong"')]));
+      const res = await postBatch(
+        server.port,
+        changesetBody([insert, op.update(url, 'Merge', { PartitionKey: 'p', RowKey: 'r', n: 2 }, 'W/"wrong"')]),
+      );
       assert.equal(res.status, 202, describeResponse(res));
       const parts = readBatchResponse(res).parts;
       assert.equal(parts.length, 1);
@@ -79,7 +92,11 @@ for (const { label, options } of storeSetups) {
 
     test('an unquoted value is no entity tag: 400 InvalidInput; the current ETag still matches', async () => {
       const path = entityPath(client.tableName, 'p', 'r');
-      assertError(await send(server.port, { method: 'MERGE', path, headers: { 'If-Match': 'wrong' }, body: { n: 2 } }), 400, 'InvalidInput');
+      assertError(
+        await send(server.port, { method: 'MERGE', path, headers: { 'If-Match': 'wrong' }, body: { n: 2 } }),
+        400,
+        'InvalidInput',
+      );
       const current = (await client.getEntity('p', 'r')).etag;
       const res = await send(server.port, { method: 'MERGE', path, headers: { 'If-Match': current }, body: { n: 4 } });
       assert.equal(res.status, 204, describeResponse(res));

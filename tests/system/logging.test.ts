@@ -14,7 +14,10 @@ import { freshTable } from '../helpers/sdk.js';
 async function logLines(server: RunningServer, pattern: RegExp, count: number): Promise<string[]> {
   const deadline = Date.now() + 10_000;
   for (;;) {
-    const lines = server.output().stderr.split('\n').filter((line) => pattern.test(line));
+    const lines = server
+      .output()
+      .stderr.split('\n')
+      .filter((line) => pattern.test(line));
     if (lines.length >= count || Date.now() > deadline) return lines;
     await sleep(20);
   }
@@ -61,13 +64,20 @@ describe('throttling (--throttle): each 503 is one warn line with the cause', ()
     const client = await freshTable(server, 'throttled');
     const responses: RawResponse[] = [];
     for (let i = 0; i < 5; i++) {
-      responses.push(await send(server.port, { method: 'POST', path: devPath(client.tableName), body: { PartitionKey: 'p', RowKey: `r${i}` } }));
+      responses.push(
+        await send(server.port, {
+          method: 'POST',
+          path: devPath(client.tableName),
+          body: { PartitionKey: 'p', RowKey: `r${i}` },
+        }),
+      );
     }
     const refused = responses.filter((res) => res.status === 503).length;
     assert.ok(refused >= 1, responses.map((res) => res.status).join(','));
     const lines = await logLines(server, /503 ServerBusy/, refused);
     assert.equal(lines.length, refused, server.output().stderr);
-    for (const line of lines) assert.match(line, /^\S+ warn 503 ServerBusy answering POST \S+: throttled \(--throttle\)/);
+    for (const line of lines)
+      assert.match(line, /^\S+ warn 503 ServerBusy answering POST \S+: throttled \(--throttle\)/);
     assertNoErrorsOrStacks(server);
   });
 });
@@ -88,7 +98,11 @@ describe('injected faults (--faults): one warn line each', () => {
 
   test('a refused insert: 503, one warn line naming the fault, no error, no stack', async () => {
     const client = await freshTable(server, 'faulted');
-    const res = await send(server.port, { method: 'POST', path: devPath(client.tableName), body: { PartitionKey: 'p', RowKey: 'r' } });
+    const res = await send(server.port, {
+      method: 'POST',
+      path: devPath(client.tableName),
+      body: { PartitionKey: 'p', RowKey: 'r' },
+    });
     assert.equal(res.status, 503, describeResponse(res));
     const lines = await logLines(server, /serverBusy|ServerBusy/, 1);
     assert.equal(lines.length, 1, server.output().stderr);

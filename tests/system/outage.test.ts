@@ -16,7 +16,10 @@ import { devAccount, devKey, startServer, type RunningServer } from '../helpers/
 const skip = postgresBin() === undefined ? 'SKIPPED: no PostgreSQL server binaries' : undefined;
 
 function logLines(server: RunningServer, pattern: RegExp): string[] {
-  return server.output().stderr.split('\n').filter((line) => pattern.test(line));
+  return server
+    .output()
+    .stderr.split('\n')
+    .filter((line) => pattern.test(line));
 }
 
 describe('a batch while the database is out of reach (PostgreSQL)', { skip }, () => {
@@ -39,7 +42,11 @@ describe('a batch while the database is out of reach (PostgreSQL)', { skip }, ()
   test('raw $batch and a single insert: the outer status is 503 ServerBusy with the error body', async () => {
     const insert = op.insert(absoluteUrl(server.port, table), { PartitionKey: 'p', RowKey: 'raw' });
     assertError(await postBatch(server.port, changesetBody([insert])), 503, 'ServerBusy');
-    assertError(await send(server.port, { method: 'POST', path: devPath(table), body: { PartitionKey: 'p', RowKey: 'single' } }), 503, 'ServerBusy');
+    assertError(
+      await send(server.port, { method: 'POST', path: devPath(table), body: { PartitionKey: 'p', RowKey: 'single' } }),
+      503,
+      'ServerBusy',
+    );
   });
 
   test('the JS SDK retries the transaction and it commits once the database is back', async () => {
@@ -65,18 +72,26 @@ describe('a batch while the database is out of reach (PostgreSQL)', { skip }, ()
       (error: unknown) => error,
     );
     void outcome.then(() => (settled = true));
-    for (const deadline = Date.now() + 20_000; statuses.length === 0 && !settled && Date.now() < deadline; ) await sleep(20);
-    assert.equal(statuses[0], 503, `first attempt answered ${statuses[0]}, outcome ${settled ? String(await outcome) : 'pending'}`);
+    for (const deadline = Date.now() + 20_000; statuses.length === 0 && !settled && Date.now() < deadline;)
+      await sleep(20);
+    assert.equal(
+      statuses[0],
+      503,
+      `first attempt answered ${statuses[0]}, outcome ${settled ? String(await outcome) : 'pending'}`,
+    );
     cluster.start();
     assert.equal(await outcome, 'committed');
     assert.equal(statuses.at(-1), 202);
     assert.equal((await tableClient(server, table).getEntity<{ n: number }>('p', 'sdk')).n, 1);
   });
 
-  test('the log: one line when the database went, one when it came back, one warn line per refused request', async () => {
+  test('the log: database unreachable, then back, once each; one warn line per refused request', async () => {
     const { stderr } = server.output();
     assert.equal(logLines(server, /database unreachable/).length, 1, stderr);
-    assert.match(logLines(server, /database unreachable/)[0]!, /^\S+ warn database unreachable: database: .*ECONNREFUSED/);
+    assert.match(
+      logLines(server, /database unreachable/)[0]!,
+      /^\S+ warn database unreachable: database: .*ECONNREFUSED/,
+    );
     assert.equal(logLines(server, /database back/).length, 1, stderr);
     const refused = logLines(server, /503 ServerBusy/);
     assert.ok(refused.length >= 3, stderr);

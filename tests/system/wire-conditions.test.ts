@@ -109,7 +109,7 @@ describe('wire details of conditions and doubles (issue 17)', () => {
   });
 
   // Entity tags this service never issued are stale, not malformed: tests/system/etag-weak.test.ts.
-  describe('an If-Match that is no entity tag is 400 InvalidInput, a stale ETag 412 (item 2, data-model.md §4)', () => {
+  describe('an If-Match that is no entity tag is 400 InvalidInput, a stale ETag 412', () => {
     const malformed = ['garbage', '0x8D1234', "datetime'2015-01-01T00%3A00%3A00Z'", '*, *', '"a", "b"'];
 
     for (const value of malformed) {

@@ -31,7 +31,9 @@ describe('CORS preflight without a required header', () => {
 
 describe('a port already in use', () => {
   test('one line naming the port and --port, exit status 1, no stack', async () => {
-    const child = spawn(process.execPath, [binPath, '--in-memory', '--port', String(server.port)], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [binPath, '--in-memory', '--port', String(server.port)], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stderr = '';
     child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
     const [code] = (await once(child, 'exit')) as [number | null];

@@ -56,10 +56,13 @@ export function azureError(error: unknown, committing = false): unknown {
   const code = codeOf(error) ?? '';
   const message = error instanceof Error ? error.message : '';
   if (committing && isConnectionFailure(error)) {
-    const lost = new TableError('InternalError', 'The database connection was lost while committing; the outcome is unknown.');
+    const text = 'The database connection was lost while committing; the outcome is unknown.';
+    const lost = new TableError('InternalError', text);
     return causedBy(lost, databaseCause(error));
   }
-  if (code === '57014' || /Query read timeout/i.test(message)) return causedBy(new TableError('OperationTimedOut'), databaseCause(error));
+  if (code === '57014' || /Query read timeout/i.test(message)) {
+    return causedBy(new TableError('OperationTimedOut'), databaseCause(error));
+  }
   if (unavailableCodes.has(code) || retryableCodes.has(code) || isUnreachable(error)) {
     return causedBy(new TableError('ServerBusy'), databaseCause(error));
   }

@@ -42,7 +42,14 @@ import { CommitClock, conditionFailure, mergeProperties } from '../write.js';
 import { decodeKey, encodeIncoming, encodeKey, encodeMergedMembers, encodeProperties, incomingText, storedEntity, type EncodedProperties, type IncomingProperties } from './codec.js';
 import { Coalescer } from './coalescer.js';
 import { conditionSql, type Bind } from './conditions.js';
-import { azureError, isConnectionFailure, isMissingTable, isRetryable, isStatementFailure, Reachability } from './failures.js';
+import {
+  azureError,
+  isConnectionFailure,
+  isMissingTable,
+  isRetryable,
+  isStatementFailure,
+  Reachability,
+} from './failures.js';
 import { catalogRefreshMsDefault, indexedLiteral, indexedValueSql, PropertyIndexes, type IndexedLookup } from './property-indexes.js';
 import { migrate, schemaName as s } from './schema.js';
 import { autoIndexRowsDefault } from '../property-index.js';
@@ -663,7 +670,9 @@ export class PostgresStore implements Store {
         client.release(broken);
         if (isMissingTable(error)) return missingTable;
         const lostRace = error instanceof InsertRace || isRetryable(error);
-        if (!lostRace || attempt >= commitAttemptsMax) throw this.failure(lostRace ? new TableError('ServerBusy') : error, committing);
+        if (!lostRace || attempt >= commitAttemptsMax) {
+          throw this.failure(lostRace ? new TableError('ServerBusy') : error, committing);
+        }
         // A short random pause, so that racing processes do not meet again in step.
         await new Promise((resolve) => setTimeout(resolve, Math.random() * 5 * attempt));
       }
