@@ -3,12 +3,12 @@
 import { readFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { createSecureContext } from 'node:tls';
-import { compose, describeStore } from './compose.js';
+import { compose, describeStore, type ReachabilityObserver } from './compose.js';
 import { loadConfig, usage, type Config } from './config.js';
 import { devAccountName, loadAccounts } from './http/accounts.js';
 import { createBearerVerifier } from './http/bearer.js';
 import { createExplorer, explorerPath } from './http/explorer.js';
-import { createLogger } from './http/log.js';
+import { createLogger, type Logger } from './http/log.js';
 import { createServer } from './http/server.js';
 import { Observation } from './observe/observation.js';
 import { listenOrExit } from './http/listen.js';
@@ -46,10 +46,7 @@ export async function serve(argv: readonly string[]): Promise<void> {
   }
   let composition;
   try {
-    // One line when the database goes and one when it is back; each failed request adds its own warn line.
-    const onReachability = (reachable: boolean, detail: string): void =>
-      log.warn(reachable ? `database back: ${detail}` : `database unreachable: ${detail}`);
-    composition = await compose(config, observation, onReachability);
+    composition = await compose(config, observation, reachabilityLog(log));
   } catch (error) {
     process.stderr.write(`cannot open the store: ${(error as Error).message}\n`);
     process.exit(1);
@@ -95,6 +92,11 @@ export async function serve(argv: readonly string[]): Promise<void> {
   };
   process.on('SIGTERM', () => stop('SIGTERM'));
   process.on('SIGINT', () => stop('SIGINT'));
+}
+
+/** One line when the database goes and one when it is back (each refused request adds its own warn line). */
+function reachabilityLog(log: Logger): ReachabilityObserver {
+  return (reachable, detail) => log.warn(reachable ? `database back: ${detail}` : `database unreachable: ${detail}`);
 }
 
 /** The TLS material and bearer token verifier the flags name; throws on unreadable or bad files. */
