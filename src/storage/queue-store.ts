@@ -44,7 +44,8 @@ export interface NewMessage {
 /** Why a message operation did not apply. */
 export type MessageFailure = 'queueNotFound' | 'messageNotFound' | 'popReceiptMismatch';
 
-export type MessageResult<T> = { readonly ok: true; readonly value: T } | { readonly ok: false; readonly failure: MessageFailure };
+export type MessageResult<T> =
+  { readonly ok: true; readonly value: T } | { readonly ok: false; readonly failure: MessageFailure };
 
 export interface QueueStore {
   /**
@@ -82,14 +83,26 @@ export interface QueueStore {
    * first, then insertion order. A claim may pass over messages another claim holds at that
    * moment (PostgreSQL: SKIP LOCKED), so it can return fewer than `count` while more are visible.
    */
-  getMessages(account: string, name: string, count: number, nowMs: number, visibleMs: number): Promise<MessageResult<StoredMessage[]>>;
+  getMessages(
+    account: string,
+    name: string,
+    count: number,
+    nowMs: number,
+    visibleMs: number,
+  ): Promise<MessageResult<StoredMessage[]>>;
   /** Up to `count` messages visible and unexpired at `nowMs`, in get order; changes nothing. */
   peekMessages(account: string, name: string, count: number, nowMs: number): Promise<MessageResult<StoredMessage[]>>;
   /**
    * Deletes the message if `popReceipt` is its current one. Durable before it resolves. A message
    * expired at `nowMs` is messageNotFound, whatever the receipt.
    */
-  deleteMessage(account: string, name: string, id: string, popReceipt: string, nowMs: number): Promise<MessageResult<void>>;
+  deleteMessage(
+    account: string,
+    name: string,
+    id: string,
+    popReceipt: string,
+    nowMs: number,
+  ): Promise<MessageResult<void>>;
   /**
    * If `popReceipt` is current: makes the message invisible until `visibleMs`, replaces its text
    * when `text` is given, and gives it a new pop receipt (its dequeue count is unchanged).
