@@ -1,9 +1,13 @@
-// Composition: configuration → store → services, shared by the server (main.ts) and every tool
-// that works on a store. Process concerns (signals, the banner, listening) stay with the caller.
+// Composition: configuration → stores → services, shared by the server (main.ts) and every tool
+// that works on a store. One engine holds every service's data: opening it gives the table store
+// and the queue store over the same database. Process concerns (signals, the banner, listening)
+// stay with the caller.
 import type { ScanSplit } from './config.js';
 import type { QueryService } from './service/query.js';
 import { createServices, type Services } from './service/services.js';
 import { PostgresStore } from './storage/postgres/postgres-store.js';
+import { ExpiryPurge, type ExpiryPurgeOptions } from './storage/queue-purge.js';
+import type { QueueStore } from './storage/queue-store.js';
 import { SqliteStore } from './storage/sqlite/sqlite-store.js';
 import type { CommitObserver, Store } from './storage/store.js';
 
@@ -21,7 +25,18 @@ export interface StoreConfig {
 
 export interface Composition {
   readonly store: Store;
+  readonly queues: QueueStore;
   readonly services: Services;
+  /** Stops the expiry purge, then closes the queue store and the table store. */
+  close(): Promise<void>;
+}
+
+/** Both services' stores over one engine's database. */
+export interface Stores {
+  readonly tables: Store;
+  readonly queues: QueueStore;
+  /** Closes the queue store, then the table store (whose writer or pool the queue store shares). */
+  close(): Promise<void>;
 }
 
 /** What the server's workload watch (src/observe) puts between the engine and the services. */
@@ -38,31 +53,71 @@ export function describeStore(config: StoreConfig): string {
     if (url.password !== '') url.password = '***';
     return `PostgreSQL ${url.href}, every acknowledged write durable in the database`;
   }
-  return config.location === undefined ? 'in memory, nothing is kept' : `${config.location}, every acknowledged write fsync-durable`;
+  return config.location === undefined
+    ? 'in memory, nothing is kept'
+    : `${config.location}, every acknowledged write fsync-durable`;
 }
 
 /** Hears once when a database server goes out of reach and once when it is back (PostgreSQL only). */
 export type ReachabilityObserver = (reachable: boolean, detail: string) => void;
 
-export async function openStore(
+export interface ComposeOptions {
+  readonly onReachability?: ReachabilityObserver | undefined;
+  /** The periodic purge of expired messages: its interval and bounds (queue-purge.ts). */
+  readonly purge?: ExpiryPurgeOptions | undefined;
+}
+
+/** The table store alone (openStores: with the queue store of the same engine). */
+export function openStore(
   config: StoreConfig,
   onCommit?: CommitObserver,
   onReachability?: ReachabilityObserver,
-): Promise<Store> {
+): Promise<SqliteStore | PostgresStore> {
   return config.database === undefined
-    ? SqliteStore.open({ location: config.location, onCommit, scanSplit: config.scanSplit, autoIndexRows: config.autoIndexRows })
+    ? SqliteStore.open({
+        location: config.location,
+        onCommit,
+        scanSplit: config.scanSplit,
+        autoIndexRows: config.autoIndexRows,
+      })
     : PostgresStore.open({ url: config.database, onCommit, autoIndexRows: config.autoIndexRows, onReachability });
 }
 
-export async function compose(
+export async function openStores(
   config: StoreConfig,
-  watch?: Watch,
+  onCommit?: CommitObserver,
   onReachability?: ReachabilityObserver,
-): Promise<Composition> {
-  if (watch === undefined) {
-    const store = await openStore(config, undefined, onReachability);
-    return { store, services: createServices(store) };
-  }
-  const store = watch.store(await openStore(config, watch.onCommit, onReachability));
-  return { store, services: { ...createServices(store), queries: watch.queries(store) } };
+): Promise<Stores> {
+  const tables = await openStore(config, onCommit, onReachability);
+  const queues = tables.openQueueStore();
+  return {
+    tables,
+    queues,
+    close: async () => {
+      queues.close();
+      await tables.close();
+    },
+  };
+}
+
+/**
+ * The stores, the services over them, and the periodic purge of expired messages. `watch` wraps
+ * the table store (src/observe).
+ */
+export async function compose(config: StoreConfig, watch?: Watch, options: ComposeOptions = {}): Promise<Composition> {
+  const engine = await openStores(config, watch?.onCommit, options.onReachability);
+  const store = watch === undefined ? engine.tables : watch.store(engine.tables);
+  const services =
+    watch === undefined ? createServices(store) : { ...createServices(store), queries: watch.queries(store) };
+  const expiry = new ExpiryPurge(engine.queues, options.purge);
+  expiry.start();
+  return {
+    store,
+    queues: engine.queues,
+    services,
+    close: async () => {
+      await expiry.stop();
+      await engine.close();
+    },
+  };
 }

@@ -46,12 +46,13 @@ export async function serve(argv: readonly string[]): Promise<void> {
   }
   let composition;
   try {
-    composition = await compose(config, observation, reachabilityLog(log));
+    const onError = (error: unknown) => log.error('purging expired queue messages failed', error);
+    composition = await compose(config, observation, { onReachability: reachabilityLog(log), purge: { onError } });
   } catch (error) {
     process.stderr.write(`cannot open the store: ${(error as Error).message}\n`);
     process.exit(1);
   }
-  const { store, services } = composition;
+  const { services, close: closeStores } = composition;
   const explorer = config.explorer ? createExplorer([...accounts.keys()], (message) => log.warn(message)) : undefined;
   const hooks = observation.hooks(accounts);
   const server = createServer({ accounts, services, log, requestsInFlightMax: config.requestsInFlightMax, explorer, hooks, ...security });
@@ -80,7 +81,7 @@ export async function serve(argv: readonly string[]): Promise<void> {
     const force = setTimeout(() => process.exit(1), shutdownGraceMs);
     force.unref();
     server.close(() => {
-      store.close().then(
+      closeStores().then(
         () => process.exit(0),
         (error: unknown) => {
           log.error('closing the store failed', error);
