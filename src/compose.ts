@@ -3,6 +3,7 @@
 import type { ScanSplit } from './config.js';
 import type { QueryService } from './service/query.js';
 import { createServices, type Services } from './service/services.js';
+import { describeDatabaseUrl } from './storage/postgres/hosts.js';
 import { PostgresStore } from './storage/postgres/postgres-store.js';
 import { SqliteStore } from './storage/sqlite/sqlite-store.js';
 import type { CommitObserver, Store } from './storage/store.js';
@@ -34,9 +35,7 @@ export interface Watch {
 /** Where the data lives, in words (the URL without its password). */
 export function describeStore(config: StoreConfig): string {
   if (config.database !== undefined) {
-    const url = new URL(config.database);
-    if (url.password !== '') url.password = '***';
-    return `PostgreSQL ${url.href}, every acknowledged write durable in the database`;
+    return `PostgreSQL ${describeDatabaseUrl(config.database)}, every acknowledged write durable in the database`;
   }
   return config.location === undefined ? 'in memory, nothing is kept' : `${config.location}, every acknowledged write fsync-durable`;
 }

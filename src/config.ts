@@ -1,4 +1,5 @@
 // Command-line flags and their environment equivalents. Flags win over the environment.
+import { parseDatabaseUrl } from './storage/postgres/hosts.js';
 import { parseArgs } from 'node:util';
 import { logLevels, type LogLevel } from './http/log.js';
 import { requestsInFlightMax } from './limits.js';
@@ -144,14 +145,10 @@ export function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Con
 function databaseUrl(text: string | undefined, sqliteFlags: boolean): string | undefined {
   if (text === undefined || text === '') return undefined;
   if (sqliteFlags) throw new Error('--database selects PostgreSQL: it excludes --location and --in-memory');
-  let url: URL;
   try {
-    url = new URL(text);
-  } catch {
-    throw new Error('--database must be a URL such as postgres://user:password@host:5432/database');
-  }
-  if (url.protocol !== 'postgres:' && url.protocol !== 'postgresql:') {
-    throw new Error(`--database must start with postgres:// or postgresql://, not '${url.protocol}//'`);
+    parseDatabaseUrl(text);
+  } catch (error) {
+    throw new Error(`--database: ${(error as Error).message}`);
   }
   return text;
 }

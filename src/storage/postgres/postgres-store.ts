@@ -45,6 +45,8 @@ import { conditionSql, type Bind } from './conditions.js';
 import { azureError, isConnectionFailure, isMissingTable, isRetryable, isStatementFailure } from './failures.js';
 import { catalogRefreshMsDefault, indexedLiteral, indexedValueSql, PropertyIndexes, type IndexedLookup } from './property-indexes.js';
 import { migrate, schemaName as s } from './schema.js';
+import { parseDatabaseUrl } from './hosts.js';
+import { HostLocator, locatedClient, type LocatorEvents } from './locator.js';
 import { autoIndexRowsDefault } from '../property-index.js';
 
 /** Connections per process: requests beyond them wait for one, up to connectTimeoutMs. */
@@ -85,6 +87,8 @@ export interface PostgresStoreOptions {
   readonly autoIndexRows?: number | undefined;
   /** How often, at most, the index catalog is read again (property-indexes.ts; tests make it 0). */
   readonly indexCatalogRefreshMs?: number;
+  /** Hears when the URL's hosts (hosts.ts) see a failover. */
+  readonly locatorEvents?: LocatorEvents;
 }
 
 /** Raised inside a commit whose insert met an entity another process inserted meanwhile. */
@@ -114,8 +118,13 @@ export class PostgresStore implements Store {
   static async open(options: PostgresStoreOptions): Promise<PostgresStore> {
     const stepExamineMax = options.stepExamineMax ?? stepExamineMaxDefault;
     assert(Number.isSafeInteger(stepExamineMax) && stepExamineMax >= 1, 'a scan step examines at least one row');
+    // Every connection, pooled or not, goes to the host the locator chooses (locator.ts).
+    const locator = new HostLocator(parseDatabaseUrl(options.url), options.locatorEvents);
+    const Client = locatedClient(locator);
+    const baseUrl = locator.target.urlFor(locator.target.hosts[0]!);
     const pool = new pg.Pool({
-      connectionString: options.url,
+      Client,
+      connectionString: baseUrl,
       max: poolConnectionsMax,
       connectionTimeoutMillis: connectTimeoutMs,
       idleTimeoutMillis: 30_000,
@@ -136,7 +145,7 @@ export class PostgresStore implements Store {
     });
     // An idle connection the server dropped (restart, failover) is discarded; the next request gets a new one.
     pool.on('error', () => undefined);
-    const indexes = new PropertyIndexes(options.url, pool, options.autoIndexRows ?? autoIndexRowsDefault, options.indexCatalogRefreshMs ?? catalogRefreshMsDefault);
+    const indexes = new PropertyIndexes((config) => new Client({ ...config, connectionString: baseUrl }), pool, options.autoIndexRows ?? autoIndexRowsDefault, options.indexCatalogRefreshMs ?? catalogRefreshMsDefault);
     const client = await pool.connect();
     try {
       await migrate(client);
