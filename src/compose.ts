@@ -3,6 +3,8 @@
 import type { ScanSplit } from './config.js';
 import type { QueryService } from './service/query.js';
 import { createServices, type Services } from './service/services.js';
+import assert from 'node:assert/strict';
+import { ReplicationWatch } from './storage/postgres/replication.js';
 import { describeDatabaseUrl } from './storage/postgres/hosts.js';
 import { PostgresStore } from './storage/postgres/postgres-store.js';
 import { SqliteStore } from './storage/sqlite/sqlite-store.js';
@@ -14,6 +16,8 @@ export interface StoreConfig {
   readonly location: string | undefined;
   /** A PostgreSQL connection URL: the PostgreSQL engine instead (`location` is then unused). */
   readonly database: string | undefined;
+  /** A hot standby of `database`, for the read-access secondary endpoint. */
+  readonly secondaryDatabase?: string | undefined;
   /** When a filtered scan's steps run on two scan threads (SQLite on disk); default auto. */
   readonly scanSplit?: ScanSplit;
   /** Rows a table's scans examine for one property before it is indexed; 0 never; default autoIndexRowsDefault. */
@@ -23,6 +27,13 @@ export interface StoreConfig {
 export interface Composition {
   readonly store: Store;
   readonly services: Services;
+  /** The read-access secondary's services, over a hot standby (with --secondary-database). */
+  readonly secondary?: Secondary | undefined;
+}
+
+export interface Secondary {
+  readonly services: Services;
+  close(): Promise<void>;
 }
 
 /** What the server's workload watch (src/observe) puts between the engine and the services. */
@@ -47,10 +58,46 @@ export async function openStore(config: StoreConfig, onCommit?: CommitObserver):
 }
 
 export async function compose(config: StoreConfig, watch?: Watch): Promise<Composition> {
-  if (watch === undefined) {
-    const store = await openStore(config);
-    return { store, services: createServices(store) };
+  const engine = await openStore(config, watch?.onCommit);
+  const secondary = await openSecondary(config, engine).catch(async (error: unknown) => {
+    await engine.close();
+    throw error;
+  });
+  if (watch === undefined) return { store: engine, services: createServices(engine), secondary };
+  const store = watch.store(engine);
+  return { store, services: { ...createServices(store), queries: watch.queries(store) }, secondary };
+}
+
+/** How long a start waits for the standby to replay the schema the primary has just migrated. */
+const standbyCatchUpMs = 30_000;
+
+async function openStandby(url: string): Promise<PostgresStore> {
+  const deadlineMs = Date.now() + standbyCatchUpMs;
+  for (;;) {
+    try {
+      return await PostgresStore.open({ url, readOnly: true });
+    } catch (error) {
+      if (Date.now() > deadlineMs) throw new Error(`--secondary-database: ${(error as Error).message}`);
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
   }
-  const store = watch.store(await openStore(config, watch.onCommit));
-  return { store, services: { ...createServices(store), queries: watch.queries(store) } };
+}
+
+/**
+ * The secondary endpoint's services over a read-only store on the standby, with the replication
+ * status its Get Service Stats reports (storage/postgres/replication.ts).
+ */
+async function openSecondary(config: StoreConfig, primary: Store): Promise<Secondary | undefined> {
+  if (config.secondaryDatabase === undefined) return undefined;
+  assert(primary instanceof PostgresStore, 'a secondary database is a standby of a PostgreSQL primary');
+  const standby = await openStandby(config.secondaryDatabase);
+  const replication = new ReplicationWatch(primary, standby);
+  await replication.tick();
+  return {
+    services: { ...createServices(standby), replication },
+    close: async () => {
+      replication.close();
+      await standby.close();
+    },
+  };
 }

@@ -50,10 +50,10 @@ export async function serve(argv: readonly string[]): Promise<void> {
     process.stderr.write(`cannot open the store: ${(error as Error).message}\n`);
     process.exit(1);
   }
-  const { store, services } = composition;
+  const { store, services, secondary } = composition;
   const explorer = config.explorer ? createExplorer([...accounts.keys()], (message) => log.warn(message)) : undefined;
   const hooks = observation.hooks(accounts);
-  const server = createServer({ accounts, services, log, requestsInFlightMax: config.requestsInFlightMax, explorer, hooks, ...security });
+  const server = createServer({ accounts, services, secondaryServices: secondary?.services, log, requestsInFlightMax: config.requestsInFlightMax, explorer, hooks, ...security });
   const scheme = security.tls === undefined ? 'http' : 'https';
 
   server.listen(config.port, config.host, () => {
@@ -79,7 +79,7 @@ export async function serve(argv: readonly string[]): Promise<void> {
     const force = setTimeout(() => process.exit(1), shutdownGraceMs);
     force.unref();
     server.close(() => {
-      store.close().then(
+      Promise.all([store.close(), secondary?.close()]).then(
         () => process.exit(0),
         (error: unknown) => {
           log.error('closing the store failed', error);

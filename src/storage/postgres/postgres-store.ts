@@ -44,7 +44,7 @@ import { Coalescer } from './coalescer.js';
 import { conditionSql, type Bind } from './conditions.js';
 import { azureError, isConnectionFailure, isMissingTable, isRetryable, isStatementFailure } from './failures.js';
 import { catalogRefreshMsDefault, indexedLiteral, indexedValueSql, PropertyIndexes, type IndexedLookup } from './property-indexes.js';
-import { migrate, schemaName as s } from './schema.js';
+import { checkSchema, migrate, schemaName as s } from './schema.js';
 import { parseDatabaseUrl } from './hosts.js';
 import { HostLocator, locatedClient, type LocatorEvents } from './locator.js';
 import { autoIndexRowsDefault } from '../property-index.js';
@@ -89,6 +89,20 @@ export interface PostgresStoreOptions {
   readonly indexCatalogRefreshMs?: number;
   /** Hears when the URL's hosts (hosts.ts) see a failover. */
   readonly locatorEvents?: LocatorEvents;
+  /**
+   * A store over a hot standby (the read-access secondary): no migration, no index builds. Its
+   * writes fail in the database; the front door refuses them before they get there.
+   */
+  readonly readOnly?: boolean;
+}
+
+/** Where a database's write-ahead log stands (replication.ts compares a primary's and a standby's). */
+export interface WalPosition {
+  readonly inRecovery: boolean;
+  /** The primary's current insert position, or the standby's last replayed one (bytes). */
+  readonly lsn: bigint | undefined;
+  /** A standby's: whether its WAL receiver is streaming from a primary now. */
+  readonly streaming: boolean;
 }
 
 /** Raised inside a commit whose insert met an entity another process inserted meanwhile. */
@@ -145,10 +159,10 @@ export class PostgresStore implements Store {
     });
     // An idle connection the server dropped (restart, failover) is discarded; the next request gets a new one.
     pool.on('error', () => undefined);
-    const indexes = new PropertyIndexes((config) => new Client({ ...config, connectionString: baseUrl }), pool, options.autoIndexRows ?? autoIndexRowsDefault, options.indexCatalogRefreshMs ?? catalogRefreshMsDefault);
+    const indexes = new PropertyIndexes((config) => new Client({ ...config, connectionString: baseUrl }), pool, options.readOnly ? 0 : (options.autoIndexRows ?? autoIndexRowsDefault), options.indexCatalogRefreshMs ?? catalogRefreshMsDefault);
     const client = await pool.connect();
     try {
-      await migrate(client);
+      await (options.readOnly ? checkSchema(client) : migrate(client));
       await indexes.load();
     } catch (error) {
       client.release(true);
@@ -748,6 +762,19 @@ export class PostgresStore implements Store {
     await this.pool.end();
   }
 
+  /** Where this database's write-ahead log stands (replication.ts). */
+  async walPosition(): Promise<WalPosition> {
+    const { rows } = await this.query<{ recovery: boolean; lsn: string | null; streaming: boolean }>(
+      'wal_position',
+      `SELECT pg_is_in_recovery() AS recovery,
+              CASE WHEN pg_is_in_recovery() THEN pg_last_wal_replay_lsn() ELSE pg_current_wal_lsn() END::text AS lsn,
+              EXISTS (SELECT 1 FROM pg_stat_wal_receiver WHERE status = 'streaming') AS streaming`,
+      [],
+    );
+    const row = rows[0]!;
+    return { inRecovery: row.recovery, lsn: row.lsn === null ? undefined : lsnBytes(row.lsn), streaming: row.streaming };
+  }
+
   // -- plumbing --------------------------------------------------------------------------------
 
   private committed(startedMs: number): void {
@@ -810,6 +837,12 @@ export class PostgresStore implements Store {
  */
 function storableName(name: string): boolean {
   return !/\u0000|[\ud800-\udfff]/.test(name);
+}
+
+/** A log sequence number `X/Y` (two hexadecimal 32-bit halves) as a byte position. */
+function lsnBytes(text: string): bigint {
+  const [high, low] = text.split('/');
+  return (BigInt(`0x${high}`) << 32n) + BigInt(`0x${low}`);
 }
 
 /** Checked-out clients given an 'error' listener (once each: the pool reuses them). */
