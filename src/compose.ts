@@ -8,6 +8,7 @@ import { ReplicationWatch } from './storage/postgres/replication.js';
 import { describeDatabaseUrl } from './storage/postgres/hosts.js';
 import { PostgresStore } from './storage/postgres/postgres-store.js';
 import { SqliteStore } from './storage/sqlite/sqlite-store.js';
+import type { ReplicationSource } from './storage/replication.js';
 import type { CommitObserver, Store } from './storage/store.js';
 
 /** Which engine keeps the data, and where. */
@@ -33,6 +34,7 @@ export interface Composition {
 
 export interface Secondary {
   readonly services: Services;
+  readonly replication: ReplicationSource;
   close(): Promise<void>;
 }
 
@@ -41,6 +43,8 @@ export interface Watch {
   readonly onCommit: CommitObserver;
   store(engine: Store): Store;
   queries(store: Store): QueryService;
+  /** The read-access secondary's replication status, for metrics. */
+  replication?: ReplicationSource | undefined;
 }
 
 /** Where the data lives, in words (the URL without its password). */
@@ -64,6 +68,7 @@ export async function compose(config: StoreConfig, watch?: Watch): Promise<Compo
     throw error;
   });
   if (watch === undefined) return { store: engine, services: createServices(engine), secondary };
+  watch.replication = secondary?.replication;
   const store = watch.store(engine);
   return { store, services: { ...createServices(store), queries: watch.queries(store) }, secondary };
 }
@@ -95,6 +100,7 @@ async function openSecondary(config: StoreConfig, primary: Store): Promise<Secon
   await replication.tick();
   return {
     services: { ...createServices(standby), replication },
+    replication,
     close: async () => {
       replication.close();
       await standby.close();

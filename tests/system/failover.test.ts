@@ -14,6 +14,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { RestError, type TableClient } from '@azure/data-tables';
 import { postgresBin, promote, startCluster, type Cluster } from '../helpers/pg-cluster.js';
 import { onDatabase, postgresUnavailable } from '../helpers/postgres.js';
+import { sample, scrape } from '../helpers/metrics.js';
 import { tableClient } from '../helpers/sdk.js';
 import { startServer, type RunningServer } from '../helpers/server.js';
 import { seededRandom } from '../query/random.js';
@@ -158,6 +159,10 @@ async function runTrial(seed: number): Promise<string> {
     for (const failure of ledger.failures.keys()) assert.match(failure, expectedFailure, 'a failure that is not an Azure error');
     if (process.env['CERULEAN_FAILOVER_DEBUG']) for (const server of servers) process.stderr.write(server.output().stderr);
     await verify(clients[1]!, ledger);
+    for (const server of servers) {
+      const failoverSeconds = sample(await scrape(server.port), 'cerulean_database_last_failover_timestamp_seconds');
+      assert.ok(failoverSeconds !== undefined && failoverSeconds * 1000 >= promotedMs - 60_000, 'no failover in /_metrics');
+    }
     const lost = 0;
     return (
       `seed ${seed}: ${ledger.inserted.length} inserts, ${ledger.batches.length} batches, ${ledger.increments} increments ` +

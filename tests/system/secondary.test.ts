@@ -10,6 +10,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { devPath, describeResponse, send } from '../helpers/http.js';
 import { postgresBin, startCluster, type Cluster } from '../helpers/pg-cluster.js';
 import { postgresUnavailable } from '../helpers/postgres.js';
+import { sample, scrape } from '../helpers/metrics.js';
 import { tableClient } from '../helpers/sdk.js';
 import { devAccount, devKey, startServer, type RunningServer } from '../helpers/server.js';
 
@@ -72,6 +73,11 @@ describe('a read-access secondary on a hot standby', { skip }, () => {
       await sleep(200);
     }
     assert.ok((await secondaryRowKeys(server, 'replicated')).has(last.rowKey));
+    const metrics = await scrape(server.port);
+    assert.equal(sample(metrics, 'cerulean_replication_status', { status: 'live' }), 1);
+    const lagSeconds = sample(metrics, 'cerulean_replication_lag_seconds');
+    assert.ok(lagSeconds !== undefined && lagSeconds >= 0 && lagSeconds < 60, `lag ${lagSeconds}`);
+    assert.ok(sample(metrics, 'cerulean_replication_lag_bytes') !== undefined);
   });
 
   test('the secondary refuses writes; the primary takes them', async () => {

@@ -122,6 +122,7 @@ export class PostgresStore implements Store {
     private readonly stepExamineMax: number,
     private readonly onCommit: CommitObserver | undefined,
     private readonly indexes: PropertyIndexes,
+    private readonly locator: HostLocator,
   ) {}
 
   /** Requests of one kind grouped into statements `run` makes (coalescer.ts). */
@@ -171,7 +172,7 @@ export class PostgresStore implements Store {
       throw error;
     }
     client.release();
-    return new PostgresStore(pool, stepExamineMax, options.onCommit, indexes);
+    return new PostgresStore(pool, stepExamineMax, options.onCommit, indexes, locator);
   }
 
   /** Statements each kind of grouped request went in, and the requests they carried (coalescer.ts). */
@@ -760,6 +761,10 @@ export class PostgresStore implements Store {
     this.closed = true;
     await this.indexes.close();
     await this.pool.end();
+  }
+
+  lastFailoverMs(): number | undefined {
+    return this.locator.lastFailoverMs;
   }
 
   /** Where this database's write-ahead log stands (replication.ts). */
