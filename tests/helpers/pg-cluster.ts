@@ -40,7 +40,7 @@ export function postgresBin(): string | undefined {
 }
 
 /** A free loopback port below the ephemeral range (one inside it may be held by a client socket). */
-async function freePort(): Promise<number> {
+export async function freePort(): Promise<number> {
   for (let attempt = 0; attempt < 50; attempt++) {
     const port = 20000 + Math.floor(Math.random() * 12000);
     const free = await new Promise<boolean>((resolve) => {

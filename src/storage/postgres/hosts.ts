@@ -45,6 +45,9 @@ export function parseDatabaseUrl(text: string): DatabaseTarget {
   }
   const sessionAttrs = parseSessionAttrs(url.searchParams.get('target_session_attrs'));
   url.searchParams.delete('target_session_attrs');
+  // libpq's `prefer` tries TLS and falls back to none; node-postgres cannot fall back, and reads
+  // `prefer` as `require`. pg_auto_failover's URLs say `prefer`: Cerulean connects as `allow` would.
+  if (['prefer', 'allow'].includes(url.searchParams.get('sslmode') ?? '')) url.searchParams.set('sslmode', 'disable');
   return {
     hosts,
     sessionAttrs,
