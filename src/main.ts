@@ -52,10 +52,10 @@ export async function serve(argv: readonly string[]): Promise<void> {
     process.stderr.write(`cannot open the store: ${(error as Error).message}\n`);
     process.exit(1);
   }
-  const { services, close: closeStores } = composition;
+  const { services, secondary, close: closeStores } = composition;
   const explorer = config.explorer ? createExplorer([...accounts.keys()], (message) => log.warn(message)) : undefined;
   const hooks = observation.hooks(accounts);
-  const server = createServer({ accounts, services, log, requestsInFlightMax: config.requestsInFlightMax, explorer, hooks, ...security });
+  const server = createServer({ accounts, services, secondaryServices: secondary?.services, log, requestsInFlightMax: config.requestsInFlightMax, explorer, hooks, ...security });
   const scheme = security.tls === undefined ? 'http' : 'https';
 
   listenOrExit(server, config.port, config.host, '--port', () => {

@@ -39,6 +39,8 @@ import { operationName, tableOf, type OperationName } from '../observe/operation
 export interface ServerOptions {
   readonly accounts: ReadonlyMap<string, Account>;
   readonly services: Services;
+  /** What answers the `{account}-secondary` endpoint: services over a hot standby; undefined: `services`. */
+  readonly secondaryServices?: Services | undefined;
   readonly log: Logger;
   /** PEM certificate chain and private key: serve HTTPS instead of HTTP. */
   readonly tls?: { readonly cert: Buffer; readonly key: Buffer } | undefined;
@@ -205,7 +207,7 @@ async function dispatch(
   const body = await readBody(request, bodyBytesMax);
   const call: BatchCall = {
     requestId: context.requestId,
-    services: options.services,
+    services: (target.secondary ? options.secondaryServices : undefined) ?? options.services,
     account: account.name,
     access,
     baseUrl: baseUrl(request, target),

@@ -52,7 +52,9 @@ import {
 } from './failures.js';
 import { catalogRefreshMsDefault, indexedLiteral, indexedValueSql, PropertyIndexes, type IndexedLookup } from './property-indexes.js';
 import { PostgresQueueStore } from './queue-store.js';
-import { migrate, schemaName as s } from './schema.js';
+import { checkSchema, migrate, schemaName as s } from './schema.js';
+import { parseDatabaseUrl } from './hosts.js';
+import { HostLocator, locatedClient, type LocatorEvents } from './locator.js';
 import { autoIndexRowsDefault } from '../property-index.js';
 
 /** Connections per process: requests beyond them wait for one, up to connectTimeoutMs. */
@@ -95,6 +97,22 @@ export interface PostgresStoreOptions {
   readonly indexCatalogRefreshMs?: number;
   /** Hears once when the database goes out of reach and once when it is back (failures.ts Reachability). */
   readonly onReachability?: ((reachable: boolean, detail: string) => void) | undefined;
+  /** Hears when the URL's hosts (hosts.ts) see a failover. */
+  readonly locatorEvents?: LocatorEvents;
+  /**
+   * A store over a hot standby (the read-access secondary): no migration, no index builds. Its
+   * writes fail in the database; the front door refuses them before they get there.
+   */
+  readonly readOnly?: boolean;
+}
+
+/** Where a database's write-ahead log stands (replication.ts compares a primary's and a standby's). */
+export interface WalPosition {
+  readonly inRecovery: boolean;
+  /** The primary's current insert position, or the standby's last replayed one (bytes). */
+  readonly lsn: bigint | undefined;
+  /** A standby's: whether its WAL receiver is streaming from a primary now. */
+  readonly streaming: boolean;
 }
 
 /** Raised inside a commit whose insert met an entity another process inserted meanwhile. */
@@ -115,6 +133,7 @@ export class PostgresStore implements Store {
     private readonly onCommit: CommitObserver | undefined,
     private readonly indexes: PropertyIndexes,
     private readonly reachability: Reachability,
+    private readonly locator: HostLocator,
   ) {}
 
   /** Requests of one kind grouped into statements `run` makes (coalescer.ts). */
@@ -125,8 +144,13 @@ export class PostgresStore implements Store {
   static async open(options: PostgresStoreOptions): Promise<PostgresStore> {
     const stepExamineMax = options.stepExamineMax ?? stepExamineMaxDefault;
     assert(Number.isSafeInteger(stepExamineMax) && stepExamineMax >= 1, 'a scan step examines at least one row');
+    // Every connection, pooled or not, goes to the host the locator chooses (locator.ts).
+    const locator = new HostLocator(parseDatabaseUrl(options.url), options.locatorEvents);
+    const Client = locatedClient(locator);
+    const baseUrl = locator.target.urlFor(locator.target.hosts[0]!);
     const pool = new pg.Pool({
-      connectionString: options.url,
+      Client,
+      connectionString: baseUrl,
       max: poolConnectionsMax,
       connectionTimeoutMillis: connectTimeoutMs,
       idleTimeoutMillis: 30_000,
@@ -149,10 +173,15 @@ export class PostgresStore implements Store {
     pool.on('error', () => undefined);
     const reachability = new Reachability(options.onReachability ?? (() => undefined));
     pool.on('connect', () => reachability.reached());
-    const indexes = new PropertyIndexes(options.url, pool, options.autoIndexRows ?? autoIndexRowsDefault, options.indexCatalogRefreshMs ?? catalogRefreshMsDefault);
+    const indexes = new PropertyIndexes(
+      (config) => new Client({ ...config, connectionString: baseUrl }),
+      pool,
+      options.readOnly ? 0 : (options.autoIndexRows ?? autoIndexRowsDefault),
+      options.indexCatalogRefreshMs ?? catalogRefreshMsDefault,
+    );
     const client = await pool.connect();
     try {
-      await migrate(client);
+      await (options.readOnly ? checkSchema(client) : migrate(client));
       await indexes.load();
     } catch (error) {
       client.release(true);
@@ -161,7 +190,7 @@ export class PostgresStore implements Store {
       throw error;
     }
     client.release();
-    return new PostgresStore(pool, stepExamineMax, options.onCommit, indexes, reachability);
+    return new PostgresStore(pool, stepExamineMax, options.onCommit, indexes, reachability, locator);
   }
 
   /** Statements each kind of grouped request went in, and the requests they carried (coalescer.ts). */
@@ -759,6 +788,23 @@ export class PostgresStore implements Store {
     await this.pool.end();
   }
 
+  lastFailoverMs(): number | undefined {
+    return this.locator.lastFailoverMs;
+  }
+
+  /** Where this database's write-ahead log stands (replication.ts). */
+  async walPosition(): Promise<WalPosition> {
+    const { rows } = await this.query<{ recovery: boolean; lsn: string | null; streaming: boolean }>(
+      'wal_position',
+      `SELECT pg_is_in_recovery() AS recovery,
+              CASE WHEN pg_is_in_recovery() THEN pg_last_wal_replay_lsn() ELSE pg_current_wal_lsn() END::text AS lsn,
+              EXISTS (SELECT 1 FROM pg_stat_wal_receiver WHERE status = 'streaming') AS streaming`,
+      [],
+    );
+    const row = rows[0]!;
+    return { inRecovery: row.recovery, lsn: row.lsn === null ? undefined : lsnBytes(row.lsn), streaming: row.streaming };
+  }
+
   // -- plumbing --------------------------------------------------------------------------------
 
   private committed(startedMs: number): void {
@@ -827,6 +873,12 @@ export class PostgresStore implements Store {
  */
 function storableName(name: string): boolean {
   return !/\u0000|[\ud800-\udfff]/.test(name);
+}
+
+/** A log sequence number `X/Y` (two hexadecimal 32-bit halves) as a byte position. */
+function lsnBytes(text: string): bigint {
+  const [high, low] = text.split('/');
+  return (BigInt(`0x${high}`) << 32n) + BigInt(`0x${low}`);
 }
 
 /** Checked-out clients given an 'error' listener (once each: the pool reuses them). */

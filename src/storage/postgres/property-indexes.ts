@@ -127,7 +127,8 @@ export class PropertyIndexes {
   private refreshAtMs: number | undefined;
 
   constructor(
-    private readonly url: string,
+    /** A new connection to the database (to the current primary, when the URL names several hosts). */
+    private readonly newClient: (config: pg.ClientConfig) => pg.Client,
     private readonly pool: pg.Pool,
     autoIndexRows: number,
     private readonly catalogRefreshMs: number,
@@ -289,7 +290,7 @@ export class PropertyIndexes {
 
   private async withLockedConnection(kind: 'build' | 'drop', job: (client: pg.Client) => Promise<void>): Promise<void> {
     // No statement timeout: a build reads the whole entities table, however long that takes.
-    const client = new pg.Client({ connectionString: this.url, application_name: 'cerulean-index', statement_timeout: 0, keepAlive: true });
+    const client = this.newClient({ application_name: 'cerulean-index', statement_timeout: 0, keepAlive: true });
     client.on('error', () => undefined);
     try {
       await client.connect();

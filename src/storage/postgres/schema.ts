@@ -66,6 +66,23 @@ const migrations: readonly string[] = [
 const migrationLockKey = 0x63657275; // 'ceru'
 
 /** Brings the database's schema up to this release's version; refuses a newer one. */
+/**
+ * For a read-only store on a hot standby, which cannot migrate: the schema replicated from the
+ * primary must be this release's.
+ */
+export async function checkSchema(client: pg.ClientBase): Promise<void> {
+  const { rows } = await client.query<{ version: number | null }>(
+    `SELECT max(version) AS version FROM ${schemaName}.schema_version`,
+  ).catch(() => ({ rows: [{ version: null }] }));
+  const version = rows[0]?.version ?? 0;
+  if (version !== migrations.length) {
+    throw new Error(
+      `the database's Cerulean schema is version ${version}, this release's ${migrations.length}: ` +
+        'start Cerulean on the primary first and let the standby replay it',
+    );
+  }
+}
+
 export async function migrate(client: pg.ClientBase): Promise<void> {
   await client.query('BEGIN');
   try {
