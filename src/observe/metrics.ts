@@ -103,15 +103,18 @@ export class Metrics {
     });
     if (sources.partitions !== undefined) {
       const partitions = sources.partitions;
-      const partitionEntities = new Gauge({
-        name: `${prefix}partition_entities`,
-        help: 'Entities read or written through the busiest partitions of each table since observation began (an upper estimate).',
+      const partitionTouched = new Gauge({
+        name: `${prefix}partition_entities_touched`,
+        help:
+          'Traffic, not size: entities read or written through the busiest partitions of each table ' +
+          'since observation began (an upper estimate).',
         labelNames: ['account', 'table', 'partition'],
         registers,
         collect() {
-          partitionEntities.reset();
+          partitionTouched.reset();
           for (const sample of partitions()) {
-            partitionEntities.set({ account: sample.account, table: sample.table, partition: sample.partitionKey }, sample.entities);
+            const labels = { account: sample.account, table: sample.table, partition: sample.partitionKey };
+            partitionTouched.set(labels, sample.entities);
           }
         },
       });
