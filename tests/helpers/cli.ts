@@ -21,7 +21,10 @@ export interface CliResult {
 }
 
 /** Runs the CLI to completion. AZURE_TABLES_CONNECTION_STRING and CERULEAN_* are not inherited. */
-export async function runCli(args: readonly string[], options: { cwd?: string; env?: Record<string, string> } = {}): Promise<CliResult> {
+export async function runCli(
+  args: readonly string[],
+  options: { cwd?: string; env?: Record<string, string>; stdin?: string } = {},
+): Promise<CliResult> {
   const env: NodeJS.ProcessEnv = {};
   for (const [name, value] of Object.entries(process.env)) {
     if (!name.startsWith('CERULEAN_') && name !== 'AZURE_TABLES_CONNECTION_STRING') env[name] = value;
@@ -29,12 +32,13 @@ export async function runCli(args: readonly string[], options: { cwd?: string; e
   const child = spawn(process.execPath, [binPath, ...args], {
     cwd: options.cwd ?? repoRoot,
     env: { ...env, ...options.env },
-    stdio: ['ignore', 'pipe', 'pipe'],
+    stdio: [options.stdin === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
   });
+  if (options.stdin !== undefined) child.stdin!.end(options.stdin);
   let stdout = '';
   let stderr = '';
-  child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
-  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+  child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
   const timer = setTimeout(() => child.kill('SIGKILL'), commandTimeoutMs);
   const [code] = (await once(child, 'close')) as [number | null];
   clearTimeout(timer);

@@ -34,7 +34,7 @@ export const exportCommand: CliCommand = {
       .option('-o, --out <file>', 'output file (default stdout); written whole or not at all')
       .addOption(new Option('-f, --format <format>', 'default from --out: .typed.csv, .csv, else jsonl').choices(formatNames))
       .option('--filter <filter>', "OData $filter, e.g. \"PartitionKey eq 'a'\"")
-      .option('--select <names>', 'comma-separated properties to keep, e.g. PartitionKey,RowKey,Name')
+      .option('--select <names>', 'comma-separated properties to keep, e.g. Name,Age (the keys are always kept)')
       .addOption(connectionOption())
       .addHelpText('after', '\nExample:\n  cerulean export People --out people.typed.csv\n')
       .action((table: string, options: ExportOptions) => exportTable(table, options));
@@ -43,7 +43,7 @@ export const exportCommand: CliCommand = {
 
 async function exportTable(table: string, options: ExportOptions): Promise<void> {
   const format = chooseFormat(options.format, options.out);
-  const select = options.select?.split(',').map((name) => name.trim()).filter((name) => name !== '');
+  const select = selectWithKeys(options.select);
   const client = resolveEndpoint(options.connectionString).tableClient(table);
   const pages = scanPages(client, { filter: options.filter, select });
   const progress = startProgress(`export ${table}`);
@@ -71,6 +71,16 @@ async function exportTable(table: string, options: ExportOptions): Promise<void>
     throw tableError(error, table);
   }
   process.stderr.write(`export ${table}: ${progress.finish()}${options.out ? ` to ${options.out}` : ''}\n`);
+}
+
+/**
+ * The properties to ask for: those named, plus PartitionKey and RowKey, always. An export without
+ * its keys cannot be imported again (a CSV would even bring its rows back under empty keys).
+ */
+function selectWithKeys(text: string | undefined): string[] | undefined {
+  if (text === undefined) return undefined;
+  const names = text.split(',').map((name) => name.trim()).filter((name) => name !== '');
+  return [...new Set(['PartitionKey', 'RowKey', ...names])];
 }
 
 /**

@@ -56,9 +56,8 @@ async function importFile(table: string, file: string, options: ImportOptions): 
     throw new CliError(`cannot read ${file}: ${(error as Error).message}`);
   }
   const endpoint = resolveEndpoint(options.connectionString);
-  if (options.createTable) await createTableIfMissing(endpoint.service(false), table);
   const rejects = new RejectsFile(options.rejects ?? `${file}.rejects.jsonl`);
-  fs.rmSync(rejects.file, { force: true }); // an old rejects file would mislead
+  if (options.createTable) await createTableIfMissing(endpoint.service(false), table);
   const progress = startProgress(`import ${table}`, size);
   let position = 0;
   const writer = new EntityWriter(endpoint.tableClient(table, false), options.mode, rejects, (n) => progress.update(n, position));
