@@ -95,13 +95,13 @@ function connectionStringPairs(text: string): Map<string, string> {
   for (const part of text.split(';')) {
     if (part.trim() === '') continue;
     const equals = part.indexOf('=');
-    if (equals <= 0) throw new Error(`not a connection string or URL: ${connectionStringHelp}`);
+    if (equals <= 0) throw new Error(`not a valid connection string or URL: ${connectionStringHelp}`);
     pairs.set(part.slice(0, equals).trim().toLowerCase(), part.slice(equals + 1).trim());
   }
   const development = pairs.get('usedevelopmentstorage')?.toLowerCase() === 'true';
   const signed = pairs.has('sharedaccesssignature') && (pairs.has('tableendpoint') || pairs.has('accountname'));
   if (!development && !signed && !(pairs.has('accountname') && pairs.has('accountkey'))) {
-    throw new Error(`the connection string names no account and key: ${connectionStringHelp}`);
+    throw new Error(`not a valid connection string: it names no account and key; ${connectionStringHelp}`);
   }
   return pairs;
 }

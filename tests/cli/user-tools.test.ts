@@ -131,7 +131,7 @@ describe('cerulean tools as a user drives them', () => {
     const nonsense = await runCli(['tables', '-c', 'hello world']);
     assert.equal(nonsense.code, 1, describeRun(nonsense));
     assert.doesNotMatch(nonsense.stderr, /undefined/);
-    assert.match(nonsense.stderr, /^cerulean tables: not a connection string or URL: give AccountName=…;AccountKey=…/);
+    assert.match(nonsense.stderr, /^cerulean tables: not a valid connection string or URL: give AccountName=…;AccountKey=…/);
     assert.equal(nonsense.stderr.split('\n').length, 2);
   });
 

@@ -32,7 +32,7 @@ async function insights(options: InsightsOptions): Promise<void> {
   process.stdout.write(options.json ? `${JSON.stringify(report, null, 2)}\n` : formatInsights(report));
 }
 
-/** The report as text: one block per finding, grouped by table. */
+/** The report as text: one block per finding, grouped by table, tables in the order of their first (worst) finding. */
 function formatInsights(report: InsightsReport): string {
   const lines = [`Design insights (observed since ${report.observedSince})`, ''];
   if (report.findings.length === 0) lines.push('No findings: nothing in the workload so far goes against the design guides.', '');
@@ -48,6 +48,7 @@ function formatInsights(report: InsightsReport): string {
       const evidence = Object.entries(finding.evidence).map(([name, value]) => `${name}=${typeof value === 'string' ? JSON.stringify(value) : value}`);
       lines.push(`    evidence: ${evidence.join(', ')}`);
       lines.push(`    fix: ${finding.pattern}`);
+      if (finding.wastedEntities > 0) lines.push(`    wasted: ${finding.wastedEntities} entities read and not returned`);
     }
     lines.push('');
   }
