@@ -1,10 +1,12 @@
 // The explorer's client of the public REST API: every request is signed in the browser with
 // Shared Key Lite (HMAC-SHA256 through Web Crypto) under the key the user gave, exactly as an SDK
 // would sign it. No privileged endpoint exists: the server authorizes these requests like any other.
-import { entityFromWire, type Entity, type WireEntity } from './edm.js';
+import { entityFromWire, parseWireJson, type Entity, type WireEntity } from './edm.js';
 
 const apiVersion = '2019-02-02';
 const jsonAccept = 'application/json;odata=minimalmetadata';
+/** Browsers keep User-Agent to themselves; the server's insights know the explorer by this header. */
+const explorerAgent = 'cerulean-explorer/1';
 
 export interface Credentials {
   readonly account: string;
@@ -123,6 +125,7 @@ export async function call(credentials: Credentials, request: Call): Promise<Res
       MaxDataServiceVersion: '3.0;NetFx',
       Accept: jsonAccept,
       Authorization: `SharedKeyLite ${credentials.account}:${signature}`,
+      'x-ms-useragent': explorerAgent,
       ...request.headers,
     },
     body: request.body,
@@ -216,7 +219,7 @@ export async function queryEntities(
       NextRowKey: continuation?.nextRowKey,
     },
   });
-  const body = (await response.json()) as { value: WireEntity[] };
+  const body = parseWireJson(await response.text()) as { value: WireEntity[] };
   const elapsedMs = performance.now() - started;
   const nextPartitionKey = response.headers.get('x-ms-continuation-NextPartitionKey');
   return {
@@ -243,7 +246,7 @@ export function parsePlan(header: string | null): QueryPlan | undefined {
 
 export async function getEntity(credentials: Credentials, table: string, partitionKey: string, rowKey: string): Promise<Entity> {
   const response = await call(credentials, { method: 'GET', path: entityPath(table, partitionKey, rowKey) });
-  const entity = entityFromWire((await response.json()) as WireEntity);
+  const entity = entityFromWire(parseWireJson(await response.text()) as WireEntity);
   return { ...entity, etag: response.headers.get('ETag') ?? entity.etag };
 }
 

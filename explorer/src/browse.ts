@@ -73,7 +73,11 @@ export function showBrowser(root: HTMLElement, credentials: Credentials, table: 
     planLine.classList.toggle('costly', isScan(result.plan));
     planNote.textContent = planExplanation(result.plan);
     status(`${table}: page ${index + 1} loaded.`);
+    const renderStartMs = performance.now();
+    delete grid.dataset['renderMs'];
     render();
+    // Until the frame after the grid was laid out and painted: what the user waits for.
+    requestAnimationFrame(() => setTimeout(() => (grid.dataset['renderMs'] = (performance.now() - renderStartMs).toFixed(1))));
   }
 
   function render(): void {
