@@ -4,8 +4,9 @@
 import { deleteEntity, queryEntities, type Continuation, type Credentials, type EntityPage, type Query } from './api.js';
 import { queryForm } from './builder.js';
 import { h, replace } from './dom.js';
-import { shortType, type Entity, type Property } from './edm.js';
+import type { Entity, Property } from './edm.js';
 import { openEditor } from './editor.js';
+import { cellProperty, renderGrid } from './grid.js';
 import { isScan, planExplanation, planSummary } from './plan.js';
 import { attempt, status, succeeded } from './session.js';
 import { transferControls } from './transfer.js';
@@ -16,7 +17,6 @@ interface Sort {
 }
 
 export function showBrowser(root: HTMLElement, credentials: Credentials, table: string): void {
-  let query: Query = { filter: '', select: '', top: '20' };
   /** tokens[i] starts page i; page 0 starts at the beginning. */
   let tokens: (Continuation | undefined)[] = [undefined];
   let pageIndex = 0;
@@ -29,6 +29,7 @@ export function showBrowser(root: HTMLElement, credentials: Credentials, table: 
     tokens = [undefined];
     void load(0);
   });
+  let query: Query = form.query();
   const planLine = h('p', { id: 'plan', class: 'plan' });
   const planNote = h('p', { id: 'plan-note', class: 'plan-note' });
   const pageLabel = h('span', { id: 'page-label' });
@@ -106,22 +107,18 @@ export function showBrowser(root: HTMLElement, credentials: Credentials, table: 
           render();
         } }, name, mark));
     }));
-    const body = entities.map((entity) =>
-      h('tr', { 'data-pk': entity.partitionKey, 'data-rk': entity.rowKey },
-        h('td', { class: 'actions' },
-          h('button', { type: 'button', class: 'edit', 'aria-label': `Edit ${entity.partitionKey} / ${entity.rowKey}`, onclick: () => void openEditor(credentials, table, entity, reload) }, 'Edit'),
-          h('button', { type: 'button', class: 'delete danger', 'aria-label': `Delete ${entity.partitionKey} / ${entity.rowKey}`, onclick: () => void remove(entity) }, 'Delete'),
-        ),
-        shown.map((name) => cell(entity, name)),
-      ),
+    if (entities.length === 0) {
+      replace(grid, h('p', { class: 'hint', id: 'no-entities' }, 'No entities on this page.'));
+      return;
+    }
+    renderGrid(grid, header, { entities, columns: shown, actions: (entity) => actionsCell(entity) });
+  }
+
+  function actionsCell(entity: Entity): HTMLElement {
+    return h('td', { class: 'actions' },
+      h('button', { type: 'button', class: 'edit', 'aria-label': `Edit ${entity.partitionKey} / ${entity.rowKey}`, onclick: () => void openEditor(credentials, table, entity, reload) }, 'Edit'),
+      h('button', { type: 'button', class: 'delete danger', 'aria-label': `Delete ${entity.partitionKey} / ${entity.rowKey}`, onclick: () => void remove(entity) }, 'Delete'),
     );
-    replace(
-      grid,
-      entities.length === 0
-        ? h('p', { class: 'hint', id: 'no-entities' }, 'No entities on this page.')
-        : h('table', { id: 'grid' }, h('thead', {}, header), h('tbody', {}, body)),
-    );
-    pinKeyColumns(grid);
   }
 
   async function remove(entity: Entity): Promise<void> {
@@ -140,41 +137,6 @@ function propertyColumns(entities: readonly Entity[]): string[] {
   const names = new Set<string>();
   for (const entity of entities) for (const name of entity.properties.keys()) names.add(name);
   return [...names];
-}
-
-function cellProperty(entity: Entity, name: string): Property | undefined {
-  if (name === 'PartitionKey') return { type: 'Edm.String', text: entity.partitionKey };
-  if (name === 'RowKey') return { type: 'Edm.String', text: entity.rowKey };
-  if (name === 'Timestamp') return entity.timestamp === '' ? undefined : { type: 'Edm.DateTime', text: entity.timestamp };
-  return entity.properties.get(name);
-}
-
-/**
- * Keys stay visible: the actions, PartitionKey and RowKey columns stick to the left edge when the
- * grid scrolls sideways, each offset by the widths of the ones before it (known only once laid out).
- */
-function pinKeyColumns(grid: HTMLElement): void {
-  const table = grid.querySelector('table');
-  if (table === null) return;
-  const headers = [...table.querySelectorAll<HTMLTableCellElement>('thead th')].slice(0, 3);
-  let leftPx = 0;
-  headers.forEach((header, column) => {
-    for (const row of table.rows) {
-      const cellElement = row.cells[column];
-      if (cellElement === undefined) continue;
-      cellElement.classList.add('pinned');
-      cellElement.style.left = `${leftPx}px`;
-    }
-    leftPx += header.offsetWidth;
-  });
-}
-
-function cell(entity: Entity, name: string): HTMLElement {
-  const property = cellProperty(entity, name);
-  if (property === undefined) return h('td', { class: 'absent', 'data-column': name });
-  return h('td', { 'data-column': name, 'data-type': property.type, title: property.text },
-    h('span', { class: 'value' }, property.text),
-    h('span', { class: 'type' }, shortType(property.type)));
 }
 
 function sorted(entities: readonly Entity[], sort: Sort | undefined): Entity[] {

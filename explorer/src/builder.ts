@@ -12,7 +12,8 @@ export interface QueryForm {
   query(): Query;
 }
 
-const pageSizeDefault = '20';
+/** Small enough to come at once, large enough to scroll through (a page may be 1,000). */
+const pageSizeDefault = '100';
 
 export function queryForm(onRun: (query: Query) => void): QueryForm {
   const rows = h('div', { class: 'conditions' });
