@@ -6,7 +6,9 @@ import assert from 'node:assert/strict';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { TableClient } from '@azure/data-tables';
-import { describeRun, runCli } from '../helpers/cli.js';
+import { describeRun, runCli, startCli } from '../helpers/cli.js';
+import { send } from '../helpers/http.js';
+import { sample, scrape } from '../helpers/metrics.js';
 import { makeTempDir, removeDir, startServer, type RunningServer } from '../helpers/server.js';
 import { freshTable, tableClient, uniqueTableName } from '../helpers/sdk.js';
 
@@ -179,5 +181,81 @@ describe('cerulean tools as a user drives them', () => {
     const bad = await cli('faults', 'set', '{"rules":[{"kind":"nonsense"}]}');
     assert.equal(bad.code, 1, describeRun(bad));
     assert.match(bad.stderr, /answered 400/);
+  });
+
+  /** Slows `operation` by `latencyMs` on the server; resolves to a function telling how often it matched. */
+  async function slow(operation: string, latencyMs: number): Promise<() => Promise<number>> {
+    const rules = JSON.stringify({ rules: [{ kind: 'latency', every: 1, latencyMs, operations: [operation] }] });
+    const set = await cli('faults', 'set', rules);
+    assert.equal(set.code, 0, describeRun(set));
+    return async () => {
+      const response = await send(server.port, { method: 'GET', path: '/_faults' });
+      return (response.json() as { rules: { matched: number }[] }).rules[0]?.matched ?? 0;
+    };
+  }
+
+  async function until(condition: () => Promise<boolean>): Promise<void> {
+    const deadlineMs = Date.now() + 30_000;
+    while (!(await condition())) {
+      assert.ok(Date.now() < deadlineMs, 'the command never reached the server');
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  }
+
+  test('rows that alternate between partitions still travel in full transactions', async () => {
+    const file = join(dir, 'alternating.jsonl');
+    const lines = Array.from({ length: 400 }, (_, i) => JSON.stringify({ PartitionKey: `p${i % 2}`, RowKey: String(i).padStart(4, '0') }));
+    writeFileSync(file, `${lines.join('\n')}\n`);
+    const before = await scrape(server.port);
+    const table = uniqueTableName('alternating');
+    const result = await cli('import', table, file, '--create-table');
+    assert.equal(result.code, 0, describeRun(result));
+    const after = await scrape(server.port);
+    const delta = (operation: string) => (sample(after, 'cerulean_requests_total', { operation }) ?? 0) - (sample(before, 'cerulean_requests_total', { operation }) ?? 0);
+    assert.equal(delta('InsertEntity'), 0, 'no one-entity inserts');
+    assert.equal(delta('EntityGroupTransaction'), 4, '400 rows of 2 partitions: 4 transactions of 100');
+    const help = await runCli(['import', '--help']);
+    assert.match(help.stdout, /grouped by PartitionKey within a window of the last 10,000 rows/);
+  });
+
+  test('Ctrl-C during an import says what was stored; --skip-existing stores the rest', async () => {
+    const file = join(dir, 'big.jsonl');
+    const lines = Array.from({ length: 4000 }, (_, i) => JSON.stringify({ PartitionKey: `p${Math.floor(i / 100)}`, RowKey: String(i), n: i }));
+    writeFileSync(file, `${lines.join('\n')}\n`);
+    const table = await freshTable(server, 'ctrlc');
+    const matched = await slow('EntityGroupTransaction', 400);
+    const run = startCli(['import', table.tableName, file, '-c', server.connectionString], { cwd: dir });
+    await until(async () => (await matched()) > 0);
+    run.signal('SIGINT');
+    const interrupted = await run.result;
+    await cli('faults', 'clear');
+    assert.equal(interrupted.code, 130, describeRun(interrupted));
+    const told = /interrupted: ([\d,]+) of the ([\d,]+) rows read \(to line \d+\) were stored; run the same import with --skip-existing/.exec(interrupted.stderr);
+    assert.ok(told, interrupted.stderr);
+    const stored = (await keysOf(table)).length;
+    assert.equal(stored, Number(told[1]!.replace(/,/g, '')), 'the count said is the count stored');
+    assert.ok(stored < 4000, `${stored} stored: interrupted before the end`);
+
+    const resumed = await cli('import', table.tableName, file, '--skip-existing');
+    assert.equal(resumed.code, 0, describeRun(resumed));
+    assert.match(resumed.stderr, new RegExp(`${(4000 - stored).toLocaleString("en-US")} entities stored, ${stored.toLocaleString('en-US')} existing skipped`));
+    assert.equal((await keysOf(table)).length, 4000);
+  });
+
+  test('Ctrl-C during an export to a file: nothing half-written is left, and it says so', async () => {
+    const table = await freshTable(server, 'ctrlcexp');
+    const rows = Array.from({ length: 2500 }, (_, i) => ({ partitionKey: `p${Math.floor(i / 100)}`, rowKey: String(i) }));
+    for (let i = 0; i < rows.length; i += 100) await table.submitTransaction(rows.slice(i, i + 100).map((row) => ['create', row] as const));
+    const out = join(dir, 'interrupted.jsonl');
+    const matched = await slow('QueryEntities', 400);
+    const run = startCli(['export', table.tableName, '--out', out, '-c', server.connectionString], { cwd: dir });
+    await until(async () => (await matched()) > 0);
+    run.signal('SIGINT');
+    const interrupted = await run.result;
+    await cli('faults', 'clear');
+    assert.equal(interrupted.code, 130, describeRun(interrupted));
+    assert.match(interrupted.stderr, /interrupted: [\d,]+ entities read; nothing written to .*interrupted\.jsonl \(its partial file removed\)/);
+    assert.equal(existsSync(out), false);
+    assert.equal(existsSync(`${out}.partial`), false);
   });
 });
