@@ -48,6 +48,7 @@ export function transferControls(
     let pages = 0;
     cancelled = false;
     cancel.hidden = false;
+    progress.className = '';
     try {
       do {
         const page = await queryEntities(credentials, table, query, continuation);
@@ -58,6 +59,7 @@ export function transferControls(
       } while (continuation !== undefined && !cancelled);
     } catch (error) {
       progress.textContent = `export failed after ${writer.count} entities: ${errorMessage(error)}`;
+      progress.className = 'error';
       return;
     } finally {
       cancel.hidden = true;
@@ -67,12 +69,15 @@ export function transferControls(
   };
 
   const importFile = async (file: File): Promise<void> => {
+    progress.className = '';
     const fileFormat: FileFormat = /\.(jsonl|ndjson|json)$/i.test(file.name) ? 'jsonl' : 'typed-csv';
     let entities;
     try {
       entities = parseImport(fileFormat, await file.text());
     } catch (error) {
       progress.textContent = `nothing imported: ${file.name}: ${errorMessage(error)}`;
+      progress.className = 'error';
+      status(progress.textContent, 'error');
       return;
     }
     let done = 0;
@@ -104,6 +109,7 @@ export function transferControls(
     await Promise.all(Array.from({ length: importConcurrency }, worker));
     progress.textContent = `imported ${done} of ${entities.length} entities from ${file.name}` +
       (failures.length === 0 ? '' : `; ${failures.length} failed, first: ${failures[0]}`);
+    progress.className = failures.length === 0 ? '' : 'error';
     status(progress.textContent, failures.length === 0 ? 'info' : 'error');
     await reload();
   };

@@ -9,7 +9,7 @@ import { browserSkip, launchBrowser } from '../helpers/browser.js';
 import { openExplorer, openTable, runQuery } from '../helpers/explorer.js';
 import { send } from '../helpers/http.js';
 import { inParallel, tableClient } from '../helpers/sdk.js';
-import { startServer, type RunningServer } from '../helpers/server.js';
+import { devKey, startServer, type RunningServer } from '../helpers/server.js';
 
 /** The raw body of one entity: number literals exactly as the service wrote them. */
 async function rawEntity(server: RunningServer, table: string, pk: string, rk: string): Promise<string> {
@@ -119,6 +119,37 @@ describe('explorer in Chromium: EDM types kept, large pages', { skip: browserSki
     // Scrolling to the end shows the last rows.
     await page.$eval('#grid-wrap', (wrap) => ((wrap as any).scrollTop = (wrap as any).scrollHeight));
     await page.waitForSelector('#grid tbody tr[data-rk="r0999"]');
+    assert.deepEqual(pageErrors, []);
+  });
+
+  test('a bad table name says which rule it breaks; a failed import is an error; a wrong key clears the rows', async () => {
+    for (const [name, rule] of [
+      ['ab', /at least 3 characters \(this has 2\)/],
+      ['1abc', /must start with a letter/],
+      ['my-table', /only letters and digits may appear, not "-"/],
+    ] as const) {
+      await page.fill('#new-table', name);
+      await page.click('#create-table');
+      await page.waitForSelector('#status.error');
+      assert.match((await page.textContent('#status'))!, rule);
+      assert.match((await page.textContent('#status'))!, new RegExp(`^Table name '${name}'`));
+    }
+
+    await openTable(page, 'Doubles');
+    await page.setInputFiles('#import-file', { name: 'bad.typed.csv', mimeType: 'text/csv', buffer: Buffer.from('PartitionKey,RowKey,N,N@type\r\np,r,x,Edm.Int32\r\n') });
+    await page.waitForSelector('#transfer-progress:has-text("nothing imported")');
+    assert.equal(await page.getAttribute('#transfer-progress', 'class'), 'error');
+    assert.equal(await page.getAttribute('#status', 'class'), 'error');
+
+    await page.waitForSelector('#grid tbody tr[data-rk="r"]');
+    await page.fill('#key', Buffer.from('a wrong key, also 32 bytes long.').toString('base64'));
+    await page.click('#connect');
+    await page.waitForSelector('#status.error:has-text("403")');
+    assert.equal(await page.$('#grid'), null, "the open table's rows are gone");
+    assert.equal(await page.$$eval('#table-list li', (items) => items.length), 0);
+    await page.fill('#key', devKey);
+    await page.click('#connect');
+    await page.waitForSelector('body[data-connected]');
     assert.deepEqual(pageErrors, []);
   });
 });
