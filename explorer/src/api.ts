@@ -233,6 +233,42 @@ export async function queryEntities(
   };
 }
 
+/** How many entities `table` holds: every page of its keys, read on demand (a full scan). */
+export async function countEntities(credentials: Credentials, table: string): Promise<number> {
+  let count = 0;
+  let continuation: Continuation | undefined;
+  do {
+    const page = await queryEntities(credentials, table, { filter: '', select: 'RowKey', top: '1000' }, continuation);
+    count += page.entities.length;
+    continuation = page.continuation;
+  } while (continuation !== undefined);
+  return count;
+}
+
+export interface InsightFinding {
+  readonly kind: string;
+  readonly account: string;
+  readonly table: string;
+  readonly summary: string;
+  readonly pattern: string;
+}
+
+/**
+ * The server's design insights for `table` (GET /_insights, signed like the API over
+ * `/{account}/_insights`); none when the server keeps no insights or is not Cerulean.
+ */
+export async function tableInsights(credentials: Credentials, table: string): Promise<InsightFinding[]> {
+  const date = new Date().toUTCString();
+  const signature = await hmacBase64(credentials.key, `${date}\n/${credentials.account}/_insights`);
+  const response = await fetch(new URL('/_insights', location.origin), {
+    headers: { 'x-ms-date': date, 'x-ms-version': apiVersion, Authorization: `SharedKeyLite ${credentials.account}:${signature}` },
+    cache: 'no-store',
+  });
+  if (!response.ok) return [];
+  const report = (await response.json()) as { findings?: InsightFinding[] };
+  return (report.findings ?? []).filter((finding) => finding.account === credentials.account && finding.table === table);
+}
+
 /** `partition-scan; scanned=1000; returned=12` (README "Query cost, made visible"). */
 export function parsePlan(header: string | null): QueryPlan | undefined {
   if (header === null) return undefined;

@@ -1,5 +1,5 @@
 // The explorer's entry point: account and key, the table list, and the views of one table.
-import { createTable, deleteTable, listTables, isBase64, type Credentials } from './api.js';
+import { countEntities, createTable, deleteTable, listTables, isBase64, type Credentials } from './api.js';
 import { byId, h, replace } from './dom.js';
 import { showBrowser } from './browse.js';
 import { showCors } from './cors.js';
@@ -87,11 +87,25 @@ async function refreshTables(): Promise<void> {
         'li',
         {},
         h('button', { type: 'button', class: 'table-link', 'data-table': name, onclick: () => openTable(name) }, name),
+        countButton(name),
         h('button', { type: 'button', class: 'icon danger', title: `Delete table ${name}`, 'aria-label': `Delete table ${name}`, onclick: () => void removeTable(name) }, '×'),
       ),
     ),
   );
   markCurrent();
+}
+
+/** Counts a table's entities when asked (a full scan of its keys, so never on its own). */
+function countButton(name: string): HTMLElement {
+  const button = h('button', { type: 'button', class: 'icon count', 'data-count': name, title: `Count the entities of ${name}` }, '#');
+  button.addEventListener('click', async () => {
+    if (credentials === undefined) return;
+    button.textContent = '…';
+    const count = await attempt(() => countEntities(credentials!, name));
+    button.textContent = count === undefined ? '#' : count.toLocaleString('en-US');
+    if (count !== undefined) status(`${name}: ${count.toLocaleString('en-US')} entities`);
+  });
+  return button;
 }
 
 async function createNamedTable(): Promise<void> {

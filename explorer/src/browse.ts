@@ -1,7 +1,7 @@
 // One table's entities: the query form, a page of results in a grid (union of the page's
 // properties, EDM type in every cell, column chooser, sort within the page), paging by
 // continuation tokens (first, previous, next), the server's query plan, and row actions.
-import { deleteEntity, queryEntities, type Continuation, type Credentials, type EntityPage, type Query } from './api.js';
+import { deleteEntity, queryEntities, tableInsights, type Continuation, type Credentials, type EntityPage, type Query } from './api.js';
 import { queryForm } from './builder.js';
 import { h, replace } from './dom.js';
 import type { Entity, Property } from './edm.js';
@@ -9,6 +9,7 @@ import { openEditor } from './editor.js';
 import { cellProperty, renderGrid } from './grid.js';
 import { isScan, planExplanation, planSummary } from './plan.js';
 import { attempt, status, succeeded } from './session.js';
+import { deleteSelected, jumpControls, showEntityJson, showQueryCode } from './table-tools.js';
 import { transferControls } from './transfer.js';
 
 interface Sort {
@@ -32,6 +33,7 @@ export function showBrowser(root: HTMLElement, credentials: Credentials, table: 
   let query: Query = form.query();
   const planLine = h('p', { id: 'plan', class: 'plan' });
   const planNote = h('p', { id: 'plan-note', class: 'plan-note' });
+  const insightsBox = h('ul', { id: 'table-insights', class: 'insights', 'aria-label': 'design insights for this table' });
   const pageLabel = h('span', { id: 'page-label' });
   const first = h('button', { type: 'button', id: 'page-first', onclick: () => void load(0) }, '« First');
   const previous = h('button', { type: 'button', id: 'page-previous', onclick: () => void load(pageIndex - 1) }, '◀ Previous');
@@ -41,19 +43,30 @@ export function showBrowser(root: HTMLElement, credentials: Credentials, table: 
   const names = h('datalist', { id: 'property-names' });
 
   const reload = (): Promise<void> => load(pageIndex);
+  /** Rows ticked for deletion, by `pk/rk` (kept across scrolling: rows come and go in the grid). */
+  const selected = new Map<string, Entity>();
+  const deleteButton = h('button', { type: 'button', id: 'delete-selected', class: 'danger', disabled: true, onclick: async () => {
+    if ((await deleteSelected(credentials, table, [...selected.values()])) > 0) await reload();
+  } }, 'Delete selected');
+  const selectionChanged = (): void => {
+    deleteButton.disabled = selected.size === 0;
+    deleteButton.textContent = selected.size === 0 ? 'Delete selected' : `Delete selected (${selected.size})`;
+  };
   const transfer = transferControls(credentials, table, () => query, () => page?.entities ?? [], reload);
 
   replace(
     root,
     form.element,
+    jumpControls((filter) => form.run({ filter, select: '', top: query.top })),
     h('div', { class: 'toolbar row wrap' },
       h('button', { type: 'button', id: 'add-entity', class: 'primary', onclick: () => void openEditor(credentials, table, undefined, reload) }, '+ Add entity'),
+      deleteButton,
+      h('button', { type: 'button', id: 'query-code', onclick: () => showQueryCode(table, credentials.account, query) }, 'Copy as code'),
       h('details', { class: 'chooser' }, h('summary', { id: 'columns-button' }, 'Columns'), chooser),
       transfer,
     ),
     h('div', { class: 'row wrap pager' }, first, previous, pageLabel, next),
-    planLine,
-    planNote,
+    h('div', { class: 'plan-row' }, h('div', {}, planLine, planNote), insightsBox),
     grid,
     names,
   );
@@ -65,6 +78,8 @@ export function showBrowser(root: HTMLElement, credentials: Credentials, table: 
     if (result === undefined) return;
     page = result;
     pageIndex = index;
+    selected.clear();
+    selectionChanged();
     tokens = tokens.slice(0, index + 1);
     if (result.continuation !== undefined) tokens.push(result.continuation);
     first.disabled = previous.disabled = index === 0;
@@ -73,6 +88,7 @@ export function showBrowser(root: HTMLElement, credentials: Credentials, table: 
     planLine.textContent = planSummary(result.plan, result.elapsedMs);
     planLine.classList.toggle('costly', isScan(result.plan));
     planNote.textContent = planExplanation(result.plan);
+    void showInsights();
     status(`${table}: page ${index + 1} loaded.`);
     const renderStartMs = performance.now();
     delete grid.dataset['renderMs'];
@@ -115,10 +131,24 @@ export function showBrowser(root: HTMLElement, credentials: Credentials, table: 
   }
 
   function actionsCell(entity: Entity): HTMLElement {
-    return h('td', { class: 'actions' },
+    const key = `${entity.partitionKey}/${entity.rowKey}`;
+    const box = h('input', { type: 'checkbox', class: 'select-row', 'aria-label': `Select ${entity.partitionKey} / ${entity.rowKey}`, checked: selected.has(key) });
+    box.addEventListener('change', () => {
+      if (box.checked) selected.set(key, entity);
+      else selected.delete(key);
+      selectionChanged();
+    });
+    return h('td', { class: 'actions' }, box,
+      h('button', { type: 'button', class: 'json', 'aria-label': `JSON of ${entity.partitionKey} / ${entity.rowKey}`, onclick: () => showEntityJson(entity) }, '{}'),
       h('button', { type: 'button', class: 'edit', 'aria-label': `Edit ${entity.partitionKey} / ${entity.rowKey}`, onclick: () => void openEditor(credentials, table, entity, reload) }, 'Edit'),
       h('button', { type: 'button', class: 'delete danger', 'aria-label': `Delete ${entity.partitionKey} / ${entity.rowKey}`, onclick: () => void remove(entity) }, 'Delete'),
     );
+  }
+
+  /** The server's design insights for this table, beside the plan (the explorer's own paging is not counted). */
+  async function showInsights(): Promise<void> {
+    const findings = await tableInsights(credentials, table).catch(() => []);
+    replace(insightsBox, findings.map((finding) => h('li', { 'data-kind': finding.kind, title: finding.pattern }, finding.summary)));
   }
 
   async function remove(entity: Entity): Promise<void> {

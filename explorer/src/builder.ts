@@ -10,6 +10,8 @@ import { errorMessage } from './session.js';
 export interface QueryForm {
   readonly element: HTMLElement;
   query(): Query;
+  /** Fills the raw fields with `query` and runs it. */
+  run(query: Query): void;
 }
 
 /** Small enough to come at once, large enough to scroll through (a page may be 1,000). */
@@ -104,5 +106,11 @@ export function queryForm(onRun: (query: Query) => void): QueryForm {
       ),
     ),
   );
-  return { element, query };
+  const runGiven = (given: Query): void => {
+    filterBox.value = given.filter;
+    selectBox.value = given.select;
+    topBox.value = given.top;
+    run();
+  };
+  return { element, query, run: runGiven };
 }

@@ -14,7 +14,7 @@ const charWidthPx = 7.5;
 const cellPaddingPx = 18;
 const columnCharsMin = 6;
 const columnCharsMax = 40;
-const actionsWidthPx = 112;
+const actionsWidthPx = 190;
 
 export interface GridColumns {
   readonly names: readonly string[];

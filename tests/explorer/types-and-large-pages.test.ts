@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { browserSkip, launchBrowser } from '../helpers/browser.js';
-import { openExplorer, openTable, runQuery } from '../helpers/explorer.js';
+import { gridRowKeys, openExplorer, openTable, runQuery } from '../helpers/explorer.js';
 import { send } from '../helpers/http.js';
 import { inParallel, tableClient } from '../helpers/sdk.js';
 import { devKey, startServer, type RunningServer } from '../helpers/server.js';
@@ -150,6 +150,66 @@ describe('explorer in Chromium: EDM types kept, large pages', { skip: browserSki
     await page.fill('#key', devKey);
     await page.click('#connect');
     await page.waitForSelector('body[data-connected]');
+    assert.deepEqual(pageErrors, []);
+  });
+
+  test('counts on demand, jump to a key, the query as code, an entity as JSON, several rows deleted at once, insights', async () => {
+    const several = tableClient(server, 'Several');
+    await several.createTable();
+    for (let i = 0; i < 5; i++) await several.createEntity({ partitionKey: 's', rowKey: `k${i}` });
+    // An application's wasteful filter: a table scan reading 1,000 entities for 1.
+    let found = 0;
+    for await (const _ of tableClient(server, 'Large').listEntities({ queryOptions: { filter: 'Count eq 5' } })) found++;
+    assert.equal(found, 1);
+    await page.fill('#table-filter', '');
+    await page.click('#connect');
+    await page.waitForSelector('#table-list .count[data-count="Large"]');
+
+    await page.click('#table-list .count[data-count="Large"]');
+    await page.waitForSelector('#table-list .count[data-count="Large"]:text-is("1,000")');
+
+    await openTable(page, 'Large');
+    await page.waitForSelector('#table-insights li[data-kind="table-scan"]');
+    assert.match((await page.textContent('#table-insights'))!, /Table scan: 1 query of shape Count eq \? read 1000 entities/);
+
+    await page.fill('#jump-pk', 'bulk');
+    await page.fill('#jump-rk', 'r0500');
+    await page.evaluate(() => ((globalThis as any).document.getElementById('page-label').textContent = ''));
+    await page.click('#jump');
+    await page.waitForSelector('#page-label:has-text("page 1")');
+    assert.deepEqual(await gridRowKeys(page), ['r0500']);
+    assert.equal(await page.inputValue('#filter'), "PartitionKey eq 'bulk' and RowKey eq 'r0500'");
+
+    await page.click('#query-code');
+    const javascript = (await page.textContent('#code-javascript'))!;
+    assert.match(javascript, /client\.listEntities\(\{ queryOptions: \{ filter: "PartitionKey eq 'bulk' and RowKey eq 'r0500'" \} \}\)/);
+    assert.match(javascript, /new TableClient\("http:\/\/127\.0\.0\.1:\d+\/devstoreaccount1", "Large", credential\)/);
+    const python = (await page.textContent('#code-python'))!;
+    assert.match(python, /client\.query_entities\(query_filter="PartitionKey eq 'bulk' and RowKey eq 'r0500'"\)/);
+    assert.doesNotMatch(javascript + python, new RegExp(devKey.slice(0, 20).replace(/[+/]/g, '.')), 'no key in the code');
+    await page.click('#blocks-close');
+
+    await page.click('#grid tbody button.json');
+    const json = JSON.parse((await page.textContent('#entity-json'))!) as Record<string, unknown>;
+    assert.equal(json['RowKey'], 'r0500');
+    assert.equal(json['Big@odata.type'], 'Edm.Int64');
+    assert.equal(json['Ratio@odata.type'], 'Edm.Double');
+    await page.click('#blocks-close');
+
+    // The query panel folds away and opens again.
+    await page.click('details.query > summary');
+    assert.equal(await page.getAttribute('details.query', 'open'), null);
+    await page.click('details.query > summary');
+
+    await openTable(page, 'Several');
+    for (const key of ['k1', 'k2', 'k4']) await page.check(`#grid tr[data-rk="${key}"] .select-row`);
+    assert.equal(await page.textContent('#delete-selected'), 'Delete selected (3)');
+    await page.click('#delete-selected');
+    await page.waitForFunction(() => (globalThis as any).document.querySelectorAll('#grid tbody tr[data-rk]').length === 2);
+    assert.deepEqual(await gridRowKeys(page), ['k0', 'k3']);
+    const left: string[] = [];
+    for await (const entity of several.listEntities()) left.push(entity.rowKey!);
+    assert.deepEqual(left, ['k0', 'k3']);
     assert.deepEqual(pageErrors, []);
   });
 });
