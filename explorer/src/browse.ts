@@ -6,7 +6,7 @@ import { queryForm } from './builder.js';
 import { h, replace } from './dom.js';
 import type { Entity, Property } from './edm.js';
 import { openEditor } from './editor.js';
-import { cellProperty, renderGrid } from './grid.js';
+import { cellProperty, renderGrid, renderTimed } from './grid.js';
 import { isScan, planExplanation, planSummary } from './plan.js';
 import { attempt, status, succeeded } from './session.js';
 import { deleteSelected, jumpControls, showEntityJson, showQueryCode } from './table-tools.js';
@@ -24,51 +24,33 @@ export function showBrowser(root: HTMLElement, credentials: Credentials, table: 
   let page: EntityPage | undefined;
   let sort: Sort | undefined;
   const hidden = new Set<string>();
-
   const form = queryForm((next) => {
     query = next;
     tokens = [undefined];
     void load(0);
   });
   let query: Query = form.query();
-  const planLine = h('p', { id: 'plan', class: 'plan' });
-  const planNote = h('p', { id: 'plan-note', class: 'plan-note' });
-  const insightsBox = h('ul', { id: 'table-insights', class: 'insights', 'aria-label': 'design insights for this table' });
-  const pageLabel = h('span', { id: 'page-label' });
-  const first = h('button', { type: 'button', id: 'page-first', onclick: () => void load(0) }, '« First');
-  const previous = h('button', { type: 'button', id: 'page-previous', onclick: () => void load(pageIndex - 1) }, '◀ Previous');
-  const next = h('button', { type: 'button', id: 'page-next', onclick: () => void load(pageIndex + 1) }, 'Next ▶');
+  const plan = planArea(credentials, table);
+  const pager = pagerControls((step) => void load(step === 'first' ? 0 : pageIndex + (step === 'next' ? 1 : -1)));
   const chooser = h('div', { class: 'chooser-list' });
   const grid = h('div', { class: 'grid-wrap', id: 'grid-wrap' });
   const names = h('datalist', { id: 'property-names' });
-
   const reload = (): Promise<void> => load(pageIndex);
-  /** Rows ticked for deletion, by `pk/rk` (kept across scrolling: rows come and go in the grid). */
-  const selected = new Map<string, Entity>();
-  const deleteButton = h('button', { type: 'button', id: 'delete-selected', class: 'danger', disabled: true, onclick: async () => {
-    if ((await deleteSelected(credentials, table, [...selected.values()])) > 0) await reload();
-  } }, 'Delete selected');
-  const selectionChanged = (): void => {
-    deleteButton.disabled = selected.size === 0;
-    deleteButton.textContent = selected.size === 0 ? 'Delete selected' : `Delete selected (${selected.size})`;
-  };
-  const transfer = transferControls(credentials, table, () => query, () => page?.entities ?? [], reload);
-
+  const selection = new Selection(async (entities) => {
+    if ((await deleteSelected(credentials, table, entities)) > 0) await reload();
+  });
   replace(
     root,
     form.element,
     jumpControls((filter) => form.run({ filter, select: '', top: query.top })),
     h('div', { class: 'toolbar row wrap' },
       h('button', { type: 'button', id: 'add-entity', class: 'primary', onclick: () => void openEditor(credentials, table, undefined, reload) }, '+ Add entity'),
-      deleteButton,
+      selection.button,
       h('button', { type: 'button', id: 'query-code', onclick: () => showQueryCode(table, credentials.account, query) }, 'Copy as code'),
       h('details', { class: 'chooser' }, h('summary', { id: 'columns-button' }, 'Columns'), chooser),
-      transfer,
+      transferControls(credentials, table, () => query, () => page?.entities ?? [], reload),
     ),
-    h('div', { class: 'row wrap pager' }, first, previous, pageLabel, next),
-    h('div', { class: 'plan-row' }, h('div', {}, planLine, planNote), insightsBox),
-    grid,
-    names,
+    pager.element, plan.element, grid, names,
   );
 
   async function load(index: number): Promise<void> {
@@ -78,88 +60,131 @@ export function showBrowser(root: HTMLElement, credentials: Credentials, table: 
     if (result === undefined) return;
     page = result;
     pageIndex = index;
-    selected.clear();
-    selectionChanged();
+    selection.clear();
     tokens = tokens.slice(0, index + 1);
     if (result.continuation !== undefined) tokens.push(result.continuation);
-    first.disabled = previous.disabled = index === 0;
-    next.disabled = result.continuation === undefined;
-    pageLabel.textContent = `page ${index + 1} · ${result.entities.length} entit${result.entities.length === 1 ? 'y' : 'ies'}${result.continuation ? ' · more follow' : ''}`;
-    planLine.textContent = planSummary(result.plan, result.elapsedMs);
-    planLine.classList.toggle('costly', isScan(result.plan));
-    planNote.textContent = planExplanation(result.plan);
-    void showInsights();
+    pager.show(index, result);
+    plan.show(result);
     status(`${table}: page ${index + 1} loaded.`);
-    const renderStartMs = performance.now();
-    delete grid.dataset['renderMs'];
-    render();
-    // Until the frame after the grid was laid out and painted: what the user waits for.
-    requestAnimationFrame(() => setTimeout(() => (grid.dataset['renderMs'] = (performance.now() - renderStartMs).toFixed(1))));
+    renderTimed(grid, render);
   }
 
   function render(): void {
     if (page === undefined) return;
-    const columns = propertyColumns(page.entities);
-    replace(names, ['PartitionKey', 'RowKey', 'Timestamp', ...columns].map((name) => h('option', { value: name })));
-    replace(
-      chooser,
-      ['Timestamp', ...columns].map((name) => {
-        const box = h('input', { type: 'checkbox', checked: !hidden.has(name), 'data-column': name });
-        box.addEventListener('change', () => {
-          if (box.checked) hidden.delete(name);
-          else hidden.add(name);
-          render();
-        });
-        return h('label', { class: 'check' }, box, name);
-      }),
-    );
-    const shown = ['PartitionKey', 'RowKey', 'Timestamp', ...columns].filter((name) => !hidden.has(name));
+    const columns = ['PartitionKey', 'RowKey', 'Timestamp', ...propertyColumns(page.entities)];
+    replace(names, columns.map((name) => h('option', { value: name })));
+    fillChooser(chooser, columns.slice(2), hidden, render);
+    const shown = columns.filter((name) => !hidden.has(name));
     const entities = sorted(page.entities, sort);
-    const header = h('tr', {}, h('th', { scope: 'col' }, h('span', { class: 'sr-only' }, 'actions')), shown.map((name) => {
-      const mark = sort?.column === name ? (sort.descending ? ' ▼' : ' ▲') : '';
-      return h('th', { scope: 'col', 'aria-sort': sort?.column === name ? (sort.descending ? 'descending' : 'ascending') : undefined },
-        h('button', { type: 'button', class: 'sort', 'data-column': name, onclick: () => {
-          sort = { column: name, descending: sort?.column === name && !sort.descending };
-          render();
-        } }, name, mark));
-    }));
-    if (entities.length === 0) {
-      replace(grid, h('p', { class: 'hint', id: 'no-entities' }, 'No entities on this page.'));
-      return;
-    }
-    renderGrid(grid, header, { entities, columns: shown, actions: (entity) => actionsCell(entity) });
-  }
-
-  function actionsCell(entity: Entity): HTMLElement {
-    const key = `${entity.partitionKey}/${entity.rowKey}`;
-    const box = h('input', { type: 'checkbox', class: 'select-row', 'aria-label': `Select ${entity.partitionKey} / ${entity.rowKey}`, checked: selected.has(key) });
-    box.addEventListener('change', () => {
-      if (box.checked) selected.set(key, entity);
-      else selected.delete(key);
-      selectionChanged();
+    const header = gridHeader(shown, sort, (column) => {
+      sort = { column, descending: sort?.column === column && !sort.descending };
+      render();
     });
-    return h('td', { class: 'actions' }, box,
-      h('button', { type: 'button', class: 'json', 'aria-label': `JSON of ${entity.partitionKey} / ${entity.rowKey}`, onclick: () => showEntityJson(entity) }, '{}'),
-      h('button', { type: 'button', class: 'edit', 'aria-label': `Edit ${entity.partitionKey} / ${entity.rowKey}`, onclick: () => void openEditor(credentials, table, entity, reload) }, 'Edit'),
-      h('button', { type: 'button', class: 'delete danger', 'aria-label': `Delete ${entity.partitionKey} / ${entity.rowKey}`, onclick: () => void remove(entity) }, 'Delete'),
-    );
-  }
-
-  /** The server's design insights for this table, beside the plan (the explorer's own paging is not counted). */
-  async function showInsights(): Promise<void> {
-    const findings = await tableInsights(credentials, table).catch(() => []);
-    replace(insightsBox, findings.map((finding) => h('li', { 'data-kind': finding.kind, title: finding.pattern }, finding.summary)));
-  }
-
-  async function remove(entity: Entity): Promise<void> {
-    if (!confirm(`Delete entity PartitionKey '${entity.partitionKey}', RowKey '${entity.rowKey}'?`)) return;
-    const done = await succeeded(() => deleteEntity(credentials, table, entity.partitionKey, entity.rowKey, entity.etag || '*'));
-    if (!done) return;
-    status('Entity deleted.');
-    await reload();
+    renderGrid(grid, header, { entities, columns: shown, actions: (entity) => rowActions(entity, selection, credentials, table, reload) });
   }
 
   void load(0);
+}
+
+/** Rows ticked for deletion, by `pk/rk` (kept across scrolling: rows come and go in the grid). */
+class Selection {
+  readonly entities = new Map<string, Entity>();
+  readonly button: HTMLButtonElement;
+
+  constructor(onDelete: (entities: Entity[]) => Promise<void>) {
+    this.button = h('button', { type: 'button', id: 'delete-selected', class: 'danger', disabled: true, onclick: () =>
+      void onDelete([...this.entities.values()]) }, 'Delete selected');
+  }
+
+  set(key: string, entity: Entity, ticked: boolean): void {
+    if (ticked) this.entities.set(key, entity);
+    else this.entities.delete(key);
+    this.changed();
+  }
+
+  clear(): void {
+    this.entities.clear();
+    this.changed();
+  }
+
+  private changed(): void {
+    this.button.disabled = this.entities.size === 0;
+    this.button.textContent = this.entities.size === 0 ? 'Delete selected' : `Delete selected (${this.entities.size})`;
+  }
+}
+
+function rowActions(entity: Entity, selection: Selection, credentials: Credentials, table: string, reload: () => Promise<void>): HTMLElement {
+  const key = `${entity.partitionKey}/${entity.rowKey}`;
+  const label = `${entity.partitionKey} / ${entity.rowKey}`;
+  const box = h('input', { type: 'checkbox', class: 'select-row', 'aria-label': `Select ${label}`, checked: selection.entities.has(key) });
+  box.addEventListener('change', () => selection.set(key, entity, box.checked));
+  return h('td', { class: 'actions' }, box,
+    h('button', { type: 'button', class: 'json', 'aria-label': `JSON of ${label}`, onclick: () => showEntityJson(entity) }, '{}'),
+    h('button', { type: 'button', class: 'edit', 'aria-label': `Edit ${label}`, onclick: () => void openEditor(credentials, table, entity, reload) }, 'Edit'),
+    h('button', { type: 'button', class: 'delete danger', 'aria-label': `Delete ${label}`, onclick: () => void removeEntity(entity, credentials, table, reload) }, 'Delete'),
+  );
+}
+
+async function removeEntity(entity: Entity, credentials: Credentials, table: string, reload: () => Promise<void>): Promise<void> {
+  if (!confirm(`Delete entity PartitionKey '${entity.partitionKey}', RowKey '${entity.rowKey}'?`)) return;
+  const done = await succeeded(() => deleteEntity(credentials, table, entity.partitionKey, entity.rowKey, entity.etag || '*'));
+  if (!done) return;
+  status('Entity deleted.');
+  await reload();
+}
+
+/** The query plan of the page, and the server's design insights for the table beside it. */
+function planArea(credentials: Credentials, table: string): { element: HTMLElement; show(page: EntityPage): void } {
+  const line = h('p', { id: 'plan', class: 'plan' });
+  const note = h('p', { id: 'plan-note', class: 'plan-note' });
+  const insights = h('ul', { id: 'table-insights', class: 'insights', 'aria-label': 'design insights for this table' });
+  const show = (page: EntityPage): void => {
+    line.textContent = planSummary(page.plan, page.elapsedMs);
+    line.classList.toggle('costly', isScan(page.plan));
+    note.textContent = planExplanation(page.plan);
+    // The explorer's own paging is not counted by the server's insights.
+    void tableInsights(credentials, table)
+      .catch(() => [])
+      .then((findings) => replace(insights, findings.map((finding) => h('li', { 'data-kind': finding.kind, title: finding.pattern }, finding.summary))));
+  };
+  return { element: h('div', { class: 'plan-row' }, h('div', {}, line, note), insights), show };
+}
+
+/** First, previous, next, and what the page holds. */
+function pagerControls(onStep: (step: 'first' | 'previous' | 'next') => void): { element: HTMLElement; show(index: number, page: EntityPage): void } {
+  const label = h('span', { id: 'page-label' });
+  const first = h('button', { type: 'button', id: 'page-first', onclick: () => onStep('first') }, '« First');
+  const previous = h('button', { type: 'button', id: 'page-previous', onclick: () => onStep('previous') }, '◀ Previous');
+  const next = h('button', { type: 'button', id: 'page-next', onclick: () => onStep('next') }, 'Next ▶');
+  const show = (index: number, page: EntityPage): void => {
+    first.disabled = previous.disabled = index === 0;
+    next.disabled = page.continuation === undefined;
+    const count = page.entities.length;
+    label.textContent = `page ${index + 1} · ${count} entit${count === 1 ? 'y' : 'ies'}${page.continuation ? ' · more follow' : ''}`;
+  };
+  return { element: h('div', { class: 'row wrap pager' }, first, previous, label, next), show };
+}
+
+/** The column chooser: a box per column that can be hidden. */
+function fillChooser(chooser: HTMLElement, columns: readonly string[], hidden: Set<string>, onChange: () => void): void {
+  replace(chooser, columns.map((name) => {
+    const box = h('input', { type: 'checkbox', checked: !hidden.has(name), 'data-column': name });
+    box.addEventListener('change', () => {
+      if (box.checked) hidden.delete(name);
+      else hidden.add(name);
+      onChange();
+    });
+    return h('label', { class: 'check' }, box, name);
+  }));
+}
+
+/** The header row: the actions column, then a sort button per column, marked with the sort. */
+function gridHeader(shown: readonly string[], sort: Sort | undefined, onSort: (column: string) => void): HTMLElement {
+  return h('tr', {}, h('th', { scope: 'col' }, h('span', { class: 'sr-only' }, 'actions')), shown.map((name) => {
+    const mark = sort?.column === name ? (sort.descending ? ' ▼' : ' ▲') : '';
+    return h('th', { scope: 'col', 'aria-sort': sort?.column === name ? (sort.descending ? 'descending' : 'ascending') : undefined },
+      h('button', { type: 'button', class: 'sort', 'data-column': name, onclick: () => onSort(name) }, name, mark));
+  }));
 }
 
 /** Custom property names in the order they first appear on the page. */

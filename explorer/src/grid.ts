@@ -31,6 +31,11 @@ export interface GridRows {
 
 /** Fills `wrap` (the scrolling element) with the grid of `rows`, and redraws the rows in view on scroll. */
 export function renderGrid(wrap: HTMLElement, header: HTMLElement, rows: GridRows): void {
+  if (rows.entities.length === 0) {
+    wrap.onscroll = null;
+    replace(wrap, h('p', { class: 'hint', id: 'no-entities' }, 'No entities on this page.'));
+    return;
+  }
   const widths = [actionsWidthPx, ...rows.columns.map((name) => columnWidthPx(name, rows.entities))];
   const body = h('tbody', {});
   // Sizes through the CSSOM: the page's Content-Security-Policy refuses style attributes.
@@ -50,6 +55,17 @@ export function renderGrid(wrap: HTMLElement, header: HTMLElement, rows: GridRow
   replace(wrap, table);
   draw();
   wrap.onscroll = () => requestAnimationFrame(draw);
+}
+
+/**
+ * Runs `render` and records on `wrap` (data-render-ms) the time until the frame after the grid was
+ * laid out and painted: what the user waits for once the answer is in.
+ */
+export function renderTimed(wrap: HTMLElement, render: () => void): void {
+  const startMs = performance.now();
+  delete wrap.dataset['renderMs'];
+  render();
+  requestAnimationFrame(() => setTimeout(() => (wrap.dataset['renderMs'] = (performance.now() - startMs).toFixed(1))));
 }
 
 function row(entity: Entity, index: number, rows: GridRows, widths: readonly number[]): HTMLElement {
