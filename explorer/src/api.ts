@@ -1,10 +1,12 @@
 // The explorer's client of the public REST API: every request is signed in the browser with
 // Shared Key Lite (HMAC-SHA256 through Web Crypto) under the key the user gave, exactly as an SDK
 // would sign it. No privileged endpoint exists: the server authorizes these requests like any other.
-import { entityFromWire, type Entity, type WireEntity } from './edm.js';
+import { entityFromWire, parseWireJson, type Entity, type WireEntity } from './edm.js';
 
 const apiVersion = '2019-02-02';
 const jsonAccept = 'application/json;odata=minimalmetadata';
+/** Browsers keep User-Agent to themselves; the server's insights know the explorer by this header. */
+const explorerAgent = 'cerulean-explorer/1';
 
 export interface Credentials {
   readonly account: string;
@@ -123,6 +125,7 @@ export async function call(credentials: Credentials, request: Call): Promise<Res
       MaxDataServiceVersion: '3.0;NetFx',
       Accept: jsonAccept,
       Authorization: `SharedKeyLite ${credentials.account}:${signature}`,
+      'x-ms-useragent': explorerAgent,
       ...request.headers,
     },
     body: request.body,
@@ -216,7 +219,7 @@ export async function queryEntities(
       NextRowKey: continuation?.nextRowKey,
     },
   });
-  const body = (await response.json()) as { value: WireEntity[] };
+  const body = parseWireJson(await response.text()) as { value: WireEntity[] };
   const elapsedMs = performance.now() - started;
   const nextPartitionKey = response.headers.get('x-ms-continuation-NextPartitionKey');
   return {
@@ -228,6 +231,42 @@ export async function queryEntities(
     plan: parsePlan(response.headers.get('x-cerulean-query-plan')),
     elapsedMs,
   };
+}
+
+/** How many entities `table` holds: every page of its keys, read on demand (a full scan). */
+export async function countEntities(credentials: Credentials, table: string): Promise<number> {
+  let count = 0;
+  let continuation: Continuation | undefined;
+  do {
+    const page = await queryEntities(credentials, table, { filter: '', select: 'RowKey', top: '1000' }, continuation);
+    count += page.entities.length;
+    continuation = page.continuation;
+  } while (continuation !== undefined);
+  return count;
+}
+
+export interface InsightFinding {
+  readonly kind: string;
+  readonly account: string;
+  readonly table: string;
+  readonly summary: string;
+  readonly pattern: string;
+}
+
+/**
+ * The server's design insights for `table` (GET /_insights, signed like the API over
+ * `/{account}/_insights`); none when the server keeps no insights or is not Cerulean.
+ */
+export async function tableInsights(credentials: Credentials, table: string): Promise<InsightFinding[]> {
+  const date = new Date().toUTCString();
+  const signature = await hmacBase64(credentials.key, `${date}\n/${credentials.account}/_insights`);
+  const response = await fetch(new URL('/_insights', location.origin), {
+    headers: { 'x-ms-date': date, 'x-ms-version': apiVersion, Authorization: `SharedKeyLite ${credentials.account}:${signature}` },
+    cache: 'no-store',
+  });
+  if (!response.ok) return [];
+  const report = (await response.json()) as { findings?: InsightFinding[] };
+  return (report.findings ?? []).filter((finding) => finding.account === credentials.account && finding.table === table);
 }
 
 /** `partition-scan; scanned=1000; returned=12` (README "Query cost, made visible"). */
@@ -243,7 +282,7 @@ export function parsePlan(header: string | null): QueryPlan | undefined {
 
 export async function getEntity(credentials: Credentials, table: string, partitionKey: string, rowKey: string): Promise<Entity> {
   const response = await call(credentials, { method: 'GET', path: entityPath(table, partitionKey, rowKey) });
-  const entity = entityFromWire((await response.json()) as WireEntity);
+  const entity = entityFromWire(parseWireJson(await response.text()) as WireEntity);
   return { ...entity, etag: response.headers.get('ETag') ?? entity.etag };
 }
 

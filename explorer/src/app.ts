@@ -1,5 +1,5 @@
 // The explorer's entry point: account and key, the table list, and the views of one table.
-import { createTable, deleteTable, listTables, isBase64, type Credentials } from './api.js';
+import { countEntities, createTable, deleteTable, listTables, isBase64, type Credentials } from './api.js';
 import { byId, h, replace } from './dom.js';
 import { showBrowser } from './browse.js';
 import { showCors } from './cors.js';
@@ -69,8 +69,11 @@ async function refreshTables(): Promise<void> {
   const names = await attempt(() => listTables(credentials!, prefix));
   if (generation !== listGeneration) return;
   if (names === undefined) {
-    // Wrong key or account: show nothing of the account used before.
+    // Wrong key or account: show nothing of the account used before, neither its tables nor the
+    // rows of the table that was open.
     replace(byId('table-list'));
+    showHint('Connect with the account key to see its tables.');
+    byId<HTMLButtonElement>('cors-open').disabled = true;
     delete document.body.dataset['connected'];
     return;
   }
@@ -84,6 +87,7 @@ async function refreshTables(): Promise<void> {
         'li',
         {},
         h('button', { type: 'button', class: 'table-link', 'data-table': name, onclick: () => openTable(name) }, name),
+        countButton(name),
         h('button', { type: 'button', class: 'icon danger', title: `Delete table ${name}`, 'aria-label': `Delete table ${name}`, onclick: () => void removeTable(name) }, '×'),
       ),
     ),
@@ -91,10 +95,30 @@ async function refreshTables(): Promise<void> {
   markCurrent();
 }
 
+/** Counts a table's entities when asked (a full scan of its keys, so never on its own). */
+function countButton(name: string): HTMLElement {
+  const button = h('button', { type: 'button', class: 'icon count', 'data-count': name, title: `Count the entities of ${name}` }, '#');
+  button.addEventListener('click', async () => {
+    if (credentials === undefined) return;
+    button.textContent = '…';
+    const count = await attempt(() => countEntities(credentials!, name));
+    button.textContent = count === undefined ? '#' : count.toLocaleString('en-US');
+    if (count !== undefined) status(`${name}: ${count.toLocaleString('en-US')} entities`);
+  });
+  return button;
+}
+
 async function createNamedTable(): Promise<void> {
   const input = byId<HTMLInputElement>('new-table');
   const name = input.value.trim();
   if (credentials === undefined || name === '') return;
+  const reason = tableNameReason(name);
+  if (reason !== undefined) {
+    status(`Table name '${name}': ${reason}.`, 'error');
+    input.setAttribute('aria-invalid', 'true');
+    return;
+  }
+  input.removeAttribute('aria-invalid');
   const done = await succeeded(() => createTable(credentials!, name));
   if (!done) return;
   input.value = '';
@@ -132,6 +156,22 @@ function openTable(name: string, viewId: string = 'entities'): void {
   );
   replace(main, h('h2', {}, name), tabs, body);
   views.find((view) => view.id === viewId)!.show(body, credentials, name);
+}
+
+/**
+ * Which rule of table names `name` breaks (the service's: 3 to 63 letters and digits, starting with
+ * a letter, not "tables"), in words, rather than the browser's "match the requested format".
+ */
+function tableNameReason(name: string): string | undefined {
+  if (!/^[A-Za-z0-9]*$/.test(name)) {
+    const bad = [...name].find((c) => !/[A-Za-z0-9]/.test(c))!;
+    return `only letters and digits may appear, not ${JSON.stringify(bad)}`;
+  }
+  if (!/^[A-Za-z]/.test(name)) return 'it must start with a letter';
+  if (name.length < 3) return `at least 3 characters (this has ${name.length})`;
+  if (name.length > 63) return `at most 63 characters (this has ${name.length})`;
+  if (name.toLowerCase() === 'tables') return '"tables" is reserved';
+  return undefined;
 }
 
 function showHint(text: string): void {

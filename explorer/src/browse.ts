@@ -1,13 +1,15 @@
 // One table's entities: the query form, a page of results in a grid (union of the page's
 // properties, EDM type in every cell, column chooser, sort within the page), paging by
 // continuation tokens (first, previous, next), the server's query plan, and row actions.
-import { deleteEntity, queryEntities, type Continuation, type Credentials, type EntityPage, type Query } from './api.js';
+import { deleteEntity, queryEntities, tableInsights, type Continuation, type Credentials, type EntityPage, type Query } from './api.js';
 import { queryForm } from './builder.js';
 import { h, replace } from './dom.js';
-import { shortType, type Entity, type Property } from './edm.js';
+import type { Entity, Property } from './edm.js';
 import { openEditor } from './editor.js';
+import { cellProperty, renderGrid, renderTimed } from './grid.js';
 import { isScan, planExplanation, planSummary } from './plan.js';
 import { attempt, status, succeeded } from './session.js';
+import { deleteSelected, jumpControls, showEntityJson, showQueryCode } from './table-tools.js';
 import { transferControls } from './transfer.js';
 
 interface Sort {
@@ -16,45 +18,39 @@ interface Sort {
 }
 
 export function showBrowser(root: HTMLElement, credentials: Credentials, table: string): void {
-  let query: Query = { filter: '', select: '', top: '20' };
   /** tokens[i] starts page i; page 0 starts at the beginning. */
   let tokens: (Continuation | undefined)[] = [undefined];
   let pageIndex = 0;
   let page: EntityPage | undefined;
   let sort: Sort | undefined;
   const hidden = new Set<string>();
-
   const form = queryForm((next) => {
     query = next;
     tokens = [undefined];
     void load(0);
   });
-  const planLine = h('p', { id: 'plan', class: 'plan' });
-  const planNote = h('p', { id: 'plan-note', class: 'plan-note' });
-  const pageLabel = h('span', { id: 'page-label' });
-  const first = h('button', { type: 'button', id: 'page-first', onclick: () => void load(0) }, '« First');
-  const previous = h('button', { type: 'button', id: 'page-previous', onclick: () => void load(pageIndex - 1) }, '◀ Previous');
-  const next = h('button', { type: 'button', id: 'page-next', onclick: () => void load(pageIndex + 1) }, 'Next ▶');
+  let query: Query = form.query();
+  const plan = planArea(credentials, table);
+  const pager = pagerControls((step) => void load(step === 'first' ? 0 : pageIndex + (step === 'next' ? 1 : -1)));
   const chooser = h('div', { class: 'chooser-list' });
   const grid = h('div', { class: 'grid-wrap', id: 'grid-wrap' });
   const names = h('datalist', { id: 'property-names' });
-
   const reload = (): Promise<void> => load(pageIndex);
-  const transfer = transferControls(credentials, table, () => query, () => page?.entities ?? [], reload);
-
+  const selection = new Selection(async (entities) => {
+    if ((await deleteSelected(credentials, table, entities)) > 0) await reload();
+  });
   replace(
     root,
     form.element,
+    jumpControls((filter) => form.run({ filter, select: '', top: query.top })),
     h('div', { class: 'toolbar row wrap' },
       h('button', { type: 'button', id: 'add-entity', class: 'primary', onclick: () => void openEditor(credentials, table, undefined, reload) }, '+ Add entity'),
+      selection.button,
+      h('button', { type: 'button', id: 'query-code', onclick: () => showQueryCode(table, credentials.account, query) }, 'Copy as code'),
       h('details', { class: 'chooser' }, h('summary', { id: 'columns-button' }, 'Columns'), chooser),
-      transfer,
+      transferControls(credentials, table, () => query, () => page?.entities ?? [], reload),
     ),
-    h('div', { class: 'row wrap pager' }, first, previous, pageLabel, next),
-    planLine,
-    planNote,
-    grid,
-    names,
+    pager.element, plan.element, grid, names,
   );
 
   async function load(index: number): Promise<void> {
@@ -64,71 +60,131 @@ export function showBrowser(root: HTMLElement, credentials: Credentials, table: 
     if (result === undefined) return;
     page = result;
     pageIndex = index;
+    selection.clear();
     tokens = tokens.slice(0, index + 1);
     if (result.continuation !== undefined) tokens.push(result.continuation);
-    first.disabled = previous.disabled = index === 0;
-    next.disabled = result.continuation === undefined;
-    pageLabel.textContent = `page ${index + 1} · ${result.entities.length} entit${result.entities.length === 1 ? 'y' : 'ies'}${result.continuation ? ' · more follow' : ''}`;
-    planLine.textContent = planSummary(result.plan, result.elapsedMs);
-    planLine.classList.toggle('costly', isScan(result.plan));
-    planNote.textContent = planExplanation(result.plan);
+    pager.show(index, result);
+    plan.show(result);
     status(`${table}: page ${index + 1} loaded.`);
-    render();
+    renderTimed(grid, render);
   }
 
   function render(): void {
     if (page === undefined) return;
-    const columns = propertyColumns(page.entities);
-    replace(names, ['PartitionKey', 'RowKey', 'Timestamp', ...columns].map((name) => h('option', { value: name })));
-    replace(
-      chooser,
-      ['Timestamp', ...columns].map((name) => {
-        const box = h('input', { type: 'checkbox', checked: !hidden.has(name), 'data-column': name });
-        box.addEventListener('change', () => {
-          if (box.checked) hidden.delete(name);
-          else hidden.add(name);
-          render();
-        });
-        return h('label', { class: 'check' }, box, name);
-      }),
-    );
-    const shown = ['PartitionKey', 'RowKey', 'Timestamp', ...columns].filter((name) => !hidden.has(name));
+    const columns = ['PartitionKey', 'RowKey', 'Timestamp', ...propertyColumns(page.entities)];
+    replace(names, columns.map((name) => h('option', { value: name })));
+    fillChooser(chooser, columns.slice(2), hidden, render);
+    const shown = columns.filter((name) => !hidden.has(name));
     const entities = sorted(page.entities, sort);
-    const header = h('tr', {}, h('th', { scope: 'col' }, h('span', { class: 'sr-only' }, 'actions')), shown.map((name) => {
-      const mark = sort?.column === name ? (sort.descending ? ' ▼' : ' ▲') : '';
-      return h('th', { scope: 'col', 'aria-sort': sort?.column === name ? (sort.descending ? 'descending' : 'ascending') : undefined },
-        h('button', { type: 'button', class: 'sort', 'data-column': name, onclick: () => {
-          sort = { column: name, descending: sort?.column === name && !sort.descending };
-          render();
-        } }, name, mark));
-    }));
-    const body = entities.map((entity) =>
-      h('tr', { 'data-pk': entity.partitionKey, 'data-rk': entity.rowKey },
-        h('td', { class: 'actions' },
-          h('button', { type: 'button', class: 'edit', 'aria-label': `Edit ${entity.partitionKey} / ${entity.rowKey}`, onclick: () => void openEditor(credentials, table, entity, reload) }, 'Edit'),
-          h('button', { type: 'button', class: 'delete danger', 'aria-label': `Delete ${entity.partitionKey} / ${entity.rowKey}`, onclick: () => void remove(entity) }, 'Delete'),
-        ),
-        shown.map((name) => cell(entity, name)),
-      ),
-    );
-    replace(
-      grid,
-      entities.length === 0
-        ? h('p', { class: 'hint', id: 'no-entities' }, 'No entities on this page.')
-        : h('table', { id: 'grid' }, h('thead', {}, header), h('tbody', {}, body)),
-    );
-    pinKeyColumns(grid);
-  }
-
-  async function remove(entity: Entity): Promise<void> {
-    if (!confirm(`Delete entity PartitionKey '${entity.partitionKey}', RowKey '${entity.rowKey}'?`)) return;
-    const done = await succeeded(() => deleteEntity(credentials, table, entity.partitionKey, entity.rowKey, entity.etag || '*'));
-    if (!done) return;
-    status('Entity deleted.');
-    await reload();
+    const header = gridHeader(shown, sort, (column) => {
+      sort = { column, descending: sort?.column === column && !sort.descending };
+      render();
+    });
+    renderGrid(grid, header, { entities, columns: shown, actions: (entity) => rowActions(entity, selection, credentials, table, reload) });
   }
 
   void load(0);
+}
+
+/** Rows ticked for deletion, by `pk/rk` (kept across scrolling: rows come and go in the grid). */
+class Selection {
+  readonly entities = new Map<string, Entity>();
+  readonly button: HTMLButtonElement;
+
+  constructor(onDelete: (entities: Entity[]) => Promise<void>) {
+    this.button = h('button', { type: 'button', id: 'delete-selected', class: 'danger', disabled: true, onclick: () =>
+      void onDelete([...this.entities.values()]) }, 'Delete selected');
+  }
+
+  set(key: string, entity: Entity, ticked: boolean): void {
+    if (ticked) this.entities.set(key, entity);
+    else this.entities.delete(key);
+    this.changed();
+  }
+
+  clear(): void {
+    this.entities.clear();
+    this.changed();
+  }
+
+  private changed(): void {
+    this.button.disabled = this.entities.size === 0;
+    this.button.textContent = this.entities.size === 0 ? 'Delete selected' : `Delete selected (${this.entities.size})`;
+  }
+}
+
+function rowActions(entity: Entity, selection: Selection, credentials: Credentials, table: string, reload: () => Promise<void>): HTMLElement {
+  const key = `${entity.partitionKey}/${entity.rowKey}`;
+  const label = `${entity.partitionKey} / ${entity.rowKey}`;
+  const box = h('input', { type: 'checkbox', class: 'select-row', 'aria-label': `Select ${label}`, checked: selection.entities.has(key) });
+  box.addEventListener('change', () => selection.set(key, entity, box.checked));
+  return h('td', { class: 'actions' }, box,
+    h('button', { type: 'button', class: 'json', 'aria-label': `JSON of ${label}`, onclick: () => showEntityJson(entity) }, '{}'),
+    h('button', { type: 'button', class: 'edit', 'aria-label': `Edit ${label}`, onclick: () => void openEditor(credentials, table, entity, reload) }, 'Edit'),
+    h('button', { type: 'button', class: 'delete danger', 'aria-label': `Delete ${label}`, onclick: () => void removeEntity(entity, credentials, table, reload) }, 'Delete'),
+  );
+}
+
+async function removeEntity(entity: Entity, credentials: Credentials, table: string, reload: () => Promise<void>): Promise<void> {
+  if (!confirm(`Delete entity PartitionKey '${entity.partitionKey}', RowKey '${entity.rowKey}'?`)) return;
+  const done = await succeeded(() => deleteEntity(credentials, table, entity.partitionKey, entity.rowKey, entity.etag || '*'));
+  if (!done) return;
+  status('Entity deleted.');
+  await reload();
+}
+
+/** The query plan of the page, and the server's design insights for the table beside it. */
+function planArea(credentials: Credentials, table: string): { element: HTMLElement; show(page: EntityPage): void } {
+  const line = h('p', { id: 'plan', class: 'plan' });
+  const note = h('p', { id: 'plan-note', class: 'plan-note' });
+  const insights = h('ul', { id: 'table-insights', class: 'insights', 'aria-label': 'design insights for this table' });
+  const show = (page: EntityPage): void => {
+    line.textContent = planSummary(page.plan, page.elapsedMs);
+    line.classList.toggle('costly', isScan(page.plan));
+    note.textContent = planExplanation(page.plan);
+    // The explorer's own paging is not counted by the server's insights.
+    void tableInsights(credentials, table)
+      .catch(() => [])
+      .then((findings) => replace(insights, findings.map((finding) => h('li', { 'data-kind': finding.kind, title: finding.pattern }, finding.summary))));
+  };
+  return { element: h('div', { class: 'plan-row' }, h('div', {}, line, note), insights), show };
+}
+
+/** First, previous, next, and what the page holds. */
+function pagerControls(onStep: (step: 'first' | 'previous' | 'next') => void): { element: HTMLElement; show(index: number, page: EntityPage): void } {
+  const label = h('span', { id: 'page-label' });
+  const first = h('button', { type: 'button', id: 'page-first', onclick: () => onStep('first') }, '« First');
+  const previous = h('button', { type: 'button', id: 'page-previous', onclick: () => onStep('previous') }, '◀ Previous');
+  const next = h('button', { type: 'button', id: 'page-next', onclick: () => onStep('next') }, 'Next ▶');
+  const show = (index: number, page: EntityPage): void => {
+    first.disabled = previous.disabled = index === 0;
+    next.disabled = page.continuation === undefined;
+    const count = page.entities.length;
+    label.textContent = `page ${index + 1} · ${count} entit${count === 1 ? 'y' : 'ies'}${page.continuation ? ' · more follow' : ''}`;
+  };
+  return { element: h('div', { class: 'row wrap pager' }, first, previous, label, next), show };
+}
+
+/** The column chooser: a box per column that can be hidden. */
+function fillChooser(chooser: HTMLElement, columns: readonly string[], hidden: Set<string>, onChange: () => void): void {
+  replace(chooser, columns.map((name) => {
+    const box = h('input', { type: 'checkbox', checked: !hidden.has(name), 'data-column': name });
+    box.addEventListener('change', () => {
+      if (box.checked) hidden.delete(name);
+      else hidden.add(name);
+      onChange();
+    });
+    return h('label', { class: 'check' }, box, name);
+  }));
+}
+
+/** The header row: the actions column, then a sort button per column, marked with the sort. */
+function gridHeader(shown: readonly string[], sort: Sort | undefined, onSort: (column: string) => void): HTMLElement {
+  return h('tr', {}, h('th', { scope: 'col' }, h('span', { class: 'sr-only' }, 'actions')), shown.map((name) => {
+    const mark = sort?.column === name ? (sort.descending ? ' ▼' : ' ▲') : '';
+    return h('th', { scope: 'col', 'aria-sort': sort?.column === name ? (sort.descending ? 'descending' : 'ascending') : undefined },
+      h('button', { type: 'button', class: 'sort', 'data-column': name, onclick: () => onSort(name) }, name, mark));
+  }));
 }
 
 /** Custom property names in the order they first appear on the page. */
@@ -136,41 +192,6 @@ function propertyColumns(entities: readonly Entity[]): string[] {
   const names = new Set<string>();
   for (const entity of entities) for (const name of entity.properties.keys()) names.add(name);
   return [...names];
-}
-
-function cellProperty(entity: Entity, name: string): Property | undefined {
-  if (name === 'PartitionKey') return { type: 'Edm.String', text: entity.partitionKey };
-  if (name === 'RowKey') return { type: 'Edm.String', text: entity.rowKey };
-  if (name === 'Timestamp') return entity.timestamp === '' ? undefined : { type: 'Edm.DateTime', text: entity.timestamp };
-  return entity.properties.get(name);
-}
-
-/**
- * Keys stay visible: the actions, PartitionKey and RowKey columns stick to the left edge when the
- * grid scrolls sideways, each offset by the widths of the ones before it (known only once laid out).
- */
-function pinKeyColumns(grid: HTMLElement): void {
-  const table = grid.querySelector('table');
-  if (table === null) return;
-  const headers = [...table.querySelectorAll<HTMLTableCellElement>('thead th')].slice(0, 3);
-  let leftPx = 0;
-  headers.forEach((header, column) => {
-    for (const row of table.rows) {
-      const cellElement = row.cells[column];
-      if (cellElement === undefined) continue;
-      cellElement.classList.add('pinned');
-      cellElement.style.left = `${leftPx}px`;
-    }
-    leftPx += header.offsetWidth;
-  });
-}
-
-function cell(entity: Entity, name: string): HTMLElement {
-  const property = cellProperty(entity, name);
-  if (property === undefined) return h('td', { class: 'absent', 'data-column': name });
-  return h('td', { 'data-column': name, 'data-type': property.type, title: property.text },
-    h('span', { class: 'value' }, property.text),
-    h('span', { class: 'type' }, shortType(property.type)));
 }
 
 function sorted(entities: readonly Entity[], sort: Sort | undefined): Entity[] {

@@ -10,9 +10,12 @@ import { errorMessage } from './session.js';
 export interface QueryForm {
   readonly element: HTMLElement;
   query(): Query;
+  /** Fills the raw fields with `query` and runs it. */
+  run(query: Query): void;
 }
 
-const pageSizeDefault = '20';
+/** Small enough to come at once, large enough to scroll through (a page may be 1,000). */
+const pageSizeDefault = '100';
 
 export function queryForm(onRun: (query: Query) => void): QueryForm {
   const rows = h('div', { class: 'conditions' });
@@ -21,33 +24,8 @@ export function queryForm(onRun: (query: Query) => void): QueryForm {
   const topBox = h('input', { id: 'top', type: 'number', min: 1, max: 1000, value: pageSizeDefault });
   const builderError = h('p', { class: 'error', id: 'builder-error', role: 'alert' });
 
-  const addRow = (initial?: Condition): void => {
-    const join = h('select', { 'aria-label': 'join', class: 'join' }, h('option', { value: 'and' }, 'and'), h('option', { value: 'or' }, 'or'));
-    const property = h('input', { 'aria-label': 'property', class: 'property', list: 'property-names', value: initial?.property ?? 'PartitionKey', spellcheck: 'false' });
-    const comparison = h('select', { 'aria-label': 'comparison', class: 'comparison' }, comparisons.map((op) => h('option', { value: op }, op)));
-    const type = h('select', { 'aria-label': 'type', class: 'type' }, edmTypes.map((t) => h('option', { value: t }, shortType(t))));
-    const value = h('input', { 'aria-label': 'value', class: 'value', spellcheck: 'false', value: initial?.value ?? '' });
-    join.value = initial?.join ?? 'and';
-    comparison.value = initial?.comparison ?? 'eq';
-    type.value = initial?.type ?? 'Edm.String';
-    // Keys are strings and Timestamp a DateTime: the type follows the property when it is one of them.
-    property.addEventListener('change', () => {
-      if (property.value === 'Timestamp') type.value = 'Edm.DateTime';
-      else if (property.value === 'PartitionKey' || property.value === 'RowKey') type.value = 'Edm.String';
-    });
-    const row = h('div', { class: 'condition' }, join, property, comparison, type, value,
-      h('button', { type: 'button', class: 'icon', 'aria-label': 'remove condition', onclick: () => row.remove() }, '×'));
-    rows.appendChild(row);
-  };
-
-  const conditions = (): Condition[] =>
-    [...rows.querySelectorAll('.condition')].map((row) => ({
-      join: (row.querySelector('.join') as HTMLSelectElement).value as 'and' | 'or',
-      property: (row.querySelector('.property') as HTMLInputElement).value.trim(),
-      comparison: (row.querySelector('.comparison') as HTMLSelectElement).value as Comparison,
-      type: (row.querySelector('.type') as HTMLSelectElement).value as EdmType,
-      value: (row.querySelector('.value') as HTMLInputElement).value,
-    }));
+  const addRow = (initial?: Condition): void => void rows.appendChild(conditionRow(initial));
+  const conditions = (): Condition[] => readConditions(rows);
 
   const applyBuilder = (): boolean => {
     try {
@@ -103,5 +81,42 @@ export function queryForm(onRun: (query: Query) => void): QueryForm {
       ),
     ),
   );
-  return { element, query };
+  const runGiven = (given: Query): void => {
+    [filterBox.value, selectBox.value, topBox.value] = [given.filter, given.select, given.top];
+    run();
+  };
+  return { element, query, run: runGiven };
+}
+
+/** One builder row: and/or, property, comparison, type, value, and a remove button. */
+function conditionRow(initial?: Condition): HTMLElement {
+  const join = h('select', { 'aria-label': 'join', class: 'join' }, h('option', { value: 'and' }, 'and'), h('option', { value: 'or' }, 'or'));
+  const property = h('input', { 'aria-label': 'property', class: 'property', list: 'property-names', value: initial?.property ?? 'PartitionKey', spellcheck: 'false' });
+  const comparison = h('select', { 'aria-label': 'comparison', class: 'comparison' }, comparisons.map((op) => h('option', { value: op }, op)));
+  const type = h('select', { 'aria-label': 'type', class: 'type' }, edmTypes.map((t) => h('option', { value: t }, shortType(t))));
+  const value = h('input', { 'aria-label': 'value', class: 'value', spellcheck: 'false', value: initial?.value ?? '' });
+  join.value = initial?.join ?? 'and';
+  comparison.value = initial?.comparison ?? 'eq';
+  type.value = initial?.type ?? 'Edm.String';
+  // Keys are strings and Timestamp a DateTime: the type follows the property when it is one of them.
+  property.addEventListener('change', () => {
+    if (property.value === 'Timestamp') type.value = 'Edm.DateTime';
+    else if (property.value === 'PartitionKey' || property.value === 'RowKey') type.value = 'Edm.String';
+  });
+  const row = h('div', { class: 'condition' }, join, property, comparison, type, value,
+    h('button', { type: 'button', class: 'icon', 'aria-label': 'remove condition', onclick: () => row.remove() }, '×'));
+  return row;
+}
+
+/** The conditions of the builder rows, as typed. */
+function readConditions(rows: HTMLElement): Condition[] {
+  return (
+    [...rows.querySelectorAll('.condition')].map((row) => ({
+      join: (row.querySelector('.join') as HTMLSelectElement).value as 'and' | 'or',
+      property: (row.querySelector('.property') as HTMLInputElement).value.trim(),
+      comparison: (row.querySelector('.comparison') as HTMLSelectElement).value as Comparison,
+      type: (row.querySelector('.type') as HTMLSelectElement).value as EdmType,
+      value: (row.querySelector('.value') as HTMLInputElement).value,
+    }))
+  );
 }

@@ -37,6 +37,25 @@ export function isEdmType(text: string): text is EdmType {
   return (edmTypes as readonly string[]).includes(text);
 }
 
+/**
+ * An unannotated JSON number written with a point or an exponent (`2.0`, `1e+308`): the service's
+ * Edm.Double. JSON.parse alone turns `2.0` into 2, indistinguishable from the Int32 2.
+ */
+class DoubleLiteral {
+  constructor(readonly text: string) {}
+}
+
+/**
+ * JSON.parse that keeps number literals with a point or an exponent as DoubleLiterals, through the
+ * reviver's source text (JSON.parse source text access: Chromium 114+, Firefox 135+). Where the
+ * browser does not give the source, such numbers read as before (integral ones as Int32).
+ */
+export function parseWireJson(text: string): unknown {
+  return JSON.parse(text, (_key: string, value: unknown, context?: { source?: string }) =>
+    typeof value === 'number' && context?.source !== undefined && /[.eE]/.test(context.source) ? new DoubleLiteral(context.source) : value,
+  );
+}
+
 /** Reads one entity of a response body (or a JSON-lines file): annotations name the types JSON cannot. */
 export function entityFromWire(wire: WireEntity): Entity {
   const properties = new Map<string, Property>();
@@ -57,8 +76,9 @@ export function entityFromWire(wire: WireEntity): Entity {
 function propertyFromWire(value: unknown, annotation: string | undefined, name: string): Property {
   if (annotation !== undefined) {
     if (!isEdmType(annotation)) throw new Error(`property ${name}: unknown type ${annotation}`);
-    return { type: annotation, text: String(value) };
+    return { type: annotation, text: value instanceof DoubleLiteral ? value.text : String(value) };
   }
+  if (value instanceof DoubleLiteral) return { type: 'Edm.Double', text: value.text };
   switch (typeof value) {
     case 'string':
       return { type: 'Edm.String', text: value };

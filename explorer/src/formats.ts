@@ -12,7 +12,7 @@
 //
 // JSON lines: one entity per line, as the REST API's JSON: `{"PartitionKey":…,"RowKey":…,
 // "Timestamp":…,"Count@odata.type":"Edm.Int64","Count":"5",…}` (every non-string type annotated).
-import { entityFromWire, entityToWire, invalidReason, isEdmType, keyNames, type EdmType, type Entity, type Property } from './edm.js';
+import { entityFromWire, entityToWire, parseWireJson, invalidReason, isEdmType, keyNames, type EdmType, type Entity, type Property } from './edm.js';
 
 export type FileFormat = 'typed-csv' | 'jsonl';
 
@@ -118,7 +118,7 @@ function parseJsonLines(text: string): ImportedEntity[] {
   text.split(/\r?\n/).forEach((line, index) => {
     if (line.trim() === '') return;
     try {
-      const entity = entityFromWire(JSON.parse(line) as Record<string, unknown>);
+      const entity = entityFromWire(parseWireJson(line) as Record<string, unknown>);
       entities.push(checked(entity.partitionKey, entity.rowKey, new Map(entity.properties)));
     } catch (error) {
       throw new Error(`line ${index + 1}: ${(error as Error).message}`);

@@ -25,93 +25,31 @@ export function transferControls(
   const format = h('select', { id: 'export-format', 'aria-label': 'file format' },
     Object.entries(fileFormats).map(([value, { label }]) => h('option', { value }, label)));
   const progress = h('span', { id: 'transfer-progress', role: 'status' });
-  let cancelled = false;
-  const cancel = h('button', { type: 'button', id: 'export-cancel', hidden: true, onclick: () => (cancelled = true) }, 'Stop');
+  const stop = { requested: false };
+  const cancel = h('button', { type: 'button', id: 'export-cancel', hidden: true, onclick: () => (stop.requested = true) }, 'Stop');
   const fileInput = h('input', { type: 'file', id: 'import-file', accept: '.csv,.jsonl,.json,.ndjson', class: 'sr-only' });
-
-  const save = (writer: ExportWriter): void => {
-    const { extension, mime } = fileFormats[writer.format];
-    download(`${table}${extension}`, writer.blob(mime));
-  };
+  const context: TransferContext = { credentials, table, progress, reload };
 
   const exportPage = (): void => {
     const writer = new ExportWriter(format.value as FileFormat);
     writer.add(pageEntities());
-    save(writer);
+    save(table, writer);
     progress.textContent = `exported ${writer.count} entities (this page)`;
   };
-
   const exportAll = async (): Promise<void> => {
-    const writer = new ExportWriter(format.value as FileFormat);
-    const query = { ...currentQuery(), top: exportPageSize };
-    let continuation: Continuation | undefined;
-    let pages = 0;
-    cancelled = false;
+    stop.requested = false;
     cancel.hidden = false;
     try {
-      do {
-        const page = await queryEntities(credentials, table, query, continuation);
-        writer.add(page.entities);
-        continuation = page.continuation;
-        pages++;
-        progress.textContent = `exporting… ${writer.count} entities (${pages} page${pages === 1 ? '' : 's'})`;
-      } while (continuation !== undefined && !cancelled);
-    } catch (error) {
-      progress.textContent = `export failed after ${writer.count} entities: ${errorMessage(error)}`;
-      return;
+      await exportResults(context, new ExportWriter(format.value as FileFormat), currentQuery(), stop);
     } finally {
       cancel.hidden = true;
     }
-    save(writer);
-    progress.textContent = `exported ${writer.count} entities${cancelled ? ' (stopped early)' : ''}`;
-  };
-
-  const importFile = async (file: File): Promise<void> => {
-    const fileFormat: FileFormat = /\.(jsonl|ndjson|json)$/i.test(file.name) ? 'jsonl' : 'typed-csv';
-    let entities;
-    try {
-      entities = parseImport(fileFormat, await file.text());
-    } catch (error) {
-      progress.textContent = `nothing imported: ${file.name}: ${errorMessage(error)}`;
-      return;
-    }
-    let done = 0;
-    const failures: string[] = [];
-    const writeOne = async (entity: ImportedEntity): Promise<void> => {
-      try {
-        await writeEntity(credentials, table, toWire(entity), 'upsert');
-        done++;
-      } catch (error) {
-        failures.push(`${entity.partitionKey}/${entity.rowKey}: ${errorMessage(error)}`);
-      }
-    };
-    const groups = batches(entities);
-    let next = 0;
-    const worker = async (): Promise<void> => {
-      while (next < groups.length) {
-        const group = groups[next++]!;
-        try {
-          await upsertBatch(credentials, table, group.map(toWire));
-          done += group.length;
-        } catch {
-          // One bad entity (or a key twice in the file) fails its whole batch: write those one by
-          // one, so that the others still go in and each failure is named.
-          for (const entity of group) await writeOne(entity);
-        }
-        progress.textContent = `importing… ${done} of ${entities.length}`;
-      }
-    };
-    await Promise.all(Array.from({ length: importConcurrency }, worker));
-    progress.textContent = `imported ${done} of ${entities.length} entities from ${file.name}` +
-      (failures.length === 0 ? '' : `; ${failures.length} failed, first: ${failures[0]}`);
-    status(progress.textContent, failures.length === 0 ? 'info' : 'error');
-    await reload();
   };
 
   fileInput.addEventListener('change', () => {
     const file = fileInput.files?.[0];
     fileInput.value = '';
-    if (file !== undefined) void importFile(file);
+    if (file !== undefined) void importFile(context, file);
   });
 
   return h('div', { class: 'transfer row wrap' },
@@ -128,6 +66,96 @@ export function transferControls(
     fileInput,
     progress,
   );
+}
+
+interface TransferContext {
+  readonly credentials: Credentials;
+  readonly table: string;
+  /** The line that says how far an export or import got; styled as an error when it failed. */
+  readonly progress: HTMLElement;
+  readonly reload: () => Promise<void>;
+}
+
+function save(table: string, writer: ExportWriter): void {
+  const { extension, mime } = fileFormats[writer.format];
+  download(`${table}${extension}`, writer.blob(mime));
+}
+
+/** Every page of `query` into `writer`, then the file; `stop` ends it early (the Stop button). */
+async function exportResults(context: TransferContext, writer: ExportWriter, query: Query, stop: { requested: boolean }): Promise<void> {
+  const { credentials, table, progress } = context;
+  const wholeQuery = { ...query, top: exportPageSize };
+  let continuation: Continuation | undefined;
+  let pages = 0;
+  progress.className = '';
+  try {
+    do {
+      const page = await queryEntities(credentials, table, wholeQuery, continuation);
+      writer.add(page.entities);
+      continuation = page.continuation;
+      pages++;
+      progress.textContent = `exporting… ${writer.count} entities (${pages} page${pages === 1 ? '' : 's'})`;
+    } while (continuation !== undefined && !stop.requested);
+  } catch (error) {
+    progress.textContent = `export failed after ${writer.count} entities: ${errorMessage(error)}`;
+    progress.className = 'error';
+    return;
+  }
+  save(table, writer);
+  progress.textContent = `exported ${writer.count} entities${stop.requested ? ' (stopped early)' : ''}`;
+}
+
+async function importFile(context: TransferContext, file: File): Promise<void> {
+  const { credentials, table, progress } = context;
+  progress.className = '';
+  const fileFormat: FileFormat = /\.(jsonl|ndjson|json)$/i.test(file.name) ? 'jsonl' : 'typed-csv';
+  let entities;
+  try {
+    entities = parseImport(fileFormat, await file.text());
+  } catch (error) {
+    progress.textContent = `nothing imported: ${file.name}: ${errorMessage(error)}`;
+    progress.className = 'error';
+    status(progress.textContent, 'error');
+    return;
+  }
+  let done = 0;
+  const failures: string[] = [];
+  const groups = batches(entities);
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < groups.length) {
+      const group = groups[next++]!;
+      try {
+        await upsertBatch(credentials, table, group.map(toWire));
+        done += group.length;
+      } catch {
+        // One bad entity (or a key twice in the file) fails its whole batch: write those one by
+        // one, so that the others still go in and each failure is named.
+        for (const entity of group) {
+          const failure = await writeOne(credentials, table, entity);
+          if (failure === undefined) done++;
+          else failures.push(failure);
+        }
+      }
+      progress.textContent = `importing… ${done} of ${entities.length}`;
+    }
+  };
+  await Promise.all(Array.from({ length: importConcurrency }, worker));
+  progress.textContent = `imported ${done} of ${entities.length} entities from ${file.name}` +
+    (failures.length === 0 ? '' : `; ${failures.length} failed, first: ${failures[0]}`);
+  progress.className = failures.length === 0 ? '' : 'error';
+  status(progress.textContent, failures.length === 0 ? 'info' : 'error');
+  await context.reload();
+}
+
+/** Writes one entity; the reason it failed, or undefined. */
+async function writeOne(credentials: Credentials, table: string, entity: ImportedEntity): Promise<string | undefined> {
+  try {
+    await writeEntity(credentials, table, toWire(entity), 'upsert');
+    return undefined;
+  } catch (error) {
+    return `${entity.partitionKey}/${entity.rowKey}: ${errorMessage(error)}`;
+  }
 }
 
 function toWire(entity: ImportedEntity): Record<string, unknown> {

@@ -7,6 +7,7 @@ import {
   TableServiceClient,
   type TableServiceClientOptions,
 } from '@azure/data-tables';
+import { readFileSync } from 'node:fs';
 import { doubleLiteralsPolicy } from './double-literals.js';
 
 /** The well-known development account (the server always has it; so do Azurite and the SDKs). */
@@ -18,12 +19,25 @@ export const connectionStringVariable = 'AZURE_TABLES_CONNECTION_STRING';
 export interface Endpoint {
   /** For messages: the account URL, never a key or a signature. */
   readonly label: string;
+  /** For Cerulean's own endpoints (/_insights, /_faults): where, and the key to sign with if known. */
+  readonly admin: AdminTarget;
   /** The table a service SAS URL names, if it names one. */
   readonly namedTable: string | undefined;
   /** `retries: false` leaves retrying to the caller (writes retry with their own backoff). */
   service(retries?: boolean): TableServiceClient;
   tableClient(name: string, retries?: boolean): TableClient;
 }
+
+export interface AdminTarget {
+  /** Scheme, host and port: the admin paths live at the root, beside the accounts. */
+  readonly origin: string;
+  readonly account: string;
+  /** Absent for SAS endpoints: then only what needs no signature (insights from loopback) works. */
+  readonly key: Buffer | undefined;
+}
+
+/** Tells the server (its insights) that a request came from this CLI, not from an application. */
+export const cliUserAgent = `cerulean-cli/${packageVersion()}`;
 
 /**
  * `text` is a connection string (`AccountName=…;AccountKey=…`, `UseDevelopmentStorage=true`,
@@ -40,6 +54,7 @@ export function resolveEndpoint(text: string | undefined, env: NodeJS.ProcessEnv
 function clientOptions(retries: boolean): TableServiceClientOptions {
   return {
     allowInsecureConnection: true,
+    userAgentOptions: { userAgentPrefix: cliUserAgent },
     ...(retries ? {} : { retryOptions: { maxRetries: 0 } }),
     // Closer to the wire than the SDK's deserialization, so it sees the body first.
     additionalPolicies: [{ policy: doubleLiteralsPolicy, position: 'perRetry' }],
@@ -47,18 +62,57 @@ function clientOptions(retries: boolean): TableServiceClientOptions {
 }
 
 function connectionStringEndpoint(connectionString: string): Endpoint {
+  const pairs = connectionStringPairs(connectionString);
   let probe: TableServiceClient;
   try {
     probe = TableServiceClient.fromConnectionString(connectionString, clientOptions(true));
   } catch (error) {
     throw new Error(`not a valid connection string: ${(error as Error).message}`);
   }
+  const development = pairs.get('usedevelopmentstorage')?.toLowerCase() === 'true';
+  const account = development ? devAccountName : (pairs.get('accountname') ?? '');
+  const key = development ? devAccountKey : pairs.get('accountkey');
   return {
     label: probe.url,
+    admin: { origin: new URL(probe.url).origin, account, key: key === undefined ? undefined : Buffer.from(key, 'base64') },
     namedTable: undefined,
     service: (retries = true) => TableServiceClient.fromConnectionString(connectionString, clientOptions(retries)),
     tableClient: (name, retries = true) => TableClient.fromConnectionString(connectionString, name, clientOptions(retries)),
   };
+}
+
+const connectionStringHelp =
+  'give AccountName=…;AccountKey=…[;TableEndpoint=…], UseDevelopmentStorage=true, ' +
+  '…;SharedAccessSignature=…, or an http(s) URL';
+
+/**
+ * The `name=value` pairs of a connection string, names in lower case. Checked here because the
+ * SDK's own parser answers nonsense with a TypeError ("Cannot read properties of undefined").
+ * The text is not repeated in the message: it may hold a key.
+ */
+function connectionStringPairs(text: string): Map<string, string> {
+  const pairs = new Map<string, string>();
+  for (const part of text.split(';')) {
+    if (part.trim() === '') continue;
+    const equals = part.indexOf('=');
+    if (equals <= 0) throw new Error(`not a valid connection string or URL: ${connectionStringHelp}`);
+    pairs.set(part.slice(0, equals).trim().toLowerCase(), part.slice(equals + 1).trim());
+  }
+  const development = pairs.get('usedevelopmentstorage')?.toLowerCase() === 'true';
+  const signed = pairs.has('sharedaccesssignature') && (pairs.has('tableendpoint') || pairs.has('accountname'));
+  if (!development && !signed && !(pairs.has('accountname') && pairs.has('accountkey'))) {
+    throw new Error(`not a valid connection string: it names no account and key; ${connectionStringHelp}`);
+  }
+  return pairs;
+}
+
+export function packageVersion(): string {
+  const file = new URL('../../../package.json', import.meta.url);
+  try {
+    return (JSON.parse(readFileSync(file, 'utf8')) as { version: string }).version;
+  } catch {
+    return 'unknown';
+  }
 }
 
 /**
@@ -80,7 +134,8 @@ function urlEndpoint(text: string): Endpoint {
   const table = segments[0]?.replace(/\(\)$/, '');
   const accountUrl = `${url.origin}${pathStyle ? `/${account}` : ''}`;
   const sas = url.search.replace(/^\?/, '');
-  const endpoint = { label: accountUrl, namedTable: table };
+  const admin = { origin: url.origin, account, key: sas === '' ? Buffer.from(devAccountKey, 'base64') : undefined };
+  const endpoint = { label: accountUrl, namedTable: table, admin };
   if (sas !== '') {
     const credential = new AzureSASCredential(sas);
     return {

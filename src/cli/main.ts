@@ -6,11 +6,24 @@ import { usage as serverUsage } from '../config.js';
 import { serve } from '../main.js';
 import { CliError } from './command.js';
 import { commands } from './commands/index.js';
+import { packageVersion } from './endpoint.js';
 
 const serveName = 'serve';
 
 export async function runCli(argv: readonly string[]): Promise<void> {
   const [first] = argv;
+  if (first === '--version' || first === '-V') {
+    process.stdout.write(`cerulean ${packageVersion()}\n`);
+    return;
+  }
+  // `cerulean -c X tables`: -c is no server option, and the server would print its whole usage.
+  const toolOption = first === '-c' || first === '--connection-string';
+  const misplaced = toolOption ? argv.find((word) => commands.some((command) => command.name === word)) : undefined;
+  if (misplaced !== undefined) {
+    process.stderr.write(`cerulean: options go after the command: cerulean ${misplaced} [options]\n${hint(misplaced)}\n`);
+    process.exitCode = 2;
+    return;
+  }
   if (first === undefined || (first.startsWith('-') && first !== '--help' && first !== '-h')) return serve(argv);
   if (first === serveName) return serve(argv.slice(1));
   const program = buildProgram();
@@ -31,10 +44,17 @@ function buildProgram(): Command {
     .description('An Azure Table Storage server, and tools to move data in and out of it.')
     .exitOverride()
     .configureOutput({ outputError: (text, write) => write(`cerulean: ${text.replace(/^error: /, '')}`) })
+    .showHelpAfterError(hint())
     .helpCommand(false);
   program.command(serveName).description('run the server (the default; cerulean serve --help lists its options)');
   for (const command of commands) command.register(program);
+  for (const command of program.commands) command.showHelpAfterError(hint(command.name()));
   return program;
+}
+
+/** The line after a usage error, instead of the whole help. */
+function hint(command?: string): string {
+  return `(cerulean ${command ?? '<command>'} --help for usage)`;
 }
 
 /** Reports `error` on stderr (unless commander already did) and returns the exit code. */

@@ -3,16 +3,16 @@
 import fs from 'node:fs';
 import { createInterface } from 'node:readline';
 import { Transform } from 'node:stream';
-import { parse, type CsvError } from 'csv-parse';
 import { CliError } from './command.js';
 import { CsvHeaderError, csvRowReader } from './formats/csv.js';
+import { csvRecords } from './formats/csv-records.js';
 import type { FormatName } from './formats/index.js';
 import { decodeJsonLine } from './formats/jsonl.js';
 import { type Row, RowError } from './formats/row.js';
 
 export interface InputRow {
   readonly row: Row | RowError;
-  /** The line number in the file (for CSV, the line where the record ends). */
+  /** The line number in the file (for CSV, the line where the record starts). */
   readonly line: number;
   /** The line's text or the record's cells, for the rejects file. */
   readonly input: unknown;
@@ -51,28 +51,29 @@ async function* jsonRows(input: NodeJS.ReadableStream): AsyncGenerator<InputRow>
 }
 
 async function* csvRows(input: NodeJS.ReadableStream, typed: boolean): AsyncGenerator<InputRow> {
-  // Records with broken quoting are skipped by the parser and reported here as rejects.
-  const skipped: InputRow[] = [];
-  const parser = parse({ bom: true, relax_column_count: true, skip_records_with_error: true, info: true });
-  parser.on('skip', (error: CsvError & { lines?: number; record?: unknown }) => {
-    skipped.push({ row: new RowError(`malformed CSV: ${error.message}`), line: error.lines ?? 0, input: error.record ?? null });
-  });
+  let header: readonly string[] | undefined;
   let reader: ((record: readonly string[]) => Row) | undefined;
-  for await (const { record, info } of input.pipe(parser) as AsyncIterable<{ record: string[]; info: { lines: number } }>) {
-    yield* skipped.splice(0);
+  const lines = createInterface({ input, crlfDelay: Infinity });
+  for await (const { line, cells, error, text } of csvRecords(lines, () => header?.length)) {
+    if (cells === undefined) {
+      // A broken header is the whole file's problem; a broken record only its own.
+      if (reader === undefined) throw new CliError(`bad header (line ${line}): ${error}`);
+      yield { row: new RowError(`malformed CSV: ${error}`), line, input: text };
+      continue;
+    }
     if (reader === undefined) {
       try {
-        reader = csvRowReader(record, typed);
-      } catch (error) {
-        if (error instanceof CsvHeaderError) throw new CliError(`bad header: ${error.message}`);
-        throw error;
+        reader = csvRowReader(cells, typed);
+        header = cells;
+      } catch (headerError) {
+        if (headerError instanceof CsvHeaderError) throw new CliError(`bad header: ${headerError.message}`);
+        throw headerError;
       }
       continue;
     }
     const read = reader;
-    yield { row: attempt(() => read(record)), line: info.lines, input: record };
+    yield { row: attempt(() => read(cells)), line, input: cells };
   }
-  yield* skipped.splice(0);
 }
 
 /** The row `read` returns, or the RowError it throws (any other error is a bug and propagates). */

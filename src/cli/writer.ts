@@ -1,9 +1,13 @@
-// Stores rows in a table through entity group transactions: consecutive rows of one partition go
-// together, up to 100 per transaction and 4 MiB per request. Transactions of different partitions
-// run concurrently; those of one partition in order, so a later row of a key wins as in the file.
+// Stores rows in a table through entity group transactions: rows of one partition go together, up
+// to 100 per transaction and 4 MiB per request. Rows are grouped by partition within a window of
+// the last `groupWindowRows` rows (or `groupWindowBytes`), so a file whose rows alternate between
+// partitions still fills transactions; past the window, the oldest open group is sent. Transactions
+// of different partitions run concurrently; those of one partition in order, so a later row of a
+// key wins as in the file.
 // 500/503 answers are retried with backoff (still failing after that, or no such table, stops the
 // write); a transaction refused because of one entity is sent again without it, and that entity
 // goes to the rejects file with the service's reason.
+import assert from 'node:assert/strict';
 import { RestError, type TableClient, type TransactionAction } from '@azure/data-tables';
 import { CliError } from './command.js';
 import { type Row, RowError, requireKeys } from './formats/row.js';
@@ -20,6 +24,9 @@ const batchEntitiesMax = 100;
 /** Under the 4 MiB request limit, leaving room for the multipart envelope of 100 operations. */
 const batchBytesMax = 3.5 * 1024 * 1024;
 const batchesInFlightMax = 8;
+/** Rows held back to group them by partition (documented in `cerulean import --help` and docs/cli.md). */
+export const groupWindowRows = 10_000;
+const groupWindowBytes = 64 * 1024 * 1024;
 
 interface Item {
   readonly entity: SdkEntity;
@@ -28,11 +35,26 @@ interface Item {
   readonly input: unknown;
 }
 
+interface OpenGroup {
+  readonly items: Item[];
+  bytes: number;
+  readonly rowKeys: Set<string>;
+}
+
+export interface WriterOptions {
+  /** Insert mode: an entity whose keys exist already is left as it is and counted, not rejected. */
+  readonly skipExisting?: boolean;
+  readonly onStored?: (entities: number) => void;
+}
+
 export class EntityWriter {
   stored = 0;
-  private batch: Item[] = [];
-  private batchBytes = 0;
-  private readonly batchRowKeys = new Set<string>();
+  /** Entities left as they were (skipExisting). */
+  skipped = 0;
+  /** Open groups by PartitionKey, oldest first. */
+  private readonly open = new Map<string, OpenGroup>();
+  private heldRows = 0;
+  private heldBytes = 0;
   private readonly inFlight = new Map<Promise<void>, string>();
   private fatal: Error | undefined;
 
@@ -40,8 +62,10 @@ export class EntityWriter {
     private readonly client: TableClient,
     private readonly mode: WriteMode,
     private readonly rejects: RejectsFile,
-    private readonly onStored: (entities: number) => void = () => {},
-  ) {}
+    private readonly options: WriterOptions = {},
+  ) {
+    assert(!options.skipExisting || mode === 'insert', 'skipExisting applies to insert mode');
+  }
 
   /** Queues a row (or a row the reader could not parse: `row` is then a RowError). */
   async add(row: Row | RowError, line: number | undefined, input: unknown): Promise<void> {
@@ -56,34 +80,56 @@ export class EntityWriter {
       return;
     }
     const bytes = Buffer.byteLength(JSON.stringify(entity));
-    const current = this.batch[0]?.entity.partitionKey;
-    if (
-      (current !== undefined && current !== entity.partitionKey) ||
-      this.batch.length === batchEntitiesMax ||
-      this.batchBytes + bytes > batchBytesMax ||
-      this.batchRowKeys.has(entity.rowKey) // an entity may appear only once in a transaction
-    ) {
-      await this.flush();
+    const group = this.open.get(entity.partitionKey);
+    // An entity may appear only once in a transaction: a repeated key closes the group.
+    if (group !== undefined && (group.bytes + bytes > batchBytesMax || group.rowKeys.has(entity.rowKey))) {
+      await this.flush(entity.partitionKey);
     }
-    this.batch.push({ entity, bytes, line, input });
-    this.batchBytes += bytes;
-    this.batchRowKeys.add(entity.rowKey);
+    const target = this.open.get(entity.partitionKey) ?? this.openGroup(entity.partitionKey);
+    target.items.push({ entity, bytes, line, input });
+    target.bytes += bytes;
+    target.rowKeys.add(entity.rowKey);
+    this.heldRows++;
+    this.heldBytes += bytes;
+    if (target.items.length === batchEntitiesMax) await this.flush(entity.partitionKey);
+    while (this.heldRows > groupWindowRows || this.heldBytes > groupWindowBytes) {
+      await this.flush(this.open.keys().next().value!);
+    }
   }
 
-  /** Sends what is queued and waits for every transaction; throws if the table cannot be written at all. */
+  /** Sends what is held and waits for every transaction; throws if the table cannot be written at all. */
   async finish(): Promise<void> {
-    await this.flush();
+    for (const partitionKey of [...this.open.keys()]) await this.flush(partitionKey);
+    await this.settle();
+  }
+
+  /** Drops what is held (an interrupted run) and waits for the transactions under way. */
+  async abandon(): Promise<number> {
+    const dropped = this.heldRows;
+    this.open.clear();
+    this.heldRows = this.heldBytes = 0;
+    await this.settle();
+    return dropped;
+  }
+
+  private async settle(): Promise<void> {
     await Promise.all(this.inFlight.keys());
     if (this.fatal) throw this.fatal;
   }
 
-  private async flush(): Promise<void> {
-    if (this.batch.length === 0) return;
-    const items = this.batch;
-    const partitionKey = items[0]!.entity.partitionKey;
-    this.batch = [];
-    this.batchBytes = 0;
-    this.batchRowKeys.clear();
+  private openGroup(partitionKey: string): OpenGroup {
+    const group: OpenGroup = { items: [], bytes: 0, rowKeys: new Set() };
+    this.open.set(partitionKey, group);
+    return group;
+  }
+
+  private async flush(partitionKey: string): Promise<void> {
+    const group = this.open.get(partitionKey);
+    if (group === undefined) return;
+    this.open.delete(partitionKey);
+    this.heldRows -= group.items.length;
+    this.heldBytes -= group.bytes;
+    const items = group.items;
     // Wait for a free slot and for the previous transaction of this partition.
     while (this.inFlight.size >= batchesInFlightMax || [...this.inFlight.values()].includes(partitionKey)) {
       await Promise.race(this.inFlight.keys());
@@ -102,10 +148,14 @@ export class EntityWriter {
     try {
       await withRetries(() => this.submit(items));
       this.stored += items.length;
-      this.onStored(items.length);
+      this.options.onStored?.(items.length);
       return;
     } catch (error) {
       if (isTableWide(error) || isRetryable(error)) throw tableWideError(error, this.client.tableName);
+      if (this.options.skipExisting && errorCodeOf(error) === 'EntityAlreadyExists') {
+        await this.sendAbsent(items);
+        return;
+      }
       if (items.length === 1) {
         this.rejects.add({ line: items[0]!.line, reason: reasonOf(error), input: items[0]!.input });
         return;
@@ -119,6 +169,30 @@ export class EntityWriter {
       }
     }
     for (const item of items) await this.send([item]); // the failing entity is unknown: one by one
+  }
+
+  /**
+   * skipExisting: which of `items` (one partition) exist already is asked in one query over their
+   * RowKey range, rather than one failed transaction per existing entity; the others are sent.
+   */
+  private async sendAbsent(items: readonly Item[]): Promise<void> {
+    const partitionKey = items[0]!.entity.partitionKey;
+    const rowKeys = items.map((item) => item.entity.rowKey).sort();
+    const quote = (text: string) => `'${text.replace(/'/g, "''")}'`;
+    const filter =
+      `PartitionKey eq ${quote(partitionKey)} and RowKey ge ${quote(rowKeys[0]!)} ` + `and RowKey le ${quote(rowKeys.at(-1)!)}`;
+    const existing = new Set<string>();
+    const pages = this.client.listEntities({ queryOptions: { filter, select: ['RowKey'] } }).byPage({ maxPageSize: 1000 });
+    for await (const page of pages) for (const entity of page) existing.add(entity.rowKey!);
+    const absent = items.filter((item) => !existing.has(item.entity.rowKey));
+    this.skipped += items.length - absent.length;
+    if (absent.length === items.length && items.length === 1) {
+      this.rejects.add({ line: items[0]!.line, reason: 'the service says it exists, but a query does not find it', input: items[0]!.input });
+    } else if (absent.length === items.length) {
+      for (const item of items) await this.send([item]); // none exists after all: find the failing one
+    } else if (absent.length > 0) {
+      await this.send(absent);
+    }
   }
 
   private async submit(items: readonly Item[]): Promise<void> {

@@ -61,8 +61,14 @@ export interface RequestHooks {
   /**
    * Runs an authorized operation; may delay or refuse it, or ask for the connection to be dropped
    * unanswered. `table` names the table it addresses, if any (computed on demand: a batch's is in its body).
+   * `headers` tell who asks (the workload watch leaves out Cerulean's own tools).
    */
-  run(operation: OperationName, table: () => string | undefined, execute: () => Promise<Reply>): Promise<Reply | 'drop'>;
+  run(
+    operation: OperationName,
+    table: () => string | undefined,
+    execute: () => Promise<Reply>,
+    headers: http.IncomingHttpHeaders,
+  ): Promise<Reply | 'drop'>;
   /** A request for an operation was answered (or dropped), `durationMs` after it arrived. */
   answered(operation: OperationName, status: number | 'dropped', durationMs: number): void;
 }
@@ -221,7 +227,7 @@ async function dispatch(
   if (options.hooks === undefined) return execute();
   const { resource } = target;
   const table = () => (resource.kind === 'batch' ? batchTable(account.name, firstHeader(headers['content-type']), body) : tableOf(resource));
-  return options.hooks.run(known.operation, table, execute);
+  return options.hooks.run(known.operation, table, execute, headers);
 }
 
 /** The fixed table of (method, resource) → operation. */

@@ -25,6 +25,11 @@ export interface Finding {
   readonly evidence: Readonly<Record<string, string | number>>;
   /** The design guide's fix. */
   readonly pattern: string;
+  /**
+   * Entities read and not returned, for queries: the work the fix saves. Findings come ranked by
+   * it, so a filter that reads a hundred entities per entity returned leads. 0 for other kinds.
+   */
+  readonly wastedEntities: number;
 }
 
 export interface InsightsReport {
@@ -39,6 +44,8 @@ const hotPartitionEntitiesMin = 100;
 const hotPartitionShare = 0.5;
 /** A scan is worth reporting once its shape has read this many entities. */
 const scanEntitiesReadMin = 100;
+/** Entities read and not returned below which a scan is not worth a finding. */
+const scanEntitiesWastedMin = 100;
 /** A partition or range scan reading this many entities per entity returned filters on the wrong thing. */
 const scanReadPerReturnedMax = 10;
 const insertOrderInsertsMin = 50;
@@ -61,13 +68,21 @@ export function insights(workload: Workload, options: InsightOptions): InsightsR
     ...partitionsToSplit(watch, options),
     ...entityExtremes(watch),
   ]);
+  findings.sort((a, b) => b.wastedEntities - a.wastedEntities); // stable: ties keep their order
   const counts = Object.fromEntries(insightKinds.map((kind) => [kind, 0])) as Record<InsightKind, number>;
   for (const finding of findings) counts[finding.kind]++;
   return { observedSince: workload.observedSince.toISOString(), findings, counts };
 }
 
-function finding(watch: TableWatch, kind: InsightKind, summary: string, evidence: Finding['evidence'], pattern: string): Finding {
-  return { kind, account: watch.account, table: watch.table, summary, evidence, pattern };
+function finding(
+  watch: TableWatch,
+  kind: InsightKind,
+  summary: string,
+  evidence: Finding['evidence'],
+  pattern: string,
+  wastedEntities = 0,
+): Finding {
+  return { kind, account: watch.account, table: watch.table, summary, evidence, pattern, wastedEntities };
 }
 
 function hotPartitions(watch: TableWatch): Finding[] {
@@ -93,7 +108,9 @@ function hotPartitions(watch: TableWatch): Finding[] {
 function scans(watch: TableWatch): Finding[] {
   const found: Finding[] = [];
   for (const { value: shape } of watch.shapes.top()) {
-    if (shape.read < scanEntitiesReadMin) continue;
+    // A scan that returns all it reads (an export, paging through a table) wastes nothing.
+    if (shape.read < scanEntitiesReadMin || shape.read - shape.returned < scanEntitiesWastedMin) continue;
+    const wasted = shape.read - shape.returned;
     const perReturned = shape.returned === 0 ? shape.read : shape.read / shape.returned;
     const evidence = {
       filter: shape.facts.shape || '(none)',
@@ -114,6 +131,7 @@ function scans(watch: TableWatch): Finding[] {
           'A filter without PartitionKey reads every partition. Query by PartitionKey (and RowKey) instead: ' +
             'make the property you look up by part of the keys, or keep index entities whose keys are that ' +
             'property (inter-partition secondary index pattern).',
+          wasted,
         ),
       );
     } else if (shape.queryClass !== 'point' && perReturned >= scanReadPerReturnedMax) {
@@ -127,6 +145,7 @@ function scans(watch: TableWatch): Finding[] {
           'The filter narrows the keys but then tests other properties. Make those properties part of the ' +
             'RowKey (compound key pattern) or keep index entities in the same partition keyed by them ' +
             '(intra-partition secondary index pattern), so the query reads only what it returns.',
+          wasted,
         ),
       );
     }
@@ -158,6 +177,7 @@ function pointQueryCandidates(watch: TableWatch): Finding[] {
           evidence,
           'Add the PartitionKey to the filter to make it a point query, or keep an index entity that maps ' +
             'this RowKey to its PartitionKey (index entities pattern).',
+          shape.read - shape.returned,
         ),
       );
     }

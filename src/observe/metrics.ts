@@ -33,6 +33,25 @@ const prefix = 'cerulean_';
 const latencyBucketsSeconds = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 const groupSizeBuckets = [1, 2, 4, 8, 16, 32, 64, 128, 256, 512];
 
+/** Partition series (--metrics-partitions): traffic of the busiest partitions, not their size. */
+function partitionGauge(partitions: NonNullable<ScrapeSources['partitions']>, registers: Registry[]): void {
+  const partitionTouched = new Gauge({
+    name: `${prefix}partition_entities_touched`,
+    help:
+      'Traffic, not size: entities read or written through the busiest partitions of each table ' +
+      'since observation began (an upper estimate).',
+    labelNames: ['account', 'table', 'partition'],
+    registers,
+    collect() {
+      partitionTouched.reset();
+      for (const sample of partitions()) {
+        const labels = { account: sample.account, table: sample.table, partition: sample.partitionKey };
+        partitionTouched.set(labels, sample.entities);
+      }
+    },
+  });
+}
+
 export class Metrics {
   readonly registry = new Registry();
   private readonly requests = new RequestSeries();
@@ -107,21 +126,7 @@ export class Metrics {
         for (const [kind, count] of Object.entries(sources.insightCounts())) insightFindings.set({ kind }, count);
       },
     });
-    if (sources.partitions !== undefined) {
-      const partitions = sources.partitions;
-      const partitionEntities = new Gauge({
-        name: `${prefix}partition_entities`,
-        help: 'Entities read or written through the busiest partitions of each table since observation began (an upper estimate).',
-        labelNames: ['account', 'table', 'partition'],
-        registers,
-        collect() {
-          partitionEntities.reset();
-          for (const sample of partitions()) {
-            partitionEntities.set({ account: sample.account, table: sample.table, partition: sample.partitionKey }, sample.entities);
-          }
-        },
-      });
-    }
+    if (sources.partitions !== undefined) partitionGauge(sources.partitions, registers);
   }
 
   request(operation: OperationName, status: number | 'dropped', durationMs: number): void {

@@ -21,6 +21,7 @@ import { ObservedQueryService } from './observed-queries.js';
 import { ObservedStore } from './observed-store.js';
 import type { OperationName } from './operation.js';
 import { azureTargets, Throttle } from './throttle.js';
+import { runAsToolWhen } from './tool-traffic.js';
 import { Workload } from './workload.js';
 
 /** Partition series per table with --metrics-partitions. */
@@ -96,7 +97,8 @@ export class Observation {
           },
         }),
       // Without fault rules nothing stands between the request and its operation.
-      run: (operation, table, execute) => (this.faults.empty ? execute() : this.run(operation, table, execute)),
+      run: (operation, table, execute, headers) =>
+        runAsToolWhen(headers, () => (this.faults.empty ? execute() : this.run(operation, table, execute))),
       answered: (operation, status, durationMs) => this.metrics?.request(operation, status, durationMs),
     };
   }

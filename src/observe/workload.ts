@@ -1,13 +1,15 @@
 // The workload watch: what each table's traffic looks like, in bounded memory. Per table it keeps
 // the busiest partitions (TopCounter), the busiest $filter shapes with entities read and returned,
 // the order of inserted keys (append / prepend), and the largest and widest entities written.
-// Insights (insights.ts) and partition metrics are read from it.
+// Insights (insights.ts) and partition metrics are read from it. Requests of Cerulean's own tools
+// (tool-traffic.ts) are left out: an import's key order or an export's scan is no application's.
 import { entitySizeBytes, keyedSizeBytes } from '../domain/entity.js';
 import { compareIndexKeys } from '../domain/keys.js';
 import { partitionAdmitOneIn, partitionsWatchedMax, shapesWatchedMax, tablesWatchedMax } from '../limits.js';
 import type { QueryClass } from '../query/index.js';
 import type { FilterFacts } from '../query/shape.js';
 import type { Write } from '../storage/store.js';
+import { servingTool } from './tool-traffic.js';
 import { TopCounter } from './top-counter.js';
 
 export interface PartitionWatch {
@@ -87,12 +89,14 @@ export class Workload {
 
   /** `entities` read or written in one partition (undefined: several, e.g. a table scan). */
   touched(account: string, table: string, partitionKey: string | undefined, entities: number): void {
+    if (servingTool()) return;
     const watch = this.table(account, table, entities);
     if (partitionKey !== undefined) this.partition(watch, partitionKey, entities);
   }
 
   /** A commit's writes (all in one partition), once it is durable. */
   wrote(account: string, table: string, writes: readonly Write[]): void {
+    if (servingTool()) return;
     const watch = this.table(account, table, writes.length);
     const partition = this.partition(watch, writes[0]!.partitionKey, writes.length);
     for (const write of writes) {
@@ -111,6 +115,7 @@ export class Workload {
 
   /** One page of Query Entities. */
   queried(account: string, table: string, facts: FilterFacts, queryClass: QueryClass, read: number, returned: number): void {
+    if (servingTool()) return;
     // A page inside one partition is traffic of that partition (at least one entity's worth).
     const entities = facts.partitionKey === undefined ? returned : Math.max(returned, 1);
     const watch = this.table(account, table, entities);

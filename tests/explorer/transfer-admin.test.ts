@@ -313,7 +313,7 @@ describe('explorer in Chromium: export, import, policies, SAS, CORS, accounts, l
     await page.click('#connect');
     await page.waitForSelector('#status.error:has-text("403 AuthenticationFailed")');
     assert.equal(await page.$$eval('#table-list li', (items) => items.length), 0, "nothing of the other account's tables stays");
-    assert.equal(await page.textContent('#main'), 'Pick a table.');
+    assert.equal(await page.textContent('#main'), 'Connect with the account key to see its tables.');
     await page.fill('#key', secondKey);
     await page.click('#connect');
     await page.waitForSelector('body[data-connected="second1"]');

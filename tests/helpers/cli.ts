@@ -20,8 +20,19 @@ export interface CliResult {
   readonly stderr: string;
 }
 
+export interface CliOptions {
+  cwd?: string;
+  env?: Record<string, string>;
+  stdin?: string;
+}
+
 /** Runs the CLI to completion. AZURE_TABLES_CONNECTION_STRING and CERULEAN_* are not inherited. */
-export async function runCli(args: readonly string[], options: { cwd?: string; env?: Record<string, string> } = {}): Promise<CliResult> {
+export function runCli(args: readonly string[], options: CliOptions = {}): Promise<CliResult> {
+  return startCli(args, options).result;
+}
+
+/** Starts the CLI; `signal` sends it a signal as a terminal would (Ctrl-C: SIGINT). */
+export function startCli(args: readonly string[], options: CliOptions = {}): { result: Promise<CliResult>; signal(name: NodeJS.Signals): void } {
   const env: NodeJS.ProcessEnv = {};
   for (const [name, value] of Object.entries(process.env)) {
     if (!name.startsWith('CERULEAN_') && name !== 'AZURE_TABLES_CONNECTION_STRING') env[name] = value;
@@ -29,16 +40,19 @@ export async function runCli(args: readonly string[], options: { cwd?: string; e
   const child = spawn(process.execPath, [binPath, ...args], {
     cwd: options.cwd ?? repoRoot,
     env: { ...env, ...options.env },
-    stdio: ['ignore', 'pipe', 'pipe'],
+    stdio: [options.stdin === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
   });
+  if (options.stdin !== undefined) child.stdin!.end(options.stdin);
   let stdout = '';
   let stderr = '';
-  child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
-  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+  child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
   const timer = setTimeout(() => child.kill('SIGKILL'), commandTimeoutMs);
-  const [code] = (await once(child, 'close')) as [number | null];
-  clearTimeout(timer);
-  return { code, stdout, stderr };
+  const result = once(child, 'close').then(([code]) => {
+    clearTimeout(timer);
+    return { code: code as number | null, stdout, stderr };
+  });
+  return { result, signal: (name) => child.kill(name) };
 }
 
 /** For assertion messages. */

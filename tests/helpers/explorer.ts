@@ -33,7 +33,7 @@ export async function runQuery(page: Page, query: { filter?: string; select?: st
 
 /** The RowKeys of the grid's rows, top to bottom. */
 export function gridRowKeys(page: Page): Promise<string[]> {
-  return page.$$eval('#grid tbody tr', (rows) => rows.map((row) => (row as any).dataset.rk as string));
+  return page.$$eval('#grid tbody tr[data-rk]', (rows) => rows.map((row) => (row as any).dataset.rk as string));
 }
 
 export function gridColumns(page: Page): Promise<string[]> {

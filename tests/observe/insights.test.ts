@@ -129,12 +129,12 @@ describe('design insights', () => {
 
     // `cerulean insights`, as text and as JSON.
     const endpoint = `http://127.0.0.1:${server.port}`;
-    const { stdout: textOut } = await promisify(execFile)(process.execPath, [cli, 'insights', '--endpoint', `${endpoint}/devstoreaccount1`]);
+    const { stdout: textOut } = await promisify(execFile)(process.execPath, [cli, 'insights', '-c', `${endpoint}/devstoreaccount1`]);
     const scanBlock = textOut.slice(textOut.indexOf(`Table devstoreaccount1/${t.scan!.tableName}\n`));
     assert.match(scanBlock, /^Table \S+\n(  .*\n)*  \[table-scan\] Table scan: 1 query of shape Status eq \? read 120 entities/);
     assert.match(textOut, /evidence: filter="Status eq \?", queryClass="table-scan", queries=1, entitiesRead=120, entitiesReturned=3, readPerReturned=40/);
     assert.match(textOut, /fix: A filter without PartitionKey reads every partition\./);
-    const { stdout: jsonOut } = await promisify(execFile)(process.execPath, [cli, 'insights', '--endpoint', endpoint, '--json']);
+    const { stdout: jsonOut } = await promisify(execFile)(process.execPath, [cli, 'insights', '-c', `${endpoint}/devstoreaccount1`, '--json']);
     assert.deepEqual(JSON.parse(jsonOut).counts, counts);
 
     // DELETE /_insights starts observing afresh.
@@ -144,7 +144,7 @@ describe('design insights', () => {
   });
 
   test('cerulean insights reports an unreachable server and bad arguments', async () => {
-    await assert.rejects(promisify(execFile)(process.execPath, [cli, 'insights', '--endpoint', 'http://127.0.0.1:1']), (error: { code?: number }) => error.code === 1);
+    await assert.rejects(promisify(execFile)(process.execPath, [cli, 'insights', '-c', 'http://127.0.0.1:1/devstoreaccount1']), (error: { code?: number }) => error.code === 1);
     await assert.rejects(promisify(execFile)(process.execPath, [cli, 'insights', '--bogus']), (error: { code?: number }) => error.code === 2);
   });
 });

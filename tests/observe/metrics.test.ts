@@ -61,10 +61,10 @@ describe('metrics on disk, with --metrics-partitions', () => {
     assert.ok(sample(text, 'cerulean_storage_bytes', { kind: 'log' })! > 0);
 
     // Partition series: the busiest five of the table, p0 first with its 6 inserts + 3 reads + 1 miss + 1 query.
-    const partitions = samples(text, 'cerulean_partition_entities').filter((line) => line.includes(`table="${client.tableName}"`));
+    const partitions = samples(text, 'cerulean_partition_entities_touched').filter((line) => line.includes(`table="${client.tableName}"`));
     assert.equal(partitions.length, 5, partitions.join('\n'));
-    assert.equal(sample(text, 'cerulean_partition_entities', { table: client.tableName, partition: 'p0' }), 16);
-    assert.equal(sample(text, 'cerulean_partition_entities', { table: client.tableName, partition: 'p9' }), 5);
+    assert.equal(sample(text, 'cerulean_partition_entities_touched', { table: client.tableName, partition: 'p0' }), 16);
+    assert.equal(sample(text, 'cerulean_partition_entities_touched', { table: client.tableName, partition: 'p9' }), 5);
 
     // Counters move by exactly what happens next.
     for (let i = 0; i < 3; i++) await client.createEntity({ partitionKey: 'more', rowKey: `m${i}` });
@@ -92,7 +92,7 @@ describe('metrics switches', () => {
     const text = await scrape(plain.port);
     assert.equal(sample(text, 'cerulean_requests_total', { operation: 'InsertEntity' }), 1);
     assert.equal(text.includes('secret-key'), false);
-    assert.deepEqual(samples(text, 'cerulean_partition_entities'), []);
+    assert.deepEqual(samples(text, 'cerulean_partition_entities_touched'), []);
     assert.deepEqual(samples(text, 'cerulean_storage_bytes'), []);
   });
 

@@ -6,12 +6,13 @@ import { once } from 'node:events';
 import { createInterface } from 'node:readline';
 import { type Command, Option } from 'commander';
 import { stringify } from 'csv-stringify';
-import { type CliCommand, connectionOption } from '../command.js';
+import { type CliCommand, connectionOption, formatCount } from '../command.js';
 import { resolveEndpoint } from '../endpoint.js';
 import { csvHeader, csvRecord } from '../formats/csv.js';
 import { type FormatName, chooseFormat, formatNames } from '../formats/index.js';
 import { decodeJsonLine, encodeJsonLine } from '../formats/jsonl.js';
 import type { Row } from '../formats/row.js';
+import { Interruption, interruptedError } from '../interrupt.js';
 import { startProgress } from '../progress.js';
 import { scanPages } from '../scan.js';
 import { tableError } from '../service-errors.js';
@@ -34,7 +35,7 @@ export const exportCommand: CliCommand = {
       .option('-o, --out <file>', 'output file (default stdout); written whole or not at all')
       .addOption(new Option('-f, --format <format>', 'default from --out: .typed.csv, .csv, else jsonl').choices(formatNames))
       .option('--filter <filter>', "OData $filter, e.g. \"PartitionKey eq 'a'\"")
-      .option('--select <names>', 'comma-separated properties to keep, e.g. PartitionKey,RowKey,Name')
+      .option('--select <names>', 'comma-separated properties to keep, e.g. Name,Age (the keys are always kept)')
       .addOption(connectionOption())
       .addHelpText('after', '\nExample:\n  cerulean export People --out people.typed.csv\n')
       .action((table: string, options: ExportOptions) => exportTable(table, options));
@@ -43,34 +44,70 @@ export const exportCommand: CliCommand = {
 
 async function exportTable(table: string, options: ExportOptions): Promise<void> {
   const format = chooseFormat(options.format, options.out);
-  const select = options.select?.split(',').map((name) => name.trim()).filter((name) => name !== '');
+  const select = selectWithKeys(options.select);
   const client = resolveEndpoint(options.connectionString).tableClient(table);
-  const pages = scanPages(client, { filter: options.filter, select });
+  const interruption = new Interruption(`export ${table}`);
+  // Pages stop coming once Ctrl-C was pressed: the export ends early, and says so below.
+  const pages = untilInterrupted(scanPages(client, { filter: options.filter, select }), interruption);
   const progress = startProgress(`export ${table}`);
   // A file is written beside its final name and renamed at the end: never a half export under it.
   const partial = options.out === undefined ? undefined : `${options.out}.partial`;
-  const out = partial === undefined ? process.stdout : fs.createWriteStream(partial);
+  // 'wx': a .partial file found here is someone else's (another export running?): refuse, keep it.
+  const out = partial === undefined ? process.stdout : fs.createWriteStream(partial, { flags: 'wx' });
+  let opened = false;
+  if (partial !== undefined) out.once('open', () => (opened = true));
+  let exported = 0;
+  const onRows = (n: number) => {
+    exported += n;
+    progress.update(n);
+  };
   try {
     if (format === 'jsonl') {
       for await (const page of pages) {
         await write(out, page.map((row) => encodeJsonLine(row) + '\n').join(''));
-        progress.update(page.length);
+        onRows(page.length);
       }
     } else {
-      await writeCsv(out, pages, format, (n) => progress.update(n));
+      await writeCsv(out, pages, format, onRows);
     }
-    if (partial !== undefined) {
-      await new Promise<void>((resolve, reject) => (out as fs.WriteStream).end((error?: Error | null) => (error ? reject(error) : resolve())));
-      fs.renameSync(partial, options.out!);
-    }
+    if (partial !== undefined) await closeStream(out as fs.WriteStream);
+    if (partial !== undefined && !interruption.requested) fs.renameSync(partial, options.out!);
   } catch (error) {
-    if (partial !== undefined) {
+    throw tableError(error, table);
+  } finally {
+    interruption.dispose();
+    // Only the file this run opened (and did not rename), never one it found.
+    if (partial !== undefined && opened && fs.existsSync(partial)) {
       (out as fs.WriteStream).destroy();
       fs.rmSync(partial, { force: true });
     }
-    throw tableError(error, table);
+  }
+  if (interruption.requested) {
+    const where = options.out === undefined ? 'written to stdout' : `read; nothing written to ${options.out} (its partial file removed)`;
+    throw interruptedError(`${formatCount(exported)} entities ${where}`);
   }
   process.stderr.write(`export ${table}: ${progress.finish()}${options.out ? ` to ${options.out}` : ''}\n`);
+}
+
+async function* untilInterrupted<T>(pages: AsyncIterable<T>, interruption: Interruption): AsyncGenerator<T> {
+  for await (const page of pages) {
+    if (interruption.requested) return;
+    yield page;
+  }
+}
+
+function closeStream(stream: fs.WriteStream): Promise<void> {
+  return new Promise<void>((resolve, reject) => stream.end((error?: Error | null) => (error ? reject(error) : resolve())));
+}
+
+/**
+ * The properties to ask for: those named, plus PartitionKey and RowKey, always. An export without
+ * its keys cannot be imported again (a CSV would even bring its rows back under empty keys).
+ */
+function selectWithKeys(text: string | undefined): string[] | undefined {
+  if (text === undefined) return undefined;
+  const names = text.split(',').map((name) => name.trim()).filter((name) => name !== '');
+  return [...new Set(['PartitionKey', 'RowKey', ...names])];
 }
 
 /**

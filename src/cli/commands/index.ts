@@ -3,7 +3,9 @@
 import type { CliCommand } from '../command.js';
 import { backupCommand } from './backup.js';
 import { copyCommand } from './copy.js';
+import { deleteCommand, getCommand, putCommand } from './entity.js';
 import { exportCommand } from './export.js';
+import { faultsCommand } from './faults.js';
 import { importCommand } from './import.js';
 import { insightsCommand } from './insights.js';
 import { restoreCommand } from './restore.js';
@@ -17,6 +19,10 @@ export const commands: readonly CliCommand[] = [
   backupCommand,
   restoreCommand,
   tablesCommand,
+  getCommand,
+  putCommand,
+  deleteCommand,
   statsCommand,
   insightsCommand,
+  faultsCommand,
 ];

@@ -1,5 +1,5 @@
 // CSV records (arrays of cells) <-> rows, typed and plain. Pure: the CSV text itself is read and
-// written by csv-parse / csv-stringify; this module only knows which cell means what.
+// written by csv-stringify and read by csv-records.ts; this module only knows which cell means what.
 //
 // Typed CSV is Azure Storage Explorer's `.typed.csv`, as we understand it from its exports and
 // import dialog (no published specification):

@@ -9,7 +9,9 @@
 // literal that keeps its `.0` and the sign of -0 (`-0.0`); NaN and ±Infinity are the strings
 // `NaN`, `Infinity`, `-Infinity`, as the service writes them. A line is also a valid Insert
 // Entity body. Reading accepts unannotated properties and types them as the service would
-// (string → Edm.String, true/false → Edm.Boolean, integer → Edm.Int32, other numbers → Edm.Double).
+// (string → Edm.String, true/false → Edm.Boolean, integer → Edm.Int32, a number written with a
+// point or an exponent, such as 2.0 or 1e3, → Edm.Double).
+import { annotateDoubleLiterals } from '../double-literals.js';
 import { type EdmType, type Row, RowError, type TypedValue, canonicalValue, parseTypeName } from './row.js';
 
 const annotationSuffix = '@odata.type';
@@ -42,7 +44,8 @@ function jsonValue({ type, value }: TypedValue): string {
 export function decodeJsonLine(line: string): Row {
   let parsed: unknown;
   try {
-    parsed = JSON.parse(line);
+    // Unannotated `2.0` or `1e3` is a Double on the wire, which JSON.parse alone would lose.
+    parsed = JSON.parse(annotateDoubleLiterals(line));
   } catch (error) {
     throw new RowError(`not valid JSON: ${(error as Error).message}`);
   }
