@@ -20,10 +20,13 @@ export function conditionSql(condition: PropertyCondition, bind: Bind): string {
   const text = () => `props ->> ${(name ??= bind(condition.property))}::text`;
   const annotation = () => `props ->> ${(annotationName ??= bind(`${condition.property}@odata.type`))}::text`;
   switch (condition.kind) {
-    case 'string':
+    case 'string': {
       // Byte order of UTF-8 agrees with UTF-16 order against a literal below U+D800 (pushdown.ts).
-      // An escaped string (codec.ts) is an object: kept.
-      return `CASE jsonb_typeof(${value()}) WHEN 'string' THEN ${annotation()} IS NULL AND ${text()} COLLATE "C" ${op} ${bind(condition.value)}::text WHEN 'object' THEN true ELSE false END`;
+      // An escaped string (codec.ts) is an object: kept. PostgreSQL text cannot hold a literal
+      // with U+0000: every unannotated string is kept, and the query's predicate decides.
+      const test = condition.value.includes('\u0000') ? 'true' : `${text()} COLLATE "C" ${op} ${bind(condition.value)}::text`;
+      return `CASE jsonb_typeof(${value()}) WHEN 'string' THEN ${annotation()} IS NULL AND ${test} WHEN 'object' THEN true ELSE false END`;
+    }
     case 'boolean':
       return `CASE jsonb_typeof(${value()}) WHEN 'boolean' THEN (${text()})::boolean ${op} ${bind(condition.value)}::boolean ELSE false END`;
     case 'dateTime':

@@ -1,7 +1,9 @@
 // What a failure of the database means to a client. Every failure becomes an Azure error and
-// none hangs: an unreachable database or an exhausted pool is 503 ServerBusy (retry later), a
-// statement past its time is 500 OperationTimedOut, and a commit whose outcome the connection
-// took with it is 500 InternalError (it may or may not have applied).
+// none hangs: an unreachable database or an exhausted pool is 503 ServerBusy (retry later: the
+// request certainly did nothing), a statement past its time is 500 OperationTimedOut (cancelled,
+// so it did nothing either), a value the database refuses is 400 InvalidInput, and a write whose
+// outcome the connection took with it is 500 InternalError (it may or may not have applied: a
+// 503 would have the client retry, and its retry then fail on its own write with 409 or 412).
 import { TableError } from '../../errors.js';
 
 /** Serialization failure and deadlock: the transaction was rolled back and may simply run again. */
@@ -47,18 +49,39 @@ export function isConnectionFailure(error: unknown): boolean {
 }
 
 /**
- * The Azure error for a database failure, or the failure itself when it is a bug of ours (the
- * front door answers those 500 InternalError and logs them). `committing`: the failure came
- * while COMMIT was on its way, so the outcome is unknown.
+ * A write that was sent (a lone statement, or a transaction's COMMIT) and whose connection then
+ * failed: the database may or may not have applied it.
  */
-export function azureError(error: unknown, committing = false): unknown {
+export class WriteOutcomeUnknown extends Error {
+  constructor(readonly failure: unknown) {
+    super('The database connection was lost while writing; the outcome is unknown.');
+  }
+}
+
+/**
+ * What the failure of a sent write means: unknown when the connection failed (the database may
+ * have committed before it went), the failure itself when the database answered it (the write
+ * was rolled back) or when the driver refused to send it (a client already broken).
+ */
+export function sentWriteFailure(error: unknown): unknown {
+  const message = error instanceof Error ? error.message : '';
+  if (!isConnectionFailure(error) || /not queryable/i.test(message)) return error;
+  return new WriteOutcomeUnknown(error);
+}
+
+/**
+ * The Azure error for a database failure, or the failure itself when it is a bug of ours (the
+ * front door answers those 500 InternalError and logs them).
+ */
+export function azureError(error: unknown): unknown {
   if (error instanceof TableError) return error;
+  if (error instanceof WriteOutcomeUnknown) return new TableError('InternalError', error.message);
   const code = codeOf(error) ?? '';
   const message = error instanceof Error ? error.message : '';
-  if (committing && isConnectionFailure(error)) {
-    return new TableError('InternalError', 'The database connection was lost while committing; the outcome is unknown.');
-  }
   if (code === '57014' || /Query read timeout/i.test(message)) return new TableError('OperationTimedOut');
+  // Class 22, a data exception: a value the database cannot hold or compare. Every value this
+  // engine sends is encoded so that none is refused; one that still is came with the request.
+  if (code.startsWith('22')) return new TableError('InvalidInput');
   if (unavailableCodes.has(code) || retryableCodes.has(code) || isConnectionFailure(error) || /timeout exceeded when trying to connect/i.test(message)) {
     return new TableError('ServerBusy');
   }
