@@ -55,7 +55,10 @@ export function planCommit(writes: readonly Write[], stored: ReadonlyMap<string,
       deletes.push({ pk, rk });
       continue;
     }
-    const properties = action.kind === 'merge' && current !== undefined ? mergedProperties(write, action, current) : encodeIncoming(action);
+    const properties =
+      action.kind === 'merge' && current !== undefined
+        ? mergedProperties(write, action, current)
+        : encodeIncoming(action);
     if (typeof properties === 'string') return { ok: false, index, failure: properties };
     (current === undefined ? inserts : updates).push({ pk, rk, properties });
   }

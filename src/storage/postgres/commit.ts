@@ -93,9 +93,18 @@ export class Committer {
    * if that is later (the row is locked by the statement, so no other write comes between). When
    * nothing was written, a second look tells why.
    */
-  private async commitAlone(table: TableInfo, write: Write, action: Write['action'] & { kind: 'put' | 'delete' }): Promise<Committed> {
+  private async commitAlone(
+    table: TableInfo,
+    write: Write,
+    action: Write['action'] & { kind: 'put' | 'delete' },
+  ): Promise<Committed> {
     const { condition } = write;
-    const address = { account: table.account, nameLower: table.name.toLowerCase(), pk: encodeKey(write.partitionKey), rk: encodeKey(write.rowKey) };
+    const address = {
+      account: table.account,
+      nameLower: table.name.toLowerCase(),
+      pk: encodeKey(write.partitionKey),
+      rk: encodeKey(write.rowKey),
+    };
     const key = [address.account, address.nameLower, address.pk, address.rk];
     const expected = condition.kind === 'version' ? condition.timestamp.toString() : null;
     const ts = this.clock.next().toString();
@@ -137,7 +146,11 @@ export class Committer {
    * an entity that may pass a limit) writes nothing and answers undefined: the transaction path
    * then decides on the locked row exactly.
    */
-  private async mergeAlone(table: TableInfo, write: Write, incoming: IncomingProperties): Promise<Committed | undefined> {
+  private async mergeAlone(
+    table: TableInfo,
+    write: Write,
+    incoming: IncomingProperties,
+  ): Promise<Committed | undefined> {
     const { condition } = write;
     // The incoming members as the stored object (and their names), from the body's stored text when it has one.
     const text = incomingText(incoming);
@@ -169,7 +182,10 @@ export class Committer {
     const failure = conditionFailure(current, write.condition) ?? missing;
     // Otherwise another process changed the entity between the two statements: the write failed
     // on the entity as it was then.
-    return { result: failed(0, failure ?? (write.condition.kind === 'absent' ? 'exists' : 'versionMismatch')), storedName: row.name };
+    return {
+      result: failed(0, failure ?? (write.condition.kind === 'absent' ? 'exists' : 'versionMismatch')),
+      storedName: row.name,
+    };
   }
 
   /** The transaction's body: locks, decides (commit-plan.ts), writes. */
@@ -177,7 +193,12 @@ export class Committer {
     const withProperties = writes.some((write) => write.action.kind === 'merge');
     const locked = await client.query<LockedRow>({
       ...lockEntitiesSql(withProperties),
-      values: [table.account, table.name.toLowerCase(), writes.map((write) => encodeKey(write.partitionKey)), writes.map((write) => encodeKey(write.rowKey))],
+      values: [
+        table.account,
+        table.name.toLowerCase(),
+        writes.map((write) => encodeKey(write.partitionKey)),
+        writes.map((write) => encodeKey(write.rowKey)),
+      ],
     });
     const tableId = locked.rows[0]?.table_id;
     if (tableId === undefined) return noTable;
@@ -195,7 +216,8 @@ export class Committer {
 function storedVersions(rows: readonly LockedRow[]): Map<string, StoredVersion> {
   const stored = new Map<string, StoredVersion>();
   for (const row of rows) {
-    if (row.pk !== null) stored.set(storedKey(row.pk, row.rk!), { ts: BigInt(row.ts!), doc: row.doc, props: row.props });
+    if (row.pk !== null)
+      stored.set(storedKey(row.pk, row.rk!), { ts: BigInt(row.ts!), doc: row.doc, props: row.props });
   }
   return stored;
 }
@@ -205,7 +227,11 @@ async function writeRows(
   client: pg.PoolClient,
   tableId: string,
   ts: string,
-  plan: { readonly inserts: readonly PlannedRow[]; readonly updates: readonly PlannedRow[]; readonly deletes: readonly Omit<PlannedRow, 'properties'>[] },
+  plan: {
+    readonly inserts: readonly PlannedRow[];
+    readonly updates: readonly PlannedRow[];
+    readonly deletes: readonly Omit<PlannedRow, 'properties'>[];
+  },
 ): Promise<void> {
   const columns = (rows: readonly PlannedRow[]) => [
     rows.map((row) => row.pk),
@@ -217,8 +243,12 @@ async function writeRows(
     const result = await client.query({ ...insertEntitiesSql, values: [tableId, ts, ...columns(plan.inserts)] });
     if (result.rowCount !== plan.inserts.length) throw new RaceLost();
   }
-  if (plan.updates.length > 0) await client.query({ ...updateEntitiesSql, values: [tableId, ts, ...columns(plan.updates)] });
+  if (plan.updates.length > 0)
+    await client.query({ ...updateEntitiesSql, values: [tableId, ts, ...columns(plan.updates)] });
   if (plan.deletes.length > 0) {
-    await client.query({ ...deleteEntitiesSql, values: [tableId, plan.deletes.map((row) => row.pk), plan.deletes.map((row) => row.rk)] });
+    await client.query({
+      ...deleteEntitiesSql,
+      values: [tableId, plan.deletes.map((row) => row.pk), plan.deletes.map((row) => row.rk)],
+    });
   }
 }

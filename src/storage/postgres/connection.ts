@@ -77,7 +77,10 @@ export class PostgresConnection {
   }
 
   /** One statement outside a transaction; a failure as an Azure error. */
-  async query<Row extends pg.QueryResultRow = pg.QueryResultRow>(effect: Effect, statement: Statement): Promise<pg.QueryResult<Row>> {
+  async query<Row extends pg.QueryResultRow = pg.QueryResultRow>(
+    effect: Effect,
+    statement: Statement,
+  ): Promise<pg.QueryResult<Row>> {
     try {
       return await this.rawQuery<Row>(effect, statement);
     } catch (error) {
@@ -89,7 +92,10 @@ export class PostgresConnection {
    * query, failing with the database's own error (a group statement's: its coalescer decides on
    * it), or WriteOutcomeUnknown for a write sent on a connection that then failed.
    */
-  async rawQuery<Row extends pg.QueryResultRow = pg.QueryResultRow>(effect: Effect, statement: Statement): Promise<pg.QueryResult<Row>> {
+  async rawQuery<Row extends pg.QueryResultRow = pg.QueryResultRow>(
+    effect: Effect,
+    statement: Statement,
+  ): Promise<pg.QueryResult<Row>> {
     const client = await this.checkOut();
     try {
       const result = await client.query<Row>(queryConfig(statement));
@@ -107,7 +113,11 @@ export class PostgresConnection {
    * transactionAttemptsMax times. A foreign key violation (the table was deleted under the
    * transaction) answers `missingTable`. Failures are Azure errors.
    */
-  async transaction<T>(body: (client: pg.PoolClient) => Promise<T>, keep: (result: T) => boolean, missingTable: T): Promise<T> {
+  async transaction<T>(
+    body: (client: pg.PoolClient) => Promise<T>,
+    keep: (result: T) => boolean,
+    missingTable: T,
+  ): Promise<T> {
     for (let attempt = 1; ; attempt++) {
       let client: pg.PoolClient;
       try {
@@ -120,7 +130,8 @@ export class PostgresConnection {
       const { error } = outcome;
       if (isMissingTable(error)) return missingTable;
       const lostRace = error instanceof RaceLost || isRetryable(error);
-      if (!lostRace || attempt >= transactionAttemptsMax) throw azureError(lostRace ? new TableError('ServerBusy') : error);
+      if (!lostRace || attempt >= transactionAttemptsMax)
+        throw azureError(lostRace ? new TableError('ServerBusy') : error);
       // A short random pause, so that racing processes do not meet again in step.
       await new Promise((resolve) => setTimeout(resolve, Math.random() * 5 * attempt));
     }

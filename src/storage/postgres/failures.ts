@@ -13,7 +13,16 @@ const retryableCodes = new Set(['40001', '40P01']);
 const unavailableCodes = new Set(['57P01', '57P02', '57P03', '53300', '53400', '55P03', '58000', '58030']);
 
 /** Node socket errors of a database out of reach. */
-const unreachableErrnos = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN']);
+const unreachableErrnos = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'EPIPE',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+]);
 
 function codeOf(error: unknown): string | undefined {
   const code = (error as { code?: unknown } | null)?.code;
@@ -45,7 +54,9 @@ export function isConnectionFailure(error: unknown): boolean {
   const code = codeOf(error) ?? '';
   if (unreachableErrnos.has(code) || code.startsWith('08') || code === '57P01' || code === '57P02') return true;
   const message = error instanceof Error ? error.message : '';
-  return /Connection terminated|connection timeout|Query read timeout|not queryable|Client has encountered a connection error/i.test(message);
+  return /Connection terminated|connection timeout|Query read timeout|not queryable|Client has encountered a connection error/i.test(
+    message,
+  );
 }
 
 /**
@@ -82,7 +93,12 @@ export function azureError(error: unknown): unknown {
   // Class 22, a data exception: a value the database cannot hold or compare. Every value this
   // engine sends is encoded so that none is refused; one that still is came with the request.
   if (code.startsWith('22')) return new TableError('InvalidInput');
-  if (unavailableCodes.has(code) || retryableCodes.has(code) || isConnectionFailure(error) || /timeout exceeded when trying to connect/i.test(message)) {
+  if (
+    unavailableCodes.has(code) ||
+    retryableCodes.has(code) ||
+    isConnectionFailure(error) ||
+    /timeout exceeded when trying to connect/i.test(message)
+  ) {
     return new TableError('ServerBusy');
   }
   return error;

@@ -91,14 +91,25 @@ export class EntityGroups {
   /** Statements each kind went in, and the requests they carried. */
   counts(): Record<'reads' | 'inserts' | 'upserts' | 'merges', GroupCount> {
     const count = ({ statements, items }: GroupCount) => ({ statements, items });
-    return { reads: count(this.reads), inserts: count(this.inserts), upserts: count(this.upserts), merges: count(this.merges) };
+    return {
+      reads: count(this.reads),
+      inserts: count(this.inserts),
+      upserts: count(this.upserts),
+      merges: count(this.merges),
+    };
   }
 
   private coalescer<Item, Outcome>(
     run: (items: readonly Item[]) => Promise<readonly Outcome[]>,
     keyOf?: (item: Item) => string,
   ): Coalescer<Item, Outcome> {
-    return new Coalescer({ run, runningMax: groupsRunningMax, itemsMax: groupItemsMax, keyOf, rerunAlone: isStatementFailure });
+    return new Coalescer({
+      run,
+      runningMax: groupsRunningMax,
+      itemsMax: groupItemsMax,
+      keyOf,
+      rerunAlone: isStatementFailure,
+    });
   }
 
   private readGroup(addresses: readonly EntityAddress[]): Promise<(ReadRow | undefined)[]> {

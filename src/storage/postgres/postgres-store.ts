@@ -116,7 +116,10 @@ export class PostgresStore implements Store {
 
   async getTable(account: string, name: string): Promise<TableInfo | undefined> {
     if (!storableName(name)) return undefined;
-    const { rows } = await this.connection.query<{ name: string }>('read', { ...getTableSql, values: [account, name.toLowerCase()] });
+    const { rows } = await this.connection.query<{ name: string }>('read', {
+      ...getTableSql,
+      values: [account, name.toLowerCase()],
+    });
     return rows[0] && { account, name: rows[0].name };
   }
 
@@ -132,9 +135,19 @@ export class PostgresStore implements Store {
     return (await this.getTableEntity(table.account, table.name, partitionKey, rowKey))?.entity;
   }
 
-  async getTableEntity(account: string, name: string, partitionKey: string, rowKey: string): Promise<TableEntity | undefined> {
+  async getTableEntity(
+    account: string,
+    name: string,
+    partitionKey: string,
+    rowKey: string,
+  ): Promise<TableEntity | undefined> {
     if (!storableName(name)) return undefined;
-    const row = await this.groups.read({ account, nameLower: name.toLowerCase(), pk: encodeKey(partitionKey), rk: encodeKey(rowKey) });
+    const row = await this.groups.read({
+      account,
+      nameLower: name.toLowerCase(),
+      pk: encodeKey(partitionKey),
+      rk: encodeKey(rowKey),
+    });
     if (row === undefined) return undefined;
     const entity = row.ts === null ? undefined : storedEntity(partitionKey, rowKey, BigInt(row.ts), row.doc, row.props);
     return { table: { account, name: row.name }, entity };

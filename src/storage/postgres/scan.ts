@@ -108,7 +108,10 @@ function stepStatement(
   // An index step names the table by its id, literally: the planner matches a partial index
   // only to a predicate it can prove when planning.
   const tableId = lookup === undefined ? `(${tableIdSql})` : lookup.tableId;
-  const indexed = lookup === undefined ? [] : [`${indexedValueSql(lookup.condition.property)} = ${bind(indexedLiteral(lookup.condition))}::jsonb`];
+  const indexed =
+    lookup === undefined
+      ? []
+      : [`${indexedValueSql(lookup.condition.property)} = ${bind(indexedLiteral(lookup.condition))}::jsonb`];
   const where = [`table_id = ${tableId}`, ...indexed, ...rangeSql(range, bind)].join(' AND ');
   const partitionKey = onlyPartition(range);
   const keys = (alias: string) => (partitionKey === undefined ? `${alias}pk, ${alias}rk` : `${alias}rk`);
@@ -128,7 +131,12 @@ function stepStatement(
 }
 
 /** The step a statement's rows make: the entities that passed, and how far it got. */
-function stepOfRows(rows: readonly ScanRow[], partitionKey: string | undefined, conditional: boolean, limit: number): ScanStep {
+function stepOfRows(
+  rows: readonly ScanRow[],
+  partitionKey: string | undefined,
+  conditional: boolean,
+  limit: number,
+): ScanStep {
   let bytes = 0;
   let lastKeys: { partitionKey: string; rowKey: string } | undefined;
   const entities: Entity[] = [];
@@ -189,7 +197,8 @@ const indexStepNames = new Map<string, string>();
  */
 function indexStepName(sql: string): string | undefined {
   let name = indexStepNames.get(sql);
-  if (name === undefined && indexStepNames.size < indexStepNamesMax) indexStepNames.set(sql, (name = `iscan${indexStepNames.size}`));
+  if (name === undefined && indexStepNames.size < indexStepNamesMax)
+    indexStepNames.set(sql, (name = `iscan${indexStepNames.size}`));
   return name;
 }
 

@@ -14,7 +14,11 @@ import {
   putTableSettingSql,
 } from './sql.js';
 
-export async function getSetting(connection: PostgresConnection, account: string, key: SettingKey): Promise<string | undefined> {
+export async function getSetting(
+  connection: PostgresConnection,
+  account: string,
+  key: SettingKey,
+): Promise<string | undefined> {
   if (key.scope === 'table' && !storableName(key.table)) return undefined;
   const statement =
     key.scope === 'table'
@@ -25,11 +29,16 @@ export async function getSetting(connection: PostgresConnection, account: string
 }
 
 /** Every change in one transaction; 'tableNotFound' (nothing written) when a table setting's table does not exist. */
-export async function putSettings(connection: PostgresConnection, account: string, changes: readonly SettingChange[]): Promise<'ok' | 'tableNotFound'> {
+export async function putSettings(
+  connection: PostgresConnection,
+  account: string,
+  changes: readonly SettingChange[],
+): Promise<'ok' | 'tableNotFound'> {
   if (changes.some(({ key }) => key.scope === 'table' && !storableName(key.table))) return 'tableNotFound';
   return connection.transaction(
     async (client) => {
-      for (const change of changes) if ((await putSetting(client, account, change)) === 'tableNotFound') return 'tableNotFound';
+      for (const change of changes)
+        if ((await putSetting(client, account, change)) === 'tableNotFound') return 'tableNotFound';
       return 'ok';
     },
     (outcome) => outcome === 'ok',
@@ -37,7 +46,11 @@ export async function putSettings(connection: PostgresConnection, account: strin
   );
 }
 
-async function putSetting(client: pg.PoolClient, account: string, { key, value }: SettingChange): Promise<'ok' | 'tableNotFound'> {
+async function putSetting(
+  client: pg.PoolClient,
+  account: string,
+  { key, value }: SettingChange,
+): Promise<'ok' | 'tableNotFound'> {
   const stored = value === undefined ? undefined : encodeSettingValue(value);
   if (key.scope === 'account') {
     await client.query(
@@ -47,11 +60,16 @@ async function putSetting(client: pg.PoolClient, account: string, { key, value }
     );
     return 'ok';
   }
-  const { rows } = await client.query<{ id: string }>({ ...lockTableOnlySql, values: [account, key.table.toLowerCase()] });
+  const { rows } = await client.query<{ id: string }>({
+    ...lockTableOnlySql,
+    values: [account, key.table.toLowerCase()],
+  });
   const tableId = rows[0]?.id;
   if (tableId === undefined) return 'tableNotFound';
   await client.query(
-    stored === undefined ? { ...deleteTableSettingSql, values: [tableId] } : { ...putTableSettingSql, values: [tableId, stored] },
+    stored === undefined
+      ? { ...deleteTableSettingSql, values: [tableId] }
+      : { ...putTableSettingSql, values: [tableId, stored] },
   );
   return 'ok';
 }

@@ -39,7 +39,10 @@ export const deleteTableSql: NamedSql = {
   text: `DELETE FROM ${s}.tables WHERE account = $1 AND name_lower = $2 RETURNING id`,
 };
 
-export const getTableSql: NamedSql = { name: 'getTable', text: `SELECT name FROM ${s}.tables WHERE account = $1 AND name_lower = $2` };
+export const getTableSql: NamedSql = {
+  name: 'getTable',
+  text: `SELECT name FROM ${s}.tables WHERE account = $1 AND name_lower = $2`,
+};
 
 export const listTablesSql: NamedSql = {
   name: 'listTables',
@@ -190,7 +193,13 @@ export function plainStepSql(keys: string, where: string, limitSql: string): str
  */
 export function conditionalStepSql(
   keys: (alias: string) => string,
-  step: { readonly where: string; readonly tests: string; readonly tableId: string; readonly windowSql: string; readonly limitSql: string },
+  step: {
+    readonly where: string;
+    readonly tests: string;
+    readonly tableId: string;
+    readonly windowSql: string;
+    readonly limitSql: string;
+  },
 ): string {
   const { where, tests, tableId, windowSql, limitSql } = step;
   return (
@@ -242,7 +251,10 @@ export const lockTableOnlySql: NamedSql = {
   text: `SELECT id FROM ${s}.tables WHERE account = $1 AND name_lower = $2 FOR KEY SHARE`,
 };
 
-export const deleteTableSettingSql: NamedSql = { name: 'deleteTableSetting', text: `DELETE FROM ${s}.table_settings WHERE table_id = $1` };
+export const deleteTableSettingSql: NamedSql = {
+  name: 'deleteTableSetting',
+  text: `DELETE FROM ${s}.table_settings WHERE table_id = $1`,
+};
 
 export const putTableSettingSql: NamedSql = {
   name: 'putTableSetting',
