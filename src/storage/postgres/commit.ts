@@ -222,7 +222,10 @@ function storedVersions(rows: readonly LockedRow[]): Map<string, StoredVersion> 
   return stored;
 }
 
-/** The plan's rows written at Timestamp `ts`; an insert that met a row another process wrote meanwhile loses the race. */
+/**
+ * The plan's rows written at Timestamp `ts`; an insert that met a row another process wrote
+ * meanwhile loses the race.
+ */
 async function writeRows(
   client: pg.PoolClient,
   tableId: string,

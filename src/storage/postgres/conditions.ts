@@ -27,7 +27,10 @@ export function conditionSql(condition: PropertyCondition, bind: Bind): string {
       const test = condition.value.includes('\u0000')
         ? 'true'
         : `${text()} COLLATE "C" ${op} ${bind(condition.value)}::text`;
-      return `CASE jsonb_typeof(${value()}) WHEN 'string' THEN ${annotation()} IS NULL AND ${test} WHEN 'object' THEN true ELSE false END`;
+      return (
+        `CASE jsonb_typeof(${value()}) WHEN 'string' THEN ${annotation()} IS NULL AND ${test} ` +
+        `WHEN 'object' THEN true ELSE false END`
+      );
     }
     case 'boolean':
       return `CASE jsonb_typeof(${value()}) WHEN 'boolean' THEN (${text()})::boolean ${op} ${bind(condition.value)}::boolean ELSE false END`;
