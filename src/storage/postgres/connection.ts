@@ -40,8 +40,8 @@ export class PostgresConnection {
   private closed = false;
 
   private constructor(
-    /** The database's URL, for connections of their own (property-indexes.ts). */
-    readonly url: string,
+    private readonly url: string,
+    /** The pool, for statements whose failures their caller handles itself (property-indexes.ts). */
     readonly pool: pg.Pool,
   ) {}
 
@@ -70,6 +70,21 @@ export class PostgresConnection {
     // An idle connection the server dropped (restart, failover) is discarded; the next request gets a new one.
     pool.on('error', () => undefined);
     return new PostgresConnection(url, pool);
+  }
+
+  /**
+   * A connection of its own, outside the pool and without a statement timeout (not yet
+   * connected), for work that may run long: an index build (property-indexes.ts).
+   */
+  sessionClient(applicationName: string): pg.Client {
+    const client = new pg.Client({
+      connectionString: this.url,
+      application_name: applicationName,
+      statement_timeout: 0,
+      keepAlive: true,
+    });
+    client.on('error', () => undefined);
+    return client;
   }
 
   get isClosed(): boolean {

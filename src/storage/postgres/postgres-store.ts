@@ -65,9 +65,9 @@ export class PostgresStore implements Store {
 
   static async open(options: PostgresStoreOptions): Promise<PostgresStore> {
     const connection = PostgresConnection.create(options.url);
-    const { url, pool } = connection;
+    const { pool } = connection;
     const refreshMs = options.indexCatalogRefreshMs ?? catalogRefreshMsDefault;
-    const indexes = new PropertyIndexes(url, pool, options.autoIndexRows ?? autoIndexRowsDefault, refreshMs);
+    const indexes = new PropertyIndexes(connection, options.autoIndexRows ?? autoIndexRowsDefault, refreshMs);
     try {
       const client = await pool.connect();
       try {

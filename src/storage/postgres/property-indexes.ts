@@ -30,6 +30,7 @@ import { createHash } from 'node:crypto';
 import pg from 'pg';
 import type { PropertyCondition, TableInfo } from '../store.js';
 import { IndexDemand, indexedEquality, indexesPerTableMax, indexServing, type IndexedEquality } from '../property-index.js';
+import type { PostgresConnection } from './connection.js';
 import { schemaName as s } from './schema.js';
 
 /** Any constant: the advisory lock every process takes around its index DDL. */
@@ -126,12 +127,14 @@ export class PropertyIndexes {
   /** When the catalog may be read again (refreshIfDue), in Date.now() ms; undefined while it is read. */
   private refreshAtMs: number | undefined;
 
+  private readonly pool: pg.Pool;
+
   constructor(
-    private readonly url: string,
-    private readonly pool: pg.Pool,
+    private readonly connection: PostgresConnection,
     autoIndexRows: number,
     private readonly catalogRefreshMs: number,
   ) {
+    this.pool = connection.pool;
     this.demand = new IndexDemand(autoIndexRows);
   }
 
@@ -289,8 +292,7 @@ export class PropertyIndexes {
 
   private async withLockedConnection(kind: 'build' | 'drop', job: (client: pg.Client) => Promise<void>): Promise<void> {
     // No statement timeout: a build reads the whole entities table, however long that takes.
-    const client = new pg.Client({ connectionString: this.url, application_name: 'cerulean-index', statement_timeout: 0, keepAlive: true });
-    client.on('error', () => undefined);
+    const client = this.connection.sessionClient('cerulean-index');
     try {
       await client.connect();
       if (kind === 'build') {
