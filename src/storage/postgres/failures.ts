@@ -9,8 +9,23 @@ import { TableError } from '../../errors.js';
 /** Serialization failure and deadlock: the transaction was rolled back and may simply run again. */
 const retryableCodes = new Set(['40001', '40P01']);
 
-/** SQLSTATEs of a database that is shutting down, starting, overloaded or out of reach. */
-const unavailableCodes = new Set(['57P01', '57P02', '57P03', '53300', '53400', '55P03', '58000', '58030']);
+/**
+ * SQLSTATEs of a database that is shutting down, starting, overloaded (class 53: out of disk,
+ * memory or connections) or out of reach, and of a row lock held too long.
+ */
+const unavailableCodes = new Set([
+  '57P01',
+  '57P02',
+  '57P03',
+  '53000',
+  '53100',
+  '53200',
+  '53300',
+  '53400',
+  '55P03',
+  '58000',
+  '58030',
+]);
 
 /** Node socket errors of a database out of reach. */
 const unreachableErrnos = new Set([
