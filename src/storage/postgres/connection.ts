@@ -43,11 +43,16 @@ export class PostgresConnection {
     private readonly url: string,
     /** The pool, for statements whose failures their caller handles itself (property-indexes.ts). */
     readonly pool: pg.Pool,
+    private readonly Client: typeof pg.Client,
   ) {}
 
-  /** A pool over `url` (no connection is made until the first statement). */
-  static create(url: string): PostgresConnection {
+  /**
+   * A pool over `url` (no connection is made until the first statement). `Client`: the class of
+   * every connection, pooled or not (one that chooses among several hosts, say).
+   */
+  static create(url: string, Client: typeof pg.Client = pg.Client): PostgresConnection {
     const pool = new pg.Pool({
+      Client,
       connectionString: url,
       max: poolConnectionsMax,
       connectionTimeoutMillis: connectTimeoutMs,
@@ -69,7 +74,7 @@ export class PostgresConnection {
     });
     // An idle connection the server dropped (restart, failover) is discarded; the next request gets a new one.
     pool.on('error', () => undefined);
-    return new PostgresConnection(url, pool);
+    return new PostgresConnection(url, pool, Client);
   }
 
   /**
@@ -77,7 +82,7 @@ export class PostgresConnection {
    * connected), for work that may run long: an index build (property-indexes.ts).
    */
   sessionClient(applicationName: string): pg.Client {
-    const client = new pg.Client({
+    const client = new this.Client({
       connectionString: this.url,
       application_name: applicationName,
       statement_timeout: 0,
