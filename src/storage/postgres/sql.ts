@@ -31,8 +31,8 @@ const nameOfRowSql = `(SELECT name FROM ${s}.tables WHERE id = e.table_id) AS na
 export const createTableSql: NamedSql = {
   name: 'createTable',
   text:
-    `INSERT INTO ${s}.tables (account, name_lower, name) VALUES ($1, $2, $3) ON CONFLICT (account, name_lower) ` +
-    `DO NOTHING`,
+    `INSERT INTO ${s}.tables (account, name_lower, name) VALUES ($1, $2, $3) ` +
+    `ON CONFLICT (account, name_lower) DO NOTHING`,
 };
 
 /** Its entities and settings go with it (ON DELETE CASCADE), in the same transaction. */
@@ -57,9 +57,8 @@ export const listTablesSql: NamedSql = {
 export const deleteEntitySql: NamedSql = {
   name: 'deleteEntity',
   text:
-    `DELETE FROM ${s}.entities e WHERE table_id = (${tableIdSql}) AND pk = $3 AND rk = $4 AND ($5::bigint IS NULL OR ` +
-    `ts = $5) ` +
-    `RETURNING $6::bigint AS ts, ${nameOfRowSql}`,
+    `DELETE FROM ${s}.entities e WHERE table_id = (${tableIdSql}) AND pk = $3 AND rk = $4 ` +
+    `AND ($5::bigint IS NULL OR ts = $5) RETURNING $6::bigint AS ts, ${nameOfRowSql}`,
 };
 
 /** ($1, $2) table, ($3, $4) keys, $5 Timestamp, $6 jsonb, $7 the version If-Match names or null, $8 doc. */
@@ -67,8 +66,8 @@ export const replaceEntitySql: NamedSql = {
   name: 'replaceEntity',
   text:
     `UPDATE ${s}.entities e SET ts = greatest($5::bigint, ts + 1), props = $6::jsonb, doc = $8 ` +
-    `WHERE table_id = (${tableIdSql}) AND pk = $3 AND rk = $4 AND ($7::bigint IS NULL OR ts = $7) RETURNING ts, ` +
-    `${nameOfRowSql}`,
+    `WHERE table_id = (${tableIdSql}) AND pk = $3 AND rk = $4 AND ($7::bigint IS NULL OR ts = $7) ` +
+    `RETURNING ts, ${nameOfRowSql}`,
 };
 
 /** The table's stored name and the entity's version now, after a lone write wrote nothing. */
@@ -93,9 +92,8 @@ export function lockEntitiesSql(withProperties: boolean): NamedSql {
     text:
       `WITH t AS (SELECT id, name FROM ${s}.tables WHERE account = $1 AND name_lower = $2 FOR KEY SHARE) ` +
       `SELECT t.id AS table_id, t.name, e.pk, e.rk, e.ts, e.doc, e.props FROM t LEFT JOIN LATERAL (` +
-      `SELECT e.pk, e.rk, e.ts, ${withProperties ? storedFormSql('e.') : 'NULL AS doc, NULL AS props'} FROM ` +
-      `${s}.entities e ` +
-      `JOIN unnest($3::bytea[], $4::bytea[]) AS w (pk, rk) ON e.pk = w.pk AND e.rk = w.rk ` +
+      `SELECT e.pk, e.rk, e.ts, ${withProperties ? storedFormSql('e.') : 'NULL AS doc, NULL AS props'} ` +
+      `FROM ${s}.entities e JOIN unnest($3::bytea[], $4::bytea[]) AS w (pk, rk) ON e.pk = w.pk AND e.rk = w.rk ` +
       `WHERE e.table_id = t.id ORDER BY e.pk, e.rk FOR UPDATE OF e) AS e ON true`,
   };
 }
@@ -119,8 +117,8 @@ export const updateEntitiesSql: NamedSql = {
 export const deleteEntitiesSql: NamedSql = {
   name: 'deleteEntities',
   text:
-    `DELETE FROM ${s}.entities e USING unnest($2::bytea[], $3::bytea[]) AS w (pk, rk) WHERE e.table_id = $1 AND ` +
-    `e.pk = w.pk AND e.rk = w.rk`,
+    `DELETE FROM ${s}.entities e USING unnest($2::bytea[], $3::bytea[]) AS w (pk, rk) ` +
+    `WHERE e.table_id = $1 AND e.pk = w.pk AND e.rk = w.rk`,
 };
 
 // -- group statements (groups.ts): `values` is the VALUES list of the group, numbered `i` ---------
@@ -140,14 +138,14 @@ export function readGroupSql(values: string): string {
 /** Inserts (ON CONFLICT DO NOTHING) or upserts: a row with the Timestamp and table name of each written one. */
 export function putGroupSql(values: string, upsert: boolean): string {
   const onConflict = upsert
-    ? `ON CONFLICT (table_id, pk, rk) DO UPDATE SET ts = greatest(EXCLUDED.ts, e.ts + 1), props = EXCLUDED.props, ` +
-      `doc = EXCLUDED.doc`
+    ? `ON CONFLICT (table_id, pk, rk) DO UPDATE ` +
+      `SET ts = greatest(EXCLUDED.ts, e.ts + 1), props = EXCLUDED.props, doc = EXCLUDED.doc`
     : 'ON CONFLICT DO NOTHING';
   return (
     `WITH k (i, ${addressNames}, ts, props, doc) AS (${values}), ` +
     `w AS (INSERT INTO ${s}.entities AS e (table_id, pk, rk, ts, props, doc) ` +
-    `SELECT t.id, k.pk, k.rk, k.ts, k.props::jsonb, k.doc FROM k JOIN ${s}.tables t ON t.account = k.account AND ` +
-    `t.name_lower = k.name_lower ` +
+    `SELECT t.id, k.pk, k.rk, k.ts, k.props::jsonb, k.doc ` +
+    `FROM k JOIN ${s}.tables t ON t.account = k.account AND t.name_lower = k.name_lower ` +
     `ORDER BY k.i ${onConflict} RETURNING e.table_id, e.pk, e.rk, e.ts) ` +
     `SELECT k.i, w.ts, t.name FROM w JOIN ${s}.tables t ON t.id = w.table_id ` +
     `JOIN k ON k.account = t.account AND k.name_lower = t.name_lower AND k.pk = w.pk AND k.rk = w.rk`
@@ -172,20 +170,20 @@ export function mergeGroupSql(values: string): string {
   return (
     `WITH k (i, ${addressNames}, ts, expected, members, names, annotations, key_bytes) AS (${values}) ` +
     `UPDATE ${s}.entities e SET ts = greatest(m.new_ts, e.ts + 1), props = m.merged, doc = NULL FROM (` +
-    `SELECT k.i, k.ts AS new_ts, k.key_bytes, c.table_id, c.pk, c.rk, c.ts, x.merged, jsonb_array_length(x.merged -> ` +
-    `'@order') AS names ` +
+    `SELECT k.i, k.ts AS new_ts, k.key_bytes, c.table_id, c.pk, c.rk, c.ts, x.merged, ` +
+    `jsonb_array_length(x.merged -> '@order') AS names ` +
     `FROM k JOIN ${s}.tables t ON t.account = k.account AND t.name_lower = k.name_lower ` +
-    `JOIN ${s}.entities c ON c.table_id = t.id AND c.pk = k.pk AND c.rk = k.rk AND (k.expected IS NULL OR c.ts = ` +
-    `k.expected) ` +
+    `JOIN ${s}.entities c ON c.table_id = t.id AND c.pk = k.pk AND c.rk = k.rk ` +
+    `AND (k.expected IS NULL OR c.ts = k.expected) ` +
     `CROSS JOIN LATERAL (SELECT jsonb_set((c.props - k.annotations) || k.members, '{@order}', ` +
-    `coalesce(c.props -> '@order', (SELECT coalesce(jsonb_agg(n), '[]') FROM jsonb_object_keys(c.props) AS n WHERE ` +
-    `right(n, 11) <> '@odata.type')) || ` +
-    `(SELECT coalesce(jsonb_agg(n ORDER BY o), '[]') FROM unnest(k.names) WITH ORDINALITY AS w (n, o) WHERE NOT ` +
-    `c.props ? n)) AS merged) AS x ` +
+    `coalesce(c.props -> '@order', (SELECT coalesce(jsonb_agg(n), '[]') FROM jsonb_object_keys(c.props) AS n ` +
+    `WHERE right(n, 11) <> '@odata.type')) || ` +
+    `(SELECT coalesce(jsonb_agg(n ORDER BY o), '[]') FROM unnest(k.names) WITH ORDINALITY AS w (n, o) ` +
+    `WHERE NOT c.props ? n)) AS merged) AS x ` +
     `ORDER BY k.i` +
     `) AS m WHERE e.table_id = m.table_id AND e.pk = m.pk AND e.rk = m.rk AND e.ts = m.ts ` +
-    `AND m.names <= ${customPropertiesMax} AND m.key_bytes + ${mergeBytesPerName} * m.names + 2 * ` +
-    `octet_length(m.merged::text) <= ${entityBytesMax} ` +
+    `AND m.names <= ${customPropertiesMax} ` +
+    `AND m.key_bytes + ${mergeBytesPerName} * m.names + 2 * octet_length(m.merged::text) <= ${entityBytesMax} ` +
     `RETURNING m.i, e.ts, ${nameOfRowSql}`
   );
 }
@@ -223,8 +221,8 @@ export function conditionalStepSql(
     `SELECT ${keys('x.')}, x.ts, d.doc, d.props, x.hit, x.n, x.last FROM (` +
     `SELECT pk, rk, ts, hit, n, last FROM (` +
     `SELECT pk, rk, ts, hit, row_number() OVER w AS n, lead(ts) OVER w IS NULL AS last FROM (` +
-    `SELECT pk, rk, ts, (${tests}) AS hit FROM ${s}.entities WHERE ${where} ORDER BY pk, rk LIMIT ` +
-    `${windowSql}::bigint + 1` +
+    `SELECT pk, rk, ts, (${tests}) AS hit FROM ${s}.entities WHERE ${where} ` +
+    `ORDER BY pk, rk LIMIT ${windowSql}::bigint + 1` +
     `) AS examined WINDOW w AS (ORDER BY pk, rk)` +
     `) AS numbered WHERE n <= ${windowSql} AND (hit OR n = ${windowSql} OR last) ORDER BY pk, rk LIMIT ${limitSql}` +
     `) AS x LEFT JOIN LATERAL (SELECT ${storedFormSql('')} FROM ${s}.entities ` +
@@ -239,8 +237,8 @@ export function conditionalStepSql(
  */
 export function checkedIndexStepSql(step: string, tableId: string): string {
   return (
-    `SELECT g.id AS table_id, s.* FROM (${tableIdSql}) AS g LEFT JOIN LATERAL (${step}) AS s ON g.id = ` +
-    `${tableId} ORDER BY s.n`
+    `SELECT g.id AS table_id, s.* FROM (${tableIdSql}) AS g ` +
+    `LEFT JOIN LATERAL (${step}) AS s ON g.id = ${tableId} ORDER BY s.n`
   );
 }
 
@@ -264,8 +262,8 @@ export const deleteAccountSettingSql: NamedSql = {
 export const putAccountSettingSql: NamedSql = {
   name: 'putAccountSetting',
   text:
-    `INSERT INTO ${s}.account_settings (account, name, value) VALUES ($1, $2, $3) ON CONFLICT (account, name) DO ` +
-    `UPDATE SET value = EXCLUDED.value`,
+    `INSERT INTO ${s}.account_settings (account, name, value) VALUES ($1, $2, $3) ` +
+    `ON CONFLICT (account, name) DO UPDATE SET value = EXCLUDED.value`,
 };
 
 /** The table's row, locked: a concurrent deletion of the table waits, or has won. */
@@ -282,6 +280,6 @@ export const deleteTableSettingSql: NamedSql = {
 export const putTableSettingSql: NamedSql = {
   name: 'putTableSetting',
   text:
-    `INSERT INTO ${s}.table_settings (table_id, value) VALUES ($1, $2) ON CONFLICT (table_id) DO UPDATE SET ` +
-    `value = EXCLUDED.value`,
+    `INSERT INTO ${s}.table_settings (table_id, value) VALUES ($1, $2) ` +
+    `ON CONFLICT (table_id) DO UPDATE SET value = EXCLUDED.value`,
 };
