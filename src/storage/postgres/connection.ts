@@ -193,8 +193,12 @@ async function attemptTransaction<T>(
     await client.query('BEGIN');
     const result = await body(client);
     committing = keep(result);
-    await client.query(committing ? 'COMMIT' : 'ROLLBACK');
-    client.release();
+    let broken = false;
+    if (committing) await client.query('COMMIT');
+    // A result not kept (a failed condition, say) stands however the rollback goes: nothing was
+    // committed. A connection whose rollback failed is discarded, which ends the transaction.
+    else await client.query('ROLLBACK').catch(() => (broken = true));
+    client.release(broken);
     return { ok: true, result };
   } catch (error) {
     const broken = isConnectionFailure(error);
