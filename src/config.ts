@@ -1,4 +1,5 @@
 // Command-line flags and their environment equivalents. Flags win over the environment.
+import { parseDatabaseUrl } from './storage/postgres/hosts.js';
 import { parseArgs } from 'node:util';
 import { logLevels, type LogLevel } from './http/log.js';
 import { requestsInFlightMax } from './limits.js';
@@ -12,6 +13,8 @@ export interface Config {
   readonly location: string | undefined;
   /** PostgreSQL connection URL (postgres:// or postgresql://): the PostgreSQL engine instead of SQLite. */
   readonly database: string | undefined;
+  /** A hot standby of `database`: it serves the read-access secondary endpoint (`{account}-secondary`). */
+  readonly secondaryDatabase: string | undefined;
   readonly logLevel: LogLevel;
   /** Requests handled at once; more get 503 ServerBusy (throttling). */
   readonly requestsInFlightMax: number;
@@ -50,7 +53,10 @@ export const usage = `Usage: cerulean [options]
   --location <dir>     data directory            (CERULEAN_LOCATION, default ./data)
   --in-memory          keep nothing on disk      (CERULEAN_IN_MEMORY=1)
   --database <url>     keep the data in PostgreSQL instead: postgres://user:pass@host:5432/db
-                       (CERULEAN_DATABASE_URL); any number of processes may share one database
+                       (CERULEAN_DATABASE_URL); any number of processes may share one database;
+                       several hosts h1:5432,h2:5432 with ?target_session_attrs=read-write follow a failover
+  --secondary-database <url>  a hot standby of --database: serves the {account}-secondary endpoint
+                       (CERULEAN_SECONDARY_DATABASE_URL)
   --log-level <level>  debug|info|warn|error|silent (CERULEAN_LOG_LEVEL, default info)
   --max-requests <n>   requests handled at once; more get 503 ServerBusy
                        (CERULEAN_MAX_REQUESTS, default ${requestsInFlightMax})
@@ -81,6 +87,7 @@ export function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Con
       location: { type: 'string' },
       'in-memory': { type: 'boolean' },
       database: { type: 'string' },
+      'secondary-database': { type: 'string' },
       'log-level': { type: 'string' },
       'max-requests': { type: 'string' },
       cert: { type: 'string' },
@@ -117,9 +124,14 @@ export function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Con
   const autoIndexText = values['auto-index'] ?? env['CERULEAN_AUTO_INDEX'] ?? String(autoIndexRowsDefault);
   if (!/^\d{1,15}$/.test(autoIndexText)) throw new Error(`--auto-index must be a whole number of rows (0: never), not '${autoIndexText}'`);
   const database = databaseUrl(values.database ?? env['CERULEAN_DATABASE_URL'], values.location !== undefined || values['in-memory'] === true);
+  const secondaryDatabase = databaseUrl(values['secondary-database'] ?? env['CERULEAN_SECONDARY_DATABASE_URL'], false);
+  if (secondaryDatabase !== undefined && database === undefined) {
+    throw new Error('--secondary-database is a standby of --database: name both');
+  }
   return {
     host,
     port,
+    secondaryDatabase,
     location: inMemory ? undefined : values.location ?? env['CERULEAN_LOCATION'] ?? './data',
     database,
     logLevel: logLevel as LogLevel,
@@ -144,14 +156,10 @@ export function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Con
 function databaseUrl(text: string | undefined, sqliteFlags: boolean): string | undefined {
   if (text === undefined || text === '') return undefined;
   if (sqliteFlags) throw new Error('--database selects PostgreSQL: it excludes --location and --in-memory');
-  let url: URL;
   try {
-    url = new URL(text);
-  } catch {
-    throw new Error('--database must be a URL such as postgres://user:password@host:5432/database');
-  }
-  if (url.protocol !== 'postgres:' && url.protocol !== 'postgresql:') {
-    throw new Error(`--database must start with postgres:// or postgresql://, not '${url.protocol}//'`);
+    parseDatabaseUrl(text);
+  } catch (error) {
+    throw new Error(`--database: ${(error as Error).message}`);
   }
   return text;
 }

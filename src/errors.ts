@@ -124,3 +124,9 @@ export class TableError extends Error {
 export function fail(code: ErrorCode, detail?: string): never {
   throw new TableError(code, detail);
 }
+
+/** `error` with what caused it: for the server's log line, never sent to the client. */
+export function causedBy<T extends Error>(error: T, cause: unknown): T {
+  error.cause = cause;
+  return error;
+}

@@ -3,14 +3,15 @@
 import { readFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { createSecureContext } from 'node:tls';
-import { compose, describeStore } from './compose.js';
+import { compose, describeStore, type ReachabilityObserver } from './compose.js';
 import { loadConfig, usage, type Config } from './config.js';
 import { devAccountName, loadAccounts } from './http/accounts.js';
 import { createBearerVerifier } from './http/bearer.js';
 import { createExplorer, explorerPath } from './http/explorer.js';
-import { createLogger } from './http/log.js';
+import { createLogger, type Logger } from './http/log.js';
 import { createServer } from './http/server.js';
 import { Observation } from './observe/observation.js';
+import { listenOrExit } from './http/listen.js';
 
 const shutdownGraceMs = 10_000;
 
@@ -45,18 +46,19 @@ export async function serve(argv: readonly string[]): Promise<void> {
   }
   let composition;
   try {
-    composition = await compose(config, observation);
+    const onError = (error: unknown) => log.error('purging expired queue messages failed', error);
+    composition = await compose(config, observation, { onReachability: reachabilityLog(log), purge: { onError } });
   } catch (error) {
     process.stderr.write(`cannot open the store: ${(error as Error).message}\n`);
     process.exit(1);
   }
-  const { store, services } = composition;
+  const { services, secondary, close: closeStores } = composition;
   const explorer = config.explorer ? createExplorer([...accounts.keys()], (message) => log.warn(message)) : undefined;
   const hooks = observation.hooks(accounts);
-  const server = createServer({ accounts, services, log, requestsInFlightMax: config.requestsInFlightMax, explorer, hooks, ...security });
+  const server = createServer({ accounts, services, secondaryServices: secondary?.services, log, requestsInFlightMax: config.requestsInFlightMax, explorer, hooks, ...security });
   const scheme = security.tls === undefined ? 'http' : 'https';
 
-  server.listen(config.port, config.host, () => {
+  listenOrExit(server, config.port, config.host, '--port', () => {
     const { port } = server.address() as AddressInfo;
     const host = config.host.includes(':') ? `[${config.host}]` : config.host;
     const endpoint = `${scheme}://${host}:${port}/${devAccountName}`;
@@ -79,7 +81,7 @@ export async function serve(argv: readonly string[]): Promise<void> {
     const force = setTimeout(() => process.exit(1), shutdownGraceMs);
     force.unref();
     server.close(() => {
-      store.close().then(
+      closeStores().then(
         () => process.exit(0),
         (error: unknown) => {
           log.error('closing the store failed', error);
@@ -91,6 +93,11 @@ export async function serve(argv: readonly string[]): Promise<void> {
   };
   process.on('SIGTERM', () => stop('SIGTERM'));
   process.on('SIGINT', () => stop('SIGINT'));
+}
+
+/** One line when the database goes and one when it is back (each refused request adds its own warn line). */
+function reachabilityLog(log: Logger): ReachabilityObserver {
+  return (reachable, detail) => log.warn(reachable ? `database back: ${detail}` : `database unreachable: ${detail}`);
 }
 
 /** The TLS material and bearer token verifier the flags name; throws on unreadable or bad files. */

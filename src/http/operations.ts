@@ -200,7 +200,9 @@ export async function setServiceProperties(call: Call): Promise<Reply> {
 
 export async function getServiceStats(call: Call): Promise<Reply> {
   call.access.require(sasNeeds.getServiceStats);
-  return { status: 200, headers: { 'Content-Type': xmlContentType }, body: writeServiceStats(new Date()) };
+  // Without a standby there is no replica: the primary's own data answers, always in sync.
+  const { status, lastSyncTime } = call.services.replication?.status() ?? { status: 'live', lastSyncTime: new Date() };
+  return { status: 200, headers: { 'Content-Type': xmlContentType }, body: writeServiceStats(status, lastSyncTime) };
 }
 
 // -- shared request and reply pieces -------------------------------------------------------------

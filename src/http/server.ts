@@ -25,7 +25,7 @@ import { bearerChallenge, type BearerVerifier } from './bearer.js';
 import { BodyTooLargeToDrain, discardBody, readBody } from './body.js';
 import { preflight, withCorsHeaders } from './cors.js';
 import type { Explorer } from './explorer.js';
-import type { Logger } from './log.js';
+import { logFailure, loggedTarget, type Logger } from './log.js';
 import * as op from './operations.js';
 import { answerParserEvents } from './parser-events.js';
 import type { Services } from '../service/services.js';
@@ -39,6 +39,8 @@ import { operationName, tableOf, type OperationName } from '../observe/operation
 export interface ServerOptions {
   readonly accounts: ReadonlyMap<string, Account>;
   readonly services: Services;
+  /** What answers the `{account}-secondary` endpoint: services over a hot standby; undefined: `services`. */
+  readonly secondaryServices?: Services | undefined;
   readonly log: Logger;
   /** PEM certificate chain and private key: serve HTTPS instead of HTTP. */
   readonly tls?: { readonly cert: Buffer; readonly key: Buffer } | undefined;
@@ -77,7 +79,7 @@ export function createServer(options: ServerOptions): http.Server {
     inFlight++;
     response.once('close', () => inFlight--);
     handle(options, request, response).catch((error: unknown) => {
-      options.log.error(`unhandled failure answering ${request.method} ${request.url}`, error);
+      options.log.error(`unhandled failure answering ${request.method} ${loggedTarget(request.url)}`, error);
       if (!response.headersSent) response.destroy();
     });
   };
@@ -109,9 +111,8 @@ async function handle(options: ServerOptions, request: IncomingMessage, response
     reply = await dispatch(options, request, context, known);
   } catch (error) {
     // An injected fault was logged when it was injected.
-    if (!(error instanceof TableError) || (error.status >= 500 && !(error instanceof InjectedFault))) {
-      options.log.error(`failure answering ${request.method} ${request.url}`, error);
-    }
+    const what = `${request.method} ${loggedTarget(request.url)}`;
+    if (!(error instanceof InjectedFault)) logFailure(options.log, what, error);
     reply = errorReply(context, error, errorHeaders(options, error));
   }
   if (reply === 'drop') {
@@ -206,7 +207,7 @@ async function dispatch(
   const body = await readBody(request, bodyBytesMax);
   const call: BatchCall = {
     requestId: context.requestId,
-    services: options.services,
+    services: (target.secondary ? options.secondaryServices : undefined) ?? options.services,
     account: account.name,
     access,
     baseUrl: baseUrl(request, target),
@@ -246,6 +247,7 @@ function route(call: BatchCall, method: string, resource: Resource): Promise<Rep
       break;
     case 'entities':
       if (method === 'GET') return op.queryEntities(call, resource.table);
+      if (method === 'POST') return op.writeEntity(call, method, resource); // legacy .NET insert (routes.ts)
       break;
     case 'entity':
       switch (method) {

@@ -2,6 +2,7 @@
 // and query series are updated on the request path through cached label children; sizes on disk,
 // partition series and insight counts are read when scraped.
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics, type Metric } from 'prom-client';
+import type { ReplicationStatus } from '../storage/replication.js';
 import type { CommitStats, DiskUsage } from '../storage/store.js';
 import type { FaultKind } from './faults.js';
 import type { InsightKind } from './insights.js';
@@ -22,6 +23,10 @@ export interface ScrapeSources {
   /** The busiest partitions of each table; undefined unless --metrics-partitions. */
   readonly partitions: (() => PartitionSample[]) | undefined;
   readonly insightCounts: () => Readonly<Record<InsightKind, number>>;
+  /** The read-access secondary's replication, when it is a real standby (--secondary-database). */
+  readonly replication: () => ReplicationStatus | undefined;
+  /** When this process last saw its database fail over to another host (ms since the epoch). */
+  readonly lastFailoverMs: () => number | undefined;
 }
 
 const prefix = 'cerulean_';
@@ -92,6 +97,7 @@ export class Metrics {
         diskBytes.set({ kind: 'log' }, usage.logBytes);
       },
     });
+    registerReplicationGauges(sources, registers);
     const insightFindings = new Gauge({
       name: `${prefix}insights_findings`,
       help: 'Design insights currently reported by /_insights, by kind.',
@@ -217,4 +223,48 @@ class RequestSeries {
     };
     return [counter, histogram] as unknown as Metric[];
   }
+}
+
+const replicationStates = ['live', 'bootstrap', 'unavailable'] as const;
+
+/** The secondary's replication and the last failover seen, read when scraped; absent when unknown. */
+function registerReplicationGauges(sources: ScrapeSources, registers: Registry[]): void {
+  const lagSeconds = new Gauge({
+    name: `${prefix}replication_lag_seconds`,
+    help: 'How far the secondary trails the primary: now minus its LastSyncTime (--secondary-database).',
+    registers,
+    collect() {
+      const lastSync = sources.replication()?.lastSyncTime;
+      if (lastSync !== undefined) lagSeconds.set(Math.max(0, (Date.now() - lastSync.getTime()) / 1000));
+    },
+  });
+  const lagBytes = new Gauge({
+    name: `${prefix}replication_lag_bytes`,
+    help: "Bytes of the primary's write-ahead log the secondary has not replayed yet.",
+    registers,
+    collect() {
+      const bytes = sources.replication()?.lagBytes;
+      if (bytes !== undefined) lagBytes.set(Number(bytes));
+    },
+  });
+  const state = new Gauge({
+    name: `${prefix}replication_status`,
+    help: 'The secondary as Get Service Stats reports it: 1 for the current status.',
+    labelNames: ['status'],
+    registers,
+    collect() {
+      const status = sources.replication()?.status;
+      if (status === undefined) return;
+      for (const each of replicationStates) state.set({ status: each }, each === status ? 1 : 0);
+    },
+  });
+  const failover = new Gauge({
+    name: `${prefix}database_last_failover_timestamp_seconds`,
+    help: 'When this process last found its database primary on another host (a failover).',
+    registers,
+    collect() {
+      const ms = sources.lastFailoverMs();
+      if (ms !== undefined) failover.set(ms / 1000);
+    },
+  });
 }

@@ -1,6 +1,7 @@
 // Composition of src/observe: from the flags, the metrics registry, the workload watch, the
 // throttle and the fault plan, and the three places they attach: the store (ObservedStore, plus
 // the engine's onCommit), the query service (ObservedQueryService) and the server (RequestHooks).
+import type { ReplicationSource } from '../storage/replication.js';
 import { readFileSync } from 'node:fs';
 import type { IncomingMessage } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -31,6 +32,8 @@ export class Observation {
   readonly throttle: Throttle | undefined;
   readonly faults: FaultPlan;
   private engine: Store | undefined;
+  /** The read-access secondary's replication, once the composition has one. */
+  replication: ReplicationSource | undefined;
 
   /** Throws an Error naming the problem when the faults file cannot be read or is invalid. */
   constructor(
@@ -44,6 +47,8 @@ export class Observation {
           diskUsage: async () => this.engine?.sizeOnDisk?.(),
           partitions: config.metricsPartitions ? () => this.busiestPartitions() : undefined,
           insightCounts: () => this.insights()!.counts,
+          replication: () => this.replication?.status(),
+          lastFailoverMs: () => this.engine?.lastFailoverMs?.(),
         })
       : undefined;
     this.throttle = config.throttle && new Throttle(config.throttle, (scope) => this.metrics?.throttled(scope));
@@ -105,7 +110,10 @@ export class Observation {
     this.metrics?.faultInjected(fault.kind, operation);
     const latency = fault.kind === 'latency' ? ` ${fault.latencyMs} ms` : '';
     const where = table() === undefined ? '' : ` ${table()}`;
-    this.log.info(`fault injected: ${fault.kind}${latency} on ${operation}${where} (rule ${fault.rule})`);
+    // One line per fault: the front door does not log the failure again (InjectedFault).
+    const line = `fault injected: ${fault.kind}${latency} on ${operation}${where} (rule ${fault.rule})`;
+    if (fault.kind === 'latency') this.log.info(line);
+    else this.log.warn(line);
     switch (fault.kind) {
       case 'latency':
         await sleep(fault.latencyMs);

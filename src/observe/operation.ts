@@ -38,7 +38,7 @@ export function operationName(method: string, resource: Resource, query: URLSear
       if (query.get('comp') === 'acl') return method === 'GET' ? 'GetTableAcl' : method === 'PUT' ? 'SetTableAcl' : 'Unknown';
       return method === 'POST' ? 'InsertEntity' : method === 'GET' ? 'QueryEntities' : 'Unknown';
     case 'entities':
-      return method === 'GET' ? 'QueryEntities' : 'Unknown';
+      return method === 'GET' ? 'QueryEntities' : method === 'POST' ? 'InsertEntity' : 'Unknown';
     case 'entity':
       switch (method) {
         case 'GET':

@@ -93,10 +93,12 @@ export function writeServiceProperties(properties: ServiceProperties): string {
 }
 
 /** Get Table Service Stats: a local server is its own live replica (operations.md §4.3 recommendation). */
-export function writeServiceStats(now: Date): string {
+/** LastSyncTime is empty when it is not known (a secondary still in bootstrap). */
+export function writeServiceStats(status: string, lastSyncTime: Date | undefined): string {
+  const syncTime = lastSyncTime === undefined ? '' : lastSyncTime.toUTCString();
   return writeXmlDocument({
     name: 'StorageServiceStats',
-    content: [{ name: 'GeoReplication', content: [leaf('Status', 'live'), leaf('LastSyncTime', now.toUTCString())] }],
+    content: [{ name: 'GeoReplication', content: [leaf('Status', status), leaf('LastSyncTime', syncTime)] }],
   });
 }
 

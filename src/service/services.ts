@@ -1,4 +1,5 @@
 // Every service over one store: what the front door and the tools call.
+import type { ReplicationSource } from '../storage/replication.js';
 import type { Store } from '../storage/store.js';
 import { AclService } from './acl.js';
 import { EntityService } from './entities.js';
@@ -12,6 +13,8 @@ export interface Services {
   readonly queries: QueryService;
   readonly acls: AclService;
   readonly serviceProperties: ServicePropertiesService;
+  /** The secondary endpoint's replication status (Get Service Stats); undefined: not a replica. */
+  readonly replication?: ReplicationSource | undefined;
 }
 
 export function createServices(store: Store): Services {

@@ -162,6 +162,9 @@ export interface Store {
    */
   putSettings(account: string, changes: readonly SettingChange[]): Promise<'ok' | 'tableNotFound'>;
 
+  /** When this process last saw the database fail over to another host (ms since the epoch); undefined: never. */
+  lastFailoverMs?(): number | undefined;
+
   /** Bytes the store keeps on disk (read when metrics are scraped); undefined when it keeps none. */
   sizeOnDisk?(): Promise<DiskUsage | undefined>;
 

@@ -1,7 +1,8 @@
 // Throwaway PostgreSQL clusters from Debian's server binaries: `npm test` (scripts/test.mjs) starts
 // one for the whole run, and the test that restarts the database under load starts its own.
 // initdb refuses root: as root, PostgreSQL runs as the `postgres` user over a directory it owns.
-import { execFileSync } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
+import { promisify } from 'node:util';
 import { chmodSync, chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
@@ -10,11 +11,22 @@ import { join } from 'node:path';
 export interface Cluster {
   /** `postgres://postgres@127.0.0.1:PORT/postgres` (trust authentication on loopback). */
   readonly url: string;
+  readonly port: number;
+  /** The data directory. */
+  readonly data: string;
   /** Stops the server at once (no shutdown checkpoint: as after a crash). */
   stop(): void;
   start(): void;
   /** Stops the server and removes its files. */
   destroy(): void;
+}
+
+/** Promotes the standby at `data` to a primary; resolves once it accepts writes. */
+export async function promote(bin: string, data: string): Promise<void> {
+  const [file, argv] = isRoot
+    ? ['runuser', ['-u', 'postgres', '--', join(bin, 'pg_ctl'), '-D', data, '-w', 'promote']]
+    : [join(bin, 'pg_ctl'), ['-D', data, '-w', 'promote']];
+  await promisify(execFile)(file, argv);
 }
 
 /** The newest Debian PostgreSQL's bin directory, if the server is installed. */
@@ -28,7 +40,7 @@ export function postgresBin(): string | undefined {
 }
 
 /** A free loopback port below the ephemeral range (one inside it may be held by a client socket). */
-async function freePort(): Promise<number> {
+export async function freePort(): Promise<number> {
   for (let attempt = 0; attempt < 50; attempt++) {
     const port = 20000 + Math.floor(Math.random() * 12000);
     const free = await new Promise<boolean>((resolve) => {
@@ -48,7 +60,14 @@ function asPostgresUser(command: string, args: readonly string[]): void {
   execFileSync(file, argv, { stdio: ['ignore', 'ignore', 'inherit'] });
 }
 
-export async function startCluster(bin: string): Promise<Cluster> {
+export interface ClusterOptions {
+  /** A hot standby of this primary (its URL), copied with pg_basebackup, instead of a new cluster. */
+  readonly standbyOf?: string;
+  /** More `-c name=value` server settings. */
+  readonly settings?: readonly string[];
+}
+
+export async function startCluster(bin: string, clusterOptions: ClusterOptions = {}): Promise<Cluster> {
   const dir = mkdtempSync(join(tmpdir(), 'cerulean-pg-'));
   if (isRoot) {
     const id = (flag: string) => Number(execFileSync('id', [flag, 'postgres']).toString());
@@ -57,9 +76,17 @@ export async function startCluster(bin: string): Promise<Cluster> {
   chmodSync(dir, 0o700);
   const data = join(dir, 'data');
   const port = await freePort();
-  // A C.UTF-8 default collation; the engine must not depend on it (its keys are bytea).
-  asPostgresUser(join(bin, 'initdb'), ['-D', data, '-U', 'postgres', '--auth=trust', '-E', 'UTF8', '--locale=C.UTF-8', '-N']);
+  if (clusterOptions.standbyOf === undefined) {
+    // A C.UTF-8 default collation; the engine must not depend on it (its keys are bytea).
+    asPostgresUser(join(bin, 'initdb'), ['-D', data, '-U', 'postgres', '--auth=trust', '-E', 'UTF8', '--locale=C.UTF-8', '-N']);
+  } else {
+    // -R writes standby.signal and primary_conninfo: the copy starts as a streaming hot standby.
+    const primary = new URL(clusterOptions.standbyOf);
+    const args = ['-D', data, '-h', primary.hostname, '-p', primary.port, '-U', 'postgres', '-R', '-X', 'stream', '-c', 'fast'];
+    asPostgresUser(join(bin, 'pg_basebackup'), args);
+  }
   const options = [
+    ...(clusterOptions.settings ?? []).map((setting) => `-c ${setting}`),
     '-c listen_addresses=127.0.0.1',
     `-c port=${port}`,
     `-c unix_socket_directories=${dir}`,
@@ -74,6 +101,8 @@ export async function startCluster(bin: string): Promise<Cluster> {
   start();
   return {
     url: `postgres://postgres@127.0.0.1:${port}/postgres`,
+    port,
+    data,
     start,
     stop,
     destroy: () => {

@@ -129,8 +129,16 @@ describe('writeServiceProperties (operations.md §4.1)', () => {
 
 test('writeServiceStats: live, with an RFC 1123 time', () => {
   assert.equal(
-    writeServiceStats(new Date('2021-01-19T22:28:43Z')),
+    writeServiceStats('live', new Date('2021-01-19T22:28:43Z')),
     '<?xml version="1.0" encoding="utf-8"?><StorageServiceStats><GeoReplication><Status>live</Status>' +
       '<LastSyncTime>Tue, 19 Jan 2021 22:28:43 GMT</LastSyncTime></GeoReplication></StorageServiceStats>',
+  );
+});
+
+test('writeServiceStats: bootstrap, LastSyncTime not yet known', () => {
+  assert.equal(
+    writeServiceStats('bootstrap', undefined),
+    '<?xml version="1.0" encoding="utf-8"?><StorageServiceStats><GeoReplication><Status>bootstrap</Status>' +
+      '<LastSyncTime></LastSyncTime></GeoReplication></StorageServiceStats>',
   );
 });

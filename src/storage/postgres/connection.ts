@@ -8,7 +8,17 @@
 // (WriteOutcomeUnknown, 500 InternalError).
 import pg from 'pg';
 import { TableError } from '../../errors.js';
-import { azureError, isConnectionFailure, isMissingTable, isRetryable, sentWriteFailure } from './failures.js';
+import {
+  azureError,
+  isConnectionFailure,
+  isMissingTable,
+  isRetryable,
+  Reachability,
+  sentWriteFailure,
+  WriteOutcomeUnknown,
+} from './failures.js';
+import { parseDatabaseUrl } from './hosts.js';
+import { HostLocator, locatedClient, type LocatorEvents } from './locator.js';
 
 /** Connections per process: requests beyond them wait for one, up to connectTimeoutMs. */
 const poolConnectionsMax = 16;
@@ -33,6 +43,13 @@ export interface Statement {
   readonly values: readonly unknown[];
 }
 
+export interface ConnectionOptions {
+  /** Hears once when the database goes out of reach and once when it is back (failures.ts Reachability). */
+  readonly onReachability?: ((reachable: boolean, detail: string) => void) | undefined;
+  /** Hears when the URL's hosts (hosts.ts) see a failover. */
+  readonly locatorEvents?: LocatorEvents | undefined;
+}
+
 /** Thrown by a transaction's body that lost a race (another process wrote first): it starts over. */
 export class RaceLost extends Error {}
 
@@ -44,16 +61,33 @@ export class PostgresConnection {
     /** The pool, for statements whose failures their caller handles itself (property-indexes.ts). */
     readonly pool: pg.Pool,
     private readonly Client: typeof pg.Client,
+    private readonly locator: HostLocator,
+    private readonly reachability: Reachability,
   ) {}
 
+  /** When this process last saw the database fail over to another host (ms since the epoch). */
+  get lastFailoverMs(): number | undefined {
+    return this.locator.lastFailoverMs;
+  }
+
+  /** The Azure error for a database failure (failures.ts), noting a database out of reach. */
+  failure(error: unknown): unknown {
+    this.reachability.failed(error instanceof WriteOutcomeUnknown ? error.failure : error);
+    return azureError(error);
+  }
+
   /**
-   * A pool over `url` (no connection is made until the first statement). `Client`: the class of
-   * every connection, pooled or not (one that chooses among several hosts, say).
+   * A pool over `url`, which may name several hosts (hosts.ts): every connection, pooled or not,
+   * goes to the host the locator chooses (locator.ts). No connection is made until the first
+   * statement.
    */
-  static create(url: string, Client: typeof pg.Client = pg.Client): PostgresConnection {
+  static create(url: string, options: ConnectionOptions = {}): PostgresConnection {
+    const locator = new HostLocator(parseDatabaseUrl(url), options.locatorEvents);
+    const Client = locatedClient(locator);
+    const baseUrl = locator.target.urlFor(locator.target.hosts[0]!);
     const pool = new pg.Pool({
       Client,
-      connectionString: url,
+      connectionString: baseUrl,
       max: poolConnectionsMax,
       connectionTimeoutMillis: connectTimeoutMs,
       idleTimeoutMillis: 30_000,
@@ -74,7 +108,9 @@ export class PostgresConnection {
     });
     // An idle connection the server dropped (restart, failover) is discarded; the next request gets a new one.
     pool.on('error', () => undefined);
-    return new PostgresConnection(url, pool, Client);
+    const reachability = new Reachability(options.onReachability ?? (() => undefined));
+    pool.on('connect', () => reachability.reached());
+    return new PostgresConnection(baseUrl, pool, Client, locator, reachability);
   }
 
   /**
@@ -104,7 +140,7 @@ export class PostgresConnection {
     try {
       return await this.rawQuery<Row>(effect, statement);
     } catch (error) {
-      throw azureError(error);
+      throw this.failure(error);
     }
   }
 
@@ -143,7 +179,7 @@ export class PostgresConnection {
       try {
         client = await this.checkOut();
       } catch (error) {
-        throw azureError(error);
+        throw this.failure(error);
       }
       const outcome = await attemptTransaction(client, body, keep);
       if (outcome.ok) return outcome.result;
@@ -151,7 +187,7 @@ export class PostgresConnection {
       if (isMissingTable(error)) return missingTable;
       const lostRace = error instanceof RaceLost || isRetryable(error);
       if (!lostRace || attempt >= transactionAttemptsMax)
-        throw azureError(lostRace ? new TableError('ServerBusy') : error);
+        throw this.failure(lostRace ? new TableError('ServerBusy') : error);
       // A short random pause, so that racing processes do not meet again in step.
       await new Promise((resolve) => setTimeout(resolve, Math.random() * 5 * attempt));
     }

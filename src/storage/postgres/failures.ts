@@ -4,7 +4,7 @@
 // so it did nothing either), a value the database refuses is 400 InvalidInput, and a write whose
 // outcome the connection took with it is 500 InternalError (it may or may not have applied: a
 // 503 would have the client retry, and its retry then fail on its own write with 409 or 412).
-import { TableError } from '../../errors.js';
+import { causedBy, TableError } from '../../errors.js';
 
 /** Serialization failure and deadlock: the transaction was rolled back and may simply run again. */
 const retryableCodes = new Set(['40001', '40P01']);
@@ -101,20 +101,57 @@ export function sentWriteFailure(error: unknown): unknown {
  */
 export function azureError(error: unknown): unknown {
   if (error instanceof TableError) return error;
-  if (error instanceof WriteOutcomeUnknown) return new TableError('InternalError', error.message);
+  if (error instanceof WriteOutcomeUnknown) {
+    return causedBy(new TableError('InternalError', error.message), databaseCause(error.failure));
+  }
   const code = codeOf(error) ?? '';
   const message = error instanceof Error ? error.message : '';
-  if (code === '57014' || /Query read timeout/i.test(message)) return new TableError('OperationTimedOut');
+  if (code === '57014' || /Query read timeout/i.test(message)) {
+    return causedBy(new TableError('OperationTimedOut'), databaseCause(error));
+  }
   // Class 22, a data exception: a value the database cannot hold or compare. Every value this
   // engine sends is encoded so that none is refused; one that still is came with the request.
-  if (code.startsWith('22')) return new TableError('InvalidInput');
-  if (
-    unavailableCodes.has(code) ||
-    retryableCodes.has(code) ||
-    isConnectionFailure(error) ||
-    /timeout exceeded when trying to connect/i.test(message)
-  ) {
-    return new TableError('ServerBusy');
+  if (code.startsWith('22')) return causedBy(new TableError('InvalidInput'), databaseCause(error));
+  if (unavailableCodes.has(code) || retryableCodes.has(code) || isUnreachable(error)) {
+    return causedBy(new TableError('ServerBusy'), databaseCause(error));
   }
   return error;
+}
+
+/** The database is out of reach: down, starting, shutting down, or not answering a connection. */
+export function isUnreachable(error: unknown): boolean {
+  const code = codeOf(error) ?? '';
+  const message = error instanceof Error ? error.message : '';
+  return isConnectionFailure(error) || code === '57P03' || /timeout exceeded when trying to connect/i.test(message);
+}
+
+/** A database failure in one line, for the log: `database: <message> (<code>)`. */
+function databaseCause(error: unknown): string {
+  const code = codeOf(error);
+  const message = error instanceof Error ? error.message : String(error);
+  return `database: ${message.split('\n')[0]}${code === undefined ? '' : ` (${code})`}`;
+}
+
+/**
+ * Says once that the database went out of reach (with the failure) and once that it is back (a
+ * new connection opened), however many requests fail in between.
+ */
+export class Reachability {
+  private lost = false;
+
+  constructor(private readonly report: (reachable: boolean, detail: string) => void) {}
+
+  /** A statement or connection failed with `error`. */
+  failed(error: unknown): void {
+    if (this.lost || !isUnreachable(error)) return;
+    this.lost = true;
+    this.report(false, databaseCause(error));
+  }
+
+  /** A connection to the database opened. */
+  reached(): void {
+    if (!this.lost) return;
+    this.lost = false;
+    this.report(true, 'a connection opened');
+  }
 }

@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { Coalescer } from './coalescer.js';
 import type { PostgresConnection } from './connection.js';
-import { azureError, isStatementFailure } from './failures.js';
+import { isStatementFailure } from './failures.js';
 import { mergeGroupSql, putGroupSql, readGroupSql } from './sql.js';
 
 /**
@@ -70,22 +70,22 @@ export class EntityGroups {
 
   /** The entity's row, undefined when its table does not exist. Failures are Azure errors. */
   read(address: EntityAddress): Promise<ReadRow | undefined> {
-    return submit(this.reads, address);
+    return this.submit(this.reads, address);
   }
 
   /** The written row, undefined when the entity existed or the table does not. */
   insert(put: GroupedPut): Promise<WriteRow | undefined> {
-    return submit(this.inserts, put);
+    return this.submit(this.inserts, put);
   }
 
   /** The written row, undefined when the table does not exist. */
   upsert(put: GroupedPut): Promise<WriteRow | undefined> {
-    return submit(this.upserts, put);
+    return this.submit(this.upserts, put);
   }
 
   /** The written row, undefined when the statement could not decide the merge (commit.ts). */
   merge(merge: GroupedMerge): Promise<WriteRow | undefined> {
-    return submit(this.merges, merge);
+    return this.submit(this.merges, merge);
   }
 
   /** Statements each kind went in, and the requests they carried. */
@@ -97,6 +97,15 @@ export class EntityGroups {
       upserts: count(this.upserts),
       merges: count(this.merges),
     };
+  }
+
+  /** A request's outcome from its group statement; a failure as an Azure error. */
+  private async submit<Item, Outcome>(coalescer: Coalescer<Item, Outcome>, item: Item): Promise<Outcome> {
+    try {
+      return await coalescer.submit(item);
+    } catch (error) {
+      throw this.connection.failure(error);
+    }
   }
 
   private coalescer<Item, Outcome>(
@@ -155,15 +164,6 @@ export class EntityGroups {
     const answers: (Row | undefined)[] = new Array(items.length).fill(undefined);
     for (const row of rows) answers[order[row.i - 1]!] = row;
     return answers;
-  }
-}
-
-/** A request's outcome from its group statement; a failure as an Azure error. */
-async function submit<Item, Outcome>(coalescer: Coalescer<Item, Outcome>, item: Item): Promise<Outcome> {
-  try {
-    return await coalescer.submit(item);
-  } catch (error) {
-    throw azureError(error);
   }
 }
 

@@ -29,9 +29,11 @@ import { PostgresConnection } from './connection.js';
 import { EntityGroups } from './groups.js';
 import { catalogRefreshMsDefault, PropertyIndexes } from './property-indexes.js';
 import { Scanner, stepExamineMaxDefault } from './scan.js';
-import { migrate } from './schema.js';
+import { checkSchema, migrate } from './schema.js';
+import type { LocatorEvents } from './locator.js';
+import { PostgresQueueStore } from './queue-store.js';
 import { getSetting, putSettings } from './settings.js';
-import { createTableSql, deleteTableSql, getTableSql, listTablesSql } from './sql.js';
+import { createTableSql, deleteTableSql, getTableSql, listTablesSql, walPositionSql } from './sql.js';
 
 export interface PostgresStoreOptions {
   /** `postgres://user:password@host:port/database` */
@@ -44,6 +46,24 @@ export interface PostgresStoreOptions {
   readonly autoIndexRows?: number | undefined;
   /** How often, at most, the index catalog is read again (property-indexes.ts; tests make it 0). */
   readonly indexCatalogRefreshMs?: number;
+  /** Hears once when the database goes out of reach and once when it is back (failures.ts Reachability). */
+  readonly onReachability?: ((reachable: boolean, detail: string) => void) | undefined;
+  /** Hears when the URL's hosts (hosts.ts) see a failover. */
+  readonly locatorEvents?: LocatorEvents;
+  /**
+   * A store over a hot standby (the read-access secondary): no migration, no index builds. Its
+   * writes fail in the database; the front door refuses them before they get there.
+   */
+  readonly readOnly?: boolean;
+}
+
+/** Where a database's write-ahead log stands (replication.ts compares a primary's and a standby's). */
+export interface WalPosition {
+  readonly inRecovery: boolean;
+  /** The primary's current insert position, or the standby's last replayed one (bytes). */
+  readonly lsn: bigint | undefined;
+  /** A standby's: whether its WAL receiver is streaming from a primary now. */
+  readonly streaming: boolean;
 }
 
 export class PostgresStore implements Store {
@@ -64,14 +84,15 @@ export class PostgresStore implements Store {
   }
 
   static async open(options: PostgresStoreOptions): Promise<PostgresStore> {
-    const connection = PostgresConnection.create(options.url);
+    const connection = PostgresConnection.create(options.url, options);
     const { pool } = connection;
     const refreshMs = options.indexCatalogRefreshMs ?? catalogRefreshMsDefault;
-    const indexes = new PropertyIndexes(connection, options.autoIndexRows ?? autoIndexRowsDefault, refreshMs);
+    const autoIndexRows = options.readOnly ? 0 : (options.autoIndexRows ?? autoIndexRowsDefault);
+    const indexes = new PropertyIndexes(connection, autoIndexRows, refreshMs);
     try {
       const client = await pool.connect();
       try {
-        await migrate(client);
+        await (options.readOnly ? checkSchema(client) : migrate(client));
         await indexes.load();
         client.release();
       } catch (error) {
@@ -185,6 +206,29 @@ export class PostgresStore implements Store {
     return result;
   }
 
+  /** The Queue service's store over this store's database and pool; it fails once this store is closed. */
+  openQueueStore(): PostgresQueueStore {
+    return new PostgresQueueStore(this.connection.pool);
+  }
+
+  lastFailoverMs(): number | undefined {
+    return this.connection.lastFailoverMs;
+  }
+
+  /** Where this database's write-ahead log stands (replication.ts). */
+  async walPosition(): Promise<WalPosition> {
+    const { rows } = await this.connection.query<{ recovery: boolean; lsn: string | null; streaming: boolean }>(
+      'read',
+      walPositionSql,
+    );
+    const row = rows[0]!;
+    return {
+      inRecovery: row.recovery,
+      lsn: row.lsn === null ? undefined : lsnBytes(row.lsn),
+      streaming: row.streaming,
+    };
+  }
+
   close(): Promise<void> {
     this.closing ??= this.indexes.close().then(() => this.connection.close());
     return this.closing;
@@ -193,6 +237,12 @@ export class PostgresStore implements Store {
   private committed(startedMs: number): void {
     this.onCommit?.({ durationMs: performance.now() - startedMs, writes: 1 });
   }
+}
+
+/** A log sequence number `X/Y` (two hexadecimal 32-bit halves) as a byte position. */
+function lsnBytes(text: string): bigint {
+  const [high, low] = text.split('/');
+  return (BigInt(`0x${high}`) << 32n) + BigInt(`0x${low}`);
 }
 
 /**

@@ -130,6 +130,7 @@ export class PropertyIndexes {
   private readonly pool: pg.Pool;
 
   constructor(
+    /** The database (connection.ts): its pool, and sessions of their own for index builds. */
     private readonly connection: PostgresConnection,
     autoIndexRows: number,
     private readonly catalogRefreshMs: number,

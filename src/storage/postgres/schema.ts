@@ -20,6 +20,7 @@
 import assert from 'node:assert/strict';
 import type pg from 'pg';
 import { storedJsonVersion } from '../stored-json.js';
+import { queueMigration } from './queue-schema.js';
 
 // Schema version 1 keeps properties in stored JSON form 1 (codec.ts): a new form needs a
 // migration that rewrites the rows, appended below.
@@ -57,12 +58,31 @@ const migrations: readonly string[] = [
   // Version 2: the stored JSON form itself, as text, beside its jsonb (codec.ts): reads splice it
   // into responses. Null in rows written before, and in rows merged in SQL; reads then decode jsonb.
   `ALTER TABLE ${schemaName}.entities ADD COLUMN doc text;`,
+  // Version 3: the Queue service's queues and messages (queue-schema.ts).
+  queueMigration(schemaName),
 ];
 
 /** Any constant: the advisory lock that serializes migrations between processes. */
 const migrationLockKey = 0x63657275; // 'ceru'
 
 /** Brings the database's schema up to this release's version; refuses a newer one. */
+/**
+ * For a read-only store on a hot standby, which cannot migrate: the schema replicated from the
+ * primary must be this release's.
+ */
+export async function checkSchema(client: pg.ClientBase): Promise<void> {
+  const { rows } = await client.query<{ version: number | null }>(
+    `SELECT max(version) AS version FROM ${schemaName}.schema_version`,
+  ).catch(() => ({ rows: [{ version: null }] }));
+  const version = rows[0]?.version ?? 0;
+  if (version !== migrations.length) {
+    throw new Error(
+      `the database's Cerulean schema is version ${version}, this release's ${migrations.length}: ` +
+        'start Cerulean on the primary first and let the standby replay it',
+    );
+  }
+}
+
 export async function migrate(client: pg.ClientBase): Promise<void> {
   await client.query('BEGIN');
   try {

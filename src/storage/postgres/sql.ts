@@ -2,6 +2,7 @@
 // a name, which prepares it once per connection; the scan steps' texts are put together per
 // request (scan.ts) from the parts here.
 import { customPropertiesMax, entityBytesMax } from '../../limits.js';
+import type { Statement } from './connection.js';
 import { schemaName as s } from './schema.js';
 
 /** A statement of a fixed text, prepared as `name`. */
@@ -49,6 +50,18 @@ export const getTableSql: NamedSql = {
 export const listTablesSql: NamedSql = {
   name: 'listTables',
   text: `SELECT name FROM ${s}.tables WHERE account = $1 AND name_lower >= $2 ORDER BY name_lower LIMIT $3`,
+};
+
+// -- replication (replication.ts) ---------------------------------------------------------------
+
+/** Where the write-ahead log stands: a primary's insert position, or a standby's last replayed one. */
+export const walPositionSql: Statement = {
+  name: 'wal_position',
+  text:
+    `SELECT pg_is_in_recovery() AS recovery, ` +
+    `CASE WHEN pg_is_in_recovery() THEN pg_last_wal_replay_lsn() ELSE pg_current_wal_lsn() END::text AS lsn, ` +
+    `EXISTS (SELECT 1 FROM pg_stat_wal_receiver WHERE status = 'streaming') AS streaming`,
+  values: [],
 };
 
 // -- lone writes (commit.ts) -------------------------------------------------------------------
