@@ -69,9 +69,8 @@ export function isConnectionFailure(error: unknown): boolean {
   const code = codeOf(error) ?? '';
   if (unreachableErrnos.has(code) || code.startsWith('08') || code === '57P01' || code === '57P02') return true;
   const message = error instanceof Error ? error.message : '';
-  return /Connection terminated|connection timeout|Query read timeout|not queryable|Client has encountered a connection error/i.test(
-    message,
-  );
+  const lost = /Connection terminated|connection timeout|Query read timeout|not queryable/i;
+  return lost.test(message) || /Client has encountered a connection error/i.test(message);
 }
 
 /**
