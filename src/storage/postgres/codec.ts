@@ -140,3 +140,11 @@ export function decodeProperties(text: string): Properties {
   }
   return decodeStoredMembers(members, order);
 }
+
+/**
+ * Whether `name` can name a table here: PostgreSQL text holds neither U+0000 nor unpaired
+ * surrogates, and table names (validated at creation) are ASCII letters and digits.
+ */
+export function storableName(name: string): boolean {
+  return !/\u0000|[\ud800-\udfff]/.test(name);
+}

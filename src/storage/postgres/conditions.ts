@@ -20,10 +20,18 @@ export function conditionSql(condition: PropertyCondition, bind: Bind): string {
   const text = () => `props ->> ${(name ??= bind(condition.property))}::text`;
   const annotation = () => `props ->> ${(annotationName ??= bind(`${condition.property}@odata.type`))}::text`;
   switch (condition.kind) {
-    case 'string':
+    case 'string': {
       // Byte order of UTF-8 agrees with UTF-16 order against a literal below U+D800 (pushdown.ts).
-      // An escaped string (codec.ts) is an object: kept.
-      return `CASE jsonb_typeof(${value()}) WHEN 'string' THEN ${annotation()} IS NULL AND ${text()} COLLATE "C" ${op} ${bind(condition.value)}::text WHEN 'object' THEN true ELSE false END`;
+      // An escaped string (codec.ts) is an object: kept. PostgreSQL text cannot hold a literal
+      // with U+0000: every unannotated string is kept, and the query's predicate decides.
+      const test = condition.value.includes('\u0000')
+        ? 'true'
+        : `${text()} COLLATE "C" ${op} ${bind(condition.value)}::text`;
+      return (
+        `CASE jsonb_typeof(${value()}) WHEN 'string' THEN ${annotation()} IS NULL AND ${test} ` +
+        `WHEN 'object' THEN true ELSE false END`
+      );
+    }
     case 'boolean':
       return `CASE jsonb_typeof(${value()}) WHEN 'boolean' THEN (${text()})::boolean ${op} ${bind(condition.value)}::boolean ELSE false END`;
     case 'dateTime':
@@ -51,12 +59,21 @@ function numberSql(
 ): string {
   const asDouble = Number(literal);
   const exactDouble = typeof literal === 'number' || BigInt(asDouble) === literal;
-  const doubleOperator = exactDouble ? operator : ({ gt: 'ge', lt: 'le' } as const)[operator as 'gt' | 'lt'] ?? operator;
+  const doubleOperator = exactDouble
+    ? operator
+    : (({ gt: 'ge', lt: 'le' } as const)[operator as 'gt' | 'lt'] ?? operator);
   const doubleTest =
-    !exactDouble && operator === 'ne' ? 'true' : `(${text})::float8 ${sqlOperators[doubleOperator]} ${bind(asDouble)}::float8`;
+    !exactDouble && operator === 'ne'
+      ? 'true'
+      : `(${text})::float8 ${sqlOperators[doubleOperator]} ${bind(asDouble)}::float8`;
   // The literal's exact decimal value: a non-integral double has no integer within its rounding
   // interval, so its shortest text compares with every Int64 as the double does.
-  const exact = typeof literal === 'bigint' ? literal.toString() : Number.isInteger(literal) ? BigInt(literal).toString() : String(literal);
+  const exact =
+    typeof literal === 'bigint'
+      ? literal.toString()
+      : Number.isInteger(literal)
+        ? BigInt(literal).toString()
+        : String(literal);
   return (
     `CASE jsonb_typeof(${value}) WHEN 'number' THEN ${doubleTest} ` +
     `WHEN 'string' THEN CASE ${annotation} WHEN 'Edm.Int64' THEN (${text})::numeric ${sqlOperators[operator]} ${bind(exact)}::numeric ` +

@@ -1,17 +1,43 @@
 // What a failure of the database means to a client. Every failure becomes an Azure error and
-// none hangs: an unreachable database or an exhausted pool is 503 ServerBusy (retry later), a
-// statement past its time is 500 OperationTimedOut, and a commit whose outcome the connection
-// took with it is 500 InternalError (it may or may not have applied).
+// none hangs: an unreachable database or an exhausted pool is 503 ServerBusy (retry later: the
+// request certainly did nothing), a statement past its time is 500 OperationTimedOut (cancelled,
+// so it did nothing either), a value the database refuses is 400 InvalidInput, and a write whose
+// outcome the connection took with it is 500 InternalError (it may or may not have applied: a
+// 503 would have the client retry, and its retry then fail on its own write with 409 or 412).
 import { causedBy, TableError } from '../../errors.js';
 
 /** Serialization failure and deadlock: the transaction was rolled back and may simply run again. */
 const retryableCodes = new Set(['40001', '40P01']);
 
-/** SQLSTATEs of a database that is shutting down, starting, overloaded or out of reach. */
-const unavailableCodes = new Set(['57P01', '57P02', '57P03', '53300', '53400', '55P03', '58000', '58030']);
+/**
+ * SQLSTATEs of a database that is shutting down, starting, overloaded (class 53: out of disk,
+ * memory or connections) or out of reach, and of a row lock held too long.
+ */
+const unavailableCodes = new Set([
+  '57P01',
+  '57P02',
+  '57P03',
+  '53000',
+  '53100',
+  '53200',
+  '53300',
+  '53400',
+  '55P03',
+  '58000',
+  '58030',
+]);
 
 /** Node socket errors of a database out of reach. */
-const unreachableErrnos = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN']);
+const unreachableErrnos = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'EPIPE',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+]);
 
 function codeOf(error: unknown): string | undefined {
   const code = (error as { code?: unknown } | null)?.code;
@@ -43,26 +69,48 @@ export function isConnectionFailure(error: unknown): boolean {
   const code = codeOf(error) ?? '';
   if (unreachableErrnos.has(code) || code.startsWith('08') || code === '57P01' || code === '57P02') return true;
   const message = error instanceof Error ? error.message : '';
-  return /Connection terminated|connection timeout|Query read timeout|not queryable|Client has encountered a connection error/i.test(message);
+  const lost = /Connection terminated|connection timeout|Query read timeout|not queryable/i;
+  return lost.test(message) || /Client has encountered a connection error/i.test(message);
+}
+
+/**
+ * A write that was sent (a lone statement, or a transaction's COMMIT) and whose connection then
+ * failed: the database may or may not have applied it.
+ */
+export class WriteOutcomeUnknown extends Error {
+  constructor(readonly failure: unknown) {
+    super('The database connection was lost while writing; the outcome is unknown.');
+  }
+}
+
+/**
+ * What the failure of a sent write means: unknown when the connection failed (the database may
+ * have committed before it went), the failure itself when the database answered it (the write
+ * was rolled back) or when the driver refused to send it (a client already broken).
+ */
+export function sentWriteFailure(error: unknown): unknown {
+  const message = error instanceof Error ? error.message : '';
+  if (!isConnectionFailure(error) || /not queryable/i.test(message)) return error;
+  return new WriteOutcomeUnknown(error);
 }
 
 /**
  * The Azure error for a database failure, or the failure itself when it is a bug of ours (the
- * front door answers those 500 InternalError and logs them). `committing`: the failure came
- * while COMMIT was on its way, so the outcome is unknown.
+ * front door answers those 500 InternalError and logs them).
  */
-export function azureError(error: unknown, committing = false): unknown {
+export function azureError(error: unknown): unknown {
   if (error instanceof TableError) return error;
+  if (error instanceof WriteOutcomeUnknown) {
+    return causedBy(new TableError('InternalError', error.message), databaseCause(error.failure));
+  }
   const code = codeOf(error) ?? '';
   const message = error instanceof Error ? error.message : '';
-  if (committing && isConnectionFailure(error)) {
-    const text = 'The database connection was lost while committing; the outcome is unknown.';
-    const lost = new TableError('InternalError', text);
-    return causedBy(lost, databaseCause(error));
-  }
   if (code === '57014' || /Query read timeout/i.test(message)) {
     return causedBy(new TableError('OperationTimedOut'), databaseCause(error));
   }
+  // Class 22, a data exception: a value the database cannot hold or compare. Every value this
+  // engine sends is encoded so that none is refused; one that still is came with the request.
+  if (code.startsWith('22')) return causedBy(new TableError('InvalidInput'), databaseCause(error));
   if (unavailableCodes.has(code) || retryableCodes.has(code) || isUnreachable(error)) {
     return causedBy(new TableError('ServerBusy'), databaseCause(error));
   }

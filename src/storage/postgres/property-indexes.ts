@@ -30,6 +30,7 @@ import { createHash } from 'node:crypto';
 import pg from 'pg';
 import type { PropertyCondition, TableInfo } from '../store.js';
 import { IndexDemand, indexedEquality, indexesPerTableMax, indexServing, type IndexedEquality } from '../property-index.js';
+import type { PostgresConnection } from './connection.js';
 import { schemaName as s } from './schema.js';
 
 /** Any constant: the advisory lock every process takes around its index DDL. */
@@ -126,13 +127,15 @@ export class PropertyIndexes {
   /** When the catalog may be read again (refreshIfDue), in Date.now() ms; undefined while it is read. */
   private refreshAtMs: number | undefined;
 
+  private readonly pool: pg.Pool;
+
   constructor(
-    /** A new connection to the database (to the current primary, when the URL names several hosts). */
-    private readonly newClient: (config: pg.ClientConfig) => pg.Client,
-    private readonly pool: pg.Pool,
+    /** The database (connection.ts): its pool, and sessions of their own for index builds. */
+    private readonly connection: PostgresConnection,
     autoIndexRows: number,
     private readonly catalogRefreshMs: number,
   ) {
+    this.pool = connection.pool;
     this.demand = new IndexDemand(autoIndexRows);
   }
 
@@ -290,8 +293,7 @@ export class PropertyIndexes {
 
   private async withLockedConnection(kind: 'build' | 'drop', job: (client: pg.Client) => Promise<void>): Promise<void> {
     // No statement timeout: a build reads the whole entities table, however long that takes.
-    const client = this.newClient({ application_name: 'cerulean-index', statement_timeout: 0, keepAlive: true });
-    client.on('error', () => undefined);
+    const client = this.connection.sessionClient('cerulean-index');
     try {
       await client.connect();
       if (kind === 'build') {
