@@ -17,15 +17,17 @@ export interface SignedIdentifier {
  * ignored, like unknown headers (conformance-notes §48; unverified for XML). More than 5
  * identifiers is InvalidXmlDocument (the code is unverified), as is a repeated Id (unverified).
  */
-export function parseSignedIdentifiers(text: string): SignedIdentifier[] {
+export function parseSignedIdentifiers(text: string, permissionLetters = 'raud'): SignedIdentifier[] {
   if (text.trim() === '') return [];
   const root = parseXml(text);
   if (root.name !== 'SignedIdentifiers') {
     throw new TableError('InvalidXmlDocument', `The root element must be SignedIdentifiers, not ${root.name}.`);
   }
-  const identifiers = root.children.filter((child) => child.name === 'SignedIdentifier').map(signedIdentifier);
+  const identifiers = root.children
+    .filter((child) => child.name === 'SignedIdentifier')
+    .map((child) => signedIdentifier(child, permissionLetters));
   if (identifiers.length > storedPoliciesMax) {
-    throw new TableError('InvalidXmlDocument', `A table may have at most ${storedPoliciesMax} stored access policies.`);
+    throw new TableError('InvalidXmlDocument', `At most ${storedPoliciesMax} stored access policies may be set.`);
   }
   const ids = new Set(identifiers.map((identifier) => identifier.id));
   if (ids.size < identifiers.length) {
@@ -48,7 +50,7 @@ export function writeSignedIdentifiers(identifiers: readonly SignedIdentifier[])
   return `\uFEFF${writeXmlDocument({ name: 'SignedIdentifiers', content: nodes })}`;
 }
 
-function signedIdentifier(element: XmlElement): SignedIdentifier {
+function signedIdentifier(element: XmlElement, permissionLetters: string): SignedIdentifier {
   const idElement = childNamed(element, 'Id');
   if (idElement === undefined) throw new TableError('MissingRequiredXmlNode', 'A SignedIdentifier has no Id.');
   const id = leafText(idElement);
@@ -65,7 +67,7 @@ function signedIdentifier(element: XmlElement): SignedIdentifier {
     id,
     ...(start !== undefined && { start: normalizePolicyTime('Start', start) }),
     ...(expiry !== undefined && { expiry: normalizePolicyTime('Expiry', expiry) }),
-    ...(permission !== undefined && { permission: checkedPermission(permission) }),
+    ...(permission !== undefined && { permission: checkedPermission(permission, permissionLetters) }),
   };
 }
 
@@ -76,10 +78,11 @@ function optionalLeaf(parent: XmlElement, name: string): string | undefined {
   return text === '' ? undefined : text;
 }
 
-/** Table permission letters r a u d, each at most once (auth.md §7.1). */
-function checkedPermission(text: string): string {
-  if (!/^[raud]+$/.test(text) || new Set(text).size !== text.length) {
-    throw new TableError('InvalidXmlNodeValue', `The permission '${text}' must be made of the letters r, a, u, d.`);
+/** Permission letters of the service (table: r a u d, auth.md §7.1; queue: r a u p), each at most once. */
+function checkedPermission(text: string, letters: string): string {
+  if (![...text].every((letter) => letters.includes(letter)) || new Set(text).size !== text.length) {
+    const allowed = [...letters].join(', ');
+    throw new TableError('InvalidXmlNodeValue', `The permission '${text}' must be made of the letters ${allowed}.`);
   }
   return text;
 }

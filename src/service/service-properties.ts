@@ -20,16 +20,20 @@ const sections = ['logging', 'hourMetrics', 'minuteMetrics', 'cors'] as const sa
 const legacySetting: SettingKey = { scope: 'account', name: 'properties' };
 
 /**
- * Get and Set Table Service Properties. Nothing is cached: a change made through one process is
- * in force on the next request to any process over the same store.
+ * Get and Set Table (or Queue) Service Properties. Nothing is cached: a change made through one
+ * process is in force on the next request to any process over the same store. Each service keeps
+ * its own properties: the queue service's settings are named `queue.properties.*`.
  */
 export class ServicePropertiesService {
-  constructor(private readonly store: Store) {}
+  constructor(
+    private readonly store: Store,
+    private readonly service: 'table' | 'queue' = 'table',
+  ) {}
 
   async get(account: string): Promise<ServiceProperties> {
     const [legacy, ...stored] = await Promise.all([
-      this.store.getSetting(account, legacySetting),
-      ...sections.map((section) => this.store.getSetting(account, sectionSetting(section))),
+      this.service === 'table' ? this.store.getSetting(account, legacySetting) : undefined,
+      ...sections.map((section) => this.store.getSetting(account, this.sectionSetting(section))),
     ]);
     const properties: Record<string, unknown> = { ...defaultServiceProperties, ...(legacy === undefined ? {} : JSON.parse(legacy)) };
     sections.forEach((section, i) => {
@@ -46,12 +50,13 @@ export class ServicePropertiesService {
   async set(account: string, update: ServicePropertiesUpdate): Promise<void> {
     const changes = sections.flatMap((section) => {
       const value = update[section];
-      return value === undefined ? [] : [{ key: sectionSetting(section), value: JSON.stringify(value) }];
+      return value === undefined ? [] : [{ key: this.sectionSetting(section), value: JSON.stringify(value) }];
     });
     if (changes.length > 0) await this.store.putSettings(account, changes);
   }
-}
 
-function sectionSetting(section: (typeof sections)[number]): SettingKey {
-  return { scope: 'account', name: `properties.${section}` };
+  private sectionSetting(section: (typeof sections)[number]): SettingKey {
+    const prefix = this.service === 'table' ? '' : `${this.service}.`;
+    return { scope: 'account', name: `${prefix}properties.${section}` };
+  }
 }
