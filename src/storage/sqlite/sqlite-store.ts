@@ -21,6 +21,7 @@ import { ScanPool } from './scan-pool.js';
 import { SplitScanner } from './split-scan.js';
 import type { ScanSplit } from '../../config.js';
 import { databaseFile, openDatabase, selectTableSql, settingRow, tableCacheKey } from './schema.js';
+import { SqliteQueueStore } from './queue-store.js';
 import { WorkerWriterClient } from './writer-client.js';
 import { encodeWrites, SqliteWriter, type WriterApi } from './writer.js';
 
@@ -249,6 +250,15 @@ export class SqliteStore implements Store {
   putSettings(account: string, changes: readonly SettingChange[]): Promise<'ok' | 'tableNotFound'> {
     if (this.closed) return Promise.reject(new Error('store is closed'));
     return this.afterWrite(this.writer.putSettings(account, changes));
+  }
+
+  /**
+   * The Queue service's store over this database and its writer; on disk with a read connection
+   * of its own (SqliteQueueStore.close closes it). Its writes fail once this store is closed.
+   */
+  openQueueStore(): SqliteQueueStore {
+    if (this.file === undefined) return new SqliteQueueStore(this.db, this.writer.queues, false);
+    return new SqliteQueueStore(openDatabase(this.file, 'scanner'), this.writer.queues, true);
   }
 
   /** The database file and its write-ahead log (`-wal`), as they are now. */

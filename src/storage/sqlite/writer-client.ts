@@ -1,10 +1,18 @@
 // The reading side's handle on the writer thread: a WriterApi whose calls are messages.
 import type { CommitObserver, CommitResult, SettingChange } from '../store.js';
+import { queueCallName, queueWriterMethods, type QueueWriterApi } from './queue-writer.js';
 import { WorkerRpc } from './worker-rpc.js';
 import type { EncodedWrites, WriterApi } from './writer.js';
 
 export class WorkerWriterClient implements WriterApi {
-  private constructor(private readonly rpc: WorkerRpc) {}
+  /** The queue jobs, each a message to the writer thread. */
+  readonly queues: QueueWriterApi;
+
+  private constructor(private readonly rpc: WorkerRpc) {
+    const call = (method: string) => (...args: unknown[]) => rpc.call(queueCallName(method), args);
+    const calls = queueWriterMethods.map((method) => [method, call(method)]);
+    this.queues = Object.fromEntries(calls) as unknown as QueueWriterApi;
+  }
 
   /** Starts the writer thread; resolves once it has opened the database and created the schema. */
   static async start(file: string, onCommit?: CommitObserver): Promise<WorkerWriterClient> {

@@ -8,6 +8,7 @@ import type { CommitObserver, CommitResult, SettingChange, Write, WriteCondition
 import { CommitClock, conditionFailure, mergeProperties } from '../write.js';
 import { decodeProperties, encodeKey, encodeProperties } from './codec.js';
 import { createIndexSql, indexName, listIndexes } from './property-indexes.js';
+import { SqliteQueueWriter, type QueueWriterApi } from './queue-writer.js';
 import { selectTableSql, settingRow, tableCacheKey } from './schema.js';
 
 /**
@@ -57,6 +58,8 @@ export interface WriterApi {
   /** Builds the property index of a table (property-indexes.ts); its table id, or undefined without the table. */
   createIndex(account: string, name: string, property: string): Promise<number | undefined>;
   putSettings(account: string, changes: readonly SettingChange[]): Promise<'ok' | 'tableNotFound'>;
+  /** The Queue service's writes, jobs of the same group commits (queue-writer.ts). */
+  readonly queues: QueueWriterApi;
 }
 
 interface Job {
@@ -74,6 +77,7 @@ interface StoredVersion {
 
 export class SqliteWriter implements WriterApi {
   private readonly clock: CommitClock;
+  readonly queues: SqliteQueueWriter;
   private readonly tableIds = new Map<string, number>();
   private queue: Job[] = [];
   private flushScheduled = false;
@@ -135,6 +139,7 @@ export class SqliteWriter implements WriterApi {
       | undefined;
     // The clock resumes after the last Timestamp ever written, even if the wall clock went back.
     this.clock = new CommitClock(saved?.value ?? 0n);
+    this.queues = new SqliteQueueWriter(db, (job) => this.enqueue(() => ({ result: job(), undo: false })));
   }
 
   commit(account: string, table: string, writes: EncodedWrites): Promise<CommitResult> {
