@@ -1,6 +1,4 @@
-// Shared Key and Shared Key Lite verification in both flavours: the Table service's (auth.md §2-§5)
-// and the Blob and Queue services' (canonicalized x-ms-* headers, every query parameter in the
-// canonicalized resource: https://learn.microsoft.com/rest/api/storageservices/authorize-with-shared-key).
+// Shared Key and Shared Key Lite verification, Table service formats (auth.md §2-§5).
 // Pure: the caller hands over the request line, headers and clock; no node:http types here.
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { TableError } from '../errors.js';
@@ -21,14 +19,7 @@ export interface AuthRequest {
   readonly pathStyle: boolean;
   /** Server clock, ms since the epoch. */
   readonly now: number;
-  /** Which string-to-sign the service uses; the Table service's when absent. */
-  readonly flavour?: SharedKeyFlavour | undefined;
-  /** The query as received (after '?', still percent-encoded); the blob/queue flavour signs it decoded. */
-  readonly rawQuery?: string | undefined;
 }
-
-/** The Table service signs 5 fields; Blob and Queue sign 12 standard headers and the x-ms-* ones. */
-export type SharedKeyFlavour = 'table' | 'blobQueue';
 
 export interface SharedKeyFields {
   readonly method: string;
@@ -74,7 +65,7 @@ export function verifySharedKey(request: AuthRequest): void {
   const provided = Buffer.from(signature);
   // Lazily: the raw path is what every SDK signs, so the variants are made only when it fails.
   let rawStringToSign: string | undefined;
-  for (const resource of candidateResources(request, scheme)) {
+  for (const resource of candidateResources(request)) {
     const candidate = stringToSign(scheme, request, date, resource);
     rawStringToSign ??= candidate;
     if (request.account.keys.some((key) => timingSafeEqual(Buffer.from(sign(candidate, key)), provided))) return;
@@ -139,7 +130,6 @@ function parsedDate(date: string): number {
 }
 
 function stringToSign(scheme: Scheme, request: AuthRequest, date: string, resource: string): string {
-  if (request.flavour === 'blobQueue') return blobQueueStringToSign(scheme, request, resource);
   if (scheme === 'SharedKeyLite') return sharedKeyLiteStringToSign(date, resource);
   return sharedKeyStringToSign({
     method: request.method,
@@ -150,74 +140,10 @@ function stringToSign(scheme: Scheme, request: AuthRequest, date: string, resour
   });
 }
 
-/**
- * Blob and Queue: the verb, eleven standard headers (Content-Length empty when 0 from version
- * 2015-02-21; Date as sent, empty when the client signs x-ms-date), then the canonicalized
- * headers and resource. Shared Key Lite keeps only Content-MD5, Content-Type and Date.
- */
-function blobQueueStringToSign(scheme: Scheme, request: AuthRequest, resource: string): string {
-  const value = (name: string): string => header(request, name) ?? '';
-  const headers = canonicalizedHeaders(request);
-  if (scheme === 'SharedKeyLite') {
-    return `${request.method}\n${value('content-md5')}\n${value('content-type')}\n${value('date')}\n${headers}${resource}`;
-  }
-  const length = value('content-length');
-  const version = value('x-ms-version');
-  const contentLength = length === '0' && version >= '2015-02-21' ? '' : length;
-  const standard = ['content-encoding', 'content-language'].map(value);
-  standard.push(contentLength, value('content-md5'), value('content-type'), value('date'));
-  standard.push(...['if-modified-since', 'if-match', 'if-none-match', 'if-unmodified-since', 'range'].map(value));
-  return `${request.method}\n${standard.join('\n')}\n${headers}${resource}`;
-}
-
-/** Every x-ms-* header, `name:value` on its own line, names lower-case in ordinal order. */
-function canonicalizedHeaders(request: AuthRequest): string {
-  const names = Object.keys(request.headers)
-    .filter((name) => name.startsWith('x-ms-'))
-    .sort(ordinal);
-  return names.map((name) => `${name}:${header(request, name) ?? ''}\n`).join('');
-}
-
-function ordinal(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
-}
-
-/**
- * The Blob/Queue canonicalized resource: `/{account}{path}`, then each query parameter on its
- * own line, `name:value[,value…]`, names lower-case in ordinal order, values percent-decoded and
- * sorted (Shared Key Lite: `?comp=…` only, as for tables).
- */
-export function blobQueueCanonicalizedResource(accountName: string, path: string, rawQuery: string): string {
-  const values = new Map<string, string[]>();
-  for (const pair of rawQuery === '' ? [] : rawQuery.split('&')) {
-    const equals = pair.indexOf('=');
-    const name = decodedOrRaw(equals < 0 ? pair : pair.slice(0, equals)).toLowerCase();
-    const value = equals < 0 ? '' : decodedOrRaw(pair.slice(equals + 1));
-    values.set(name, [...(values.get(name) ?? []), value]);
-  }
-  const lines = [...values.keys()]
-    .sort(ordinal)
-    .map((name) => `\n${name}:${values.get(name)!.sort(ordinal).join(',')}`);
-  return `/${accountName}${path === '' ? '/' : path}${lines.join('')}`;
-}
-
-function decodedOrRaw(text: string): string {
-  try {
-    return decodeURIComponent(text);
-  } catch {
-    return text;
-  }
-}
-
 /** The raw path first (what every SDK signs), then the tolerated variants (repeats possible). */
-function* candidateResources(request: AuthRequest, scheme: Scheme): Generator<string, void, undefined> {
+function* candidateResources(request: AuthRequest): Generator<string, void, undefined> {
   const comp = request.query.get('comp');
-  const full = request.flavour === 'blobQueue' && scheme === 'SharedKey';
-  const rawQuery = request.rawQuery ?? request.query.toString();
-  const resource = (path: string): string =>
-    full
-      ? blobQueueCanonicalizedResource(request.account.name, path, rawQuery)
-      : canonicalizedResource(request.account.name, path, comp);
+  const resource = (path: string): string => canonicalizedResource(request.account.name, path, comp);
   const paths = [request.rawPath];
   yield resource(request.rawPath);
   if (request.pathStyle) {

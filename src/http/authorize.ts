@@ -13,10 +13,8 @@ import { firstHeader } from './headers.js';
 export interface AuthorizeRequest extends AuthRequest {
   /** The query string as received (after '?', still percent-encoded), for SAS parameters. */
   readonly rawQuery: string;
-  /** The table the URL names for entity operations (for queues: the queue); undefined for other resources. */
+  /** The table the URL names for entity operations; undefined for other resources. */
   readonly tableName: string | undefined;
-  /** The service asked: its SAS format; the Table service when absent. */
-  readonly service?: 'table' | 'queue' | undefined;
   readonly clientIp: string;
   readonly https: boolean;
 }
@@ -52,7 +50,6 @@ export async function authorize(request: AuthorizeRequest, options: AuthorizeOpt
   if (authorization === undefined && hasSignature(request.rawQuery)) {
     const grant = await verifySas(request.rawQuery, {
       account: request.account,
-      service: request.service,
       tableName: request.tableName,
       clientIp: request.clientIp,
       https: request.https,
