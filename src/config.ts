@@ -7,7 +7,10 @@ import { observeConfig, observeFlags, observeUsage, type ObserveConfig } from '.
 
 export interface Config {
   readonly host: string;
+  /** The Table service's port (0: any free one). */
   readonly port: number;
+  /** The Queue service's port, used once the queue service is registered (0: any free one). */
+  readonly queuePort: number;
   /** Data directory; undefined with --in-memory. */
   readonly location: string | undefined;
   /** PostgreSQL connection URL (postgres:// or postgresql://): the PostgreSQL engine instead of SQLite. */
@@ -46,7 +49,8 @@ export interface OAuthConfig {
 export const usage = `Usage: cerulean [options]
 
   --host <address>     listen address            (CERULEAN_HOST, default 127.0.0.1)
-  --port <number>      listen port, 0 = any free (CERULEAN_PORT, default 10002)
+  --port <number>      Table service port, 0 = any free (CERULEAN_PORT, default 10002)
+  --queue-port <number> Queue service port, 0 = any free (CERULEAN_QUEUE_PORT, default 10001)
   --location <dir>     data directory            (CERULEAN_LOCATION, default ./data)
   --in-memory          keep nothing on disk      (CERULEAN_IN_MEMORY=1)
   --database <url>     keep the data in PostgreSQL instead: postgres://user:pass@host:5432/db
@@ -78,6 +82,7 @@ export function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Con
     options: {
       host: { type: 'string' },
       port: { type: 'string' },
+      'queue-port': { type: 'string' },
       location: { type: 'string' },
       'in-memory': { type: 'boolean' },
       database: { type: 'string' },
@@ -98,9 +103,8 @@ export function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Con
     strict: true,
   });
   if (values.help) return 'help';
-  const portText = values.port ?? env['CERULEAN_PORT'] ?? '10002';
-  const port = Number(portText);
-  if (!/^\d+$/.test(portText) || port > 65535) throw new Error(`--port must be 0 to 65535, not '${portText}'`);
+  const port = portNumber('--port', values.port ?? env['CERULEAN_PORT'] ?? '10002');
+  const queuePort = portNumber('--queue-port', values['queue-port'] ?? env['CERULEAN_QUEUE_PORT'] ?? '10001');
   const logLevel = values['log-level'] ?? env['CERULEAN_LOG_LEVEL'] ?? 'info';
   if (!(logLevels as readonly string[]).includes(logLevel)) {
     throw new Error(`--log-level must be one of ${logLevels.join(', ')}, not '${logLevel}'`);
@@ -120,6 +124,7 @@ export function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Con
   return {
     host,
     port,
+    queuePort,
     location: inMemory ? undefined : values.location ?? env['CERULEAN_LOCATION'] ?? './data',
     database,
     logLevel: logLevel as LogLevel,
@@ -138,6 +143,12 @@ export function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Con
     scanSplit: scanSplit as ScanSplit,
     autoIndexRows: Number(autoIndexText),
   };
+}
+
+function portNumber(flag: string, text: string): number {
+  const port = Number(text);
+  if (!/^\d{1,5}$/.test(text) || port > 65535) throw new Error(`${flag} must be 0 to 65535, not '${text}'`);
+  return port;
 }
 
 /** A PostgreSQL URL, checked; --location and --in-memory name the SQLite engine and exclude it. */

@@ -1,6 +1,7 @@
 // The server process: config → composition (store, services) → server, plus what belongs to a
 // process: the banner, signals and shutdown.
 import { readFileSync } from 'node:fs';
+import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createSecureContext } from 'node:tls';
 import { compose, describeStore } from './compose.js';
@@ -9,8 +10,21 @@ import { devAccountName, loadAccounts } from './http/accounts.js';
 import { createBearerVerifier } from './http/bearer.js';
 import { createExplorer, explorerPath } from './http/explorer.js';
 import { createLogger } from './http/log.js';
-import { createServer } from './http/server.js';
+import { FrontDoor } from './http/server.js';
+import { operationNamesOf, type ServiceDefinition } from './http/service-definition.js';
+import { tableService } from './http/table-service.js';
 import { Observation } from './observe/observation.js';
+
+/** The services this build serves, each on a port of its own (the Queue service joins here). */
+const definitions = [tableService];
+
+/** One service's listener. */
+interface Listener {
+  readonly service: Pick<ServiceDefinition<{ readonly kind: string }, unknown>, 'name' | 'endpointKey'>;
+  readonly server: Server;
+  /** As configured; 0 = any free port. */
+  readonly port: number;
+}
 
 const shutdownGraceMs = 10_000;
 
@@ -38,7 +52,7 @@ export async function serve(argv: readonly string[]): Promise<void> {
   }
   let observation;
   try {
-    observation = new Observation(config.observe, log);
+    observation = new Observation(config.observe, log, operationNamesOf(definitions));
   } catch (error) {
     process.stderr.write(`${(error as Error).message}\n`);
     process.exit(2);
@@ -53,22 +67,34 @@ export async function serve(argv: readonly string[]): Promise<void> {
   const { store, services } = composition;
   const explorer = config.explorer ? createExplorer([...accounts.keys()], (message) => log.warn(message)) : undefined;
   const hooks = observation.hooks(accounts);
-  const server = createServer({ accounts, services, log, requestsInFlightMax: config.requestsInFlightMax, explorer, hooks, ...security });
-  const scheme = security.tls === undefined ? 'http' : 'https';
-
-  server.listen(config.port, config.host, () => {
-    const { port } = server.address() as AddressInfo;
-    const host = config.host.includes(':') ? `[${config.host}]` : config.host;
-    const endpoint = `${scheme}://${host}:${port}/${devAccountName}`;
-    const account = accounts.get(devAccountName)!;
-    process.stdout.write(
-      `Cerulean listening on ${endpoint}\n` +
-        `Connection string: DefaultEndpointsProtocol=${scheme};AccountName=${devAccountName};` +
-        `AccountKey=${account.keys[0]!.toString('base64')};TableEndpoint=${endpoint};\n` +
-        (explorer === undefined ? '' : `Explorer: ${scheme}://${host}:${port}${explorerPath}\n`) +
-        `Data: ${describeStore(config)}\n`,
-    );
+  const frontDoor = new FrontDoor({
+    accounts,
+    log,
+    requestsInFlightMax: config.requestsInFlightMax,
+    explorer,
+    hooks,
+    ...security,
   });
+  const listeners: Listener[] = [
+    { service: tableService, server: frontDoor.server(tableService, services), port: config.port },
+  ];
+  const ports = await listenAll(listeners, config.host);
+  const scheme = security.tls === undefined ? 'http' : 'https';
+  const host = config.host.includes(':') ? `[${config.host}]` : config.host;
+  const endpoints = listeners.map(({ service }, i) => ({
+    service,
+    url: `${scheme}://${host}:${ports[i]}/${devAccountName}`,
+  }));
+  const explorerUrl = explorer && `${scheme}://${host}:${ports[0]}${explorerPath}`;
+  process.stdout.write(
+    banner(
+      endpoints,
+      `DefaultEndpointsProtocol=${scheme};AccountName=${devAccountName};` +
+        `AccountKey=${accounts.get(devAccountName)!.keys[0]!.toString('base64')};`,
+      explorerUrl,
+      describeStore(config),
+    ),
+  );
 
   // Finish in-flight requests, then close the store; a second signal or the grace period forces exit.
   let stopping = false;
@@ -78,7 +104,8 @@ export async function serve(argv: readonly string[]): Promise<void> {
     log.info(`${signal}: finishing in-flight requests`);
     const force = setTimeout(() => process.exit(1), shutdownGraceMs);
     force.unref();
-    server.close(() => {
+    const closed = listeners.map(({ server }) => new Promise((resolve) => server.close(resolve)));
+    void Promise.all(closed).then(() => {
       store.close().then(
         () => process.exit(0),
         (error: unknown) => {
@@ -87,10 +114,49 @@ export async function serve(argv: readonly string[]): Promise<void> {
         },
       );
     });
-    server.closeIdleConnections();
+    for (const { server } of listeners) server.closeIdleConnections();
   };
   process.on('SIGTERM', () => stop('SIGTERM'));
   process.on('SIGINT', () => stop('SIGINT'));
+}
+
+/**
+ * What the process prints once it listens: the Table endpoint first (tools wait for that line),
+ * a line per further service, the connection string naming them all.
+ */
+function banner(
+  endpoints: readonly { readonly service: Listener['service']; readonly url: string }[],
+  accountPart: string,
+  explorerUrl: string | undefined,
+  data: string,
+): string {
+  const [first, ...others] = endpoints;
+  const title = (name: string): string => `${name[0]!.toUpperCase()}${name.slice(1)}`;
+  const keys = endpoints.map(({ service, url }) => `${service.endpointKey}=${url};`).join('');
+  return (
+    `Cerulean listening on ${first!.url}\n` +
+    others.map(({ service, url }) => `${title(service.name)} endpoint: ${url}\n`).join('') +
+    `Connection string: ${accountPart}${keys}\n` +
+    (explorerUrl === undefined ? '' : `Explorer: ${explorerUrl}\n`) +
+    `Data: ${data}\n`
+  );
+}
+
+/** Listens every service on its port; resolves to the ports bound. A port in use ends the process with one line. */
+async function listenAll(listeners: readonly Listener[], host: string): Promise<number[]> {
+  const listening = listeners.map(
+    ({ service, server, port }) =>
+      new Promise<number>((resolve) => {
+        server.once('error', (error: NodeJS.ErrnoException) => {
+          process.stderr.write(
+            `cannot listen for the ${service.name} service on ${host}:${port}: ${error.code ?? error.message}\n`,
+          );
+          process.exit(1);
+        });
+        server.listen(port, host, () => resolve((server.address() as AddressInfo).port));
+      }),
+  );
+  return Promise.all(listening);
 }
 
 /** The TLS material and bearer token verifier the flags name; throws on unreadable or bad files. */
@@ -112,4 +178,3 @@ function loadSecurity(config: Config) {
   }
   return { tls, bearer: config.oauth && createBearerVerifier(config.oauth) };
 }
-

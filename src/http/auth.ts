@@ -29,7 +29,33 @@ export interface SharedKeyFields {
   readonly canonicalizedResource: string;
 }
 
-type Scheme = 'SharedKey' | 'SharedKeyLite';
+export type SharedKeyScheme = 'SharedKey' | 'SharedKeyLite';
+
+/**
+ * How a service builds the string a Shared Key request signs: the Table service's format, or the
+ * Blob and Queue services' (canonicalized x-ms-* headers, every query parameter in the resource;
+ * https://learn.microsoft.com/rest/api/storageservices/authorize-with-shared-key), which the
+ * Queue service supplies. `path` is one candidate path (as received, or a tolerated variant);
+ * `date` is the signed date, already checked against the clock.
+ */
+export interface SharedKeyFlavour {
+  stringToSign(scheme: SharedKeyScheme, request: AuthRequest, date: string, path: string): string;
+}
+
+/** The Table service's format (auth.md §3-§5). */
+export const tableSharedKey: SharedKeyFlavour = {
+  stringToSign(scheme, request, date, path) {
+    const resource = canonicalizedResource(request.account.name, path, request.query.get('comp'));
+    if (scheme === 'SharedKeyLite') return sharedKeyLiteStringToSign(date, resource);
+    return sharedKeyStringToSign({
+      method: request.method,
+      contentMd5: header(request, 'content-md5') ?? '',
+      contentType: header(request, 'content-type') ?? '',
+      date,
+      canonicalizedResource: resource,
+    });
+  },
+};
 
 /** Base64 HMAC-SHA256 of the UTF-8 string-to-sign under a decoded account key. */
 export function sign(stringToSign: string, key: Buffer): string {
@@ -58,15 +84,15 @@ export function canonicalizedResource(accountName: string, path: string, comp: s
  * TableError('AuthenticationFailed') otherwise. Accepts either account key and, per auth.md §5's
  * recommendation, the path as received, without its account segment, and percent-decoded.
  */
-export function verifySharedKey(request: AuthRequest): void {
+export function verifySharedKey(request: AuthRequest, flavour: SharedKeyFlavour = tableSharedKey): void {
   const { scheme, signature } = parseAuthorization(request);
   const date = checkedDate(request);
   // Compare the base64 text, not decoded bytes: Buffer.from would also accept non-canonical forms.
   const provided = Buffer.from(signature);
   // Lazily: the raw path is what every SDK signs, so the variants are made only when it fails.
   let rawStringToSign: string | undefined;
-  for (const resource of candidateResources(request)) {
-    const candidate = stringToSign(scheme, request, date, resource);
+  for (const path of candidatePaths(request)) {
+    const candidate = flavour.stringToSign(scheme, request, date, path);
     rawStringToSign ??= candidate;
     if (request.account.keys.some((key) => timingSafeEqual(Buffer.from(sign(candidate, key)), provided))) return;
   }
@@ -80,7 +106,7 @@ const authorizationPattern = /^(SharedKey|SharedKeyLite) ([^:\s]+):(\S+)$/;
 /** A base64 HMAC-SHA256 is always 43 characters and one '=' (32 bytes). */
 const signaturePattern = /^[A-Za-z0-9+/]{43}=$/;
 
-function parseAuthorization(request: AuthRequest): { scheme: Scheme; signature: string } {
+function parseAuthorization(request: AuthRequest): { scheme: SharedKeyScheme; signature: string } {
   const value = header(request, 'authorization');
   if (value === undefined) throw authenticationFailed('The Authorization header is missing.');
   const match = authorizationPattern.exec(value);
@@ -100,7 +126,7 @@ function parseAuthorization(request: AuthRequest): { scheme: Scheme; signature: 
   if (!signaturePattern.test(signature)) {
     throw authenticationFailed(`The signature '${signature}' in the Authorization header is not a base64 HMAC-SHA256.`);
   }
-  return { scheme: scheme as Scheme, signature };
+  return { scheme: scheme as SharedKeyScheme, signature };
 }
 
 /** The signed date: x-ms-date wins over Date (auth.md §2); it must be within the clock skew. */
@@ -129,30 +155,17 @@ function parsedDate(date: string): number {
   return lastTime;
 }
 
-function stringToSign(scheme: Scheme, request: AuthRequest, date: string, resource: string): string {
-  if (scheme === 'SharedKeyLite') return sharedKeyLiteStringToSign(date, resource);
-  return sharedKeyStringToSign({
-    method: request.method,
-    contentMd5: header(request, 'content-md5') ?? '',
-    contentType: header(request, 'content-type') ?? '',
-    date,
-    canonicalizedResource: resource,
-  });
-}
-
 /** The raw path first (what every SDK signs), then the tolerated variants (repeats possible). */
-function* candidateResources(request: AuthRequest): Generator<string, void, undefined> {
-  const comp = request.query.get('comp');
-  const resource = (path: string): string => canonicalizedResource(request.account.name, path, comp);
+function* candidatePaths(request: AuthRequest): Generator<string, void, undefined> {
   const paths = [request.rawPath];
-  yield resource(request.rawPath);
+  yield request.rawPath;
   if (request.pathStyle) {
     paths.push(withoutFirstSegment(request.rawPath));
-    yield resource(paths[1]!);
+    yield paths[1]!;
   }
   for (const path of paths) {
     const decoded = percentDecoded(path);
-    if (decoded !== undefined) yield resource(decoded);
+    if (decoded !== undefined) yield decoded;
   }
 }
 

@@ -59,6 +59,8 @@ export interface SasContext {
   /** Server clock, ms since the epoch. */
   readonly now: number;
   readonly lookupPolicy: (table: string, id: string) => Promise<StoredPolicy | undefined> | StoredPolicy | undefined;
+  /** The letter an account SAS's `ss` must hold for the service asked (default t, tables). */
+  readonly serviceLetter?: 'b' | 'q' | 't';
 }
 
 /**
@@ -189,7 +191,7 @@ async function verifyAccountSas(params: SasParams, context: SasContext): Promise
   checkTimeWindow(params.st, params.se, context.now);
   checkProtocol(params.spr, context.https);
   checkSourceIp(params.sip, context.clientIp);
-  if (!(params.ss ?? '').includes('t')) throw new TableError('AuthorizationServiceMismatch');
+  if (!(params.ss ?? '').includes(context.serviceLetter ?? 't')) throw new TableError('AuthorizationServiceMismatch');
   return {
     kind: 'account',
     resourceTypes: letters(params.srt, resourceTypes),

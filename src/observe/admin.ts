@@ -5,11 +5,11 @@
 // A Shared Key request signs `/{account}/_metrics` (the path under the account, as for the API).
 import type { IncomingMessage } from 'node:http';
 import { TableError } from '../errors.js';
-import type { Account } from './accounts.js';
-import { verifySharedKey } from './auth.js';
-import { decodeUtf8, readBody } from './body.js';
-import type { Reply } from './respond.js';
-import type { RequestTarget } from './routes.js';
+import type { Account } from '../http/accounts.js';
+import type { RequestTarget } from '../http/account-target.js';
+import { verifySharedKey } from '../http/auth.js';
+import { decodeUtf8, readBody } from '../http/body.js';
+import type { Reply } from '../http/respond.js';
 
 export interface AdminOptions {
   readonly accounts: ReadonlyMap<string, Account>;
