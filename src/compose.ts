@@ -6,6 +6,11 @@ import { createServices, type Services } from './service/services.js';
 import { PostgresStore } from './storage/postgres/postgres-store.js';
 import { SqliteStore } from './storage/sqlite/sqlite-store.js';
 import type { CommitObserver, Store } from './storage/store.js';
+import type { QueueStore } from './storage/queue-store.js';
+import type { Clock } from './queue/clock.js';
+import type { QueueServices } from './queue/definition.js';
+import { QueueService } from './queue/queue-service.js';
+import { ServicePropertiesService } from './service/service-properties.js';
 
 /** Which engine keeps the data, and where. */
 export interface StoreConfig {
@@ -22,6 +27,8 @@ export interface StoreConfig {
 export interface Composition {
   readonly store: Store;
   readonly services: Services;
+  /** The Queue service over the same database; undefined where the engine has no queue store yet. */
+  readonly queueServices: QueueServices | undefined;
 }
 
 /** What the server's workload watch (src/observe) puts between the engine and the services. */
@@ -38,20 +45,31 @@ export function describeStore(config: StoreConfig): string {
     if (url.password !== '') url.password = '***';
     return `PostgreSQL ${url.href}, every acknowledged write durable in the database`;
   }
-  return config.location === undefined ? 'in memory, nothing is kept' : `${config.location}, every acknowledged write fsync-durable`;
+  return config.location === undefined
+    ? 'in memory, nothing is kept'
+    : `${config.location}, every acknowledged write fsync-durable`;
 }
 
 export async function openStore(config: StoreConfig, onCommit?: CommitObserver): Promise<Store> {
   return config.database === undefined
-    ? SqliteStore.open({ location: config.location, onCommit, scanSplit: config.scanSplit, autoIndexRows: config.autoIndexRows })
+    ? SqliteStore.open({
+        location: config.location,
+        onCommit,
+        scanSplit: config.scanSplit,
+        autoIndexRows: config.autoIndexRows,
+      })
     : PostgresStore.open({ url: config.database, onCommit, autoIndexRows: config.autoIndexRows });
 }
 
-export async function compose(config: StoreConfig, watch?: Watch): Promise<Composition> {
-  if (watch === undefined) {
-    const store = await openStore(config);
-    return { store, services: createServices(store) };
-  }
-  const store = watch.store(await openStore(config, watch.onCommit));
-  return { store, services: { ...createServices(store), queries: watch.queries(store) } };
+export async function compose(config: StoreConfig, watch?: Watch, queueClock?: Clock): Promise<Composition> {
+  const engine = await openStore(config, watch?.onCommit);
+  const queueStore: QueueStore | undefined = engine instanceof SqliteStore ? engine.openQueueStore() : undefined;
+  const store = watch === undefined ? engine : watch.store(engine);
+  const services =
+    watch === undefined ? createServices(store) : { ...createServices(store), queries: watch.queries(store) };
+  const queueServices =
+    queueStore === undefined || queueClock === undefined
+      ? undefined
+      : { queues: new QueueService(queueStore, queueClock), properties: new ServicePropertiesService(store, 'queue') };
+  return { store, services, queueServices };
 }

@@ -14,9 +14,11 @@ import { FrontDoor } from './http/server.js';
 import { operationNamesOf, type ServiceDefinition } from './http/service-definition.js';
 import { tableService } from './http/table-service.js';
 import { Observation } from './observe/observation.js';
+import { clockFromEnvironment } from './queue/clock.js';
+import { queueService } from './queue/definition.js';
 
-/** The services this build serves, each on a port of its own (the Queue service joins here). */
-const definitions = [tableService];
+/** The services this build serves, each on a port of its own. */
+const definitions = [tableService, queueService];
 
 /** One service's listener. */
 interface Listener {
@@ -59,12 +61,12 @@ export async function serve(argv: readonly string[]): Promise<void> {
   }
   let composition;
   try {
-    composition = await compose(config, observation);
+    composition = await compose(config, observation, clockFromEnvironment(process.env));
   } catch (error) {
     process.stderr.write(`cannot open the store: ${(error as Error).message}\n`);
     process.exit(1);
   }
-  const { store, services } = composition;
+  const { store, services, queueServices } = composition;
   const explorer = config.explorer ? createExplorer([...accounts.keys()], (message) => log.warn(message)) : undefined;
   const hooks = observation.hooks(accounts);
   const frontDoor = new FrontDoor({
@@ -78,6 +80,13 @@ export async function serve(argv: readonly string[]): Promise<void> {
   const listeners: Listener[] = [
     { service: tableService, server: frontDoor.server(tableService, services), port: config.port },
   ];
+  if (queueServices !== undefined) {
+    listeners.push({
+      service: queueService,
+      server: frontDoor.server(queueService, queueServices),
+      port: config.queuePort,
+    });
+  }
   const ports = await listenAll(listeners, config.host);
   const scheme = security.tls === undefined ? 'http' : 'https';
   const host = config.host.includes(':') ? `[${config.host}]` : config.host;

@@ -1,4 +1,7 @@
-// Shared Key and Shared Key Lite verification, Table service formats (auth.md §2-§5).
+// Shared Key and Shared Key Lite verification in the services' flavours: the Table service's
+// (auth.md §2-§5) and the Blob and Queue services' (canonicalized x-ms-* headers, every query
+// parameter in the canonicalized resource:
+// https://learn.microsoft.com/rest/api/storageservices/authorize-with-shared-key).
 // Pure: the caller hands over the request line, headers and clock; no node:http types here.
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { TableError } from '../errors.js';
@@ -19,6 +22,8 @@ export interface AuthRequest {
   readonly pathStyle: boolean;
   /** Server clock, ms since the epoch. */
   readonly now: number;
+  /** The query as received (after '?', still percent-encoded): the Blob/Queue flavour signs it decoded. */
+  readonly rawQuery?: string | undefined;
 }
 
 export interface SharedKeyFields {
@@ -56,6 +61,71 @@ export const tableSharedKey: SharedKeyFlavour = {
     });
   },
 };
+
+/**
+ * The Blob and Queue services' format. Shared Key: the verb, eleven standard headers (Content-Length
+ * empty when 0 from version 2015-02-21; Date as sent, empty when the client signs x-ms-date), the
+ * canonicalized x-ms-* headers and the full canonicalized resource. Shared Key Lite: the verb,
+ * Content-MD5, Content-Type, Date, the canonicalized headers and `/{account}{path}[?comp=…]`.
+ */
+export const blobQueueSharedKey: SharedKeyFlavour = {
+  stringToSign(scheme, request, _date, path) {
+    const value = (name: string): string => header(request, name) ?? '';
+    const headers = canonicalizedHeaders(request);
+    const account = request.account.name;
+    if (scheme === 'SharedKeyLite') {
+      const resource = canonicalizedResource(account, path, request.query.get('comp'));
+      const fields = [request.method, value('content-md5'), value('content-type'), value('date')];
+      return `${fields.join('\n')}\n${headers}${resource}`;
+    }
+    const length = value('content-length');
+    const contentLength = length === '0' && value('x-ms-version') >= '2015-02-21' ? '' : length;
+    const fields = [request.method, value('content-encoding'), value('content-language'), contentLength];
+    fields.push(value('content-md5'), value('content-type'), value('date'), value('if-modified-since'));
+    fields.push(value('if-match'), value('if-none-match'), value('if-unmodified-since'), value('range'));
+    const rawQuery = request.rawQuery ?? request.query.toString();
+    return `${fields.join('\n')}\n${headers}${blobQueueCanonicalizedResource(account, path, rawQuery)}`;
+  },
+};
+
+/** Every x-ms-* header as `name:value` on its own line, names lower-case in ordinal order. */
+function canonicalizedHeaders(request: AuthRequest): string {
+  const names = Object.keys(request.headers).filter((name) => name.startsWith('x-ms-'));
+  return names
+    .sort(ordinal)
+    .map((name) => `${name}:${header(request, name) ?? ''}\n`)
+    .join('');
+}
+
+/**
+ * `/{account}{path}`, then each query parameter on its own line, `name:value[,value…]`, names
+ * lower-case in ordinal order, values percent-decoded and sorted.
+ */
+export function blobQueueCanonicalizedResource(accountName: string, path: string, rawQuery: string): string {
+  const values = new Map<string, string[]>();
+  for (const pair of rawQuery === '' ? [] : rawQuery.split('&')) {
+    const equals = pair.indexOf('=');
+    const name = decodedOrRaw(equals < 0 ? pair : pair.slice(0, equals)).toLowerCase();
+    const value = equals < 0 ? '' : decodedOrRaw(pair.slice(equals + 1));
+    values.set(name, [...(values.get(name) ?? []), value]);
+  }
+  const lines = [...values.keys()]
+    .sort(ordinal)
+    .map((name) => `\n${name}:${values.get(name)!.sort(ordinal).join(',')}`);
+  return `/${accountName}${path === '' ? '/' : path}${lines.join('')}`;
+}
+
+function ordinal(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+function decodedOrRaw(text: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text; // a malformed escape is signed as sent
+  }
+}
 
 /** Base64 HMAC-SHA256 of the UTF-8 string-to-sign under a decoded account key. */
 export function sign(stringToSign: string, key: Buffer): string {

@@ -229,6 +229,7 @@ async function dispatch<R extends { readonly kind: string }, S>(
     method,
     query: target.query,
     headers,
+    rawHeaders: request.rawHeaders,
     body: await readBody(request, bodyBytesMax),
     logInfo: (line) => options.log.info(line),
   };

@@ -33,6 +33,8 @@ export interface ServiceCall<S> {
   readonly method: string;
   readonly query: URLSearchParams;
   readonly headers: Headers;
+  /** Header names and values as sent, in pairs (node lower-cases `headers`; metadata names keep their case). */
+  readonly rawHeaders: readonly string[];
   readonly body: Buffer;
   /** A line for the server log at info level (query plans). */
   readonly logInfo: (line: string) => void;
