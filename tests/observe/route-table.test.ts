@@ -80,9 +80,9 @@ describe('the route table', () => {
     assert.equal(await requests({ operation: 'UpdateEntity', status: '204' }), 1);
   });
 
-  test('the banner names no queue endpoint while no queue service is registered', () => {
-    assert.equal(server.queueUrl, undefined);
-    assert.doesNotMatch(server.connectionString, /QueueEndpoint=/);
-    assert.match(server.connectionString, /;TableEndpoint=http:\/\/127\.0\.0\.1:\d+\/devstoreaccount1;$/);
+  test('the banner names the queue endpoint, and the connection string both services', () => {
+    assert.match(server.queueUrl ?? '', /^http:\/\/127\.0\.0\.1:\d+\/devstoreaccount1$/);
+    assert.match(server.connectionString, /;TableEndpoint=http:\/\/127\.0\.0\.1:\d+\/devstoreaccount1;/);
+    assert.match(server.connectionString, /;QueueEndpoint=http:\/\/127\.0\.0\.1:\d+\/devstoreaccount1;$/);
   });
 });
