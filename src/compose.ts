@@ -36,6 +36,8 @@ export interface Watch {
   readonly onCommit: CommitObserver;
   store(engine: Store): Store;
   queries(store: Store): QueryService;
+  /** The queue store as the throttle sees it (or as it is). */
+  queueStore(engine: QueueStore): QueueStore;
 }
 
 /** Where the data lives, in words (the URL without its password). */
@@ -63,7 +65,8 @@ export async function openStore(config: StoreConfig, onCommit?: CommitObserver):
 
 export async function compose(config: StoreConfig, watch?: Watch, queueClock?: Clock): Promise<Composition> {
   const engine = await openStore(config, watch?.onCommit);
-  const queueStore: QueueStore | undefined = engine instanceof SqliteStore ? engine.openQueueStore() : undefined;
+  const queueEngine: QueueStore | undefined = engine instanceof SqliteStore ? engine.openQueueStore() : undefined;
+  const queueStore = queueEngine === undefined || watch === undefined ? queueEngine : watch.queueStore(queueEngine);
   const store = watch === undefined ? engine : watch.store(engine);
   const services =
     watch === undefined ? createServices(store) : { ...createServices(store), queries: watch.queries(store) };

@@ -20,6 +20,8 @@ import { Metrics, type PartitionSample } from './metrics.js';
 import { ObservedQueryService } from './observed-queries.js';
 import { ObservedStore } from './observed-store.js';
 import { azureTargets, Throttle } from './throttle.js';
+import { ThrottledQueueStore } from './throttled-queue-store.js';
+import type { QueueStore } from '../storage/queue-store.js';
 import { Workload } from './workload.js';
 
 /** Partition series per table with --metrics-partitions. */
@@ -61,6 +63,11 @@ export class Observation {
     this.engine = engine;
     if (this.workload === undefined && this.throttle === undefined) return engine;
     return new ObservedStore(engine, this);
+  }
+
+  /** The queue store the queue service uses: throttled when the throttle is on. */
+  queueStore(engine: QueueStore): QueueStore {
+    return this.throttle === undefined ? engine : new ThrottledQueueStore(engine, this.throttle);
   }
 
   queries(store: Store): QueryService {
