@@ -44,6 +44,7 @@ import { Coalescer } from './coalescer.js';
 import { conditionSql, type Bind } from './conditions.js';
 import { azureError, isConnectionFailure, isMissingTable, isRetryable, isStatementFailure } from './failures.js';
 import { catalogRefreshMsDefault, indexedLiteral, indexedValueSql, PropertyIndexes, type IndexedLookup } from './property-indexes.js';
+import { PostgresQueueStore } from './queue-store.js';
 import { migrate, schemaName as s } from './schema.js';
 import { autoIndexRowsDefault } from '../property-index.js';
 
@@ -730,6 +731,11 @@ export class PostgresStore implements Store {
     );
     if (result === 'ok') this.committed(startedMs);
     return result;
+  }
+
+  /** The Queue service's store over this store's database and pool; it fails once this store is closed. */
+  openQueueStore(): PostgresQueueStore {
+    return new PostgresQueueStore(this.pool);
   }
 
   async close(): Promise<void> {

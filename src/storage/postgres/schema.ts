@@ -20,6 +20,7 @@
 import assert from 'node:assert/strict';
 import type pg from 'pg';
 import { storedJsonVersion } from '../stored-json.js';
+import { queueMigration } from './queue-schema.js';
 
 // Schema version 1 keeps properties in stored JSON form 1 (codec.ts): a new form needs a
 // migration that rewrites the rows, appended below.
@@ -57,6 +58,8 @@ const migrations: readonly string[] = [
   // Version 2: the stored JSON form itself, as text, beside its jsonb (codec.ts): reads splice it
   // into responses. Null in rows written before, and in rows merged in SQL; reads then decode jsonb.
   `ALTER TABLE ${schemaName}.entities ADD COLUMN doc text;`,
+  // Version 3: the Queue service's queues and messages (queue-schema.ts).
+  queueMigration(schemaName),
 ];
 
 /** Any constant: the advisory lock that serializes migrations between processes. */
