@@ -63,9 +63,15 @@ export async function openStore(config: StoreConfig, onCommit?: CommitObserver):
     : PostgresStore.open({ url: config.database, onCommit, autoIndexRows: config.autoIndexRows });
 }
 
+/** The Queue service's store over the same database as the tables; undefined for an engine without one. */
+function openQueueStore(engine: Store): QueueStore | undefined {
+  if (engine instanceof SqliteStore || engine instanceof PostgresStore) return engine.openQueueStore();
+  return undefined;
+}
+
 export async function compose(config: StoreConfig, watch?: Watch, queueClock?: Clock): Promise<Composition> {
   const engine = await openStore(config, watch?.onCommit);
-  const queueEngine: QueueStore | undefined = engine instanceof SqliteStore ? engine.openQueueStore() : undefined;
+  const queueEngine = openQueueStore(engine);
   const queueStore = queueEngine === undefined || watch === undefined ? queueEngine : watch.queueStore(queueEngine);
   const store = watch === undefined ? engine : watch.store(engine);
   const services =
