@@ -1,9 +1,19 @@
 // Shared Key and Shared Key Lite verification, Table service formats (auth.md §2-§5).
 // Pure: the caller hands over the request line, headers and clock; no node:http types here.
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { timingSafeEqual } from 'node:crypto';
 import { TableError } from '../errors.js';
 import { clockSkewMs } from '../limits.js';
+import {
+  canonicalizedResource,
+  type SharedKeyFields,
+  sharedKeyLiteStringToSign,
+  sharedKeyStringToSign,
+  sign,
+} from '../domain/shared-key.js';
 import type { Account } from './accounts.js';
+
+export { canonicalizedResource, sharedKeyLiteStringToSign, sharedKeyStringToSign, sign };
+export type { SharedKeyFields };
 
 export interface AuthRequest {
   /** As on the request line, e.g. 'POST' (tunnelled merges sign the real method). */
@@ -21,13 +31,6 @@ export interface AuthRequest {
   readonly now: number;
 }
 
-export interface SharedKeyFields {
-  readonly method: string;
-  readonly contentMd5: string;
-  readonly contentType: string;
-  readonly date: string;
-  readonly canonicalizedResource: string;
-}
 
 export type SharedKeyScheme = 'SharedKey' | 'SharedKeyLite';
 
@@ -56,28 +59,6 @@ export const tableSharedKey: SharedKeyFlavour = {
     });
   },
 };
-
-/** Base64 HMAC-SHA256 of the UTF-8 string-to-sign under a decoded account key. */
-export function sign(stringToSign: string, key: Buffer): string {
-  return createHmac('sha256', key).update(stringToSign, 'utf8').digest('base64');
-}
-
-/** auth.md §3: no canonicalized x-ms-* headers in the Table format. */
-export function sharedKeyStringToSign(fields: SharedKeyFields): string {
-  const { method, contentMd5, contentType, date, canonicalizedResource } = fields;
-  return `${method}\n${contentMd5}\n${contentType}\n${date}\n${canonicalizedResource}`;
-}
-
-/** auth.md §4. */
-export function sharedKeyLiteStringToSign(date: string, canonicalizedResource: string): string {
-  return `${date}\n${canonicalizedResource}`;
-}
-
-/** auth.md §5: "/" + account + path (empty path = "/") + "?comp=…" when the query has comp. */
-export function canonicalizedResource(accountName: string, path: string, comp: string | null): string {
-  const compPart = comp === null ? '' : `?comp=${comp}`;
-  return `/${accountName}${path === '' ? '/' : path}${compPart}`;
-}
 
 /**
  * Verifies the Authorization header; returns normally on success and throws
