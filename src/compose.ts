@@ -1,6 +1,6 @@
 // Composition: configuration → store → services, shared by the server (main.ts) and every tool
 // that works on a store. Process concerns (signals, the banner, listening) stay with the caller.
-import type { ScanSplit } from './config.js';
+import type { ScanSplit } from './storage/scan-split.js';
 import type { QueryService } from './service/query.js';
 import { createServices, type Services } from './service/services.js';
 import { PostgresStore } from './storage/postgres/postgres-store.js';

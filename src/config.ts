@@ -2,7 +2,9 @@
 import { parseArgs } from 'node:util';
 import { logLevels, type LogLevel } from './http/log.js';
 import { requestsInFlightMax } from './limits.js';
+import type { OAuthConfig } from './http/bearer.js';
 import { autoIndexRowsDefault } from './storage/property-index.js';
+import { scanSplits, type ScanSplit } from './storage/scan-split.js';
 import { observeConfig, observeFlags, observeUsage, type ObserveConfig } from './observe/config.js';
 
 export interface Config {
@@ -34,17 +36,6 @@ export interface Config {
   readonly autoIndexRows: number;
 }
 
-export const scanSplits = ['auto', 'always', 'never'] as const;
-export type ScanSplit = (typeof scanSplits)[number];
-
-export interface OAuthConfig {
-  readonly jwksFile: string | undefined;
-  readonly pemFile: string | undefined;
-  /** Accepted `iss` values; undefined = any. */
-  readonly issuers: readonly string[] | undefined;
-  /** Accepted `aud` values; undefined = the storage audience. */
-  readonly audiences: readonly string[] | undefined;
-}
 
 export const usage = `Usage: cerulean [options]
 

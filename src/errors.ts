@@ -146,3 +146,16 @@ export class TableError extends Error {
 export function fail(code: ErrorCode, detail?: string): never {
   throw new TableError(code, detail);
 }
+
+/**
+ * A failure of one operation of a $batch: reported as 202 with a single error part whose message
+ * starts with `operationIndex:`, rather than as a top-level error.
+ */
+export class BatchOperationError extends TableError {
+  readonly operationIndex: number;
+
+  constructor(operationIndex: number, code: ErrorCode, detail?: string) {
+    super(code, detail);
+    this.operationIndex = operationIndex;
+  }
+}

@@ -3,10 +3,20 @@
 // parameter in the canonicalized resource:
 // https://learn.microsoft.com/rest/api/storageservices/authorize-with-shared-key).
 // Pure: the caller hands over the request line, headers and clock; no node:http types here.
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { timingSafeEqual } from 'node:crypto';
 import { TableError } from '../errors.js';
 import { clockSkewMs } from '../limits.js';
+import {
+  canonicalizedResource,
+  type SharedKeyFields,
+  sharedKeyLiteStringToSign,
+  sharedKeyStringToSign,
+  sign,
+} from '../domain/shared-key.js';
 import type { Account } from './accounts.js';
+
+export { canonicalizedResource, sharedKeyLiteStringToSign, sharedKeyStringToSign, sign };
+export type { SharedKeyFields };
 
 export interface AuthRequest {
   /** As on the request line, e.g. 'POST' (tunnelled merges sign the real method). */
@@ -26,13 +36,6 @@ export interface AuthRequest {
   readonly rawQuery?: string | undefined;
 }
 
-export interface SharedKeyFields {
-  readonly method: string;
-  readonly contentMd5: string;
-  readonly contentType: string;
-  readonly date: string;
-  readonly canonicalizedResource: string;
-}
 
 export type SharedKeyScheme = 'SharedKey' | 'SharedKeyLite';
 
@@ -125,28 +128,6 @@ function decodedOrRaw(text: string): string {
   } catch {
     return text; // a malformed escape is signed as sent
   }
-}
-
-/** Base64 HMAC-SHA256 of the UTF-8 string-to-sign under a decoded account key. */
-export function sign(stringToSign: string, key: Buffer): string {
-  return createHmac('sha256', key).update(stringToSign, 'utf8').digest('base64');
-}
-
-/** auth.md §3: no canonicalized x-ms-* headers in the Table format. */
-export function sharedKeyStringToSign(fields: SharedKeyFields): string {
-  const { method, contentMd5, contentType, date, canonicalizedResource } = fields;
-  return `${method}\n${contentMd5}\n${contentType}\n${date}\n${canonicalizedResource}`;
-}
-
-/** auth.md §4. */
-export function sharedKeyLiteStringToSign(date: string, canonicalizedResource: string): string {
-  return `${date}\n${canonicalizedResource}`;
-}
-
-/** auth.md §5: "/" + account + path (empty path = "/") + "?comp=…" when the query has comp. */
-export function canonicalizedResource(accountName: string, path: string, comp: string | null): string {
-  const compPart = comp === null ? '' : `?comp=${comp}`;
-  return `/${accountName}${path === '' ? '/' : path}${compPart}`;
 }
 
 /**

@@ -4,7 +4,7 @@
 // Shared Key, SAS, bearer tokens, CORS, observation, the in-flight limit. docs/architecture.md
 // has the picture.
 import type { TableError } from '../errors.js';
-import type { CorsRule } from '../protocol/service-properties-xml.js';
+import type { CorsRule } from '../domain/service-properties.js';
 import type { Access } from './authorize.js';
 import type { SharedKeyFlavour } from './auth.js';
 import type { Reply } from './respond.js';

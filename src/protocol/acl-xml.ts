@@ -2,15 +2,10 @@
 import { dateTimeTicksMax, formatDateTimeTicks, parseIsoTicks } from '../domain/edm.js';
 import { TableError } from '../errors.js';
 import { storedPoliciesMax, storedPolicyIdLengthMax } from '../limits.js';
+import type { SignedIdentifier } from '../domain/signed-identifier.js';
 import { childNamed, leafText, parseXml, writeXmlDocument, type XmlElement, type XmlNode } from './xml.js';
 
-/** One stored access policy; absent fields are left to the SAS (auth.md §7.3). */
-export interface SignedIdentifier {
-  readonly id: string;
-  readonly start?: string;
-  readonly expiry?: string;
-  readonly permission?: string;
-}
+export type { SignedIdentifier } from '../domain/signed-identifier.js';
 
 /**
  * Reads a Set Table ACL body. An empty body clears the policies (unverified). Unknown elements are

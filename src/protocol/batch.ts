@@ -4,7 +4,7 @@
 
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { type ErrorCode, TableError } from '../errors.js';
+import { BatchOperationError, TableError } from '../errors.js';
 import { batchOperationsMax, bodyBytesMax, headersBytesMax } from '../limits.js';
 import {
   type ByteRange,
@@ -41,18 +41,8 @@ export interface BatchOperationResponse {
   readonly contentId?: string;
 }
 
-/**
- * A failure reported as 202 with a single error part whose message starts with `operationIndex:`
- * (batch.md §3.3), rather than as a top-level error.
- */
-export class BatchOperationError extends TableError {
-  readonly operationIndex: number;
-
-  constructor(operationIndex: number, code: ErrorCode, detail?: string) {
-    super(code, detail);
-    this.operationIndex = operationIndex;
-  }
-}
+/** Where batch failures were defined; the service raises them too, so they live with the errors. */
+export { BatchOperationError };
 
 const identityTransferEncodings = new Set(['binary', '8bit', '7bit']);
 

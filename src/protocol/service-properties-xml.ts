@@ -2,50 +2,24 @@
 // §4.1-§4.3), and the settings they carry. Pure: no I/O.
 import { TableError } from '../errors.js';
 import { corsListEntriesMax, corsRulesMax, retentionDaysMax } from '../limits.js';
+import type {
+  CorsRule,
+  LoggingSettings,
+  MetricsSettings,
+  RetentionPolicy,
+  ServiceProperties,
+  ServicePropertiesUpdate,
+} from '../domain/service-properties.js';
 import { childNamed, leafText, parseXml, writeXmlDocument, type XmlElement, type XmlNode } from './xml.js';
 
-export interface RetentionPolicy {
-  readonly enabled: boolean;
-  /** 1-365, only when enabled. */
-  readonly days?: number;
-}
-
-export interface LoggingSettings {
-  readonly version: string;
-  readonly delete: boolean;
-  readonly read: boolean;
-  readonly write: boolean;
-  readonly retentionPolicy: RetentionPolicy;
-}
-
-export interface MetricsSettings {
-  readonly version: string;
-  readonly enabled: boolean;
-  /** Only when enabled. */
-  readonly includeApis?: boolean;
-  readonly retentionPolicy: RetentionPolicy;
-}
-
-export interface CorsRule {
-  /** Origins as given, or the single entry '*'. */
-  readonly allowedOrigins: readonly string[];
-  /** Upper-case HTTP methods. */
-  readonly allowedMethods: readonly string[];
-  /** Header names; an entry ending in '*' is a prefix. */
-  readonly allowedHeaders: readonly string[];
-  readonly exposedHeaders: readonly string[];
-  readonly maxAgeInSeconds: number;
-}
-
-export interface ServiceProperties {
-  readonly logging: LoggingSettings;
-  readonly hourMetrics: MetricsSettings;
-  readonly minuteMetrics: MetricsSettings;
-  readonly cors: readonly CorsRule[];
-}
-
-/** What one Set Table Service Properties names; the sections it leaves out keep their values. */
-export type ServicePropertiesUpdate = Partial<ServiceProperties>;
+export type {
+  CorsRule,
+  LoggingSettings,
+  MetricsSettings,
+  RetentionPolicy,
+  ServiceProperties,
+  ServicePropertiesUpdate,
+} from '../domain/service-properties.js';
 
 /**
  * Reads a Set Table Service Properties body. Unknown elements are ignored (conformance-notes §48;

@@ -2,7 +2,7 @@
 // service SAS with `si` makes on every request, so that changing or removing a policy takes effect
 // at once (auth.md §7.3). The XML body is protocol/acl-xml.ts.
 import { TableError } from '../errors.js';
-import type { SignedIdentifier } from '../protocol/acl-xml.js';
+import type { SignedIdentifier } from '../domain/signed-identifier.js';
 import type { Store } from '../storage/store.js';
 
 export class AclService {

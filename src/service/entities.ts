@@ -2,14 +2,32 @@
 // operation becomes one conditional write, a batch's writes one atomic commit that shares one
 // Timestamp. Single requests and $batch parts arrive here as the same EntityOperation.
 import assert from 'node:assert/strict';
-import type { Entity, EntityKeys } from '../domain/entity.js';
+import type { Entity, EntityKeys, Properties } from '../domain/entity.js';
 import { validateKey } from '../domain/entity.js';
-import { TableError } from '../errors.js';
+import { BatchOperationError, TableError } from '../errors.js';
 import { batchOperationsMax } from '../limits.js';
-import { BatchOperationError } from '../protocol/batch.js';
-import type { EntityBody } from '../protocol/entity-text.js';
-import type { CommitResult, Store, TableInfo, Write, WriteAction, WriteCondition, WriteFailure } from '../storage/store.js';
+import type {
+  CommitResult,
+  Store,
+  StoredProperties,
+  TableInfo,
+  Write,
+  WriteAction,
+  WriteCondition,
+  WriteFailure,
+} from '../storage/store.js';
 import { mayNameTable, requireTable } from './tables.js';
+
+/**
+ * A decoded entity body as a write needs it (the wire decoder's EntityBody is one): its keys if
+ * it names them, its properties as stored, and decoded on demand.
+ */
+export interface EntityBody {
+  readonly partitionKey: string | undefined;
+  readonly rowKey: string | undefined;
+  readonly stored: StoredProperties;
+  readonly properties: Properties;
+}
 
 /** An If-Match header: `*`, or the stored version an ETag names. */
 export type IfMatch = { readonly kind: 'any' } | { readonly kind: 'version'; readonly timestamp: bigint };

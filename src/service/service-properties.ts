@@ -1,7 +1,7 @@
 // Table service properties per account (operations.md §4.1-§4.3): logging and metrics settings,
 // which are kept and returned but drive nothing, and the CORS rules src/http/cors.ts applies.
 // Every set is durable before it is acknowledged. The XML bodies are protocol/service-properties-xml.ts.
-import type { MetricsSettings, ServiceProperties, ServicePropertiesUpdate } from '../protocol/service-properties-xml.js';
+import type { MetricsSettings, ServiceProperties, ServicePropertiesUpdate } from '../domain/service-properties.js';
 import type { SettingKey, Store } from '../storage/store.js';
 
 const disabledMetrics: MetricsSettings = { version: '1.0', enabled: false, retentionPolicy: { enabled: false } };

@@ -2,7 +2,7 @@
 // insights of a running server (GET /_insights) as text, or as the server's JSON with --json.
 // From loopback no credentials are needed; elsewhere give an account and its key (Shared Key Lite).
 import type { Command } from 'commander';
-import { sign } from '../../http/auth.js';
+import { sharedKeyLiteAuthorization } from '../../domain/shared-key.js';
 import type { Finding, InsightsReport } from '../../observe/insights.js';
 import { type CliCommand, CliError } from '../command.js';
 
@@ -45,8 +45,9 @@ async function fetchInsights(endpoint: string, account: string | undefined, key:
   const url = new URL('/_insights', endpoint);
   const headers: Record<string, string> = { 'x-ms-date': new Date().toUTCString(), 'x-ms-version': '2019-02-02' };
   if (account !== undefined && key !== undefined) {
-    const stringToSign = `${headers['x-ms-date']}\n/${account}/_insights`;
-    headers['Authorization'] = `SharedKeyLite ${account}:${sign(stringToSign, Buffer.from(key, 'base64'))}`;
+    // The server verifies Cerulean's own endpoints as under the account: /{account}/_insights.
+    const keyBytes = Buffer.from(key, 'base64');
+    headers['Authorization'] = sharedKeyLiteAuthorization(account, keyBytes, headers['x-ms-date']!, '/_insights');
   }
   const response = await fetch(url, { headers });
   const text = await response.text();
