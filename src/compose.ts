@@ -1,13 +1,16 @@
-// Composition: configuration → store → services, shared by the server (main.ts) and every tool
-// that works on a store. Process concerns (signals, the banner, listening) stay with the caller.
+// Composition: configuration → stores → services, shared by the server (main.ts) and every tool
+// that works on a store. One engine holds every service's data: opening it gives the table store
+// and the queue store over the same database. Process concerns (signals, the banner, listening)
+// stay with the caller.
 import type { ScanSplit } from './storage/scan-split.js';
 import type { QueryService } from './service/query.js';
 import { createServices, type Services } from './service/services.js';
 import { PostgresStore } from './storage/postgres/postgres-store.js';
+import { ExpiryPurge, type ExpiryPurgeOptions } from './storage/queue-purge.js';
+import type { QueueStore } from './storage/queue-store.js';
 import { SqliteStore } from './storage/sqlite/sqlite-store.js';
 import type { CommitObserver, Store } from './storage/store.js';
-import type { QueueStore } from './storage/queue-store.js';
-import type { Clock } from './queue/clock.js';
+import { systemClock, type Clock } from './queue/clock.js';
 import type { QueueServices } from './queue/definition.js';
 import { QueueService } from './queue/queue-service.js';
 import { ServicePropertiesService } from './service/service-properties.js';
@@ -26,9 +29,20 @@ export interface StoreConfig {
 
 export interface Composition {
   readonly store: Store;
+  readonly queues: QueueStore;
   readonly services: Services;
-  /** The Queue service over the same database; undefined where the engine has no queue store yet. */
-  readonly queueServices: QueueServices | undefined;
+  /** The Queue service's operations and its own service properties (kept in the table store's settings). */
+  readonly queueServices: QueueServices;
+  /** Stops the expiry purge, then closes the queue store and the table store. */
+  close(): Promise<void>;
+}
+
+/** Both services' stores over one engine's database. */
+export interface Stores {
+  readonly tables: Store;
+  readonly queues: QueueStore;
+  /** Closes the queue store, then the table store (whose writer or pool the queue store shares). */
+  close(): Promise<void>;
 }
 
 /** What the server's workload watch (src/observe) puts between the engine and the services. */
@@ -38,6 +52,13 @@ export interface Watch {
   queries(store: Store): QueryService;
   /** The queue store as the throttle sees it (or as it is). */
   queueStore(engine: QueueStore): QueueStore;
+}
+
+export interface ComposeOptions {
+  /** The purge of expired messages: its interval and bounds (queue-purge.ts). */
+  readonly purge?: ExpiryPurgeOptions;
+  /** The queue service's clock (tests inject one: queue/clock.ts); default the system clock. */
+  readonly queueClock?: Clock;
 }
 
 /** Where the data lives, in words (the URL without its password). */
@@ -52,7 +73,8 @@ export function describeStore(config: StoreConfig): string {
     : `${config.location}, every acknowledged write fsync-durable`;
 }
 
-export async function openStore(config: StoreConfig, onCommit?: CommitObserver): Promise<Store> {
+/** The table store alone (openStores: with the queue store of the same engine). */
+export function openStore(config: StoreConfig, onCommit?: CommitObserver): Promise<SqliteStore | PostgresStore> {
   return config.database === undefined
     ? SqliteStore.open({
         location: config.location,
@@ -63,22 +85,44 @@ export async function openStore(config: StoreConfig, onCommit?: CommitObserver):
     : PostgresStore.open({ url: config.database, onCommit, autoIndexRows: config.autoIndexRows });
 }
 
-/** The Queue service's store over the same database as the tables; undefined for an engine without one. */
-function openQueueStore(engine: Store): QueueStore | undefined {
-  if (engine instanceof SqliteStore || engine instanceof PostgresStore) return engine.openQueueStore();
-  return undefined;
+export async function openStores(config: StoreConfig, onCommit?: CommitObserver): Promise<Stores> {
+  const tables = await openStore(config, onCommit);
+  const queues = tables.openQueueStore();
+  return {
+    tables,
+    queues,
+    close: async () => {
+      queues.close();
+      await tables.close();
+    },
+  };
 }
 
-export async function compose(config: StoreConfig, watch?: Watch, queueClock?: Clock): Promise<Composition> {
-  const engine = await openStore(config, watch?.onCommit);
-  const queueEngine = openQueueStore(engine);
-  const queueStore = queueEngine === undefined || watch === undefined ? queueEngine : watch.queueStore(queueEngine);
-  const store = watch === undefined ? engine : watch.store(engine);
+/**
+ * The stores, the services over them, and the periodic purge of expired messages. `watch` wraps
+ * the table store and the queue store (src/observe).
+ */
+export async function compose(config: StoreConfig, watch?: Watch, options: ComposeOptions = {}): Promise<Composition> {
+  const engine = await openStores(config, watch?.onCommit);
+  const store = watch === undefined ? engine.tables : watch.store(engine.tables);
   const services =
     watch === undefined ? createServices(store) : { ...createServices(store), queries: watch.queries(store) };
-  const queueServices =
-    queueStore === undefined || queueClock === undefined
-      ? undefined
-      : { queues: new QueueService(queueStore, queueClock), properties: new ServicePropertiesService(store, 'queue') };
-  return { store, services, queueServices };
+  const clock = options.queueClock ?? systemClock;
+  const queueStore = watch === undefined ? engine.queues : watch.queueStore(engine.queues);
+  const queueServices = {
+    queues: new QueueService(queueStore, clock),
+    properties: new ServicePropertiesService(store, 'queue'),
+  };
+  const expiry = new ExpiryPurge(engine.queues, { nowMs: () => clock.nowMs(), ...options.purge });
+  expiry.start();
+  return {
+    store,
+    queues: engine.queues,
+    services,
+    queueServices,
+    close: async () => {
+      await expiry.stop();
+      await engine.close();
+    },
+  };
 }

@@ -61,12 +61,16 @@ export async function serve(argv: readonly string[]): Promise<void> {
   }
   let composition;
   try {
-    composition = await compose(config, observation, clockFromEnvironment(process.env));
+    const onError = (error: unknown) => log.error('purging expired queue messages failed', error);
+    composition = await compose(config, observation, {
+      purge: { onError },
+      queueClock: clockFromEnvironment(process.env),
+    });
   } catch (error) {
     process.stderr.write(`cannot open the store: ${(error as Error).message}\n`);
     process.exit(1);
   }
-  const { store, services, queueServices } = composition;
+  const { services, queueServices, close: closeStores } = composition;
   const explorer = config.explorer ? createExplorer([...accounts.keys()], (message) => log.warn(message)) : undefined;
   const hooks = observation.hooks(accounts);
   const frontDoor = new FrontDoor({
@@ -79,14 +83,8 @@ export async function serve(argv: readonly string[]): Promise<void> {
   });
   const listeners: Listener[] = [
     { service: tableService, server: frontDoor.server(tableService, services), port: config.port },
+    { service: queueService, server: frontDoor.server(queueService, queueServices), port: config.queuePort },
   ];
-  if (queueServices !== undefined) {
-    listeners.push({
-      service: queueService,
-      server: frontDoor.server(queueService, queueServices),
-      port: config.queuePort,
-    });
-  }
   const ports = await listenAll(listeners, config.host);
   const scheme = security.tls === undefined ? 'http' : 'https';
   const host = config.host.includes(':') ? `[${config.host}]` : config.host;
@@ -115,7 +113,7 @@ export async function serve(argv: readonly string[]): Promise<void> {
     force.unref();
     const closed = listeners.map(({ server }) => new Promise((resolve) => server.close(resolve)));
     void Promise.all(closed).then(() => {
-      store.close().then(
+      closeStores().then(
         () => process.exit(0),
         (error: unknown) => {
           log.error('closing the store failed', error);

@@ -236,9 +236,10 @@ describe('the PostgreSQL store', { skip: postgresUnavailable() }, () => {
       const written = await old.commit(table, [{ partitionKey: 'p', rowKey: 'r', condition: { kind: 'none' }, action: { kind: 'put', properties } }]);
       assert.ok(written.ok);
       await old.close();
-      // What version 1 left behind: no doc column, schema_version 1.
+      // What version 1 left behind: no doc column, no queue tables, schema_version 1.
       await onDatabase(url, async (client) => {
         await client.query('ALTER TABLE cerulean.entities DROP COLUMN doc');
+        await client.query('DROP TABLE cerulean.messages, cerulean.queues');
         await client.query('DELETE FROM cerulean.schema_version WHERE version > 1');
       });
       const upgraded = await openPostgresStore({ url });

@@ -259,6 +259,9 @@ export class PostgresQueueStore implements QueueStore {
     return rowCount ?? 0;
   }
 
+  /** Nothing of its own to close: the pool is the table store's, closed with it. */
+  close(): void {}
+
   /** Why a delete or update of `id` applied to no row, as of now. */
   private async whyMissed(account: string, name: string, id: string, nowMs: number): Promise<MessageResult<never>> {
     const { rows } = await this.query<{ live: boolean | null }>(
