@@ -1,8 +1,10 @@
 // The queue service under Cerulean's own observation: metrics count its operations under their
 // Storage Analytics names, fault rules pick them by name and queue, the throttle admits messages
-// against a bucket per queue, and CORS follows the queue service's own properties.
+// against a bucket per queue, CORS follows the queue service's own properties, and Entra ID
+// bearer tokens act for the account as on the table endpoint.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { generateKeyPairSync, sign } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { send } from '../helpers/http.js';
@@ -104,5 +106,56 @@ describe('CORS from the queue service properties', () => {
       path: '/devstoreaccount1/?restype=service&comp=properties',
     });
     assert.doesNotMatch(tableSide.text, /app\.test/, 'the table service keeps its own properties');
+  });
+});
+
+describe('Entra ID bearer tokens on the queue endpoint', () => {
+  let server: RunningServer;
+  let dir: string;
+  const key = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+  const issuer = 'https://sts.windows.net/72f988bf-86f1-41af-91ab-2d7cd011db47/';
+  before(async () => {
+    dir = makeTempDir('cerulean-queue-bearer-');
+    writeFileSync(join(dir, 'key.pem'), key.publicKey.export({ type: 'spki', format: 'pem' }));
+    server = await startServer({
+      inMemory: true,
+      args: ['--oauth-pem', join(dir, 'key.pem'), '--oauth-issuer', issuer],
+    });
+  });
+  after(async () => {
+    await server?.stop();
+    removeDir(dir);
+  });
+
+  function token(signer = key.privateKey): string {
+    const part = (value: object) => Buffer.from(JSON.stringify(value)).toString('base64url');
+    const now = Math.floor(Date.now() / 1000);
+    const claims = { iss: issuer, aud: 'https://storage.azure.com', exp: now + 3600, nbf: now - 60 };
+    const input = `${part({ alg: 'ES256', typ: 'JWT' })}.${part(claims)}`;
+    const signature = sign('sha256', Buffer.from(input), { key: signer, dsaEncoding: 'ieee-p1363' });
+    return `${input}.${signature.toString('base64url')}`;
+  }
+
+  test('a verified token creates a queue and puts a message; a forged one is 401 in XML', async () => {
+    const queue = uniqueQueueName('jwt');
+    const headers = { Authorization: `Bearer ${token()}` };
+    assert.equal((await queueSend(server, { method: 'PUT', target: queue, headers, auth: 'none' })).status, 201);
+    const put = await queueSend(server, {
+      method: 'POST',
+      target: `${queue}/messages`,
+      body: messageBody('m'),
+      headers,
+      auth: 'none',
+    });
+    assert.equal(put.status, 201, put.text);
+    const stranger = generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey;
+    const forged = { Authorization: `Bearer ${token(stranger)}` };
+    const refused = await queueSend(server, {
+      method: 'GET',
+      target: `${queue}/messages`,
+      headers: forged,
+      auth: 'none',
+    });
+    assertQueueError(refused, 401, 'InvalidAuthenticationInfo');
   });
 });
