@@ -88,7 +88,7 @@ const engines: { label: string; data: () => Promise<{ options: ServerOptions; cl
 
 for (const engine of engines) {
   describe(`queue crash on ${engine.label}`, () => {
-    test('kill -9 under producers and consumers: no acknowledged put lost, no acknowledged delete undone', async (t) => {
+    test('kill -9 under load: no acknowledged put lost, no acknowledged delete undone', async (t) => {
       const { options, cleanup } = await engine.data();
       const clock = new TestClock();
       const ledger: Ledger = { ackedPuts: new Set(), deleteSent: new Set(), ackedDeletes: new Set() };

@@ -56,7 +56,7 @@ describe('--throttle: a bucket per queue', () => {
     await server?.stop();
   });
 
-  test('a get of 32 messages from a full bucket passes and leaves the queue in debt; another queue is free', async () => {
+  test('a get of 32 from a full bucket passes and leaves the queue in debt; another queue is free', async () => {
     const [busy, other] = [uniqueQueueName('busy'), uniqueQueueName('other')];
     for (const queue of [busy, other])
       assert.equal((await queueSend(server, { method: 'PUT', target: queue })).status, 201);
