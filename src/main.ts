@@ -4,12 +4,12 @@ import { readFileSync } from 'node:fs';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createSecureContext } from 'node:tls';
-import { compose, describeStore } from './compose.js';
+import { compose, describeStore, type Composition } from './compose.js';
 import { loadConfig, usage, type Config } from './config.js';
 import { devAccountName, loadAccounts } from './http/accounts.js';
 import { createBearerVerifier } from './http/bearer.js';
 import { createExplorer, explorerPath } from './http/explorer.js';
-import { createLogger } from './http/log.js';
+import { createLogger, type Logger } from './http/log.js';
 import { FrontDoor } from './http/server.js';
 import { operationNamesOf, type ServiceDefinition } from './http/service-definition.js';
 import { tableService } from './http/table-service.js';
@@ -59,18 +59,7 @@ export async function serve(argv: readonly string[]): Promise<void> {
     process.stderr.write(`${(error as Error).message}\n`);
     process.exit(2);
   }
-  let composition;
-  try {
-    const onError = (error: unknown) => log.error('purging expired queue messages failed', error);
-    composition = await compose(config, observation, {
-      purge: { onError },
-      queueClock: clockFromEnvironment(process.env),
-    });
-  } catch (error) {
-    process.stderr.write(`cannot open the store: ${(error as Error).message}\n`);
-    process.exit(1);
-  }
-  const { services, queueServices, close: closeStores } = composition;
+  const { services, queueServices, close: closeStores } = await openComposition(config, observation, log);
   const explorer = config.explorer ? createExplorer([...accounts.keys()], (message) => log.warn(message)) : undefined;
   const hooks = observation.hooks(accounts);
   const frontDoor = new FrontDoor({
@@ -125,6 +114,17 @@ export async function serve(argv: readonly string[]): Promise<void> {
   };
   process.on('SIGTERM', () => stop('SIGTERM'));
   process.on('SIGINT', () => stop('SIGINT'));
+}
+
+/** The stores and services, or the process ends with one line saying why not. */
+async function openComposition(config: Config, observation: Observation, log: Logger): Promise<Composition> {
+  try {
+    const onError = (error: unknown) => log.error('purging expired queue messages failed', error);
+    return await compose(config, observation, { purge: { onError }, queueClock: clockFromEnvironment(process.env) });
+  } catch (error) {
+    process.stderr.write(`cannot open the store: ${(error as Error).message}\n`);
+    process.exit(1);
+  }
 }
 
 /**
