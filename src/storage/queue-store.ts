@@ -4,7 +4,9 @@
 // it knows nothing of HTTP, XML, base64 or the service's limits (the service checks those first).
 //
 // Time is passed in, never read by the store: the service owns the clock (tests inject one), so
-// visibility and expiry are decided against `nowMs` the caller gives.
+// visibility and expiry are decided against `nowMs` the caller gives. Every instant is a whole
+// number of milliseconds (a safe integer; the engines keep 64-bit integers and refuse fractions);
+// only `expiresMs` may also be Number.POSITIVE_INFINITY.
 
 /** A queue as stored. Names are lower-case (the service refuses others), so lookups are exact. */
 export interface QueueInfo {
@@ -42,7 +44,8 @@ export interface NewMessage {
 /** Why a message operation did not apply. */
 export type MessageFailure = 'queueNotFound' | 'messageNotFound' | 'popReceiptMismatch';
 
-export type MessageResult<T> = { readonly ok: true; readonly value: T } | { readonly ok: false; readonly failure: MessageFailure };
+export type MessageResult<T> =
+  { readonly ok: true; readonly value: T } | { readonly ok: false; readonly failure: MessageFailure };
 
 export interface QueueStore {
   /**
@@ -68,19 +71,38 @@ export interface QueueStore {
   /** Messages not expired at `nowMs`, visible or not (the approximate count the service reports). */
   countMessages(account: string, name: string, nowMs: number): Promise<MessageResult<number>>;
 
-  /** Durable before it resolves. */
+  /**
+   * Durable before it resolves. An id already in the queue is a bug of the caller (the service
+   * makes them GUIDs): the store throws.
+   */
   putMessage(account: string, name: string, message: NewMessage): Promise<MessageResult<StoredMessage>>;
   /**
    * Claims up to `count` messages visible and unexpired at `nowMs`, atomically: each is made
    * invisible until `visibleMs`, its dequeue count raised by one and given a new pop receipt.
-   * Two concurrent calls, in any processes, never claim the same message. Order: see the engine
-   * notes in the conformance suite (earliest visible first, then insertion order).
+   * Two concurrent calls, in any processes, never claim the same message. Order: earliest visible
+   * first, then insertion order. A claim may pass over messages another claim holds at that
+   * moment (PostgreSQL: SKIP LOCKED), so it can return fewer than `count` while more are visible.
    */
-  getMessages(account: string, name: string, count: number, nowMs: number, visibleMs: number): Promise<MessageResult<StoredMessage[]>>;
+  getMessages(
+    account: string,
+    name: string,
+    count: number,
+    nowMs: number,
+    visibleMs: number,
+  ): Promise<MessageResult<StoredMessage[]>>;
   /** Up to `count` messages visible and unexpired at `nowMs`, in get order; changes nothing. */
   peekMessages(account: string, name: string, count: number, nowMs: number): Promise<MessageResult<StoredMessage[]>>;
-  /** Deletes the message if `popReceipt` is its current one. Durable before it resolves. */
-  deleteMessage(account: string, name: string, id: string, popReceipt: string, nowMs: number): Promise<MessageResult<void>>;
+  /**
+   * Deletes the message if `popReceipt` is its current one. Durable before it resolves. A message
+   * expired at `nowMs` is messageNotFound, whatever the receipt.
+   */
+  deleteMessage(
+    account: string,
+    name: string,
+    id: string,
+    popReceipt: string,
+    nowMs: number,
+  ): Promise<MessageResult<void>>;
   /**
    * If `popReceipt` is current: makes the message invisible until `visibleMs`, replaces its text
    * when `text` is given, and gives it a new pop receipt (its dequeue count is unchanged).

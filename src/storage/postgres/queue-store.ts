@@ -42,6 +42,9 @@ const queueIdSql = `SELECT id FROM ${s}.queues WHERE account = $1 AND name = $2`
 /** Attempts of a create that met a queue deleted between its insert and its read. */
 const createAttemptsMax = 5;
 
+/** Statement names by text, the same in every store of the process (a name always means one text). */
+const statementNames = new Map<string, string>();
+
 const failed = (failure: MessageFailure) => ({ ok: false, failure }) as const;
 
 export class PostgresQueueStore implements QueueStore {
@@ -131,7 +134,7 @@ export class PostgresQueueStore implements QueueStore {
     const popReceipt = newPopReceipt();
     const { id, text, insertedMs, visibleMs } = message;
     try {
-      const { rowCount } = await this.pool.query(
+      const { rowCount } = await this.rawQuery(
         `INSERT INTO ${s}.messages (queue_id, id, text, inserted_ms, expires_ms, visible_ms, pop_receipt) ` +
           `SELECT q.id, $3, $4, $5, $6, $7, $8 FROM ${s}.queues q WHERE q.account = $1 AND q.name = $2`,
         [account, name, id, text, insertedMs, storedExpiry(message.expiresMs), visibleMs, popReceipt],
@@ -282,9 +285,22 @@ export class PostgresQueueStore implements QueueStore {
     values: unknown[],
   ): Promise<pg.QueryResult<Row>> {
     try {
-      return await this.pool.query<Row>(text, values);
+      return await this.rawQuery<Row>(text, values);
     } catch (error) {
       throw azureError(error);
     }
+  }
+
+  /**
+   * A named statement, so each connection plans it once (planning costs as much as running most
+   * of these); failing with the database's own error.
+   */
+  private rawQuery<Row extends pg.QueryResultRow = pg.QueryResultRow>(text: string, values: unknown[]) {
+    let name = statementNames.get(text);
+    if (name === undefined) {
+      name = `queue_${statementNames.size}`;
+      statementNames.set(text, name);
+    }
+    return this.pool.query<Row>({ name, text, values });
   }
 }

@@ -77,6 +77,13 @@ type Row = MessageRow & { readonly seq: number };
 
 /** Visible messages a claim reads per statement beyond those it asks for (expired ones it removes). */
 const claimReadSlack = 16;
+/**
+ * Expired messages one claim removes at most: the writer runs one job at a time, so a get that
+ * meets a long run of them leaves the rest to the periodic purge (queue-purge.ts) and steps over
+ * them, rather than holding every other write behind it.
+ */
+const claimRemovesMax = 1000;
+const claimReadMax = 1024;
 
 const failed = (failure: MessageFailure) => ({ ok: false, failure }) as const;
 
@@ -206,17 +213,19 @@ export class SqliteQueueWriter implements QueueWriterApi {
 
   /**
    * Claims the first `count` visible, unexpired messages in (visible_ms, seq) order. Expired
-   * messages it passes are removed on the way, so no later get reads them again.
+   * messages it passes are removed on the way (up to claimRemovesMax), so no later get reads them.
    */
   private claim(queueId: number, count: number, nowMs: number, visibleMs: number): StoredMessage[] {
     const claimed: StoredMessage[] = [];
     let after: [number, number] = [Number.MIN_SAFE_INTEGER, 0];
-    for (;;) {
-      const limit = count - claimed.length + claimReadSlack;
+    let removed = 0;
+    // Read further at each step over expired messages, up to claimReadMax a statement.
+    for (let slack = claimReadSlack; ; slack = Math.min(slack * 2, claimReadMax)) {
+      const limit = count - claimed.length + slack;
       const rows = this.sql.visibleAfter.all(queueId, nowMs, ...after, limit) as Row[];
       for (const row of rows) {
         if (row.expires_ms !== null && Number(row.expires_ms) <= nowMs) {
-          this.sql.deleteBySeq.run(row.seq);
+          if (removed++ < claimRemovesMax) this.sql.deleteBySeq.run(row.seq);
         } else if (claimed.length < count) {
           const popReceipt = newPopReceipt();
           this.sql.claim.run(visibleMs, popReceipt, row.seq);

@@ -70,6 +70,22 @@ export const expiryCases: readonly QueueCase[] = [
     },
   },
   {
+    name: 'a get and a peek step over a long run of expired messages to the live one behind them',
+    async run({ store, queue }) {
+      const { account, name } = await queue();
+      const expired = Array.from({ length: 1100 }, (_, i) => message(`old ${i}`, { expiresMs: t0 + second }));
+      for (let i = 0; i < expired.length; i += 100) {
+        await Promise.all(expired.slice(i, i + 100).map((each) => store.putMessage(account, name, each)));
+      }
+      await putAll(store, account, name, [message('live', { visibleMs: t0 + second })]);
+      const now = t0 + 2 * second;
+      assert.deepEqual(texts(ok(await store.peekMessages(account, name, 32, now))), ['live']);
+      assert.deepEqual(texts(ok(await store.getMessages(account, name, 32, now, now + second))), ['live']);
+      assert.deepEqual(texts(ok(await store.getMessages(account, name, 32, now + second, now + 2 * second))), ['live']);
+      assert.equal(ok(await store.countMessages(account, name, now)), 1);
+    },
+  },
+  {
     name: 'a message that never expires survives any purge',
     async run({ store, queue }) {
       const { account, name } = await queue();
