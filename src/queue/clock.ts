@@ -23,7 +23,7 @@ export function offsetFileClock(path: string): Clock {
       let offsetMs = 0;
       try {
         const value = Number(readFileSync(path, 'utf8').trim());
-        if (Number.isFinite(value)) offsetMs = value;
+        if (Number.isFinite(value)) offsetMs = Math.trunc(value); // the store takes whole milliseconds
       } catch {
         // no file yet: no offset
       }
