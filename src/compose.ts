@@ -24,6 +24,12 @@ export interface Composition {
   readonly services: Services;
 }
 
+/** How long to wait for a PostgreSQL database that is not up yet, and where to say so. */
+export interface DatabaseWait {
+  readonly seconds: number;
+  readonly report: (line: string) => void;
+}
+
 /** What the server's workload watch (src/observe) puts between the engine and the services. */
 export interface Watch {
   readonly onCommit: CommitObserver;
@@ -38,20 +44,61 @@ export function describeStore(config: StoreConfig): string {
     if (url.password !== '') url.password = '***';
     return `PostgreSQL ${url.href}, every acknowledged write durable in the database`;
   }
-  return config.location === undefined ? 'in memory, nothing is kept' : `${config.location}, every acknowledged write fsync-durable`;
+  return config.location === undefined
+    ? 'in memory, nothing is kept'
+    : `${config.location}, every acknowledged write fsync-durable`;
 }
 
 export async function openStore(config: StoreConfig, onCommit?: CommitObserver): Promise<Store> {
   return config.database === undefined
-    ? SqliteStore.open({ location: config.location, onCommit, scanSplit: config.scanSplit, autoIndexRows: config.autoIndexRows })
+    ? SqliteStore.open({
+        location: config.location,
+        onCommit,
+        scanSplit: config.scanSplit,
+        autoIndexRows: config.autoIndexRows,
+      })
     : PostgresStore.open({ url: config.database, onCommit, autoIndexRows: config.autoIndexRows });
 }
 
-export async function compose(config: StoreConfig, watch?: Watch): Promise<Composition> {
+/** Between two lines about a database that is not up yet. */
+const waitReportIntervalMs = 5_000;
+const waitRetryDelayMs = 500;
+
+/**
+ * Opens the store; with `waitSeconds`, a PostgreSQL database that cannot be opened yet is tried
+ * again until then (a database starting beside the server), `report` hearing why at most every
+ * few seconds.
+ */
+export async function openStoreWaiting(
+  config: StoreConfig,
+  onCommit: CommitObserver | undefined,
+  waitSeconds: number,
+  report: (line: string) => void,
+): Promise<Store> {
+  const deadlineMs = Date.now() + waitSeconds * 1000;
+  let reportedMs = -Infinity;
+  for (;;) {
+    try {
+      return await openStore(config, onCommit);
+    } catch (error) {
+      if (config.database === undefined || Date.now() + waitRetryDelayMs > deadlineMs) throw error;
+      if (Date.now() - reportedMs >= waitReportIntervalMs) {
+        reportedMs = Date.now();
+        const leftSeconds = Math.ceil((deadlineMs - reportedMs) / 1000);
+        report(`waiting for the database (${leftSeconds} s left): ${(error as Error).message}`);
+      }
+      await new Promise((resolve) => setTimeout(resolve, waitRetryDelayMs));
+    }
+  }
+}
+
+export async function compose(config: StoreConfig, watch?: Watch, wait?: DatabaseWait): Promise<Composition> {
+  const open = (onCommit?: CommitObserver): Promise<Store> =>
+    wait === undefined ? openStore(config, onCommit) : openStoreWaiting(config, onCommit, wait.seconds, wait.report);
   if (watch === undefined) {
-    const store = await openStore(config);
+    const store = await open();
     return { store, services: createServices(store) };
   }
-  const store = watch.store(await openStore(config, watch.onCommit));
+  const store = watch.store(await open(watch.onCommit));
   return { store, services: { ...createServices(store), queries: watch.queries(store) } };
 }

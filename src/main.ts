@@ -5,7 +5,9 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createSecureContext } from 'node:tls';
 import { compose, describeStore } from './compose.js';
-import { loadConfig, usage, type Config } from './config.js';
+import { banner } from './banner.js';
+import { lockLocation } from './location-lock.js';
+import { loadConfig, serverUsage, UsageError, type Config } from './config.js';
 import { devAccountName, loadAccounts } from './http/accounts.js';
 import { createBearerVerifier } from './http/bearer.js';
 import { createExplorer, explorerPath } from './http/explorer.js';
@@ -34,11 +36,12 @@ export async function serve(argv: readonly string[]): Promise<void> {
   try {
     config = loadConfig(argv, process.env);
   } catch (error) {
-    process.stderr.write(`${(error as Error).message}\n\n${usage}\n`);
+    if (!(error instanceof UsageError)) throw error;
+    process.stderr.write(`cerulean: ${error.message}\nRun 'cerulean serve --help' for the options.\n`);
     process.exit(2);
   }
   if (config === 'help') {
-    process.stdout.write(`${usage}\n`);
+    process.stdout.write(`${serverUsage()}\n`);
     return;
   }
   const accounts = loadAccounts(config.azuriteAccounts);
@@ -59,7 +62,9 @@ export async function serve(argv: readonly string[]): Promise<void> {
   }
   let composition;
   try {
-    composition = await compose(config, observation);
+    if (config.database === undefined && config.location !== undefined) lockLocation(config.location);
+    const wait = { seconds: config.waitForDatabaseSeconds, report: (line: string) => log.warn(line) };
+    composition = await compose(config, observation, wait);
   } catch (error) {
     process.stderr.write(`cannot open the store: ${(error as Error).message}\n`);
     process.exit(1);
@@ -86,15 +91,11 @@ export async function serve(argv: readonly string[]): Promise<void> {
     url: `${scheme}://${host}:${ports[i]}/${devAccountName}`,
   }));
   const explorerUrl = explorer && `${scheme}://${host}:${ports[0]}${explorerPath}`;
-  process.stdout.write(
-    banner(
-      endpoints,
-      `DefaultEndpointsProtocol=${scheme};AccountName=${devAccountName};` +
-        `AccountKey=${accounts.get(devAccountName)!.keys[0]!.toString('base64')};`,
-      explorerUrl,
-      describeStore(config),
-    ),
-  );
+  const accountPart =
+    `DefaultEndpointsProtocol=${scheme};AccountName=${devAccountName};` +
+    `AccountKey=${accounts.get(devAccountName)!.keys[0]!.toString('base64')};`;
+  const features = { observe: config.observe, explorer: explorer !== undefined };
+  process.stdout.write(banner({ endpoints, accountPart, explorerUrl, data: describeStore(config), features, scheme }));
 
   // Finish in-flight requests, then close the store; a second signal or the grace period forces exit.
   let stopping = false;
@@ -118,28 +119,6 @@ export async function serve(argv: readonly string[]): Promise<void> {
   };
   process.on('SIGTERM', () => stop('SIGTERM'));
   process.on('SIGINT', () => stop('SIGINT'));
-}
-
-/**
- * What the process prints once it listens: the Table endpoint first (tools wait for that line),
- * a line per further service, the connection string naming them all.
- */
-function banner(
-  endpoints: readonly { readonly service: Listener['service']; readonly url: string }[],
-  accountPart: string,
-  explorerUrl: string | undefined,
-  data: string,
-): string {
-  const [first, ...others] = endpoints;
-  const title = (name: string): string => `${name[0]!.toUpperCase()}${name.slice(1)}`;
-  const keys = endpoints.map(({ service, url }) => `${service.endpointKey}=${url};`).join('');
-  return (
-    `Cerulean listening on ${first!.url}\n` +
-    others.map(({ service, url }) => `${title(service.name)} endpoint: ${url}\n`).join('') +
-    `Connection string: ${accountPart}${keys}\n` +
-    (explorerUrl === undefined ? '' : `Explorer: ${explorerUrl}\n`) +
-    `Data: ${data}\n`
-  );
 }
 
 /** Listens every service on its port; resolves to the ports bound. A port in use ends the process with one line. */
