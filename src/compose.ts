@@ -1,8 +1,8 @@
 // Composition: configuration → store → services, shared by the server (main.ts) and every tool
 // that works on a store. Process concerns (signals, the banner, listening) stay with the caller.
 import type { ScanSplit } from './storage/scan-split.js';
-import type { QueryService } from './service/query.js';
-import { createServices, type Services } from './service/services.js';
+import type { QueryService } from './table/service/query.js';
+import { createServices, type Services } from './table/service/services.js';
 import { PostgresStore } from './storage/postgres/postgres-store.js';
 import { SqliteStore } from './storage/sqlite/sqlite-store.js';
 import type { CommitObserver, Store } from './storage/store.js';

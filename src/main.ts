@@ -14,7 +14,7 @@ import { createExplorer, explorerPath } from './http/explorer.js';
 import { createLogger } from './http/log.js';
 import { FrontDoor } from './http/server.js';
 import { operationNamesOf, type ServiceDefinition } from './http/service-definition.js';
-import { tableService } from './http/table-service.js';
+import { tableService } from './table/routes.js';
 import { Observation } from './observe/observation.js';
 
 /** The services this build serves, each on a port of its own (the Queue service joins here). */

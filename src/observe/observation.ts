@@ -10,7 +10,7 @@ import { InjectedFault, type RequestHooks } from '../http/hooks.js';
 import type { Logger } from '../http/log.js';
 import type { Reply } from '../http/respond.js';
 import type { OperationName } from '../http/service-definition.js';
-import { QueryService } from '../service/query.js';
+import { QueryService } from '../table/service/query.js';
 import type { CommitStats, Store } from '../storage/store.js';
 import type { ObserveConfig } from './config.js';
 import { answerAdmin } from './admin.js';
