@@ -49,7 +49,14 @@ export function describeStore(config: StoreConfig): string {
     : `${config.location}, every acknowledged write fsync-durable`;
 }
 
-export async function openStore(config: StoreConfig, onCommit?: CommitObserver): Promise<Store> {
+/** Hears once when a database server goes out of reach and once when it is back (PostgreSQL only). */
+export type ReachabilityObserver = (reachable: boolean, detail: string) => void;
+
+export async function openStore(
+  config: StoreConfig,
+  onCommit?: CommitObserver,
+  onReachability?: ReachabilityObserver,
+): Promise<Store> {
   return config.database === undefined
     ? SqliteStore.open({
         location: config.location,
@@ -57,7 +64,7 @@ export async function openStore(config: StoreConfig, onCommit?: CommitObserver):
         scanSplit: config.scanSplit,
         autoIndexRows: config.autoIndexRows,
       })
-    : PostgresStore.open({ url: config.database, onCommit, autoIndexRows: config.autoIndexRows });
+    : PostgresStore.open({ url: config.database, onCommit, autoIndexRows: config.autoIndexRows, onReachability });
 }
 
 /** Between two lines about a database that is not up yet. */
@@ -65,36 +72,46 @@ const waitReportIntervalMs = 5_000;
 const waitRetryDelayMs = 500;
 
 /**
- * Opens the store; with `waitSeconds`, a PostgreSQL database that cannot be opened yet is tried
- * again until then (a database starting beside the server), `report` hearing why at most every
- * few seconds.
+ * Opens the store; with `wait`, a PostgreSQL database that cannot be opened yet is tried again
+ * until `wait.seconds` have passed (a database starting beside the server), `wait.report` hearing
+ * why at most every few seconds.
  */
 export async function openStoreWaiting(
   config: StoreConfig,
   onCommit: CommitObserver | undefined,
-  waitSeconds: number,
-  report: (line: string) => void,
+  onReachability: ReachabilityObserver | undefined,
+  wait: DatabaseWait,
 ): Promise<Store> {
-  const deadlineMs = Date.now() + waitSeconds * 1000;
+  const deadlineMs = Date.now() + wait.seconds * 1000;
   let reportedMs = -Infinity;
   for (;;) {
     try {
-      return await openStore(config, onCommit);
+      return await openStore(config, onCommit, onReachability);
     } catch (error) {
       if (config.database === undefined || Date.now() + waitRetryDelayMs > deadlineMs) throw error;
       if (Date.now() - reportedMs >= waitReportIntervalMs) {
         reportedMs = Date.now();
         const leftSeconds = Math.ceil((deadlineMs - reportedMs) / 1000);
-        report(`waiting for the database (${leftSeconds} s left): ${(error as Error).message}`);
+        wait.report(`waiting for the database (${leftSeconds} s left): ${(error as Error).message}`);
       }
       await new Promise((resolve) => setTimeout(resolve, waitRetryDelayMs));
     }
   }
 }
 
-export async function compose(config: StoreConfig, watch?: Watch, wait?: DatabaseWait): Promise<Composition> {
+export interface ComposeOptions {
+  /** Hears when the database goes out of reach and comes back (PostgreSQL). */
+  readonly onReachability?: ReachabilityObserver | undefined;
+  /** Wait for a database that is not up yet. */
+  readonly wait?: DatabaseWait | undefined;
+}
+
+export async function compose(config: StoreConfig, watch?: Watch, options: ComposeOptions = {}): Promise<Composition> {
+  const { onReachability, wait } = options;
   const open = (onCommit?: CommitObserver): Promise<Store> =>
-    wait === undefined ? openStore(config, onCommit) : openStoreWaiting(config, onCommit, wait.seconds, wait.report);
+    wait === undefined
+      ? openStore(config, onCommit, onReachability)
+      : openStoreWaiting(config, onCommit, onReachability, wait);
   if (watch === undefined) {
     const store = await open();
     return { store, services: createServices(store) };

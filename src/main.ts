@@ -4,14 +4,15 @@ import { readFileSync } from 'node:fs';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createSecureContext } from 'node:tls';
-import { compose, describeStore } from './compose.js';
+import { compose, describeStore, type ReachabilityObserver } from './compose.js';
 import { banner } from './banner.js';
 import { lockLocation } from './location-lock.js';
 import { loadConfig, serverUsage, UsageError, type Config } from './config.js';
 import { devAccountName, loadAccounts } from './http/accounts.js';
 import { createBearerVerifier } from './http/bearer.js';
 import { createExplorer, explorerPath } from './http/explorer.js';
-import { createLogger } from './http/log.js';
+import { listenOrExit } from './http/listen.js';
+import { createLogger, type Logger } from './http/log.js';
 import { FrontDoor } from './http/server.js';
 import { operationNamesOf, type ServiceDefinition } from './http/service-definition.js';
 import { tableService } from './table/routes.js';
@@ -26,6 +27,8 @@ interface Listener {
   readonly server: Server;
   /** As configured; 0 = any free port. */
   readonly port: number;
+  /** The flag that chose the port, for the line a failed listen prints. */
+  readonly flag: string;
 }
 
 const shutdownGraceMs = 10_000;
@@ -64,7 +67,7 @@ export async function serve(argv: readonly string[]): Promise<void> {
   try {
     if (config.database === undefined && config.location !== undefined) lockLocation(config.location);
     const wait = { seconds: config.waitForDatabaseSeconds, report: (line: string) => log.warn(line) };
-    composition = await compose(config, observation, wait);
+    composition = await compose(config, observation, { wait, onReachability: reachabilityLog(log) });
   } catch (error) {
     process.stderr.write(`cannot open the store: ${(error as Error).message}\n`);
     process.exit(1);
@@ -81,7 +84,7 @@ export async function serve(argv: readonly string[]): Promise<void> {
     ...security,
   });
   const listeners: Listener[] = [
-    { service: tableService, server: frontDoor.server(tableService, services), port: config.port },
+    { service: tableService, server: frontDoor.server(tableService, services), port: config.port, flag: '--port' },
   ];
   const ports = await listenAll(listeners, config.host);
   const scheme = security.tls === undefined ? 'http' : 'https';
@@ -121,21 +124,20 @@ export async function serve(argv: readonly string[]): Promise<void> {
   process.on('SIGINT', () => stop('SIGINT'));
 }
 
-/** Listens every service on its port; resolves to the ports bound. A port in use ends the process with one line. */
+/** Listens every service on its port; resolves to the ports bound. A port that cannot be had ends the process with one line. */
 async function listenAll(listeners: readonly Listener[], host: string): Promise<number[]> {
   const listening = listeners.map(
-    ({ service, server, port }) =>
-      new Promise<number>((resolve) => {
-        server.once('error', (error: NodeJS.ErrnoException) => {
-          process.stderr.write(
-            `cannot listen for the ${service.name} service on ${host}:${port}: ${error.code ?? error.message}\n`,
-          );
-          process.exit(1);
-        });
-        server.listen(port, host, () => resolve((server.address() as AddressInfo).port));
-      }),
+    ({ server, port, flag }) =>
+      new Promise<number>((resolve) =>
+        listenOrExit(server, port, host, flag, () => resolve((server.address() as AddressInfo).port)),
+      ),
   );
   return Promise.all(listening);
+}
+
+/** One line when the database goes and one when it is back (each refused request adds its own warn line). */
+function reachabilityLog(log: Logger): ReachabilityObserver {
+  return (reachable, detail) => log.warn(reachable ? `database back: ${detail}` : `database unreachable: ${detail}`);
 }
 
 /** The TLS material and bearer token verifier the flags name; throws on unreadable or bad files. */

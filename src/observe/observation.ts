@@ -109,7 +109,10 @@ export class Observation {
     this.metrics?.faultInjected(fault.kind, operation);
     const latency = fault.kind === 'latency' ? ` ${fault.latencyMs} ms` : '';
     const where = table() === undefined ? '' : ` ${table()}`;
-    this.log.info(`fault injected: ${fault.kind}${latency} on ${operation}${where} (rule ${fault.rule})`);
+    // One line per fault: the front door does not log the failure again (InjectedFault).
+    const line = `fault injected: ${fault.kind}${latency} on ${operation}${where} (rule ${fault.rule})`;
+    if (fault.kind === 'latency') this.log.info(line);
+    else this.log.warn(line);
     switch (fault.kind) {
       case 'latency':
         await sleep(fault.latencyMs);

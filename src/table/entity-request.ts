@@ -21,7 +21,8 @@ export function decodeEntityOperation(
   body: Buffer,
   access: Access,
 ): EntityOperation | undefined {
-  if (resource.kind === 'tableRoot' && method === 'POST') {
+  // `POST /{table}()` is an insert too: legacy .NET libraries send it (routes.ts, parseResource).
+  if ((resource.kind === 'tableRoot' || resource.kind === 'entities') && method === 'POST') {
     access.require(sasNeeds.insertEntity, resource.table);
     const inserted = decodeBody(body);
     requireBodyKeys(access, inserted);
@@ -64,9 +65,8 @@ export function decodeEntityOperation(
 }
 
 /**
- * `*` or an ETag of the form the service issues; anything else is a client bug, answered
- * 400 InvalidInput rather than 412, so that retry-on-conflict logic does not hide it
- * (data-model.md §4; message from errors.md).
+ * `*` or an entity tag (domain/etag.ts: one this service never issued fails the condition, 412);
+ * a value that is no entity tag at all is 400 InvalidInput.
  */
 export function ifMatchOf(headers: Headers): IfMatch | undefined {
   const value = headers['if-match'];

@@ -74,6 +74,10 @@ export const tableRoutes: readonly Route<Resource, Services>[] = [
   on({ resource: 'entities', method: 'GET', operation: 'QueryEntities', sas: sasNeeds.queryEntities }, (call, r) =>
     op.queryEntities(call, r.table),
   ),
+  // Legacy .NET libraries insert with `POST /{table}()` (resources.ts).
+  on({ resource: 'entities', method: 'POST', operation: 'InsertEntity', sas: sasNeeds.insertEntity }, (call, r) =>
+    op.writeEntity(call, 'POST', r),
+  ),
   on({ resource: 'entity', method: 'GET', operation: 'QueryEntity', sas: sasNeeds.queryEntities }, (call, r) =>
     op.getEntity(call, r.table, r.keys),
   ),

@@ -200,14 +200,26 @@ function checkOneEntityGroup(writes: readonly Write[]): void {
   });
 }
 
-/** Runs `step`, tagging a TableError it throws with the operation's index. */
+/**
+ * Runs `step`, tagging a TableError it throws with the operation's index when the failure is the
+ * operation's own. A failure of the server (503 ServerBusy while the database is out of reach, 500
+ * OperationTimedOut or InternalError) is no operation's: it stays untagged and fails the whole
+ * request with its own status, so that clients retry the transaction as they retry any 503.
+ */
 export function atIndex<T>(index: number, step: () => T): T {
   try {
     return step();
   } catch (error) {
-    if (error instanceof TableError && !(error instanceof BatchOperationError)) throw atFailedIndex(index, error);
+    if (error instanceof TableError && !(error instanceof BatchOperationError) && isOperationsOwn(error)) {
+      throw atFailedIndex(index, error);
+    }
     throw error;
   }
+}
+
+/** A client's error (4xx, or 501 for what the operation asks that is not implemented), not the server's. */
+function isOperationsOwn(error: TableError): boolean {
+  return error.status < 500 || error.code === 'NotImplemented';
 }
 
 function atFailedIndex(index: number, error: TableError): BatchOperationError {
