@@ -3,8 +3,8 @@
 // and the queue store over the same database. Process concerns (signals, the banner, listening)
 // stay with the caller.
 import type { ScanSplit } from './storage/scan-split.js';
-import type { QueryService } from './service/query.js';
-import { createServices, type Services } from './service/services.js';
+import type { QueryService } from './table/service/query.js';
+import { createServices, type Services } from './table/service/services.js';
 import { PostgresStore } from './storage/postgres/postgres-store.js';
 import { ExpiryPurge, type ExpiryPurgeOptions } from './storage/queue-purge.js';
 import type { QueueStore } from './storage/queue-store.js';
@@ -13,7 +13,7 @@ import type { CommitObserver, Store } from './storage/store.js';
 import { systemClock, type Clock } from './queue/clock.js';
 import type { QueueServices } from './queue/definition.js';
 import { QueueService } from './queue/queue-service.js';
-import { ServicePropertiesService } from './service/service-properties.js';
+import { ServicePropertiesService } from './table/service/service-properties.js';
 
 /** Which engine keeps the data, and where. */
 export interface StoreConfig {
@@ -45,6 +45,12 @@ export interface Stores {
   close(): Promise<void>;
 }
 
+/** How long to wait for a PostgreSQL database that is not up yet, and where to say so. */
+export interface DatabaseWait {
+  readonly seconds: number;
+  readonly report: (line: string) => void;
+}
+
 /** What the server's workload watch (src/observe) puts between the engine and the services. */
 export interface Watch {
   readonly onCommit: CommitObserver;
@@ -52,13 +58,6 @@ export interface Watch {
   queries(store: Store): QueryService;
   /** The queue store as the throttle sees it (or as it is). */
   queueStore(engine: QueueStore): QueueStore;
-}
-
-export interface ComposeOptions {
-  /** The purge of expired messages: its interval and bounds (queue-purge.ts). */
-  readonly purge?: ExpiryPurgeOptions;
-  /** The queue service's clock (tests inject one: queue/clock.ts); default the system clock. */
-  readonly queueClock?: Clock;
 }
 
 /** Where the data lives, in words (the URL without its password). */
@@ -73,8 +72,15 @@ export function describeStore(config: StoreConfig): string {
     : `${config.location}, every acknowledged write fsync-durable`;
 }
 
+/** Hears once when a database server goes out of reach and once when it is back (PostgreSQL only). */
+export type ReachabilityObserver = (reachable: boolean, detail: string) => void;
+
 /** The table store alone (openStores: with the queue store of the same engine). */
-export function openStore(config: StoreConfig, onCommit?: CommitObserver): Promise<SqliteStore | PostgresStore> {
+export async function openStore(
+  config: StoreConfig,
+  onCommit?: CommitObserver,
+  onReachability?: ReachabilityObserver,
+): Promise<SqliteStore | PostgresStore> {
   return config.database === undefined
     ? SqliteStore.open({
         location: config.location,
@@ -82,11 +88,63 @@ export function openStore(config: StoreConfig, onCommit?: CommitObserver): Promi
         scanSplit: config.scanSplit,
         autoIndexRows: config.autoIndexRows,
       })
-    : PostgresStore.open({ url: config.database, onCommit, autoIndexRows: config.autoIndexRows });
+    : PostgresStore.open({ url: config.database, onCommit, autoIndexRows: config.autoIndexRows, onReachability });
 }
 
-export async function openStores(config: StoreConfig, onCommit?: CommitObserver): Promise<Stores> {
-  const tables = await openStore(config, onCommit);
+/** Between two lines about a database that is not up yet. */
+const waitReportIntervalMs = 5_000;
+const waitRetryDelayMs = 500;
+
+/**
+ * Opens the store; with `wait`, a PostgreSQL database that cannot be opened yet is tried again
+ * until `wait.seconds` have passed (a database starting beside the server), `wait.report` hearing
+ * why at most every few seconds.
+ */
+export async function openStoreWaiting(
+  config: StoreConfig,
+  onCommit: CommitObserver | undefined,
+  onReachability: ReachabilityObserver | undefined,
+  wait: DatabaseWait,
+): Promise<SqliteStore | PostgresStore> {
+  const deadlineMs = Date.now() + wait.seconds * 1000;
+  let reportedMs = -Infinity;
+  for (;;) {
+    try {
+      return await openStore(config, onCommit, onReachability);
+    } catch (error) {
+      if (config.database === undefined || Date.now() + waitRetryDelayMs > deadlineMs) throw error;
+      if (Date.now() - reportedMs >= waitReportIntervalMs) {
+        reportedMs = Date.now();
+        const leftSeconds = Math.ceil((deadlineMs - reportedMs) / 1000);
+        wait.report(`waiting for the database (${leftSeconds} s left): ${(error as Error).message}`);
+      }
+      await new Promise((resolve) => setTimeout(resolve, waitRetryDelayMs));
+    }
+  }
+}
+
+export interface ComposeOptions {
+  /** Hears when the database goes out of reach and comes back (PostgreSQL). */
+  readonly onReachability?: ReachabilityObserver | undefined;
+  /** Wait for a database that is not up yet. */
+  readonly wait?: DatabaseWait | undefined;
+  /** The purge of expired messages: its interval and bounds (queue-purge.ts). */
+  readonly purge?: ExpiryPurgeOptions;
+  /** The queue service's clock (tests inject one: queue/clock.ts); default the system clock. */
+  readonly queueClock?: Clock;
+}
+
+/** Both stores of one engine (waiting for the database when `options.wait` says so). */
+export async function openStores(
+  config: StoreConfig,
+  onCommit?: CommitObserver,
+  options: Pick<ComposeOptions, 'onReachability' | 'wait'> = {},
+): Promise<Stores> {
+  const { onReachability, wait } = options;
+  const tables =
+    wait === undefined
+      ? await openStore(config, onCommit, onReachability)
+      : await openStoreWaiting(config, onCommit, onReachability, wait);
   const queues = tables.openQueueStore();
   return {
     tables,
@@ -103,7 +161,7 @@ export async function openStores(config: StoreConfig, onCommit?: CommitObserver)
  * the table store and the queue store (src/observe).
  */
 export async function compose(config: StoreConfig, watch?: Watch, options: ComposeOptions = {}): Promise<Composition> {
-  const engine = await openStores(config, watch?.onCommit);
+  const engine = await openStores(config, watch?.onCommit, options);
   const store = watch === undefined ? engine.tables : watch.store(engine.tables);
   const services =
     watch === undefined ? createServices(store) : { ...createServices(store), queries: watch.queries(store) };

@@ -159,3 +159,9 @@ export class BatchOperationError extends TableError {
     this.operationIndex = operationIndex;
   }
 }
+
+/** `error` with what caused it: for the server's log line, never sent to the client. */
+export function causedBy<T extends Error>(error: T, cause: unknown): T {
+  error.cause = cause;
+  return error;
+}

@@ -4,15 +4,18 @@ import { readFileSync } from 'node:fs';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createSecureContext } from 'node:tls';
-import { compose, describeStore, type Composition } from './compose.js';
-import { loadConfig, usage, type Config } from './config.js';
+import { compose, describeStore, type ReachabilityObserver } from './compose.js';
+import { banner } from './banner.js';
+import { lockLocation } from './location-lock.js';
+import { loadConfig, serverUsage, UsageError, type Config } from './config.js';
 import { devAccountName, loadAccounts } from './http/accounts.js';
 import { createBearerVerifier } from './http/bearer.js';
 import { createExplorer, explorerPath } from './http/explorer.js';
+import { listenOrExit } from './http/listen.js';
 import { createLogger, type Logger } from './http/log.js';
 import { FrontDoor } from './http/server.js';
 import { operationNamesOf, type ServiceDefinition } from './http/service-definition.js';
-import { tableService } from './http/table-service.js';
+import { tableService } from './table/routes.js';
 import { Observation } from './observe/observation.js';
 import { clockFromEnvironment } from './queue/clock.js';
 import { queueService } from './queue/definition.js';
@@ -26,6 +29,8 @@ interface Listener {
   readonly server: Server;
   /** As configured; 0 = any free port. */
   readonly port: number;
+  /** The flag that chose the port, for the line a failed listen prints. */
+  readonly flag: string;
 }
 
 const shutdownGraceMs = 10_000;
@@ -36,11 +41,12 @@ export async function serve(argv: readonly string[]): Promise<void> {
   try {
     config = loadConfig(argv, process.env);
   } catch (error) {
-    process.stderr.write(`${(error as Error).message}\n\n${usage}\n`);
+    if (!(error instanceof UsageError)) throw error;
+    process.stderr.write(`cerulean: ${error.message}\nRun 'cerulean serve --help' for the options.\n`);
     process.exit(2);
   }
   if (config === 'help') {
-    process.stdout.write(`${usage}\n`);
+    process.stdout.write(`${serverUsage()}\n`);
     return;
   }
   const accounts = loadAccounts(config.azuriteAccounts);
@@ -59,7 +65,18 @@ export async function serve(argv: readonly string[]): Promise<void> {
     process.stderr.write(`${(error as Error).message}\n`);
     process.exit(2);
   }
-  const { services, queueServices, close: closeStores } = await openComposition(config, observation, log);
+  let composition;
+  try {
+    if (config.database === undefined && config.location !== undefined) lockLocation(config.location);
+    const wait = { seconds: config.waitForDatabaseSeconds, report: (line: string) => log.warn(line) };
+    const purge = { onError: (error: unknown) => log.error('purging expired queue messages failed', error) };
+    const queueClock = clockFromEnvironment(process.env);
+    composition = await compose(config, observation, { wait, onReachability: reachabilityLog(log), purge, queueClock });
+  } catch (error) {
+    process.stderr.write(`cannot open the store: ${(error as Error).message}\n`);
+    process.exit(1);
+  }
+  const { services, queueServices, close: closeStores } = composition;
   const explorer = config.explorer ? createExplorer([...accounts.keys()], (message) => log.warn(message)) : undefined;
   const hooks = observation.hooks(accounts);
   const frontDoor = new FrontDoor({
@@ -71,8 +88,13 @@ export async function serve(argv: readonly string[]): Promise<void> {
     ...security,
   });
   const listeners: Listener[] = [
-    { service: tableService, server: frontDoor.server(tableService, services), port: config.port },
-    { service: queueService, server: frontDoor.server(queueService, queueServices), port: config.queuePort },
+    { service: tableService, server: frontDoor.server(tableService, services), port: config.port, flag: '--port' },
+    {
+      service: queueService,
+      server: frontDoor.server(queueService, queueServices),
+      port: config.queuePort,
+      flag: '--queue-port',
+    },
   ];
   const ports = await listenAll(listeners, config.host);
   const scheme = security.tls === undefined ? 'http' : 'https';
@@ -82,15 +104,11 @@ export async function serve(argv: readonly string[]): Promise<void> {
     url: `${scheme}://${host}:${ports[i]}/${devAccountName}`,
   }));
   const explorerUrl = explorer && `${scheme}://${host}:${ports[0]}${explorerPath}`;
-  process.stdout.write(
-    banner(
-      endpoints,
-      `DefaultEndpointsProtocol=${scheme};AccountName=${devAccountName};` +
-        `AccountKey=${accounts.get(devAccountName)!.keys[0]!.toString('base64')};`,
-      explorerUrl,
-      describeStore(config),
-    ),
-  );
+  const accountPart =
+    `DefaultEndpointsProtocol=${scheme};AccountName=${devAccountName};` +
+    `AccountKey=${accounts.get(devAccountName)!.keys[0]!.toString('base64')};`;
+  const features = { observe: config.observe, explorer: explorer !== undefined };
+  process.stdout.write(banner({ endpoints, accountPart, explorerUrl, data: describeStore(config), features, scheme }));
 
   // Finish in-flight requests, then close the store; a second signal or the grace period forces exit.
   let stopping = false;
@@ -116,54 +134,20 @@ export async function serve(argv: readonly string[]): Promise<void> {
   process.on('SIGINT', () => stop('SIGINT'));
 }
 
-/** The stores and services, or the process ends with one line saying why not. */
-async function openComposition(config: Config, observation: Observation, log: Logger): Promise<Composition> {
-  try {
-    const onError = (error: unknown) => log.error('purging expired queue messages failed', error);
-    return await compose(config, observation, { purge: { onError }, queueClock: clockFromEnvironment(process.env) });
-  } catch (error) {
-    process.stderr.write(`cannot open the store: ${(error as Error).message}\n`);
-    process.exit(1);
-  }
-}
-
-/**
- * What the process prints once it listens: the Table endpoint first (tools wait for that line),
- * a line per further service, the connection string naming them all.
- */
-function banner(
-  endpoints: readonly { readonly service: Listener['service']; readonly url: string }[],
-  accountPart: string,
-  explorerUrl: string | undefined,
-  data: string,
-): string {
-  const [first, ...others] = endpoints;
-  const title = (name: string): string => `${name[0]!.toUpperCase()}${name.slice(1)}`;
-  const keys = endpoints.map(({ service, url }) => `${service.endpointKey}=${url};`).join('');
-  return (
-    `Cerulean listening on ${first!.url}\n` +
-    others.map(({ service, url }) => `${title(service.name)} endpoint: ${url}\n`).join('') +
-    `Connection string: ${accountPart}${keys}\n` +
-    (explorerUrl === undefined ? '' : `Explorer: ${explorerUrl}\n`) +
-    `Data: ${data}\n`
-  );
-}
-
-/** Listens every service on its port; resolves to the ports bound. A port in use ends the process with one line. */
+/** Listens every service on its port; resolves to the ports bound. A port that cannot be had ends the process with one line. */
 async function listenAll(listeners: readonly Listener[], host: string): Promise<number[]> {
   const listening = listeners.map(
-    ({ service, server, port }) =>
-      new Promise<number>((resolve) => {
-        server.once('error', (error: NodeJS.ErrnoException) => {
-          process.stderr.write(
-            `cannot listen for the ${service.name} service on ${host}:${port}: ${error.code ?? error.message}\n`,
-          );
-          process.exit(1);
-        });
-        server.listen(port, host, () => resolve((server.address() as AddressInfo).port));
-      }),
+    ({ server, port, flag }) =>
+      new Promise<number>((resolve) =>
+        listenOrExit(server, port, host, flag, () => resolve((server.address() as AddressInfo).port)),
+      ),
   );
   return Promise.all(listening);
+}
+
+/** One line when the database goes and one when it is back (each refused request adds its own warn line). */
+function reachabilityLog(log: Logger): ReachabilityObserver {
+  return (reachable, detail) => log.warn(reachable ? `database back: ${detail}` : `database unreachable: ${detail}`);
 }
 
 /** The TLS material and bearer token verifier the flags name; throws on unreadable or bad files. */

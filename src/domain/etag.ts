@@ -1,7 +1,7 @@
-// ETags: the text form of an entity's stored version, its Timestamp in ticks (data-model.md §4).
-import { formatDateTimeTicks, parseDateTimeTicks } from './edm.js';
+// ETags: the text form of an entity's stored version, its Timestamp in ticks.
+import { dateTimeTicksMin, formatDateTimeTicks, parseDateTimeTicks } from './edm.js';
 
-/** The ETag of an entity written at `ticks` (data-model.md §4). */
+/** The ETag of an entity written at `ticks`. */
 export function etagOf(ticks: bigint): string {
   return etagOfTimestampText(formatDateTimeTicks(ticks));
 }
@@ -14,17 +14,29 @@ export function etagOfTimestampText(text: string): string {
 
 
 const etagPattern = /^W\/"datetime'([^']*)'"$/;
+/** An entity tag (RFC 9110 §8.8.3): optionally weak, quoted, no quote inside. */
+const entityTagPattern = /^(?:W\/)?"[^"]*"$/;
 
 /**
- * The stored version an ETag names, or undefined when the text is not an ETag of the form this
- * service issues (data-model.md §4: such an If-Match is 400 InvalidInput, never a failed
- * condition). Clients send ETags back byte for byte, so only the exact text `etagOf` writes is
- * taken: a same-instant spelling with other digits is a client bug, and is refused as malformed
- * rather than matched (our choice; the spec compares ETags as strings).
+ * Stands for an entity tag this service never issued: one tick before the earliest DateTime, so no
+ * stored version (a Timestamp in ticks) equals it and a condition on it fails (412), as the
+ * service's string comparison does.
+ */
+export const foreignVersion = dateTimeTicksMin - 1n;
+
+/**
+ * The stored version an If-Match entity tag names; foreignVersion for any other entity tag; or
+ * undefined when the text is no entity tag at all (unquoted: 400 InvalidInput).
+ *
+ * ETags compare as strings: only the exact text `etagOf` writes names a version. Any other entity
+ * tag (`W/"wrong"`, the service's untrimmed `W/"datetime'…4980000Z'"`, a lowercase `%3a`, the
+ * older `W/"0x8D…"` form) is a condition that fails. The service answers 412 for a weak tag it
+ * never issued (Azure/Azurite#1229, checked against the service); a strong `"…"` is treated alike
+ * (our choice, unverified).
  */
 export function parseEtag(text: string): bigint | undefined {
+  if (!entityTagPattern.test(text)) return undefined;
   const match = etagPattern.exec(text);
-  if (match === null) return undefined;
-  const ticks = parseDateTimeTicks(match[1]!.replace(/%3A/gi, ':'));
-  return ticks !== undefined && etagOf(ticks) === text ? ticks : undefined;
+  const ticks = match === null ? undefined : parseDateTimeTicks(match[1]!.replace(/%3A/g, ':'));
+  return ticks !== undefined && etagOf(ticks) === text ? ticks : foreignVersion;
 }

@@ -3,20 +3,21 @@
 // (Set Table Service Properties). Pure: rules and request headers in, reply or headers out.
 import { TableError } from '../errors.js';
 import type { CorsRule } from '../domain/service-properties.js';
-import type { Headers } from './operations.js';
+import type { Headers } from './service-definition.js';
 import type { Reply } from './respond.js';
 import { firstHeader } from './headers.js';
 
 /**
  * The preflight reply: 200 with the grant. Throws 400 InvalidHeaderValue without Origin or
  * Access-Control-Request-Method and 403 CorsPreflightFailure when no rule matches; these carry the
- * service's error body like any other failure (issue 17; errors.md §3 had guessed no body).
+ * service's error body like any other failure, with the service's message text word for word
+ * (tools match on it).
  */
 export function preflight(rules: readonly CorsRule[], headers: Headers): Reply {
   const origin = single(headers['origin']);
   const method = single(headers['access-control-request-method']);
   if (origin === undefined || method === undefined) {
-    throw new TableError('InvalidHeaderValue', 'A required CORS header (Origin, Access-Control-Request-Method) is not present.');
+    throw new TableError('InvalidHeaderValue', 'A required CORS header is not present.');
   }
   const requestedHeaders = single(headers['access-control-request-headers']);
   const names = (requestedHeaders ?? '').split(',').map((name) => name.trim()).filter((name) => name !== '');

@@ -1,5 +1,6 @@
 // A small leveled logger on stderr; stdout carries only the startup lines tools read.
 import { inspect } from 'node:util';
+import { TableError } from '../errors.js';
 
 export const logLevels = ['debug', 'info', 'warn', 'error', 'silent'] as const;
 export type LogLevel = (typeof logLevels)[number];
@@ -20,4 +21,35 @@ export function createLogger(level: LogLevel): Logger {
     warn: (message) => write('warn', message),
     error: (message, error) => write('error', error === undefined ? message : `${message}: ${inspect(error)}`),
   };
+}
+
+/**
+ * Logs the failure a request was answered with, at the level its cause deserves, in one line
+ * unless it is a bug. `request` is `METHOD target` (loggedTarget). A client's error (4xx) is not
+ * logged; 501 NotImplemented (the client asked for what Cerulean lacks) is one info line; an
+ * expected 503 (throttling, a database out of reach, too many requests) one warn line with its
+ * cause; another 5xx the service names (OperationTimedOut, InternalError) one error line with its
+ * cause; anything else is a bug of ours: error, with its stack.
+ */
+export function logFailure(log: Logger, request: string, error: unknown): void {
+  if (!(error instanceof TableError)) {
+    log.error(`failure answering ${request}`, error);
+    return;
+  }
+  if (error.status < 500) return;
+  const line = `${error.status} ${error.code} answering ${request}: ${causeText(error)}`;
+  if (error.code === 'NotImplemented') log.info(line);
+  else if (error.status === 503) log.warn(line);
+  else log.error(line);
+}
+
+function causeText(error: TableError): string {
+  const { cause } = error;
+  if (cause === undefined) return error.message;
+  return cause instanceof Error ? cause.message.split('\n')[0]! : String(cause);
+}
+
+/** A request target for the log, with a SAS signature (`sig=`) masked. */
+export function loggedTarget(url: string | undefined): string {
+  return (url ?? '/').replace(/([?&]sig=)[^&]*/gi, '$1***');
 }

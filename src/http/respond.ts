@@ -4,7 +4,7 @@ import { STATUS_CODES, type ServerResponse } from 'node:http';
 import { randomUUID } from 'node:crypto';
 import { clientRequestIdLengthMax } from '../limits.js';
 import { TableError, type ErrorCode } from '../errors.js';
-import { escapeXmlText } from '../protocol/xml.js';
+import { escapeXmlText } from '../table/protocol/xml.js';
 import { isVersionShaped } from './request-checks.js';
 import { lingerAfterReply } from './linger.js';
 import type { ErrorFormat } from './service-definition.js';

@@ -24,7 +24,7 @@ import { bearerChallenge, type BearerVerifier } from './bearer.js';
 import { BodyTooLargeToDrain, discardBody, readBody } from './body.js';
 import { preflight, withCorsHeaders } from './cors.js';
 import type { Explorer } from './explorer.js';
-import type { Logger } from './log.js';
+import { logFailure, loggedTarget, type Logger } from './log.js';
 import { answerParserEvents } from './parser-events.js';
 import { errorReply, responseContext, send, type Reply, type ResponseContext } from './respond.js';
 import { checkCommonInputs } from './request-checks.js';
@@ -79,7 +79,7 @@ export class FrontDoor {
       this.inFlight++;
       response.once('close', () => this.inFlight--);
       handle(this.options, service, request, response).catch((error: unknown) => {
-        this.options.log.error(`unhandled failure answering ${request.method} ${request.url}`, error);
+        this.options.log.error(`unhandled failure answering ${request.method} ${loggedTarget(request.url)}`, error);
         if (!response.headersSent) response.destroy();
       });
     };
@@ -126,9 +126,8 @@ async function handle<R extends { readonly kind: string }, S>(
     reply = await dispatch(options, service, request, context, known);
   } catch (error) {
     // An injected fault was logged when it was injected.
-    if (!(error instanceof TableError) || (error.status >= 500 && !(error instanceof InjectedFault))) {
-      options.log.error(`failure answering ${request.method} ${request.url}`, error);
-    }
+    const what = `${request.method} ${loggedTarget(request.url)}`;
+    if (!(error instanceof InjectedFault)) logFailure(options.log, what, error);
     reply = errorReply(context, error, errorHeaders(options, error));
   }
   if (reply === 'drop') {

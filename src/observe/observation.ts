@@ -10,7 +10,7 @@ import { InjectedFault, type RequestHooks } from '../http/hooks.js';
 import type { Logger } from '../http/log.js';
 import type { Reply } from '../http/respond.js';
 import type { OperationName } from '../http/service-definition.js';
-import { QueryService } from '../service/query.js';
+import { QueryService } from '../table/service/query.js';
 import type { CommitStats, Store } from '../storage/store.js';
 import type { ObserveConfig } from './config.js';
 import { answerAdmin } from './admin.js';
@@ -116,7 +116,10 @@ export class Observation {
     this.metrics?.faultInjected(fault.kind, operation);
     const latency = fault.kind === 'latency' ? ` ${fault.latencyMs} ms` : '';
     const where = table() === undefined ? '' : ` ${table()}`;
-    this.log.info(`fault injected: ${fault.kind}${latency} on ${operation}${where} (rule ${fault.rule})`);
+    // One line per fault: the front door does not log the failure again (InjectedFault).
+    const line = `fault injected: ${fault.kind}${latency} on ${operation}${where} (rule ${fault.rule})`;
+    if (fault.kind === 'latency') this.log.info(line);
+    else this.log.warn(line);
     switch (fault.kind) {
       case 'latency':
         await sleep(fault.latencyMs);

@@ -4,7 +4,7 @@
 // larger than a bucket passes from a full one); its entities are then taken, so the buckets may go
 // into debt and refuse what follows until the rate has paid it back. Refused requests get what the
 // service answers: 503 ServerBusy, and are not executed.
-import { TableError } from '../errors.js';
+import { causedBy, TableError } from '../errors.js';
 import { partitionBucketsMax } from '../limits.js';
 
 export interface ThrottleRates {
@@ -133,7 +133,8 @@ export class Throttle {
 
   private refuse(scope: ThrottleScope): TableError {
     this.onRefused(scope);
-    return new TableError('ServerBusy', scope === 'account' ? accountLimitMessage : partitionLimitMessage);
+    const error = new TableError('ServerBusy', scope === 'account' ? accountLimitMessage : partitionLimitMessage);
+    return causedBy(error, `throttled (--throttle): the ${scope}'s rate target is used up`);
   }
 }
 

@@ -4,14 +4,14 @@
 // are the service's 4xx errors; the front door renders them as XML error bodies.
 import { TableError } from '../errors.js';
 import type { Reply } from '../http/respond.js';
-import { parseSignedIdentifiers, writeSignedIdentifiers, type SignedIdentifier } from '../protocol/acl-xml.js';
+import { parseSignedIdentifiers, writeSignedIdentifiers, type SignedIdentifier } from '../table/protocol/acl-xml.js';
 import {
   parseServiceProperties,
   writeServiceProperties,
   writeServiceStats,
   type ServiceProperties,
   type ServicePropertiesUpdate,
-} from '../protocol/service-properties-xml.js';
+} from '../table/protocol/service-properties-xml.js';
 import {
   dequeueVisibilitySecondsDefault,
   dequeueVisibilitySecondsMin,

@@ -3,7 +3,7 @@
 // peek-messages, list-queues1). Pure: text in, text out. Request bodies go through the strict
 // reader of protocol/xml.ts (no DOCTYPE, bounded depth): malformed XML is 400 InvalidXmlDocument.
 import { TableError } from '../errors.js';
-import { childNamed, escapeXmlText, leafText, parseXml, writeXmlNode, type XmlNode } from '../protocol/xml.js';
+import { childNamed, escapeXmlText, leafText, parseXml, writeXmlNode, type XmlNode } from '../table/protocol/xml.js';
 import type { StoredMessage } from '../storage/queue-store.js';
 import { neverExpiresWireMs } from './limits.js';
 

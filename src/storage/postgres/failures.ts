@@ -2,7 +2,7 @@
 // none hangs: an unreachable database or an exhausted pool is 503 ServerBusy (retry later), a
 // statement past its time is 500 OperationTimedOut, and a commit whose outcome the connection
 // took with it is 500 InternalError (it may or may not have applied).
-import { TableError } from '../../errors.js';
+import { causedBy, TableError } from '../../errors.js';
 
 /** Serialization failure and deadlock: the transaction was rolled back and may simply run again. */
 const retryableCodes = new Set(['40001', '40P01']);
@@ -56,11 +56,53 @@ export function azureError(error: unknown, committing = false): unknown {
   const code = codeOf(error) ?? '';
   const message = error instanceof Error ? error.message : '';
   if (committing && isConnectionFailure(error)) {
-    return new TableError('InternalError', 'The database connection was lost while committing; the outcome is unknown.');
+    const text = 'The database connection was lost while committing; the outcome is unknown.';
+    const lost = new TableError('InternalError', text);
+    return causedBy(lost, databaseCause(error));
   }
-  if (code === '57014' || /Query read timeout/i.test(message)) return new TableError('OperationTimedOut');
-  if (unavailableCodes.has(code) || retryableCodes.has(code) || isConnectionFailure(error) || /timeout exceeded when trying to connect/i.test(message)) {
-    return new TableError('ServerBusy');
+  if (code === '57014' || /Query read timeout/i.test(message)) {
+    return causedBy(new TableError('OperationTimedOut'), databaseCause(error));
+  }
+  if (unavailableCodes.has(code) || retryableCodes.has(code) || isUnreachable(error)) {
+    return causedBy(new TableError('ServerBusy'), databaseCause(error));
   }
   return error;
+}
+
+/** The database is out of reach: down, starting, shutting down, or not answering a connection. */
+export function isUnreachable(error: unknown): boolean {
+  const code = codeOf(error) ?? '';
+  const message = error instanceof Error ? error.message : '';
+  return isConnectionFailure(error) || code === '57P03' || /timeout exceeded when trying to connect/i.test(message);
+}
+
+/** A database failure in one line, for the log: `database: <message> (<code>)`. */
+function databaseCause(error: unknown): string {
+  const code = codeOf(error);
+  const message = error instanceof Error ? error.message : String(error);
+  return `database: ${message.split('\n')[0]}${code === undefined ? '' : ` (${code})`}`;
+}
+
+/**
+ * Says once that the database went out of reach (with the failure) and once that it is back (a
+ * new connection opened), however many requests fail in between.
+ */
+export class Reachability {
+  private lost = false;
+
+  constructor(private readonly report: (reachable: boolean, detail: string) => void) {}
+
+  /** A statement or connection failed with `error`. */
+  failed(error: unknown): void {
+    if (this.lost || !isUnreachable(error)) return;
+    this.lost = true;
+    this.report(false, databaseCause(error));
+  }
+
+  /** A connection to the database opened. */
+  reached(): void {
+    if (!this.lost) return;
+    this.lost = false;
+    this.report(true, 'a connection opened');
+  }
 }

@@ -42,7 +42,14 @@ import { CommitClock, conditionFailure, mergeProperties } from '../write.js';
 import { decodeKey, encodeIncoming, encodeKey, encodeMergedMembers, encodeProperties, incomingText, storedEntity, type EncodedProperties, type IncomingProperties } from './codec.js';
 import { Coalescer } from './coalescer.js';
 import { conditionSql, type Bind } from './conditions.js';
-import { azureError, isConnectionFailure, isMissingTable, isRetryable, isStatementFailure } from './failures.js';
+import {
+  azureError,
+  isConnectionFailure,
+  isMissingTable,
+  isRetryable,
+  isStatementFailure,
+  Reachability,
+} from './failures.js';
 import { catalogRefreshMsDefault, indexedLiteral, indexedValueSql, PropertyIndexes, type IndexedLookup } from './property-indexes.js';
 import { PostgresQueueStore } from './queue-store.js';
 import { migrate, schemaName as s } from './schema.js';
@@ -86,6 +93,8 @@ export interface PostgresStoreOptions {
   readonly autoIndexRows?: number | undefined;
   /** How often, at most, the index catalog is read again (property-indexes.ts; tests make it 0). */
   readonly indexCatalogRefreshMs?: number;
+  /** Hears once when the database goes out of reach and once when it is back (failures.ts Reachability). */
+  readonly onReachability?: ((reachable: boolean, detail: string) => void) | undefined;
 }
 
 /** Raised inside a commit whose insert met an entity another process inserted meanwhile. */
@@ -105,6 +114,7 @@ export class PostgresStore implements Store {
     private readonly stepExamineMax: number,
     private readonly onCommit: CommitObserver | undefined,
     private readonly indexes: PropertyIndexes,
+    private readonly reachability: Reachability,
   ) {}
 
   /** Requests of one kind grouped into statements `run` makes (coalescer.ts). */
@@ -137,6 +147,8 @@ export class PostgresStore implements Store {
     });
     // An idle connection the server dropped (restart, failover) is discarded; the next request gets a new one.
     pool.on('error', () => undefined);
+    const reachability = new Reachability(options.onReachability ?? (() => undefined));
+    pool.on('connect', () => reachability.reached());
     const indexes = new PropertyIndexes(options.url, pool, options.autoIndexRows ?? autoIndexRowsDefault, options.indexCatalogRefreshMs ?? catalogRefreshMsDefault);
     const client = await pool.connect();
     try {
@@ -149,7 +161,7 @@ export class PostgresStore implements Store {
       throw error;
     }
     client.release();
-    return new PostgresStore(pool, stepExamineMax, options.onCommit, indexes);
+    return new PostgresStore(pool, stepExamineMax, options.onCommit, indexes, reachability);
   }
 
   /** Statements each kind of grouped request went in, and the requests they carried (coalescer.ts). */
@@ -659,7 +671,9 @@ export class PostgresStore implements Store {
         client.release(broken);
         if (isMissingTable(error)) return missingTable;
         const lostRace = error instanceof InsertRace || isRetryable(error);
-        if (!lostRace || attempt >= commitAttemptsMax) throw azureError(lostRace ? new TableError('ServerBusy') : error, committing);
+        if (!lostRace || attempt >= commitAttemptsMax) {
+          throw this.failure(lostRace ? new TableError('ServerBusy') : error, committing);
+        }
         // A short random pause, so that racing processes do not meet again in step.
         await new Promise((resolve) => setTimeout(resolve, Math.random() * 5 * attempt));
       }
@@ -760,7 +774,7 @@ export class PostgresStore implements Store {
     try {
       return await this.rawQuery<Row>(name, text, values);
     } catch (error) {
-      throw azureError(error);
+      throw this.failure(error);
     }
   }
 
@@ -779,8 +793,14 @@ export class PostgresStore implements Store {
     try {
       return await coalescer.submit(item);
     } catch (error) {
-      throw azureError(error);
+      throw this.failure(error);
     }
+  }
+
+  /** The Azure error for a database failure (failures.ts), noting a database out of reach. */
+  private failure(error: unknown, committing = false): unknown {
+    this.reachability.failed(error);
+    return azureError(error, committing);
   }
 
   private async connect(): Promise<pg.PoolClient> {
@@ -789,7 +809,7 @@ export class PostgresStore implements Store {
     try {
       client = await this.pool.connect();
     } catch (error) {
-      throw azureError(error);
+      throw this.failure(error);
     }
     // A connection that breaks between two statements of a transaction emits 'error' (which
     // would end the process unheard); the next statement fails too, and the client is discarded.
