@@ -134,7 +134,10 @@ export async function serve(argv: readonly string[]): Promise<void> {
   process.on('SIGINT', () => stop('SIGINT'));
 }
 
-/** Listens every service on its port; resolves to the ports bound. A port that cannot be had ends the process with one line. */
+/**
+ * Listens every service on its port; resolves to the ports bound. A port that cannot be had ends
+ * the process with one line.
+ */
 async function listenAll(listeners: readonly Listener[], host: string): Promise<number[]> {
   const listening = listeners.map(
     ({ server, port, flag }) =>

@@ -36,7 +36,6 @@ export interface AuthRequest {
   readonly rawQuery?: string | undefined;
 }
 
-
 export type SharedKeyScheme = 'SharedKey' | 'SharedKeyLite';
 
 /**
