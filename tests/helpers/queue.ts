@@ -110,8 +110,10 @@ export function queueStringToSign(
     const resource = `/${devAccount}${path}${comp === null ? '' : `?comp=${comp}`}`;
     return `${method}\n${get('content-md5')}\n${get('content-type')}\n${get('date')}\n${canonicalHeaders}${resource}`;
   }
-  const names = [...new Set([...query.keys()].map((name) => name.toLowerCase()))].sort();
-  const params = names.map((name) => `\n${name}:${query.getAll(name).sort().join(',')}`).join('');
+  const byName = new Map<string, string[]>();
+  for (const [name, value] of query) byName.set(name.toLowerCase(), [...(byName.get(name.toLowerCase()) ?? []), value]);
+  const names = [...byName.keys()].sort();
+  const params = names.map((name) => `\n${name}:${byName.get(name)!.sort().join(',')}`).join('');
   const length = get('content-length') === '0' ? '' : get('content-length');
   const fields = [
     method,
