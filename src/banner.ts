@@ -40,7 +40,8 @@ export function banner(facts: BannerFacts): string {
 function portNotes(tableUrl: string, scheme: 'http' | 'https'): string[] {
   if (Number(new URL(tableUrl).port) === defaultTablePort) return [];
   const notes = [
-    `Note: not port ${defaultTablePort}, so UseDevelopmentStorage=true misses this server: use the connection string above.`,
+    `Note: not port ${defaultTablePort}, so UseDevelopmentStorage=true misses this server: ` +
+      'use the connection string above.',
   ];
   if (scheme === 'http') {
     // The SDK refuses to send a credential over plain HTTP unless told to.
@@ -53,7 +54,8 @@ function features({ observe, explorer }: BannerFacts['features']): string {
   const throttle =
     observe.throttle === undefined
       ? 'throttling off'
-      : `throttling on (${observe.throttle.partitionPerSecond}/s per partition, ${observe.throttle.accountPerSecond}/s per account)`;
+      : `throttling on (${observe.throttle.partitionPerSecond}/s per partition, ` +
+        `${observe.throttle.accountPerSecond}/s per account)`;
   return [
     observe.metrics ? 'metrics on (/_metrics, /_insights)' : 'metrics off',
     throttle,

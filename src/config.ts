@@ -33,7 +33,7 @@ export interface Config {
   readonly explorer: boolean;
   /** When a filtered scan's steps run on two scan threads at once (SQLite on disk). */
   readonly scanSplit: ScanSplit;
-  /** Rows a table's scans examine for one property before the engine indexes it; 0 never (storage/property-index.ts). */
+  /** Rows a table's scans examine for one property before it is indexed; 0 never (storage/property-index.ts). */
   readonly autoIndexRows: number;
   /** How long to keep retrying to open a PostgreSQL database that is not up yet; 0: fail at once. */
   readonly waitForDatabaseSeconds: number;

@@ -98,19 +98,33 @@ export async function serve(argv: readonly string[]): Promise<void> {
   ];
   const ports = await listenAll(listeners, config.host);
   const scheme = security.tls === undefined ? 'http' : 'https';
+  process.stdout.write(startBanner(config, scheme, ports, listeners, accounts, explorer !== undefined));
+  stopOnSignals(listeners, { close: closeStores }, log);
+}
+
+function startBanner(
+  config: Config,
+  scheme: 'http' | 'https',
+  ports: readonly number[],
+  listeners: readonly Listener[],
+  accounts: ReturnType<typeof loadAccounts>,
+  explorer: boolean,
+): string {
   const host = config.host.includes(':') ? `[${config.host}]` : config.host;
   const endpoints = listeners.map(({ service }, i) => ({
     service,
     url: `${scheme}://${host}:${ports[i]}/${devAccountName}`,
   }));
-  const explorerUrl = explorer && `${scheme}://${host}:${ports[0]}${explorerPath}`;
+  const explorerUrl = explorer ? `${scheme}://${host}:${ports[0]}${explorerPath}` : undefined;
   const accountPart =
     `DefaultEndpointsProtocol=${scheme};AccountName=${devAccountName};` +
     `AccountKey=${accounts.get(devAccountName)!.keys[0]!.toString('base64')};`;
-  const features = { observe: config.observe, explorer: explorer !== undefined };
-  process.stdout.write(banner({ endpoints, accountPart, explorerUrl, data: describeStore(config), features, scheme }));
+  const features = { observe: config.observe, explorer };
+  return banner({ endpoints, accountPart, explorerUrl, data: describeStore(config), features, scheme });
+}
 
-  // Finish in-flight requests, then close the store; a second signal or the grace period forces exit.
+/** Finish in-flight requests, then close the stores; a second signal or the grace period forces exit. */
+function stopOnSignals(listeners: readonly Listener[], stores: { close(): Promise<void> }, log: Logger): void {
   let stopping = false;
   const stop = (signal: string): void => {
     if (stopping) process.exit(1);
@@ -120,7 +134,7 @@ export async function serve(argv: readonly string[]): Promise<void> {
     force.unref();
     const closed = listeners.map(({ server }) => new Promise((resolve) => server.close(resolve)));
     void Promise.all(closed).then(() => {
-      closeStores().then(
+      stores.close().then(
         () => process.exit(0),
         (error: unknown) => {
           log.error('closing the store failed', error);
@@ -134,10 +148,7 @@ export async function serve(argv: readonly string[]): Promise<void> {
   process.on('SIGINT', () => stop('SIGINT'));
 }
 
-/**
- * Listens every service on its port; resolves to the ports bound. A port that cannot be had ends
- * the process with one line.
- */
+/** Listens every service on its port; resolves to the ports bound (a port that cannot be had: one line, exit 1). */
 async function listenAll(listeners: readonly Listener[], host: string): Promise<number[]> {
   const listening = listeners.map(
     ({ server, port, flag }) =>

@@ -23,7 +23,10 @@ const layers: readonly { readonly name: string; readonly prefixes: readonly stri
   // A service's own package (its wire format, operations and route table), registered by main.
   { name: 'services', prefixes: ['queue/', 'blob/', 'table/'], strict: true },
   { name: 'observe', prefixes: ['observe/'] },
-  { name: 'composition and tools', prefixes: ['banner.ts', 'compose.ts', 'config.ts', 'location-lock.ts', 'main.ts', 'cli/'] },
+  {
+    name: 'composition and tools',
+    prefixes: ['banner.ts', 'compose.ts', 'config.ts', 'location-lock.ts', 'main.ts', 'cli/'],
+  },
 ];
 
 /** The imports across a strict layer that docs/architecture.md allows: the operations use the query compiler. */

@@ -12,7 +12,13 @@ import * as op from './operations.js';
 import type { Reply } from '../http/respond.js';
 import { parseResource, type Resource } from './resources.js';
 import { sasNeeds, type SasNeed } from '../http/sas.js';
-import { route, type Headers, type Route, type ServiceCall, type ServiceDefinition } from '../http/service-definition.js';
+import {
+  route,
+  type Headers,
+  type Route,
+  type ServiceCall,
+  type ServiceDefinition,
+} from '../http/service-definition.js';
 
 type Kind = Resource['kind'];
 type Of<K extends Kind> = Extract<Resource, { readonly kind: K }>;

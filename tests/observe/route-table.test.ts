@@ -34,7 +34,7 @@ describe('the route table', () => {
     removeDir(dir);
   });
 
-  test('DELETE on the service properties: 405, counted as Unknown, not faulted as SetTableServiceProperties', async () => {
+  test('DELETE on service properties: 405, counted as Unknown, not faulted as SetTableServiceProperties', async () => {
     const res = await send(server.port, { method: 'DELETE', path: `${devPath('')}?restype=service&comp=properties` });
     assert.equal(res.status, 405, describeResponse(res));
     assert.equal(res.headers['x-ms-error-code'], 'MethodNotAllowed');

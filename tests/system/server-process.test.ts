@@ -58,11 +58,12 @@ describe('the server process', () => {
       assert.equal(second.code, 1, second.stderr);
       assert.equal(
         second.stderr,
-        `cannot open the store: ${dir} is in use by another Cerulean server (PID ${first.process.pid}); stop it or choose another --location\n`,
+        `cannot open the store: ${dir} is in use by another Cerulean server (PID ${first.process.pid}); ` +
+          'stop it or choose another --location\n',
       );
     });
 
-    test('once the first stops, the directory is free; a lock left by a process that is gone is taken over', async () => {
+    test('once the first stops the directory is free; a lock of a process that is gone is taken over', async () => {
       assert.equal(await first.stop(), 0);
       const gone = spawn(process.execPath, ['-e', '']);
       await once(gone, 'exit');
