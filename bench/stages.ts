@@ -6,10 +6,10 @@
 // median of 9 runs after a warm-up.
 //
 //   node dist/bench/stages.js
-import { decodeEntityBody } from '../src/protocol/entity-json.js';
-import { decodeEntity } from '../src/protocol/entity-text.js';
-import { parseBatchRequest, serializeBatchResponse, type BatchOperationResponse } from '../src/protocol/batch.js';
-import { encodeEntityFeedBytes, type MetadataLevel } from '../src/protocol/odata.js';
+import { decodeEntityBody } from '../src/table/protocol/entity-json.js';
+import { decodeEntity } from '../src/table/protocol/entity-text.js';
+import { parseBatchRequest, serializeBatchResponse, type BatchOperationResponse } from '../src/table/protocol/batch.js';
+import { encodeEntityFeedBytes, type MetadataLevel } from '../src/table/protocol/odata.js';
 import { StoredEntity } from '../src/storage/sqlite/codec.js';
 import { encodeStoredProperties } from '../src/storage/stored-json.js';
 import { batchInsertBody, entityJson } from './entities.js';

@@ -2,18 +2,22 @@
 // that works on a store. One engine holds every service's data: opening it gives the table store
 // and the queue store over the same database. Process concerns (signals, the banner, listening)
 // stay with the caller.
-import type { ScanSplit } from './config.js';
-import type { QueryService } from './service/query.js';
-import { createServices, type Services } from './service/services.js';
-import assert from 'node:assert/strict';
-import { ReplicationWatch } from './storage/postgres/replication.js';
-import { describeDatabaseUrl } from './storage/postgres/hosts.js';
+import type { ScanSplit } from './storage/scan-split.js';
+import type { QueryService } from './table/service/query.js';
+import { createServices, type Services } from './table/service/services.js';
 import { PostgresStore } from './storage/postgres/postgres-store.js';
 import { ExpiryPurge, type ExpiryPurgeOptions } from './storage/queue-purge.js';
 import type { QueueStore } from './storage/queue-store.js';
 import { SqliteStore } from './storage/sqlite/sqlite-store.js';
-import type { ReplicationSource } from './storage/replication.js';
 import type { CommitObserver, Store } from './storage/store.js';
+import { systemClock, type Clock } from './queue/clock.js';
+import type { QueueServices } from './queue/definition.js';
+import { QueueService } from './queue/queue-service.js';
+import { ServicePropertiesService } from './table/service/service-properties.js';
+import assert from 'node:assert/strict';
+import { describeDatabaseUrl } from './storage/postgres/hosts.js';
+import { ReplicationWatch } from './storage/postgres/replication.js';
+import type { ReplicationSource } from './storage/replication.js';
 
 /** Which engine keeps the data, and where. */
 export interface StoreConfig {
@@ -33,9 +37,11 @@ export interface Composition {
   readonly store: Store;
   readonly queues: QueueStore;
   readonly services: Services;
-  /** The read-access secondary's services, over a hot standby (with --secondary-database). */
+  /** The Queue service's operations and its own service properties (kept in the table store's settings). */
+  readonly queueServices: QueueServices;
+  /** The read-access secondary's table services, over a hot standby (with --secondary-database). */
   readonly secondary?: Secondary | undefined;
-  /** Stops the expiry purge, then closes the queue store, the table store and the secondary. */
+  /** Stops the expiry purge, then closes the secondary, the queue store and the table store. */
   close(): Promise<void>;
 }
 
@@ -53,11 +59,19 @@ export interface Stores {
   close(): Promise<void>;
 }
 
+/** How long to wait for a PostgreSQL database that is not up yet, and where to say so. */
+export interface DatabaseWait {
+  readonly seconds: number;
+  readonly report: (line: string) => void;
+}
+
 /** What the server's workload watch (src/observe) puts between the engine and the services. */
 export interface Watch {
   readonly onCommit: CommitObserver;
   store(engine: Store): Store;
   queries(store: Store): QueryService;
+  /** The queue store as the throttle sees it (or as it is). */
+  queueStore(engine: QueueStore): QueueStore;
   /** The read-access secondary's replication status, for metrics. */
   replication?: ReplicationSource | undefined;
 }
@@ -75,14 +89,8 @@ export function describeStore(config: StoreConfig): string {
 /** Hears once when a database server goes out of reach and once when it is back (PostgreSQL only). */
 export type ReachabilityObserver = (reachable: boolean, detail: string) => void;
 
-export interface ComposeOptions {
-  readonly onReachability?: ReachabilityObserver | undefined;
-  /** The periodic purge of expired messages: its interval and bounds (queue-purge.ts). */
-  readonly purge?: ExpiryPurgeOptions | undefined;
-}
-
 /** The table store alone (openStores: with the queue store of the same engine). */
-export function openStore(
+export async function openStore(
   config: StoreConfig,
   onCommit?: CommitObserver,
   onReachability?: ReachabilityObserver,
@@ -97,12 +105,60 @@ export function openStore(
     : PostgresStore.open({ url: config.database, onCommit, autoIndexRows: config.autoIndexRows, onReachability });
 }
 
+/** Between two lines about a database that is not up yet. */
+const waitReportIntervalMs = 5_000;
+const waitRetryDelayMs = 500;
+
+/**
+ * Opens the store; with `wait`, a PostgreSQL database that cannot be opened yet is tried again
+ * until `wait.seconds` have passed (a database starting beside the server), `wait.report` hearing
+ * why at most every few seconds.
+ */
+export async function openStoreWaiting(
+  config: StoreConfig,
+  onCommit: CommitObserver | undefined,
+  onReachability: ReachabilityObserver | undefined,
+  wait: DatabaseWait,
+): Promise<SqliteStore | PostgresStore> {
+  const deadlineMs = Date.now() + wait.seconds * 1000;
+  let reportedMs = -Infinity;
+  for (;;) {
+    try {
+      return await openStore(config, onCommit, onReachability);
+    } catch (error) {
+      if (config.database === undefined || Date.now() + waitRetryDelayMs > deadlineMs) throw error;
+      if (Date.now() - reportedMs >= waitReportIntervalMs) {
+        reportedMs = Date.now();
+        const leftSeconds = Math.ceil((deadlineMs - reportedMs) / 1000);
+        wait.report(`waiting for the database (${leftSeconds} s left): ${(error as Error).message}`);
+      }
+      await new Promise((resolve) => setTimeout(resolve, waitRetryDelayMs));
+    }
+  }
+}
+
+export interface ComposeOptions {
+  /** Hears when the database goes out of reach and comes back (PostgreSQL). */
+  readonly onReachability?: ReachabilityObserver | undefined;
+  /** Wait for a database that is not up yet. */
+  readonly wait?: DatabaseWait | undefined;
+  /** The purge of expired messages: its interval and bounds (queue-purge.ts). */
+  readonly purge?: ExpiryPurgeOptions;
+  /** The queue service's clock (tests inject one: queue/clock.ts); default the system clock. */
+  readonly queueClock?: Clock;
+}
+
+/** Both stores of one engine (waiting for the database when `options.wait` says so). */
 export async function openStores(
   config: StoreConfig,
   onCommit?: CommitObserver,
-  onReachability?: ReachabilityObserver,
+  options: Pick<ComposeOptions, 'onReachability' | 'wait'> = {},
 ): Promise<Stores> {
-  const tables = await openStore(config, onCommit, onReachability);
+  const { onReachability, wait } = options;
+  const tables =
+    wait === undefined
+      ? await openStore(config, onCommit, onReachability)
+      : await openStoreWaiting(config, onCommit, onReachability, wait);
   const queues = tables.openQueueStore();
   return {
     tables,
@@ -116,10 +172,10 @@ export async function openStores(
 
 /**
  * The stores, the services over them, the periodic purge of expired messages, and the read-access
- * secondary when there is a standby. `watch` wraps the table store (src/observe).
+ * secondary when there is a standby. `watch` wraps the table store and the queue store (src/observe).
  */
 export async function compose(config: StoreConfig, watch?: Watch, options: ComposeOptions = {}): Promise<Composition> {
-  const engine = await openStores(config, watch?.onCommit, options.onReachability);
+  const engine = await openStores(config, watch?.onCommit, options);
   const secondary = await openSecondary(config, engine.tables).catch(async (error: unknown) => {
     await engine.close();
     throw error;
@@ -128,12 +184,19 @@ export async function compose(config: StoreConfig, watch?: Watch, options: Compo
   const store = watch === undefined ? engine.tables : watch.store(engine.tables);
   const services =
     watch === undefined ? createServices(store) : { ...createServices(store), queries: watch.queries(store) };
-  const expiry = new ExpiryPurge(engine.queues, options.purge);
+  const clock = options.queueClock ?? systemClock;
+  const queueStore = watch === undefined ? engine.queues : watch.queueStore(engine.queues);
+  const queueServices = {
+    queues: new QueueService(queueStore, clock),
+    properties: new ServicePropertiesService(store, 'queue'),
+  };
+  const expiry = new ExpiryPurge(engine.queues, { nowMs: () => clock.nowMs(), ...options.purge });
   expiry.start();
   return {
     store,
     queues: engine.queues,
     services,
+    queueServices,
     secondary,
     close: async () => {
       await expiry.stop();
@@ -159,8 +222,8 @@ async function openStandby(url: string): Promise<PostgresStore> {
 }
 
 /**
- * The secondary endpoint's services over a read-only store on the standby, with the replication
- * status its Get Service Stats reports (storage/postgres/replication.ts).
+ * The secondary endpoint's table services over a read-only store on the standby, with the
+ * replication status its Get Service Stats reports (storage/postgres/replication.ts).
  */
 async function openSecondary(config: StoreConfig, primary: Store): Promise<Secondary | undefined> {
   if (config.secondaryDatabase === undefined) return undefined;

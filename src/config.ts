@@ -1,14 +1,20 @@
-// Command-line flags and their environment equivalents. Flags win over the environment.
+// The server's options: one table (serverFlags) drives parsing, the environment variables and the
+// usage text. Flags win over the environment.
+import { Command, CommanderError, Option } from 'commander';
 import { parseDatabaseUrl } from './storage/postgres/hosts.js';
-import { parseArgs } from 'node:util';
 import { logLevels, type LogLevel } from './http/log.js';
 import { requestsInFlightMax } from './limits.js';
+import type { OAuthConfig } from './http/bearer.js';
 import { autoIndexRowsDefault } from './storage/property-index.js';
-import { observeConfig, observeFlags, observeUsage, type ObserveConfig } from './observe/config.js';
+import { scanSplits, type ScanSplit } from './storage/scan-split.js';
+import { observeConfig, type ObserveConfig } from './observe/config.js';
 
 export interface Config {
   readonly host: string;
+  /** The Table service's port (0: any free one). */
   readonly port: number;
+  /** The Queue service's port, used once the queue service is registered (0: any free one). */
+  readonly queuePort: number;
   /** Data directory; undefined with --in-memory. */
   readonly location: string | undefined;
   /** PostgreSQL connection URL (postgres:// or postgresql://): the PostgreSQL engine instead of SQLite. */
@@ -30,138 +36,304 @@ export interface Config {
   readonly explorer: boolean;
   /** When a filtered scan's steps run on two scan threads at once (SQLite on disk). */
   readonly scanSplit: ScanSplit;
-  /** Rows a table's scans examine for one property before the engine indexes it; 0 never (storage/property-index.ts). */
+  /** Rows a table's scans examine for one property before it is indexed; 0 never (storage/property-index.ts). */
   readonly autoIndexRows: number;
+  /** How long to keep retrying to open a PostgreSQL database that is not up yet; 0: fail at once. */
+  readonly waitForDatabaseSeconds: number;
 }
 
-export const scanSplits = ['auto', 'always', 'never'] as const;
-export type ScanSplit = (typeof scanSplits)[number];
-
-export interface OAuthConfig {
-  readonly jwksFile: string | undefined;
-  readonly pemFile: string | undefined;
-  /** Accepted `iss` values; undefined = any. */
-  readonly issuers: readonly string[] | undefined;
-  /** Accepted `aud` values; undefined = the storage audience. */
-  readonly audiences: readonly string[] | undefined;
+/** One server option: its flag, its environment variable, its default and its line of help. */
+export interface ServerFlag {
+  /** The long flag without dashes; a switch named `no-x` turns x off. */
+  readonly name: string;
+  /** The value's placeholder, e.g. `<number>`; undefined: a switch. */
+  readonly value?: string;
+  /** A switch's variable is on for 1/true/yes and off for 0/false/no (inverted for `no-x`). */
+  readonly env?: string;
+  /** The default as the usage text shows it. */
+  readonly defaultText?: string;
+  readonly help: string;
 }
 
-export const usage = `Usage: cerulean [options]
+export const serverFlags: readonly ServerFlag[] = [
+  { name: 'host', value: '<address>', env: 'CERULEAN_HOST', defaultText: '127.0.0.1', help: 'listen address' },
+  {
+    name: 'port',
+    value: '<number>',
+    env: 'CERULEAN_PORT',
+    defaultText: '10002',
+    help: 'Table service port, 0 = any free',
+  },
+  {
+    name: 'queue-port',
+    value: '<number>',
+    env: 'CERULEAN_QUEUE_PORT',
+    defaultText: '10001',
+    help: 'Queue service port, 0 = any free',
+  },
+  { name: 'location', value: '<dir>', env: 'CERULEAN_LOCATION', defaultText: './data', help: 'data directory' },
+  { name: 'in-memory', env: 'CERULEAN_IN_MEMORY', help: 'keep nothing on disk' },
+  {
+    name: 'database',
+    value: '<url>',
+    env: 'CERULEAN_DATABASE_URL',
+    help:
+      'keep the data in PostgreSQL instead (postgres://user:pass@host:5432/db); processes may share one; ' +
+      'several hosts h1:5432,h2:5432 with ?target_session_attrs=read-write follow a failover',
+  },
+  {
+    name: 'secondary-database',
+    value: '<url>',
+    env: 'CERULEAN_SECONDARY_DATABASE_URL',
+    help: 'a hot standby of --database: it serves the read-access {account}-secondary endpoint',
+  },
+  {
+    name: 'wait-for-database',
+    value: '<seconds>',
+    env: 'CERULEAN_WAIT_FOR_DATABASE',
+    defaultText: '0',
+    help: 'keep trying to reach the --database this long at start (a database starting beside the server)',
+  },
+  { name: 'log-level', value: '<level>', env: 'CERULEAN_LOG_LEVEL', defaultText: 'info', help: logLevels.join('|') },
+  {
+    name: 'max-requests',
+    value: '<n>',
+    env: 'CERULEAN_MAX_REQUESTS',
+    defaultText: String(requestsInFlightMax),
+    help: 'requests handled at once; more get 503 ServerBusy',
+  },
+  { name: 'cert', value: '<file>', env: 'CERULEAN_CERT', help: 'PEM certificate chain: serve HTTPS (with --key)' },
+  { name: 'key', value: '<file>', env: 'CERULEAN_KEY', help: 'PEM private key of --cert' },
+  {
+    name: 'oauth-jwks',
+    value: '<file>',
+    env: 'CERULEAN_OAUTH_JWKS',
+    help: 'accept Entra ID bearer tokens signed by a key of this JWKS',
+  },
+  {
+    name: 'oauth-pem',
+    value: '<file>',
+    env: 'CERULEAN_OAUTH_PEM',
+    help: '... or by a PEM public key or certificate of this file',
+  },
+  {
+    name: 'oauth-issuer',
+    value: '<iss>',
+    env: 'CERULEAN_OAUTH_ISSUER',
+    defaultText: 'any',
+    help: 'accepted token issuers, comma-separated',
+  },
+  {
+    name: 'oauth-audience',
+    value: '<aud>',
+    env: 'CERULEAN_OAUTH_AUDIENCE',
+    defaultText: 'https://storage.azure.com',
+    help: 'accepted audiences, comma-separated',
+  },
+  { name: 'no-metrics', env: 'CERULEAN_METRICS', help: 'keep no metrics or insights' },
+  {
+    name: 'metrics-partitions',
+    env: 'CERULEAN_METRICS_PARTITIONS',
+    help: 'metrics for the busiest partitions of each table',
+  },
+  { name: 'metrics-public', env: 'CERULEAN_METRICS_PUBLIC', help: '/_metrics and /_insights open to every address' },
+  {
+    name: 'throttle',
+    value: '<rates>',
+    env: 'CERULEAN_THROTTLE',
+    help: "'azure' (2000 entities/s per partition, 20000 per account) or 'partition=N,account=M': 503 past them",
+  },
+  {
+    name: 'faults',
+    value: '<file>',
+    env: 'CERULEAN_FAULTS',
+    help: 'fault injection rules, JSON (change them at /_faults)',
+  },
+  {
+    name: 'explorer',
+    env: 'CERULEAN_EXPLORER',
+    defaultText: 'on for a loopback --host only',
+    help: 'serve the web explorer at /_explorer/',
+  },
+  {
+    name: 'scan-split',
+    value: '<when>',
+    env: 'CERULEAN_SCAN_SPLIT',
+    defaultText: 'auto',
+    help: `${scanSplits.join('|')}: run a lone filtered scan's steps on two scan threads (auto: while cores idle)`,
+  },
+  {
+    name: 'auto-index',
+    value: '<rows>',
+    env: 'CERULEAN_AUTO_INDEX',
+    defaultText: String(autoIndexRowsDefault),
+    help: "index a table's property for equality filters once its scans have examined this many rows; 0 never",
+  },
+];
 
-  --host <address>     listen address            (CERULEAN_HOST, default 127.0.0.1)
-  --port <number>      listen port, 0 = any free (CERULEAN_PORT, default 10002)
-  --location <dir>     data directory            (CERULEAN_LOCATION, default ./data)
-  --in-memory          keep nothing on disk      (CERULEAN_IN_MEMORY=1)
-  --database <url>     keep the data in PostgreSQL instead: postgres://user:pass@host:5432/db
-                       (CERULEAN_DATABASE_URL); any number of processes may share one database;
-                       several hosts h1:5432,h2:5432 with ?target_session_attrs=read-write follow a failover
-  --secondary-database <url>  a hot standby of --database: serves the {account}-secondary endpoint
-                       (CERULEAN_SECONDARY_DATABASE_URL)
-  --log-level <level>  debug|info|warn|error|silent (CERULEAN_LOG_LEVEL, default info)
-  --max-requests <n>   requests handled at once; more get 503 ServerBusy
-                       (CERULEAN_MAX_REQUESTS, default ${requestsInFlightMax})
-  --cert <file>        PEM certificate chain: serve HTTPS   (CERULEAN_CERT, with --key)
-  --key <file>         PEM private key of --cert            (CERULEAN_KEY)
-  --oauth-jwks <file>  accept Entra ID bearer tokens signed by a key of this JWKS (CERULEAN_OAUTH_JWKS)
-  --oauth-pem <file>   ... or by a PEM public key or certificate of this file     (CERULEAN_OAUTH_PEM)
-  --oauth-issuer <iss>    accepted token issuers, comma-separated (CERULEAN_OAUTH_ISSUER, default any)
-  --oauth-audience <aud>  accepted audiences, comma-separated     (CERULEAN_OAUTH_AUDIENCE,
-                          default https://storage.azure.com)
-${observeUsage}
-  --explorer           serve the web explorer at /_explorer/ on a non-loopback --host too
-                       (CERULEAN_EXPLORER=1; =0 turns it off; default on for loopback only)
-  --scan-split <when>  auto|always|never: run a lone filtered scan's steps on two scan threads
-                       (CERULEAN_SCAN_SPLIT, default auto: while the cores are otherwise idle)
-  --auto-index <rows>  index a table's property for equality filters once its scans have examined
-                       this many rows for it; 0 never (CERULEAN_AUTO_INDEX, default ${autoIndexRowsDefault})
-  --help               print this text
+/** The usage text, made from serverFlags. */
+export function serverUsage(): string {
+  const lines = serverFlags.map((flag) => {
+    const left = `  --${flag.name}${flag.value === undefined ? '' : ` ${flag.value}`}`;
+    const where = [envText(flag), flag.defaultText === undefined ? undefined : `default ${flag.defaultText}`];
+    const extra = where.filter((part) => part !== undefined).join(', ');
+    return `${left.padEnd(31)} ${flag.help}${extra === '' ? '' : ` (${extra})`}`;
+  });
+  return [
+    'Usage: cerulean [serve] [options]',
+    '',
+    ...lines,
+    `${'  --help'.padEnd(31)} print this text`,
+    '',
+    'Extra accounts: AZURITE_ACCOUNTS="name:key1[:key2];name2:key1" (Azurite\'s format).',
+  ].join('\n');
+}
 
-Extra accounts: AZURITE_ACCOUNTS="name:key1[:key2];name2:key1" (Azurite's format).`;
+/** A switch's variable as it turns the switch on. */
+function envText(flag: ServerFlag): string | undefined {
+  if (flag.env === undefined || flag.value !== undefined) return flag.env;
+  return `${flag.env}=${flag.name.startsWith('no-') ? 0 : 1}`;
+}
+
+/** A usage error: the server prints it as one line and a hint, and exits 2. */
+export class UsageError extends Error {
+  override readonly name = 'UsageError';
+}
+
+interface FlagValues {
+  readonly values: Readonly<Record<string, string | boolean | undefined>>;
+  /** The flags given on the command line (not from the environment). */
+  readonly given: ReadonlySet<string>;
+}
+
+/** Each flag's value from the command line, else from its environment variable, else undefined. */
+function readFlags(argv: readonly string[], env: NodeJS.ProcessEnv): FlagValues | 'help' {
+  const program = new Command('serve')
+    .exitOverride()
+    .configureOutput({ writeErr: () => undefined, writeOut: () => undefined })
+    .helpOption(false)
+    .allowExcessArguments(false)
+    .addOption(new Option('--help'));
+  const options = serverFlags.map((flag) => {
+    const option = new Option(`--${flag.name}${flag.value === undefined ? '' : ` ${flag.value}`}`);
+    program.addOption(option);
+    return { flag, option };
+  });
+  try {
+    program.parse([...argv], { from: 'user' });
+  } catch (error) {
+    if (!(error instanceof CommanderError)) throw error;
+    throw new UsageError(error.message.replace(/^error: /, ''));
+  }
+  if (program.opts()['help'] === true) return 'help';
+  const values: Record<string, string | boolean | undefined> = {};
+  const given = new Set<string>();
+  for (const { flag, option } of options) {
+    const key = option.attributeName();
+    const cli = program.getOptionValueSource(key) === 'cli' ? (program.opts()[key] as string | boolean) : undefined;
+    if (cli !== undefined) given.add(flag.name);
+    if (cli !== undefined) values[flag.name] = option.negate ? !cli : cli;
+    else values[flag.name] = flag.env === undefined ? undefined : fromEnv(flag, env[flag.env]);
+  }
+  return { values, given };
+}
+
+function fromEnv(flag: ServerFlag, text: string | undefined): string | boolean | undefined {
+  if (text === undefined || text === '') return undefined;
+  if (flag.value !== undefined) return text;
+  const on = /^(1|true|yes)$/i.test(text) ? true : /^(0|false|no)$/i.test(text) ? false : undefined;
+  return on === undefined || !flag.name.startsWith('no-') ? on : !on;
+}
 
 export function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Config | 'help' {
-  const { values } = parseArgs({
-    args: [...argv],
-    options: {
-      host: { type: 'string' },
-      port: { type: 'string' },
-      location: { type: 'string' },
-      'in-memory': { type: 'boolean' },
-      database: { type: 'string' },
-      'secondary-database': { type: 'string' },
-      'log-level': { type: 'string' },
-      'max-requests': { type: 'string' },
-      cert: { type: 'string' },
-      key: { type: 'string' },
-      'oauth-jwks': { type: 'string' },
-      'oauth-pem': { type: 'string' },
-      'oauth-issuer': { type: 'string' },
-      'oauth-audience': { type: 'string' },
-      ...observeFlags,
-      explorer: { type: 'boolean' },
-      'scan-split': { type: 'string' },
-      'auto-index': { type: 'string' },
-      help: { type: 'boolean' },
-    },
-    strict: true,
-  });
-  if (values.help) return 'help';
-  const portText = values.port ?? env['CERULEAN_PORT'] ?? '10002';
-  const port = Number(portText);
-  if (!/^\d+$/.test(portText) || port > 65535) throw new Error(`--port must be 0 to 65535, not '${portText}'`);
-  const logLevel = values['log-level'] ?? env['CERULEAN_LOG_LEVEL'] ?? 'info';
+  const flags = readFlags(argv, env);
+  if (flags === 'help') return 'help';
+  const text = (name: string): string | undefined => flags.values[name] as string | undefined;
+  const on = (name: string): boolean | undefined => flags.values[name] as boolean | undefined;
+  const logLevel = text('log-level') ?? 'info';
   if (!(logLevels as readonly string[]).includes(logLevel)) {
-    throw new Error(`--log-level must be one of ${logLevels.join(', ')}, not '${logLevel}'`);
+    throw new UsageError(`--log-level must be one of ${logLevels.join(', ')}, not '${logLevel}'`);
   }
-  const inMemory = values['in-memory'] ?? /^(1|true|yes)$/i.test(env['CERULEAN_IN_MEMORY'] ?? '');
-  const maxRequestsText = values['max-requests'] ?? env['CERULEAN_MAX_REQUESTS'] ?? String(requestsInFlightMax);
-  if (!/^[1-9]\d{0,6}$/.test(maxRequestsText)) {
-    throw new Error(`--max-requests must be a whole number from 1, not '${maxRequestsText}'`);
+  const scanSplit = text('scan-split') ?? 'auto';
+  if (!(scanSplits as readonly string[]).includes(scanSplit)) {
+    throw new UsageError(`--scan-split must be one of ${scanSplits.join(', ')}, not '${scanSplit}'`);
   }
-  const host = values.host ?? env['CERULEAN_HOST'] ?? '127.0.0.1';
-  const explorerText = env['CERULEAN_EXPLORER'];
-  const scanSplit = values['scan-split'] ?? env['CERULEAN_SCAN_SPLIT'] ?? 'auto';
-  if (!(scanSplits as readonly string[]).includes(scanSplit)) throw new Error(`--scan-split must be one of ${scanSplits.join(', ')}, not '${scanSplit}'`);
-  const autoIndexText = values['auto-index'] ?? env['CERULEAN_AUTO_INDEX'] ?? String(autoIndexRowsDefault);
-  if (!/^\d{1,15}$/.test(autoIndexText)) throw new Error(`--auto-index must be a whole number of rows (0: never), not '${autoIndexText}'`);
-  const database = databaseUrl(values.database ?? env['CERULEAN_DATABASE_URL'], values.location !== undefined || values['in-memory'] === true);
-  const secondaryDatabase = databaseUrl(values['secondary-database'] ?? env['CERULEAN_SECONDARY_DATABASE_URL'], false);
-  if (secondaryDatabase !== undefined && database === undefined) {
-    throw new Error('--secondary-database is a standby of --database: name both');
-  }
+  const host = text('host') ?? '127.0.0.1';
+  const location = text('location');
   return {
     host,
-    port,
-    secondaryDatabase,
-    location: inMemory ? undefined : values.location ?? env['CERULEAN_LOCATION'] ?? './data',
-    database,
+    port: portNumber('--port', text('port') ?? '10002'),
+    queuePort: portNumber('--queue-port', text('queue-port') ?? '10001'),
+    location: on('in-memory') === true ? undefined : (location ?? './data'),
+    // --location and --in-memory on the command line exclude a database, from the environment too.
+    database: databaseUrl(text('database'), flags.given.has('location') || flags.given.has('in-memory')),
+    secondaryDatabase: secondaryDatabaseUrl(text('secondary-database'), text('database')),
+    waitForDatabaseSeconds: whole('--wait-for-database', text('wait-for-database') ?? '0', 0),
     logLevel: logLevel as LogLevel,
-    requestsInFlightMax: Number(maxRequestsText),
+    requestsInFlightMax: whole('--max-requests', text('max-requests') ?? String(requestsInFlightMax), 1),
     azuriteAccounts: env['AZURITE_ACCOUNTS'],
-    tls: tlsConfig(values.cert ?? env['CERULEAN_CERT'], values.key ?? env['CERULEAN_KEY']),
+    tls: tlsConfig(text('cert'), text('key')),
     oauth: oauthConfig({
-      jwksFile: values['oauth-jwks'] ?? env['CERULEAN_OAUTH_JWKS'],
-      pemFile: values['oauth-pem'] ?? env['CERULEAN_OAUTH_PEM'],
-      issuers: list(values['oauth-issuer'] ?? env['CERULEAN_OAUTH_ISSUER']),
-      audiences: list(values['oauth-audience'] ?? env['CERULEAN_OAUTH_AUDIENCE']),
+      jwksFile: text('oauth-jwks'),
+      pemFile: text('oauth-pem'),
+      issuers: list(text('oauth-issuer')),
+      audiences: list(text('oauth-audience')),
     }),
-    observe: observeConfig(values, env),
-    explorer:
-      values.explorer ?? (explorerText === undefined || explorerText === '' ? isLoopback(host) : /^(1|true|yes)$/i.test(explorerText)),
+    observe: usageErrors(() =>
+      observeConfig({
+        'no-metrics': on('no-metrics'),
+        'metrics-partitions': on('metrics-partitions'),
+        'metrics-public': on('metrics-public'),
+        throttle: text('throttle'),
+        faults: text('faults'),
+      }),
+    ),
+    explorer: on('explorer') ?? isLoopback(host),
     scanSplit: scanSplit as ScanSplit,
-    autoIndexRows: Number(autoIndexText),
+    autoIndexRows: whole('--auto-index', text('auto-index') ?? String(autoIndexRowsDefault), 0),
   };
+}
+
+/** An Error thrown while reading a flag's value is a usage error. */
+function usageErrors<T>(read: () => T): T {
+  try {
+    return read();
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+}
+
+function whole(flag: string, text: string, min: number): number {
+  if (!/^\d{1,15}$/.test(text) || Number(text) < min) {
+    throw new UsageError(`${flag} must be a whole number from ${min}, not '${text}'`);
+  }
+  return Number(text);
+}
+
+function portNumber(flag: string, text: string): number {
+  const port = Number(text);
+  if (!/^\d{1,5}$/.test(text) || port > 65535) throw new UsageError(`${flag} must be 0 to 65535, not '${text}'`);
+  return port;
 }
 
 /** A PostgreSQL URL, checked; --location and --in-memory name the SQLite engine and exclude it. */
 function databaseUrl(text: string | undefined, sqliteFlags: boolean): string | undefined {
   if (text === undefined || text === '') return undefined;
-  if (sqliteFlags) throw new Error('--database selects PostgreSQL: it excludes --location and --in-memory');
+  if (sqliteFlags) throw new UsageError('--database selects PostgreSQL: it excludes --location and --in-memory');
   try {
     parseDatabaseUrl(text);
   } catch (error) {
-    throw new Error(`--database: ${(error as Error).message}`);
+    throw new UsageError(`--database: ${(error as Error).message}`);
   }
   return text;
+}
+
+function secondaryDatabaseUrl(text: string | undefined, database: string | undefined): string | undefined {
+  if (text === undefined || text === '') return undefined;
+  if (database === undefined || database === '') {
+    throw new UsageError('--secondary-database is a standby of --database: name both');
+  }
+  return databaseUrl(text, false);
 }
 
 /** 127.0.0.0/8, ::1 and localhost: only this machine can reach the listener. */
@@ -171,20 +343,23 @@ function isLoopback(host: string): boolean {
 
 function tlsConfig(certFile: string | undefined, keyFile: string | undefined): Config['tls'] {
   if (certFile === undefined && keyFile === undefined) return undefined;
-  if (certFile === undefined || keyFile === undefined) throw new Error('--cert and --key go together');
+  if (certFile === undefined || keyFile === undefined) throw new UsageError('--cert and --key go together');
   return { certFile, keyFile };
 }
 
 function oauthConfig(oauth: OAuthConfig): OAuthConfig | undefined {
   if (oauth.jwksFile !== undefined || oauth.pemFile !== undefined) return oauth;
   if (oauth.issuers !== undefined || oauth.audiences !== undefined) {
-    throw new Error('--oauth-issuer and --oauth-audience need --oauth-jwks or --oauth-pem');
+    throw new UsageError('--oauth-issuer and --oauth-audience need --oauth-jwks or --oauth-pem');
   }
   return undefined;
 }
 
 /** A comma-separated list; undefined when absent or empty. */
 function list(text: string | undefined): string[] | undefined {
-  const entries = (text ?? '').split(',').map((entry) => entry.trim()).filter((entry) => entry !== '');
+  const entries = (text ?? '')
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter((entry) => entry !== '');
   return entries.length === 0 ? undefined : entries;
 }

@@ -62,6 +62,11 @@ export const errorCodes = {
   },
   InvalidHttpVerb: { status: 400, message: 'The HTTP verb specified was not recognized by the server.' },
   InvalidInput: { status: 400, message: 'One of the request inputs is not valid.' },
+  InvalidMarker: { status: 400, message: 'The specified marker is invalid.' },
+  InvalidMetadata: {
+    status: 400,
+    message: 'The metadata specified is invalid. It has characters that are not permitted.',
+  },
   InvalidQueryParameterValue: {
     status: 400,
     message: 'An invalid value was specified for one of the query parameters in the request URI.',
@@ -76,16 +81,33 @@ export const errorCodes = {
   InternalError: { status: 500, message: 'The server encountered an internal error. Please retry the request.' },
   JsonFormatNotSupported: { status: 415, message: 'JSON format is not supported.' },
   KeyValueTooLarge: { status: 400, message: 'The size of the key value exceeds the maximum permitted.' },
+  MessageNotFound: { status: 404, message: 'The specified message does not exist.' },
+  MessageTooLarge: { status: 400, message: 'The message exceeds the maximum allowed size.' },
+  MetadataTooLarge: { status: 400, message: 'The size of the request metadata exceeds the maximum size permitted.' },
   MethodNotAllowed: { status: 405, message: 'The requested method is not allowed on the specified resource.' },
   MissingRequiredHeader: { status: 400, message: 'A required HTTP header was not specified.' },
+  MissingRequiredQueryParameter: {
+    status: 400,
+    message: 'A required query parameter was not specified for this request.',
+  },
   MissingRequiredXmlNode: { status: 400, message: 'A required XML node was not specified in the request body.' },
   NotImplemented: { status: 501, message: 'The requested operation is not implemented on the specified resource.' },
   OperationTimedOut: { status: 500, message: 'The operation could not be completed within the permitted time.' },
   OutOfRangeInput: { status: 400, message: 'One of the request inputs is out of range.' },
+  OutOfRangeQueryParameterValue: {
+    status: 400,
+    message: 'One of the query parameters specified in the request URI is outside the permissible range.',
+  },
+  PopReceiptMismatch: {
+    status: 400,
+    message: 'The specified pop receipt did not match the pop receipt for a dequeued message.',
+  },
   PropertiesNeedValue: { status: 400, message: 'Values have not been specified for all properties in the entity.' },
   PropertyNameInvalid: { status: 400, message: 'The property name is invalid.' },
   PropertyNameTooLong: { status: 400, message: 'The property name exceeds the maximum allowed length.' },
   PropertyValueTooLarge: { status: 400, message: 'The property value is larger than the maximum size permitted.' },
+  QueueAlreadyExists: { status: 409, message: 'The specified queue already exists.' },
+  QueueNotFound: { status: 404, message: 'The specified queue does not exist.' },
   RequestBodyTooLarge: { status: 413, message: 'The size of the request body exceeds the maximum size permitted.' },
   RequestUrlFailedToParse: { status: 400, message: 'The url in the request could not be parsed.' },
   ResourceNotFound: { status: 404, message: 'The specified resource does not exist.' },
@@ -123,6 +145,19 @@ export class TableError extends Error {
 
 export function fail(code: ErrorCode, detail?: string): never {
   throw new TableError(code, detail);
+}
+
+/**
+ * A failure of one operation of a $batch: reported as 202 with a single error part whose message
+ * starts with `operationIndex:`, rather than as a top-level error.
+ */
+export class BatchOperationError extends TableError {
+  readonly operationIndex: number;
+
+  constructor(operationIndex: number, code: ErrorCode, detail?: string) {
+    super(code, detail);
+    this.operationIndex = operationIndex;
+  }
 }
 
 /** `error` with what caused it: for the server's log line, never sent to the client. */

@@ -1,17 +1,37 @@
 // The server process: config → composition (store, services) → server, plus what belongs to a
 // process: the banner, signals and shutdown.
 import { readFileSync } from 'node:fs';
+import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createSecureContext } from 'node:tls';
 import { compose, describeStore, type ReachabilityObserver } from './compose.js';
-import { loadConfig, usage, type Config } from './config.js';
+import { banner } from './banner.js';
+import { lockLocation } from './location-lock.js';
+import { loadConfig, serverUsage, UsageError, type Config } from './config.js';
 import { devAccountName, loadAccounts } from './http/accounts.js';
 import { createBearerVerifier } from './http/bearer.js';
 import { createExplorer, explorerPath } from './http/explorer.js';
-import { createLogger, type Logger } from './http/log.js';
-import { createServer } from './http/server.js';
-import { Observation } from './observe/observation.js';
 import { listenOrExit } from './http/listen.js';
+import { createLogger, type Logger } from './http/log.js';
+import { FrontDoor } from './http/server.js';
+import { operationNamesOf, type ServiceDefinition } from './http/service-definition.js';
+import { tableService } from './table/routes.js';
+import { Observation } from './observe/observation.js';
+import { clockFromEnvironment } from './queue/clock.js';
+import { queueService } from './queue/definition.js';
+
+/** The services this build serves, each on a port of its own. */
+const definitions = [tableService, queueService];
+
+/** One service's listener. */
+interface Listener {
+  readonly service: Pick<ServiceDefinition<{ readonly kind: string }, unknown>, 'name' | 'endpointKey'>;
+  readonly server: Server;
+  /** As configured; 0 = any free port. */
+  readonly port: number;
+  /** The flag that chose the port, for the line a failed listen prints. */
+  readonly flag: string;
+}
 
 const shutdownGraceMs = 10_000;
 
@@ -21,11 +41,12 @@ export async function serve(argv: readonly string[]): Promise<void> {
   try {
     config = loadConfig(argv, process.env);
   } catch (error) {
-    process.stderr.write(`${(error as Error).message}\n\n${usage}\n`);
+    if (!(error instanceof UsageError)) throw error;
+    process.stderr.write(`cerulean: ${error.message}\nRun 'cerulean serve --help' for the options.\n`);
     process.exit(2);
   }
   if (config === 'help') {
-    process.stdout.write(`${usage}\n`);
+    process.stdout.write(`${serverUsage()}\n`);
     return;
   }
   const accounts = loadAccounts(config.azuriteAccounts);
@@ -39,40 +60,71 @@ export async function serve(argv: readonly string[]): Promise<void> {
   }
   let observation;
   try {
-    observation = new Observation(config.observe, log);
+    observation = new Observation(config.observe, log, operationNamesOf(definitions));
   } catch (error) {
     process.stderr.write(`${(error as Error).message}\n`);
     process.exit(2);
   }
   let composition;
   try {
-    const onError = (error: unknown) => log.error('purging expired queue messages failed', error);
-    composition = await compose(config, observation, { onReachability: reachabilityLog(log), purge: { onError } });
+    if (config.database === undefined && config.location !== undefined) lockLocation(config.location);
+    const wait = { seconds: config.waitForDatabaseSeconds, report: (line: string) => log.warn(line) };
+    const purge = { onError: (error: unknown) => log.error('purging expired queue messages failed', error) };
+    const queueClock = clockFromEnvironment(process.env);
+    composition = await compose(config, observation, { wait, onReachability: reachabilityLog(log), purge, queueClock });
   } catch (error) {
     process.stderr.write(`cannot open the store: ${(error as Error).message}\n`);
     process.exit(1);
   }
-  const { services, secondary, close: closeStores } = composition;
+  const { services, queueServices, secondary, close: closeStores } = composition;
   const explorer = config.explorer ? createExplorer([...accounts.keys()], (message) => log.warn(message)) : undefined;
   const hooks = observation.hooks(accounts);
-  const server = createServer({ accounts, services, secondaryServices: secondary?.services, log, requestsInFlightMax: config.requestsInFlightMax, explorer, hooks, ...security });
-  const scheme = security.tls === undefined ? 'http' : 'https';
-
-  listenOrExit(server, config.port, config.host, '--port', () => {
-    const { port } = server.address() as AddressInfo;
-    const host = config.host.includes(':') ? `[${config.host}]` : config.host;
-    const endpoint = `${scheme}://${host}:${port}/${devAccountName}`;
-    const account = accounts.get(devAccountName)!;
-    process.stdout.write(
-      `Cerulean listening on ${endpoint}\n` +
-        `Connection string: DefaultEndpointsProtocol=${scheme};AccountName=${devAccountName};` +
-        `AccountKey=${account.keys[0]!.toString('base64')};TableEndpoint=${endpoint};\n` +
-        (explorer === undefined ? '' : `Explorer: ${scheme}://${host}:${port}${explorerPath}\n`) +
-        `Data: ${describeStore(config)}\n`,
-    );
+  const frontDoor = new FrontDoor({
+    accounts,
+    log,
+    requestsInFlightMax: config.requestsInFlightMax,
+    explorer,
+    hooks,
+    ...security,
   });
+  const listeners: Listener[] = [
+    { service: tableService, server: frontDoor.server(tableService, services, secondary?.services), port: config.port, flag: '--port' },
+    {
+      service: queueService,
+      server: frontDoor.server(queueService, queueServices),
+      port: config.queuePort,
+      flag: '--queue-port',
+    },
+  ];
+  const ports = await listenAll(listeners, config.host);
+  const scheme = security.tls === undefined ? 'http' : 'https';
+  process.stdout.write(startBanner(config, scheme, ports, listeners, accounts, explorer !== undefined));
+  stopOnSignals(listeners, { close: closeStores }, log);
+}
 
-  // Finish in-flight requests, then close the store; a second signal or the grace period forces exit.
+function startBanner(
+  config: Config,
+  scheme: 'http' | 'https',
+  ports: readonly number[],
+  listeners: readonly Listener[],
+  accounts: ReturnType<typeof loadAccounts>,
+  explorer: boolean,
+): string {
+  const host = config.host.includes(':') ? `[${config.host}]` : config.host;
+  const endpoints = listeners.map(({ service }, i) => ({
+    service,
+    url: `${scheme}://${host}:${ports[i]}/${devAccountName}`,
+  }));
+  const explorerUrl = explorer ? `${scheme}://${host}:${ports[0]}${explorerPath}` : undefined;
+  const accountPart =
+    `DefaultEndpointsProtocol=${scheme};AccountName=${devAccountName};` +
+    `AccountKey=${accounts.get(devAccountName)!.keys[0]!.toString('base64')};`;
+  const features = { observe: config.observe, explorer };
+  return banner({ endpoints, accountPart, explorerUrl, data: describeStore(config), features, scheme });
+}
+
+/** Finish in-flight requests, then close the stores; a second signal or the grace period forces exit. */
+function stopOnSignals(listeners: readonly Listener[], stores: { close(): Promise<void> }, log: Logger): void {
   let stopping = false;
   const stop = (signal: string): void => {
     if (stopping) process.exit(1);
@@ -80,8 +132,9 @@ export async function serve(argv: readonly string[]): Promise<void> {
     log.info(`${signal}: finishing in-flight requests`);
     const force = setTimeout(() => process.exit(1), shutdownGraceMs);
     force.unref();
-    server.close(() => {
-      closeStores().then(
+    const closed = listeners.map(({ server }) => new Promise((resolve) => server.close(resolve)));
+    void Promise.all(closed).then(() => {
+      stores.close().then(
         () => process.exit(0),
         (error: unknown) => {
           log.error('closing the store failed', error);
@@ -89,10 +142,21 @@ export async function serve(argv: readonly string[]): Promise<void> {
         },
       );
     });
-    server.closeIdleConnections();
+    for (const { server } of listeners) server.closeIdleConnections();
   };
   process.on('SIGTERM', () => stop('SIGTERM'));
   process.on('SIGINT', () => stop('SIGINT'));
+}
+
+/** Listens every service on its port; resolves to the ports bound (a port that cannot be had: one line, exit 1). */
+async function listenAll(listeners: readonly Listener[], host: string): Promise<number[]> {
+  const listening = listeners.map(
+    ({ server, port, flag }) =>
+      new Promise<number>((resolve) =>
+        listenOrExit(server, port, host, flag, () => resolve((server.address() as AddressInfo).port)),
+      ),
+  );
+  return Promise.all(listening);
 }
 
 /** One line when the database goes and one when it is back (each refused request adds its own warn line). */
@@ -119,4 +183,3 @@ function loadSecurity(config: Config) {
   }
   return { tls, bearer: config.oauth && createBearerVerifier(config.oauth) };
 }
-

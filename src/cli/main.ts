@@ -2,7 +2,7 @@
 // first word names a tool command of src/cli/commands/. Failures are one line on stderr and a
 // non-zero exit: 2 for usage errors, 1 otherwise.
 import { Command, CommanderError } from 'commander';
-import { usage as serverUsage } from '../config.js';
+import { serverUsage } from '../config.js';
 import { serve } from '../main.js';
 import { CliError } from './command.js';
 import { commands } from './commands/index.js';
@@ -28,7 +28,7 @@ export async function runCli(argv: readonly string[]): Promise<void> {
   if (first === serveName) return serve(argv.slice(1));
   const program = buildProgram();
   if (first === '--help' || first === '-h' || first === 'help') {
-    process.stdout.write(`${program.helpInformation()}\n${serverUsage.replace(/^Usage: cerulean \[options\]/, 'Server options (cerulean [serve] [options]):')}\n`);
+    process.stdout.write(`${program.helpInformation()}\n${serverUsage().replace(/^Usage: cerulean \[serve\] \[options\]/, 'Server options (cerulean [serve] [options]):')}\n`);
     return;
   }
   try {

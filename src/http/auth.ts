@@ -1,9 +1,22 @@
-// Shared Key and Shared Key Lite verification, Table service formats (auth.md §2-§5).
+// Shared Key and Shared Key Lite verification in the services' flavours: the Table service's
+// (auth.md §2-§5) and the Blob and Queue services' (canonicalized x-ms-* headers, every query
+// parameter in the canonicalized resource:
+// https://learn.microsoft.com/rest/api/storageservices/authorize-with-shared-key).
 // Pure: the caller hands over the request line, headers and clock; no node:http types here.
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { timingSafeEqual } from 'node:crypto';
 import { TableError } from '../errors.js';
 import { clockSkewMs } from '../limits.js';
+import {
+  canonicalizedResource,
+  type SharedKeyFields,
+  sharedKeyLiteStringToSign,
+  sharedKeyStringToSign,
+  sign,
+} from '../domain/shared-key.js';
 import type { Account } from './accounts.js';
+
+export { canonicalizedResource, sharedKeyLiteStringToSign, sharedKeyStringToSign, sign };
+export type { SharedKeyFields };
 
 export interface AuthRequest {
   /** As on the request line, e.g. 'POST' (tunnelled merges sign the real method). */
@@ -19,38 +32,101 @@ export interface AuthRequest {
   readonly pathStyle: boolean;
   /** Server clock, ms since the epoch. */
   readonly now: number;
+  /** The query as received (after '?', still percent-encoded): the Blob/Queue flavour signs it decoded. */
+  readonly rawQuery?: string | undefined;
 }
 
-export interface SharedKeyFields {
-  readonly method: string;
-  readonly contentMd5: string;
-  readonly contentType: string;
-  readonly date: string;
-  readonly canonicalizedResource: string;
+export type SharedKeyScheme = 'SharedKey' | 'SharedKeyLite';
+
+/**
+ * How a service builds the string a Shared Key request signs: the Table service's format, or the
+ * Blob and Queue services' (canonicalized x-ms-* headers, every query parameter in the resource;
+ * https://learn.microsoft.com/rest/api/storageservices/authorize-with-shared-key), which the
+ * Queue service supplies. `path` is one candidate path (as received, or a tolerated variant);
+ * `date` is the signed date, already checked against the clock.
+ */
+export interface SharedKeyFlavour {
+  stringToSign(scheme: SharedKeyScheme, request: AuthRequest, date: string, path: string): string;
 }
 
-type Scheme = 'SharedKey' | 'SharedKeyLite';
+/** The Table service's format (auth.md §3-§5). */
+export const tableSharedKey: SharedKeyFlavour = {
+  stringToSign(scheme, request, date, path) {
+    const resource = canonicalizedResource(request.account.name, path, request.query.get('comp'));
+    if (scheme === 'SharedKeyLite') return sharedKeyLiteStringToSign(date, resource);
+    return sharedKeyStringToSign({
+      method: request.method,
+      contentMd5: header(request, 'content-md5') ?? '',
+      contentType: header(request, 'content-type') ?? '',
+      date,
+      canonicalizedResource: resource,
+    });
+  },
+};
 
-/** Base64 HMAC-SHA256 of the UTF-8 string-to-sign under a decoded account key. */
-export function sign(stringToSign: string, key: Buffer): string {
-  return createHmac('sha256', key).update(stringToSign, 'utf8').digest('base64');
+/**
+ * The Blob and Queue services' format. Shared Key: the verb, eleven standard headers (Content-Length
+ * empty when 0 from version 2015-02-21; Date as sent, empty when the client signs x-ms-date), the
+ * canonicalized x-ms-* headers and the full canonicalized resource. Shared Key Lite: the verb,
+ * Content-MD5, Content-Type, Date, the canonicalized headers and `/{account}{path}[?comp=…]`.
+ */
+export const blobQueueSharedKey: SharedKeyFlavour = {
+  stringToSign(scheme, request, _date, path) {
+    const value = (name: string): string => header(request, name) ?? '';
+    const headers = canonicalizedHeaders(request);
+    const account = request.account.name;
+    if (scheme === 'SharedKeyLite') {
+      const resource = canonicalizedResource(account, path, request.query.get('comp'));
+      const fields = [request.method, value('content-md5'), value('content-type'), value('date')];
+      return `${fields.join('\n')}\n${headers}${resource}`;
+    }
+    const length = value('content-length');
+    const contentLength = length === '0' && value('x-ms-version') >= '2015-02-21' ? '' : length;
+    const fields = [request.method, value('content-encoding'), value('content-language'), contentLength];
+    fields.push(value('content-md5'), value('content-type'), value('date'), value('if-modified-since'));
+    fields.push(value('if-match'), value('if-none-match'), value('if-unmodified-since'), value('range'));
+    const rawQuery = request.rawQuery ?? request.query.toString();
+    return `${fields.join('\n')}\n${headers}${blobQueueCanonicalizedResource(account, path, rawQuery)}`;
+  },
+};
+
+/** Every x-ms-* header as `name:value` on its own line, names lower-case in ordinal order. */
+function canonicalizedHeaders(request: AuthRequest): string {
+  const names = Object.keys(request.headers).filter((name) => name.startsWith('x-ms-'));
+  return names
+    .sort(ordinal)
+    .map((name) => `${name}:${header(request, name) ?? ''}\n`)
+    .join('');
 }
 
-/** auth.md §3: no canonicalized x-ms-* headers in the Table format. */
-export function sharedKeyStringToSign(fields: SharedKeyFields): string {
-  const { method, contentMd5, contentType, date, canonicalizedResource } = fields;
-  return `${method}\n${contentMd5}\n${contentType}\n${date}\n${canonicalizedResource}`;
+/**
+ * `/{account}{path}`, then each query parameter on its own line, `name:value[,value…]`, names
+ * lower-case in ordinal order, values percent-decoded and sorted.
+ */
+export function blobQueueCanonicalizedResource(accountName: string, path: string, rawQuery: string): string {
+  const values = new Map<string, string[]>();
+  for (const pair of rawQuery === '' ? [] : rawQuery.split('&')) {
+    const equals = pair.indexOf('=');
+    const name = decodedOrRaw(equals < 0 ? pair : pair.slice(0, equals)).toLowerCase();
+    const value = equals < 0 ? '' : decodedOrRaw(pair.slice(equals + 1));
+    values.set(name, [...(values.get(name) ?? []), value]);
+  }
+  const lines = [...values.keys()]
+    .sort(ordinal)
+    .map((name) => `\n${name}:${values.get(name)!.sort(ordinal).join(',')}`);
+  return `/${accountName}${path === '' ? '/' : path}${lines.join('')}`;
 }
 
-/** auth.md §4. */
-export function sharedKeyLiteStringToSign(date: string, canonicalizedResource: string): string {
-  return `${date}\n${canonicalizedResource}`;
+function ordinal(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
 }
 
-/** auth.md §5: "/" + account + path (empty path = "/") + "?comp=…" when the query has comp. */
-export function canonicalizedResource(accountName: string, path: string, comp: string | null): string {
-  const compPart = comp === null ? '' : `?comp=${comp}`;
-  return `/${accountName}${path === '' ? '/' : path}${compPart}`;
+function decodedOrRaw(text: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text; // a malformed escape is signed as sent
+  }
 }
 
 /**
@@ -58,15 +134,15 @@ export function canonicalizedResource(accountName: string, path: string, comp: s
  * TableError('AuthenticationFailed') otherwise. Accepts either account key and, per auth.md §5's
  * recommendation, the path as received, without its account segment, and percent-decoded.
  */
-export function verifySharedKey(request: AuthRequest): void {
+export function verifySharedKey(request: AuthRequest, flavour: SharedKeyFlavour = tableSharedKey): void {
   const { scheme, signature } = parseAuthorization(request);
   const date = checkedDate(request);
   // Compare the base64 text, not decoded bytes: Buffer.from would also accept non-canonical forms.
   const provided = Buffer.from(signature);
   // Lazily: the raw path is what every SDK signs, so the variants are made only when it fails.
   let rawStringToSign: string | undefined;
-  for (const resource of candidateResources(request)) {
-    const candidate = stringToSign(scheme, request, date, resource);
+  for (const path of candidatePaths(request)) {
+    const candidate = flavour.stringToSign(scheme, request, date, path);
     rawStringToSign ??= candidate;
     if (request.account.keys.some((key) => timingSafeEqual(Buffer.from(sign(candidate, key)), provided))) return;
   }
@@ -80,7 +156,7 @@ const authorizationPattern = /^(SharedKey|SharedKeyLite) ([^:\s]+):(\S+)$/;
 /** A base64 HMAC-SHA256 is always 43 characters and one '=' (32 bytes). */
 const signaturePattern = /^[A-Za-z0-9+/]{43}=$/;
 
-function parseAuthorization(request: AuthRequest): { scheme: Scheme; signature: string } {
+function parseAuthorization(request: AuthRequest): { scheme: SharedKeyScheme; signature: string } {
   const value = header(request, 'authorization');
   if (value === undefined) throw authenticationFailed('The Authorization header is missing.');
   const match = authorizationPattern.exec(value);
@@ -100,7 +176,7 @@ function parseAuthorization(request: AuthRequest): { scheme: Scheme; signature: 
   if (!signaturePattern.test(signature)) {
     throw authenticationFailed(`The signature '${signature}' in the Authorization header is not a base64 HMAC-SHA256.`);
   }
-  return { scheme: scheme as Scheme, signature };
+  return { scheme: scheme as SharedKeyScheme, signature };
 }
 
 /** The signed date: x-ms-date wins over Date (auth.md §2); it must be within the clock skew. */
@@ -129,30 +205,17 @@ function parsedDate(date: string): number {
   return lastTime;
 }
 
-function stringToSign(scheme: Scheme, request: AuthRequest, date: string, resource: string): string {
-  if (scheme === 'SharedKeyLite') return sharedKeyLiteStringToSign(date, resource);
-  return sharedKeyStringToSign({
-    method: request.method,
-    contentMd5: header(request, 'content-md5') ?? '',
-    contentType: header(request, 'content-type') ?? '',
-    date,
-    canonicalizedResource: resource,
-  });
-}
-
 /** The raw path first (what every SDK signs), then the tolerated variants (repeats possible). */
-function* candidateResources(request: AuthRequest): Generator<string, void, undefined> {
-  const comp = request.query.get('comp');
-  const resource = (path: string): string => canonicalizedResource(request.account.name, path, comp);
+function* candidatePaths(request: AuthRequest): Generator<string, void, undefined> {
   const paths = [request.rawPath];
-  yield resource(request.rawPath);
+  yield request.rawPath;
   if (request.pathStyle) {
     paths.push(withoutFirstSegment(request.rawPath));
-    yield resource(paths[1]!);
+    yield paths[1]!;
   }
   for (const path of paths) {
     const decoded = percentDecoded(path);
-    if (decoded !== undefined) yield resource(decoded);
+    if (decoded !== undefined) yield decoded;
   }
 }
 

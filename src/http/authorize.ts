@@ -3,7 +3,7 @@
 // wins (Bearer → Entra ID token, else Shared Key / Shared Key Lite); without one, a `sig` query
 // parameter means a SAS; with neither the request fails as Shared Key would.
 import { TableError } from '../errors.js';
-import { verifySharedKey, type AuthRequest } from './auth.js';
+import { verifySharedKey, type AuthRequest, type SharedKeyFlavour } from './auth.js';
 import { invalidToken, type BearerVerifier } from './bearer.js';
 import { authorizeSas, keyInRange, verifySas, type SasGrant, type SasNeed, type StoredPolicy } from './sas.js';
 import { type EntityKeys } from '../domain/entity.js';
@@ -23,6 +23,10 @@ export interface AuthorizeOptions {
   /** Undefined when bearer tokens are not enabled. */
   readonly bearer: BearerVerifier | undefined;
   readonly lookupPolicy: (account: string, table: string, id: string) => Promise<StoredPolicy | undefined>;
+  /** The service's string-to-sign (default: the Table service's). */
+  readonly sharedKey?: SharedKeyFlavour;
+  /** The service's letter in an account SAS's `ss` (default t). */
+  readonly accountServiceLetter?: 'b' | 'q' | 't';
 }
 
 /** What the verified credential allows; operations call it before reading or writing. */
@@ -55,10 +59,11 @@ export async function authorize(request: AuthorizeRequest, options: AuthorizeOpt
       https: request.https,
       now: request.now,
       lookupPolicy: (table, id) => options.lookupPolicy(request.account.name, table, id),
+      serviceLetter: options.accountServiceLetter,
     });
     if (grant !== undefined) return sasAccess(grant);
   }
-  verifySharedKey(request);
+  verifySharedKey(request, options.sharedKey);
   return fullAccess;
 }
 

@@ -5,7 +5,6 @@
 // challenge, as the service answers (header format unverified).
 import { createPublicKey, constants, verify, X509Certificate, type JsonWebKey, type KeyObject } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import type { OAuthConfig } from '../config.js';
 import { TableError } from '../errors.js';
 import { bearerClockSkewMs, bearerRsaModulusBitsMin } from '../limits.js';
 
@@ -168,6 +167,16 @@ function signatureValid(algorithm: Algorithm, key: KeyObject, signed: Buffer, si
 }
 
 // -- key files (read at startup; errors are plain Errors that stop the server) ---------------------
+
+/** Entra ID bearer tokens, enabled by a JWKS and/or PEM key file (the --oauth-* flags). */
+export interface OAuthConfig {
+  readonly jwksFile: string | undefined;
+  readonly pemFile: string | undefined;
+  /** Accepted `iss` values; undefined = any. */
+  readonly issuers: readonly string[] | undefined;
+  /** Accepted `aud` values; undefined = the storage audience. */
+  readonly audiences: readonly string[] | undefined;
+}
 
 /** The verifier the --oauth-* flags describe. */
 export function createBearerVerifier(oauth: OAuthConfig): BearerVerifier {

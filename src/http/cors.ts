@@ -2,8 +2,8 @@
 // Access-Control-* headers on actual cross-origin requests, both from the account's CORS rules
 // (Set Table Service Properties). Pure: rules and request headers in, reply or headers out.
 import { TableError } from '../errors.js';
-import type { CorsRule } from '../protocol/service-properties-xml.js';
-import type { Headers } from './operations.js';
+import type { CorsRule } from '../domain/service-properties.js';
+import type { Headers } from './service-definition.js';
 import type { Reply } from './respond.js';
 import { firstHeader } from './headers.js';
 

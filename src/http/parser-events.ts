@@ -5,13 +5,15 @@
 import type { IncomingMessage, RequestListener, Server, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { TableError } from '../errors.js';
-import { errorReply, rawResponse, responseContext } from './respond.js';
+import { defaultErrorFormat, errorReply, rawResponse, responseContext } from './respond.js';
+import type { ErrorFormat } from './service-definition.js';
 
-export function answerParserEvents(server: Server, listener: RequestListener): void {
+/** `errorFormat`: the error bodies of the service this server answers for. */
+export function answerParserEvents(server: Server, listener: RequestListener, errorFormat: ErrorFormat = defaultErrorFormat): void {
   // RFC 9110 §10.1.1 lets a server ignore an expectation it does not know; the request is served.
   server.on('checkExpectation', listener);
   server.on('connect', (request: IncomingMessage, socket: Duplex) => {
-    const context = responseContext(request.headers);
+    const context = responseContext(request.headers, errorFormat);
     refuse(socket, rawResponse(context, errorReply(context, new TableError('MethodNotAllowed'))));
   });
   server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => {
@@ -24,7 +26,7 @@ export function answerParserEvents(server: Server, listener: RequestListener): v
       refuse(socket, Buffer.from('HTTP/1.1 408 Request Timeout\r\nConnection: close\r\n\r\n'));
       return;
     }
-    const context = responseContext({});
+    const context = responseContext({}, errorFormat);
     refuse(socket, rawResponse(context, errorReply(context, parseFailure(error.code))));
   });
 }

@@ -4,9 +4,10 @@ import { STATUS_CODES, type ServerResponse } from 'node:http';
 import { randomUUID } from 'node:crypto';
 import { clientRequestIdLengthMax } from '../limits.js';
 import { TableError, type ErrorCode } from '../errors.js';
-import { escapeXmlText } from '../protocol/xml.js';
+import { escapeXmlText } from '../table/protocol/xml.js';
 import { isVersionShaped } from './request-checks.js';
 import { lingerAfterReply } from './linger.js';
+import type { ErrorFormat } from './service-definition.js';
 
 export interface Reply {
   readonly status: number;
@@ -21,16 +22,23 @@ export interface ResponseContext {
   readonly requestId: string;
   readonly version: string;
   readonly clientRequestId: string | undefined;
-  /** Content-Type for a JSON error body at the request's metadata level. */
-  errorContentType: string;
-  /** XML operations (ACL, service properties, stats) answer errors in XML. */
-  xmlErrors: boolean;
+  /** How this request's errors are written (the service, and for tables the operation, decide). */
+  errorFormat: ErrorFormat;
 }
+
+/** The Table service's JSON errors at minimal metadata: the format before anything is known. */
+export const defaultErrorFormat: ErrorFormat = {
+  kind: 'json',
+  contentType: 'application/json;odata=minimalmetadata;streaming=true;charset=utf-8',
+};
 
 const defaultVersion = '2019-02-02';
 const visibleAscii = /^[\x20-\x7e]*$/;
 
-export function responseContext(headers: Readonly<Record<string, string | string[] | undefined>>): ResponseContext {
+export function responseContext(
+  headers: Readonly<Record<string, string | string[] | undefined>>,
+  errorFormat = defaultErrorFormat,
+): ResponseContext {
   const version = headers['x-ms-version'];
   const clientRequestId = headers['x-ms-client-request-id'];
   return {
@@ -43,8 +51,7 @@ export function responseContext(headers: Readonly<Record<string, string | string
       visibleAscii.test(clientRequestId)
         ? clientRequestId
         : undefined,
-    errorContentType: 'application/json;odata=minimalmetadata;streaming=true;charset=utf-8',
-    xmlErrors: false,
+    errorFormat,
   };
 }
 
@@ -107,7 +114,7 @@ export function errorReply(context: ResponseContext, error: unknown, extraHeader
   const time = new Date().toISOString().replace('Z', '0000Z');
   const text = `${tableError.message}\nRequestId:${context.requestId}\nTime:${time}`;
   const headers = { 'x-ms-error-code': tableError.code, ...extraHeaders };
-  if (context.xmlErrors) {
+  if (context.errorFormat.kind === 'xml') {
     return {
       status: tableError.status,
       headers: { ...headers, 'Content-Type': 'application/xml' },
@@ -116,7 +123,7 @@ export function errorReply(context: ResponseContext, error: unknown, extraHeader
   }
   return {
     status: tableError.status,
-    headers: { ...headers, 'Content-Type': context.errorContentType },
+    headers: { ...headers, 'Content-Type': context.errorFormat.contentType },
     body: jsonError(tableError.code, text),
   };
 }

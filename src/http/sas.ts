@@ -18,6 +18,8 @@ export type SasParamName = (typeof sasParamNames)[number];
 export type SasParams = Partial<Record<SasParamName, string>>;
 
 const tablePermissions = ['r', 'a', 'u', 'd'] as const;
+const queuePermissions = ['r', 'a', 'u', 'p'] as const;
+export type QueuePermission = (typeof queuePermissions)[number];
 const accountPermissions = ['r', 'w', 'd', 'l', 'a', 'c', 'u', 'p'] as const;
 const resourceTypes = ['s', 'c', 'o'] as const;
 export type TablePermission = (typeof tablePermissions)[number];
@@ -34,9 +36,10 @@ export interface StoredPolicy {
 export type SasGrant =
   | {
       readonly kind: 'service';
-      /** The table as named by `tn` (any case). */
+      /** The table as named by `tn` (any case), or the queue the URL names (a queue SAS names none). */
       readonly table: string;
-      readonly permissions: ReadonlySet<TablePermission>;
+      /** Table letters r a u d; queue letters r a u p. */
+      readonly permissions: ReadonlySet<TablePermission | QueuePermission>;
       /** The keys the token may touch (spk/srk/epk/erk); open bounds are absent. */
       readonly keyRange: KeyRange;
     }
@@ -59,6 +62,8 @@ export interface SasContext {
   /** Server clock, ms since the epoch. */
   readonly now: number;
   readonly lookupPolicy: (table: string, id: string) => Promise<StoredPolicy | undefined> | StoredPolicy | undefined;
+  /** The letter an account SAS's `ss` must hold for the service asked (default t, tables). */
+  readonly serviceLetter?: 'b' | 'q' | 't';
 }
 
 /**
@@ -70,6 +75,9 @@ export interface SasContext {
 export async function verifySas(rawQuery: string, context: SasContext): Promise<SasGrant | undefined> {
   const params = parseSasParams(rawQuery);
   if (params.sig === undefined) return undefined;
+  if (context.serviceLetter === 'q' && params.ss === undefined && params.srt === undefined) {
+    return verifyQueueSas(params, context);
+  }
   if (params.tn !== undefined) return verifyServiceSas(params, params.tn, context);
   if (params.ss !== undefined || params.srt !== undefined) return verifyAccountSas(params, context);
   throw authenticationFailed('The SAS has neither tn (service SAS) nor ss and srt (account SAS).');
@@ -183,13 +191,37 @@ async function verifyServiceSas(params: SasParams, table: string, context: SasCo
   return { kind: 'service', table, permissions: letters(sp, tablePermissions), keyRange: keyRange(params) };
 }
 
+/**
+ * A queue service SAS names no resource in its parameters (no `tn`, no `sr`): it is for the queue
+ * the URL names, signed as `/queue/{account}/{queue}` (create-service-sas).
+ */
+export function queueSasStringToSign(params: SasParams, accountName: string, queue: string): string {
+  const version = params.sv ?? '';
+  const resource = version >= '2015-02-21' ? `/queue/${accountName}/${queue}` : `/${accountName}/${queue}`;
+  const fields = [params.sp, params.st, params.se, resource, params.si];
+  if (version >= '2015-04-05') fields.push(params.sip, params.spr);
+  fields.push(version);
+  return fields.map((field) => field ?? '').join('\n');
+}
+
+async function verifyQueueSas(params: SasParams, context: SasContext): Promise<SasGrant> {
+  requireParam(params, 'sv');
+  const queue = context.tableName ?? '';
+  checkSignature(queueSasStringToSign(params, context.account.name, queue), params, context.account);
+  const { st, se, sp } = await effectivePolicy(params, queue, context);
+  checkTimeWindow(st, se, context.now);
+  checkProtocol(params.spr, context.https);
+  checkSourceIp(params.sip, context.clientIp);
+  return { kind: 'service', table: queue, permissions: letters(sp, queuePermissions), keyRange: {} };
+}
+
 async function verifyAccountSas(params: SasParams, context: SasContext): Promise<SasGrant> {
   for (const name of ['sv', 'ss', 'srt', 'sp', 'se'] as const) requireParam(params, name);
   checkSignature(accountSasStringToSign(params, context.account.name), params, context.account);
   checkTimeWindow(params.st, params.se, context.now);
   checkProtocol(params.spr, context.https);
   checkSourceIp(params.sip, context.clientIp);
-  if (!(params.ss ?? '').includes('t')) throw new TableError('AuthorizationServiceMismatch');
+  if (!(params.ss ?? '').includes(context.serviceLetter ?? 't')) throw new TableError('AuthorizationServiceMismatch');
   return {
     kind: 'account',
     resourceTypes: letters(params.srt, resourceTypes),

@@ -1,11 +1,12 @@
-// The node:http (or node:https) front door. Each request runs one readable path, top to bottom:
-// route → authorize → read body → operation → reply, with every failure rendered in one place and
-// CORS headers added last. OPTIONS preflights are anonymous and answered before authorization.
+// The node:http (or node:https) front door, one listener per service (service-definition.ts) and
+// everything else shared: accounts, TLS, authorization, CORS, hooks, the in-flight limit. Each
+// request runs one readable path, top to bottom: target → route → authorize → read body →
+// operation → reply, with every failure rendered in one place (in the service's error format)
+// and CORS headers added last. OPTIONS preflights are anonymous and answered before authorization.
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import https from 'node:https';
 import type { TLSSocket } from 'node:tls';
-import { assertNever } from '../domain/assert.js';
 import { TableError } from '../errors.js';
 import {
   bodyBytesMax,
@@ -17,34 +18,35 @@ import {
   unreadBodyDrainBytesMax,
   unreadBodyDrainMs,
 } from '../limits.js';
-import { negotiateMetadata, jsonContentType } from '../protocol/odata.js';
 import type { Account } from './accounts.js';
-import { authorize } from './authorize.js';
-import { batchTable, submitBatch, type BatchCall } from './batch.js';
+import { authorize, type Access } from './authorize.js';
 import { bearerChallenge, type BearerVerifier } from './bearer.js';
 import { BodyTooLargeToDrain, discardBody, readBody } from './body.js';
 import { preflight, withCorsHeaders } from './cors.js';
 import type { Explorer } from './explorer.js';
 import { logFailure, loggedTarget, type Logger } from './log.js';
-import * as op from './operations.js';
 import { answerParserEvents } from './parser-events.js';
-import type { Services } from '../service/services.js';
-import { firstHeader } from './headers.js';
 import { errorReply, responseContext, send, type Reply, type ResponseContext } from './respond.js';
 import { checkCommonInputs } from './request-checks.js';
-import { parseTarget, splitRequestTarget, type RequestTarget, type Resource, type Target } from './routes.js';
-import { InjectedFault } from '../observe/faults.js';
-import { operationName, tableOf, type OperationName } from '../observe/operation.js';
+import { parseAccountTarget, splitRequestTarget, type AccountTarget, type RequestTarget } from './account-target.js';
+import { InjectedFault, type RequestHooks } from './hooks.js';
+import {
+  findRoute,
+  routingError,
+  unknownOperation,
+  type ErrorFormat,
+  type OperationName,
+  type ServiceCall,
+  type ServiceDefinition,
+} from './service-definition.js';
 
-export interface ServerOptions {
+/** What every service's listener shares. */
+export interface FrontDoorOptions {
   readonly accounts: ReadonlyMap<string, Account>;
-  readonly services: Services;
-  /** What answers the `{account}-secondary` endpoint: services over a hot standby; undefined: `services`. */
-  readonly secondaryServices?: Services | undefined;
   readonly log: Logger;
   /** PEM certificate chain and private key: serve HTTPS instead of HTTP. */
   readonly tls?: { readonly cert: Buffer; readonly key: Buffer } | undefined;
-  /** Requests handled at once; more are answered 503 ServerBusy. */
+  /** Requests handled at once, over all services; more are answered 503 ServerBusy. */
   readonly requestsInFlightMax: number;
   /** Verifies Entra ID bearer tokens; undefined refuses them. */
   readonly bearer?: BearerVerifier | undefined;
@@ -54,67 +56,81 @@ export interface ServerOptions {
   readonly hooks?: RequestHooks | undefined;
 }
 
-/** What src/observe adds to the request path. */
-export interface RequestHooks {
-  /** Answers a request for Cerulean's own endpoints: paths starting with `/_`, which no account can have. */
-  admin(request: IncomingMessage, target: RequestTarget): Promise<Reply>;
-  /**
-   * Runs an authorized operation; may delay or refuse it, or ask for the connection to be dropped
-   * unanswered. `table` names the table it addresses, if any (computed on demand: a batch's is in its body).
-   * `headers` tell who asks (the workload watch leaves out Cerulean's own tools).
-   */
-  run(
-    operation: OperationName,
-    table: () => string | undefined,
-    execute: () => Promise<Reply>,
-    headers: http.IncomingHttpHeaders,
-  ): Promise<Reply | 'drop'>;
-  /** A request for an operation was answered (or dropped), `durationMs` after it arrived. */
-  answered(operation: OperationName, status: number | 'dropped', durationMs: number): void;
+/** The shared front door; `server()` makes each service's listener. */
+export class FrontDoor {
+  private inFlight = 0;
+
+  constructor(readonly options: FrontDoorOptions) {}
+
+  /** A server answering for one service over its store; the caller listens it on the service's port. */
+  /** `secondaryServices` answer the `{account}-secondary` endpoint (a read replica); default `services`. */
+  server<R extends { readonly kind: string }, S>(
+    definition: ServiceDefinition<R, S>,
+    services: S,
+    secondaryServices?: S,
+  ): http.Server {
+    const service: Service<R, S> = {
+      definition,
+      services,
+      secondaryServices,
+      fallbackErrors: definition.errorFormat(new URLSearchParams(), {}, undefined),
+    };
+    const listener = (request: IncomingMessage, response: ServerResponse): void => {
+      if (this.inFlight >= this.options.requestsInFlightMax) {
+        const context = responseContext(request.headers, service.fallbackErrors);
+        send(response, context, errorReply(context, new TableError('ServerBusy'), { Connection: 'close' }));
+        this.options.hooks?.answered(unknownOperation, 503, 0); // refused before it was read: no operation yet
+        return;
+      }
+      this.inFlight++;
+      response.once('close', () => this.inFlight--);
+      handle(this.options, service, request, response).catch((error: unknown) => {
+        this.options.log.error(`unhandled failure answering ${request.method} ${loggedTarget(request.url)}`, error);
+        if (!response.headersSent) response.destroy();
+      });
+    };
+    // A missing Host is answered by dispatch (HostInformationNotPresent), not with node's bare 400.
+    const serverOptions = { maxHeaderSize: headersBytesMax, requireHostHeader: false };
+    const { tls } = this.options;
+    const server: http.Server =
+      tls === undefined
+        ? http.createServer(serverOptions, listener)
+        : https.createServer({ ...serverOptions, cert: tls.cert, key: tls.key }, listener);
+    answerParserEvents(server, listener, service.fallbackErrors);
+    server.maxConnections = connectionsMax;
+    server.headersTimeout = headersTimeoutMs;
+    server.requestTimeout = requestTimeoutMs;
+    server.keepAliveTimeout = keepAliveTimeoutMs;
+    return server;
+  }
 }
 
-export function createServer(options: ServerOptions): http.Server {
-  let inFlight = 0;
-  const listener = (request: IncomingMessage, response: ServerResponse): void => {
-    if (inFlight >= options.requestsInFlightMax) {
-      const context = responseContext(request.headers);
-      send(response, context, errorReply(context, new TableError('ServerBusy'), { Connection: 'close' }));
-      options.hooks?.answered('Unknown', 503, 0); // refused before it was read: no operation yet
-      return;
-    }
-    inFlight++;
-    response.once('close', () => inFlight--);
-    handle(options, request, response).catch((error: unknown) => {
-      options.log.error(`unhandled failure answering ${request.method} ${loggedTarget(request.url)}`, error);
-      if (!response.headersSent) response.destroy();
-    });
-  };
-  // A missing Host is answered by dispatch (HostInformationNotPresent), not with node's bare 400.
-  const serverOptions = { maxHeaderSize: headersBytesMax, requireHostHeader: false };
-  const server: http.Server =
-    options.tls === undefined
-      ? http.createServer(serverOptions, listener)
-      : https.createServer({ ...serverOptions, cert: options.tls.cert, key: options.tls.key }, listener);
-  answerParserEvents(server, listener);
-  server.maxConnections = connectionsMax;
-  server.headersTimeout = headersTimeoutMs;
-  server.requestTimeout = requestTimeoutMs;
-  server.keepAliveTimeout = keepAliveTimeoutMs;
-  return server;
+/** One service as its listener holds it. */
+interface Service<R extends { readonly kind: string }, S> {
+  readonly definition: ServiceDefinition<R, S>;
+  readonly services: S;
+  readonly secondaryServices?: S | undefined;
+  /** Its error format before anything of a request is known. */
+  readonly fallbackErrors: ErrorFormat;
 }
 
-async function handle(options: ServerOptions, request: IncomingMessage, response: ServerResponse): Promise<void> {
+async function handle<R extends { readonly kind: string }, S>(
+  options: FrontDoorOptions,
+  service: Service<R, S>,
+  request: IncomingMessage,
+  response: ServerResponse,
+): Promise<void> {
   const startedMs = performance.now();
-  const context = responseContext(request.headers);
+  const context = responseContext(request.headers, service.fallbackErrors);
   // Cerulean's own paths start with `/_`, which no account name can: answered before account parsing.
   if (options.explorer?.claims(splitRequestTarget(request.url ?? '/').rawPath)) {
     send(response, context, await settleUnreadBody(request, options.explorer.reply(request, context)));
     return;
   }
-  const known: KnownRequest = { account: undefined, operation: 'Unknown' };
+  const known: KnownRequest = { account: undefined, operation: unknownOperation };
   let reply: Reply | 'drop';
   try {
-    reply = await dispatch(options, request, context, known);
+    reply = await dispatch(options, service, request, context, known);
   } catch (error) {
     // An injected fault was logged when it was injected.
     const what = `${request.method} ${loggedTarget(request.url)}`;
@@ -123,15 +139,17 @@ async function handle(options: ServerOptions, request: IncomingMessage, response
   }
   if (reply === 'drop') {
     response.destroy();
-    if (known.operation !== undefined) options.hooks?.answered(known.operation, 'dropped', performance.now() - startedMs);
+    if (known.operation !== undefined)
+      options.hooks?.answered(known.operation, 'dropped', performance.now() - startedMs);
     return;
   }
   if (known.account !== undefined && request.headers.origin !== undefined) {
-    const { cors } = await options.services.serviceProperties.get(known.account);
+    const cors = await service.definition.corsRules(service.services, known.account);
     reply = withCorsHeaders(cors, request.headers, request.method ?? '', reply);
   }
   send(response, context, await settleUnreadBody(request, reply));
-  if (known.operation !== undefined) options.hooks?.answered(known.operation, reply.status, performance.now() - startedMs);
+  if (known.operation !== undefined)
+    options.hooks?.answered(known.operation, reply.status, performance.now() - startedMs);
 }
 
 /**
@@ -148,11 +166,11 @@ async function settleUnreadBody(request: IncomingMessage, reply: Reply): Promise
 interface KnownRequest {
   /** The account a request named, once known to exist: its CORS rules apply to the reply. */
   account: string | undefined;
-  /** For metrics; undefined for Cerulean's own endpoints. */
+  /** For metrics: the matched route's, 'Unknown' when none matched; undefined for Cerulean's own endpoints. */
   operation: OperationName | undefined;
 }
 
-function errorHeaders(options: ServerOptions, error: unknown): Record<string, string> | undefined {
+function errorHeaders(options: FrontDoorOptions, error: unknown): Record<string, string> | undefined {
   if (!(error instanceof TableError)) return undefined;
   // A body we stopped reading cannot be left on a kept-alive connection.
   if (error instanceof BodyTooLargeToDrain) return { Connection: 'close' };
@@ -162,150 +180,111 @@ function errorHeaders(options: ServerOptions, error: unknown): Record<string, st
   return undefined;
 }
 
-async function dispatch(
-  options: ServerOptions,
+async function dispatch<R extends { readonly kind: string }, S>(
+  options: FrontDoorOptions,
+  service: Service<R, S>,
   request: IncomingMessage,
   context: ResponseContext,
   known: KnownRequest,
 ): Promise<Reply | 'drop'> {
   const { headers } = request;
+  const { definition } = service;
+  let { services } = service;
   const requestTarget = splitRequestTarget(request.url ?? '/');
   if (options.hooks !== undefined && requestTarget.rawPath.startsWith('/_')) {
     known.operation = undefined;
     return options.hooks.admin(request, requestTarget);
   }
-  // $format is read before routing so that even a routing error answers at the right level.
-  const format = requestTarget.query.get('$format') ?? undefined;
-  const metadata = negotiateMetadata(format, firstHeader(headers['accept']));
-  context.errorContentType = jsonContentType(metadata);
-  const target = parseTarget(requestTarget, headers.host, (name) => options.accounts.has(name));
-  context.xmlErrors = isXmlResource(target);
+  // Read before the target so that even a malformed target answers in the right format ($format).
+  context.errorFormat = definition.errorFormat(requestTarget.query, headers, undefined);
+  const target = parseAccountTarget(requestTarget, headers.host, (name) => options.accounts.has(name));
+  const resource = definition.parseResource(target.resourcePath, target.query);
+  context.errorFormat = definition.errorFormat(target.query, headers, resource);
   checkCommonInputs(request.httpVersion, headers, target.query);
   const account = options.accounts.get(target.account);
   if (request.method === 'OPTIONS') {
-    const rules = account === undefined ? [] : (await options.services.serviceProperties.get(account.name)).cors;
+    const rules = account === undefined ? [] : await definition.corsRules(services, account.name);
     return preflight(rules, headers);
   }
-  if (account === undefined) throw new TableError('AuthenticationFailed', undefined, `Unknown account '${target.account}'.`);
+  if (account === undefined)
+    throw new TableError('AuthenticationFailed', undefined, `Unknown account '${target.account}'.`);
   known.account = account.name;
-  const method = op.effectiveMethod(request.method ?? '', headers['x-http-method']);
-  known.operation = operationName(method, target.resource, target.query, headers['if-match'] !== undefined);
-  const access = await authorize(
+  const method = definition.effectiveMethod?.(request.method ?? '', headers) ?? request.method ?? '';
+  const routeRequest = { method, query: target.query, headers };
+  const matched = findRoute(definition.routes, resource, routeRequest);
+  known.operation = matched?.operation ?? unknownOperation;
+  const resourceName = definition.sas.resourceOf(resource);
+  const access = await authorizeFor(
+    options,
+    { definition, services },
+    request,
+    requestTarget,
+    { ...target, resourceName },
+    account,
+  );
+  // The -secondary endpoint is a read replica; the code for a write is unverified.
+  if (target.secondary && method !== 'GET') {
+    throw new TableError('InsufficientAccountPermissions', 'The secondary endpoint of an account is read-only.');
+  }
+  if (target.secondary) services = service.secondaryServices ?? services;
+  if (matched === undefined) throw routingError(definition, resource, routeRequest);
+  if (matched.sas !== undefined) access.require(matched.sas, resourceName);
+  const call: ServiceCall<S> = {
+    services,
+    requestId: context.requestId,
+    account: account.name,
+    access,
+    baseUrl: baseUrl(request, target),
+    method,
+    query: target.query,
+    headers,
+    rawHeaders: request.rawHeaders,
+    body: await readBody(request, bodyBytesMax),
+    logInfo: (line) => options.log.info(line),
+  };
+  const execute = (): Promise<Reply> => matched.handler(call, resource);
+  if (options.hooks === undefined) return execute();
+  return options.hooks.run(matched.operation, () => definition.faultScope(resource, call), execute, headers);
+}
+
+/** What the request's credential allows, checked in the service's way (Shared Key flavour, SAS scope). */
+function authorizeFor<R extends { readonly kind: string }, S>(
+  options: FrontDoorOptions,
+  { definition, services }: Pick<Service<R, S>, 'definition' | 'services'>,
+  request: IncomingMessage,
+  requestTarget: RequestTarget,
+  target: AccountTarget & { readonly resourceName: string | undefined },
+  account: Account,
+): Promise<Access> {
+  return authorize(
     {
       method: request.method ?? '',
       rawPath: target.rawPath,
       rawQuery: requestTarget.rawQuery,
       query: target.query,
-      headers,
+      headers: request.headers,
       account,
       pathStyle: target.pathStyle,
-      tableName: entityTable(target.resource),
+      tableName: target.resourceName,
       clientIp: request.socket.remoteAddress ?? '',
       https: isHttps(request),
       now: Date.now(),
     },
-    { bearer: options.bearer, lookupPolicy: (name, table, id) => options.services.acls.findPolicy(name, table, id) },
+    {
+      bearer: options.bearer,
+      lookupPolicy: (name, resourceName, id) => definition.sas.findPolicy(services, name, resourceName, id),
+      sharedKey: definition.sharedKey,
+      accountServiceLetter: definition.sas.accountServiceLetter,
+    },
   );
-  // The -secondary endpoint is a read replica (operations.md §4.3); the code for a write is unverified.
-  if (target.secondary && method !== 'GET') {
-    throw new TableError('InsufficientAccountPermissions', 'The secondary endpoint of an account is read-only.');
-  }
-  const body = await readBody(request, bodyBytesMax);
-  const call: BatchCall = {
-    requestId: context.requestId,
-    services: (target.secondary ? options.secondaryServices : undefined) ?? options.services,
-    account: account.name,
-    access,
-    baseUrl: baseUrl(request, target),
-    query: target.query,
-    headers,
-    body,
-    metadata,
-    logQuery: (line) => options.log.info(line),
-  };
-  const execute = (): Promise<Reply> => route(call, method, target.resource);
-  if (options.hooks === undefined) return execute();
-  const { resource } = target;
-  const table = () => (resource.kind === 'batch' ? batchTable(account.name, firstHeader(headers['content-type']), body) : tableOf(resource));
-  return options.hooks.run(known.operation, table, execute, headers);
-}
-
-/** The fixed table of (method, resource) → operation. */
-function route(call: BatchCall, method: string, resource: Resource): Promise<Reply> {
-  switch (resource.kind) {
-    case 'tables':
-      if (method === 'GET') return op.queryTables(call);
-      if (method === 'POST') return op.createTable(call);
-      break;
-    case 'table':
-      if (method === 'GET') return op.getTable(call, resource.table);
-      if (method === 'DELETE') return op.deleteTable(call, resource.table);
-      break;
-    case 'tableRoot':
-      if (call.query.get('comp') === 'acl') {
-        if (method === 'GET') return op.getTableAcl(call, resource.table);
-        if (method === 'PUT') return op.setTableAcl(call, resource.table);
-        break;
-      }
-      if (call.query.get('comp') !== null) throw new TableError('NotImplemented');
-      if (method === 'POST') return op.writeEntity(call, method, resource);
-      if (method === 'GET') return op.queryEntities(call, resource.table);
-      break;
-    case 'entities':
-      if (method === 'GET') return op.queryEntities(call, resource.table);
-      if (method === 'POST') return op.writeEntity(call, method, resource); // legacy .NET insert (routes.ts)
-      break;
-    case 'entity':
-      switch (method) {
-        case 'GET':
-          return op.getEntity(call, resource.table, resource.keys);
-        case 'PUT':
-        case 'MERGE':
-        case 'PATCH':
-        case 'DELETE':
-          return op.writeEntity(call, method, resource);
-      }
-      break;
-    case 'batch':
-      if (method === 'POST') return submitBatch(call);
-      break;
-    case 'service':
-      // Only ?restype=service names a service operation; the bare account root is no resource.
-      if (call.query.get('restype') !== 'service') throw new TableError('InvalidUri');
-      switch (call.query.get('comp')) {
-        case 'properties':
-          if (method === 'GET') return op.getServiceProperties(call);
-          if (method === 'PUT') return op.setServiceProperties(call);
-          break;
-        case 'stats':
-          if (method === 'GET') return op.getServiceStats(call);
-          break;
-        default:
-          throw new TableError('NotImplemented');
-      }
-      break;
-    default:
-      return assertNever(resource);
-  }
-  throw new TableError('MethodNotAllowed');
-}
-
-function isXmlResource(target: Target): boolean {
-  return (target.resource.kind === 'service' && target.query.get('restype') === 'service') || target.query.get('comp') === 'acl';
-}
-
-/** The table a service SAS must be for, when the URL names one for entities. */
-function entityTable(resource: Resource): string | undefined {
-  return resource.kind === 'tableRoot' || resource.kind === 'entities' || resource.kind === 'entity' ? resource.table : undefined;
 }
 
 function isHttps(request: IncomingMessage): boolean {
   return (request.socket as Partial<TLSSocket>).encrypted === true;
 }
 
-function baseUrl(request: IncomingMessage, target: Target): string {
+function baseUrl(request: IncomingMessage, target: AccountTarget): string {
   const scheme = isHttps(request) ? 'https' : 'http';
   const host = request.headers.host ?? 'localhost';
   return target.pathStyle ? `${scheme}://${host}/${target.account}` : `${scheme}://${host}`;
 }
-

@@ -1,10 +1,10 @@
 // Fault injection (`--faults FILE`, `/_faults`): rules matched by operation and table that fire
 // with a probability (a seeded PRNG, so a run with the same requests in the same order fails the
 // same way) or on every Nth matching request. What a fault does to a request is decided here;
-// doing it is the server's part (see FaultGate in requests.ts).
+// doing it is Observation's part (observation.ts).
 import { TableError } from '../errors.js';
 import { faultLatencyMsMax, faultRulesMax } from '../limits.js';
-import { operationNames, type OperationName } from './operation.js';
+import type { OperationName } from '../http/service-definition.js';
 import { seededRandom } from '../domain/random.js';
 
 export const faultKinds = [
@@ -55,8 +55,11 @@ export interface Fault {
 }
 
 
-/** Validates a fault document (from a file or a PUT); throws TableError InvalidInput with the reason. */
-export function parseFaultDocument(text: string): FaultDocument {
+/**
+ * Validates a fault document (from a file or a PUT) against the operations the server's route
+ * tables name; throws TableError InvalidInput with the reason.
+ */
+export function parseFaultDocument(text: string, operationNames: readonly OperationName[]): FaultDocument {
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
@@ -67,10 +70,10 @@ export function parseFaultDocument(text: string): FaultDocument {
   const { seed = 1, rules } = parsed;
   if (typeof seed !== 'number' || !Number.isSafeInteger(seed)) throw invalid('seed must be an integer');
   if (!Array.isArray(rules) || rules.length > faultRulesMax) throw invalid(`rules must be an array of at most ${faultRulesMax} rules`);
-  return { seed, rules: rules.map((rule, index) => parseRule(rule, index)) };
+  return { seed, rules: rules.map((rule, index) => parseRule(rule, index, operationNames)) };
 }
 
-function parseRule(rule: unknown, index: number): FaultRule {
+function parseRule(rule: unknown, index: number, operationNames: readonly OperationName[]): FaultRule {
   const at = `rules[${index}]`;
   if (!isRecord(rule)) throw invalid(`${at} must be an object`);
   const known = new Set(['kind', 'operation', 'operations', 'table', 'probability', 'every', 'latencyMs', 'limit']);
@@ -79,7 +82,7 @@ function parseRule(rule: unknown, index: number): FaultRule {
   if (!faultKinds.includes(kind as FaultKind)) throw invalid(`${at}.kind must be one of ${faultKinds.join(', ')}`);
   const operationList = rule['operations'] ?? (rule['operation'] === undefined ? undefined : [rule['operation']]);
   if (operationList !== undefined) {
-    if (!Array.isArray(operationList) || !operationList.every((name) => operationNames.includes(name as OperationName))) {
+    if (!Array.isArray(operationList) || !operationList.every((name) => operationNames.includes(name as string))) {
       throw invalid(`${at}.operation must name operations among ${operationNames.join(', ')}`);
     }
   }
@@ -153,14 +156,6 @@ export class FaultPlan {
     return undefined;
   }
 }
-
-/** The answer of an error-kind fault: the service's error, marked as injected (the server logs it once). */
-export class InjectedFault extends TableError {
-  constructor(kind: 'serverBusy' | 'operationTimedOut' | 'internalError') {
-    super(kind === 'serverBusy' ? 'ServerBusy' : kind === 'operationTimedOut' ? 'OperationTimedOut' : 'InternalError');
-  }
-}
-
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);

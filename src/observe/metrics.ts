@@ -6,7 +6,7 @@ import type { ReplicationStatus } from '../storage/replication.js';
 import type { CommitStats, DiskUsage } from '../storage/store.js';
 import type { FaultKind } from './faults.js';
 import type { InsightKind } from './insights.js';
-import type { OperationName } from './operation.js';
+import type { OperationName } from '../http/service-definition.js';
 import type { ThrottleScope } from './throttle.js';
 
 export interface PartitionSample {

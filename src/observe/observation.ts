@@ -6,22 +6,24 @@ import { readFileSync } from 'node:fs';
 import type { IncomingMessage } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Account } from '../http/accounts.js';
-import { answerAdmin } from '../http/admin.js';
+import type { RequestTarget } from '../http/account-target.js';
+import { InjectedFault, type RequestHooks } from '../http/hooks.js';
 import type { Logger } from '../http/log.js';
 import type { Reply } from '../http/respond.js';
-import type { RequestTarget } from '../http/routes.js';
-import type { RequestHooks } from '../http/server.js';
-import { QueryService } from '../service/query.js';
+import type { OperationName } from '../http/service-definition.js';
+import { QueryService } from '../table/service/query.js';
 import type { CommitStats, Store } from '../storage/store.js';
 import type { ObserveConfig } from './config.js';
-import { FaultPlan, InjectedFault, parseFaultDocument } from './faults.js';
+import { answerAdmin } from './admin.js';
+import { FaultPlan, parseFaultDocument } from './faults.js';
 import { insights, type InsightsReport } from './insights.js';
 import { Metrics, type PartitionSample } from './metrics.js';
 import { ObservedQueryService } from './observed-queries.js';
 import { ObservedStore } from './observed-store.js';
-import type { OperationName } from './operation.js';
 import { azureTargets, Throttle } from './throttle.js';
 import { runAsToolWhen } from './tool-traffic.js';
+import { ThrottledQueueStore } from './throttled-queue-store.js';
+import type { QueueStore } from '../storage/queue-store.js';
 import { Workload } from './workload.js';
 
 /** Partition series per table with --metrics-partitions. */
@@ -36,12 +38,16 @@ export class Observation {
   /** The read-access secondary's replication, once the composition has one. */
   replication: ReplicationSource | undefined;
 
-  /** Throws an Error naming the problem when the faults file cannot be read or is invalid. */
+  /**
+   * `operations`: every operation name the server's route tables have (fault rules may name only
+   * these). Throws an Error naming the problem when the faults file cannot be read or is invalid.
+   */
   constructor(
     private readonly config: ObserveConfig,
     private readonly log: Logger,
+    private readonly operations: readonly OperationName[],
   ) {
-    this.faults = new FaultPlan(config.faultsFile === undefined ? undefined : readFaultsFile(config.faultsFile));
+    this.faults = new FaultPlan(config.faultsFile === undefined ? undefined : readFaultsFile(config.faultsFile, operations));
     this.workload = config.metrics ? new Workload() : undefined;
     this.metrics = config.metrics
       ? new Metrics({
@@ -63,6 +69,11 @@ export class Observation {
     this.engine = engine;
     if (this.workload === undefined && this.throttle === undefined) return engine;
     return new ObservedStore(engine, this);
+  }
+
+  /** The queue store the queue service uses: throttled when the throttle is on. */
+  queueStore(engine: QueueStore): QueueStore {
+    return this.throttle === undefined ? engine : new ThrottledQueueStore(engine, this.throttle);
   }
 
   queries(store: Store): QueryService {
@@ -87,7 +98,7 @@ export class Observation {
           faults: {
             describe: () => this.faults.describe(),
             replace: (text) => {
-              this.faults.replace(parseFaultDocument(text));
+              this.faults.replace(parseFaultDocument(text, this.operations));
               this.log.info(`fault rules replaced: ${JSON.stringify(this.faults.describe())}`);
             },
             clear: () => {
@@ -104,9 +115,9 @@ export class Observation {
   }
 
   /** Applies the fault (if any) the rules pick for this request. */
-  private async run(operation: OperationName, tableOf: () => string | undefined, execute: () => Promise<Reply>): Promise<Reply | 'drop'> {
+  private async run(operation: OperationName, scope: () => string | undefined, execute: () => Promise<Reply>): Promise<Reply | 'drop'> {
     let known: { table: string | undefined } | undefined;
-    const table = (): string | undefined => (known ??= { table: tableOf() }).table;
+    const table = (): string | undefined => (known ??= { table: scope() }).table;
     const fault = this.faults.pick(operation, table);
     if (fault === undefined) return execute();
     this.metrics?.faultInjected(fault.kind, operation);
@@ -138,7 +149,7 @@ export class Observation {
   }
 }
 
-function readFaultsFile(file: string) {
+function readFaultsFile(file: string, operations: readonly OperationName[]) {
   let text: string;
   try {
     text = readFileSync(file, 'utf8');
@@ -146,7 +157,7 @@ function readFaultsFile(file: string) {
     throw new Error(`--faults: cannot read ${file}: ${(error as Error).message}`);
   }
   try {
-    return parseFaultDocument(text);
+    return parseFaultDocument(text, operations);
   } catch (error) {
     throw new Error(`--faults ${file}: ${(error as Error).message}`);
   }

@@ -2,9 +2,9 @@
 // for one entity before it runs (in its partition when the filter names one) and charged for the
 // rest of what it returned afterwards; its class, entities read and returned, and filter shape
 // are noted.
-import type { EntityPage, EntityQuery } from '../service/query.js';
-import { QueryService } from '../service/query.js';
-import { filterFacts } from '../query/shape.js';
+import type { EntityPage, EntityQuery } from '../table/service/query.js';
+import { QueryService } from '../table/service/query.js';
+import { filterFacts } from '../table/query/shape.js';
 import type { Store, TableInfo } from '../storage/store.js';
 import type { Metrics } from './metrics.js';
 import type { Watchers } from './observed-store.js';

@@ -19,6 +19,7 @@ const repoRoot = fileURLToPath(new URL('../../../', import.meta.url));
 const startTimeoutMs = 20_000;
 const stopTimeoutMs = 10_000;
 const listeningPrefix = 'Cerulean listening on ';
+const queueEndpointPrefix = 'Queue endpoint: ';
 const connectionStringPrefix = 'Connection string: ';
 
 export interface ServerOptions {
@@ -28,7 +29,10 @@ export interface ServerOptions {
   location?: string;
   /** Extra environment; `undefined` removes a variable. CERULEAN_* and AZURITE_ACCOUNTS are never inherited. */
   env?: Record<string, string | undefined>;
-  /** Extra arguments. `--port 0` and a temp `--location` are added only when neither args nor env choose them. */
+  /**
+   * Extra arguments. `--port 0`, `--queue-port 0` (parallel tests must not collide on the default
+   * ports) and a temp `--location` are added only when neither args nor env choose them.
+   */
   args?: string[];
   /** Working directory of the process (default: the repository root). */
   cwd?: string;
@@ -64,8 +68,10 @@ export const storeSetups: readonly { readonly label: string; readonly options: S
 export interface RunningServer {
   readonly host: string;
   readonly port: number;
-  /** `http://HOST:PORT/devstoreaccount1`, as printed. */
+  /** `http://HOST:PORT/devstoreaccount1`, as printed: the Table service. */
   readonly url: string;
+  /** The Queue service's endpoint as printed; undefined when the server serves no queues. */
+  readonly queueUrl: string | undefined;
   readonly connectionString: string;
   readonly process: ChildProcess;
   /** What the process printed so far (for failure messages). */
@@ -106,6 +112,7 @@ function planArgs(options: ServerOptions, env: NodeJS.ProcessEnv): ArgPlan {
   const given = options.args ?? [];
   const args: string[] = [];
   if (!given.includes('--port') && env.CERULEAN_PORT === undefined) args.push('--port', '0');
+  if (!given.includes('--queue-port') && env.CERULEAN_QUEUE_PORT === undefined) args.push('--queue-port', '0');
   let ownedDir: string | undefined;
   if (options.database !== undefined) args.push('--database', options.database);
   else if (options.inMemory) args.push('--in-memory');
@@ -143,6 +150,13 @@ async function waitForExit(child: ChildProcess, what: string): Promise<number | 
   }
 }
 
+/** What the server printed once listening. */
+interface Banner {
+  readonly url: string;
+  readonly queueUrl: string | undefined;
+  readonly connectionString: string;
+}
+
 /** Spawns `node bin/cerulean.js …` and resolves once it printed its listening and connection-string lines. */
 export async function startServer(requested: ServerOptions = {}): Promise<RunningServer> {
   let options = await onEngineUnderTest(requested);
@@ -167,13 +181,15 @@ export async function startServer(requested: ServerOptions = {}): Promise<Runnin
   };
   child.once('exit', cleanup);
 
-  const ready = new Promise<{ url: string; connectionString: string }>((resolve, reject) => {
+  const ready = new Promise<Banner>((resolve, reject) => {
     let url: string | undefined;
+    let queueUrl: string | undefined;
     createInterface({ input: child.stdout! }).on('line', (line) => {
       stdout += line + '\n';
       if (line.startsWith(listeningPrefix)) url = line.slice(listeningPrefix.length).trim();
+      else if (line.startsWith(queueEndpointPrefix)) queueUrl = line.slice(queueEndpointPrefix.length).trim();
       else if (line.startsWith(connectionStringPrefix) && url !== undefined) {
-        resolve({ url, connectionString: line.slice(connectionStringPrefix.length).trim() });
+        resolve({ url, queueUrl, connectionString: line.slice(connectionStringPrefix.length).trim() });
       }
     });
     child.once('exit', (code, signal) =>
@@ -186,7 +202,7 @@ export async function startServer(requested: ServerOptions = {}): Promise<Runnin
     ).unref();
   });
 
-  let started: { url: string; connectionString: string };
+  let started: Banner;
   try {
     started = await ready;
   } catch (error) {
@@ -200,6 +216,7 @@ export async function startServer(requested: ServerOptions = {}): Promise<Runnin
     host: parsed.hostname,
     port: Number(parsed.port),
     url: started.url,
+    queueUrl: started.queueUrl,
     connectionString: started.connectionString,
     process: child,
     output,

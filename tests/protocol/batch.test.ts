@@ -9,8 +9,8 @@ import {
   parseBatchRequest,
   serializeBatchResponse,
   statusReason,
-} from '../../src/protocol/batch.js';
-import { MultipartSyntaxError } from '../../src/protocol/multipart.js';
+} from '../../src/table/protocol/batch.js';
+import { MultipartSyntaxError } from '../../src/table/protocol/multipart.js';
 import { seededRandom } from '../../src/domain/random.js';
 
 const crlf = (...lines: string[]) => lines.join('\r\n');

@@ -10,8 +10,8 @@ import {
   stringValueLengthUtf16Max,
 } from '../../src/limits.js';
 import { type EdmValue, dateTimeTicksMax, dateTimeTicksMin, int64Max, int64Min } from '../../src/domain/edm.js';
-import { decodeEntityBody } from '../../src/protocol/entity-json.js';
-import { encodeEntity } from '../../src/protocol/odata.js';
+import { decodeEntityBody } from '../../src/table/protocol/entity-json.js';
+import { encodeEntity } from '../../src/table/protocol/odata.js';
 import { entitySizeBytes, type Entity, type Properties, validateKey } from '../../src/domain/entity.js';
 
 function assertTableError(fn: () => unknown, code: string): void {

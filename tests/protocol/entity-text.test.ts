@@ -6,8 +6,8 @@ import assert from 'node:assert/strict';
 import { seededRandom } from '../../src/domain/random.js';
 import { entitySizeBytes } from '../../src/domain/entity.js';
 import { TableError } from '../../src/errors.js';
-import { decodeEntityBody } from '../../src/protocol/entity-json.js';
-import { decodeEntity, transcodeOrUndefined } from '../../src/protocol/entity-text.js';
+import { decodeEntityBody } from '../../src/table/protocol/entity-json.js';
+import { decodeEntity, transcodeOrUndefined } from '../../src/table/protocol/entity-text.js';
 import { encodeStoredProperties } from '../../src/storage/stored-json.js';
 import { randomEntityBody } from '../helpers/entity-bodies.js';
 

@@ -2,7 +2,7 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { TableError } from '../../src/errors.js';
 import { jsonDepthMax } from '../../src/limits.js';
-import { type JsonValue, readJson } from '../../src/protocol/json-reader.js';
+import { type JsonValue, readJson } from '../../src/table/protocol/json-reader.js';
 
 /** The reader's tree as the plain value JSON.parse would give (numbers through Number). */
 function toPlain(value: JsonValue): unknown {

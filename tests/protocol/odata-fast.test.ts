@@ -13,7 +13,7 @@ import {
   entityEncoder,
   type EntityUrlContext,
   type MetadataLevel,
-} from '../../src/protocol/odata.js';
+} from '../../src/table/protocol/odata.js';
 import { decodeStoredProperties, encodeStoredProperties, minimalJsonOf } from '../../src/storage/stored-json.js';
 import { seededRandom } from '../../src/domain/random.js';
 import { StoredEntity } from '../../src/storage/lazy-entity.js';

@@ -11,7 +11,7 @@ import {
   entityPath,
   jsonContentType,
   negotiateMetadata,
-} from '../../src/protocol/odata.js';
+} from '../../src/table/protocol/odata.js';
 import { type Entity } from '../../src/domain/entity.js';
 
 function ticks(iso: string): bigint {

@@ -6,8 +6,8 @@ import {
   writeServiceProperties,
   writeServiceStats,
   type ServiceProperties,
-} from '../../src/protocol/service-properties-xml.js';
-import { defaultServiceProperties } from '../../src/service/service-properties.js';
+} from '../../src/table/protocol/service-properties-xml.js';
+import { defaultServiceProperties } from '../../src/table/service/service-properties.js';
 
 function refused(text: string, code: ErrorCode): void {
   assert.throws(() => parseServiceProperties(text), (error: unknown) => error instanceof TableError && error.code === code, text);

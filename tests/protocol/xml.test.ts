@@ -10,7 +10,7 @@ import {
   writeXmlDocument,
   writeXmlNode,
   type XmlElement,
-} from '../../src/protocol/xml.js';
+} from '../../src/table/protocol/xml.js';
 import { seededRandom } from '../query/random.js';
 
 function invalid(text: string, reason?: RegExp): void {

@@ -2,7 +2,7 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { parseDateTimeTicks } from '../../src/domain/edm.js';
 import type { EdmValue } from '../../src/domain/edm.js';
-import { compileEntityQuery } from '../../src/query/index.js';
+import { compileEntityQuery } from '../../src/table/query/index.js';
 import { type Entity } from '../../src/domain/entity.js';
 
 function ticks(text: string): bigint {

@@ -1,7 +1,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { keyInRange } from '../../src/http/sas.js';
-import { intersectRanges } from '../../src/query/index.js';
+import { intersectRanges } from '../../src/table/query/index.js';
 import { runSeed, seededRandom, type Random } from './random.js';
 import { type KeyBound, type KeyRange } from '../../src/domain/keys.js';
 

@@ -2,9 +2,9 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { TableError } from '../../src/errors.js';
 import type { EdmValue } from '../../src/domain/edm.js';
-import { printLiteral } from '../../src/query/ast.js';
-import { Lexer } from '../../src/query/lexer.js';
-import type { Token } from '../../src/query/lexer.js';
+import { printLiteral } from '../../src/table/query/ast.js';
+import { Lexer } from '../../src/table/query/lexer.js';
+import type { Token } from '../../src/table/query/lexer.js';
 
 /** Every token of `text` in a compact printed form: `kind@offset` plus its payload. */
 function tokens(text: string): string[] {

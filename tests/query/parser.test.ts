@@ -4,10 +4,10 @@ import { TableError } from '../../src/errors.js';
 import type { ErrorCode } from '../../src/errors.js';
 import { filterComparisonsMax, filterDepthMax, filterLengthUtf16Max } from '../../src/limits.js';
 import type { EdmValue } from '../../src/domain/edm.js';
-import { comparisonOperators, printLiteral, printNode } from '../../src/query/ast.js';
-import type { FilterNode } from '../../src/query/ast.js';
-import { compileEntityQuery, compileTableFilter, printFilter, rejectUnsupportedQueryOptions } from '../../src/query/index.js';
-import { parseFilter } from '../../src/query/parser.js';
+import { comparisonOperators, printLiteral, printNode } from '../../src/table/query/ast.js';
+import type { FilterNode } from '../../src/table/query/ast.js';
+import { compileEntityQuery, compileTableFilter, printFilter, rejectUnsupportedQueryOptions } from '../../src/table/query/index.js';
+import { parseFilter } from '../../src/table/query/parser.js';
 import { runSeed, seededRandom } from './random.js';
 import type { Random } from './random.js';
 

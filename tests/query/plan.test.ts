@@ -1,6 +1,6 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { clipRanges, compileEntityQuery, intersectRanges, printPlan } from '../../src/query/index.js';
+import { clipRanges, compileEntityQuery, intersectRanges, printPlan } from '../../src/table/query/index.js';
 import { type KeyBound, type KeyRange } from '../../src/domain/keys.js';
 
 function plan(filter: string): string {

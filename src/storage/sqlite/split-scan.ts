@@ -10,7 +10,7 @@ import { performance, type EventLoopUtilization } from 'node:perf_hooks';
 import { compareIndexKeys, compareKeyToBound, type IndexKey, type KeyBound, type KeyRange } from '../../domain/keys.js';
 import { stepRowsMax, type RangeReader, type RowStep } from './range-reader.js';
 import type { ScanPool } from './scan-pool.js';
-import type { ScanSplit } from '../../config.js';
+import type { ScanSplit } from '../scan-split.js';
 
 /** Where a split step cuts its range, and each thread's share of the window. */
 export interface SplitPlan {

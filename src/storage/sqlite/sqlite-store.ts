@@ -19,7 +19,7 @@ import { addIndex, listIndexes } from './property-indexes.js';
 import { RangeReader, stepExamineMaxDefault, stepRowsMax, type RowStep } from './range-reader.js';
 import { ScanPool } from './scan-pool.js';
 import { SplitScanner } from './split-scan.js';
-import type { ScanSplit } from '../../config.js';
+import type { ScanSplit } from '../scan-split.js';
 import { databaseFile, openDatabase, selectTableSql, settingRow, tableCacheKey } from './schema.js';
 import { SqliteQueueStore } from './queue-store.js';
 import { WorkerWriterClient } from './writer-client.js';

@@ -13,8 +13,9 @@ import type http from 'node:http';
 import { after, before, describe, test } from 'node:test';
 import { loadAccounts } from '../../../src/http/accounts.js';
 import { createLogger } from '../../../src/http/log.js';
-import { createServer } from '../../../src/http/server.js';
-import { createServices } from '../../../src/service/services.js';
+import { FrontDoor } from '../../../src/http/server.js';
+import { tableService } from '../../../src/table/routes.js';
+import { createServices } from '../../../src/table/service/services.js';
 import type { Store } from '../../../src/storage/store.js';
 import { changesetBody, entityResource, op, postBatch, queryBody } from '../../helpers/batch.js';
 import { describeResponse, send, type RawRequest, type RawResponse } from '../../helpers/http.js';
@@ -160,12 +161,8 @@ class FaultRig {
     this.subject = await this.factory();
     this.faulty = new FaultyStore(this.subject.store);
     const accounts = Array.from({ length: accountsMax }, (_, i) => `fault${i}:${devKey}`).join(';');
-    this.server = createServer({
-      accounts: loadAccounts(accounts),
-      services: createServices(this.faulty),
-      log: createLogger('silent'),
-      requestsInFlightMax: 64,
-    });
+    const frontDoor = new FrontDoor({ accounts: loadAccounts(accounts), log: createLogger('silent'), requestsInFlightMax: 64 });
+    this.server = frontDoor.server(tableService, createServices(this.faulty));
     await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', resolve));
     this.port = (this.server.address() as AddressInfo).port;
   }

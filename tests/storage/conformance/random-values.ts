@@ -3,7 +3,7 @@
 // prefilter cases and the model test.
 import { dateTimeTicksMax, dateTimeTicksMin, int64Max, int64Min, type EdmValue } from '../../../src/domain/edm.js';
 import type { Entity } from '../../../src/domain/entity.js';
-import { compilePredicate, readEntityProperty } from '../../../src/query/evaluate.js';
+import { compilePredicate, readEntityProperty } from '../../../src/table/query/evaluate.js';
 import type { ComparisonOperator, PropertyCondition } from '../../../src/storage/store.js';
 import type { Random } from '../../query/random.js';
 import { edm, noiseBytes } from './support.js';

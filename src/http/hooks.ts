@@ -1,0 +1,33 @@
+// What a layer above the front door (src/observe) may add to the request path: its own endpoints,
+// a say in running each operation (throttling, fault injection) and hearing each answer (metrics).
+// Defined here, implemented there, so that imports point down: observe knows http, not the reverse.
+import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
+import { TableError } from '../errors.js';
+import type { Reply } from './respond.js';
+import type { RequestTarget } from './account-target.js';
+import type { OperationName } from './service-definition.js';
+
+export interface RequestHooks {
+  /** Answers a request for Cerulean's own endpoints: paths starting with `/_`, which no account can have. */
+  admin(request: IncomingMessage, target: RequestTarget): Promise<Reply>;
+  /**
+   * Runs an authorized operation; may delay or refuse it, or ask for the connection to be dropped
+   * unanswered. `scope` names the table or queue it addresses, if any (computed on demand: a
+   * batch's is in its body). `headers` tell who asks (the workload watch leaves out Cerulean's own tools).
+   */
+  run(
+    operation: OperationName,
+    scope: () => string | undefined,
+    execute: () => Promise<Reply>,
+    headers: IncomingHttpHeaders,
+  ): Promise<Reply | 'drop'>;
+  /** A request was answered (or dropped), `durationMs` after it arrived; 'Unknown' when no route matched. */
+  answered(operation: OperationName, status: number | 'dropped', durationMs: number): void;
+}
+
+/** The answer of an error-kind fault: the service's error, marked as injected (logged once, where injected). */
+export class InjectedFault extends TableError {
+  constructor(kind: 'serverBusy' | 'operationTimedOut' | 'internalError') {
+    super(kind === 'serverBusy' ? 'ServerBusy' : kind === 'operationTimedOut' ? 'OperationTimedOut' : 'InternalError');
+  }
+}

@@ -1,0 +1,160 @@
+// What a storage service (Table, Queue, later Blob) gives the one front door: how to read a
+// request target, its route table, how its errors look, how it is signed, and what its SAS
+// covers. The front door (server.ts) owns everything shared: listeners, accounts and keys, TLS,
+// Shared Key, SAS, bearer tokens, CORS, observation, the in-flight limit. docs/architecture.md
+// has the picture.
+import type { TableError } from '../errors.js';
+import type { CorsRule } from '../domain/service-properties.js';
+import type { Access } from './authorize.js';
+import type { SharedKeyFlavour } from './auth.js';
+import type { Reply } from './respond.js';
+import type { SasNeed, StoredPolicy } from './sas.js';
+
+export type Headers = Readonly<Record<string, string | string[] | undefined>>;
+
+/**
+ * An operation's name in the terms of Azure Storage Analytics logs (QueryEntity, PutMessage, …):
+ * the label of metrics, the key of fault rules. 'Unknown' for a request no route matches.
+ */
+export type OperationName = string;
+export const unknownOperation = 'Unknown';
+
+/** A decoded, authorized request as a route's handler sees it. */
+export interface ServiceCall<S> {
+  /** The service's own operations over its store (the Table service's `Services`, …). */
+  readonly services: S;
+  readonly requestId: string;
+  readonly account: string;
+  /** What the request's credential allows; the front door checked the route's `sas` need already. */
+  readonly access: Access;
+  /** `{scheme}://{host}[/{account}]`: the base of the URLs a reply names. */
+  readonly baseUrl: string;
+  /** The effective method (after the service's method tunnelling, if it has one). */
+  readonly method: string;
+  readonly query: URLSearchParams;
+  readonly headers: Headers;
+  /** Header names and values as sent, in pairs (node lower-cases `headers`; metadata names keep their case). */
+  readonly rawHeaders: readonly string[];
+  readonly body: Buffer;
+  /** A line for the server log at info level (query plans). */
+  readonly logInfo: (line: string) => void;
+}
+
+/** What a route's conditions look at. */
+export interface RouteRequest {
+  readonly method: string;
+  readonly query: URLSearchParams;
+  readonly headers: Headers;
+}
+
+/**
+ * One line of a service's route table: (resource, method[, restype][, comp][, when]) → operation.
+ * Lines are tried in order; the first whose conditions all hold is the request's route.
+ */
+export interface Route<R extends { readonly kind: string }, S> {
+  readonly resource: R['kind'];
+  readonly method: string;
+  /** The `restype` query value required; undefined: any. */
+  readonly restype?: string | undefined;
+  /** The `comp` query value required; null: the request has none; undefined: any. */
+  readonly comp?: string | null | undefined;
+  /** A further condition (a header, `peekonly=true`, …); undefined: none. */
+  readonly when?: ((request: RouteRequest) => boolean) | undefined;
+  readonly operation: OperationName;
+  /**
+   * What a SAS must grant, checked by the front door before the handler runs; undefined: the
+   * handler checks each thing the request does (the parts of a $batch).
+   */
+  readonly sas: SasNeed | undefined;
+  readonly handler: (call: ServiceCall<S>, resource: R) => Promise<Reply>;
+}
+
+/** How a service's errors are written: the Table service's JSON at a metadata level, or XML. */
+export type ErrorFormat = { readonly kind: 'xml' } | { readonly kind: 'json'; readonly contentType: string };
+
+/** The SAS side of a service; verifying a token is shared (sas.ts). */
+export interface SasFlavour<R, S> {
+  /** This service's letter in an account SAS's `ss` (b, q, t). */
+  readonly accountServiceLetter: 'b' | 'q' | 't';
+  /**
+   * The resource (table, queue) the URL names, which a service SAS must be for; undefined for
+   * service-level requests and those that name it in their body ($batch).
+   */
+  resourceOf(resource: R): string | undefined;
+  /** A stored access policy of that resource (Set Table ACL, Set Queue ACL). */
+  findPolicy(services: S, account: string, resourceName: string, id: string): Promise<StoredPolicy | undefined>;
+}
+
+export interface ServiceDefinition<R extends { readonly kind: string }, S> {
+  /** Also the host label of host-style URLs (`{account}.queue.localhost`). */
+  readonly name: 'table' | 'queue' | 'blob';
+  /** Its key in a connection string. */
+  readonly endpointKey: 'TableEndpoint' | 'QueueEndpoint' | 'BlobEndpoint';
+  /**
+   * The resource named by the path after the account (still percent-encoded, no query);
+   * throws the service's 400 (InvalidUri) for a path that names none.
+   */
+  parseResource(path: string, query: URLSearchParams): R;
+  readonly routes: readonly Route<R, S>[];
+  /**
+   * The error for a request no route matches: `otherMethods` when routes name its (resource,
+   * restype, comp) for other methods (405 MethodNotAllowed), else e.g. 400 InvalidUri or 501.
+   */
+  unrouted(resource: R, query: URLSearchParams, otherMethods: boolean): TableError;
+  /** The method the client means (the Table service's X-HTTP-Method tunnelling); undefined: as sent. */
+  effectiveMethod?(method: string, headers: Headers): string;
+  /** Error bodies for this request; `resource` is undefined when the target did not parse. */
+  errorFormat(query: URLSearchParams, headers: Headers, resource: R | undefined): ErrorFormat;
+  readonly sharedKey: SharedKeyFlavour;
+  readonly sas: SasFlavour<R, S>;
+  /** The account's CORS rules for this service (its Set Service Properties). */
+  corsRules(services: S, account: string): Promise<readonly CorsRule[]>;
+  /** The table or queue fault rules match a request by; may read the body ($batch). */
+  faultScope(resource: R, call: ServiceCall<S>): string | undefined;
+}
+
+/** Every operation name a set of services can count, for fault rules and metrics. */
+export function operationNamesOf(
+  definitions: readonly { readonly routes: readonly { readonly operation: OperationName }[] }[],
+): string[] {
+  const names = new Set<string>(definitions.flatMap((definition) => definition.routes.map((route) => route.operation)));
+  return [...names, unknownOperation];
+}
+
+/** The request's route, or undefined when none matches (then `routingError` says why). */
+export function findRoute<R extends { readonly kind: string }, S>(
+  routes: readonly Route<R, S>[],
+  resource: R,
+  request: RouteRequest,
+): Route<R, S> | undefined {
+  return routes.find((route) => route.method === request.method && addresses(route, resource, request));
+}
+
+/** Why no route matched, in the service's words. */
+export function routingError<R extends { readonly kind: string }, S>(
+  definition: ServiceDefinition<R, S>,
+  resource: R,
+  request: RouteRequest,
+): TableError {
+  const otherMethods = definition.routes.some((route) => addresses(route, resource, request));
+  return definition.unrouted(resource, request.query, otherMethods);
+}
+
+function addresses<R extends { readonly kind: string }, S>(
+  route: Route<R, S>,
+  resource: R,
+  request: RouteRequest,
+): boolean {
+  if (route.resource !== resource.kind) return false;
+  if (route.restype !== undefined && request.query.get('restype') !== route.restype) return false;
+  if (route.comp !== undefined && request.query.get('comp') !== route.comp) return false;
+  return route.when === undefined || route.when(request);
+}
+
+/** A route line whose handler sees its resource narrowed to the kind it names. */
+export function route<R extends { readonly kind: string }, S, K extends R['kind']>(
+  line: Omit<Route<R, S>, 'handler' | 'resource'> & { readonly resource: K },
+  handler: (call: ServiceCall<S>, resource: Extract<R, { readonly kind: K }>) => Promise<Reply>,
+): Route<R, S> {
+  return { ...line, handler: (call, resource) => handler(call, resource as Extract<R, { readonly kind: K }>) };
+}

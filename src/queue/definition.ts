@@ -1,0 +1,207 @@
+// The Queue service as the front door sees it (http/service-definition.ts): its resources, its
+// route table (which request is which operation, under the Storage Analytics names, what a SAS
+// must grant for it, and who answers it), XML error bodies, the Blob/Queue Shared Key format, its
+// SAS side and its CORS rules (https://learn.microsoft.com/rest/api/storageservices/queue-service-rest-api).
+import { TableError } from '../errors.js';
+import { blobQueueSharedKey } from '../http/auth.js';
+import type { SasNeed, StoredPolicy } from '../http/sas.js';
+import { route, type Route, type ServiceCall, type ServiceDefinition } from '../http/service-definition.js';
+import type { SignedIdentifier } from '../table/protocol/acl-xml.js';
+import * as op from './operations.js';
+import type { QueueCall, QueuePropertiesKeeper } from './operations.js';
+import type { QueueService } from './queue-service.js';
+import { parseQueueResource, type QueueResource } from './routes.js';
+
+/** What the queue routes' handlers work on. */
+export interface QueueServices {
+  readonly queues: QueueService;
+  readonly properties: QueuePropertiesKeeper;
+}
+
+type Kind = QueueResource['kind'];
+type Of<K extends Kind> = Extract<QueueResource, { readonly kind: K }>;
+
+interface Line<K extends Kind> {
+  readonly resource: K;
+  readonly method: string;
+  readonly restype?: string;
+  readonly comp?: string | null;
+  readonly when?: (request: { readonly query: URLSearchParams }) => boolean;
+  readonly operation: string;
+  readonly sas: SasNeed;
+}
+
+function on<K extends Kind>(
+  line: Line<K>,
+  handler: (call: QueueCall, resource: Of<K>) => Promise<Reply>,
+): Route<QueueResource, QueueServices> {
+  return route<QueueResource, QueueServices, K>(line, (call, resource) => handler(queueCall(call), resource));
+}
+
+type Reply = Awaited<ReturnType<typeof op.listQueues>>;
+
+function queueCall(call: ServiceCall<QueueServices>): QueueCall {
+  return {
+    queues: call.services.queues,
+    properties: call.services.properties,
+    account: call.account,
+    method: call.method,
+    query: call.query,
+    rawHeaders: call.rawHeaders,
+    body: call.body,
+    serviceEndpoint: `${call.baseUrl}/`,
+  };
+}
+
+// What a SAS must grant (account-sas, create-service-sas): a service SAS all of `service`
+// ('' = none may), an account SAS one of `account` with the resource type.
+const need = (resourceType: 's' | 'c' | 'o', service: string, account: string[]): SasNeed => ({
+  resourceType,
+  service,
+  account,
+});
+const serviceRead = need('s', '', ['r']);
+const queueRead = need('c', 'r', ['r']);
+// Neither an account SAS (Azurite: "not allowed") nor a service SAS may read or set a queue's ACL.
+const keyOnly = need('c', '', []);
+const peek = (request: { readonly query: URLSearchParams }): boolean => op.isPeek(request.query);
+const notPeek = (request: { readonly query: URLSearchParams }): boolean => !op.isPeek(request.query);
+
+/** Names from Azure Storage Analytics logging (storage-analytics-logged-operations-and-status-messages). */
+export const queueRoutes: readonly Route<QueueResource, QueueServices>[] = [
+  on({ resource: 'service', method: 'GET', comp: 'list', operation: 'ListQueues', sas: need('s', '', ['l']) }, (c) =>
+    op.listQueues(c),
+  ),
+  on(
+    {
+      resource: 'service',
+      method: 'GET',
+      restype: 'service',
+      comp: 'properties',
+      operation: 'GetQueueServiceProperties',
+      sas: serviceRead,
+    },
+    (c) => op.getServiceProperties(c),
+  ),
+  on(
+    {
+      resource: 'service',
+      method: 'PUT',
+      restype: 'service',
+      comp: 'properties',
+      operation: 'SetQueueServiceProperties',
+      sas: need('s', '', ['w']),
+    },
+    (c) => op.setServiceProperties(c),
+  ),
+  on(
+    {
+      resource: 'service',
+      method: 'GET',
+      restype: 'service',
+      comp: 'stats',
+      operation: 'GetQueueServiceStats',
+      sas: serviceRead,
+    },
+    (c) => op.getServiceStats(c),
+  ),
+  on(
+    { resource: 'queue', method: 'PUT', comp: null, operation: 'CreateQueue', sas: need('c', '', ['c', 'w']) },
+    (c, r) => op.createQueue(c, r.queue),
+  ),
+  on({ resource: 'queue', method: 'DELETE', comp: null, operation: 'DeleteQueue', sas: need('c', '', ['d']) }, (c, r) =>
+    op.deleteQueue(c, r.queue),
+  ),
+  on({ resource: 'queue', method: 'GET', comp: 'metadata', operation: 'GetQueueMetadata', sas: queueRead }, (c, r) =>
+    op.getQueueMetadata(c, r.queue),
+  ),
+  on({ resource: 'queue', method: 'HEAD', comp: 'metadata', operation: 'GetQueueMetadata', sas: queueRead }, (c, r) =>
+    op.getQueueMetadata(c, r.queue),
+  ),
+  on(
+    { resource: 'queue', method: 'PUT', comp: 'metadata', operation: 'SetQueueMetadata', sas: need('c', '', ['w']) },
+    (c, r) => op.setQueueMetadata(c, r.queue),
+  ),
+  on({ resource: 'queue', method: 'GET', comp: 'acl', operation: 'GetQueueAcl', sas: keyOnly }, (c, r) =>
+    op.getQueueAcl(c, r.queue),
+  ),
+  on({ resource: 'queue', method: 'HEAD', comp: 'acl', operation: 'GetQueueAcl', sas: keyOnly }, (c, r) =>
+    op.getQueueAcl(c, r.queue),
+  ),
+  on({ resource: 'queue', method: 'PUT', comp: 'acl', operation: 'SetQueueAcl', sas: keyOnly }, (c, r) =>
+    op.setQueueAcl(c, r.queue),
+  ),
+  on(
+    { resource: 'messages', method: 'POST', comp: null, operation: 'PutMessage', sas: need('o', 'a', ['a']) },
+    (c, r) => op.putMessage(c, r.queue),
+  ),
+  on(
+    {
+      resource: 'messages',
+      method: 'GET',
+      comp: null,
+      when: peek,
+      operation: 'PeekMessages',
+      sas: need('o', 'r', ['r']),
+    },
+    (c, r) => op.getMessages(c, r.queue),
+  ),
+  on(
+    {
+      resource: 'messages',
+      method: 'GET',
+      comp: null,
+      when: notPeek,
+      operation: 'GetMessages',
+      sas: need('o', 'p', ['p']),
+    },
+    (c, r) => op.getMessages(c, r.queue),
+  ),
+  // A service SAS has no letter that clears a queue (create-service-sas).
+  on(
+    { resource: 'messages', method: 'DELETE', comp: null, operation: 'ClearMessages', sas: need('o', '', ['d']) },
+    (c, r) => op.clearMessages(c, r.queue),
+  ),
+  on(
+    { resource: 'message', method: 'DELETE', comp: null, operation: 'DeleteMessage', sas: need('o', 'p', ['p']) },
+    (c, r) => op.deleteMessage(c, r.queue, r.id),
+  ),
+  on(
+    { resource: 'message', method: 'PUT', comp: null, operation: 'UpdateMessage', sas: need('o', 'u', ['u']) },
+    (c, r) => op.updateMessage(c, r.queue, r.id),
+  ),
+];
+
+/** The queue a request addresses: what a service SAS must be for, and what fault rules match. */
+function queueOf(resource: QueueResource): string | undefined {
+  return resource.kind === 'service' ? undefined : resource.queue;
+}
+
+export const queueService: ServiceDefinition<QueueResource, QueueServices> = {
+  name: 'queue',
+  endpointKey: 'QueueEndpoint',
+  parseResource: (path) => parseQueueResource(path),
+  routes: queueRoutes,
+  /**
+   * A method the resource does not have: 405 UnsupportedHttpVerb; anything else (an unknown comp
+   * or restype): 400 InvalidQueryParameterValue (unverified; Azurite answers a bare 400).
+   */
+  unrouted(_resource, query, otherMethods) {
+    if (otherMethods) return new TableError('UnsupportedHttpVerb');
+    const comp = query.get('comp') ?? '';
+    return new TableError('InvalidQueryParameterValue', `The value '${comp}' of comp is not valid for this resource.`);
+  },
+  errorFormat: () => ({ kind: 'xml' }),
+  sharedKey: blobQueueSharedKey,
+  sas: {
+    accountServiceLetter: 'q',
+    resourceOf: queueOf,
+    async findPolicy(services, account, queue, id): Promise<StoredPolicy | undefined> {
+      const stored = await services.queues.getQueueAcl(account, queue).catch(() => undefined);
+      if (stored === undefined) return undefined;
+      return (JSON.parse(stored) as SignedIdentifier[]).find((identifier) => identifier.id === id);
+    },
+  },
+  corsRules: async (services, account) => (await services.properties.get(account)).cors,
+  faultScope: (resource) => queueOf(resource),
+};

@@ -1,0 +1,39 @@
+// Table ACLs: the stored access policies of Get/Set Table ACL (operations.md §3) and the lookup a
+// service SAS with `si` makes on every request, so that changing or removing a policy takes effect
+// at once (auth.md §7.3). The XML body is protocol/acl-xml.ts.
+import { TableError } from '../../errors.js';
+import type { SignedIdentifier } from '../../domain/signed-identifier.js';
+import type { Store } from '../../storage/store.js';
+
+export class AclService {
+  constructor(private readonly store: Store) {}
+
+  /** The table's policies in the order they were set; 404 TableNotFound without the table. */
+  async get(account: string, table: string): Promise<SignedIdentifier[]> {
+    await this.requireTable(account, table);
+    return (await this.stored(account, table)) ?? [];
+  }
+
+  /** Replaces the whole set (operations.md §3.2). */
+  async set(account: string, table: string, identifiers: readonly SignedIdentifier[]): Promise<void> {
+    const document = identifiers.length === 0 ? undefined : JSON.stringify(identifiers);
+    // The store writes it only while the table exists, so a table deleted meanwhile keeps nothing.
+    if ((await this.store.putSettings(account, [{ key: { scope: 'table', table }, value: document }])) === 'tableNotFound') {
+      throw new TableError('TableNotFound');
+    }
+  }
+
+  /** The policy `id` of the table, or undefined (also when the table is gone). */
+  async findPolicy(account: string, table: string, id: string): Promise<SignedIdentifier | undefined> {
+    return (await this.stored(account, table))?.find((identifier) => identifier.id === id);
+  }
+
+  private async stored(account: string, table: string): Promise<SignedIdentifier[] | undefined> {
+    const document = await this.store.getSetting(account, { scope: 'table', table });
+    return document === undefined ? undefined : (JSON.parse(document) as SignedIdentifier[]);
+  }
+
+  private async requireTable(account: string, table: string): Promise<void> {
+    if ((await this.store.getTable(account, table)) === undefined) throw new TableError('TableNotFound');
+  }
+}

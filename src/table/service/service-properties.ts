@@ -1,0 +1,62 @@
+// Table service properties per account (operations.md §4.1-§4.3): logging and metrics settings,
+// which are kept and returned but drive nothing, and the CORS rules src/http/cors.ts applies.
+// Every set is durable before it is acknowledged. The XML bodies are protocol/service-properties-xml.ts.
+import type { MetricsSettings, ServiceProperties, ServicePropertiesUpdate } from '../../domain/service-properties.js';
+import type { SettingKey, Store } from '../../storage/store.js';
+
+const disabledMetrics: MetricsSettings = { version: '1.0', enabled: false, retentionPolicy: { enabled: false } };
+
+/** A fresh account: no logging, metrics off, no CORS rules (operations.md §4.1 recommendation). */
+export const defaultServiceProperties: ServiceProperties = {
+  logging: { version: '1.0', delete: false, read: false, write: false, retentionPolicy: { enabled: false } },
+  hourMetrics: disabledMetrics,
+  minuteMetrics: disabledMetrics,
+  cors: [],
+};
+
+/** Each section is its own account setting, so that a partial update needs no read first. */
+const sections = ['logging', 'hourMetrics', 'minuteMetrics', 'cors'] as const satisfies readonly (keyof ServiceProperties)[];
+/** Where every section lived together before they were split; still read, never written. */
+const legacySetting: SettingKey = { scope: 'account', name: 'properties' };
+
+/**
+ * Get and Set Table (or Queue) Service Properties. Nothing is cached: a change made through one
+ * process is in force on the next request to any process over the same store. Each service keeps
+ * its own properties: the queue service's settings are named `queue.properties.*`.
+ */
+export class ServicePropertiesService {
+  constructor(
+    private readonly store: Store,
+    private readonly service: 'table' | 'queue' = 'table',
+  ) {}
+
+  async get(account: string): Promise<ServiceProperties> {
+    const [legacy, ...stored] = await Promise.all([
+      this.service === 'table' ? this.store.getSetting(account, legacySetting) : undefined,
+      ...sections.map((section) => this.store.getSetting(account, this.sectionSetting(section))),
+    ]);
+    const properties: Record<string, unknown> = { ...defaultServiceProperties, ...(legacy === undefined ? {} : JSON.parse(legacy)) };
+    sections.forEach((section, i) => {
+      const document = stored[i];
+      if (document !== undefined) properties[section] = JSON.parse(document);
+    });
+    return properties as unknown as ServiceProperties;
+  }
+
+  /**
+   * Elements omitted from the request keep their current value (operations.md §4.2, unverified
+   * for Table): only the sections named are written, all of them in one atomic step.
+   */
+  async set(account: string, update: ServicePropertiesUpdate): Promise<void> {
+    const changes = sections.flatMap((section) => {
+      const value = update[section];
+      return value === undefined ? [] : [{ key: this.sectionSetting(section), value: JSON.stringify(value) }];
+    });
+    if (changes.length > 0) await this.store.putSettings(account, changes);
+  }
+
+  private sectionSetting(section: (typeof sections)[number]): SettingKey {
+    const prefix = this.service === 'table' ? '' : `${this.service}.`;
+    return { scope: 'account', name: `${prefix}properties.${section}` };
+  }
+}

@@ -1,0 +1,123 @@
+// Imports point down the layers of docs/architecture.md: a file may import its own folder and the
+// layers below it, never a layer above, and never across folders of one strict layer (the Table
+// service's operations do not import its wire format). The engines are private to storage/ and
+// to the composition that opens them.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readdirSync, readFileSync } from 'node:fs';
+import { dirname, join, normalize, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const srcDir = fileURLToPath(new URL('../../src/', import.meta.url));
+
+/** Bottom first. A path belongs to the layer of its longest matching prefix (relative to src/). */
+const layers: readonly { readonly name: string; readonly prefixes: readonly string[]; readonly strict?: true }[] = [
+  { name: 'domain', prefixes: ['domain/', 'errors.ts', 'limits.ts'] },
+  { name: 'storage', prefixes: ['storage/'] },
+  {
+    name: 'the Table service',
+    prefixes: ['table/query/', 'table/protocol/', 'table/service/'],
+    strict: true,
+  },
+  { name: 'front door', prefixes: ['http/'] },
+  // A service's own package (its wire format, operations and route table), registered by main.
+  { name: 'services', prefixes: ['queue/', 'blob/', 'table/'], strict: true },
+  { name: 'observe', prefixes: ['observe/'] },
+  {
+    name: 'composition and tools',
+    prefixes: ['banner.ts', 'compose.ts', 'config.ts', 'location-lock.ts', 'main.ts', 'cli/'],
+  },
+];
+
+/** The imports across a strict layer that docs/architecture.md allows: the operations use the query compiler. */
+const allowedAcross: readonly (readonly [string, string])[] = [['table/service/', 'table/query/']];
+
+/** Engines: only storage/ itself and the composition open them. */
+const engines = ['storage/sqlite/', 'storage/postgres/'];
+const engineUsers = ['storage/', 'compose.ts'];
+
+function placeOf(path: string): { layer: number; prefix: string } {
+  let found: { layer: number; prefix: string } | undefined;
+  layers.forEach(({ prefixes }, layer) => {
+    for (const prefix of prefixes) {
+      if (path.startsWith(prefix) && (found === undefined || prefix.length > found.prefix.length))
+        found = { layer, prefix };
+    }
+  });
+  assert.ok(
+    found !== undefined,
+    `src/${path} is in no layer of tests/layers.test.ts: add its folder there and to docs/architecture.md`,
+  );
+  return found;
+}
+
+function* sourceFiles(dir: string): Generator<string> {
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) yield* sourceFiles(path);
+    else if (entry.name.endsWith('.ts')) yield relative(srcDir, path).split('\\').join('/');
+  }
+}
+
+/** Relative module specifiers of static imports, re-exports and dynamic imports, as src/ paths. */
+function importsOf(file: string, read: (file: string) => string): string[] {
+  const text = read(file);
+  const specifiers = [...text.matchAll(/(?:\bfrom\s+|\bimport\s*\(\s*|^\s*import\s+)'(\.{1,2}\/[^']+)'/gm)].map(
+    (m) => m[1]!,
+  );
+  return specifiers.map((specifier) =>
+    normalize(join(dirname(file), specifier))
+      .split('\\')
+      .join('/')
+      .replace(/\.js$/, '.ts'),
+  );
+}
+
+/** Every import that runs up or across the layers, as `from → to (why)`. */
+function layerViolations(files: Iterable<string>, read: (file: string) => string): string[] {
+  const violations: string[] = [];
+  for (const file of files) {
+    const from = placeOf(file);
+    for (const target of importsOf(file, read)) {
+      const to = placeOf(target);
+      const line = `src/${file} → src/${target}`;
+      if (to.layer > from.layer)
+        violations.push(`${line} (${layers[from.layer]!.name} imports ${layers[to.layer]!.name})`);
+      else if (to.layer === from.layer && layers[to.layer]!.strict && to.prefix !== from.prefix && !allowed(from, to)) {
+        violations.push(`${line} (across ${layers[to.layer]!.name})`);
+      }
+      if (engines.some((e) => target.startsWith(e)) && !engineUsers.some((user) => file.startsWith(user))) {
+        violations.push(`${line} (an engine is private to storage/ and the composition)`);
+      }
+    }
+  }
+  return violations;
+}
+
+function allowed(from: { prefix: string }, to: { prefix: string }): boolean {
+  return allowedAcross.some(([importer, imported]) => from.prefix === importer && to.prefix === imported);
+}
+
+test('every import in src/ points down the layers of docs/architecture.md', () => {
+  assert.deepEqual(
+    layerViolations(sourceFiles(srcDir), (file) => readFileSync(join(srcDir, file), 'utf8')),
+    [],
+  );
+});
+
+test('the check reports imports up, across and into an engine, and lets the allowed ones through', () => {
+  const files: Record<string, string> = {
+    'domain/a.ts': "import { x } from '../http/server.js';\nimport type { E } from '../errors.js';",
+    'table/service/b.ts': "import type { C } from '../protocol/odata.js';\nimport { q } from '../query/index.js';",
+    'http/c.ts': "export { s } from '../storage/sqlite/sqlite-store.js';\nconst m = await import('./respond.js');",
+    'observe/d.ts': "import type { R } from '../http/hooks.js';",
+  };
+  assert.deepEqual(
+    layerViolations(Object.keys(files), (file) => files[file]!),
+    [
+      'src/domain/a.ts → src/http/server.ts (domain imports front door)',
+      'src/table/service/b.ts → src/table/protocol/odata.ts (across the Table service)',
+      'src/http/c.ts → src/storage/sqlite/sqlite-store.ts (an engine is private to storage/ and the composition)',
+    ],
+  );
+});
