@@ -86,10 +86,11 @@ export async function serve(argv: readonly string[]): Promise<void> {
   const listeners: Listener[] = [
     { service: tableService, server: frontDoor.server(tableService, services), port: config.port, flag: '--port' },
   ];
+  // Before the banner: whoever reads it may signal at once.
+  stopOnSignals(listeners, store, log);
   const ports = await listenAll(listeners, config.host);
   const scheme = security.tls === undefined ? 'http' : 'https';
   process.stdout.write(startBanner(config, scheme, ports, listeners, accounts, explorer !== undefined));
-  stopOnSignals(listeners, store, log);
 }
 
 function startBanner(
