@@ -96,10 +96,13 @@ export async function serve(argv: readonly string[]): Promise<void> {
       flag: '--queue-port',
     },
   ];
+  // Before the banner: whoever reads it may signal at once.
+  stopOnSignals(listeners, store, log);
+  // Before the banner: whoever reads it may signal at once.
+  stopOnSignals(listeners, { close: closeStores }, log);
   const ports = await listenAll(listeners, config.host);
   const scheme = security.tls === undefined ? 'http' : 'https';
   process.stdout.write(startBanner(config, scheme, ports, listeners, accounts, explorer !== undefined));
-  stopOnSignals(listeners, { close: closeStores }, log);
 }
 
 function startBanner(
