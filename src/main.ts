@@ -97,8 +97,6 @@ export async function serve(argv: readonly string[]): Promise<void> {
     },
   ];
   // Before the banner: whoever reads it may signal at once.
-  stopOnSignals(listeners, store, log);
-  // Before the banner: whoever reads it may signal at once.
   stopOnSignals(listeners, { close: closeStores }, log);
   const ports = await listenAll(listeners, config.host);
   const scheme = security.tls === undefined ? 'http' : 'https';
