@@ -15,7 +15,7 @@ import type { QueueServices } from './queue/definition.js';
 import { QueueService } from './queue/queue-service.js';
 import { ServicePropertiesService } from './table/service/service-properties.js';
 import assert from 'node:assert/strict';
-import { describeDatabaseUrl } from './storage/postgres/hosts.js';
+import { describeDatabaseUrl, parseDatabaseUrl } from './storage/postgres/hosts.js';
 import { ReplicationWatch } from './storage/postgres/replication.js';
 import type { ReplicationSource } from './storage/replication.js';
 
@@ -84,6 +84,11 @@ export function describeStore(config: StoreConfig): string {
   return config.location === undefined
     ? 'in memory, nothing is kept'
     : `${config.location}, every acknowledged write fsync-durable`;
+}
+
+/** Throws an Error a user can act on when `url` is not a PostgreSQL URL libpq would read (hosts.ts). */
+export function checkDatabaseUrl(url: string): void {
+  parseDatabaseUrl(url);
 }
 
 /** Hears once when a database server goes out of reach and once when it is back (PostgreSQL only). */

@@ -1,7 +1,7 @@
 // The server's options: one table (serverFlags) drives parsing, the environment variables and the
 // usage text. Flags win over the environment.
 import { Command, CommanderError, Option } from 'commander';
-import { parseDatabaseUrl } from './storage/postgres/hosts.js';
+import { checkDatabaseUrl } from './compose.js';
 import { logLevels, type LogLevel } from './http/log.js';
 import { requestsInFlightMax } from './limits.js';
 import type { OAuthConfig } from './http/bearer.js';
@@ -321,7 +321,7 @@ function databaseUrl(text: string | undefined, sqliteFlags: boolean): string | u
   if (text === undefined || text === '') return undefined;
   if (sqliteFlags) throw new UsageError('--database selects PostgreSQL: it excludes --location and --in-memory');
   try {
-    parseDatabaseUrl(text);
+    checkDatabaseUrl(text);
   } catch (error) {
     throw new UsageError(`--database: ${(error as Error).message}`);
   }
