@@ -5,6 +5,7 @@
 import assert from 'node:assert/strict';
 import http, { type IncomingHttpHeaders } from 'node:http';
 import net from 'node:net';
+import { once } from 'node:events';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { sign } from '../../src/http/auth.js';
 import { devAccount, devKey } from './server.js';
@@ -43,6 +44,11 @@ export interface RawRequest {
   host?: string;
   /** Read nothing of the response for this long after its head arrives (a slow reader). */
   pauseResponseMs?: number;
+  /**
+   * Send `Expect: 100-continue` and hold the body until the server's 100 Continue, then call this:
+   * from that moment the server has read the request's head, so the request is in flight.
+   */
+  onContinue?: () => void;
 }
 
 export interface RawResponse {
@@ -139,7 +145,8 @@ async function writeBody(req: http.ClientRequest, body: Buffer, options: RawRequ
 /** Sends one request on a fresh connection to 127.0.0.1:port and reads the whole response. */
 export function send(port: number, options: RawRequest): Promise<RawResponse> {
   const body = bodyBytes(options.body);
-  const headers = buildHeaders(options, body);
+  const gate = options.onContinue;
+  const headers = buildHeaders(gate === undefined ? options : withExpectContinue(options), body);
   return new Promise((resolve, reject) => {
     let answered = false;
     const req = http.request({
@@ -176,12 +183,18 @@ export function send(port: number, options: RawRequest): Promise<RawResponse> {
     req.on('error', (error) => {
       if (!answered) reject(error);
     });
-    const finish = body === undefined ? Promise.resolve() : writeBody(req, body, options);
+    if (gate !== undefined) req.flushHeaders();
+    const continued = gate === undefined ? Promise.resolve() : once(req, 'continue').then(() => gate());
+    const finish = continued.then(() => (body === undefined ? undefined : writeBody(req, body, options)));
     finish.then(
       () => req.end(),
       (error) => reject(error),
     );
   });
+}
+
+function withExpectContinue(options: RawRequest): RawRequest {
+  return { ...options, headers: { ...options.headers, Expect: '100-continue' } };
 }
 
 /** Path-style request target for the development account. */

@@ -355,8 +355,15 @@ describe('crash durability', () => {
       const server = await startServer({ location: dir });
       const table = uniqueTableName('term');
       await createTable(server, table);
-      // Bodies trickle in over ~300 ms, so every request is mid-upload when SIGTERM arrives.
-      const slow = { chunkDelayMs: 60 };
+      // Each request's head goes out with Expect: 100-continue; once the server has answered
+      // 100 Continue for all of them (it read their heads, so they are in flight), SIGTERM. The
+      // bodies trickle in after that, so every request is mid-upload when the signal arrives.
+      // What the server promises is only for requests in flight: a connection it has not yet
+      // accepted or read from when SIGTERM arrives may be reset (that is not waited for here).
+      let continued = 0;
+      let allContinued: () => void = () => {};
+      const inFlight = new Promise<void>((resolve) => (allContinued = resolve));
+      const slow = { chunkDelayMs: 60, onContinue: () => ++continued === 16 && allContinued() };
       const requests = Array.from({ length: 16 }, (_, i): Promise<RawResponse> => {
         if (i % 2 === 0) {
           const body = Buffer.from(JSON.stringify({ PartitionKey: 'single', RowKey: `r${i}`, v: i }));
@@ -367,9 +374,11 @@ describe('crash durability', () => {
         );
         return postBatch(server.port, batch, { chunkBytes: Math.ceil(batch.body.length / 6), ...slow });
       });
-      await sleep(100);
+      const answered = Promise.all(requests);
+      // A request answered without 100 Continue (an error) ends the wait too; the asserts below say why.
+      await Promise.race([inFlight, answered]);
       const exitCode = server.stop();
-      const responses = await Promise.all(requests);
+      const responses = await answered;
       responses.forEach((res, i) => {
         assert.equal(res.status, i % 2 === 0 ? 204 : 202, `request ${i}: ${describeResponse(res)}`);
         if (i % 2 === 1) assert.ok(readBatchResponse(res).parts.every((p) => p.status === 204), res.text);
