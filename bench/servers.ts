@@ -139,7 +139,8 @@ async function launch(spec: LaunchSpec, dataDir: string): Promise<Launched> {
     await stop();
     throw new Error(`${spec.args[0]} listens on ${host}, not on loopback`);
   }
-  return { host, port: Number(started.ready[2]), pid: started.process.pid!, exited, exitReason: () => exitReason, stop };
+  const port = Number(started.ready[2]);
+  return { host, port, pid: started.process.pid!, exited, exitReason: () => exitReason, stop };
 }
 
 async function launchSpec(kind: ServerKind, repoRoot: string, dataDir: string, database: string | undefined): Promise<LaunchSpec> {

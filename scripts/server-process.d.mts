@@ -13,7 +13,7 @@ export interface ProcessOptions {
   env?: NodeJS.ProcessEnv;
   /** Give up (SIGKILL) when not ready by then; default startTimeoutMsDefault. */
   startTimeoutMs?: number;
-  /** After SIGTERM or SIGKILL, how long to wait for the exit before SIGKILL and an error; default stopTimeoutMsDefault. */
+  /** After SIGTERM or SIGKILL, how long to wait for the exit before SIGKILL and an error (stopTimeoutMsDefault). */
   stopTimeoutMs?: number;
   /** Keep only the last this many characters of each stream (default: all). */
   outputBytesMax?: number;

@@ -51,7 +51,8 @@ export function startCerulean(options) {
 
 /** `node …args`; resolves once `ready` returns something for a line of stdout or stderr. */
 export async function startNodeProcess(options) {
-  const { name = options.args[0], startTimeoutMs = startTimeoutMsDefault, stopTimeoutMs = stopTimeoutMsDefault } = options;
+  const { name = options.args[0], startTimeoutMs = startTimeoutMsDefault } = options;
+  const { stopTimeoutMs = stopTimeoutMsDefault } = options;
   const child = spawn(process.execPath, options.args, {
     cwd: options.cwd ?? repoRoot,
     env: options.env ?? process.env,
