@@ -34,7 +34,8 @@ async function startAzurite(): Promise<ServerProcess.NodeProcess<string>> {
       const started = /successfully started on 127\.0\.0\.1:(\d+)/.exec(line);
       if (started === null) return undefined;
       const endpoint = `http://127.0.0.1:${started[1]}/devstoreaccount1`;
-      return `DefaultEndpointsProtocol=http;AccountName=devstoreaccount1;AccountKey=${devKey};` + `TableEndpoint=${endpoint};`;
+      const account = `AccountName=devstoreaccount1;AccountKey=${devKey}`;
+      return `DefaultEndpointsProtocol=http;${account};TableEndpoint=${endpoint};`;
     },
   });
 }
