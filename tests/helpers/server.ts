@@ -10,7 +10,10 @@ import { createDatabase, databaseFor, dropDatabase, testDatabaseUrl } from './po
 
 // From dist/tests/helpers/ at run time: the module lives in the repository, not in dist/.
 const serverProcessUrl = new URL('../../../scripts/server-process.mjs', import.meta.url);
-const { repoRoot, startCerulean } = (await import(serverProcessUrl.href)) as typeof ServerProcess;
+const serverProcess = (await import(serverProcessUrl.href)) as typeof ServerProcess;
+const { repoRoot, startCerulean } = serverProcess;
+/** For other servers the tests start (Azurite). */
+export const { freeLoopbackPort, startNodeProcess } = serverProcess;
 
 /** The well-known development account (auth.md §6); the server always has it. */
 export const devAccount = 'devstoreaccount1';
