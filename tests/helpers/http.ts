@@ -235,8 +235,17 @@ export function assertError(res: RawResponse, status: number, code?: string): vo
   if (code !== undefined) assert.equal(errorCode(res), code, describeResponse(res));
 }
 
-/** Writes raw bytes on a fresh socket and returns (as latin1) whatever comes back before the server closes or goes quiet. */
-export function exchangeRaw(port: number, bytes: Buffer | string, quietMs = 1500): Promise<string> {
+/**
+ * Writes raw bytes on a fresh socket and returns (as latin1) whatever comes back before the server
+ * closes or goes quiet for `quietMs` after answering. Until its first byte the wait is
+ * `answerWithinMs`: a loaded machine may take seconds to answer at all.
+ */
+export function exchangeRaw(
+  port: number,
+  bytes: Buffer | string,
+  quietMs = 1500,
+  answerWithinMs = 60_000,
+): Promise<string> {
   return new Promise((resolve, reject) => {
     const socket = net.connect(port, '127.0.0.1');
     let received = '';
@@ -248,7 +257,7 @@ export function exchangeRaw(port: number, bytes: Buffer | string, quietMs = 1500
     };
     const arm = () => {
       clearTimeout(timer);
-      timer = setTimeout(done, quietMs);
+      timer = setTimeout(done, received === '' ? answerWithinMs : quietMs);
     };
     socket.on('connect', () => {
       socket.write(bytes);
