@@ -11,6 +11,7 @@ import { createExplorer, explorerPath } from './http/explorer.js';
 import { createLogger } from './http/log.js';
 import { createServer } from './http/server.js';
 import { Observation } from './observe/observation.js';
+import { gracefulClose } from './shutdown.js';
 
 const shutdownGraceMs = 10_000;
 
@@ -54,6 +55,7 @@ export async function serve(argv: readonly string[]): Promise<void> {
   const explorer = config.explorer ? createExplorer([...accounts.keys()], (message) => log.warn(message)) : undefined;
   const hooks = observation.hooks(accounts);
   const server = createServer({ accounts, services, log, requestsInFlightMax: config.requestsInFlightMax, explorer, hooks, ...security });
+  const graceful = gracefulClose(server);
   const scheme = security.tls === undefined ? 'http' : 'https';
 
   server.listen(config.port, config.host, () => {
@@ -78,16 +80,16 @@ export async function serve(argv: readonly string[]): Promise<void> {
     log.info(`${signal}: finishing in-flight requests`);
     const force = setTimeout(() => process.exit(1), shutdownGraceMs);
     force.unref();
-    server.close(() => {
-      store.close().then(
+    graceful
+      .close()
+      .then(() => store.close())
+      .then(
         () => process.exit(0),
         (error: unknown) => {
           log.error('closing the store failed', error);
           process.exit(1);
         },
       );
-    });
-    server.closeIdleConnections();
   };
   process.on('SIGTERM', () => stop('SIGTERM'));
   process.on('SIGINT', () => stop('SIGINT'));

@@ -49,6 +49,8 @@ export interface RawRequest {
    * from that moment the server has read the request's head, so the request is in flight.
    */
   onContinue?: () => void;
+  /** Default: a fresh connection that closes after the response. */
+  agent?: http.Agent;
 }
 
 export interface RawResponse {
@@ -142,7 +144,7 @@ async function writeBody(req: http.ClientRequest, body: Buffer, options: RawRequ
   }
 }
 
-/** Sends one request on a fresh connection to 127.0.0.1:port and reads the whole response. */
+/** Sends one request (on a fresh connection unless `agent`) to 127.0.0.1:port and reads the whole response. */
 export function send(port: number, options: RawRequest): Promise<RawResponse> {
   const body = bodyBytes(options.body);
   const gate = options.onContinue;
@@ -155,7 +157,7 @@ export function send(port: number, options: RawRequest): Promise<RawResponse> {
       method: options.method,
       path: options.path,
       headers,
-      agent: false,
+      agent: options.agent ?? false,
       setHost: !Object.keys(headers).some((h) => h.toLowerCase() === 'host'),
     });
     req.on('response', (res) => {

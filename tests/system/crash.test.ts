@@ -10,6 +10,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { isDeepStrictEqual } from 'node:util';
+import http from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { makeTempDir, removeDir, startServer, type RunningServer } from '../helpers/server.js';
 import { describeResponse, devPath, entityPath, send, type RawRequest, type RawResponse } from '../helpers/http.js';
@@ -395,6 +396,30 @@ describe('crash durability', () => {
       }
     } finally {
       removeDir(dir);
+    }
+  });
+
+  test('SIGTERM with keep-alive clients: the request in flight is answered with Connection: close, then exit 0', async () => {
+    const server = await startServer({ inMemory: true });
+    const agent = new http.Agent({ keepAlive: true });
+    try {
+      // A first request leaves an idle keep-alive connection; the second is in flight at SIGTERM.
+      const first = await send(server.port, { method: 'GET', path: devPath('Tables'), agent });
+      assert.equal(first.status, 200, describeResponse(first));
+      assert.equal(first.headers.connection, 'keep-alive');
+      let inFlight: () => void = () => {};
+      const continued = new Promise<void>((resolve) => (inFlight = resolve));
+      const body = { TableName: uniqueTableName('keep') };
+      const answer = send(server.port, { method: 'POST', path: devPath('Tables'), body, agent, onContinue: () => inFlight() });
+      await continued;
+      const exitCode = server.stop();
+      const res = await answer;
+      assert.equal(res.status, 201, describeResponse(res));
+      assert.equal(res.headers.connection, 'close');
+      // Exit 0: the keep-alive connections ended by themselves, not when the shutdown grace ran out.
+      assert.equal(await exitCode, 0, server.output().stderr);
+    } finally {
+      agent.destroy();
     }
   });
 });
