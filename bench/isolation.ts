@@ -9,10 +9,10 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { startServer } from '../tests/helpers/server.js';
 import { devAccountName, expectStatus, keepAliveAgent, TableHttpClient } from './client.js';
 import { preload, spreadDataset } from './datasets.js';
 import { runClosedLoop, type LoadResult, type Operation } from './load.js';
+import { startCeruleanAt } from './servers.js';
 import { walk } from './walk.js';
 
 const readers = 4;
@@ -25,10 +25,10 @@ async function main(): Promise<void> {
   const entities = Number(values.entities ?? 100_000);
   const durationMs = Number(values.duration ?? 5) * 1000;
   const location = mkdtempSync(path.join(os.tmpdir(), 'cerulean-isolation-'));
-  const server = await startServer({ location, args: ['--port', '0', '--location', location, '--log-level', 'warn'] });
+  const server = await startCeruleanAt(location);
   const rows: string[] = [];
   try {
-    const endpoint = { host: '127.0.0.1', port: server.port, account: devAccountName };
+    const endpoint = { host: '127.0.0.1', port: server.ready.port, account: devAccountName };
     const client = new TableHttpClient(endpoint, keepAliveAgent(readers + 1), 600_000);
     const dataset = spreadDataset('entities', 'isolation', entities);
     await preload(client, dataset, () => undefined);

@@ -12,8 +12,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
-import { startServer } from '../tests/helpers/server.js';
 import { devAccountName, keepAliveAgent, TableHttpClient } from './client.js';
+import { startCeruleanAt } from './servers.js';
 import { bucketMatches, partitionDataset, preload, spreadDataset, type Dataset } from './datasets.js';
 import { walk } from './walk.js';
 
@@ -75,10 +75,10 @@ async function main(): Promise<void> {
   if (!Number.isInteger(runs) || runs < 1) throw new Error('--runs must be a positive integer');
 
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'cerulean-query-scale-'));
-  const server = await startServer({ location: dataDir, args: ['--log-level', 'warn'] });
+  const server = await startCeruleanAt(dataDir);
   try {
-    log(`cerulean on port ${server.port}, data in ${dataDir}`);
-    const endpoint = { host: '127.0.0.1', port: server.port, account: devAccountName };
+    log(`cerulean on port ${server.ready.port}, data in ${dataDir}`);
+    const endpoint = { host: '127.0.0.1', port: server.ready.port, account: devAccountName };
     const client = new TableHttpClient(endpoint, keepAliveAgent(loadBatchesInFlight), requestTimeoutMs);
     const partition = partitionDataset();
     const spread = spreadDataset('big', 'benchscale', count);

@@ -12,11 +12,11 @@ import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
-import { startServer, type RunningServer } from '../tests/helpers/server.js';
 import { devAccountName, expectStatus, keepAliveAgent, TableHttpClient } from './client.js';
 import { createTable, loadEntities, spreadDataset } from './datasets.js';
 import { entityJson } from './entities.js';
 import { runClosedLoop, type LoadResult, type Operation } from './load.js';
+import { startCeruleanAt, type CeruleanProcess } from './servers.js';
 import { walk, type Walk } from './walk.js';
 
 const sizes = [10_000, 100_000, 1_000_000, 10_000_000];
@@ -108,12 +108,12 @@ async function main(): Promise<void> {
   process.stdout.write(markdown);
 }
 
-function start(location: string): Promise<RunningServer> {
-  return startServer({ location, args: ['--port', '0', '--location', location, '--log-level', 'warn'] });
+function start(location: string): Promise<CeruleanProcess> {
+  return startCeruleanAt(location);
 }
 
-function clientOf(server: RunningServer): TableHttpClient {
-  const endpoint = { host: '127.0.0.1', port: server.port, account: devAccountName };
+function clientOf(server: CeruleanProcess): TableHttpClient {
+  const endpoint = { host: '127.0.0.1', port: server.ready.port, account: devAccountName };
   return new TableHttpClient(endpoint, keepAliveAgent(concurrency), 60_000);
 }
 
@@ -135,7 +135,7 @@ function measure(operations: readonly Operation[], durationMs: number): Promise<
 }
 
 /** Resident set size of the server process, from /proc (Linux). */
-function rssOf(server: RunningServer): number {
+function rssOf(server: CeruleanProcess): number {
   const status = readFileSync(`/proc/${server.process.pid}/status`, 'utf8');
   const kib = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? NaN);
   return kib / 1024;

@@ -2,12 +2,22 @@
 // Cerulean on SQLite, Cerulean on PostgreSQL with one and with two processes over one database
 // (the client sends requests round-robin to the two), Azurite in memory, Azurite on disk, and the
 // bare node:http ceiling.
-import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
-import net from 'node:net';
 import path from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { devAccountName, type Endpoint } from './client.js';
+import type * as ServerProcess from '../scripts/server-process.mjs';
+
+// From dist/bench/ at run time: the module lives in the repository, not in dist/.
+const serverProcessUrl = new URL('../../scripts/server-process.mjs', import.meta.url);
+const { freeLoopbackPort, startCerulean, startNodeProcess } = (await import(serverProcessUrl.href)) as typeof ServerProcess;
+
+export type CeruleanProcess = ServerProcess.NodeProcess<ServerProcess.CeruleanBanner>;
+
+/** One Cerulean on SQLite in `location`, logging only warnings: for the benchmarks that drive one server. */
+export function startCeruleanAt(location: string): Promise<CeruleanProcess> {
+  return startCerulean({ args: ['--port', '0', '--location', location, '--log-level', 'warn'], name: 'cerulean' });
+}
 
 export const serverKinds = ['cerulean', 'cerulean-pg', 'cerulean-pg-2', 'azurite-disk', 'azurite-memory', 'bare', 'cerulean-unobserved'] as const;
 /** Run unless --servers names others; cerulean-unobserved only measures what metrics cost. */
@@ -55,7 +65,8 @@ interface LaunchSpec {
 
 const readyTimeoutMs = 60_000;
 const stopTimeoutMs = 5_000;
-const outputLinesKept = 20;
+/** Characters of each output stream kept to explain an exit (a long run must not hoard its log). */
+const outputCharsKept = 8_192;
 /** LokiJS autosave interval of Azurite's table store (LokiTableMetadataStore). */
 const azuriteAutosaveMs = 5_000;
 /** Slack for a save timer tick that fires late. */
@@ -105,36 +116,36 @@ interface Launched {
 }
 
 async function launch(spec: LaunchSpec, dataDir: string): Promise<Launched> {
-  const child = spawn(process.execPath, spec.args, { cwd: dataDir, stdio: ['ignore', 'pipe', 'pipe'] });
-  const output: string[] = [];
+  const started = await startNodeProcess({
+    args: spec.args,
+    cwd: dataDir,
+    startTimeoutMs: readyTimeoutMs,
+    stopTimeoutMs,
+    outputBytesMax: outputCharsKept,
+    ready: (line) => spec.ready.exec(line.trim()) ?? undefined,
+  });
   let exitReason: string | undefined;
-  const exited = new Promise<void>((resolve) =>
-    child.once('exit', (code, signal) => {
-      const error = [...output].reverse().find((line) => /error|fatal|out of memory/i.test(line));
-      const how = signal ? `killed by ${signal}` : `exited with code ${code}`;
-      exitReason = error ? `${how} (${error})` : how;
-      resolve();
-    }),
-  );
-  const readyLine = waitForLine(child, output, spec.ready, exited);
-  let match: RegExpExecArray;
-  try {
-    match = await readyLine;
-  } catch (error) {
-    await stopChild(child, exited);
-    throw error;
-  }
-  const host = match[1]!;
+  const exited = started.exited.then(({ code, signal }) => {
+    const { stdout, stderr } = started.output();
+    const lines = [...stdout.split('\n'), ...stderr.split('\n')].reverse();
+    const error = lines.find((line) => /error|fatal|out of memory/i.test(line))?.trim();
+    const how = signal ? `killed by ${signal}` : `exited with code ${code}`;
+    exitReason = error ? `${how} (${error})` : how;
+  });
+  // A server that needed SIGKILL to stop has stopped all the same.
+  const stop = () => started.stop().then(() => undefined, () => undefined);
+  const host = started.ready[1]!;
   if (!isLoopback(host)) {
-    await stopChild(child, exited);
+    await stop();
     throw new Error(`${spec.args[0]} listens on ${host}, not on loopback`);
   }
-  return { host, port: Number(match[2]), pid: child.pid!, exited, exitReason: () => exitReason, stop: () => stopChild(child, exited) };
+  const port = Number(started.ready[2]);
+  return { host, port, pid: started.process.pid!, exited, exitReason: () => exitReason, stop };
 }
 
 async function launchSpec(kind: ServerKind, repoRoot: string, dataDir: string, database: string | undefined): Promise<LaunchSpec> {
   const cerulean = (store: string[]) => ({
-    args: [path.join(repoRoot, 'bin/cerulean.js'), '--port', '0', ...store],
+    args: [path.join(repoRoot, 'bin/cerulean.js'), '--port', '0', '--queue-port', '0', ...store],
     ready: /Cerulean listening on http:\/\/([^\s/]+):(\d+)\//,
     flushIntervalMs: 0,
   });
@@ -178,65 +189,6 @@ async function launchSpec(kind: ServerKind, repoRoot: string, dataDir: string, d
       throw new Error(`unknown server kind ${String(unknown)}`);
     }
   }
-}
-
-function waitForLine(
-  child: ChildProcess,
-  output: string[],
-  ready: RegExp,
-  exited: Promise<void>,
-): Promise<RegExpExecArray> {
-  return new Promise((resolve, reject) => {
-    let found = false;
-    const onLine = (line: string): void => {
-      output.push(line);
-      if (output.length > outputLinesKept) output.shift();
-      const match = ready.exec(line);
-      if (match && !found) {
-        found = true;
-        clearTimeout(timer);
-        resolve(match);
-      }
-    };
-    for (const stream of [child.stdout!, child.stderr!]) {
-      let pending = '';
-      stream.setEncoding('utf8');
-      stream.on('data', (chunk: string) => {
-        const lines = (pending + chunk).split('\n');
-        pending = lines.pop()!;
-        for (const line of lines) onLine(line.trim());
-      });
-    }
-    const timer = setTimeout(
-      () => reject(new Error(`not ready within ${readyTimeoutMs} ms: ${output.join(' | ')}`)),
-      readyTimeoutMs,
-    );
-    void exited.then(() => {
-      clearTimeout(timer);
-      if (!found) reject(new Error(`exited before it was ready: ${output.join(' | ')}`));
-    });
-  });
-}
-
-async function stopChild(child: ChildProcess, exited: Promise<void>): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  child.kill('SIGTERM');
-  const timer = setTimeout(() => child.kill('SIGKILL'), stopTimeoutMs);
-  await exited;
-  clearTimeout(timer);
-}
-
-function freeLoopbackPort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = net.createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const address = probe.address();
-      probe.close(() =>
-        typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port')),
-      );
-    });
-  });
 }
 
 function isLoopback(host: string): boolean {

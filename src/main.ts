@@ -27,11 +27,14 @@ const definitions = [tableService, queueService];
 interface Listener {
   readonly service: Pick<ServiceDefinition<{ readonly kind: string }, unknown>, 'name' | 'endpointKey'>;
   readonly server: Server;
+  /** Closes it once requests in flight are answered, keep-alive connections included (shutdown.ts). */
+  readonly graceful: GracefulServer;
   /** As configured; 0 = any free port. */
   readonly port: number;
   /** The flag that chose the port, for the line a failed listen prints. */
   readonly flag: string;
 }
+import { gracefulClose, type GracefulServer } from './shutdown.js';
 
 const shutdownGraceMs = 10_000;
 
@@ -88,13 +91,8 @@ export async function serve(argv: readonly string[]): Promise<void> {
     ...security,
   });
   const listeners: Listener[] = [
-    { service: tableService, server: frontDoor.server(tableService, services, secondary?.services), port: config.port, flag: '--port' },
-    {
-      service: queueService,
-      server: frontDoor.server(queueService, queueServices),
-      port: config.queuePort,
-      flag: '--queue-port',
-    },
+    listener(tableService, frontDoor.server(tableService, services, secondary?.services), config.port, '--port'),
+    listener(queueService, frontDoor.server(queueService, queueServices), config.queuePort, '--queue-port'),
   ];
   // Before the banner: whoever reads it may signal at once.
   stopOnSignals(listeners, { close: closeStores }, log);
@@ -125,6 +123,11 @@ function startBanner(
 }
 
 /** Finish in-flight requests, then close the stores; a second signal or the grace period forces exit. */
+/** Right after the server is made, before it listens: graceful close tracks its responses from the first. */
+function listener(service: Listener['service'], server: Server, port: number, flag: string): Listener {
+  return { service, server, graceful: gracefulClose(server), port, flag };
+}
+
 function stopOnSignals(listeners: readonly Listener[], stores: { close(): Promise<void> }, log: Logger): void {
   let stopping = false;
   const stop = (signal: string): void => {
@@ -133,7 +136,7 @@ function stopOnSignals(listeners: readonly Listener[], stores: { close(): Promis
     log.info(`${signal}: finishing in-flight requests`);
     const force = setTimeout(() => process.exit(1), shutdownGraceMs);
     force.unref();
-    const closed = listeners.map(({ server }) => new Promise((resolve) => server.close(resolve)));
+    const closed = listeners.map(({ graceful }) => graceful.close());
     void Promise.all(closed).then(() => {
       stores.close().then(
         () => process.exit(0),
@@ -143,7 +146,6 @@ function stopOnSignals(listeners: readonly Listener[], stores: { close(): Promis
         },
       );
     });
-    for (const { server } of listeners) server.closeIdleConnections();
   };
   process.on('SIGTERM', () => stop('SIGTERM'));
   process.on('SIGINT', () => stop('SIGINT'));

@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
-import { browserSkip, launchBrowser } from '../helpers/browser.js';
+import { browserSkip, browserTimeoutMs, launchBrowser } from '../helpers/browser.js';
 import { gridColumns, gridRowKeys, openExplorer, openTable, runQuery, typedEntity } from '../helpers/explorer.js';
 import { serviceClient, tableClient } from '../helpers/sdk.js';
 import { devKey, startServer, type RunningServer } from '../helpers/server.js';
@@ -48,6 +48,7 @@ describe('explorer in Chromium: tables, grid, query, editor', { skip: browserSki
   before(async () => {
     [server, browser] = await Promise.all([startServer(), launchBrowser()]);
     page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+    page.setDefaultTimeout(browserTimeoutMs);
     page.on('pageerror', (error) => pageErrors.push(error.message));
     page.on('dialog', (dialog) => void (confirmAnswer ? dialog.accept() : dialog.dismiss()));
     const paging = tableClient(server, 'Paging');
@@ -369,7 +370,7 @@ describe('explorer in Chromium: tables, grid, query, editor', { skip: browserSki
           const script = g.document.createElement('script');
           script.textContent = 'window.__inline = 1';
           g.document.body.appendChild(script);
-          setTimeout(() => resolve({ directive: 'no violation reported', ran: g.__inline }), 5000);
+          setTimeout(() => resolve({ directive: 'no violation reported', ran: g.__inline }), 30_000);
         }),
     );
     assert.deepEqual(inline, { directive: 'script-src-elem', ran: undefined });

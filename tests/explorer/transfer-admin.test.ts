@@ -7,7 +7,7 @@ import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { AzureNamedKeyCredential, AzureSASCredential, TableClient, type TableTransaction } from '@azure/data-tables';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { browserSkip, launchBrowser } from '../helpers/browser.js';
+import { browserSkip, browserTimeoutMs, launchBrowser } from '../helpers/browser.js';
 import { gridRowKeys, openExplorer, openTable, runQuery, typedTable } from '../helpers/explorer.js';
 import { clientOptions, serviceClient, tableClient } from '../helpers/sdk.js';
 import { startServer, type RunningServer } from '../helpers/server.js';
@@ -28,6 +28,7 @@ describe('explorer in Chromium: export, import, policies, SAS, CORS, accounts, l
       launchBrowser(),
     ]);
     context = await browser.newContext({ viewport: { width: 1280, height: 800 }, colorScheme: 'light' });
+    context.setDefaultTimeout(browserTimeoutMs);
     await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: `http://127.0.0.1:${server.port}` });
     page = await context.newPage();
     page.on('pageerror', (error) => pageErrors.push(error.message));
@@ -76,7 +77,7 @@ describe('explorer in Chromium: export, import, policies, SAS, CORS, accounts, l
     await page.click('#create-table');
     await page.waitForSelector('#no-entities');
     await page.setInputFiles('#import-file', { name: 'Source.typed.csv', mimeType: 'text/csv', buffer: Buffer.from(text) });
-    await page.waitForSelector('#transfer-progress:has-text("imported 1003 of 1003 entities")', { timeout: 60_000 });
+    await page.waitForSelector('#transfer-progress:has-text("imported 1003 of 1003 entities")', { timeout: browserTimeoutMs });
     assert.deepEqual(await typedTable(server, 'TargetCsv'), await typedTable(server, 'Source'));
   });
 

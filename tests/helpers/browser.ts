@@ -12,11 +12,18 @@ export function browserSkip(): string | false {
   return `${chromiumPath} is missing: install Debian's chromium (apt-get install chromium) to run the explorer's browser tests`;
 }
 
+/**
+ * Playwright's 30 s default for launching and for each action or wait is a quiet machine's: at
+ * load 16 Chromium needs many times longer. A page that never gets there still fails, later.
+ */
+export const browserTimeoutMs = 120_000;
+
 export function launchBrowser(): Promise<Browser> {
   if (!existsSync(chromiumPath)) throw new Error(`${chromiumPath} is missing (CI must install chromium)`);
   return chromium.launch({
     executablePath: chromiumPath,
     headless: true,
+    timeout: browserTimeoutMs,
     args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
   });
 }

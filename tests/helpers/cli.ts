@@ -3,16 +3,15 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { existsSync } from 'node:fs';
-import net from 'node:net';
-import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import { makeTempDir, removeDir } from './server.js';
+import type { NodeProcess } from '../../scripts/server-process.mjs';
+import { devAccount, devKey, freeLoopbackPort, makeTempDir, removeDir, startNodeProcess } from './server.js';
 
 const binPath = fileURLToPath(new URL('../../../bin/cerulean.js', import.meta.url));
 const repoRoot = fileURLToPath(new URL('../../../', import.meta.url));
 const azuriteMain = fileURLToPath(new URL('../../../node_modules/azurite/dist/src/table/main.js', import.meta.url));
-const commandTimeoutMs = 60_000;
-const azuriteStartTimeoutMs = 30_000;
+/** Generous: a command that needs seconds on a quiet machine needs many times that at load 16. */
+const commandTimeoutMs = 180_000;
 
 export interface CliResult {
   readonly code: number | null;
@@ -72,45 +71,28 @@ export async function startAzurite(): Promise<RunningAzurite> {
   const workDir = makeTempDir('cerulean-azurite-');
   // Azurite prints the port it was given, so `--tablePort 0` would leave the real one unknown.
   const port = await freeLoopbackPort();
-  const args = [azuriteMain, '--inMemoryPersistence', '--tableHost', '127.0.0.1', '--tablePort', String(port), '--disableTelemetry'];
-  const child = spawn(process.execPath, args, { cwd: workDir, stdio: ['ignore', 'pipe', 'pipe'] });
-  let output = '';
-  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
-  await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`Azurite not ready: ${output}`)), azuriteStartTimeoutMs);
-    createInterface({ input: child.stdout }).on('line', (line) => {
-      output += `${line}\n`;
-      if (line.includes('successfully started')) {
-        clearTimeout(timer);
-        resolve();
-      }
+  const args = [azuriteMain, '--inMemoryPersistence', '--tableHost', '127.0.0.1', '--tablePort', String(port)];
+  let azurite: NodeProcess<true>;
+  try {
+    azurite = await startNodeProcess({
+      name: 'Azurite',
+      args: [...args, '--disableTelemetry'],
+      cwd: workDir,
+      ready: (line) => (line.includes('successfully started') ? true : undefined),
     });
-    child.once('exit', (code) => reject(new Error(`Azurite exited (${code}): ${output}`)));
-  });
+  } catch (error) {
+    removeDir(workDir);
+    throw error;
+  }
   const url = `http://127.0.0.1:${port}/devstoreaccount1`;
   return {
-    connectionString: `DefaultEndpointsProtocol=http;AccountName=devstoreaccount1;AccountKey=Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/K1SZFPTOtr/KBHBeksoGMGw==;TableEndpoint=${url};`,
+    connectionString:
+      `DefaultEndpointsProtocol=http;AccountName=${devAccount};AccountKey=${devKey};` + `TableEndpoint=${url};`,
     async stop() {
-      if (child.exitCode === null && child.signalCode === null) {
-        child.kill('SIGTERM');
-        const timer = setTimeout(() => child.kill('SIGKILL'), 5_000);
-        await once(child, 'exit');
-        clearTimeout(timer);
-      }
+      await azurite.stop().catch(() => undefined); // it needed SIGKILL, but it is stopped
       removeDir(workDir);
     },
   };
-}
-
-function freeLoopbackPort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = net.createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as net.AddressInfo;
-      probe.close(() => resolve(port));
-    });
-  });
 }
 
 /**

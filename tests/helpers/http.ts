@@ -5,6 +5,7 @@
 import assert from 'node:assert/strict';
 import http, { type IncomingHttpHeaders } from 'node:http';
 import net from 'node:net';
+import { once } from 'node:events';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { sign } from '../../src/http/auth.js';
 import { devAccount, devKey } from './server.js';
@@ -43,6 +44,13 @@ export interface RawRequest {
   host?: string;
   /** Read nothing of the response for this long after its head arrives (a slow reader). */
   pauseResponseMs?: number;
+  /**
+   * Send `Expect: 100-continue` and hold the body until the server's 100 Continue, then call this:
+   * from that moment the server has read the request's head, so the request is in flight.
+   */
+  onContinue?: () => void;
+  /** Default: a fresh connection that closes after the response. */
+  agent?: http.Agent;
 }
 
 export interface RawResponse {
@@ -136,10 +144,11 @@ async function writeBody(req: http.ClientRequest, body: Buffer, options: RawRequ
   }
 }
 
-/** Sends one request on a fresh connection to 127.0.0.1:port and reads the whole response. */
+/** Sends one request (on a fresh connection unless `agent`) to 127.0.0.1:port and reads the whole response. */
 export function send(port: number, options: RawRequest): Promise<RawResponse> {
   const body = bodyBytes(options.body);
-  const headers = buildHeaders(options, body);
+  const gate = options.onContinue;
+  const headers = buildHeaders(gate === undefined ? options : withExpectContinue(options), body);
   return new Promise((resolve, reject) => {
     let answered = false;
     const req = http.request({
@@ -148,7 +157,7 @@ export function send(port: number, options: RawRequest): Promise<RawResponse> {
       method: options.method,
       path: options.path,
       headers,
-      agent: false,
+      agent: options.agent ?? false,
       setHost: !Object.keys(headers).some((h) => h.toLowerCase() === 'host'),
     });
     req.on('response', (res) => {
@@ -176,12 +185,18 @@ export function send(port: number, options: RawRequest): Promise<RawResponse> {
     req.on('error', (error) => {
       if (!answered) reject(error);
     });
-    const finish = body === undefined ? Promise.resolve() : writeBody(req, body, options);
+    if (gate !== undefined) req.flushHeaders();
+    const continued = gate === undefined ? Promise.resolve() : once(req, 'continue').then(() => gate());
+    const finish = continued.then(() => (body === undefined ? undefined : writeBody(req, body, options)));
     finish.then(
       () => req.end(),
       (error) => reject(error),
     );
   });
+}
+
+function withExpectContinue(options: RawRequest): RawRequest {
+  return { ...options, headers: { ...options.headers, Expect: '100-continue' } };
 }
 
 /** Path-style request target for the development account. */
@@ -222,8 +237,17 @@ export function assertError(res: RawResponse, status: number, code?: string): vo
   if (code !== undefined) assert.equal(errorCode(res), code, describeResponse(res));
 }
 
-/** Writes raw bytes on a fresh socket and returns (as latin1) whatever comes back before the server closes or goes quiet. */
-export function exchangeRaw(port: number, bytes: Buffer | string, quietMs = 1500): Promise<string> {
+/**
+ * Writes raw bytes on a fresh socket and returns (as latin1) whatever comes back before the server
+ * closes or goes quiet for `quietMs` after answering. Until its first byte the wait is
+ * `answerWithinMs`: a loaded machine may take seconds to answer at all.
+ */
+export function exchangeRaw(
+  port: number,
+  bytes: Buffer | string,
+  quietMs = 1500,
+  answerWithinMs = 60_000,
+): Promise<string> {
   return new Promise((resolve, reject) => {
     const socket = net.connect(port, '127.0.0.1');
     let received = '';
@@ -235,7 +259,7 @@ export function exchangeRaw(port: number, bytes: Buffer | string, quietMs = 1500
     };
     const arm = () => {
       clearTimeout(timer);
-      timer = setTimeout(done, quietMs);
+      timer = setTimeout(done, received === '' ? answerWithinMs : quietMs);
     };
     socket.on('connect', () => {
       socket.write(bytes);

@@ -96,8 +96,10 @@ export async function startCluster(bin: string, clusterOptions: ClusterOptions =
     '-c max_connections=300',
   ].join(' ');
   const pgCtl = join(bin, 'pg_ctl');
-  const start = () => asPostgresUser(pgCtl, ['-D', data, '-l', join(dir, 'log'), '-o', options, '-w', 'start']);
-  const stop = () => asPostgresUser(pgCtl, ['-D', data, '-m', 'immediate', '-w', 'stop']);
+  // pg_ctl waits 60 s by default; a loaded machine can need more to start or stop the cluster.
+  const wait = ['-w', '-t', '300'];
+  const start = () => asPostgresUser(pgCtl, ['-D', data, '-l', join(dir, 'log'), '-o', options, ...wait, 'start']);
+  const stop = () => asPostgresUser(pgCtl, ['-D', data, '-m', 'immediate', ...wait, 'stop']);
   start();
   return {
     url: `postgres://postgres@127.0.0.1:${port}/postgres`,

@@ -1,26 +1,24 @@
-// Runs the real `cerulean` process for system tests: spawn, wait for the listening line,
-// stop with SIGTERM or SIGKILL. Each server gets its own temp dir unless told otherwise.
-import { spawn, type ChildProcess } from 'node:child_process';
-import { once } from 'node:events';
+// Runs the real `cerulean` process for system tests: spawn, wait for its banner, stop with SIGTERM
+// or SIGKILL (scripts/server-process.mjs does that, for the benchmarks and the toolkit too). Each
+// server gets its own temp dir unless told otherwise.
+import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
-import { fileURLToPath } from 'node:url';
+import type * as ServerProcess from '../../scripts/server-process.mjs';
 import { createDatabase, databaseFor, dropDatabase, testDatabaseUrl } from './postgres.js';
+
+// From dist/tests/helpers/ at run time: the module lives in the repository, not in dist/.
+const serverProcessUrl = new URL('../../../scripts/server-process.mjs', import.meta.url);
+const serverProcess = (await import(serverProcessUrl.href)) as typeof ServerProcess;
+const { repoRoot, startCerulean } = serverProcess;
+/** For other servers the tests start (Azurite). */
+export const { freeLoopbackPort, startNodeProcess } = serverProcess;
 
 /** The well-known development account (auth.md §6); the server always has it. */
 export const devAccount = 'devstoreaccount1';
 export const devKey =
   'Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/K1SZFPTOtr/KBHBeksoGMGw==';
-
-const binPath = fileURLToPath(new URL('../../../bin/cerulean.js', import.meta.url));
-const repoRoot = fileURLToPath(new URL('../../../', import.meta.url));
-const startTimeoutMs = 20_000;
-const stopTimeoutMs = 10_000;
-const listeningPrefix = 'Cerulean listening on ';
-const queueEndpointPrefix = 'Queue endpoint: ';
-const connectionStringPrefix = 'Connection string: ';
 
 export interface ServerOptions {
   /** Pass `--in-memory`. */
@@ -130,33 +128,6 @@ function planArgs(options: ServerOptions, env: NodeJS.ProcessEnv): ArgPlan {
   return { args: [...args, ...given], ownedDir };
 }
 
-function exitOf(child: ChildProcess): Promise<number | null> {
-  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve(child.exitCode);
-  return once(child, 'exit').then(([code]) => code as number | null);
-}
-
-async function waitForExit(child: ChildProcess, what: string): Promise<number | null> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      reject(new Error(`server did not exit within ${stopTimeoutMs} ms after ${what}`));
-    }, stopTimeoutMs);
-  });
-  try {
-    return await Promise.race([exitOf(child), timeout]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
-
-/** What the server printed once listening. */
-interface Banner {
-  readonly url: string;
-  readonly queueUrl: string | undefined;
-  readonly connectionString: string;
-}
-
 /** Spawns `node bin/cerulean.js …` and resolves once it printed its listening and connection-string lines. */
 export async function startServer(requested: ServerOptions = {}): Promise<RunningServer> {
   let options = await onEngineUnderTest(requested);
@@ -167,74 +138,35 @@ export async function startServer(requested: ServerOptions = {}): Promise<Runnin
   };
   const env = serverEnv(options.env);
   const { args, ownedDir } = planArgs(options, env);
-  const child = spawn(process.execPath, [binPath, ...args], {
-    cwd: options.cwd ?? repoRoot,
-    env,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-  const output = () => ({ stdout, stderr });
-  const cleanup = () => {
-    if (ownedDir !== undefined) removeDir(ownedDir);
-  };
-  child.once('exit', cleanup);
-
-  const ready = new Promise<Banner>((resolve, reject) => {
-    let url: string | undefined;
-    let queueUrl: string | undefined;
-    createInterface({ input: child.stdout! }).on('line', (line) => {
-      stdout += line + '\n';
-      if (line.startsWith(listeningPrefix)) url = line.slice(listeningPrefix.length).trim();
-      else if (line.startsWith(queueEndpointPrefix)) queueUrl = line.slice(queueEndpointPrefix.length).trim();
-      else if (line.startsWith(connectionStringPrefix) && url !== undefined) {
-        resolve({ url, queueUrl, connectionString: line.slice(connectionStringPrefix.length).trim() });
-      }
-    });
-    child.once('exit', (code, signal) =>
-      reject(new Error(`server exited (code ${code}, signal ${signal}) before listening\nargs: ${args.join(' ')}\nstdout:\n${stdout}\nstderr:\n${stderr}`)),
-    );
-    child.once('error', reject);
-    setTimeout(
-      () => reject(new Error(`server not listening after ${startTimeoutMs} ms\nstdout:\n${stdout}\nstderr:\n${stderr}`)),
-      startTimeoutMs,
-    ).unref();
-  });
-
-  let started: Banner;
+  let server: ServerProcess.NodeProcess<ServerProcess.CeruleanBanner>;
   try {
-    started = await ready;
+    server = await startCerulean({ args, env, cwd: options.cwd ?? repoRoot, name: 'server' });
   } catch (error) {
-    child.kill('SIGKILL');
-    await exitOf(child);
+    if (ownedDir !== undefined) removeDir(ownedDir);
     await dropFresh();
     throw error;
   }
-  const parsed = new URL(started.url);
+  const ended = server.exited.then(() => {
+    if (ownedDir !== undefined) removeDir(ownedDir);
+  });
+  const { url, queueUrl, host, port, connectionString } = server.ready;
+  const thenDropFresh = async <T>(stopping: Promise<T>): Promise<T> => {
+    try {
+      return await stopping;
+    } finally {
+      await ended;
+      await dropFresh();
+    }
+  };
   return {
-    host: parsed.hostname,
-    port: Number(parsed.port),
-    url: started.url,
-    queueUrl: started.queueUrl,
-    connectionString: started.connectionString,
-    process: child,
-    output,
-    stop: async () => {
-      child.kill('SIGTERM');
-      try {
-        return await waitForExit(child, 'SIGTERM');
-      } finally {
-        await dropFresh();
-      }
-    },
-    kill9: async () => {
-      child.kill('SIGKILL');
-      try {
-        await waitForExit(child, 'SIGKILL');
-      } finally {
-        await dropFresh();
-      }
-    },
+    host,
+    port,
+    url,
+    queueUrl,
+    connectionString,
+    process: server.process,
+    output: server.output,
+    stop: () => thenDropFresh(server.stop()),
+    kill9: () => thenDropFresh(server.kill9()),
   };
 }

@@ -12,6 +12,7 @@ import {
 } from '../../src/table/protocol/batch.js';
 import { MultipartSyntaxError } from '../../src/table/protocol/multipart.js';
 import { seededRandom } from '../../src/domain/random.js';
+import { scaled } from '../helpers/scale.js';
 
 const crlf = (...lines: string[]) => lines.join('\r\n');
 
@@ -481,9 +482,9 @@ function mutate(random: Random, bytes: Buffer): Buffer {
 }
 
 describe('parseBatchRequest: properties', () => {
-  test('parse after write returns what was written (500 random batches)', () => {
+  test(`parse after write returns what was written (${scaled(500)} random batches)`, () => {
     const random = seededRandom(0x5eed);
-    for (let iteration = 0; iteration < 500; iteration++) {
+    for (let iteration = 0; iteration < scaled(500); iteration++) {
       const style = pick(random, ['js', 'python', 'lf'] as const);
       const count = 1 + integer(random, 9);
       const written = Array.from({ length: count }, (_, index) => randomOperation(random, index, style === 'python'));
@@ -513,7 +514,7 @@ describe('parseBatchRequest: properties', () => {
       [contentTypeFor('batch_r'), writeBatch([randomOperation(random, 0, true), randomOperation(random, 1, true)], 'js')],
     ];
     let accepted = 0;
-    for (let iteration = 0; iteration < 4000; iteration++) {
+    for (let iteration = 0; iteration < scaled(4000); iteration++) {
       const [contentType, text] = pick(random, corpus);
       let bytes: Buffer = Buffer.from(text, 'utf8');
       for (let mutation = 1 + integer(random, 3); mutation > 0; mutation--) bytes = mutate(random, bytes);
@@ -528,7 +529,7 @@ describe('parseBatchRequest: properties', () => {
         }
       }
     }
-    assert.ok(accepted > 100, `some mutants must still parse (accepted ${accepted})`);
+    assert.ok(accepted > scaled(100), `some mutants must still parse (accepted ${accepted})`);
   });
 });
 

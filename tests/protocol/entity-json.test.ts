@@ -13,6 +13,7 @@ import { type EdmValue, dateTimeTicksMax, dateTimeTicksMin, int64Max, int64Min }
 import { decodeEntityBody } from '../../src/table/protocol/entity-json.js';
 import { encodeEntity } from '../../src/table/protocol/odata.js';
 import { entitySizeBytes, type Entity, type Properties, validateKey } from '../../src/domain/entity.js';
+import { scaled } from '../helpers/scale.js';
 
 function assertTableError(fn: () => unknown, code: string): void {
   assert.throws(fn, (error: unknown) => {
@@ -381,7 +382,7 @@ describe('round trip: decode(encode(entity)) is the entity', () => {
           return { type: 'Edm.Binary', value: Buffer.from(Array.from({ length: n * 30 }, () => Math.floor(next() * 256))) };
       }
     };
-    for (let i = 0; i < 300; i++) {
+    for (let i = 0; i < scaled(300); i++) {
       const properties: Properties = new Map();
       for (let j = 0; j < 10; j++) properties.set(`p${j}`, randomValue());
       const randomEntity: Entity = { partitionKey: `pk${i}`, rowKey: `rk${i}`, timestamp: 0n, properties };

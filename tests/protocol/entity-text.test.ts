@@ -10,6 +10,7 @@ import { decodeEntityBody } from '../../src/table/protocol/entity-json.js';
 import { decodeEntity, transcodeOrUndefined } from '../../src/table/protocol/entity-text.js';
 import { encodeStoredProperties } from '../../src/storage/stored-json.js';
 import { randomEntityBody } from '../helpers/entity-bodies.js';
+import { scaled } from '../helpers/scale.js';
 
 type Outcome =
   | { readonly ok: true; readonly partitionKey?: string; readonly rowKey?: string; readonly json: string; readonly size: number; readonly count: number }
@@ -51,18 +52,18 @@ function assertSame(text: string): boolean {
 }
 
 describe('entity-text: one pass from body to stored text', () => {
-  test('agrees with decodeEntityBody + encodeStoredProperties on 4,000 random bodies', () => {
+  test(`agrees with decodeEntityBody + encodeStoredProperties on ${scaled(4000)} random bodies`, () => {
     const seed = 15;
     const random = seededRandom(seed);
     let accepted = 0;
     let fast = 0;
-    for (let i = 0; i < 4000; i++) {
+    for (let i = 0; i < scaled(4000); i++) {
       const text = randomEntityBody(random);
       if (assertSame(text)) fast++;
       if (recordOutcome(text).ok) accepted++;
     }
     // Both outcomes and both paths are exercised (seed ${seed}).
-    assert(accepted > 400 && accepted < 3600, `accepted ${accepted}`);
+    assert(accepted > scaled(400) && accepted < scaled(3600), `accepted ${accepted}`);
     assert(fast > accepted / 3, `fast ${fast} of ${accepted}`);
   });
 

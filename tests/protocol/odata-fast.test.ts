@@ -17,6 +17,7 @@ import {
 import { decodeStoredProperties, encodeStoredProperties, minimalJsonOf } from '../../src/storage/stored-json.js';
 import { seededRandom } from '../../src/domain/random.js';
 import { StoredEntity } from '../../src/storage/lazy-entity.js';
+import { scaled } from '../helpers/scale.js';
 
 const ctx: EntityUrlContext = { baseUrl: 'http://127.0.0.1:10002/devstoreaccount1', account: 'devstoreaccount1', table: 'fast' };
 const levels: readonly MetadataLevel[] = ['none', 'minimal', 'full'];
@@ -106,9 +107,9 @@ function storedEntityOf(properties: Properties, i: number): Entity {
 }
 
 describe('fast entity encoding equals encoding from values', () => {
-  test('stored text → minimal text → every level and $select, 400 random entities', () => {
+  test(`stored text → minimal text → every level and $select, ${scaled(400)} random entities`, () => {
     const random = seededRandom(15);
-    for (let i = 0; i < 400; i++) {
+    for (let i = 0; i < scaled(400); i++) {
       const properties = randomProperties(random);
       const stored = encodeStoredProperties(properties);
       const minimal = minimalJsonOf(stored);

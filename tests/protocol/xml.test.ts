@@ -12,6 +12,7 @@ import {
   type XmlElement,
 } from '../../src/table/protocol/xml.js';
 import { seededRandom } from '../query/random.js';
+import { scaled } from '../helpers/scale.js';
 
 function invalid(text: string, reason?: RegExp): void {
   assert.throws(
@@ -135,7 +136,7 @@ describe('writer', () => {
   test('round trip: any XML-legal text written as a leaf reads back unchanged', () => {
     const random = seededRandom(7);
     const alphabet = ['a', 'Z', ' ', '<', '>', '&', "'", '"', ';', '#', ']]>', '\n', '\t', 'é', '\u{1F600}', '&amp;', 'CDATA'];
-    for (let i = 0; i < 500; i++) {
+    for (let i = 0; i < scaled(500); i++) {
       const text = Array.from({ length: random.int(12) }, () => alphabet[random.int(alphabet.length)]).join('');
       const parsed = parseXml(writeXmlNode({ name: 'v', content: text }));
       assert.equal(parsed.text, text);
@@ -148,10 +149,10 @@ describe('fuzz: mutated documents are parsed or refused with InvalidXmlDocument,
     '<?xml version="1.0" encoding="utf-8"?><StorageServiceProperties><Logging><Version>1.0</Version>' +
     '<Delete>false</Delete></Logging><Cors><CorsRule><AllowedOrigins>http://a.com</AllowedOrigins>' +
     '<![CDATA[x]]><!-- c --></CorsRule></Cors><e a="&amp;"/></StorageServiceProperties>';
-  test('5,000 mutations', () => {
+  test(`${scaled(5000)} mutations`, () => {
     const random = seededRandom(11);
     const pieces = ['<', '>', '/', '&', ';', '"', "'", '<!--', '-->', '<![CDATA[', ']]>', '<?', '?>', '=', ' ', '&#', 'x', '\u0000', '<!DOCTYPE'];
-    for (let i = 0; i < 5000; i++) {
+    for (let i = 0; i < scaled(5000); i++) {
       let text = seed;
       for (let edits = 1 + random.int(4); edits > 0; edits--) {
         const at = random.int(text.length + 1);

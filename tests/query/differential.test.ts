@@ -12,6 +12,7 @@ import { runSeed, seededRandom } from './random.js';
 import type { Random } from './random.js';
 import { type Entity } from '../../src/domain/entity.js';
 import { type KeyBound, type KeyRange } from '../../src/domain/keys.js';
+import { scaled } from '../helpers/scale.js';
 
 // Keys chosen to sit next to each other in UTF-16 order: prefixes, NUL and space successors,
 // a quote, non-ASCII, a surrogate pair (which sorts below U+FFFF), and the empty string.
@@ -236,7 +237,7 @@ test('plan ranges + predicate return exactly what the predicate over all entitie
   const random = seededRandom(seed);
   const classes = new Map<string, number>();
   let entities = randomEntities(random);
-  for (let i = 0; i < 2500; i++) {
+  for (let i = 0; i < scaled(2500); i++) {
     if (i % 100 === 0) entities = randomEntities(random);
     const filter = randomFilter(random, 0, { comparisons: filterComparisonsMax });
     const queryClass = checkFilter(filter, entities, random, `seed=${seed} iteration=${i} filter=${JSON.stringify(filter)}`);
@@ -244,7 +245,7 @@ test('plan ranges + predicate return exactly what the predicate over all entitie
   }
   // The generator must exercise every class, or the comparison proves little.
   for (const queryClass of ['point', 'range', 'partition-scan', 'multi-range', 'table-scan']) {
-    assert.ok((classes.get(queryClass) ?? 0) > 10, `seed=${seed}: only ${classes.get(queryClass) ?? 0} ${queryClass} plans`);
+    assert.ok((classes.get(queryClass) ?? 0) > scaled(10), `seed=${seed}: only ${classes.get(queryClass) ?? 0} ${queryClass} plans`);
   }
 });
 
@@ -252,7 +253,7 @@ test('and-of-or filters past the planner box cap stay exact', () => {
   const seed = runSeed();
   const random = seededRandom(seed);
   let entities = randomEntities(random);
-  for (let i = 0; i < 300; i++) {
+  for (let i = 0; i < scaled(300); i++) {
     if (i % 50 === 0) entities = randomEntities(random);
     const groups = Array.from({ length: 5 }, () => {
       const leaves = Array.from({ length: 3 }, () => {

@@ -10,6 +10,7 @@ import { compileEntityQuery, compileTableFilter, printFilter, rejectUnsupportedQ
 import { parseFilter } from '../../src/table/query/parser.js';
 import { runSeed, seededRandom } from './random.js';
 import type { Random } from './random.js';
+import { scaled } from '../helpers/scale.js';
 
 function parseError(filter: string): TableError {
   try {
@@ -464,7 +465,7 @@ function randomTree(random: Random, depth: number, budget: { comparisons: number
 test('printed trees parse back to the same tree (round trip)', () => {
   const seed = runSeed();
   const random = seededRandom(seed);
-  for (let i = 0; i < 2000; i++) {
+  for (let i = 0; i < scaled(2000); i++) {
     const tree = randomTree(random, 0, { comparisons: filterComparisonsMax });
     const text = printNode(tree);
     assert.deepEqual(parseFilter(text), tree, `seed=${seed} filter=${text}`);
@@ -473,7 +474,7 @@ test('printed trees parse back to the same tree (round trip)', () => {
 
 test('printLiteral of every type reparses', () => {
   const random = seededRandom(1);
-  for (let i = 0; i < 200; i++) {
+  for (let i = 0; i < scaled(200); i++) {
     const literal = randomLiteral(random);
     const tree = parseFilter(`x eq ${printLiteral(literal)}`);
     assert.deepEqual(tree, { kind: 'comparison', property: 'x', operator: 'eq', literal });
@@ -491,7 +492,7 @@ test('arbitrary text: a TableError (400 or 501) or a working query, never anythi
   const seed = runSeed();
   const random = seededRandom(seed);
   const entity = { partitionKey: 'a', rowKey: 'b', timestamp: 0n, properties: new Map<string, EdmValue>() };
-  for (let i = 0; i < 5000; i++) {
+  for (let i = 0; i < scaled(5000); i++) {
     const text = Array.from({ length: 1 + random.int(24) }, () => random.pick(fragments)).join(random.chance(0.5) ? ' ' : '');
     try {
       const query = compileEntityQuery(text);

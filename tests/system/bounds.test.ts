@@ -13,18 +13,23 @@ describe('requests in flight', () => {
   after(() => server.stop());
 
   test('past --max-requests a request gets 503 ServerBusy, and the server recovers', async () => {
-    // Two requests that stay in flight while their bodies trickle in, a byte every 100 ms.
-    const slow = ['SlowOne', 'SlowTwo'].map((name) =>
-      send(server.port, {
+    // Two requests that stay in flight while their bodies trickle in, a byte every 100 ms; the
+    // third goes out once the server answered both with 100 Continue (it is handling them).
+    const continued: Promise<void>[] = [];
+    const slow = ['SlowOne', 'SlowTwo'].map((name) => {
+      let inFlight: () => void = () => {};
+      continued.push(new Promise((resolve) => (inFlight = resolve)));
+      return send(server.port, {
         method: 'POST',
         path: devPath('Tables'),
         headers: { Prefer: 'return-no-content' },
         body: { TableName: name },
         chunkBytes: 1,
         chunkDelayMs: 100,
-      }),
-    );
-    await new Promise((resolve) => setTimeout(resolve, 300));
+        onContinue: () => inFlight(),
+      });
+    });
+    await Promise.all(continued);
     const refused = await send(server.port, { method: 'GET', path: devPath('Tables') });
     assertError(refused, 503, 'ServerBusy');
 

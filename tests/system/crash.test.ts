@@ -10,6 +10,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { isDeepStrictEqual } from 'node:util';
+import http from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { makeTempDir, removeDir, startServer, type RunningServer } from '../helpers/server.js';
 import { describeResponse, devPath, entityPath, send, type RawRequest, type RawResponse } from '../helpers/http.js';
@@ -355,8 +356,15 @@ describe('crash durability', () => {
       const server = await startServer({ location: dir });
       const table = uniqueTableName('term');
       await createTable(server, table);
-      // Bodies trickle in over ~300 ms, so every request is mid-upload when SIGTERM arrives.
-      const slow = { chunkDelayMs: 60 };
+      // Each request's head goes out with Expect: 100-continue; once the server has answered
+      // 100 Continue for all of them (it read their heads, so they are in flight), SIGTERM. The
+      // bodies trickle in after that, so every request is mid-upload when the signal arrives.
+      // What the server promises is only for requests in flight: a connection it has not yet
+      // accepted or read from when SIGTERM arrives may be reset (that is not waited for here).
+      let continued = 0;
+      let allContinued: () => void = () => {};
+      const inFlight = new Promise<void>((resolve) => (allContinued = resolve));
+      const slow = { chunkDelayMs: 60, onContinue: () => ++continued === 16 && allContinued() };
       const requests = Array.from({ length: 16 }, (_, i): Promise<RawResponse> => {
         if (i % 2 === 0) {
           const body = Buffer.from(JSON.stringify({ PartitionKey: 'single', RowKey: `r${i}`, v: i }));
@@ -367,9 +375,11 @@ describe('crash durability', () => {
         );
         return postBatch(server.port, batch, { chunkBytes: Math.ceil(batch.body.length / 6), ...slow });
       });
-      await sleep(100);
+      const answered = Promise.all(requests);
+      // A request answered without 100 Continue (an error) ends the wait too; the asserts below say why.
+      await Promise.race([inFlight, answered]);
       const exitCode = server.stop();
-      const responses = await Promise.all(requests);
+      const responses = await answered;
       responses.forEach((res, i) => {
         assert.equal(res.status, i % 2 === 0 ? 204 : 202, `request ${i}: ${describeResponse(res)}`);
         if (i % 2 === 1) assert.ok(readBatchResponse(res).parts.every((p) => p.status === 204), res.text);
@@ -386,6 +396,34 @@ describe('crash durability', () => {
       }
     } finally {
       removeDir(dir);
+    }
+  });
+
+  test('SIGTERM with keep-alive clients: the request in flight is answered, then the process exits 0', async () => {
+    const server = await startServer({ inMemory: true });
+    const agent = new http.Agent({ keepAlive: true });
+    try {
+      // A first request leaves an idle keep-alive connection; the second is in flight at SIGTERM.
+      const first = await send(server.port, { method: 'GET', path: devPath('Tables'), agent });
+      assert.equal(first.status, 200, describeResponse(first));
+      assert.equal(first.headers.connection, 'keep-alive');
+      let inFlight: () => void = () => {};
+      const continued = new Promise<void>((resolve) => (inFlight = resolve));
+      const body = Buffer.from(JSON.stringify({ TableName: uniqueTableName('keep') }));
+      // The body trickles in over ~300 ms, so the request is most likely still being read at SIGTERM.
+      const trickle = { chunkBytes: Math.ceil(body.length / 6), chunkDelayMs: 60 };
+      const request = { method: 'POST', path: devPath('Tables'), body, agent, ...trickle };
+      const answer = send(server.port, { ...request, onContinue: () => inFlight() });
+      await continued;
+      const exitCode = server.stop();
+      const res = await answer;
+      assert.equal(res.status, 201, describeResponse(res));
+      // Connection: close when the server learnt of the shutdown before answering (usually; under
+      // load it may answer first, with keep-alive, and then close the idle connection).
+      // Exit 0: the keep-alive connections ended by themselves, not when the shutdown grace ran out.
+      assert.equal(await exitCode, 0, server.output().stderr);
+    } finally {
+      agent.destroy();
     }
   });
 });

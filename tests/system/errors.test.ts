@@ -247,7 +247,8 @@ describe('errors and robustness', () => {
       ];
       const failures: string[] = [];
       for (const bytes of exchanges) {
-        const answer = await exchangeRaw(port, bytes, 300);
+        // Some of these leave the server waiting for more bytes: no answer within 3 s is fine too.
+        const answer = await exchangeRaw(port, bytes, 300, 3_000);
         const status = rawStatus(answer);
         if (status !== undefined && status >= 500) failures.push(`${JSON.stringify(bytes.slice(0, 60))} → ${answer.slice(0, 200)}`);
       }

@@ -11,6 +11,7 @@ import { testDatabaseUrl } from '../helpers/postgres.js';
 import { makeTempDir, removeDir, startServer, type RunningServer, type ServerOptions } from '../helpers/server.js';
 import { tableClient, uniqueTableName } from '../helpers/sdk.js';
 import { edm, fetchAllPages, insertEntities, type EntityPage, type TestEntity, type TestValue } from '../helpers/query.js';
+import { waitTimeoutMsDefault } from '../helpers/wait.js';
 
 const partitions = 30;
 const rowsPerPartition = 100;
@@ -82,12 +83,14 @@ async function sameAnswers(indexed: RunningServer, reference: RunningServer, tab
 
 /** Walks `filter` until its scan reads only its matches: the index is built in the background. */
 async function awaitIndex(server: RunningServer, table: string, filter: string): Promise<void> {
-  for (let attempt = 0; attempt < 200; attempt++) {
+  // A time limit, not a number of attempts: on a loaded machine the build takes many times longer.
+  const deadline = Date.now() + waitTimeoutMsDefault;
+  while (Date.now() < deadline) {
     const pages = await fetchAllPages(server.port, table, { $filter: filter });
     if (examined(pages) === pages.reduce((sum, page) => sum + page.entities.length, 0)) return;
     await new Promise((resolve) => setTimeout(resolve, 25));
   }
-  assert.fail(`${filter} never came from an index`);
+  assert.fail(`${filter} never came from an index within ${waitTimeoutMsDefault} ms`);
 }
 
 const setups: { label: string; options: ServerOptions; restarts: boolean }[] = [

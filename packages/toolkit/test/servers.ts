@@ -1,18 +1,20 @@
 // Real servers for the toolkit's tests and examples: Cerulean from this repository and Azurite
 // from node_modules, each in its own process on 127.0.0.1 with a free port, in memory.
-import { spawn, type ChildProcess } from 'node:child_process';
-import { once } from 'node:events';
+import type { ChildProcess } from 'node:child_process';
 import { createRequire } from 'node:module';
-import net from 'node:net';
-import { fileURLToPath } from 'node:url';
-import { createInterface } from 'node:readline';
+import type * as ServerProcess from '../../../scripts/server-process.mjs';
+
+// The repository's one way to start a server process, loaded from the root at run time (this
+// package compiles on its own; the module needs no build).
+const serverProcessUrl = new URL('../../../../scripts/server-process.mjs', import.meta.url);
+const { freeLoopbackPort, startCerulean, startNodeProcess } = (await import(
+  serverProcessUrl.href
+)) as typeof ServerProcess;
 
 export type ServerKind = 'cerulean' | 'azurite';
 export const serverKinds: readonly ServerKind[] = ['cerulean', 'azurite'];
 
-const repoRoot = fileURLToPath(new URL('../../../../', import.meta.url));
 const devKey = 'Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/K1SZFPTOtr/KBHBeksoGMGw==';
-const startTimeoutMs = 60_000;
 
 export interface TestServer {
   readonly kind: ServerKind;
@@ -21,59 +23,37 @@ export interface TestServer {
   stop(): Promise<void>;
 }
 
-async function freePort(): Promise<number> {
-  const server = net.createServer();
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const { port } = server.address() as net.AddressInfo;
-  server.close();
-  await once(server, 'close');
-  return port;
-}
-
-function launch(kind: ServerKind, port: number): string[] {
-  if (kind === 'cerulean') return [`${repoRoot}bin/cerulean.js`, '--in-memory', '--port', '0', '--log-level', 'warn'];
+async function startAzurite(): Promise<ServerProcess.NodeProcess<string>> {
+  const port = await freeLoopbackPort();
   const main = createRequire(import.meta.url).resolve('azurite/dist/src/table/main.js');
-  return [main, '--inMemoryPersistence', '--tableHost', '127.0.0.1', '--tablePort', String(port), '--disableTelemetry', '--silent', '--skipApiVersionCheck'];
+  return startNodeProcess({
+    name: 'azurite',
+    args: [main, '--inMemoryPersistence', '--tableHost', '127.0.0.1', '--tablePort', String(port)]
+      .concat(['--disableTelemetry', '--silent', '--skipApiVersionCheck']),
+    ready: (line) => {
+      const started = /successfully started on 127\.0\.0\.1:(\d+)/.exec(line);
+      if (started === null) return undefined;
+      const endpoint = `http://127.0.0.1:${started[1]}/devstoreaccount1`;
+      const account = `AccountName=devstoreaccount1;AccountKey=${devKey}`;
+      return `DefaultEndpointsProtocol=http;${account};TableEndpoint=${endpoint};`;
+    },
+  });
 }
 
 export async function startServer(kind: ServerKind): Promise<TestServer> {
-  const port = kind === 'azurite' ? await freePort() : 0;
-  const child = spawn(process.execPath, launch(kind, port), { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'] });
-  let output = '';
-  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
-  const ready = new Promise<string>((resolve, reject) => {
-    createInterface({ input: child.stdout! }).on('line', (line) => {
-      output += line + '\n';
-      const cerulean = /^Connection string: (.+)$/.exec(line);
-      if (kind === 'cerulean' && cerulean) resolve(cerulean[1]!.trim());
-      const azurite = /successfully started on 127\.0\.0\.1:(\d+)/.exec(line);
-      if (kind === 'azurite' && azurite) {
-        resolve(
-          `DefaultEndpointsProtocol=http;AccountName=devstoreaccount1;AccountKey=${devKey};TableEndpoint=http://127.0.0.1:${azurite[1]}/devstoreaccount1;`,
-        );
-      }
-    });
-    child.once('exit', (code, signal) => reject(new Error(`${kind} exited (${code ?? signal}) before listening:\n${output}`)));
-    setTimeout(() => reject(new Error(`${kind} not listening after ${startTimeoutMs} ms:\n${output}`)), startTimeoutMs).unref();
-  });
-  let connectionString: string;
-  try {
-    connectionString = await ready;
-  } catch (error) {
-    child.kill('SIGKILL');
-    throw error;
-  }
+  const started =
+    kind === 'azurite'
+      ? await startAzurite()
+      : await startCerulean({ args: ['--in-memory', '--port', '0', '--log-level', 'warn'] }).then((cerulean) => ({
+          ...cerulean,
+          ready: cerulean.ready.connectionString,
+        }));
   return {
     kind,
-    connectionString,
-    process: child,
+    connectionString: started.ready,
+    process: started.process,
     stop: async () => {
-      if (child.exitCode !== null || child.signalCode !== null) return;
-      child.kill('SIGTERM');
-      const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
-      await once(child, 'exit');
-      clearTimeout(timer);
+      await started.stop().catch(() => undefined); // it needed SIGKILL, but it is stopped
     },
   };
 }

@@ -55,7 +55,8 @@ function url(target: Target, resource: string): string {
 }
 
 const table = 'Faults';
-const answerDeadlineMs = 10_000;
+/** Tells a hang from an answer; generous, since one answer can take seconds on a loaded machine. */
+const answerDeadlineMs = 60_000;
 const xmlHeaders = { 'Content-Type': 'application/xml', Accept: 'application/xml' };
 const propertiesResource = '?restype=service&comp=properties';
 const corsXml =
