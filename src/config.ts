@@ -23,7 +23,7 @@ export interface Config {
   readonly oauth: OAuthConfig | undefined;
   /** Metrics, insights, throttling and fault injection. */
   readonly observe: ObserveConfig;
-  /** Serve the web explorer at /_explorer/: by default only on a loopback address (README "Explorer"). */
+  /** Serve the web explorer at /_explorer/: by default only on a loopback address (docs/explorer.md). */
   readonly explorer: boolean;
   /** When a filtered scan's steps run on two scan threads at once (SQLite on disk). */
   readonly scanSplit: ScanSplit;

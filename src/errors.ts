@@ -1,12 +1,12 @@
 // The one error vocabulary: every expected failure is a TableError carrying the Azure error code,
-// its HTTP status and message (errors.md §4). http/ renders it; nothing else builds error bodies.
+// its HTTP status and message (Azure REST: table-service-error-codes). http/ renders it; nothing else builds error bodies.
 
 export interface ErrorSpec {
   readonly status: number;
   readonly message: string;
 }
 
-/** Codes Cerulean emits, with status and the service's message text (errors.md §4). */
+/** Codes Cerulean emits, with status and the service's message text (Azure REST: table-service-error-codes). */
 export const errorCodes = {
   AuthenticationFailed: {
     status: 403,
@@ -109,7 +109,7 @@ export type ErrorCode = keyof typeof errorCodes;
 export class TableError extends Error {
   readonly code: ErrorCode;
   readonly status: number;
-  /** Extra text for authentication failures (errors.md §2 AuthenticationErrorDetail). */
+  /** Extra text for authentication failures (Azure REST: status-and-error-codes2 AuthenticationErrorDetail). */
   readonly authDetail: string | undefined;
 
   constructor(code: ErrorCode, detail?: string, authDetail?: string) {

@@ -1,4 +1,4 @@
-// Shared Key and Shared Key Lite verification, Table service formats (auth.md §2-§5).
+// Shared Key and Shared Key Lite verification, Table service formats (Azure REST: authorize-with-shared-key).
 // Pure: the caller hands over the request line, headers and clock; no node:http types here.
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { TableError } from '../errors.js';
@@ -36,18 +36,18 @@ export function sign(stringToSign: string, key: Buffer): string {
   return createHmac('sha256', key).update(stringToSign, 'utf8').digest('base64');
 }
 
-/** auth.md §3: no canonicalized x-ms-* headers in the Table format. */
+/** Azure REST: authorize-with-shared-key: no canonicalized x-ms-* headers in the Table format. */
 export function sharedKeyStringToSign(fields: SharedKeyFields): string {
   const { method, contentMd5, contentType, date, canonicalizedResource } = fields;
   return `${method}\n${contentMd5}\n${contentType}\n${date}\n${canonicalizedResource}`;
 }
 
-/** auth.md §4. */
+/** Azure REST: authorize-with-shared-key. */
 export function sharedKeyLiteStringToSign(date: string, canonicalizedResource: string): string {
   return `${date}\n${canonicalizedResource}`;
 }
 
-/** auth.md §5: "/" + account + path (empty path = "/") + "?comp=…" when the query has comp. */
+/** Azure REST: authorize-with-shared-key: "/" + account + path (empty path = "/") + "?comp=…" when the query has comp. */
 export function canonicalizedResource(accountName: string, path: string, comp: string | null): string {
   const compPart = comp === null ? '' : `?comp=${comp}`;
   return `/${accountName}${path === '' ? '/' : path}${compPart}`;
@@ -55,7 +55,7 @@ export function canonicalizedResource(accountName: string, path: string, comp: s
 
 /**
  * Verifies the Authorization header; returns normally on success and throws
- * TableError('AuthenticationFailed') otherwise. Accepts either account key and, per auth.md §5's
+ * TableError('AuthenticationFailed') otherwise. Accepts either account key and, per Azure REST: authorize-with-shared-key's
  * recommendation, the path as received, without its account segment, and percent-decoded.
  */
 export function verifySharedKey(request: AuthRequest): void {
@@ -103,7 +103,7 @@ function parseAuthorization(request: AuthRequest): { scheme: Scheme; signature: 
   return { scheme: scheme as Scheme, signature };
 }
 
-/** The signed date: x-ms-date wins over Date (auth.md §2); it must be within the clock skew. */
+/** The signed date: x-ms-date wins over Date (Azure REST: authorize-with-shared-key); it must be within the clock skew. */
 function checkedDate(request: AuthRequest): string {
   const date = header(request, 'x-ms-date') ?? header(request, 'date');
   if (date === undefined || date === '') {

@@ -1,4 +1,4 @@
-// The HTTP face of $batch (batch.md): parse the multipart body, turn each part into a service
+// The HTTP face of $batch (Azure REST: performing-entity-group-transactions): parse the multipart body, turn each part into a service
 // operation, run them as one transaction, and answer 202 with one part per operation, or only
 // the failing operation's part.
 import { TableError } from '../errors.js';
@@ -58,7 +58,7 @@ export async function submitBatch(call: BatchCall): Promise<Reply> {
   }
 }
 
-/** Every part names the same table (batch.md §1); the first one decides. */
+/** Every part names the same table (Azure REST: performing-entity-group-transactions); the first one decides. */
 function commonTable(resources: readonly Resource[]): string {
   let name: string | undefined;
   resources.forEach((resource, index) =>
@@ -86,7 +86,7 @@ function plan(call: BatchCall, request: BatchOperationRequest, resource: Resourc
 
 /**
  * The resource a part addresses. Its URL may be absolute or origin-form, with or without the
- * `/{account}` segment (batch.md §2.2); only the path matters, and the account is the outer one.
+ * `/{account}` segment (Azure REST: performing-entity-group-transactions); only the path matters, and the account is the outer one.
  */
 function resourceOf(call: Pick<BatchCall, 'account'>, request: BatchOperationRequest): Resource {
   let path = request.url;
@@ -167,11 +167,11 @@ function errorPart(call: BatchCall, error: BatchOperationError, contentId: strin
   };
 }
 
-/** A batch holding one point read (batch.md §4), answered without a change set. */
+/** A batch holding one point read (Azure REST: performing-entity-group-transactions), answered without a change set. */
 async function queryBatch(call: BatchCall, request: BatchOperationRequest): Promise<Reply> {
   const response = await atIndexAsync(0, async (): Promise<BatchOperationResponse> => {
     const resource = resourceOf(call, request);
-    // The service takes only a point read here (batch.md §4); anything else is a bad part, not a
+    // The service takes only a point read here (Azure REST: performing-entity-group-transactions); anything else is a bad part, not a
     // server failure: 400 InvalidInput, as for a query mixed with writes.
     if (resource.kind !== 'entity') throw new TableError('InvalidInput', 'Only a point query may be sent as a batch operation.');
     call.access.require(sasNeeds.queryEntities, resource.table);

@@ -1,4 +1,4 @@
-// CORS for browser clients (operations.md §4.4): the anonymous OPTIONS preflight, and the
+// CORS for browser clients (Azure REST: preflight-table-request): the anonymous OPTIONS preflight, and the
 // Access-Control-* headers on actual cross-origin requests, both from the account's CORS rules
 // (Set Table Service Properties). Pure: rules and request headers in, reply or headers out.
 import { TableError } from '../errors.js';
@@ -10,7 +10,7 @@ import { firstHeader } from './headers.js';
 /**
  * The preflight reply: 200 with the grant. Throws 400 InvalidHeaderValue without Origin or
  * Access-Control-Request-Method and 403 CorsPreflightFailure when no rule matches; these carry the
- * service's error body like any other failure (issue 17; errors.md §3 had guessed no body).
+ * service's error body like any other failure (an earlier version had guessed no body).
  */
 export function preflight(rules: readonly CorsRule[], headers: Headers): Reply {
   const origin = single(headers['origin']);
@@ -46,7 +46,7 @@ const alwaysSentHeaders = ['x-ms-request-id', 'Server', 'x-ms-version', 'X-Conte
 
 /**
  * Response headers exposed whatever the rule lists. The service was recorded exposing every header
- * of its reply (operations.md §4.4: x-ms-request-id, x-ms-client-request-id, Server, x-ms-version,
+ * of its reply (Azure REST: preflight-table-request: x-ms-request-id, x-ms-client-request-id, Server, x-ms-version,
  * X-Content-Type-Options, Cache-Control, x-ms-continuation-*, Content-Type, Content-Length, Date);
  * browser clients need the x-ms-* ones (request ids, continuation to page, error code) and ETag
  * (the SDKs return it from writes for optimistic concurrency) — recommendation, not verified for

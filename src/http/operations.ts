@@ -1,5 +1,5 @@
 // The HTTP face of each table and entity operation: read headers and query options, call the
-// service, shape the reply (operations.md §2 and §5). One function per operation.
+// service, shape the reply (Azure REST: operations-on-tables, operations-on-entities). One function per operation.
 import assert from 'node:assert/strict';
 import type { EntityKeys } from '../domain/entity.js';
 import { etagOf } from '../domain/etag.js';
@@ -147,7 +147,7 @@ export async function queryEntities(call: Call, tableName: string): Promise<Repl
         ? undefined
         : {
             partitionKey: decodeContinuation(nextPartitionKey),
-            // An empty NextRowKey resumes at the start of the partition (query.md §4.2 recommendation).
+            // An empty NextRowKey resumes at the start of the partition (Azure REST: query-timeout-and-pagination recommendation).
             rowKey: nextRowKey === null || nextRowKey === '' ? undefined : decodeContinuation(nextRowKey),
           },
     keyRange: call.access.keyRange,
@@ -205,7 +205,7 @@ export async function getServiceStats(call: Call): Promise<Reply> {
 
 // -- shared request and reply pieces -------------------------------------------------------------
 
-/** Insert and Create Table honour Prefer (operations.md §2.2, §5.1). */
+/** Insert and Create Table honour Prefer (Azure REST: create-table, insert-entity). */
 function created(call: Call, headers: Record<string, string>, body: string): Reply {
   const prefer = preferOf(call.headers['prefer']);
   if (prefer === 'return-no-content') {
@@ -215,7 +215,7 @@ function created(call: Call, headers: Record<string, string>, body: string): Rep
   return { status: 201, headers: { ...headers, ...applied, 'Content-Type': jsonContentType(call.metadata) }, body };
 }
 
-/** The Prefer value we honour; unknown values are ignored (conformance-notes §48). */
+/** The Prefer value we honour; unknown values are ignored (docs/protocol-notes.md#unknown-input-is-ignored). */
 export function preferOf(value: string | string[] | undefined): 'return-no-content' | 'return-content' | undefined {
   const text = headerText(value);
   if (/\breturn-no-content\b/i.test(text)) return 'return-no-content';
@@ -225,7 +225,7 @@ export function preferOf(value: string | string[] | undefined): 'return-no-conte
 
 /**
  * The method the client means: POST with X-HTTP-Method (MERGE, and harmlessly PUT or DELETE)
- * tunnels another verb (operations.md §1.4).
+ * tunnels another verb (Azure REST: merge-entity).
  */
 export function effectiveMethod(method: string, tunnel: string | string[] | undefined): string {
   if (tunnel === undefined) return method;
@@ -241,7 +241,7 @@ function urlContext(call: Call, table: TableInfo): EntityUrlContext {
   return { baseUrl: call.baseUrl, account: call.account, table: table.name };
 }
 
-/** `$top`: a page size from 1 to 1000 (query.md §4.1; 400 InvalidInput outside, recommendation). */
+/** `$top`: a page size from 1 to 1000 (Azure REST: query-timeout-and-pagination; 400 InvalidInput outside, recommendation). */
 function parseTop(query: URLSearchParams): number | undefined {
   const text = query.get('$top');
   if (text === null) return undefined;

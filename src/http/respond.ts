@@ -1,5 +1,4 @@
-// Writing responses: the headers every response carries (README "Headers present on every
-// response") and the one place where errors become Azure error bodies (errors.md §1–§2).
+// Writing responses: the headers every response carries (docs/protocol-notes.md#headers-on-every-response) and the one place where errors become Azure error bodies (Azure REST: status-and-error-codes2).
 import { STATUS_CODES, type ServerResponse } from 'node:http';
 import { randomUUID } from 'node:crypto';
 import { clientRequestIdLengthMax } from '../limits.js';
@@ -35,7 +34,7 @@ export function responseContext(headers: Readonly<Record<string, string | string
   const clientRequestId = headers['x-ms-client-request-id'];
   return {
     requestId: randomUUID(),
-    // Echo any date-shaped version; otherwise answer as 2019-02-02 (README "API versions").
+    // Echo any date-shaped version; otherwise answer as 2019-02-02 (docs/protocol-notes.md#service-versions).
     version: typeof version === 'string' && isVersionShaped(version) ? version : defaultVersion,
     clientRequestId:
       typeof clientRequestId === 'string' &&
@@ -121,7 +120,7 @@ export function errorReply(context: ResponseContext, error: unknown, extraHeader
   };
 }
 
-/** `{"odata.error":…}` on one line; `text` may carry a batch index prefix (batch.md §3.3). */
+/** `{"odata.error":…}` on one line; `text` may carry a batch index prefix (Azure REST: performing-entity-group-transactions). */
 export function jsonError(code: ErrorCode, text: string): string {
   return JSON.stringify({ 'odata.error': { code, message: { lang: 'en-US', value: text } } });
 }

@@ -1,4 +1,4 @@
-// The REST resources of the Table service (README "Resource paths") and how a request's target
+// The REST resources of the Table service (Azure REST: addressing-table-service-resources) and how a request's target
 // names its account: path-style `/{account}/…` or host-style `{account}.table.host/…`.
 import { TableError } from '../errors.js';
 import { parseKeyPredicate, percentDecode } from '../protocol/keys.js';
@@ -79,7 +79,7 @@ export function parseTarget(
 
 /**
  * Host-style when the first DNS label (less `-secondary`) is a known account and the host is a
- * name with more labels, not an IP or `localhost` (README "URL forms", recommendation).
+ * name with more labels, not an IP or `localhost` (docs/protocol-notes.md#urls-and-accounts, recommendation).
  */
 function accountFromHost(host: string | undefined, isAccount: (name: string) => boolean): string | undefined {
   if (host === undefined) return undefined;

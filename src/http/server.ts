@@ -199,7 +199,7 @@ async function dispatch(
     },
     { bearer: options.bearer, lookupPolicy: (name, table, id) => options.services.acls.findPolicy(name, table, id) },
   );
-  // The -secondary endpoint is a read replica (operations.md §4.3); the code for a write is unverified.
+  // The -secondary endpoint is a read replica (Azure REST: get-table-service-stats); the code for a write is unverified.
   if (target.secondary && method !== 'GET') {
     throw new TableError('InsufficientAccountPermissions', 'The secondary endpoint of an account is read-only.');
   }

@@ -60,7 +60,7 @@ export interface TableWatch {
   readonly extremes: EntityExtremes;
 }
 
-/** An entity this big (data-model.md §5.3 accounting) is worth a look: the limit is 1 MiB. */
+/** An entity this big (Azure REST: understanding-the-table-service-data-model accounting) is worth a look: the limit is 1 MiB. */
 export const largeEntityBytes = 256 * 1024;
 /** This many custom properties is a wide entity: the limit is 252. */
 export const wideEntityProperties = 100;

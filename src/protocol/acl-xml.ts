@@ -1,10 +1,10 @@
-// The XML body of Get/Set Table ACL: stored access policies (operations.md §3). Pure: no I/O.
+// The XML body of Get/Set Table ACL: stored access policies (Azure REST: get-table-acl). Pure: no I/O.
 import { dateTimeTicksMax, formatDateTimeTicks, parseIsoTicks } from '../domain/edm.js';
 import { TableError } from '../errors.js';
 import { storedPoliciesMax, storedPolicyIdLengthMax } from '../limits.js';
 import { childNamed, leafText, parseXml, writeXmlDocument, type XmlElement, type XmlNode } from './xml.js';
 
-/** One stored access policy; absent fields are left to the SAS (auth.md §7.3). */
+/** One stored access policy; absent fields are left to the SAS (Azure REST: create-service-sas). */
 export interface SignedIdentifier {
   readonly id: string;
   readonly start?: string;
@@ -14,7 +14,7 @@ export interface SignedIdentifier {
 
 /**
  * Reads a Set Table ACL body. An empty body clears the policies (unverified). Unknown elements are
- * ignored, like unknown headers (conformance-notes §48; unverified for XML). More than 5
+ * ignored, like unknown headers (docs/protocol-notes.md#unknown-input-is-ignored; unverified for XML). More than 5
  * identifiers is InvalidXmlDocument (the code is unverified), as is a repeated Id (unverified).
  */
 export function parseSignedIdentifiers(text: string): SignedIdentifier[] {
@@ -34,7 +34,7 @@ export function parseSignedIdentifiers(text: string): SignedIdentifier[] {
   return identifiers;
 }
 
-/** The Get Table ACL body as the service writes it: a UTF-8 BOM, 7-digit times (operations.md §3.1). */
+/** The Get Table ACL body as the service writes it: a UTF-8 BOM, 7-digit times (Azure REST: get-table-acl). */
 export function writeSignedIdentifiers(identifiers: readonly SignedIdentifier[]): string {
   const nodes = identifiers.map((identifier): XmlNode => {
     const policy: XmlNode[] = [];
@@ -69,14 +69,14 @@ function signedIdentifier(element: XmlElement): SignedIdentifier {
   };
 }
 
-/** A present, non-empty leaf's text; an empty element counts as absent (operations.md §3.2). */
+/** A present, non-empty leaf's text; an empty element counts as absent (Azure REST: set-table-acl). */
 function optionalLeaf(parent: XmlElement, name: string): string | undefined {
   const element = childNamed(parent, name);
   const text = element === undefined ? '' : leafText(element).trim();
   return text === '' ? undefined : text;
 }
 
-/** Table permission letters r a u d, each at most once (auth.md §7.1). */
+/** Table permission letters r a u d, each at most once (Azure REST: create-service-sas). */
 function checkedPermission(text: string): string {
   if (!/^[raud]+$/.test(text) || new Set(text).size !== text.length) {
     throw new TableError('InvalidXmlNodeValue', `The permission '${text}' must be made of the letters r, a, u, d.`);
@@ -84,7 +84,7 @@ function checkedPermission(text: string): string {
   return text;
 }
 
-// YYYY-MM-DD, optionally Thh:mm, :ss, .fffffff (1-7 digits), then Z or ±hh:mm (operations.md §3.2).
+// YYYY-MM-DD, optionally Thh:mm, :ss, .fffffff (1-7 digits), then Z or ±hh:mm (Azure REST: set-table-acl).
 // A time without a zone is read as UTC (lenient; unverified).
 /** The time in UTC with seven fractional digits, as Get Table ACL returns it. */
 export function normalizePolicyTime(element: string, text: string): string {

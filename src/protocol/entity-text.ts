@@ -261,7 +261,7 @@ function transcode(members: Members): EntityBody | undefined {
   return new EntityBody(partitionKey, rowKey, { json: `${json}}`, count, propertyBytes });
 }
 
-/** Control members and the server-owned Timestamp (conformance §29). */
+/** Control members and the server-owned Timestamp (docs/protocol-notes.md#control-members-in-request-bodies). */
 function isIgnored(name: string): boolean {
   return name.startsWith('odata.') || name === 'Timestamp' || name === timestampAnnotation;
 }

@@ -1,5 +1,5 @@
 // RFC 2046 §5.1 multipart framing over one complete Buffer, with the field syntax its part headers
-// share with HTTP/1.1 (batch.md §2.2). Pure: no I/O. A byte cursor, never a regex over the body.
+// share with HTTP/1.1 (Azure REST: performing-entity-group-transactions). Pure: no I/O. A byte cursor, never a regex over the body.
 // Line breaks are CRLF in everything real clients send; a bare LF is accepted too, because nothing
 // that is valid becomes ambiguous by it.
 

@@ -1,5 +1,5 @@
 // OData JSON response bodies for tables and entities at the three metadata levels
-// (operations.md §1.2, §2.1–2.2, §5.1–5.3; data-model.md §2). Pure string and byte building, no I/O.
+// (Azure REST: payload-format-for-table-service-operations, query-tables, create-table, insert-entity, query-entities). Pure string and byte building, no I/O.
 import assert from 'node:assert/strict';
 import { assertNever } from '../domain/assert.js';
 import { edmValueJson, type EdmValue, formatDateTimeTicks } from '../domain/edm.js';
@@ -17,7 +17,7 @@ const levelsByODataParameter: ReadonlyMap<string, MetadataLevel> = new Map([
 ]);
 
 /**
- * From `$format` (wins when given) or `Accept` (operations.md §1.2): the first JSON media range
+ * From `$format` (wins when given) or `Accept` (Azure REST: payload-format-for-table-service-operations): the first JSON media range
  * with a known `odata=` parameter decides; anything else, or nothing, means minimal metadata.
  */
 export function negotiateMetadata(format: string | undefined, accept: string | undefined): MetadataLevel {
@@ -52,7 +52,7 @@ function levelOfMediaRange(range: string): MetadataLevel | undefined {
   return undefined;
 }
 
-/** Response Content-Type for a JSON body at that level, as the service writes it (operations.md §1.2). */
+/** Response Content-Type for a JSON body at that level, as the service writes it (Azure REST: payload-format-for-table-service-operations). */
 export function jsonContentType(level: MetadataLevel): string {
   return `application/json; odata=${level === 'none' ? 'no' : level}metadata; streaming=true; charset=utf-8`;
 }
@@ -67,7 +67,7 @@ export interface EntityUrlContext {
 const systemPropertyNames: ReadonlySet<string> = new Set(['PartitionKey', 'RowKey', 'Timestamp']);
 
 export interface EncodeOptions {
-  /** Exactly these properties come out, a missing one as `null` (query.md §2). */
+  /** Exactly these properties come out, a missing one as `null` (Azure REST: querying-tables-and-entities). */
   readonly select?: readonly string[];
   /** Adds `odata.metadata`, for single-entity responses. */
   readonly single?: boolean;
@@ -77,8 +77,8 @@ export interface EncodeOptions {
 export type EntityEncoder = (entity: Entity) => string;
 
 /**
- * One entity as JSON object text, members in the service's order (operations.md §1.2).
- * With `select`, exactly the listed properties come out, a missing one as `null` (query.md §2);
+ * One entity as JSON object text, members in the service's order (Azure REST: payload-format-for-table-service-operations).
+ * With `select`, exactly the listed properties come out, a missing one as `null` (Azure REST: querying-tables-and-entities);
  * `odata.etag` stays. `single` adds `odata.metadata` for single-entity responses.
  */
 export function encodeEntity(entity: Entity, level: MetadataLevel, ctx: EntityUrlContext, options: EncodeOptions = {}): string {
@@ -295,7 +295,7 @@ export function encodeEntityFeed(level: MetadataLevel, ctx: EntityUrlContext, en
   return feed(level, `${ctx.baseUrl}/$metadata#${ctx.table}`, entityTexts);
 }
 
-/** One table (operations.md §2.1–2.2); `single` makes it a whole response (`Tables/@Element`). */
+/** One table (Azure REST: query-tables, create-table); `single` makes it a whole response (`Tables/@Element`). */
 export function encodeTable(
   name: string,
   level: MetadataLevel,
@@ -306,7 +306,7 @@ export function encodeTable(
   const members: string[] = [];
   if (single && level !== 'none') members.push(member('odata.metadata', `${baseUrl}/$metadata#Tables/@Element`));
   if (level === 'full') {
-    // Table names are alphanumeric (data-model.md §5.1), so the link needs no escaping.
+    // Table names are alphanumeric (Azure REST: understanding-the-table-service-data-model), so the link needs no escaping.
     const link = `Tables('${name}')`;
     members.push(
       member('odata.type', `${account}.Tables`),
@@ -330,7 +330,7 @@ export function encodeTableFeed(
 
 /**
  * `table(PartitionKey='…',RowKey='…')` for Location, DataServiceId, odata.id and odata.editLink:
- * quotes doubled, then encodeURIComponent (operations.md §1.3; other characters unverified).
+ * quotes doubled, then encodeURIComponent (Azure REST: addressing-table-service-resources; other characters unverified).
  */
 export function entityPath(table: string, partitionKey: string, rowKey: string): string {
   return `${entityPathStart(table, partitionKey)}${keyLiteral(rowKey)}')`;
@@ -369,7 +369,7 @@ function encodeProperty(name: string, value: EdmValue, annotate: boolean): strin
   return annotate && needsAnnotation(value) ? `${JSON.stringify(`${name}@odata.type`)}:"${value.type}",${json}` : json;
 }
 
-/** data-model.md §2.2–2.5 and conformance §25. */
+/** Azure REST: payload-format-for-table-service-operations and docs/protocol-notes.md#numbers-in-responses. */
 function needsAnnotation(value: EdmValue): boolean {
   switch (value.type) {
     case 'Edm.String':
@@ -379,7 +379,7 @@ function needsAnnotation(value: EdmValue): boolean {
     case 'Edm.Double':
       // A finite Double is a JSON number with a decimal point or exponent, never annotated: an
       // annotated number breaks clients that read every annotated value as a string
-      // (data-model.md §2.3). NaN and ±Infinity are strings, so they need the annotation.
+      // (Azure REST: payload-format-for-table-service-operations). NaN and ±Infinity are strings, so they need the annotation.
       return !Number.isFinite(value.value);
     case 'Edm.Int64':
     case 'Edm.DateTime':

@@ -1,5 +1,5 @@
-// The XML bodies of Get/Set Table Service Properties and Get Table Service Stats (operations.md
-// §4.1-§4.3), and the settings they carry. Pure: no I/O.
+// The XML bodies of Get/Set Table Service Properties and Get Table Service Stats (Azure REST:
+// get-table-service-properties, set-table-service-properties, get-table-service-stats), and the settings they carry. Pure: no I/O.
 import { TableError } from '../errors.js';
 import { corsListEntriesMax, corsRulesMax, retentionDaysMax } from '../limits.js';
 import { childNamed, leafText, parseXml, writeXmlDocument, type XmlElement, type XmlNode } from './xml.js';
@@ -48,7 +48,7 @@ export interface ServiceProperties {
 export type ServicePropertiesUpdate = Partial<ServiceProperties>;
 
 /**
- * Reads a Set Table Service Properties body. Unknown elements are ignored (conformance-notes §48;
+ * Reads a Set Table Service Properties body. Unknown elements are ignored (docs/protocol-notes.md#unknown-input-is-ignored;
  * unverified for XML); malformed values are InvalidXmlNodeValue, missing required ones
  * MissingRequiredXmlNode, more than 5 CORS rules InvalidXmlDocument (codes unverified for Table).
  */
@@ -69,7 +69,7 @@ export function parseServiceProperties(text: string): ServicePropertiesUpdate {
   };
 }
 
-/** In the documented element order: Logging, HourMetrics, MinuteMetrics, Cors (operations.md §4.1). */
+/** In the documented element order: Logging, HourMetrics, MinuteMetrics, Cors (Azure REST: get-table-service-properties). */
 export function writeServiceProperties(properties: ServiceProperties): string {
   const { logging, hourMetrics, minuteMetrics, cors } = properties;
   return writeXmlDocument({
@@ -92,7 +92,7 @@ export function writeServiceProperties(properties: ServiceProperties): string {
   });
 }
 
-/** Get Table Service Stats: a local server is its own live replica (operations.md §4.3 recommendation). */
+/** Get Table Service Stats: a local server is its own live replica (Azure REST: get-table-service-stats recommendation). */
 export function writeServiceStats(now: Date): string {
   return writeXmlDocument({
     name: 'StorageServiceStats',
@@ -170,7 +170,7 @@ function corsOf(element: XmlElement): CorsRule[] {
 }
 
 /**
- * AllowedMethods may name DELETE GET HEAD MERGE POST OPTIONS PUT (operations.md §4.1) and, since
+ * AllowedMethods may name DELETE GET HEAD MERGE POST OPTIONS PUT (Azure REST: get-table-service-properties) and, since
  * the SDKs merge with it, PATCH (recommendation).
  */
 function corsRuleOf(element: XmlElement): CorsRule {

@@ -1,4 +1,4 @@
-// Query planner (query.md §5): derives from a filter tree the key ranges that can hold matching
+// Query planner (docs/architecture.md#queries): derives from a filter tree the key ranges that can hold matching
 // entities. The ranges are a superset of the matches (the full predicate still runs on every row
 // read); tests/query/differential.test.ts checks that against a plain scan.
 //

@@ -1,4 +1,4 @@
-// Entity operations (operations.md §5) and entity group transactions (batch.md §1): each
+// Entity operations (Azure REST: operations-on-entities) and entity group transactions (Azure REST: performing-entity-group-transactions): each
 // operation becomes one conditional write, a batch's writes one atomic commit that shares one
 // Timestamp. Single requests and $batch parts arrive here as the same EntityOperation.
 import assert from 'node:assert/strict';
@@ -163,7 +163,7 @@ function conditionOf(ifMatch: IfMatch | undefined): WriteCondition {
   return ifMatch.kind === 'any' ? { kind: 'present' } : ifMatch;
 }
 
-/** Same PartitionKey everywhere, no (PK, RK) twice (batch.md §3.3 codes, partly unverified). */
+/** Same PartitionKey everywhere, no (PK, RK) twice (Azure REST: performing-entity-group-transactions codes, partly unverified). */
 function checkOneEntityGroup(writes: readonly Write[]): void {
   assert(writes.length >= 1 && writes.length <= batchOperationsMax, 'the batch parser bounds a change set');
   const seen = new Set<string>();

@@ -1,4 +1,4 @@
-// Table service properties per account (operations.md §4.1-§4.3): logging and metrics settings,
+// Table service properties per account (Azure REST: get-table-service-properties, set-table-service-properties, get-table-service-stats): logging and metrics settings,
 // which are kept and returned but drive nothing, and the CORS rules src/http/cors.ts applies.
 // Every set is durable before it is acknowledged. The XML bodies are protocol/service-properties-xml.ts.
 import type { MetricsSettings, ServiceProperties, ServicePropertiesUpdate } from '../protocol/service-properties-xml.js';
@@ -6,7 +6,7 @@ import type { SettingKey, Store } from '../storage/store.js';
 
 const disabledMetrics: MetricsSettings = { version: '1.0', enabled: false, retentionPolicy: { enabled: false } };
 
-/** A fresh account: no logging, metrics off, no CORS rules (operations.md §4.1 recommendation). */
+/** A fresh account: no logging, metrics off, no CORS rules (Azure REST: get-table-service-properties recommendation). */
 export const defaultServiceProperties: ServiceProperties = {
   logging: { version: '1.0', delete: false, read: false, write: false, retentionPolicy: { enabled: false } },
   hourMetrics: disabledMetrics,
@@ -40,7 +40,7 @@ export class ServicePropertiesService {
   }
 
   /**
-   * Elements omitted from the request keep their current value (operations.md §4.2, unverified
+   * Elements omitted from the request keep their current value (Azure REST: set-table-service-properties, unverified
    * for Table): only the sections named are written, all of them in one atomic step.
    */
   async set(account: string, update: ServicePropertiesUpdate): Promise<void> {

@@ -1,5 +1,5 @@
 // Automatic property indexes, shared by the engines. A filter on a custom property (`Bucket eq 7`)
-// is a scan of every row of the table on the service (query.md §5), and so it is here until a
+// is a scan of every row of the table on the service (docs/architecture.md#queries), and so it is here until a
 // table's scans have examined `autoIndexRows` rows for one property: the engine then indexes that
 // property for that table alone (a partial index the database maintains with every write) and
 // answers later equality conditions on it from the index, in O(log n + k), in key order, with the
@@ -18,7 +18,7 @@ const countersMax = 10_000;
 
 /**
  * Property names an index may carry: they go into SQL text and index names as they are. Names
- * outside this set (legal in entities: data-model.md §4) are scanned as before.
+ * outside this set (legal in entities: Azure REST: understanding-the-table-service-data-model) are scanned as before.
  */
 const indexableName = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;
 

@@ -48,7 +48,7 @@ export function decodeStoredMembers(members: Record<string, unknown>, names: Ite
 /**
  * The minimal-metadata encoding of the same properties (odata.encodeMinimalProperties) from the
  * stored text, without decoding it. The two differ only in the Double annotation, which the wire
- * leaves out for finite values (data-model.md §2.3) and storage keeps for whole ones: dropping
+ * leaves out for finite values (Azure REST: payload-format-for-table-service-operations) and storage keeps for whole ones: dropping
  * the Edm.Double annotations of number values gives the same bytes.
  */
 export function minimalJsonOf(text: string): string {

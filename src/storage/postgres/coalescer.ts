@@ -1,7 +1,7 @@
 // Requests of one kind that meet in the engine become one statement. Each statement costs the
 // database a round trip, a transaction and (for a write) a commit, and costs this process a
 // socket write that wakes the server: on a 2-core machine those fixed costs, not the row work,
-// bound point reads and lone writes (issue 11's profile: a third of this process's CPU time in
+// bound point reads and lone writes (in a profile, a third of this process's CPU time in
 // the driver's writev). So at most `runningMax` statements of a kind are in flight; requests that
 // arrive meanwhile wait and go together in the next one. An idle engine sends a request at once
 // (the same turn of the event loop), so a lone client waits no longer than before.

@@ -592,7 +592,7 @@ export class PostgresStore implements Store {
         insertProperties.push(encoded);
       } else updates.push({ index, properties: encoded });
     }
-    // One Timestamp for the whole commit, later than any version it replaces (data-model.md §4).
+    // One Timestamp for the whole commit, later than any version it replaces (Azure REST: understanding-the-table-service-data-model).
     const timestamp = this.clock.next(newestPrevious);
     const ts = timestamp.toString();
     const pick = (keys: Buffer[], indexes: readonly number[]) => indexes.map((index) => keys[index]!);

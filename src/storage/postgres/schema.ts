@@ -9,7 +9,7 @@
 //   stays short. A table deleted and created again gets a new id.
 // - entities: clustered on (table_id, pk, rk). Keys are bytea in UTF-16BE: bytea compares with
 //   memcmp on every engine, and big-endian code units compare byte-wise as JavaScript's `<`
-//   (data-model.md §6), which no text collation does (README "Scale out" has the measurement).
+//   (Azure REST: understanding-the-table-service-data-model), which no text collation does (docs/postgresql.md has the measurement).
 //   UTF-16BE also keeps a worst-case key pair (2 x 1 KiB) inside PostgreSQL's 2704-byte B-tree
 //   tuple limit, which UTF-8 text (up to 3 KiB) would not. ts is the Timestamp in 100 ns ticks,
 //   which is the entity's version (ETag). props is jsonb (codec.ts), so that property conditions

@@ -204,7 +204,7 @@ const numberTests: Record<PropertyCondition['operator'], (value: string) => stri
  * stored Int32 or Double, text for an Int64 (annotated) and for every string-like type, NULL when
  * the property is missing, which never passes. A number is compared as it is; a text passes the
  * number test and is then compared as an Int64 if annotated so, and kept otherwise (a NaN or ±∞
- * Double is annotated text too). A row of a type the literal can never match (query.md §3.3) may
+ * Double is annotated text too). A row of a type the literal can never match (Azure REST: querying-tables-and-entities) may
  * be kept or dropped: the query's predicate decides every row returned.
  */
 function conditionSql(condition: PropertyCondition, params: unknown[]): string {

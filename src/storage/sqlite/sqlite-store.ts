@@ -98,7 +98,7 @@ export class SqliteStore implements Store {
    * each read transaction takes and drops a lock with two fcntl calls, which cost about as much as
    * the lookup. Every answer of the writer ends the shared transaction before its caller hears
    * of it (afterWrite), so a read that starts after an acknowledgement sees that write; and the
-   * store serves one process (README, Scale out), so no other acknowledges writes behind its back.
+   * store serves one process (docs/postgresql.md), so no other acknowledges writes behind its back.
    */
   private read<T>(lookup: () => T): T {
     if (this.snapshot !== undefined && !this.snapshot.open) {

@@ -257,7 +257,7 @@ export class SqliteWriter implements WriterApi {
       }
       rows.push({ pk, rk, props });
     }
-    // One Timestamp for the whole commit, later than any version it replaces (data-model.md §4).
+    // One Timestamp for the whole commit, later than any version it replaces (Azure REST: understanding-the-table-service-data-model).
     const timestamp = this.clock.next(newestPrevious);
     for (const { pk, rk, props } of rows) {
       if (props === null) this.sql.deleteEntity.run(id, pk, rk);
