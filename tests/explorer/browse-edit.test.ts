@@ -1,4 +1,4 @@
-// The explorer in a real Chromium against a real server on disk (issue 16): tables, the grid and
+// The explorer in a real Chromium against a real server on disk: tables, the grid and
 // its paging, the query builder and plans, the typed editor with If-Match, hostile data, and where
 // the key may and may not go. One browser and one page for the whole file.
 import assert from 'node:assert/strict';

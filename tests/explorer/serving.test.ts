@@ -1,4 +1,4 @@
-// The explorer's files at /_explorer/ (issue 16), over raw HTTP: security headers, content types,
+// The explorer's files at /_explorer/ (docs/explorer.md), over raw HTTP: security headers, content types,
 // no way out of the asset table, Azure-style 404s, account names without keys, and when it is on.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';

@@ -1,4 +1,4 @@
-// The explorer in a real Chromium (issue 16), second part: export and import round trips in typed
+// The explorer in a real Chromium, second part: export and import round trips in typed
 // CSV and JSON lines, stored access policies, SAS URLs, CORS rules, account choice, keyboard, narrow
 // and dark layouts, and the README's screenshot. One browser for the file; an in-memory server.
 import assert from 'node:assert/strict';

@@ -1,5 +1,5 @@
-// Raw $batch requests laid out byte for byte as the JS and Python SDKs write them (batch.md §2.2),
-// and a reader for multipart batch responses (batch.md §3). Written independently of
+// Raw $batch requests laid out byte for byte as the JS and Python SDKs write them (Azure REST: performing-entity-group-transactions),
+// and a reader for multipart batch responses (Azure REST: performing-entity-group-transactions). Written independently of
 // src/protocol/batch.ts, so a wrong server codec cannot agree with a wrong test codec.
 import { randomUUID } from 'node:crypto';
 import { devPath, send, type RawRequest, type RawResponse } from './http.js';
@@ -7,7 +7,7 @@ import { devAccount } from './server.js';
 
 const CRLF = '\r\n';
 
-/** Whose byte layout to copy (the table in batch.md §2.2). */
+/** Whose byte layout to copy (the table in Azure REST: performing-entity-group-transactions). */
 export type ClientStyle = 'js' | 'python';
 
 /** One operation of a change set, or the single query of a query batch. */
@@ -129,7 +129,7 @@ export function changesetBody(requests: readonly SubRequest[], style: ClientStyl
   return { contentType: `multipart/mixed; boundary=${batch}`, body: Buffer.from(text, 'utf8') };
 }
 
-/** A batch holding one GET directly, without a change set (batch.md §4). */
+/** A batch holding one GET directly, without a change set (Azure REST: performing-entity-group-transactions). */
 export function queryBody(request: SubRequest): BatchBody {
   const batch = `batch_${randomUUID()}`;
   const text =

@@ -9,7 +9,7 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { createDatabase, databaseFor, dropDatabase, testDatabaseUrl } from './postgres.js';
 
-/** The well-known development account (auth.md §6); the server always has it. */
+/** The well-known development account (Azure REST: authorize-with-shared-key); the server always has it. */
 export const devAccount = 'devstoreaccount1';
 export const devKey =
   'Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/K1SZFPTOtr/KBHBeksoGMGw==';

@@ -19,7 +19,7 @@ const request = (origin: string, method: string, headers?: string) => ({
   ...(headers !== undefined && { 'access-control-request-headers': headers }),
 });
 
-describe('preflight (operations.md §4.4)', () => {
+describe('preflight (Azure REST: preflight-table-request)', () => {
   test('a matching rule grants origin, method, headers, max age and credentials', () => {
     const reply = preflight([contoso], request('http://www.contoso.com', 'PUT', 'content-type, x-ms-meta-target-1'));
     assert.equal(reply.status, 200);

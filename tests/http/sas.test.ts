@@ -66,7 +66,7 @@ function throwsCode(action: () => void, code: ErrorCode): void {
   assert.throws(action, (error: unknown) => error instanceof TableError && error.code === code);
 }
 
-describe('service SAS vectors (auth.md §7.2)', () => {
+describe('service SAS vectors (Azure REST: create-service-sas)', () => {
   const vectors = [
     {
       name: 'Python',
@@ -105,7 +105,7 @@ describe('service SAS vectors (auth.md §7.2)', () => {
   }
 });
 
-describe('account SAS vectors (auth.md §8)', () => {
+describe('account SAS vectors (Azure REST: create-account-sas)', () => {
   const vectors = [
     {
       name: 'JS',
@@ -317,7 +317,7 @@ describe('verifySas: service and table', () => {
   });
 });
 
-describe('verifySas: stored access policies (auth.md §7.3)', () => {
+describe('verifySas: stored access policies (Azure REST: create-service-sas)', () => {
   const policies = new Map<string, StoredPolicy>([
     ['orders/full', { start: '2026-01-01T00:00:00.0000000Z', expiry: '2031-01-01T00:00:00.0000000Z', permission: 'ru' }],
     ['orders/expired', { expiry: '2026-01-01T00:00:00.0000000Z', permission: 'r' }],
@@ -401,7 +401,7 @@ describe('authorizeSas', () => {
   });
 });
 
-describe('keyInRange (auth.md §7.1)', () => {
+describe('keyInRange (Azure REST: create-service-sas)', () => {
   const cases: Array<[string, SasParams, Array<[string, string, boolean]>]> = [
     ['spk', { spk: 'b' }, [['a', 'z', false], ['b', '', true], ['c', 'a', true]]],
     ['epk', { epk: 'b' }, [['a', 'z', true], ['b', 'zzz', true], ['c', '', false]]],

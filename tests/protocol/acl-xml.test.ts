@@ -10,7 +10,7 @@ function refused(text: string, code: ErrorCode): void {
 const wrap = (inner: string) => `<?xml version="1.0" encoding="utf-8"?><SignedIdentifiers>${inner}</SignedIdentifiers>`;
 const identifier = (id: string, policy = '') => `<SignedIdentifier><Id>${id}</Id>${policy}</SignedIdentifier>`;
 
-describe('parseSignedIdentifiers (operations.md §3.2)', () => {
+describe('parseSignedIdentifiers (Azure REST: set-table-acl)', () => {
   test('the documented example', () => {
     const text = wrap(
       identifier(
@@ -81,7 +81,7 @@ describe('normalizePolicyTime', () => {
   });
 });
 
-describe('writeSignedIdentifiers (operations.md §3.1)', () => {
+describe('writeSignedIdentifiers (Azure REST: get-table-acl)', () => {
   test('the recorded Get Table ACL body, BOM included', () => {
     const body = writeSignedIdentifiers([
       { id: 'null' },

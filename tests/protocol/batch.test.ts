@@ -16,7 +16,7 @@ import { seededRandom } from '../../src/domain/random.js';
 const crlf = (...lines: string[]) => lines.join('\r\n');
 
 // ---------------------------------------------------------------------------------------------
-// Request bodies as real clients write them (batch.md §2).
+// Request bodies as real clients write them (Azure REST: performing-entity-group-transactions).
 
 /** One JS SDK sub-request part (TablePolicies.ts getNextSubrequestBodyPart): no Content-ID, extra CRLF. */
 function jsPart(changeset: string, requestLine: string, headers: string[], body?: string): string {
@@ -37,7 +37,7 @@ const jsInsertHeaders = [
   'Prefer: return-no-content',
 ];
 
-// batch.md §2.3, the recorded JS request with SAS auth.
+// Azure REST: performing-entity-group-transactions, the recorded JS request with SAS auth.
 const jsSasExample = jsBatch(
   'fakeId',
   'fakeId',
@@ -51,7 +51,7 @@ const jsSasExample = jsBatch(
   ),
 );
 
-// batch.md §2.3, the Python capture with mixed operations (elided headers filled in as Python writes them).
+// Azure REST: performing-entity-group-transactions, the Python capture with mixed operations (elided headers filled in as Python writes them).
 const pyBatchBoundary = 'batch_2f6764e1-8e67-465b-b75b-e4032a926fca';
 const pyChangeset = 'changeset_7a8bba21-4826-450a-a497-5fb907d57c83';
 const pyCommonHeaders = [
@@ -117,7 +117,7 @@ const pythonExample = crlf(
   '',
 );
 
-// batch.md §4, a query batch from the docs.
+// Azure REST: performing-entity-group-transactions, a query batch from the docs.
 const queryBoundary = 'batch_f351702c-c8c8-48c6-af2c-91b809c651ce';
 const queryExample = crlf(
   `--${queryBoundary}`,
@@ -176,7 +176,7 @@ function assertInvalidInput(run: () => unknown, expected?: RegExp): TableError {
 // ---------------------------------------------------------------------------------------------
 
 describe('parseBatchRequest: real clients', () => {
-  test('JS SDK with SAS (batch.md §2.3): no Content-ID, extra CRLFs trimmed', () => {
+  test('JS SDK with SAS (Azure REST: performing-entity-group-transactions): no Content-ID, extra CRLFs trimmed', () => {
     const operations = parse(jsSasExample);
     assert.equal(operations.length, 3);
     operations.forEach((operation, index) => {
@@ -220,7 +220,7 @@ describe('parseBatchRequest: real clients', () => {
     assert.equal(merge?.body.toString(), '{"PartitionKey":"p","RowKey":"2","x":1}');
   });
 
-  test('Python SDK (batch.md §2.3): Content-ID from 0, PUT/PATCH/DELETE, Content-Length ignored', () => {
+  test('Python SDK (Azure REST: performing-entity-group-transactions): Content-ID from 0, PUT/PATCH/DELETE, Content-Length ignored', () => {
     const operations = parse(pythonExample, contentTypeFor(pyBatchBoundary));
     assert.deepEqual(
       operations.map((operation) => [operation.contentId, operation.method, operation.url]),
@@ -239,7 +239,7 @@ describe('parseBatchRequest: real clients', () => {
     assert.equal(operations[3]?.body.length, 0);
   });
 
-  test('a query batch (batch.md §4): one GET directly inside the batch', () => {
+  test('a query batch (Azure REST: performing-entity-group-transactions): one GET directly inside the batch', () => {
     const [query, ...rest] = parse(queryExample, contentTypeFor(queryBoundary));
     assert.equal(rest.length, 0);
     assert.equal(query?.method, 'GET');
@@ -316,7 +316,7 @@ describe('parseBatchRequest: tolerated variations', () => {
 });
 
 describe('parseBatchRequest: malformed input is InvalidInput', () => {
-  test('one operation past batchOperationsMax: the operation error of batch.md §3.3', () => {
+  test('one operation past batchOperationsMax: the operation error of Azure REST: performing-entity-group-transactions', () => {
     const parts = Array.from({ length: batchOperationsMax + 1 }, (_, index) => deletePart(String(index)));
     const error = assertInvalidInput(() => parse(changesetWith(...parts)), /exceeds the maximum 100 changes/);
     assert.ok(error instanceof BatchOperationError);
@@ -533,7 +533,7 @@ describe('parseBatchRequest: properties', () => {
 });
 
 // ---------------------------------------------------------------------------------------------
-// Serialization: byte-exact against the real service's bodies (batch.md §3), GUIDs substituted.
+// Serialization: byte-exact against the real service's bodies (Azure REST: performing-entity-group-transactions), GUIDs substituted.
 
 const guidPattern = '[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}';
 
@@ -557,7 +557,7 @@ const entityUrl = (rowKey: string) =>
 const insertEtag = `W/"datetime'2022-02-01T20%3A52%3A47.0676669Z'"`;
 
 describe('serializeBatchResponse', () => {
-  test('inserts with return-no-content: byte-exact with batch.md §3.2', () => {
+  test('inserts with return-no-content: byte-exact with Azure REST: performing-entity-group-transactions', () => {
     const responses: BatchOperationResponse[] = ['1', '2', '3'].map((rowKey) => ({
       status: 204,
       headers: [
@@ -605,7 +605,7 @@ describe('serializeBatchResponse', () => {
     );
   });
 
-  test('an update part: byte-exact with batch.md §3.2', () => {
+  test('an update part: byte-exact with Azure REST: performing-entity-group-transactions', () => {
     const etag = `W/"datetime'2022-02-01T20%3A52%3A47.1566948Z'"`;
     const result = serializeBatchResponse(
       [
@@ -634,7 +634,7 @@ describe('serializeBatchResponse', () => {
     assert.ok(result.body.toString().includes(expectedPart));
   });
 
-  test('a failed change set: byte-exact with batch.md §3.3', () => {
+  test('a failed change set: byte-exact with Azure REST: performing-entity-group-transactions', () => {
     const errorJson =
       '{"odata.error":{"code":"TableNotFound","message":{"lang":"en-US","value":"0:The table specified does not exist.\\nRequestId:a5ad7e5b-0002-0010-3fad-17b759000000\\nTime:2022-02-01T20:52:48.2699919Z"}}}';
     const result = serializeBatchResponse(
@@ -675,7 +675,7 @@ describe('serializeBatchResponse', () => {
     );
   });
 
-  test('a query batch: one part directly in the batch (batch.md §4)', () => {
+  test('a query batch: one part directly in the batch (Azure REST: performing-entity-group-transactions)', () => {
     const entityJson =
       '{"odata.metadata":"https://myaccount.table.core.windows.net/$metadata#Blogs/@Element","PartitionKey":"Channel_19","RowKey":"2","Timestamp":"2013-10-14T18:25:49.8922467Z","Rating":9,"Text":"Azure..."}';
     const result = serializeBatchResponse(

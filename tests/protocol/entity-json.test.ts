@@ -107,7 +107,7 @@ describe('decodeEntityBody: type inference and annotations', () => {
     assertTableError(() => decodeOne('"x":3000000000'), 'InvalidInput');
   });
 
-  test('annotated values in natural and string form (conformance §27)', () => {
+  test('annotated values in natural and string form (docs/protocol-notes.md#annotated-values-as-strings)', () => {
     const cases: Array<[string, EdmValue]> = [
       ['"x":"5","x@odata.type":"Edm.Int32"', { type: 'Edm.Int32', value: 5 }],
       ['"x@odata.type":"Edm.Int32","x":-5', { type: 'Edm.Int32', value: -5 }],
@@ -189,7 +189,7 @@ describe('decodeEntityBody: type inference and annotations', () => {
     assert.equal(decodeOne('"x":null,"x@odata.type":"Edm.Int64"'), undefined);
   });
 
-  test('odata.* members and Timestamp are ignored (conformance §29)', () => {
+  test('odata.* members and Timestamp are ignored (docs/protocol-notes.md#control-members-in-request-bodies)', () => {
     const decoded = decodeEntityBody(
       '{"odata.metadata":"m","odata.type":"a.t","odata.id":"i","odata.etag":"W/\\"x\\"","odata.editLink":"e",' +
         '"PartitionKey":"p","RowKey":"r","Timestamp@odata.type":"Edm.DateTime","Timestamp":"whatever","x":1}',
@@ -284,7 +284,7 @@ describe('decodeEntityBody: limits', () => {
     assertTableError(() => decodeEntityBody(body(over)), 'EntityTooLarge');
   });
 
-  test('entitySizeBytes follows the accounting of data-model.md §5.3', () => {
+  test('entitySizeBytes follows the accounting of Azure REST: understanding-the-table-service-data-model', () => {
     const properties: Properties = new Map<string, EdmValue>([
       ['s', { type: 'Edm.String', value: 'abc' }], // 8 + 2 + 10
       ['b', { type: 'Edm.Binary', value: Buffer.alloc(5) }], // 8 + 2 + 9

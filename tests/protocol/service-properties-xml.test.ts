@@ -54,7 +54,7 @@ const fullRule = (over: Record<string, string> = {}) => {
   return rule(Object.entries(fields).map(([name, value]) => `<${name}>${value}</${name}>`).join(''));
 };
 
-describe('parseServiceProperties (operations.md §4.2)', () => {
+describe('parseServiceProperties (Azure REST: set-table-service-properties)', () => {
   test('the documented body', () => {
     assert.deepEqual(parseServiceProperties(documented), documentedProperties);
   });
@@ -110,7 +110,7 @@ describe('parseServiceProperties (operations.md §4.2)', () => {
   });
 });
 
-describe('writeServiceProperties (operations.md §4.1)', () => {
+describe('writeServiceProperties (Azure REST: get-table-service-properties)', () => {
   test('a fresh account: logging off, metrics disabled, <Cors />, in the documented order', () => {
     assert.equal(
       writeServiceProperties(defaultServiceProperties),

@@ -31,7 +31,7 @@ function shape(element: XmlElement): unknown {
   return element.children.length === 0 ? [element.name, element.text] : [element.name, element.children.map(shape)];
 }
 
-describe('parseXml: what the SDKs send (conformance-notes §49)', () => {
+describe('parseXml: what the SDKs send (docs/protocol-notes.md#xml-bodies)', () => {
   const body = '<SignedIdentifiers><SignedIdentifier><Id>p1</Id></SignedIdentifier></SignedIdentifiers>';
   const expected = ['SignedIdentifiers', [['SignedIdentifier', [['Id', 'p1']]]]];
 

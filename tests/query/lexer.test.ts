@@ -105,7 +105,7 @@ describe('lexer tokens and offsets', () => {
   });
 });
 
-describe('literal forms (query.md §3.1, §3.2)', () => {
+describe('literal forms (Azure REST: querying-tables-and-entities)', () => {
   const cases: Array<[string, EdmValue]> = [
     ["'it''s'", { type: 'Edm.String', value: "it's" }],
     ["''", { type: 'Edm.String', value: '' }],

@@ -23,7 +23,7 @@ function parseError(filter: string): TableError {
 
 describe('valid filters: text → printed tree', () => {
   const cases: Array<[string, string]> = [
-    // Wire examples (query.md §1) and issues the spec cites.
+    // Wire examples (Azure REST: querying-tables-and-entities) and issues the spec cites.
     ["PartitionKey eq 'listEntitiesTest'", "PartitionKey eq 'listEntitiesTest'"],
     ["PartitionKey eq 'p''x' and n gt 5", "(PartitionKey eq 'p''x' and n gt 5)"],
     ["PartitionKey eq 'somPartition' and RowKey eq '1'", "(PartitionKey eq 'somPartition' and RowKey eq '1')"],
@@ -112,7 +112,7 @@ describe('valid filters: text → printed tree', () => {
   }
 });
 
-describe('literal forms produced by the clients (query.md §3.2)', () => {
+describe('literal forms produced by the clients (Azure REST: querying-tables-and-entities)', () => {
   const cases: Array<[string, string, string]> = [
     // [client, filter, printed]
     ['JS', "PartitionKey eq 'it''s'", "PartitionKey eq 'it''s'"],
@@ -268,7 +268,7 @@ describe('malformed filters: 400 InvalidInput saying where and what was expected
   }
 });
 
-describe('functions, arithmetic, in/has: 501 NotImplemented (query.md §3.1)', () => {
+describe('functions, arithmetic, in/has: 501 NotImplemented (Azure REST: querying-tables-and-entities)', () => {
   const cases = [
     "startswith(PartitionKey, 'a')",
     "startswith(PartitionKey,'a') eq true",

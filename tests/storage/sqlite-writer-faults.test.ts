@@ -1,4 +1,4 @@
-// Faults inside the SQLite engine (STYLE.md: SQLite's test_vfs, one level up): the writer's
+// Faults inside the SQLite engine (after SQLite's test_vfs, one level up): the writer's
 // database fails its Nth statement, for every N of a workload of group commits (several commits,
 // settings and table changes issued together, so they share one transaction with a savepoint
 // each). Whatever N is, every job that resolved is applied whole, every job that rejected left no

@@ -1,4 +1,4 @@
-// Get/Set Table ACL through the real server (operations.md §3): SDK round trips, the exact XML on
+// Get/Set Table ACL through the real server (Azure REST: get-table-acl): SDK round trips, the exact XML on
 // the wire, validation, persistence across a restart, and the policies' life with their table.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';

@@ -1,4 +1,4 @@
-// $batch on the wire (batch.md §2-§4, conformance-notes.md §A, §F): raw multipart requests in the
+// $batch on the wire (Azure REST: performing-entity-group-transactions, docs/protocol-notes.md): raw multipart requests in the
 // byte layouts of the JS and Python SDKs, signed Shared Key Lite on the outer request only, and
 // byte-level checks of the 202 response the SDK parsers depend on. Malformed bodies get a JSON 400,
 // never a 5xx; bodies over 4 MiB get 413.
@@ -31,7 +31,7 @@ function headerNames(part: ResponsePart): string[] {
   return part.headerLines.map((line) => line.slice(0, line.indexOf(':')));
 }
 
-/** 202 with a well-formed change-set response (batch.md §3.1-§3.2): boundaries, CRLFs, part framing. */
+/** 202 with a well-formed change-set response (Azure REST: performing-entity-group-transactions): boundaries, CRLFs, part framing. */
 function assertChangesetResponse(res: RawResponse, partCount: number): ResponsePart[] {
   assert.equal(res.status, 202, describeResponse(res));
   assert.match(String(res.headers['content-type']), new RegExp(`^multipart/mixed; boundary=batchresponse_${guid}$`));
@@ -47,7 +47,7 @@ function assertChangesetResponse(res: RawResponse, partCount: number): ResponseP
   return parsed.parts;
 }
 
-/** The single error part of a failed change set (batch.md §3.3), with its one-line compact JSON. */
+/** The single error part of a failed change set (Azure REST: performing-entity-group-transactions), with its one-line compact JSON. */
 function assertErrorPart(res: RawResponse, status: number, code: string, index: number): ResponsePart {
   const [part] = assertChangesetResponse(res, 1);
   assert.equal(part!.status, status, res.text);
@@ -63,7 +63,7 @@ function assertErrorPart(res: RawResponse, status: number, code: string, index: 
 function assertBadRequestJson(res: RawResponse, what: string): void {
   assert.equal(res.status, 400, `${what}: ${describeResponse(res)}`);
   assert.match(String(res.headers['content-type']), /^application\/json/, `${what}: an ordinary JSON error, not multipart`);
-  // The code for malformed multipart is the spec's suggestion (batch.md §3.4, unverified).
+  // The code for malformed multipart is the spec's suggestion (Azure REST: performing-entity-group-transactions, unverified).
   assert.equal(errorCode(res), 'InvalidInput', `${what}: ${describeResponse(res)}`);
 }
 
@@ -106,7 +106,7 @@ describe('$batch wire format', () => {
   };
 
   /**
-   * The operations of batch.md §2.3's Python example: insert, update (PUT, If-Match *), insert-or-merge
+   * The operations of Azure REST: performing-entity-group-transactions's Python example: insert, update (PUT, If-Match *), insert-or-merge
    * (PATCH from Python, MERGE from JS), delete. `urlOf` writes the request-line URL of a resource.
    */
   async function mixedBatch(pk: string, style: ClientStyle, urlOf = (resource: string) => absoluteUrl(server.port, resource)): Promise<ResponsePart[]> {
@@ -144,7 +144,7 @@ describe('$batch wire format', () => {
       parts[0]!.headerLines.filter((line) => /^(Preference-Applied|Location|DataServiceId):/.test(line)),
       ['Preference-Applied: return-no-content', `Location: ${location}`, `DataServiceId: ${location}`],
     );
-    // The recorded service's header sets (batch.md §3.2), `ETag` spelled exactly so (JS regex `ETag: (.*)`).
+    // The recorded service's header sets (Azure REST: performing-entity-group-transactions), `ETag` spelled exactly so (JS regex `ETag: (.*)`).
     assert.deepEqual(headerNames(parts[0]!).sort(), ['Cache-Control', 'DataServiceId', 'DataServiceVersion', 'ETag', 'Location', 'Preference-Applied', 'X-Content-Type-Options']);
     assert.deepEqual(headerNames(parts[1]!).sort(), ['Cache-Control', 'DataServiceVersion', 'ETag', 'X-Content-Type-Options']);
     assert.deepEqual(headerNames(parts[3]!).sort(), ['Cache-Control', 'DataServiceVersion', 'X-Content-Type-Options']);
@@ -169,7 +169,7 @@ describe('$batch wire format', () => {
     await mixedBatch(freshPartition(), 'js', (resource) => `/devstoreaccount1/${resource}`);
   });
 
-  test('origin-form request lines without the account: /t(…) (batch.md §2.2 recommendation)', async () => {
+  test('origin-form request lines without the account: /t(…) (Azure REST: performing-entity-group-transactions recommendation)', async () => {
     await mixedBatch(freshPartition(), 'python', (resource) => `/${resource}`);
   });
 
@@ -233,7 +233,7 @@ describe('$batch wire format', () => {
     });
   });
 
-  describe('query batch (batch.md §4)', () => {
+  describe('query batch (Azure REST: performing-entity-group-transactions)', () => {
     test('a single GET is answered directly inside the batch, without a change set', async () => {
       const pk = freshPartition();
       const etag = await insert(pk, 'q', { v: 7 });
@@ -255,7 +255,7 @@ describe('$batch wire format', () => {
     test('a GET together with writes → 400', async () => {
       const pk = freshPartition();
       const res = await batch([op.insert(tableUrl(), { PartitionKey: pk, RowKey: 'w' }), op.get(entityUrl(pk, 'w'))]);
-      // batch.md §4 says 400 without saying at which level: accept a top-level error or a 400 part.
+      // Azure REST: performing-entity-group-transactions says 400 without saying at which level: accept a top-level error or a 400 part.
       if (res.status === 202) assert.equal(readBatchResponse(res).parts[0]!.status, 400, res.text);
       else assertError(res, 400);
       assert.equal(await read(pk, 'w'), undefined);

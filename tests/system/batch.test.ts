@@ -1,4 +1,4 @@
-// Entity group transactions through @azure/data-tables (batch.md §1, §3.3): every action type,
+// Entity group transactions through @azure/data-tables (Azure REST: performing-entity-group-transactions): every action type,
 // the 100-operation limit, atomic rollback at any position, one shared ETag, the error codes, and
 // serialization of concurrent writers. Cases the SDK refuses to send go out as raw multipart.
 import { after, before, describe, test } from 'node:test';
@@ -45,7 +45,7 @@ async function assertTransactionFails(attempt: Promise<unknown>, expected: Expec
     assert.equal(error.statusCode, expected.status, what);
     assert.equal(error.code, expected.code, what);
     assert.ok(String(error.message).startsWith(`${expected.index}:`), `message should start with "${expected.index}:": ${what}`);
-    assert.equal(error.response?.status, 202, `the outer status stays 202 (batch.md §3.1): ${what}`);
+    assert.equal(error.response?.status, 202, `the outer status stays 202 (Azure REST: performing-entity-group-transactions): ${what}`);
     return true;
   });
 }
@@ -87,7 +87,7 @@ describe('$batch through the JS SDK', () => {
     const written = result.subResponses.slice(0, -1).map((r) => r.etag);
     const shared = written[0]!;
     assert.match(shared, /^W\/"datetime'.+'"$/);
-    assert.deepEqual(written, written.map(() => shared), 'one ETag for every write of the batch (batch.md §1)');
+    assert.deepEqual(written, written.map(() => shared), 'one ETag for every write of the batch (Azure REST: performing-entity-group-transactions)');
     assert.equal(result.subResponses.at(-1)!.etag, undefined, 'a delete part carries no ETag');
 
     const merged = { a: 'new', b: 'keep' };

@@ -1,4 +1,4 @@
-// Microsoft Entra ID bearer tokens through the real server (auth.md §10), over plain HTTP with raw
+// Microsoft Entra ID bearer tokens through the real server (Azure REST: authorize-with-azure-active-directory), over plain HTTP with raw
 // requests (the SDK's own TokenCredential flow needs HTTPS: tests/system/https.test.ts). Tokens are
 // signed here with node:crypto; the server trusts only the keys its --oauth-* files name.
 import { after, before, describe, test } from 'node:test';

@@ -1,4 +1,4 @@
-// CORS through the real server (operations.md §4.4): anonymous OPTIONS preflights answered from
+// CORS through the real server (Azure REST: preflight-table-request): anonymous OPTIONS preflights answered from
 // the account's rules, and Access-Control-* headers on actual cross-origin requests.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -80,7 +80,7 @@ describe('preflight (OPTIONS), anonymous', () => {
       assert.equal(res.status, 403, describeResponse(res));
       assert.equal(res.headers['x-ms-error-code'], 'CorsPreflightFailure');
       assert.equal(res.headers['access-control-allow-origin'], undefined);
-      assert.equal(errorCode(res), 'CorsPreflightFailure', 'the error body (issue 17)');
+      assert.equal(errorCode(res), 'CorsPreflightFailure', 'the error body');
     }
   });
 

@@ -1,4 +1,4 @@
-// Durability under kill -9 (STYLE.md "tests/": crash tests). Sixteen clients drive single writes
+// Durability under kill -9 (the crash tests of docs/architecture.md#threads-and-durability). Sixteen clients drive single writes
 // and 100-entity batches against an on-disk server; at a seeded random moment the server gets
 // SIGKILL; it restarts on the same directory and every key is checked against a ledger of what was
 // acknowledged (2xx received) and what was still in flight. Each key is written by one client only,

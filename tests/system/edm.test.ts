@@ -1,4 +1,4 @@
-// EDM values round-trip exactly (data-model.md §2, conformance-notes C), through the SDK and raw JSON,
+// EDM values round-trip exactly (Azure REST: payload-format-for-table-service-operations, docs/protocol-notes.md), through the SDK and raw JSON,
 // including bodies that arrive in pieces split inside multi-byte UTF-8 characters.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -125,7 +125,7 @@ describe('EDM round trips', () => {
       entity = got.json();
     });
 
-    test('"d":2.0 stays a Double: printed 2.0, unannotated, as the service does (data-model.md §2.3)', () => {
+    test('"d":2.0 stays a Double: printed 2.0, unannotated, as the service does (Azure REST: payload-format-for-table-service-operations)', () => {
       assert.match(text, /"d":2\.0[,}]/);
       assert.equal(entity['d@odata.type'], undefined);
       assert.match(text, /"dInt":1\.0[,}]/);

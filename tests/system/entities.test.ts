@@ -1,4 +1,4 @@
-// Entity operations (operations.md §1.2–§1.4, §5; conformance-notes B, C) through raw HTTP and the SDK.
+// Entity operations (Azure REST: payload-format-for-table-service-operations, addressing-table-service-resources, merge-entity, operations-on-entities; docs/protocol-notes.md) through raw HTTP and the SDK.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { RestError } from '@azure/data-tables';

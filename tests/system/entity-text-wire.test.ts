@@ -27,7 +27,7 @@ type Expected =
 /**
  * What the reader of record says of an insert body sent as `text`: as the server sees it, UTF-8
  * on the wire (a lone surrogate arrives as U+FFFD, a leading BOM is dropped) and, inside a
- * batch, without the padding around a part's body (batch.md §2.2).
+ * batch, without the padding around a part's body (Azure REST: performing-entity-group-transactions).
  */
 function expectedInsert(text: string, inBatch = false): Expected {
   try {

@@ -1,4 +1,4 @@
-// Error rendering and robustness (errors.md §1, §3, §5): unknown routes and verbs, malformed bodies,
+// Error rendering and robustness (Azure REST: status-and-error-codes2, table-service-error-codes): unknown routes and verbs, malformed bodies,
 // garbage in every header, query parameter and framing slot. Nothing may produce a 5xx or kill the process.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';

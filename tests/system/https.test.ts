@@ -142,7 +142,7 @@ describe('HTTPS', { skip }, () => {
     await service.deleteTable(name);
   });
 
-  test('an authenticated 13 MB $batch sent whole before reading gets its full 413 over TLS (issue 17 item 11)', async () => {
+  test('an authenticated 13 MB $batch sent whole before reading gets its full 413 over TLS', async () => {
     // As the Python SDK does it: the whole body goes out before the response is read, so a server
     // that answers early and closes breaks the upload ("EOF occurred in violation of protocol").
     const body = Buffer.alloc(13_000_000, 0x20);

@@ -1,5 +1,5 @@
 // Every entity limit at its edge and one step past it, with the exact error code
-// (data-model.md §5, errors.md §5, src/limits.ts).
+// (Azure REST: understanding-the-table-service-data-model, table-service-error-codes, src/limits.ts).
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { devAccount, devKey, startServer, type RunningServer } from '../helpers/server.js';

@@ -1,5 +1,5 @@
 // The three metadata levels and $select over a real on-disk store, with values built to confuse
-// text slicing (issue 15: every level is now derived from the stored JSON text without decoding).
+// text slicing (every level is derived from the stored JSON text without decoding).
 // Each level must carry the same properties, in the same order, with the same values as minimal
 // metadata, and only the members its level adds or drops.
 import { after, before, describe, test } from 'node:test';

@@ -1,6 +1,6 @@
 // Differential test (SQL Logic Test's idea): ~300 random filters over ~800 random typed entities.
 // The server's answer, all pages followed, must equal the naive evaluation of the same filter in
-// tests/helpers/query.ts (query.md §3.3, written without src/query). Keys include ordinal edge
+// tests/helpers/query.ts (Azure REST: querying-tables-and-entities, written without src/query). Keys include ordinal edge
 // cases ('10' < '2', 'B' < 'a', surrogate pairs below U+FFFD) and quotes. Reproduce a failure
 // with QUERY_SEED=<the printed seed>.
 import { after, before, describe, test } from 'node:test';
@@ -27,7 +27,7 @@ import { runSeed, seededRandom, type Random } from '../query/random.js';
 
 const entityCount = 800;
 const filterCount = 300;
-const comparisonsMax = 15; // query.md §3.1
+const comparisonsMax = 15; // Azure REST: querying-tables-and-entities
 const failuresShown = 5;
 
 const partitionPool = ['', '1', '10', '2', '9', 'a', 'B', 'b', "o'k", ' sp', '\u00e9', '\u{1F600}', '\uFFFD', 'p~', 'A10'];
@@ -36,7 +36,7 @@ const stringPool = ['', '2', '10', 'a', 'A', 'B', 'ab', "it's", '\u00e9', '\u{1F
 const guidPool = ['0f8fad5b-d9cb-469f-a165-70867728950e', '7c9e6679-7425-40de-944b-e07fc1f90ae7', 'ffffffff-0000-4000-8000-000000000001'];
 const binaryPool = ['00', '01', '0102', '01ff', '02', 'ff', 'ff00ff'];
 const baseTicks = 15_627_852_000_000_000n; // 2019-07-10T19:00:00Z
-const dateTimeTicksMin = -116_444_736_000_000_000n; // 1601-01-01T00:00:00Z (data-model.md §2)
+const dateTimeTicksMin = -116_444_736_000_000_000n; // 1601-01-01T00:00:00Z (Azure REST: payload-format-for-table-service-operations)
 const dateTimeTicksMax = 2_534_023_007_999_999_999n; // 9999-12-31T23:59:59.9999999Z
 const int64Edges = [0n, 2n, -2n, 2n ** 53n - 1n, 2n ** 53n, 2n ** 53n + 1n, 2n ** 63n - 1n, -(2n ** 63n), 2n ** 31n];
 const doubleEdges = [0, -0, 2, 2.5, -1.5, 1e21, 5e-324, 9007199254740992, Number.MAX_VALUE, NaN, Infinity, -Infinity];
@@ -85,7 +85,7 @@ function randomEntities(r: Random): TestEntity[] {
   return entities.sort((a, b) => compareKeys(keyOf(a), keyOf(b)));
 }
 
-/** NaN and infinities have no literal form (query.md §3.1). */
+/** NaN and infinities have no literal form (Azure REST: querying-tables-and-entities). */
 function finiteLiteral(value: TestValue): TestValue {
   return value.type === 'Edm.Double' && !Number.isFinite(value.value) ? edm.double(Number.MAX_VALUE) : value;
 }
@@ -106,7 +106,7 @@ class FilterGenerator {
     return this.tree(budget, 0);
   }
 
-  /** The shapes the planner turns into key ranges (query.md §5). */
+  /** The shapes the planner turns into key ranges (docs/architecture.md#queries). */
   private keyConstraint(): FilterExpr {
     const pk = () => this.keyLiteral(true);
     const rk = () => this.keyLiteral(false);

@@ -1,4 +1,4 @@
-// Honest paging over 12,000 entities (query.md §4): pages end at $top or when the data is
+// Honest paging over 12,000 entities (Azure REST: query-timeout-and-pagination): pages end at $top or when the data is
 // exhausted, continuations name the first entity not yet returned, nothing is lost or repeated,
 // the headers are absent exactly on the last page, and no page reads rows an earlier page read
 // (the sum of scanned= over all pages stays within the planned ranges plus one look-ahead a page).
@@ -32,7 +32,7 @@ function buildEntities(): TestEntity[] {
   let seq = 0;
   partitionSizes.forEach((size, index) => {
     for (let n = 0; n < size; n++, seq++) {
-      // Unpadded RowKeys: ordinal order puts '10' before '2' (data-model.md §6).
+      // Unpadded RowKeys: ordinal order puts '10' before '2' (Azure REST: understanding-the-table-service-data-model).
       const sparse = (seq % 397 === 0 || seq === 11_999) && !emptyRegion.has(index);
       entities.push({
         partitionKey: partitionKey(index),
@@ -96,7 +96,7 @@ const scenarios: Scenario[] = [
   },
 ];
 
-/** The page-shape rules of query.md §4.1–§4.2 for one finished walk. */
+/** The page-shape rules of Azure REST: query-timeout-and-pagination for one finished walk. */
 function checkPages(pages: readonly EntityPage[], expected: readonly Key[], top: number, keyOnly: boolean): void {
   const got = pages.flatMap((p) => p.keys);
   assert.equal(new Set(got.map(keyText)).size, got.length, 'no duplicates');
@@ -105,11 +105,11 @@ function checkPages(pages: readonly EntityPage[], expected: readonly Key[], top:
     const last = i === pages.length - 1;
     const where = `page ${i + 1}/${pages.length}`;
     assert.equal(page.continuation === undefined, last, `continuation headers absent exactly on the last page (${where})`);
-    // §4.1 recommendation: a page ends at $top results or when the data is exhausted.
+    // A page ends at $top results or when the data is exhausted.
     if (!last) assert.equal(page.keys.length, top, `page ${i + 1} is full`);
     else assert.ok(page.keys.length <= top);
     if (last) return;
-    // The resume point lies after everything returned and at or before the next result (§4.2).
+    // The resume point lies after everything returned and at or before the next result.
     const resume = page.resumeKey!;
     const resumeKey: Key = [resume[0], resume[1] ?? ''];
     const lastKey = page.keys.at(-1);
@@ -194,7 +194,7 @@ for (const setup of storeSetups) {
       }
     });
 
-    describe('resuming (§4.2)', () => {
+    describe('resuming', () => {
       // The first 150 entities end inside p05, which starts at entity 63.
       const p05First = entities.findIndex((e) => e.partitionKey === 'p05');
 

@@ -1,7 +1,7 @@
-// The planner through the real server (query.md §5): for each query class, the plan header names
+// The planner through the real server (docs/architecture.md#queries): for each query class, the plan header names
 // the class AND its scanned= count proves that only the planned key ranges were read. The table
 // has partitions of known, different sizes, so a table scan cannot pass for a partition scan.
-// Also Query Tables with $filter on TableName (query.md §3.3, §4.4).
+// Also Query Tables with $filter on TableName (Azure REST: querying-tables-and-entities, query-timeout-and-pagination).
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
@@ -67,7 +67,7 @@ const planCases: ReadonlyArray<[string, PlanCase]> = [
   ['range: not (PK lt d)', { filter: "not (PartitionKey lt 'd')", queryClass: 'range', rowsInRanges: 100, returned: 100 }],
   ['table-scan: no filter', { filter: undefined, queryClass: 'table-scan', rowsInRanges: tableSize, returned: tableSize }],
   ['table-scan: property only', { filter: 'n lt 5', queryClass: 'table-scan', rowsInRanges: tableSize, returned: 20 }],
-  ['table-scan: RowKey eq only (§5)', { filter: "RowKey eq 'r001'", queryClass: 'table-scan', rowsInRanges: tableSize, returned: 4 }],
+  ['table-scan: RowKey eq only', { filter: "RowKey eq 'r001'", queryClass: 'table-scan', rowsInRanges: tableSize, returned: 4 }],
   ['table-scan: or with a non-key condition', { filter: "PartitionKey eq 'c' or n eq 3", queryClass: 'table-scan', rowsInRanges: tableSize, returned: 53 }],
 ];
 
@@ -158,7 +158,7 @@ describe('query plans through the server', () => {
       };
     }
 
-    /** Tables are listed in case-insensitive name order (conformance-notes §33). */
+    /** Tables are listed in case-insensitive name order (docs/protocol-notes.md#order-of-results). */
     const listed = (subset: string[]) => [...subset].sort((a, b) => (a.toLowerCase() < b.toLowerCase() ? -1 : 1));
 
     const tableCases: ReadonlyArray<[string, string, string[]]> = [
@@ -168,7 +168,7 @@ describe('query plans through the server', () => {
       ['not', `not (TableName eq '${prefix}beta') and ${inOurRange}`, listed(names.filter((n) => !n.endsWith('beta')))],
       ['or', `TableName eq '${prefix}alpha' or TableName eq '${prefix}delta'`, [`${prefix}alpha`, `${prefix}delta`]],
       ['eq with the stored case', `TableName eq '${prefix}Gamma'`, [`${prefix}Gamma`]],
-      // query.md §3.3: compare with the stored (creation-time) case (unverified; its recommendation).
+      // Azure REST: querying-tables-and-entities: compare with the stored (creation-time) case (unverified; its recommendation).
       ['eq with another case does not match', `TableName eq '${prefix}gamma'`, []],
       ['any other property is missing: no match', `Name eq '${prefix}alpha'`, []],
     ];

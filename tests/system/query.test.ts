@@ -1,4 +1,4 @@
-// Query Entities (query.md §1, §2, §4; data-model.md §6): key order, key filters, $top, $select,
+// Query Entities (Azure REST: querying-tables-and-entities, query-timeout-and-pagination, understanding-the-table-service-data-model): key order, key filters, $top, $select,
 // continuation headers, SDK paging, and the query-plan diagnostic header.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -9,7 +9,7 @@ import { inParallel, tableClient, uniqueTableName } from '../helpers/sdk.js';
 
 type Key = [pk: string, rk: string];
 
-/** Key order: ordinal over UTF-16 code units, PartitionKey first (data-model.md §6). */
+/** Key order: ordinal over UTF-16 code units, PartitionKey first (Azure REST: understanding-the-table-service-data-model). */
 function compareKeys(a: Key, b: Key): number {
   if (a[0] !== b[0]) return a[0] < b[0] ? -1 : 1;
   if (a[1] !== b[1]) return a[1] < b[1] ? -1 : 1;

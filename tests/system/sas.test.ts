@@ -1,4 +1,4 @@
-// Shared access signatures through the real server (auth.md §7-§9): SDK-generated tokens, every
+// Shared access signatures through the real server (Azure REST: create-service-sas, create-account-sas): SDK-generated tokens, every
 // signed version, a permission × operation matrix for service and account SAS, key ranges at
 // their exact edges, time windows, IP and protocol limits, tampering, and stored access policies.
 // Tokens are signed here independently of src/http/sas.ts (checked against the spec's vectors).
@@ -37,7 +37,7 @@ function queryOf(params: Fields): string {
     .join('&');
 }
 
-/** auth.md §7.2: the string-to-sign of a service SAS. */
+/** Azure REST: create-service-sas: the string-to-sign of a service SAS. */
 function serviceStringToSign(f: Fields): string {
   const sv = f['sv']!;
   const table = f['tn']!.toLowerCase();
@@ -53,7 +53,7 @@ function serviceSas(fields: Fields, key = devKey): string {
   return queryOf({ ...f, sig: hmacBase64(key, serviceStringToSign(f)) });
 }
 
-/** auth.md §8, trailing newline included. */
+/** Azure REST: create-account-sas, trailing newline included. */
 function accountStringToSign(f: Fields): string {
   const fields = [devAccount, f['sp'], f['ss'], f['srt'], f['st'], f['se'], f['sip'], f['spr'], f['sv']];
   if (f['sv']! >= '2020-12-06') fields.push(f['ses']);
@@ -98,7 +98,7 @@ after(async () => {
   await server.stop();
 });
 
-describe('the test signer matches the spec vectors (auth.md §7.2, §8)', () => {
+describe('the test signer matches the spec vectors (Azure REST: create-service-sas, create-account-sas)', () => {
   test('service SAS, Python and JS', () => {
     const python = { sv: '2019-02-02', tn: 'PyTable', sp: 'ra', se: '2031-01-01T00:00:00Z', spk: 'a', epk: 'z' };
     assert.equal(hmacBase64(devKey, serviceStringToSign(python)), 'Qq1nytgryYvOkjYTuOpMb4VoHZfqRZoiHnbWdA2fq5o=');
@@ -164,7 +164,7 @@ describe('SDK flows', () => {
 
   test('generateAccountSas: tables and entities of the account', async () => {
     const sas = generateAccountSas(credential, {
-      // The JS SDK has no 'c': creating a table with 'w' is what it relies on (auth.md §8).
+      // The JS SDK has no 'c': creating a table with 'w' is what it relies on (Azure REST: create-account-sas).
       permissions: { query: true, write: true, delete: true, list: true, add: true, update: true },
       resourceTypes: 'sco',
       expiresOn: new Date(Date.now() + 60 * minute),
@@ -201,7 +201,7 @@ describe('SDK flows', () => {
   });
 });
 
-describe('every signed version (auth.md §7.2, §8)', () => {
+describe('every signed version (Azure REST: create-service-sas, create-account-sas)', () => {
   let table: string;
   before(async () => {
     const client = await ownerTable('ver');
@@ -232,9 +232,9 @@ describe('every signed version (auth.md §7.2, §8)', () => {
 
 interface Operation {
   readonly name: string;
-  /** Service SAS letters needed (auth.md §7.1); undefined = a service SAS may never do it. */
+  /** Service SAS letters needed (Azure REST: create-service-sas); undefined = a service SAS may never do it. */
   readonly service: string | undefined;
-  /** Account SAS: the resource type and any one of these permission strings (auth.md §8). */
+  /** Account SAS: the resource type and any one of these permission strings (Azure REST: create-account-sas). */
   readonly srt: string;
   readonly account: readonly string[];
   readonly success: number;
@@ -359,7 +359,7 @@ function effectiveStatus(res: RawResponse): { status: number; code: string | und
 
 const hasAll = (granted: string, needed: string) => [...needed].every((letter) => granted.includes(letter));
 
-describe('permission × operation matrix: service SAS (auth.md §7.1)', () => {
+describe('permission × operation matrix: service SAS (Azure REST: create-service-sas)', () => {
   const permissionSets = ['r', 'a', 'u', 'd', 'ra', 'au', 'ud', 'raud'];
   let table: string;
   before(async () => {
@@ -384,7 +384,7 @@ describe('permission × operation matrix: service SAS (auth.md §7.1)', () => {
   }
 });
 
-describe('permission × operation matrix: account SAS (auth.md §8)', () => {
+describe('permission × operation matrix: account SAS (Azure REST: create-account-sas)', () => {
   const resourceTypes = ['s', 'c', 'o', 'sco'];
   const permissionSets = ['r', 'w', 'd', 'l', 'a', 'c', 'u', 'au', 'rwdlacup'];
   let table: string;
@@ -430,7 +430,7 @@ interface Range {
   readonly erk?: string;
 }
 
-/** auth.md §7.1's table, written out independently of the server. */
+/** Azure REST: create-service-sas's table, written out independently of the server. */
 function inRange(range: Range, pk: string, rk: string): boolean {
   if (range.spk !== undefined) {
     if (pk < range.spk) return false;
@@ -457,7 +457,7 @@ const ranges: [string, Range][] = [
   ['empty-string bounds', { spk: '', srk: '1', epk: 'a', erk: '' }],
 ];
 
-describe('key ranges are enforced on every operation (auth.md §7.1)', () => {
+describe('key ranges are enforced on every operation (Azure REST: create-service-sas)', () => {
   let table: TableClient;
   before(async () => {
     table = await ownerTable('range');
@@ -592,7 +592,7 @@ async function listAll(table: TableClient): Promise<TableEntityResult<object>[]>
 
 // -- validity ----------------------------------------------------------------------------------------
 
-describe('time window (auth.md §9 step 3)', () => {
+describe('time window (Azure REST: create-service-sas step 3)', () => {
   let table: string;
   before(async () => {
     table = (await ownerTable('time')).tableName;
@@ -625,7 +625,7 @@ describe('time window (auth.md §9 step 3)', () => {
   });
 });
 
-describe('source IP and protocol (auth.md §9 steps 4-5)', () => {
+describe('source IP and protocol (Azure REST: create-service-sas steps 4-5)', () => {
   let table: string;
   before(async () => {
     table = (await ownerTable('ip')).tableName;
@@ -651,7 +651,7 @@ describe('source IP and protocol (auth.md §9 steps 4-5)', () => {
   });
 });
 
-describe('tampering is AuthenticationFailed and reveals no signature (auth.md §9 step 2)', () => {
+describe('tampering is AuthenticationFailed and reveals no signature (Azure REST: create-service-sas step 2)', () => {
   let table: string;
   let otherTable: string;
   before(async () => {
@@ -711,7 +711,7 @@ describe('tampering is AuthenticationFailed and reveals no signature (auth.md §
   });
 });
 
-describe('stored access policies (auth.md §7.3): changes apply at once', () => {
+describe('stored access policies (Azure REST: create-service-sas): changes apply at once', () => {
   let table: TableClient;
   before(async () => {
     table = await ownerTable('policy');

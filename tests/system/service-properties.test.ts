@@ -1,4 +1,4 @@
-// Service endpoints through the real server (operations.md §4.1-§4.3): Get/Set Table Service
+// Service endpoints through the real server (Azure REST: get-table-service-properties, set-table-service-properties, get-table-service-stats): Get/Set Table Service
 // Properties per account, persisted; Get Table Service Stats; the read-only -secondary endpoint.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -130,7 +130,7 @@ describe('Get/Set Table Service Properties', () => {
   });
 });
 
-describe('Get Table Service Stats and the -secondary endpoint (operations.md §4.3)', () => {
+describe('Get Table Service Stats and the -secondary endpoint (Azure REST: get-table-service-stats)', () => {
   const statsBody = /^<\?xml version="1.0" encoding="utf-8"\?><StorageServiceStats><GeoReplication><Status>live<\/Status><LastSyncTime>\w{3}, \d{2} \w{3} \d{4} \d{2}:\d{2}:\d{2} GMT<\/LastSyncTime><\/GeoReplication><\/StorageServiceStats>$/;
 
   test('SDK getStatistics', async () => {

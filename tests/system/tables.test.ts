@@ -1,4 +1,4 @@
-// Table operations (operations.md §2, data-model.md §5.1, query.md §4.4) through raw HTTP and the SDK.
+// Table operations (Azure REST: operations-on-tables, understanding-the-table-service-data-model, query-timeout-and-pagination) through raw HTTP and the SDK.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startServer, type RunningServer } from '../helpers/server.js';

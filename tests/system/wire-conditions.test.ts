@@ -1,4 +1,4 @@
-// Issue 17, items 1, 2, 3 and 9, through raw HTTP and the JS SDK against a real server process:
+// Wire details other clients rely on, through raw HTTP and the JS SDK against a real server process:
 // Doubles on the wire, malformed If-Match, If-Match with If-None-Match, and a $batch holding one
 // query that is not a point read. Single requests and $batch parts must agree (one decoder).
 import assert from 'node:assert/strict';
@@ -9,7 +9,7 @@ import { assertError, describeResponse, devPath, entityPath, send } from '../hel
 import { freshTable } from '../helpers/sdk.js';
 import { startServer, type RunningServer } from '../helpers/server.js';
 
-describe('wire details of conditions and doubles (issue 17)', () => {
+describe('wire details of conditions and doubles', () => {
   let server: RunningServer;
   let client: TableClient;
   let etag: string;
@@ -25,7 +25,7 @@ describe('wire details of conditions and doubles (issue 17)', () => {
 
   const entityUrl = (): string => (entityPath(client.tableName, 'p', 'r'));
 
-  describe('Doubles (item 1, data-model.md §2.3)', () => {
+  describe('Doubles (item 1, Azure REST: payload-format-for-table-service-operations)', () => {
     const doubles = {
       whole: { value: '100.0', type: 'Double' },
       big: { value: '1.23456789012346E+24', type: 'Double' },
@@ -96,7 +96,7 @@ describe('wire details of conditions and doubles (issue 17)', () => {
       assert.deepEqual(got['dt'], { value: '9999-12-31T23:59:59.9999999Z', type: 'DateTime' });
       assert.deepEqual(got['g'], { value: 'c9da6455-213d-42c9-9a79-3e9149a57833', type: 'Guid' });
       assert.deepEqual(got['bin'], { value: bytes.toString('base64'), type: 'Binary' });
-      // A whole Double reads back as the number 2 in JS, as it does from the service (§2.1 item 4).
+      // A whole Double reads back as the number 2 in JS, as it does from the service (docs/protocol-notes.md#numbers-in-responses).
       const typed = await client.getEntity<Record<string, unknown>>('rt', '1');
       assert.equal(typed['whole'], 2);
       // ...and it is still a Double in storage: a filter for the Double 2.0 finds it.
@@ -108,7 +108,7 @@ describe('wire details of conditions and doubles (issue 17)', () => {
     });
   });
 
-  describe('malformed If-Match is 400 InvalidInput, a stale ETag 412 (item 2, data-model.md §4)', () => {
+  describe('malformed If-Match is 400 InvalidInput, a stale ETag 412 (item 2, Azure REST: understanding-the-table-service-data-model)', () => {
     const malformed = ['garbage', '"0x8D1234"', 'W/"datetime\'not-a-date\'"', 'W/"0x5B168C7B6E589D2"', '*, *'];
 
     for (const value of malformed) {

@@ -1,4 +1,4 @@
-// The front door as other clients found it (issue 17): failed preflights carry the error body and
+// The front door as other clients found it: failed preflights carry the error body and
 // actual CORS replies expose what browser clients read; a client without credentials cannot make
 // the server read its body; CONNECT, parse errors and odd expectations get Azure error bodies;
 // x-ms-version, timeout and repeated SAS parameters are checked; a trailing slash and the Python

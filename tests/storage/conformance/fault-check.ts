@@ -1,4 +1,4 @@
-// The fault test (issue 10; STYLE.md: SQLite's "walk every failure point"): a workload of real
+// The fault test (after SQLite's "walk every failure point"): a workload of real
 // HTTP requests runs against the real server in this process, over a real engine wrapped in a
 // FaultyStore, once for every store call N of the workload and every way a call can fail. Each
 // time call N fails:

@@ -1,4 +1,4 @@
-// A Store that fails its Nth call (STYLE.md: SQLite's test_vfs TestFaultInject, at our storage
+// A Store that fails its Nth call (after SQLite's test_vfs TestFaultInject, at our storage
 // seam). It wraps a real engine and passes every other call through; the failing call throws at
 // once, rejects without reaching the engine, or reaches the engine and rejects after it applied
 // (an acknowledgement lost on its way back). Only the fault test uses it.

@@ -1,4 +1,4 @@
-// The model test (issue 10; STYLE.md: TigerBeetle's auditor, SQLite's differential testing):
+// The model test (after TigerBeetle's auditor and SQLite's differential testing):
 // seeded random command sequences run on the engine and on the model store, and every answer must
 // agree. Timestamps are compared by their pattern, not their values: each engine commit timestamp
 // is mapped to the model's for the same commit, and entities must carry corresponding versions.

@@ -10,7 +10,7 @@ import type { CommitResult, ScanRequest, ScanStep, SettingChange, TableCommit, T
 import { getTableThenCommit, getTableThenEntity } from '../../../src/storage/table-calls.js';
 import { accountedBytes, compareKeys, compareText, inRange, keyText } from './support.js';
 
-/** data-model.md §5.3, restated here rather than imported: 252 custom properties, 1 MiB. */
+/** Azure REST: understanding-the-table-service-data-model, restated here rather than imported: 252 custom properties, 1 MiB. */
 const customPropertiesMax = 252;
 const entityBytesMax = 1024 * 1024;
 

@@ -65,7 +65,7 @@ export async function commitOk(store: Store, table: TableInfo, writes: readonly 
   return result.timestamp;
 }
 
-// -- keys and ranges (data-model.md §6), independent of src/ -----------------------------------------
+// -- keys and ranges (Azure REST: understanding-the-table-service-data-model), independent of src/ -----------------------------------------
 
 export interface Keys {
   readonly partitionKey: string;
@@ -205,7 +205,7 @@ export function keysOf(entities: readonly Keys[]): string[] {
   return entities.map(keyText);
 }
 
-// -- entity size by data-model.md §5.3, written out here (not src/domain's) ---------------------------
+// -- entity size by Azure REST: understanding-the-table-service-data-model, written out here (not src/domain's) ---------------------------
 
 export function accountedBytes(partitionKey: string, rowKey: string, properties: Properties): number {
   let bytes = 4 + 2 * partitionKey.length + 2 * rowKey.length;

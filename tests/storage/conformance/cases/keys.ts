@@ -1,4 +1,4 @@
-// Key order (data-model.md §6): ordinal over UTF-16 code units, PartitionKey first, at the edges
+// Key order (Azure REST: understanding-the-table-service-data-model): ordinal over UTF-16 code units, PartitionKey first, at the edges
 // where engines go wrong: surrogate pairs against U+E000–U+FFFF (UTF-8 and code-point order put
 // them the other way round), digits as text, empty keys, 1 KiB keys, keys that differ only in
 // their last unit, case and Unicode normalization (none), and a composite key that is not the

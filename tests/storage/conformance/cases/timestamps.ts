@@ -1,4 +1,4 @@
-// Commit timestamps (data-model.md §4, Store.commit): UTC wall-clock ticks, strictly increasing
+// Commit timestamps (Azure REST: understanding-the-table-service-data-model, Store.commit): UTC wall-clock ticks, strictly increasing
 // from commit to commit, for one entity rewritten faster than the clock ticks too (or optimistic
 // concurrency breaks), and shared by every write of a batch.
 import assert from 'node:assert/strict';

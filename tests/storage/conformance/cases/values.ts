@@ -1,7 +1,7 @@
 // Write conditions, merges and their limits, and exact values (Store.commit, Store.getEntity,
 // Store.scan): every condition against a present and a missing entity for every action; a merge
 // keeps other properties and may change types; a merge may not grow an entity past 252 properties
-// or 1 MiB by data-model.md §5.3 accounting, while a put of exactly the limits passes; every EDM
+// or 1 MiB by Azure REST: understanding-the-table-service-data-model accounting, while a put of exactly the limits passes; every EDM
 // value comes back exactly, and minimalJson, when a store gives it, is the minimal encoding.
 import assert from 'node:assert/strict';
 import type { Properties } from '../../../../src/domain/entity.js';
@@ -196,7 +196,7 @@ const mergeCases: readonly ConformanceCase[] = [
 
 // -- exact values -----------------------------------------------------------------------------------
 
-/** Every EDM type at its edges (data-model.md §2), and strings JSON and SQL get wrong. */
+/** Every EDM type at its edges (Azure REST: payload-format-for-table-service-operations), and strings JSON and SQL get wrong. */
 function edgeValues(): Properties {
   return props({
     int32Min: edm.int32(-2147483648),
