@@ -1,5 +1,5 @@
 // Request bodies: ~500-byte entities carrying every EDM type, and $batch bodies shaped
-// exactly as @azure/data-tables sends them (batch.md §2.3). Deterministic from a seed.
+// exactly as @azure/data-tables sends them (Azure REST: performing-entity-group-transactions). Deterministic from a seed.
 import { randomUUID } from 'node:crypto';
 
 /** Distinct values of the Int32 `Bucket` property that the table-scan filter selects on. */
@@ -82,7 +82,7 @@ export function batchInsertBody(
   return { contentType: `multipart/mixed; boundary=${batchBoundary}`, body };
 }
 
-/** Outer headers of a JS SDK $batch besides the signed ones (batch.md §2.1). */
+/** Outer headers of a JS SDK $batch besides the signed ones (Azure REST: performing-entity-group-transactions). */
 export const batchHeaders: Readonly<Record<string, string>> = {
   accept: 'application/json',
   DataServiceVersion: '3.0;',

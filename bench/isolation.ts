@@ -1,4 +1,4 @@
-// Latency isolation (issue 6, "slow clients cannot pin the server"): point reads at 4 concurrent
+// Latency isolation ("slow clients cannot pin the server"): point reads at 4 concurrent
 // requests, alone and while another client walks a filter over the whole table, once with a
 // filter the storage engine checks itself (on a scan thread) and once with one it cannot (an
 // `or`, checked by the query engine on the HTTP thread, which lets other requests in between

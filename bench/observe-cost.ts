@@ -1,4 +1,4 @@
-// What keeping metrics and design insights costs a point read (issue 12: at most 5 %). Two
+// What keeping metrics and design insights costs a point read (the target: at most 5 %). Two
 // Cerulean servers on disk with the same data, one as it runs by default and one with
 // --no-metrics, get the same number of random point reads at the same concurrency, in
 // interleaved rounds. Per round: throughput, and the server's CPU time per read from

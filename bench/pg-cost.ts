@@ -1,4 +1,4 @@
-// Where the time of an operation goes on the PostgreSQL engine (issue 11): CPU time per operation
+// Where the time of an operation goes on the PostgreSQL engine: CPU time per operation
 // of the Cerulean process, of PostgreSQL's processes (the postmaster's children: backends, WAL
 // writer, checkpointer...) and of this load generator, per scenario, beside Cerulean on SQLite.
 // CPU per operation is what a busy shared machine disturbs least; from it, operations per second

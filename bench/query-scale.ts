@@ -1,4 +1,4 @@
-// Query throughput at scale (issue 3), in entities per second of the whole walk:
+// Query throughput at scale, in entities per second of the whole walk:
 //   1. a partition scan of one 10k-entity partition, $top=1000, following continuations;
 //   2. property-filtered table scans over N entities (default 1,000,000) that follow
 //      continuations to the end: `Counter gt <…>L` (Int64, the last 10 match) and

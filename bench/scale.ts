@@ -1,4 +1,4 @@
-// Flat behaviour as the store grows (issue 6): one on-disk Cerulean grows one table through
+// Flat behaviour as the store grows: one on-disk Cerulean grows one table through
 // 10k, 100k, 1M and 10M entities (100-entity batches); at each size it measures point reads and
 // single inserts at 16 concurrent requests, one property-filtered scan of the whole table (to its
 // last page), the server's RSS after all that, and a restart's startup time and RSS.

@@ -283,7 +283,7 @@ const indexWaitMsMax = 60_000;
 
 /**
  * Runs the scenario's queries, one at a time, until the server's query-plan header says an index
- * serves them (README "Automatic property indexes"): the window then measures the steady state,
+ * serves them (docs/architecture.md#automatic-property-indexes): the window then measures the steady state,
  * not the one-time build, and the note says how long that took. A server without the header
  * (Azurite), or one told never to index (CERULEAN_AUTO_INDEX=0, which the bench passes on to the
  * servers it starts), is measured as it is.

@@ -1,4 +1,4 @@
-// CPU cost per entity of each stage of the request path, in isolation (issue 15): the $batch
+// CPU cost per entity of each stage of the request path, in isolation: the $batch
 // stages (multipart parse, entity decode and validation, stored-JSON encode, response parts) on
 // a 100-entity change set shaped like the JS SDK's (with the one-pass decoder that replaced
 // decode + stored encode on the request path, and those two for comparison), and response encoding of a 1000-entity page
