@@ -12,7 +12,7 @@ export interface Credentials {
   readonly key: string;
 }
 
-/** A failed request, with the service's error code and message (errors.md §1). */
+/** A failed request, with the service's error code and message (Azure REST: status-and-error-codes2). */
 export class ApiError extends Error {
   constructor(
     readonly status: number,
@@ -111,7 +111,7 @@ export async function call(credentials: Credentials, request: Call): Promise<Res
   }
   const date = new Date().toUTCString();
   const comp = url.searchParams.get('comp');
-  // auth.md §4-§5: date, then /account + the path as sent (+ ?comp=…).
+  // Azure REST: authorize-with-shared-key: date, then /account + the path as sent (+ ?comp=…).
   const resource = `/${credentials.account}${url.pathname}${comp === null ? '' : `?comp=${comp}`}`;
   const signature = await hmacBase64(credentials.key, `${date}\n${resource}`);
   const response = await fetch(url, {
@@ -230,7 +230,7 @@ export async function queryEntities(
   };
 }
 
-/** `partition-scan; scanned=1000; returned=12` (README "Query cost, made visible"). */
+/** `partition-scan; scanned=1000; returned=12` (docs/observability.md#query-plans). */
 export function parsePlan(header: string | null): QueryPlan | undefined {
   if (header === null) return undefined;
   const [kind = '', ...fields] = header.split(';').map((part) => part.trim());
@@ -273,7 +273,7 @@ export async function writeEntity(
 
 /**
  * Insert Or Replace of up to 100 entities of one partition as one entity group transaction
- * (batch.md §2): all are written or none; a failure throws the first failing part's error.
+ * (Azure REST: performing-entity-group-transactions): all are written or none; a failure throws the first failing part's error.
  */
 export async function upsertBatch(credentials: Credentials, table: string, entities: readonly WireEntity[]): Promise<void> {
   const batch = `batch_${crypto.randomUUID()}`;

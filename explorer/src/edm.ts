@@ -1,6 +1,6 @@
 // EDM values in the explorer: every property is held as its type and one canonical text (what the
 // grid shows, the editor edits and the CSV file holds), converted to and from the OData JSON wire
-// form here and nowhere else (data-model.md §2).
+// form here and nowhere else (Azure REST: payload-format-for-table-service-operations).
 
 export const edmTypes = [
   'Edm.String',
@@ -86,7 +86,7 @@ function wireValue({ type, text }: Property): unknown {
     case 'Edm.Int32':
       return Number(text);
     case 'Edm.Double':
-      // NaN and ±Infinity have no JSON number: they travel as strings (data-model.md §2.3).
+      // NaN and ±Infinity have no JSON number: they travel as strings (Azure REST: payload-format-for-table-service-operations).
       return doubleSpecials.includes(text) ? text : Number(text);
     case 'Edm.Boolean':
       return text === 'true';
@@ -101,7 +101,7 @@ const int64Pattern = /^-?\d{1,19}$/;
 const doublePattern = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;
 const guidPattern = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
 const dateTimePattern = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(\.\d{1,7})?Z$/;
-/** Property limits of the service (data-model.md §2): 64 KiB strings and binaries. */
+/** Property limits of the service (Azure REST: payload-format-for-table-service-operations): 64 KiB strings and binaries. */
 const stringLengthUtf16Max = 32 * 1024;
 const binaryBytesMax = 64 * 1024;
 
@@ -158,7 +158,7 @@ export function dateTimeText(ms: number): string {
   return new Date(ms).toISOString().replace('Z', '0000Z');
 }
 
-/** The service's rule for property names (data-model.md §1), plus the names the editor reserves. */
+/** The service's rule for property names (Azure REST: understanding-the-table-service-data-model), plus the names the editor reserves. */
 const propertyNamePattern = /^[\p{L}\p{Nl}_][\p{L}\p{Nl}\p{Nd}\p{Pc}\p{Mn}\p{Mc}]*$/u;
 
 export function propertyNameReason(name: string): string | undefined {

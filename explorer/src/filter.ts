@@ -1,5 +1,5 @@
 // The query builder's output: OData $filter text with a typed literal for every EDM type
-// (query.md §2), and the Timestamp presets.
+// (Azure REST: querying-tables-and-entities), and the Timestamp presets.
 import { invalidReason, dateTimeText, type EdmType } from './edm.js';
 
 export const comparisons = ['eq', 'ne', 'gt', 'ge', 'lt', 'le'] as const;

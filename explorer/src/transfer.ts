@@ -11,7 +11,7 @@ import { errorMessage, status } from './session.js';
 
 const importConcurrency = 4;
 const exportPageSize = '1000';
-/** An entity group transaction holds at most 100 operations and 4 MiB (batch.md §1); stay under both. */
+/** An entity group transaction holds at most 100 operations and 4 MiB (Azure REST: performing-entity-group-transactions); stay under both. */
 const batchEntitiesMax = 100;
 const batchBytesMax = 3 * 1024 * 1024;
 
