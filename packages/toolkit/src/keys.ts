@@ -1,6 +1,6 @@
 // Key codecs: values -> key text whose ordinal (UTF-16 code unit) order is the order of the values,
-// and back. Keys sort as plain strings on the service (data model §6), so `10` sorts before `9`
-// unless numbers are padded, and some characters may not appear in a key at all (§5.2).
+// and back. Keys sort as plain strings on the service (Azure REST: understanding-the-table-service-data-model), so `10` sorts before `9`
+// unless numbers are padded, and some characters may not appear in a key at all.
 
 /** Separates the components of a compound key. The lowest character a key may hold, so a shorter
  * tuple sorts before every longer tuple that extends it, as tuples do. */
@@ -298,5 +298,5 @@ export function prefixRange(encodedComponents: readonly string[]): { ge: string;
   return { ge: prefix, lt: prefix + String.fromCharCode(componentSeparator.charCodeAt(0) + 1) };
 }
 
-/** Characters the service refuses in PartitionKey and RowKey (data model §5.2). */
+/** Characters the service refuses in PartitionKey and RowKey (Azure REST: understanding-the-table-service-data-model). */
 export const forbiddenKeyCharacters = /[\/\\#?\u0000-\u001f\u007f-\u009f]/;

@@ -1,4 +1,4 @@
-// The service's limits (data model §5), checked before anything is sent, so a bad entity fails
+// The service's limits (Azure REST: understanding-the-table-service-data-model), checked before anything is sent, so a bad entity fails
 // with a precise message on the client instead of a 400 from the service or, worse, half of a
 // multi-request operation.
 import { forbiddenKeyCharacters } from './keys.js';
@@ -64,7 +64,7 @@ export function validatePropertyName(name: string): void {
   }
 }
 
-/** Bytes of one value in the service's size accounting (data model §5.3). */
+/** Bytes of one value in the service's size accounting (Azure REST: understanding-the-table-service-data-model). */
 function valueBytes(name: string, wire: WireProperties[string]): number {
   switch (wire.type) {
     case 'String': {

@@ -35,7 +35,7 @@ function field<T>(
     isOptional: isOptional as false,
     toWire: (value: T) => ({ value: toWire(value), type: edm }),
     fromWire: (wire) => {
-      // A whole-number Double comes back without annotation and reads as Int32 (data model §2.3).
+      // A whole-number Double comes back without annotation and reads as Int32 (docs/protocol-notes.md#numbers-in-responses).
       const widened = wire.type === 'Int32' && (edm === 'Double' || edm === 'Int64');
       if (wire.type !== edm && !widened) throw new SchemaError(`expected Edm.${edm}, the service returned Edm.${wire.type}`);
       return fromWire(String(wire.value));
