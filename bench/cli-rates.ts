@@ -77,7 +77,10 @@ async function main(): Promise<void> {
     '',
     '| step | seconds | entities/s |',
     '| --- | ---: | ---: |',
-    ...results.map(({ step, seconds }) => `| ${step} | ${seconds.toFixed(1)} | ${Math.round(entityCount / seconds).toLocaleString('en-US')} |`),
+    ...results.map(
+      ({ step, seconds }) =>
+        `| ${step} | ${seconds.toFixed(1)} | ${Math.round(entityCount / seconds).toLocaleString('en-US')} |`,
+    ),
     '',
   ].join('\n');
   fs.writeFileSync(path.join(repoRoot, 'bench/results/cli-rates.md'), report);

@@ -120,9 +120,7 @@ export class TableHttpClient {
           }
           const chunks: Buffer[] = [];
           res.on('data', (chunk: Buffer) => chunks.push(chunk));
-          res.on('end', () =>
-            resolve({ status, headers: res.headers, body: Buffer.concat(chunks).toString('utf8') }),
-          );
+          res.on('end', () => resolve({ status, headers: res.headers, body: Buffer.concat(chunks).toString('utf8') }));
           res.on('error', reject);
         },
       );

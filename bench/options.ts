@@ -43,7 +43,16 @@ export function parseOptions(argv: readonly string[]): BenchOptions {
     }
   }
   const known = new Set([
-    'quick', 'big', 'help', 'scenarios', 'concurrency', 'duration', 'warmup', 'preload', 'rounds', 'servers',
+    'quick',
+    'big',
+    'help',
+    'scenarios',
+    'concurrency',
+    'duration',
+    'warmup',
+    'preload',
+    'rounds',
+    'servers',
   ]);
   for (const name of flags.keys()) {
     if (!known.has(name)) throw new Error(`unknown option --${name}\n${usage}`);
@@ -56,7 +65,10 @@ export function parseOptions(argv: readonly string[]): BenchOptions {
     return typeof value === 'string' ? value : undefined;
   };
   const list = (name: string): string[] | undefined =>
-    text(name)?.split(',').map((item) => item.trim()).filter(Boolean);
+    text(name)
+      ?.split(',')
+      .map((item) => item.trim())
+      .filter(Boolean);
   const number = (name: string, fallback: number, min: number, max: number): number => {
     const raw = text(name);
     if (raw === undefined) return fallback;

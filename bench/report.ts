@@ -110,7 +110,7 @@ export function renderMarkdown(report: Report): string {
       `node ${meta.node}; ${meta.cpus}; ` +
       `load average at start ${meta.loadAverageAtStart.map((x) => x.toFixed(2)).join(' ')}.`,
     '',
-    'Each cell is the best of the rounds (highest ops/s, with that round\'s latencies); rounds ran interleaved ' +
+    "Each cell is the best of the rounds (highest ops/s, with that round's latencies); rounds ran interleaved " +
       '(Cerulean, Azurite memory, Azurite disk, then the reverse). Ratio = Cerulean ops/s ÷ Azurite ops/s: ' +
       '> 1 means Cerulean is faster. On-disk Azurite is the reference; in-memory Azurite is informational. ' +
       'The machine is shared and noisy: compare ratios within one run only.',

@@ -9,9 +9,24 @@ import path from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { devAccountName, type Endpoint } from './client.js';
 
-export const serverKinds = ['cerulean', 'cerulean-pg', 'cerulean-pg-2', 'azurite-disk', 'azurite-memory', 'bare', 'cerulean-unobserved'] as const;
+export const serverKinds = [
+  'cerulean',
+  'cerulean-pg',
+  'cerulean-pg-2',
+  'azurite-disk',
+  'azurite-memory',
+  'bare',
+  'cerulean-unobserved',
+] as const;
 /** Run unless --servers names others; cerulean-unobserved only measures what metrics cost. */
-export const defaultServerKinds: readonly ServerKind[] = ['cerulean', 'cerulean-pg', 'cerulean-pg-2', 'azurite-disk', 'azurite-memory', 'bare'];
+export const defaultServerKinds: readonly ServerKind[] = [
+  'cerulean',
+  'cerulean-pg',
+  'cerulean-pg-2',
+  'azurite-disk',
+  'azurite-memory',
+  'bare',
+];
 export type ServerKind = (typeof serverKinds)[number];
 
 export const serverLabels: Readonly<Record<ServerKind, string>> = {
@@ -62,7 +77,12 @@ const azuriteAutosaveMs = 5_000;
 const flushTickMarginMs = 100;
 
 /** `database`: the PostgreSQL URL for the PostgreSQL kinds. */
-export async function startServer(kind: ServerKind, repoRoot: string, dataDir: string, database?: string): Promise<BenchServer> {
+export async function startServer(
+  kind: ServerKind,
+  repoRoot: string,
+  dataDir: string,
+  database?: string,
+): Promise<BenchServer> {
   const spec = await launchSpec(kind, repoRoot, dataDir, database);
   const processes: Launched[] = [];
   try {
@@ -76,12 +96,20 @@ export async function startServer(kind: ServerKind, repoRoot: string, dataDir: s
   const exitReason = () => processes.map((launched) => launched.exitReason()).find((reason) => reason !== undefined);
   return {
     kind,
-    endpoint: { host: first.host, port: first.port, account: devAccountName, morePorts: more.map((launched) => launched.port) },
+    endpoint: {
+      host: first.host,
+      port: first.port,
+      account: devAccountName,
+      morePorts: more.map((launched) => launched.port),
+    },
     pids: processes.map((launched) => launched.pid),
     exitReason,
     exitWithin: async (ms) => {
       let timer: NodeJS.Timeout | undefined;
-      await Promise.race([...processes.map((launched) => launched.exited), new Promise((resolve) => (timer = setTimeout(resolve, ms)))]);
+      await Promise.race([
+        ...processes.map((launched) => launched.exited),
+        new Promise((resolve) => (timer = setTimeout(resolve, ms))),
+      ]);
       clearTimeout(timer);
       return exitReason();
     },
@@ -129,10 +157,22 @@ async function launch(spec: LaunchSpec, dataDir: string): Promise<Launched> {
     await stopChild(child, exited);
     throw new Error(`${spec.args[0]} listens on ${host}, not on loopback`);
   }
-  return { host, port: Number(match[2]), pid: child.pid!, exited, exitReason: () => exitReason, stop: () => stopChild(child, exited) };
+  return {
+    host,
+    port: Number(match[2]),
+    pid: child.pid!,
+    exited,
+    exitReason: () => exitReason,
+    stop: () => stopChild(child, exited),
+  };
 }
 
-async function launchSpec(kind: ServerKind, repoRoot: string, dataDir: string, database: string | undefined): Promise<LaunchSpec> {
+async function launchSpec(
+  kind: ServerKind,
+  repoRoot: string,
+  dataDir: string,
+  database: string | undefined,
+): Promise<LaunchSpec> {
   const cerulean = (store: string[]) => ({
     args: [path.join(repoRoot, 'bin/cerulean.js'), '--port', '0', ...store],
     ready: /Cerulean listening on http:\/\/([^\s/]+):(\d+)\//,
@@ -158,8 +198,10 @@ async function launchSpec(kind: ServerKind, repoRoot: string, dataDir: string, d
         args: [
           main,
           ...persistence,
-          '--tableHost', '127.0.0.1',
-          '--tablePort', String(port),
+          '--tableHost',
+          '127.0.0.1',
+          '--tablePort',
+          String(port),
           '--disableTelemetry',
           '--silent',
         ],
@@ -255,11 +297,7 @@ const quietSamplesAfterFlush = 3;
  * the next measurement. `next`'s own periodic save is part of its sustained write cost and
  * is not waited for. Reads CPU time from /proc; without it only the save deadlines count.
  */
-export async function waitForQuiet(
-  servers: readonly BenchServer[],
-  next: BenchServer,
-  maxMs: number,
-): Promise<void> {
+export async function waitForQuiet(servers: readonly BenchServer[], next: BenchServer, maxMs: number): Promise<void> {
   const live = servers.filter((server) => server.exitReason() === undefined);
   const deadline = Date.now() + maxMs;
   const dueAt = Math.max(...live.filter((server) => server !== next).map((server) => server.backgroundWorkDueAt()));
