@@ -168,9 +168,14 @@ function entityPath(table: string, partitionKey: string, rowKey: string): string
 export async function listTables(credentials: Credentials, prefix: string): Promise<string[]> {
   const names: string[] = [];
   let next: string | undefined;
-  const filter = prefix === '' ? undefined : `TableName ge '${prefix.replace(/'/g, "''")}' and TableName lt '${prefixEnd(prefix)}'`;
+  const filter =
+    prefix === '' ? undefined : `TableName ge '${prefix.replace(/'/g, "''")}' and TableName lt '${prefixEnd(prefix)}'`;
   do {
-    const response = await call(credentials, { method: 'GET', path: '/Tables', query: { $filter: filter, NextTableName: next } });
+    const response = await call(credentials, {
+      method: 'GET',
+      path: '/Tables',
+      query: { $filter: filter, NextTableName: next },
+    });
     const body = (await response.json()) as { value: { TableName: string }[] };
     names.push(...body.value.map((table) => table.TableName));
     next = response.headers.get('x-ms-continuation-NextTableName') ?? undefined;
@@ -241,7 +246,12 @@ export function parsePlan(header: string | null): QueryPlan | undefined {
   return { kind, scanned: number('scanned'), returned: number('returned') };
 }
 
-export async function getEntity(credentials: Credentials, table: string, partitionKey: string, rowKey: string): Promise<Entity> {
+export async function getEntity(
+  credentials: Credentials,
+  table: string,
+  partitionKey: string,
+  rowKey: string,
+): Promise<Entity> {
   const response = await call(credentials, { method: 'GET', path: entityPath(table, partitionKey, rowKey) });
   const entity = entityFromWire((await response.json()) as WireEntity);
   return { ...entity, etag: response.headers.get('ETag') ?? entity.etag };
@@ -273,9 +283,14 @@ export async function writeEntity(
 
 /**
  * Insert Or Replace of up to 100 entities of one partition as one entity group transaction
- * (Azure REST: performing-entity-group-transactions): all are written or none; a failure throws the first failing part's error.
+ * (Azure REST: performing-entity-group-transactions): all are written or none; a failure throws the first failing
+ * part's error.
  */
-export async function upsertBatch(credentials: Credentials, table: string, entities: readonly WireEntity[]): Promise<void> {
+export async function upsertBatch(
+  credentials: Credentials,
+  table: string,
+  entities: readonly WireEntity[],
+): Promise<void> {
   const batch = `batch_${crypto.randomUUID()}`;
   const changeset = `changeset_${crypto.randomUUID()}`;
   const base = `${location.origin}${accountPrefix(credentials.account)}`;
@@ -326,11 +341,19 @@ export async function deleteEntity(
   rowKey: string,
   etag: string,
 ): Promise<void> {
-  await call(credentials, { method: 'DELETE', path: entityPath(table, partitionKey, rowKey), headers: { 'If-Match': etag } });
+  await call(credentials, {
+    method: 'DELETE',
+    path: entityPath(table, partitionKey, rowKey),
+    headers: { 'If-Match': etag },
+  });
 }
 
 export async function getTableAcl(credentials: Credentials, table: string): Promise<AccessPolicy[]> {
-  const response = await call(credentials, { method: 'GET', path: `/${encodeURIComponent(table)}`, query: { comp: 'acl' } });
+  const response = await call(credentials, {
+    method: 'GET',
+    path: `/${encodeURIComponent(table)}`,
+    query: { comp: 'acl' },
+  });
   const xml = new DOMParser().parseFromString(await response.text(), 'application/xml');
   return [...xml.getElementsByTagName('SignedIdentifier')].map((identifier) => ({
     id: childText(identifier, 'Id'),
@@ -340,7 +363,11 @@ export async function getTableAcl(credentials: Credentials, table: string): Prom
   }));
 }
 
-export async function setTableAcl(credentials: Credentials, table: string, policies: readonly AccessPolicy[]): Promise<void> {
+export async function setTableAcl(
+  credentials: Credentials,
+  table: string,
+  policies: readonly AccessPolicy[],
+): Promise<void> {
   const xml = document.implementation.createDocument(null, 'SignedIdentifiers', null);
   for (const policy of policies) {
     const identifier = appendXml(xml.documentElement, 'SignedIdentifier');
@@ -360,7 +387,11 @@ export async function setTableAcl(credentials: Credentials, table: string, polic
 }
 
 export async function getServiceProperties(credentials: Credentials): Promise<XMLDocument> {
-  const response = await call(credentials, { method: 'GET', path: '/', query: { restype: 'service', comp: 'properties' } });
+  const response = await call(credentials, {
+    method: 'GET',
+    path: '/',
+    query: { restype: 'service', comp: 'properties' },
+  });
   return new DOMParser().parseFromString(await response.text(), 'application/xml');
 }
 

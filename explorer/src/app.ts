@@ -43,7 +43,10 @@ async function start(): Promise<void> {
     showCors(byId('main'), credentials);
   });
   const names = await loadAccountNames();
-  replace(byId('account-names'), names.map((name) => h('option', { value: name })));
+  replace(
+    byId('account-names'),
+    names.map((name) => h('option', { value: name })),
+  );
   // The development account, whose key is well known, unless this tab used another.
   accountInput.value = rememberedAccount() ?? devAccount;
   keyInput.value = rememberedKey(accountInput.value);
@@ -76,7 +79,9 @@ async function refreshTables(): Promise<void> {
   }
   byId<HTMLButtonElement>('cors-open').disabled = false;
   document.body.dataset['connected'] = credentials.account;
-  status(`${credentials.account}: ${names.length} table${names.length === 1 ? '' : 's'}${prefix === '' ? '' : ` starting with '${prefix}'`}`);
+  status(
+    `${credentials.account}: ${names.length} table${names.length === 1 ? '' : 's'}${prefix === '' ? '' : ` starting with '${prefix}'`}`,
+  );
   replace(
     byId('table-list'),
     names.map((name) =>
@@ -84,7 +89,17 @@ async function refreshTables(): Promise<void> {
         'li',
         {},
         h('button', { type: 'button', class: 'table-link', 'data-table': name, onclick: () => openTable(name) }, name),
-        h('button', { type: 'button', class: 'icon danger', title: `Delete table ${name}`, 'aria-label': `Delete table ${name}`, onclick: () => void removeTable(name) }, '×'),
+        h(
+          'button',
+          {
+            type: 'button',
+            class: 'icon danger',
+            title: `Delete table ${name}`,
+            'aria-label': `Delete table ${name}`,
+            onclick: () => void removeTable(name),
+          },
+          '×',
+        ),
       ),
     ),
   );
@@ -125,7 +140,13 @@ function openTable(name: string, viewId: string = 'entities'): void {
     views.map((view) =>
       h(
         'button',
-        { type: 'button', role: 'tab', id: `tab-${view.id}`, 'aria-selected': String(view.id === viewId), onclick: () => openTable(name, view.id) },
+        {
+          type: 'button',
+          role: 'tab',
+          id: `tab-${view.id}`,
+          'aria-selected': String(view.id === viewId),
+          onclick: () => openTable(name, view.id),
+        },
         view.label,
       ),
     ),

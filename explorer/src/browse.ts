@@ -1,7 +1,14 @@
 // One table's entities: the query form, a page of results in a grid (union of the page's
 // properties, EDM type in every cell, column chooser, sort within the page), paging by
 // continuation tokens (first, previous, next), the server's query plan, and row actions.
-import { deleteEntity, queryEntities, type Continuation, type Credentials, type EntityPage, type Query } from './api.js';
+import {
+  deleteEntity,
+  queryEntities,
+  type Continuation,
+  type Credentials,
+  type EntityPage,
+  type Query,
+} from './api.js';
 import { queryForm } from './builder.js';
 import { h, replace } from './dom.js';
 import { shortType, type Entity, type Property } from './edm.js';
@@ -33,20 +40,41 @@ export function showBrowser(root: HTMLElement, credentials: Credentials, table: 
   const planNote = h('p', { id: 'plan-note', class: 'plan-note' });
   const pageLabel = h('span', { id: 'page-label' });
   const first = h('button', { type: 'button', id: 'page-first', onclick: () => void load(0) }, '« First');
-  const previous = h('button', { type: 'button', id: 'page-previous', onclick: () => void load(pageIndex - 1) }, '◀ Previous');
+  const previous = h(
+    'button',
+    { type: 'button', id: 'page-previous', onclick: () => void load(pageIndex - 1) },
+    '◀ Previous',
+  );
   const next = h('button', { type: 'button', id: 'page-next', onclick: () => void load(pageIndex + 1) }, 'Next ▶');
   const chooser = h('div', { class: 'chooser-list' });
   const grid = h('div', { class: 'grid-wrap', id: 'grid-wrap' });
   const names = h('datalist', { id: 'property-names' });
 
   const reload = (): Promise<void> => load(pageIndex);
-  const transfer = transferControls(credentials, table, () => query, () => page?.entities ?? [], reload);
+  const transfer = transferControls(
+    credentials,
+    table,
+    () => query,
+    () => page?.entities ?? [],
+    reload,
+  );
 
   replace(
     root,
     form.element,
-    h('div', { class: 'toolbar row wrap' },
-      h('button', { type: 'button', id: 'add-entity', class: 'primary', onclick: () => void openEditor(credentials, table, undefined, reload) }, '+ Add entity'),
+    h(
+      'div',
+      { class: 'toolbar row wrap' },
+      h(
+        'button',
+        {
+          type: 'button',
+          id: 'add-entity',
+          class: 'primary',
+          onclick: () => void openEditor(credentials, table, undefined, reload),
+        },
+        '+ Add entity',
+      ),
       h('details', { class: 'chooser' }, h('summary', { id: 'columns-button' }, 'Columns'), chooser),
       transfer,
     ),
@@ -79,7 +107,10 @@ export function showBrowser(root: HTMLElement, credentials: Credentials, table: 
   function render(): void {
     if (page === undefined) return;
     const columns = propertyColumns(page.entities);
-    replace(names, ['PartitionKey', 'RowKey', 'Timestamp', ...columns].map((name) => h('option', { value: name })));
+    replace(
+      names,
+      ['PartitionKey', 'RowKey', 'Timestamp', ...columns].map((name) => h('option', { value: name })),
+    );
     replace(
       chooser,
       ['Timestamp', ...columns].map((name) => {
@@ -94,19 +125,62 @@ export function showBrowser(root: HTMLElement, credentials: Credentials, table: 
     );
     const shown = ['PartitionKey', 'RowKey', 'Timestamp', ...columns].filter((name) => !hidden.has(name));
     const entities = sorted(page.entities, sort);
-    const header = h('tr', {}, h('th', { scope: 'col' }, h('span', { class: 'sr-only' }, 'actions')), shown.map((name) => {
-      const mark = sort?.column === name ? (sort.descending ? ' ▼' : ' ▲') : '';
-      return h('th', { scope: 'col', 'aria-sort': sort?.column === name ? (sort.descending ? 'descending' : 'ascending') : undefined },
-        h('button', { type: 'button', class: 'sort', 'data-column': name, onclick: () => {
-          sort = { column: name, descending: sort?.column === name && !sort.descending };
-          render();
-        } }, name, mark));
-    }));
+    const header = h(
+      'tr',
+      {},
+      h('th', { scope: 'col' }, h('span', { class: 'sr-only' }, 'actions')),
+      shown.map((name) => {
+        const mark = sort?.column === name ? (sort.descending ? ' ▼' : ' ▲') : '';
+        return h(
+          'th',
+          {
+            scope: 'col',
+            'aria-sort': sort?.column === name ? (sort.descending ? 'descending' : 'ascending') : undefined,
+          },
+          h(
+            'button',
+            {
+              type: 'button',
+              class: 'sort',
+              'data-column': name,
+              onclick: () => {
+                sort = { column: name, descending: sort?.column === name && !sort.descending };
+                render();
+              },
+            },
+            name,
+            mark,
+          ),
+        );
+      }),
+    );
     const body = entities.map((entity) =>
-      h('tr', { 'data-pk': entity.partitionKey, 'data-rk': entity.rowKey },
-        h('td', { class: 'actions' },
-          h('button', { type: 'button', class: 'edit', 'aria-label': `Edit ${entity.partitionKey} / ${entity.rowKey}`, onclick: () => void openEditor(credentials, table, entity, reload) }, 'Edit'),
-          h('button', { type: 'button', class: 'delete danger', 'aria-label': `Delete ${entity.partitionKey} / ${entity.rowKey}`, onclick: () => void remove(entity) }, 'Delete'),
+      h(
+        'tr',
+        { 'data-pk': entity.partitionKey, 'data-rk': entity.rowKey },
+        h(
+          'td',
+          { class: 'actions' },
+          h(
+            'button',
+            {
+              type: 'button',
+              class: 'edit',
+              'aria-label': `Edit ${entity.partitionKey} / ${entity.rowKey}`,
+              onclick: () => void openEditor(credentials, table, entity, reload),
+            },
+            'Edit',
+          ),
+          h(
+            'button',
+            {
+              type: 'button',
+              class: 'delete danger',
+              'aria-label': `Delete ${entity.partitionKey} / ${entity.rowKey}`,
+              onclick: () => void remove(entity),
+            },
+            'Delete',
+          ),
         ),
         shown.map((name) => cell(entity, name)),
       ),
@@ -122,7 +196,9 @@ export function showBrowser(root: HTMLElement, credentials: Credentials, table: 
 
   async function remove(entity: Entity): Promise<void> {
     if (!confirm(`Delete entity PartitionKey '${entity.partitionKey}', RowKey '${entity.rowKey}'?`)) return;
-    const done = await succeeded(() => deleteEntity(credentials, table, entity.partitionKey, entity.rowKey, entity.etag || '*'));
+    const done = await succeeded(() =>
+      deleteEntity(credentials, table, entity.partitionKey, entity.rowKey, entity.etag || '*'),
+    );
     if (!done) return;
     status('Entity deleted.');
     await reload();
@@ -141,7 +217,8 @@ function propertyColumns(entities: readonly Entity[]): string[] {
 function cellProperty(entity: Entity, name: string): Property | undefined {
   if (name === 'PartitionKey') return { type: 'Edm.String', text: entity.partitionKey };
   if (name === 'RowKey') return { type: 'Edm.String', text: entity.rowKey };
-  if (name === 'Timestamp') return entity.timestamp === '' ? undefined : { type: 'Edm.DateTime', text: entity.timestamp };
+  if (name === 'Timestamp')
+    return entity.timestamp === '' ? undefined : { type: 'Edm.DateTime', text: entity.timestamp };
   return entity.properties.get(name);
 }
 
@@ -168,9 +245,12 @@ function pinKeyColumns(grid: HTMLElement): void {
 function cell(entity: Entity, name: string): HTMLElement {
   const property = cellProperty(entity, name);
   if (property === undefined) return h('td', { class: 'absent', 'data-column': name });
-  return h('td', { 'data-column': name, 'data-type': property.type, title: property.text },
+  return h(
+    'td',
+    { 'data-column': name, 'data-type': property.type, title: property.text },
     h('span', { class: 'value' }, property.text),
-    h('span', { class: 'type' }, shortType(property.type)));
+    h('span', { class: 'type' }, shortType(property.type)),
+  );
 }
 
 function sorted(entities: readonly Entity[], sort: Sort | undefined): Entity[] {

@@ -16,14 +16,30 @@ const fields = [
 export function showCors(root: HTMLElement, credentials: Credentials): void {
   const list = h('div', { id: 'cors-list' });
   let properties: XMLDocument | undefined;
-  replace(root,
+  replace(
+    root,
     h('h2', {}, `CORS rules of ${credentials.account}`),
-    h('section', { class: 'card' },
-      h('p', { class: 'hint' }, 'Browsers on other origins may call this account only as these rules allow (lists are comma-separated). This page itself is same-origin and needs none.'),
+    h(
+      'section',
+      { class: 'card' },
+      h(
+        'p',
+        { class: 'hint' },
+        'Browsers on other origins may call this account only as these rules allow (lists are comma-separated). This page itself is same-origin and needs none.',
+      ),
       list,
-      h('div', { class: 'row wrap' },
+      h(
+        'div',
+        { class: 'row wrap' },
         h('button', { type: 'button', id: 'cors-add', onclick: () => addRow(undefined) }, '+ rule'),
-        h('button', { type: 'button', id: 'cors-save', class: 'primary', onclick: () => void save() }, 'Save CORS rules'))));
+        h(
+          'button',
+          { type: 'button', id: 'cors-save', class: 'primary', onclick: () => void save() },
+          'Save CORS rules',
+        ),
+      ),
+    ),
+  );
 
   function addRow(rule: Element | undefined): void {
     if (list.querySelectorAll('.cors-rule').length >= rulesMax) {
@@ -31,9 +47,24 @@ export function showCors(root: HTMLElement, credentials: Credentials): void {
       return;
     }
     const inputs = fields.map(({ tag, label, placeholder }) =>
-      h('input', { class: `cors-${tag}`, 'aria-label': label, placeholder, spellcheck: 'false', value: rule === undefined ? '' : childText(rule, tag) }));
-    const row = h('div', { class: 'cors-rule row wrap' }, inputs,
-      h('button', { type: 'button', class: 'icon danger', 'aria-label': 'delete rule', onclick: () => row.remove() }, '×'));
+      h('input', {
+        class: `cors-${tag}`,
+        'aria-label': label,
+        placeholder,
+        spellcheck: 'false',
+        value: rule === undefined ? '' : childText(rule, tag),
+      }),
+    );
+    const row = h(
+      'div',
+      { class: 'cors-rule row wrap' },
+      inputs,
+      h(
+        'button',
+        { type: 'button', class: 'icon danger', 'aria-label': 'delete rule', onclick: () => row.remove() },
+        '×',
+      ),
+    );
     list.appendChild(row);
   }
 
