@@ -8,7 +8,21 @@ import { once } from 'node:events';
 import { createInterface } from 'node:readline';
 import { describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { codecs, connect, defineModel, isTombstone, keys, outboxRange, OutboxIndexedTable, OutboxWorker, purgeTombstones, rawPages, t, wireString, type RawEntity } from '../src/index.js';
+import {
+  codecs,
+  connect,
+  defineModel,
+  isTombstone,
+  keys,
+  outboxRange,
+  OutboxIndexedTable,
+  OutboxWorker,
+  purgeTombstones,
+  rawPages,
+  t,
+  wireString,
+  type RawEntity,
+} from '../src/index.js';
 import { newTable, seededRandom, serverKinds, serversForFile, testRetry } from './fixtures.js';
 import type { TestServer } from './servers.js';
 
@@ -70,10 +84,16 @@ describe('outbox worker', () => {
       const random = seededRandom(42);
       const emailOf = (id: number, version: number) => `c${id}.v${version}@x.com`;
       const ids = Array.from({ length: 40 }, (_, id) => id);
-      for (const id of ids) await customers.create({ region: `r${id % 4}`, id, email: emailOf(id, 0), name: `Customer ${id}` });
+      for (const id of ids)
+        await customers.create({ region: `r${id % 4}`, id, email: emailOf(id, 0), name: `Customer ${id}` });
       for (const id of ids) {
         const changes = Math.floor(random() * 3);
-        for (let v = 1; v <= changes; v++) await customers.update({ region: `r${id % 4}`, id }, (c) => ({ ...c, email: emailOf(id, v), name: `Customer ${id} v${v}` }));
+        for (let v = 1; v <= changes; v++)
+          await customers.update({ region: `r${id % 4}`, id }, (c) => ({
+            ...c,
+            email: emailOf(id, v),
+            name: `Customer ${id} v${v}`,
+          }));
         if (random() < 0.15) await customers.delete({ region: `r${id % 4}`, id });
       }
       const total = await pendingMessages(source.client);
@@ -81,7 +101,8 @@ describe('outbox worker', () => {
 
       // What a worker that read the outbox now and stalled would deliver late, after the others.
       const snapshot: RawEntity[] = [];
-      for await (const page of rawPages(source.client, { filter: keys.rowKeyRange(outboxRange) })) snapshot.push(...page.items);
+      for await (const page of rawPages(source.client, { filter: keys.rowKeyRange(outboxRange) }))
+        snapshot.push(...page.items);
 
       const first = startWorker(server, source.name);
       await first.appliedAtLeast(15);
@@ -115,7 +136,10 @@ describe('outbox worker', () => {
       for await (const page of rawPages(connect(server.connectionString, index.name), {})) {
         for (const row of page.items) {
           if (isTombstone(row)) continue;
-          actual.set(row.partitionKey, `${wireString(row.sourcePartitionKey)}/${wireString(row.sourceRowKey)}/${wireString(row.name)}`);
+          actual.set(
+            row.partitionKey,
+            `${wireString(row.sourcePartitionKey)}/${wireString(row.sourceRowKey)}/${wireString(row.name)}`,
+          );
         }
       }
       assert.deepEqual([...actual].sort(), [...expected].sort());

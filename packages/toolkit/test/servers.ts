@@ -34,7 +34,17 @@ async function freePort(): Promise<number> {
 function launch(kind: ServerKind, port: number): string[] {
   if (kind === 'cerulean') return [`${repoRoot}bin/cerulean.js`, '--in-memory', '--port', '0', '--log-level', 'warn'];
   const main = createRequire(import.meta.url).resolve('azurite/dist/src/table/main.js');
-  return [main, '--inMemoryPersistence', '--tableHost', '127.0.0.1', '--tablePort', String(port), '--disableTelemetry', '--silent', '--skipApiVersionCheck'];
+  return [
+    main,
+    '--inMemoryPersistence',
+    '--tableHost',
+    '127.0.0.1',
+    '--tablePort',
+    String(port),
+    '--disableTelemetry',
+    '--silent',
+    '--skipApiVersionCheck',
+  ];
 }
 
 export async function startServer(kind: ServerKind): Promise<TestServer> {
@@ -54,8 +64,13 @@ export async function startServer(kind: ServerKind): Promise<TestServer> {
         );
       }
     });
-    child.once('exit', (code, signal) => reject(new Error(`${kind} exited (${code ?? signal}) before listening:\n${output}`)));
-    setTimeout(() => reject(new Error(`${kind} not listening after ${startTimeoutMs} ms:\n${output}`)), startTimeoutMs).unref();
+    child.once('exit', (code, signal) =>
+      reject(new Error(`${kind} exited (${code ?? signal}) before listening:\n${output}`)),
+    );
+    setTimeout(
+      () => reject(new Error(`${kind} not listening after ${startTimeoutMs} ms:\n${output}`)),
+      startTimeoutMs,
+    ).unref();
   });
   let connectionString: string;
   try {
@@ -80,5 +95,7 @@ export async function startServer(kind: ServerKind): Promise<TestServer> {
 
 /** A table name no other test uses: letters and digits, 3..63 characters. */
 export function uniqueTableName(prefix: string): string {
-  return `${prefix}${Date.now().toString(36)}${Math.random().toString(36).slice(2, 8)}`.replace(/[^A-Za-z0-9]/g, '').slice(0, 63);
+  return `${prefix}${Date.now().toString(36)}${Math.random().toString(36).slice(2, 8)}`
+    .replace(/[^A-Za-z0-9]/g, '')
+    .slice(0, 63);
 }
