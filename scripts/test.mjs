@@ -1,5 +1,6 @@
 #!/usr/bin/env node
-// `npm test`: runs the tidy check, compiles (server, tests and the explorer's browser modules), starts a throwaway PostgreSQL cluster when Debian's server binaries are
+// `npm test`: runs the tidy check, compiles (server, tests and the explorer's browser modules), starts a throwaway
+// PostgreSQL cluster when Debian's server binaries are
 // here (so the PostgreSQL engine's tests run too), runs every test, and stops the cluster.
 //
 // The tests find the database through one variable, CERULEAN_TEST_DATABASE_URL; a URL the caller
@@ -39,7 +40,10 @@ if (env[urlVariable] === undefined) {
     process.stderr.write(`PostgreSQL test cluster at ${cluster.url}\n`);
   }
 }
-for (const [signal, code] of [['SIGINT', 130], ['SIGTERM', 143]]) {
+for (const [signal, code] of [
+  ['SIGINT', 130],
+  ['SIGTERM', 143],
+]) {
   process.once(signal, () => {
     cluster?.destroy();
     process.exit(code);

@@ -163,7 +163,8 @@ function importsOf(path, text) {
   for (const statement of source.statements) {
     const specifier = statement.moduleSpecifier;
     if ((ts.isImportDeclaration(statement) || ts.isExportDeclaration(statement)) && specifier !== undefined) {
-      if (ts.isStringLiteral(specifier)) found.push({ specifier: specifier.text, line: lineOf(text, statement.pos + 1) });
+      if (ts.isStringLiteral(specifier))
+        found.push({ specifier: specifier.text, line: lineOf(text, statement.pos + 1) });
     }
   }
   return found;
@@ -230,7 +231,8 @@ function citationViolations(root, path, line, context) {
   const anchorMissing = (target, anchor) => {
     const slugs = headingsOf(root, target);
     if (slugs === undefined) return `cites ${target}, which does not exist`;
-    if (anchor !== undefined && target.endsWith('.md') && !slugs.has(anchor)) return `cites ${target}#${anchor}, no such section`;
+    if (anchor !== undefined && target.endsWith('.md') && !slugs.has(anchor))
+      return `cites ${target}#${anchor}, no such section`;
     return undefined;
   };
   for (const match of line.matchAll(docCitePattern)) {
@@ -240,11 +242,13 @@ function citationViolations(root, path, line, context) {
   }
   for (const match of line.matchAll(readmeCitePattern)) {
     const anchor = match[1] !== undefined ? headingSlug(match[1]) : match[2];
-    if (!(headingsOf(root, 'README.md') ?? new Set()).has(anchor)) found.push(`cites README section "${anchor}", no such section`);
+    if (!(headingsOf(root, 'README.md') ?? new Set()).has(anchor))
+      found.push(`cites README section "${anchor}", no such section`);
   }
   for (const match of line.matchAll(azureCitePattern)) {
     for (const page of match[1].split(', ')) {
-      if (!context.azurePages.has(page)) found.push(`cites Azure REST page ${page}, not listed in docs/protocol-notes.md`);
+      if (!context.azurePages.has(page))
+        found.push(`cites Azure REST page ${page}, not listed in docs/protocol-notes.md`);
     }
   }
   if (path.endsWith('.md')) {
@@ -291,7 +295,8 @@ export function checkFile(root, path, context) {
       report(number, 'private-citation', 'cites a document readers cannot open');
     }
     const citing = !isCode || commentLines === undefined || commentLines.has(number);
-    if (citing) for (const message of citationViolations(root, path, line, context)) report(number, 'citation', message);
+    if (citing)
+      for (const message of citationViolations(root, path, line, context)) report(number, 'citation', message);
   });
   if (syntaxExtensions.has(extname(path))) {
     for (const f of longFunctions(path, text)) {
@@ -349,7 +354,8 @@ function commentLineSet(path, text) {
 
 /** The baseline's key for a violation: line numbers move, names do not. */
 function baselineKey(violation) {
-  const message = violation.rule === 'function-length' ? violation.message.replace(/: \d+ lines.*$/, '') : violation.message;
+  const message =
+    violation.rule === 'function-length' ? violation.message.replace(/: \d+ lines.*$/, '') : violation.message;
   return `${violation.path} ${violation.rule} ${message}`;
 }
 
@@ -438,7 +444,9 @@ export function reflowComments(path, text) {
     const start = lineStarts[index];
     const end = start + line.length;
     const inside = ranges.find((r) => r.pos < start && r.end > start);
-    const trailing = ranges.find((r) => r.pos > start && r.pos < end && r.kind === ts.SyntaxKind.SingleLineCommentTrivia);
+    const trailing = ranges.find(
+      (r) => r.pos > start && r.pos < end && r.kind === ts.SyntaxKind.SingleLineCommentTrivia,
+    );
     const codeBefore = trailing !== undefined && line.slice(0, trailing.pos - start).trim() !== '';
     const rewritten = codeBefore
       ? hoistTrailingComment(line, { pos: trailing.pos - start })
@@ -489,7 +497,9 @@ async function main(args) {
   }
   for (const v of violations) process.stderr.write(`${printViolation(v)}\n`);
   if (violations.length > 0) {
-    process.stderr.write(`tidy: ${violations.length} violation(s); \`node scripts/tidy.mjs --fix\` fixes formatting.\n`);
+    process.stderr.write(
+      `tidy: ${violations.length} violation(s); \`node scripts/tidy.mjs --fix\` fixes formatting.\n`,
+    );
     process.exit(1);
   }
   process.stderr.write('tidy: ok\n');
@@ -498,4 +508,3 @@ async function main(args) {
 if (process.argv[1] !== undefined && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   await main(process.argv.slice(2));
 }
-
