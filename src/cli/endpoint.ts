@@ -57,7 +57,8 @@ function connectionStringEndpoint(connectionString: string): Endpoint {
     label: probe.url,
     namedTable: undefined,
     service: (retries = true) => TableServiceClient.fromConnectionString(connectionString, clientOptions(retries)),
-    tableClient: (name, retries = true) => TableClient.fromConnectionString(connectionString, name, clientOptions(retries)),
+    tableClient: (name, retries = true) =>
+      TableClient.fromConnectionString(connectionString, name, clientOptions(retries)),
   };
 }
 

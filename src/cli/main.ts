@@ -15,7 +15,9 @@ export async function runCli(argv: readonly string[]): Promise<void> {
   if (first === serveName) return serve(argv.slice(1));
   const program = buildProgram();
   if (first === '--help' || first === '-h' || first === 'help') {
-    process.stdout.write(`${program.helpInformation()}\n${serverUsage.replace(/^Usage: cerulean \[options\]/, 'Server options (cerulean [serve] [options]):')}\n`);
+    process.stdout.write(
+      `${program.helpInformation()}\n${serverUsage.replace(/^Usage: cerulean \[options\]/, 'Server options (cerulean [serve] [options]):')}\n`,
+    );
     return;
   }
   try {
@@ -40,7 +42,12 @@ function buildProgram(): Command {
 /** Reports `error` on stderr (unless commander already did) and returns the exit code. */
 function exitCodeOf(error: unknown, command: string): number {
   if (error instanceof CommanderError) {
-    if (error.code === 'commander.helpDisplayed' || error.code === 'commander.help' || error.code === 'commander.version') return 0;
+    if (
+      error.code === 'commander.helpDisplayed' ||
+      error.code === 'commander.help' ||
+      error.code === 'commander.version'
+    )
+      return 0;
     return 2; // commander printed the usage error
   }
   // The reader of stdout went away (`cerulean export T | head`): stop quietly, as Unix tools do.

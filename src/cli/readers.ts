@@ -19,7 +19,11 @@ export interface InputRow {
 }
 
 /** Streams `file`; `onBytes` learns how far into the file reading got (for progress). */
-export async function* readRows(file: string, format: FormatName, onBytes: (bytes: number) => void): AsyncGenerator<InputRow> {
+export async function* readRows(
+  file: string,
+  format: FormatName,
+  onBytes: (bytes: number) => void,
+): AsyncGenerator<InputRow> {
   let bytes = 0;
   const counter = new Transform({
     transform(chunk: Buffer, _encoding, done) {
@@ -34,7 +38,8 @@ export async function* readRows(file: string, format: FormatName, onBytes: (byte
     yield* format === 'jsonl' ? jsonRows(input) : csvRows(input, format === 'typed-csv');
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT' || code === 'EISDIR' || code === 'EACCES') throw new CliError(`cannot read ${file}: ${(error as Error).message}`);
+    if (code === 'ENOENT' || code === 'EISDIR' || code === 'EACCES')
+      throw new CliError(`cannot read ${file}: ${(error as Error).message}`);
     throw error;
   } finally {
     source.destroy();
@@ -55,10 +60,17 @@ async function* csvRows(input: NodeJS.ReadableStream, typed: boolean): AsyncGene
   const skipped: InputRow[] = [];
   const parser = parse({ bom: true, relax_column_count: true, skip_records_with_error: true, info: true });
   parser.on('skip', (error: CsvError & { lines?: number; record?: unknown }) => {
-    skipped.push({ row: new RowError(`malformed CSV: ${error.message}`), line: error.lines ?? 0, input: error.record ?? null });
+    skipped.push({
+      row: new RowError(`malformed CSV: ${error.message}`),
+      line: error.lines ?? 0,
+      input: error.record ?? null,
+    });
   });
   let reader: ((record: readonly string[]) => Row) | undefined;
-  for await (const { record, info } of input.pipe(parser) as AsyncIterable<{ record: string[]; info: { lines: number } }>) {
+  for await (const { record, info } of input.pipe(parser) as AsyncIterable<{
+    record: string[];
+    info: { lines: number };
+  }>) {
     yield* skipped.splice(0);
     if (reader === undefined) {
       try {

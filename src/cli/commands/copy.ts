@@ -27,7 +27,9 @@ export const copyCommand: CliCommand = {
       .argument('<destination>', 'connection string or SAS URL to copy to')
       .option('-t, --table <name>', 'a table to copy (repeat for more; default every table)', collect, [])
       .addOption(
-        new Option('-m, --mode <mode>', 'how entities are written: insert, upsert (replace) or merge').choices(writeModes).default('upsert'),
+        new Option('-m, --mode <mode>', 'how entities are written: insert, upsert (replace) or merge')
+          .choices(writeModes)
+          .default('upsert'),
       )
       .option('--rejects <file>', 'entities the destination refused, with the reason', 'copy.rejects.jsonl')
       .addHelpText(
@@ -48,7 +50,10 @@ async function copy(sourceText: string, destinationText: string, options: CopyOp
   const destination = resolveEndpoint(destinationText);
   const tables = options.table.length > 0 ? options.table : await listTables(source);
   if (destination.namedTable !== undefined && tables.length !== 1) {
-    throw new CliError(`the destination names table ${destination.namedTable}: copy one table into it, not ${tables.length}`, 2);
+    throw new CliError(
+      `the destination names table ${destination.namedTable}: copy one table into it, not ${tables.length}`,
+      2,
+    );
   }
   const rejects = new RejectsFile(options.rejects);
   const mismatches: string[] = [];
@@ -56,13 +61,18 @@ async function copy(sourceText: string, destinationText: string, options: CopyOp
     for (const table of tables) {
       const { read, counted } = await copyTable(source, destination, table, options.mode, rejects);
       const same = read === counted;
-      process.stdout.write(`${table}: ${formatCount(read)} read, ${formatCount(counted)} at the destination${same ? '' : ' MISMATCH'}\n`);
+      process.stdout.write(
+        `${table}: ${formatCount(read)} read, ${formatCount(counted)} at the destination${same ? '' : ' MISMATCH'}\n`,
+      );
       if (!same) mismatches.push(table);
     }
   } finally {
     rejects.close();
   }
-  if (rejects.count > 0) process.stderr.write(`copy: ${formatCount(rejects.count)} entities refused by the destination, see ${rejects.file}\n`);
+  if (rejects.count > 0)
+    process.stderr.write(
+      `copy: ${formatCount(rejects.count)} entities refused by the destination, see ${rejects.file}\n`,
+    );
   if (mismatches.length > 0) throw new CliError(`count check failed for ${mismatches.join(', ')}`);
   process.stderr.write(`copy: ${tables.length} table(s) copied, counts match\n`);
 }

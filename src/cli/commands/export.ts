@@ -32,8 +32,10 @@ export const exportCommand: CliCommand = {
       .description('write a table, or the entities a filter selects, to a file (or stdout)')
       .argument('<table>', 'table name')
       .option('-o, --out <file>', 'output file (default stdout); written whole or not at all')
-      .addOption(new Option('-f, --format <format>', 'default from --out: .typed.csv, .csv, else jsonl').choices(formatNames))
-      .option('--filter <filter>', "OData $filter, e.g. \"PartitionKey eq 'a'\"")
+      .addOption(
+        new Option('-f, --format <format>', 'default from --out: .typed.csv, .csv, else jsonl').choices(formatNames),
+      )
+      .option('--filter <filter>', 'OData $filter, e.g. "PartitionKey eq \'a\'"')
       .option('--select <names>', 'comma-separated properties to keep, e.g. PartitionKey,RowKey,Name')
       .addOption(connectionOption())
       .addHelpText('after', '\nExample:\n  cerulean export People --out people.typed.csv\n')
@@ -43,7 +45,10 @@ export const exportCommand: CliCommand = {
 
 async function exportTable(table: string, options: ExportOptions): Promise<void> {
   const format = chooseFormat(options.format, options.out);
-  const select = options.select?.split(',').map((name) => name.trim()).filter((name) => name !== '');
+  const select = options.select
+    ?.split(',')
+    .map((name) => name.trim())
+    .filter((name) => name !== '');
   const client = resolveEndpoint(options.connectionString).tableClient(table);
   const pages = scanPages(client, { filter: options.filter, select });
   const progress = startProgress(`export ${table}`);
@@ -60,7 +65,9 @@ async function exportTable(table: string, options: ExportOptions): Promise<void>
       await writeCsv(out, pages, format, (n) => progress.update(n));
     }
     if (partial !== undefined) {
-      await new Promise<void>((resolve, reject) => (out as fs.WriteStream).end((error?: Error | null) => (error ? reject(error) : resolve())));
+      await new Promise<void>((resolve, reject) =>
+        (out as fs.WriteStream).end((error?: Error | null) => (error ? reject(error) : resolve())),
+      );
       fs.renameSync(partial, options.out!);
     }
   } catch (error) {
@@ -94,7 +101,9 @@ async function writeCsv(
       await write(spool, page.map((row) => encodeJsonLine(row) + '\n').join(''));
       onRows(page.length);
     }
-    await new Promise<void>((resolve, reject) => spool.end((error?: Error | null) => (error ? reject(error) : resolve())));
+    await new Promise<void>((resolve, reject) =>
+      spool.end((error?: Error | null) => (error ? reject(error) : resolve())),
+    );
 
     const typed = format === 'typed-csv';
     const columns = [...names];

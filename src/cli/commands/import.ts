@@ -29,14 +29,21 @@ export const importCommand: CliCommand = {
       .description('store the rows of a file in a table (entity group transactions of up to 100 entities)')
       .argument('<table>', 'table name')
       .argument('<file>', 'input file')
-      .addOption(new Option('-f, --format <format>', 'default from the file name: .typed.csv, .csv, else jsonl').choices(formatNames))
+      .addOption(
+        new Option('-f, --format <format>', 'default from the file name: .typed.csv, .csv, else jsonl').choices(
+          formatNames,
+        ),
+      )
       .addOption(
         new Option('-m, --mode <mode>', 'insert (fail on existing), upsert (replace), merge (insert or merge)')
           .choices(writeModes)
           .default('insert'),
       )
       .option('--create-table', 'create the table if it does not exist')
-      .option('--rejects <file>', 'where rows that could not be stored go, with the reason (default <file>.rejects.jsonl)')
+      .option(
+        '--rejects <file>',
+        'where rows that could not be stored go, with the reason (default <file>.rejects.jsonl)',
+      )
       .addOption(connectionOption())
       .addHelpText(
         'after',
@@ -61,7 +68,9 @@ async function importFile(table: string, file: string, options: ImportOptions): 
   fs.rmSync(rejects.file, { force: true }); // an old rejects file would mislead
   const progress = startProgress(`import ${table}`, size);
   let position = 0;
-  const writer = new EntityWriter(endpoint.tableClient(table, false), options.mode, rejects, (n) => progress.update(n, position));
+  const writer = new EntityWriter(endpoint.tableClient(table, false), options.mode, rejects, (n) =>
+    progress.update(n, position),
+  );
   try {
     for await (const { row, line, input } of readRows(file, format, (bytes) => (position = bytes))) {
       await writer.add(row, line, input);
@@ -78,7 +87,10 @@ async function importFile(table: string, file: string, options: ImportOptions): 
 }
 
 /** Creates `table`; one that exists already is fine. */
-export async function createTableIfMissing(service: import('@azure/data-tables').TableServiceClient, table: string): Promise<void> {
+export async function createTableIfMissing(
+  service: import('@azure/data-tables').TableServiceClient,
+  table: string,
+): Promise<void> {
   try {
     await withRetries(() => service.createTable(table));
   } catch (error) {

@@ -29,7 +29,8 @@ export const insightsCommand: CliCommand = {
 };
 
 async function insights(options: InsightsOptions): Promise<void> {
-  if ((options.account === undefined) !== (options.key === undefined)) throw new CliError('--account and --key go together', 2);
+  if ((options.account === undefined) !== (options.key === undefined))
+    throw new CliError('--account and --key go together', 2);
   let report: InsightsReport;
   try {
     report = await fetchInsights(options.endpoint, options.account, options.key);
@@ -41,7 +42,11 @@ async function insights(options: InsightsOptions): Promise<void> {
   process.stdout.write(options.json ? `${JSON.stringify(report, null, 2)}\n` : formatInsights(report));
 }
 
-async function fetchInsights(endpoint: string, account: string | undefined, key: string | undefined): Promise<InsightsReport> {
+async function fetchInsights(
+  endpoint: string,
+  account: string | undefined,
+  key: string | undefined,
+): Promise<InsightsReport> {
   const url = new URL('/_insights', endpoint);
   const headers: Record<string, string> = { 'x-ms-date': new Date().toUTCString(), 'x-ms-version': '2019-02-02' };
   if (account !== undefined && key !== undefined) {
@@ -57,7 +62,8 @@ async function fetchInsights(endpoint: string, account: string | undefined, key:
 /** The report as text: one block per finding, grouped by table. */
 function formatInsights(report: InsightsReport): string {
   const lines = [`Design insights (observed since ${report.observedSince})`, ''];
-  if (report.findings.length === 0) lines.push('No findings: nothing in the workload so far goes against the design guides.', '');
+  if (report.findings.length === 0)
+    lines.push('No findings: nothing in the workload so far goes against the design guides.', '');
   const byTable = new Map<string, Finding[]>();
   for (const finding of report.findings) {
     const table = `${finding.account}/${finding.table}`;
@@ -67,7 +73,9 @@ function formatInsights(report: InsightsReport): string {
     lines.push(`Table ${table}`);
     for (const finding of findings) {
       lines.push(`  [${finding.kind}] ${finding.summary}`);
-      const evidence = Object.entries(finding.evidence).map(([name, value]) => `${name}=${typeof value === 'string' ? JSON.stringify(value) : value}`);
+      const evidence = Object.entries(finding.evidence).map(
+        ([name, value]) => `${name}=${typeof value === 'string' ? JSON.stringify(value) : value}`,
+      );
       lines.push(`    evidence: ${evidence.join(', ')}`);
       lines.push(`    fix: ${finding.pattern}`);
     }
