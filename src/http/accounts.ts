@@ -8,8 +8,7 @@ export interface Account {
 }
 
 export const devAccountName = 'devstoreaccount1';
-export const devAccountKey =
-  'Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/K1SZFPTOtr/KBHBeksoGMGw==';
+export const devAccountKey = 'Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/K1SZFPTOtr/KBHBeksoGMGw==';
 
 /** Azure's account name rule (docs/protocol-notes.md#urls-and-accounts): 3-24 lowercase letters and digits. */
 const accountNamePattern = /^[a-z0-9]{3,24}$/;

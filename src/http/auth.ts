@@ -47,7 +47,9 @@ export function sharedKeyLiteStringToSign(date: string, canonicalizedResource: s
   return `${date}\n${canonicalizedResource}`;
 }
 
-/** Azure REST: authorize-with-shared-key: "/" + account + path (empty path = "/") + "?comp=…" when the query has comp. */
+/**
+ * Azure REST: authorize-with-shared-key: "/" + account + path (empty path = "/") + "?comp=…" when the query has comp.
+ */
 export function canonicalizedResource(accountName: string, path: string, comp: string | null): string {
   const compPart = comp === null ? '' : `?comp=${comp}`;
   return `/${accountName}${path === '' ? '/' : path}${compPart}`;
@@ -55,7 +57,8 @@ export function canonicalizedResource(accountName: string, path: string, comp: s
 
 /**
  * Verifies the Authorization header; returns normally on success and throws
- * TableError('AuthenticationFailed') otherwise. Accepts either account key and, per Azure REST: authorize-with-shared-key's
+ * TableError('AuthenticationFailed') otherwise. Accepts either account key and, per Azure REST:
+ * authorize-with-shared-key's
  * recommendation, the path as received, without its account segment, and percent-decoded.
  */
 export function verifySharedKey(request: AuthRequest): void {
@@ -103,7 +106,9 @@ function parseAuthorization(request: AuthRequest): { scheme: Scheme; signature: 
   return { scheme: scheme as Scheme, signature };
 }
 
-/** The signed date: x-ms-date wins over Date (Azure REST: authorize-with-shared-key); it must be within the clock skew. */
+/**
+ * The signed date: x-ms-date wins over Date (Azure REST: authorize-with-shared-key); it must be within the clock skew.
+ */
 function checkedDate(request: AuthRequest): string {
   const date = header(request, 'x-ms-date') ?? header(request, 'date');
   if (date === undefined || date === '') {

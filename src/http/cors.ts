@@ -16,10 +16,16 @@ export function preflight(rules: readonly CorsRule[], headers: Headers): Reply {
   const origin = single(headers['origin']);
   const method = single(headers['access-control-request-method']);
   if (origin === undefined || method === undefined) {
-    throw new TableError('InvalidHeaderValue', 'A required CORS header (Origin, Access-Control-Request-Method) is not present.');
+    throw new TableError(
+      'InvalidHeaderValue',
+      'A required CORS header (Origin, Access-Control-Request-Method) is not present.',
+    );
   }
   const requestedHeaders = single(headers['access-control-request-headers']);
-  const names = (requestedHeaders ?? '').split(',').map((name) => name.trim()).filter((name) => name !== '');
+  const names = (requestedHeaders ?? '')
+    .split(',')
+    .map((name) => name.trim())
+    .filter((name) => name !== '');
   const rule = rules.find(
     (candidate) =>
       originAllowed(candidate, origin) &&
@@ -42,7 +48,15 @@ export function preflight(rules: readonly CorsRule[], headers: Headers): Reply {
 }
 
 /** Headers respond.ts's send() adds to every reply (x-ms-client-request-id when the request had one). */
-const alwaysSentHeaders = ['x-ms-request-id', 'Server', 'x-ms-version', 'X-Content-Type-Options', 'Cache-Control', 'Date', 'Content-Length'];
+const alwaysSentHeaders = [
+  'x-ms-request-id',
+  'Server',
+  'x-ms-version',
+  'X-Content-Type-Options',
+  'Cache-Control',
+  'Date',
+  'Content-Length',
+];
 
 /**
  * Response headers exposed whatever the rule lists. The service was recorded exposing every header
@@ -53,7 +67,9 @@ const alwaysSentHeaders = ['x-ms-request-id', 'Server', 'x-ms-version', 'X-Conte
  * rules whose ExposedHeaders list less.
  */
 function alwaysExposed(name: string): boolean {
-  return /^x-ms-/i.test(name) || alwaysSentHeaders.includes(name) || ['content-type', 'etag'].includes(name.toLowerCase());
+  return (
+    /^x-ms-/i.test(name) || alwaysSentHeaders.includes(name) || ['content-type', 'etag'].includes(name.toLowerCase())
+  );
 }
 
 /**

@@ -50,7 +50,8 @@ export function decodeEntityOperation(
       return { kind: 'update', keys, body: decodeBody(body), mode: method === 'PUT' ? 'replace' : 'merge', ifMatch };
     }
     case 'DELETE': {
-      if (ifNoneMatch) throw new TableError('InvalidInput', 'If-None-Match HTTP header cannot be specified for DELETE operations.');
+      if (ifNoneMatch)
+        throw new TableError('InvalidInput', 'If-None-Match HTTP header cannot be specified for DELETE operations.');
       const ifMatch = ifMatchOf(headers);
       // The service requires If-Match on delete (Azure REST: delete-entity1; code unverified).
       if (ifMatch === undefined) throw new TableError('MissingRequiredHeader', 'The If-Match header is required.');

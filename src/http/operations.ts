@@ -18,7 +18,11 @@ import {
   type MetadataLevel,
 } from '../protocol/odata.js';
 import { parseSignedIdentifiers, writeSignedIdentifiers } from '../protocol/acl-xml.js';
-import { parseServiceProperties, writeServiceProperties, writeServiceStats } from '../protocol/service-properties-xml.js';
+import {
+  parseServiceProperties,
+  writeServiceProperties,
+  writeServiceStats,
+} from '../protocol/service-properties-xml.js';
 import type { Services } from '../service/services.js';
 import type { TableInfo } from '../storage/store.js';
 import type { Access } from './authorize.js';
@@ -28,7 +32,6 @@ import { decodeEntityOperation } from './entity-request.js';
 import { headerText } from './headers.js';
 import type { Resource } from './routes.js';
 import { sasNeeds } from './sas.js';
-
 
 export type Headers = Readonly<Record<string, string | string[] | undefined>>;
 
@@ -61,7 +64,8 @@ export async function queryTables(call: Call): Promise<Reply> {
     next === undefined ? undefined : decodeContinuation(next),
   );
   const headers: Record<string, string> = { 'Content-Type': jsonContentType(call.metadata) };
-  if (page.nextTableName !== undefined) headers['x-ms-continuation-NextTableName'] = encodeContinuation(page.nextTableName);
+  if (page.nextTableName !== undefined)
+    headers['x-ms-continuation-NextTableName'] = encodeContinuation(page.nextTableName);
   const names = page.tables.map((table) => table.name);
   return { status: 200, headers, body: encodeTableFeed(names, call.metadata, call.baseUrl, call.account) };
 }
@@ -107,7 +111,11 @@ function readTableName(body: Buffer): string {
 // -- entities ----------------------------------------------------------------------------------
 
 /** Insert, Update, Merge, Delete and the two upserts: the route sends every entity write here. */
-export async function writeEntity(call: Call, method: string, resource: Resource & { readonly table: string }): Promise<Reply> {
+export async function writeEntity(
+  call: Call,
+  method: string,
+  resource: Resource & { readonly table: string },
+): Promise<Reply> {
   const operation = decodeEntityOperation(method, resource, call.headers, call.body, call.access);
   assert(operation !== undefined, 'the route sends only entity writes');
   const { table, written } = await call.services.entities.executeIn(call.account, resource.table, operation);
@@ -147,7 +155,8 @@ export async function queryEntities(call: Call, tableName: string): Promise<Repl
         ? undefined
         : {
             partitionKey: decodeContinuation(nextPartitionKey),
-            // An empty NextRowKey resumes at the start of the partition (Azure REST: query-timeout-and-pagination recommendation).
+            // An empty NextRowKey resumes at the start of the partition (Azure REST: query-timeout-and-pagination
+            // recommendation).
             rowKey: nextRowKey === null || nextRowKey === '' ? undefined : decodeContinuation(nextRowKey),
           },
     keyRange: call.access.keyRange,
@@ -241,7 +250,10 @@ function urlContext(call: Call, table: TableInfo): EntityUrlContext {
   return { baseUrl: call.baseUrl, account: call.account, table: table.name };
 }
 
-/** `$top`: a page size from 1 to 1000 (Azure REST: query-timeout-and-pagination; 400 InvalidInput outside, recommendation). */
+/**
+ * `$top`: a page size from 1 to 1000 (Azure REST: query-timeout-and-pagination; 400 InvalidInput outside,
+ * recommendation).
+ */
 function parseTop(query: URLSearchParams): number | undefined {
   const text = query.get('$top');
   if (text === null) return undefined;
@@ -255,6 +267,9 @@ function parseTop(query: URLSearchParams): number | undefined {
 function parseSelect(query: URLSearchParams): string[] | undefined {
   const text = query.get('$select');
   if (text === null) return undefined;
-  const names = text.split(',').map((name) => name.trim()).filter((name) => name.length > 0);
+  const names = text
+    .split(',')
+    .map((name) => name.trim())
+    .filter((name) => name.length > 0);
   return names.length === 0 || names.includes('*') ? undefined : names;
 }

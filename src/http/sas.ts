@@ -1,4 +1,5 @@
-// Shared access signatures: service SAS for one table and account SAS (Azure REST: create-service-sas, create-account-sas).
+// Shared access signatures: service SAS for one table and account SAS (Azure REST: create-service-sas,
+// create-account-sas).
 // verifySas proves a token genuine and currently usable and returns what it grants;
 // authorizeSas then checks that grant against what one operation needs.
 import { timingSafeEqual } from 'node:crypto';
@@ -9,9 +10,23 @@ import { sasClockSkewMs } from '../limits.js';
 import type { Account } from './accounts.js';
 import { sign } from './auth.js';
 
-
 const sasParamNames = [
-  'sv', 'tn', 'sp', 'st', 'se', 'sip', 'spr', 'si', 'spk', 'srk', 'epk', 'erk', 'ss', 'srt', 'ses', 'sig',
+  'sv',
+  'tn',
+  'sp',
+  'st',
+  'se',
+  'sip',
+  'spr',
+  'si',
+  'spk',
+  'srk',
+  'epk',
+  'erk',
+  'ss',
+  'srt',
+  'ses',
+  'sig',
 ] as const;
 export type SasParamName = (typeof sasParamNames)[number];
 /** The SAS query parameters present, percent-decoded. */
@@ -143,7 +158,9 @@ export function parseSasParams(rawQuery: string): SasParams {
     const name = equals === -1 ? pair : pair.slice(0, equals);
     if (!isSasParamName(name)) continue;
     if (params[name] !== undefined) {
-      throw authenticationFailed(`Signature fields not well formed: the SAS parameter ${name} is given more than once.`);
+      throw authenticationFailed(
+        `Signature fields not well formed: the SAS parameter ${name} is given more than once.`,
+      );
     }
     params[name] = percentDecoded(name, equals === -1 ? '' : pair.slice(equals + 1));
   }
@@ -161,7 +178,10 @@ export function serviceSasStringToSign(params: SasParams, accountName: string): 
   return fields.map((field) => field ?? '').join('\n');
 }
 
-/** Azure REST: create-account-sas, with a trailing newline; from 2020-12-06 the encryption scope follows sv (unverified). */
+/**
+ * Azure REST: create-account-sas, with a trailing newline; from 2020-12-06 the encryption scope follows sv
+ * (unverified).
+ */
 export function accountSasStringToSign(params: SasParams, accountName: string): string {
   const { sp, ss, srt, st, se, sip, spr, sv } = params;
   const fields = [accountName, sp, ss, srt, st, se, sip, spr, sv];

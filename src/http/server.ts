@@ -60,7 +60,11 @@ export interface RequestHooks {
    * Runs an authorized operation; may delay or refuse it, or ask for the connection to be dropped
    * unanswered. `table` names the table it addresses, if any (computed on demand: a batch's is in its body).
    */
-  run(operation: OperationName, table: () => string | undefined, execute: () => Promise<Reply>): Promise<Reply | 'drop'>;
+  run(
+    operation: OperationName,
+    table: () => string | undefined,
+    execute: () => Promise<Reply>,
+  ): Promise<Reply | 'drop'>;
   /** A request for an operation was answered (or dropped), `durationMs` after it arrived. */
   answered(operation: OperationName, status: number | 'dropped', durationMs: number): void;
 }
@@ -116,7 +120,8 @@ async function handle(options: ServerOptions, request: IncomingMessage, response
   }
   if (reply === 'drop') {
     response.destroy();
-    if (known.operation !== undefined) options.hooks?.answered(known.operation, 'dropped', performance.now() - startedMs);
+    if (known.operation !== undefined)
+      options.hooks?.answered(known.operation, 'dropped', performance.now() - startedMs);
     return;
   }
   if (known.account !== undefined && request.headers.origin !== undefined) {
@@ -124,7 +129,8 @@ async function handle(options: ServerOptions, request: IncomingMessage, response
     reply = withCorsHeaders(cors, request.headers, request.method ?? '', reply);
   }
   send(response, context, await settleUnreadBody(request, reply));
-  if (known.operation !== undefined) options.hooks?.answered(known.operation, reply.status, performance.now() - startedMs);
+  if (known.operation !== undefined)
+    options.hooks?.answered(known.operation, reply.status, performance.now() - startedMs);
 }
 
 /**
@@ -179,7 +185,8 @@ async function dispatch(
     const rules = account === undefined ? [] : (await options.services.serviceProperties.get(account.name)).cors;
     return preflight(rules, headers);
   }
-  if (account === undefined) throw new TableError('AuthenticationFailed', undefined, `Unknown account '${target.account}'.`);
+  if (account === undefined)
+    throw new TableError('AuthenticationFailed', undefined, `Unknown account '${target.account}'.`);
   known.account = account.name;
   const method = op.effectiveMethod(request.method ?? '', headers['x-http-method']);
   known.operation = operationName(method, target.resource, target.query, headers['if-match'] !== undefined);
@@ -199,7 +206,8 @@ async function dispatch(
     },
     { bearer: options.bearer, lookupPolicy: (name, table, id) => options.services.acls.findPolicy(name, table, id) },
   );
-  // The -secondary endpoint is a read replica (Azure REST: get-table-service-stats); the code for a write is unverified.
+  // The -secondary endpoint is a read replica (Azure REST: get-table-service-stats); the code for a write is
+  // unverified.
   if (target.secondary && method !== 'GET') {
     throw new TableError('InsufficientAccountPermissions', 'The secondary endpoint of an account is read-only.');
   }
@@ -219,7 +227,10 @@ async function dispatch(
   const execute = (): Promise<Reply> => route(call, method, target.resource);
   if (options.hooks === undefined) return execute();
   const { resource } = target;
-  const table = () => (resource.kind === 'batch' ? batchTable(account.name, firstHeader(headers['content-type']), body) : tableOf(resource));
+  const table = () =>
+    resource.kind === 'batch'
+      ? batchTable(account.name, firstHeader(headers['content-type']), body)
+      : tableOf(resource);
   return options.hooks.run(known.operation, table, execute);
 }
 
@@ -283,12 +294,17 @@ function route(call: BatchCall, method: string, resource: Resource): Promise<Rep
 }
 
 function isXmlResource(target: Target): boolean {
-  return (target.resource.kind === 'service' && target.query.get('restype') === 'service') || target.query.get('comp') === 'acl';
+  return (
+    (target.resource.kind === 'service' && target.query.get('restype') === 'service') ||
+    target.query.get('comp') === 'acl'
+  );
 }
 
 /** The table a service SAS must be for, when the URL names one for entities. */
 function entityTable(resource: Resource): string | undefined {
-  return resource.kind === 'tableRoot' || resource.kind === 'entities' || resource.kind === 'entity' ? resource.table : undefined;
+  return resource.kind === 'tableRoot' || resource.kind === 'entities' || resource.kind === 'entity'
+    ? resource.table
+    : undefined;
 }
 
 function isHttps(request: IncomingMessage): boolean {
@@ -300,4 +316,3 @@ function baseUrl(request: IncomingMessage, target: Target): string {
   const host = request.headers.host ?? 'localhost';
   return target.pathStyle ? `${scheme}://${host}/${target.account}` : `${scheme}://${host}`;
 }
-
