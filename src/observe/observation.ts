@@ -97,7 +97,11 @@ export class Observation {
   }
 
   /** Applies the fault (if any) the rules pick for this request. */
-  private async run(operation: OperationName, tableOf: () => string | undefined, execute: () => Promise<Reply>): Promise<Reply | 'drop'> {
+  private async run(
+    operation: OperationName,
+    tableOf: () => string | undefined,
+    execute: () => Promise<Reply>,
+  ): Promise<Reply | 'drop'> {
     let known: { table: string | undefined } | undefined;
     const table = (): string | undefined => (known ??= { table: tableOf() }).table;
     const fault = this.faults.pick(operation, table);
@@ -123,7 +127,9 @@ export class Observation {
 
   private busiestPartitions(): PartitionSample[] {
     return (this.workload?.watched() ?? []).flatMap(({ account, table, partitions }) =>
-      partitions.top(partitionSeriesPerTable).map((entry) => ({ account, table, partitionKey: entry.key, entities: entry.count })),
+      partitions
+        .top(partitionSeriesPerTable)
+        .map((entry) => ({ account, table, partitionKey: entry.key, entities: entry.count })),
     );
   }
 }

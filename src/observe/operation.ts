@@ -28,14 +28,20 @@ export const operationNames = [
 export type OperationName = (typeof operationNames)[number];
 
 /** `method` is the effective one (after X-HTTP-Method); `ifMatch` whether the request carries If-Match. */
-export function operationName(method: string, resource: Resource, query: URLSearchParams, ifMatch: boolean): OperationName {
+export function operationName(
+  method: string,
+  resource: Resource,
+  query: URLSearchParams,
+  ifMatch: boolean,
+): OperationName {
   switch (resource.kind) {
     case 'tables':
       return method === 'GET' ? 'QueryTables' : method === 'POST' ? 'CreateTable' : 'Unknown';
     case 'table':
       return method === 'GET' ? 'QueryTable' : method === 'DELETE' ? 'DeleteTable' : 'Unknown';
     case 'tableRoot':
-      if (query.get('comp') === 'acl') return method === 'GET' ? 'GetTableAcl' : method === 'PUT' ? 'SetTableAcl' : 'Unknown';
+      if (query.get('comp') === 'acl')
+        return method === 'GET' ? 'GetTableAcl' : method === 'PUT' ? 'SetTableAcl' : 'Unknown';
       return method === 'POST' ? 'InsertEntity' : method === 'GET' ? 'QueryEntities' : 'Unknown';
     case 'entities':
       return method === 'GET' ? 'QueryEntities' : 'Unknown';
@@ -67,5 +73,7 @@ export function operationName(method: string, resource: Resource, query: URLSear
 
 /** The table a request's URL names, if any (a batch names its table inside the body). */
 export function tableOf(resource: Resource): string | undefined {
-  return resource.kind === 'service' || resource.kind === 'tables' || resource.kind === 'batch' ? undefined : resource.table;
+  return resource.kind === 'service' || resource.kind === 'tables' || resource.kind === 'batch'
+    ? undefined
+    : resource.table;
 }

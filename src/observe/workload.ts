@@ -60,7 +60,10 @@ export interface TableWatch {
   readonly extremes: EntityExtremes;
 }
 
-/** An entity this big (Azure REST: understanding-the-table-service-data-model accounting) is worth a look: the limit is 1 MiB. */
+/**
+ * An entity this big (Azure REST: understanding-the-table-service-data-model accounting) is worth a look: the limit is
+ * 1 MiB.
+ */
 export const largeEntityBytes = 256 * 1024;
 /** This many custom properties is a wide entity: the limit is 252. */
 export const wideEntityProperties = 100;
@@ -110,7 +113,14 @@ export class Workload {
   }
 
   /** One page of Query Entities. */
-  queried(account: string, table: string, facts: FilterFacts, queryClass: QueryClass, read: number, returned: number): void {
+  queried(
+    account: string,
+    table: string,
+    facts: FilterFacts,
+    queryClass: QueryClass,
+    read: number,
+    returned: number,
+  ): void {
     // A page inside one partition is traffic of that partition (at least one entity's worth).
     const entities = facts.partitionKey === undefined ? returned : Math.max(returned, 1);
     const watch = this.table(account, table, entities);
@@ -164,7 +174,14 @@ function newTable(account: string, table: string): TableWatch {
     partitions: new TopCounter(partitionsWatchedMax, partitionAdmitOneIn),
     shapes: new TopCounter(shapesWatchedMax),
     order: { inserts: 0, appends: 0, prepends: 0, highest: undefined, lowest: undefined },
-    extremes: { large: 0, largestBytes: 0, largestKeys: undefined, wide: 0, widestProperties: 0, widestKeys: undefined },
+    extremes: {
+      large: 0,
+      largestBytes: 0,
+      largestKeys: undefined,
+      wide: 0,
+      widestProperties: 0,
+      widestKeys: undefined,
+    },
   };
 }
 
