@@ -1,4 +1,5 @@
-// $batch entity group transactions (Azure REST: performing-entity-group-transactions): reads the multipart request into operations and
+// $batch entity group transactions (Azure REST: performing-entity-group-transactions): reads the multipart request into
+// operations and
 // writes the multipart response byte-exactly. Pure: no I/O. Framing lives in multipart.ts; this
 // file knows the batch's shape: one change set of 1-100 operations, or one query.
 
@@ -102,7 +103,8 @@ function parseChangeset(input: Buffer, range: ByteRange, boundary: string): Batc
   const operations: BatchOperationRequest[] = [];
   for (const partRange of bodyParts(input, range, boundary)) {
     if (operations.length === batchOperationsMax) {
-      // The service was seen naming the last allowed index (Azure REST: performing-entity-group-transactions, unverified).
+      // The service was seen naming the last allowed index (Azure REST: performing-entity-group-transactions,
+      // unverified).
       throw new BatchOperationError(
         batchOperationsMax - 1,
         'InvalidInput',
@@ -185,7 +187,8 @@ const CRLF = '\r\n';
 const httpPartHeaders = `Content-Type: application/http${CRLF}Content-Transfer-Encoding: binary${CRLF}${CRLF}`;
 
 /**
- * Writes the 202 body (Azure REST: performing-entity-group-transactions): a change set with one part per response (on failure
+ * Writes the 202 body (Azure REST: performing-entity-group-transactions): a change set with one part per response (on
+ * failure
  * the caller passes only the failing operation's response), or for a query batch the single part
  * directly inside the batch. Returns the outer Content-Type and the body bytes.
  */
@@ -225,7 +228,10 @@ function httpResponsePart(response: BatchOperationResponse): string {
   // One check for all fields: a line break inside a name or value adds a line.
   assert(countLines(fieldText) === fields.length, 'header names and values must not contain a line break');
   text += fieldText;
-  assert(response.body === undefined || !/[\r\n]/.test(response.body), 'part bodies are one line (Azure REST: performing-entity-group-transactions)');
+  assert(
+    response.body === undefined || !/[\r\n]/.test(response.body),
+    'part bodies are one line (Azure REST: performing-entity-group-transactions)',
+  );
   return `${text}${CRLF}${response.body ?? ''}`;
 }
 

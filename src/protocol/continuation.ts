@@ -1,4 +1,5 @@
-// Continuation tokens in the service's shape (Azure REST: query-timeout-and-pagination): "1!" + length + "!" + payload, where
+// Continuation tokens in the service's shape (Azure REST: query-timeout-and-pagination): "1!" + length + "!" + payload,
+// where
 // payload is the base64 of the UTF-8 key with '=' padding written as '-'. The service's mapping of
 // '+' and '/' is unverified; we write '.' and '_' so a token never needs escaping in a URL (a raw
 // '+' would turn into a space in a query string), and read '+', '/' and '=' as well.

@@ -15,7 +15,8 @@ export function percentDecode(text: string): string {
 /**
  * Parses the already percent-decoded text between the parentheses of an entity URL.
  * Inside a literal `''` is one quote; spaces around `,` and `=` are allowed; the keys may come
- * in either order (unverified, recommendation of Azure REST: addressing-table-service-resources). Returns undefined if the
+ * in either order (unverified, recommendation of Azure REST: addressing-table-service-resources). Returns undefined if
+ * the
  * text is not a key predicate.
  */
 export function parseKeyPredicate(text: string): EntityKeys | undefined {

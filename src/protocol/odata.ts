@@ -1,5 +1,6 @@
 // OData JSON response bodies for tables and entities at the three metadata levels
-// (Azure REST: payload-format-for-table-service-operations, query-tables, create-table, insert-entity, query-entities). Pure string and byte building, no I/O.
+// (Azure REST: payload-format-for-table-service-operations, query-tables, create-table, insert-entity, query-entities).
+// Pure string and byte building, no I/O.
 import assert from 'node:assert/strict';
 import { assertNever } from '../domain/assert.js';
 import { edmValueJson, type EdmValue, formatDateTimeTicks } from '../domain/edm.js';
@@ -17,7 +18,8 @@ const levelsByODataParameter: ReadonlyMap<string, MetadataLevel> = new Map([
 ]);
 
 /**
- * From `$format` (wins when given) or `Accept` (Azure REST: payload-format-for-table-service-operations): the first JSON media range
+ * From `$format` (wins when given) or `Accept` (Azure REST: payload-format-for-table-service-operations): the first
+ * JSON media range
  * with a known `odata=` parameter decides; anything else, or nothing, means minimal metadata.
  */
 export function negotiateMetadata(format: string | undefined, accept: string | undefined): MetadataLevel {
@@ -25,7 +27,11 @@ export function negotiateMetadata(format: string | undefined, accept: string | u
   if (value === undefined) return 'minimal';
   let level = negotiated.get(value);
   if (level === undefined) {
-    level = value.split(',').map(levelOfMediaRange).find((found) => found !== undefined) ?? 'minimal';
+    level =
+      value
+        .split(',')
+        .map(levelOfMediaRange)
+        .find((found) => found !== undefined) ?? 'minimal';
     // Clients send a handful of distinct values: a small memo, emptied when full (bounded memory).
     if (value.length <= negotiatedLengthMax) {
       if (negotiated.size >= negotiatedMax) negotiated.clear();
@@ -46,13 +52,21 @@ function levelOfMediaRange(range: string): MetadataLevel | undefined {
   for (const parameter of parameters) {
     const equals = parameter.indexOf('=');
     if (equals >= 0 && parameter.slice(0, equals).trim().toLowerCase() === 'odata') {
-      return levelsByODataParameter.get(parameter.slice(equals + 1).trim().toLowerCase());
+      return levelsByODataParameter.get(
+        parameter
+          .slice(equals + 1)
+          .trim()
+          .toLowerCase(),
+      );
     }
   }
   return undefined;
 }
 
-/** Response Content-Type for a JSON body at that level, as the service writes it (Azure REST: payload-format-for-table-service-operations). */
+/**
+ * Response Content-Type for a JSON body at that level, as the service writes it (Azure REST:
+ * payload-format-for-table-service-operations).
+ */
 export function jsonContentType(level: MetadataLevel): string {
   return `application/json; odata=${level === 'none' ? 'no' : level}metadata; streaming=true; charset=utf-8`;
 }
@@ -77,11 +91,18 @@ export interface EncodeOptions {
 export type EntityEncoder = (entity: Entity) => string;
 
 /**
- * One entity as JSON object text, members in the service's order (Azure REST: payload-format-for-table-service-operations).
- * With `select`, exactly the listed properties come out, a missing one as `null` (Azure REST: querying-tables-and-entities);
+ * One entity as JSON object text, members in the service's order (Azure REST:
+ * payload-format-for-table-service-operations).
+ * With `select`, exactly the listed properties come out, a missing one as `null` (Azure REST:
+ * querying-tables-and-entities);
  * `odata.etag` stays. `single` adds `odata.metadata` for single-entity responses.
  */
-export function encodeEntity(entity: Entity, level: MetadataLevel, ctx: EntityUrlContext, options: EncodeOptions = {}): string {
+export function encodeEntity(
+  entity: Entity,
+  level: MetadataLevel,
+  ctx: EntityUrlContext,
+  options: EncodeOptions = {},
+): string {
   return entityEncoder(level, ctx, options)(entity);
 }
 
@@ -173,7 +194,8 @@ function entityParts(
 } {
   const { select, single = false } = options;
   const selected = select === undefined ? undefined : new Set(select);
-  const customSelected = selected === undefined ? undefined : [...selected].filter((name) => !systemPropertyNames.has(name));
+  const customSelected =
+    selected === undefined ? undefined : [...selected].filter((name) => !systemPropertyNames.has(name));
   const annotate = level !== 'none';
   const wantPartitionKey = selected === undefined || selected.has('PartitionKey');
   const wantRowKey = selected === undefined || selected.has('RowKey');
@@ -215,7 +237,11 @@ function entityParts(
     const parts = `{${members.join(',')}`.split(slotPattern);
     pieces = parts.filter((_, i) => i % 2 === 0);
     slots = parts.filter((_, i) => i % 2 === 1);
-    assert.equal(slots.length, (level === 'full' ? 2 : 0) + (wantRowKey ? 1 : 0), 'odata: a slot mark in the shared text');
+    assert.equal(
+      slots.length,
+      (level === 'full' ? 2 : 0) + (wantRowKey ? 1 : 0),
+      'odata: a slot mark in the shared text',
+    );
   };
 
   const head = (entity: Entity): string => {
@@ -232,7 +258,9 @@ function entityParts(
     return text;
   };
   const properties = (entity: Entity): string =>
-    customSelected === undefined ? allProperties(entity, annotate) : selectedProperties(entity, customSelected, annotate);
+    customSelected === undefined
+      ? allProperties(entity, annotate)
+      : selectedProperties(entity, customSelected, annotate);
   const wholeObject = (entity: Entity): string | undefined =>
     customSelected === undefined ? propertiesObject(entity, annotate) : undefined;
   return { head, properties, wholeObject };
@@ -274,7 +302,8 @@ function selectedProperties(entity: Entity, names: readonly string[], annotate: 
       return;
     }
     const name = memberName(json, keyStart, keyEnd);
-    if (names.includes(name)) found.set(name, json.slice(annotate && annotationStart >= 0 ? annotationStart : keyStart, valueEnd));
+    if (names.includes(name))
+      found.set(name, json.slice(annotate && annotationStart >= 0 ? annotationStart : keyStart, valueEnd));
     annotationStart = -1;
   });
   return names.map((name) => found.get(name) ?? `${JSON.stringify(name)}:null`).join(',');
@@ -306,7 +335,8 @@ export function encodeTable(
   const members: string[] = [];
   if (single && level !== 'none') members.push(member('odata.metadata', `${baseUrl}/$metadata#Tables/@Element`));
   if (level === 'full') {
-    // Table names are alphanumeric (Azure REST: understanding-the-table-service-data-model), so the link needs no escaping.
+    // Table names are alphanumeric (Azure REST: understanding-the-table-service-data-model), so the link needs no
+    // escaping.
     const link = `Tables('${name}')`;
     members.push(
       member('odata.type', `${account}.Tables`),
@@ -330,7 +360,8 @@ export function encodeTableFeed(
 
 /**
  * `table(PartitionKey='…',RowKey='…')` for Location, DataServiceId, odata.id and odata.editLink:
- * quotes doubled, then encodeURIComponent (Azure REST: addressing-table-service-resources; other characters unverified).
+ * quotes doubled, then encodeURIComponent (Azure REST: addressing-table-service-resources; other characters
+ * unverified).
  */
 export function entityPath(table: string, partitionKey: string, rowKey: string): string {
   return `${entityPathStart(table, partitionKey)}${keyLiteral(rowKey)}')`;
@@ -379,7 +410,8 @@ function needsAnnotation(value: EdmValue): boolean {
     case 'Edm.Double':
       // A finite Double is a JSON number with a decimal point or exponent, never annotated: an
       // annotated number breaks clients that read every annotated value as a string
-      // (Azure REST: payload-format-for-table-service-operations). NaN and ±Infinity are strings, so they need the annotation.
+      // (Azure REST: payload-format-for-table-service-operations). NaN and ±Infinity are strings, so they need the
+      // annotation.
       return !Number.isFinite(value.value);
     case 'Edm.Int64':
     case 'Edm.DateTime':

@@ -1,5 +1,6 @@
 // The XML bodies of Get/Set Table Service Properties and Get Table Service Stats (Azure REST:
-// get-table-service-properties, set-table-service-properties, get-table-service-stats), and the settings they carry. Pure: no I/O.
+// get-table-service-properties, set-table-service-properties, get-table-service-stats), and the settings they carry.
+// Pure: no I/O.
 import { TableError } from '../errors.js';
 import { corsListEntriesMax, corsRulesMax, retentionDaysMax } from '../limits.js';
 import { childNamed, leafText, parseXml, writeXmlDocument, type XmlElement, type XmlNode } from './xml.js';
@@ -48,7 +49,8 @@ export interface ServiceProperties {
 export type ServicePropertiesUpdate = Partial<ServiceProperties>;
 
 /**
- * Reads a Set Table Service Properties body. Unknown elements are ignored (docs/protocol-notes.md#unknown-input-is-ignored;
+ * Reads a Set Table Service Properties body. Unknown elements are ignored
+ * (docs/protocol-notes.md#unknown-input-is-ignored;
  * unverified for XML); malformed values are InvalidXmlNodeValue, missing required ones
  * MissingRequiredXmlNode, more than 5 CORS rules InvalidXmlDocument (codes unverified for Table).
  */
@@ -69,7 +71,10 @@ export function parseServiceProperties(text: string): ServicePropertiesUpdate {
   };
 }
 
-/** In the documented element order: Logging, HourMetrics, MinuteMetrics, Cors (Azure REST: get-table-service-properties). */
+/**
+ * In the documented element order: Logging, HourMetrics, MinuteMetrics, Cors (Azure REST:
+ * get-table-service-properties).
+ */
 export function writeServiceProperties(properties: ServiceProperties): string {
   const { logging, hourMetrics, minuteMetrics, cors } = properties;
   return writeXmlDocument({
@@ -92,7 +97,9 @@ export function writeServiceProperties(properties: ServiceProperties): string {
   });
 }
 
-/** Get Table Service Stats: a local server is its own live replica (Azure REST: get-table-service-stats recommendation). */
+/**
+ * Get Table Service Stats: a local server is its own live replica (Azure REST: get-table-service-stats recommendation).
+ */
 export function writeServiceStats(now: Date): string {
   return writeXmlDocument({
     name: 'StorageServiceStats',
@@ -196,7 +203,10 @@ function corsRuleOf(element: XmlElement): CorsRule {
 /** A required comma-separated list; entries are trimmed and empty ones dropped. */
 function listOf(parent: XmlElement, name: string): string[] {
   const text = requiredElementText(parent, name);
-  const entries = text.split(',').map((entry) => entry.trim()).filter((entry) => entry !== '');
+  const entries = text
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter((entry) => entry !== '');
   if (entries.length > corsListEntriesMax) throw invalidValue(name, `${entries.length} entries`);
   return entries;
 }
