@@ -1,4 +1,5 @@
-// Compiles a filter tree once into a tree of closures with the typed semantics of Azure REST: querying-tables-and-entities.
+// Compiles a filter tree once into a tree of closures with the typed semantics of Azure REST:
+// querying-tables-and-entities.
 // Every comparison is "order the stored value against the literal, then ask the operator table";
 // the ordering is a number: negative / 0 / positive, NaN for unordered (Double NaN), and
 // undefined when the two are not comparable at all (missing property, different EDM types).
@@ -148,6 +149,9 @@ export const readEntityProperty: PropertyReaders<Entity> = (property) => {
   }
 };
 
-/** Query Tables: the only property is TableName, compared as stored (Azure REST: querying-tables-and-entities, unverified). */
+/**
+ * Query Tables: the only property is TableName, compared as stored (Azure REST: querying-tables-and-entities,
+ * unverified).
+ */
 export const readTableProperty: PropertyReaders<string> = (property) =>
   property === 'TableName' ? (tableName) => ({ type: 'Edm.String', value: tableName }) : noProperty;

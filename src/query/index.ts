@@ -56,7 +56,8 @@ const supportedQueryOptions: ReadonlySet<string> = new Set(['$filter', '$select'
 /**
  * Other OData system query options ($orderby, $skip, $expand, $count, …) are not supported by the
  * Table service (Azure REST: querying-tables-and-entities): 400 InvalidQueryParameterValue (code unverified, the spec's
- * recommendation). Parameters without `$` are not OData options and are ignored (docs/protocol-notes.md#unknown-input-is-ignored).
+ * recommendation). Parameters without `$` are not OData options and are ignored
+ * (docs/protocol-notes.md#unknown-input-is-ignored).
  */
 export function rejectUnsupportedQueryOptions(parameterNames: Iterable<string>): void {
   for (const name of parameterNames) {

@@ -1,4 +1,5 @@
-// $filter lexer (Azure REST: querying-tables-and-entities). Hands out one token at a time with its UTF-16 offset, so the
+// $filter lexer (Azure REST: querying-tables-and-entities). Hands out one token at a time with its UTF-16 offset, so
+// the
 // parser reports the first problem in reading order (a function call is NotImplemented even if
 // its argument list would not lex). Literals come out typed: a token carries its EdmValue.
 import { TableError } from '../errors.js';
@@ -28,7 +29,8 @@ export function excerpt(text: string): string {
 const logicalKeywords: ReadonlySet<string> = new Set(['and', 'or', 'not']);
 const operatorKeywords: ReadonlySet<string> = new Set(comparisonOperators);
 
-// Identifiers follow C# rules (Azure REST: understanding-the-table-service-data-model): a letter or '_', then letters, digits, marks.
+// Identifiers follow C# rules (Azure REST: understanding-the-table-service-data-model): a letter or '_', then letters,
+// digits, marks.
 const identifierPattern = /[\p{L}\p{Nl}_][\p{L}\p{Nl}\p{Nd}\p{Mn}\p{Mc}\p{Pc}\p{Cf}]*/uy;
 const numberPattern = /-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?[lLdD]?/y;
 const integerText = /^-?\d+$/;
@@ -134,7 +136,8 @@ function unrecognized(type: string, text: string, offset: number): TableError {
 
 /**
  * `5` Int32 (must fit), `5L` Int64, `1.5` / `1e5` / `2d` Double (must be finite). The `l`
- * suffix, a dot-less exponent and the `d` suffix are unverified forms, accepted (Azure REST: querying-tables-and-entities).
+ * suffix, a dot-less exponent and the `d` suffix are unverified forms, accepted (Azure REST:
+ * querying-tables-and-entities).
  */
 function numberLiteral(text: string, offset: number): EdmValue {
   const suffix = text[text.length - 1]!;

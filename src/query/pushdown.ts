@@ -37,7 +37,9 @@ function conditionOf(property: string, operator: ComparisonOperator, literal: Ed
     case 'Edm.String':
       // Stores may order strings by UTF-8 bytes; that agrees with UTF-16 code-unit order
       // whenever the literal has no character at or above U+D800.
-      return /^[\u0000-\ud7ff]*$/.test(literal.value) ? { kind: 'string', property, operator, value: literal.value } : undefined;
+      return /^[\u0000-\ud7ff]*$/.test(literal.value)
+        ? { kind: 'string', property, operator, value: literal.value }
+        : undefined;
     case 'Edm.Boolean':
       return { kind: 'boolean', property, operator, value: literal.value };
     case 'Edm.DateTime':
