@@ -18,7 +18,9 @@ export class AclService {
   async set(account: string, table: string, identifiers: readonly SignedIdentifier[]): Promise<void> {
     const document = identifiers.length === 0 ? undefined : JSON.stringify(identifiers);
     // The store writes it only while the table exists, so a table deleted meanwhile keeps nothing.
-    if ((await this.store.putSettings(account, [{ key: { scope: 'table', table }, value: document }])) === 'tableNotFound') {
+    if (
+      (await this.store.putSettings(account, [{ key: { scope: 'table', table }, value: document }])) === 'tableNotFound'
+    ) {
       throw new TableError('TableNotFound');
     }
   }
