@@ -26,7 +26,10 @@ const indexableName = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;
 const exactIntegerMax = 2n ** 53n;
 
 /** An equality condition an index on its property can serve. */
-export type IndexedEquality = PropertyCondition & { readonly kind: 'number' | 'string' | 'boolean'; readonly operator: 'eq' };
+export type IndexedEquality = PropertyCondition & {
+  readonly kind: 'number' | 'string' | 'boolean';
+  readonly operator: 'eq';
+};
 
 /**
  * The first `eq` condition of `conditions` an index can serve, if any; with `indexed`, the first
@@ -38,7 +41,10 @@ export type IndexedEquality = PropertyCondition & { readonly kind: 'number' | 's
  *   condition, below U+D800;
  * - a Boolean.
  */
-export function indexedEquality(conditions: readonly PropertyCondition[], indexed?: (property: string) => boolean): IndexedEquality | undefined {
+export function indexedEquality(
+  conditions: readonly PropertyCondition[],
+  indexed?: (property: string) => boolean,
+): IndexedEquality | undefined {
   let first: IndexedEquality | undefined;
   for (const condition of conditions) {
     const candidate = servable(condition);
@@ -51,13 +57,17 @@ export function indexedEquality(conditions: readonly PropertyCondition[], indexe
 }
 
 /** The condition of `conditions` that an index the engine has (`indexed`) serves, if any. */
-export function indexServing(conditions: readonly PropertyCondition[], indexed: (property: string) => boolean): IndexedEquality | undefined {
+export function indexServing(
+  conditions: readonly PropertyCondition[],
+  indexed: (property: string) => boolean,
+): IndexedEquality | undefined {
   const condition = indexedEquality(conditions, indexed);
   return condition !== undefined && indexed(condition.property) ? condition : undefined;
 }
 
 function servable(condition: PropertyCondition): IndexedEquality | undefined {
-  if (condition.kind === 'timestamp' || condition.operator !== 'eq' || !indexableName.test(condition.property)) return undefined;
+  if (condition.kind === 'timestamp' || condition.operator !== 'eq' || !indexableName.test(condition.property))
+    return undefined;
   switch (condition.kind) {
     case 'number': {
       const value = condition.value;

@@ -42,7 +42,8 @@ export interface NewMessage {
 /** Why a message operation did not apply. */
 export type MessageFailure = 'queueNotFound' | 'messageNotFound' | 'popReceiptMismatch';
 
-export type MessageResult<T> = { readonly ok: true; readonly value: T } | { readonly ok: false; readonly failure: MessageFailure };
+export type MessageResult<T> =
+  { readonly ok: true; readonly value: T } | { readonly ok: false; readonly failure: MessageFailure };
 
 export interface QueueStore {
   /**
@@ -76,11 +77,23 @@ export interface QueueStore {
    * Two concurrent calls, in any processes, never claim the same message. Order: see the engine
    * notes in the conformance suite (earliest visible first, then insertion order).
    */
-  getMessages(account: string, name: string, count: number, nowMs: number, visibleMs: number): Promise<MessageResult<StoredMessage[]>>;
+  getMessages(
+    account: string,
+    name: string,
+    count: number,
+    nowMs: number,
+    visibleMs: number,
+  ): Promise<MessageResult<StoredMessage[]>>;
   /** Up to `count` messages visible and unexpired at `nowMs`, in get order; changes nothing. */
   peekMessages(account: string, name: string, count: number, nowMs: number): Promise<MessageResult<StoredMessage[]>>;
   /** Deletes the message if `popReceipt` is its current one. Durable before it resolves. */
-  deleteMessage(account: string, name: string, id: string, popReceipt: string, nowMs: number): Promise<MessageResult<void>>;
+  deleteMessage(
+    account: string,
+    name: string,
+    id: string,
+    popReceipt: string,
+    nowMs: number,
+  ): Promise<MessageResult<void>>;
   /**
    * If `popReceipt` is current: makes the message invisible until `visibleMs`, replaces its text
    * when `text` is given, and gives it a new pop receipt (its dequeue count is unchanged).

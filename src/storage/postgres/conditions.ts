@@ -51,12 +51,21 @@ function numberSql(
 ): string {
   const asDouble = Number(literal);
   const exactDouble = typeof literal === 'number' || BigInt(asDouble) === literal;
-  const doubleOperator = exactDouble ? operator : ({ gt: 'ge', lt: 'le' } as const)[operator as 'gt' | 'lt'] ?? operator;
+  const doubleOperator = exactDouble
+    ? operator
+    : (({ gt: 'ge', lt: 'le' } as const)[operator as 'gt' | 'lt'] ?? operator);
   const doubleTest =
-    !exactDouble && operator === 'ne' ? 'true' : `(${text})::float8 ${sqlOperators[doubleOperator]} ${bind(asDouble)}::float8`;
+    !exactDouble && operator === 'ne'
+      ? 'true'
+      : `(${text})::float8 ${sqlOperators[doubleOperator]} ${bind(asDouble)}::float8`;
   // The literal's exact decimal value: a non-integral double has no integer within its rounding
   // interval, so its shortest text compares with every Int64 as the double does.
-  const exact = typeof literal === 'bigint' ? literal.toString() : Number.isInteger(literal) ? BigInt(literal).toString() : String(literal);
+  const exact =
+    typeof literal === 'bigint'
+      ? literal.toString()
+      : Number.isInteger(literal)
+        ? BigInt(literal).toString()
+        : String(literal);
   return (
     `CASE jsonb_typeof(${value}) WHEN 'number' THEN ${doubleTest} ` +
     `WHEN 'string' THEN CASE ${annotation} WHEN 'Edm.Int64' THEN (${text})::numeric ${sqlOperators[operator]} ${bind(exact)}::numeric ` +

@@ -11,7 +11,16 @@ const retryableCodes = new Set(['40001', '40P01']);
 const unavailableCodes = new Set(['57P01', '57P02', '57P03', '53300', '53400', '55P03', '58000', '58030']);
 
 /** Node socket errors of a database out of reach. */
-const unreachableErrnos = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN']);
+const unreachableErrnos = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'EPIPE',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+]);
 
 function codeOf(error: unknown): string | undefined {
   const code = (error as { code?: unknown } | null)?.code;
@@ -43,7 +52,9 @@ export function isConnectionFailure(error: unknown): boolean {
   const code = codeOf(error) ?? '';
   if (unreachableErrnos.has(code) || code.startsWith('08') || code === '57P01' || code === '57P02') return true;
   const message = error instanceof Error ? error.message : '';
-  return /Connection terminated|connection timeout|Query read timeout|not queryable|Client has encountered a connection error/i.test(message);
+  return /Connection terminated|connection timeout|Query read timeout|not queryable|Client has encountered a connection error/i.test(
+    message,
+  );
 }
 
 /**
@@ -56,10 +67,18 @@ export function azureError(error: unknown, committing = false): unknown {
   const code = codeOf(error) ?? '';
   const message = error instanceof Error ? error.message : '';
   if (committing && isConnectionFailure(error)) {
-    return new TableError('InternalError', 'The database connection was lost while committing; the outcome is unknown.');
+    return new TableError(
+      'InternalError',
+      'The database connection was lost while committing; the outcome is unknown.',
+    );
   }
   if (code === '57014' || /Query read timeout/i.test(message)) return new TableError('OperationTimedOut');
-  if (unavailableCodes.has(code) || retryableCodes.has(code) || isConnectionFailure(error) || /timeout exceeded when trying to connect/i.test(message)) {
+  if (
+    unavailableCodes.has(code) ||
+    retryableCodes.has(code) ||
+    isConnectionFailure(error) ||
+    /timeout exceeded when trying to connect/i.test(message)
+  ) {
     return new TableError('ServerBusy');
   }
   return error;

@@ -39,11 +39,27 @@ import type {
   WriteFailure,
 } from '../store.js';
 import { CommitClock, conditionFailure, mergeProperties } from '../write.js';
-import { decodeKey, encodeIncoming, encodeKey, encodeMergedMembers, encodeProperties, incomingText, storedEntity, type EncodedProperties, type IncomingProperties } from './codec.js';
+import {
+  decodeKey,
+  encodeIncoming,
+  encodeKey,
+  encodeMergedMembers,
+  encodeProperties,
+  incomingText,
+  storedEntity,
+  type EncodedProperties,
+  type IncomingProperties,
+} from './codec.js';
 import { Coalescer } from './coalescer.js';
 import { conditionSql, type Bind } from './conditions.js';
 import { azureError, isConnectionFailure, isMissingTable, isRetryable, isStatementFailure } from './failures.js';
-import { catalogRefreshMsDefault, indexedLiteral, indexedValueSql, PropertyIndexes, type IndexedLookup } from './property-indexes.js';
+import {
+  catalogRefreshMsDefault,
+  indexedLiteral,
+  indexedValueSql,
+  PropertyIndexes,
+  type IndexedLookup,
+} from './property-indexes.js';
 import { migrate, schemaName as s } from './schema.js';
 import { autoIndexRowsDefault } from '../property-index.js';
 
@@ -107,8 +123,17 @@ export class PostgresStore implements Store {
   ) {}
 
   /** Requests of one kind grouped into statements `run` makes (coalescer.ts). */
-  private coalescer<Item, Outcome>(run: (items: readonly Item[]) => Promise<readonly Outcome[]>, keyOf?: (item: Item) => string): Coalescer<Item, Outcome> {
-    return new Coalescer({ run, runningMax: groupsRunningMax, itemsMax: groupItemsMax, keyOf, rerunAlone: isStatementFailure });
+  private coalescer<Item, Outcome>(
+    run: (items: readonly Item[]) => Promise<readonly Outcome[]>,
+    keyOf?: (item: Item) => string,
+  ): Coalescer<Item, Outcome> {
+    return new Coalescer({
+      run,
+      runningMax: groupsRunningMax,
+      itemsMax: groupItemsMax,
+      keyOf,
+      rerunAlone: isStatementFailure,
+    });
   }
 
   static async open(options: PostgresStoreOptions): Promise<PostgresStore> {
@@ -136,7 +161,12 @@ export class PostgresStore implements Store {
     });
     // An idle connection the server dropped (restart, failover) is discarded; the next request gets a new one.
     pool.on('error', () => undefined);
-    const indexes = new PropertyIndexes(options.url, pool, options.autoIndexRows ?? autoIndexRowsDefault, options.indexCatalogRefreshMs ?? catalogRefreshMsDefault);
+    const indexes = new PropertyIndexes(
+      options.url,
+      pool,
+      options.autoIndexRows ?? autoIndexRowsDefault,
+      options.indexCatalogRefreshMs ?? catalogRefreshMsDefault,
+    );
     const client = await pool.connect();
     try {
       await migrate(client);
@@ -154,7 +184,12 @@ export class PostgresStore implements Store {
   /** Statements each kind of grouped request went in, and the requests they carried (coalescer.ts). */
   groupCounts(): Record<'reads' | 'inserts' | 'upserts' | 'merges', { statements: number; items: number }> {
     const counts = ({ statements, items }: { statements: number; items: number }) => ({ statements, items });
-    return { reads: counts(this.reads), inserts: counts(this.inserts), upserts: counts(this.upserts), merges: counts(this.merges) };
+    return {
+      reads: counts(this.reads),
+      inserts: counts(this.inserts),
+      upserts: counts(this.upserts),
+      merges: counts(this.merges),
+    };
   }
 
   // -- tables ----------------------------------------------------------------------------------
@@ -176,10 +211,11 @@ export class PostgresStore implements Store {
     const startedMs = performance.now();
     // Its entities and settings go with it (ON DELETE CASCADE), in the same transaction; its
     // property indexes after it, in the background.
-    const { rows } = await this.query<{ id: string }>('deleteTable', `DELETE FROM ${s}.tables WHERE account = $1 AND name_lower = $2 RETURNING id`, [
-      account,
-      name.toLowerCase(),
-    ]);
+    const { rows } = await this.query<{ id: string }>(
+      'deleteTable',
+      `DELETE FROM ${s}.tables WHERE account = $1 AND name_lower = $2 RETURNING id`,
+      [account, name.toLowerCase()],
+    );
     if (rows.length !== 1) return false;
     this.committed(startedMs);
     this.indexes.deleted(account, name, rows[0]!.id);
@@ -188,10 +224,11 @@ export class PostgresStore implements Store {
 
   async getTable(account: string, name: string): Promise<TableInfo | undefined> {
     if (!storableName(name)) return undefined;
-    const { rows } = await this.query<{ name: string }>('getTable', `SELECT name FROM ${s}.tables WHERE account = $1 AND name_lower = $2`, [
-      account,
-      name.toLowerCase(),
-    ]);
+    const { rows } = await this.query<{ name: string }>(
+      'getTable',
+      `SELECT name FROM ${s}.tables WHERE account = $1 AND name_lower = $2`,
+      [account, name.toLowerCase()],
+    );
     return rows[0] && { account, name: rows[0].name };
   }
 
@@ -210,9 +247,19 @@ export class PostgresStore implements Store {
     return (await this.getTableEntity(table.account, table.name, partitionKey, rowKey))?.entity;
   }
 
-  async getTableEntity(account: string, name: string, partitionKey: string, rowKey: string): Promise<TableEntity | undefined> {
+  async getTableEntity(
+    account: string,
+    name: string,
+    partitionKey: string,
+    rowKey: string,
+  ): Promise<TableEntity | undefined> {
     if (!storableName(name)) return undefined;
-    const row = await this.grouped(this.reads, { account, nameLower: name.toLowerCase(), pk: encodeKey(partitionKey), rk: encodeKey(rowKey) });
+    const row = await this.grouped(this.reads, {
+      account,
+      nameLower: name.toLowerCase(),
+      pk: encodeKey(partitionKey),
+      rk: encodeKey(rowKey),
+    });
     if (row === undefined) return undefined;
     const entity = row.ts === null ? undefined : storedEntity(partitionKey, rowKey, BigInt(row.ts), row.doc, row.props);
     return { table: { account, name: row.name }, entity };
@@ -266,7 +313,15 @@ export class PostgresStore implements Store {
       mergeColumns,
       (merge) => {
         const annotations = merge.names.map((name) => `${name}@odata.type`);
-        return [...addressValues(merge), merge.ts, merge.expected, merge.members, merge.names, annotations, merge.keyBytes];
+        return [
+          ...addressValues(merge),
+          merge.ts,
+          merge.expected,
+          merge.members,
+          merge.names,
+          annotations,
+          merge.keyBytes,
+        ];
       },
       (values) =>
         `WITH k (i, ${addressNames}, ts, expected, members, names, annotations, key_bytes) AS (${values}) ` +
@@ -301,7 +356,10 @@ export class PostgresStore implements Store {
     const { rows } = await this.rawQuery<Row & { i: number }>(
       `${name}${groupRows(items.length)}`,
       sql(groupValuesSql(items.length, columns)),
-      groupValues(order.map((index) => valuesOf(items[index]!)), columns),
+      groupValues(
+        order.map((index) => valuesOf(items[index]!)),
+        columns,
+      ),
     );
     const answers: (Row | undefined)[] = new Array(items.length).fill(undefined);
     for (const row of rows) answers[order[row.i - 1]!] = row;
@@ -312,7 +370,10 @@ export class PostgresStore implements Store {
     const rows = Math.min(limit, stepRowsMax);
     if (conditions.length > 0) this.indexes.refreshIfDue();
     const lookup = conditions.length === 0 ? undefined : this.indexes.lookup(table, conditions);
-    let step = lookup === undefined ? undefined : await this.scanStep(table, range, conditions, rows, this.stepExamineMax, lookup);
+    let step =
+      lookup === undefined
+        ? undefined
+        : await this.scanStep(table, range, conditions, rows, this.stepExamineMax, lookup);
     if (step === undefined) {
       step = await this.scanStep(table, range, conditions, rows, this.stepExamineMax, undefined);
       assert(step !== undefined, 'a step without an index always answers');
@@ -343,7 +404,9 @@ export class PostgresStore implements Store {
     const tableId = lookup === undefined ? `(${tableIdSql})` : lookup.tableId;
     const where = [
       `table_id = ${tableId}`,
-      ...(lookup === undefined ? [] : [`${indexedValueSql(lookup.condition.property)} = ${bind(indexedLiteral(lookup.condition))}::jsonb`]),
+      ...(lookup === undefined
+        ? []
+        : [`${indexedValueSql(lookup.condition.property)} = ${bind(indexedLiteral(lookup.condition))}::jsonb`]),
       ...rangeSql(range, bind),
     ].join(' AND ');
     const partitionKey = onlyPartition(range);
@@ -379,7 +442,12 @@ export class PostgresStore implements Store {
     // A plain step has one of a few shapes (which bounds the range has): each is prepared once
     // per connection. A step with conditions has as many shapes as filters, and is planned afresh,
     // but for a lone equality read from an index (planning is most of its time: indexStepName).
-    const name = conditions.length === 0 ? plainStepName(sql) : lookup !== undefined && conditions.length === 1 ? indexStepName(sql) : undefined;
+    const name =
+      conditions.length === 0
+        ? plainStepName(sql)
+        : lookup !== undefined && conditions.length === 1
+          ? indexStepName(sql)
+          : undefined;
     let { rows } = await this.query<ScanRow>(name, sql, params);
     if (lookup !== undefined) {
       if (rows[0] !== undefined && rows[0].table_id !== lookup.tableId) {
@@ -439,7 +507,11 @@ export class PostgresStore implements Store {
       const merged = await this.mergeAlone(table, only!, only!.action);
       if (merged !== undefined) return merged;
     }
-    return this.transaction((client) => this.applyCommit(client, table, writes), ({ result }) => result.ok, noTable);
+    return this.transaction(
+      (client) => this.applyCommit(client, table, writes),
+      ({ result }) => result.ok,
+      noTable,
+    );
   }
 
   /**
@@ -448,25 +520,46 @@ export class PostgresStore implements Store {
    * if that is later (the row is locked by the statement, so no other write comes between). When
    * nothing was written, a second look tells why.
    */
-  private async commitAlone(table: TableInfo, write: Write, action: Write['action'] & { kind: 'put' | 'delete' }): Promise<Committed> {
+  private async commitAlone(
+    table: TableInfo,
+    write: Write,
+    action: Write['action'] & { kind: 'put' | 'delete' },
+  ): Promise<Committed> {
     const { condition } = write;
-    const key: [string, string, Buffer, Buffer] = [table.account, table.name.toLowerCase(), encodeKey(write.partitionKey), encodeKey(write.rowKey)];
+    const key: [string, string, Buffer, Buffer] = [
+      table.account,
+      table.name.toLowerCase(),
+      encodeKey(write.partitionKey),
+      encodeKey(write.rowKey),
+    ];
     const expected = condition.kind === 'version' ? condition.timestamp.toString() : null;
     const ts = this.clock.next().toString();
     let written: { ts: string; name: string } | undefined;
     const encoded = action.kind === 'put' ? encodeIncoming(action) : undefined;
     if (action.kind === 'delete') {
       if (condition.kind === 'absent') return this.whyNotWritten(table, write);
-      ({ rows: [written] } = await this.query<{ ts: string; name: string }>(
+      ({
+        rows: [written],
+      } = await this.query<{ ts: string; name: string }>(
         'deleteEntity',
         `DELETE FROM ${s}.entities e WHERE table_id = (${tableIdSql}) AND pk = $3 AND rk = $4 AND ($5::bigint IS NULL OR ts = $5) RETURNING $6::bigint AS ts, ${nameOfRowSql}`,
         [...key, expected, ts],
       ));
     } else if (condition.kind === 'absent' || condition.kind === 'none') {
-      const put = { account: table.account, nameLower: key[1], pk: key[2], rk: key[3], ts, props: encoded!.props, doc: encoded!.doc };
+      const put = {
+        account: table.account,
+        nameLower: key[1],
+        pk: key[2],
+        rk: key[3],
+        ts,
+        props: encoded!.props,
+        doc: encoded!.doc,
+      };
       written = await this.grouped(condition.kind === 'absent' ? this.inserts : this.upserts, put);
     } else {
-      ({ rows: [written] } = await this.query<{ ts: string; name: string }>(
+      ({
+        rows: [written],
+      } = await this.query<{ ts: string; name: string }>(
         'replaceEntity',
         `UPDATE ${s}.entities e SET ts = greatest($5::bigint, ts + 1), props = $6::jsonb, doc = $8 ` +
           `WHERE table_id = (${tableIdSql}) AND pk = $3 AND rk = $4 AND ($7::bigint IS NULL OR ts = $7) RETURNING ts, ${nameOfRowSql}`,
@@ -496,7 +589,11 @@ export class PostgresStore implements Store {
    * may pass a limit) writes nothing and answers undefined: the transaction path then decides on
    * the locked row exactly.
    */
-  private async mergeAlone(table: TableInfo, write: Write, incoming: IncomingProperties): Promise<Committed | undefined> {
+  private async mergeAlone(
+    table: TableInfo,
+    write: Write,
+    incoming: IncomingProperties,
+  ): Promise<Committed | undefined> {
     const { condition } = write;
     const expected = condition.kind === 'version' ? condition.timestamp.toString() : null;
     // The part of entitySizeBytes that does not depend on the properties.
@@ -531,10 +628,15 @@ export class PostgresStore implements Store {
     const row = rows[0]!;
     if (row.name === null) return noTable;
     const current = row.ts === null ? undefined : BigInt(row.ts);
-    const failure = conditionFailure(current, write.condition) ?? (write.action.kind === 'delete' && current === undefined ? 'notFound' : undefined);
+    const failure =
+      conditionFailure(current, write.condition) ??
+      (write.action.kind === 'delete' && current === undefined ? 'notFound' : undefined);
     // Otherwise another process changed the entity between the two statements: the write failed
     // on the entity as it was then.
-    return { result: failed(0, failure ?? (write.condition.kind === 'absent' ? 'exists' : 'versionMismatch')), storedName: row.name };
+    return {
+      result: failed(0, failure ?? (write.condition.kind === 'absent' ? 'exists' : 'versionMismatch')),
+      storedName: row.name,
+    };
   }
 
   private async applyCommit(client: pg.PoolClient, table: TableInfo, writes: readonly Write[]): Promise<Committed> {
@@ -545,7 +647,15 @@ export class PostgresStore implements Store {
     // no row) and the stored entities, in key order as every commit locks them, so that two
     // batches cannot deadlock on each other. A missing table gives no row; a table without any of
     // the entities gives one row of nulls.
-    const locked = await client.query<{ table_id: string; name: string; pk: Buffer | null; rk: Buffer | null; ts: string | null; doc: string | null; props: string | null }>({
+    const locked = await client.query<{
+      table_id: string;
+      name: string;
+      pk: Buffer | null;
+      rk: Buffer | null;
+      ts: string | null;
+      doc: string | null;
+      props: string | null;
+    }>({
       name: needProperties ? 'lockWithProperties' : 'lock',
       text:
         `WITH t AS (SELECT id, name FROM ${s}.tables WHERE account = $1 AND name_lower = $2 FOR KEY SHARE) ` +
@@ -558,10 +668,18 @@ export class PostgresStore implements Store {
     const tableId = locked.rows[0]?.table_id;
     if (tableId === undefined) return noTable;
     const storedName = locked.rows[0]!.name;
-    const failedAt = (index: number, failure: WriteFailure): Committed => ({ result: failed(index, failure), storedName });
+    const failedAt = (index: number, failure: WriteFailure): Committed => ({
+      result: failed(index, failure),
+      storedName,
+    });
     const stored = new Map<string, { ts: bigint; doc: string | null; props: string | null }>();
     for (const row of locked.rows) {
-      if (row.pk !== null) stored.set(row.pk.toString('hex') + ':' + row.rk!.toString('hex'), { ts: BigInt(row.ts!), doc: row.doc, props: row.props });
+      if (row.pk !== null)
+        stored.set(row.pk.toString('hex') + ':' + row.rk!.toString('hex'), {
+          ts: BigInt(row.ts!),
+          doc: row.doc,
+          props: row.props,
+        });
     }
 
     const inserts: number[] = [];
@@ -583,7 +701,11 @@ export class PostgresStore implements Store {
       }
       let encoded: EncodedProperties;
       if (action.kind === 'merge' && current !== undefined) {
-        const merged = mergeProperties(write, storedEntity(write.partitionKey, write.rowKey, current.ts, current.doc, current.props).properties, action.properties);
+        const merged = mergeProperties(
+          write,
+          storedEntity(write.partitionKey, write.rowKey, current.ts, current.doc, current.props).properties,
+          action.properties,
+        );
         if (typeof merged === 'string') return failedAt(index, merged);
         encoded = encodeProperties(merged);
       } else encoded = encodeIncoming(action);
@@ -592,7 +714,8 @@ export class PostgresStore implements Store {
         insertProperties.push(encoded);
       } else updates.push({ index, properties: encoded });
     }
-    // One Timestamp for the whole commit, later than any version it replaces (Azure REST: understanding-the-table-service-data-model).
+    // One Timestamp for the whole commit, later than any version it replaces (Azure REST:
+    // understanding-the-table-service-data-model).
     const timestamp = this.clock.next(newestPrevious);
     const ts = timestamp.toString();
     const pick = (keys: Buffer[], indexes: readonly number[]) => indexes.map((index) => keys[index]!);
@@ -621,7 +744,14 @@ export class PostgresStore implements Store {
           `UPDATE ${s}.entities e SET ts = $2, props = w.props::jsonb, doc = w.doc ` +
           `FROM unnest($3::bytea[], $4::bytea[], $5::text[], $6::text[]) AS w (pk, rk, props, doc) ` +
           `WHERE e.table_id = $1 AND e.pk = w.pk AND e.rk = w.rk`,
-        values: [tableId, ts, pick(pks, indexes), pick(rks, indexes), updates.map((update) => update.properties.props), updates.map((update) => update.properties.doc)],
+        values: [
+          tableId,
+          ts,
+          pick(pks, indexes),
+          pick(rks, indexes),
+          updates.map((update) => update.properties.props),
+          updates.map((update) => update.properties.doc),
+        ],
       });
     }
     if (deletes.length > 0) {
@@ -641,7 +771,11 @@ export class PostgresStore implements Store {
    * starting over after a lost race, up to commitAttemptsMax times. A foreign key violation (the
    * table was deleted under the transaction) answers `missingTable`.
    */
-  private async transaction<T>(body: (client: pg.PoolClient) => Promise<T>, keep: (result: T) => boolean, missingTable: T): Promise<T> {
+  private async transaction<T>(
+    body: (client: pg.PoolClient) => Promise<T>,
+    keep: (result: T) => boolean,
+    missingTable: T,
+  ): Promise<T> {
     for (let attempt = 1; ; attempt++) {
       const client = await this.connect();
       let committing = false;
@@ -658,7 +792,8 @@ export class PostgresStore implements Store {
         client.release(broken);
         if (isMissingTable(error)) return missingTable;
         const lostRace = error instanceof InsertRace || isRetryable(error);
-        if (!lostRace || attempt >= commitAttemptsMax) throw azureError(lostRace ? new TableError('ServerBusy') : error, committing);
+        if (!lostRace || attempt >= commitAttemptsMax)
+          throw azureError(lostRace ? new TableError('ServerBusy') : error, committing);
         // A short random pause, so that racing processes do not meet again in step.
         await new Promise((resolve) => setTimeout(resolve, Math.random() * 5 * attempt));
       }
@@ -694,7 +829,11 @@ export class PostgresStore implements Store {
           if (key.scope === 'account') {
             await client.query(
               value === undefined
-                ? { name: 'deleteAccountSetting', text: `DELETE FROM ${s}.account_settings WHERE account = $1 AND name = $2`, values: [account, key.name] }
+                ? {
+                    name: 'deleteAccountSetting',
+                    text: `DELETE FROM ${s}.account_settings WHERE account = $1 AND name = $2`,
+                    values: [account, key.name],
+                  }
                 : {
                     name: 'putAccountSetting',
                     text:
@@ -715,7 +854,11 @@ export class PostgresStore implements Store {
           if (tableId === undefined) return 'tableNotFound';
           await client.query(
             value === undefined
-              ? { name: 'deleteTableSetting', text: `DELETE FROM ${s}.table_settings WHERE table_id = $1`, values: [tableId] }
+              ? {
+                  name: 'deleteTableSetting',
+                  text: `DELETE FROM ${s}.table_settings WHERE table_id = $1`,
+                  values: [tableId],
+                }
               : {
                   name: 'putTableSetting',
                   text: `INSERT INTO ${s}.table_settings (table_id, value) VALUES ($1, $2) ON CONFLICT (table_id) DO UPDATE SET value = EXCLUDED.value`,
@@ -898,7 +1041,8 @@ const indexStepNames = new Map<string, string>();
  */
 function indexStepName(sql: string): string | undefined {
   let name = indexStepNames.get(sql);
-  if (name === undefined && indexStepNames.size < indexStepNamesMax) indexStepNames.set(sql, (name = `iscan${indexStepNames.size}`));
+  if (name === undefined && indexStepNames.size < indexStepNamesMax)
+    indexStepNames.set(sql, (name = `iscan${indexStepNames.size}`));
   return name;
 }
 
@@ -989,7 +1133,9 @@ function groupValuesSql(items: number, types: readonly string[]): string {
   if (sql === undefined) {
     const tuples: string[] = [];
     for (let row = 0; row < rows; row++) {
-      tuples.push(`(${row + 1}, ${types.map((type, column) => `$${row * types.length + column + 1}::${type}`).join(', ')})`);
+      tuples.push(
+        `(${row + 1}, ${types.map((type, column) => `$${row * types.length + column + 1}::${type}`).join(', ')})`,
+      );
     }
     groupValuesCache.set(key, (sql = `VALUES ${tuples.join(', ')}`));
   }

@@ -9,7 +9,8 @@
 //   stays short. A table deleted and created again gets a new id.
 // - entities: clustered on (table_id, pk, rk). Keys are bytea in UTF-16BE: bytea compares with
 //   memcmp on every engine, and big-endian code units compare byte-wise as JavaScript's `<`
-//   (Azure REST: understanding-the-table-service-data-model), which no text collation does (docs/postgresql.md has the measurement).
+//   (Azure REST: understanding-the-table-service-data-model), which no text collation does (docs/postgresql.md has the
+// measurement).
 //   UTF-16BE also keeps a worst-case key pair (2 x 1 KiB) inside PostgreSQL's 2704-byte B-tree
 //   tuple limit, which UTF-8 text (up to 3 KiB) would not. ts is the Timestamp in 100 ns ticks,
 //   which is the entity's version (ETag). props is jsonb (codec.ts), so that property conditions
@@ -74,10 +75,14 @@ export async function migrate(client: pg.ClientBase): Promise<void> {
          applied_at timestamptz NOT NULL DEFAULT now()
        )`,
     );
-    const { rows } = await client.query<{ version: number | null }>(`SELECT max(version) AS version FROM ${schemaName}.schema_version`);
+    const { rows } = await client.query<{ version: number | null }>(
+      `SELECT max(version) AS version FROM ${schemaName}.schema_version`,
+    );
     const current = rows[0]?.version ?? 0;
     if (current > migrations.length) {
-      throw new Error(`the database's Cerulean schema is version ${current}; this release knows up to ${migrations.length}`);
+      throw new Error(
+        `the database's Cerulean schema is version ${current}; this release knows up to ${migrations.length}`,
+      );
     }
     for (let version = current + 1; version <= migrations.length; version++) {
       await client.query(migrations[version - 1]!);
@@ -89,4 +94,3 @@ export async function migrate(client: pg.ClientBase): Promise<void> {
     throw error;
   }
 }
-
