@@ -54,7 +54,12 @@ describe('explorer in Chromium: tables, grid, query, editor', { skip: browserSki
     await paging.createTable();
     for (let i = 0; i < 12; i++) {
       const odd = i % 2 === 1;
-      await paging.createEntity({ partitionKey: 'p', rowKey: `r${String(i).padStart(2, '0')}`, Num: (i * 7) % 12, ...(odd ? { Odd: 1 } : { Even: true }) });
+      await paging.createEntity({
+        partitionKey: 'p',
+        rowKey: `r${String(i).padStart(2, '0')}`,
+        Num: (i * 7) % 12,
+        ...(odd ? { Odd: 1 } : { Even: true }),
+      });
     }
     await openExplorer(page, server);
   });
@@ -77,7 +82,9 @@ describe('explorer in Chromium: tables, grid, query, editor', { skip: browserSki
       await page.waitForSelector(`h2:text-is("${name}")`);
     }
     await page.fill('#table-filter', 'Al');
-    await page.waitForFunction(() => (globalThis as any).document.querySelectorAll('#table-list .table-link').length === 1);
+    await page.waitForFunction(
+      () => (globalThis as any).document.querySelectorAll('#table-list .table-link').length === 1,
+    );
     assert.equal(await page.textContent('#table-list .table-link'), 'Alpha1');
     await page.fill('#table-filter', '');
     await page.waitForSelector('#table-list .table-link[data-table="Beta1"]');
@@ -160,7 +167,10 @@ describe('explorer in Chromium: tables, grid, query, editor', { skip: browserSki
     await page.waitForSelector('#plan:has-text("table-scan")');
     assert.equal(await page.inputValue('#filter'), "(PartitionKey eq 'p' and Num ge 9) or Odd eq 1");
     assert.deepEqual(await gridRowKeys(page), ['r01', 'r03', 'r05', 'r07', 'r09', 'r10', 'r11']);
-    assert.match((await page.textContent('#plan-note'))!, /Table scan: reads every partition.*Add a PartitionKey condition.*secondary index/);
+    assert.match(
+      (await page.textContent('#plan-note'))!,
+      /Table scan: reads every partition.*Add a PartitionKey condition.*secondary index/,
+    );
     assert.equal(await page.getAttribute('#plan', 'class'), 'plan costly');
 
     // A value that is not of its type is refused before anything is sent.
@@ -193,8 +203,15 @@ describe('explorer in Chromium: tables, grid, query, editor', { skip: browserSki
       ];
     });
     assert.deepEqual(literals, [
-      "'O''Brien'", '-5', '9223372036854775807L', '2.0', '1e-9', 'true',
-      "datetime'2024-05-01T12:30:00.1234567Z'", "guid'3f2504e0-4f89-11d3-9a0c-0305e82c3301'", "X'000102ff'",
+      "'O''Brien'",
+      '-5',
+      '9223372036854775807L',
+      '2.0',
+      '1e-9',
+      'true',
+      "datetime'2024-05-01T12:30:00.1234567Z'",
+      "guid'3f2504e0-4f89-11d3-9a0c-0305e82c3301'",
+      "X'000102ff'",
     ]);
   });
 
@@ -365,7 +382,11 @@ describe('explorer in Chromium: tables, grid, query, editor', { skip: browserSki
       () =>
         new Promise<{ directive: string; ran: unknown }>((resolve) => {
           const g = globalThis as any;
-          g.document.addEventListener('securitypolicyviolation', (event: any) => resolve({ directive: event.effectiveDirective, ran: g.__inline }), { once: true });
+          g.document.addEventListener(
+            'securitypolicyviolation',
+            (event: any) => resolve({ directive: event.effectiveDirective, ran: g.__inline }),
+            { once: true },
+          );
           const script = g.document.createElement('script');
           script.textContent = 'window.__inline = 1';
           g.document.body.appendChild(script);
@@ -378,7 +399,12 @@ describe('explorer in Chromium: tables, grid, query, editor', { skip: browserSki
   test('the key stays in this tab: never in the URL, local storage, cookies or the server log', async () => {
     const stored = await page.evaluate(() => {
       const g = globalThis as any;
-      return { url: g.location.href, local: g.localStorage.length, cookie: g.document.cookie, session: JSON.stringify(g.sessionStorage) };
+      return {
+        url: g.location.href,
+        local: g.localStorage.length,
+        cookie: g.document.cookie,
+        session: JSON.stringify(g.sessionStorage),
+      };
     });
     assert.equal(stored.local, 0);
     assert.equal(stored.cookie, '');
