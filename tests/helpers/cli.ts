@@ -21,7 +21,10 @@ export interface CliResult {
 }
 
 /** Runs the CLI to completion. AZURE_TABLES_CONNECTION_STRING and CERULEAN_* are not inherited. */
-export async function runCli(args: readonly string[], options: { cwd?: string; env?: Record<string, string> } = {}): Promise<CliResult> {
+export async function runCli(
+  args: readonly string[],
+  options: { cwd?: string; env?: Record<string, string> } = {},
+): Promise<CliResult> {
   const env: NodeJS.ProcessEnv = {};
   for (const [name, value] of Object.entries(process.env)) {
     if (!name.startsWith('CERULEAN_') && name !== 'AZURE_TABLES_CONNECTION_STRING') env[name] = value;
@@ -58,7 +61,15 @@ export async function startAzurite(): Promise<RunningAzurite> {
   const workDir = makeTempDir('cerulean-azurite-');
   // Azurite prints the port it was given, so `--tablePort 0` would leave the real one unknown.
   const port = await freeLoopbackPort();
-  const args = [azuriteMain, '--inMemoryPersistence', '--tableHost', '127.0.0.1', '--tablePort', String(port), '--disableTelemetry'];
+  const args = [
+    azuriteMain,
+    '--inMemoryPersistence',
+    '--tableHost',
+    '127.0.0.1',
+    '--tablePort',
+    String(port),
+    '--disableTelemetry',
+  ];
   const child = spawn(process.execPath, args, { cwd: workDir, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   child.stderr.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));

@@ -1,5 +1,6 @@
 // Raw HTTP for system tests: exact request targets, headers and bodies, signed with Shared Key or
-// Shared Key Lite (Azure REST: authorize-with-shared-key). Only the HMAC comes from src/http/auth.ts; the string-to-sign and
+// Shared Key Lite (Azure REST: authorize-with-shared-key). Only the HMAC comes from src/http/auth.ts; the
+// string-to-sign and
 // canonicalized resource are built here on purpose, so a wrong server canonicalization cannot agree
 // with a wrong test one.
 import assert from 'node:assert/strict';
@@ -117,7 +118,8 @@ function buildHeaders(req: RawRequest, body: Buffer | undefined): Record<string,
     ...(body !== undefined && !req.chunkedEncoding ? { 'Content-Length': String(body.length) } : {}),
   };
   for (const [name, value] of Object.entries(req.headers ?? {})) {
-    for (const existing of Object.keys(merged)) if (existing.toLowerCase() === name.toLowerCase()) delete merged[existing];
+    for (const existing of Object.keys(merged))
+      if (existing.toLowerCase() === name.toLowerCase()) delete merged[existing];
     merged[name] = value;
   }
   const givenAuthorization = Object.keys(req.headers ?? {}).some((h) => h.toLowerCase() === 'authorization');
@@ -189,7 +191,10 @@ export function devPath(resource: string, account = devAccount): string {
   return `/${account}/${resource}`;
 }
 
-/** OData key literal as the JS SDK writes it: quotes doubled, then encodeURIComponent (Azure REST: addressing-table-service-resources). */
+/**
+ * OData key literal as the JS SDK writes it: quotes doubled, then encodeURIComponent (Azure REST:
+ * addressing-table-service-resources).
+ */
 export function jsKeyLiteral(key: string): string {
   return encodeURIComponent(key.replaceAll("'", "''"));
 }
@@ -222,7 +227,10 @@ export function assertError(res: RawResponse, status: number, code?: string): vo
   if (code !== undefined) assert.equal(errorCode(res), code, describeResponse(res));
 }
 
-/** Writes raw bytes on a fresh socket and returns (as latin1) whatever comes back before the server closes or goes quiet. */
+/**
+ * Writes raw bytes on a fresh socket and returns (as latin1) whatever comes back before the server closes or goes
+ * quiet.
+ */
 export function exchangeRaw(port: number, bytes: Buffer | string, quietMs = 1500): Promise<string> {
   return new Promise((resolve, reject) => {
     const socket = net.connect(port, '127.0.0.1');
@@ -248,7 +256,9 @@ export function exchangeRaw(port: number, bytes: Buffer | string, quietMs = 1500
     socket.on('end', done);
     socket.on('close', done);
     // The server may answer and close while we are still writing: keep what it said.
-    socket.on('error', (e: NodeJS.ErrnoException) => (e.code === 'ECONNRESET' || e.code === 'EPIPE' ? done() : reject(e)));
+    socket.on('error', (e: NodeJS.ErrnoException) =>
+      e.code === 'ECONNRESET' || e.code === 'EPIPE' ? done() : reject(e),
+    );
   });
 }
 

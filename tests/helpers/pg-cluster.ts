@@ -58,7 +58,17 @@ export async function startCluster(bin: string): Promise<Cluster> {
   const data = join(dir, 'data');
   const port = await freePort();
   // A C.UTF-8 default collation; the engine must not depend on it (its keys are bytea).
-  asPostgresUser(join(bin, 'initdb'), ['-D', data, '-U', 'postgres', '--auth=trust', '-E', 'UTF8', '--locale=C.UTF-8', '-N']);
+  asPostgresUser(join(bin, 'initdb'), [
+    '-D',
+    data,
+    '-U',
+    'postgres',
+    '--auth=trust',
+    '-E',
+    'UTF8',
+    '--locale=C.UTF-8',
+    '-N',
+  ]);
   const options = [
     '-c listen_addresses=127.0.0.1',
     `-c port=${port}`,

@@ -11,8 +11,7 @@ import { createDatabase, databaseFor, dropDatabase, testDatabaseUrl } from './po
 
 /** The well-known development account (Azure REST: authorize-with-shared-key); the server always has it. */
 export const devAccount = 'devstoreaccount1';
-export const devKey =
-  'Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/K1SZFPTOtr/KBHBeksoGMGw==';
+export const devKey = 'Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/K1SZFPTOtr/KBHBeksoGMGw==';
 
 const binPath = fileURLToPath(new URL('../../../bin/cerulean.js', import.meta.url));
 const repoRoot = fileURLToPath(new URL('../../../', import.meta.url));
@@ -177,11 +176,16 @@ export async function startServer(requested: ServerOptions = {}): Promise<Runnin
       }
     });
     child.once('exit', (code, signal) =>
-      reject(new Error(`server exited (code ${code}, signal ${signal}) before listening\nargs: ${args.join(' ')}\nstdout:\n${stdout}\nstderr:\n${stderr}`)),
+      reject(
+        new Error(
+          `server exited (code ${code}, signal ${signal}) before listening\nargs: ${args.join(' ')}\nstdout:\n${stdout}\nstderr:\n${stderr}`,
+        ),
+      ),
     );
     child.once('error', reject);
     setTimeout(
-      () => reject(new Error(`server not listening after ${startTimeoutMs} ms\nstdout:\n${stdout}\nstderr:\n${stderr}`)),
+      () =>
+        reject(new Error(`server not listening after ${startTimeoutMs} ms\nstdout:\n${stdout}\nstderr:\n${stderr}`)),
       startTimeoutMs,
     ).unref();
   });
