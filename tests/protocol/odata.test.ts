@@ -20,7 +20,12 @@ function ticks(iso: string): bigint {
   return value;
 }
 
-function entity(partitionKey: string, rowKey: string, timestamp: string, properties: Array<[string, EdmValue]> = []): Entity {
+function entity(
+  partitionKey: string,
+  rowKey: string,
+  timestamp: string,
+  properties: Array<[string, EdmValue]> = [],
+): Entity {
   return { partitionKey, rowKey, timestamp: ticks(timestamp), properties: new Map(properties) };
 }
 
@@ -140,7 +145,11 @@ describe('encodeEntity: recorded responses, byte for byte', () => {
   });
 
   test('Azure REST: query-entities full query (.NET recording)', () => {
-    const ctx = { baseUrl: 'https://chrissprim.table.core.windows.net', account: 'chrissprim', table: 'testtable733016501' };
+    const ctx = {
+      baseUrl: 'https://chrissprim.table.core.windows.net',
+      account: 'chrissprim',
+      table: 'testtable733016501',
+    };
     const stored = entity('somPartition', '1', '2020-04-30T22:03:14.9591322Z', [
       ['SomeStringProperty', { type: 'Edm.String', value: 'This is the original' }],
     ]);
@@ -254,9 +263,17 @@ describe('encodeEntity: values', () => {
       [{ type: 'Edm.String', value: 'a"\\\n😀\ud800' }, '"x":"a\\"\\\\\\n😀\\ud800"', '"x":"a\\"\\\\\\n😀\\ud800"'],
       [{ type: 'Edm.Int32', value: -5 }, '"x":-5', '"x":-5'],
       [{ type: 'Edm.Boolean', value: false }, '"x":false', '"x":false'],
-      [{ type: 'Edm.Int64', value: -(2n ** 63n) }, '"x@odata.type":"Edm.Int64","x":"-9223372036854775808"', '"x":"-9223372036854775808"'],
+      [
+        { type: 'Edm.Int64', value: -(2n ** 63n) },
+        '"x@odata.type":"Edm.Int64","x":"-9223372036854775808"',
+        '"x":"-9223372036854775808"',
+      ],
       [date, '"x@odata.type":"Edm.DateTime","x":"2020-09-17T00:00:00.99999Z"', '"x":"2020-09-17T00:00:00.99999Z"'],
-      [{ type: 'Edm.Guid', value: 'c9da6455-213d-42c9-9a79-3e9149a57833' }, '"x@odata.type":"Edm.Guid","x":"c9da6455-213d-42c9-9a79-3e9149a57833"', '"x":"c9da6455-213d-42c9-9a79-3e9149a57833"'],
+      [
+        { type: 'Edm.Guid', value: 'c9da6455-213d-42c9-9a79-3e9149a57833' },
+        '"x@odata.type":"Edm.Guid","x":"c9da6455-213d-42c9-9a79-3e9149a57833"',
+        '"x":"c9da6455-213d-42c9-9a79-3e9149a57833"',
+      ],
       [{ type: 'Edm.Binary', value: Buffer.from([1, 2]) }, '"x@odata.type":"Edm.Binary","x":"AQI="', '"x":"AQI="'],
       [{ type: 'Edm.Binary', value: Buffer.alloc(0) }, '"x@odata.type":"Edm.Binary","x":""', '"x":""'],
     ];
@@ -332,7 +349,10 @@ describe('tables (Azure REST: query-tables, create-table)', () => {
       encodeTableFeed([], 'minimal', base, 'myaccount'),
       '{"odata.metadata":"https://myaccount.table.core.windows.net/$metadata#Tables","value":[]}',
     );
-    assert.equal(encodeTableFeed(['a1b', 'B2c'], 'none', base, 'myaccount'), '{"value":[{"TableName":"a1b"},{"TableName":"B2c"}]}');
+    assert.equal(
+      encodeTableFeed(['a1b', 'B2c'], 'none', base, 'myaccount'),
+      '{"value":[{"TableName":"a1b"},{"TableName":"B2c"}]}',
+    );
   });
 
   test('Create Table response at each level', () => {
