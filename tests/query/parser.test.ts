@@ -6,7 +6,12 @@ import { filterComparisonsMax, filterDepthMax, filterLengthUtf16Max } from '../.
 import type { EdmValue } from '../../src/domain/edm.js';
 import { comparisonOperators, printLiteral, printNode } from '../../src/query/ast.js';
 import type { FilterNode } from '../../src/query/ast.js';
-import { compileEntityQuery, compileTableFilter, printFilter, rejectUnsupportedQueryOptions } from '../../src/query/index.js';
+import {
+  compileEntityQuery,
+  compileTableFilter,
+  printFilter,
+  rejectUnsupportedQueryOptions,
+} from '../../src/query/index.js';
 import { parseFilter } from '../../src/query/parser.js';
 import { runSeed, seededRandom } from './random.js';
 import type { Random } from './random.js';
@@ -297,7 +302,7 @@ describe('functions, arithmetic, in/has: 501 NotImplemented (Azure REST: queryin
     "cast(d, 'Edm.Int32') eq 1",
     'unknownfunction()',
     'now() gt Timestamp',
-    "Timestamp lt now()",
+    'Timestamp lt now()',
     'Age add 1 gt 5',
     'Age sub 1 gt 5',
     'Age mul 2 gt 5',
@@ -340,7 +345,9 @@ describe('limits (limits.ts), tested at the edge and one past it', () => {
     const bare = Array.from({ length: filterComparisonsMax }, (_, i) => `f${i}`).join(' and ');
     assert.doesNotThrow(() => parseFilter(bare));
     assert.equal(parseError(`${bare} and g`).code, 'InvalidInput');
-    assert.doesNotThrow(() => parseFilter(`${chain(filterComparisonsMax, 'or')} or ${Array(100).fill('true').join(' or ')}`));
+    assert.doesNotThrow(() =>
+      parseFilter(`${chain(filterComparisonsMax, 'or')} or ${Array(100).fill('true').join(' or ')}`),
+    );
   });
 
   test('a mirrored comparison and comparisons under not count the same', () => {
@@ -387,8 +394,14 @@ describe('public entry points', () => {
       assert.deepEqual(query.plan.ranges, [{}]);
       assert.equal(query.matches({ partitionKey: 'p', rowKey: 'r', timestamp: 0n, properties: new Map() }), true);
     }
-    assert.throws(() => compileEntityQuery('a eq'), (error) => error instanceof TableError && error.code === 'InvalidInput');
-    assert.throws(() => compileEntityQuery('startswith(a)'), (error) => error instanceof TableError && error.code === 'NotImplemented');
+    assert.throws(
+      () => compileEntityQuery('a eq'),
+      (error) => error instanceof TableError && error.code === 'InvalidInput',
+    );
+    assert.throws(
+      () => compileEntityQuery('startswith(a)'),
+      (error) => error instanceof TableError && error.code === 'NotImplemented',
+    );
   });
 
   test('compileTableFilter: TableName is the one property, compared as stored, case-sensitively', () => {
@@ -436,7 +449,10 @@ function randomLiteral(random: Random): EdmValue {
     case 4:
       return { type: 'Edm.Boolean', value: random.chance(0.5) };
     case 5:
-      return { type: 'Edm.DateTime', value: random.pick([0n, 15779342456789012n, -116444736000000000n, 2534023007999999999n]) };
+      return {
+        type: 'Edm.DateTime',
+        value: random.pick([0n, 15779342456789012n, -116444736000000000n, 2534023007999999999n]),
+      };
     case 6:
       return { type: 'Edm.Guid', value: '12345678-9abc-def0-1234-56789abcdef0' };
     default:
@@ -481,10 +497,55 @@ test('printLiteral of every type reparses', () => {
 });
 
 const fragments = [
-  'PartitionKey', 'RowKey', 'Timestamp', 'a', ' ', ' ', ' ', 'eq', 'ne', 'lt', 'and', 'or', 'not', '(', ')',
-  "'", "''", "'a'", '5', '-5', '5L', '1.5', '1e999', '2147483648', '-', '.', 'datetime', "datetime'",
-  "2020-01-01T00:00:00Z'", 'guid', "guid'", 'X', "X'", '0a', "0a'", 'true', 'false', 'null', 'startswith',
-  ',', 'add', 'in', '\u0000', '😀', '\ud800', '\t', '/', '$', 'TableName',
+  'PartitionKey',
+  'RowKey',
+  'Timestamp',
+  'a',
+  ' ',
+  ' ',
+  ' ',
+  'eq',
+  'ne',
+  'lt',
+  'and',
+  'or',
+  'not',
+  '(',
+  ')',
+  "'",
+  "''",
+  "'a'",
+  '5',
+  '-5',
+  '5L',
+  '1.5',
+  '1e999',
+  '2147483648',
+  '-',
+  '.',
+  'datetime',
+  "datetime'",
+  "2020-01-01T00:00:00Z'",
+  'guid',
+  "guid'",
+  'X',
+  "X'",
+  '0a',
+  "0a'",
+  'true',
+  'false',
+  'null',
+  'startswith',
+  ',',
+  'add',
+  'in',
+  '\u0000',
+  '😀',
+  '\ud800',
+  '\t',
+  '/',
+  '$',
+  'TableName',
 ];
 
 test('arbitrary text: a TableError (400 or 501) or a working query, never anything else', () => {
@@ -492,7 +553,9 @@ test('arbitrary text: a TableError (400 or 501) or a working query, never anythi
   const random = seededRandom(seed);
   const entity = { partitionKey: 'a', rowKey: 'b', timestamp: 0n, properties: new Map<string, EdmValue>() };
   for (let i = 0; i < 5000; i++) {
-    const text = Array.from({ length: 1 + random.int(24) }, () => random.pick(fragments)).join(random.chance(0.5) ? ' ' : '');
+    const text = Array.from({ length: 1 + random.int(24) }, () => random.pick(fragments)).join(
+      random.chance(0.5) ? ' ' : '',
+    );
     try {
       const query = compileEntityQuery(text);
       query.matches(entity);
