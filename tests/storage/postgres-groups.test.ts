@@ -22,7 +22,12 @@ function put(rowKey: string, value: number, condition: Write['condition']): Writ
 }
 
 function merge(rowKey: string, value: number, condition: Write['condition']): Write {
-  return { partitionKey: 'p', rowKey, condition, action: { kind: 'merge', properties: new Map([['m', int32(value)]]) } };
+  return {
+    partitionKey: 'p',
+    rowKey,
+    condition,
+    action: { kind: 'merge', properties: new Map([['m', int32(value)]]) },
+  };
 }
 
 /** What a commit answered, as a word: 'ok' or the failure. */
@@ -91,15 +96,23 @@ describe('grouped statements on PostgreSQL', { skip: postgresUnavailable() }, ()
     }
     const outcomes = await Promise.all(requests.map((request) => request.run()));
     for (const [index, request] of requests.entries()) {
-      assert.ok(request.expect.includes(outcomes[index]!), `request ${index}: ${outcomes[index]} not in ${request.expect.join('|')}`);
+      assert.ok(
+        request.expect.includes(outcomes[index]!),
+        `request ${index}: ${outcomes[index]} not in ${request.expect.join('|')}`,
+      );
     }
     for (const name of ['GroupA', 'GroupB']) {
-      const twice = requests.filter((request, index) => request.tag === `${name.toLowerCase()}/twice` && outcomes[index] === 'ok');
+      const twice = requests.filter(
+        (request, index) => request.tag === `${name.toLowerCase()}/twice` && outcomes[index] === 'ok',
+      );
       assert.equal(twice.length, 1, 'exactly one of the three inserts of one key wins');
       // What the burst wrote, read by the other store.
       const value = async (rowKey: string) => {
         const entity = (await second.getTableEntity(account, name, 'p', rowKey))?.entity;
-        return entity && JSON.stringify(Object.fromEntries([...entity.properties].map(([property, { value }]) => [property, value])));
+        return (
+          entity &&
+          JSON.stringify(Object.fromEntries([...entity.properties].map(([property, { value }]) => [property, value])))
+        );
       };
       for (let i = 0; i < 10; i++) {
         assert.equal(await value(`n${i}`), `{"v":${i}}`);
@@ -133,23 +146,35 @@ describe('grouped statements on PostgreSQL', { skip: postgresUnavailable() }, ()
     for (let round = 0; round < 3; round++) {
       const merges = await Promise.all(
         [first, second, first, second].flatMap((store, contender) =>
-          versions.map((version, i) => store.commitToTable(account, 'GroupRace', [merge(`r${i}`, contender, { kind: 'version', timestamp: version })])),
+          versions.map((version, i) =>
+            store.commitToTable(account, 'GroupRace', [
+              merge(`r${i}`, contender, { kind: 'version', timestamp: version }),
+            ]),
+          ),
         ),
       );
       const inserts = await Promise.all(
         [first, second, second, first].flatMap((store, contender) =>
-          versions.map((_, i) => store.commitToTable(account, 'GroupRace', [put(`new${round}-${i}`, contender, { kind: 'absent' })])),
+          versions.map((_, i) =>
+            store.commitToTable(account, 'GroupRace', [put(`new${round}-${i}`, contender, { kind: 'absent' })]),
+          ),
         ),
       );
       for (let i = 0; i < versions.length; i++) {
-        const mergeWinners = [0, 1, 2, 3].map((contender) => merges[contender * versions.length + i]!).filter((merged) => merged.result.ok);
+        const mergeWinners = [0, 1, 2, 3]
+          .map((contender) => merges[contender * versions.length + i]!)
+          .filter((merged) => merged.result.ok);
         assert.equal(mergeWinners.length, 1, `round ${round}, r${i}: ${mergeWinners.length} merges won`);
         for (let contender = 0; contender < 4; contender++) {
           const merged = merges[contender * versions.length + i]!;
           if (!merged.result.ok) assert.equal(merged.result.failure, 'versionMismatch');
         }
         const insertOutcomes = [0, 1, 2, 3].map((contender) => outcome(inserts[contender * versions.length + i]!));
-        assert.deepEqual(insertOutcomes.filter((word) => word === 'ok').length, 1, `round ${round}, new${round}-${i}: ${insertOutcomes.join()}`);
+        assert.deepEqual(
+          insertOutcomes.filter((word) => word === 'ok').length,
+          1,
+          `round ${round}, new${round}-${i}: ${insertOutcomes.join()}`,
+        );
         assert.ok(insertOutcomes.every((word) => word === 'ok' || word === 'exists'));
         const winner = mergeWinners[0]!.result;
         assert.ok(winner.ok && winner.timestamp > versions[i]!, 'a merge moves the version forward');
