@@ -8,13 +8,26 @@ import assert from 'node:assert/strict';
 import net from 'node:net';
 import { once } from 'node:events';
 import { devKey, startServer, type RunningServer } from '../helpers/server.js';
-import { canonicalizedResource, defaultVersion, describeResponse, devPath, hmacBase64, send, stringToSign, type RawRequest } from '../helpers/http.js';
+import {
+  canonicalizedResource,
+  defaultVersion,
+  describeResponse,
+  devPath,
+  hmacBase64,
+  send,
+  stringToSign,
+  type RawRequest,
+} from '../helpers/http.js';
 import { absoluteUrl, changesetBody, op, postBatch } from '../helpers/batch.js';
 import { uniqueTableName } from '../helpers/sdk.js';
 
 const entityCount = 1000;
 const batchSize = 100;
-const accepts = ['application/json;odata=nometadata', 'application/json;odata=minimalmetadata', 'application/json;odata=fullmetadata'];
+const accepts = [
+  'application/json;odata=nometadata',
+  'application/json;odata=minimalmetadata',
+  'application/json;odata=fullmetadata',
+];
 
 function entity(i: number): Record<string, unknown> & { PartitionKey: string; RowKey: string } {
   return {
@@ -44,7 +57,9 @@ describe('query pages in reused buffers', () => {
     const created = await send(server.port, { method: 'POST', path: devPath('Tables'), body: { TableName: table } });
     assert.equal(created.status, 201, describeResponse(created));
     for (let from = 0; from < entityCount; from += batchSize) {
-      const inserts = Array.from({ length: batchSize }, (_, i) => op.insert(absoluteUrl(server.port, table), entity(from + i)));
+      const inserts = Array.from({ length: batchSize }, (_, i) =>
+        op.insert(absoluteUrl(server.port, table), entity(from + i)),
+      );
       const res = await postBatch(server.port, changesetBody(inserts));
       assert.equal(res.status, 202, describeResponse(res));
       assert.doesNotMatch(res.text, /HTTP\/1\.1 [45]\d\d/);
@@ -106,7 +121,9 @@ describe('query pages in reused buffers', () => {
     socket.write(order.map((i) => signedRequestText(server.port, whole[i]!)).join(''));
     const others: Promise<void>[] = [];
     for (let round = 0; round < 4; round++) {
-      queries.forEach((query, i) => others.push(send(server.port, query).then((res) => assert.equal(res.status, 200, `query ${i}`))));
+      queries.forEach((query, i) =>
+        others.push(send(server.port, query).then((res) => assert.equal(res.status, 200, `query ${i}`))),
+      );
     }
     await Promise.all(others);
     const bodies = await readResponses(socket, order.length);
@@ -118,7 +135,16 @@ describe('query pages in reused buffers', () => {
 /** A GET as request text, signed Shared Key Lite as the development account. */
 function signedRequestText(port: number, query: RawRequest): string {
   const date = new Date().toUTCString();
-  const signature = hmacBase64(devKey, stringToSign('SharedKeyLite', { verb: 'GET', contentMd5: '', contentType: '', date, resource: canonicalizedResource('devstoreaccount1', query.path) }));
+  const signature = hmacBase64(
+    devKey,
+    stringToSign('SharedKeyLite', {
+      verb: 'GET',
+      contentMd5: '',
+      contentType: '',
+      date,
+      resource: canonicalizedResource('devstoreaccount1', query.path),
+    }),
+  );
   const accept = (query.headers?.['Accept'] as string | undefined) ?? '';
   return (
     `GET ${query.path} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nx-ms-date: ${date}\r\nx-ms-version: ${defaultVersion}\r\n` +

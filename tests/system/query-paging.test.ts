@@ -58,12 +58,19 @@ interface Scenario {
 }
 
 const all = () => true;
-const pkIn = (low: number, high: number) => (e: TestEntity) => e.partitionKey >= partitionKey(low) && e.partitionKey <= partitionKey(high);
+const pkIn = (low: number, high: number) => (e: TestEntity) =>
+  e.partitionKey >= partitionKey(low) && e.partitionKey <= partitionKey(high);
 
 const scenarios: Scenario[] = [
   { filter: undefined, inRanges: all, matches: all, keyOnly: true, tops: [1000, 100] },
   { filter: "PartitionKey eq 'p13'", inRanges: pkIn(13, 13), matches: pkIn(13, 13), keyOnly: true, tops: [7] },
-  { filter: "PartitionKey ge 'p03' and PartitionKey lt 'p07'", inRanges: pkIn(3, 6), matches: pkIn(3, 6), keyOnly: true, tops: [1] },
+  {
+    filter: "PartitionKey ge 'p03' and PartitionKey lt 'p07'",
+    inRanges: pkIn(3, 6),
+    matches: pkIn(3, 6),
+    keyOnly: true,
+    tops: [1],
+  },
   {
     filter: "PartitionKey eq 'p14' and RowKey ge '1' and RowKey lt '2'",
     inRanges: (e) => e.partitionKey === 'p14' && e.rowKey >= '1' && e.rowKey < '2',
@@ -104,7 +111,11 @@ function checkPages(pages: readonly EntityPage[], expected: readonly Key[], top:
   pages.forEach((page, i) => {
     const last = i === pages.length - 1;
     const where = `page ${i + 1}/${pages.length}`;
-    assert.equal(page.continuation === undefined, last, `continuation headers absent exactly on the last page (${where})`);
+    assert.equal(
+      page.continuation === undefined,
+      last,
+      `continuation headers absent exactly on the last page (${where})`,
+    );
     // A page ends at $top results or when the data is exhausted.
     if (!last) assert.equal(page.keys.length, top, `page ${i + 1} is full`);
     else assert.ok(page.keys.length <= top);
@@ -113,7 +124,8 @@ function checkPages(pages: readonly EntityPage[], expected: readonly Key[], top:
     const resume = page.resumeKey!;
     const resumeKey: Key = [resume[0], resume[1] ?? ''];
     const lastKey = page.keys.at(-1);
-    if (lastKey !== undefined) assert.ok(compareKeys(resumeKey, lastKey) > 0, `resume ${keyText(resumeKey)} after ${keyText(lastKey)}`);
+    if (lastKey !== undefined)
+      assert.ok(compareKeys(resumeKey, lastKey) > 0, `resume ${keyText(resumeKey)} after ${keyText(lastKey)}`);
     const nextFirst = pages.slice(i + 1).flatMap((p) => p.keys)[0];
     if (nextFirst !== undefined) {
       assert.ok(compareKeys(resumeKey, nextFirst) <= 0, `resume ${keyText(resumeKey)} not after ${keyText(nextFirst)}`);
@@ -154,7 +166,8 @@ for (const setup of storeSetups) {
             scanned >= rowsInRanges && scanned <= rowsInRanges + pages.length,
             `scanned ${scanned} over ${pages.length} pages; ${rowsInRanges} rows in the planned ranges`,
           );
-          if (scenario.keyOnly) for (const p of pages) assert.ok(p.plan.scanned <= top + 1, `a page of ${top} scanned ${p.plan.scanned}`);
+          if (scenario.keyOnly)
+            for (const p of pages) assert.ok(p.plan.scanned <= top + 1, `a page of ${top} scanned ${p.plan.scanned}`);
         });
       }
     }
@@ -163,7 +176,8 @@ for (const setup of storeSetups) {
       async function sdkPages(filter: string | undefined, maxPageSize: number): Promise<Key[][]> {
         const pages: Key[][] = [];
         const list = client.listEntities(filter === undefined ? {} : { queryOptions: { filter } });
-        for await (const page of list.byPage({ maxPageSize })) pages.push(page.map((e): Key => [e.partitionKey!, e.rowKey!]));
+        for await (const page of list.byPage({ maxPageSize }))
+          pages.push(page.map((e): Key => [e.partitionKey!, e.rowKey!]));
         return pages;
       }
 
@@ -184,7 +198,9 @@ for (const setup of storeSetups) {
     test('keys that need escaping or base64 "+" survive continuation tokens', async () => {
       // '\uFFFD' and '\u{1F600}' encode to base64 with '+'; '' gives an empty payload.
       const awkward = ['', ' ', "'", '%', '&', '+', '=', '\u00e9', '\u{1F600}', '\uFFFD'];
-      const keyed = awkward.flatMap((pk) => awkward.map((rk): TestEntity => ({ partitionKey: pk, rowKey: rk, properties: {} })));
+      const keyed = awkward.flatMap((pk) =>
+        awkward.map((rk): TestEntity => ({ partitionKey: pk, rowKey: rk, properties: {} })),
+      );
       const awkwardClient = tableClient(server, uniqueTableName('awkward'));
       await awkwardClient.createTable();
       await insertEntities(awkwardClient, keyed);
@@ -201,18 +217,24 @@ for (const setup of storeSetups) {
       test('NextPartitionKey without NextRowKey resumes at the start of that partition', async () => {
         const first = await fetchEntityPage(server.port, table, { $top: 150 });
         assert.equal(first.resumeKey?.[0], 'p05');
-        const rest = await fetchAllPages(server.port, table, { $top: 1000, NextPartitionKey: first.continuation!.NextPartitionKey });
-        assert.deepEqual(
-          rest.flatMap((p) => p.keys).map(keyText),
-          entities.slice(p05First).map(keyOf).map(keyText),
-        );
+        const rest = await fetchAllPages(server.port, table, {
+          $top: 1000,
+          NextPartitionKey: first.continuation!.NextPartitionKey,
+        });
+        assert.deepEqual(rest.flatMap((p) => p.keys).map(keyText), entities.slice(p05First).map(keyOf).map(keyText));
       });
 
       test('an empty NextRowKey= is read as absent (recommendation)', async () => {
         const first = await fetchEntityPage(server.port, table, { $top: 150 });
         const { NextPartitionKey } = first.continuation!;
         const page = await fetchEntityPage(server.port, table, { $top: 5, NextPartitionKey, NextRowKey: '' });
-        assert.deepEqual(page.keys.map(keyText), entities.slice(p05First, p05First + 5).map(keyOf).map(keyText));
+        assert.deepEqual(
+          page.keys.map(keyText),
+          entities
+            .slice(p05First, p05First + 5)
+            .map(keyOf)
+            .map(keyText),
+        );
       });
 
       test('a resume point after the last entity gives an empty last page', async () => {

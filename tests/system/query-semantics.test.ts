@@ -1,4 +1,5 @@
-// $filter semantics through HTTP (Azure REST: querying-tables-and-entities): every literal form, typed comparisons per EDM
+// $filter semantics through HTTP (Azure REST: querying-tables-and-entities): every literal form, typed comparisons per
+// EDM
 // type, missing properties, type mismatches, numeric promotion, `not`, precedence, constants on the
 // left, the 15-comparison limit, malformed filters, functions, unsupported options, $top and
 // $select; and the SDK's odata template helper. Each topic lives in its own partition with its
@@ -98,7 +99,10 @@ const data: Record<string, Record<string, Record<string, TestValue>>> = {
   },
   // Row k carries the bits of k: p = bit 0, q = bit 1, r = bit 2.
   prec: Object.fromEntries(
-    Array.from({ length: 8 }, (_, k) => [String(k), { p: edm.int32(k & 1), q: edm.int32((k >> 1) & 1), r: edm.int32((k >> 2) & 1) }]),
+    Array.from({ length: 8 }, (_, k) => [
+      String(k),
+      { p: edm.int32(k & 1), q: edm.int32((k >> 1) & 1), r: edm.int32((k >> 2) & 1) },
+    ]),
   ),
 };
 
@@ -248,7 +252,8 @@ const cases: ReadonlyArray<[topic: string, Case[]]> = [
       ['f gt false', rows('bool', ['t'])],
       ["f eq 'true'", rows('bool', ['s'])],
       ['f eq 1', []],
-      // A bare Boolean property and a bare literal are (unverified) grammar forms of Azure REST: querying-tables-and-entities.
+      // A bare Boolean property and a bare literal are (unverified) grammar forms of Azure REST:
+      // querying-tables-and-entities.
       ["PartitionKey eq 'bool' and f", rows('bool', ['t'])],
       ["PartitionKey eq 'bool' and true", allOf('bool')],
       ["PartitionKey eq 'bool' and false", []],
@@ -333,14 +338,21 @@ describe('$filter semantics through HTTP', () => {
 
   for (const [topic, topicCases] of cases) {
     test(topic, async () => {
-      for (const [filter, expected] of topicCases) assert.deepEqual(await matching(filter), expected, `$filter=${filter}`);
+      for (const [filter, expected] of topicCases)
+        assert.deepEqual(await matching(filter), expected, `$filter=${filter}`);
     });
   }
 
   test('precedence: comparison > not > and > or; constants on the left', async () => {
     for (const [filter, holds] of precedenceCases) {
-      const expected = Object.keys(data.prec!).filter((k) => holds((Number(k) & 1) === 1, (Number(k) & 2) === 2, (Number(k) & 4) === 4));
-      assert.deepEqual(await matching(`PartitionKey eq 'prec' and (${filter})`), rows('prec', expected), `$filter=${filter}`);
+      const expected = Object.keys(data.prec!).filter((k) =>
+        holds((Number(k) & 1) === 1, (Number(k) & 2) === 2, (Number(k) & 4) === 4),
+      );
+      assert.deepEqual(
+        await matching(`PartitionKey eq 'prec' and (${filter})`),
+        rows('prec', expected),
+        `$filter=${filter}`,
+      );
     }
   });
 
@@ -356,7 +368,10 @@ describe('$filter semantics through HTTP', () => {
   test("'+' in the query string decodes as a space", async () => {
     const res = await send(server.port, { method: 'GET', path: devPath(`${table}()?$filter=u+eq+'a%2Bb'`) });
     assert.equal(res.status, 200, describeResponse(res));
-    assert.deepEqual(res.json().value.map((e: { RowKey: string }) => e.RowKey), ['plus']);
+    assert.deepEqual(
+      res.json().value.map((e: { RowKey: string }) => e.RowKey),
+      ['plus'],
+    );
   });
 
   test('an empty $filter= is no filter (unverified)', async () => {
@@ -365,7 +380,8 @@ describe('$filter semantics through HTTP', () => {
   });
 
   describe('the 15-comparison limit', () => {
-    const scoped = (n: number) => `PartitionKey eq 'prec' and (${Array.from({ length: n - 1 }, () => 'p eq 1').join(' or ')})`;
+    const scoped = (n: number) =>
+      `PartitionKey eq 'prec' and (${Array.from({ length: n - 1 }, () => 'p eq 1').join(' or ')})`;
 
     test('15 comparisons are accepted', async () => {
       assert.deepEqual(await matching(scoped(15)), rows('prec', ['1', '3', '5', '7']));
@@ -376,7 +392,11 @@ describe('$filter semantics through HTTP', () => {
     });
     test('16 comparisons → 400 InvalidInput', async () => {
       assertError(await query({ $filter: scoped(16) }), 400, 'InvalidInput');
-      assertError(await query({ $filter: Array.from({ length: 16 }, () => 'not p eq 1').join(' and ') }), 400, 'InvalidInput');
+      assertError(
+        await query({ $filter: Array.from({ length: 16 }, () => 'not p eq 1').join(' and ') }),
+        400,
+        'InvalidInput',
+      );
     });
   });
 
@@ -478,14 +498,16 @@ describe('$filter semantics through HTTP', () => {
       { $inlinecount: 'allpages' },
     ];
     for (const params of options) assertError(await query(params), 400, 'InvalidQueryParameterValue');
-    // Parameters without `$` are not OData options: timeout is honoured, unknown ones ignored (docs/protocol-notes.md#unknown-input-is-ignored).
+    // Parameters without `$` are not OData options: timeout is honoured, unknown ones ignored
+    // (docs/protocol-notes.md#unknown-input-is-ignored).
     const ignored = await query({ $filter: "PartitionKey eq 'bin'", timeout: '30', foo: 'bar' });
     assert.equal(ignored.status, 200, describeResponse(ignored));
     assert.equal(ignored.json().value.length, Object.keys(data.bin!).length);
   });
 
   test('$top outside 1…1000 or not an integer → 400 InvalidInput (recommendation)', async () => {
-    for (const top of ['0', '1001', 'abc', '-1', '1.5', '99999999999']) assertError(await query({ $top: top }), 400, 'InvalidInput');
+    for (const top of ['0', '1001', 'abc', '-1', '1.5', '99999999999'])
+      assertError(await query({ $top: top }), 400, 'InvalidInput');
     for (const top of ['1', '1000']) assert.equal((await query({ $top: top })).status, 200);
   });
 
@@ -518,7 +540,10 @@ describe('$filter semantics through HTTP', () => {
       assert.equal(byRow.get('e')!.big, 5);
       assert.ok(!('big@odata.type' in byRow.get('e')!), 'Int32 stays unannotated');
       const dates = values(await query({ $filter: "PartitionKey eq 'dt' and RowKey eq 'd'", $select: 'd' }));
-      assert.deepEqual(dates.map((e) => [e['d@odata.type'], e.d]), [['Edm.DateTime', '2019-07-10T19:00:00.0000001Z']]);
+      assert.deepEqual(
+        dates.map((e) => [e['d@odata.type'], e.d]),
+        [['Edm.DateTime', '2019-07-10T19:00:00.0000001Z']],
+      );
     });
 
     test('$select does not change which entities match', async () => {
@@ -540,7 +565,10 @@ describe('$filter semantics through HTTP', () => {
       const plain = (await send(server.port, { method: 'GET', path: entityPath(table, 'str', 'a') })).json();
       assert.equal(plain['odata.metadata'], `${base()}/$metadata#${table}/@Element`);
       const feed = await query({ $filter: "PartitionKey eq 'str'", $select: 's' });
-      assert.ok(String(feed.json()['odata.metadata']).startsWith(`${base()}/$metadata#${table}`), feed.text.slice(0, 200));
+      assert.ok(
+        String(feed.json()['odata.metadata']).startsWith(`${base()}/$metadata#${table}`),
+        feed.text.slice(0, 200),
+      );
     });
 
     test('nometadata drops odata.*; fullmetadata keeps annotations on selected properties', async () => {
@@ -558,7 +586,10 @@ describe('$filter semantics through HTTP', () => {
     test('quotes are doubled by odata`…`', async () => {
       const found = [];
       for await (const e of client.listEntities({ queryOptions: { filter: odata`s eq ${"it's"}` } })) found.push(e);
-      assert.deepEqual(found.map((e) => [e.partitionKey, e.rowKey]), [['str', 'a']]);
+      assert.deepEqual(
+        found.map((e) => [e.partitionKey, e.rowKey]),
+        [['str', 'a']],
+      );
     });
 
     test('a Date becomes a datetime literal', async () => {
