@@ -38,12 +38,19 @@ export function describeStore(config: StoreConfig): string {
     if (url.password !== '') url.password = '***';
     return `PostgreSQL ${url.href}, every acknowledged write durable in the database`;
   }
-  return config.location === undefined ? 'in memory, nothing is kept' : `${config.location}, every acknowledged write fsync-durable`;
+  return config.location === undefined
+    ? 'in memory, nothing is kept'
+    : `${config.location}, every acknowledged write fsync-durable`;
 }
 
 export async function openStore(config: StoreConfig, onCommit?: CommitObserver): Promise<Store> {
   return config.database === undefined
-    ? SqliteStore.open({ location: config.location, onCommit, scanSplit: config.scanSplit, autoIndexRows: config.autoIndexRows })
+    ? SqliteStore.open({
+        location: config.location,
+        onCommit,
+        scanSplit: config.scanSplit,
+        autoIndexRows: config.autoIndexRows,
+      })
     : PostgresStore.open({ url: config.database, onCommit, autoIndexRows: config.autoIndexRows });
 }
 

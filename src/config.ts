@@ -27,7 +27,9 @@ export interface Config {
   readonly explorer: boolean;
   /** When a filtered scan's steps run on two scan threads at once (SQLite on disk). */
   readonly scanSplit: ScanSplit;
-  /** Rows a table's scans examine for one property before the engine indexes it; 0 never (storage/property-index.ts). */
+  /**
+   * Rows a table's scans examine for one property before the engine indexes it; 0 never (storage/property-index.ts).
+   */
   readonly autoIndexRows: number;
 }
 
@@ -113,14 +115,19 @@ export function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Con
   const host = values.host ?? env['CERULEAN_HOST'] ?? '127.0.0.1';
   const explorerText = env['CERULEAN_EXPLORER'];
   const scanSplit = values['scan-split'] ?? env['CERULEAN_SCAN_SPLIT'] ?? 'auto';
-  if (!(scanSplits as readonly string[]).includes(scanSplit)) throw new Error(`--scan-split must be one of ${scanSplits.join(', ')}, not '${scanSplit}'`);
+  if (!(scanSplits as readonly string[]).includes(scanSplit))
+    throw new Error(`--scan-split must be one of ${scanSplits.join(', ')}, not '${scanSplit}'`);
   const autoIndexText = values['auto-index'] ?? env['CERULEAN_AUTO_INDEX'] ?? String(autoIndexRowsDefault);
-  if (!/^\d{1,15}$/.test(autoIndexText)) throw new Error(`--auto-index must be a whole number of rows (0: never), not '${autoIndexText}'`);
-  const database = databaseUrl(values.database ?? env['CERULEAN_DATABASE_URL'], values.location !== undefined || values['in-memory'] === true);
+  if (!/^\d{1,15}$/.test(autoIndexText))
+    throw new Error(`--auto-index must be a whole number of rows (0: never), not '${autoIndexText}'`);
+  const database = databaseUrl(
+    values.database ?? env['CERULEAN_DATABASE_URL'],
+    values.location !== undefined || values['in-memory'] === true,
+  );
   return {
     host,
     port,
-    location: inMemory ? undefined : values.location ?? env['CERULEAN_LOCATION'] ?? './data',
+    location: inMemory ? undefined : (values.location ?? env['CERULEAN_LOCATION'] ?? './data'),
     database,
     logLevel: logLevel as LogLevel,
     requestsInFlightMax: Number(maxRequestsText),
@@ -134,7 +141,8 @@ export function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Con
     }),
     observe: observeConfig(values, env),
     explorer:
-      values.explorer ?? (explorerText === undefined || explorerText === '' ? isLoopback(host) : /^(1|true|yes)$/i.test(explorerText)),
+      values.explorer ??
+      (explorerText === undefined || explorerText === '' ? isLoopback(host) : /^(1|true|yes)$/i.test(explorerText)),
     scanSplit: scanSplit as ScanSplit,
     autoIndexRows: Number(autoIndexText),
   };
@@ -177,6 +185,9 @@ function oauthConfig(oauth: OAuthConfig): OAuthConfig | undefined {
 
 /** A comma-separated list; undefined when absent or empty. */
 function list(text: string | undefined): string[] | undefined {
-  const entries = (text ?? '').split(',').map((entry) => entry.trim()).filter((entry) => entry !== '');
+  const entries = (text ?? '')
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter((entry) => entry !== '');
   return entries.length === 0 ? undefined : entries;
 }

@@ -1,5 +1,6 @@
 // The one error vocabulary: every expected failure is a TableError carrying the Azure error code,
-// its HTTP status and message (Azure REST: table-service-error-codes). http/ renders it; nothing else builds error bodies.
+// its HTTP status and message (Azure REST: table-service-error-codes). http/ renders it; nothing else builds error
+// bodies.
 
 export interface ErrorSpec {
   readonly status: number;
@@ -53,7 +54,8 @@ export const errorCodes = {
   },
   InvalidAuthenticationInfo: {
     status: 401,
-    message: 'Server failed to authenticate the request. Please refer to the information in the www-authenticate header.',
+    message:
+      'Server failed to authenticate the request. Please refer to the information in the www-authenticate header.',
   },
   InvalidDuplicateRow: { status: 400, message: 'An entity can appear only once in a batch.' },
   InvalidHeaderValue: {
@@ -89,7 +91,10 @@ export const errorCodes = {
   RequestBodyTooLarge: { status: 413, message: 'The size of the request body exceeds the maximum size permitted.' },
   RequestUrlFailedToParse: { status: 400, message: 'The url in the request could not be parsed.' },
   ResourceNotFound: { status: 404, message: 'The specified resource does not exist.' },
-  ServerBusy: { status: 503, message: 'The server is currently unable to receive requests. Please retry your request.' },
+  ServerBusy: {
+    status: 503,
+    message: 'The server is currently unable to receive requests. Please retry your request.',
+  },
   TableAlreadyExists: { status: 409, message: 'The table specified already exists.' },
   TableNotFound: { status: 404, message: 'The table specified does not exist.' },
   TooManyProperties: { status: 400, message: 'The entity contains more properties than allowed.' },

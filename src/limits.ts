@@ -5,7 +5,10 @@ import assert from 'node:assert/strict';
 const KiB = 1024;
 const MiB = 1024 * KiB;
 
-/** Custom properties per entity: 255 including PartitionKey, RowKey, Timestamp (Azure REST: understanding-the-table-service-data-model). */
+/**
+ * Custom properties per entity: 255 including PartitionKey, RowKey, Timestamp (Azure REST:
+ * understanding-the-table-service-data-model).
+ */
 export const customPropertiesMax = 252;
 /** Property name length (Azure REST: understanding-the-table-service-data-model). */
 export const propertyNameLengthUtf16Max = 255;
@@ -15,7 +18,10 @@ export const stringValueLengthUtf16Max = 32 * KiB;
 export const binaryValueBytesMax = 64 * KiB;
 /** Whole entity, by the accounting of Azure REST: understanding-the-table-service-data-model. */
 export const entityBytesMax = 1 * MiB;
-/** PartitionKey and RowKey: 1 KiB read as 1,024 UTF-16 code units (Azure REST: understanding-the-table-service-data-model, recommendation). */
+/**
+ * PartitionKey and RowKey: 1 KiB read as 1,024 UTF-16 code units (Azure REST:
+ * understanding-the-table-service-data-model, recommendation).
+ */
 export const keyLengthUtf16Max = 1 * KiB;
 /** Request body; a $batch is capped at the same 4 MiB (Azure REST: performing-entity-group-transactions). */
 export const bodyBytesMax = 4 * MiB;
@@ -32,7 +38,10 @@ export const oversizeBodyReadBytesMax = 32 * MiB;
  */
 export const unreadBodyDrainBytesMax = 64 * KiB;
 export const unreadBodyDrainMs = 2_000;
-/** After a reply that closes the connection on an unread body: how long, and how much more, the server reads before closing (http/linger.ts). */
+/**
+ * After a reply that closes the connection on an unread body: how long, and how much more, the server reads before
+ * closing (http/linger.ts).
+ */
 export const lingerMs = 2_000;
 export const lingerBytesMax = 64 * KiB;
 /** Entities or tables in one query page (Azure REST: query-timeout-and-pagination). */
@@ -71,14 +80,20 @@ export const clientRequestIdLengthMax = 1024;
 /** Table name length (Azure REST: understanding-the-table-service-data-model). */
 export const tableNameLengthMax = 63;
 
-/** How long one query page may spend reading before it returns a continuation (Azure REST: query-timeout-and-pagination: 5 s real). */
+/**
+ * How long one query page may spend reading before it returns a continuation (Azure REST: query-timeout-and-pagination:
+ * 5 s real).
+ */
 export const queryBudgetMs = 2000;
 /** Bytes of entity properties in one query page: memory stays bounded even for 1 MiB entities. */
 export const pageBytesMax = 16 * MiB;
 /** Rows a query page may read before it returns a continuation, whatever the time. */
 export const queryRowsReadMax = 200_000;
 
-/** Default for --max-requests: requests handled at once; more are answered 503 ServerBusy instead of queueing without bound. */
+/**
+ * Default for --max-requests: requests handled at once; more are answered 503 ServerBusy instead of queueing without
+ * bound.
+ */
 export const requestsInFlightMax = 1024;
 /** Open connections; node:http drops connections beyond this. */
 export const connectionsMax = 10_000;

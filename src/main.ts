@@ -53,7 +53,15 @@ export async function serve(argv: readonly string[]): Promise<void> {
   const { store, services } = composition;
   const explorer = config.explorer ? createExplorer([...accounts.keys()], (message) => log.warn(message)) : undefined;
   const hooks = observation.hooks(accounts);
-  const server = createServer({ accounts, services, log, requestsInFlightMax: config.requestsInFlightMax, explorer, hooks, ...security });
+  const server = createServer({
+    accounts,
+    services,
+    log,
+    requestsInFlightMax: config.requestsInFlightMax,
+    explorer,
+    hooks,
+    ...security,
+  });
   const scheme = security.tls === undefined ? 'http' : 'https';
 
   server.listen(config.port, config.host, () => {
@@ -112,4 +120,3 @@ function loadSecurity(config: Config) {
   }
   return { tls, bearer: config.oauth && createBearerVerifier(config.oauth) };
 }
-
