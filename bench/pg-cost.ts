@@ -91,6 +91,16 @@ async function main(): Promise<void> {
     postgres?.stop();
     await rm(workRoot, { recursive: true, force: true });
   }
+  process.stdout.write(costTable(results, concurrency, durationS, preloadCount));
+}
+
+/** The Markdown table of CPU time per operation and tier. */
+function costTable(
+  results: ReadonlyMap<string, ReadonlyMap<ServerKind, Cost>>,
+  concurrency: number,
+  durationS: number,
+  preloadCount: number,
+): string {
   let table =
     `C=${concurrency}, ${durationS} s per scenario, ${preloadCount} entities, load average at end ${os
       .loadavg()
@@ -106,7 +116,7 @@ async function main(): Promise<void> {
         `${cost.client.toFixed(0)} | ${perCore(cost.server)} | ${perCore(cost.database)} |\n`;
     }
   }
-  process.stdout.write(table);
+  return table;
 }
 
 function format(cost: Cost): string {

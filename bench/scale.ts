@@ -14,7 +14,7 @@ import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import { startServer, type RunningServer } from '../tests/helpers/server.js';
 import { devAccountName, expectStatus, keepAliveAgent, TableHttpClient } from './client.js';
-import { createTable, loadEntities, spreadDataset } from './datasets.js';
+import { createTable, loadEntities, spreadDataset, type Dataset } from './datasets.js';
 import { entityJson } from './entities.js';
 import { runClosedLoop, type LoadResult, type Operation } from './load.js';
 import { walk, type Walk } from './walk.js';
@@ -60,20 +60,11 @@ async function main(): Promise<void> {
       loaded = size;
       log(`${size} entities (loaded the last ${size - (steps.at(-1)?.entities ?? 0)} in ${loadSeconds.toFixed(1)} s)`);
 
-      const readOps: Operation[] = Array.from({ length: concurrency }, () => async () => {
-        const { partitionKey, rowKey } = dataset.key(Math.floor(Math.random() * size));
-        const resource = `${table}(PartitionKey='${partitionKey}',RowKey='${rowKey}')`;
-        await expectStatus('point read', client.send({ method: 'GET', resource }), 200);
-      });
-      const pointRead = await measure(readOps, durationMs);
-      // New entities land at random places of the grown index: 'n…' row keys sort before 'r…'.
-      const insertOps: Operation[] = Array.from({ length: concurrency }, () => async () => {
-        const { partitionKey } = dataset.key(Math.floor(Math.random() * size));
-        const body = entityJson(partitionKey, `n${inserted++}`, inserted);
-        const headers = { prefer: 'return-no-content' };
-        await expectStatus('insert', client.send({ method: 'POST', resource: table, headers, body }), 204);
-      });
-      const insert = await measure(insertOps, durationMs);
+      const pointRead = await measure(pointReads(client, dataset, size), durationMs);
+      const insert = await measure(
+        inserts(client, dataset, size, () => inserted++),
+        durationMs,
+      );
       const tableScan = await walk(client, table, 'Bucket eq 7', 1000);
       const rssMiB = rssOf(server);
 
@@ -106,6 +97,26 @@ async function main(): Promise<void> {
     .join(' ')}.\n\n${report(steps)}\n`;
   writeFileSync(path.join(resultsDir, 'scale.md'), markdown);
   process.stdout.write(markdown);
+}
+
+/** One point read of a random loaded entity per concurrent worker. */
+function pointReads(client: TableHttpClient, dataset: Dataset, size: number): Operation[] {
+  return Array.from({ length: concurrency }, () => async () => {
+    const { partitionKey, rowKey } = dataset.key(Math.floor(Math.random() * size));
+    const resource = `${table}(PartitionKey='${partitionKey}',RowKey='${rowKey}')`;
+    await expectStatus('point read', client.send({ method: 'GET', resource }), 200);
+  });
+}
+
+/** New entities land at random places of the grown index: 'n…' row keys sort before 'r…'. */
+function inserts(client: TableHttpClient, dataset: Dataset, size: number, next: () => number): Operation[] {
+  return Array.from({ length: concurrency }, () => async () => {
+    const { partitionKey } = dataset.key(Math.floor(Math.random() * size));
+    const n = next();
+    const body = entityJson(partitionKey, `n${n}`, n + 1);
+    const headers = { prefer: 'return-no-content' };
+    await expectStatus('insert', client.send({ method: 'POST', resource: table, headers, body }), 204);
+  });
 }
 
 function start(location: string): Promise<RunningServer> {
