@@ -197,17 +197,17 @@ function entityParts(
   const customSelected =
     selected === undefined ? undefined : [...selected].filter((name) => !systemPropertyNames.has(name));
   const annotate = level !== 'none';
-  const wantPartitionKey = selected === undefined || selected.has('PartitionKey');
-  const wantRowKey = selected === undefined || selected.has('RowKey');
-  const wantTimestamp = selected === undefined || selected.has('Timestamp');
-  const leadMembers: string[] = [];
-  if (single && level !== 'none') {
-    const selectSuffix = select === undefined ? '' : `&$select=${select.join(',')}`;
-    leadMembers.push(member('odata.metadata', `${ctx.baseUrl}/$metadata#${ctx.table}/@Element${selectSuffix}`));
-  }
-  if (level === 'full') leadMembers.push(member('odata.type', `${ctx.account}.${ctx.table}`));
-  // Paths are percent-encoded ASCII without quotes or backslashes (entityPath): JSON-safe as they are.
-  const idStart = member('odata.id', `${ctx.baseUrl}/`).slice(0, -1);
+  const shape: HeadShape = {
+    level,
+    ctx,
+    leadMembers: leadMembersOf(level, ctx, select, single),
+    // Paths are percent-encoded ASCII without quotes or backslashes (entityPath): JSON-safe as they are.
+    idStart: member('odata.id', `${ctx.baseUrl}/`).slice(0, -1),
+    wantPartitionKey: selected === undefined || selected.has('PartitionKey'),
+    wantRowKey: selected === undefined || selected.has('RowKey'),
+    wantTimestamp: selected === undefined || selected.has('Timestamp'),
+  };
+  const { wantRowKey } = shape;
 
   // The head is text that entities of one page mostly share (they share a Timestamp in a batch
   // and a PartitionKey in a partition scan) around the RowKey's parts: `pieces[0]`, then for each
@@ -218,23 +218,8 @@ function entityParts(
   let pieces: string[] = [];
   let slots: string[] = [];
   const rebuild = (entity: Entity): void => {
-    const timestamp = formatDateTimeTicks(entity.timestamp);
-    const etagMember = member('odata.etag', etagOfTimestampText(timestamp));
-    const members = [...leadMembers];
-    if (level === 'full') {
-      const pathStart = entityPathStart(ctx.table, entity.partitionKey);
-      members.push(`${idStart}${pathStart}${pathSlot}')"`, etagMember, `"odata.editLink":"${pathStart}${pathSlot}')"`);
-    } else if (level === 'minimal') {
-      members.push(etagMember);
-    }
-    if (wantPartitionKey) members.push(member('PartitionKey', entity.partitionKey));
-    if (wantRowKey) members.push(`"RowKey":${rowKeySlot}`);
-    if (wantTimestamp) {
-      if (level === 'full') members.push('"Timestamp@odata.type":"Edm.DateTime"');
-      members.push(member('Timestamp', timestamp));
-    }
     // The slot marks are control characters, which every other part holds only JSON-escaped.
-    const parts = `{${members.join(',')}`.split(slotPattern);
+    const parts = `{${headMembers(shape, entity).join(',')}`.split(slotPattern);
     pieces = parts.filter((_, i) => i % 2 === 0);
     slots = parts.filter((_, i) => i % 2 === 1);
     assert.equal(
@@ -264,6 +249,55 @@ function entityParts(
   const wholeObject = (entity: Entity): string | undefined =>
     customSelected === undefined ? propertiesObject(entity, annotate) : undefined;
   return { head, properties, wholeObject };
+}
+
+/** What the head of every entity of one response shares. */
+interface HeadShape {
+  readonly level: MetadataLevel;
+  readonly ctx: EntityUrlContext;
+  /** odata.metadata of a single entity, odata.type at full metadata. */
+  readonly leadMembers: readonly string[];
+  /** `"odata.id":"<base>/`, without its closing quote. */
+  readonly idStart: string;
+  readonly wantPartitionKey: boolean;
+  readonly wantRowKey: boolean;
+  readonly wantTimestamp: boolean;
+}
+
+function leadMembersOf(
+  level: MetadataLevel,
+  ctx: EntityUrlContext,
+  select: readonly string[] | undefined,
+  single: boolean,
+): string[] {
+  const leadMembers: string[] = [];
+  if (single && level !== 'none') {
+    const selectSuffix = select === undefined ? '' : `&$select=${select.join(',')}`;
+    leadMembers.push(member('odata.metadata', `${ctx.baseUrl}/$metadata#${ctx.table}/@Element${selectSuffix}`));
+  }
+  if (level === 'full') leadMembers.push(member('odata.type', `${ctx.account}.${ctx.table}`));
+  return leadMembers;
+}
+
+/** The head's members for one entity, with slot marks where the RowKey's parts go. */
+function headMembers(shape: HeadShape, entity: Entity): string[] {
+  const { level, ctx, idStart } = shape;
+  const timestamp = formatDateTimeTicks(entity.timestamp);
+  const etagMember = member('odata.etag', etagOfTimestampText(timestamp));
+  const members = [...shape.leadMembers];
+  if (level === 'full') {
+    const pathStart = entityPathStart(ctx.table, entity.partitionKey);
+    members.push(`${idStart}${pathStart}${pathSlot}')"`, etagMember, `"odata.editLink":"${pathStart}${pathSlot}')"`);
+  } else if (level === 'minimal') {
+    members.push(etagMember);
+  }
+  if (shape.wantPartitionKey) members.push(member('PartitionKey', entity.partitionKey));
+  if (shape.wantRowKey) members.push(`"RowKey":${rowKeySlot}`);
+  if (shape.wantTimestamp) {
+    if (level === 'full') members.push('"Timestamp@odata.type":"Edm.DateTime"');
+    members.push(member('Timestamp', timestamp));
+  }
+  return members;
 }
 
 /** Every custom property as members (no braces), `''` when there are none. */
