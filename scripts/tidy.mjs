@@ -6,6 +6,7 @@
 //   node scripts/tidy.mjs          check; exit 1 on a violation
 //   node scripts/tidy.mjs --fix    first format with prettier (.prettierrc) and reflow comment lines
 //                                  over 120 columns, then check
+//   --prune-baseline               also drop scripts/tidy-baseline.json entries that no longer match
 //
 // The fix is deterministic and idempotent: a second run changes nothing. Violations listed in
 // scripts/tidy-baseline.json are reported as known, not failures, until someone removes them there.
@@ -480,6 +481,17 @@ export async function fix(root) {
   return changed;
 }
 
+/** Drops the baseline's entries that no longer match a violation (fixed, renamed or deleted); never adds one. */
+function pruneBaseline(root, known) {
+  const file = join(root, 'scripts/tidy-baseline.json');
+  if (!existsSync(file)) return;
+  const baseline = JSON.parse(readFileSync(file, 'utf8'));
+  const live = new Set(known.map(baselineKey));
+  const kept = baseline.known.filter((key) => live.has(key));
+  process.stderr.write(`tidy: ${baseline.known.length - kept.length} baseline entry(ies) no longer needed, removed\n`);
+  writeFileSync(file, `${JSON.stringify({ ...baseline, known: kept }, null, 2)}\n`);
+}
+
 function printViolation(v) {
   return `${v.path}:${v.line}: [${v.rule}] ${v.message}`;
 }
@@ -491,6 +503,7 @@ async function main(args) {
     process.stderr.write(`tidy --fix: ${changed.length} file(s) rewritten\n`);
   }
   const { violations, known } = check(root);
+  if (args.includes('--prune-baseline')) pruneBaseline(root, known);
   if (known.length > 0) {
     process.stderr.write(`tidy: ${known.length} known violation(s) in scripts/tidy-baseline.json, still to fix:\n`);
     for (const v of known) process.stderr.write(`  ${printViolation(v)}\n`);
