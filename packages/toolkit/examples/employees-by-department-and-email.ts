@@ -4,6 +4,40 @@ import { IndexedTable, LimitError, where } from '../src/index.js';
 import { check, freshTable, run } from './common.js';
 import { Employee } from './models.js';
 
+type Employees = IndexedTable<typeof Employee.schema, 'email' | 'lastName'>;
+
+async function checkUniqueEmail(employees: Employees): Promise<void> {
+  let duplicate = false;
+  try {
+    await employees.update({ department: 'Sales', employeeId: 1 }, (e) => ({ ...e, email: 'ana@contoso.com' }));
+  } catch (error) {
+    duplicate = (error as { statusCode?: number }).statusCode === 409;
+  }
+  check(duplicate, 'a unique index refuses a second employee with the same e-mail (409, nothing changed)');
+  check(
+    (await employees.get({ department: 'Sales', employeeId: 1 }))!.email === 'don@contoso.com',
+    "Don's e-mail is unchanged",
+  );
+}
+
+async function checkTooLongRefused(employees: Employees): Promise<void> {
+  let refused = false;
+  try {
+    await employees.create({
+      department: 'Sales',
+      employeeId: 3,
+      firstName: 'X',
+      lastName: 'Y',
+      email: 'x'.repeat(40_000),
+      salary: 1n,
+      hired: new Date(),
+    });
+  } catch (error) {
+    refused = error instanceof LimitError && error.code === 'PropertyValueTooLarge';
+  }
+  check(refused, 'an e-mail of 40,000 characters is refused before sending (PropertyValueTooLarge)');
+}
+
 await run('Intra-partition secondary index: employees by department, e-mail and last name', async () => {
   const client = await freshTable('Employees');
   const employees = new IndexedTable(client, Employee, {
@@ -43,17 +77,7 @@ await run('Intra-partition secondary index: employees by department, e-mail and 
     'the new e-mail finds Jun',
   );
 
-  let duplicate = false;
-  try {
-    await employees.update({ department: 'Sales', employeeId: 1 }, (e) => ({ ...e, email: 'ana@contoso.com' }));
-  } catch (error) {
-    duplicate = (error as { statusCode?: number }).statusCode === 409;
-  }
-  check(duplicate, 'a unique index refuses a second employee with the same e-mail (409, nothing changed)');
-  check(
-    (await employees.get({ department: 'Sales', employeeId: 1 }))!.email === 'don@contoso.com',
-    "Don's e-mail is unchanged",
-  );
+  await checkUniqueEmail(employees);
 
   const all = await employees.listPartition({ department: 'Sales' });
   check(
@@ -62,21 +86,7 @@ await run('Intra-partition secondary index: employees by department, e-mail and 
   );
   check(all[0]!.salary === 50_001n && typeof all[0]!.salary === 'bigint', 'Int64 salary reads back as a bigint');
 
-  let refused = false;
-  try {
-    await employees.create({
-      department: 'Sales',
-      employeeId: 3,
-      firstName: 'X',
-      lastName: 'Y',
-      email: 'x'.repeat(40_000),
-      salary: 1n,
-      hired: new Date(),
-    });
-  } catch (error) {
-    refused = error instanceof LimitError && error.code === 'PropertyValueTooLarge';
-  }
-  check(refused, 'an e-mail of 40,000 characters is refused before sending (PropertyValueTooLarge)');
+  await checkTooLongRefused(employees);
 
   const rich = where(Employee.schema).compare('salary', 'gt', 50_001n);
   console.log(`typed filter: ${rich.text}`);

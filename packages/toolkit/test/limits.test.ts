@@ -4,6 +4,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import type { PipelinePolicy } from '@azure/core-rest-pipeline';
+import type { TableClient } from '@azure/data-tables';
 import {
   connect,
   defineModel,
@@ -37,6 +38,103 @@ function props(count: number, make: (i: number) => WireProperties[string]): Wire
   return Object.fromEntries(Array.from({ length: count }, (_, i) => [`p${i}`, make(i)]));
 }
 
+/** Each entity or transaction the toolkit must refuse before sending: what it is, the attempt, the error code. */
+function refusalCases(docs: ModelTable<typeof Doc.schema>, client: TableClient): Refusal[] {
+  return [...entityRefusals(docs), ...transactionRefusals(client)];
+}
+
+type Refusal = [string, () => Promise<unknown>, string];
+
+function entityRefusals(docs: ModelTable<typeof Doc.schema>): Refusal[] {
+  return [
+    [
+      'PartitionKey over 1 KiB (512 UTF-16 units)',
+      () => docs.upsert({ owner: 'o'.repeat(513), id: '1' }),
+      'KeyValueTooLarge',
+    ],
+    ['RowKey over 1 KiB after escaping', () => docs.upsert({ owner: 'o', id: '/'.repeat(257) }), 'KeyValueTooLarge'],
+    [
+      'a string of 32 Ki + 1 UTF-16 units',
+      () => docs.upsert({ owner: 'o', id: '1', body: 'x'.repeat(32 * 1024 + 1) }),
+      'PropertyValueTooLarge',
+    ],
+    [
+      'a binary of 64 KiB + 1',
+      () => docs.upsert({ owner: 'o', id: '1', blob: new Uint8Array(64 * 1024 + 1) }),
+      'PropertyValueTooLarge',
+    ],
+    [
+      'a DateTime before 1601',
+      () => docs.upsert({ owner: 'o', id: '1', when: new Date(Date.UTC(1600, 11, 31)) }),
+      'OutOfRangeInput',
+    ],
+    ['a raw key with #', async () => validateEntity('a#b', '', {}), 'OutOfRangeInput'],
+    ['a raw key with a control character', async () => validateEntity('', 'a\u0001', {}), 'OutOfRangeInput'],
+    [
+      '253 custom properties',
+      async () =>
+        validateEntity(
+          'p',
+          'r',
+          props(253, () => ({ value: 1, type: 'Int32' })),
+        ),
+      'TooManyProperties',
+    ],
+    [
+      'a property name of 256 characters',
+      async () => validateEntity('p', 'r', { ['n'.repeat(256)]: { value: 1, type: 'Int32' } }),
+      'PropertyNameTooLong',
+    ],
+    [
+      'a property name with a dash',
+      async () => validateEntity('p', 'r', { 'a-b': { value: 1, type: 'Int32' } }),
+      'PropertyNameInvalid',
+    ],
+    [
+      'an entity over 1 MiB',
+      async () =>
+        validateEntity(
+          'p',
+          'r',
+          props(17, () => ({ value: 'x'.repeat(32 * 1024), type: 'String' })),
+        ),
+      'EntityTooLarge',
+    ],
+  ];
+}
+
+function transactionRefusals(client: TableClient): Refusal[] {
+  return [
+    [
+      '101 operations in a transaction',
+      () =>
+        submitBatch(
+          client,
+          Array.from({ length: 101 }, (_, i) => ['upsert', { partitionKey: 'p', rowKey: String(i) }, 'Replace']),
+        ),
+      'TooManyOperations',
+    ],
+    [
+      'a row twice in a transaction',
+      () =>
+        submitBatch(client, [
+          ['upsert', { partitionKey: 'p', rowKey: 'r' }, 'Replace'],
+          ['delete', { partitionKey: 'p', rowKey: 'r' }],
+        ]),
+      'InvalidDuplicateRow',
+    ],
+    [
+      'two partitions in a transaction',
+      () =>
+        submitBatch(client, [
+          ['upsert', { partitionKey: 'p', rowKey: 'r' }, 'Replace'],
+          ['upsert', { partitionKey: 'q', rowKey: 'r' }, 'Replace'],
+        ]),
+      'InvalidInput',
+    ],
+  ];
+}
+
 describe('limits', () => {
   const servers = serversForFile();
 
@@ -48,92 +146,7 @@ describe('limits', () => {
         additionalPolicies: [{ policy: counter, position: 'perCall' }],
       });
       const docs = new ModelTable(client, Doc);
-      const refusals: [string, () => Promise<unknown>, string][] = [
-        [
-          'PartitionKey over 1 KiB (512 UTF-16 units)',
-          () => docs.upsert({ owner: 'o'.repeat(513), id: '1' }),
-          'KeyValueTooLarge',
-        ],
-        [
-          'RowKey over 1 KiB after escaping',
-          () => docs.upsert({ owner: 'o', id: '/'.repeat(257) }),
-          'KeyValueTooLarge',
-        ],
-        [
-          'a string of 32 Ki + 1 UTF-16 units',
-          () => docs.upsert({ owner: 'o', id: '1', body: 'x'.repeat(32 * 1024 + 1) }),
-          'PropertyValueTooLarge',
-        ],
-        [
-          'a binary of 64 KiB + 1',
-          () => docs.upsert({ owner: 'o', id: '1', blob: new Uint8Array(64 * 1024 + 1) }),
-          'PropertyValueTooLarge',
-        ],
-        [
-          'a DateTime before 1601',
-          () => docs.upsert({ owner: 'o', id: '1', when: new Date(Date.UTC(1600, 11, 31)) }),
-          'OutOfRangeInput',
-        ],
-        ['a raw key with #', async () => validateEntity('a#b', '', {}), 'OutOfRangeInput'],
-        ['a raw key with a control character', async () => validateEntity('', 'a\u0001', {}), 'OutOfRangeInput'],
-        [
-          '253 custom properties',
-          async () =>
-            validateEntity(
-              'p',
-              'r',
-              props(253, () => ({ value: 1, type: 'Int32' })),
-            ),
-          'TooManyProperties',
-        ],
-        [
-          'a property name of 256 characters',
-          async () => validateEntity('p', 'r', { ['n'.repeat(256)]: { value: 1, type: 'Int32' } }),
-          'PropertyNameTooLong',
-        ],
-        [
-          'a property name with a dash',
-          async () => validateEntity('p', 'r', { 'a-b': { value: 1, type: 'Int32' } }),
-          'PropertyNameInvalid',
-        ],
-        [
-          'an entity over 1 MiB',
-          async () =>
-            validateEntity(
-              'p',
-              'r',
-              props(17, () => ({ value: 'x'.repeat(32 * 1024), type: 'String' })),
-            ),
-          'EntityTooLarge',
-        ],
-        [
-          '101 operations in a transaction',
-          () =>
-            submitBatch(
-              client,
-              Array.from({ length: 101 }, (_, i) => ['upsert', { partitionKey: 'p', rowKey: String(i) }, 'Replace']),
-            ),
-          'TooManyOperations',
-        ],
-        [
-          'a row twice in a transaction',
-          () =>
-            submitBatch(client, [
-              ['upsert', { partitionKey: 'p', rowKey: 'r' }, 'Replace'],
-              ['delete', { partitionKey: 'p', rowKey: 'r' }],
-            ]),
-          'InvalidDuplicateRow',
-        ],
-        [
-          'two partitions in a transaction',
-          () =>
-            submitBatch(client, [
-              ['upsert', { partitionKey: 'p', rowKey: 'r' }, 'Replace'],
-              ['upsert', { partitionKey: 'q', rowKey: 'r' }, 'Replace'],
-            ]),
-          'InvalidInput',
-        ],
-      ];
+      const refusals = refusalCases(docs, client);
       for (const [what, attempt, code] of refusals) {
         await assert.rejects(attempt, (error: unknown) => error instanceof LimitError && error.code === code, what);
       }

@@ -85,6 +85,22 @@ describe('retries (no server)', () => {
   });
 });
 
+/** 57 items on shelf 'a' with every EDM type; labels cycle through a quote, an injection attempt and a plain one. */
+async function upsertItems(items: ModelTable<typeof Item.schema>): Promise<void> {
+  const labels = ["O'Brien", "' or 1 eq 1 or '' eq '", 'plain'];
+  for (let n = 0; n < 57; n++) {
+    await items.upsert({
+      shelf: 'a',
+      n,
+      label: labels[n % 3]!,
+      weight: n / 4,
+      big: (1n << 40n) + BigInt(n),
+      seen: new Date(Date.UTC(2026, 0, 1, 0, n)),
+      tag: `00000000-0000-0000-0000-${String(n).padStart(12, '0')}`,
+    });
+  }
+}
+
 describe('patterns on the servers', () => {
   const servers = serversForFile();
 
@@ -92,18 +108,7 @@ describe('patterns on the servers', () => {
     test(`${kind}: typed filters, injection-proof literals, pages with continuation, $select`, async () => {
       const { client } = await newTable(servers.get(kind)!, 'Items');
       const items = new ModelTable(client, Item);
-      const labels = ["O'Brien", "' or 1 eq 1 or '' eq '", 'plain'];
-      for (let n = 0; n < 57; n++) {
-        await items.upsert({
-          shelf: 'a',
-          n,
-          label: labels[n % 3]!,
-          weight: n / 4,
-          big: (1n << 40n) + BigInt(n),
-          seen: new Date(Date.UTC(2026, 0, 1, 0, n)),
-          tag: `00000000-0000-0000-0000-${String(n).padStart(12, '0')}`,
-        });
-      }
+      await upsertItems(items);
       const w = where(Item.schema);
       assert.equal((await items.list({ filter: w.eq('label', "O'Brien") })).length, 19, 'quotes are escaped');
       assert.equal(
