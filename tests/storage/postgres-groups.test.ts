@@ -36,6 +36,42 @@ function outcome({ table, result }: TableCommit): string {
   return result.ok ? 'ok' : result.failure;
 }
 
+/** Stored before the burst: s0..s39 in both tables; their versions by `table/rowKey`. */
+async function storeBeforeBurst(store: PostgresStore): Promise<Map<string, bigint>> {
+  for (const name of ['GroupA', 'GroupB']) assert.equal(await store.createTable(account, name), 'created');
+  const stored = new Map<string, bigint>();
+  for (const name of ['GroupA', 'GroupB']) {
+    for (let i = 0; i < 40; i++) {
+      const { result } = await store.commitToTable(account, name, [put(`s${i}`, i, { kind: 'none' })]);
+      assert.ok(result.ok);
+      stored.set(`${name}/s${i}`, result.timestamp);
+    }
+  }
+  return stored;
+}
+
+/** What the burst wrote to one table, read by the other store. */
+async function checkBurstWrote(store: PostgresStore, name: string): Promise<void> {
+  const value = async (rowKey: string) => {
+    const entity = (await store.getTableEntity(account, name, 'p', rowKey))?.entity;
+    return (
+      entity &&
+      JSON.stringify(Object.fromEntries([...entity.properties].map(([property, { value }]) => [property, value])))
+    );
+  };
+  for (let i = 0; i < 10; i++) {
+    assert.equal(await value(`n${i}`), `{"v":${i}}`);
+    assert.equal(await value(`s${i}`), `{"v":${i}}`);
+    assert.equal(await value(`s${10 + i}`), `{"v":${100 + i}}`);
+    assert.equal(await value(`u${i}`), `{"v":${100 + i}}`);
+    assert.equal(await value(`s${20 + i}`), `{"v":${20 + i},"m":${i}}`);
+    assert.equal(await value(`s${30 + i}`), `{"v":${30 + i}}`);
+    assert.equal(await value(`m${i}`), undefined);
+  }
+  assert.match((await value('twice'))!, /^\{"v":[123]\}$/);
+  assert.match((await value('thrice'))!, /^\{"v":[012]\}$/);
+}
+
 describe('grouped statements on PostgreSQL', { skip: postgresUnavailable() }, () => {
   const stores = twoStoresForSuite();
   let first: PostgresStore;
@@ -43,16 +79,7 @@ describe('grouped statements on PostgreSQL', { skip: postgresUnavailable() }, ()
   before(() => ({ first, second } = stores));
 
   test('a burst of reads, inserts, upserts and merges: each request gets its own outcome, in fewer statements', async () => {
-    for (const name of ['GroupA', 'GroupB']) assert.equal(await first.createTable(account, name), 'created');
-    // Stored before the burst: s0..s39 in both tables.
-    const stored = new Map<string, bigint>();
-    for (const name of ['GroupA', 'GroupB']) {
-      for (let i = 0; i < 40; i++) {
-        const { result } = await first.commitToTable(account, name, [put(`s${i}`, i, { kind: 'none' })]);
-        assert.ok(result.ok);
-        stored.set(`${name}/s${i}`, result.timestamp);
-      }
-    }
+    const stored = await storeBeforeBurst(first);
     const before = first.groupCounts();
 
     // Each entry: the request, and the outcome it must have (a set where a race decides).
@@ -106,25 +133,7 @@ describe('grouped statements on PostgreSQL', { skip: postgresUnavailable() }, ()
         (request, index) => request.tag === `${name.toLowerCase()}/twice` && outcomes[index] === 'ok',
       );
       assert.equal(twice.length, 1, 'exactly one of the three inserts of one key wins');
-      // What the burst wrote, read by the other store.
-      const value = async (rowKey: string) => {
-        const entity = (await second.getTableEntity(account, name, 'p', rowKey))?.entity;
-        return (
-          entity &&
-          JSON.stringify(Object.fromEntries([...entity.properties].map(([property, { value }]) => [property, value])))
-        );
-      };
-      for (let i = 0; i < 10; i++) {
-        assert.equal(await value(`n${i}`), `{"v":${i}}`);
-        assert.equal(await value(`s${i}`), `{"v":${i}}`);
-        assert.equal(await value(`s${10 + i}`), `{"v":${100 + i}}`);
-        assert.equal(await value(`u${i}`), `{"v":${100 + i}}`);
-        assert.equal(await value(`s${20 + i}`), `{"v":${20 + i},"m":${i}}`);
-        assert.equal(await value(`s${30 + i}`), `{"v":${30 + i}}`);
-        assert.equal(await value(`m${i}`), undefined);
-      }
-      assert.match((await value('twice'))!, /^\{"v":[123]\}$/);
-      assert.match((await value('thrice'))!, /^\{"v":[012]\}$/);
+      await checkBurstWrote(second, name);
     }
     const after_ = first.groupCounts();
     for (const kind of ['reads', 'inserts', 'upserts', 'merges'] as const) {

@@ -28,6 +28,14 @@ function put(
   return { partitionKey, rowKey, condition, action: { kind: 'put', properties: new Map([['v', value]]) } };
 }
 
+function properties(...entries: [string, EdmValue][]): Map<string, EdmValue> {
+  return new Map(entries);
+}
+
+function merge(rowKey: string, incoming: Map<string, EdmValue>, condition: Write['condition']): Write {
+  return { partitionKey: 'p', rowKey, condition, action: { kind: 'merge', properties: incoming } };
+}
+
 async function allKeys(store: PostgresStore, table: TableInfo): Promise<[string, string][]> {
   const keys: [string, string][] = [];
   let range = {};
@@ -182,15 +190,8 @@ describe('the PostgreSQL store', { skip: postgresUnavailable() }, () => {
     assert.deepEqual(names, ['alpha', 'atomic', 'Beta']);
   });
 
-  test('a lone merge computed in SQL: members replaced and added in order, annotations follow the new type, conditions and limits hold', async () => {
+  test('a lone merge computed in SQL: members replaced and added in order, annotations follow the new type, conditions hold', async () => {
     const table = await freshTable('mergesql');
-    const properties = (...entries: [string, EdmValue][]) => new Map(entries);
-    const merge = (rowKey: string, incoming: Map<string, EdmValue>, condition: Write['condition']): Write => ({
-      partitionKey: 'p',
-      rowKey,
-      condition,
-      action: { kind: 'merge', properties: incoming },
-    });
     const stored = await first.commit(table, [
       {
         partitionKey: 'p',
@@ -229,7 +230,25 @@ describe('the PostgreSQL store', { skip: postgresUnavailable() }, () => {
       ),
     );
     assert.ok(Object.is(entity!.properties.get('d')!.value, -0));
-    // An entity of one property (stored without an order member) gains the others after it.
+    // Conditions: a stale version, a missing entity, a missing table.
+    assert.deepEqual(
+      await first.commit(table, [merge('r', incoming, { kind: 'version', timestamp: stored.timestamp })]),
+      { ok: false, index: 0, failure: 'versionMismatch' },
+    );
+    assert.deepEqual(await first.commit(table, [merge('absent', incoming, { kind: 'present' })]), {
+      ok: false,
+      index: 0,
+      failure: 'notFound',
+    });
+    assert.deepEqual(
+      await first.commit({ account, name: 'nosuchtable' }, [merge('r', incoming, { kind: 'present' })]),
+      { ok: false, index: 0, failure: 'tableNotFound' },
+    );
+  });
+
+  test('a lone merge computed in SQL into an entity of one property (stored without an order member)', async () => {
+    const table = await freshTable('mergeorder');
+    // It gains the others after it.
     assert.ok((await first.commit(table, [put('p', 'one', { type: 'Edm.Int32', value: 1 })])).ok);
     assert.ok(
       (
@@ -249,21 +268,11 @@ describe('the PostgreSQL store', { skip: postgresUnavailable() }, () => {
         ['z', { type: 'Edm.Boolean', value: true }],
       ],
     );
-    // Conditions: a stale version, a missing entity, a missing table.
-    assert.deepEqual(
-      await first.commit(table, [merge('r', incoming, { kind: 'version', timestamp: stored.timestamp })]),
-      { ok: false, index: 0, failure: 'versionMismatch' },
-    );
-    assert.deepEqual(await first.commit(table, [merge('absent', incoming, { kind: 'present' })]), {
-      ok: false,
-      index: 0,
-      failure: 'notFound',
-    });
-    assert.deepEqual(
-      await first.commit({ account, name: 'nosuchtable' }, [merge('r', incoming, { kind: 'present' })]),
-      { ok: false, index: 0, failure: 'tableNotFound' },
-    );
-    // Limits after the merge: 252 properties, 1 MiB (a string counts 2 bytes a UTF-16 code unit).
+  });
+
+  test('a lone merge computed in SQL: the entity limits hold after the merge', async () => {
+    const table = await freshTable('mergelimits');
+    // 252 properties, 1 MiB (a string counts 2 bytes a UTF-16 code unit).
     const wide = new Map(
       Array.from({ length: 250 }, (_, i): [string, EdmValue] => [`p${i}`, { type: 'Edm.Int32', value: i }]),
     );
