@@ -41,32 +41,7 @@ export function showCors(root: HTMLElement, credentials: Credentials): void {
     ),
   );
 
-  function addRow(rule: Element | undefined): void {
-    if (list.querySelectorAll('.cors-rule').length >= rulesMax) {
-      status(`An account has at most ${rulesMax} CORS rules.`, 'error');
-      return;
-    }
-    const inputs = fields.map(({ tag, label, placeholder }) =>
-      h('input', {
-        class: `cors-${tag}`,
-        'aria-label': label,
-        placeholder,
-        spellcheck: 'false',
-        value: rule === undefined ? '' : childText(rule, tag),
-      }),
-    );
-    const row = h(
-      'div',
-      { class: 'cors-rule row wrap' },
-      inputs,
-      h(
-        'button',
-        { type: 'button', class: 'icon danger', 'aria-label': 'delete rule', onclick: () => row.remove() },
-        '×',
-      ),
-    );
-    list.appendChild(row);
-  }
+  const addRow = (rule: Element | undefined): void => addRuleRow(list, rule);
 
   async function load(): Promise<void> {
     properties = await attempt(() => getServiceProperties(credentials));
@@ -94,4 +69,32 @@ export function showCors(root: HTMLElement, credentials: Credentials): void {
   }
 
   void load();
+}
+
+/** One editable rule, at the end of the list; refused past the service's limit. */
+function addRuleRow(list: HTMLElement, rule: Element | undefined): void {
+  if (list.querySelectorAll('.cors-rule').length >= rulesMax) {
+    status(`An account has at most ${rulesMax} CORS rules.`, 'error');
+    return;
+  }
+  const inputs = fields.map(({ tag, label, placeholder }) =>
+    h('input', {
+      class: `cors-${tag}`,
+      'aria-label': label,
+      placeholder,
+      spellcheck: 'false',
+      value: rule === undefined ? '' : childText(rule, tag),
+    }),
+  );
+  const row = h(
+    'div',
+    { class: 'cors-rule row wrap' },
+    inputs,
+    h(
+      'button',
+      { type: 'button', class: 'icon danger', 'aria-label': 'delete rule', onclick: () => row.remove() },
+      '×',
+    ),
+  );
+  list.appendChild(row);
 }

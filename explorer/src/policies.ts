@@ -45,70 +45,8 @@ export function showPolicies(root: HTMLElement, credentials: Credentials, table:
     sasCard(credentials, table, sasPolicy),
   );
 
-  function addRow(policy: AccessPolicy): void {
-    if (list.querySelectorAll('.policy').length >= policiesMax) {
-      status(`A table has at most ${policiesMax} stored access policies.`, 'error');
-      return;
-    }
-    const id = h('input', {
-      class: 'policy-id',
-      'aria-label': 'policy id',
-      placeholder: 'id',
-      value: policy.id,
-      maxlength: 64,
-      spellcheck: 'false',
-    });
-    const start = h('input', {
-      class: 'policy-start',
-      'aria-label': 'start (UTC)',
-      value: policy.start,
-      placeholder: 'start (UTC)',
-    });
-    const expiry = h('input', {
-      class: 'policy-expiry',
-      'aria-label': 'expiry (UTC)',
-      value: policy.expiry,
-      placeholder: 'expiry (UTC)',
-    });
-    const permissions = tablePermissions.map((letter) =>
-      h(
-        'label',
-        { class: 'check' },
-        h('input', {
-          type: 'checkbox',
-          class: `perm-${letter}`,
-          value: letter,
-          checked: policy.permission.includes(letter),
-        }),
-        permissionNames[letter],
-      ),
-    );
-    const row = h(
-      'div',
-      { class: 'policy row wrap' },
-      id,
-      start,
-      expiry,
-      permissions,
-      h(
-        'button',
-        { type: 'button', class: 'icon danger', 'aria-label': 'delete policy', onclick: () => row.remove() },
-        '×',
-      ),
-    );
-    list.appendChild(row);
-  }
-
-  function read(): AccessPolicy[] {
-    return [...list.querySelectorAll('.policy')].map((row) => ({
-      id: (row.querySelector('.policy-id') as HTMLInputElement).value.trim(),
-      start: (row.querySelector('.policy-start') as HTMLInputElement).value.trim(),
-      expiry: (row.querySelector('.policy-expiry') as HTMLInputElement).value.trim(),
-      permission: [...row.querySelectorAll<HTMLInputElement>('input[type=checkbox]:checked')]
-        .map((box) => box.value)
-        .join(''),
-    }));
-  }
+  const addRow = (policy: AccessPolicy): void => addPolicyRow(list, policy);
+  const read = (): AccessPolicy[] => readPolicies(list);
 
   function showPolicyChoices(policies: readonly AccessPolicy[]): void {
     replace(
@@ -141,6 +79,73 @@ export function showPolicies(root: HTMLElement, credentials: Credentials, table:
   void load();
 }
 
+/** One editable policy, at the end of the list; refused past the service's limit. */
+function addPolicyRow(list: HTMLElement, policy: AccessPolicy): void {
+  if (list.querySelectorAll('.policy').length >= policiesMax) {
+    status(`A table has at most ${policiesMax} stored access policies.`, 'error');
+    return;
+  }
+  const id = h('input', {
+    class: 'policy-id',
+    'aria-label': 'policy id',
+    placeholder: 'id',
+    value: policy.id,
+    maxlength: 64,
+    spellcheck: 'false',
+  });
+  const start = h('input', {
+    class: 'policy-start',
+    'aria-label': 'start (UTC)',
+    value: policy.start,
+    placeholder: 'start (UTC)',
+  });
+  const expiry = h('input', {
+    class: 'policy-expiry',
+    'aria-label': 'expiry (UTC)',
+    value: policy.expiry,
+    placeholder: 'expiry (UTC)',
+  });
+  const permissions = tablePermissions.map((letter) =>
+    h(
+      'label',
+      { class: 'check' },
+      h('input', {
+        type: 'checkbox',
+        class: `perm-${letter}`,
+        value: letter,
+        checked: policy.permission.includes(letter),
+      }),
+      permissionNames[letter],
+    ),
+  );
+  const row = h(
+    'div',
+    { class: 'policy row wrap' },
+    id,
+    start,
+    expiry,
+    permissions,
+    h(
+      'button',
+      { type: 'button', class: 'icon danger', 'aria-label': 'delete policy', onclick: () => row.remove() },
+      '×',
+    ),
+  );
+  list.appendChild(row);
+}
+
+/** The policies as the rows show them now. */
+function readPolicies(list: HTMLElement): AccessPolicy[] {
+  return [...list.querySelectorAll('.policy')].map((row) => ({
+    id: (row.querySelector('.policy-id') as HTMLInputElement).value.trim(),
+    start: (row.querySelector('.policy-start') as HTMLInputElement).value.trim(),
+    expiry: (row.querySelector('.policy-expiry') as HTMLInputElement).value.trim(),
+    permission: [...row.querySelectorAll<HTMLInputElement>('input[type=checkbox]:checked')]
+      .map((box) => box.value)
+      .join(''),
+  }));
+}
+
 function sasCard(credentials: Credentials, table: string, policy: HTMLSelectElement): HTMLElement {
   const inOneDay = new Date(Date.now() + 86_400_000).toISOString().replace(/\.\d{3}Z$/, 'Z');
   const permissions = tablePermissions.map((letter) =>
@@ -159,44 +164,23 @@ function sasCard(credentials: Credentials, table: string, policy: HTMLSelectElem
 
   const generate = async (): Promise<void> => {
     error.textContent = '';
-    const letters = permissions
-      .map((label) => label.querySelector('input')!)
-      .filter((box) => box.checked)
-      .map((box) => box.value)
-      .join('');
-    for (const input of [start, expiry]) {
-      if (input.value.trim() !== '' && Number.isNaN(Date.parse(input.value.trim()))) {
-        error.textContent = `${input.value} is not a date (use ISO 8601 UTC, e.g. ${inOneDay})`;
-        return;
-      }
+    const letters = checkedLetters(permissions);
+    const notDate = [start, expiry].find(
+      (input) => input.value.trim() !== '' && Number.isNaN(Date.parse(input.value.trim())),
+    );
+    if (notDate !== undefined) {
+      error.textContent = `${notDate.value} is not a date (use ISO 8601 UTC, e.g. ${inOneDay})`;
+      return;
     }
     try {
-      const token = await tableSas(credentials, {
-        table,
-        permissions: letters,
-        start: start.value.trim(),
-        expiry: expiry.value.trim(),
-        policyId: policy.value,
-        startPartitionKey: keys[0]!.value,
-        startRowKey: keys[1]!.value,
-        endPartitionKey: keys[2]!.value,
-        endRowKey: keys[3]!.value,
-      });
+      const token = await tableSas(credentials, sasRequest(table, letters, [start, expiry], policy, keys));
       output.value = `${location.origin}/${credentials.account}/${table}?${token}`;
     } catch (caught) {
       error.textContent = errorMessage(caught);
     }
   };
 
-  const copy = async (): Promise<void> => {
-    try {
-      await navigator.clipboard.writeText(output.value);
-    } catch {
-      output.select();
-      document.execCommand('copy');
-    }
-    status('SAS URL copied.');
-  };
+  const copy = (): Promise<void> => copyUrl(output);
 
   return h(
     'section',
@@ -231,4 +215,43 @@ function sasCard(credentials: Credentials, table: string, policy: HTMLSelectElem
     error,
     field('SAS URL', output, 'Anyone holding this URL has these rights until it expires (or its policy changes).'),
   );
+}
+
+function checkedLetters(permissions: readonly HTMLElement[]): string {
+  return permissions
+    .map((label) => label.querySelector('input')!)
+    .filter((box) => box.checked)
+    .map((box) => box.value)
+    .join('');
+}
+
+async function copyUrl(output: HTMLTextAreaElement): Promise<void> {
+  try {
+    await navigator.clipboard.writeText(output.value);
+  } catch {
+    output.select();
+    document.execCommand('copy');
+  }
+  status('SAS URL copied.');
+}
+
+/** What the card's inputs ask for; `keys` are the start and end PartitionKey and RowKey inputs, in that order. */
+function sasRequest(
+  table: string,
+  permissions: string,
+  [start, expiry]: readonly [HTMLInputElement, HTMLInputElement],
+  policy: HTMLSelectElement,
+  keys: readonly HTMLInputElement[],
+): Parameters<typeof tableSas>[1] {
+  return {
+    table,
+    permissions,
+    start: start.value.trim(),
+    expiry: expiry.value.trim(),
+    policyId: policy.value,
+    startPartitionKey: keys[0]!.value,
+    startRowKey: keys[1]!.value,
+    endPartitionKey: keys[2]!.value,
+    endRowKey: keys[3]!.value,
+  };
 }
