@@ -65,6 +65,7 @@ describe('tidy check', () => {
         `export const title = '${'a'.repeat(118)}';\n` +
         functionOf('seventy', 70),
       'src/http/front.ts': "import { title } from '../domain/good.js';\nexport const t = title;\n",
+      'src/queue/service.ts': "import { t } from '../http/front.js';\nexport const q = t;\n",
       'tests/suite.test.ts':
         "import { describe, test } from 'node:test';\n" +
         `describe('a long suite', () => {\n${lines(80, (i) => `  test('t${i}', () => {});`)}\n});\n`,
