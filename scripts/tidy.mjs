@@ -473,6 +473,106 @@ export function reflowComments(path, text) {
   return out.join('\n');
 }
 
+// Citations of the private reference, rewritten to the public pages (docs/protocol-notes.md lists
+// them) for text merged in from elsewhere. A document's sections map to pages; '' is the whole document.
+const payload = 'payload-format-for-table-service-operations';
+const dataModel = 'understanding-the-table-service-data-model';
+const operationPages = {
+  1: payload,
+  1.3: 'addressing-table-service-resources',
+  1.4: 'merge-entity',
+  1.5: 'setting-timeouts-for-table-service-operations',
+  1.6: 'docs/protocol-notes.md#unknown-input-is-ignored',
+  2: 'operations-on-tables',
+  2.1: 'query-tables',
+  2.2: 'create-table',
+  2.3: 'delete-table',
+  2.4: 'query-tables',
+  3: 'get-table-acl',
+  3.2: 'set-table-acl',
+  4: 'get-table-service-properties',
+  4.2: 'set-table-service-properties',
+  4.3: 'get-table-service-stats',
+  4.4: 'preflight-table-request',
+  5: 'operations-on-entities',
+  5.1: 'insert-entity',
+  5.2: 'query-entities',
+  5.3: 'query-entities',
+  5.4: 'update-entity2',
+  5.5: 'merge-entity',
+  5.6: 'delete-entity1',
+  5.7: 'insert-or-replace-entity',
+  5.8: 'insert-or-merge-entity',
+  '': 'operations-on-entities',
+};
+const noteAnchors = {
+  10: 'continuation-headers',
+  25: 'numbers-in-responses',
+  27: 'annotated-values-as-strings',
+  29: 'control-members-in-request-bodies',
+  33: 'order-of-results',
+  47: 'keys-with-unescaped-quotes',
+  48: 'unknown-input-is-ignored',
+  49: 'xml-bodies',
+};
+const top = (section) => section.split('.')[0];
+const pageOf = {
+  [privateDocNames[0]]: (section) => operationPages[section] ?? operationPages[top(section)] ?? operationPages[''],
+  [privateDocNames[1]]: (section) => (top(section) === '2' ? payload : dataModel),
+  [privateDocNames[2]]: (section) =>
+    ['4.2', '4.3'].includes(section)
+      ? 'common-rest-api-error-codes'
+      : ['1', '2', '3'].includes(section)
+        ? 'status-and-error-codes2'
+        : 'table-service-error-codes',
+  [privateDocNames[3]]: (section) =>
+    section === '5'
+      ? 'docs/architecture.md#queries'
+      : top(section) === '4'
+        ? 'query-timeout-and-pagination'
+        : 'querying-tables-and-entities',
+  [privateDocNames[4]]: () => 'performing-entity-group-transactions',
+  [privateDocNames[5]]: (section) =>
+    ({ 7: 'create-service-sas', 9: 'create-service-sas', 8: 'create-account-sas' })[top(section)] ??
+    (top(section) === '10' ? 'authorize-with-azure-active-directory' : 'authorize-with-shared-key'),
+  [privateDocNames[6]]: (section) => `docs/protocol-notes.md${noteAnchors[section] ? `#${noteAnchors[section]}` : ''}`,
+};
+const sectionNumber = '(?:\\d+(?:\\.\\d+)?|[A-G])';
+const sectionText = `\u00a7 ?${sectionNumber}`;
+const privateCitation = new RegExp(
+  `\\b(${privateDocNames.slice(0, 7).join('|')})\\.md((?: ${sectionText}(?:(?: ?[\u2013-] ?\u00a7?|, \u00a7|(?: and) \u00a7) ?${sectionNumber}(?!\\w))*)?)`,
+  'g',
+);
+
+/** A list of sections (`2.1–2.3, 5`, each after a section sign) → ['2.1', '2.2', '2.3', '5']. */
+function sectionsOf(text) {
+  const found = [];
+  for (const part of text.split(/, | and /)) {
+    const [from, to] = part.split(/ ?[\u2013-] ?/).map((s) => s.replace(/\u00a7 ?/, '').trim());
+    if (from === '') continue;
+    found.push(from);
+    if (to === undefined) continue;
+    const [major, minorFrom] = from.split('.');
+    const minorTo = to.includes('.') ? to.split('.')[1] : to;
+    const [start, end] = minorFrom === undefined ? [Number(major), Number(to)] : [Number(minorFrom), Number(minorTo)];
+    for (let n = start + 1; n <= end; n++) found.push(minorFrom === undefined ? String(n) : `${major}.${n}`);
+  }
+  return found.length === 0 ? [''] : found;
+}
+
+/** Rewrites citations of the private reference into public pages and notes under docs/. */
+export function rewriteCitations(text) {
+  const rewritten = text.replace(privateCitation, (_, name, sections) => {
+    const targets = [...new Set(sectionsOf(sections.trim()).map((section) => pageOf[name](section)))];
+    const pages = targets.filter((t) => !t.startsWith('docs/'));
+    const notes = targets.filter((t) => t.startsWith('docs/'));
+    return [...(pages.length > 0 ? [`Azure REST: ${pages.join(', ')}`] : []), ...notes].join('; ');
+  });
+  return rewritten
+    .replace(/\bconformance(?:-notes)? \u00a7(\d+)/g, (_, n) => pageOf[privateDocNames[6]](n))
+    .replace(/Azure REST: ([a-z0-9, -]+?)(?:, |; | and )Azure REST: /g, 'Azure REST: $1, ');
+}
+
 /** Formats every code file in scope with prettier and reflows long comment lines; returns the paths changed. */
 export async function fix(root) {
   const prettier = await import('prettier');
@@ -482,7 +582,7 @@ export async function fix(root) {
     const file = join(root, path);
     const before = readFileSync(file, 'utf8');
     const options = { ...(await prettier.resolveConfig(file)), filepath: file };
-    let text = await prettier.format(before, options);
+    let text = await prettier.format(rewriteCitations(before), options);
     if (syntaxExtensions.has(extname(path))) {
       const reflowed = reflowComments(path, text);
       if (reflowed !== text) text = await prettier.format(reflowed, options);

@@ -31,7 +31,8 @@ function fixture(files: Record<string, string>): string {
   const base: Record<string, string> = {
     'README.md': '# Project\n\n## Quick start\n\nSee [the layers](docs/architecture.md#layout).\n',
     'docs/architecture.md': '# Architecture\n\n## Layout\n',
-    'docs/protocol-notes.md': '# Notes\n\n| page | cited for |\n| --- | --- |\n| `insert-entity` | inserts |\n',
+    'docs/protocol-notes.md':
+      '# Notes\n\n| page | cited for |\n| --- | --- |\n| `insert-entity` | inserts |\n| `insert-or-replace-entity` | upserts |\n',
   };
   for (const [path, text] of Object.entries({ ...base, ...files })) {
     mkdirSync(dirname(join(root, path)), { recursive: true });
@@ -138,9 +139,17 @@ describe('tidy --fix', () => {
       `export const value = {a: "text"}; // ${words(20)}\n` +
       `/**\n * ${words(30)}\n */\n` +
       `export function f() {\n  return \`// ${words(3)}\`;\n}\n`;
-    const root = fixture({ 'src/domain/messy.ts': source });
+    const root = fixture({
+      'src/domain/messy.ts': source,
+      'src/domain/cited.ts': `// Inserts (${['operations', 'md'].join('.')} ${section}5.1, ${section}5.7).\nexport {};\n`,
+    });
     try {
-      assert.deepEqual(await tidy.fix(root), ['src/domain/messy.ts']);
+      assert.deepEqual(await tidy.fix(root), ['src/domain/cited.ts', 'src/domain/messy.ts']);
+      assert.equal(
+        readFileSync(join(root, 'src/domain/cited.ts'), 'utf8'),
+        '// Inserts (Azure REST: insert-entity, insert-or-replace-entity).\nexport {};\n',
+        'a private citation becomes the public pages',
+      );
       const fixed = readFileSync(join(root, 'src/domain/messy.ts'), 'utf8');
       assert.deepEqual(rulesAt(root), []);
       assert.match(fixed, /export const value = \{ a: 'text' \};\n/);
