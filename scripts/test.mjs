@@ -1,7 +1,7 @@
 #!/usr/bin/env node
-// `npm test`: runs the tidy check, compiles (server, tests and the explorer's browser modules), starts a throwaway
-// PostgreSQL cluster when Debian's server binaries are
-// here (so the PostgreSQL engine's tests run too), runs every test, and stops the cluster.
+// `npm test`: runs the tidy check, compiles (server, tests and the explorer's browser modules),
+// starts a throwaway PostgreSQL cluster when Debian's server binaries are here (so the PostgreSQL
+// engine's tests run too), runs every test, and stops the cluster.
 //
 // The tests find the database through one variable, CERULEAN_TEST_DATABASE_URL; a URL the caller
 // already set is used as it is and no cluster is started. Without binaries the PostgreSQL tests
