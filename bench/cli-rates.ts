@@ -1,4 +1,4 @@
-// Export and import rates of the `cerulean` command line at 100k entities (issue 13): one on-disk
+// Export and import rates of the `cerulean` command line at 100k entities: one on-disk
 // Cerulean server, the CLI run as a user runs it (a process per command), wall time per command.
 // Usage: node dist/bench/cli-rates.js [--entities N]   (compiled by npx tsc -p tsconfig.json)
 // Writes bench/results/cli-rates.md.
@@ -77,7 +77,10 @@ async function main(): Promise<void> {
     '',
     '| step | seconds | entities/s |',
     '| --- | ---: | ---: |',
-    ...results.map(({ step, seconds }) => `| ${step} | ${seconds.toFixed(1)} | ${Math.round(entityCount / seconds).toLocaleString('en-US')} |`),
+    ...results.map(
+      ({ step, seconds }) =>
+        `| ${step} | ${seconds.toFixed(1)} | ${Math.round(entityCount / seconds).toLocaleString('en-US')} |`,
+    ),
     '',
   ].join('\n');
   fs.writeFileSync(path.join(repoRoot, 'bench/results/cli-rates.md'), report);

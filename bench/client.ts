@@ -4,7 +4,7 @@ import http from 'node:http';
 import { createHmac } from 'node:crypto';
 
 export const devAccountName = 'devstoreaccount1';
-/** The public development-storage key (auth.md §6). */
+/** The public development-storage key (Azure REST: authorize-with-shared-key). */
 export const devAccountKey = Buffer.from(
   'Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/K1SZFPTOtr/KBHBeksoGMGw==',
   'base64',
@@ -22,7 +22,7 @@ export interface TableRequest {
   method: string;
   /** Encoded resource path after the account, e.g. `mytable(PartitionKey='p',RowKey='r')`. */
   resource: string;
-  /** Already-encoded query string without `?`; never signed (auth.md §5). */
+  /** Already-encoded query string without `?`; never signed (Azure REST: authorize-with-shared-key). */
   query?: string;
   headers?: Record<string, string>;
   body?: string;
@@ -37,7 +37,7 @@ export interface TableResponse {
 }
 
 /**
- * Shared Key Lite (auth.md §4) signs only `date + "\n" + "/" + account + path`, so one
+ * Shared Key Lite (Azure REST: authorize-with-shared-key) signs only `date + "\n" + "/" + account + path`, so one
  * signature serves every request to a path within the same second: cache it per second.
  */
 export class SharedKeyLiteSigner {
@@ -120,9 +120,7 @@ export class TableHttpClient {
           }
           const chunks: Buffer[] = [];
           res.on('data', (chunk: Buffer) => chunks.push(chunk));
-          res.on('end', () =>
-            resolve({ status, headers: res.headers, body: Buffer.concat(chunks).toString('utf8') }),
-          );
+          res.on('end', () => resolve({ status, headers: res.headers, body: Buffer.concat(chunks).toString('utf8') }));
           res.on('error', reject);
         },
       );

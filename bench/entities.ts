@@ -1,5 +1,6 @@
 // Request bodies: ~500-byte entities carrying every EDM type, and $batch bodies shaped
-// exactly as @azure/data-tables sends them (batch.md §2.3). Deterministic from a seed.
+// exactly as @azure/data-tables sends them (Azure REST: performing-entity-group-transactions). Deterministic from a
+// seed.
 import { randomUUID } from 'node:crypto';
 
 /** Distinct values of the Int32 `Bucket` property that the table-scan filter selects on. */
@@ -14,8 +15,7 @@ const tails: readonly string[] = Array.from({ length: tailVariants }, (_, varian
   const bytes = Buffer.alloc(64, variant);
   for (let i = 0; i < bytes.length; i++) bytes[i] = (variant * 31 + i * 7) & 0xff;
   const hex = bytes.toString('hex');
-  const guid =
-    `${hex.slice(0, 8)}-${hex.slice(8, 12)}-4${hex.slice(13, 16)}-a${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
+  const guid = `${hex.slice(0, 8)}-${hex.slice(8, 12)}-4${hex.slice(13, 16)}-a${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
   const created = new Date(epochMs + variant * 86_400_123).toISOString();
   return (
     `"Price":${(variant * 1.25 + 0.125).toFixed(3)},` +
@@ -82,7 +82,7 @@ export function batchInsertBody(
   return { contentType: `multipart/mixed; boundary=${batchBoundary}`, body };
 }
 
-/** Outer headers of a JS SDK $batch besides the signed ones (batch.md §2.1). */
+/** Outer headers of a JS SDK $batch besides the signed ones (Azure REST: performing-entity-group-transactions). */
 export const batchHeaders: Readonly<Record<string, string>> = {
   accept: 'application/json',
   DataServiceVersion: '3.0;',

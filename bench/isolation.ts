@@ -1,4 +1,4 @@
-// Latency isolation (issue 6, "slow clients cannot pin the server"): point reads at 4 concurrent
+// Latency isolation ("slow clients cannot pin the server"): point reads at 4 concurrent
 // requests, alone and while another client walks a filter over the whole table, once with a
 // filter the storage engine checks itself (on a scan thread) and once with one it cannot (an
 // `or`, checked by the query engine on the HTTP thread, which lets other requests in between
@@ -18,7 +18,10 @@ import { walk } from './walk.js';
 const readers = 4;
 const resultsDir = path.join(path.dirname(new URL(import.meta.url).pathname), '../../bench/results');
 /** Both match nothing, so every page reads its whole budget of rows. */
-const filters = { 'checked by the storage engine': 'Bucket eq -1', 'checked by the query engine': 'Bucket eq -1 or Bucket eq -2' };
+const filters = {
+  'checked by the storage engine': 'Bucket eq -1',
+  'checked by the query engine': 'Bucket eq -1 or Bucket eq -2',
+};
 
 async function main(): Promise<void> {
   const { values } = parseArgs({ options: { entities: { type: 'string' }, duration: { type: 'string' } } });
@@ -53,7 +56,10 @@ async function main(): Promise<void> {
     await server.stop();
     rmSync(location, { recursive: true, force: true });
   }
-  const load = os.loadavg().map((n) => n.toFixed(2)).join(' ');
+  const load = os
+    .loadavg()
+    .map((n) => n.toFixed(2))
+    .join(' ');
   const markdown = [
     '# Point reads while another client scans',
     '',
@@ -87,7 +93,12 @@ function measure(operations: readonly Operation[], durationMs: number): Promise<
 }
 
 function row(label: string, result: LoadResult, pages: string): string {
-  const cells = [Math.round(result.opsPerSec).toLocaleString('en-US'), result.p50Ms.toFixed(2), result.p99Ms.toFixed(2), pages];
+  const cells = [
+    Math.round(result.opsPerSec).toLocaleString('en-US'),
+    result.p50Ms.toFixed(2),
+    result.p99Ms.toFixed(2),
+    pages,
+  ];
   return `| ${label} | ${cells.join(' | ')} |`;
 }
 

@@ -1,4 +1,4 @@
-// What keeping metrics and design insights costs a point read (issue 12: at most 5 %). Two
+// What keeping metrics and design insights costs a point read (the target: at most 5 %). Two
 // Cerulean servers on disk with the same data, one as it runs by default and one with
 // --no-metrics, get the same number of random point reads at the same concurrency, in
 // interleaved rounds. Per round: throughput, and the server's CPU time per read from
@@ -32,7 +32,9 @@ async function main(): Promise<void> {
       rounds: { type: 'string', default: '6' },
     },
   });
-  const [entities, reads, concurrency, rounds] = [values.entities, values.reads, values.concurrency, values.rounds].map(Number) as [number, number, number, number];
+  const [entities, reads, concurrency, rounds] = [values.entities, values.reads, values.concurrency, values.rounds].map(
+    Number,
+  ) as [number, number, number, number];
   const workRoot = await mkdtemp(path.join(os.tmpdir(), 'cerulean-observe-cost-'));
   const servers: BenchServer[] = [];
   try {
@@ -48,9 +50,18 @@ async function main(): Promise<void> {
       const order = round % 2 === 0 ? [0, 1] : [1, 0];
       for (const i of order) {
         const server = servers[i]!;
-        const result = await measure(server, clients[i]!, (index) => entityResource(dataset.table, dataset.key(index)), entities, reads, concurrency);
+        const result = await measure(
+          server,
+          clients[i]!,
+          (index) => entityResource(dataset.table, dataset.key(index)),
+          entities,
+          reads,
+          concurrency,
+        );
         results[server.kind]!.push(result);
-        process.stderr.write(`round ${round + 1} ${server.kind}: ${Math.round(result.opsPerSec)} reads/s, ${result.cpuMicrosPerRead.toFixed(1)} µs CPU per read\n`);
+        process.stderr.write(
+          `round ${round + 1} ${server.kind}: ${Math.round(result.opsPerSec)} reads/s, ${result.cpuMicrosPerRead.toFixed(1)} µs CPU per read\n`,
+        );
       }
     }
     const observed = summary(results['cerulean']!);
@@ -80,7 +91,11 @@ async function measure(
   const worker = async (): Promise<void> => {
     while (issued < reads) {
       issued++;
-      await expectStatus('point read', client.send({ method: 'GET', resource: resource(Math.floor(Math.random() * entities)) }), 200);
+      await expectStatus(
+        'point read',
+        client.send({ method: 'GET', resource: resource(Math.floor(Math.random() * entities)) }),
+        200,
+      );
     }
   };
   const cpuBefore = await cpuTicks([server.pids[0]!]);
@@ -90,7 +105,6 @@ async function measure(
   const cpuSeconds = ((await cpuTicks([server.pids[0]!])) - cpuBefore) / clockTicksPerSecond;
   return { opsPerSec: reads / seconds, cpuMicrosPerRead: (cpuSeconds * 1e6) / reads };
 }
-
 
 function summary(rounds: readonly Round[]): { best: number; median: number; cpu: number } {
   const median = (values: number[]): number => values.sort((a, b) => a - b)[Math.floor(values.length / 2)]!;

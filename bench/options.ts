@@ -29,7 +29,21 @@ export const usage = `usage: npm run bench -- [options]
 const countMax = 10_000_000;
 const concurrencyMax = 1024;
 
-export function parseOptions(argv: readonly string[]): BenchOptions {
+const knownFlags = new Set([
+  'quick',
+  'big',
+  'help',
+  'scenarios',
+  'concurrency',
+  'duration',
+  'warmup',
+  'preload',
+  'rounds',
+  'servers',
+]);
+
+/** `--name value`, `--name=value` and the bare switches, by name; unknown names and --help throw the usage. */
+function readFlags(argv: readonly string[]): Map<string, string | true> {
   const flags = new Map<string, string | true>();
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
@@ -42,21 +56,25 @@ export function parseOptions(argv: readonly string[]): BenchOptions {
       flags.set(name, value);
     }
   }
-  const known = new Set([
-    'quick', 'big', 'help', 'scenarios', 'concurrency', 'duration', 'warmup', 'preload', 'rounds', 'servers',
-  ]);
   for (const name of flags.keys()) {
-    if (!known.has(name)) throw new Error(`unknown option --${name}\n${usage}`);
+    if (!knownFlags.has(name)) throw new Error(`unknown option --${name}\n${usage}`);
   }
   if (flags.has('help')) throw new Error(usage);
+  return flags;
+}
 
+export function parseOptions(argv: readonly string[]): BenchOptions {
+  const flags = readFlags(argv);
   const quick = flags.has('quick');
   const text = (name: string): string | undefined => {
     const value = flags.get(name);
     return typeof value === 'string' ? value : undefined;
   };
   const list = (name: string): string[] | undefined =>
-    text(name)?.split(',').map((item) => item.trim()).filter(Boolean);
+    text(name)
+      ?.split(',')
+      .map((item) => item.trim())
+      .filter(Boolean);
   const number = (name: string, fallback: number, min: number, max: number): number => {
     const raw = text(name);
     if (raw === undefined) return fallback;

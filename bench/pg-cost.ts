@@ -1,4 +1,4 @@
-// Where the time of an operation goes on the PostgreSQL engine (issue 11): CPU time per operation
+// Where the time of an operation goes on the PostgreSQL engine: CPU time per operation
 // of the Cerulean process, of PostgreSQL's processes (the postmaster's children: backends, WAL
 // writer, checkpointer...) and of this load generator, per scenario, beside Cerulean on SQLite.
 // CPU per operation is what a busy shared machine disturbs least; from it, operations per second
@@ -34,7 +34,10 @@ async function main(): Promise<void> {
   const { values } = parseArgs({
     options: {
       servers: { type: 'string', default: 'cerulean,cerulean-pg' },
-      scenarios: { type: 'string', default: 'insert-distinct,upsert,point-read,merge-if-match,range-query,partition-scan,table-scan' },
+      scenarios: {
+        type: 'string',
+        default: 'insert-distinct,upsert,point-read,merge-if-match,range-query,partition-scan,table-scan',
+      },
       preload: { type: 'string', default: '20000' },
       concurrency: { type: 'string', default: '16' },
       duration: { type: 'string', default: '3' },
@@ -46,7 +49,11 @@ async function main(): Promise<void> {
     if (scenario === undefined) throw new Error(`unknown scenario ${name}`);
     return scenario;
   });
-  const [preloadCount, concurrency, durationS] = [values.preload, values.concurrency, values.duration].map(Number) as [number, number, number];
+  const [preloadCount, concurrency, durationS] = [values.preload, values.concurrency, values.duration].map(Number) as [
+    number,
+    number,
+    number,
+  ];
   const postgres = kinds.some((kind) => kind.startsWith('cerulean-pg')) ? await benchPostgres() : undefined;
   const workRoot = await mkdtemp(path.join(os.tmpdir(), 'cerulean-pg-cost-'));
   const results = new Map<string, Map<ServerKind, Cost>>();
@@ -59,7 +66,8 @@ async function main(): Promise<void> {
         const client = new TableHttpClient(server.endpoint, keepAliveAgent(concurrency), 120_000);
         const datasets: Partial<Record<DatasetName, Dataset>> = {};
         for (const name of new Set(chosen.flatMap((scenario) => scenario.datasets))) {
-          const dataset = name === 'partition' ? partitionDataset() : spreadDataset('entities', 'benchentities', preloadCount);
+          const dataset =
+            name === 'partition' ? partitionDataset() : spreadDataset('entities', 'benchentities', preloadCount);
           await preload(new TableHttpClient(server.endpoint, keepAliveAgent(4), 120_000), dataset, () => undefined);
           datasets[name] = dataset;
         }
@@ -83,8 +91,21 @@ async function main(): Promise<void> {
     postgres?.stop();
     await rm(workRoot, { recursive: true, force: true });
   }
+  process.stdout.write(costTable(results, concurrency, durationS, preloadCount));
+}
+
+/** The Markdown table of CPU time per operation and tier. */
+function costTable(
+  results: ReadonlyMap<string, ReadonlyMap<ServerKind, Cost>>,
+  concurrency: number,
+  durationS: number,
+  preloadCount: number,
+): string {
   let table =
-    `C=${concurrency}, ${durationS} s per scenario, ${preloadCount} entities, load average at end ${os.loadavg().map((load) => load.toFixed(2)).join(' ')}\n\n` +
+    `C=${concurrency}, ${durationS} s per scenario, ${preloadCount} entities, load average at end ${os
+      .loadavg()
+      .map((load) => load.toFixed(2))
+      .join(' ')}\n\n` +
     `| scenario | server | ops/s | Cerulean µs/op | PostgreSQL µs/op | client µs/op | Cerulean ops/s per core | PostgreSQL ops/s per core |\n` +
     `| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |\n`;
   for (const [name, byKind] of results) {
@@ -95,7 +116,7 @@ async function main(): Promise<void> {
         `${cost.client.toFixed(0)} | ${perCore(cost.server)} | ${perCore(cost.database)} |\n`;
     }
   }
-  process.stdout.write(table);
+  return table;
 }
 
 function format(cost: Cost): string {
@@ -103,7 +124,12 @@ function format(cost: Cost): string {
 }
 
 /** Runs every worker's operation in a loop for `durationMs`, with CPU counted over exactly that window. */
-async function measure(server: BenchServer, postmaster: number | undefined, operations: readonly (() => Promise<void>)[], durationMs: number): Promise<Cost> {
+async function measure(
+  server: BenchServer,
+  postmaster: number | undefined,
+  operations: readonly (() => Promise<void>)[],
+  durationMs: number,
+): Promise<Cost> {
   const ticks = async () => ({
     server: await cpuTicks(server.pids),
     database: postmaster === undefined ? 0 : await cpuTicks([postmaster, ...(await childrenOf(postmaster))]),

@@ -15,7 +15,8 @@ export async function benchPostgres(): Promise<BenchPostgres> {
   let adminUrl = process.env['CERULEAN_BENCH_DATABASE_URL'];
   if (adminUrl === undefined) {
     const bin = postgresBin();
-    if (bin === undefined) throw new Error('no CERULEAN_BENCH_DATABASE_URL and no PostgreSQL server binaries (/usr/lib/postgresql/*/bin)');
+    if (bin === undefined)
+      throw new Error('no CERULEAN_BENCH_DATABASE_URL and no PostgreSQL server binaries (/usr/lib/postgresql/*/bin)');
     cluster = await startCluster(bin);
     adminUrl = cluster.url;
   }

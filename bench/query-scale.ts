@@ -1,4 +1,4 @@
-// Query throughput at scale (issue 3), in entities per second of the whole walk:
+// Query throughput at scale, in entities per second of the whole walk:
 //   1. a partition scan of one 10k-entity partition, $top=1000, following continuations;
 //   2. property-filtered table scans over N entities (default 1,000,000) that follow
 //      continuations to the end: `Counter gt <…>L` (Int64, the last 10 match) and
@@ -47,7 +47,9 @@ async function measure(client: TableHttpClient, table: string, m: Measurement, r
   }
   rates.sort((a, b) => a - b);
   const median = rates[Math.floor(rates.length / 2)]!;
-  console.log(`${m.name.padEnd(34)} ${m.filter.padEnd(36)} median ${median.toFixed(0)} entities/s (best ${rates.at(-1)!.toFixed(0)})`);
+  console.log(
+    `${m.name.padEnd(34)} ${m.filter.padEnd(36)} median ${median.toFixed(0)} entities/s (best ${rates.at(-1)!.toFixed(0)})`,
+  );
 }
 
 async function load(client: TableHttpClient, dataset: Dataset): Promise<void> {
@@ -68,7 +70,9 @@ async function load(client: TableHttpClient, dataset: Dataset): Promise<void> {
 const counterOf = (seed: number) => BigInt(seed) * 1_000_003n + 4_294_967_296n;
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({ options: { entities: { type: 'string', default: '1000000' }, runs: { type: 'string', default: '3' } } });
+  const { values } = parseArgs({
+    options: { entities: { type: 'string', default: '1000000' }, runs: { type: 'string', default: '3' } },
+  });
   const count = Number(values.entities);
   const runs = Number(values.runs);
   if (!Number.isInteger(count) || count < 11) throw new Error('--entities must be an integer ≥ 11');
@@ -84,27 +88,42 @@ async function main(): Promise<void> {
     const spread = spreadDataset('big', 'benchscale', count);
     await load(client, partition);
     await load(client, spread);
-    await measure(client, partition.table, {
-      name: `partition scan (${partition.count})`,
-      filter: "PartitionKey eq 'scan'",
-      top: 1000,
-      entities: partition.count,
-      expectedReturned: partition.count,
-    }, runs);
-    await measure(client, spread.table, {
-      name: `filtered table scan Int64 (${count})`,
-      filter: `Counter gt ${counterOf(count - 11)}L`,
-      top: 1000,
-      entities: count,
-      expectedReturned: 10,
-    }, runs);
-    await measure(client, spread.table, {
-      name: `filtered table scan Int32 (${count})`,
-      filter: 'Bucket eq 999',
-      top: 1000,
-      entities: count,
-      expectedReturned: bucketMatches(spread, 999),
-    }, runs);
+    await measure(
+      client,
+      partition.table,
+      {
+        name: `partition scan (${partition.count})`,
+        filter: "PartitionKey eq 'scan'",
+        top: 1000,
+        entities: partition.count,
+        expectedReturned: partition.count,
+      },
+      runs,
+    );
+    await measure(
+      client,
+      spread.table,
+      {
+        name: `filtered table scan Int64 (${count})`,
+        filter: `Counter gt ${counterOf(count - 11)}L`,
+        top: 1000,
+        entities: count,
+        expectedReturned: 10,
+      },
+      runs,
+    );
+    await measure(
+      client,
+      spread.table,
+      {
+        name: `filtered table scan Int32 (${count})`,
+        filter: 'Bucket eq 999',
+        top: 1000,
+        entities: count,
+        expectedReturned: bucketMatches(spread, 999),
+      },
+      runs,
+    );
   } finally {
     await server.stop();
     rmSync(dataDir, { recursive: true, force: true });

@@ -110,12 +110,32 @@ export function renderMarkdown(report: Report): string {
       `node ${meta.node}; ${meta.cpus}; ` +
       `load average at start ${meta.loadAverageAtStart.map((x) => x.toFixed(2)).join(' ')}.`,
     '',
-    'Each cell is the best of the rounds (highest ops/s, with that round\'s latencies); rounds ran interleaved ' +
+    "Each cell is the best of the rounds (highest ops/s, with that round's latencies); rounds ran interleaved " +
       '(Cerulean, Azurite memory, Azurite disk, then the reverse). Ratio = Cerulean ops/s ÷ Azurite ops/s: ' +
       '> 1 means Cerulean is faster. On-disk Azurite is the reference; in-memory Azurite is informational. ' +
       'The machine is shared and noisy: compare ratios within one run only.',
     '',
   ];
+  lines.push(
+    ...comparedSection(summary),
+    ...postgresSection(summary),
+    ...unobservedSection(summary),
+    ...ceilingSection(summary),
+  );
+  lines.push(
+    'Scenarios (one operation is):',
+    '',
+    ...Object.entries(meta.scenarios).map(([name, summary]) => `- ${name}: ${summary}`),
+    '',
+  );
+  const notes = runNotes(runs, meta);
+  if (notes.length > 0) lines.push('Notes:', '', ...notes.map((note) => `- ${note}`), '');
+  return lines.join('\n');
+}
+
+/** Cerulean against both Azurites, one row per scenario and concurrency. */
+function comparedSection(summary: readonly SummaryRow[]): string[] {
+  const lines: string[] = [];
   const compared = summary.filter((row) => comparedServers.some((server) => row.cells[server] !== undefined));
   if (compared.length > 0) {
     lines.push(
@@ -132,6 +152,12 @@ export function renderMarkdown(report: Report): string {
     }
     lines.push('');
   }
+  return lines;
+}
+
+/** Cerulean on PostgreSQL, one and two processes. */
+function postgresSection(summary: readonly SummaryRow[]): string[] {
+  const lines: string[] = [];
   const onPostgres = summary.filter((row) => postgresServers.some((server) => row.cells[server] !== undefined));
   if (onPostgres.length > 0) {
     lines.push(
@@ -147,6 +173,12 @@ export function renderMarkdown(report: Report): string {
       '',
     );
   }
+  return lines;
+}
+
+/** What metrics and insights cost. */
+function unobservedSection(summary: readonly SummaryRow[]): string[] {
+  const lines: string[] = [];
   const unobserved = summary.filter((row) => row.cells['cerulean-unobserved'] !== undefined);
   if (unobserved.length > 0) {
     lines.push(
@@ -163,6 +195,12 @@ export function renderMarkdown(report: Report): string {
       '',
     );
   }
+  return lines;
+}
+
+/** The bare node:http ceiling. */
+function ceilingSection(summary: readonly SummaryRow[]): string[] {
+  const lines: string[] = [];
   const ceiling = summary.filter((row) => row.cells.bare !== undefined);
   if (ceiling.length > 0) {
     lines.push(
@@ -174,15 +212,7 @@ export function renderMarkdown(report: Report): string {
       '',
     );
   }
-  lines.push(
-    'Scenarios (one operation is):',
-    '',
-    ...Object.entries(meta.scenarios).map(([name, summary]) => `- ${name}: ${summary}`),
-    '',
-  );
-  const notes = runNotes(runs, meta);
-  if (notes.length > 0) lines.push('Notes:', '', ...notes.map((note) => `- ${note}`), '');
-  return lines.join('\n');
+  return lines;
 }
 
 export async function writeReport(directory: string, report: Report): Promise<{ json: string; markdown: string }> {

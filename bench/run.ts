@@ -23,7 +23,14 @@ import { postgresKinds, startServer, waitForQuiet, type BenchServer, type Server
 const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
 const resultsDirectory = path.join(repoRoot, 'bench/results');
 /** Interleaving order of round 1; even rounds run it backwards. */
-const roundOrder: readonly ServerKind[] = ['cerulean', 'cerulean-unobserved', 'cerulean-pg', 'cerulean-pg-2', 'azurite-memory', 'azurite-disk'];
+const roundOrder: readonly ServerKind[] = [
+  'cerulean',
+  'cerulean-unobserved',
+  'cerulean-pg',
+  'cerulean-pg-2',
+  'azurite-memory',
+  'azurite-disk',
+];
 /** The ceiling server answers any GET, so it runs the point-read request shape only. */
 const ceilingScenario = 'point-read';
 const requestTimeoutMs = 60_000;
@@ -44,13 +51,17 @@ async function main(): Promise<void> {
   const startedAt = new Date();
   const loadAverageAtStart = os.loadavg();
   const workRoot = await mkdtemp(path.join(os.tmpdir(), 'cerulean-bench-'));
-  log(`scenarios: ${selected.map((s) => s.name).join(', ')}; concurrency ${options.concurrency.join(',')}; ` +
-    `${options.rounds} rounds; window ${options.durationS} s after ${options.warmupS} s warm-up`);
+  log(
+    `scenarios: ${selected.map((s) => s.name).join(', ')}; concurrency ${options.concurrency.join(',')}; ` +
+      `${options.rounds} rounds; window ${options.durationS} s after ${options.warmupS} s warm-up`,
+  );
   const notStarted: Record<string, string> = {};
   const contenders: Contender[] = [];
   let postgres: BenchPostgres | undefined;
   try {
-    const wanted = options.servers.filter((kind) => kind !== 'bare' || selected.some((s) => s.name === ceilingScenario));
+    const wanted = options.servers.filter(
+      (kind) => kind !== 'bare' || selected.some((s) => s.name === ceilingScenario),
+    );
     if (wanted.some((kind) => postgresKinds.includes(kind))) {
       try {
         postgres = await benchPostgres();
@@ -100,7 +111,8 @@ async function startContenders(
     const dataDir = path.join(workRoot, kind);
     await mkdir(dataDir);
     try {
-      const database = postgres !== undefined && postgresKinds.includes(kind) ? await postgres.database(kind) : undefined;
+      const database =
+        postgres !== undefined && postgresKinds.includes(kind) ? await postgres.database(kind) : undefined;
       const server = await startServer(kind, repoRoot, dataDir, database);
       const ports = [server.endpoint.port, ...(server.endpoint.morePorts ?? [])].join(', ');
       log(`${kind} listening on ${server.endpoint.host}:${ports} (pid ${server.pids.join(', ')})`);

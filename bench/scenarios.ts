@@ -103,16 +103,27 @@ export const scenarios: readonly Scenario[] = [
     partitionKey: `w${worker}s${seed}`,
     rowKey: 'r',
   })),
-  insertScenario('insert-partition', 'POST one entity; every insert goes into the same partition', 'insp', (worker, seed) => ({
-    partitionKey: 'one',
-    rowKey: `w${padded(worker, 2)}s${padded(seed, 8)}`,
-  })),
-  randomEntityScenario('upsert', 'PUT (insert-or-replace, no If-Match) of a random existing entity', true, (client, dataset, random) =>
-    upsert(client, dataset, Math.floor(random() * dataset.count)),
+  insertScenario(
+    'insert-partition',
+    'POST one entity; every insert goes into the same partition',
+    'insp',
+    (worker, seed) => ({
+      partitionKey: 'one',
+      rowKey: `w${padded(worker, 2)}s${padded(seed, 8)}`,
+    }),
+  ),
+  randomEntityScenario(
+    'upsert',
+    'PUT (insert-or-replace, no If-Match) of a random existing entity',
+    true,
+    (client, dataset, random) => upsert(client, dataset, Math.floor(random() * dataset.count)),
   ),
   ...metadataVariants((accept, suffix) =>
-    randomEntityScenario(`point-read${suffix}`, `GET one random preloaded entity by key${levelNote(suffix)}`, false, (client, dataset, random) =>
-      pointRead(client, dataset, Math.floor(random() * dataset.count), accept),
+    randomEntityScenario(
+      `point-read${suffix}`,
+      `GET one random preloaded entity by key${levelNote(suffix)}`,
+      false,
+      (client, dataset, random) => pointRead(client, dataset, Math.floor(random() * dataset.count), accept),
     ),
   ),
   {
@@ -184,10 +195,15 @@ export const scenarios: readonly Scenario[] = [
       };
     },
   },
-  randomEntityScenario('mix-80-20', 'a point read (80%) or an upsert (20%) of a random existing entity', true, (client, dataset, random) => {
-    const index = Math.floor(random() * dataset.count);
-    return random() < mixReadFraction ? pointRead(client, dataset, index) : upsert(client, dataset, index);
-  }),
+  randomEntityScenario(
+    'mix-80-20',
+    'a point read (80%) or an upsert (20%) of a random existing entity',
+    true,
+    (client, dataset, random) => {
+      const index = Math.floor(random() * dataset.count);
+      return random() < mixReadFraction ? pointRead(client, dataset, index) : upsert(client, dataset, index);
+    },
+  ),
 ];
 
 /**
@@ -245,7 +261,10 @@ function rangeQuery(accept: string, suffix: string): Scenario {
             await queryAll(client, dataset.table, rangeFilter(Math.floor(random() * starts)), false, accept);
           };
         }),
-        wrongAnswer: checkCount(await queryAll(client, dataset.table, rangeFilter(starts - 1), true, accept), rangeLength),
+        wrongAnswer: checkCount(
+          await queryAll(client, dataset.table, rangeFilter(starts - 1), true, accept),
+          rangeLength,
+        ),
       };
     },
   };
@@ -283,12 +302,16 @@ const indexWaitMsMax = 60_000;
 
 /**
  * Runs the scenario's queries, one at a time, until the server's query-plan header says an index
- * serves them (README "Automatic property indexes"): the window then measures the steady state,
+ * serves them (docs/architecture.md#automatic-property-indexes): the window then measures the steady state,
  * not the one-time build, and the note says how long that took. A server without the header
  * (Azurite), or one told never to index (CERULEAN_AUTO_INDEX=0, which the bench passes on to the
  * servers it starts), is measured as it is.
  */
-async function untilIndexed(client: TableHttpClient, dataset: Dataset, filter: (bucket: number) => string): Promise<string | undefined> {
+async function untilIndexed(
+  client: TableHttpClient,
+  dataset: Dataset,
+  filter: (bucket: number) => string,
+): Promise<string | undefined> {
   if (process.env.CERULEAN_AUTO_INDEX === '0') return undefined;
   const startedMs = performance.now();
   let queries = 0;
@@ -296,7 +319,12 @@ async function untilIndexed(client: TableHttpClient, dataset: Dataset, filter: (
     const bucket = queries % bucketCount;
     const response = await expectStatus(
       'query',
-      client.send({ method: 'GET', resource: `${dataset.table}()`, query: `$filter=${encodeURIComponent(filter(bucket))}&$top=${pageSizeQueried}`, readBody: false }),
+      client.send({
+        method: 'GET',
+        resource: `${dataset.table}()`,
+        query: `$filter=${encodeURIComponent(filter(bucket))}&$top=${pageSizeQueried}`,
+        readBody: false,
+      }),
       200,
     );
     queries++;
@@ -306,9 +334,12 @@ async function untilIndexed(client: TableHttpClient, dataset: Dataset, filter: (
     const elapsedS = ((performance.now() - startedMs) / 1000).toFixed(1);
     // An index step examines only the matches; a scan examines a whole work budget first.
     if (Number(scanned) <= bucketMatches(dataset, bucket)) {
-      return queries === 1 ? undefined : `an automatic index served the filter after ${queries} warm-up queries, ${elapsedS} s`;
+      return queries === 1
+        ? undefined
+        : `an automatic index served the filter after ${queries} warm-up queries, ${elapsedS} s`;
     }
-    if (performance.now() - startedMs > indexWaitMsMax) return `no index served the filter within ${elapsedS} s (${queries} queries): measured unindexed`;
+    if (performance.now() - startedMs > indexWaitMsMax)
+      return `no index served the filter within ${elapsedS} s (${queries} queries): measured unindexed`;
   }
 }
 
@@ -370,7 +401,13 @@ function etagOf(response: TableResponse): string {
 }
 
 /** Runs a query to its last page; counts entities only when asked (parsing costs client CPU). */
-async function queryAll(client: TableHttpClient, table: string, filter: string, count: boolean, accept?: string): Promise<number> {
+async function queryAll(
+  client: TableHttpClient,
+  table: string,
+  filter: string,
+  count: boolean,
+  accept?: string,
+): Promise<number> {
   const headers = accept === undefined ? undefined : { accept };
   const firstQuery = `$filter=${encodeURIComponent(filter)}&$top=${pageSizeQueried}`;
   let query = firstQuery;

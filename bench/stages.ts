@@ -1,8 +1,10 @@
-// CPU cost per entity of each stage of the request path, in isolation (issue 15): the $batch
+// CPU cost per entity of each stage of the request path, in isolation: the $batch
 // stages (multipart parse, entity decode and validation, stored-JSON encode, response parts) on
 // a 100-entity change set shaped like the JS SDK's (with the one-pass decoder that replaced
-// decode + stored encode on the request path, and those two for comparison), and response encoding of a 1000-entity page
-// at each metadata level (to UTF-8 bytes, as the server sends it). Process CPU time (not wall time, which a shared machine inflates),
+// decode + stored encode on the request path, and those two for comparison), and response encoding of a 1000-entity
+// page
+// at each metadata level (to UTF-8 bytes, as the server sends it). Process CPU time (not wall time, which a shared
+// machine inflates),
 // median of 9 runs after a warm-up.
 //
 //   node dist/bench/stages.js
@@ -34,7 +36,11 @@ function measure(entities: number, step: () => unknown): number {
 
 const tableUrl = 'http://127.0.0.1:10002/devstoreaccount1/stages';
 const batchSize = 100;
-const { contentType, body } = batchInsertBody(tableUrl, 'p', Array.from({ length: batchSize }, (_, i) => ({ rowKey: `r${i}`, seed: i })));
+const { contentType, body } = batchInsertBody(
+  tableUrl,
+  'p',
+  Array.from({ length: batchSize }, (_, i) => ({ rowKey: `r${i}`, seed: i })),
+);
 const batchBody = Buffer.from(body);
 const parts = parseBatchRequest(contentType, batchBody);
 const texts = parts.map((part) => part.body.toString('utf8'));
@@ -56,8 +62,14 @@ const responses: BatchOperationResponse[] = parts.map(() => ({
 const rows: [string, number][] = [
   ['$batch: multipart parse', measure(batchSize, () => parseBatchRequest(contentType, batchBody))],
   ['$batch: entity decode + validation', measure(batchSize, () => texts.map((text) => decodeEntityBody(text)))],
-  ['$batch: stored-JSON encode', measure(batchSize, () => decoded.map((entity) => encodeStoredProperties(entity.properties)))],
-  ['$batch: one-pass decode to stored JSON (replaces the two above)', measure(batchSize, () => texts.map((text) => decodeEntity(text)))],
+  [
+    '$batch: stored-JSON encode',
+    measure(batchSize, () => decoded.map((entity) => encodeStoredProperties(entity.properties))),
+  ],
+  [
+    '$batch: one-pass decode to stored JSON (replaces the two above)',
+    measure(batchSize, () => texts.map((text) => decodeEntity(text))),
+  ],
   ['$batch: response parts', measure(batchSize, () => serializeBatchResponse(responses, { changeset: true }))],
 ];
 
@@ -66,7 +78,11 @@ const stored = Array.from({ length: pageSize }, (_, i) => {
   const entity = decodeEntityBody(entityJson('scan', `r${i}`, i));
   return encodeStoredProperties(entity.properties);
 });
-const context = { baseUrl: 'http://127.0.0.1:10002/devstoreaccount1', account: 'devstoreaccount1', table: 'benchpartition' };
+const context = {
+  baseUrl: 'http://127.0.0.1:10002/devstoreaccount1',
+  account: 'devstoreaccount1',
+  table: 'benchpartition',
+};
 for (const level of ['minimal', 'none', 'full'] as MetadataLevel[]) {
   const page = (): void => {
     const entities = stored.map((json, i) => new StoredEntity('scan', `r${i}`, 16_000_000_000_000_000n, json));

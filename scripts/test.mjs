@@ -1,6 +1,7 @@
 #!/usr/bin/env node
-// `npm test`: compiles (server, tests and the explorer's browser modules), starts a throwaway PostgreSQL cluster when Debian's server binaries are
-// here (so the PostgreSQL engine's tests run too), runs every test, and stops the cluster.
+// `npm test`: runs the tidy check, compiles (server, tests and the explorer's browser modules),
+// starts a throwaway PostgreSQL cluster when Debian's server binaries are here (so the PostgreSQL
+// engine's tests run too), runs every test, and stops the cluster.
 //
 // The tests find the database through one variable, CERULEAN_TEST_DATABASE_URL; a URL the caller
 // already set is used as it is and no cluster is started. Without binaries the PostgreSQL tests
@@ -8,6 +9,13 @@
 import { spawn, spawnSync } from 'node:child_process';
 
 const urlVariable = 'CERULEAN_TEST_DATABASE_URL';
+
+// The whole suite starts with the tidy check (docs/testing.md#the-tidy-check); a run of named
+// test files skips it.
+if (process.argv.length <= 2) {
+  const tidy = spawnSync(process.execPath, ['scripts/tidy.mjs'], { stdio: 'inherit' });
+  if (tidy.status !== 0) process.exit(tidy.status ?? 1);
+}
 
 for (const project of ['tsconfig.json', 'explorer/tsconfig.json']) {
   const compile = spawnSync(process.execPath, ['node_modules/typescript/bin/tsc', '-p', project], { stdio: 'inherit' });
@@ -32,7 +40,10 @@ if (env[urlVariable] === undefined) {
     process.stderr.write(`PostgreSQL test cluster at ${cluster.url}\n`);
   }
 }
-for (const [signal, code] of [['SIGINT', 130], ['SIGTERM', 143]]) {
+for (const [signal, code] of [
+  ['SIGINT', 130],
+  ['SIGTERM', 143],
+]) {
   process.once(signal, () => {
     cluster?.destroy();
     process.exit(code);

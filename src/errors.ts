@@ -1,12 +1,13 @@
 // The one error vocabulary: every expected failure is a TableError carrying the Azure error code,
-// its HTTP status and message (errors.md §4). http/ renders it; nothing else builds error bodies.
+// its HTTP status and message (Azure REST: table-service-error-codes). http/ renders it; nothing else builds error
+// bodies.
 
 export interface ErrorSpec {
   readonly status: number;
   readonly message: string;
 }
 
-/** Codes Cerulean emits, with status and the service's message text (errors.md §4). */
+/** Codes Cerulean emits, with status and the service's message text (Azure REST: table-service-error-codes). */
 export const errorCodes = {
   AuthenticationFailed: {
     status: 403,
@@ -53,7 +54,8 @@ export const errorCodes = {
   },
   InvalidAuthenticationInfo: {
     status: 401,
-    message: 'Server failed to authenticate the request. Please refer to the information in the www-authenticate header.',
+    message:
+      'Server failed to authenticate the request. Please refer to the information in the www-authenticate header.',
   },
   InvalidDuplicateRow: { status: 400, message: 'An entity can appear only once in a batch.' },
   InvalidHeaderValue: {
@@ -111,7 +113,10 @@ export const errorCodes = {
   RequestBodyTooLarge: { status: 413, message: 'The size of the request body exceeds the maximum size permitted.' },
   RequestUrlFailedToParse: { status: 400, message: 'The url in the request could not be parsed.' },
   ResourceNotFound: { status: 404, message: 'The specified resource does not exist.' },
-  ServerBusy: { status: 503, message: 'The server is currently unable to receive requests. Please retry your request.' },
+  ServerBusy: {
+    status: 503,
+    message: 'The server is currently unable to receive requests. Please retry your request.',
+  },
   TableAlreadyExists: { status: 409, message: 'The table specified already exists.' },
   TableNotFound: { status: 404, message: 'The table specified does not exist.' },
   TooManyProperties: { status: 400, message: 'The entity contains more properties than allowed.' },
@@ -131,7 +136,7 @@ export type ErrorCode = keyof typeof errorCodes;
 export class TableError extends Error {
   readonly code: ErrorCode;
   readonly status: number;
-  /** Extra text for authentication failures (errors.md §2 AuthenticationErrorDetail). */
+  /** Extra text for authentication failures (Azure REST: status-and-error-codes2 AuthenticationErrorDetail). */
   readonly authDetail: string | undefined;
 
   constructor(code: ErrorCode, detail?: string, authDetail?: string) {

@@ -16,26 +16,32 @@ const fields = [
 export function showCors(root: HTMLElement, credentials: Credentials): void {
   const list = h('div', { id: 'cors-list' });
   let properties: XMLDocument | undefined;
-  replace(root,
+  replace(
+    root,
     h('h2', {}, `CORS rules of ${credentials.account}`),
-    h('section', { class: 'card' },
-      h('p', { class: 'hint' }, 'Browsers on other origins may call this account only as these rules allow (lists are comma-separated). This page itself is same-origin and needs none.'),
+    h(
+      'section',
+      { class: 'card' },
+      h(
+        'p',
+        { class: 'hint' },
+        'Browsers on other origins may call this account only as these rules allow (lists are comma-separated). This page itself is same-origin and needs none.',
+      ),
       list,
-      h('div', { class: 'row wrap' },
+      h(
+        'div',
+        { class: 'row wrap' },
         h('button', { type: 'button', id: 'cors-add', onclick: () => addRow(undefined) }, '+ rule'),
-        h('button', { type: 'button', id: 'cors-save', class: 'primary', onclick: () => void save() }, 'Save CORS rules'))));
+        h(
+          'button',
+          { type: 'button', id: 'cors-save', class: 'primary', onclick: () => void save() },
+          'Save CORS rules',
+        ),
+      ),
+    ),
+  );
 
-  function addRow(rule: Element | undefined): void {
-    if (list.querySelectorAll('.cors-rule').length >= rulesMax) {
-      status(`An account has at most ${rulesMax} CORS rules.`, 'error');
-      return;
-    }
-    const inputs = fields.map(({ tag, label, placeholder }) =>
-      h('input', { class: `cors-${tag}`, 'aria-label': label, placeholder, spellcheck: 'false', value: rule === undefined ? '' : childText(rule, tag) }));
-    const row = h('div', { class: 'cors-rule row wrap' }, inputs,
-      h('button', { type: 'button', class: 'icon danger', 'aria-label': 'delete rule', onclick: () => row.remove() }, '×'));
-    list.appendChild(row);
-  }
+  const addRow = (rule: Element | undefined): void => addRuleRow(list, rule);
 
   async function load(): Promise<void> {
     properties = await attempt(() => getServiceProperties(credentials));
@@ -63,4 +69,32 @@ export function showCors(root: HTMLElement, credentials: Credentials): void {
   }
 
   void load();
+}
+
+/** One editable rule, at the end of the list; refused past the service's limit. */
+function addRuleRow(list: HTMLElement, rule: Element | undefined): void {
+  if (list.querySelectorAll('.cors-rule').length >= rulesMax) {
+    status(`An account has at most ${rulesMax} CORS rules.`, 'error');
+    return;
+  }
+  const inputs = fields.map(({ tag, label, placeholder }) =>
+    h('input', {
+      class: `cors-${tag}`,
+      'aria-label': label,
+      placeholder,
+      spellcheck: 'false',
+      value: rule === undefined ? '' : childText(rule, tag),
+    }),
+  );
+  const row = h(
+    'div',
+    { class: 'cors-rule row wrap' },
+    inputs,
+    h(
+      'button',
+      { type: 'button', class: 'icon danger', 'aria-label': 'delete rule', onclick: () => row.remove() },
+      '×',
+    ),
+  );
+  list.appendChild(row);
 }

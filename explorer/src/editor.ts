@@ -4,7 +4,16 @@
 // nothing is overwritten silently.
 import { ApiError, getEntity, writeEntity, type Credentials, type WriteMode } from './api.js';
 import { byId, h, replace } from './dom.js';
-import { edmTypes, entityToWire, invalidReason, propertyNameReason, shortType, type EdmType, type Entity, type Property } from './edm.js';
+import {
+  edmTypes,
+  entityToWire,
+  invalidReason,
+  propertyNameReason,
+  shortType,
+  type EdmType,
+  type Entity,
+  type Property,
+} from './edm.js';
 import { attempt, errorMessage, status } from './session.js';
 
 /** Opens the editor for a new entity, or for the current version of the entity with these keys. */
@@ -25,9 +34,12 @@ export async function openEditor(
   const rowKey = h('input', { id: 'edit-rk', spellcheck: 'false', readonly: entity !== undefined });
   const rows = h('div', { class: 'property-rows', id: 'edit-properties' });
   const message = h('div', { id: 'edit-message', class: 'error', role: 'alert' });
-  const modeSelect = h('select', { id: 'edit-mode' },
+  const modeSelect = h(
+    'select',
+    { id: 'edit-mode' },
     h('option', { value: 'replace' }, 'Replace (the entity becomes exactly this)'),
-    h('option', { value: 'merge' }, 'Merge (only these properties change)'));
+    h('option', { value: 'merge' }, 'Merge (only these properties change)'),
+  );
 
   const fill = (source: Entity | undefined): void => {
     partitionKey.value = source?.partitionKey ?? '';
@@ -37,23 +49,44 @@ export async function openEditor(
   };
 
   const addRow = (name = '', property: Property = { type: 'Edm.String', text: '' }): void => {
-    const nameInput = h('input', { class: 'prop-name', 'aria-label': 'property name', spellcheck: 'false', value: name });
-    const typeSelect = h('select', { class: 'prop-type', 'aria-label': 'type' }, edmTypes.map((type) => h('option', { value: type }, shortType(type))));
+    const nameInput = h('input', {
+      class: 'prop-name',
+      'aria-label': 'property name',
+      spellcheck: 'false',
+      value: name,
+    });
+    const typeSelect = h(
+      'select',
+      { class: 'prop-type', 'aria-label': 'type' },
+      edmTypes.map((type) => h('option', { value: type }, shortType(type))),
+    );
     typeSelect.value = property.type;
     const valueSlot = h('div', { class: 'prop-value-slot' });
     const rowError = h('small', { class: 'error prop-error' });
     const setValueControl = (type: EdmType, text: string): void => {
       const control =
         type === 'Edm.Boolean'
-          ? h('select', { class: 'prop-value', 'aria-label': 'value' }, h('option', { value: 'true' }, 'true'), h('option', { value: 'false' }, 'false'))
-          : h('textarea', { class: 'prop-value', 'aria-label': 'value', rows: 1, spellcheck: 'false', placeholder: placeholders[type] });
+          ? h(
+              'select',
+              { class: 'prop-value', 'aria-label': 'value' },
+              h('option', { value: 'true' }, 'true'),
+              h('option', { value: 'false' }, 'false'),
+            )
+          : h('textarea', {
+              class: 'prop-value',
+              'aria-label': 'value',
+              rows: 1,
+              spellcheck: 'false',
+              placeholder: placeholders[type],
+            });
       control.value = type === 'Edm.Boolean' ? (text === 'true' ? 'true' : 'false') : text;
       control.addEventListener('input', validate);
       replace(valueSlot, control);
     };
     const valueText = (): string => (valueSlot.querySelector('.prop-value') as HTMLInputElement).value;
     const validate = (): boolean => {
-      const reason = propertyNameReason(nameInput.value.trim()) ?? invalidReason(typeSelect.value as EdmType, valueText());
+      const reason =
+        propertyNameReason(nameInput.value.trim()) ?? invalidReason(typeSelect.value as EdmType, valueText());
       rowError.textContent = reason ?? '';
       return reason === undefined;
     };
@@ -63,8 +96,15 @@ export async function openEditor(
     });
     nameInput.addEventListener('input', validate);
     setValueControl(property.type, property.text);
-    const row = h('div', { class: 'property-row' }, nameInput, typeSelect, valueSlot,
-      h('button', { type: 'button', class: 'icon', 'aria-label': 'remove property', onclick: () => row.remove() }, '×'), rowError);
+    const row = h(
+      'div',
+      { class: 'property-row' },
+      nameInput,
+      typeSelect,
+      valueSlot,
+      h('button', { type: 'button', class: 'icon', 'aria-label': 'remove property', onclick: () => row.remove() }, '×'),
+      rowError,
+    );
     rows.appendChild(row);
   };
 
@@ -77,7 +117,8 @@ export async function openEditor(
       const name = (row.querySelector('.prop-name') as HTMLInputElement).value.trim();
       const type = (row.querySelector('.prop-type') as HTMLSelectElement).value as EdmType;
       const text = (row.querySelector('.prop-value') as HTMLInputElement).value;
-      const reason = propertyNameReason(name) ?? (seen.has(name) ? `${name} appears twice` : undefined) ?? invalidReason(type, text);
+      const reason =
+        propertyNameReason(name) ?? (seen.has(name) ? `${name} appears twice` : undefined) ?? invalidReason(type, text);
       (row.querySelector('.prop-error') as HTMLElement).textContent = reason ?? '';
       if (reason !== undefined) valid = false;
       seen.add(name);
@@ -111,9 +152,19 @@ export async function openEditor(
     } catch (error) {
       message.className = 'error';
       if (error instanceof ApiError && error.status === 412) {
-        replace(message,
-          h('p', {}, 'This entity was changed by someone else since you opened it (412 Precondition Failed). Nothing was written.'),
-          h('button', { type: 'button', id: 'edit-reload', onclick: () => void reload() }, 'Reload the current version'));
+        replace(
+          message,
+          h(
+            'p',
+            {},
+            'This entity was changed by someone else since you opened it (412 Precondition Failed). Nothing was written.',
+          ),
+          h(
+            'button',
+            { type: 'button', id: 'edit-reload', onclick: () => void reload() },
+            'Reload the current version',
+          ),
+        );
       } else replace(message, errorMessage(error));
       return;
     }
@@ -125,26 +176,49 @@ export async function openEditor(
   fill(entity);
   replace(
     dialog,
-    h('form', { method: 'dialog', class: 'editor', onsubmit: (event: Event) => {
-      event.preventDefault();
-      void save();
-    } },
+    h(
+      'form',
+      {
+        method: 'dialog',
+        class: 'editor',
+        onsubmit: (event: Event) => {
+          event.preventDefault();
+          void save();
+        },
+      },
       h('h3', {}, entity === undefined ? `Add entity to ${table}` : `Edit entity in ${table}`),
-      h('div', { class: 'row wrap' },
+      h(
+        'div',
+        { class: 'row wrap' },
         h('div', { class: 'field' }, h('label', { for: 'edit-pk' }, 'PartitionKey'), partitionKey),
-        h('div', { class: 'field' }, h('label', { for: 'edit-rk' }, 'RowKey'), rowKey)),
-      entity === undefined ? null : h('div', { class: 'field' }, h('label', { for: 'edit-mode' }, 'Update'), modeSelect),
-      h('div', { class: 'property-head', 'aria-hidden': 'true' }, h('span', {}, 'name'), h('span', {}, 'type'), h('span', {}, 'value')),
+        h('div', { class: 'field' }, h('label', { for: 'edit-rk' }, 'RowKey'), rowKey),
+      ),
+      entity === undefined
+        ? null
+        : h('div', { class: 'field' }, h('label', { for: 'edit-mode' }, 'Update'), modeSelect),
+      h(
+        'div',
+        { class: 'property-head', 'aria-hidden': 'true' },
+        h('span', {}, 'name'),
+        h('span', {}, 'type'),
+        h('span', {}, 'value'),
+      ),
       rows,
       h('button', { type: 'button', id: 'add-property', onclick: () => addRow() }, '+ property'),
       message,
-      h('div', { class: 'row end' },
+      h(
+        'div',
+        { class: 'row end' },
         h('button', { type: 'button', id: 'edit-cancel', onclick: () => dialog.close() }, 'Cancel'),
-        h('button', { type: 'submit', id: 'edit-save', class: 'primary' }, entity === undefined ? 'Insert' : 'Save')),
+        h('button', { type: 'submit', id: 'edit-save', class: 'primary' }, entity === undefined ? 'Insert' : 'Save'),
+      ),
     ),
   );
   dialog.showModal();
-  (entity === undefined ? partitionKey : (rows.querySelector('.prop-value') as HTMLElement | null) ?? partitionKey).focus();
+  (entity === undefined
+    ? partitionKey
+    : ((rows.querySelector('.prop-value') as HTMLElement | null) ?? partitionKey)
+  ).focus();
 }
 
 const placeholders: Record<EdmType, string> = {

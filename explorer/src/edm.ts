@@ -1,6 +1,6 @@
 // EDM values in the explorer: every property is held as its type and one canonical text (what the
 // grid shows, the editor edits and the CSV file holds), converted to and from the OData JSON wire
-// form here and nowhere else (data-model.md §2).
+// form here and nowhere else (Azure REST: payload-format-for-table-service-operations).
 
 export const edmTypes = [
   'Edm.String',
@@ -92,7 +92,11 @@ function propertyFromWire(value: unknown, annotation: string | undefined, name: 
 }
 
 /** The request body of an insert or update: every non-string property carries its type. */
-export function entityToWire(partitionKey: string, rowKey: string, properties: Iterable<[string, Property]>): WireEntity {
+export function entityToWire(
+  partitionKey: string,
+  rowKey: string,
+  properties: Iterable<[string, Property]>,
+): WireEntity {
   const wire: WireEntity = { PartitionKey: partitionKey, RowKey: rowKey };
   for (const [name, property] of properties) {
     if (property.type !== 'Edm.String') wire[`${name}@odata.type`] = property.type;
@@ -106,7 +110,8 @@ function wireValue({ type, text }: Property): unknown {
     case 'Edm.Int32':
       return Number(text);
     case 'Edm.Double':
-      // NaN and ±Infinity have no JSON number: they travel as strings (data-model.md §2.3).
+      // NaN and ±Infinity have no JSON number: they travel as strings (Azure REST:
+      // payload-format-for-table-service-operations).
       return doubleSpecials.includes(text) ? text : Number(text);
     case 'Edm.Boolean':
       return text === 'true';
@@ -121,7 +126,10 @@ const int64Pattern = /^-?\d{1,19}$/;
 const doublePattern = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;
 const guidPattern = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
 const dateTimePattern = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(\.\d{1,7})?Z$/;
-/** Property limits of the service (data-model.md §2): 64 KiB strings and binaries. */
+/**
+ * Property limits of the service (Azure REST: payload-format-for-table-service-operations): 64 KiB strings and
+ * binaries.
+ */
 const stringLengthUtf16Max = 32 * 1024;
 const binaryBytesMax = 64 * 1024;
 
@@ -160,9 +168,23 @@ function dateTimeReason(text: string): string | undefined {
   const match = dateTimePattern.exec(text);
   const shape = 'UTC ISO 8601 with up to 7 fractional digits, e.g. 2024-05-01T12:30:00.1234567Z';
   if (match === null) return shape;
-  const [year, month, day, hour, minute, second] = match.slice(1, 7).map(Number) as [number, number, number, number, number, number];
+  const [year, month, day, hour, minute, second] = match.slice(1, 7).map(Number) as [
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
+  ];
   const date = new Date(Date.UTC(year, month - 1, day, hour, minute, second));
-  if (date.getUTCFullYear() !== year || date.getUTCMonth() !== month - 1 || date.getUTCDate() !== day || hour > 23 || minute > 59 || second > 59) {
+  if (
+    date.getUTCFullYear() !== year ||
+    date.getUTCMonth() !== month - 1 ||
+    date.getUTCDate() !== day ||
+    hour > 23 ||
+    minute > 59 ||
+    second > 59
+  ) {
     return `not a real date or time: ${shape}`;
   }
   return year < 1601 ? 'before 1601-01-01, the earliest DateTime the service stores' : undefined;
@@ -178,7 +200,10 @@ export function dateTimeText(ms: number): string {
   return new Date(ms).toISOString().replace('Z', '0000Z');
 }
 
-/** The service's rule for property names (data-model.md §1), plus the names the editor reserves. */
+/**
+ * The service's rule for property names (Azure REST: understanding-the-table-service-data-model), plus the names the
+ * editor reserves.
+ */
 const propertyNamePattern = /^[\p{L}\p{Nl}_][\p{L}\p{Nl}\p{Nd}\p{Pc}\p{Mn}\p{Mc}]*$/u;
 
 export function propertyNameReason(name: string): string | undefined {

@@ -1,5 +1,5 @@
 // The query builder's output: OData $filter text with a typed literal for every EDM type
-// (query.md §2), and the Timestamp presets.
+// (Azure REST: querying-tables-and-entities), and the Timestamp presets.
 import { invalidReason, dateTimeText, type EdmType } from './edm.js';
 
 export const comparisons = ['eq', 'ne', 'gt', 'ge', 'lt', 'le'] as const;
@@ -47,7 +47,9 @@ export function filterText(conditions: readonly Condition[]): string {
     else groups[groups.length - 1]!.push(term);
   }
   const parts = groups.map((group) => group.join(' and '));
-  return parts.length > 1 ? parts.map((part) => (part.includes(' and ') ? `(${part})` : part)).join(' or ') : parts.join('');
+  return parts.length > 1
+    ? parts.map((part) => (part.includes(' and ') ? `(${part})` : part)).join(' or ')
+    : parts.join('');
 }
 
 export const timestampPresets = [
@@ -58,5 +60,11 @@ export const timestampPresets = [
 
 /** The condition of a Timestamp preset, relative to `nowMs`. */
 export function timestampSince(ms: number, nowMs: number): Condition {
-  return { join: 'and', property: 'Timestamp', comparison: 'ge', type: 'Edm.DateTime', value: dateTimeText(nowMs - ms) };
+  return {
+    join: 'and',
+    property: 'Timestamp',
+    comparison: 'ge',
+    type: 'Edm.DateTime',
+    value: dateTimeText(nowMs - ms),
+  };
 }

@@ -10,13 +10,16 @@ const explanations: Record<string, string> = {
     'for large ones add a RowKey range, or keep the property you filter on in the RowKey (or in an index entity in the same partition).',
   'table-scan':
     'Table scan: reads every partition, so its cost grows with the whole table. Add a PartitionKey condition, or ' +
-    'keep a secondary index: index entities whose PartitionKey/RowKey hold the value you search by (the design guides\' index-entity pattern).',
+    "keep a secondary index: index entities whose PartitionKey/RowKey hold the value you search by (the design guides' index-entity pattern).",
 };
 
 export function planSummary(plan: QueryPlan | undefined, elapsedMs: number): string {
   const time = `${elapsedMs.toFixed(0)} ms`;
   if (plan === undefined) return `time ${time}`;
-  const counts = [plan.scanned === undefined ? '' : `read ${plan.scanned}`, plan.returned === undefined ? '' : `returned ${plan.returned}`];
+  const counts = [
+    plan.scanned === undefined ? '' : `read ${plan.scanned}`,
+    plan.returned === undefined ? '' : `returned ${plan.returned}`,
+  ];
   return [`plan: ${plan.kind}`, ...counts.filter((part) => part !== ''), `time ${time}`].join(' · ');
 }
 

@@ -1,4 +1,4 @@
-// Service SAS URLs for one table, signed in the browser with the account key (auth.md §7.2,
+// Service SAS URLs for one table, signed in the browser with the account key (Azure REST: create-service-sas,
 // signed version 2019-02-02): the same string-to-sign the server checks.
 import { hmacBase64, type Credentials } from './api.js';
 

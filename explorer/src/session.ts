@@ -4,7 +4,7 @@ import type { Credentials } from './api.js';
 import { byId } from './dom.js';
 
 export const devAccount = 'devstoreaccount1';
-/** The well-known development key, public by design (auth.md §6). */
+/** The well-known development key, public by design (Azure REST: authorize-with-shared-key). */
 export const devKey = 'Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/K1SZFPTOtr/KBHBeksoGMGw==';
 
 const keyStorageName = (account: string) => `cerulean-explorer-key:${account}`;

@@ -41,7 +41,8 @@ export function locationOf(given: string | undefined, env: NodeJS.ProcessEnv = p
 export function wholeNumber(flag: string, min: number): (text: string) => number {
   return (text) => {
     const value = Number(text);
-    if (!/^\d+$/.test(text) || value < min) throw new CliError(`${flag} must be a whole number from ${min}, not '${text}'`, 2);
+    if (!/^\d+$/.test(text) || value < min)
+      throw new CliError(`${flag} must be a whole number from ${min}, not '${text}'`, 2);
     return value;
   };
 }

@@ -77,7 +77,8 @@ function connectionStringEndpoint(connectionString: string): Endpoint {
     admin: { origin: new URL(probe.url).origin, account, key: key === undefined ? undefined : Buffer.from(key, 'base64') },
     namedTable: undefined,
     service: (retries = true) => TableServiceClient.fromConnectionString(connectionString, clientOptions(retries)),
-    tableClient: (name, retries = true) => TableClient.fromConnectionString(connectionString, name, clientOptions(retries)),
+    tableClient: (name, retries = true) =>
+      TableClient.fromConnectionString(connectionString, name, clientOptions(retries)),
   };
 }
 

@@ -26,7 +26,10 @@ export function startProgress(label: string, total?: number, stream: NodeJS.Writ
       total !== undefined && total > 0
         ? `${label} [{bar}] {percentage}% | {entities} entities | {rate}/s | ETA {eta_formatted}`
         : `${label} {entities} entities | {rate}/s | {duration_formatted}`;
-    const bar = new cliProgress.SingleBar({ format, stream, hideCursor: true, etaBuffer: 50 }, cliProgress.Presets.shades_classic);
+    const bar = new cliProgress.SingleBar(
+      { format, stream, hideCursor: true, etaBuffer: 50 },
+      cliProgress.Presets.shades_classic,
+    );
     bar.start(total ?? 0, 0, { entities: '0', rate: '0' });
     return {
       update(more, position) {

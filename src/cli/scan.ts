@@ -16,7 +16,10 @@ export interface ScanOptions {
 export async function* scanPages(client: TableClient, options: ScanOptions = {}): AsyncGenerator<Row[]> {
   const pages = client
     .listEntities({
-      queryOptions: { ...(options.filter && { filter: options.filter }), ...(options.select && { select: [...options.select] }) },
+      queryOptions: {
+        ...(options.filter && { filter: options.filter }),
+        ...(options.select && { select: [...options.select] }),
+      },
       disableTypeConversion: true,
     })
     .byPage({ maxPageSize: pageSizeMax });

@@ -43,7 +43,10 @@ export function fromSdkEntity(entity: TableEntityResult<Record<string, unknown>>
   return {
     partitionKey: entity.partitionKey,
     rowKey: entity.rowKey,
-    timestamp: typeof timestamp === 'object' && timestamp !== null ? String((timestamp as { value: unknown }).value) : (timestamp as string | undefined),
+    timestamp:
+      typeof timestamp === 'object' && timestamp !== null
+        ? String((timestamp as { value: unknown }).value)
+        : (timestamp as string | undefined),
     properties,
   };
 }

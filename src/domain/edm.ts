@@ -1,17 +1,10 @@
-// EDM property types and their values (data-model.md §2). Pure: no I/O.
+// EDM property types and their values (Azure REST: payload-format-for-table-service-operations). Pure: no I/O.
 // Int64 is always a bigint, DateTime is 100 ns ticks since the Unix epoch in a bigint:
 // neither ever passes through a JS number.
 import { assertNever } from './assert.js';
 
 export type EdmType =
-  | 'Edm.String'
-  | 'Edm.Int32'
-  | 'Edm.Int64'
-  | 'Edm.Double'
-  | 'Edm.Boolean'
-  | 'Edm.DateTime'
-  | 'Edm.Guid'
-  | 'Edm.Binary';
+  'Edm.String' | 'Edm.Int32' | 'Edm.Int64' | 'Edm.Double' | 'Edm.Boolean' | 'Edm.DateTime' | 'Edm.Guid' | 'Edm.Binary';
 
 export type EdmValue =
   | { readonly type: 'Edm.String'; readonly value: string }
@@ -50,7 +43,10 @@ export const int64Max = 2n ** 63n - 1n;
 
 const ticksPerMs = 10_000n;
 const ticksPerSecond = 10_000_000n;
-/** 1601-01-01T00:00:00Z, the earliest DateTime the service accepts (data-model.md §2). */
+/**
+ * 1601-01-01T00:00:00Z, the earliest DateTime the service accepts (Azure REST:
+ * payload-format-for-table-service-operations).
+ */
 export const dateTimeTicksMin = -116444736000000000n;
 /** 9999-12-31T23:59:59.9999999Z, the latest. */
 export const dateTimeTicksMax = 2534023007999999999n;
@@ -101,7 +97,8 @@ export function parseIsoTicks(text: string, form: IsoTimeForm = {}): bigint | un
 
 /**
  * An entity DateTime: a date and time in range (1601 to 9999). A missing zone is UTC and more
- * than 7 fractional digits are truncated (data-model.md §2.4, both unverified, following its
+ * than 7 fractional digits are truncated (Azure REST: payload-format-for-table-service-operations, both unverified,
+ * following its
  * recommendation).
  */
 export function parseDateTimeTicks(text: string): bigint | undefined {
@@ -119,7 +116,10 @@ export function floorMilliseconds(ticks: bigint): bigint {
   return ms * ticksPerMs > ticks ? ms - 1n : ms;
 }
 
-/** `yyyy-MM-ddTHH:mm:ss[.fffffff]Z`, trailing zeros of the fraction removed (data-model.md §2.4). */
+/**
+ * `yyyy-MM-ddTHH:mm:ss[.fffffff]Z`, trailing zeros of the fraction removed (Azure REST:
+ * payload-format-for-table-service-operations).
+ */
 export function formatDateTimeTicks(ticks: bigint): string {
   if (ticks === lastFormattedTicks) return lastFormattedText;
   const ms = floorMilliseconds(ticks);
@@ -197,7 +197,10 @@ export function canonicalBase64(text: string): { readonly text: string; readonly
   return { text: Buffer.from(text, 'base64').toString('base64'), bytes };
 }
 
-/** Parses the Double spellings clients send as strings: numbers, NaN, Infinity, -Infinity (conformance §27). */
+/**
+ * Parses the Double spellings clients send as strings: numbers, NaN, Infinity, -Infinity
+ * (docs/protocol-notes.md#annotated-values-as-strings).
+ */
 export function parseDoubleText(text: string): number | undefined {
   if (text === 'NaN') return NaN;
   if (text === 'Infinity' || text === 'INF') return Infinity;
@@ -207,7 +210,10 @@ export function parseDoubleText(text: string): number | undefined {
   return Number.isFinite(value) ? value : undefined;
 }
 
-/** Lossless text of a finite double: JSON number syntax, integral values keep a `.0` (data-model.md §2.3). */
+/**
+ * Lossless text of a finite double: JSON number syntax, integral values keep a `.0` (Azure REST:
+ * payload-format-for-table-service-operations).
+ */
 export function formatFiniteDouble(value: number): string {
   if (Object.is(value, -0)) return '-0.0'; // JSON.stringify drops the sign of -0
   const text = JSON.stringify(value); // shortest round-trip form, e.g. 1.5e+24, 3.14, 2

@@ -1,5 +1,5 @@
 // An entity as the service sees it, and the facts about one that every layer shares: its keys,
-// their rules, and its size by the service's accounting (data-model.md §5).
+// their rules, and its size by the service's accounting (Azure REST: understanding-the-table-service-data-model).
 import { TableError } from '../errors.js';
 import { keyLengthUtf16Max } from '../limits.js';
 import { assertNever } from './assert.js';
@@ -35,7 +35,8 @@ export interface EntityKeys {
 }
 
 /**
- * data-model.md §5.3 accounting (third-party summary, unverified): 4 bytes + 2 per key code unit
+ * Azure REST: understanding-the-table-service-data-model accounting (third-party summary, unverified): 4 bytes + 2 per
+ * key code unit
  * + per property 8 + 2 per name code unit + the value's size.
  */
 export function entitySizeBytes(partitionKey: string, rowKey: string, properties: Properties): number {
@@ -83,14 +84,16 @@ function valueSizeBytes(type: EdmType, length: number): number {
   }
 }
 
-// `/ \ # ?`, C0 and C1 controls (data-model.md §5.2), and lone surrogates: those cannot be carried
+// `/ \ # ?`, C0 and C1 controls (Azure REST: understanding-the-table-service-data-model), and lone surrogates: those
+// cannot be carried
 // in a percent-encoded UTF-8 URL, so such an entity could never be addressed (our choice).
 const forbiddenKeyCharacter = /[/\\#?\u0000-\u001f\u007f-\u009f]|\p{Cs}/u;
 
-/** Key length and characters (data-model.md §5.2; both codes unverified). */
+/** Key length and characters (Azure REST: understanding-the-table-service-data-model; both codes unverified). */
 export function validateKey(value: string, which: 'PartitionKey' | 'RowKey'): void {
   if (value.length > keyLengthUtf16Max) {
-    // 400 KeyValueTooLarge is the spec's recommendation (data-model.md §5.2, unverified).
+    // 400 KeyValueTooLarge is the spec's recommendation (Azure REST: understanding-the-table-service-data-model,
+    // unverified).
     throw new TableError('KeyValueTooLarge', `The ${which} is longer than ${keyLengthUtf16Max} characters.`);
   }
   if (forbiddenKeyCharacter.test(value)) {

@@ -25,10 +25,7 @@ function stringEnd(text: string, start: number): number {
  * `text.slice(keyStart, valueEnd)` is the member (`"name":value`), `text.slice(keyStart + 1,
  * keyEnd)` the name as JSON string content (raw unless it holds a backslash).
  */
-export function forEachMember(
-  text: string,
-  visit: (keyStart: number, keyEnd: number, valueEnd: number) => void,
-): void {
+export function forEachMember(text: string, visit: (keyStart: number, keyEnd: number, valueEnd: number) => void): void {
   if (text.charCodeAt(0) !== 123 /* { */) throw new Error('json-members: not an object');
   let at = 1;
   if (text.charCodeAt(at) === 125 /* } */) return;

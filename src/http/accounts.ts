@@ -8,10 +8,9 @@ export interface Account {
 }
 
 export const devAccountName = 'devstoreaccount1';
-export const devAccountKey =
-  'Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/K1SZFPTOtr/KBHBeksoGMGw==';
+export const devAccountKey = 'Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/K1SZFPTOtr/KBHBeksoGMGw==';
 
-/** Azure's account name rule (README.md resource model): 3-24 lowercase letters and digits. */
+/** Azure's account name rule (docs/protocol-notes.md#urls-and-accounts): 3-24 lowercase letters and digits. */
 const accountNamePattern = /^[a-z0-9]{3,24}$/;
 /** Standard base64 with optional padding; Buffer.from would silently skip anything else. */
 const base64Pattern = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=|[A-Za-z0-9+/]{2,3})?$/;

@@ -1,4 +1,5 @@
-// Who is asking, and what may they do: picks the scheme a request uses (auth.md §1), verifies it,
+// Who is asking, and what may they do: picks the scheme a request uses (Azure REST: authorize-with-shared-key),
+// verifies it,
 // and returns the Access every operation consults before it touches data. An Authorization header
 // wins (Bearer → Entra ID token, else Shared Key / Shared Key Lite); without one, a `sig` query
 // parameter means a SAS; with neither the request fails as Shared Key would.

@@ -1,4 +1,5 @@
-// Microsoft Entra ID bearer tokens (auth.md §10), opt-in: a JWT is accepted only when its
+// Microsoft Entra ID bearer tokens (Azure REST: authorize-with-azure-active-directory), opt-in: a JWT is accepted only
+// when its
 // signature verifies under a key the operator configured (a JWKS or PEM file) and its issuer,
 // audience and lifetime claims hold. Signatures use node:crypto; RS*, PS* and ES* algorithms.
 // Any token that does not verify is 401 InvalidAuthenticationInfo with a WWW-Authenticate
@@ -24,7 +25,10 @@ export interface BearerConfig {
   readonly audiences: readonly string[];
 }
 
-/** What the SDKs request with the scope https://storage.azure.com/.default (auth.md §10). */
+/**
+ * What the SDKs request with the scope https://storage.azure.com/.default (Azure REST:
+ * authorize-with-azure-active-directory).
+ */
 export const defaultAudiences: readonly string[] = ['https://storage.azure.com', 'https://storage.azure.com/'];
 
 interface Algorithm {

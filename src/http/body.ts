@@ -53,7 +53,12 @@ function isEmptyAndReceived(request: IncomingMessage): boolean {
  * wait ran out or the client went away (false; the stream is left paused). Events, not `for await`:
  * leaving a `for await` early destroys the request and with it the socket the reply needs.
  */
-function consume(request: IncomingMessage, bytesMax: number, waitMs: number, take: (chunk: Buffer) => void): Promise<boolean> {
+function consume(
+  request: IncomingMessage,
+  bytesMax: number,
+  waitMs: number,
+  take: (chunk: Buffer) => void,
+): Promise<boolean> {
   if (request.readableEnded || isEmptyAndReceived(request)) return Promise.resolve(true);
   return new Promise((resolve) => {
     let size = 0;

@@ -1,4 +1,4 @@
-// The web explorer's static files at /_explorer/ (issue 16). The explorer is a client of the public
+// The web explorer's static files at /_explorer/ (docs/explorer.md). The explorer is a client of the public
 // REST API: the browser signs its own requests with the key the user types, so nothing here reads
 // the store or knows a key. Assets are looked up by exact name in a fixed table built at startup,
 // so no request path can reach any other file. The only dynamic asset is accounts.json: account

@@ -2,7 +2,7 @@
 
 /** All values of a header joined as one list (RFC 9110 §5.3); '' when absent. */
 export function headerText(value: string | readonly string[] | undefined): string {
-  return typeof value === 'string' ? value : value?.join(',') ?? '';
+  return typeof value === 'string' ? value : (value?.join(',') ?? '');
 }
 
 /** The header's value, or its first value when repeated; undefined when absent. */

@@ -1,6 +1,6 @@
 // Requests node:http does not hand to the request listener. Left alone, node closes a CONNECT
 // without a word, answers parse errors with a bare 400/431 and an unknown Expect with a bare 417;
-// here each gets an Azure error body (errors.md §1) and, where node has given up on the
+// here each gets an Azure error body (Azure REST: status-and-error-codes2) and, where node has given up on the
 // connection, a closed connection.
 import type { IncomingMessage, RequestListener, Server, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';

@@ -5,7 +5,7 @@ import { TableError } from '../errors.js';
 const versionShape = /^\d{4}-\d{2}-\d{2}$/;
 const positiveInteger = /^0*[1-9]\d*$/;
 
-/** Service versions are dates (README "API versions"); any date-shaped one is accepted. */
+/** Service versions are dates (docs/protocol-notes.md#service-versions); any date-shaped one is accepted. */
 export function isVersionShaped(value: string): boolean {
   return versionShape.test(value);
 }
@@ -18,15 +18,23 @@ export function checkCommonInputs(
   if (httpVersion === '1.1' && (headers['host'] ?? '') === '') throw new TableError('HostInformationNotPresent');
   const version = headers['x-ms-version'];
   // The service's code for a version that is no date is unverified; InvalidHeaderValue is the
-  // common code for a malformed header (errors.md §4.2). Repeated headers arrive joined: refused too.
+  // common code for a malformed header (Azure REST: common-rest-api-error-codes). Repeated headers arrive joined:
+  // refused too.
   if (version !== undefined && (typeof version !== 'string' || !isVersionShaped(version))) {
-    throw new TableError('InvalidHeaderValue', `The value '${String(version)}' of the x-ms-version header is not a version (YYYY-MM-DD).`);
+    throw new TableError(
+      'InvalidHeaderValue',
+      `The value '${String(version)}' of the x-ms-version header is not a version (YYYY-MM-DD).`,
+    );
   }
-  // operations.md §1.5 (unverified): the service may ignore timeout but refuses a value that is
+  // Azure REST: setting-timeouts-for-table-service-operations (unverified): the service may ignore timeout but refuses
+  // a value that is
   // not a whole number of seconds; zero is refused too, as no request can finish in no time.
   for (const timeout of query.getAll('timeout')) {
     if (!positiveInteger.test(timeout)) {
-      throw new TableError('InvalidQueryParameterValue', `The value '${timeout}' of the timeout query parameter is not a positive whole number of seconds.`);
+      throw new TableError(
+        'InvalidQueryParameterValue',
+        `The value '${timeout}' of the timeout query parameter is not a positive whole number of seconds.`,
+      );
     }
   }
 }

@@ -1,5 +1,5 @@
-// Writing responses: the headers every response carries (README "Headers present on every
-// response") and the one place where errors become Azure error bodies (errors.md §1–§2).
+// Writing responses: the headers every response carries (docs/protocol-notes.md#headers-on-every-response) and the one
+// place where errors become Azure error bodies (Azure REST: status-and-error-codes2).
 import { STATUS_CODES, type ServerResponse } from 'node:http';
 import { randomUUID } from 'node:crypto';
 import { clientRequestIdLengthMax } from '../limits.js';
@@ -43,7 +43,7 @@ export function responseContext(
   const clientRequestId = headers['x-ms-client-request-id'];
   return {
     requestId: randomUUID(),
-    // Echo any date-shaped version; otherwise answer as 2019-02-02 (README "API versions").
+    // Echo any date-shaped version; otherwise answer as 2019-02-02 (docs/protocol-notes.md#service-versions).
     version: typeof version === 'string' && isVersionShaped(version) ? version : defaultVersion,
     clientRequestId:
       typeof clientRequestId === 'string' &&
@@ -79,7 +79,10 @@ export function rawResponse(context: ResponseContext, reply: Reply): Buffer {
  * The headers every response carries, the reply's own, and the body. A text body stays text:
  * node:http writes it after the head in one piece, with no Buffer copy of it in between.
  */
-function wireForm(context: ResponseContext, reply: Reply): { headers: Record<string, string | number>; body: string | Buffer | undefined } {
+function wireForm(
+  context: ResponseContext,
+  reply: Reply,
+): { headers: Record<string, string | number>; body: string | Buffer | undefined } {
   const headers: Record<string, string | number> = {
     'Cache-Control': 'no-cache',
     'X-Content-Type-Options': 'nosniff',
@@ -128,12 +131,18 @@ export function errorReply(context: ResponseContext, error: unknown, extraHeader
   };
 }
 
-/** `{"odata.error":…}` on one line; `text` may carry a batch index prefix (batch.md §3.3). */
+/**
+ * `{"odata.error":…}` on one line; `text` may carry a batch index prefix (Azure REST:
+ * performing-entity-group-transactions).
+ */
 export function jsonError(code: ErrorCode, text: string): string {
   return JSON.stringify({ 'odata.error': { code, message: { lang: 'en-US', value: text } } });
 }
 
 function xmlError(code: ErrorCode, text: string, authDetail: string | undefined): string {
-  const detail = authDetail === undefined ? '' : `<AuthenticationErrorDetail>${escapeXmlText(authDetail)}</AuthenticationErrorDetail>`;
+  const detail =
+    authDetail === undefined
+      ? ''
+      : `<AuthenticationErrorDetail>${escapeXmlText(authDetail)}</AuthenticationErrorDetail>`;
   return `<?xml version="1.0" encoding="utf-8"?><Error><Code>${code}</Code><Message>${escapeXmlText(text)}</Message>${detail}</Error>`;
 }

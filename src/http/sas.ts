@@ -1,4 +1,5 @@
-// Shared access signatures: service SAS for one table and account SAS (auth.md §7-§9).
+// Shared access signatures: service SAS for one table and account SAS (Azure REST: create-service-sas,
+// create-account-sas).
 // verifySas proves a token genuine and currently usable and returns what it grants;
 // authorizeSas then checks that grant against what one operation needs.
 import { timingSafeEqual } from 'node:crypto';
@@ -9,9 +10,23 @@ import { sasClockSkewMs } from '../limits.js';
 import type { Account } from './accounts.js';
 import { sign } from './auth.js';
 
-
 const sasParamNames = [
-  'sv', 'tn', 'sp', 'st', 'se', 'sip', 'spr', 'si', 'spk', 'srk', 'epk', 'erk', 'ss', 'srt', 'ses', 'sig',
+  'sv',
+  'tn',
+  'sp',
+  'st',
+  'se',
+  'sip',
+  'spr',
+  'si',
+  'spk',
+  'srk',
+  'epk',
+  'erk',
+  'ss',
+  'srt',
+  'ses',
+  'sig',
 ] as const;
 export type SasParamName = (typeof sasParamNames)[number];
 /** The SAS query parameters present, percent-decoded. */
@@ -68,8 +83,8 @@ export interface SasContext {
 
 /**
  * Verifies the SAS in a raw query string (the part after '?', still percent-encoded: decoding it
- * ourselves keeps a literal '+' as '+', auth.md §8). Returns undefined when there is no `sig`.
- * Failures: bad or unsigned token → AuthenticationFailed; then, per errors.md §4.3, the
+ * ourselves keeps a literal '+' as '+', Azure REST: create-account-sas). Returns undefined when there is no `sig`.
+ * Failures: bad or unsigned token → AuthenticationFailed; then, per Azure REST: common-rest-api-error-codes, the
  * Authorization* codes (time window, protocol, source IP, service, table).
  */
 export async function verifySas(rawQuery: string, context: SasContext): Promise<SasGrant | undefined> {
@@ -83,10 +98,10 @@ export async function verifySas(rawQuery: string, context: SasContext): Promise<
   throw authenticationFailed('The SAS has neither tn (service SAS) nor ss and srt (account SAS).');
 }
 
-/** What an operation needs from a SAS (auth.md §7.1 permissions, §8 table). */
+/** What an operation needs from a SAS (permissions: Azure REST: create-service-sas, create-account-sas). */
 export interface SasNeed {
   readonly resourceType: ResourceType;
-  /** Service SAS letters, all required; '' = no service SAS may do this (auth.md §7.1). */
+  /** Service SAS letters, all required; '' = no service SAS may do this (Azure REST: create-service-sas). */
   readonly service: string;
   /** Account SAS: any one of these strings, each with all its letters required. */
   readonly account: readonly string[];
@@ -99,7 +114,7 @@ export const sasNeeds = {
   queryTables: { resourceType: 's', service: '', account: ['l'] },
   createTable: { resourceType: 'c', service: '', account: ['c', 'w'] },
   deleteTable: { resourceType: 'c', service: '', account: ['d'] },
-  // Not in the account SAS table; auth.md §8 recommends container + read/write (unverified).
+  // Not in the account SAS table; Azure REST: create-account-sas recommends container + read/write (unverified).
   getTableAcl: { resourceType: 'c', service: '', account: ['r'] },
   setTableAcl: { resourceType: 'c', service: '', account: ['w'] },
   queryEntities: { resourceType: 'o', service: 'r', account: ['r'] },
@@ -111,7 +126,7 @@ export const sasNeeds = {
 
 /**
  * Throws unless the grant covers the need: AuthorizationResourceTypeMismatch or
- * AuthorizationPermissionMismatch (errors.md §4.3). A service SAS asked for a table-level or
+ * AuthorizationPermissionMismatch (Azure REST: common-rest-api-error-codes). A service SAS asked for a table-level or
  * service-level operation gets AuthorizationPermissionMismatch, as in Azurite (code unverified).
  * Entity keys are checked separately with keyInRange.
  */
@@ -128,7 +143,7 @@ export function authorizeSas(grant: SasGrant, need: SasNeed): void {
   }
 }
 
-/** Whether (partitionKey, rowKey) lies in a service SAS key range (auth.md §7.1 table). */
+/** Whether (partitionKey, rowKey) lies in a service SAS key range (Azure REST: create-service-sas table). */
 export function keyInRange(range: KeyRange, partitionKey: string, rowKey: string): boolean {
   const { lower, upper } = range;
   const belowLower = (order: number) => order < 0 || (order === 0 && !lower?.inclusive);
@@ -141,7 +156,7 @@ export function keyInRange(range: KeyRange, partitionKey: string, rowKey: string
 /**
  * Percent-decodes the SAS parameters of a raw query. A SAS parameter given twice makes the token
  * ambiguous (which `sig` was meant?): 403 AuthenticationFailed, as for any malformed token
- * (auth.md §9); the service's wording for this case is unverified, the detail is the storage
+ * (Azure REST: create-service-sas); the service's wording for this case is unverified, the detail is the storage
  * services' "Signature fields not well formed."
  */
 export function parseSasParams(rawQuery: string): SasParams {
@@ -151,14 +166,16 @@ export function parseSasParams(rawQuery: string): SasParams {
     const name = equals === -1 ? pair : pair.slice(0, equals);
     if (!isSasParamName(name)) continue;
     if (params[name] !== undefined) {
-      throw authenticationFailed(`Signature fields not well formed: the SAS parameter ${name} is given more than once.`);
+      throw authenticationFailed(
+        `Signature fields not well formed: the SAS parameter ${name} is given more than once.`,
+      );
     }
     params[name] = percentDecoded(name, equals === -1 ? '' : pair.slice(equals + 1));
   }
   return params;
 }
 
-/** auth.md §7.2; versions before 2015-04-05 have no sip/spr, before 2015-02-21 no "/table" prefix. */
+/** Azure REST: create-service-sas; versions before 2015-04-05 have no sip/spr, before 2015-02-21 no "/table" prefix. */
 export function serviceSasStringToSign(params: SasParams, accountName: string): string {
   const version = params.sv ?? '';
   const tableName = (params.tn ?? '').toLowerCase();
@@ -169,7 +186,10 @@ export function serviceSasStringToSign(params: SasParams, accountName: string): 
   return fields.map((field) => field ?? '').join('\n');
 }
 
-/** auth.md §8, with a trailing newline; from 2020-12-06 the encryption scope follows sv (unverified). */
+/**
+ * Azure REST: create-account-sas, with a trailing newline; from 2020-12-06 the encryption scope follows sv
+ * (unverified).
+ */
 export function accountSasStringToSign(params: SasParams, accountName: string): string {
   const { sp, ss, srt, st, se, sip, spr, sv } = params;
   const fields = [accountName, sp, ss, srt, st, se, sip, spr, sv];
@@ -240,7 +260,7 @@ function checkSignature(stringToSign: string, params: SasParams, account: Accoun
 }
 
 /**
- * st, se and sp from the URL or from the stored policy `si` (auth.md §7.3). An unknown policy is
+ * st, se and sp from the URL or from the stored policy `si` (Azure REST: create-service-sas). An unknown policy is
  * AuthorizationFailure (emulator behaviour); a field in both places is a 400 (Set Table ACL docs;
  * code unverified).
  */
@@ -324,7 +344,7 @@ function ipv4Number(address: string): number | undefined {
 }
 
 /**
- * spk/srk/epk/erk as store bounds. A row key bound needs its partition key bound (auth.md §7.1),
+ * spk/srk/epk/erk as store bounds. A row key bound needs its partition key bound (Azure REST: create-service-sas),
  * but the JS SDK leaves an empty `spk=''`/`epk=''` out of the URL while signing it, so a missing
  * one beside a row key bound is the empty key.
  */

@@ -24,7 +24,11 @@ export interface AdminOptions {
 const faultDocumentBytesMax = 64 * 1024;
 const jsonContentType = 'application/json; charset=utf-8';
 
-export async function answerAdmin(request: IncomingMessage, target: RequestTarget, options: AdminOptions): Promise<Reply> {
+export async function answerAdmin(
+  request: IncomingMessage,
+  target: RequestTarget,
+  options: AdminOptions,
+): Promise<Reply> {
   const method = request.method ?? '';
   switch (target.rawPath) {
     case '/_metrics': {
@@ -67,12 +71,20 @@ function requireReader(request: IncomingMessage, target: RequestTarget, options:
   requireAccountKey(request, target, options.accounts);
 }
 
-function requireAccountKey(request: IncomingMessage, target: RequestTarget, accounts: ReadonlyMap<string, Account>): void {
+function requireAccountKey(
+  request: IncomingMessage,
+  target: RequestTarget,
+  accounts: ReadonlyMap<string, Account>,
+): void {
   const authorization = request.headers['authorization'];
   const named = /^SharedKey(?:Lite)? ([^:\s]+):/.exec(typeof authorization === 'string' ? authorization : '');
   const account = named === null ? undefined : accounts.get(named[1]!);
   if (account === undefined) {
-    throw new TableError('AuthenticationFailed', undefined, 'This endpoint needs Shared Key authorization with an account key.');
+    throw new TableError(
+      'AuthenticationFailed',
+      undefined,
+      'This endpoint needs Shared Key authorization with an account key.',
+    );
   }
   verifySharedKey({
     method: request.method ?? '',

@@ -3,7 +3,18 @@
 // Everything else passes straight through.
 import type { Entity } from '../domain/entity.js';
 import type { KeyRange } from '../domain/keys.js';
-import type { CommitResult, ScanRequest, ScanStep, SettingChange, SettingKey, Store, TableCommit, TableEntity, TableInfo, Write } from '../storage/store.js';
+import type {
+  CommitResult,
+  ScanRequest,
+  ScanStep,
+  SettingChange,
+  SettingKey,
+  Store,
+  TableCommit,
+  TableEntity,
+  TableInfo,
+  Write,
+} from '../storage/store.js';
 import { getTableThenCommit, getTableThenEntity } from '../storage/table-calls.js';
 import type { Throttle } from './throttle.js';
 import type { Workload } from './workload.js';
@@ -19,7 +30,12 @@ export class ObservedStore implements Store {
     private readonly watchers: Watchers,
   ) {}
 
-  async getTableEntity(account: string, name: string, partitionKey: string, rowKey: string): Promise<TableEntity | undefined> {
+  async getTableEntity(
+    account: string,
+    name: string,
+    partitionKey: string,
+    rowKey: string,
+  ): Promise<TableEntity | undefined> {
     // A throttle admits by the table's stored name, which only the lookup gives: then two calls.
     if (this.watchers.throttle !== undefined) return getTableThenEntity(this, account, name, partitionKey, rowKey);
     const read = await this.engine.getTableEntity(account, name, partitionKey, rowKey);

@@ -26,7 +26,10 @@ export function parseThrottle(text: string): ThrottleRates {
   for (const part of text.split(',')) {
     const match = /^(partition|account)=([1-9]\d{0,8})$/.exec(part.trim());
     if (match === null) throw new Error(`--throttle must be 'azure' or 'partition=N,account=M', not '${text}'`);
-    rates = match[1] === 'partition' ? { ...rates, partitionPerSecond: Number(match[2]) } : { ...rates, accountPerSecond: Number(match[2]) };
+    rates =
+      match[1] === 'partition'
+        ? { ...rates, partitionPerSecond: Number(match[2]) }
+        : { ...rates, accountPerSecond: Number(match[2]) };
   }
   return rates;
 }
@@ -82,7 +85,8 @@ export class Throttle {
   admit(account: string, table: string, partitionKey: string | undefined, cost: number): void {
     const nowMs = this.now();
     const accountBucket = this.accountBucket(account, nowMs);
-    const partitionBucket = partitionKey === undefined ? undefined : this.partitionBucket(account, table, partitionKey, nowMs);
+    const partitionBucket =
+      partitionKey === undefined ? undefined : this.partitionBucket(account, table, partitionKey, nowMs);
     if (partitionBucket !== undefined && !partitionBucket.holds(cost, nowMs)) throw this.refuse('partition');
     if (!accountBucket.holds(cost, nowMs)) throw this.refuse('account');
     accountBucket.take(cost);

@@ -1,5 +1,5 @@
 // Automatic property indexes, shared by the engines. A filter on a custom property (`Bucket eq 7`)
-// is a scan of every row of the table on the service (query.md §5), and so it is here until a
+// is a scan of every row of the table on the service (docs/architecture.md#queries), and so it is here until a
 // table's scans have examined `autoIndexRows` rows for one property: the engine then indexes that
 // property for that table alone (a partial index the database maintains with every write) and
 // answers later equality conditions on it from the index, in O(log n + k), in key order, with the
@@ -18,7 +18,7 @@ const countersMax = 10_000;
 
 /**
  * Property names an index may carry: they go into SQL text and index names as they are. Names
- * outside this set (legal in entities: data-model.md §4) are scanned as before.
+ * outside this set (legal in entities: Azure REST: understanding-the-table-service-data-model) are scanned as before.
  */
 const indexableName = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;
 
@@ -26,7 +26,10 @@ const indexableName = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;
 const exactIntegerMax = 2n ** 53n;
 
 /** An equality condition an index on its property can serve. */
-export type IndexedEquality = PropertyCondition & { readonly kind: 'number' | 'string' | 'boolean'; readonly operator: 'eq' };
+export type IndexedEquality = PropertyCondition & {
+  readonly kind: 'number' | 'string' | 'boolean';
+  readonly operator: 'eq';
+};
 
 /**
  * The first `eq` condition of `conditions` an index can serve, if any; with `indexed`, the first
@@ -38,7 +41,10 @@ export type IndexedEquality = PropertyCondition & { readonly kind: 'number' | 's
  *   condition, below U+D800;
  * - a Boolean.
  */
-export function indexedEquality(conditions: readonly PropertyCondition[], indexed?: (property: string) => boolean): IndexedEquality | undefined {
+export function indexedEquality(
+  conditions: readonly PropertyCondition[],
+  indexed?: (property: string) => boolean,
+): IndexedEquality | undefined {
   let first: IndexedEquality | undefined;
   for (const condition of conditions) {
     const candidate = servable(condition);
@@ -51,13 +57,17 @@ export function indexedEquality(conditions: readonly PropertyCondition[], indexe
 }
 
 /** The condition of `conditions` that an index the engine has (`indexed`) serves, if any. */
-export function indexServing(conditions: readonly PropertyCondition[], indexed: (property: string) => boolean): IndexedEquality | undefined {
+export function indexServing(
+  conditions: readonly PropertyCondition[],
+  indexed: (property: string) => boolean,
+): IndexedEquality | undefined {
   const condition = indexedEquality(conditions, indexed);
   return condition !== undefined && indexed(condition.property) ? condition : undefined;
 }
 
 function servable(condition: PropertyCondition): IndexedEquality | undefined {
-  if (condition.kind === 'timestamp' || condition.operator !== 'eq' || !indexableName.test(condition.property)) return undefined;
+  if (condition.kind === 'timestamp' || condition.operator !== 'eq' || !indexableName.test(condition.property))
+    return undefined;
   switch (condition.kind) {
     case 'number': {
       const value = condition.value;

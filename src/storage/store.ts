@@ -22,10 +22,30 @@ export interface TableInfo {
  * (property-index.ts) holds only the rows equal to the literal.
  */
 export type PropertyCondition =
-  | { readonly kind: 'number'; readonly property: string; readonly operator: ComparisonOperator; readonly value: number | bigint }
-  | { readonly kind: 'string'; readonly property: string; readonly operator: ComparisonOperator; readonly value: string }
-  | { readonly kind: 'boolean'; readonly property: string; readonly operator: ComparisonOperator; readonly value: boolean }
-  | { readonly kind: 'dateTime'; readonly property: string; readonly operator: ComparisonOperator; readonly value: bigint }
+  | {
+      readonly kind: 'number';
+      readonly property: string;
+      readonly operator: ComparisonOperator;
+      readonly value: number | bigint;
+    }
+  | {
+      readonly kind: 'string';
+      readonly property: string;
+      readonly operator: ComparisonOperator;
+      readonly value: string;
+    }
+  | {
+      readonly kind: 'boolean';
+      readonly property: string;
+      readonly operator: ComparisonOperator;
+      readonly value: boolean;
+    }
+  | {
+      readonly kind: 'dateTime';
+      readonly property: string;
+      readonly operator: ComparisonOperator;
+      readonly value: bigint;
+    }
   | { readonly kind: 'timestamp'; readonly operator: ComparisonOperator; readonly value: bigint };
 
 export type ComparisonOperator = 'eq' | 'ne' | 'gt' | 'ge' | 'lt' | 'le';
@@ -90,7 +110,8 @@ export interface Write {
 }
 
 /** Why a write did not apply; the last two when a merge would grow the entity past its limits. */
-export type WriteFailure = 'tableNotFound' | 'exists' | 'notFound' | 'versionMismatch' | 'entityTooLarge' | 'tooManyProperties';
+export type WriteFailure =
+  'tableNotFound' | 'exists' | 'notFound' | 'versionMismatch' | 'entityTooLarge' | 'tooManyProperties';
 
 export type CommitResult =
   /** Every write applied, all with this one Timestamp (ticks). */
@@ -104,8 +125,7 @@ export type CommitResult =
  * atomic step as that check, and is deleted with the table.
  */
 export type SettingKey =
-  | { readonly scope: 'account'; readonly name: string }
-  | { readonly scope: 'table'; readonly table: string };
+  { readonly scope: 'account'; readonly name: string } | { readonly scope: 'table'; readonly table: string };
 
 /** One setting to write; undefined removes it. */
 export interface SettingChange {

@@ -36,7 +36,10 @@ export function decodeStoredProperties(text: string): Properties {
  * The properties of a parsed stored object, in the order of `names` (default: the object's own),
  * for an engine whose storage keeps the members but not their order.
  */
-export function decodeStoredMembers(members: Record<string, unknown>, names: Iterable<string> = Object.keys(members)): Properties {
+export function decodeStoredMembers(
+  members: Record<string, unknown>,
+  names: Iterable<string> = Object.keys(members),
+): Properties {
   const properties: Properties = new Map();
   for (const name of names) {
     if (name.endsWith('@odata.type')) continue;
@@ -48,7 +51,8 @@ export function decodeStoredMembers(members: Record<string, unknown>, names: Ite
 /**
  * The minimal-metadata encoding of the same properties (odata.encodeMinimalProperties) from the
  * stored text, without decoding it. The two differ only in the Double annotation, which the wire
- * leaves out for finite values (data-model.md §2.3) and storage keeps for whole ones: dropping
+ * leaves out for finite values (Azure REST: payload-format-for-table-service-operations) and storage keeps for whole
+ * ones: dropping
  * the Edm.Double annotations of number values gives the same bytes.
  */
 export function minimalJsonOf(text: string): string {
@@ -87,7 +91,9 @@ function storedValue(raw: unknown, type: EdmType | undefined): EdmValue {
     case undefined:
       if (typeof raw === 'string') return { type: 'Edm.String', value: raw };
       if (typeof raw === 'boolean') return { type: 'Edm.Boolean', value: raw };
-      return Number.isInteger(raw) ? { type: 'Edm.Int32', value: raw as number } : { type: 'Edm.Double', value: raw as number };
+      return Number.isInteger(raw)
+        ? { type: 'Edm.Int32', value: raw as number }
+        : { type: 'Edm.Double', value: raw as number };
     case 'Edm.Double':
       return { type, value: typeof raw === 'number' ? raw : Number(raw) };
     case 'Edm.Int64':

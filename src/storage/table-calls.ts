@@ -6,13 +6,24 @@ import type { Store, TableCommit, TableEntity, Write } from './store.js';
 
 type Parts = Pick<Store, 'getTable' | 'getEntity' | 'commit'>;
 
-export async function getTableThenEntity(store: Parts, account: string, name: string, partitionKey: string, rowKey: string): Promise<TableEntity | undefined> {
+export async function getTableThenEntity(
+  store: Parts,
+  account: string,
+  name: string,
+  partitionKey: string,
+  rowKey: string,
+): Promise<TableEntity | undefined> {
   const table = await store.getTable(account, name);
   if (table === undefined) return undefined;
   return { table, entity: await store.getEntity(table, partitionKey, rowKey) };
 }
 
-export async function getTableThenCommit(store: Parts, account: string, name: string, writes: readonly Write[]): Promise<TableCommit> {
+export async function getTableThenCommit(
+  store: Parts,
+  account: string,
+  name: string,
+  writes: readonly Write[],
+): Promise<TableCommit> {
   const table = await store.getTable(account, name);
   if (table === undefined) return { table, result: { ok: false, index: 0, failure: 'tableNotFound' } };
   return { table, result: await store.commit(table, writes) };

@@ -6,7 +6,10 @@ import { customPropertiesMax, entityBytesMax } from '../limits.js';
 import type { WriteCondition, WriteFailure } from './store.js';
 
 /** Why `condition` rules the write out given the stored Timestamp (undefined: no entity), if it does. */
-export function conditionFailure(currentTimestamp: bigint | undefined, condition: WriteCondition): WriteFailure | undefined {
+export function conditionFailure(
+  currentTimestamp: bigint | undefined,
+  condition: WriteCondition,
+): WriteFailure | undefined {
   switch (condition.kind) {
     case 'none':
       return undefined;

@@ -1,4 +1,5 @@
-// The HTTP face of $batch (batch.md): parse the multipart body, turn each part into a service
+// The HTTP face of $batch (Azure REST: performing-entity-group-transactions): parse the multipart body, turn each part
+// into a service
 // operation, run them as one transaction, and answer 202 with one part per operation, or only
 // the failing operation's part.
 import { TableError } from '../errors.js';
@@ -48,7 +49,10 @@ export async function submitBatch(call: BatchCall): Promise<Reply> {
     const tableName = commonTable(resources);
     const planned = parts.map((request, index) => atIndex(index, () => plan(call, request, resources[index]!)));
     const table = await atIndexAsync(0, () => call.services.tables.get(call.account, tableName));
-    const timestamp = await call.services.entities.executeBatch(table, planned.map((p) => p.operation));
+    const timestamp = await call.services.entities.executeBatch(
+      table,
+      planned.map((p) => p.operation),
+    );
     const responses = planned.map((p) => successPart(call, table.name, p, timestamp));
     return multipartReply(responses, true);
   } catch (error) {
@@ -58,7 +62,7 @@ export async function submitBatch(call: BatchCall): Promise<Reply> {
   }
 }
 
-/** Every part names the same table (batch.md §1); the first one decides. */
+/** Every part names the same table (Azure REST: performing-entity-group-transactions); the first one decides. */
 function commonTable(resources: readonly Resource[]): string {
   let name: string | undefined;
   resources.forEach((resource, index) =>
@@ -80,13 +84,15 @@ function plan(call: BatchCall, request: BatchOperationRequest, resource: Resourc
   const operation = decodeEntityOperation(method, resource, headers, request.body, call.access);
   if (operation !== undefined) return { request, operation };
   if (method === 'GET') throw new TableError('InvalidInput', 'A query must be the only operation of a batch.');
-  if (resource.kind !== 'entity') throw new TableError('InvalidInput', 'A batch operation must address a table or an entity.');
+  if (resource.kind !== 'entity')
+    throw new TableError('InvalidInput', 'A batch operation must address a table or an entity.');
   throw new TableError('MethodNotAllowed');
 }
 
 /**
  * The resource a part addresses. Its URL may be absolute or origin-form, with or without the
- * `/{account}` segment (batch.md §2.2); only the path matters, and the account is the outer one.
+ * `/{account}` segment (Azure REST: performing-entity-group-transactions); only the path matters, and the account is
+ * the outer one.
  */
 function resourceOf(call: Pick<BatchCall, 'account'>, request: BatchOperationRequest): Resource {
   let path = request.url;
@@ -114,11 +120,17 @@ export function batchTable(account: string, contentType: string | undefined, bod
 }
 
 function tableOf(resource: Resource): string {
-  if (resource.kind === 'tableRoot' || resource.kind === 'entity' || resource.kind === 'entities') return resource.table;
+  if (resource.kind === 'tableRoot' || resource.kind === 'entity' || resource.kind === 'entities')
+    return resource.table;
   throw new TableError('InvalidInput', 'A batch operation must address a table or an entity.');
 }
 
-function successPart(call: BatchCall, tableName: string, planned: PlannedOperation, timestamp: bigint): BatchOperationResponse {
+function successPart(
+  call: BatchCall,
+  tableName: string,
+  planned: PlannedOperation,
+  timestamp: bigint,
+): BatchOperationResponse {
   const { operation, request } = planned;
   const etag = etagOf(timestamp);
   const common: [string, string][] = [
@@ -140,7 +152,12 @@ function successPart(call: BatchCall, tableName: string, planned: PlannedOperati
   ];
   const prefer = preferOf(request.headers.get('prefer'));
   if (prefer === 'return-no-content') {
-    const headers: [string, string][] = [...common, ['Preference-Applied', 'return-no-content'], ['DataServiceVersion', '3.0;'], ...located];
+    const headers: [string, string][] = [
+      ...common,
+      ['Preference-Applied', 'return-no-content'],
+      ['DataServiceVersion', '3.0;'],
+      ...located,
+    ];
     return { status: 204, headers, contentId };
   }
   const level = negotiateMetadata(undefined, request.headers.get('accept'));
@@ -167,13 +184,15 @@ function errorPart(call: BatchCall, error: BatchOperationError, contentId: strin
   };
 }
 
-/** A batch holding one point read (batch.md §4), answered without a change set. */
+/** A batch holding one point read (Azure REST: performing-entity-group-transactions), answered without a change set. */
 async function queryBatch(call: BatchCall, request: BatchOperationRequest): Promise<Reply> {
   const response = await atIndexAsync(0, async (): Promise<BatchOperationResponse> => {
     const resource = resourceOf(call, request);
-    // The service takes only a point read here (batch.md §4); anything else is a bad part, not a
+    // The service takes only a point read here (Azure REST: performing-entity-group-transactions); anything else is a
+    // bad part, not a
     // server failure: 400 InvalidInput, as for a query mixed with writes.
-    if (resource.kind !== 'entity') throw new TableError('InvalidInput', 'Only a point query may be sent as a batch operation.');
+    if (resource.kind !== 'entity')
+      throw new TableError('InvalidInput', 'Only a point query may be sent as a batch operation.');
     call.access.require(sasNeeds.queryEntities, resource.table);
     call.access.requireKey(resource.keys);
     const table = await call.services.tables.get(call.account, resource.table);

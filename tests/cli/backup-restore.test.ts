@@ -41,7 +41,10 @@ describe('cerulean backup / restore', () => {
     })();
     const batches = (async () => {
       for (let b = 0; !stop; b++) {
-        const actions = Array.from({ length: batchSize }, (_, j) => ['create', { partitionKey: 'batch', rowKey: `${String(b).padStart(6, '0')}-${j}` }] as const);
+        const actions = Array.from(
+          { length: batchSize },
+          (_, j) => ['create', { partitionKey: 'batch', rowKey: `${String(b).padStart(6, '0')}-${j}` }] as const,
+        );
         await table.submitTransaction(actions.map((action) => [...action]));
         batchesAcked = b + 1;
       }
@@ -64,12 +67,20 @@ describe('cerulean backup / restore', () => {
       try {
         const client = tableClient(restored, table.tableName);
         const singleKeys: string[] = [];
-        for await (const entity of client.listEntities({ queryOptions: { filter: "PartitionKey eq 'single'" } })) singleKeys.push(entity.rowKey!);
+        for await (const entity of client.listEntities({ queryOptions: { filter: "PartitionKey eq 'single'" } }))
+          singleKeys.push(entity.rowKey!);
         // Every acknowledged write before the backup, and no gap: a snapshot of one moment.
-        assert.ok(singleKeys.length >= singlesBefore, `${singleKeys.length} single writes restored, ${singlesBefore} acknowledged before the backup`);
-        assert.deepEqual(singleKeys, Array.from({ length: singleKeys.length }, (_, i) => String(i).padStart(8, '0')));
+        assert.ok(
+          singleKeys.length >= singlesBefore,
+          `${singleKeys.length} single writes restored, ${singlesBefore} acknowledged before the backup`,
+        );
+        assert.deepEqual(
+          singleKeys,
+          Array.from({ length: singleKeys.length }, (_, i) => String(i).padStart(8, '0')),
+        );
         let batchEntities = 0;
-        for await (const _ of client.listEntities({ queryOptions: { filter: "PartitionKey eq 'batch'" } })) batchEntities++;
+        for await (const _ of client.listEntities({ queryOptions: { filter: "PartitionKey eq 'batch'" } }))
+          batchEntities++;
         assert.equal(batchEntities % batchSize, 0, 'a transaction is in the backup whole or not at all');
         assert.ok(batchEntities >= batchesBefore * batchSize);
         // The restored server takes writes.
@@ -85,7 +96,15 @@ describe('cerulean backup / restore', () => {
   });
 
   test('stats --location reports the size on disk', async () => {
-    const result = await runCli(['stats', table.tableName, '--location', join(dir, 'data'), '--json', '-c', server.connectionString]);
+    const result = await runCli([
+      'stats',
+      table.tableName,
+      '--location',
+      join(dir, 'data'),
+      '--json',
+      '-c',
+      server.connectionString,
+    ]);
     assert.equal(result.code, 0, describeRun(result));
     const stats = JSON.parse(result.stdout) as { sizeOnDiskBytes: number; entities: number };
     assert.ok(stats.sizeOnDiskBytes > 0 && stats.entities > 0, result.stdout);
@@ -99,7 +118,10 @@ describe('cerulean backup / restore', () => {
     writeFileSync(join(occupied, 'keep.txt'), 'mine');
     const result = await runCli(['restore', backupFile, '--location', occupied]);
     assert.equal(result.code, 1, describeRun(result));
-    assert.match(result.stderr, /^cerulean restore: .*occupied is not empty; restore only into an empty or new directory\n$/);
+    assert.match(
+      result.stderr,
+      /^cerulean restore: .*occupied is not empty; restore only into an empty or new directory\n$/,
+    );
     assert.deepEqual(readdirSync(occupied), ['keep.txt']);
   });
 
@@ -121,7 +143,12 @@ describe('cerulean backup / restore', () => {
     const backup = await runCli(['backup', join(dir, 'pg.dump'), '--database', 'postgres://user@localhost/cerulean']);
     assert.equal(backup.code, 2, describeRun(backup));
     assert.match(backup.stderr, /pg_dump/);
-    const restore = await runCli(['restore', join(dir, 'pg.dump'), '--database', 'postgresql://user@localhost/cerulean']);
+    const restore = await runCli([
+      'restore',
+      join(dir, 'pg.dump'),
+      '--database',
+      'postgresql://user@localhost/cerulean',
+    ]);
     assert.equal(restore.code, 2, describeRun(restore));
     assert.match(restore.stderr, /pg_restore/);
   });

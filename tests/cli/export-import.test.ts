@@ -26,9 +26,15 @@ describe('cerulean export / import', () => {
     dir = makeTempDir('cerulean-cli-');
     source = await freshTable(server, 'src');
     for (const entity of extremeEntities()) await source.createEntity(entity as never);
-    const bulk = Array.from({ length: bulkPartitionEntities }, (_, i) => ({ partitionKey: 'bulk', rowKey: String(i).padStart(4, '0'), n: i }));
-    for (let i = 0; i < bulk.length; i += 100) await source.submitTransaction(bulk.slice(i, i + 100).map((entity) => ['create', entity] as const));
-    for (let p = 0; p < bulkOtherPartitions; p++) await source.createEntity({ partitionKey: `p${p}`, rowKey: 'r', x: p * 1.5 });
+    const bulk = Array.from({ length: bulkPartitionEntities }, (_, i) => ({
+      partitionKey: 'bulk',
+      rowKey: String(i).padStart(4, '0'),
+      n: i,
+    }));
+    for (let i = 0; i < bulk.length; i += 100)
+      await source.submitTransaction(bulk.slice(i, i + 100).map((entity) => ['create', entity] as const));
+    for (let p = 0; p < bulkOtherPartitions; p++)
+      await source.createEntity({ partitionKey: `p${p}`, rowKey: 'r', x: p * 1.5 });
     const exported = await cli('export', source.tableName);
     assert.equal(exported.code, 0, describeRun(exported));
     sourceExport = comparableLines(exported.stdout);
@@ -72,7 +78,10 @@ describe('cerulean export / import', () => {
     const file = join(dir, 'plain.csv');
     const exported = await cli('export', source.tableName, '--filter', "PartitionKey eq 'p3'", '--out', file);
     assert.equal(exported.code, 0, describeRun(exported));
-    assert.equal(readFileSync(file, 'utf8'), `PartitionKey,RowKey,Timestamp,x\np3,r,${readFileSync(file, 'utf8').split('\n')[1]!.split(',')[2]},4.5\n`);
+    assert.equal(
+      readFileSync(file, 'utf8'),
+      `PartitionKey,RowKey,Timestamp,x\np3,r,${readFileSync(file, 'utf8').split('\n')[1]!.split(',')[2]},4.5\n`,
+    );
     const target = uniqueTableName('plain');
     const imported = await cli('import', target, file, '--create-table');
     assert.equal(imported.code, 0, describeRun(imported));
@@ -81,16 +90,29 @@ describe('cerulean export / import', () => {
   });
 
   test('--select and --filter export a query result', async () => {
-    const result = await cli('export', source.tableName, '--filter', "PartitionKey eq 'edge'", '--select', 'RowKey,i64');
+    const result = await cli(
+      'export',
+      source.tableName,
+      '--filter',
+      "PartitionKey eq 'edge'",
+      '--select',
+      'RowKey,i64',
+    );
     assert.equal(result.code, 0, describeRun(result));
-    const lines = result.stdout.trim().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
-    assert.deepEqual(lines.map((line) => line['RowKey']), ['max', 'min', 'special']);
+    const lines = result.stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
+    assert.deepEqual(
+      lines.map((line) => line['RowKey']),
+      ['max', 'min', 'special'],
+    );
     assert.equal(lines[0]!['i64'], '9223372036854775807');
     assert.equal(lines[2]!['i64'], undefined);
     assert.equal(lines[0]!['i32'], undefined);
   });
 
-  test("a .typed.csv as Storage Explorer writes it imports with every type", async () => {
+  test('a .typed.csv as Storage Explorer writes it imports with every type', async () => {
     const file = join(dir, 'explorer.typed.csv');
     writeFileSync(
       file,
@@ -103,19 +125,16 @@ describe('cerulean export / import', () => {
     assert.equal(imported.code, 0, describeRun(imported));
     const client = tableClient(server, table);
     const ann = await client.getEntity('people', '001', { disableTypeConversion: true });
-    assert.deepEqual(
-      pick(ann),
-      {
-        Name: { type: 'String', value: 'Smith, Ann' },
-        Age: { type: 'Int32', value: '42' },
-        Big: { type: 'Int64', value: '9007199254740993' },
-        Score: { type: 'Double', value: '98.5' },
-        Active: { type: 'Boolean', value: 'true' },
-        Born: { type: 'DateTime', value: '1990-02-03T04:05:06Z' },
-        Id: { type: 'Guid', value: 'c9da6455-213d-42c9-9a79-3e9149a57833' },
-        Photo: { type: 'Binary', value: 'AAEC/w==' },
-      },
-    );
+    assert.deepEqual(pick(ann), {
+      Name: { type: 'String', value: 'Smith, Ann' },
+      Age: { type: 'Int32', value: '42' },
+      Big: { type: 'Int64', value: '9007199254740993' },
+      Score: { type: 'Double', value: '98.5' },
+      Active: { type: 'Boolean', value: 'true' },
+      Born: { type: 'DateTime', value: '1990-02-03T04:05:06Z' },
+      Id: { type: 'Guid', value: 'c9da6455-213d-42c9-9a79-3e9149a57833' },
+      Photo: { type: 'Binary', value: 'AAEC/w==' },
+    });
     const second = await client.getEntity('people', '002');
     assert.equal(second['Name'], '', 'an empty value typed Edm.String is an empty string');
     assert.equal(second['Active'], false);
@@ -141,7 +160,10 @@ describe('cerulean export / import', () => {
     const result = await cli('import', table.tableName, file);
     assert.equal(result.code, 1, describeRun(result));
     assert.match(result.stderr, /6 rows rejected, see .*bad\.jsonl\.rejects\.jsonl/);
-    const rejects = readFileSync(`${file}.rejects.jsonl`, 'utf8').trim().split('\n').map((line) => JSON.parse(line) as { line: number; reason: string; input: string });
+    const rejects = readFileSync(`${file}.rejects.jsonl`, 'utf8')
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { line: number; reason: string; input: string });
     assert.deepEqual(rejects.map((reject) => reject.line).sort(), [2, 3, 4, 5, 7, 8]);
     const reasonOf = (n: number) => rejects.find((reject) => reject.line === n)!.reason;
     assert.match(reasonOf(2), /not valid JSON/);
@@ -163,8 +185,17 @@ describe('cerulean export / import', () => {
     const table = uniqueTableName('csvrej');
     const result = await cli('import', table, file, '--create-table', '--rejects', rejectsFile);
     assert.equal(result.code, 1, describeRun(result));
-    const rejects = readFileSync(rejectsFile, 'utf8').trim().split('\n').map((line) => JSON.parse(line) as { line: number; reason: string; input: string[] });
-    assert.deepEqual(rejects.map((reject) => [reject.line, reject.input]), [[3, ['p', '2', '2']], [4, ['p', '3', 'three', 'Edm.Int32']]]);
+    const rejects = readFileSync(rejectsFile, 'utf8')
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { line: number; reason: string; input: string[] });
+    assert.deepEqual(
+      rejects.map((reject) => [reject.line, reject.input]),
+      [
+        [3, ['p', '2', '2']],
+        [4, ['p', '3', 'three', 'Edm.Int32']],
+      ],
+    );
     assert.match(rejects[0]!.reason, /3 cells, the header 4/);
     const stored: string[] = [];
     for await (const entity of tableClient(server, table).listEntities()) stored.push(entity.rowKey!);
@@ -222,7 +253,10 @@ describe('cerulean export / import', () => {
 
   test('a SAS URL is an endpoint: an account SAS for the account, a table SAS for its table', async () => {
     const credential = new AzureNamedKeyCredential(devAccount, devKey);
-    const accountSas = generateAccountSas(credential, { permissions: { query: true, list: true }, resourceTypes: 'sco' });
+    const accountSas = generateAccountSas(credential, {
+      permissions: { query: true, list: true },
+      resourceTypes: 'sco',
+    });
     const tables = await runCli(['tables', '-c', `${server.url}?${accountSas}`]);
     assert.equal(tables.code, 0, describeRun(tables));
     assert.ok(tables.stdout.split('\n').includes(source.tableName), tables.stdout);
@@ -232,14 +266,20 @@ describe('cerulean export / import', () => {
     assert.deepEqual(comparableLines(exported.stdout), sourceExport);
     const unsigned = await runCli(['tables', '-c', 'http://127.0.0.1:1/otheraccount']);
     assert.equal(unsigned.code, 1);
-    assert.match(unsigned.stderr, /^cerulean tables: the URL has no shared access signature: http:\/\/127.0.0.1:1\/otheraccount\n$/);
+    assert.match(
+      unsigned.stderr,
+      /^cerulean tables: the URL has no shared access signature: http:\/\/127.0.0.1:1\/otheraccount\n$/,
+    );
   });
 
   test('tables and stats, as text and as JSON', async () => {
     const tables = await cli('tables', '--count', '--json');
     assert.equal(tables.code, 0, describeRun(tables));
     const listed = (JSON.parse(tables.stdout) as { tables: { name: string; entities: number }[] }).tables;
-    assert.deepEqual(listed.find((table) => table.name === source.tableName), { name: source.tableName, entities: 284 });
+    assert.deepEqual(
+      listed.find((table) => table.name === source.tableName),
+      { name: source.tableName, entities: 284 },
+    );
     const stats = await cli('stats', source.tableName, '--json', '--top', '2');
     assert.equal(stats.code, 0, describeRun(stats));
     assert.deepEqual(JSON.parse(stats.stdout), {
@@ -267,7 +307,9 @@ describe('cerulean import against a busy server', () => {
     try {
       const file = join(dir, 'many.jsonl');
       const partitions = 40;
-      const lines = Array.from({ length: partitions * 5 }, (_, i) => JSON.stringify({ PartitionKey: `p${Math.floor(i / 5)}`, RowKey: String(i % 5), i }));
+      const lines = Array.from({ length: partitions * 5 }, (_, i) =>
+        JSON.stringify({ PartitionKey: `p${Math.floor(i / 5)}`, RowKey: String(i % 5), i }),
+      );
       writeFileSync(file, lines.join('\n'));
       const table = uniqueTableName('busy');
       const result = await runCli(['import', table, file, '--create-table', '-c', server.connectionString]);

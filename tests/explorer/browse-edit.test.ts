@@ -1,4 +1,4 @@
-// The explorer in a real Chromium against a real server on disk (issue 16): tables, the grid and
+// The explorer in a real Chromium against a real server on disk: tables, the grid and
 // its paging, the query builder and plans, the typed editor with If-Match, hostile data, and where
 // the key may and may not go. One browser and one page for the whole file.
 import assert from 'node:assert/strict';
@@ -55,7 +55,12 @@ describe('explorer in Chromium: tables, grid, query, editor', { skip: browserSki
     await paging.createTable();
     for (let i = 0; i < 12; i++) {
       const odd = i % 2 === 1;
-      await paging.createEntity({ partitionKey: 'p', rowKey: `r${String(i).padStart(2, '0')}`, Num: (i * 7) % 12, ...(odd ? { Odd: 1 } : { Even: true }) });
+      await paging.createEntity({
+        partitionKey: 'p',
+        rowKey: `r${String(i).padStart(2, '0')}`,
+        Num: (i * 7) % 12,
+        ...(odd ? { Odd: 1 } : { Even: true }),
+      });
     }
     await openExplorer(page, server);
   });
@@ -78,7 +83,9 @@ describe('explorer in Chromium: tables, grid, query, editor', { skip: browserSki
       await page.waitForSelector(`h2:text-is("${name}")`);
     }
     await page.fill('#table-filter', 'Al');
-    await page.waitForFunction(() => (globalThis as any).document.querySelectorAll('#table-list .table-link').length === 1);
+    await page.waitForFunction(
+      () => (globalThis as any).document.querySelectorAll('#table-list .table-link').length === 1,
+    );
     assert.equal(await page.textContent('#table-list .table-link'), 'Alpha1');
     await page.fill('#table-filter', '');
     await page.waitForSelector('#table-list .table-link[data-table="Beta1"]');
@@ -161,7 +168,10 @@ describe('explorer in Chromium: tables, grid, query, editor', { skip: browserSki
     await page.waitForSelector('#plan:has-text("table-scan")');
     assert.equal(await page.inputValue('#filter'), "(PartitionKey eq 'p' and Num ge 9) or Odd eq 1");
     assert.deepEqual(await gridRowKeys(page), ['r01', 'r03', 'r05', 'r07', 'r09', 'r10', 'r11']);
-    assert.match((await page.textContent('#plan-note'))!, /Table scan: reads every partition.*Add a PartitionKey condition.*secondary index/);
+    assert.match(
+      (await page.textContent('#plan-note'))!,
+      /Table scan: reads every partition.*Add a PartitionKey condition.*secondary index/,
+    );
     assert.equal(await page.getAttribute('#plan', 'class'), 'plan costly');
 
     // A value that is not of its type is refused before anything is sent.
@@ -177,8 +187,9 @@ describe('explorer in Chromium: tables, grid, query, editor', { skip: browserSki
     await runQuery(page, { filter: "PartitionKey eq 'p' and RowKey ge 'r10'", select: 'Num' });
     assert.deepEqual(await gridColumns(page), ['PartitionKey', 'RowKey', 'Timestamp', 'Num']);
     assert.match((await page.textContent('#plan'))!, /plan: range/);
+  });
 
-    // Literals of every EDM type, from the page's own module.
+  test("query: the builder's literals of every EDM type, from the page's own module", async () => {
     const literals = await page.evaluate(async () => {
       const { literal } = await import(`${(globalThis as any).location.href}filter.js`);
       return [
@@ -194,12 +205,19 @@ describe('explorer in Chromium: tables, grid, query, editor', { skip: browserSki
       ];
     });
     assert.deepEqual(literals, [
-      "'O''Brien'", '-5', '9223372036854775807L', '2.0', '1e-9', 'true',
-      "datetime'2024-05-01T12:30:00.1234567Z'", "guid'3f2504e0-4f89-11d3-9a0c-0305e82c3301'", "X'000102ff'",
+      "'O''Brien'",
+      '-5',
+      '9223372036854775807L',
+      '2.0',
+      '1e-9',
+      'true',
+      "datetime'2024-05-01T12:30:00.1234567Z'",
+      "guid'3f2504e0-4f89-11d3-9a0c-0305e82c3301'",
+      "X'000102ff'",
     ]);
   });
 
-  test('editor: every EDM type round-trips exactly; invalid values are refused before sending', async () => {
+  test('editor: every EDM type round-trips exactly', async () => {
     await page.fill('#new-table', 'Typed');
     await page.click('#create-table');
     await page.waitForSelector('#no-entities');
@@ -229,7 +247,9 @@ describe('explorer in Chromium: tables, grid, query, editor', { skip: browserSki
     await page.click('#edit-save');
     await page.waitForSelector('#dialog', { state: 'hidden' });
     assert.deepEqual(await typedEntity(server, 'Typed', 'k', '1'), everyTypeWire);
+  });
 
+  test('editor: invalid values are refused before sending; the typed values are found by typed literals', async () => {
     const invalid: [string, string, RegExp][] = [
       ['Edm.Int32', '2147483648', /out of Int32 range/],
       ['Edm.Int32', '1.5', /whole number/],
@@ -366,7 +386,11 @@ describe('explorer in Chromium: tables, grid, query, editor', { skip: browserSki
       () =>
         new Promise<{ directive: string; ran: unknown }>((resolve) => {
           const g = globalThis as any;
-          g.document.addEventListener('securitypolicyviolation', (event: any) => resolve({ directive: event.effectiveDirective, ran: g.__inline }), { once: true });
+          g.document.addEventListener(
+            'securitypolicyviolation',
+            (event: any) => resolve({ directive: event.effectiveDirective, ran: g.__inline }),
+            { once: true },
+          );
           const script = g.document.createElement('script');
           script.textContent = 'window.__inline = 1';
           g.document.body.appendChild(script);
@@ -379,7 +403,12 @@ describe('explorer in Chromium: tables, grid, query, editor', { skip: browserSki
   test('the key stays in this tab: never in the URL, local storage, cookies or the server log', async () => {
     const stored = await page.evaluate(() => {
       const g = globalThis as any;
-      return { url: g.location.href, local: g.localStorage.length, cookie: g.document.cookie, session: JSON.stringify(g.sessionStorage) };
+      return {
+        url: g.location.href,
+        local: g.localStorage.length,
+        cookie: g.document.cookie,
+        session: JSON.stringify(g.sessionStorage),
+      };
     });
     assert.equal(stored.local, 0);
     assert.equal(stored.cookie, '');

@@ -1,4 +1,4 @@
-// The explorer's files at /_explorer/ (issue 16), over raw HTTP: security headers, content types,
+// The explorer's files at /_explorer/ (docs/explorer.md), over raw HTTP: security headers, content types,
 // no way out of the asset table, Azure-style 404s, account names without keys, and when it is on.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
@@ -17,7 +17,10 @@ describe('explorer assets', () => {
   const get = (path: string, method = 'GET'): Promise<RawResponse> => send(server.port, { method, path, auth: 'none' });
 
   test('npm start prints the explorer address', () => {
-    assert.match(server.output().stdout, new RegExp(`^Explorer: http://127\\.0\\.0\\.1:${server.port}/_explorer/$`, 'm'));
+    assert.match(
+      server.output().stdout,
+      new RegExp(`^Explorer: http://127\\.0\\.0\\.1:${server.port}/_explorer/$`, 'm'),
+    );
   });
 
   test('the page, its script and style carry their content types, a strict CSP and nosniff', async () => {
@@ -103,9 +106,11 @@ describe('when the explorer is on', () => {
   };
 
   test('on by default for loopback addresses only', () => {
-    for (const host of ['127.0.0.1', '127.1.2.3', '::1', 'localhost']) assert.equal(explorer(['--host', host]), true, host);
+    for (const host of ['127.0.0.1', '127.1.2.3', '::1', 'localhost'])
+      assert.equal(explorer(['--host', host]), true, host);
     assert.equal(explorer([]), true, 'the default host');
-    for (const host of ['0.0.0.0', '192.168.1.5', '::', 'example.com']) assert.equal(explorer(['--host', host]), false, host);
+    for (const host of ['0.0.0.0', '192.168.1.5', '::', 'example.com'])
+      assert.equal(explorer(['--host', host]), false, host);
   });
 
   test('--explorer or CERULEAN_EXPLORER=1 turns it on anywhere; CERULEAN_EXPLORER=0 turns it off', () => {

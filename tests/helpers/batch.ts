@@ -1,5 +1,7 @@
-// Raw $batch requests laid out byte for byte as the JS and Python SDKs write them (batch.md §2.2),
-// and a reader for multipart batch responses (batch.md §3). Written independently of
+// Raw $batch requests laid out byte for byte as the JS and Python SDKs write them (Azure REST:
+// performing-entity-group-transactions),
+// and a reader for multipart batch responses (Azure REST: performing-entity-group-transactions). Written independently
+// of
 // src/protocol/batch.ts, so a wrong server codec cannot agree with a wrong test codec.
 import { randomUUID } from 'node:crypto';
 import { devPath, send, type RawRequest, type RawResponse } from './http.js';
@@ -7,7 +9,7 @@ import { devAccount } from './server.js';
 
 const CRLF = '\r\n';
 
-/** Whose byte layout to copy (the table in batch.md §2.2). */
+/** Whose byte layout to copy (the table in Azure REST: performing-entity-group-transactions). */
 export type ClientStyle = 'js' | 'python';
 
 /** One operation of a change set, or the single query of a query batch. */
@@ -61,7 +63,11 @@ export const op = {
     body: entity,
   }),
   delete: (url: string, etag = '*'): SubRequest => ({ method: 'DELETE', url, headers: { 'If-Match': etag } }),
-  get: (url: string): SubRequest => ({ method: 'GET', url, headers: { Accept: 'application/json;odata=minimalmetadata' } }),
+  get: (url: string): SubRequest => ({
+    method: 'GET',
+    url,
+    headers: { Accept: 'application/json;odata=minimalmetadata' },
+  }),
 };
 
 function bodyText(body: SubRequest['body']): string | undefined {
@@ -90,7 +96,9 @@ function jsPart(request: SubRequest): string {
   );
 }
 
-/** Python: capitalised part headers, Content-ID 0…n-1, x-ms-version and dates inside, body right after the empty line. */
+/**
+ * Python: capitalised part headers, Content-ID 0…n-1, x-ms-version and dates inside, body right after the empty line.
+ */
 function pythonPart(request: SubRequest, index: number): string {
   const body = bodyText(request.body);
   const date = new Date().toUTCString();
@@ -114,9 +122,7 @@ function pythonPart(request: SubRequest, index: number): string {
 export function changesetBody(requests: readonly SubRequest[], style: ClientStyle = 'js'): BatchBody {
   const batch = `batch_${randomUUID()}`;
   const changeset = `changeset_${randomUUID()}`;
-  const parts = requests.map((request, index) =>
-    style === 'js' ? jsPart(request) : pythonPart(request, index),
-  );
+  const parts = requests.map((request, index) => (style === 'js' ? jsPart(request) : pythonPart(request, index)));
   const header =
     style === 'js'
       ? `content-type: multipart/mixed; boundary=${changeset}${CRLF}${CRLF}${CRLF}`
@@ -129,7 +135,7 @@ export function changesetBody(requests: readonly SubRequest[], style: ClientStyl
   return { contentType: `multipart/mixed; boundary=${batch}`, body: Buffer.from(text, 'utf8') };
 }
 
-/** A batch holding one GET directly, without a change set (batch.md §4). */
+/** A batch holding one GET directly, without a change set (Azure REST: performing-entity-group-transactions). */
 export function queryBody(request: SubRequest): BatchBody {
   const batch = `batch_${randomUUID()}`;
   const text =
@@ -185,7 +191,8 @@ function splitParts(text: string, boundary: string): string[] {
     throw new Error(`not a multipart body with boundary ${boundary}:\n${text.slice(0, 800)}`);
   }
   return rest.map((piece) => {
-    if (!piece.startsWith(CRLF) || !piece.endsWith(CRLF)) throw new Error(`part not framed by CRLFs: ${JSON.stringify(piece)}`);
+    if (!piece.startsWith(CRLF) || !piece.endsWith(CRLF))
+      throw new Error(`part not framed by CRLFs: ${JSON.stringify(piece)}`);
     return piece.slice(CRLF.length, -CRLF.length);
   });
 }

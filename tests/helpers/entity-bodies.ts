@@ -8,18 +8,123 @@ const annotation = (name: string, type: string): string => member(`${name}@odata
 
 /** Value spellings by EDM type: canonical, non-canonical but valid, and invalid. */
 const literals: Record<string, readonly string[]> = {
-  'Edm.String': ['"plain"', '""', '"é ü 中文"', '"😀𝒜"', '"a\\"b\\\\c\\/d\\n\\t\\u00e9"', '"\\ud83d\\ude00"', '"\\ud800 lone"', '"\\udc00"',
-    '"x@odata.type\\":\\"Edm.Int64\\","', '"\u2028\u2029"', '"\u0001"', '"\\x"', '"\\u12"', '5', 'true', '[1]', '{"a":1}'],
-  'Edm.Int32': ['0', '5', '-5', '-0', '2147483647', '2147483648', '-2147483648', '-2147483649', '1e2', '5.0', '"5"', '"+5"', '"007"', '" 5"', '"abc"', '00', '123456789', '1234567890'],
-  'Edm.Int64': ['"123"', '"-0"', '"007"', '"+5"', '"0"', '"9223372036854775807"', '"9223372036854775808"', '"-9223372036854775808"', '123', '"12345678901234567890"', '"123456789012345678"', '"1.5"', '1.5'],
-  'Edm.Double': ['1.5', '2.0', '1e300', '1e400', '-0.0', '0.1', '1E+24', '"NaN"', '"Infinity"', '"-Infinity"', '"INF"', '"-INF"', '5', '"1.50"', '".5"', '"5."', '"abc"', 'true', '-1.25e-7'],
+  'Edm.String': [
+    '"plain"',
+    '""',
+    '"é ü 中文"',
+    '"😀𝒜"',
+    '"a\\"b\\\\c\\/d\\n\\t\\u00e9"',
+    '"\\ud83d\\ude00"',
+    '"\\ud800 lone"',
+    '"\\udc00"',
+    '"x@odata.type\\":\\"Edm.Int64\\","',
+    '"\u2028\u2029"',
+    '"\u0001"',
+    '"\\x"',
+    '"\\u12"',
+    '5',
+    'true',
+    '[1]',
+    '{"a":1}',
+  ],
+  'Edm.Int32': [
+    '0',
+    '5',
+    '-5',
+    '-0',
+    '2147483647',
+    '2147483648',
+    '-2147483648',
+    '-2147483649',
+    '1e2',
+    '5.0',
+    '"5"',
+    '"+5"',
+    '"007"',
+    '" 5"',
+    '"abc"',
+    '00',
+    '123456789',
+    '1234567890',
+  ],
+  'Edm.Int64': [
+    '"123"',
+    '"-0"',
+    '"007"',
+    '"+5"',
+    '"0"',
+    '"9223372036854775807"',
+    '"9223372036854775808"',
+    '"-9223372036854775808"',
+    '123',
+    '"12345678901234567890"',
+    '"123456789012345678"',
+    '"1.5"',
+    '1.5',
+  ],
+  'Edm.Double': [
+    '1.5',
+    '2.0',
+    '1e300',
+    '1e400',
+    '-0.0',
+    '0.1',
+    '1E+24',
+    '"NaN"',
+    '"Infinity"',
+    '"-Infinity"',
+    '"INF"',
+    '"-INF"',
+    '5',
+    '"1.50"',
+    '".5"',
+    '"5."',
+    '"abc"',
+    'true',
+    '-1.25e-7',
+  ],
   'Edm.Boolean': ['true', 'false', '"true"', '"false"', '"yes"', '1', 'null'],
-  'Edm.DateTime': ['"2024-01-01T00:00:00.000Z"', '"2024-02-29T12:34:56.1234567Z"', '"2023-02-29T00:00:00Z"', '"1600-12-31T23:59:59Z"',
-    '"1601-01-01T00:00:00Z"', '"9999-12-31T23:59:59.9999999Z"', '"2024-01-01T00:00:00.12345678Z"', '"2024-01-01T00:00:00+01:00"',
-    '"2024-01-01T00:00"', '"2024-01-01"', '"2024-13-01T00:00:00Z"', '"2024-01-01T24:00:00Z"', '"2024-01-01T00:00:60Z"',
-    '"2024-04-31T00:00:00Z"', '"2000-02-29T00:00:00.1000000Z"', '"1900-02-29T00:00:00Z"', '"2024-01-01T00:00:00.0Z"', '5'],
-  'Edm.Guid': ['"0f8fad5b-d9cb-469f-a165-70867728950e"', '"0F8FAD5B-D9CB-469F-A165-70867728950E"', '"0f8fad5b-d9cb-469f-a165-7086772895"', '"{0f8fad5b-d9cb-469f-a165-70867728950e}"', '5'],
-  'Edm.Binary': ['""', '"QQ=="', '"QR=="', '"QUI="', '"QUJ="', '"QUJD"', '"QUJ"', '"Q===", "QQ"', '"////"', '"AP8="', '"AP9="', '5'],
+  'Edm.DateTime': [
+    '"2024-01-01T00:00:00.000Z"',
+    '"2024-02-29T12:34:56.1234567Z"',
+    '"2023-02-29T00:00:00Z"',
+    '"1600-12-31T23:59:59Z"',
+    '"1601-01-01T00:00:00Z"',
+    '"9999-12-31T23:59:59.9999999Z"',
+    '"2024-01-01T00:00:00.12345678Z"',
+    '"2024-01-01T00:00:00+01:00"',
+    '"2024-01-01T00:00"',
+    '"2024-01-01"',
+    '"2024-13-01T00:00:00Z"',
+    '"2024-01-01T24:00:00Z"',
+    '"2024-01-01T00:00:60Z"',
+    '"2024-04-31T00:00:00Z"',
+    '"2000-02-29T00:00:00.1000000Z"',
+    '"1900-02-29T00:00:00Z"',
+    '"2024-01-01T00:00:00.0Z"',
+    '5',
+  ],
+  'Edm.Guid': [
+    '"0f8fad5b-d9cb-469f-a165-70867728950e"',
+    '"0F8FAD5B-D9CB-469F-A165-70867728950E"',
+    '"0f8fad5b-d9cb-469f-a165-7086772895"',
+    '"{0f8fad5b-d9cb-469f-a165-70867728950e}"',
+    '5',
+  ],
+  'Edm.Binary': [
+    '""',
+    '"QQ=="',
+    '"QR=="',
+    '"QUI="',
+    '"QUJ="',
+    '"QUJD"',
+    '"QUJ"',
+    '"Q===", "QQ"',
+    '"////"',
+    '"AP8="',
+    '"AP9="',
+    '5',
+  ],
 };
 const types = Object.keys(literals);
 
@@ -35,7 +140,10 @@ function pick<T>(random: () => number, items: readonly T[]): T {
  * A body of random members; mostly plausible, sometimes hostile. With `keys`, both keys are
  * those (as in a batch of one partition); without, they too are random and sometimes hostile.
  */
-export function randomEntityBody(random: () => number, keys?: { readonly partitionKey: string; readonly rowKey: string }): string {
+export function randomEntityBody(
+  random: () => number,
+  keys?: { readonly partitionKey: string; readonly rowKey: string },
+): string {
   const members: string[] = [];
   if (keys !== undefined) {
     members.push(member('PartitionKey', q(keys.partitionKey)), member('RowKey', q(keys.rowKey)));
@@ -62,7 +170,8 @@ export function randomEntityBody(random: () => number, keys?: { readonly partiti
   }
   if (random() < 0.1) members.push(member('odata.metadata', '"http://x/$metadata#t/@Element"'));
   if (random() < 0.05) members.push(member('odata.etag', '{"nested":[1,2]}'));
-  if (random() < 0.1) members.push(member('Timestamp', '"2024-01-01T00:00:00Z"'), annotation('Timestamp', 'Edm.DateTime'));
+  if (random() < 0.1)
+    members.push(member('Timestamp', '"2024-01-01T00:00:00Z"'), annotation('Timestamp', 'Edm.DateTime'));
   if (random() < 0.05) members.push(member('Nothing', 'null'));
   for (let i = members.length - 1; i > 0; i--) {
     if (random() < 0.2) {
@@ -80,4 +189,3 @@ export function randomEntityBody(random: () => number, keys?: { readonly partiti
   else if (syntax < 0.1) text = ` \r\n${text}\n `;
   return text;
 }
-

@@ -37,13 +37,20 @@ export function gridRowKeys(page: Page): Promise<string[]> {
 }
 
 export function gridColumns(page: Page): Promise<string[]> {
-  return page.$$eval('#grid thead .sort', (buttons) => buttons.map((button) => (button as any).dataset.column as string));
+  return page.$$eval('#grid thead .sort', (buttons) =>
+    buttons.map((button) => (button as any).dataset.column as string),
+  );
 }
 
 /** `{name: [type, wire value]}` of one entity as the service sends it (minimal metadata, typed). */
 export type TypedProperties = Record<string, [string, unknown]>;
 
-export async function typedEntity(server: RunningServer, table: string, pk: string, rk: string): Promise<TypedProperties | undefined> {
+export async function typedEntity(
+  server: RunningServer,
+  table: string,
+  pk: string,
+  rk: string,
+): Promise<TypedProperties | undefined> {
   const key = (text: string) => encodeURIComponent(text.replace(/'/g, "''"));
   const response = await send(server.port, {
     method: 'GET',
@@ -66,10 +73,14 @@ export async function typedTable(server: RunningServer, table: string): Promise<
       headers: { Accept: 'application/json;odata=minimalmetadata' },
     });
     assert.equal(response.status, 200, response.text);
-    for (const wire of response.json().value) entities.set(`${wire.PartitionKey}/${wire.RowKey}`, typedProperties(wire));
+    for (const wire of response.json().value)
+      entities.set(`${wire.PartitionKey}/${wire.RowKey}`, typedProperties(wire));
     const pk = response.headers['x-ms-continuation-nextpartitionkey'];
     const rk = response.headers['x-ms-continuation-nextrowkey'];
-    next = pk === undefined ? '' : `?NextPartitionKey=${encodeURIComponent(String(pk))}&NextRowKey=${encodeURIComponent(String(rk ?? ''))}`;
+    next =
+      pk === undefined
+        ? ''
+        : `?NextPartitionKey=${encodeURIComponent(String(pk))}&NextRowKey=${encodeURIComponent(String(rk ?? ''))}`;
   } while (next !== '');
   return entities;
 }
@@ -77,7 +88,8 @@ export async function typedTable(server: RunningServer, table: string): Promise<
 function typedProperties(wire: Record<string, unknown>): TypedProperties {
   const properties: TypedProperties = {};
   for (const [name, value] of Object.entries(wire)) {
-    if (name.includes('@') || name.startsWith('odata.') || ['PartitionKey', 'RowKey', 'Timestamp'].includes(name)) continue;
+    if (name.includes('@') || name.startsWith('odata.') || ['PartitionKey', 'RowKey', 'Timestamp'].includes(name))
+      continue;
     const annotation = wire[`${name}@odata.type`];
     const type =
       typeof annotation === 'string'

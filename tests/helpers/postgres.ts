@@ -75,9 +75,15 @@ export async function dropDatabase(url: string): Promise<void> {
  * A PostgreSQL store on a database of its own, which closing the store drops. With `url`, a store
  * over that existing database instead (a second process's view of it), which closing leaves.
  */
-export async function openPostgresStore(options: { url?: string; stepExamineMax?: number; autoIndexRows?: number } = {}): Promise<PostgresStore> {
+export async function openPostgresStore(
+  options: { url?: string; stepExamineMax?: number; autoIndexRows?: number } = {},
+): Promise<PostgresStore> {
   const url = options.url ?? (await createDatabase());
-  const store = await PostgresStore.open({ url, stepExamineMax: options.stepExamineMax, autoIndexRows: options.autoIndexRows });
+  const store = await PostgresStore.open({
+    url,
+    stepExamineMax: options.stepExamineMax,
+    autoIndexRows: options.autoIndexRows,
+  });
   if (options.url !== undefined) return store;
   const close = store.close.bind(store);
   return Object.assign(store, {

@@ -1,7 +1,8 @@
-// Query Entities through the real server (query.md), written without src/query or src/protocol so
+// Query Entities through the real server (Azure REST: querying-tables-and-entities), written without src/query or
+// src/protocol so
 // a wrong server cannot agree with a wrong test: typed test entities and their batch insertion, a
-// test-side filter model with its own renderer and naive evaluator (§3.3), pages with their
-// continuation tokens (§4) and the x-cerulean-query-plan header.
+// test-side filter model with its own renderer and naive evaluator, pages with their
+// continuation tokens and the x-cerulean-query-plan header.
 import assert from 'node:assert/strict';
 import type { TableClient, TableEntity, TransactionAction } from '@azure/data-tables';
 import { describeResponse, devPath, send, type RawResponse } from './http.js';
@@ -46,7 +47,10 @@ export type Key = readonly [partitionKey: string, rowKey: string];
 
 export const keyOf = (e: TestEntity): Key => [e.partitionKey, e.rowKey];
 
-/** Key order: PartitionKey then RowKey, ordinal over UTF-16 code units (data-model.md §6). */
+/**
+ * Key order: PartitionKey then RowKey, ordinal over UTF-16 code units (Azure REST:
+ * understanding-the-table-service-data-model).
+ */
 export function compareKeys(a: Key, b: Key): number {
   if (a[0] !== b[0]) return a[0] < b[0] ? -1 : 1;
   if (a[1] !== b[1]) return a[1] < b[1] ? -1 : 1;
@@ -154,13 +158,14 @@ export function comparisonCount(filter: FilterExpr): number {
 /** `a op b` read from the other side: `5 lt n` is `n gt 5`. */
 const mirrored: Readonly<Record<Operator, Operator>> = { eq: 'eq', ne: 'ne', gt: 'lt', ge: 'le', lt: 'gt', le: 'ge' };
 
-/** Binding strength (query.md §3.1): comparison > not > and > or. */
+/** Binding strength (Azure REST: querying-tables-and-entities): comparison > not > and > or. */
 function precedence(filter: FilterExpr): number {
   return filter.kind === 'or' ? 1 : filter.kind === 'and' ? 2 : filter.kind === 'not' ? 3 : 4;
 }
 
 /**
- * Filter text. Without `random`, one canonical form; with it, the equivalent forms query.md allows
+ * Filter text. Without `random`, one canonical form; with it, the equivalent forms Azure REST:
+ * querying-tables-and-entities allows
  * vary: literal on the left, redundant parentheses, `not(…)`, exponent and upper-case literal
  * forms, `binary'…'`, shorter DateTime fractions.
  */
@@ -190,7 +195,10 @@ export function renderFilter(filter: FilterExpr, random?: Random): string {
   }
 }
 
-/** A literal in one of the forms of query.md §3.1–§3.2. Doubles must be finite (no literal for NaN/∞). */
+/**
+ * A literal in one of the forms of Azure REST: querying-tables-and-entities. Doubles must be finite (no literal for
+ * NaN/∞).
+ */
 function renderLiteral(literal: TestValue, random?: Random): string {
   const maybe = (p: number) => random?.chance(p) ?? false;
   switch (literal.type) {
@@ -221,7 +229,10 @@ function renderLiteral(literal: TestValue, random?: Random): string {
   }
 }
 
-/** The 0, 3 or 6 fractional-digit forms clients send (query.md §3.2) when they say the same instant. */
+/**
+ * The 0, 3 or 6 fractional-digit forms clients send (Azure REST: querying-tables-and-entities) when they say the same
+ * instant.
+ */
 function shortenFraction(iso7: string, random?: Random): string {
   if (random === undefined) return iso7;
   const fraction = iso7.slice(20, 27);
@@ -232,7 +243,8 @@ function shortenFraction(iso7: string, random?: Random): string {
 }
 
 /**
- * The naive evaluator (query.md §3.3 recommendations): a missing property or different EDM types
+ * The naive evaluator (Azure REST: querying-tables-and-entities recommendations): a missing property or different EDM
+ * types
  * never match, for every operator; Int32, Int64 and Double compare by exact numeric value; NaN
  * is unordered (equal to nothing, so only `ne` holds); `not` is two-valued.
  */
@@ -329,7 +341,7 @@ function compareNumeric(a: Numeric, b: Numeric): number {
   return -doubleVersusInteger((b as { double: number }).double, a.integer);
 }
 
-/** Exact: no rounding of the integer to a double (query.md §3.3, Azurite#2385). */
+/** Exact: no rounding of the integer to a double (Azure REST: querying-tables-and-entities, Azurite#2385). */
 function doubleVersusInteger(double: number, integer: bigint): number {
   if (Number.isNaN(double)) return NaN;
   if (!Number.isFinite(double)) return double > 0 ? 1 : -1;
@@ -347,7 +359,10 @@ function doubleVersusInteger(double: number, integer: bigint): number {
 
 export type QueryParams = Readonly<Record<string, string | number | undefined>>;
 
-/** `?a=…&b=…` with every value percent-encoded as the SDKs do (query.md §1); undefined values dropped. */
+/**
+ * `?a=…&b=…` with every value percent-encoded as the SDKs do (Azure REST: querying-tables-and-entities); undefined
+ * values dropped.
+ */
 export function queryString(params: QueryParams): string {
   const pairs = Object.entries(params)
     .filter(([, value]) => value !== undefined)
@@ -386,7 +401,7 @@ export interface EntityPage {
   readonly entities: ReadonlyArray<Record<string, any>>;
   readonly keys: readonly Key[];
   readonly continuation: Continuation | undefined;
-  /** The key the continuation names (the first one not yet returned, §4.2). */
+  /** The key the continuation names (the first one not yet returned). */
   readonly resumeKey: readonly [string, string | undefined] | undefined;
   readonly plan: QueryPlanHeader;
 }
@@ -400,21 +415,38 @@ export async function fetchEntityPage(port: number, table: string, params: Query
   assert.equal(plan.returned, entities.length, 'returned= counts the entities of the page');
   const nextPk = response.headers['x-ms-continuation-nextpartitionkey'] as string | undefined;
   const nextRk = response.headers['x-ms-continuation-nextrowkey'] as string | undefined;
-  assert.notEqual(nextPk, '', 'continuation headers are absent, never empty (conformance §10)');
-  assert.notEqual(nextRk, '', 'continuation headers are absent, never empty (conformance §10)');
+  assert.notEqual(
+    nextPk,
+    '',
+    'continuation headers are absent, never empty (docs/protocol-notes.md#continuation-headers)',
+  );
+  assert.notEqual(
+    nextRk,
+    '',
+    'continuation headers are absent, never empty (docs/protocol-notes.md#continuation-headers)',
+  );
   if (nextRk !== undefined) assert.ok(nextPk !== undefined, 'NextRowKey never comes without NextPartitionKey');
   return {
     response,
     entities,
     keys: entities.map((e): Key => [e.PartitionKey, e.RowKey]),
-    continuation: nextPk === undefined ? undefined : { NextPartitionKey: nextPk, ...(nextRk === undefined ? {} : { NextRowKey: nextRk }) },
-    resumeKey: nextPk === undefined ? undefined : [decodeToken(nextPk), nextRk === undefined ? undefined : decodeToken(nextRk)],
+    continuation:
+      nextPk === undefined
+        ? undefined
+        : { NextPartitionKey: nextPk, ...(nextRk === undefined ? {} : { NextRowKey: nextRk }) },
+    resumeKey:
+      nextPk === undefined ? undefined : [decodeToken(nextPk), nextRk === undefined ? undefined : decodeToken(nextRk)],
     plan,
   };
 }
 
-/** Follows continuations to the end, repeating the original options on every request (§4.2). */
-export async function fetchAllPages(port: number, table: string, params: QueryParams = {}, pagesMax = 20_000): Promise<EntityPage[]> {
+/** Follows continuations to the end, repeating the original options on every request. */
+export async function fetchAllPages(
+  port: number,
+  table: string,
+  params: QueryParams = {},
+  pagesMax = 20_000,
+): Promise<EntityPage[]> {
   const pages: EntityPage[] = [];
   let continuation: Continuation | undefined;
   do {
@@ -427,12 +459,16 @@ export async function fetchAllPages(port: number, table: string, params: QueryPa
 }
 
 /**
- * The key inside a token of the service's shape (query.md §4.3): `1!<length>!<payload>`, payload
+ * The key inside a token of the service's shape (Azure REST: query-timeout-and-pagination): `1!<length>!<payload>`,
+ * payload
  * base64 of the UTF-8 key with `-` for padding; `.`/`_` or `+`/`/` for the two unverified digits.
  */
 function decodeToken(token: string): string {
   const match = /^1!(\d+)!(.*)$/.exec(token);
   assert.ok(match !== null && Number(match[1]) === match[2]!.length, `token shape: ${token}`);
-  const base64 = match[2]!.replace(/-+$/, (pad) => '='.repeat(pad.length)).replaceAll('.', '+').replaceAll('_', '/');
+  const base64 = match[2]!
+    .replace(/-+$/, (pad) => '='.repeat(pad.length))
+    .replaceAll('.', '+')
+    .replaceAll('_', '/');
   return Buffer.from(base64, 'base64').toString('utf8');
 }

@@ -48,7 +48,11 @@ export async function freshTable(server: RunningServer, prefix = 't', creds = de
 }
 
 /** Runs `work` over `items` with at most `width` in flight. */
-export async function inParallel<T>(items: readonly T[], width: number, work: (item: T) => Promise<unknown>): Promise<void> {
+export async function inParallel<T>(
+  items: readonly T[],
+  width: number,
+  work: (item: T) => Promise<unknown>,
+): Promise<void> {
   let next = 0;
   const worker = async () => {
     while (next < items.length) await work(items[next++]!);

@@ -46,7 +46,7 @@ function authenticationFailure(pattern: RegExp) {
   };
 }
 
-/** auth.md §3: Python SDK requests (Shared Key), which send x-ms-date and Date alike. */
+/** Azure REST: authorize-with-shared-key: Python SDK requests (Shared Key), which send x-ms-date and Date alike. */
 const sharedKeyVectors = [
   {
     requestLine: 'POST /devstoreaccount1/Tables',
@@ -95,7 +95,7 @@ const sharedKeyVectors = [
   },
 ];
 
-/** auth.md §4: JS SDK requests (Shared Key Lite), which send x-ms-date only. */
+/** Azure REST: authorize-with-shared-key: JS SDK requests (Shared Key Lite), which send x-ms-date only. */
 const liteDate = 'Sat, 21 Nov 2026 04:16:36 GMT';
 const sharedKeyLiteVectors = [
   {
@@ -124,7 +124,7 @@ const sharedKeyLiteVectors = [
   },
 ];
 
-describe('Shared Key vectors (auth.md §3)', () => {
+describe('Shared Key vectors (Azure REST: authorize-with-shared-key)', () => {
   for (const vector of sharedKeyVectors) {
     const request = requestFrom(vector.requestLine, {
       'x-ms-date': vector.date,
@@ -150,7 +150,7 @@ describe('Shared Key vectors (auth.md §3)', () => {
   }
 });
 
-describe('Shared Key Lite vectors (auth.md §4)', () => {
+describe('Shared Key Lite vectors (Azure REST: authorize-with-shared-key)', () => {
   for (const vector of sharedKeyLiteVectors) {
     for (const requestLine of vector.requestLines) {
       const request = requestFrom(requestLine, {
@@ -263,7 +263,7 @@ describe('verifySharedKey: keys and signatures', () => {
   });
 });
 
-describe('verifySharedKey: tolerated paths (auth.md §5)', () => {
+describe('verifySharedKey: tolerated paths (Azure REST: authorize-with-shared-key)', () => {
   test('a path-style request signed without its account segment', () => {
     verifySharedKey(liteRequest(devKey, { signedPath: '/Tables' }));
   });
@@ -301,7 +301,7 @@ describe('verifySharedKey: tolerated paths (auth.md §5)', () => {
   });
 });
 
-describe('verifySharedKey: dates (auth.md §2)', () => {
+describe('verifySharedKey: dates (Azure REST: authorize-with-shared-key)', () => {
   const signedAt = Date.parse(liteDate);
 
   test('a date within the allowed skew either way is accepted', () => {

@@ -57,7 +57,8 @@ describe('authorize: which scheme', () => {
     assert.equal(access.keyRange, undefined);
   });
 
-  test('no credentials at all fail as Shared Key would', () => rejects(authorize(request(), noPolicies), 'AuthenticationFailed'));
+  test('no credentials at all fail as Shared Key would', () =>
+    rejects(authorize(request(), noPolicies), 'AuthenticationFailed'));
 
   test('an Authorization header wins over a SAS in the query', async () => {
     const headers = { ...sharedKey, authorization: `SharedKeyLite ${devAccountName}:${'A'.repeat(43)}=` };
@@ -68,13 +69,20 @@ describe('authorize: which scheme', () => {
     const headers = { authorization: 'Bearer abc.def.ghi' };
     await rejects(authorize(request({ headers }), noPolicies), 'InvalidAuthenticationInfo');
     const pair = generateKeyPairSync('ec', { namedCurve: 'P-256' });
-    const bearer = new BearerVerifier({ keys: [{ key: pair.publicKey }], issuers: undefined, audiences: defaultAudiences });
+    const bearer = new BearerVerifier({
+      keys: [{ key: pair.publicKey }],
+      issuers: undefined,
+      audiences: defaultAudiences,
+    });
     await rejects(authorize(request({ headers }), { ...noPolicies, bearer }), 'InvalidAuthenticationInfo');
     const segment = (value: object) => Buffer.from(JSON.stringify(value)).toString('base64url');
     const input = `${segment({ alg: 'ES256' })}.${segment({ aud: defaultAudiences[0], exp: now / 1000 + 60 })}`;
     const signature = signWith('sha256', Buffer.from(input), { key: pair.privateKey, dsaEncoding: 'ieee-p1363' });
     const token = `${input}.${signature.toString('base64url')}`;
-    const access = await authorize(request({ headers: { authorization: `Bearer ${token}` } }), { ...noPolicies, bearer });
+    const access = await authorize(request({ headers: { authorization: `Bearer ${token}` } }), {
+      ...noPolicies,
+      bearer,
+    });
     assert.equal(access.keyRange, undefined);
   });
 });
@@ -108,7 +116,10 @@ describe('authorize: what a service SAS allows', () => {
       return { permission: 'r', expiry: '2031-01-01T00:00:00.0000000Z' };
     };
     const full = { sv: '2019-02-02', tn: 'Orders', si: 'pol' };
-    const rawQuery = new URLSearchParams({ ...full, sig: sign(serviceSasStringToSign(full, devAccountName), key) }).toString();
+    const rawQuery = new URLSearchParams({
+      ...full,
+      sig: sign(serviceSasStringToSign(full, devAccountName), key),
+    }).toString();
     const access = await authorize(request({ rawQuery }), { bearer: undefined, lookupPolicy });
     access.require(sasNeeds.queryEntities, 'Orders');
     assert.deepEqual(asked, [`${devAccountName}/Orders/pol`]);

@@ -35,12 +35,22 @@ function token(alg: string, key: KeyObject, claims: object, header: object = {})
   let signature: Buffer;
   if (alg.startsWith('ES')) signature = sign(hash, Buffer.from(signingInput), { key, dsaEncoding: 'ieee-p1363' });
   else if (alg.startsWith('PS')) {
-    signature = sign(hash, Buffer.from(signingInput), { key, padding: constants.RSA_PKCS1_PSS_PADDING, saltLength: constants.RSA_PSS_SALTLEN_DIGEST });
+    signature = sign(hash, Buffer.from(signingInput), {
+      key,
+      padding: constants.RSA_PKCS1_PSS_PADDING,
+      saltLength: constants.RSA_PSS_SALTLEN_DIGEST,
+    });
   } else signature = sign(hash, Buffer.from(signingInput), key);
   return `${signingInput}.${base64url(signature)}`;
 }
 
-const goodClaims = { iss: issuer, aud: 'https://storage.azure.com', exp: nowSeconds + 3600, nbf: nowSeconds - 60, oid: 'user-1' };
+const goodClaims = {
+  iss: issuer,
+  aud: 'https://storage.azure.com',
+  exp: nowSeconds + 3600,
+  nbf: nowSeconds - 60,
+  oid: 'user-1',
+};
 
 const jwks = JSON.stringify({
   keys: [
@@ -91,11 +101,17 @@ describe('BearerVerifier: signatures', () => {
   });
 
   test('a signature by an unconfigured key fails', () => {
-    refused(() => verifier().verify(token('RS256', otherRsa.privateKey, goodClaims, { kid: 'rsa-1' }), now), /Signature validation failed/);
+    refused(
+      () => verifier().verify(token('RS256', otherRsa.privateKey, goodClaims, { kid: 'rsa-1' }), now),
+      /Signature validation failed/,
+    );
   });
 
   test('a key marked for encryption is not used', () => {
-    refused(() => verifier().verify(token('RS256', otherRsa.privateKey, goodClaims, { kid: 'enc-1' }), now), /Signature/);
+    refused(
+      () => verifier().verify(token('RS256', otherRsa.privateKey, goodClaims, { kid: 'enc-1' }), now),
+      /Signature/,
+    );
   });
 
   test('a key bound to ES256 is not used for ES384, nor a P-256 key for ES384', () => {
@@ -115,7 +131,9 @@ describe('BearerVerifier: signatures', () => {
     const unsigned = `${base64url({ alg: 'none' })}.${base64url(goodClaims)}.`;
     refused(() => verifier().verify(unsigned, now), /not a JSON Web Token|not supported/);
     const input = `${base64url({ alg: 'HS256' })}.${base64url(goodClaims)}`;
-    const mac = createHmac('sha256', rsa.publicKey.export({ type: 'spki', format: 'pem' })).update(input).digest();
+    const mac = createHmac('sha256', rsa.publicKey.export({ type: 'spki', format: 'pem' }))
+      .update(input)
+      .digest();
     refused(() => verifier().verify(`${input}.${base64url(mac)}`, now), /not supported/);
   });
 
@@ -130,7 +148,15 @@ describe('BearerVerifier: signatures', () => {
   });
 
   test('malformed tokens', () => {
-    for (const text of ['', 'abc', 'a.b', 'a.b.c.d', 'a b.c.d', `${base64url(['x'])}.${base64url(goodClaims)}.AA`, '!!.??.**']) {
+    for (const text of [
+      '',
+      'abc',
+      'a.b',
+      'a.b.c.d',
+      'a b.c.d',
+      `${base64url(['x'])}.${base64url(goodClaims)}.AA`,
+      '!!.??.**',
+    ]) {
       refused(() => verifier().verify(text, now), /JSON Web Token|segment|base64url/);
     }
   });
@@ -141,7 +167,10 @@ describe('BearerVerifier: claims', () => {
 
   test('expired beyond the skew fails; within the skew passes', () => {
     verifier().verify(withClaims({ ...goodClaims, exp: nowSeconds - 60 }), now);
-    refused(() => verifier().verify(withClaims({ ...goodClaims, exp: nowSeconds - bearerClockSkewMs / 1000 }), now), /expired/);
+    refused(
+      () => verifier().verify(withClaims({ ...goodClaims, exp: nowSeconds - bearerClockSkewMs / 1000 }), now),
+      /expired/,
+    );
   });
 
   test('not yet valid beyond the skew fails', () => {
@@ -173,19 +202,31 @@ describe('key files', () => {
     assert.throws(() => loadJwks(JSON.stringify({ keys: [small.publicKey.export({ format: 'jwk' })] }), 'k'), /2048/);
     assert.throws(() => loadJwks(JSON.stringify({ keys: [{ kty: 'oct', k: 'c2VjcmV0' }] }), 'k'), /only RSA and EC/);
     const ed = generateKeyPairSync('ed25519');
-    assert.throws(() => loadPemKeys(ed.publicKey.export({ type: 'spki', format: 'pem' }) as string, 'k'), /only RSA and/);
+    assert.throws(
+      () => loadPemKeys(ed.publicKey.export({ type: 'spki', format: 'pem' }) as string, 'k'),
+      /only RSA and/,
+    );
   });
 
   test('broken files are refused with their name', () => {
     assert.throws(() => loadJwks('{', 'a.jwks'), /a.jwks is not JSON/);
     assert.throws(() => loadJwks('{"keys":{}}', 'a.jwks'), /no "keys" array/);
-    assert.throws(() => loadJwks(JSON.stringify({ keys: [{ ...rsa.publicKey.export({ format: 'jwk' }), use: 'enc' }] }), 'a.jwks'), /no signing key/);
+    assert.throws(
+      () => loadJwks(JSON.stringify({ keys: [{ ...rsa.publicKey.export({ format: 'jwk' }), use: 'enc' }] }), 'a.jwks'),
+      /no signing key/,
+    );
     assert.throws(() => loadPemKeys('not pem', 'b.pem'), /b.pem holds no PEM block/);
-    assert.throws(() => loadPemKeys('-----BEGIN PUBLIC KEY-----\nAAAA\n-----END PUBLIC KEY-----', 'b.pem'), /b.pem block 0/);
+    assert.throws(
+      () => loadPemKeys('-----BEGIN PUBLIC KEY-----\nAAAA\n-----END PUBLIC KEY-----', 'b.pem'),
+      /b.pem block 0/,
+    );
   });
 
   test('the verifier needs a key', () => {
-    assert.throws(() => new BearerVerifier({ keys: [], issuers: undefined, audiences: defaultAudiences }), /at least one/);
+    assert.throws(
+      () => new BearerVerifier({ keys: [], issuers: undefined, audiences: defaultAudiences }),
+      /at least one/,
+    );
   });
 });
 

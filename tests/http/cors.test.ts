@@ -11,7 +11,13 @@ const contoso: CorsRule = {
   exposedHeaders: ['x-ms-meta-*', 'x-ms-request-id', 'x-custom'],
   maxAgeInSeconds: 500,
 };
-const anyone: CorsRule = { allowedOrigins: ['*'], allowedMethods: ['GET'], allowedHeaders: ['*'], exposedHeaders: ['*'], maxAgeInSeconds: 5 };
+const anyone: CorsRule = {
+  allowedOrigins: ['*'],
+  allowedMethods: ['GET'],
+  allowedHeaders: ['*'],
+  exposedHeaders: ['*'],
+  maxAgeInSeconds: 5,
+};
 
 const request = (origin: string, method: string, headers?: string) => ({
   origin,
@@ -19,7 +25,7 @@ const request = (origin: string, method: string, headers?: string) => ({
   ...(headers !== undefined && { 'access-control-request-headers': headers }),
 });
 
-describe('preflight (operations.md §4.4)', () => {
+describe('preflight (Azure REST: preflight-table-request)', () => {
   test('a matching rule grants origin, method, headers, max age and credentials', () => {
     const reply = preflight([contoso], request('http://www.contoso.com', 'PUT', 'content-type, x-ms-meta-target-1'));
     assert.equal(reply.status, 200);
@@ -59,16 +65,26 @@ describe('preflight (operations.md §4.4)', () => {
   });
 
   test('missing Origin or Access-Control-Request-Method → 400 InvalidHeaderValue', () => {
-    assert.throws(() => preflight([anyone], { 'access-control-request-method': 'GET' }), fails(400, 'InvalidHeaderValue'));
+    assert.throws(
+      () => preflight([anyone], { 'access-control-request-method': 'GET' }),
+      fails(400, 'InvalidHeaderValue'),
+    );
     assert.throws(() => preflight([anyone], { origin: 'http://a' }), fails(400, 'InvalidHeaderValue'));
-    assert.throws(() => preflight([anyone], { origin: ' ', 'access-control-request-method': 'GET' }), fails(400, 'InvalidHeaderValue'));
+    assert.throws(
+      () => preflight([anyone], { origin: ' ', 'access-control-request-method': 'GET' }),
+      fails(400, 'InvalidHeaderValue'),
+    );
   });
 });
 
 describe('withCorsHeaders (actual requests)', () => {
   const reply = {
     status: 200,
-    headers: { 'Content-Type': 'application/json', 'x-ms-continuation-NextPartitionKey': '1!4!YQ--', 'x-ms-meta-a': '1' },
+    headers: {
+      'Content-Type': 'application/json',
+      'x-ms-continuation-NextPartitionKey': '1!4!YQ--',
+      'x-ms-meta-a': '1',
+    },
     body: '{}',
   };
 
@@ -86,8 +102,20 @@ describe('withCorsHeaders (actual requests)', () => {
     assert.equal(headers['Access-Control-Allow-Credentials'], 'true');
     assert.equal(headers['Vary'], 'Origin');
     const exposed = headers['Access-Control-Expose-Headers']!.split(',');
-    const standard = ['x-ms-request-id', 'Server', 'x-ms-version', 'X-Content-Type-Options', 'Cache-Control', 'Date', 'Content-Length', 'Content-Type'];
-    assert.deepEqual(new Set(exposed), new Set([...standard, 'x-ms-continuation-NextPartitionKey', 'x-ms-meta-a', 'x-custom']));
+    const standard = [
+      'x-ms-request-id',
+      'Server',
+      'x-ms-version',
+      'X-Content-Type-Options',
+      'Cache-Control',
+      'Date',
+      'Content-Length',
+      'Content-Type',
+    ];
+    assert.deepEqual(
+      new Set(exposed),
+      new Set([...standard, 'x-ms-continuation-NextPartitionKey', 'x-ms-meta-a', 'x-custom']),
+    );
   });
 
   test('a * rule exposes every response header and answers *', () => {
@@ -95,14 +123,24 @@ describe('withCorsHeaders (actual requests)', () => {
     assert.equal(decorated.headers?.['Access-Control-Allow-Origin'], '*');
     assert.equal(decorated.headers?.['Access-Control-Allow-Credentials'], undefined);
     const exposed = decorated.headers!['Access-Control-Expose-Headers']!.split(',');
-    for (const name of ['x-ms-request-id', 'Date', 'Content-Type', 'x-ms-continuation-NextPartitionKey']) assert.ok(exposed.includes(name), name);
+    for (const name of ['x-ms-request-id', 'Date', 'Content-Type', 'x-ms-continuation-NextPartitionKey'])
+      assert.ok(exposed.includes(name), name);
   });
 
   test('a rule exposing nothing still exposes the x-ms-* headers, ETag and the standard ones; not others', () => {
     const quiet: CorsRule = { ...anyone, exposedHeaders: [] };
-    const write = { status: 204, headers: { ETag: 'W/"x"', Location: 'http://l', 'Preference-Applied': 'return-no-content' } };
-    const exposed = withCorsHeaders([quiet], { origin: 'http://x', 'x-ms-client-request-id': 'c' }, 'GET', write).headers!['Access-Control-Expose-Headers']!.split(',');
-    for (const name of ['x-ms-request-id', 'x-ms-client-request-id', 'x-ms-version', 'ETag', 'Date']) assert.ok(exposed.includes(name), name);
+    const write = {
+      status: 204,
+      headers: { ETag: 'W/"x"', Location: 'http://l', 'Preference-Applied': 'return-no-content' },
+    };
+    const exposed = withCorsHeaders(
+      [quiet],
+      { origin: 'http://x', 'x-ms-client-request-id': 'c' },
+      'GET',
+      write,
+    ).headers!['Access-Control-Expose-Headers']!.split(',');
+    for (const name of ['x-ms-request-id', 'x-ms-client-request-id', 'x-ms-version', 'ETag', 'Date'])
+      assert.ok(exposed.includes(name), name);
     for (const name of ['Location', 'Preference-Applied']) assert.ok(!exposed.includes(name), name);
   });
 

@@ -66,7 +66,7 @@ function throwsCode(action: () => void, code: ErrorCode): void {
   assert.throws(action, (error: unknown) => error instanceof TableError && error.code === code);
 }
 
-describe('service SAS vectors (auth.md §7.2)', () => {
+describe('service SAS vectors (Azure REST: create-service-sas)', () => {
   const vectors = [
     {
       name: 'Python',
@@ -105,7 +105,7 @@ describe('service SAS vectors (auth.md §7.2)', () => {
   }
 });
 
-describe('account SAS vectors (auth.md §8)', () => {
+describe('account SAS vectors (Azure REST: create-account-sas)', () => {
   const vectors = [
     {
       name: 'JS',
@@ -142,7 +142,8 @@ describe('account SAS vectors (auth.md §8)', () => {
   }
 
   test('a literal + in a raw sig is kept, not read as a space', async () => {
-    const raw = 'se=2031-01-01T00%3A00%3A00Z&sp=rwl&sv=2019-02-02&ss=t&srt=so&sig=JZWQO/BDgQVyV361qBfn/yuHo2Es6EfG4Gm+WPb5tBo=';
+    const raw =
+      'se=2031-01-01T00%3A00%3A00Z&sp=rwl&sv=2019-02-02&ss=t&srt=so&sig=JZWQO/BDgQVyV361qBfn/yuHo2Es6EfG4Gm+WPb5tBo=';
     assert.equal((await verifySas(raw, context()))?.kind, 'account');
   });
 });
@@ -182,7 +183,11 @@ describe('verifySas: signatures and shape', () => {
   test('either account key', async () => {
     const twoKeys: Account = { name: devAccountName, keys: [devKey, otherKey] };
     assert.equal((await verifySas(token(serviceParams, otherKey), context({ account: twoKeys })))?.kind, 'service');
-    await rejects(verifySas(token(serviceParams, otherKey), context()), 'AuthenticationFailed', /^Signature did not match/);
+    await rejects(
+      verifySas(token(serviceParams, otherKey), context()),
+      'AuthenticationFailed',
+      /^Signature did not match/,
+    );
   });
 
   test('a tampered signature or a changed field fails with the string-to-sign', async () => {
@@ -216,7 +221,7 @@ describe('verifySas: signatures and shape', () => {
     test(`${name} fails authentication`, () => rejects(verifySas(query, context()), 'AuthenticationFailed', detail));
   }
 
-  test("srk without spk (the JS SDK omits an empty spk it signed) bounds the empty partition key", async () => {
+  test('srk without spk (the JS SDK omits an empty spk it signed) bounds the empty partition key', async () => {
     const grant = await verifySas(token({ ...serviceParams, srk: 'r', erk: 's' }), context());
     assert.ok(grant?.kind === 'service');
     assert.deepEqual(grant.keyRange, {
@@ -227,8 +232,14 @@ describe('verifySas: signatures and shape', () => {
 
   test('a SAS parameter given twice is refused; other parameters may repeat', () => {
     assert.deepEqual(parseSasParams('sp=r&x=1&x=2&tn'), { sp: 'r', tn: '' });
-    assert.throws(() => parseSasParams('sp=r&sp=w'), (error: TableError) => error.code === 'AuthenticationFailed');
-    assert.throws(() => parseSasParams('sig=a&tn=t&sig=b'), (error: TableError) => error.code === 'AuthenticationFailed');
+    assert.throws(
+      () => parseSasParams('sp=r&sp=w'),
+      (error: TableError) => error.code === 'AuthenticationFailed',
+    );
+    assert.throws(
+      () => parseSasParams('sig=a&tn=t&sig=b'),
+      (error: TableError) => error.code === 'AuthenticationFailed',
+    );
   });
 });
 
@@ -239,7 +250,10 @@ describe('verifySas: time window', () => {
     for (const now of [Date.parse(window.st), Date.parse(window.se), Date.parse(window.st) - 4 * minute]) {
       assert.equal((await verifySas(token(window), context({ now })))?.kind, 'service');
     }
-    assert.equal((await verifySas(token(window), context({ now: Date.parse(window.se) + 4 * minute })))?.kind, 'service');
+    assert.equal(
+      (await verifySas(token(window), context({ now: Date.parse(window.se) + 4 * minute })))?.kind,
+      'service',
+    );
   });
 
   test('expired fails', () =>
@@ -297,10 +311,7 @@ describe('verifySas: protocol and source IP', () => {
         new RegExp(`source IP ${clientIp.replace(/\./g, '\\.')}\\.$`),
       );
     }
-    await rejects(
-      verifySas(token({ ...accountParams, sip: '1.1.1.1' }), context()),
-      'AuthorizationSourceIPMismatch',
-    );
+    await rejects(verifySas(token({ ...accountParams, sip: '1.1.1.1' }), context()), 'AuthorizationSourceIPMismatch');
   });
 });
 
@@ -317,9 +328,12 @@ describe('verifySas: service and table', () => {
   });
 });
 
-describe('verifySas: stored access policies (auth.md §7.3)', () => {
+describe('verifySas: stored access policies (Azure REST: create-service-sas)', () => {
   const policies = new Map<string, StoredPolicy>([
-    ['orders/full', { start: '2026-01-01T00:00:00.0000000Z', expiry: '2031-01-01T00:00:00.0000000Z', permission: 'ru' }],
+    [
+      'orders/full',
+      { start: '2026-01-01T00:00:00.0000000Z', expiry: '2031-01-01T00:00:00.0000000Z', permission: 'ru' },
+    ],
     ['orders/expired', { expiry: '2026-01-01T00:00:00.0000000Z', permission: 'r' }],
     ['orders/readonly', { permission: 'r' }],
   ]);
@@ -328,8 +342,7 @@ describe('verifySas: stored access policies (auth.md §7.3)', () => {
     seen.push([table, id]);
     return policies.get(`${table.toLowerCase()}/${id}`);
   };
-  const withPolicy = (si: string, extra: SasParams = {}) =>
-    token({ sv: '2019-02-02', tn: 'Orders', si, ...extra });
+  const withPolicy = (si: string, extra: SasParams = {}) => token({ sv: '2019-02-02', tn: 'Orders', si, ...extra });
 
   test('the policy supplies start, expiry and permissions', async () => {
     const grant = await verifySas(withPolicy('full'), context({ lookupPolicy, tableName: 'orders' }));
@@ -350,7 +363,7 @@ describe('verifySas: stored access policies (auth.md §7.3)', () => {
   test('an unknown policy fails', () =>
     rejects(verifySas(withPolicy('nope'), context({ lookupPolicy })), 'AuthorizationFailure', /'nope'/));
 
-  test("an expired policy fails", () =>
+  test('an expired policy fails', () =>
     rejects(verifySas(withPolicy('expired'), context({ lookupPolicy })), 'AuthorizationFailure'));
 
   test('a field in both the URL and the policy is a 400', () =>
@@ -401,12 +414,46 @@ describe('authorizeSas', () => {
   });
 });
 
-describe('keyInRange (auth.md §7.1)', () => {
+describe('keyInRange (Azure REST: create-service-sas)', () => {
   const cases: Array<[string, SasParams, Array<[string, string, boolean]>]> = [
-    ['spk', { spk: 'b' }, [['a', 'z', false], ['b', '', true], ['c', 'a', true]]],
-    ['epk', { epk: 'b' }, [['a', 'z', true], ['b', 'zzz', true], ['c', '', false]]],
-    ['spk+srk', { spk: 'b', srk: 'm' }, [['b', 'l', false], ['b', 'm', true], ['c', 'a', true], ['a', 'z', false]]],
-    ['epk+erk', { epk: 'b', erk: 'm' }, [['b', 'n', false], ['b', 'm', true], ['a', 'z', true], ['c', 'a', false]]],
+    [
+      'spk',
+      { spk: 'b' },
+      [
+        ['a', 'z', false],
+        ['b', '', true],
+        ['c', 'a', true],
+      ],
+    ],
+    [
+      'epk',
+      { epk: 'b' },
+      [
+        ['a', 'z', true],
+        ['b', 'zzz', true],
+        ['c', '', false],
+      ],
+    ],
+    [
+      'spk+srk',
+      { spk: 'b', srk: 'm' },
+      [
+        ['b', 'l', false],
+        ['b', 'm', true],
+        ['c', 'a', true],
+        ['a', 'z', false],
+      ],
+    ],
+    [
+      'epk+erk',
+      { epk: 'b', erk: 'm' },
+      [
+        ['b', 'n', false],
+        ['b', 'm', true],
+        ['a', 'z', true],
+        ['c', 'a', false],
+      ],
+    ],
     ['none', {}, [['', '', true]]],
   ];
   for (const [name, bounds, checks] of cases) {
@@ -420,7 +467,10 @@ describe('keyInRange (auth.md §7.1)', () => {
   }
 
   test('exclusive store bounds are honoured too', () => {
-    const range = { lower: { partitionKey: 'b', rowKey: 'm', inclusive: false }, upper: { partitionKey: 'c', inclusive: false } };
+    const range = {
+      lower: { partitionKey: 'b', rowKey: 'm', inclusive: false },
+      upper: { partitionKey: 'c', inclusive: false },
+    };
     assert.equal(keyInRange(range, 'b', 'm'), false);
     assert.equal(keyInRange(range, 'b', 'n'), true);
     assert.equal(keyInRange(range, 'c', ''), false);

@@ -27,15 +27,30 @@ function request(path: string, remoteAddress: string, key?: string): IncomingMes
   const date = new Date().toUTCString();
   const headers: Record<string, string> = { 'x-ms-date': date };
   if (key !== undefined) {
-    const signature = hmacBase64(key, stringToSign('SharedKeyLite', { verb: 'GET', contentMd5: '', contentType: '', date, resource: `/${devAccount}${path}` }));
+    const signature = hmacBase64(
+      key,
+      stringToSign('SharedKeyLite', {
+        verb: 'GET',
+        contentMd5: '',
+        contentType: '',
+        date,
+        resource: `/${devAccount}${path}`,
+      }),
+    );
     headers['authorization'] = `SharedKeyLite ${devAccount}:${signature}`;
   }
   return { method: 'GET', url: path, headers, socket: { remoteAddress } } as unknown as IncomingMessage;
 }
 
-async function status(path: string, remoteAddress: string, key?: string, metricsPublic = false): Promise<number | string> {
+async function status(
+  path: string,
+  remoteAddress: string,
+  key?: string,
+  metricsPublic = false,
+): Promise<number | string> {
   try {
-    return (await answerAdmin(request(path, remoteAddress, key), splitRequestTarget(path), options(metricsPublic))).status;
+    return (await answerAdmin(request(path, remoteAddress, key), splitRequestTarget(path), options(metricsPublic)))
+      .status;
   } catch (error) {
     return (error as TableError).code;
   }
@@ -43,7 +58,8 @@ async function status(path: string, remoteAddress: string, key?: string, metrics
 
 describe('access to /_metrics and /_insights', () => {
   test('loopback reads without credentials', async () => {
-    for (const address of ['127.0.0.1', '::1', '::ffff:127.0.0.1']) assert.equal(await status('/_metrics', address), 200, address);
+    for (const address of ['127.0.0.1', '::1', '::ffff:127.0.0.1'])
+      assert.equal(await status('/_metrics', address), 200, address);
   });
 
   test('another address needs an account key, unless --metrics-public', async () => {

@@ -28,7 +28,8 @@ describe('fault injection', () => {
   let dir: string;
   const insert = (table: string, rowKey: string) =>
     send(server.port, { method: 'POST', path: devPath(table), body: { PartitionKey: 'p', RowKey: rowKey } });
-  const read = (table: string, rowKey: string) => send(server.port, { method: 'GET', path: entityPath(table, 'p', rowKey) });
+  const read = (table: string, rowKey: string) =>
+    send(server.port, { method: 'GET', path: entityPath(table, 'p', rowKey) });
   const statuses = async (requests: (() => Promise<{ status: number }>)[]) => {
     const found = [];
     for (const request of requests) found.push((await request()).status);
@@ -57,24 +58,43 @@ describe('fault injection', () => {
     const refused = await insert('fbusy', 'r5');
     assert.equal(refused.status, 503);
     assert.equal(errorCode(refused), 'ServerBusy');
-    assert.match(refused.json()['odata.error'].message.value, /^The server is currently unable to receive requests\. Please retry your request\.\nRequestId:/);
+    assert.match(
+      refused.json()['odata.error'].message.value,
+      /^The server is currently unable to receive requests\. Please retry your request\.\nRequestId:/,
+    );
     const listed = await send(server.port, { method: 'GET', path: devPath('fbusy()') });
-    assert.deepEqual(listed.json().value.map((e: { RowKey: string }) => e.RowKey), ['r0', 'r2', 'r4']);
-    assert.deepEqual(await statuses(Array.from({ length: 6 }, (_, i) => () => insert('fother', `r${i}`))), Array(6).fill(201));
+    assert.deepEqual(
+      listed.json().value.map((e: { RowKey: string }) => e.RowKey),
+      ['r0', 'r2', 'r4'],
+    );
+    assert.deepEqual(
+      await statuses(Array.from({ length: 6 }, (_, i) => () => insert('fother', `r${i}`))),
+      Array(6).fill(201),
+    );
   });
 
   test('operationTimedOut on every 3rd point read of ftimeout; writes there untouched', async () => {
-    assert.deepEqual(await statuses(Array.from({ length: 4 }, (_, i) => () => insert('ftimeout', `r${i}`))), Array(4).fill(201));
+    assert.deepEqual(
+      await statuses(Array.from({ length: 4 }, (_, i) => () => insert('ftimeout', `r${i}`))),
+      Array(4).fill(201),
+    );
     const answers = [];
     for (let i = 0; i < 6; i++) answers.push(await read('ftimeout', 'r0'));
-    assert.deepEqual(answers.map((res) => res.status), [200, 200, 500, 200, 200, 500]);
+    assert.deepEqual(
+      answers.map((res) => res.status),
+      [200, 200, 500, 200, 200, 500],
+    );
     assert.equal(errorCode(answers[2]!), 'OperationTimedOut');
-    assert.match(answers[2]!.json()['odata.error'].message.value, /^The operation could not be completed within the permitted time\./);
+    assert.match(
+      answers[2]!.json()['odata.error'].message.value,
+      /^The operation could not be completed within the permitted time\./,
+    );
   });
 
   test('internalError with probability 0.5: the same seed replays the same faults', async () => {
     const created = await insert('frandom', 'r0');
-    const outcomes = async () => (await statuses(Array.from({ length: 20 }, () => () => read('frandom', 'r0')))).join('');
+    const outcomes = async () =>
+      (await statuses(Array.from({ length: 20 }, () => () => read('frandom', 'r0')))).join('');
     // The insert itself was subject to the rule too: start both runs from the seed.
     const put = () => faults({ method: 'PUT', body: rules });
     assert.equal((await put()).status, 200);
@@ -112,7 +132,10 @@ describe('fault injection', () => {
   });
 
   test('answerLost: the insert into flost commits but its answer is lost; the retry finds it there', async () => {
-    await assert.rejects(insert('flost', 'r0'), (error: NodeJS.ErrnoException) => error.code === 'ECONNRESET' || /socket hang up/.test(error.message));
+    await assert.rejects(
+      insert('flost', 'r0'),
+      (error: NodeJS.ErrnoException) => error.code === 'ECONNRESET' || /socket hang up/.test(error.message),
+    );
     assert.equal((await read('flost', 'r0')).status, 200);
     const retry = await insert('flost', 'r0'); // the rule's limit of 1 is spent
     assert.equal(errorCode(retry), 'EntityAlreadyExists');
@@ -120,10 +143,12 @@ describe('fault injection', () => {
 
   test('a batch is matched by the table its body addresses', async () => {
     const batch = (table: string, rowKey: string) =>
-      tableClient(server, table).submitTransaction([['create', { partitionKey: 'p', rowKey }]]).then(
-        () => 202,
-        (error: { statusCode?: number }) => error.statusCode,
-      );
+      tableClient(server, table)
+        .submitTransaction([['create', { partitionKey: 'p', rowKey }]])
+        .then(
+          () => 202,
+          (error: { statusCode?: number }) => error.statusCode,
+        );
     assert.equal(await batch('fbatch', 'a'), 202);
     assert.equal(await batch('fbatch', 'b'), 503);
     assert.equal(await batch('fother', 'batched'), 202);
@@ -133,11 +158,20 @@ describe('fault injection', () => {
   test('every fault is counted in the metrics and logged', async () => {
     const text = await scrape(server.port);
     assert.equal(sample(text, 'cerulean_faults_injected_total', { kind: 'serverBusy', operation: 'InsertEntity' }), 3);
-    assert.equal(sample(text, 'cerulean_faults_injected_total', { kind: 'operationTimedOut', operation: 'QueryEntity' }), 2);
-    assert.equal(sample(text, 'cerulean_faults_injected_total', { kind: 'connectionReset', operation: 'DeleteEntity' }), 1);
+    assert.equal(
+      sample(text, 'cerulean_faults_injected_total', { kind: 'operationTimedOut', operation: 'QueryEntity' }),
+      2,
+    );
+    assert.equal(
+      sample(text, 'cerulean_faults_injected_total', { kind: 'connectionReset', operation: 'DeleteEntity' }),
+      1,
+    );
     assert.equal(sample(text, 'cerulean_faults_injected_total', { kind: 'answerLost', operation: 'InsertEntity' }), 1);
     assert.equal(sample(text, 'cerulean_faults_injected_total', { kind: 'latency', operation: 'QueryEntity' }), 1);
-    assert.equal(sample(text, 'cerulean_faults_injected_total', { kind: 'serverBusy', operation: 'EntityGroupTransaction' }), 1);
+    assert.equal(
+      sample(text, 'cerulean_faults_injected_total', { kind: 'serverBusy', operation: 'EntityGroupTransaction' }),
+      1,
+    );
     assert.equal(sample(text, 'cerulean_requests_total', { operation: 'DeleteEntity', status: 'dropped' }), 1);
     assert.match(server.output().stderr, /fault injected: connectionReset on DeleteEntity freset \(rule 4\)/);
     assert.match(server.output().stderr, /fault injected: latency 400 ms on QueryEntity fslow \(rule 3\)/);
@@ -148,7 +182,10 @@ describe('fault injection', () => {
     const anonymous = await faults({ method: 'GET', auth: 'none' });
     assert.equal(anonymous.status, 403, describeResponse(anonymous));
     assert.equal(errorCode(anonymous), 'AuthenticationFailed');
-    const badKey = await faults({ method: 'GET', auth: { scheme: 'SharedKey', key: Buffer.alloc(64, 1).toString('base64') } });
+    const badKey = await faults({
+      method: 'GET',
+      auth: { scheme: 'SharedKey', key: Buffer.alloc(64, 1).toString('base64') },
+    });
     assert.equal(badKey.status, 403);
 
     const shown = await faults({ method: 'GET', auth: { scheme: 'SharedKey' } });
@@ -159,13 +196,21 @@ describe('fault injection', () => {
     assert.equal(document.rules[2].kind, 'internalError');
     assert.ok(document.rules[2].matched >= 21 && document.rules[2].fired >= 1, JSON.stringify(document.rules[2]));
 
-    for (const bad of ['{', { rules: [{ kind: 'explode', every: 1 }] }, { rules: [{ kind: 'latency', every: 1 }] }, { rules: [{ kind: 'serverBusy' }] }]) {
+    for (const bad of [
+      '{',
+      { rules: [{ kind: 'explode', every: 1 }] },
+      { rules: [{ kind: 'latency', every: 1 }] },
+      { rules: [{ kind: 'serverBusy' }] },
+    ]) {
       const res = await faults({ method: 'PUT', body: bad });
       assert.equal(res.status, 400, describeResponse(res));
       assert.equal(errorCode(res), 'InvalidInput');
     }
     const cleared = await faults({ method: 'DELETE' });
     assert.deepEqual(cleared.json().rules, []);
-    assert.deepEqual(await statuses(Array.from({ length: 4 }, (_, i) => () => insert('fbusy', `after${i}`))), Array(4).fill(201));
+    assert.deepEqual(
+      await statuses(Array.from({ length: 4 }, (_, i) => () => insert('fbusy', `after${i}`))),
+      Array(4).fill(201),
+    );
   });
 });

@@ -27,13 +27,20 @@ test('space-saving guarantees hold on random skewed streams', () => {
     assert.ok(kept.size <= capacity, `seed ${seed}`);
     for (const [key, weight] of truth) {
       const entry = kept.get(key);
-      if (weight > total / capacity) assert.ok(entry !== undefined, `seed ${seed}: heavy key ${key} (${weight} of ${total}) lost`);
+      if (weight > total / capacity)
+        assert.ok(entry !== undefined, `seed ${seed}: heavy key ${key} (${weight} of ${total}) lost`);
       if (entry !== undefined) {
-        assert.ok(entry.count >= weight && entry.count - entry.error <= weight, `seed ${seed}: ${key} ${weight} vs ${entry.count}-${entry.error}`);
+        assert.ok(
+          entry.count >= weight && entry.count - entry.error <= weight,
+          `seed ${seed}: ${key} ${weight} vs ${entry.count}-${entry.error}`,
+        );
       }
     }
     const counts = counter.top().map((entry) => entry.count);
-    assert.deepEqual(counts, [...counts].sort((a, b) => b - a));
+    assert.deepEqual(
+      counts,
+      [...counts].sort((a, b) => b - a),
+    );
   }
 });
 
@@ -50,5 +57,8 @@ test('sample and hold: over many light keys, a heavy one still gets in and is co
   }
   const [top] = counter.top(1);
   assert.equal(top?.key, 'heavy', `seed ${seed}`);
-  assert.ok(top!.count - top!.error <= heavy && top!.count >= heavy - 16 * 32, `seed ${seed}: ${heavy} vs ${top!.count}-${top!.error}`);
+  assert.ok(
+    top!.count - top!.error <= heavy && top!.count >= heavy - 16 * 32,
+    `seed ${seed}: ${heavy} vs ${top!.count}-${top!.error}`,
+  );
 });

@@ -4,13 +4,17 @@ import { TableError, type ErrorCode } from '../../src/errors.js';
 import { normalizePolicyTime, parseSignedIdentifiers, writeSignedIdentifiers } from '../../src/table/protocol/acl-xml.js';
 
 function refused(text: string, code: ErrorCode): void {
-  assert.throws(() => parseSignedIdentifiers(text), (error: unknown) => error instanceof TableError && error.code === code, text);
+  assert.throws(
+    () => parseSignedIdentifiers(text),
+    (error: unknown) => error instanceof TableError && error.code === code,
+    text,
+  );
 }
 
 const wrap = (inner: string) => `<?xml version="1.0" encoding="utf-8"?><SignedIdentifiers>${inner}</SignedIdentifiers>`;
 const identifier = (id: string, policy = '') => `<SignedIdentifier><Id>${id}</Id>${policy}</SignedIdentifier>`;
 
-describe('parseSignedIdentifiers (operations.md §3.2)', () => {
+describe('parseSignedIdentifiers (Azure REST: set-table-acl)', () => {
   test('the documented example', () => {
     const text = wrap(
       identifier(
@@ -29,8 +33,16 @@ describe('parseSignedIdentifiers (operations.md §3.2)', () => {
   });
 
   test('no policy, an empty one, a partial one; empty bodies and <SignedIdentifiers /> clear', () => {
-    const text = wrap(identifier('null') + identifier('empty', '<AccessPolicy/>') + identifier('partial', '<AccessPolicy><Permission>r</Permission><Start></Start></AccessPolicy>'));
-    assert.deepEqual(parseSignedIdentifiers(text), [{ id: 'null' }, { id: 'empty' }, { id: 'partial', permission: 'r' }]);
+    const text = wrap(
+      identifier('null') +
+        identifier('empty', '<AccessPolicy/>') +
+        identifier('partial', '<AccessPolicy><Permission>r</Permission><Start></Start></AccessPolicy>'),
+    );
+    assert.deepEqual(parseSignedIdentifiers(text), [
+      { id: 'null' },
+      { id: 'empty' },
+      { id: 'partial', permission: 'r' },
+    ]);
     assert.deepEqual(parseSignedIdentifiers(''), []);
     assert.deepEqual(parseSignedIdentifiers('<SignedIdentifiers />'), []);
   });
@@ -50,9 +62,16 @@ describe('parseSignedIdentifiers (operations.md §3.2)', () => {
   });
 
   test('permissions are r a u d, each once', () => {
-    assert.equal(parseSignedIdentifiers(wrap(identifier('p', '<AccessPolicy><Permission>dr</Permission></AccessPolicy>')))[0]!.permission, 'dr');
+    assert.equal(
+      parseSignedIdentifiers(wrap(identifier('p', '<AccessPolicy><Permission>dr</Permission></AccessPolicy>')))[0]!
+        .permission,
+      'dr',
+    );
     for (const bad of ['rw', 'rr', 'R', 'l']) {
-      refused(wrap(identifier('p', `<AccessPolicy><Permission>${bad}</Permission></AccessPolicy>`)), 'InvalidXmlNodeValue');
+      refused(
+        wrap(identifier('p', `<AccessPolicy><Permission>${bad}</Permission></AccessPolicy>`)),
+        'InvalidXmlNodeValue',
+      );
     }
   });
 
@@ -75,13 +94,25 @@ describe('normalizePolicyTime', () => {
   for (const [text, expected] of cases) test(text, () => assert.equal(normalizePolicyTime('Start', text), expected));
 
   test('impossible or malformed times fail', () => {
-    for (const text of ['2021-02-30', '2021-13-01', '2021-01-01T24:00Z', '2021-01-01T10:60Z', 'tomorrow', '2021-01-01T10Z', '21-01-01']) {
-      assert.throws(() => normalizePolicyTime('Expiry', text), (error: unknown) => (error as TableError).code === 'InvalidXmlNodeValue', text);
+    for (const text of [
+      '2021-02-30',
+      '2021-13-01',
+      '2021-01-01T24:00Z',
+      '2021-01-01T10:60Z',
+      'tomorrow',
+      '2021-01-01T10Z',
+      '21-01-01',
+    ]) {
+      assert.throws(
+        () => normalizePolicyTime('Expiry', text),
+        (error: unknown) => (error as TableError).code === 'InvalidXmlNodeValue',
+        text,
+      );
     }
   });
 });
 
-describe('writeSignedIdentifiers (operations.md §3.1)', () => {
+describe('writeSignedIdentifiers (Azure REST: get-table-acl)', () => {
   test('the recorded Get Table ACL body, BOM included', () => {
     const body = writeSignedIdentifiers([
       { id: 'null' },

@@ -17,11 +17,17 @@ import { scaled } from '../helpers/scale.js';
 const crlf = (...lines: string[]) => lines.join('\r\n');
 
 // ---------------------------------------------------------------------------------------------
-// Request bodies as real clients write them (batch.md §2).
+// Request bodies as real clients write them (Azure REST: performing-entity-group-transactions).
 
 /** One JS SDK sub-request part (TablePolicies.ts getNextSubrequestBodyPart): no Content-ID, extra CRLF. */
 function jsPart(changeset: string, requestLine: string, headers: string[], body?: string): string {
-  const head = [`--${changeset}`, 'content-type: application/http', 'content-transfer-encoding: binary', '', requestLine];
+  const head = [
+    `--${changeset}`,
+    'content-type: application/http',
+    'content-transfer-encoding: binary',
+    '',
+    requestLine,
+  ];
   return crlf(...head, ...headers, '\r\n', ...(body === undefined ? [] : [body]));
 }
 
@@ -38,7 +44,7 @@ const jsInsertHeaders = [
   'Prefer: return-no-content',
 ];
 
-// batch.md §2.3, the recorded JS request with SAS auth.
+// Azure REST: performing-entity-group-transactions, the recorded JS request with SAS auth.
 const jsSasExample = jsBatch(
   'fakeId',
   'fakeId',
@@ -52,7 +58,8 @@ const jsSasExample = jsBatch(
   ),
 );
 
-// batch.md §2.3, the Python capture with mixed operations (elided headers filled in as Python writes them).
+// Azure REST: performing-entity-group-transactions, the Python capture with mixed operations (elided headers filled in
+// as Python writes them).
 const pyBatchBoundary = 'batch_2f6764e1-8e67-465b-b75b-e4032a926fca';
 const pyChangeset = 'changeset_7a8bba21-4826-450a-a497-5fb907d57c83';
 const pyCommonHeaders = [
@@ -109,7 +116,13 @@ const pythonExample = crlf(
   pyPart(
     3,
     "DELETE http://127.0.0.1:18765/devstoreaccount1/pytable(PartitionKey='p',RowKey='4') HTTP/1.1",
-    ['x-ms-version: 2019-02-02', 'DataServiceVersion: 3.0', 'Accept: application/json;odata=minimalmetadata', ...pyDates, 'If-Match: *'],
+    [
+      'x-ms-version: 2019-02-02',
+      'DataServiceVersion: 3.0',
+      'Accept: application/json;odata=minimalmetadata',
+      ...pyDates,
+      'If-Match: *',
+    ],
     '',
   ),
   `--${pyChangeset}--`,
@@ -118,7 +131,7 @@ const pythonExample = crlf(
   '',
 );
 
-// batch.md §4, a query batch from the docs.
+// Azure REST: performing-entity-group-transactions, a query batch from the docs.
 const queryBoundary = 'batch_f351702c-c8c8-48c6-af2c-91b809c651ce';
 const queryExample = crlf(
   `--${queryBoundary}`,
@@ -177,19 +190,22 @@ function assertInvalidInput(run: () => unknown, expected?: RegExp): TableError {
 // ---------------------------------------------------------------------------------------------
 
 describe('parseBatchRequest: real clients', () => {
-  test('JS SDK with SAS (batch.md §2.3): no Content-ID, extra CRLFs trimmed', () => {
+  test('JS SDK with SAS (Azure REST: performing-entity-group-transactions): no Content-ID, extra CRLFs trimmed', () => {
     const operations = parse(jsSasExample);
     assert.equal(operations.length, 3);
     operations.forEach((operation, index) => {
       assert.equal(operation.method, 'POST');
       assert.equal(operation.url, 'https://fakeaccountname.table.core.windows.net/batchTableTestnode');
       assert.equal(operation.contentId, undefined);
-      assert.deepEqual([...operation.headers], [
-        ['content-type', 'application/json;odata=nometadata'],
-        ['accept', 'application/json;odata=minimalmetadata'],
-        ['dataserviceversion', '3.0'],
-        ['prefer', 'return-no-content'],
-      ]);
+      assert.deepEqual(
+        [...operation.headers],
+        [
+          ['content-type', 'application/json;odata=nometadata'],
+          ['accept', 'application/json;odata=minimalmetadata'],
+          ['dataserviceversion', '3.0'],
+          ['prefer', 'return-no-content'],
+        ],
+      );
       assert.equal(
         operation.body.toString('utf8'),
         `{"PartitionKey":"batchTest","RowKey":"${index + 1}","name":"first"}`,
@@ -207,7 +223,11 @@ describe('parseBatchRequest: real clients', () => {
       jsPart(
         'changeset_c1',
         "POST http://localhost:7777/acct/t(PartitionKey='p',RowKey='2') HTTP/1.1",
-        ['Content-Type: application/json', 'X-HTTP-Method: MERGE', 'If-Match: W/"datetime\'2022-02-01T20%3A52%3A47.1566948Z\'"'],
+        [
+          'Content-Type: application/json',
+          'X-HTTP-Method: MERGE',
+          'If-Match: W/"datetime\'2022-02-01T20%3A52%3A47.1566948Z\'"',
+        ],
         '{"PartitionKey":"p","RowKey":"2","x":1}',
       ),
     ]);
@@ -221,7 +241,7 @@ describe('parseBatchRequest: real clients', () => {
     assert.equal(merge?.body.toString(), '{"PartitionKey":"p","RowKey":"2","x":1}');
   });
 
-  test('Python SDK (batch.md §2.3): Content-ID from 0, PUT/PATCH/DELETE, Content-Length ignored', () => {
+  test('Python SDK (Azure REST: performing-entity-group-transactions): Content-ID from 0, PUT/PATCH/DELETE, Content-Length ignored', () => {
     const operations = parse(pythonExample, contentTypeFor(pyBatchBoundary));
     assert.deepEqual(
       operations.map((operation) => [operation.contentId, operation.method, operation.url]),
@@ -240,7 +260,7 @@ describe('parseBatchRequest: real clients', () => {
     assert.equal(operations[3]?.body.length, 0);
   });
 
-  test('a query batch (batch.md §4): one GET directly inside the batch', () => {
+  test('a query batch (Azure REST: performing-entity-group-transactions): one GET directly inside the batch', () => {
     const [query, ...rest] = parse(queryExample, contentTypeFor(queryBoundary));
     assert.equal(rest.length, 0);
     assert.equal(query?.method, 'GET');
@@ -276,19 +296,31 @@ describe('parseBatchRequest: tolerated variations', () => {
   });
 
   test('lower-case method, HTTP/1.0, no trailing CRLF, empty lines before the request line', () => {
-    const part = crlf('Content-Type: application/http', '', '', 'merge /t(PartitionKey=\'p\',RowKey=\'1\') HTTP/1.0');
+    const part = crlf('Content-Type: application/http', '', '', "merge /t(PartitionKey='p',RowKey='1') HTTP/1.0");
     const [operation] = parse(changesetWith(part).replace(/\r\n--batch_fakeId--\r\n$/, '\r\n--batch_fakeId--'));
     assert.equal(operation?.method, 'MERGE');
   });
 
   test('Content-ID inside the sub-request headers (docs Atom sample)', () => {
-    const part = crlf('Content-Type: application/http', '', "DELETE /t(PartitionKey='p',RowKey='1') HTTP/1.1", 'Content-ID: 5', '');
+    const part = crlf(
+      'Content-Type: application/http',
+      '',
+      "DELETE /t(PartitionKey='p',RowKey='1') HTTP/1.1",
+      'Content-ID: 5',
+      '',
+    );
     assert.equal(parse(changesetWith(part))[0]?.contentId, '5');
   });
 
   test('a boundary string inside a body line does not split the part', () => {
     const payload = '{"a":"--changeset_fakeId","b":"x\\r\\n--batch_fakeId--","c":"--changeset_fakeId--"}';
-    const part = crlf('Content-Type: application/http', '', 'PUT /t(PartitionKey=\'p\',RowKey=\'1\') HTTP/1.1', '', payload);
+    const part = crlf(
+      'Content-Type: application/http',
+      '',
+      "PUT /t(PartitionKey='p',RowKey='1') HTTP/1.1",
+      '',
+      payload,
+    );
     const [operation] = parse(changesetWith(part));
     assert.equal(operation?.body.toString(), payload);
   });
@@ -317,7 +349,7 @@ describe('parseBatchRequest: tolerated variations', () => {
 });
 
 describe('parseBatchRequest: malformed input is InvalidInput', () => {
-  test('one operation past batchOperationsMax: the operation error of batch.md §3.3', () => {
+  test('one operation past batchOperationsMax: the operation error of Azure REST: performing-entity-group-transactions', () => {
     const parts = Array.from({ length: batchOperationsMax + 1 }, (_, index) => deletePart(String(index)));
     const error = assertInvalidInput(() => parse(changesetWith(...parts)), /exceeds the maximum 100 changes/);
     assert.ok(error instanceof BatchOperationError);
@@ -372,7 +404,10 @@ describe('parseBatchRequest: malformed input is InvalidInput', () => {
   test('garbage part headers', () => {
     assertInvalidInput(() => parse(changesetWith(`garbage\r\n${deletePart('1')}`)), /no colon/);
     assertInvalidInput(() => parse(changesetWith(`Content-Type: text/plain\r\n\r\nhello`)), /text\/plain/);
-    assertInvalidInput(() => parse(changesetWith(deletePart('1').replace('Content-Type', 'X'))), /no valid Content-Type/);
+    assertInvalidInput(
+      () => parse(changesetWith(deletePart('1').replace('Content-Type', 'X'))),
+      /no valid Content-Type/,
+    );
     assertInvalidInput(() => parse(changesetWith(deletePart('1').replace('binary', 'base64'))), /base64/);
     const huge = `X-Pad: ${'x'.repeat(70_000)}\r\n${deletePart('1')}`;
     assertInvalidInput(() => parse(changesetWith(huge)), /exceeds 65536 bytes/);
@@ -384,7 +419,7 @@ describe('parseBatchRequest: malformed input is InvalidInput', () => {
       ['', /no request line/],
       ['DELETE', /no request line/],
       ["DELETE /t(PartitionKey='p',RowKey='1')", /no request line/],
-      ["DELETE  /t() HTTP/1.1", /no request line/],
+      ['DELETE  /t() HTTP/1.1', /no request line/],
       ['DELETE /t() HTTP/1.1 extra', /no request line/],
       ['DEL-ETE /t() HTTP/1.1', /not a word/],
       ['DELETE t() HTTP/1.1', /neither absolute nor an absolute path/],
@@ -443,7 +478,8 @@ function randomOperation(random: Random, index: number, withContentId: boolean):
     randomText(random, 'abc XYZ;=/\'"*:,()-_0123456789', 30).trim(),
   ]);
   // Bodies hold boundary-like text, but never at the start of a line, and no line breaks at the edges.
-  const middle = randomText(random, '{}":,ab -é☃', 40) + pick(random, ['', '--changeset_r', '--batch_r--', 'x\r\n-changeset_r']);
+  const middle =
+    randomText(random, '{}":,ab -é☃', 40) + pick(random, ['', '--changeset_r', '--batch_r--', 'x\r\n-changeset_r']);
   const body = method === 'DELETE' ? '' : `{${middle}${randomText(random, 'abc-', 5)}}`;
   return { method, url, headers, body, contentId: withContentId ? String(index) : undefined };
 }
@@ -453,15 +489,40 @@ function writeBatch(operations: readonly WrittenOperation[], style: 'js' | 'pyth
   const parts = operations.map((operation) => {
     const mime = ['Content-Type: application/http', 'Content-Transfer-Encoding: binary'];
     if (operation.contentId !== undefined) mime.push(`Content-ID: ${operation.contentId}`);
-    const head = [...mime, '', `${operation.method} ${operation.url} HTTP/1.1`, ...operation.headers.map(([n, v]) => `${n}: ${v}`)];
+    const head = [
+      ...mime,
+      '',
+      `${operation.method} ${operation.url} HTTP/1.1`,
+      ...operation.headers.map(([n, v]) => `${n}: ${v}`),
+    ];
     const separator = style === 'js' ? ['', ''] : [''];
     return crlf('--changeset_r', ...head, ...separator, operation.body);
   });
-  const text = crlf('--batch_r', 'Content-Type: multipart/mixed; boundary=changeset_r', '', ...parts, '--changeset_r--', '--batch_r--', '');
+  const text = crlf(
+    '--batch_r',
+    'Content-Type: multipart/mixed; boundary=changeset_r',
+    '',
+    ...parts,
+    '--changeset_r--',
+    '--batch_r--',
+    '',
+  );
   return style === 'lf' ? text.replaceAll('\r\n', '\n') : text;
 }
 
-const fuzzTokens = ['\r\n', '\n', '\r', '--', ':', ' ', '"', '\u0000', '--changeset_fakeId', '--batch_fakeId--', 'HTTP/1.1'];
+const fuzzTokens = [
+  '\r\n',
+  '\n',
+  '\r',
+  '--',
+  ':',
+  ' ',
+  '"',
+  '\u0000',
+  '--changeset_fakeId',
+  '--batch_fakeId--',
+  'HTTP/1.1',
+];
 
 /** One random damage: replace a byte, drop a run, insert a framing token, truncate, or splice. */
 function mutate(random: Random, bytes: Buffer): Buffer {
@@ -511,7 +572,10 @@ describe('parseBatchRequest: properties', () => {
       [contentTypeFor('batch_fakeId'), jsSasExample],
       [contentTypeFor(pyBatchBoundary), pythonExample],
       [contentTypeFor(queryBoundary), queryExample],
-      [contentTypeFor('batch_r'), writeBatch([randomOperation(random, 0, true), randomOperation(random, 1, true)], 'js')],
+      [
+        contentTypeFor('batch_r'),
+        writeBatch([randomOperation(random, 0, true), randomOperation(random, 1, true)], 'js'),
+      ],
     ];
     let accepted = 0;
     for (let iteration = 0; iteration < scaled(4000); iteration++) {
@@ -525,7 +589,9 @@ describe('parseBatchRequest: properties', () => {
         accepted++;
       } catch (error) {
         if (!(error instanceof TableError)) {
-          assert.fail(`seed ${seed} iteration ${iteration}: ${String(error)}\n${JSON.stringify(bytes.toString('latin1'))}`);
+          assert.fail(
+            `seed ${seed} iteration ${iteration}: ${String(error)}\n${JSON.stringify(bytes.toString('latin1'))}`,
+          );
         }
       }
     }
@@ -534,7 +600,8 @@ describe('parseBatchRequest: properties', () => {
 });
 
 // ---------------------------------------------------------------------------------------------
-// Serialization: byte-exact against the real service's bodies (batch.md §3), GUIDs substituted.
+// Serialization: byte-exact against the real service's bodies (Azure REST: performing-entity-group-transactions), GUIDs
+// substituted.
 
 const guidPattern = '[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}';
 
@@ -558,7 +625,7 @@ const entityUrl = (rowKey: string) =>
 const insertEtag = `W/"datetime'2022-02-01T20%3A52%3A47.0676669Z'"`;
 
 describe('serializeBatchResponse', () => {
-  test('inserts with return-no-content: byte-exact with batch.md §3.2', () => {
+  test('inserts with return-no-content: byte-exact with Azure REST: performing-entity-group-transactions', () => {
     const responses: BatchOperationResponse[] = ['1', '2', '3'].map((rowKey) => ({
       status: 204,
       headers: [
@@ -606,7 +673,7 @@ describe('serializeBatchResponse', () => {
     );
   });
 
-  test('an update part: byte-exact with batch.md §3.2', () => {
+  test('an update part: byte-exact with Azure REST: performing-entity-group-transactions', () => {
     const etag = `W/"datetime'2022-02-01T20%3A52%3A47.1566948Z'"`;
     const result = serializeBatchResponse(
       [
@@ -635,7 +702,7 @@ describe('serializeBatchResponse', () => {
     assert.ok(result.body.toString().includes(expectedPart));
   });
 
-  test('a failed change set: byte-exact with batch.md §3.3', () => {
+  test('a failed change set: byte-exact with Azure REST: performing-entity-group-transactions', () => {
     const errorJson =
       '{"odata.error":{"code":"TableNotFound","message":{"lang":"en-US","value":"0:The table specified does not exist.\\nRequestId:a5ad7e5b-0002-0010-3fad-17b759000000\\nTime:2022-02-01T20:52:48.2699919Z"}}}';
     const result = serializeBatchResponse(
@@ -676,7 +743,7 @@ describe('serializeBatchResponse', () => {
     );
   });
 
-  test('a query batch: one part directly in the batch (batch.md §4)', () => {
+  test('a query batch: one part directly in the batch (Azure REST: performing-entity-group-transactions)', () => {
     const entityJson =
       '{"odata.metadata":"https://myaccount.table.core.windows.net/$metadata#Blogs/@Element","PartitionKey":"Channel_19","RowKey":"2","Timestamp":"2013-10-14T18:25:49.8922467Z","Rating":9,"Text":"Azure..."}';
     const result = serializeBatchResponse(

@@ -38,7 +38,11 @@ const ticksOf = (iso: string): bigint => BigInt(Date.parse(iso)) * 10_000n;
 
 describe('decodeEntityBody: keys', () => {
   test('reads keys and leaves absent or null keys undefined', () => {
-    assert.deepEqual(decodeEntityBody('{"PartitionKey":"a","RowKey":""}'), { partitionKey: 'a', rowKey: '', properties: new Map() });
+    assert.deepEqual(decodeEntityBody('{"PartitionKey":"a","RowKey":""}'), {
+      partitionKey: 'a',
+      rowKey: '',
+      properties: new Map(),
+    });
     assert.deepEqual(decodeEntityBody('{}'), { partitionKey: undefined, rowKey: undefined, properties: new Map() });
     const nulls = decodeEntityBody('{"PartitionKey":null,"RowKey":null}');
     assert.equal(nulls.partitionKey, undefined);
@@ -51,7 +55,10 @@ describe('decodeEntityBody: keys', () => {
     );
     assert.equal(decoded.partitionKey, 'p');
     assert.equal(decoded.rowKey, 'r');
-    assertTableError(() => decodeEntityBody('{"PartitionKey":"1","PartitionKey@odata.type":"Edm.Int32"}'), 'InvalidInput');
+    assertTableError(
+      () => decodeEntityBody('{"PartitionKey":"1","PartitionKey@odata.type":"Edm.Int32"}'),
+      'InvalidInput',
+    );
   });
 
   test('non-string keys are InvalidInput', () => {
@@ -64,16 +71,37 @@ describe('decodeEntityBody: keys', () => {
   test(`key length: ${keyLengthUtf16Max} code units pass, one more fails`, () => {
     const longest = 'k'.repeat(keyLengthUtf16Max);
     assert.equal(decodeEntityBody(JSON.stringify({ PartitionKey: longest, RowKey: longest })).rowKey, longest);
-    assertTableError(() => decodeEntityBody(JSON.stringify({ PartitionKey: `${longest}k`, RowKey: 'r' })), 'KeyValueTooLarge');
-    assertTableError(() => decodeEntityBody(JSON.stringify({ PartitionKey: 'p', RowKey: `${longest}k` })), 'KeyValueTooLarge');
+    assertTableError(
+      () => decodeEntityBody(JSON.stringify({ PartitionKey: `${longest}k`, RowKey: 'r' })),
+      'KeyValueTooLarge',
+    );
+    assertTableError(
+      () => decodeEntityBody(JSON.stringify({ PartitionKey: 'p', RowKey: `${longest}k` })),
+      'KeyValueTooLarge',
+    );
   });
 
   test('forbidden key characters → OutOfRangeInput; quotes, C1 neighbours and astral characters are fine', () => {
-    for (const bad of ['/', '\\', '#', '?', '\u0000', '\t', '\n', '\r', '\u001f', '\u007f', '\u0085', '\u009f', '\ud800', 'a\udc00']) {
+    for (const bad of [
+      '/',
+      '\\',
+      '#',
+      '?',
+      '\u0000',
+      '\t',
+      '\n',
+      '\r',
+      '\u001f',
+      '\u007f',
+      '\u0085',
+      '\u009f',
+      '\ud800',
+      'a\udc00',
+    ]) {
       assertTableError(() => validateKey(`a${bad}b`, 'PartitionKey'), 'OutOfRangeInput');
       assertTableError(() => decodeEntityBody(JSON.stringify({ PartitionKey: 'p', RowKey: bad })), 'OutOfRangeInput');
     }
-    for (const good of ["A'b\"c", '\u0020', '\u007e', '\u00a0', '😀', 'é', '', '%2F', '(x)', 'a=b,c']) {
+    for (const good of ['A\'b"c', '\u0020', '\u007e', '\u00a0', '😀', 'é', '', '%2F', '(x)', 'a=b,c']) {
       assert.doesNotThrow(() => validateKey(good, 'RowKey'));
     }
   });
@@ -82,7 +110,10 @@ describe('decodeEntityBody: keys', () => {
 describe('decodeEntityBody: type inference and annotations', () => {
   test('unannotated values take their type from the JSON form', () => {
     const { properties } = decodeEntityBody(
-      body({ s: 'text', i: 42, neg: -7, d: 3.25, t: true, f: false }).replace('}', ',"whole":2.0,"exp":1e3,"negZero":-0}'),
+      body({ s: 'text', i: 42, neg: -7, d: 3.25, t: true, f: false }).replace(
+        '}',
+        ',"whole":2.0,"exp":1e3,"negZero":-0}',
+      ),
     );
     assert.deepEqual(
       [...properties],
@@ -108,7 +139,7 @@ describe('decodeEntityBody: type inference and annotations', () => {
     assertTableError(() => decodeOne('"x":3000000000'), 'InvalidInput');
   });
 
-  test('annotated values in natural and string form (conformance §27)', () => {
+  test('annotated values in natural and string form (docs/protocol-notes.md#annotated-values-as-strings)', () => {
     const cases: Array<[string, EdmValue]> = [
       ['"x":"5","x@odata.type":"Edm.Int32"', { type: 'Edm.Int32', value: 5 }],
       ['"x@odata.type":"Edm.Int32","x":-5', { type: 'Edm.Int32', value: -5 }],
@@ -126,13 +157,31 @@ describe('decodeEntityBody: type inference and annotations', () => {
       ['"x":"9223372036854775807","x@odata.type":"Edm.Int64"', { type: 'Edm.Int64', value: int64Max }],
       ['"x":"-9223372036854775808","x@odata.type":"Edm.Int64"', { type: 'Edm.Int64', value: int64Min }],
       ['"x":"text","x@odata.type":"Edm.String"', { type: 'Edm.String', value: 'text' }],
-      ['"x":"2020-01-02T03:04:05.678Z","x@odata.type":"Edm.DateTime"', { type: 'Edm.DateTime', value: ticksOf('2020-01-02T03:04:05.678Z') }],
-      ['"x":"2020-01-02T03:04:05.678901Z","x@odata.type":"Edm.DateTime"', { type: 'Edm.DateTime', value: ticksOf('2020-01-02T03:04:05.678Z') + 9010n }],
-      ['"x":"2013-08-02T17:37:43.9004348Z","x@odata.type":"Edm.DateTime"', { type: 'Edm.DateTime', value: ticksOf('2013-08-02T17:37:43.900Z') + 4348n }],
-      ['"x":"2008-07-10T00:00:00","x@odata.type":"Edm.DateTime"', { type: 'Edm.DateTime', value: ticksOf('2008-07-10T00:00:00Z') }],
+      [
+        '"x":"2020-01-02T03:04:05.678Z","x@odata.type":"Edm.DateTime"',
+        { type: 'Edm.DateTime', value: ticksOf('2020-01-02T03:04:05.678Z') },
+      ],
+      [
+        '"x":"2020-01-02T03:04:05.678901Z","x@odata.type":"Edm.DateTime"',
+        { type: 'Edm.DateTime', value: ticksOf('2020-01-02T03:04:05.678Z') + 9010n },
+      ],
+      [
+        '"x":"2013-08-02T17:37:43.9004348Z","x@odata.type":"Edm.DateTime"',
+        { type: 'Edm.DateTime', value: ticksOf('2013-08-02T17:37:43.900Z') + 4348n },
+      ],
+      [
+        '"x":"2008-07-10T00:00:00","x@odata.type":"Edm.DateTime"',
+        { type: 'Edm.DateTime', value: ticksOf('2008-07-10T00:00:00Z') },
+      ],
       ['"x":"1601-01-01T00:00:00Z","x@odata.type":"Edm.DateTime"', { type: 'Edm.DateTime', value: dateTimeTicksMin }],
-      ['"x":"9999-12-31T23:59:59.9999999Z","x@odata.type":"Edm.DateTime"', { type: 'Edm.DateTime', value: dateTimeTicksMax }],
-      ['"x":"C9DA6455-213D-42C9-9A79-3E9149A57833","x@odata.type":"Edm.Guid"', { type: 'Edm.Guid', value: 'c9da6455-213d-42c9-9a79-3e9149a57833' }],
+      [
+        '"x":"9999-12-31T23:59:59.9999999Z","x@odata.type":"Edm.DateTime"',
+        { type: 'Edm.DateTime', value: dateTimeTicksMax },
+      ],
+      [
+        '"x":"C9DA6455-213D-42C9-9A79-3E9149A57833","x@odata.type":"Edm.Guid"',
+        { type: 'Edm.Guid', value: 'c9da6455-213d-42c9-9a79-3e9149a57833' },
+      ],
       ['"x":"QmFy","x@odata.type":"Edm.Binary"', { type: 'Edm.Binary', value: Buffer.from('Bar') }],
       ['"x":"AQI=","x@odata.type":"Edm.Binary"', { type: 'Edm.Binary', value: Buffer.from([1, 2]) }],
       ['"x":"","x@odata.type":"Edm.Binary"', { type: 'Edm.Binary', value: Buffer.alloc(0) }],
@@ -190,7 +239,7 @@ describe('decodeEntityBody: type inference and annotations', () => {
     assert.equal(decodeOne('"x":null,"x@odata.type":"Edm.Int64"'), undefined);
   });
 
-  test('odata.* members and Timestamp are ignored (conformance §29)', () => {
+  test('odata.* members and Timestamp are ignored (docs/protocol-notes.md#control-members-in-request-bodies)', () => {
     const decoded = decodeEntityBody(
       '{"odata.metadata":"m","odata.type":"a.t","odata.id":"i","odata.etag":"W/\\"x\\"","odata.editLink":"e",' +
         '"PartitionKey":"p","RowKey":"r","Timestamp@odata.type":"Edm.DateTime","Timestamp":"whatever","x":1}',
@@ -207,9 +256,15 @@ describe('decodeEntityBody: duplicates', () => {
       '"a":null,"a":null',
       '"a":"1","a@odata.type":"Edm.Int64","a@odata.type":"Edm.Int64"',
     ]) {
-      assertTableError(() => decodeEntityBody(`{"PartitionKey":"p","RowKey":"r",${members}}`), 'DuplicatePropertiesSpecified');
+      assertTableError(
+        () => decodeEntityBody(`{"PartitionKey":"p","RowKey":"r",${members}}`),
+        'DuplicatePropertiesSpecified',
+      );
     }
-    assertTableError(() => decodeEntityBody('{"PartitionKey":"p","PartitionKey":"q","RowKey":"r"}'), 'DuplicatePropertiesSpecified');
+    assertTableError(
+      () => decodeEntityBody('{"PartitionKey":"p","PartitionKey":"q","RowKey":"r"}'),
+      'DuplicatePropertiesSpecified',
+    );
     assertTableError(() => decodeEntityBody('{"a":1,"a":2}'), 'DuplicatePropertiesSpecified');
   });
 
@@ -258,7 +313,10 @@ describe('decodeEntityBody: limits', () => {
   test(`strings: ${stringValueLengthUtf16Max} code units pass, one more → PropertyValueTooLarge`, () => {
     const longest = 'é'.repeat(stringValueLengthUtf16Max - 2) + '😀';
     assert.equal(longest.length, stringValueLengthUtf16Max);
-    assert.deepEqual(decodeEntityBody(body({ x: longest })).properties.get('x'), { type: 'Edm.String', value: longest });
+    assert.deepEqual(decodeEntityBody(body({ x: longest })).properties.get('x'), {
+      type: 'Edm.String',
+      value: longest,
+    });
     assertTableError(() => decodeEntityBody(body({ x: `${longest}a` })), 'PropertyValueTooLarge');
   });
 
@@ -285,7 +343,7 @@ describe('decodeEntityBody: limits', () => {
     assertTableError(() => decodeEntityBody(body(over)), 'EntityTooLarge');
   });
 
-  test('entitySizeBytes follows the accounting of data-model.md §5.3', () => {
+  test('entitySizeBytes follows the accounting of Azure REST: understanding-the-table-service-data-model', () => {
     const properties: Properties = new Map<string, EdmValue>([
       ['s', { type: 'Edm.String', value: 'abc' }], // 8 + 2 + 10
       ['b', { type: 'Edm.Binary', value: Buffer.alloc(5) }], // 8 + 2 + 9
@@ -337,7 +395,7 @@ describe('round trip: decode(encode(entity)) is the entity', () => {
     ['binAll', { type: 'Edm.Binary', value: Buffer.from(Array.from({ length: 256 }, (_, i) => i)) }],
   ];
   const entity: Entity = {
-    partitionKey: "p'😀\"",
+    partitionKey: 'p\'😀"',
     rowKey: '',
     timestamp: ticksOf('2022-02-01T20:52:39.317Z') + 186n,
     properties: new Map(values),
@@ -365,11 +423,17 @@ describe('round trip: decode(encode(entity)) is the entity', () => {
       const n = next();
       switch (Math.floor(next() * 8)) {
         case 0:
-          return { type: 'Edm.String', value: String.fromCharCode(...Array.from({ length: n * 20 }, () => Math.floor(next() * 0x10000))) };
+          return {
+            type: 'Edm.String',
+            value: String.fromCharCode(...Array.from({ length: n * 20 }, () => Math.floor(next() * 0x10000))),
+          };
         case 1:
           return { type: 'Edm.Int32', value: Math.floor(n * 2 ** 32) - 2 ** 31 };
         case 2:
-          return { type: 'Edm.Int64', value: BigInt(Math.floor(n * 2 ** 52)) * BigInt(Math.floor(next() * 4096)) - 2n ** 63n };
+          return {
+            type: 'Edm.Int64',
+            value: BigInt(Math.floor(n * 2 ** 52)) * BigInt(Math.floor(next() * 4096)) - 2n ** 63n,
+          };
         case 3:
           return { type: 'Edm.Double', value: (n - 0.5) * 10 ** Math.floor(next() * 600 - 300) };
         case 4:
@@ -379,7 +443,10 @@ describe('round trip: decode(encode(entity)) is the entity', () => {
         case 6:
           return { type: 'Edm.Guid', value: '0123abcd-0000-4000-8000-00000000000' + Math.floor(n * 10) };
         default:
-          return { type: 'Edm.Binary', value: Buffer.from(Array.from({ length: n * 30 }, () => Math.floor(next() * 256))) };
+          return {
+            type: 'Edm.Binary',
+            value: Buffer.from(Array.from({ length: n * 30 }, () => Math.floor(next() * 256))),
+          };
       }
     };
     for (let i = 0; i < scaled(300); i++) {

@@ -13,7 +13,14 @@ import { randomEntityBody } from '../helpers/entity-bodies.js';
 import { scaled } from '../helpers/scale.js';
 
 type Outcome =
-  | { readonly ok: true; readonly partitionKey?: string; readonly rowKey?: string; readonly json: string; readonly size: number; readonly count: number }
+  | {
+      readonly ok: true;
+      readonly partitionKey?: string;
+      readonly rowKey?: string;
+      readonly json: string;
+      readonly size: number;
+      readonly count: number;
+    }
   | { readonly ok: false; readonly code: string; readonly message: string };
 
 function recordOutcome(text: string): Outcome {
@@ -31,7 +38,14 @@ function newOutcome(text: string): Outcome {
   try {
     const body = decodeEntity(text);
     const size = 4 + 2 * ((body.partitionKey ?? '').length + (body.rowKey ?? '').length) + body.stored.propertyBytes;
-    return { ok: true, partitionKey: body.partitionKey, rowKey: body.rowKey, json: body.stored.json, size, count: body.stored.count };
+    return {
+      ok: true,
+      partitionKey: body.partitionKey,
+      rowKey: body.rowKey,
+      json: body.stored.json,
+      size,
+      count: body.stored.count,
+    };
   } catch (error) {
     assert(error instanceof TableError, `decodeEntity threw ${String(error)}`);
     return { ok: false, code: error.code, message: error.message };
@@ -73,7 +87,8 @@ describe('entity-text: one pass from body to stored text', () => {
       '"Price":1.375,"Active":false,"Created@odata.type":"Edm.DateTime","Created":"2024-01-02T00:00:00.123Z",' +
       '"Id@odata.type":"Edm.Guid","Id":"00070e15-1c23-4a31-a3f4-5d6b727988a5","Blob@odata.type":"Edm.Binary","Blob":"AAcOFQ=="}';
     assert(assertSame(sdk));
-    const python = '{"PartitionKey": "p", "RowKey": "r", "Text": "caf\\u00e9 \\ud83d\\ude00", "Whole@odata.type": "Edm.Double", "Whole": 2.0}';
+    const python =
+      '{"PartitionKey": "p", "RowKey": "r", "Text": "caf\\u00e9 \\ud83d\\ude00", "Whole@odata.type": "Edm.Double", "Whole": 2.0}';
     assert(assertSame(python));
   });
 

@@ -41,14 +41,32 @@ describe('readJson: values', () => {
         ['t', { kind: 'boolean', value: true }],
         ['f', { kind: 'boolean', value: false }],
         ['z', { kind: 'null' }],
-        ['a', { kind: 'array', items: [{ kind: 'number', text: '1' }, { kind: 'object', members: [] }] }],
+        [
+          'a',
+          {
+            kind: 'array',
+            items: [
+              { kind: 'number', text: '1' },
+              { kind: 'object', members: [] },
+            ],
+          },
+        ],
         ['o', { kind: 'object', members: [['k', { kind: 'array', items: [] }]] }],
       ],
     });
   });
 
   test('number literals keep their source text', () => {
-    for (const text of ['2', '2.0', '-0', '0', '1E+24', '1e-7', '9223372036854775807', '123456789012345678901234567890']) {
+    for (const text of [
+      '2',
+      '2.0',
+      '-0',
+      '0',
+      '1E+24',
+      '1e-7',
+      '9223372036854775807',
+      '123456789012345678901234567890',
+    ]) {
       assert.deepEqual(readJson(text), { kind: 'number', text });
     }
   });
@@ -77,7 +95,10 @@ describe('readJson: duplicates', () => {
     assertTableError(() => readJson('{"a":1,"a":2}'), 'DuplicatePropertiesSpecified', 'offset 7');
     assertTableError(() => readJson('{"a":null,"b":1,"a":null}'), 'DuplicatePropertiesSpecified');
     assertTableError(() => readJson('{"a":1,"\\u0061":2}'), 'DuplicatePropertiesSpecified');
-    assertTableError(() => readJson('{"x@odata.type":"Edm.Int64","x":"1","x@odata.type":"Edm.Int64"}'), 'DuplicatePropertiesSpecified');
+    assertTableError(
+      () => readJson('{"x@odata.type":"Edm.Int64","x":"1","x@odata.type":"Edm.Int64"}'),
+      'DuplicatePropertiesSpecified',
+    );
     assertTableError(() => readJson('[{"o":{"k":1,"k":1}}]'), 'DuplicatePropertiesSpecified');
   });
 
@@ -158,8 +179,23 @@ describe('readJson: differential against JSON.parse', () => {
   const next = random(seed);
   const pick = <T>(items: readonly T[]): T => items[Math.floor(next() * items.length)] as T;
   const space = (): string => pick(['', '', ' ', '\n\t', '\r\n ']);
-  const scalars = ['0', '-0', '12', '-3.25', '1e5', '2E-3', '1.5e+24', 'true', 'false', 'null', '""', '"a\\"b"',
-    '"\\u00e9\\ud83d\\ude00"', '"😀"', '"\\n\\t\\/"'];
+  const scalars = [
+    '0',
+    '-0',
+    '12',
+    '-3.25',
+    '1e5',
+    '2E-3',
+    '1.5e+24',
+    'true',
+    'false',
+    'null',
+    '""',
+    '"a\\"b"',
+    '"\\u00e9\\ud83d\\ude00"',
+    '"😀"',
+    '"\\n\\t\\/"',
+  ];
 
   function document(depth: number): string {
     const roll = next();
@@ -167,7 +203,11 @@ describe('readJson: differential against JSON.parse', () => {
     const count = Math.floor(next() * 4);
     const parts: string[] = [];
     for (let i = 0; i < count; i++) {
-      parts.push(roll < 0.75 ? document(depth + 1) : `${space()}"${pick(['a', 'b', 'c', 'A'])}"${space()}:${document(depth + 1)}`);
+      parts.push(
+        roll < 0.75
+          ? document(depth + 1)
+          : `${space()}"${pick(['a', 'b', 'c', 'A'])}"${space()}:${document(depth + 1)}`,
+      );
     }
     return roll < 0.75 ? `[${parts.join(',')}]` : `{${parts.join(',')}}`;
   }

@@ -66,19 +66,31 @@ describe('bodyParts', () => {
     const input = Buffer.from('--b\r\nin\r\n--b--|--b\r\nout\r\n--b--');
     const parts = [...bodyParts(input, { start: 0, end: 14 }, 'b')];
     assert.deepEqual(parts, [{ start: 5, end: 7 }]);
-    assert.equal(syntaxErrorOffset(() => [...bodyParts(input, { start: 0, end: 13 }, 'b')]), 13);
+    assert.equal(
+      syntaxErrorOffset(() => [...bodyParts(input, { start: 0, end: 13 }, 'b')]),
+      13,
+    );
   });
 
   test('missing first delimiter', () => {
-    assert.equal(syntaxErrorOffset(() => partsOf('no delimiters here')), 0);
+    assert.equal(
+      syntaxErrorOffset(() => partsOf('no delimiters here')),
+      0,
+    );
   });
 
   test('missing close delimiter, reported at the end of the range', () => {
-    assert.equal(syntaxErrorOffset(() => partsOf('--b\r\npart\r\n--b\r\nlast')), 20);
+    assert.equal(
+      syntaxErrorOffset(() => partsOf('--b\r\npart\r\n--b\r\nlast')),
+      20,
+    );
   });
 
   test('a delimiter not followed by a line break or -- is not one', () => {
-    assert.equal(syntaxErrorOffset(() => partsOf('--b\r\npart\r\n--b')), 14);
+    assert.equal(
+      syntaxErrorOffset(() => partsOf('--b\r\npart\r\n--b')),
+      14,
+    );
   });
 
   test('a multi-byte boundary found inside UTF-8 content stays content', () => {
@@ -96,15 +108,21 @@ describe('parseHeaderBlock', () => {
 
   test('lower-cases names, trims values, finds the body', () => {
     const { headers, bodyStart } = block('Content-Type:  application/http \r\ncontent-ID:\t7\r\n\r\nbody');
-    assert.deepEqual([...headers], [
-      ['content-type', 'application/http'],
-      ['content-id', '7'],
-    ]);
+    assert.deepEqual(
+      [...headers],
+      [
+        ['content-type', 'application/http'],
+        ['content-id', '7'],
+      ],
+    );
     assert.equal(bodyStart, 51);
   });
 
   test('joins repeated fields with ", " as node:http does', () => {
-    assert.equal(block('X-HTTP-Method: MERGE\r\nx-http-method: PUT\r\n\r\n').headers.get('x-http-method'), 'MERGE, PUT');
+    assert.equal(
+      block('X-HTTP-Method: MERGE\r\nx-http-method: PUT\r\n\r\n').headers.get('x-http-method'),
+      'MERGE, PUT',
+    );
   });
 
   test('an empty block, and a block that runs to the end of its range', () => {
@@ -119,17 +137,38 @@ describe('parseHeaderBlock', () => {
   });
 
   test('rejects lines without a colon, non-token names, folding and control characters', () => {
-    assert.equal(syntaxErrorOffset(() => block('Good: 1\r\ngarbage\r\n\r\n')), 9);
-    assert.equal(syntaxErrorOffset(() => block('Bad Name: 1\r\n\r\n')), 0);
-    assert.equal(syntaxErrorOffset(() => block(': 1\r\n\r\n')), 0);
-    assert.equal(syntaxErrorOffset(() => block('A: 1\r\n folded\r\n\r\n')), 6);
-    assert.equal(syntaxErrorOffset(() => block('A: x\u0000y\r\n\r\n')), 4);
-    assert.equal(syntaxErrorOffset(() => block('A: x\ry\r\n\r\n')), 4);
+    assert.equal(
+      syntaxErrorOffset(() => block('Good: 1\r\ngarbage\r\n\r\n')),
+      9,
+    );
+    assert.equal(
+      syntaxErrorOffset(() => block('Bad Name: 1\r\n\r\n')),
+      0,
+    );
+    assert.equal(
+      syntaxErrorOffset(() => block(': 1\r\n\r\n')),
+      0,
+    );
+    assert.equal(
+      syntaxErrorOffset(() => block('A: 1\r\n folded\r\n\r\n')),
+      6,
+    );
+    assert.equal(
+      syntaxErrorOffset(() => block('A: x\u0000y\r\n\r\n')),
+      4,
+    );
+    assert.equal(
+      syntaxErrorOffset(() => block('A: x\ry\r\n\r\n')),
+      4,
+    );
   });
 
   test('caps the block size', () => {
     assert.equal(block(`A: ${'x'.repeat(90)}\r\n\r\n`, 100).headers.get('a')?.length, 90);
-    assert.equal(syntaxErrorOffset(() => block(`A: 1\r\nB: ${'x'.repeat(100)}\r\n\r\n`, 100)), 6);
+    assert.equal(
+      syntaxErrorOffset(() => block(`A: 1\r\nB: ${'x'.repeat(100)}\r\n\r\n`, 100)),
+      6,
+    );
   });
 });
 

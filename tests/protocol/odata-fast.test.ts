@@ -19,9 +19,12 @@ import { seededRandom } from '../../src/domain/random.js';
 import { StoredEntity } from '../../src/storage/lazy-entity.js';
 import { scaled } from '../helpers/scale.js';
 
-const ctx: EntityUrlContext = { baseUrl: 'http://127.0.0.1:10002/devstoreaccount1', account: 'devstoreaccount1', table: 'fast' };
+const ctx: EntityUrlContext = {
+  baseUrl: 'http://127.0.0.1:10002/devstoreaccount1',
+  account: 'devstoreaccount1',
+  table: 'fast',
+};
 const levels: readonly MetadataLevel[] = ['none', 'minimal', 'full'];
-
 
 // Text meant to confuse a scanner that slices JSON: annotation look-alikes, quotes, backslashes,
 // escapes, control characters, astral and lone-surrogate-free non-ASCII text.
@@ -72,7 +75,10 @@ function randomValue(random: () => number): EdmValue {
     case 4:
       return { type: 'Edm.Boolean', value: random() < 0.5 };
     case 5:
-      return { type: 'Edm.DateTime', value: BigInt(Math.floor(random() * 2 ** 50)) * 1000n + BigInt(Math.floor(random() * 1000)) };
+      return {
+        type: 'Edm.DateTime',
+        value: BigInt(Math.floor(random() * 2 ** 50)) * 1000n + BigInt(Math.floor(random() * 1000)),
+      };
     case 6:
       return { type: 'Edm.Guid', value: '0f8fad5b-d9cb-469f-a165-70867728950e' };
     default:
@@ -97,7 +103,13 @@ function randomProperties(random: () => number): Properties {
 
 function entityOf(properties: Properties, i: number, minimalJson?: string): Entity {
   const partitionKey = i % 3 === 0 ? "p'q é" : 'pk';
-  return { partitionKey, rowKey: `r${i}😀`, timestamp: 16_000_000_000_000_000n + BigInt(i % 4), properties, minimalJson };
+  return {
+    partitionKey,
+    rowKey: `r${i}😀`,
+    timestamp: 16_000_000_000_000_000n + BigInt(i % 4),
+    properties,
+    minimalJson,
+  };
 }
 
 /** The same entity as an engine reads it: its stored text, spliced at every level. */
@@ -130,7 +142,11 @@ describe('fast entity encoding equals encoding from values', () => {
         for (const select of selects) {
           for (const single of [false, true]) {
             const expected = encodeEntity(plain, level, ctx, { select, single });
-            assert.equal(encodeEntity(fast, level, ctx, { select, single }), expected, `entity ${i} ${level} ${JSON.stringify(select)}`);
+            assert.equal(
+              encodeEntity(fast, level, ctx, { select, single }),
+              expected,
+              `entity ${i} ${level} ${JSON.stringify(select)}`,
+            );
             JSON.parse(expected);
           }
         }
@@ -146,7 +162,8 @@ describe('fast entity encoding equals encoding from values', () => {
     });
     for (const level of levels) {
       const encode = entityEncoder(level, ctx);
-      for (const entity of page) assert.equal(encode(entity), encodeEntity({ ...entity, minimalJson: undefined }, level, ctx));
+      for (const entity of page)
+        assert.equal(encode(entity), encodeEntity({ ...entity, minimalJson: undefined }, level, ctx));
     }
   });
 });
@@ -165,9 +182,21 @@ describe('feed bytes equal the feed text from values', () => {
         if (size > 100 && i % 2 === 0) properties.set('Big', { type: 'Edm.String', value: 'é'.repeat(1000) });
         plain.push(entityOf(properties, i));
         const roll = random();
-        fast.push(roll < 0.4 ? storedEntityOf(properties, i) : roll < 0.8 ? entityOf(properties, i, minimalJsonOf(encodeStoredProperties(properties))) : entityOf(properties, i));
+        fast.push(
+          roll < 0.4
+            ? storedEntityOf(properties, i)
+            : roll < 0.8
+              ? entityOf(properties, i, minimalJsonOf(encodeStoredProperties(properties)))
+              : entityOf(properties, i),
+        );
       }
-      const selects: Array<string[] | undefined> = [undefined, ['RowKey'], ['P1', 'Missing'], ['P0', 'Timestamp', 'PartitionKey'], ['Nothing']];
+      const selects: Array<string[] | undefined> = [
+        undefined,
+        ['RowKey'],
+        ['P1', 'Missing'],
+        ['P0', 'Timestamp', 'PartitionKey'],
+        ['Nothing'],
+      ];
       for (const level of levels) {
         for (const select of selects) {
           const expected = encodeEntityFeed(level, ctx, plain.map(entityEncoder(level, ctx, { select })));

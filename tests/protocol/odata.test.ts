@@ -20,7 +20,12 @@ function ticks(iso: string): bigint {
   return value;
 }
 
-function entity(partitionKey: string, rowKey: string, timestamp: string, properties: Array<[string, EdmValue]> = []): Entity {
+function entity(
+  partitionKey: string,
+  rowKey: string,
+  timestamp: string,
+  properties: Array<[string, EdmValue]> = [],
+): Entity {
   return { partitionKey, rowKey, timestamp: ticks(timestamp), properties: new Map(properties) };
 }
 
@@ -68,7 +73,7 @@ test('jsonContentType', () => {
   assert.equal(jsonContentType('none'), 'application/json; odata=nometadata; streaming=true; charset=utf-8');
 });
 
-describe('entityPath (operations.md §1.3)', () => {
+describe('entityPath (Azure REST: addressing-table-service-resources)', () => {
   test('doubles quotes, then percent-encodes like encodeURIComponent (recorded example)', () => {
     assert.equal(
       entityPath('SpecialChars', 'A\'aaa_bbbb2"', '"A\'aaa_bbbb2'),
@@ -89,7 +94,7 @@ describe('encodeEntity: recorded responses, byte for byte', () => {
     ['testField', { type: 'Edm.Int64', value: 12345543221n }],
   ]);
 
-  test('operations.md §5.2 minimal point read (Int64)', () => {
+  test('Azure REST: query-entities minimal point read (Int64)', () => {
     assert.equal(
       encodeEntity(int64Entity, 'minimal', fake, { single: true }),
       compact([
@@ -101,14 +106,14 @@ describe('encodeEntity: recorded responses, byte for byte', () => {
     );
   });
 
-  test('operations.md §5.2 nometadata point read', () => {
+  test('Azure REST: query-entities nometadata point read', () => {
     assert.equal(
       encodeEntity(int64Entity, 'none', fake, { single: true }),
       '{"PartitionKey":"P4_node","RowKey":"R4","Timestamp":"2022-02-01T20:52:39.3170186Z","testField":"12345543221"}',
     );
   });
 
-  test('operations.md §5.2 minimal point read with $select=baz,PartitionKey,RowKey', () => {
+  test('Azure REST: query-entities minimal point read with $select=baz,PartitionKey,RowKey', () => {
     const selected = entity('P2_node', 'R1', '2022-02-01T20:52:38.6563898Z', [
       ['foo', { type: 'Edm.String', value: 'not selected' }],
       ['baz', { type: 'Edm.Boolean', value: true }],
@@ -123,7 +128,7 @@ describe('encodeEntity: recorded responses, byte for byte', () => {
     );
   });
 
-  test('operations.md §5.3 minimal query (DateTime with 3 fractional digits)', () => {
+  test('Azure REST: query-entities minimal query (DateTime with 3 fractional digits)', () => {
     const dated = entity('p1', 'r1', '2022-08-30T21:15:33.9474727Z', [
       ['date', { type: 'Edm.DateTime', value: ticks('2019-07-10T18:59:59.999Z') }],
     ]);
@@ -139,8 +144,12 @@ describe('encodeEntity: recorded responses, byte for byte', () => {
     );
   });
 
-  test('operations.md §5.3 full query (.NET recording)', () => {
-    const ctx = { baseUrl: 'https://chrissprim.table.core.windows.net', account: 'chrissprim', table: 'testtable733016501' };
+  test('Azure REST: query-entities full query (.NET recording)', () => {
+    const ctx = {
+      baseUrl: 'https://chrissprim.table.core.windows.net',
+      account: 'chrissprim',
+      table: 'testtable733016501',
+    };
     const stored = entity('somPartition', '1', '2020-04-30T22:03:14.9591322Z', [
       ['SomeStringProperty', { type: 'Edm.String', value: 'This is the original' }],
     ]);
@@ -170,7 +179,7 @@ describe('encodeEntity: recorded responses, byte for byte', () => {
   ]);
   const customers = { baseUrl: 'https://myaccount.table.core.windows.net', account: 'myaccount', table: 'Customers' };
 
-  test('operations.md §5.1 minimal insert echo', () => {
+  test('Azure REST: insert-entity minimal insert echo', () => {
     assert.equal(
       encodeEntity(customer, 'minimal', customers, { single: true }),
       compact([
@@ -187,7 +196,7 @@ describe('encodeEntity: recorded responses, byte for byte', () => {
     );
   });
 
-  test('operations.md §5.1 full insert echo (the documented members; Int32 stays unannotated)', () => {
+  test('Azure REST: insert-entity full insert echo (the documented members; Int32 stays unannotated)', () => {
     const text = encodeEntity(customer, 'full', customers, { single: true });
     const prefix = compact([
       '{"odata.metadata":"https://myaccount.table.core.windows.net/$metadata#Customers/@Element",',
@@ -202,7 +211,7 @@ describe('encodeEntity: recorded responses, byte for byte', () => {
     assert.ok(text.startsWith(prefix), text);
   });
 
-  test('operations.md §5.1 nometadata insert echo', () => {
+  test('Azure REST: insert-entity nometadata insert echo', () => {
     assert.equal(
       encodeEntity(customer, 'none', customers, { single: true }),
       compact([
@@ -214,7 +223,7 @@ describe('encodeEntity: recorded responses, byte for byte', () => {
     );
   });
 
-  test('operations.md §5.3 nometadata query', () => {
+  test('Azure REST: query-entities nometadata query', () => {
     const stored = entity('Customer', 'Name', '2013-08-22T00:20:16.3134645Z', [
       ['CustomerSince', { type: 'Edm.DateTime', value: ticks('2008-10-01T15:25:05.2852025Z') }],
     ]);
@@ -236,7 +245,7 @@ describe('encodeEntity: values', () => {
     return text.slice(start, -1);
   };
 
-  test('doubles: every finite value an unannotated JSON number with a point or exponent; NaN and ±Infinity annotated strings (data-model.md §2.3)', () => {
+  test('doubles: every finite value an unannotated JSON number with a point or exponent; NaN and ±Infinity annotated strings (Azure REST: payload-format-for-table-service-operations)', () => {
     assert.equal(encodeOne({ type: 'Edm.Double', value: 3.14 }), '"x":3.14');
     assert.equal(encodeOne({ type: 'Edm.Double', value: 1.23456789012346e24 }), '"x":1.23456789012346e+24');
     assert.equal(encodeOne({ type: 'Edm.Double', value: 123 }), '"x":123.0');
@@ -254,9 +263,17 @@ describe('encodeEntity: values', () => {
       [{ type: 'Edm.String', value: 'a"\\\n😀\ud800' }, '"x":"a\\"\\\\\\n😀\\ud800"', '"x":"a\\"\\\\\\n😀\\ud800"'],
       [{ type: 'Edm.Int32', value: -5 }, '"x":-5', '"x":-5'],
       [{ type: 'Edm.Boolean', value: false }, '"x":false', '"x":false'],
-      [{ type: 'Edm.Int64', value: -(2n ** 63n) }, '"x@odata.type":"Edm.Int64","x":"-9223372036854775808"', '"x":"-9223372036854775808"'],
+      [
+        { type: 'Edm.Int64', value: -(2n ** 63n) },
+        '"x@odata.type":"Edm.Int64","x":"-9223372036854775808"',
+        '"x":"-9223372036854775808"',
+      ],
       [date, '"x@odata.type":"Edm.DateTime","x":"2020-09-17T00:00:00.99999Z"', '"x":"2020-09-17T00:00:00.99999Z"'],
-      [{ type: 'Edm.Guid', value: 'c9da6455-213d-42c9-9a79-3e9149a57833' }, '"x@odata.type":"Edm.Guid","x":"c9da6455-213d-42c9-9a79-3e9149a57833"', '"x":"c9da6455-213d-42c9-9a79-3e9149a57833"'],
+      [
+        { type: 'Edm.Guid', value: 'c9da6455-213d-42c9-9a79-3e9149a57833' },
+        '"x@odata.type":"Edm.Guid","x":"c9da6455-213d-42c9-9a79-3e9149a57833"',
+        '"x":"c9da6455-213d-42c9-9a79-3e9149a57833"',
+      ],
       [{ type: 'Edm.Binary', value: Buffer.from([1, 2]) }, '"x@odata.type":"Edm.Binary","x":"AQI="', '"x":"AQI="'],
       [{ type: 'Edm.Binary', value: Buffer.alloc(0) }, '"x@odata.type":"Edm.Binary","x":""', '"x":""'],
     ];
@@ -277,7 +294,7 @@ describe('encodeEntity: values', () => {
   });
 });
 
-describe('encodeEntity: $select (query.md §2)', () => {
+describe('encodeEntity: $select (Azure REST: querying-tables-and-entities)', () => {
   const ctx = { baseUrl: 'http://127.0.0.1:10002/devstoreaccount1', account: 'devstoreaccount1', table: 't' };
   const stored = entity('p', 'r', '2020-01-01T00:00:00.5Z', [
     ['a', { type: 'Edm.Int64', value: 1n }],
@@ -309,7 +326,7 @@ describe('encodeEntity: $select (query.md §2)', () => {
   });
 });
 
-describe('tables (operations.md §2.1–2.2)', () => {
+describe('tables (Azure REST: query-tables, create-table)', () => {
   const base = 'https://myaccount.table.core.windows.net';
 
   test('Query Tables feed at each level', () => {
@@ -332,7 +349,10 @@ describe('tables (operations.md §2.1–2.2)', () => {
       encodeTableFeed([], 'minimal', base, 'myaccount'),
       '{"odata.metadata":"https://myaccount.table.core.windows.net/$metadata#Tables","value":[]}',
     );
-    assert.equal(encodeTableFeed(['a1b', 'B2c'], 'none', base, 'myaccount'), '{"value":[{"TableName":"a1b"},{"TableName":"B2c"}]}');
+    assert.equal(
+      encodeTableFeed(['a1b', 'B2c'], 'none', base, 'myaccount'),
+      '{"value":[{"TableName":"a1b"},{"TableName":"B2c"}]}',
+    );
   });
 
   test('Create Table response at each level', () => {

@@ -10,7 +10,11 @@ import {
 import { defaultServiceProperties } from '../../src/table/service/service-properties.js';
 
 function refused(text: string, code: ErrorCode): void {
-  assert.throws(() => parseServiceProperties(text), (error: unknown) => error instanceof TableError && error.code === code, text);
+  assert.throws(
+    () => parseServiceProperties(text),
+    (error: unknown) => error instanceof TableError && error.code === code,
+    text,
+  );
 }
 
 const documented = `<?xml version="1.0" encoding="utf-8"?>
@@ -50,17 +54,30 @@ const documentedProperties: ServiceProperties = {
 const rule = (inner: string) =>
   `<StorageServiceProperties><Cors><CorsRule>${inner}</CorsRule></Cors></StorageServiceProperties>`;
 const fullRule = (over: Record<string, string> = {}) => {
-  const fields = { AllowedOrigins: '*', AllowedMethods: 'GET', MaxAgeInSeconds: '0', ExposedHeaders: '', AllowedHeaders: '', ...over };
-  return rule(Object.entries(fields).map(([name, value]) => `<${name}>${value}</${name}>`).join(''));
+  const fields = {
+    AllowedOrigins: '*',
+    AllowedMethods: 'GET',
+    MaxAgeInSeconds: '0',
+    ExposedHeaders: '',
+    AllowedHeaders: '',
+    ...over,
+  };
+  return rule(
+    Object.entries(fields)
+      .map(([name, value]) => `<${name}>${value}</${name}>`)
+      .join(''),
+  );
 };
 
-describe('parseServiceProperties (operations.md §4.2)', () => {
+describe('parseServiceProperties (Azure REST: set-table-service-properties)', () => {
   test('the documented body', () => {
     assert.deepEqual(parseServiceProperties(documented), documentedProperties);
   });
 
   test('sections left out are left out of the update', () => {
-    assert.deepEqual(parseServiceProperties('<StorageServiceProperties><Cors/></StorageServiceProperties>'), { cors: [] });
+    assert.deepEqual(parseServiceProperties('<StorageServiceProperties><Cors/></StorageServiceProperties>'), {
+      cors: [],
+    });
     assert.deepEqual(parseServiceProperties('<StorageServiceProperties/>'), {});
   });
 
@@ -69,38 +86,60 @@ describe('parseServiceProperties (operations.md §4.2)', () => {
       '<StorageServiceProperties><HourMetrics><Enabled>true</Enabled></HourMetrics>' +
         '<MinuteMetrics><Enabled>false</Enabled><RetentionPolicy><Enabled>false</Enabled><Days>3</Days></RetentionPolicy></MinuteMetrics></StorageServiceProperties>',
     );
-    assert.deepEqual(update.hourMetrics, { version: '1.0', enabled: true, includeApis: false, retentionPolicy: { enabled: false } });
+    assert.deepEqual(update.hourMetrics, {
+      version: '1.0',
+      enabled: true,
+      includeApis: false,
+      retentionPolicy: { enabled: false },
+    });
     assert.deepEqual(update.minuteMetrics, { version: '1.0', enabled: false, retentionPolicy: { enabled: false } });
   });
 
   test('five CORS rules pass, six fail', () => {
-    const one = '<CorsRule><AllowedOrigins>*</AllowedOrigins><AllowedMethods>GET</AllowedMethods><MaxAgeInSeconds>1</MaxAgeInSeconds><ExposedHeaders/><AllowedHeaders/></CorsRule>';
+    const one =
+      '<CorsRule><AllowedOrigins>*</AllowedOrigins><AllowedMethods>GET</AllowedMethods><MaxAgeInSeconds>1</MaxAgeInSeconds><ExposedHeaders/><AllowedHeaders/></CorsRule>';
     const rules = (n: number) => `<StorageServiceProperties><Cors>${one.repeat(n)}</Cors></StorageServiceProperties>`;
     assert.equal(parseServiceProperties(rules(5)).cors?.length, 5);
     refused(rules(6), 'InvalidXmlDocument');
   });
 
   test('CORS values: methods upper-cased, PATCH and MERGE allowed; bad values refused', () => {
-    assert.deepEqual(parseServiceProperties(fullRule({ AllowedMethods: 'get, merge,PATCH' })).cors?.[0]?.allowedMethods, ['GET', 'MERGE', 'PATCH']);
+    assert.deepEqual(
+      parseServiceProperties(fullRule({ AllowedMethods: 'get, merge,PATCH' })).cors?.[0]?.allowedMethods,
+      ['GET', 'MERGE', 'PATCH'],
+    );
     refused(fullRule({ AllowedMethods: 'GET,TRACE' }), 'InvalidXmlNodeValue');
     refused(fullRule({ AllowedMethods: '' }), 'InvalidXmlNodeValue');
     refused(fullRule({ AllowedOrigins: '' }), 'InvalidXmlNodeValue');
     refused(fullRule({ AllowedOrigins: '*,http://a' }), 'InvalidXmlNodeValue');
     refused(fullRule({ MaxAgeInSeconds: '-1' }), 'InvalidXmlNodeValue');
     refused(fullRule({ MaxAgeInSeconds: '99999999999' }), 'InvalidXmlNodeValue');
-    refused(fullRule({ AllowedHeaders: Array.from({ length: 65 }, (_, i) => `h${i}`).join(',') }), 'InvalidXmlNodeValue');
+    refused(
+      fullRule({ AllowedHeaders: Array.from({ length: 65 }, (_, i) => `h${i}`).join(',') }),
+      'InvalidXmlNodeValue',
+    );
     refused(rule('<AllowedOrigins>*</AllowedOrigins><AllowedMethods>GET</AllowedMethods>'), 'MissingRequiredXmlNode');
   });
 
   test('booleans, retention days', () => {
     const logging = (inner: string) =>
       `<StorageServiceProperties><Logging><Version>1.0</Version><Delete>false</Delete><Read>false</Read><Write>false</Write>${inner}</Logging></StorageServiceProperties>`;
-    assert.equal(parseServiceProperties(logging('<RetentionPolicy><Enabled>true</Enabled><Days>365</Days></RetentionPolicy>')).logging?.retentionPolicy.days, 365);
-    refused(logging('<RetentionPolicy><Enabled>true</Enabled><Days>366</Days></RetentionPolicy>'), 'InvalidXmlNodeValue');
+    assert.equal(
+      parseServiceProperties(logging('<RetentionPolicy><Enabled>true</Enabled><Days>365</Days></RetentionPolicy>'))
+        .logging?.retentionPolicy.days,
+      365,
+    );
+    refused(
+      logging('<RetentionPolicy><Enabled>true</Enabled><Days>366</Days></RetentionPolicy>'),
+      'InvalidXmlNodeValue',
+    );
     refused(logging('<RetentionPolicy><Enabled>true</Enabled><Days>0</Days></RetentionPolicy>'), 'InvalidXmlNodeValue');
     refused(logging('<RetentionPolicy><Enabled>true</Enabled></RetentionPolicy>'), 'MissingRequiredXmlNode');
     refused(logging('<RetentionPolicy><Enabled>yes</Enabled></RetentionPolicy>'), 'InvalidXmlNodeValue');
-    refused('<StorageServiceProperties><Logging><Version>1.0</Version></Logging></StorageServiceProperties>', 'MissingRequiredXmlNode');
+    refused(
+      '<StorageServiceProperties><Logging><Version>1.0</Version></Logging></StorageServiceProperties>',
+      'MissingRequiredXmlNode',
+    );
   });
 
   test('a wrong root, a repeated section, malformed XML', () => {
@@ -110,7 +149,7 @@ describe('parseServiceProperties (operations.md §4.2)', () => {
   });
 });
 
-describe('writeServiceProperties (operations.md §4.1)', () => {
+describe('writeServiceProperties (Azure REST: get-table-service-properties)', () => {
   test('a fresh account: logging off, metrics disabled, <Cors />, in the documented order', () => {
     assert.equal(
       writeServiceProperties(defaultServiceProperties),

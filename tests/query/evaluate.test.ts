@@ -178,9 +178,14 @@ describe('Edm.DateTime: by instant, to the 100 ns tick', () => {
 
   test('the recorded example: only the entity strictly before 19:00:00.000 matches', () => {
     const dates = ['2019-07-10T18:59:59.999Z', '2019-07-10T19:00:00.000Z', '2019-07-10T19:00:00.001Z'];
-    const rows = dates.map((date, i) => entity({ date: { type: 'Edm.DateTime', value: ticks(date) } }, { rowKey: String(i) }));
+    const rows = dates.map((date, i) =>
+      entity({ date: { type: 'Edm.DateTime', value: ticks(date) } }, { rowKey: String(i) }),
+    );
     const { matches } = compileEntityQuery("date lt datetime'2019-07-10T19:00:00.000Z'");
-    assert.deepEqual(rows.filter(matches).map((row) => row.rowKey), ['0']);
+    assert.deepEqual(
+      rows.filter(matches).map((row) => row.rowKey),
+      ['0'],
+    );
   });
 });
 

@@ -25,10 +25,16 @@ function randomRange(random: Random): KeyRange {
 
 describe('intersectRanges', () => {
   test('a SAS key range narrows every plan range, edges included (inclusive bounds)', () => {
-    const sas: KeyRange = { lower: { partitionKey: 'b', rowKey: 'a', inclusive: true }, upper: { partitionKey: 'c', inclusive: true } };
+    const sas: KeyRange = {
+      lower: { partitionKey: 'b', rowKey: 'a', inclusive: true },
+      upper: { partitionKey: 'c', inclusive: true },
+    };
     assert.deepEqual(intersectRanges([{}], sas), [sas]);
     assert.deepEqual(
-      intersectRanges([{ upper: { partitionKey: 'b', inclusive: true } }, { lower: { partitionKey: 'z', inclusive: true } }], sas),
+      intersectRanges(
+        [{ upper: { partitionKey: 'b', inclusive: true } }, { lower: { partitionKey: 'z', inclusive: true } }],
+        sas,
+      ),
       [{ lower: sas.lower, upper: { partitionKey: 'b', inclusive: true } }],
     );
   });
@@ -47,7 +53,8 @@ describe('intersectRanges', () => {
       const limit = randomRange(random);
       const narrowed = intersectRanges(ranges, limit);
       for (const { partitionKey, rowKey } of keys) {
-        const expected = keyInRange(limit, partitionKey, rowKey) && ranges.some((range) => keyInRange(range, partitionKey, rowKey));
+        const expected =
+          keyInRange(limit, partitionKey, rowKey) && ranges.some((range) => keyInRange(range, partitionKey, rowKey));
         const actual = narrowed.some((range) => keyInRange(range, partitionKey, rowKey));
         assert.equal(actual, expected, JSON.stringify({ ranges, limit, partitionKey, rowKey, narrowed }));
       }

@@ -61,7 +61,7 @@ describe('lexer tokens and offsets', () => {
   });
 
   test('parentheses need no surrounding spaces; not( is two tokens', () => {
-    assert.deepEqual(tokens("not(a eq 1)or(b lt 2L)"), [
+    assert.deepEqual(tokens('not(a eq 1)or(b lt 2L)'), [
       'not@0',
       'open@3',
       'name:a@4',
@@ -97,15 +97,29 @@ describe('lexer tokens and offsets', () => {
   });
 
   test('every operator keyword', () => {
-    assert.deepEqual(tokens('eq ne gt ge lt le'), ['op:eq@0', 'op:ne@3', 'op:gt@6', 'op:ge@9', 'op:lt@12', 'op:le@15', 'end@17']);
+    assert.deepEqual(tokens('eq ne gt ge lt le'), [
+      'op:eq@0',
+      'op:ne@3',
+      'op:gt@6',
+      'op:ge@9',
+      'op:lt@12',
+      'op:le@15',
+      'end@17',
+    ]);
   });
 
   test('property names: underscores, digits after the first character, non-ASCII letters', () => {
-    assert.deepEqual(tokens('_a1 Straße 名前 a_B_9'), ['name:_a1@0', 'name:Straße@4', 'name:名前@11', 'name:a_B_9@14', 'end@19']);
+    assert.deepEqual(tokens('_a1 Straße 名前 a_B_9'), [
+      'name:_a1@0',
+      'name:Straße@4',
+      'name:名前@11',
+      'name:a_B_9@14',
+      'end@19',
+    ]);
   });
 });
 
-describe('literal forms (query.md §3.1, §3.2)', () => {
+describe('literal forms (Azure REST: querying-tables-and-entities)', () => {
   const cases: Array<[string, EdmValue]> = [
     ["'it''s'", { type: 'Edm.String', value: "it's" }],
     ["''", { type: 'Edm.String', value: '' }],
@@ -224,7 +238,12 @@ describe('lexer errors: 400 InvalidInput with the offset', () => {
 });
 
 test('messages quote at most 64 characters of the filter', () => {
-  for (const text of [`a eq ${'9'.repeat(1000)}`, `a eq ${'9'.repeat(1000)}L`, `a eq guid'${'0'.repeat(1000)}'`, `${'a'.repeat(1000)}#`]) {
+  for (const text of [
+    `a eq ${'9'.repeat(1000)}`,
+    `a eq ${'9'.repeat(1000)}L`,
+    `a eq guid'${'0'.repeat(1000)}'`,
+    `${'a'.repeat(1000)}#`,
+  ]) {
     const error = lexError(text);
     assert.ok(error.message.length < 160, error.message);
     assert.match(error.message, /9{64}…'|0{58}…'|a{64}…'/);

@@ -34,7 +34,10 @@ describe('range', () => {
     ["PartitionKey eq 'p' and RowKey ge 'a' and RowKey lt 'b'", "range ['p','a' .. 'p','b')"],
     ["PartitionKey eq 'p' and RowKey gt 'a'", "range ('p','a' .. 'p']"],
     ["PartitionKey eq 'p' and RowKey le 'm'", "range ['p' .. 'p','m']"],
-    ["PartitionKey eq 'p' and RowKey ge 'a' and RowKey ge 'c' and RowKey lt 'x' and RowKey le 'f'", "range ['p','c' .. 'p','f']"],
+    [
+      "PartitionKey eq 'p' and RowKey ge 'a' and RowKey ge 'c' and RowKey lt 'x' and RowKey le 'f'",
+      "range ['p','c' .. 'p','f']",
+    ],
     ["PartitionKey eq 'p' and RowKey ge 'c' and RowKey gt 'c'", "range ('p','c' .. 'p']"],
     ["PartitionKey eq 'p' and not (RowKey lt 'c')", "range ['p','c' .. 'p']"],
     ["PartitionKey ge 'a' and PartitionKey lt 'b'", "range ['a' .. 'b')"],
@@ -48,8 +51,14 @@ describe('range', () => {
     ["PartitionKey gt 'a' and PartitionKey lt 'c' and RowKey eq 'r'", "range ('a' .. 'c')"],
     ["PartitionKey ge 'a' and RowKey eq 'r'", "range ['a','r' .. +inf)"],
     ["PartitionKey eq 'a' or PartitionKey gt 'a'", "range ['a' .. +inf)"],
-    ["PartitionKey ge 'a' and PartitionKey le 'c' or PartitionKey ge 'b' and PartitionKey le 'd'", "range ['a' .. 'd']"],
-    ["PartitionKey lt 'b' and PartitionKey ge 'a' or PartitionKey ge 'b' and PartitionKey lt 'c'", "range ['a' .. 'c')"],
+    [
+      "PartitionKey ge 'a' and PartitionKey le 'c' or PartitionKey ge 'b' and PartitionKey le 'd'",
+      "range ['a' .. 'd']",
+    ],
+    [
+      "PartitionKey lt 'b' and PartitionKey ge 'a' or PartitionKey ge 'b' and PartitionKey lt 'c'",
+      "range ['a' .. 'c')",
+    ],
   ]);
 });
 
@@ -67,8 +76,11 @@ describe('partition-scan', () => {
     ["PartitionKey eq 'p' or PartitionKey eq 'p'", "partition-scan ['p' .. 'p']"],
     ["PartitionKey eq 5 or PartitionKey eq 'a'", "partition-scan ['a' .. 'a']"],
     ["PartitionKey eq 'p' and (RowKey lt 'c' or RowKey gt 'a')", "partition-scan ['p' .. 'p']"],
-    ["(PartitionKey eq 'p' and RowKey lt 'm') or (PartitionKey eq 'p' and RowKey ge 'm')", "partition-scan ['p' .. 'p']"],
-    ["PartitionKey eq 'p' and RowKey ne 5", "multi-range (no ranges)"],
+    [
+      "(PartitionKey eq 'p' and RowKey lt 'm') or (PartitionKey eq 'p' and RowKey ge 'm')",
+      "partition-scan ['p' .. 'p']",
+    ],
+    ["PartitionKey eq 'p' and RowKey ne 5", 'multi-range (no ranges)'],
     ["PartitionKey eq 'p' and not (RowKey eq 5)", "partition-scan ['p' .. 'p']"],
   ]);
 });
@@ -82,14 +94,20 @@ describe('multi-range: merged, disjoint, ascending', () => {
       "(PartitionKey eq 'a' and RowKey eq '1') or (PartitionKey eq 'b' and RowKey eq '2')",
       "multi-range ['a','1' .. 'a','1'] ['b','2' .. 'b','2']",
     ],
-    ["PartitionKey eq 'p' and (RowKey eq 'b' or RowKey eq 'a')", "multi-range ['p','a' .. 'p','a'] ['p','b' .. 'p','b']"],
+    [
+      "PartitionKey eq 'p' and (RowKey eq 'b' or RowKey eq 'a')",
+      "multi-range ['p','a' .. 'p','a'] ['p','b' .. 'p','b']",
+    ],
     ["PartitionKey lt 'b' or PartitionKey gt 'x'", "multi-range (-inf .. 'b') ('x' .. +inf)"],
     ["PartitionKey ne 'a'", "multi-range (-inf .. 'a') ('a' .. +inf)"],
     ["not (PartitionKey eq 'a')", "multi-range (-inf .. 'a') ('a' .. +inf)"],
     ["not (PartitionKey eq 'a' or Age gt 5)", "multi-range (-inf .. 'a') ('a' .. +inf)"],
     ["PartitionKey eq 'p' and RowKey ne 'r'", "multi-range ['p' .. 'p','r') ('p','r' .. 'p']"],
     ["PartitionKey eq 'a' or (PartitionKey eq 'b' and RowKey ge 'm')", "multi-range ['a' .. 'a'] ['b','m' .. 'b']"],
-    ["PartitionKey eq 'a' or PartitionKey eq 'a ' or PartitionKey eq 'a\u0000'", "multi-range ['a' .. 'a'] ['a\u0000' .. 'a\u0000'] ['a ' .. 'a ']"],
+    [
+      "PartitionKey eq 'a' or PartitionKey eq 'a ' or PartitionKey eq 'a\u0000'",
+      "multi-range ['a' .. 'a'] ['a\u0000' .. 'a\u0000'] ['a ' .. 'a ']",
+    ],
     ["PartitionKey eq '\uffff' or PartitionKey eq '😀'", "multi-range ['😀' .. '😀'] ['\uffff' .. '\uffff']"],
     [
       "(PartitionKey eq 'x' or PartitionKey eq 'a') and (RowKey eq '2' or RowKey eq '1')",
@@ -230,7 +248,10 @@ describe('intersectRanges: narrow to one limiting range (a SAS key range)', () =
   });
 
   test('a limit between the ranges leaves nothing', () => {
-    const limit: KeyRange = { lower: { partitionKey: 'd', inclusive: true }, upper: { partitionKey: 'x', inclusive: true } };
+    const limit: KeyRange = {
+      lower: { partitionKey: 'd', inclusive: true },
+      upper: { partitionKey: 'x', inclusive: true },
+    };
     assert.deepEqual(intersectRanges(ranges, limit), []);
   });
 });

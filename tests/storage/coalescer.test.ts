@@ -34,24 +34,38 @@ test('an idle coalescer sends at once; requests meanwhile go together, at most i
   const coalescer = new Coalescer<number, string>({ run: statements.run, runningMax: 2, itemsMax: 3 });
   const outcomes = Array.from({ length: 9 }, (_, item) => coalescer.submit(item));
   await turn();
-  assert.deepEqual(statements.groups.map((group) => group.items), [[0], [1]]);
+  assert.deepEqual(
+    statements.groups.map((group) => group.items),
+    [[0], [1]],
+  );
   statements.groups[0]!.finish();
   await turn();
-  assert.deepEqual(statements.groups.map((group) => group.items), [[0], [1], [2, 3, 4]]);
+  assert.deepEqual(
+    statements.groups.map((group) => group.items),
+    [[0], [1], [2, 3, 4]],
+  );
   statements.groups[1]!.finish();
   statements.groups[2]!.finish();
   await turn();
   assert.deepEqual(statements.groups.map((group) => group.items).slice(3), [[5, 6, 7], [8]]);
   statements.groups[3]!.finish();
   statements.groups[4]!.finish();
-  assert.deepEqual(await Promise.all(outcomes), Array.from({ length: 9 }, (_, item) => `done ${item}`));
+  assert.deepEqual(
+    await Promise.all(outcomes),
+    Array.from({ length: 9 }, (_, item) => `done ${item}`),
+  );
   assert.equal(statements.runningMost(), 2);
   assert.deepEqual([coalescer.statements, coalescer.items], [5, 9]);
 });
 
 test('items with one key never share a statement, and keep their order', async () => {
   const statements = heldStatements<string>();
-  const coalescer = new Coalescer<string, string>({ run: statements.run, runningMax: 1, itemsMax: 10, keyOf: (item) => item[0]! });
+  const coalescer = new Coalescer<string, string>({
+    run: statements.run,
+    runningMax: 1,
+    itemsMax: 10,
+    keyOf: (item) => item[0]!,
+  });
   const outcomes = ['x', 'a1', 'a2', 'b1', 'a3', 'b2', 'c1'].map((item) => coalescer.submit(item));
   for (let group = 0; group < 4; group++) {
     await turn();
@@ -107,8 +121,10 @@ test('a statement that failed for all its items (rerunAlone says no) fails each 
 
 test('which database failures a group reruns alone: the statement refused, not the database out of reach', () => {
   const failure = (code: string, message = 'failed') => Object.assign(new Error(message), { code });
-  for (const code of ['23503', '40P01', '40001', '55P03', '22P02']) assert.equal(isStatementFailure(failure(code)), true, code);
-  for (const code of ['ECONNREFUSED', '57P01', '53300', '57014', '08006']) assert.equal(isStatementFailure(failure(code)), false, code);
+  for (const code of ['23503', '40P01', '40001', '55P03', '22P02'])
+    assert.equal(isStatementFailure(failure(code)), true, code);
+  for (const code of ['ECONNREFUSED', '57P01', '53300', '57014', '08006'])
+    assert.equal(isStatementFailure(failure(code)), false, code);
   assert.equal(isStatementFailure(new Error('timeout exceeded when trying to connect')), false);
   assert.equal(isStatementFailure(new Error('store is closed')), false);
 });

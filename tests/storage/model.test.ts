@@ -3,9 +3,16 @@
 import { ModelStore } from './conformance/model.js';
 import { runStoreConformance } from './conformance/suite.js';
 
-runStoreConformance('model store', async () => {
-  const store = new ModelStore({ stepRowsMax: 16, stepExamineMax: 20 });
-  return { store, close: () => store.close() };
-}, {
-  skip: { 'after reopening: every acknowledged table, entity, version and setting, and later versions': 'the model lives in memory only' },
-});
+runStoreConformance(
+  'model store',
+  async () => {
+    const store = new ModelStore({ stepRowsMax: 16, stepExamineMax: 20 });
+    return { store, close: () => store.close() };
+  },
+  {
+    skip: {
+      'after reopening: every acknowledged table, entity, version and setting, and later versions':
+        'the model lives in memory only',
+    },
+  },
+);

@@ -10,7 +10,10 @@ import { decodeEntity } from '../../src/table/protocol/entity-text.js';
 import { encodeIncoming, encodeProperties, incomingText } from '../../src/storage/postgres/codec.js';
 import { randomEntityBody } from '../helpers/entity-bodies.js';
 
-/** Whether `text` is a body the service accepts; if so, checks both forms agree and says whether the stored text was used. */
+/**
+ * Whether `text` is a body the service accepts; if so, checks both forms agree and says whether the stored text was
+ * used.
+ */
 function check(text: string): boolean | undefined {
   let record;
   try {
@@ -34,7 +37,10 @@ describe('PostgreSQL codec: incoming properties from their stored text', () => {
       if (used !== undefined) accepted++;
       if (used === true) direct++;
     }
-    assert.ok(accepted > 400 && direct > accepted / 2, `${direct} of ${accepted} accepted bodies written from their text`);
+    assert.ok(
+      accepted > 400 && direct > accepted / 2,
+      `${direct} of ${accepted} accepted bodies written from their text`,
+    );
   });
 
   test('escapes jsonb needs, and look-alikes inside strings', () => {
@@ -53,7 +59,11 @@ describe('PostgreSQL codec: incoming properties from their stored text', () => {
       ['{"A":-0.5,"B":0}', true],
     ];
     for (const [properties, direct] of cases) {
-      assert.equal(check(`{"PartitionKey":"p","RowKey":"r",${properties.slice(1)}`.replace(',}', '}')), direct, properties);
+      assert.equal(
+        check(`{"PartitionKey":"p","RowKey":"r",${properties.slice(1)}`.replace(',}', '}')),
+        direct,
+        properties,
+      );
     }
   });
 });

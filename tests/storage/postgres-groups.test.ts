@@ -22,13 +22,54 @@ function put(rowKey: string, value: number, condition: Write['condition']): Writ
 }
 
 function merge(rowKey: string, value: number, condition: Write['condition']): Write {
-  return { partitionKey: 'p', rowKey, condition, action: { kind: 'merge', properties: new Map([['m', int32(value)]]) } };
+  return {
+    partitionKey: 'p',
+    rowKey,
+    condition,
+    action: { kind: 'merge', properties: new Map([['m', int32(value)]]) },
+  };
 }
 
 /** What a commit answered, as a word: 'ok' or the failure. */
 function outcome({ table, result }: TableCommit): string {
   if (table === undefined) return 'no table';
   return result.ok ? 'ok' : result.failure;
+}
+
+/** Stored before the burst: s0..s39 in both tables; their versions by `table/rowKey`. */
+async function storeBeforeBurst(store: PostgresStore): Promise<Map<string, bigint>> {
+  for (const name of ['GroupA', 'GroupB']) assert.equal(await store.createTable(account, name), 'created');
+  const stored = new Map<string, bigint>();
+  for (const name of ['GroupA', 'GroupB']) {
+    for (let i = 0; i < 40; i++) {
+      const { result } = await store.commitToTable(account, name, [put(`s${i}`, i, { kind: 'none' })]);
+      assert.ok(result.ok);
+      stored.set(`${name}/s${i}`, result.timestamp);
+    }
+  }
+  return stored;
+}
+
+/** What the burst wrote to one table, read by the other store. */
+async function checkBurstWrote(store: PostgresStore, name: string): Promise<void> {
+  const value = async (rowKey: string) => {
+    const entity = (await store.getTableEntity(account, name, 'p', rowKey))?.entity;
+    return (
+      entity &&
+      JSON.stringify(Object.fromEntries([...entity.properties].map(([property, { value }]) => [property, value])))
+    );
+  };
+  for (let i = 0; i < 10; i++) {
+    assert.equal(await value(`n${i}`), `{"v":${i}}`);
+    assert.equal(await value(`s${i}`), `{"v":${i}}`);
+    assert.equal(await value(`s${10 + i}`), `{"v":${100 + i}}`);
+    assert.equal(await value(`u${i}`), `{"v":${100 + i}}`);
+    assert.equal(await value(`s${20 + i}`), `{"v":${20 + i},"m":${i}}`);
+    assert.equal(await value(`s${30 + i}`), `{"v":${30 + i}}`);
+    assert.equal(await value(`m${i}`), undefined);
+  }
+  assert.match((await value('twice'))!, /^\{"v":[123]\}$/);
+  assert.match((await value('thrice'))!, /^\{"v":[012]\}$/);
 }
 
 describe('grouped statements on PostgreSQL', { skip: postgresUnavailable() }, () => {
@@ -38,16 +79,7 @@ describe('grouped statements on PostgreSQL', { skip: postgresUnavailable() }, ()
   before(() => ({ first, second } = stores));
 
   test('a burst of reads, inserts, upserts and merges: each request gets its own outcome, in fewer statements', async () => {
-    for (const name of ['GroupA', 'GroupB']) assert.equal(await first.createTable(account, name), 'created');
-    // Stored before the burst: s0..s39 in both tables.
-    const stored = new Map<string, bigint>();
-    for (const name of ['GroupA', 'GroupB']) {
-      for (let i = 0; i < 40; i++) {
-        const { result } = await first.commitToTable(account, name, [put(`s${i}`, i, { kind: 'none' })]);
-        assert.ok(result.ok);
-        stored.set(`${name}/s${i}`, result.timestamp);
-      }
-    }
+    const stored = await storeBeforeBurst(first);
     const before = first.groupCounts();
 
     // Each entry: the request, and the outcome it must have (a set where a race decides).
@@ -91,27 +123,17 @@ describe('grouped statements on PostgreSQL', { skip: postgresUnavailable() }, ()
     }
     const outcomes = await Promise.all(requests.map((request) => request.run()));
     for (const [index, request] of requests.entries()) {
-      assert.ok(request.expect.includes(outcomes[index]!), `request ${index}: ${outcomes[index]} not in ${request.expect.join('|')}`);
+      assert.ok(
+        request.expect.includes(outcomes[index]!),
+        `request ${index}: ${outcomes[index]} not in ${request.expect.join('|')}`,
+      );
     }
     for (const name of ['GroupA', 'GroupB']) {
-      const twice = requests.filter((request, index) => request.tag === `${name.toLowerCase()}/twice` && outcomes[index] === 'ok');
+      const twice = requests.filter(
+        (request, index) => request.tag === `${name.toLowerCase()}/twice` && outcomes[index] === 'ok',
+      );
       assert.equal(twice.length, 1, 'exactly one of the three inserts of one key wins');
-      // What the burst wrote, read by the other store.
-      const value = async (rowKey: string) => {
-        const entity = (await second.getTableEntity(account, name, 'p', rowKey))?.entity;
-        return entity && JSON.stringify(Object.fromEntries([...entity.properties].map(([property, { value }]) => [property, value])));
-      };
-      for (let i = 0; i < 10; i++) {
-        assert.equal(await value(`n${i}`), `{"v":${i}}`);
-        assert.equal(await value(`s${i}`), `{"v":${i}}`);
-        assert.equal(await value(`s${10 + i}`), `{"v":${100 + i}}`);
-        assert.equal(await value(`u${i}`), `{"v":${100 + i}}`);
-        assert.equal(await value(`s${20 + i}`), `{"v":${20 + i},"m":${i}}`);
-        assert.equal(await value(`s${30 + i}`), `{"v":${30 + i}}`);
-        assert.equal(await value(`m${i}`), undefined);
-      }
-      assert.match((await value('twice'))!, /^\{"v":[123]\}$/);
-      assert.match((await value('thrice'))!, /^\{"v":[012]\}$/);
+      await checkBurstWrote(second, name);
     }
     const after_ = first.groupCounts();
     for (const kind of ['reads', 'inserts', 'upserts', 'merges'] as const) {
@@ -133,23 +155,35 @@ describe('grouped statements on PostgreSQL', { skip: postgresUnavailable() }, ()
     for (let round = 0; round < 3; round++) {
       const merges = await Promise.all(
         [first, second, first, second].flatMap((store, contender) =>
-          versions.map((version, i) => store.commitToTable(account, 'GroupRace', [merge(`r${i}`, contender, { kind: 'version', timestamp: version })])),
+          versions.map((version, i) =>
+            store.commitToTable(account, 'GroupRace', [
+              merge(`r${i}`, contender, { kind: 'version', timestamp: version }),
+            ]),
+          ),
         ),
       );
       const inserts = await Promise.all(
         [first, second, second, first].flatMap((store, contender) =>
-          versions.map((_, i) => store.commitToTable(account, 'GroupRace', [put(`new${round}-${i}`, contender, { kind: 'absent' })])),
+          versions.map((_, i) =>
+            store.commitToTable(account, 'GroupRace', [put(`new${round}-${i}`, contender, { kind: 'absent' })]),
+          ),
         ),
       );
       for (let i = 0; i < versions.length; i++) {
-        const mergeWinners = [0, 1, 2, 3].map((contender) => merges[contender * versions.length + i]!).filter((merged) => merged.result.ok);
+        const mergeWinners = [0, 1, 2, 3]
+          .map((contender) => merges[contender * versions.length + i]!)
+          .filter((merged) => merged.result.ok);
         assert.equal(mergeWinners.length, 1, `round ${round}, r${i}: ${mergeWinners.length} merges won`);
         for (let contender = 0; contender < 4; contender++) {
           const merged = merges[contender * versions.length + i]!;
           if (!merged.result.ok) assert.equal(merged.result.failure, 'versionMismatch');
         }
         const insertOutcomes = [0, 1, 2, 3].map((contender) => outcome(inserts[contender * versions.length + i]!));
-        assert.deepEqual(insertOutcomes.filter((word) => word === 'ok').length, 1, `round ${round}, new${round}-${i}: ${insertOutcomes.join()}`);
+        assert.deepEqual(
+          insertOutcomes.filter((word) => word === 'ok').length,
+          1,
+          `round ${round}, new${round}-${i}: ${insertOutcomes.join()}`,
+        );
         assert.ok(insertOutcomes.every((word) => word === 'ok' || word === 'exists'));
         const winner = mergeWinners[0]!.result;
         assert.ok(winner.ok && winner.timestamp > versions[i]!, 'a merge moves the version forward');

@@ -27,7 +27,10 @@ function put(partitionKey: string, rowKey: string, properties: Record<string, Ed
   return { partitionKey, rowKey, condition: { kind: 'none' }, action: { kind: 'put', properties: props(properties) } };
 }
 
-const eq = (property: string, value: number | bigint | string | boolean): Extract<PropertyCondition, { property: string }> =>
+const eq = (
+  property: string,
+  value: number | bigint | string | boolean,
+): Extract<PropertyCondition, { property: string }> =>
   typeof value === 'string'
     ? { kind: 'string', property, operator: 'eq', value }
     : typeof value === 'boolean'
@@ -60,26 +63,58 @@ function seedWrites(): Write[][] {
   return [0, 1, 2].map((p) =>
     Array.from({ length: 60 }, (_, r) => {
       const value = bucketValues[(r + p) % bucketValues.length];
-      return put(`p${p}`, `r${String(r).padStart(3, '0')}`, { ...(value === undefined ? {} : { Bucket: value }), Other: edm.int32(r % 3) });
+      return put(`p${p}`, `r${String(r).padStart(3, '0')}`, {
+        ...(value === undefined ? {} : { Bucket: value }),
+        Other: edm.int32(r % 3),
+      });
     }),
   );
 }
 
-const literals: readonly PropertyCondition[] = [7, 7n, 7.5, '7', true, false, 0, -0, 2 ** 53, 2n ** 53n + 1n, 3, 'a', 4].map((value) => eq('Bucket', value));
+const literals: readonly PropertyCondition[] = [
+  7,
+  7n,
+  7.5,
+  '7',
+  true,
+  false,
+  0,
+  -0,
+  2 ** 53,
+  2n ** 53n + 1n,
+  3,
+  'a',
+  4,
+].map((value) => eq('Bucket', value));
 
 /** The keys a full walk keeps that satisfy every condition, and the rows it examined. */
-async function matches(store: Store, table: TableInfo, conditions: PropertyCondition[], limit = 1000): Promise<{ keys: string[]; examined: number }> {
+async function matches(
+  store: Store,
+  table: TableInfo,
+  conditions: PropertyCondition[],
+  limit = 1000,
+): Promise<{ keys: string[]; examined: number }> {
   const walked = await walk(store, table, {}, limit, conditions);
-  return { keys: walked.entities.filter((row) => conditions.every((c) => satisfies(row, c))).map(keyText), examined: walked.examined };
+  return {
+    keys: walked.entities.filter((row) => conditions.every((c) => satisfies(row, c))).map(keyText),
+    examined: walked.examined,
+  };
 }
 
 /** Scans with `condition` until the steps examine only its matches (the index is in use). */
-async function untilIndexed(store: Store, table: TableInfo, condition: Extract<PropertyCondition, { property: string }>): Promise<void> {
+async function untilIndexed(
+  store: Store,
+  table: TableInfo,
+  condition: Extract<PropertyCondition, { property: string }>,
+): Promise<void> {
   const deadline = Date.now() + buildWaitMs;
   for (;;) {
     const { keys, examined } = await matches(store, table, [condition]);
     if (examined === keys.length) return;
-    assert.ok(Date.now() < deadline, `an index serves ${condition.property} within ${buildWaitMs} ms (examined ${examined}, matches ${keys.length})`);
+    assert.ok(
+      Date.now() < deadline,
+      `an index serves ${condition.property} within ${buildWaitMs} ms (examined ${examined}, matches ${keys.length})`,
+    );
     await sleep(50);
   }
 }
@@ -95,13 +130,20 @@ async function catalogIndexes(url: string): Promise<{ name: string; valid: boole
 }
 
 async function tableId(url: string, name: string): Promise<string> {
-  return onDatabase(url, async (client) => (await client.query<{ id: string }>('SELECT id FROM cerulean.tables WHERE name_lower = $1', [name.toLowerCase()])).rows[0]!.id);
+  return onDatabase(
+    url,
+    async (client) =>
+      (await client.query<{ id: string }>('SELECT id FROM cerulean.tables WHERE name_lower = $1', [name.toLowerCase()]))
+        .rows[0]!.id,
+  );
 }
 
 describe('PostgreSQL automatic property indexes', { skip: postgresUnavailable() }, () => {
   let url: string;
   const stores: PostgresStore[] = [];
-  const open = async (options: { autoIndexRows?: number; stepExamineMax?: number; indexCatalogRefreshMs?: number } = {}) => {
+  const open = async (
+    options: { autoIndexRows?: number; stepExamineMax?: number; indexCatalogRefreshMs?: number } = {},
+  ) => {
     const store = await PostgresStore.open({ url, autoIndexRows, ...options });
     stores.push(store);
     return store;
@@ -124,14 +166,25 @@ describe('PostgreSQL automatic property indexes', { skip: postgresUnavailable() 
   test('an index appears once scans earn it; results are the same at every window and page; later writes are seen', async () => {
     const store = await open({ stepExamineMax: 7 });
     const table = await seededTable(store, 'Mixed');
-    const conditionSets = [...literals.map((c) => [c]), ...literals.map((c) => [eq('Other', 1), c]), [eq('Bucket', 7), eq('Other', 9)]];
+    const conditionSets = [
+      ...literals.map((c) => [c]),
+      ...literals.map((c) => [eq('Other', 1), c]),
+      [eq('Bucket', 7), eq('Other', 9)],
+    ];
     const before = new Map<string, string[]>();
     for (const conditions of conditionSets) {
-      for (const limit of [1, 4, 1000]) before.set(`${JSON.stringify(conditions, bigints)} ${limit}`, (await matches(store, table, conditions, limit)).keys);
+      for (const limit of [1, 4, 1000])
+        before.set(
+          `${JSON.stringify(conditions, bigints)} ${limit}`,
+          (await matches(store, table, conditions, limit)).keys,
+        );
     }
     await untilIndexed(store, table, eq('Bucket', 7));
     const id = await tableId(url, 'Mixed');
-    assert.deepEqual((await catalogIndexes(url)).filter((index) => index.name === `ci${id}_Bucket`), [{ name: `ci${id}_Bucket`, valid: true }]);
+    assert.deepEqual(
+      (await catalogIndexes(url)).filter((index) => index.name === `ci${id}_Bucket`),
+      [{ name: `ci${id}_Bucket`, valid: true }],
+    );
     for (const conditions of conditionSets) {
       for (const limit of [1, 4, 1000]) {
         const key = `${JSON.stringify(conditions, bigints)} ${limit}`;
@@ -145,11 +198,35 @@ describe('PostgreSQL automatic property indexes', { skip: postgresUnavailable() 
 
     // Writes after the index: a value changed out of and into 7 (replace, SQL merge, batch), a delete.
     assert.ok((await store.commit(table, [put('p0', 'r000', { Bucket: edm.string('no') })])).ok);
-    assert.ok((await store.commit(table, [{ partitionKey: 'p0', rowKey: 'r003', condition: { kind: 'none' }, action: { kind: 'merge', properties: props({ Bucket: edm.int64(7n) }) } }])).ok);
-    assert.ok((await store.commit(table, [put('p9', 'a', { Bucket: edm.double(7) }), put('p9', 'b', { Bucket: edm.int32(8) })])).ok);
-    assert.ok((await store.commit(table, [{ partitionKey: 'p1', rowKey: 'r016', condition: { kind: 'none' }, action: { kind: 'delete' } }])).ok);
+    assert.ok(
+      (
+        await store.commit(table, [
+          {
+            partitionKey: 'p0',
+            rowKey: 'r003',
+            condition: { kind: 'none' },
+            action: { kind: 'merge', properties: props({ Bucket: edm.int64(7n) }) },
+          },
+        ])
+      ).ok,
+    );
+    assert.ok(
+      (await store.commit(table, [put('p9', 'a', { Bucket: edm.double(7) }), put('p9', 'b', { Bucket: edm.int32(8) })]))
+        .ok,
+    );
+    assert.ok(
+      (
+        await store.commit(table, [
+          { partitionKey: 'p1', rowKey: 'r016', condition: { kind: 'none' }, action: { kind: 'delete' } },
+        ])
+      ).ok,
+    );
     const after = (await matches(store, table, [eq('Bucket', 7)], 3)).keys;
-    const expected = sevens.keys.filter((key) => key !== keyText({ partitionKey: 'p0', rowKey: 'r000' }) && key !== keyText({ partitionKey: 'p1', rowKey: 'r016' }));
+    const expected = sevens.keys.filter(
+      (key) =>
+        key !== keyText({ partitionKey: 'p0', rowKey: 'r000' }) &&
+        key !== keyText({ partitionKey: 'p1', rowKey: 'r016' }),
+    );
     expected.push(keyText({ partitionKey: 'p0', rowKey: 'r003' }), keyText({ partitionKey: 'p9', rowKey: 'a' }));
     assert.deepEqual([...after].sort(), [...expected].sort());
   });
@@ -193,12 +270,20 @@ describe('PostgreSQL automatic property indexes', { skip: postgresUnavailable() 
     const oldId = await tableId(url, 'Again');
     assert.ok(await other.deleteTable(account, 'Again'));
     assert.equal(await other.createTable(account, 'Again'), 'created');
-    assert.ok((await other.commit(table, [put('q', '1', { Bucket: edm.int32(7) }), put('q', '2', { Bucket: edm.int32(8) })])).ok);
+    assert.ok(
+      (await other.commit(table, [put('q', '1', { Bucket: edm.int32(7) }), put('q', '2', { Bucket: edm.int32(8) })]))
+        .ok,
+    );
     assert.notEqual(await tableId(url, 'Again'), oldId, 'a table created again gets a new id');
-    assert.deepEqual((await matches(reader, table, [eq('Bucket', 7)])).keys, [keyText({ partitionKey: 'q', rowKey: '1' })]);
+    assert.deepEqual((await matches(reader, table, [eq('Bucket', 7)])).keys, [
+      keyText({ partitionKey: 'q', rowKey: '1' }),
+    ]);
     // The drop runs in the background of the deleting store: closing it waits for it.
     await other.close();
-    assert.ok(!(await catalogIndexes(url)).some((index) => index.name.startsWith(`ci${oldId}_`)), 'the deleted table has no index left');
+    assert.ok(
+      !(await catalogIndexes(url)).some((index) => index.name.startsWith(`ci${oldId}_`)),
+      'the deleted table has no index left',
+    );
   });
 
   test('an INVALID index (a dead build) is never used, and is dropped and built again', async () => {
@@ -207,15 +292,23 @@ describe('PostgreSQL automatic property indexes', { skip: postgresUnavailable() 
     const id = await tableId(url, 'Dead');
     // A unique build over duplicate values fails and leaves an INVALID index of that name.
     await onDatabase(url, (client) =>
-      client.query(`CREATE UNIQUE INDEX CONCURRENTLY "ci${id}_Bucket" ON cerulean.entities ((props -> 'Other')) WHERE table_id = ${id}`).catch(() => undefined),
+      client
+        .query(
+          `CREATE UNIQUE INDEX CONCURRENTLY "ci${id}_Bucket" ON cerulean.entities ((props -> 'Other')) WHERE table_id = ${id}`,
+        )
+        .catch(() => undefined),
     );
-    assert.deepEqual(await catalogIndexes(url).then((rows) => rows.filter((row) => row.name === `ci${id}_Bucket`)), [{ name: `ci${id}_Bucket`, valid: false }]);
+    assert.deepEqual(await catalogIndexes(url).then((rows) => rows.filter((row) => row.name === `ci${id}_Bucket`)), [
+      { name: `ci${id}_Bucket`, valid: false },
+    ]);
     const reopened = await open();
     const before = await matches(reopened, table, [eq('Bucket', 7)]);
     assert.equal(before.examined, 180, 'the invalid index is not read');
     await untilIndexed(reopened, table, eq('Bucket', 7));
     assert.deepEqual((await matches(reopened, table, [eq('Bucket', 7)])).keys, before.keys);
-    assert.deepEqual(await catalogIndexes(url).then((rows) => rows.filter((row) => row.name === `ci${id}_Bucket`)), [{ name: `ci${id}_Bucket`, valid: true }]);
+    assert.deepEqual(await catalogIndexes(url).then((rows) => rows.filter((row) => row.name === `ci${id}_Bucket`)), [
+      { name: `ci${id}_Bucket`, valid: true },
+    ]);
   });
 
   test(`a table gets at most ${indexesPerTableMax} indexes, whichever stores ask; long names fit`, async () => {
@@ -223,7 +316,9 @@ describe('PostgreSQL automatic property indexes', { skip: postgresUnavailable() 
     assert.equal(await one.createTable(account, 'Many'), 'created');
     const table = { account, name: 'Many' };
     const names = ['A', 'B', 'C', 'D', 'E', 'F', `L${'o'.repeat(61)}ng`];
-    const rows = Array.from({ length: 60 }, (_, r) => put('p', String(r).padStart(3, '0'), Object.fromEntries(names.map((name) => [name, edm.int32(r % 5)]))));
+    const rows = Array.from({ length: 60 }, (_, r) =>
+      put('p', String(r).padStart(3, '0'), Object.fromEntries(names.map((name) => [name, edm.int32(r % 5)]))),
+    );
     assert.ok((await one.commit(table, rows)).ok);
     // Each store's demand fires for every name (two scans of 60 rows each).
     for (const store of [one, two, one, two]) for (const name of names) await matches(store, table, [eq(name, 1)]);
@@ -248,7 +343,10 @@ describe('PostgreSQL automatic property indexes', { skip: postgresUnavailable() 
     for (let round = 0; round < 5; round++) await matches(store, table, [eq('Bucket', 7)]);
     await store.close();
     const id = await tableId(url, 'Never');
-    assert.deepEqual((await catalogIndexes(url)).filter((index) => index.name.startsWith(`ci${id}_`)), []);
+    assert.deepEqual(
+      (await catalogIndexes(url)).filter((index) => index.name.startsWith(`ci${id}_`)),
+      [],
+    );
   });
 });
 

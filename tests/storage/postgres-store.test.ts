@@ -8,12 +8,32 @@ import type { EdmValue } from '../../src/domain/edm.js';
 import { encodeMinimalProperties } from '../../src/table/protocol/odata.js';
 import type { PostgresStore } from '../../src/storage/postgres/postgres-store.js';
 import type { CommitResult, TableInfo, Write } from '../../src/storage/store.js';
-import { createDatabase, dropDatabase, onDatabase, openPostgresStore, postgresUnavailable, twoStoresForSuite } from '../helpers/postgres.js';
+import {
+  createDatabase,
+  dropDatabase,
+  onDatabase,
+  openPostgresStore,
+  postgresUnavailable,
+  twoStoresForSuite,
+} from '../helpers/postgres.js';
 
 const account = 'devstoreaccount1';
 
-function put(partitionKey: string, rowKey: string, value: EdmValue = { type: 'Edm.Int32', value: 1 }, condition: Write['condition'] = { kind: 'none' }): Write {
+function put(
+  partitionKey: string,
+  rowKey: string,
+  value: EdmValue = { type: 'Edm.Int32', value: 1 },
+  condition: Write['condition'] = { kind: 'none' },
+): Write {
   return { partitionKey, rowKey, condition, action: { kind: 'put', properties: new Map([['v', value]]) } };
+}
+
+function properties(...entries: [string, EdmValue][]): Map<string, EdmValue> {
+  return new Map(entries);
+}
+
+function merge(rowKey: string, incoming: Map<string, EdmValue>, condition: Write['condition']): Write {
+  return { partitionKey: 'p', rowKey, condition, action: { kind: 'merge', properties: incoming } };
 }
 
 async function allKeys(store: PostgresStore, table: TableInfo): Promise<[string, string][]> {
@@ -42,11 +62,20 @@ describe('the PostgreSQL store', { skip: postgresUnavailable() }, () => {
     const table = await freshTable('keyorder');
     const long = 'ᄀ'.repeat(1024); // 3 UTF-8 bytes each: 3 KiB as text, 2 KiB as UTF-16
     const keys = ['', '10', '2', 'B', '_', 'a', 'é', '\ue000', '\uffff', '\u{1f600}', '\u{10ffff}', long];
-    assert.ok((await first.commit(table, keys.map((key) => put('p', key)))).ok);
+    assert.ok(
+      (
+        await first.commit(
+          table,
+          keys.map((key) => put('p', key)),
+        )
+      ).ok,
+    );
     assert.ok((await first.commit(table, [put(long, long)])).ok);
     const expected = [...keys].sort(); // JavaScript compares UTF-16 code units
     assert.deepEqual(
-      (await allKeys(first, table)).map(([partitionKey, rowKey]) => (partitionKey === 'p' ? rowKey : `pk:${rowKey === long}`)),
+      (await allKeys(first, table)).map(([partitionKey, rowKey]) =>
+        partitionKey === 'p' ? rowKey : `pk:${rowKey === long}`,
+      ),
       [...expected, 'pk:true'],
     );
   });
@@ -63,14 +92,25 @@ describe('the PostgreSQL store', { skip: postgresUnavailable() }, () => {
       { type: 'Edm.Double', value: 5e-324 },
       { type: 'Edm.Int64', value: -(2n ** 63n) },
     ];
-    assert.ok((await first.commit(table, values.map((value, i) => put('p', String(i), value)))).ok);
+    assert.ok(
+      (
+        await first.commit(
+          table,
+          values.map((value, i) => put('p', String(i), value)),
+        )
+      ).ok,
+    );
     for (const [i, value] of values.entries()) {
       const read = (await second.getEntity(table, 'p', String(i)))!.properties.get('v')!;
       assert.equal(read.type, value.type);
       assert.ok(Object.is(read.value, value.value) || read.value === value.value, `${i}: ${String(read.value)}`);
     }
     // A string condition keeps an escaped string (it may satisfy the condition).
-    const step = await first.scan(table, {}, { conditions: [{ kind: 'string', property: 'v', operator: 'gt', value: 'a' }], limit: 100 });
+    const step = await first.scan(
+      table,
+      {},
+      { conditions: [{ kind: 'string', property: 'v', operator: 'gt', value: 'a' }], limit: 100 },
+    );
     assert.ok(step.entities.some((entity) => entity.rowKey === '0'));
   });
 
@@ -78,7 +118,11 @@ describe('the PostgreSQL store', { skip: postgresUnavailable() }, () => {
     const table = await freshTable('atomic');
     const created = await first.commit(table, [put('p', 'x')]);
     assert.ok(created.ok);
-    const failed = await first.commit(table, [put('p', 'a'), put('p', 'b'), put('p', 'x', undefined, { kind: 'absent' })]);
+    const failed = await first.commit(table, [
+      put('p', 'a'),
+      put('p', 'b'),
+      put('p', 'x', undefined, { kind: 'absent' }),
+    ]);
     assert.deepEqual(failed, { ok: false, index: 2, failure: 'exists' });
     assert.equal(await first.getEntity(table, 'p', 'a'), undefined);
     let last = created.timestamp;
@@ -99,11 +143,20 @@ describe('the PostgreSQL store', { skip: postgresUnavailable() }, () => {
       const results: CommitResult[] = await Promise.all(
         [first, second, first, second].map((store, i) =>
           // Lone writes and batches take different paths: race both.
-          store.commit(table, round % 2 === 0 ? [put('p', 'r', { type: 'Edm.Int32', value: i }, condition)] : [put('p', 'r', undefined, condition), put('p', `other${round}-${i}`)]),
+          store.commit(
+            table,
+            round % 2 === 0
+              ? [put('p', 'r', { type: 'Edm.Int32', value: i }, condition)]
+              : [put('p', 'r', undefined, condition), put('p', `other${round}-${i}`)],
+          ),
         ),
       );
       const winners = results.filter((result) => result.ok);
-      assert.equal(winners.length, 1, JSON.stringify(results, (_, v: unknown) => (typeof v === 'bigint' ? v.toString() : v)));
+      assert.equal(
+        winners.length,
+        1,
+        JSON.stringify(results, (_, v: unknown) => (typeof v === 'bigint' ? v.toString() : v)),
+      );
       for (const result of results) if (!result.ok) assert.equal(result.failure, 'versionMismatch');
       current = winners[0]!;
     }
@@ -111,13 +164,19 @@ describe('the PostgreSQL store', { skip: postgresUnavailable() }, () => {
 
   test('a table deleted by one store: the other writes nothing into it, its settings go with it', async () => {
     const table = await freshTable('deleted');
-    assert.equal(await second.putSettings(account, [{ key: { scope: 'table', table: 'DELETED' }, value: '<acl/>' }]), 'ok');
+    assert.equal(
+      await second.putSettings(account, [{ key: { scope: 'table', table: 'DELETED' }, value: '<acl/>' }]),
+      'ok',
+    );
     assert.equal(await first.getSetting(account, { scope: 'table', table: 'deleted' }), '<acl/>');
     const writes = Array.from({ length: 20 }, (_, i) => second.commit(table, [put('p', String(i))]));
     assert.equal(await first.deleteTable(account, 'Deleted'), true);
     const results = await Promise.all(writes);
     for (const result of results) assert.ok(result.ok || result.failure === 'tableNotFound');
-    assert.equal(await second.putSettings(account, [{ key: { scope: 'table', table: 'deleted' }, value: '<acl/>' }]), 'tableNotFound');
+    assert.equal(
+      await second.putSettings(account, [{ key: { scope: 'table', table: 'deleted' }, value: '<acl/>' }]),
+      'tableNotFound',
+    );
     assert.deepEqual(await second.commit(table, [put('p', 'late')]), { ok: false, index: 0, failure: 'tableNotFound' });
     await second.createTable(account, 'deleted');
     assert.deepEqual(await allKeys(first, table), []);
@@ -131,15 +190,8 @@ describe('the PostgreSQL store', { skip: postgresUnavailable() }, () => {
     assert.deepEqual(names, ['alpha', 'atomic', 'Beta']);
   });
 
-  test('a lone merge computed in SQL: members replaced and added in order, annotations follow the new type, conditions and limits hold', async () => {
+  test('a lone merge computed in SQL: members replaced and added in order, annotations follow the new type, conditions hold', async () => {
     const table = await freshTable('mergesql');
-    const properties = (...entries: [string, EdmValue][]) => new Map(entries);
-    const merge = (rowKey: string, incoming: Map<string, EdmValue>, condition: Write['condition']): Write => ({
-      partitionKey: 'p',
-      rowKey,
-      condition,
-      action: { kind: 'merge', properties: incoming },
-    });
     const stored = await first.commit(table, [
       {
         partitionKey: 'p',
@@ -147,7 +199,11 @@ describe('the PostgreSQL store', { skip: postgresUnavailable() }, () => {
         condition: { kind: 'absent' },
         action: {
           kind: 'put',
-          properties: properties(['a', { type: 'Edm.Int64', value: 5n }], ['b', { type: 'Edm.String', value: 'x' }], ['c', { type: 'Edm.DateTime', value: 1n }]),
+          properties: properties(
+            ['a', { type: 'Edm.Int64', value: 5n }],
+            ['b', { type: 'Edm.String', value: 'x' }],
+            ['c', { type: 'Edm.DateTime', value: 1n }],
+          ),
         },
       },
     ]);
@@ -174,34 +230,112 @@ describe('the PostgreSQL store', { skip: postgresUnavailable() }, () => {
       ),
     );
     assert.ok(Object.is(entity!.properties.get('d')!.value, -0));
-    // An entity of one property (stored without an order member) gains the others after it.
-    assert.ok((await first.commit(table, [put('p', 'one', { type: 'Edm.Int32', value: 1 })])).ok);
-    assert.ok((await second.commit(table, [merge('one', properties(['z', { type: 'Edm.Boolean', value: true }], ['v', { type: 'Edm.Int32', value: 2 }]), { kind: 'present' })])).ok);
-    assert.deepEqual([...(await first.getEntity(table, 'p', 'one'))!.properties], [['v', { type: 'Edm.Int32', value: 2 }], ['z', { type: 'Edm.Boolean', value: true }]]);
     // Conditions: a stale version, a missing entity, a missing table.
-    assert.deepEqual(await first.commit(table, [merge('r', incoming, { kind: 'version', timestamp: stored.timestamp })]), { ok: false, index: 0, failure: 'versionMismatch' });
-    assert.deepEqual(await first.commit(table, [merge('absent', incoming, { kind: 'present' })]), { ok: false, index: 0, failure: 'notFound' });
-    assert.deepEqual(await first.commit({ account, name: 'nosuchtable' }, [merge('r', incoming, { kind: 'present' })]), { ok: false, index: 0, failure: 'tableNotFound' });
-    // Limits after the merge: 252 properties, 1 MiB (a string counts 2 bytes a UTF-16 code unit).
-    const wide = new Map(Array.from({ length: 250 }, (_, i): [string, EdmValue] => [`p${i}`, { type: 'Edm.Int32', value: i }]));
-    assert.ok((await first.commit(table, [{ partitionKey: 'p', rowKey: 'wide', condition: { kind: 'none' }, action: { kind: 'put', properties: wide } }])).ok);
-    const three = properties(['x1', { type: 'Edm.Int32', value: 1 }], ['x2', { type: 'Edm.Int32', value: 1 }], ['x3', { type: 'Edm.Int32', value: 1 }]);
-    assert.deepEqual(await second.commit(table, [merge('wide', three, { kind: 'present' })]), { ok: false, index: 0, failure: 'tooManyProperties' });
-    assert.ok((await second.commit(table, [merge('wide', properties(['x1', { type: 'Edm.Int32', value: 1 }], ['x2', { type: 'Edm.Int32', value: 1 }]), { kind: 'present' })])).ok);
-    assert.equal((await first.getEntity(table, 'p', 'wide'))!.properties.size, 252);
-    const big = properties(['s', { type: 'Edm.String', value: 'a'.repeat(520_000) }]);
-    assert.ok((await first.commit(table, [{ partitionKey: 'p', rowKey: 'big', condition: { kind: 'none' }, action: { kind: 'put', properties: big } }])).ok);
-    assert.deepEqual(await second.commit(table, [merge('big', properties(['t', { type: 'Edm.String', value: 'b'.repeat(5_000) }]), { kind: 'present' })]), {
+    assert.deepEqual(
+      await first.commit(table, [merge('r', incoming, { kind: 'version', timestamp: stored.timestamp })]),
+      { ok: false, index: 0, failure: 'versionMismatch' },
+    );
+    assert.deepEqual(await first.commit(table, [merge('absent', incoming, { kind: 'present' })]), {
       ok: false,
       index: 0,
-      failure: 'entityTooLarge',
+      failure: 'notFound',
     });
-    assert.ok((await second.commit(table, [merge('big', properties(['t', { type: 'Edm.String', value: 'b'.repeat(100) }]), { kind: 'present' })])).ok);
+    assert.deepEqual(
+      await first.commit({ account, name: 'nosuchtable' }, [merge('r', incoming, { kind: 'present' })]),
+      { ok: false, index: 0, failure: 'tableNotFound' },
+    );
+  });
+
+  test('a lone merge computed in SQL into an entity of one property (stored without an order member)', async () => {
+    const table = await freshTable('mergeorder');
+    // It gains the others after it.
+    assert.ok((await first.commit(table, [put('p', 'one', { type: 'Edm.Int32', value: 1 })])).ok);
+    assert.ok(
+      (
+        await second.commit(table, [
+          merge(
+            'one',
+            properties(['z', { type: 'Edm.Boolean', value: true }], ['v', { type: 'Edm.Int32', value: 2 }]),
+            { kind: 'present' },
+          ),
+        ])
+      ).ok,
+    );
+    assert.deepEqual(
+      [...(await first.getEntity(table, 'p', 'one'))!.properties],
+      [
+        ['v', { type: 'Edm.Int32', value: 2 }],
+        ['z', { type: 'Edm.Boolean', value: true }],
+      ],
+    );
+  });
+
+  test('a lone merge computed in SQL: the entity limits hold after the merge', async () => {
+    const table = await freshTable('mergelimits');
+    // 252 properties, 1 MiB (a string counts 2 bytes a UTF-16 code unit).
+    const wide = new Map(
+      Array.from({ length: 250 }, (_, i): [string, EdmValue] => [`p${i}`, { type: 'Edm.Int32', value: i }]),
+    );
+    assert.ok(
+      (
+        await first.commit(table, [
+          { partitionKey: 'p', rowKey: 'wide', condition: { kind: 'none' }, action: { kind: 'put', properties: wide } },
+        ])
+      ).ok,
+    );
+    const three = properties(
+      ['x1', { type: 'Edm.Int32', value: 1 }],
+      ['x2', { type: 'Edm.Int32', value: 1 }],
+      ['x3', { type: 'Edm.Int32', value: 1 }],
+    );
+    assert.deepEqual(await second.commit(table, [merge('wide', three, { kind: 'present' })]), {
+      ok: false,
+      index: 0,
+      failure: 'tooManyProperties',
+    });
+    assert.ok(
+      (
+        await second.commit(table, [
+          merge('wide', properties(['x1', { type: 'Edm.Int32', value: 1 }], ['x2', { type: 'Edm.Int32', value: 1 }]), {
+            kind: 'present',
+          }),
+        ])
+      ).ok,
+    );
+    assert.equal((await first.getEntity(table, 'p', 'wide'))!.properties.size, 252);
+    const big = properties(['s', { type: 'Edm.String', value: 'a'.repeat(520_000) }]);
+    assert.ok(
+      (
+        await first.commit(table, [
+          { partitionKey: 'p', rowKey: 'big', condition: { kind: 'none' }, action: { kind: 'put', properties: big } },
+        ])
+      ).ok,
+    );
+    assert.deepEqual(
+      await second.commit(table, [
+        merge('big', properties(['t', { type: 'Edm.String', value: 'b'.repeat(5_000) }]), { kind: 'present' }),
+      ]),
+      {
+        ok: false,
+        index: 0,
+        failure: 'entityTooLarge',
+      },
+    );
+    assert.ok(
+      (
+        await second.commit(table, [
+          merge('big', properties(['t', { type: 'Edm.String', value: 'b'.repeat(100) }]), { kind: 'present' }),
+        ])
+      ).ok,
+    );
   });
 
   test('one call finds the table and reads or commits: the stored name, a missing table, failures', async () => {
     assert.equal(await first.createTable(account, 'MixedCase'), 'created');
-    assert.deepEqual(await second.getTableEntity(account, 'mixedcase', 'p', 'r'), { table: { account, name: 'MixedCase' }, entity: undefined });
+    assert.deepEqual(await second.getTableEntity(account, 'mixedcase', 'p', 'r'), {
+      table: { account, name: 'MixedCase' },
+      entity: undefined,
+    });
     const insert = put('p', 'r', { type: 'Edm.Int32', value: 3 }, { kind: 'absent' });
     const committed = await second.commitToTable(account, 'MIXEDCASE', [insert]);
     assert.deepEqual(committed.table, { account, name: 'MixedCase' });
@@ -212,14 +346,25 @@ describe('the PostgreSQL store', { skip: postgresUnavailable() }, () => {
     assert.deepEqual(read?.entity?.properties, new Map([['v', { type: 'Edm.Int32', value: 3 }]]));
     assert.equal(read?.entity?.minimalJson, '{"v":3}');
     const again = await first.commitToTable(account, 'mixedcase', [insert]);
-    assert.deepEqual(again, { table: { account, name: 'MixedCase' }, result: { ok: false, index: 0, failure: 'exists' } });
+    assert.deepEqual(again, {
+      table: { account, name: 'MixedCase' },
+      result: { ok: false, index: 0, failure: 'exists' },
+    });
     const merged = await first.commitToTable(account, 'mixedcase', [
-      { partitionKey: 'p', rowKey: 'r', condition: { kind: 'version', timestamp: committed.result.timestamp }, action: { kind: 'merge', properties: new Map([['w', { type: 'Edm.Int32', value: 4 }]]) } },
+      {
+        partitionKey: 'p',
+        rowKey: 'r',
+        condition: { kind: 'version', timestamp: committed.result.timestamp },
+        action: { kind: 'merge', properties: new Map([['w', { type: 'Edm.Int32', value: 4 }]]) },
+      },
     ]);
     assert.equal(merged.table?.name, 'MixedCase');
     assert.ok(merged.result.ok);
     assert.equal(await second.getTableEntity(account, 'missing', 'p', 'r'), undefined);
-    assert.deepEqual(await second.commitToTable(account, 'missing', [insert]), { table: undefined, result: { ok: false, index: 0, failure: 'tableNotFound' } });
+    assert.deepEqual(await second.commitToTable(account, 'missing', [insert]), {
+      table: undefined,
+      result: { ok: false, index: 0, failure: 'tableNotFound' },
+    });
   });
 
   test('a database of schema version 1 is migrated in place; its rows, without the stored JSON text, read back the same', async () => {
@@ -233,7 +378,9 @@ describe('the PostgreSQL store', { skip: postgresUnavailable() }, () => {
         ['s', { type: 'Edm.String', value: 'surrogate \ud800 alone' }],
         ['d', { type: 'Edm.Double', value: 2 }],
       ]);
-      const written = await old.commit(table, [{ partitionKey: 'p', rowKey: 'r', condition: { kind: 'none' }, action: { kind: 'put', properties } }]);
+      const written = await old.commit(table, [
+        { partitionKey: 'p', rowKey: 'r', condition: { kind: 'none' }, action: { kind: 'put', properties } },
+      ]);
       assert.ok(written.ok);
       await old.close();
       // What version 1 left behind: no doc column, no queue tables, schema_version 1.
@@ -249,8 +396,17 @@ describe('the PostgreSQL store', { skip: postgresUnavailable() }, () => {
         assert.deepEqual(entity?.properties, properties);
         assert.equal(entity?.minimalJson, undefined, 'a version 1 row has no stored JSON text to splice');
         const step = await upgraded.scan(table, {}, { conditions: [], limit: 10 });
-        assert.deepEqual(step.entities.map((scanned) => scanned.properties), [properties]);
-        assert.ok((await upgraded.commit(table, [{ partitionKey: 'p', rowKey: 'r', condition: { kind: 'present' }, action: { kind: 'put', properties } }])).ok);
+        assert.deepEqual(
+          step.entities.map((scanned) => scanned.properties),
+          [properties],
+        );
+        assert.ok(
+          (
+            await upgraded.commit(table, [
+              { partitionKey: 'p', rowKey: 'r', condition: { kind: 'present' }, action: { kind: 'put', properties } },
+            ])
+          ).ok,
+        );
         assert.equal((await upgraded.getEntity(table, 'p', 'r'))?.minimalJson, encodeMinimalProperties(properties));
       } finally {
         await upgraded.close();

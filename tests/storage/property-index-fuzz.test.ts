@@ -34,7 +34,10 @@ const values: readonly (EdmValue | undefined)[] = [
   undefined,
   ...[-2, -1, 0, 1, 2, 3].map((value): EdmValue => ({ type: 'Edm.Int32', value })),
   ...[-2n, 0n, 1n, 2n, twoTo53 - 1n, twoTo53, twoTo53 + 1n].map((value): EdmValue => ({ type: 'Edm.Int64', value })),
-  ...[-0, 0, 1, 2, 2.5, -2, Number(twoTo53), NaN, Infinity, -Infinity].map((value): EdmValue => ({ type: 'Edm.Double', value })),
+  ...[-0, 0, 1, 2, 2.5, -2, Number(twoTo53), NaN, Infinity, -Infinity].map((value): EdmValue => ({
+    type: 'Edm.Double',
+    value,
+  })),
   ...['', '0', '1', '2', 'a', 'A', 'é', '2.0'].map((value): EdmValue => ({ type: 'Edm.String', value })),
   { type: 'Edm.Boolean', value: true },
   { type: 'Edm.Boolean', value: false },
@@ -42,10 +45,37 @@ const values: readonly (EdmValue | undefined)[] = [
 ];
 
 const literals = [
-  '0', '1', '2', '-2', '3', '2L', '0L', '9007199254740991L', '9007199254740992L', '9007199254740993L',
-  '2.0', '2.5', '-0.0', '0.0', '9007199254740992.0', "''", "'2'", "'a'", "'é'", "'2.0'", 'true', 'false',
+  '0',
+  '1',
+  '2',
+  '-2',
+  '3',
+  '2L',
+  '0L',
+  '9007199254740991L',
+  '9007199254740992L',
+  '9007199254740993L',
+  '2.0',
+  '2.5',
+  '-0.0',
+  '0.0',
+  '9007199254740992.0',
+  "''",
+  "'2'",
+  "'a'",
+  "'é'",
+  "'2.0'",
+  'true',
+  'false',
 ];
-const extras = ['', ' and w eq 1', " and PartitionKey ge 'p05'", " and RowKey lt '0500'", ' and w ne 2', " and v ne 'zz'"];
+const extras = [
+  '',
+  ' and w eq 1',
+  " and PartitionKey ge 'p05'",
+  " and RowKey lt '0500'",
+  ' and w ne 2',
+  " and v ne 'zz'",
+];
 
 function entities(): Write[][] {
   const next = random(7);
@@ -132,7 +162,11 @@ for (const { label, disk: onDisk, postgres } of engines) {
       const filters = literals.flatMap((literal) => extras.map((extra) => `v eq ${literal}${extra}`));
       for (let i = 0; i < 40; i++) {
         const pick = () => literals[Math.floor(next() * literals.length)];
-        filters.push(`v eq ${pick()} and v eq ${pick()}`, `w eq 1 and v eq ${pick()}`, `(v eq ${pick()}) and not (v eq ${pick()})`);
+        filters.push(
+          `v eq ${pick()} and v eq ${pick()}`,
+          `w eq 1 and v eq ${pick()}`,
+          `(v eq ${pick()}) and not (v eq ${pick()})`,
+        );
       }
       let indexed = 0;
       for (const filter of filters) {
@@ -156,14 +190,28 @@ for (const { label, disk: onDisk, postgres } of engines) {
               ? { kind: 'delete' }
               : next() < 0.5
                 ? { kind: 'merge', properties: new Map(v === undefined ? [] : [['v', v]]) }
-                : { kind: 'put', properties: new Map<string, EdmValue>([['w', { type: 'Edm.Int32', value: 1 }], ...(v === undefined ? [] : [['v', v] as [string, EdmValue]])]) };
-          writes.push({ partitionKey: `p${String(row % 10).padStart(2, '0')}`, rowKey: String(row).padStart(4, '0'), condition: { kind: 'none' }, action });
+                : {
+                    kind: 'put',
+                    properties: new Map<string, EdmValue>([
+                      ['w', { type: 'Edm.Int32', value: 1 }],
+                      ...(v === undefined ? [] : [['v', v] as [string, EdmValue]]),
+                    ]),
+                  };
+          writes.push({
+            partitionKey: `p${String(row % 10).padStart(2, '0')}`,
+            rowKey: String(row).padStart(4, '0'),
+            condition: { kind: 'none' },
+            action,
+          });
         }
         for (const write of writes) {
           for (const store of [indexing, never]) await store.commit(table, [write]);
         }
         for (const literal of literals) {
-          const [mine, theirs] = await Promise.all([query(indexing, table, `v eq ${literal}`), query(never, table, `v eq ${literal}`)]);
+          const [mine, theirs] = await Promise.all([
+            query(indexing, table, `v eq ${literal}`),
+            query(never, table, `v eq ${literal}`),
+          ]);
           assert.deepEqual(mine.entities, theirs.entities, `round ${round}: v eq ${literal}`);
         }
       }

@@ -25,8 +25,28 @@ const compare = (a: bigint, b: bigint): number => (a < b ? -1 : a > b ? 1 : 0);
 const table: TableInfo = { account: 'devstoreaccount1', name: 'conditions' };
 const hourTicks = 36_000_000_000n;
 /** Literals at, before 1970 and at both ends of the DateTime range; stored values around each. */
-const dateTimeLiterals = [17_040_672_001_234_567n, -1_234_567n, 0n, dateTimeTicksMin + 20_000n, dateTimeTicksMax - 20_000n];
-const offsets = [0n, 1n, -1n, 9_999n, -9_999n, 10_000n, -10_000n, 10_001n, -10_001n, 19_999n, -19_999n, hourTicks, -hourTicks];
+const dateTimeLiterals = [
+  17_040_672_001_234_567n,
+  -1_234_567n,
+  0n,
+  dateTimeTicksMin + 20_000n,
+  dateTimeTicksMax - 20_000n,
+];
+const offsets = [
+  0n,
+  1n,
+  -1n,
+  9_999n,
+  -9_999n,
+  10_000n,
+  -10_000n,
+  10_001n,
+  -10_001n,
+  19_999n,
+  -19_999n,
+  hourTicks,
+  -hourTicks,
+];
 
 interface Row {
   readonly rowKey: string;

@@ -13,7 +13,13 @@ import { ScanPool } from '../../src/storage/sqlite/scan-pool.js';
 import { openDatabase } from '../../src/storage/sqlite/schema.js';
 import { SqliteStore } from '../../src/storage/sqlite/sqlite-store.js';
 import { compareIndexKeys, type IndexKey } from '../../src/domain/keys.js';
-import { interpolateKey, joinSplit, planSplit, probeOffset, SplitScanner } from '../../src/storage/sqlite/split-scan.js';
+import {
+  interpolateKey,
+  joinSplit,
+  planSplit,
+  probeOffset,
+  SplitScanner,
+} from '../../src/storage/sqlite/split-scan.js';
 import type { PropertyCondition, TableInfo } from '../../src/storage/store.js';
 import type { KeyRange } from '../../src/domain/keys.js';
 
@@ -31,7 +37,10 @@ describe('interpolateKey', () => {
       for (const t of [1.5, 2, 4, 8, 64, 1e3]) {
         const key = interpolateKey(a, b, t);
         if (key === undefined) break;
-        assert.ok(compareIndexKeys(key, previous) >= 0, `${JSON.stringify(key)} at t=${t} before ${JSON.stringify(previous)}`);
+        assert.ok(
+          compareIndexKeys(key, previous) >= 0,
+          `${JSON.stringify(key)} at t=${t} before ${JSON.stringify(previous)}`,
+        );
         previous = key;
       }
     });
@@ -60,7 +69,10 @@ describe('planSplit and joinSplit', () => {
   test('no split when the cut would reach the upper bound, or the window is too small', () => {
     const sample = { from: first, to: probe, rows: 1024, startRows: 0 };
     assert.equal(planSplit({ upper: { partitionKey: 'p00011', inclusive: false } }, 20_000, sample), undefined);
-    assert.equal(planSplit({ upper: { partitionKey: 'p00010', rowKey: 'r999', inclusive: true } }, 20_000, sample), undefined);
+    assert.equal(
+      planSplit({ upper: { partitionKey: 'p00010', rowKey: 'r999', inclusive: true } }, 20_000, sample),
+      undefined,
+    );
     assert.equal(planSplit({}, 100, { ...sample, rows: probeOffset(100) }), undefined);
     // PartitionKey gt 'p00010' excludes every row of p00010: a cut inside it would widen the range.
     const inside = { from: ['p00010', 'a'], to: ['p00010', 'b'], rows: 8000, startRows: 0 } as const;
@@ -83,11 +95,19 @@ describe('planSplit and joinSplit', () => {
   const row = (pk: string, rk: string) => [pk, rk, 0n, '{}', 2] as const;
   test('joins when the first thread reached the cut', () => {
     const a = { rows: [row('p00001', 'r1')], examined: 9000, next: undefined };
-    const b = { rows: [row('p00100', 'r1'), row('p00150', 'r2')], examined: 8000, next: { partitionKey: 'p00150', rowKey: 'r2', inclusive: false } };
+    const b = {
+      rows: [row('p00100', 'r1'), row('p00150', 'r2')],
+      examined: 8000,
+      next: { partitionKey: 'p00150', rowKey: 'r2', inclusive: false },
+    };
     assert.deepEqual(joinSplit(plan, a, b, 512), { rows: [...a.rows, ...b.rows], examined: 17_000, next: b.next });
   });
   test("the first thread's answer alone when it stopped before the cut", () => {
-    const a = { rows: [row('p00001', 'r1')], examined: 11_112, next: { partitionKey: 'p00050', rowKey: 'r1', inclusive: false } };
+    const a = {
+      rows: [row('p00001', 'r1')],
+      examined: 11_112,
+      next: { partitionKey: 'p00050', rowKey: 'r1', inclusive: false },
+    };
     const b = { rows: [row('p00100', 'r1')], examined: 8000, next: undefined };
     assert.equal(joinSplit(plan, a, b, 512), a);
   });
@@ -102,10 +122,13 @@ describe('split steps on a real on-disk database', () => {
   const table: TableInfo = { account: 'devstoreaccount1', name: 'splits' };
   /** Key shapes: [name, key of row i]. */
   const shapes: readonly [string, (i: number) => IndexKey][] = [
-    ['decimal partitions of 37', (i) => [`p${String(Math.floor(i / 37)).padStart(5, '0')}`, `r${String(i % 37).padStart(3, '0')}`]],
-    ['one partition', (i) => ['only', String(i * 7919 % 100_003).padStart(6, '0')]],
+    [
+      'decimal partitions of 37',
+      (i) => [`p${String(Math.floor(i / 37)).padStart(5, '0')}`, `r${String(i % 37).padStart(3, '0')}`],
+    ],
+    ['one partition', (i) => ['only', String((i * 7919) % 100_003).padStart(6, '0')]],
     ['GUID-like', (i) => [((i * 2654435761) >>> 0).toString(16).padStart(8, '0'), '']],
-    ['astral', (i) => [`\u{1F600}${String.fromCodePoint(0x1F300 + (i % 700))}`, String(i)]],
+    ['astral', (i) => [`\u{1F600}${String.fromCodePoint(0x1f300 + (i % 700))}`, String(i)]],
   ];
   const rowsPerShape = 3000;
   let location: string;
@@ -140,7 +163,9 @@ describe('split steps on a real on-disk database', () => {
     reader = new RangeReader(db);
     splitter = new SplitScanner(pool, reader, 'always');
     for (const [name] of shapes) {
-      const row = db.prepare('SELECT id FROM tables WHERE name = ?').get(`${table.name}${ids.get(name)! - 1}`) as { id: number };
+      const row = db.prepare('SELECT id FROM tables WHERE name = ?').get(`${table.name}${ids.get(name)! - 1}`) as {
+        id: number;
+      };
       ids.set(name, row.id);
     }
   });
@@ -181,7 +206,11 @@ describe('split steps on a real on-disk database', () => {
       .map((i) => keyOf(i))
       .sort(compareIndexKeys)
       .map((key) => JSON.stringify(key));
-    for (const [examineMax, limit] of [[1000, 512], [2000, 3], [400, 512]] as const) {
+    for (const [examineMax, limit] of [
+      [1000, 512],
+      [2000, 3],
+      [400, 512],
+    ] as const) {
       test(`${name}, window ${examineMax}, limit ${limit}: every row examined once, no match lost`, async () => {
         const id = ids.get(name)!;
         for (const [how, scan] of [
@@ -190,14 +219,24 @@ describe('split steps on a real on-disk database', () => {
         ] as const) {
           const result = await walk(scan, examineMax, limit);
           assert.equal(result.examined, rowsPerShape, `${how}: rows examined`);
-          const sorted = [...result.keys].sort((x, y) => compareIndexKeys(JSON.parse(x) as IndexKey, JSON.parse(y) as IndexKey));
+          const sorted = [...result.keys].sort((x, y) =>
+            compareIndexKeys(JSON.parse(x) as IndexKey, JSON.parse(y) as IndexKey),
+          );
           assert.deepEqual(result.keys, sorted, `${how}: key order`);
           assert.equal(new Set(result.keys).size, result.keys.length, `${how}: no row twice`);
-          assert.ok(result.keys.every((k) => allKeys.has(k)), `${how}: only stored rows`);
+          assert.ok(
+            result.keys.every((k) => allKeys.has(k)),
+            `${how}: only stored rows`,
+          );
           // Besides the matches a step returns the row that closes its window (the query decides every row).
           const found = new Set(result.keys);
-          assert.deepEqual(matching.filter((k) => !found.has(k)), [], `${how}: no matching row lost`);
-          if (how === 'split' && examineMax === 1000 && limit === 512) assert.ok(result.short > 0, 'some steps were split');
+          assert.deepEqual(
+            matching.filter((k) => !found.has(k)),
+            [],
+            `${how}: no matching row lost`,
+          );
+          if (how === 'split' && examineMax === 1000 && limit === 512)
+            assert.ok(result.short > 0, 'some steps were split');
         }
       });
     }

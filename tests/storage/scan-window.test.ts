@@ -1,5 +1,6 @@
 // Store.scan's bounded steps on the real SQLite store, in memory (the HTTP thread's
-// connection) and on disk (the scan threads), and on PostgreSQL when the run has a database: every row of the range is examined exactly once
+// connection) and on disk (the scan threads), and on PostgreSQL when the run has a database: every row of the range is
+// examined exactly once
 // across the steps, no step examines more than its window, and no matching row is lost at a
 // window's edge.
 import { after, before, describe, test } from 'node:test';
@@ -46,7 +47,9 @@ const byKey = (a: { partitionKey: string; rowKey: string }, b: { partitionKey: s
 /** Whether `key` lies inside `range` (Store.KeyBound: without a RowKey a bound is on PartitionKey alone). */
 function inside(key: Key, { lower, upper }: KeyRange): boolean {
   const side = (bound: KeyBound): number =>
-    bound.rowKey === undefined ? compareKeys([key[0], ''], [bound.partitionKey, '']) : compareKeys(key, [bound.partitionKey, bound.rowKey]);
+    bound.rowKey === undefined
+      ? compareKeys([key[0], ''], [bound.partitionKey, ''])
+      : compareKeys(key, [bound.partitionKey, bound.rowKey]);
   const above = (bound: KeyBound) => side(bound) > 0 || (bound.inclusive && side(bound) === 0);
   const below = (bound: KeyBound) => side(bound) < 0 || (bound.inclusive && side(bound) === 0);
   return (lower === undefined || above(lower)) && (upper === undefined || below(upper));
@@ -65,7 +68,9 @@ const setups: readonly { label: string; open: OpenStore }[] = [
       return SqliteStore.open({ location, stepExamineMax });
     },
   },
-  ...(testDatabaseUrl() === undefined ? [] : [{ label: 'PostgreSQL', open: (stepExamineMax: number) => openPostgresStore({ stepExamineMax }) }]),
+  ...(testDatabaseUrl() === undefined
+    ? []
+    : [{ label: 'PostgreSQL', open: (stepExamineMax: number) => openPostgresStore({ stepExamineMax }) }]),
 ];
 
 for (const setup of setups) {
@@ -99,22 +104,37 @@ for (const setup of setups) {
 
     const ranges: { name: string; range: KeyRange }[] = [
       { name: 'the whole table', range: {} },
-      { name: 'one partition', range: { lower: { partitionKey: 'p3', inclusive: true }, upper: { partitionKey: 'p3', inclusive: true } } },
+      {
+        name: 'one partition',
+        range: { lower: { partitionKey: 'p3', inclusive: true }, upper: { partitionKey: 'p3', inclusive: true } },
+      },
       {
         name: 'a key range across partitions',
-        range: { lower: { partitionKey: 'p1', rowKey: 'r0100', inclusive: false }, upper: { partitionKey: 'p5', rowKey: 'r0200', inclusive: true } },
+        range: {
+          lower: { partitionKey: 'p1', rowKey: 'r0100', inclusive: false },
+          upper: { partitionKey: 'p5', rowKey: 'r0200', inclusive: true },
+        },
       },
     ];
     const conditions: { name: string; condition: PropertyCondition; holds: (v: number) => boolean }[] = [
       { name: 'n eq 4', condition: { kind: 'number', property: 'n', operator: 'eq', value: 4 }, holds: (v) => v === 4 },
       { name: 'n lt 2', condition: { kind: 'number', property: 'n', operator: 'lt', value: 2 }, holds: (v) => v < 2 },
-      { name: 'n ge 3L', condition: { kind: 'number', property: 'n', operator: 'ge', value: 3n }, holds: (v) => v >= 3 },
+      {
+        name: 'n ge 3L',
+        condition: { kind: 'number', property: 'n', operator: 'ge', value: 3n },
+        holds: (v) => v >= 3,
+      },
     ];
 
     for (const { name, range } of ranges) {
       const inRange = all.filter((e) => inside(keyOfRow(e), range));
       for (const { name: conditionName, condition, holds } of conditions) {
-        for (const [limit, examineMax] of [[512, windows[0]], [3, windows[1]], [1, windows[2]], [512, windows[3]]] as const) {
+        for (const [limit, examineMax] of [
+          [512, windows[0]],
+          [3, windows[1]],
+          [1, windows[2]],
+          [512, windows[3]],
+        ] as const) {
           test(`${name}, ${conditionName}, limit ${limit}, window ${examineMax}`, async () => {
             const expected = inRange.filter((e) => {
               const v = numeric(e.value);
@@ -136,7 +156,10 @@ for (const setup of setups) {
             assert.equal(examined, inRange.length, 'every row of the range examined once');
             assert.deepEqual([...seen].sort(compareKeys).map(keyText), seen.map(keyText), 'rows come in key order');
             const inRangeKeys = new Set(inRange.map((e) => keyText(keyOfRow(e))));
-            assert.ok(seen.every((k) => inRangeKeys.has(keyText(k))), 'no row outside the range');
+            assert.ok(
+              seen.every((k) => inRangeKeys.has(keyText(k))),
+              'no row outside the range',
+            );
             const seenKeys = new Set(seen.map(keyText));
             assert.equal(seenKeys.size, seen.length, 'no row twice');
             const lost = expected.map(keyOfRow).filter((k) => !seenKeys.has(keyText(k)));

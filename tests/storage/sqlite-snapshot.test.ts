@@ -45,7 +45,9 @@ describe('SQLite on disk: reads after an acknowledged write see it', () => {
       assert(result.ok);
       assert.equal(valueOf(await store.getEntity(table, 'p', 'r')), n);
     }
-    await store.commit(table, [{ partitionKey: 'p', rowKey: 'r', condition: { kind: 'present' }, action: { kind: 'delete' } }]);
+    await store.commit(table, [
+      { partitionKey: 'p', rowKey: 'r', condition: { kind: 'present' }, action: { kind: 'delete' } },
+    ]);
     assert.equal(await store.getEntity(table, 'p', 'r'), undefined);
   });
 
@@ -54,7 +56,10 @@ describe('SQLite on disk: reads after an acknowledged write see it', () => {
     assert.equal(valueOf(await store.getEntity(table, 'p', 'x')), 1);
     const pending = store.commit(table, [put('x', 2)]);
     const during = valueOf(await store.getEntity(table, 'p', 'x'));
-    assert(during === 1 || during === 2, `a read during the write sees one version or the other, saw ${String(during)}`);
+    assert(
+      during === 1 || during === 2,
+      `a read during the write sees one version or the other, saw ${String(during)}`,
+    );
     await pending;
     assert.equal(valueOf(await store.getEntity(table, 'p', 'x')), 2);
   });

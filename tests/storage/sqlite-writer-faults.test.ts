@@ -1,4 +1,4 @@
-// Faults inside the SQLite engine (STYLE.md: SQLite's test_vfs, one level up): the writer's
+// Faults inside the SQLite engine (after SQLite's test_vfs, one level up): the writer's
 // database fails its Nth statement, for every N of a workload of group commits (several commits,
 // settings and table changes issued together, so they share one transaction with a savepoint
 // each). Whatever N is, every job that resolved is applied whole, every job that rejected left no
@@ -12,7 +12,19 @@ import { openDatabase, selectTableSql } from '../../src/storage/sqlite/schema.js
 import { encodeWrites, SqliteWriter } from '../../src/storage/sqlite/writer.js';
 import type { SettingKey, Store, TableInfo, Write } from '../../src/storage/store.js';
 import { ModelStore } from './conformance/model.js';
-import { absent, del, edm, merge, present, props, propertiesText, put, show, version, walk } from './conformance/support.js';
+import {
+  absent,
+  del,
+  edm,
+  merge,
+  present,
+  props,
+  propertiesText,
+  put,
+  show,
+  version,
+  walk,
+} from './conformance/support.js';
 
 const account = 'acct';
 const table: TableInfo = { account, name: 'Faults' };
@@ -42,7 +54,8 @@ class FaultyDatabase {
         const value: unknown = Reflect.get(target, property, target);
         if (typeof value !== 'function') return value;
         return (...args: unknown[]) => {
-          if (['run', 'get', 'all', 'iterate'].includes(String(property)) && ++faulty.executions === faulty.failAt) throw new Error(injected);
+          if (['run', 'get', 'all', 'iterate'].includes(String(property)) && ++faulty.executions === faulty.failAt)
+            throw new Error(injected);
           const result: unknown = value.apply(target, args);
           return result === target ? proxy : result; // chained setters (safeIntegers, raw) stay wrapped
         };
@@ -77,17 +90,30 @@ function workload(): Job[][] {
   });
   return [
     [
-      commitJob('batch A', [put('p', 'a1', props({ n: edm.int32(1) }), absent), put('p', 'a2'), merge('p', 'x', props({ m: edm.boolean(true) }), present), del('p', 'y')]),
+      commitJob('batch A', [
+        put('p', 'a1', props({ n: edm.int32(1) }), absent),
+        put('p', 'a2'),
+        merge('p', 'x', props({ m: edm.boolean(true) }), present),
+        del('p', 'y'),
+      ]),
       commitJob('batch B', [put('q', 'b1', props(), absent), put('q', 'b2', props({ s: edm.string('b2') }))]),
       settingJob('account setting', { scope: 'account', name: 'cors' }, 'v1'),
     ],
     [
-      { name: 'create Other', writer: (w) => w.createTable(account, 'Other'), model: (m) => m.createTable(account, 'Other') },
+      {
+        name: 'create Other',
+        writer: (w) => w.createTable(account, 'Other'),
+        model: (m) => m.createTable(account, 'Other'),
+      },
       commitJob('batch C', [put('p', 'c1'), merge('p', 'x', props({ k: edm.int64(7n) }))]),
       commitJob('failing batch', [put('p', 'c2'), put('p', 'x', props(), version(1n))]),
     ],
     [
-      { name: 'delete Other', writer: (w) => w.deleteTable(account, 'Other'), model: (m) => m.deleteTable(account, 'Other') },
+      {
+        name: 'delete Other',
+        writer: (w) => w.deleteTable(account, 'Other'),
+        model: (m) => m.deleteTable(account, 'Other'),
+      },
       settingJob('table setting', { scope: 'table', table: table.name }, '[acl]'),
     ],
   ];
@@ -103,15 +129,25 @@ function answer(value: unknown): string {
 /** Everything the workload can touch, read straight from the database: entities without versions. */
 function databaseState(db: Database.Database): string {
   const id = (db.prepare(selectTableSql).get(account, table.name.toLowerCase()) as { id: number } | undefined)?.id;
-  const rows = db.prepare('SELECT pk, rk, json(props) AS props FROM entities WHERE table_id = ? ORDER BY pk, rk').all(id) as { pk: Buffer; rk: Buffer; props: string }[];
-  const entities = rows.map((row) => `${decodeKey(row.pk)}/${decodeKey(row.rk)}: ${propertiesText(decodeProperties(row.props))}`);
-  const tables = (db.prepare('SELECT name FROM tables WHERE account = ? ORDER BY name_lower').all(account) as { name: string }[]).map((t) => t.name);
-  const settings = db.prepare('SELECT scope, name, value FROM settings WHERE account = ? ORDER BY scope, name').all(account);
+  const rows = db
+    .prepare('SELECT pk, rk, json(props) AS props FROM entities WHERE table_id = ? ORDER BY pk, rk')
+    .all(id) as { pk: Buffer; rk: Buffer; props: string }[];
+  const entities = rows.map(
+    (row) => `${decodeKey(row.pk)}/${decodeKey(row.rk)}: ${propertiesText(decodeProperties(row.props))}`,
+  );
+  const tables = (
+    db.prepare('SELECT name FROM tables WHERE account = ? ORDER BY name_lower').all(account) as { name: string }[]
+  ).map((t) => t.name);
+  const settings = db
+    .prepare('SELECT scope, name, value FROM settings WHERE account = ? ORDER BY scope, name')
+    .all(account);
   return show({ entities, tables, settings });
 }
 
 async function modelState(model: ModelStore): Promise<string> {
-  const entities = (await walk(model, table, {})).entities.map((e) => `${e.partitionKey}/${e.rowKey}: ${propertiesText(e.properties)}`);
+  const entities = (await walk(model, table, {})).entities.map(
+    (e) => `${e.partitionKey}/${e.rowKey}: ${propertiesText(e.properties)}`,
+  );
   const tables = (await model.listTables(account, undefined, 100)).map((t) => t.name);
   const settings = [];
   const cors = await model.getSetting(account, { scope: 'account', name: 'cors' });
@@ -144,20 +180,36 @@ async function runWithFault(failAt: number): Promise<{ executions: number; fault
       const results = await Promise.allSettled(group.map((job) => job.writer(writer)));
       for (const [i, result] of results.entries()) {
         if (result.status === 'rejected') {
-          assert.match(String(result.reason), new RegExp(injected), `${group[i]!.name}: only the injected fault rejects`);
+          assert.match(
+            String(result.reason),
+            new RegExp(injected),
+            `${group[i]!.name}: only the injected fault rejects`,
+          );
           faults++;
           continue;
         }
         // A job that resolved is applied: replay it on the model, in the writer's order.
-        assert.equal(answer(await group[i]!.model(model)), answer(result.value), `${group[i]!.name}: the same answer as the model`);
+        assert.equal(
+          answer(await group[i]!.model(model)),
+          answer(result.value),
+          `${group[i]!.name}: the same answer as the model`,
+        );
       }
-      assert.equal(databaseState(faulty.real), await modelState(model), `statement ${failAt} failing: only whole, resolved jobs applied`);
+      assert.equal(
+        databaseState(faulty.real),
+        await modelState(model),
+        `statement ${failAt} failing: only whole, resolved jobs applied`,
+      );
     }
     const executions = faulty.executions;
     // The writer works on after a rolled-back group.
     faulty.failAt = Infinity;
     const after = [put('r', 'after')];
-    assert.deepEqual((await commitJob('after', after).writer(writer) as { ok: boolean }).ok, true, 'a commit after the fault');
+    assert.deepEqual(
+      ((await commitJob('after', after).writer(writer)) as { ok: boolean }).ok,
+      true,
+      'a commit after the fault',
+    );
     await model.commit(table, after);
     assert.equal(databaseState(faulty.real), await modelState(model), 'and its state is still the model');
     return { executions, faults };

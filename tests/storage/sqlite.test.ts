@@ -30,7 +30,10 @@ async function onDisk(): Promise<StoreUnderTest> {
 }
 
 runEngineConformance('SQLite in memory', inMemory, {
-  skip: { 'after reopening: every acknowledged table, entity, version and setting, and later versions': 'an in-memory database keeps nothing once closed' },
+  skip: {
+    'after reopening: every acknowledged table, entity, version and setting, and later versions':
+      'an in-memory database keeps nothing once closed',
+  },
 });
 // On disk every commit waits for fsync: fewer model sequences (the writer's logic is the same
 // code in memory, which runs the full count).

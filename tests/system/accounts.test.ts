@@ -1,4 +1,5 @@
-// Accounts and URL forms (README "URL forms", auth.md §6): AZURITE_ACCOUNTS adds accounts with two
+// Accounts and URL forms (docs/protocol-notes.md#urls-and-accounts, Azure REST: authorize-with-shared-key):
+// AZURITE_ACCOUNTS adds accounts with two
 // keys, each account's tables are its own, and both path-style and host-style addressing work.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -66,7 +67,11 @@ describe('accounts and addressing', () => {
     assert.ok(!(await tableNames(server)).includes(name), 'devstoreaccount1 must not see acctwo tables');
     assert.ok(!(await tableNames(server, third)).includes(name), 'acthree must not see acctwo tables');
     // The same name can be created in another account: 201, not 409.
-    const created = await send(server.port, { method: 'POST', path: `/${devAccount}/Tables`, body: { TableName: name } });
+    const created = await send(server.port, {
+      method: 'POST',
+      path: `/${devAccount}/Tables`,
+      body: { TableName: name },
+    });
     assert.equal(created.status, 201, describeResponse(created));
     await tableClient(server, name, second).createEntity({ partitionKey: 'p', rowKey: 'only-in-second' });
     const devRows = [];
@@ -139,7 +144,7 @@ describe('accounts and addressing', () => {
 
   test('SDK against http://localhost:PORT/<account> (tunnelled MERGE) merges, never inserts', async () => {
     // The SDK treats this URL as "Cosmos-like" and sends merges as POST + X-HTTP-Method: MERGE
-    // (operations.md §1.4); a 201 from the server would make the SDK throw.
+    // (Azure REST: merge-entity); a 201 from the server would make the SDK throw.
     const table = uniqueTableName('tun');
     await serviceClient(server, second, 'localhost').createTable(table);
     const client = tableClient(server, table, second, 'localhost');

@@ -1,4 +1,4 @@
-// Get/Set Table ACL through the real server (operations.md §3): SDK round trips, the exact XML on
+// Get/Set Table ACL through the real server (Azure REST: get-table-acl): SDK round trips, the exact XML on
 // the wire, validation, persistence across a restart, and the policies' life with their table.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -32,7 +32,8 @@ async function freshTable(): Promise<TableClient> {
 
 const putAcl = (table: string, body: string) =>
   send(server.port, { method: 'PUT', path: devPath(`${table}?comp=acl`), body, headers: xmlHeaders });
-const getAcl = (table: string) => send(server.port, { method: 'GET', path: devPath(`${table}?comp=acl`), headers: { Accept: 'application/xml' } });
+const getAcl = (table: string) =>
+  send(server.port, { method: 'GET', path: devPath(`${table}?comp=acl`), headers: { Accept: 'application/xml' } });
 
 describe('through the SDK', () => {
   test('a fresh table has no policies', async () => {
@@ -50,7 +51,12 @@ describe('through the SDK', () => {
     ]);
     const policies = await client.getAccessPolicy();
     assert.deepEqual(
-      policies.map((p) => [p.id, p.accessPolicy?.permission, p.accessPolicy?.start?.toISOString(), p.accessPolicy?.expiry?.toISOString()]),
+      policies.map((p) => [
+        p.id,
+        p.accessPolicy?.permission,
+        p.accessPolicy?.start?.toISOString(),
+        p.accessPolicy?.expiry?.toISOString(),
+      ]),
       [
         ['null', undefined, undefined, undefined],
         ['empty', undefined, undefined, undefined],
@@ -64,16 +70,23 @@ describe('through the SDK', () => {
     const client = await freshTable();
     await client.setAccessPolicy([{ id: 'a' }, { id: 'b' }]);
     await client.setAccessPolicy([{ id: 'c', accessPolicy: { permission: 'd' } }]);
-    assert.deepEqual((await client.getAccessPolicy()).map((p) => p.id), ['c']);
+    assert.deepEqual(
+      (await client.getAccessPolicy()).map((p) => p.id),
+      ['c'],
+    );
     await client.setAccessPolicy([]);
     assert.deepEqual(await client.getAccessPolicy(), []);
   });
 
   test('five policies are fine, six are a 400', async () => {
     const client = await freshTable();
-    const policies = (n: number) => Array.from({ length: n }, (_, i) => ({ id: `p${i}`, accessPolicy: { permission: 'r' } }));
+    const policies = (n: number) =>
+      Array.from({ length: n }, (_, i) => ({ id: `p${i}`, accessPolicy: { permission: 'r' } }));
     await client.setAccessPolicy(policies(5));
-    await assert.rejects(client.setAccessPolicy(policies(6)), (error: { statusCode?: number }) => error.statusCode === 400);
+    await assert.rejects(
+      client.setAccessPolicy(policies(6)),
+      (error: { statusCode?: number }) => error.statusCode === 400,
+    );
     assert.equal((await client.getAccessPolicy()).length, 5);
   });
 
@@ -109,7 +122,8 @@ describe('on the wire', () => {
 
   test('JS-style declaration, an empty body and <SignedIdentifiers /> are all accepted', async () => {
     const client = await freshTable();
-    const js = '<?xml version="1.0" encoding="UTF-8" standalone="yes"?><SignedIdentifiers><SignedIdentifier><Id>x</Id></SignedIdentifier></SignedIdentifiers>';
+    const js =
+      '<?xml version="1.0" encoding="UTF-8" standalone="yes"?><SignedIdentifiers><SignedIdentifier><Id>x</Id></SignedIdentifier></SignedIdentifiers>';
     assert.equal((await putAcl(client.tableName, js)).status, 204);
     assert.equal((await putAcl(client.tableName, '')).status, 204);
     assert.match((await getAcl(client.tableName)).text, /<SignedIdentifiers \/>$/);
@@ -120,14 +134,27 @@ describe('on the wire', () => {
 
   test('refusals are XML errors with the right codes', async () => {
     const client = await freshTable();
-    const id = (inner: string) => `<SignedIdentifiers><SignedIdentifier>${inner}</SignedIdentifier></SignedIdentifiers>`;
+    const id = (inner: string) =>
+      `<SignedIdentifiers><SignedIdentifier>${inner}</SignedIdentifier></SignedIdentifiers>`;
     assertXmlError(await putAcl(client.tableName, '<SignedIdentifiers>'), 400, 'InvalidXmlDocument');
     assertXmlError(await putAcl(client.tableName, '<!DOCTYPE x><SignedIdentifiers/>'), 400, 'InvalidXmlDocument');
     assertXmlError(await putAcl(client.tableName, id(`<Id>${'x'.repeat(65)}</Id>`)), 400, 'InvalidXmlNodeValue');
-    assertXmlError(await putAcl(client.tableName, id('<Id>p</Id><AccessPolicy><Permission>rwx</Permission></AccessPolicy>')), 400, 'InvalidXmlNodeValue');
-    assertXmlError(await putAcl(client.tableName, id('<Id>p</Id><AccessPolicy><Start>yesterday</Start></AccessPolicy>')), 400, 'InvalidXmlNodeValue');
+    assertXmlError(
+      await putAcl(client.tableName, id('<Id>p</Id><AccessPolicy><Permission>rwx</Permission></AccessPolicy>')),
+      400,
+      'InvalidXmlNodeValue',
+    );
+    assertXmlError(
+      await putAcl(client.tableName, id('<Id>p</Id><AccessPolicy><Start>yesterday</Start></AccessPolicy>')),
+      400,
+      'InvalidXmlNodeValue',
+    );
     assertXmlError(await putAcl(client.tableName, id('<AccessPolicy/>')), 400, 'MissingRequiredXmlNode');
-    assertXmlError(await putAcl(client.tableName, Buffer.from([0x3c, 0xff, 0x3e]).toString('latin1')), 400, 'InvalidXmlDocument');
+    assertXmlError(
+      await putAcl(client.tableName, Buffer.from([0x3c, 0xff, 0x3e]).toString('latin1')),
+      400,
+      'InvalidXmlDocument',
+    );
     assertXmlError(await getAcl(uniqueTableName('none')), 404, 'TableNotFound');
     const wrongVerb = await send(server.port, { method: 'DELETE', path: devPath(`${client.tableName}?comp=acl`) });
     assertXmlError(wrongVerb, 405, 'MethodNotAllowed');
@@ -168,14 +195,17 @@ describe('life of the policies', () => {
       const name = uniqueTableName('keep');
       const client = tableClient(first, name);
       await client.createTable();
-      await client.setAccessPolicy([{ id: 'kept', accessPolicy: { permission: 'ra', expiry: new Date('2031-01-01T00:00:00Z') } }]);
+      await client.setAccessPolicy([
+        { id: 'kept', accessPolicy: { permission: 'ra', expiry: new Date('2031-01-01T00:00:00Z') } },
+      ]);
       assert.equal(await first.stop(), 0);
       const second = await startServer({ location: dir });
       try {
         const policies = await tableClient(second, name).getAccessPolicy();
-        assert.deepEqual(policies.map((p) => [p.id, p.accessPolicy?.permission, p.accessPolicy?.expiry?.toISOString()]), [
-          ['kept', 'ra', '2031-01-01T00:00:00.000Z'],
-        ]);
+        assert.deepEqual(
+          policies.map((p) => [p.id, p.accessPolicy?.permission, p.accessPolicy?.expiry?.toISOString()]),
+          [['kept', 'ra', '2031-01-01T00:00:00.000Z']],
+        );
       } finally {
         await second.stop();
       }

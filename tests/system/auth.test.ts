@@ -1,4 +1,5 @@
-// Shared Key and Shared Key Lite through the real server (auth.md §2–§6): SDK clients built every
+// Shared Key and Shared Key Lite through the real server (Azure REST: authorize-with-shared-key): SDK clients built
+// every
 // supported way, raw signed requests in both formats, and every rejection path.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -26,7 +27,7 @@ function dateAgo(ms: number): string {
 }
 
 describe('test signer matches the spec vectors', () => {
-  test('Shared Key (Table format), auth.md §3', () => {
+  test('Shared Key (Table format), Azure REST: authorize-with-shared-key', () => {
     const text = stringToSign('SharedKey', {
       verb: 'POST',
       contentMd5: '',
@@ -37,7 +38,7 @@ describe('test signer matches the spec vectors', () => {
     assert.equal(hmacBase64(devKey, text), 'UTsao0jQbKBhHK48pD+r/JizWR3A/jiZygLDtvfaSs4=');
   });
 
-  test('Shared Key signs the raw path and ignores non-comp query parameters, auth.md §3', () => {
+  test('Shared Key signs the raw path and ignores non-comp query parameters, Azure REST: authorize-with-shared-key', () => {
     const text = stringToSign('SharedKey', {
       verb: 'GET',
       contentMd5: '',
@@ -51,7 +52,7 @@ describe('test signer matches the spec vectors', () => {
     assert.equal(hmacBase64(devKey, text), 'hBUC4UscnvgYhA3iaIWMkWPTtzRTuD2iQsoVcdHEOx4=');
   });
 
-  test('Shared Key Lite, auth.md §4', () => {
+  test('Shared Key Lite, Azure REST: authorize-with-shared-key', () => {
     const text = stringToSign('SharedKeyLite', {
       verb: 'GET',
       contentMd5: '',
@@ -124,7 +125,8 @@ describe('authentication against a running server', () => {
       auth: sk,
     });
     assert.equal(inserted.status, 201, describeResponse(inserted));
-    // Python-style key literal: the percent-encoded path is what gets signed (auth.md §3 vector 2).
+    // Python-style key literal: the percent-encoded path is what gets signed (Azure REST: authorize-with-shared-key
+    // vector 2).
     const read = await send(server.port, {
       method: 'GET',
       path: `/${devAccount}/${table}(PartitionKey='p%27%271',RowKey='r%20x')?$select=RowKey`,
@@ -173,8 +175,20 @@ describe('authentication against a running server', () => {
   });
 
   test('malformed Authorization headers → 403, never 5xx', async () => {
-    for (const value of ['SharedKeyLite', `SharedKeyLite ${devAccount}`, `SharedKeyLite ${devAccount}:`, 'Basic abc', 'SharedKey :x', '']) {
-      const res = await send(server.port, { method: 'GET', path: devPath('Tables'), headers: { Authorization: value }, auth: 'none' });
+    for (const value of [
+      'SharedKeyLite',
+      `SharedKeyLite ${devAccount}`,
+      `SharedKeyLite ${devAccount}:`,
+      'Basic abc',
+      'SharedKey :x',
+      '',
+    ]) {
+      const res = await send(server.port, {
+        method: 'GET',
+        path: devPath('Tables'),
+        headers: { Authorization: value },
+        auth: 'none',
+      });
       assert.equal(res.status, 403, `${JSON.stringify(value)}: ${describeResponse(res)}`);
     }
   });
@@ -231,15 +245,27 @@ describe('authentication against a running server', () => {
 
   test('request date older than 15 minutes → 403; 10 minutes is still fine', async () => {
     for (const scheme of ['SharedKeyLite', 'SharedKey'] as const) {
-      const old = await send(server.port, { method: 'GET', path: devPath('Tables'), auth: { scheme, date: dateAgo(16 * minute) } });
+      const old = await send(server.port, {
+        method: 'GET',
+        path: devPath('Tables'),
+        auth: { scheme, date: dateAgo(16 * minute) },
+      });
       assertError(old, 403, 'AuthenticationFailed');
-      const recent = await send(server.port, { method: 'GET', path: devPath('Tables'), auth: { scheme, date: dateAgo(10 * minute) } });
+      const recent = await send(server.port, {
+        method: 'GET',
+        path: devPath('Tables'),
+        auth: { scheme, date: dateAgo(10 * minute) },
+      });
       assert.equal(recent.status, 200, describeResponse(recent));
     }
   });
 
   test('an unparseable date → 403', async () => {
-    const res = await send(server.port, { method: 'GET', path: devPath('Tables'), auth: { scheme: 'SharedKeyLite', date: 'not a date' } });
+    const res = await send(server.port, {
+      method: 'GET',
+      path: devPath('Tables'),
+      auth: { scheme: 'SharedKeyLite', date: 'not a date' },
+    });
     assertError(res, 403, 'AuthenticationFailed');
   });
 

@@ -1,4 +1,5 @@
-// $batch on the wire (batch.md §2-§4, conformance-notes.md §A, §F): raw multipart requests in the
+// $batch on the wire (Azure REST: performing-entity-group-transactions, docs/protocol-notes.md): raw multipart requests
+// in the
 // byte layouts of the JS and Python SDKs, signed Shared Key Lite on the outer request only, and
 // byte-level checks of the 202 response the SDK parsers depend on. Malformed bodies get a JSON 400,
 // never a 5xx; bodies over 4 MiB get 413.
@@ -6,7 +7,15 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { bodyBytesMax } from '../../src/limits.js';
 import { startServer, type RunningServer } from '../helpers/server.js';
-import { assertError, describeResponse, devPath, entityPath, errorCode, send, type RawResponse } from '../helpers/http.js';
+import {
+  assertError,
+  describeResponse,
+  devPath,
+  entityPath,
+  errorCode,
+  send,
+  type RawResponse,
+} from '../helpers/http.js';
 import { uniqueTableName } from '../helpers/sdk.js';
 import { seededRandom } from '../query/random.js';
 import {
@@ -31,7 +40,10 @@ function headerNames(part: ResponsePart): string[] {
   return part.headerLines.map((line) => line.slice(0, line.indexOf(':')));
 }
 
-/** 202 with a well-formed change-set response (batch.md §3.1-§3.2): boundaries, CRLFs, part framing. */
+/**
+ * 202 with a well-formed change-set response (Azure REST: performing-entity-group-transactions): boundaries, CRLFs,
+ * part framing.
+ */
 function assertChangesetResponse(res: RawResponse, partCount: number): ResponsePart[] {
   assert.equal(res.status, 202, describeResponse(res));
   assert.match(String(res.headers['content-type']), new RegExp(`^multipart/mixed; boundary=batchresponse_${guid}$`));
@@ -42,12 +54,19 @@ function assertChangesetResponse(res: RawResponse, partCount: number): ResponseP
   assert.ok(res.text.startsWith(`--${b}\r\nContent-Type: multipart/mixed; boundary=${c}\r\n\r\n--${c}\r\n`), res.text);
   assert.ok(res.text.endsWith(`\r\n--${c}--\r\n--${b}--\r\n`), res.text);
   const partHead = `--${c}\r\nContent-Type: application/http\r\nContent-Transfer-Encoding: binary\r\n\r\nHTTP/1.1 `;
-  assert.equal(res.text.split(partHead).length - 1, partCount, `every part starts with the MIME headers and a status line:\n${res.text}`);
+  assert.equal(
+    res.text.split(partHead).length - 1,
+    partCount,
+    `every part starts with the MIME headers and a status line:\n${res.text}`,
+  );
   assert.equal(parsed.parts.length, partCount, res.text);
   return parsed.parts;
 }
 
-/** The single error part of a failed change set (batch.md §3.3), with its one-line compact JSON. */
+/**
+ * The single error part of a failed change set (Azure REST: performing-entity-group-transactions), with its one-line
+ * compact JSON.
+ */
 function assertErrorPart(res: RawResponse, status: number, code: string, index: number): ResponsePart {
   const [part] = assertChangesetResponse(res, 1);
   assert.equal(part!.status, status, res.text);
@@ -62,8 +81,13 @@ function assertErrorPart(res: RawResponse, status: number, code: string, index: 
 
 function assertBadRequestJson(res: RawResponse, what: string): void {
   assert.equal(res.status, 400, `${what}: ${describeResponse(res)}`);
-  assert.match(String(res.headers['content-type']), /^application\/json/, `${what}: an ordinary JSON error, not multipart`);
-  // The code for malformed multipart is the spec's suggestion (batch.md §3.4, unverified).
+  assert.match(
+    String(res.headers['content-type']),
+    /^application\/json/,
+    `${what}: an ordinary JSON error, not multipart`,
+  );
+  // The code for malformed multipart is the spec's suggestion (Azure REST: performing-entity-group-transactions,
+  // unverified).
   assert.equal(errorCode(res), 'InvalidInput', `${what}: ${describeResponse(res)}`);
 }
 
@@ -84,7 +108,8 @@ describe('$batch wire format', () => {
   const freshPartition = () => `p${nextPartition++}`;
   const tableUrl = () => absoluteUrl(server.port, table);
   const entityUrl = (pk: string, rk: string) => absoluteUrl(server.port, entityResource(table, pk, rk));
-  const batch = (requests: SubRequest[], style: ClientStyle = 'js') => postBatch(server.port, changesetBody(requests, style));
+  const batch = (requests: SubRequest[], style: ClientStyle = 'js') =>
+    postBatch(server.port, changesetBody(requests, style));
   const insert = async (pk: string, rk: string, props: object = {}): Promise<string> => {
     const res = await send(server.port, {
       method: 'POST',
@@ -96,7 +121,10 @@ describe('$batch wire format', () => {
     return String(res.headers.etag);
   };
   /** The stored entity without odata.* members, with its ETag; undefined if absent. */
-  const read = async (pk: string, rk: string): Promise<{ etag: string; props: Record<string, unknown> } | undefined> => {
+  const read = async (
+    pk: string,
+    rk: string,
+  ): Promise<{ etag: string; props: Record<string, unknown> } | undefined> => {
     const res = await send(server.port, { method: 'GET', path: entityPath(table, pk, rk) });
     if (res.status === 404) return undefined;
     assert.equal(res.status, 200, describeResponse(res));
@@ -106,10 +134,15 @@ describe('$batch wire format', () => {
   };
 
   /**
-   * The operations of batch.md §2.3's Python example: insert, update (PUT, If-Match *), insert-or-merge
+   * The operations of Azure REST: performing-entity-group-transactions's Python example: insert, update (PUT, If-Match
+   * *), insert-or-merge
    * (PATCH from Python, MERGE from JS), delete. `urlOf` writes the request-line URL of a resource.
    */
-  async function mixedBatch(pk: string, style: ClientStyle, urlOf = (resource: string) => absoluteUrl(server.port, resource)): Promise<ResponsePart[]> {
+  async function mixedBatch(
+    pk: string,
+    style: ClientStyle,
+    urlOf = (resource: string) => absoluteUrl(server.port, resource),
+  ): Promise<ResponsePart[]> {
     await insert(pk, '2', { old: 1 });
     await insert(pk, '3', { old: 1 });
     await insert(pk, '4', { old: 1 });
@@ -125,9 +158,16 @@ describe('$batch wire format', () => {
       style,
     );
     const parts = assertChangesetResponse(res, 4);
-    assert.deepEqual(parts.map((p) => p.statusLine), Array(4).fill('HTTP/1.1 204 No Content'));
+    assert.deepEqual(
+      parts.map((p) => p.statusLine),
+      Array(4).fill('HTTP/1.1 204 No Content'),
+    );
     const etag = parts[0]!.header('ETag');
-    assert.deepEqual(parts.map((p) => p.header('ETag')), [etag, etag, etag, undefined], 'one ETag for every write; none on a delete');
+    assert.deepEqual(
+      parts.map((p) => p.header('ETag')),
+      [etag, etag, etag, undefined],
+      'one ETag for every write; none on a delete',
+    );
     assert.deepEqual(await read(pk, '1'), { etag, props: { v: 1 } });
     assert.deepEqual(await read(pk, '2'), { etag, props: { v: 2 } });
     assert.deepEqual(await read(pk, '3'), { etag, props: { old: 1, v: 3 } });
@@ -144,9 +184,23 @@ describe('$batch wire format', () => {
       parts[0]!.headerLines.filter((line) => /^(Preference-Applied|Location|DataServiceId):/.test(line)),
       ['Preference-Applied: return-no-content', `Location: ${location}`, `DataServiceId: ${location}`],
     );
-    // The recorded service's header sets (batch.md §3.2), `ETag` spelled exactly so (JS regex `ETag: (.*)`).
-    assert.deepEqual(headerNames(parts[0]!).sort(), ['Cache-Control', 'DataServiceId', 'DataServiceVersion', 'ETag', 'Location', 'Preference-Applied', 'X-Content-Type-Options']);
-    assert.deepEqual(headerNames(parts[1]!).sort(), ['Cache-Control', 'DataServiceVersion', 'ETag', 'X-Content-Type-Options']);
+    // The recorded service's header sets (Azure REST: performing-entity-group-transactions), `ETag` spelled exactly so
+    // (JS regex `ETag: (.*)`).
+    assert.deepEqual(headerNames(parts[0]!).sort(), [
+      'Cache-Control',
+      'DataServiceId',
+      'DataServiceVersion',
+      'ETag',
+      'Location',
+      'Preference-Applied',
+      'X-Content-Type-Options',
+    ]);
+    assert.deepEqual(headerNames(parts[1]!).sort(), [
+      'Cache-Control',
+      'DataServiceVersion',
+      'ETag',
+      'X-Content-Type-Options',
+    ]);
     assert.deepEqual(headerNames(parts[3]!).sort(), ['Cache-Control', 'DataServiceVersion', 'X-Content-Type-Options']);
     assert.match(parts[1]!.header('ETag')!, /^W\/"datetime'\d{4}-\d\d-\d\dT\d\d%3A\d\d%3A\d\d(\.\d{1,7})?Z'"$/);
   });
@@ -162,14 +216,17 @@ describe('$batch wire format', () => {
 
   test('Python SDK layout: Content-ID 0…n-1 echoed right after each status line; x-ms-version and dates inside parts', async () => {
     const parts = await mixedBatch(freshPartition(), 'python');
-    assert.deepEqual(parts.map((p) => p.headerLines[0]), ['Content-ID: 0', 'Content-ID: 1', 'Content-ID: 2', 'Content-ID: 3']);
+    assert.deepEqual(
+      parts.map((p) => p.headerLines[0]),
+      ['Content-ID: 0', 'Content-ID: 1', 'Content-ID: 2', 'Content-ID: 3'],
+    );
   });
 
   test('origin-form request lines with the account: /devstoreaccount1/t(…)', async () => {
     await mixedBatch(freshPartition(), 'js', (resource) => `/devstoreaccount1/${resource}`);
   });
 
-  test('origin-form request lines without the account: /t(…) (batch.md §2.2 recommendation)', async () => {
+  test('origin-form request lines without the account: /t(…) (Azure REST: performing-entity-group-transactions recommendation)', async () => {
     await mixedBatch(freshPartition(), 'python', (resource) => `/${resource}`);
   });
 
@@ -184,7 +241,10 @@ describe('$batch wire format', () => {
     });
     const res = await batch([tunnelled('a', { 'If-Match': '*' }), tunnelled('b', {})]);
     const parts = assertChangesetResponse(res, 2);
-    assert.deepEqual(parts.map((p) => p.statusLine), ['HTTP/1.1 204 No Content', 'HTTP/1.1 204 No Content']);
+    assert.deepEqual(
+      parts.map((p) => p.statusLine),
+      ['HTTP/1.1 204 No Content', 'HTTP/1.1 204 No Content'],
+    );
     assert.deepEqual((await read(pk, 'a'))?.props, { keep: 1, v: 1 }, 'merged into the existing entity');
     assert.deepEqual((await read(pk, 'b'))?.props, { v: 1 }, 'without If-Match: insert-or-merge');
 
@@ -218,22 +278,32 @@ describe('$batch wire format', () => {
       const pk = freshPartition();
       await insert(pk, 'x');
       const stale = 'W/"datetime\'2000-01-01T00%3A00%3A00Z\'"';
-      const precondition = await batch([op.update(entityUrl(pk, 'x'), 'Replace', { PartitionKey: pk, RowKey: 'x' }, stale)]);
-      assert.equal(assertErrorPart(precondition, 412, 'UpdateConditionNotSatisfied', 0).statusLine, 'HTTP/1.1 412 Precondition Failed');
-      const notFound = await batch([op.upsert(entityUrl(pk, 'y'), 'Merge', { PartitionKey: pk, RowKey: 'y' }), op.delete(entityUrl(pk, 'z'))]);
+      const precondition = await batch([
+        op.update(entityUrl(pk, 'x'), 'Replace', { PartitionKey: pk, RowKey: 'x' }, stale),
+      ]);
+      assert.equal(
+        assertErrorPart(precondition, 412, 'UpdateConditionNotSatisfied', 0).statusLine,
+        'HTTP/1.1 412 Precondition Failed',
+      );
+      const notFound = await batch([
+        op.upsert(entityUrl(pk, 'y'), 'Merge', { PartitionKey: pk, RowKey: 'y' }),
+        op.delete(entityUrl(pk, 'z')),
+      ]);
       assert.equal(assertErrorPart(notFound, 404, 'ResourceNotFound', 1).statusLine, 'HTTP/1.1 404 Not Found');
       assert.equal(await read(pk, 'y'), undefined);
     });
 
     test('101 operations → one 400 InvalidInput part naming index 99', async () => {
       const pk = freshPartition();
-      const requests = Array.from({ length: 101 }, (_, i) => op.insert(tableUrl(), { PartitionKey: pk, RowKey: `r${i}` }));
+      const requests = Array.from({ length: 101 }, (_, i) =>
+        op.insert(tableUrl(), { PartitionKey: pk, RowKey: `r${i}` }),
+      );
       assertErrorPart(await batch(requests), 400, 'InvalidInput', 99);
       assert.equal(await read(pk, 'r0'), undefined);
     });
   });
 
-  describe('query batch (batch.md §4)', () => {
+  describe('query batch (Azure REST: performing-entity-group-transactions)', () => {
     test('a single GET is answered directly inside the batch, without a change set', async () => {
       const pk = freshPartition();
       const etag = await insert(pk, 'q', { v: 7 });
@@ -255,7 +325,8 @@ describe('$batch wire format', () => {
     test('a GET together with writes → 400', async () => {
       const pk = freshPartition();
       const res = await batch([op.insert(tableUrl(), { PartitionKey: pk, RowKey: 'w' }), op.get(entityUrl(pk, 'w'))]);
-      // batch.md §4 says 400 without saying at which level: accept a top-level error or a 400 part.
+      // Azure REST: performing-entity-group-transactions says 400 without saying at which level: accept a top-level
+      // error or a 400 part.
       if (res.status === 202) assert.equal(readBatchResponse(res).parts[0]!.status, 400, res.text);
       else assertError(res, 400);
       assert.equal(await read(pk, 'w'), undefined);
@@ -266,7 +337,10 @@ describe('$batch wire format', () => {
     function validBody(): BatchBody {
       return changesetBody([op.insert(tableUrl(), { PartitionKey: 'malformed', RowKey: 'r' })]);
     }
-    const withText = (contentType: string, text: string): BatchBody => ({ contentType, body: Buffer.from(text, 'latin1') });
+    const withText = (contentType: string, text: string): BatchBody => ({
+      contentType,
+      body: Buffer.from(text, 'latin1'),
+    });
     /** The change-set part of a one-change-set batch, without the batch delimiters around it. */
     const onlyBatchPart = ({ contentType, body }: BatchBody): string => {
       const boundary = contentType.slice(contentType.indexOf('boundary=') + 'boundary='.length);
@@ -276,7 +350,10 @@ describe('$batch wire format', () => {
 
     const cases: Record<string, () => BatchBody> = {
       'no boundary parameter': () => ({ ...validBody(), contentType: 'multipart/mixed' }),
-      'a boundary that is not in the body': () => ({ ...validBody(), contentType: 'multipart/mixed; boundary=batch_other' }),
+      'a boundary that is not in the body': () => ({
+        ...validBody(),
+        contentType: 'multipart/mixed; boundary=batch_other',
+      }),
       'not multipart at all': () => ({ ...validBody(), contentType: 'application/json' }),
       'an empty body': () => withText('multipart/mixed; boundary=b', ''),
       garbage: () => withText('multipart/mixed; boundary=b', 'this is not a multipart body\r\n\x00\xff{}--\r\n'),
@@ -290,10 +367,16 @@ describe('$batch wire format', () => {
       },
       'two change sets': () => {
         const b = 'batch_two';
-        return withText(`multipart/mixed; boundary=${b}`, `--${b}\r\n${onlyBatchPart(validBody())}\r\n--${b}\r\n${onlyBatchPart(validBody())}\r\n--${b}--\r\n`);
+        return withText(
+          `multipart/mixed; boundary=${b}`,
+          `--${b}\r\n${onlyBatchPart(validBody())}\r\n--${b}\r\n${onlyBatchPart(validBody())}\r\n--${b}--\r\n`,
+        );
       },
       'an empty change set': () =>
-        withText('multipart/mixed; boundary=b', '--b\r\nContent-Type: multipart/mixed; boundary=c\r\n\r\n--c--\r\n--b--\r\n'),
+        withText(
+          'multipart/mixed; boundary=b',
+          '--b\r\nContent-Type: multipart/mixed; boundary=c\r\n\r\n--c--\r\n--b--\r\n',
+        ),
       'a part that is not application/http': () =>
         withText(
           'multipart/mixed; boundary=b',
@@ -331,7 +414,11 @@ describe('$batch wire format', () => {
           case 1:
             return Buffer.concat([bytes.subarray(0, at), bytes.subarray(at + span)]);
           case 2:
-            return Buffer.concat([bytes.subarray(0, at), Buffer.from(Array.from({ length: span }, () => random.pick([13, 10, 45, 58, 32, random.int(256)]))), bytes.subarray(at)]);
+            return Buffer.concat([
+              bytes.subarray(0, at),
+              Buffer.from(Array.from({ length: span }, () => random.pick([13, 10, 45, 58, 32, random.int(256)]))),
+              bytes.subarray(at),
+            ]);
           default:
             return Buffer.concat([bytes.subarray(0, at), bytes.subarray(at, at + span), bytes.subarray(at)]);
         }
@@ -354,7 +441,16 @@ describe('$batch wire format', () => {
       const operations = 100;
       const lengths = Array<number>(operations).fill(0);
       const build = () =>
-        changesetBody(lengths.map((n, i) => op.insert(tableUrl(), { PartitionKey: pk, RowKey: `r${i}`, a: 'a'.repeat(Math.min(n, 30_000)), b: 'b'.repeat(Math.max(0, n - 30_000)) })));
+        changesetBody(
+          lengths.map((n, i) =>
+            op.insert(tableUrl(), {
+              PartitionKey: pk,
+              RowKey: `r${i}`,
+              a: 'a'.repeat(Math.min(n, 30_000)),
+              b: 'b'.repeat(Math.max(0, n - 30_000)),
+            }),
+          ),
+        );
       const base = build().body.length;
       const perOperation = Math.floor((bytes - base) / operations);
       lengths.fill(perOperation);
@@ -376,13 +472,21 @@ describe('$batch wire format', () => {
       const pk = freshPartition();
       const body = batchOfSize(pk, bodyBytesMax + 1);
       assertError(await postBatch(server.port, body), 413, 'RequestBodyTooLarge');
-      assertError(await postBatch(server.port, body, { chunkedEncoding: true, chunkBytes: 256 * 1024 }), 413, 'RequestBodyTooLarge');
+      assertError(
+        await postBatch(server.port, body, { chunkedEncoding: true, chunkBytes: 256 * 1024 }),
+        413,
+        'RequestBodyTooLarge',
+      );
       assert.equal(await read(pk, 'r0'), undefined);
     });
   });
 
   test('the outer request must be signed; parts carry no Authorization', async () => {
-    const res = await postBatch(server.port, changesetBody([op.insert(tableUrl(), { PartitionKey: 'unsigned', RowKey: 'r' })]), { auth: 'none' });
+    const res = await postBatch(
+      server.port,
+      changesetBody([op.insert(tableUrl(), { PartitionKey: 'unsigned', RowKey: 'r' })]),
+      { auth: 'none' },
+    );
     assertError(res, 403, 'AuthenticationFailed');
     assert.equal(await read('unsigned', 'r'), undefined);
   });

@@ -1,4 +1,5 @@
-// Entity group transactions through @azure/data-tables (batch.md §1, §3.3): every action type,
+// Entity group transactions through @azure/data-tables (Azure REST: performing-entity-group-transactions): every action
+// type,
 // the 100-operation limit, atomic rollback at any position, one shared ETag, the error codes, and
 // serialization of concurrent writers. Cases the SDK refuses to send go out as raw multipart.
 import { after, before, describe, test } from 'node:test';
@@ -8,7 +9,15 @@ import { startServer, type RunningServer } from '../helpers/server.js';
 import { describeResponse } from '../helpers/http.js';
 import { freshTable, tableClient, uniqueTableName } from '../helpers/sdk.js';
 import { etagTicks, isoTicks } from '../helpers/odata.js';
-import { absoluteUrl, changesetBody, entityResource, op, partError, postBatch, readBatchResponse } from '../helpers/batch.js';
+import {
+  absoluteUrl,
+  changesetBody,
+  entityResource,
+  op,
+  partError,
+  postBatch,
+  readBatchResponse,
+} from '../helpers/batch.js';
 
 type Props = Record<string, unknown>;
 interface Stored {
@@ -44,8 +53,15 @@ async function assertTransactionFails(attempt: Promise<unknown>, expected: Expec
     const what = `${error?.statusCode} ${error?.code} ${error?.message}`;
     assert.equal(error.statusCode, expected.status, what);
     assert.equal(error.code, expected.code, what);
-    assert.ok(String(error.message).startsWith(`${expected.index}:`), `message should start with "${expected.index}:": ${what}`);
-    assert.equal(error.response?.status, 202, `the outer status stays 202 (batch.md §3.1): ${what}`);
+    assert.ok(
+      String(error.message).startsWith(`${expected.index}:`),
+      `message should start with "${expected.index}:": ${what}`,
+    );
+    assert.equal(
+      error.response?.status,
+      202,
+      `the outer status stays 202 (Azure REST: performing-entity-group-transactions): ${what}`,
+    );
     return true;
   });
 }
@@ -66,7 +82,8 @@ describe('$batch through the JS SDK', () => {
     const before = { a: 'old', b: 'keep' };
     const existing = ['upsertMerge', 'upsertReplace', 'mergeEtag', 'replaceEtag', 'mergeAny', 'replaceAny', 'gone'];
     const etags = new Map<string, string>();
-    for (const rk of existing) etags.set(rk, (await client.createEntity({ partitionKey: pk, rowKey: rk, ...before })).etag!);
+    for (const rk of existing)
+      etags.set(rk, (await client.createEntity({ partitionKey: pk, rowKey: rk, ...before })).etag!);
 
     const e = (rowKey: string) => ({ partitionKey: pk, rowKey, a: 'new' });
     const actions: TransactionAction[] = [
@@ -83,11 +100,18 @@ describe('$batch through the JS SDK', () => {
     ];
     const result = await client.submitTransaction(actions);
     assert.equal(result.status, 202);
-    assert.deepEqual(result.subResponses.map((r) => r.status), actions.map(() => 204));
+    assert.deepEqual(
+      result.subResponses.map((r) => r.status),
+      actions.map(() => 204),
+    );
     const written = result.subResponses.slice(0, -1).map((r) => r.etag);
     const shared = written[0]!;
     assert.match(shared, /^W\/"datetime'.+'"$/);
-    assert.deepEqual(written, written.map(() => shared), 'one ETag for every write of the batch (batch.md §1)');
+    assert.deepEqual(
+      written,
+      written.map(() => shared),
+      'one ETag for every write of the batch (Azure REST: performing-entity-group-transactions)',
+    );
     assert.equal(result.subResponses.at(-1)!.etag, undefined, 'a delete part carries no ETag');
 
     const merged = { a: 'new', b: 'keep' };
@@ -116,7 +140,10 @@ describe('$batch through the JS SDK', () => {
 
   test('exactly 100 operations succeed', async () => {
     const pk = 'hundred';
-    const actions: TransactionAction[] = Array.from({ length: 100 }, (_, i) => ['create', { partitionKey: pk, rowKey: `r${i}`, i }]);
+    const actions: TransactionAction[] = Array.from({ length: 100 }, (_, i) => [
+      'create',
+      { partitionKey: pk, rowKey: `r${i}`, i },
+    ]);
     const result = await client.submitTransaction(actions);
     assert.equal(result.subResponses.length, 100);
     assert.ok(result.subResponses.every((r) => r.status === 204 && r.etag === result.subResponses[0]!.etag));
@@ -127,7 +154,10 @@ describe('$batch through the JS SDK', () => {
 
   test('101 operations → 400 InvalidInput naming index 99, nothing written', async () => {
     const pk = 'tooMany';
-    const actions: TransactionAction[] = Array.from({ length: 101 }, (_, i) => ['create', { partitionKey: pk, rowKey: `r${i}` }]);
+    const actions: TransactionAction[] = Array.from({ length: 101 }, (_, i) => [
+      'create',
+      { partitionKey: pk, rowKey: `r${i}` },
+    ]);
     await assertTransactionFails(client.submitTransaction(actions), { status: 400, code: 'InvalidInput', index: 99 });
     assert.equal((await partition(client, pk)).size, 0);
   });
@@ -162,12 +192,21 @@ describe('$batch through the JS SDK', () => {
     }
 
     for (const kind of Object.keys(failures) as FailureKind[]) {
-      for (const [where, failAt] of [['first', 0], ['middle', 5], ['last', size - 1]] as const) {
+      for (const [where, failAt] of [
+        ['first', 0],
+        ['middle', 5],
+        ['last', size - 1],
+      ] as const) {
         test(`${kind} at the ${where} position (${failAt})`, async () => {
           const pk = `${kind.replaceAll(' ', '')}-${failAt}`;
           let staleEtag = '';
           for (let i = 0; i < size; i++) {
-            const created = await client.createEntity({ partitionKey: pk, rowKey: `r${i}`, v: `original${i}`, keep: i });
+            const created = await client.createEntity({
+              partitionKey: pk,
+              rowKey: `r${i}`,
+              v: `original${i}`,
+              keep: i,
+            });
             if (i === failAt) {
               staleEtag = created.etag!;
               await client.updateEntity({ partitionKey: pk, rowKey: `r${i}`, v: `updated${i}` }, 'Merge');
@@ -189,7 +228,11 @@ describe('$batch through the JS SDK', () => {
       ['create', { partitionKey: pk, rowKey: 'b' }],
       ['upsert', { partitionKey: pk, rowKey: 'a', x: 1 }, 'Merge'],
     ];
-    await assertTransactionFails(client.submitTransaction(actions), { status: 400, code: 'InvalidDuplicateRow', index: 2 });
+    await assertTransactionFails(client.submitTransaction(actions), {
+      status: 400,
+      code: 'InvalidDuplicateRow',
+      index: 2,
+    });
     assert.equal((await partition(client, pk)).size, 0);
   });
 
@@ -260,7 +303,11 @@ describe('$batch through the JS SDK', () => {
       );
       const stored = await partition(client, pk);
       assert.equal(succeeded, clients * incrementsEach);
-      assert.equal(stored.get('c')!.props.n, succeeded, `counter = successful increments (${conflicts} conflicts retried)`);
+      assert.equal(
+        stored.get('c')!.props.n,
+        succeeded,
+        `counter = successful increments (${conflicts} conflicts retried)`,
+      );
       const logged = [...stored].filter(([rk]) => rk.startsWith('log-')).map(([, s]) => s.props.n as number);
       assert.equal(logged.length, (clients / 2) * incrementsEach, 'every successful batch increment left its log row');
       assert.equal(new Set(logged).size, logged.length, 'no two batch increments saw the same counter value');
@@ -273,14 +320,21 @@ describe('$batch through the JS SDK', () => {
       await Promise.all(
         Array.from({ length: 12 }, async (_, b) => {
           const worker = tableClient(server, client.tableName);
-          const actions: TransactionAction[] = rows.map((rowKey) => ['upsert', { partitionKey: pk, rowKey, batch: `b${b}` }, 'Replace']);
+          const actions: TransactionAction[] = rows.map((rowKey) => [
+            'upsert',
+            { partitionKey: pk, rowKey, batch: `b${b}` },
+            'Replace',
+          ]);
           etagByBatch.set(`b${b}`, (await worker.submitTransaction(actions)).subResponses[0]!.etag!);
         }),
       );
       const stored = [...(await partition(client, pk)).values()];
       assert.equal(stored.length, rows.length);
       const winner = stored[0]!.props.batch as string;
-      assert.ok(stored.every((s) => s.props.batch === winner && s.etag === etagByBatch.get(winner)), JSON.stringify(stored));
+      assert.ok(
+        stored.every((s) => s.props.batch === winner && s.etag === etagByBatch.get(winner)),
+        JSON.stringify(stored),
+      );
       const newest = [...etagByBatch.values()].reduce((a, b) => (etagTicks(a) > etagTicks(b) ? a : b));
       assert.equal(etagByBatch.get(winner), newest, 'the visible batch is the one committed last');
     });

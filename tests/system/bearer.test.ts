@@ -1,4 +1,5 @@
-// Microsoft Entra ID bearer tokens through the real server (auth.md §10), over plain HTTP with raw
+// Microsoft Entra ID bearer tokens through the real server (Azure REST: authorize-with-azure-active-directory), over
+// plain HTTP with raw
 // requests (the SDK's own TokenCredential flow needs HTTPS: tests/system/https.test.ts). Tokens are
 // signed here with node:crypto; the server trusts only the keys its --oauth-* files name.
 import { after, before, describe, test } from 'node:test';
@@ -16,7 +17,8 @@ const rsa = generateKeyPairSync('rsa', { modulusLength: 2048 });
 const ec = generateKeyPairSync('ec', { namedCurve: 'P-256' });
 const stranger = generateKeyPairSync('rsa', { modulusLength: 2048 });
 
-const base64url = (value: object | Buffer) => (Buffer.isBuffer(value) ? value : Buffer.from(JSON.stringify(value))).toString('base64url');
+const base64url = (value: object | Buffer) =>
+  (Buffer.isBuffer(value) ? value : Buffer.from(JSON.stringify(value))).toString('base64url');
 
 function jwt(alg: 'RS256' | 'PS256' | 'ES256', key: KeyObject, claims: object, kid?: string): string {
   const input = `${base64url({ alg, typ: 'JWT', ...(kid && { kid }) })}.${base64url(claims)}`;
@@ -52,15 +54,21 @@ before(async () => {
   };
   writeFileSync(join(dir, 'keys.jwks'), JSON.stringify(jwks));
   writeFileSync(join(dir, 'keys.pem'), ec.publicKey.export({ type: 'spki', format: 'pem' }));
-  server = await startServer({ inMemory: true, args: ['--oauth-jwks', join(dir, 'keys.jwks'), '--oauth-issuer', issuer] });
+  server = await startServer({
+    inMemory: true,
+    args: ['--oauth-jwks', join(dir, 'keys.jwks'), '--oauth-issuer', issuer],
+  });
 });
 after(async () => {
   await server.stop();
   removeDir(dir);
 });
 
-const bearer = (token: string, request: { method: string; path: string; body?: object | string; headers?: Record<string, string> }, port = server.port) =>
-  send(port, { ...request, headers: { ...request.headers, Authorization: `Bearer ${token}` } });
+const bearer = (
+  token: string,
+  request: { method: string; path: string; body?: object | string; headers?: Record<string, string> },
+  port = server.port,
+) => send(port, { ...request, headers: { ...request.headers, Authorization: `Bearer ${token}` } });
 
 function assertRefused(res: RawResponse, detail?: RegExp, tenantId = tenant): void {
   assert.equal(res.status, 401, describeResponse(res));
@@ -70,7 +78,8 @@ function assertRefused(res: RawResponse, detail?: RegExp, tenantId = tenant): vo
     `Bearer authorization_uri=https://login.microsoftonline.com/${tenantId}/oauth2/authorize resource_id=https://storage.azure.com`,
   );
   // Service operations answer in XML, which carries the detail.
-  if (detail !== undefined) assert.match(/<AuthenticationErrorDetail>(.*)<\/AuthenticationErrorDetail>/s.exec(res.text)?.[1] ?? '', detail);
+  if (detail !== undefined)
+    assert.match(/<AuthenticationErrorDetail>(.*)<\/AuthenticationErrorDetail>/s.exec(res.text)?.[1] ?? '', detail);
 }
 
 describe('a verified token acts for the account', () => {
@@ -79,8 +88,14 @@ describe('a verified token acts for the account', () => {
     const rs = jwt('RS256', rsa.privateKey, claims(), 'rsa');
     const ps = jwt('PS256', rsa.privateKey, claims(), 'rsa');
     const es = jwt('ES256', ec.privateKey, claims(), 'ec');
-    assert.equal((await bearer(rs, { method: 'POST', path: devPath('Tables'), body: { TableName: table } })).status, 201);
-    assert.equal((await bearer(ps, { method: 'POST', path: devPath(table), body: { PartitionKey: 'p', RowKey: '1' } })).status, 201);
+    assert.equal(
+      (await bearer(rs, { method: 'POST', path: devPath('Tables'), body: { TableName: table } })).status,
+      201,
+    );
+    assert.equal(
+      (await bearer(ps, { method: 'POST', path: devPath(table), body: { PartitionKey: 'p', RowKey: '1' } })).status,
+      201,
+    );
     const read = await bearer(es, { method: 'GET', path: devPath(`${table}(PartitionKey='p',RowKey='1')`) });
     assert.equal(read.status, 200, describeResponse(read));
     const acl = await bearer(rs, { method: 'GET', path: devPath(`${table}?comp=acl`) });
@@ -123,7 +138,10 @@ describe('a token that does not verify is 401 InvalidAuthenticationInfo with a c
       [claims({ exp: undefined }), /exp/],
     ];
     for (const [payload, detail] of cases) {
-      const res = await bearer(jwt('ES256', ec.privateKey, payload, 'ec'), { method: 'GET', path: devPath('?restype=service&comp=properties') });
+      const res = await bearer(jwt('ES256', ec.privateKey, payload, 'ec'), {
+        method: 'GET',
+        path: devPath('?restype=service&comp=properties'),
+      });
       assertRefused(res, detail);
     }
   });
@@ -135,7 +153,10 @@ describe('a token that does not verify is 401 InvalidAuthenticationInfo with a c
   });
 
   test('the Authorization header wins over SAS parameters in the URL', async () => {
-    const res = await bearer('not-a-token', { method: 'GET', path: `${devPath('Tables')}?sv=2019-02-02&ss=t&srt=s&sp=l&se=2099-01-01&sig=x` });
+    const res = await bearer('not-a-token', {
+      method: 'GET',
+      path: `${devPath('Tables')}?sv=2019-02-02&ss=t&srt=s&sp=l&se=2099-01-01&sig=x`,
+    });
     assertRefused(res);
   });
 });
@@ -144,7 +165,11 @@ describe('configuration', () => {
   test('without --oauth-* flags bearer tokens are refused, challenge for the common tenant', async () => {
     const plain = await startServer({ inMemory: true });
     try {
-      const res = await bearer(jwt('RS256', rsa.privateKey, claims(), 'rsa'), { method: 'GET', path: devPath('Tables') }, plain.port);
+      const res = await bearer(
+        jwt('RS256', rsa.privateKey, claims(), 'rsa'),
+        { method: 'GET', path: devPath('Tables') },
+        plain.port,
+      );
       assertRefused(res, undefined, 'common');
     } finally {
       await plain.stop();
@@ -158,8 +183,15 @@ describe('configuration', () => {
     });
     try {
       const token = (aud: string, iss = 'https://any.example/') => jwt('ES256', ec.privateKey, claims({ aud, iss }));
-      assert.equal((await bearer(token('api://cerulean'), { method: 'GET', path: devPath('Tables') }, pem.port)).status, 200);
-      assertRefused(await bearer(token('https://storage.azure.com'), { method: 'GET', path: devPath('Tables') }, pem.port), undefined, 'common');
+      assert.equal(
+        (await bearer(token('api://cerulean'), { method: 'GET', path: devPath('Tables') }, pem.port)).status,
+        200,
+      );
+      assertRefused(
+        await bearer(token('https://storage.azure.com'), { method: 'GET', path: devPath('Tables') }, pem.port),
+        undefined,
+        'common',
+      );
       const rsaToken = jwt('RS256', rsa.privateKey, claims({ aud: 'api://cerulean' }));
       assertRefused(await bearer(rsaToken, { method: 'GET', path: devPath('Tables') }, pem.port), undefined, 'common');
     } finally {

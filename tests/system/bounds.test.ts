@@ -1,4 +1,4 @@
-// Bounded resources (issue 6): requests beyond --max-requests are refused at once with
+// Bounded resources: requests beyond --max-requests are refused at once with
 // 503 ServerBusy instead of queueing, and the server serves again when the load is gone.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';

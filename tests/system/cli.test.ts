@@ -5,7 +5,14 @@ import assert from 'node:assert/strict';
 import { readdirSync } from 'node:fs';
 import net from 'node:net';
 import { RestError, TableClient, TableServiceClient } from '@azure/data-tables';
-import { devAccount, makeTempDir, removeDir, startServer, type RunningServer, type ServerOptions } from '../helpers/server.js';
+import {
+  devAccount,
+  makeTempDir,
+  removeDir,
+  startServer,
+  type RunningServer,
+  type ServerOptions,
+} from '../helpers/server.js';
 import { describeResponse, devPath, send } from '../helpers/http.js';
 import { clientOptions, uniqueTableName } from '../helpers/sdk.js';
 
@@ -42,7 +49,10 @@ async function withServer<T>(options: ServerOptions, work: (server: RunningServe
   }
 }
 
-function clientsFromPrintedString(server: RunningServer, table: string): { service: TableServiceClient; table: TableClient } {
+function clientsFromPrintedString(
+  server: RunningServer,
+  table: string,
+): { service: TableServiceClient; table: TableClient } {
   return {
     service: TableServiceClient.fromConnectionString(server.connectionString, clientOptions),
     table: TableClient.fromConnectionString(server.connectionString, table, clientOptions),

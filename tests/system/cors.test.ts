@@ -1,4 +1,4 @@
-// CORS through the real server (operations.md §4.4): anonymous OPTIONS preflights answered from
+// CORS through the real server (Azure REST: preflight-table-request): anonymous OPTIONS preflights answered from
 // the account's rules, and Access-Control-* headers on actual cross-origin requests.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -55,7 +55,12 @@ describe('preflight (OPTIONS), anonymous', () => {
   });
 
   test('on any resource: the service root, a table, the table collection, $batch', async () => {
-    for (const path of [devPath('?restype=service&comp=properties'), devPath(table), devPath('Tables'), devPath('$batch')]) {
+    for (const path of [
+      devPath('?restype=service&comp=properties'),
+      devPath(table),
+      devPath('Tables'),
+      devPath('$batch'),
+    ]) {
       const res = await preflight({ Origin: contoso, 'Access-Control-Request-Method': 'POST' }, path);
       assert.equal(res.status, 200, `${path}: ${describeResponse(res)}`);
     }
@@ -73,14 +78,18 @@ describe('preflight (OPTIONS), anonymous', () => {
     const cases = [
       preflight({ Origin: 'http://evil.example', 'Access-Control-Request-Method': 'DELETE' }),
       preflight({ Origin: contoso, 'Access-Control-Request-Method': 'PATCH' }),
-      preflight({ Origin: contoso, 'Access-Control-Request-Method': 'PUT', 'Access-Control-Request-Headers': 'authorization' }),
+      preflight({
+        Origin: contoso,
+        'Access-Control-Request-Method': 'PUT',
+        'Access-Control-Request-Headers': 'authorization',
+      }),
       preflight({ Origin: contoso, 'Access-Control-Request-Method': 'GET' }, '/nosuchaccount/Tables'),
     ];
     for (const res of await Promise.all(cases)) {
       assert.equal(res.status, 403, describeResponse(res));
       assert.equal(res.headers['x-ms-error-code'], 'CorsPreflightFailure');
       assert.equal(res.headers['access-control-allow-origin'], undefined);
-      assert.equal(errorCode(res), 'CorsPreflightFailure', 'the error body (issue 17)');
+      assert.equal(errorCode(res), 'CorsPreflightFailure', 'the error body');
     }
   });
 
@@ -93,7 +102,11 @@ describe('preflight (OPTIONS), anonymous', () => {
     const res = await send(server.port, {
       method: 'OPTIONS',
       path: devPath(`${table}()`),
-      headers: { Origin: contoso, 'Access-Control-Request-Method': 'GET', Authorization: 'SharedKeyLite devstoreaccount1:garbage' },
+      headers: {
+        Origin: contoso,
+        'Access-Control-Request-Method': 'GET',
+        Authorization: 'SharedKeyLite devstoreaccount1:garbage',
+      },
     });
     assert.equal(res.status, 200);
   });
@@ -101,13 +114,22 @@ describe('preflight (OPTIONS), anonymous', () => {
 
 describe('actual cross-origin requests', () => {
   test('an allowed origin gets Allow-Origin, credentials and exposed headers, continuation included', async () => {
-    const res = await send(server.port, { method: 'GET', path: devPath(`${table}()?$top=1`), headers: { Origin: contoso } });
+    const res = await send(server.port, {
+      method: 'GET',
+      path: devPath(`${table}()?$top=1`),
+      headers: { Origin: contoso },
+    });
     assert.equal(res.status, 200, describeResponse(res));
     assert.equal(res.headers['access-control-allow-origin'], contoso);
     assert.equal(res.headers['access-control-allow-credentials'], 'true');
     assert.equal(res.headers['vary'], 'Origin');
     const exposed = (res.headers['access-control-expose-headers'] as string).split(',');
-    for (const name of ['x-ms-request-id', 'x-ms-version', 'x-ms-continuation-NextPartitionKey', 'x-ms-continuation-NextRowKey']) {
+    for (const name of [
+      'x-ms-request-id',
+      'x-ms-version',
+      'x-ms-continuation-NextPartitionKey',
+      'x-ms-continuation-NextRowKey',
+    ]) {
       assert.ok(exposed.includes(name), `${name} in ${exposed.join(',')}`);
     }
   });
@@ -120,13 +142,22 @@ describe('actual cross-origin requests', () => {
     });
     assert.equal(res.status, 404);
     assert.equal(res.headers['access-control-allow-origin'], contoso);
-    const unauthenticated = await send(server.port, { method: 'GET', path: devPath('Tables'), headers: { Origin: contoso }, auth: 'none' });
+    const unauthenticated = await send(server.port, {
+      method: 'GET',
+      path: devPath('Tables'),
+      headers: { Origin: contoso },
+      auth: 'none',
+    });
     assert.equal(unauthenticated.status, 403);
     assert.equal(unauthenticated.headers['access-control-allow-origin'], contoso);
   });
 
   test('a method only the * rule allows answers *; an origin no rule allows gets only Vary', async () => {
-    const star = await send(server.port, { method: 'GET', path: devPath(`${table}()`), headers: { Origin: 'http://anyone.example' } });
+    const star = await send(server.port, {
+      method: 'GET',
+      path: devPath(`${table}()`),
+      headers: { Origin: 'http://anyone.example' },
+    });
     assert.equal(star.headers['access-control-allow-origin'], '*');
     const denied = await send(server.port, {
       method: 'DELETE',

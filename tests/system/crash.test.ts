@@ -1,4 +1,5 @@
-// Durability under kill -9 (STYLE.md "tests/": crash tests). Sixteen clients drive single writes
+// Durability under kill -9 (the crash tests of docs/architecture.md#threads-and-durability). Sixteen clients drive
+// single writes
 // and 100-entity batches against an on-disk server; at a seeded random moment the server gets
 // SIGKILL; it restarts on the same directory and every key is checked against a ledger of what was
 // acknowledged (2xx received) and what was still in flight. Each key is written by one client only,
@@ -152,7 +153,9 @@ function planSingle(port: number, table: string, random: Random, state: KeyState
     isBatch: false,
     send: () => send(port, full),
     outcome: (res) =>
-      res.status === 204 ? { etag: res.headers.etag as string | undefined } : { error: `${full.method} ${full.path}: ${describeResponse(res)}` },
+      res.status === 204
+        ? { etag: res.headers.etag as string | undefined }
+        : { error: `${full.method} ${full.path}: ${describeResponse(res)}` },
   };
 }
 
@@ -204,7 +207,9 @@ async function runClient(port: number, table: string, client: number, random: Ra
       const rewrite = acknowledgedBatches.length > 0 && random.chance(0.4);
       partition = rewrite
         ? random.pick(acknowledgedBatches)
-        : Array.from({ length: batchSize }, (_, i) => ledger.key(`b${client}-${seq}`, `r${String(i).padStart(2, '0')}`));
+        : Array.from({ length: batchSize }, (_, i) =>
+            ledger.key(`b${client}-${seq}`, `r${String(i).padStart(2, '0')}`),
+          );
       planned = planBatch(port, table, random, partition, value);
     } else {
       planned = planSingle(port, table, random, random.pick(singles), value);
@@ -253,11 +258,17 @@ function check(found: ReadonlyMap<string, Observed>, ledger: Ledger): Verdict {
   const outcomes = new Map<number | string, Set<'applied' | 'notApplied'>>();
   for (const [id, state] of ledger.keys) {
     const seen = found.get(id);
-    const isAcked = seen === undefined ? state.acked.props === null : isDeepStrictEqual(seen.props, state.acked.props) && seen.etag === state.acked.etag;
+    const isAcked =
+      seen === undefined
+        ? state.acked.props === null
+        : isDeepStrictEqual(seen.props, state.acked.props) && seen.etag === state.acked.etag;
     const isInFlight =
-      state.inFlight !== undefined && (seen === undefined ? state.inFlight.props === null : isDeepStrictEqual(seen.props, state.inFlight.props));
+      state.inFlight !== undefined &&
+      (seen === undefined ? state.inFlight.props === null : isDeepStrictEqual(seen.props, state.inFlight.props));
     if (!isAcked && !isInFlight) {
-      problems.push(`${id}: found ${show(seen)}; acknowledged ${show(state.acked)}${state.inFlight ? `, in flight ${show(state.inFlight)}` : ''}`);
+      problems.push(
+        `${id}: found ${show(seen)}; acknowledged ${show(state.acked)}${state.inFlight ? `, in flight ${show(state.inFlight)}` : ''}`,
+      );
     } else if (state.inFlight !== undefined) {
       const request = state.inFlight.batch ?? id;
       outcomes.set(request, (outcomes.get(request) ?? new Set()).add(isAcked ? 'notApplied' : 'applied'));
@@ -269,10 +280,15 @@ function check(found: ReadonlyMap<string, Observed>, ledger: Ledger): Verdict {
   for (const { pk } of found.values()) perPartition.set(pk, (perPartition.get(pk) ?? 0) + 1);
   for (const [pk, { acknowledged }] of ledger.batchPartitions) {
     const count = perPartition.get(pk) ?? 0;
-    if (count !== batchSize && (acknowledged || count !== 0)) problems.push(`partition ${pk}: ${count} entities (acknowledged: ${acknowledged})`);
+    if (count !== batchSize && (acknowledged || count !== 0))
+      problems.push(`partition ${pk}: ${count} entities (acknowledged: ${acknowledged})`);
   }
   const all = [...outcomes.values()];
-  return { problems, applied: all.filter((o) => o.has('applied')).length, notApplied: all.filter((o) => o.has('notApplied')).length };
+  return {
+    problems,
+    applied: all.filter((o) => o.has('applied')).length,
+    notApplied: all.filter((o) => o.has('notApplied')).length,
+  };
 }
 
 async function createTable(server: RunningServer, table: string): Promise<void> {
@@ -315,7 +331,11 @@ describe('crash durability', () => {
           throw new Error(`${context}: reading the table after restart failed: ${error.message}`);
         });
         const verdict = check(found, ledger);
-        assert.deepEqual(verdict.problems.slice(0, 20), [], `${context}: ${verdict.problems.length} discrepancies after restart`);
+        assert.deepEqual(
+          verdict.problems.slice(0, 20),
+          [],
+          `${context}: ${verdict.problems.length} discrepancies after restart`,
+        );
         totals.iterations++;
         totals.acknowledged += ledger.acknowledged;
         totals.batches += ledger.batchesAcknowledged;
@@ -338,10 +358,14 @@ describe('crash durability', () => {
     const lost = [{ state: ledger.key('s0', 'k0'), next: { v: '0.0' } }];
     ledger.begin(lost, false);
     ledger.settle(lost, `W/"datetime'2026-01-01T00%3A00%3A00Z'"`);
-    const batch = Array.from({ length: batchSize }, (_, i) => ({ state: ledger.key('b0-1', `r${i}`), next: { g: '0.1' } }));
+    const batch = Array.from({ length: batchSize }, (_, i) => ({
+      state: ledger.key('b0-1', `r${i}`),
+      next: { g: '0.1' },
+    }));
     ledger.begin(batch, true);
     const found = new Map<string, Observed>([['s9/ghost', { pk: 's9', props: {}, etag: 'x' }]]);
-    for (const { state, next } of batch.slice(0, 50)) found.set(keyId(state.pk, state.rk), { pk: state.pk, props: next, etag: 'x' });
+    for (const { state, next } of batch.slice(0, 50))
+      found.set(keyId(state.pk, state.rk), { pk: state.pk, props: next, etag: 'x' });
     const { problems } = check(found, ledger);
     assert.equal(problems.length, 4, problems.join('\n'));
     assert.match(problems[0]!, /^s0\/k0: found undefined; acknowledged/);
@@ -368,10 +392,19 @@ describe('crash durability', () => {
       const requests = Array.from({ length: 16 }, (_, i): Promise<RawResponse> => {
         if (i % 2 === 0) {
           const body = Buffer.from(JSON.stringify({ PartitionKey: 'single', RowKey: `r${i}`, v: i }));
-          return send(server.port, { method: 'POST', path: devPath(table), body, headers: { Prefer: 'return-no-content' }, chunkBytes: Math.ceil(body.length / 6), ...slow });
+          return send(server.port, {
+            method: 'POST',
+            path: devPath(table),
+            body,
+            headers: { Prefer: 'return-no-content' },
+            chunkBytes: Math.ceil(body.length / 6),
+            ...slow,
+          });
         }
         const batch = changesetBody(
-          Array.from({ length: batchSize }, (_, j) => op.insert(absoluteUrl(server.port, table), { PartitionKey: `batch${i}`, RowKey: `r${j}` })),
+          Array.from({ length: batchSize }, (_, j) =>
+            op.insert(absoluteUrl(server.port, table), { PartitionKey: `batch${i}`, RowKey: `r${j}` }),
+          ),
         );
         return postBatch(server.port, batch, { chunkBytes: Math.ceil(batch.body.length / 6), ...slow });
       });
@@ -382,7 +415,11 @@ describe('crash durability', () => {
       const responses = await answered;
       responses.forEach((res, i) => {
         assert.equal(res.status, i % 2 === 0 ? 204 : 202, `request ${i}: ${describeResponse(res)}`);
-        if (i % 2 === 1) assert.ok(readBatchResponse(res).parts.every((p) => p.status === 204), res.text);
+        if (i % 2 === 1)
+          assert.ok(
+            readBatchResponse(res).parts.every((p) => p.status === 204),
+            res.text,
+          );
       });
       assert.equal(await exitCode, 0, `exit code after SIGTERM\n${server.output().stderr}`);
 

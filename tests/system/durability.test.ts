@@ -1,5 +1,6 @@
-// Acknowledged writes survive SIGKILL (STYLE.md: "a write is acknowledged only once its commit is
-// durable"). A simple version: drive writes, kill -9 right after the last acknowledgement, restart
+// Acknowledged writes survive SIGKILL (a write is acknowledged only once its commit is durable:
+// docs/architecture.md#threads-and-durability). A simple version: drive writes, kill -9 right after the last
+// acknowledgement, restart
 // on the same directory, compare with a model. The randomized crash suite is crash.test.ts.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';

@@ -1,4 +1,5 @@
-// EDM values round-trip exactly (data-model.md §2, conformance-notes C), through the SDK and raw JSON,
+// EDM values round-trip exactly (Azure REST: payload-format-for-table-service-operations, docs/protocol-notes.md),
+// through the SDK and raw JSON,
 // including bodies that arrive in pieces split inside multi-byte UTF-8 characters.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -22,7 +23,13 @@ describe('EDM round trips', () => {
   });
 
   const insertRaw = (body: string | object, extra: Partial<RawRequest> = {}) =>
-    send(server.port, { method: 'POST', path: devPath(client.tableName), body, headers: { Prefer: 'return-no-content' }, ...extra });
+    send(server.port, {
+      method: 'POST',
+      path: devPath(client.tableName),
+      body,
+      headers: { Prefer: 'return-no-content' },
+      ...extra,
+    });
   const readRaw = (rk: string) => send(server.port, { method: 'GET', path: entityPath(client.tableName, 'p', rk) });
 
   describe('through the SDK', () => {
@@ -125,7 +132,7 @@ describe('EDM round trips', () => {
       entity = got.json();
     });
 
-    test('"d":2.0 stays a Double: printed 2.0, unannotated, as the service does (data-model.md §2.3)', () => {
+    test('"d":2.0 stays a Double: printed 2.0, unannotated, as the service does (Azure REST: payload-format-for-table-service-operations)', () => {
       assert.match(text, /"d":2\.0[,}]/);
       assert.equal(entity['d@odata.type'], undefined);
       assert.match(text, /"dInt":1\.0[,}]/);
@@ -163,7 +170,14 @@ describe('EDM round trips', () => {
 
     test('NaN and ±Infinity come back as strings annotated Edm.Double', () => {
       assert.deepEqual(
-        [entity.nan, entity.inf, entity.ninf, entity['nan@odata.type'], entity['inf@odata.type'], entity['ninf@odata.type']],
+        [
+          entity.nan,
+          entity.inf,
+          entity.ninf,
+          entity['nan@odata.type'],
+          entity['inf@odata.type'],
+          entity['ninf@odata.type'],
+        ],
         ['NaN', 'Infinity', '-Infinity', 'Edm.Double', 'Edm.Double', 'Edm.Double'],
       );
     });
@@ -202,7 +216,9 @@ describe('EDM round trips', () => {
         assert.equal(res.status, 400, `${what}: ${describeResponse(res)}`);
         assert.equal(errorCode(res), 'InvalidInput', `${what}: ${describeResponse(res)}`);
       }
-      const outOfRange = await insertRaw('{"PartitionKey":"p","RowKey":"bad","v":"1600-12-31T23:59:59Z","v@odata.type":"Edm.DateTime"}');
+      const outOfRange = await insertRaw(
+        '{"PartitionKey":"p","RowKey":"bad","v":"1600-12-31T23:59:59Z","v@odata.type":"Edm.DateTime"}',
+      );
       assert.equal(outOfRange.status, 400, describeResponse(outOfRange));
       assert.equal((await readRaw('bad')).status, 404, 'nothing was stored');
     });

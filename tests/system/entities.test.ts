@@ -1,4 +1,5 @@
-// Entity operations (operations.md §1.2–§1.4, §5; conformance-notes B, C) through raw HTTP and the SDK.
+// Entity operations (Azure REST: payload-format-for-table-service-operations, addressing-table-service-resources,
+// merge-entity, operations-on-entities; docs/protocol-notes.md) through raw HTTP and the SDK.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { RestError } from '@azure/data-tables';
@@ -34,7 +35,12 @@ describe('entities', () => {
 
   async function newTable(prefix = 'e'): Promise<string> {
     const name = uniqueTableName(prefix);
-    const res = await call({ method: 'POST', path: devPath('Tables'), body: { TableName: name }, headers: { Prefer: 'return-no-content' } });
+    const res = await call({
+      method: 'POST',
+      path: devPath('Tables'),
+      body: { TableName: name },
+      headers: { Prefer: 'return-no-content' },
+    });
     assert.equal(res.status, 204, describeResponse(res));
     return name;
   }
@@ -45,8 +51,14 @@ describe('entities', () => {
   const read = (table: string, pk = 'p', rk = 'r', headers: RawRequest['headers'] = {}) =>
     call({ method: 'GET', path: entityPath(table, pk, rk), headers });
 
-  const write = (method: string, table: string, body: object, headers: RawRequest['headers'] = {}, pk = 'p', rk = 'r') =>
-    call({ method, path: entityPath(table, pk, rk), body, headers });
+  const write = (
+    method: string,
+    table: string,
+    body: object,
+    headers: RawRequest['headers'] = {},
+    pk = 'p',
+    rk = 'r',
+  ) => call({ method, path: entityPath(table, pk, rk), body, headers });
 
   /** The stored entity in nometadata form (no odata members, no annotations). */
   async function stored(table: string, pk = 'p', rk = 'r'): Promise<Record<string, unknown> | undefined> {
@@ -124,7 +136,11 @@ describe('entities', () => {
       assertError(await call({ method: 'GET', path: devPath(`${table}()`) }), 404, 'TableNotFound');
       assertError(await write('PUT', table, { PartitionKey: 'p', RowKey: 'r' }), 404, 'TableNotFound');
       assertError(await write('MERGE', table, { PartitionKey: 'p', RowKey: 'r' }), 404, 'TableNotFound');
-      assertError(await call({ method: 'DELETE', path: entityPath(table, 'p', 'r'), headers: { 'If-Match': '*' } }), 404, 'TableNotFound');
+      assertError(
+        await call({ method: 'DELETE', path: entityPath(table, 'p', 'r'), headers: { 'If-Match': '*' } }),
+        404,
+        'TableNotFound',
+      );
     });
   });
 
@@ -143,14 +159,23 @@ describe('entities', () => {
   describe('update, merge, delete', () => {
     async function seeded(): Promise<{ table: string; etag: string }> {
       const table = await newTable();
-      const res = await insert(table, { PartitionKey: 'p', RowKey: 'r', keep: 'k', drop: 'd' }, { Prefer: 'return-no-content' });
+      const res = await insert(
+        table,
+        { PartitionKey: 'p', RowKey: 'r', keep: 'k', drop: 'd' },
+        { Prefer: 'return-no-content' },
+      );
       assert.equal(res.status, 204, describeResponse(res));
       return { table, etag: String(res.headers.etag) };
     }
 
     test('PUT with If-Match replaces: removed properties are gone, new ETag', async () => {
       const { table, etag } = await seeded();
-      const res = await write('PUT', table, { PartitionKey: 'p', RowKey: 'r', keep: 'k2', added: 1 }, { 'If-Match': etag });
+      const res = await write(
+        'PUT',
+        table,
+        { PartitionKey: 'p', RowKey: 'r', keep: 'k2', added: 1 },
+        { 'If-Match': etag },
+      );
       assert.equal(res.status, 204, describeResponse(res));
       assert.notEqual(res.headers.etag, etag);
       assert.deepEqual(customProps(await stored(table)), { keep: 'k2', added: 1 });
@@ -163,7 +188,12 @@ describe('entities', () => {
     ] as const) {
       test(`merge via ${label} keeps other properties and returns a new ETag`, async () => {
         const { table, etag } = await seeded();
-        const res = await write(method, table, { PartitionKey: 'p', RowKey: 'r', keep: 'k2', added: 1 }, { 'If-Match': etag, ...extra });
+        const res = await write(
+          method,
+          table,
+          { PartitionKey: 'p', RowKey: 'r', keep: 'k2', added: 1 },
+          { 'If-Match': etag, ...extra },
+        );
         assert.equal(res.status, 204, describeResponse(res));
         assert.notEqual(res.headers.etag, etag);
         assert.deepEqual(customProps(await stored(table)), { keep: 'k2', drop: 'd', added: 1 });
@@ -172,7 +202,11 @@ describe('entities', () => {
       test(`merge via ${label} with a stale If-Match → 412, without If-Match on a missing entity → creates it`, async () => {
         const { table, etag } = await seeded();
         await write('PUT', table, { PartitionKey: 'p', RowKey: 'r', v: 1 }, { 'If-Match': '*' });
-        assertError(await write(method, table, { PartitionKey: 'p', RowKey: 'r', v: 2 }, { 'If-Match': etag, ...extra }), 412, 'UpdateConditionNotSatisfied');
+        assertError(
+          await write(method, table, { PartitionKey: 'p', RowKey: 'r', v: 2 }, { 'If-Match': etag, ...extra }),
+          412,
+          'UpdateConditionNotSatisfied',
+        );
         assert.equal((await stored(table))?.v, 1);
         const upsert = await write(method, table, { PartitionKey: 'p', RowKey: 'new', v: 3 }, { ...extra }, 'p', 'new');
         assert.equal(upsert.status, 204, describeResponse(upsert));
@@ -182,8 +216,16 @@ describe('entities', () => {
 
     test('X-HTTP-Method on a non-POST → 400 XMethodNotUsingPost; unknown value → 400 XMethodIncorrectValue', async () => {
       const { table } = await seeded();
-      assertError(await write('PUT', table, { PartitionKey: 'p', RowKey: 'r' }, { 'X-HTTP-Method': 'MERGE' }), 400, 'XMethodNotUsingPost');
-      assertError(await write('POST', table, { PartitionKey: 'p', RowKey: 'r' }, { 'X-HTTP-Method': 'FROB' }), 400, 'XMethodIncorrectValue');
+      assertError(
+        await write('PUT', table, { PartitionKey: 'p', RowKey: 'r' }, { 'X-HTTP-Method': 'MERGE' }),
+        400,
+        'XMethodNotUsingPost',
+      );
+      assertError(
+        await write('POST', table, { PartitionKey: 'p', RowKey: 'r' }, { 'X-HTTP-Method': 'FROB' }),
+        400,
+        'XMethodIncorrectValue',
+      );
       assert.deepEqual(customProps(await stored(table)), { keep: 'k', drop: 'd' }, 'rejected requests change nothing');
     });
 
@@ -191,8 +233,16 @@ describe('entities', () => {
       const { table, etag } = await seeded();
       const fresh = await write('MERGE', table, { PartitionKey: 'p', RowKey: 'r', n: 1 }, { 'If-Match': etag });
       assert.equal(fresh.status, 204);
-      assertError(await write('PUT', table, { PartitionKey: 'p', RowKey: 'r' }, { 'If-Match': etag }), 412, 'UpdateConditionNotSatisfied');
-      assertError(await call({ method: 'DELETE', path: entityPath(table, 'p', 'r'), headers: { 'If-Match': etag } }), 412, 'UpdateConditionNotSatisfied');
+      assertError(
+        await write('PUT', table, { PartitionKey: 'p', RowKey: 'r' }, { 'If-Match': etag }),
+        412,
+        'UpdateConditionNotSatisfied',
+      );
+      assertError(
+        await call({ method: 'DELETE', path: entityPath(table, 'p', 'r'), headers: { 'If-Match': etag } }),
+        412,
+        'UpdateConditionNotSatisfied',
+      );
       assert.equal((await stored(table))?.n, 1);
     });
 
@@ -204,7 +254,11 @@ describe('entities', () => {
           assert.equal(res.status, 404, `${method} If-Match ${ifMatch}: ${describeResponse(res)}`);
         }
       }
-      assertError(await call({ method: 'DELETE', path: entityPath(table, 'p', 'r'), headers: { 'If-Match': '*' } }), 404, 'ResourceNotFound');
+      assertError(
+        await call({ method: 'DELETE', path: entityPath(table, 'p', 'r'), headers: { 'If-Match': '*' } }),
+        404,
+        'ResourceNotFound',
+      );
       assert.equal(await stored(table), undefined);
     });
 
@@ -261,7 +315,9 @@ describe('entities', () => {
       await client.upsertEntity({ partitionKey: 'p', rowKey: 'm', e: 2 }, 'Merge');
 
       const current = await client.getEntity('p', 'r');
-      const replaced = await client.updateEntity({ partitionKey: 'p', rowKey: 'r', f: 3 }, 'Replace', { etag: current.etag });
+      const replaced = await client.updateEntity({ partitionKey: 'p', rowKey: 'r', f: 3 }, 'Replace', {
+        etag: current.etag,
+      });
       assert.notEqual(replaced.etag, current.etag);
       await assert.rejects(
         client.updateEntity({ partitionKey: 'p', rowKey: 'r', g: 4 }, 'Merge', { etag: current.etag }),
@@ -291,7 +347,12 @@ describe('entities', () => {
         { method: 'GET', path: entityPath(table, 'p', 'r') },
         { method: 'GET', path: entityPath(table, 'p', 'zz') },
         { method: 'GET', path: devPath(`${table}()`) },
-        { method: 'PUT', path: entityPath(table, 'p', 'r'), body: { PartitionKey: 'p', RowKey: 'r' }, headers: { 'If-Match': '*' } },
+        {
+          method: 'PUT',
+          path: entityPath(table, 'p', 'r'),
+          body: { PartitionKey: 'p', RowKey: 'r' },
+          headers: { 'If-Match': '*' },
+        },
         { method: 'PATCH', path: entityPath(table, 'p', 'r'), body: {}, headers: { 'If-Match': '*' } },
         { method: 'DELETE', path: entityPath(table, 'p', 'r'), headers: { 'If-Match': '*' } },
         { method: 'GET', path: devPath('Tables') },
@@ -308,7 +369,11 @@ describe('entities', () => {
         requestIds.add(requestId);
         assert.equal(res.headers['x-ms-version'], '2021-12-02', `${what}: x-ms-version`);
         assert.ok(!Number.isNaN(Date.parse(String(res.headers.date))), `${what}: Date`);
-        assert.equal(res.headers['x-ms-client-request-id'], headers['x-ms-client-request-id'], `${what}: client request id`);
+        assert.equal(
+          res.headers['x-ms-client-request-id'],
+          headers['x-ms-client-request-id'],
+          `${what}: client request id`,
+        );
       }
       assert.equal(requestIds.size, requests.length, 'request ids must be unique');
     });
@@ -327,7 +392,8 @@ describe('entities', () => {
         etag = String(res.headers.etag);
         ticks.push(etagTicks(etag));
       }
-      for (let i = 1; i < ticks.length; i++) assert.ok(ticks[i]! > ticks[i - 1]!, `ETag ${i} must be later than ETag ${i - 1}`);
+      for (let i = 1; i < ticks.length; i++)
+        assert.ok(ticks[i]! > ticks[i - 1]!, `ETag ${i} must be later than ETag ${i - 1}`);
       const final = await read(table);
       assert.equal(final.headers.etag, etag);
       assert.equal(isoTicks(final.json().Timestamp), ticks.at(-1));
@@ -338,7 +404,9 @@ describe('entities', () => {
       const table = await newTable();
       await insert(table, { PartitionKey: 'p', RowKey: 'r' });
       const results = await Promise.all(
-        Array.from({ length: 20 }, (_, i) => write('MERGE', table, { PartitionKey: 'p', RowKey: 'r', [`m${i}`]: i }, { 'If-Match': '*' })),
+        Array.from({ length: 20 }, (_, i) =>
+          write('MERGE', table, { PartitionKey: 'p', RowKey: 'r', [`m${i}`]: i }, { 'If-Match': '*' }),
+        ),
       );
       for (const res of results) assert.equal(res.status, 204, describeResponse(res));
       assert.equal(new Set(results.map((r) => r.headers.etag)).size, 20);
@@ -431,7 +499,8 @@ describe('entities', () => {
     });
 
     test('query responses follow the same levels', async () => {
-      const q = (headers: RawRequest['headers'], query = '') => call({ method: 'GET', path: devPath(`${table}()${query}`), headers });
+      const q = (headers: RawRequest['headers'], query = '') =>
+        call({ method: 'GET', path: devPath(`${table}()${query}`), headers });
       const none = (await q({ Accept: accept.none })).json();
       assert.deepEqual(memberSet(none), ['value']);
       assertNone(none.value[0]);
@@ -455,7 +524,7 @@ describe('entities', () => {
       const noise = {
         'odata.metadata': 'http://x/$metadata#t/@Element',
         'odata.type': 'acct.t',
-        'odata.id': 'http://x/t(PartitionKey=\'p\',RowKey=\'r\')',
+        'odata.id': "http://x/t(PartitionKey='p',RowKey='r')",
         'odata.etag': 'W/"datetime\'2000-01-01T00%3A00%3A00Z\'"',
         'odata.editLink': "t(PartitionKey='p',RowKey='r')",
         Timestamp: '2000-01-01T00:00:00Z',
@@ -500,8 +569,16 @@ describe('entities', () => {
 
     test('duplicate property names → 400 DuplicatePropertiesSpecified (insert, update, merge)', async () => {
       const table = await newTable();
-      assertError(await insert(table, '{"PartitionKey":"p","RowKey":"r","a":1,"a":2}'), 400, 'DuplicatePropertiesSpecified');
-      assertError(await insert(table, '{"PartitionKey":"p","RowKey":"r","PartitionKey":"q"}'), 400, 'DuplicatePropertiesSpecified');
+      assertError(
+        await insert(table, '{"PartitionKey":"p","RowKey":"r","a":1,"a":2}'),
+        400,
+        'DuplicatePropertiesSpecified',
+      );
+      assertError(
+        await insert(table, '{"PartitionKey":"p","RowKey":"r","PartitionKey":"q"}'),
+        400,
+        'DuplicatePropertiesSpecified',
+      );
       assert.equal(await stored(table), undefined);
       await insert(table, { PartitionKey: 'p', RowKey: 'r' });
       for (const method of ['PUT', 'MERGE']) {
@@ -522,7 +599,7 @@ describe('entities', () => {
   describe('key literals in URLs', () => {
     const keys: Array<[string, string]> = [
       ["p'1", "r'x"],
-      ["it's (x), ok", "a b%c&d+e=f"],
+      ["it's (x), ok", 'a b%c&d+e=f'],
       ["''", "'"],
       ['caf\u00e9 \u{1F600}', '\u00a0'],
     ];
@@ -540,7 +617,11 @@ describe('entities', () => {
         assert.equal((await client.getEntity<{ v: string }>(pk, rk)).v, `${pk}|${rk}`);
       }
       for (const [pk, rk] of keys) {
-        const res = await call({ method: 'DELETE', path: entityPath(client.tableName, pk, rk, pythonKeyLiteral), headers: { 'If-Match': '*' } });
+        const res = await call({
+          method: 'DELETE',
+          path: entityPath(client.tableName, pk, rk, pythonKeyLiteral),
+          headers: { 'If-Match': '*' },
+        });
         assert.equal(res.status, 204, `${pk}/${rk}: ${describeResponse(res)}`);
       }
       const left: unknown[] = [];
@@ -552,7 +633,10 @@ describe('entities', () => {
       const table = await newTable();
       const res = await insert(table, { PartitionKey: "p'1", RowKey: "r'x" }, { Prefer: 'return-no-content' });
       assert.equal(res.status, 204, describeResponse(res));
-      assert.ok(String(res.headers.location).endsWith(`${table}(PartitionKey='p''1',RowKey='r''x')`), String(res.headers.location));
+      assert.ok(
+        String(res.headers.location).endsWith(`${table}(PartitionKey='p''1',RowKey='r''x')`),
+        String(res.headers.location),
+      );
     });
 
     test("empty keys '' work for insert, point read, update and delete", async () => {
@@ -563,7 +647,10 @@ describe('entities', () => {
       assert.equal(got.status, 200, describeResponse(got));
       assert.equal(got.json().PartitionKey, '');
       assert.equal(got.json().v, 1);
-      assert.equal((await write('MERGE', table, { PartitionKey: '', RowKey: '', w: 2 }, { 'If-Match': '*' }, '', '')).status, 204);
+      assert.equal(
+        (await write('MERGE', table, { PartitionKey: '', RowKey: '', w: 2 }, { 'If-Match': '*' }, '', '')).status,
+        204,
+      );
       assert.deepEqual(customProps(await stored(table, '', '')), { v: 1, w: 2 });
       const deleted = await call({ method: 'DELETE', path: entityPath(table, '', ''), headers: { 'If-Match': '*' } });
       assert.equal(deleted.status, 204, describeResponse(deleted));

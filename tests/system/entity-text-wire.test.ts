@@ -14,7 +14,14 @@ import { decodeEntityBody } from '../../src/table/protocol/entity-json.js';
 import { decodeStoredProperties, encodeStoredProperties } from '../../src/storage/stored-json.js';
 import { databaseFileName } from '../../src/storage/sqlite/schema.js';
 import { encodeKey } from '../../src/storage/sqlite/codec.js';
-import { absoluteUrl, changesetBody, partError, postBatch, readBatchResponse, type SubRequest } from '../helpers/batch.js';
+import {
+  absoluteUrl,
+  changesetBody,
+  partError,
+  postBatch,
+  readBatchResponse,
+  type SubRequest,
+} from '../helpers/batch.js';
 import { randomEntityBody } from '../helpers/entity-bodies.js';
 import { describeResponse, devPath, send, type RawResponse } from '../helpers/http.js';
 import { tableClient, uniqueTableName } from '../helpers/sdk.js';
@@ -27,12 +34,14 @@ type Expected =
 /**
  * What the reader of record says of an insert body sent as `text`: as the server sees it, UTF-8
  * on the wire (a lone surrogate arrives as U+FFFD, a leading BOM is dropped) and, inside a
- * batch, without the padding around a part's body (batch.md §2.2).
+ * batch, without the padding around a part's body (Azure REST: performing-entity-group-transactions).
  */
 function expectedInsert(text: string, inBatch = false): Expected {
   try {
     const received = decodeUtf8(Buffer.from(text, 'utf8'));
-    const { partitionKey, rowKey, properties } = decodeEntityBody(inBatch ? received.replace(/^[\r\n \t]+|[\r\n \t]+$/g, '') : received);
+    const { partitionKey, rowKey, properties } = decodeEntityBody(
+      inBatch ? received.replace(/^[\r\n \t]+|[\r\n \t]+$/g, '') : received,
+    );
     if (partitionKey === undefined || rowKey === undefined) return refusal(new TableError('PropertiesNeedValue'));
     return { ok: true, partitionKey, rowKey, stored: encodeStoredProperties(properties) };
   } catch (error) {
@@ -75,8 +84,11 @@ describe('entity bodies through a real server: one pass vs the reader of record'
   /** The row's JSONB as the server stored it, and as SQLite makes it from the expected text. */
   function assertStored(expected: Extract<Expected, { ok: true }>, context: string): void {
     const row = db
-      .prepare('SELECT e.props FROM entities e JOIN tables t ON e.table_id = t.id WHERE t.name_lower = ? AND e.pk = ? AND e.rk = ?')
-      .get(table.toLowerCase(), encodeKey(expected.partitionKey), encodeKey(expected.rowKey)) as { props: Buffer } | undefined;
+      .prepare(
+        'SELECT e.props FROM entities e JOIN tables t ON e.table_id = t.id WHERE t.name_lower = ? AND e.pk = ? AND e.rk = ?',
+      )
+      .get(table.toLowerCase(), encodeKey(expected.partitionKey), encodeKey(expected.rowKey)) as
+      { props: Buffer } | undefined;
     assert(row !== undefined, `no stored row: ${context}`);
     const want = (scratch.prepare('SELECT jsonb(?) AS b').get(expected.stored) as { b: Buffer }).b;
     assert.deepEqual(row.props, want, `stored bytes differ: ${context}`);
@@ -93,7 +105,10 @@ describe('entity bodies through a real server: one pass vs the reader of record'
     const random = seededRandom(1515);
     const inserted = new Set<string>();
     for (let i = 0; i < 300; i++) {
-      const text = random() < 0.8 ? randomEntityBody(random, { partitionKey: 'single', rowKey: `r${i}` }) : randomEntityBody(random);
+      const text =
+        random() < 0.8
+          ? randomEntityBody(random, { partitionKey: 'single', rowKey: `r${i}` })
+          : randomEntityBody(random);
       const res = await send(server.port, {
         method: 'POST',
         path: devPath(table),
@@ -119,7 +134,9 @@ describe('entity bodies through a real server: one pass vs the reader of record'
     const random = seededRandom(1516);
     for (let n = 0; n < 60; n++) {
       const size = 1 + Math.floor(random() * 6);
-      const texts = Array.from({ length: size }, (_, i) => randomEntityBody(random, { partitionKey: `b${n}`, rowKey: `r${i}` }));
+      const texts = Array.from({ length: size }, (_, i) =>
+        randomEntityBody(random, { partitionKey: `b${n}`, rowKey: `r${i}` }),
+      );
       const style = random() < 0.5 ? 'js' : 'python';
       const requests: SubRequest[] = texts.map((body) => ({
         method: 'POST',
@@ -139,10 +156,17 @@ describe('entity bodies through a real server: one pass vs the reader of record'
         assert.equal(parts[0]!.status, statusOf(refused.code), `${res.text}\n${context}`);
         const error = partError(parts[0]!);
         assert.equal(error.code, refused.code, context);
-        assert.ok(error.message.value.startsWith(`${failed}:${refused.message}\nRequestId:`), `${error.message.value}\n${context}`);
+        assert.ok(
+          error.message.value.startsWith(`${failed}:${refused.message}\nRequestId:`),
+          `${error.message.value}\n${context}`,
+        );
         continue;
       }
-      assert.deepEqual(parts.map((part) => part.status), texts.map(() => 204), `${res.text}\n${context}`);
+      assert.deepEqual(
+        parts.map((part) => part.status),
+        texts.map(() => 204),
+        `${res.text}\n${context}`,
+      );
       for (const outcome of expected) assertStored(outcome as Extract<Expected, { ok: true }>, context);
     }
   });
@@ -173,14 +197,22 @@ describe('entity bodies through a real server: one pass vs the reader of record'
       assert.deepEqual(read['When'], entity.When);
       assert.deepEqual([...(read['Bytes'] as Uint8Array)], [...entity.Bytes]);
       const row = db
-        .prepare('SELECT json(e.props) AS json FROM entities e JOIN tables t ON e.table_id = t.id WHERE t.name_lower = ? AND e.pk = ? AND e.rk = ?')
+        .prepare(
+          'SELECT json(e.props) AS json FROM entities e JOIN tables t ON e.table_id = t.id WHERE t.name_lower = ? AND e.pk = ? AND e.rk = ?',
+        )
         .get(table.toLowerCase(), encodeKey('sdk'), encodeKey(entity.rowKey)) as { json: string };
       // What the reader of record makes of the same values, written the way the stored form writes them.
       assert.equal(row.json, encodeStoredProperties(decodeStoredProperties(row.json)));
       const properties = decodeStoredProperties(row.json);
-      assert.deepEqual(properties.get('Big'), { type: 'Edm.Int64', value: 2n ** 62n + BigInt(entities.indexOf(entity)) });
+      assert.deepEqual(properties.get('Big'), {
+        type: 'Edm.Int64',
+        value: 2n ** 62n + BigInt(entities.indexOf(entity)),
+      });
       assert.deepEqual(properties.get('Whole'), { type: 'Edm.Double', value: entities.indexOf(entity) });
-      assert.deepEqual(properties.get('When'), { type: 'Edm.DateTime', value: BigInt(entity.When.getTime()) * 10_000n });
+      assert.deepEqual(properties.get('When'), {
+        type: 'Edm.DateTime',
+        value: BigInt(entity.When.getTime()) * 10_000n,
+      });
       assert.deepEqual(properties.get('Bytes'), { type: 'Edm.Binary', value: Buffer.from(entity.Bytes) });
       assert(Number.isNaN((properties.get('NotANumber') as { value: number }).value));
     }

@@ -1,4 +1,5 @@
-// Error rendering and robustness (errors.md §1, §3, §5): unknown routes and verbs, malformed bodies,
+// Error rendering and robustness (Azure REST: status-and-error-codes2, table-service-error-codes): unknown routes and
+// verbs, malformed bodies,
 // garbage in every header, query parameter and framing slot. Nothing may produce a 5xx or kill the process.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -86,7 +87,12 @@ describe('errors and robustness', () => {
       ['DELETE', devPath(table)],
     ];
     for (const [method, path] of cases) {
-      const res = await call({ method, path, body: method === 'DELETE' ? undefined : {}, headers: { 'If-Match': '*' } });
+      const res = await call({
+        method,
+        path,
+        body: method === 'DELETE' ? undefined : {},
+        headers: { 'If-Match': '*' },
+      });
       assert.ok(res.status === 405 || res.status === 400, `${method} ${path}: ${describeResponse(res)}`);
       assertJsonError(res, `${method} ${path}`);
     }
@@ -114,16 +120,26 @@ describe('errors and robustness', () => {
     for (const body of bodies) {
       const res = await call({ method: 'POST', path: devPath(table), body });
       assertError(res, 400);
-      if (body !== '' && body !== 'null' && !body.startsWith('[')) assert.equal(errorCode(res), 'InvalidInput', `${JSON.stringify(body)}: ${describeResponse(res)}`);
+      if (body !== '' && body !== 'null' && !body.startsWith('['))
+        assert.equal(errorCode(res), 'InvalidInput', `${JSON.stringify(body)}: ${describeResponse(res)}`);
     }
     for (const method of ['PUT', 'MERGE']) {
-      const res = await call({ method, path: entityPath(table, 'p', 'r'), body: '{"a":', headers: { 'If-Match': '*' } });
+      const res = await call({
+        method,
+        path: entityPath(table, 'p', 'r'),
+        body: '{"a":',
+        headers: { 'If-Match': '*' },
+      });
       assertError(res, 400, 'InvalidInput');
     }
   });
 
   test('invalid UTF-8 in a body → 4xx', async () => {
-    const body = Buffer.concat([Buffer.from('{"PartitionKey":"p","RowKey":"utf","s":"'), Buffer.from([0xff, 0xfe, 0xc3]), Buffer.from('"}')]);
+    const body = Buffer.concat([
+      Buffer.from('{"PartitionKey":"p","RowKey":"utf","s":"'),
+      Buffer.from([0xff, 0xfe, 0xc3]),
+      Buffer.from('"}'),
+    ]);
     const res = await call({ method: 'POST', path: devPath(table), body });
     assert.ok(res.status < 500, describeResponse(res));
   });
@@ -145,7 +161,7 @@ describe('errors and robustness', () => {
       'application/json;odata=',
       ';;;===',
       '{"a":1}',
-      "W/\"datetime'not-a-date'\"",
+      'W/"datetime\'not-a-date\'"',
       'Sat, 99 Foo 2026 99:99:99 GMT',
     ];
     const headerSlots = [
@@ -184,7 +200,10 @@ describe('errors and robustness', () => {
         for (const slot of headerSlots) {
           for (const value of garbage) {
             const res = await call({ ...target, headers: { [slot]: value } });
-            if (res.status >= 500) failures.push(`${target.method} ${target.path} ${slot}=${JSON.stringify(value.slice(0, 40))}: ${describeResponse(res)}`);
+            if (res.status >= 500)
+              failures.push(
+                `${target.method} ${target.path} ${slot}=${JSON.stringify(value.slice(0, 40))}: ${describeResponse(res)}`,
+              );
           }
         }
       }
@@ -192,13 +211,37 @@ describe('errors and robustness', () => {
     });
 
     test('in every query parameter', async () => {
-      const params = ['$filter', '$top', '$select', '$format', 'NextPartitionKey', 'NextRowKey', 'NextTableName', 'timeout', 'comp', 'restype', '$orderby', '$skip', 'sv', 'sig'];
+      const params = [
+        '$filter',
+        '$top',
+        '$select',
+        '$format',
+        'NextPartitionKey',
+        'NextRowKey',
+        'NextTableName',
+        'timeout',
+        'comp',
+        'restype',
+        '$orderby',
+        '$skip',
+        'sv',
+        'sig',
+      ];
       const failures: string[] = [];
       for (const path of [devPath('Tables'), devPath(`${table}()`), entityPath(table, 'p', 'r')]) {
         for (const param of params) {
-          for (const value of [...garbage.slice(0, 12), "PartitionKey eq 'p' and", "((((((((((((((((((((((((((((((((((((((((((((((((((((x", 'startswith(PartitionKey,\'p\')']) {
-            const res = await call({ method: 'GET', path: `${path}${path.includes('?') ? '&' : '?'}${param}=${encodeURIComponent(value)}` });
-            if (res.status >= 500 && res.status !== 501) failures.push(`${path} ${param}=${JSON.stringify(value.slice(0, 40))}: ${describeResponse(res)}`);
+          for (const value of [
+            ...garbage.slice(0, 12),
+            "PartitionKey eq 'p' and",
+            '((((((((((((((((((((((((((((((((((((((((((((((((((((x',
+            "startswith(PartitionKey,'p')",
+          ]) {
+            const res = await call({
+              method: 'GET',
+              path: `${path}${path.includes('?') ? '&' : '?'}${param}=${encodeURIComponent(value)}`,
+            });
+            if (res.status >= 500 && res.status !== 501)
+              failures.push(`${path} ${param}=${JSON.stringify(value.slice(0, 40))}: ${describeResponse(res)}`);
           }
         }
       }
@@ -222,7 +265,12 @@ describe('errors and robustness', () => {
       const failures: string[] = [];
       for (const path of paths) {
         for (const method of ['GET', 'DELETE', 'PUT']) {
-          const res = await call({ method, path, body: method === 'PUT' ? { v: 1 } : undefined, headers: { 'If-Match': '*' } });
+          const res = await call({
+            method,
+            path,
+            body: method === 'PUT' ? { v: 1 } : undefined,
+            headers: { 'If-Match': '*' },
+          });
           if (res.status >= 500) failures.push(`${method} ${path.slice(0, 80)}: ${describeResponse(res)}`);
         }
       }
@@ -250,7 +298,8 @@ describe('errors and robustness', () => {
         // Some of these leave the server waiting for more bytes: no answer within 3 s is fine too.
         const answer = await exchangeRaw(port, bytes, 300, 3_000);
         const status = rawStatus(answer);
-        if (status !== undefined && status >= 500) failures.push(`${JSON.stringify(bytes.slice(0, 60))} → ${answer.slice(0, 200)}`);
+        if (status !== undefined && status >= 500)
+          failures.push(`${JSON.stringify(bytes.slice(0, 60))} → ${answer.slice(0, 200)}`);
       }
       assert.deepEqual(failures, []);
     });

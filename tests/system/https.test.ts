@@ -61,13 +61,36 @@ describe('HTTPS', { skip }, () => {
     dir = makeTempDir('cerulean-tls-');
     const key = join(dir, 'key.pem');
     const cert = join(dir, 'cert.pem');
-    execFileSync('openssl', [
-      'req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', key, '-out', cert, '-days', '1',
-      '-subj', '/CN=localhost', '-addext', 'subjectAltName=IP:127.0.0.1,DNS:localhost',
-    ], { stdio: 'ignore' });
+    execFileSync(
+      'openssl',
+      [
+        'req',
+        '-x509',
+        '-newkey',
+        'rsa:2048',
+        '-nodes',
+        '-keyout',
+        key,
+        '-out',
+        cert,
+        '-days',
+        '1',
+        '-subj',
+        '/CN=localhost',
+        '-addext',
+        'subjectAltName=IP:127.0.0.1,DNS:localhost',
+      ],
+      { stdio: 'ignore' },
+    );
     certPem = readFileSync(cert, 'utf8');
-    writeFileSync(join(dir, 'keys.jwks'), JSON.stringify({ keys: [{ ...signing.publicKey.export({ format: 'jwk' }), kid: 'k' }] }));
-    server = await startServer({ inMemory: true, args: ['--cert', cert, '--key', key, '--oauth-jwks', join(dir, 'keys.jwks')] });
+    writeFileSync(
+      join(dir, 'keys.jwks'),
+      JSON.stringify({ keys: [{ ...signing.publicKey.export({ format: 'jwk' }), kid: 'k' }] }),
+    );
+    server = await startServer({
+      inMemory: true,
+      args: ['--cert', cert, '--key', key, '--oauth-jwks', join(dir, 'keys.jwks')],
+    });
   });
   after(async () => {
     await server?.stop();
@@ -95,7 +118,9 @@ describe('HTTPS', { skip }, () => {
     const name = uniqueTableName('loc');
     const date = new Date().toUTCString();
     const path = `/${devAccount}/Tables`;
-    const signature = createHmac('sha256', Buffer.from(devKey, 'base64')).update(`${date}\n/${devAccount}${path}`).digest('base64');
+    const signature = createHmac('sha256', Buffer.from(devKey, 'base64'))
+      .update(`${date}\n/${devAccount}${path}`)
+      .digest('base64');
     const body = JSON.stringify({ TableName: name });
     const response = await new Promise<{ headers: http.IncomingHttpHeaders; body: string }>((resolve, reject) => {
       const request = https.request(`https://127.0.0.1:${server.port}${path}`, {
@@ -142,13 +167,15 @@ describe('HTTPS', { skip }, () => {
     await service.deleteTable(name);
   });
 
-  test('an authenticated 13 MB $batch sent whole before reading gets its full 413 over TLS (issue 17 item 11)', async () => {
+  test('an authenticated 13 MB $batch sent whole before reading gets its full 413 over TLS', async () => {
     // As the Python SDK does it: the whole body goes out before the response is read, so a server
     // that answers early and closes breaks the upload ("EOF occurred in violation of protocol").
     const body = Buffer.alloc(13_000_000, 0x20);
     const date = new Date().toUTCString();
     const path = `/${devAccount}/$batch`;
-    const signature = createHmac('sha256', Buffer.from(devKey, 'base64')).update(`${date}\n/${devAccount}${path}`).digest('base64');
+    const signature = createHmac('sha256', Buffer.from(devKey, 'base64'))
+      .update(`${date}\n/${devAccount}${path}`)
+      .digest('base64');
     const head =
       `POST ${path} HTTP/1.1\r\nHost: 127.0.0.1:${server.port}\r\nx-ms-date: ${date}\r\nx-ms-version: 2019-02-02\r\n` +
       `Authorization: SharedKeyLite ${devAccount}:${signature}\r\nContent-Type: multipart/mixed; boundary=batch_x\r\n` +
@@ -173,7 +200,11 @@ describe('HTTPS', { skip }, () => {
       };
       socket.on('data', check);
       socket.once('error', reject);
-      void closed.then(() => reject(new Error(`closed before a whole response: ${Buffer.concat(received).toString('latin1').slice(0, 200)}`)));
+      void closed.then(() =>
+        reject(
+          new Error(`closed before a whole response: ${Buffer.concat(received).toString('latin1').slice(0, 200)}`),
+        ),
+      );
       check();
     });
     socket.destroy();
@@ -194,7 +225,10 @@ describe('HTTPS', { skip }, () => {
 
   test('missing, unreadable or mismatched certificate files stop the server at startup', async () => {
     const otherKey = join(dir, 'other-key.pem');
-    writeFileSync(otherKey, generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({ type: 'pkcs8', format: 'pem' }));
+    writeFileSync(
+      otherKey,
+      generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({ type: 'pkcs8', format: 'pem' }),
+    );
     const cases: [string[], RegExp][] = [
       [['--cert', join(dir, 'cert.pem')], /--cert and --key go together/],
       [['--cert', join(dir, 'nope.pem'), '--key', join(dir, 'key.pem')], /cannot read/],

@@ -1,5 +1,5 @@
 // Every entity limit at its edge and one step past it, with the exact error code
-// (data-model.md §5, errors.md §5, src/limits.ts).
+// (Azure REST: understanding-the-table-service-data-model, table-service-error-codes, src/limits.ts).
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { devAccount, devKey, startServer, type RunningServer } from '../helpers/server.js';
@@ -41,11 +41,28 @@ describe('limits', () => {
 
   const nextRow = () => `r${row++}`;
   const insert = (body: object | string | Buffer, extra: Partial<RawRequest> = {}) =>
-    send(server.port, { method: 'POST', path: devPath(table), body, headers: { Prefer: 'return-no-content' }, ...extra });
-  const insertProps = (custom: Record<string, unknown>, rk = nextRow()) => insert({ PartitionKey: 'p', RowKey: rk, ...custom });
+    send(server.port, {
+      method: 'POST',
+      path: devPath(table),
+      body,
+      headers: { Prefer: 'return-no-content' },
+      ...extra,
+    });
+  const insertProps = (custom: Record<string, unknown>, rk = nextRow()) =>
+    insert({ PartitionKey: 'p', RowKey: rk, ...custom });
   const write = (method: string, rk: string, custom: Record<string, unknown>) =>
-    send(server.port, { method, path: entityPath(table, 'p', rk), body: { PartitionKey: 'p', RowKey: rk, ...custom }, headers: { 'If-Match': '*' } });
-  const readBack = (rk: string) => send(server.port, { method: 'GET', path: entityPath(table, 'p', rk), headers: { Accept: 'application/json;odata=nometadata' } });
+    send(server.port, {
+      method,
+      path: entityPath(table, 'p', rk),
+      body: { PartitionKey: 'p', RowKey: rk, ...custom },
+      headers: { 'If-Match': '*' },
+    });
+  const readBack = (rk: string) =>
+    send(server.port, {
+      method: 'GET',
+      path: entityPath(table, 'p', rk),
+      headers: { Accept: 'application/json;odata=nometadata' },
+    });
 
   async function assertAccepted(res: Promise<Awaited<ReturnType<typeof insert>>>, what: string): Promise<void> {
     const r = await res;
@@ -107,7 +124,12 @@ describe('limits', () => {
       const rk = nextRow();
       await assertAccepted(insertProps({ small: 1 }, rk), 'small');
       assertError(await write('PUT', rk, props(20, euros)), 400, 'EntityTooLarge');
-      assert.deepEqual(Object.keys(((await readBack(rk)).json())).sort(), ['PartitionKey', 'RowKey', 'Timestamp', 'small']);
+      assert.deepEqual(Object.keys((await readBack(rk)).json()).sort(), [
+        'PartitionKey',
+        'RowKey',
+        'Timestamp',
+        'small',
+      ]);
     });
 
     test('merge that makes the merged entity too large → EntityTooLarge, entity unchanged', async () => {
@@ -130,16 +152,36 @@ describe('limits', () => {
     await assertAccepted(insert({ PartitionKey: 'p', RowKey: long }), '1,024-character RowKey');
     const read = await send(server.port, { method: 'GET', path: entityPath(table, 'p', long) });
     assert.equal(read.status, 200, describeResponse(read));
-    for (const body of [{ PartitionKey: long + 'k', RowKey: 'r' }, { PartitionKey: 'p', RowKey: long + 'k' }]) {
+    for (const body of [
+      { PartitionKey: long + 'k', RowKey: 'r' },
+      { PartitionKey: 'p', RowKey: long + 'k' },
+    ]) {
       const res = await insert(body);
       assert.equal(res.status, 400, describeResponse(res));
     }
   });
 
   test('forbidden key characters → 400 OutOfRangeInput; neighbours are fine', async () => {
-    const forbidden = ['/', '\\', '#', '?', '\u0000', '\u0001', '\t', '\n', '\r', '\u001f', '\u007f', '\u0080', '\u009f'];
+    const forbidden = [
+      '/',
+      '\\',
+      '#',
+      '?',
+      '\u0000',
+      '\u0001',
+      '\t',
+      '\n',
+      '\r',
+      '\u001f',
+      '\u007f',
+      '\u0080',
+      '\u009f',
+    ];
     for (const ch of forbidden) {
-      for (const body of [{ PartitionKey: `a${ch}b`, RowKey: 'r' }, { PartitionKey: 'p', RowKey: `a${ch}b` }]) {
+      for (const body of [
+        { PartitionKey: `a${ch}b`, RowKey: 'r' },
+        { PartitionKey: 'p', RowKey: `a${ch}b` },
+      ]) {
         const res = await insert(body);
         assertError(res, 400, 'OutOfRangeInput');
       }
@@ -165,11 +207,20 @@ describe('limits', () => {
       const res = await insert(`{"PartitionKey":"p","RowKey":"${nextRow()}","n":${literal}}`);
       assertError(res, 400, 'InvalidInput');
     }
-    await assertAccepted(insert(`{"PartitionKey":"p","RowKey":"${nextRow()}","n":2147483647,"m":-2147483648}`), 'Int32 edges');
+    await assertAccepted(
+      insert(`{"PartitionKey":"p","RowKey":"${nextRow()}","n":2147483647,"m":-2147483648}`),
+      'Int32 edges',
+    );
   });
 
   test('missing or null PartitionKey/RowKey → 400 PropertiesNeedValue', async () => {
-    for (const body of [{ RowKey: 'r' }, { PartitionKey: 'p' }, {}, { PartitionKey: null, RowKey: 'r' }, { PartitionKey: 'p', RowKey: null }]) {
+    for (const body of [
+      { RowKey: 'r' },
+      { PartitionKey: 'p' },
+      {},
+      { PartitionKey: null, RowKey: 'r' },
+      { PartitionKey: 'p', RowKey: null },
+    ]) {
       assertError(await insert(body), 400, 'PropertiesNeedValue');
     }
   });
@@ -189,7 +240,16 @@ describe('limits', () => {
       const body = head + ' '.repeat(4 * MiB - head.length) + '}';
       const path = devPath(table);
       const date = new Date().toUTCString();
-      const signature = hmacBase64(devKey, stringToSign('SharedKeyLite', { verb: 'POST', contentMd5: '', contentType: '', date, resource: canonicalizedResource(devAccount, path) }));
+      const signature = hmacBase64(
+        devKey,
+        stringToSign('SharedKeyLite', {
+          verb: 'POST',
+          contentMd5: '',
+          contentType: '',
+          date,
+          resource: canonicalizedResource(devAccount, path),
+        }),
+      );
       const request =
         `POST ${path} HTTP/1.1\r\nHost: 127.0.0.1:${server.port}\r\nx-ms-date: ${date}\r\nx-ms-version: 2019-02-02\r\n` +
         `Authorization: SharedKeyLite ${devAccount}:${signature}\r\nContent-Type: application/json\r\n` +

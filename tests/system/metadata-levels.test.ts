@@ -1,5 +1,5 @@
 // The three metadata levels and $select over a real on-disk store, with values built to confuse
-// text slicing (issue 15: every level is now derived from the stored JSON text without decoding).
+// text slicing (every level is derived from the stored JSON text without decoding).
 // Each level must carry the same properties, in the same order, with the same values as minimal
 // metadata, and only the members its level adds or drops.
 import { after, before, describe, test } from 'node:test';
@@ -61,7 +61,12 @@ describe('metadata levels over the stored text', () => {
     const created = await send(server.port, { method: 'POST', path: devPath('Tables'), body: { TableName: table } });
     assert.equal(created.status, 201, describeResponse(created));
     for (const body of bodies) {
-      const res = await send(server.port, { method: 'POST', path: devPath(table), body, headers: { Prefer: 'return-no-content' } });
+      const res = await send(server.port, {
+        method: 'POST',
+        path: devPath(table),
+        body,
+        headers: { Prefer: 'return-no-content' },
+      });
       assert.equal(res.status, 204, describeResponse(res));
     }
   });
@@ -78,7 +83,11 @@ describe('metadata levels over the stored text', () => {
 
   async function query(level: Level, select = ''): Promise<Members[]> {
     const options = `$filter=${encodeURIComponent("PartitionKey eq 'p'")}${select === '' ? '' : `&$select=${encodeURIComponent(select)}`}`;
-    const res = await send(server.port, { method: 'GET', path: `${devPath(`${table}()`)}?${options}`, headers: { Accept: accept[level] } });
+    const res = await send(server.port, {
+      method: 'GET',
+      path: `${devPath(`${table}()`)}?${options}`,
+      headers: { Accept: accept[level] },
+    });
     assert.equal(res.status, 200, describeResponse(res));
     return (res.json() as { value: object[] }).value.map((entity) => Object.entries(entity));
   }
@@ -103,7 +112,10 @@ describe('metadata levels over the stored text', () => {
       // A point read gives what the query gives.
       for (const level of ['none', 'minimal', 'full'] as const) {
         const read = await pointRead(`r${i}`, level);
-        assert.deepEqual(read.filter(([name]) => name !== 'odata.metadata'), pages[level][i]);
+        assert.deepEqual(
+          read.filter(([name]) => name !== 'odata.metadata'),
+          pages[level][i],
+        );
       }
     }
   });

@@ -59,9 +59,16 @@ const filters = [
 ];
 
 /** Every page of a query, 7 entities at most each: the keys in order and the rows scanned. */
-async function query(server: RunningServer, table: string, filter: string): Promise<{ keys: string[]; scanned: number }> {
+async function query(
+  server: RunningServer,
+  table: string,
+  filter: string,
+): Promise<{ keys: string[]; scanned: number }> {
   const pages = await fetchAllPages(server.port, table, { $filter: filter, $top: 7, $select: 'PartitionKey,RowKey' });
-  return { keys: pages.flatMap((page) => page.keys.map(keyText)), scanned: pages.reduce((sum, page) => sum + page.plan.scanned, 0) };
+  return {
+    keys: pages.flatMap((page) => page.keys.map(keyText)),
+    scanned: pages.reduce((sum, page) => sum + page.plan.scanned, 0),
+  };
 }
 
 /** Queries `Bucket eq 7` through `server` until it scans only the matches (its process uses the index). */
@@ -70,7 +77,10 @@ async function untilIndexed(server: RunningServer, table: string): Promise<void>
   for (;;) {
     const { keys, scanned } = await query(server, table, 'Bucket eq 7');
     if (scanned === keys.length) return;
-    assert.ok(Date.now() < deadline, `an index serves Bucket eq 7 within ${buildWaitMs} ms (scanned ${scanned}, returned ${keys.length})`);
+    assert.ok(
+      Date.now() < deadline,
+      `an index serves Bucket eq 7 within ${buildWaitMs} ms (scanned ${scanned}, returned ${keys.length})`,
+    );
     await sleep(50);
   }
 }
@@ -112,7 +122,12 @@ describe('automatic property indexes on PostgreSQL, two processes', { skip: post
     assert.ok((await indexesOf(database, table)).some((name) => name.endsWith('_Bucket')));
     await untilIndexed(b, table);
     for (const server of [a, b]) {
-      for (const filter of filters) assert.deepEqual((await query(server, table, filter)).keys, before.get(filter), `${filter} on port ${server.port}`);
+      for (const filter of filters)
+        assert.deepEqual(
+          (await query(server, table, filter)).keys,
+          before.get(filter),
+          `${filter} on port ${server.port}`,
+        );
     }
 
     // Writes through b after the index, read through a.

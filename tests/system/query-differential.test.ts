@@ -1,6 +1,7 @@
 // Differential test (SQL Logic Test's idea): ~300 random filters over ~800 random typed entities.
 // The server's answer, all pages followed, must equal the naive evaluation of the same filter in
-// tests/helpers/query.ts (query.md §3.3, written without src/query). Keys include ordinal edge
+// tests/helpers/query.ts (Azure REST: querying-tables-and-entities, written without src/query). Keys include ordinal
+// edge
 // cases ('10' < '2', 'B' < 'a', surrogate pairs below U+FFFD) and quotes. Reproduce a failure
 // with QUERY_SEED=<the printed seed>.
 import { after, before, describe, test } from 'node:test';
@@ -27,16 +28,37 @@ import { runSeed, seededRandom, type Random } from '../query/random.js';
 
 const entityCount = 800;
 const filterCount = 300;
-const comparisonsMax = 15; // query.md §3.1
+const comparisonsMax = 15; // Azure REST: querying-tables-and-entities
 const failuresShown = 5;
 
-const partitionPool = ['', '1', '10', '2', '9', 'a', 'B', 'b', "o'k", ' sp', '\u00e9', '\u{1F600}', '\uFFFD', 'p~', 'A10'];
+const partitionPool = [
+  '',
+  '1',
+  '10',
+  '2',
+  '9',
+  'a',
+  'B',
+  'b',
+  "o'k",
+  ' sp',
+  '\u00e9',
+  '\u{1F600}',
+  '\uFFFD',
+  'p~',
+  'A10',
+];
 const rowKeyPieces = ['0', '1', '2', '9', '10', 'a', 'B', 'z', '\u00e9', '\u{1F600}', '\uFFFD', "'", ' ', '~'];
 const stringPool = ['', '2', '10', 'a', 'A', 'B', 'ab', "it's", '\u00e9', '\u{1F600}', '\uFFFD', ' ', 'zz'];
-const guidPool = ['0f8fad5b-d9cb-469f-a165-70867728950e', '7c9e6679-7425-40de-944b-e07fc1f90ae7', 'ffffffff-0000-4000-8000-000000000001'];
+const guidPool = [
+  '0f8fad5b-d9cb-469f-a165-70867728950e',
+  '7c9e6679-7425-40de-944b-e07fc1f90ae7',
+  'ffffffff-0000-4000-8000-000000000001',
+];
 const binaryPool = ['00', '01', '0102', '01ff', '02', 'ff', 'ff00ff'];
 const baseTicks = 15_627_852_000_000_000n; // 2019-07-10T19:00:00Z
-const dateTimeTicksMin = -116_444_736_000_000_000n; // 1601-01-01T00:00:00Z (data-model.md §2)
+// 1601-01-01T00:00:00Z (Azure REST: payload-format-for-table-service-operations)
+const dateTimeTicksMin = -116_444_736_000_000_000n;
 const dateTimeTicksMax = 2_534_023_007_999_999_999n; // 9999-12-31T23:59:59.9999999Z
 const int64Edges = [0n, 2n, -2n, 2n ** 53n - 1n, 2n ** 53n, 2n ** 53n + 1n, 2n ** 63n - 1n, -(2n ** 63n), 2n ** 31n];
 const doubleEdges = [0, -0, 2, 2.5, -1.5, 1e21, 5e-324, 9007199254740992, Number.MAX_VALUE, NaN, Infinity, -Infinity];
@@ -54,7 +76,9 @@ const generators: Record<string, (r: Random) => TestValue> = {
     ])(),
   s: (r) => edm.string(r.pick(stringPool)),
   d: (r) => {
-    const ticks = r.pick([baseTicks, dateTimeTicksMin, dateTimeTicksMax]) + BigInt(r.int(7) - 3) * r.pick([1n, 10_000n, 10_000_000n]);
+    const ticks =
+      r.pick([baseTicks, dateTimeTicksMin, dateTimeTicksMax]) +
+      BigInt(r.int(7) - 3) * r.pick([1n, 10_000n, 10_000_000n]);
     return edm.ticks(ticks < dateTimeTicksMin ? dateTimeTicksMin : ticks > dateTimeTicksMax ? dateTimeTicksMax : ticks);
   },
   g: (r) => (r.chance(0.15) ? edm.string(r.pick(guidPool)) : edm.guid(r.pick(guidPool))),
@@ -85,7 +109,7 @@ function randomEntities(r: Random): TestEntity[] {
   return entities.sort((a, b) => compareKeys(keyOf(a), keyOf(b)));
 }
 
-/** NaN and infinities have no literal form (query.md §3.1). */
+/** NaN and infinities have no literal form (Azure REST: querying-tables-and-entities). */
 function finiteLiteral(value: TestValue): TestValue {
   return value.type === 'Edm.Double' && !Number.isFinite(value.value) ? edm.double(Number.MAX_VALUE) : value;
 }
@@ -106,11 +130,16 @@ class FilterGenerator {
     return this.tree(budget, 0);
   }
 
-  /** The shapes the planner turns into key ranges (query.md §5). */
+  /** The shapes the planner turns into key ranges (docs/architecture.md#queries). */
   private keyConstraint(): FilterExpr {
     const pk = () => this.keyLiteral(true);
     const rk = () => this.keyLiteral(false);
-    const cmp = (property: string, op: Operator, value: string): FilterExpr => ({ kind: 'cmp', property, op, literal: edm.string(value) });
+    const cmp = (property: string, op: Operator, value: string): FilterExpr => ({
+      kind: 'cmp',
+      property,
+      op,
+      literal: edm.string(value),
+    });
     const and = (left: FilterExpr, right: FilterExpr): FilterExpr => ({ kind: 'and', left, right });
     const or = (left: FilterExpr, right: FilterExpr): FilterExpr => ({ kind: 'or', left, right });
     switch (this.r.int(6)) {
@@ -119,7 +148,10 @@ class FilterGenerator {
       case 1:
         return and(cmp('PartitionKey', 'eq', pk()), and(cmp('RowKey', 'ge', rk()), cmp('RowKey', 'lt', rk())));
       case 2:
-        return and(cmp('PartitionKey', this.r.pick(['gt', 'ge']), pk()), cmp('PartitionKey', this.r.pick(['lt', 'le']), pk()));
+        return and(
+          cmp('PartitionKey', this.r.pick(['gt', 'ge']), pk()),
+          cmp('PartitionKey', this.r.pick(['lt', 'le']), pk()),
+        );
       case 3:
         return or(cmp('PartitionKey', 'eq', pk()), cmp('PartitionKey', 'eq', pk()));
       case 4:
@@ -147,7 +179,8 @@ class FilterGenerator {
     const op = this.r.pick(operators);
     if (this.r.chance(0.02)) return { kind: 'const', value: this.r.chance(0.5) };
     const roll = this.r.int(100);
-    if (roll < 25) return { kind: 'cmp', property: this.r.chance(0.6) ? 'PartitionKey' : 'RowKey', op, literal: this.keyValue() };
+    if (roll < 25)
+      return { kind: 'cmp', property: this.r.chance(0.6) ? 'PartitionKey' : 'RowKey', op, literal: this.keyValue() };
     if (roll < 28) return { kind: 'cmp', property: 'zz', op, literal: edm.int32(1) }; // no entity has it
     const property = this.r.pick(propertyNames);
     return { kind: 'cmp', property, op, literal: this.literalFor(property) };
@@ -201,7 +234,11 @@ for (const setup of storeSetups) {
       const jobs = Array.from({ length: filterCount }, () => {
         const filter = generator.filter();
         assert.ok(comparisonCount(filter) <= comparisonsMax);
-        return { filter, text: renderFilter(filter, random), top: random.pick([undefined, undefined, undefined, undefined, 250, 50, 11]) };
+        return {
+          filter,
+          text: renderFilter(filter, random),
+          top: random.pick([undefined, undefined, undefined, undefined, 250, 50, 11]),
+        };
       });
       const failures: string[] = [];
       let nonTrivial = 0;
@@ -230,7 +267,10 @@ for (const setup of storeSetups) {
       const summary = `seed ${seed}: ${failures.length} of ${filterCount} filters differ (QUERY_SEED=${seed})`;
       assert.deepEqual(failures.slice(0, failuresShown), [], summary);
       // Canary: the generator must produce filters that separate entities, or agreement proves nothing.
-      assert.ok(nonTrivial >= filterCount / 4, `only ${nonTrivial} filters matched some but not all entities (seed ${seed})`);
+      assert.ok(
+        nonTrivial >= filterCount / 4,
+        `only ${nonTrivial} filters matched some but not all entities (seed ${seed})`,
+      );
     });
   });
 }

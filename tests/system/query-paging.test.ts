@@ -1,4 +1,4 @@
-// Honest paging over 12,000 entities (query.md §4): pages end at $top or when the data is
+// Honest paging over 12,000 entities (Azure REST: query-timeout-and-pagination): pages end at $top or when the data is
 // exhausted, continuations name the first entity not yet returned, nothing is lost or repeated,
 // the headers are absent exactly on the last page, and no page reads rows an earlier page read
 // (the sum of scanned= over all pages stays within the planned ranges plus one look-ahead a page).
@@ -32,7 +32,7 @@ function buildEntities(): TestEntity[] {
   let seq = 0;
   partitionSizes.forEach((size, index) => {
     for (let n = 0; n < size; n++, seq++) {
-      // Unpadded RowKeys: ordinal order puts '10' before '2' (data-model.md §6).
+      // Unpadded RowKeys: ordinal order puts '10' before '2' (Azure REST: understanding-the-table-service-data-model).
       const sparse = (seq % 397 === 0 || seq === 11_999) && !emptyRegion.has(index);
       entities.push({
         partitionKey: partitionKey(index),
@@ -58,12 +58,19 @@ interface Scenario {
 }
 
 const all = () => true;
-const pkIn = (low: number, high: number) => (e: TestEntity) => e.partitionKey >= partitionKey(low) && e.partitionKey <= partitionKey(high);
+const pkIn = (low: number, high: number) => (e: TestEntity) =>
+  e.partitionKey >= partitionKey(low) && e.partitionKey <= partitionKey(high);
 
 const scenarios: Scenario[] = [
   { filter: undefined, inRanges: all, matches: all, keyOnly: true, tops: [1000, 100] },
   { filter: "PartitionKey eq 'p13'", inRanges: pkIn(13, 13), matches: pkIn(13, 13), keyOnly: true, tops: [7] },
-  { filter: "PartitionKey ge 'p03' and PartitionKey lt 'p07'", inRanges: pkIn(3, 6), matches: pkIn(3, 6), keyOnly: true, tops: [1] },
+  {
+    filter: "PartitionKey ge 'p03' and PartitionKey lt 'p07'",
+    inRanges: pkIn(3, 6),
+    matches: pkIn(3, 6),
+    keyOnly: true,
+    tops: [1],
+  },
   {
     filter: "PartitionKey eq 'p14' and RowKey ge '1' and RowKey lt '2'",
     inRanges: (e) => e.partitionKey === 'p14' && e.rowKey >= '1' && e.rowKey < '2',
@@ -96,7 +103,7 @@ const scenarios: Scenario[] = [
   },
 ];
 
-/** The page-shape rules of query.md §4.1–§4.2 for one finished walk. */
+/** The page-shape rules of Azure REST: query-timeout-and-pagination for one finished walk. */
 function checkPages(pages: readonly EntityPage[], expected: readonly Key[], top: number, keyOnly: boolean): void {
   const got = pages.flatMap((p) => p.keys);
   assert.equal(new Set(got.map(keyText)).size, got.length, 'no duplicates');
@@ -104,16 +111,21 @@ function checkPages(pages: readonly EntityPage[], expected: readonly Key[], top:
   pages.forEach((page, i) => {
     const last = i === pages.length - 1;
     const where = `page ${i + 1}/${pages.length}`;
-    assert.equal(page.continuation === undefined, last, `continuation headers absent exactly on the last page (${where})`);
-    // §4.1 recommendation: a page ends at $top results or when the data is exhausted.
+    assert.equal(
+      page.continuation === undefined,
+      last,
+      `continuation headers absent exactly on the last page (${where})`,
+    );
+    // A page ends at $top results or when the data is exhausted.
     if (!last) assert.equal(page.keys.length, top, `page ${i + 1} is full`);
     else assert.ok(page.keys.length <= top);
     if (last) return;
-    // The resume point lies after everything returned and at or before the next result (§4.2).
+    // The resume point lies after everything returned and at or before the next result.
     const resume = page.resumeKey!;
     const resumeKey: Key = [resume[0], resume[1] ?? ''];
     const lastKey = page.keys.at(-1);
-    if (lastKey !== undefined) assert.ok(compareKeys(resumeKey, lastKey) > 0, `resume ${keyText(resumeKey)} after ${keyText(lastKey)}`);
+    if (lastKey !== undefined)
+      assert.ok(compareKeys(resumeKey, lastKey) > 0, `resume ${keyText(resumeKey)} after ${keyText(lastKey)}`);
     const nextFirst = pages.slice(i + 1).flatMap((p) => p.keys)[0];
     if (nextFirst !== undefined) {
       assert.ok(compareKeys(resumeKey, nextFirst) <= 0, `resume ${keyText(resumeKey)} not after ${keyText(nextFirst)}`);
@@ -154,7 +166,8 @@ for (const setup of storeSetups) {
             scanned >= rowsInRanges && scanned <= rowsInRanges + pages.length,
             `scanned ${scanned} over ${pages.length} pages; ${rowsInRanges} rows in the planned ranges`,
           );
-          if (scenario.keyOnly) for (const p of pages) assert.ok(p.plan.scanned <= top + 1, `a page of ${top} scanned ${p.plan.scanned}`);
+          if (scenario.keyOnly)
+            for (const p of pages) assert.ok(p.plan.scanned <= top + 1, `a page of ${top} scanned ${p.plan.scanned}`);
         });
       }
     }
@@ -163,7 +176,8 @@ for (const setup of storeSetups) {
       async function sdkPages(filter: string | undefined, maxPageSize: number): Promise<Key[][]> {
         const pages: Key[][] = [];
         const list = client.listEntities(filter === undefined ? {} : { queryOptions: { filter } });
-        for await (const page of list.byPage({ maxPageSize })) pages.push(page.map((e): Key => [e.partitionKey!, e.rowKey!]));
+        for await (const page of list.byPage({ maxPageSize }))
+          pages.push(page.map((e): Key => [e.partitionKey!, e.rowKey!]));
         return pages;
       }
 
@@ -184,7 +198,9 @@ for (const setup of storeSetups) {
     test('keys that need escaping or base64 "+" survive continuation tokens', async () => {
       // '\uFFFD' and '\u{1F600}' encode to base64 with '+'; '' gives an empty payload.
       const awkward = ['', ' ', "'", '%', '&', '+', '=', '\u00e9', '\u{1F600}', '\uFFFD'];
-      const keyed = awkward.flatMap((pk) => awkward.map((rk): TestEntity => ({ partitionKey: pk, rowKey: rk, properties: {} })));
+      const keyed = awkward.flatMap((pk) =>
+        awkward.map((rk): TestEntity => ({ partitionKey: pk, rowKey: rk, properties: {} })),
+      );
       const awkwardClient = tableClient(server, uniqueTableName('awkward'));
       await awkwardClient.createTable();
       await insertEntities(awkwardClient, keyed);
@@ -194,25 +210,31 @@ for (const setup of storeSetups) {
       }
     });
 
-    describe('resuming (§4.2)', () => {
+    describe('resuming', () => {
       // The first 150 entities end inside p05, which starts at entity 63.
       const p05First = entities.findIndex((e) => e.partitionKey === 'p05');
 
       test('NextPartitionKey without NextRowKey resumes at the start of that partition', async () => {
         const first = await fetchEntityPage(server.port, table, { $top: 150 });
         assert.equal(first.resumeKey?.[0], 'p05');
-        const rest = await fetchAllPages(server.port, table, { $top: 1000, NextPartitionKey: first.continuation!.NextPartitionKey });
-        assert.deepEqual(
-          rest.flatMap((p) => p.keys).map(keyText),
-          entities.slice(p05First).map(keyOf).map(keyText),
-        );
+        const rest = await fetchAllPages(server.port, table, {
+          $top: 1000,
+          NextPartitionKey: first.continuation!.NextPartitionKey,
+        });
+        assert.deepEqual(rest.flatMap((p) => p.keys).map(keyText), entities.slice(p05First).map(keyOf).map(keyText));
       });
 
       test('an empty NextRowKey= is read as absent (recommendation)', async () => {
         const first = await fetchEntityPage(server.port, table, { $top: 150 });
         const { NextPartitionKey } = first.continuation!;
         const page = await fetchEntityPage(server.port, table, { $top: 5, NextPartitionKey, NextRowKey: '' });
-        assert.deepEqual(page.keys.map(keyText), entities.slice(p05First, p05First + 5).map(keyOf).map(keyText));
+        assert.deepEqual(
+          page.keys.map(keyText),
+          entities
+            .slice(p05First, p05First + 5)
+            .map(keyOf)
+            .map(keyText),
+        );
       });
 
       test('a resume point after the last entity gives an empty last page', async () => {

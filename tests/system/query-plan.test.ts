@@ -1,7 +1,7 @@
-// The planner through the real server (query.md §5): for each query class, the plan header names
+// The planner through the real server (docs/architecture.md#queries): for each query class, the plan header names
 // the class AND its scanned= count proves that only the planned key ranges were read. The table
 // has partitions of known, different sizes, so a table scan cannot pass for a partition scan.
-// Also Query Tables with $filter on TableName (query.md §3.3, §4.4).
+// Also Query Tables with $filter on TableName (Azure REST: querying-tables-and-entities, query-timeout-and-pagination).
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
@@ -41,17 +41,70 @@ interface PlanCase {
 }
 
 const planCases: ReadonlyArray<[string, PlanCase]> = [
-  ['point: PK eq and RK eq', { filter: "PartitionKey eq 'c' and RowKey eq 'r010'", queryClass: 'point', rowsInRanges: 1, returned: 1 }],
-  ['point, key absent', { filter: "PartitionKey eq 'c' and RowKey eq 'zzz'", queryClass: 'point', rowsInRanges: 0, returned: 0 }],
-  ['point, constants on the left', { filter: "'r010' eq RowKey and 'c' eq PartitionKey", queryClass: 'point', rowsInRanges: 1, returned: 1 }],
-  ['point plus a property condition', { filter: "PartitionKey eq 'c' and RowKey eq 'r010' and n eq 11", queryClass: 'point', rowsInRanges: 1, returned: 0 }],
-  ['range: PK eq, RK ge/lt', { filter: "PartitionKey eq 'c' and RowKey ge 'r010' and RowKey lt 'r020'", queryClass: 'range', rowsInRanges: 10, returned: 10 }],
-  ['range: PK eq, RK gt (open end)', { filter: "PartitionKey eq 'd' and RowKey gt 'r089'", queryClass: 'range', rowsInRanges: 10, returned: 10 }],
-  ['range: PK eq, RK le, filtered', { filter: "PartitionKey eq 'd' and RowKey le 'r019' and n ge 15", queryClass: 'range', rowsInRanges: 20, returned: 5 }],
-  ['partition-scan: PK eq only', { filter: "PartitionKey eq 'c'", queryClass: 'partition-scan', rowsInRanges: 50, returned: 50 }],
-  ['partition-scan: PK eq and a property', { filter: "PartitionKey eq 'c' and n ge 45", queryClass: 'partition-scan', rowsInRanges: 50, returned: 5 }],
-  ['partition-scan: property first', { filter: "n lt 3 and PartitionKey eq 'b'", queryClass: 'partition-scan', rowsInRanges: 20, returned: 3 }],
-  ['multi-range: PK eq a or PK eq d', { filter: "PartitionKey eq 'a' or PartitionKey eq 'd'", queryClass: 'multi-range', rowsInRanges: 130, returned: 130 }],
+  [
+    'point: PK eq and RK eq',
+    { filter: "PartitionKey eq 'c' and RowKey eq 'r010'", queryClass: 'point', rowsInRanges: 1, returned: 1 },
+  ],
+  [
+    'point, key absent',
+    { filter: "PartitionKey eq 'c' and RowKey eq 'zzz'", queryClass: 'point', rowsInRanges: 0, returned: 0 },
+  ],
+  [
+    'point, constants on the left',
+    { filter: "'r010' eq RowKey and 'c' eq PartitionKey", queryClass: 'point', rowsInRanges: 1, returned: 1 },
+  ],
+  [
+    'point plus a property condition',
+    {
+      filter: "PartitionKey eq 'c' and RowKey eq 'r010' and n eq 11",
+      queryClass: 'point',
+      rowsInRanges: 1,
+      returned: 0,
+    },
+  ],
+  [
+    'range: PK eq, RK ge/lt',
+    {
+      filter: "PartitionKey eq 'c' and RowKey ge 'r010' and RowKey lt 'r020'",
+      queryClass: 'range',
+      rowsInRanges: 10,
+      returned: 10,
+    },
+  ],
+  [
+    'range: PK eq, RK gt (open end)',
+    { filter: "PartitionKey eq 'd' and RowKey gt 'r089'", queryClass: 'range', rowsInRanges: 10, returned: 10 },
+  ],
+  [
+    'range: PK eq, RK le, filtered',
+    {
+      filter: "PartitionKey eq 'd' and RowKey le 'r019' and n ge 15",
+      queryClass: 'range',
+      rowsInRanges: 20,
+      returned: 5,
+    },
+  ],
+  [
+    'partition-scan: PK eq only',
+    { filter: "PartitionKey eq 'c'", queryClass: 'partition-scan', rowsInRanges: 50, returned: 50 },
+  ],
+  [
+    'partition-scan: PK eq and a property',
+    { filter: "PartitionKey eq 'c' and n ge 45", queryClass: 'partition-scan', rowsInRanges: 50, returned: 5 },
+  ],
+  [
+    'partition-scan: property first',
+    { filter: "n lt 3 and PartitionKey eq 'b'", queryClass: 'partition-scan', rowsInRanges: 20, returned: 3 },
+  ],
+  [
+    'multi-range: PK eq a or PK eq d',
+    {
+      filter: "PartitionKey eq 'a' or PartitionKey eq 'd'",
+      queryClass: 'multi-range',
+      rowsInRanges: 130,
+      returned: 130,
+    },
+  ],
   [
     'multi-range: two RowKey ranges in two partitions',
     {
@@ -61,14 +114,37 @@ const planCases: ReadonlyArray<[string, PlanCase]> = [
       returned: 10,
     },
   ],
-  ['multi-range with a property', { filter: "(PartitionKey eq 'b' or PartitionKey eq 'c') and n eq 7", queryClass: 'multi-range', rowsInRanges: 70, returned: 2 }],
-  ['range: PK ge/lt only', { filter: "PartitionKey ge 'a' and PartitionKey lt 'c'", queryClass: 'range', rowsInRanges: 50, returned: 50 }],
+  [
+    'multi-range with a property',
+    {
+      filter: "(PartitionKey eq 'b' or PartitionKey eq 'c') and n eq 7",
+      queryClass: 'multi-range',
+      rowsInRanges: 70,
+      returned: 2,
+    },
+  ],
+  [
+    'range: PK ge/lt only',
+    { filter: "PartitionKey ge 'a' and PartitionKey lt 'c'", queryClass: 'range', rowsInRanges: 50, returned: 50 },
+  ],
   ['range: PK gt only', { filter: "PartitionKey gt 'b'", queryClass: 'range', rowsInRanges: 150, returned: 150 }],
-  ['range: not (PK lt d)', { filter: "not (PartitionKey lt 'd')", queryClass: 'range', rowsInRanges: 100, returned: 100 }],
-  ['table-scan: no filter', { filter: undefined, queryClass: 'table-scan', rowsInRanges: tableSize, returned: tableSize }],
+  [
+    'range: not (PK lt d)',
+    { filter: "not (PartitionKey lt 'd')", queryClass: 'range', rowsInRanges: 100, returned: 100 },
+  ],
+  [
+    'table-scan: no filter',
+    { filter: undefined, queryClass: 'table-scan', rowsInRanges: tableSize, returned: tableSize },
+  ],
   ['table-scan: property only', { filter: 'n lt 5', queryClass: 'table-scan', rowsInRanges: tableSize, returned: 20 }],
-  ['table-scan: RowKey eq only (§5)', { filter: "RowKey eq 'r001'", queryClass: 'table-scan', rowsInRanges: tableSize, returned: 4 }],
-  ['table-scan: or with a non-key condition', { filter: "PartitionKey eq 'c' or n eq 3", queryClass: 'table-scan', rowsInRanges: tableSize, returned: 53 }],
+  [
+    'table-scan: RowKey eq only',
+    { filter: "RowKey eq 'r001'", queryClass: 'table-scan', rowsInRanges: tableSize, returned: 4 },
+  ],
+  [
+    'table-scan: or with a non-key condition',
+    { filter: "PartitionKey eq 'c' or n eq 3", queryClass: 'table-scan', rowsInRanges: tableSize, returned: 53 },
+  ],
 ];
 
 describe('query plans through the server', () => {
@@ -101,7 +177,10 @@ describe('query plans through the server', () => {
       );
       assert.equal(returned, c.returned);
       assert.equal(page.continuation, undefined, 'everything fits in one page');
-      assert.ok(page.entities.every((e) => e.extra === 'main'), 'only this table');
+      assert.ok(
+        page.entities.every((e) => e.extra === 'main'),
+        'only this table',
+      );
     });
   }
 
@@ -130,12 +209,19 @@ describe('query plans through the server', () => {
       assert.equal(pages.flatMap((p) => p.keys).length, rows);
       for (const page of pages) assert.ok(page.plan.scanned <= 31, `a page of 30 scanned ${page.plan.scanned}`);
       const scanned = pages.reduce((sum, p) => sum + p.plan.scanned, 0);
-      assert.ok(scanned >= rows && scanned <= rows + pages.length, `scanned ${scanned} over ${pages.length} pages for ${rows} rows`);
+      assert.ok(
+        scanned >= rows && scanned <= rows + pages.length,
+        `scanned ${scanned} over ${pages.length} pages for ${rows} rows`,
+      );
     });
   }
 
   test('a missing table is 404 TableNotFound, not an empty plan', async () => {
-    assertError(await queryEntities(server.port, 'nosuchtable1', { $filter: "PartitionKey eq 'a'" }), 404, 'TableNotFound');
+    assertError(
+      await queryEntities(server.port, 'nosuchtable1', { $filter: "PartitionKey eq 'a'" }),
+      404,
+      'TableNotFound',
+    );
   });
 
   describe('Query Tables with $filter on TableName', () => {
@@ -158,17 +244,22 @@ describe('query plans through the server', () => {
       };
     }
 
-    /** Tables are listed in case-insensitive name order (conformance-notes §33). */
+    /** Tables are listed in case-insensitive name order (docs/protocol-notes.md#order-of-results). */
     const listed = (subset: string[]) => [...subset].sort((a, b) => (a.toLowerCase() < b.toLowerCase() ? -1 : 1));
 
     const tableCases: ReadonlyArray<[string, string, string[]]> = [
       ['eq', `TableName eq '${prefix}beta'`, [`${prefix}beta`]],
       ['a prefix range', inOurRange, listed(names)],
-      ['gt/lt compare ordinally and case-sensitively', `TableName gt '${prefix}b' and TableName lt '${prefix}e'`, [`${prefix}beta`, `${prefix}delta`]],
+      [
+        'gt/lt compare ordinally and case-sensitively',
+        `TableName gt '${prefix}b' and TableName lt '${prefix}e'`,
+        [`${prefix}beta`, `${prefix}delta`],
+      ],
       ['not', `not (TableName eq '${prefix}beta') and ${inOurRange}`, listed(names.filter((n) => !n.endsWith('beta')))],
       ['or', `TableName eq '${prefix}alpha' or TableName eq '${prefix}delta'`, [`${prefix}alpha`, `${prefix}delta`]],
       ['eq with the stored case', `TableName eq '${prefix}Gamma'`, [`${prefix}Gamma`]],
-      // query.md §3.3: compare with the stored (creation-time) case (unverified; its recommendation).
+      // Azure REST: querying-tables-and-entities: compare with the stored (creation-time) case (unverified; its
+      // recommendation).
       ['eq with another case does not match', `TableName eq '${prefix}gamma'`, []],
       ['any other property is missing: no match', `Name eq '${prefix}alpha'`, []],
     ];
@@ -193,7 +284,8 @@ describe('query plans through the server', () => {
     });
 
     test('functions → 501 NotImplemented; malformed → 400 InvalidInput', async () => {
-      const get = (filter: string) => send(server.port, { method: 'GET', path: devPath(`Tables${queryString({ $filter: filter })}`) });
+      const get = (filter: string) =>
+        send(server.port, { method: 'GET', path: devPath(`Tables${queryString({ $filter: filter })}`) });
       assertError(await get(`startswith(TableName,'${prefix}')`), 501, 'NotImplemented');
       assertError(await get('TableName eq'), 400, 'InvalidInput');
       assertError(await get("TableName eq 'a' and"), 400, 'InvalidInput');

@@ -1,4 +1,5 @@
-// $filter semantics through HTTP (query.md §1–§3): every literal form, typed comparisons per EDM
+// $filter semantics through HTTP (Azure REST: querying-tables-and-entities): every literal form, typed comparisons per
+// EDM
 // type, missing properties, type mismatches, numeric promotion, `not`, precedence, constants on the
 // left, the 15-comparison limit, malformed filters, functions, unsupported options, $top and
 // $select; and the SDK's odata template helper. Each topic lives in its own partition with its
@@ -98,7 +99,10 @@ const data: Record<string, Record<string, Record<string, TestValue>>> = {
   },
   // Row k carries the bits of k: p = bit 0, q = bit 1, r = bit 2.
   prec: Object.fromEntries(
-    Array.from({ length: 8 }, (_, k) => [String(k), { p: edm.int32(k & 1), q: edm.int32((k >> 1) & 1), r: edm.int32((k >> 2) & 1) }]),
+    Array.from({ length: 8 }, (_, k) => [
+      String(k),
+      { p: edm.int32(k & 1), q: edm.int32((k >> 1) & 1), r: edm.int32((k >> 2) & 1) },
+    ]),
   ),
 };
 
@@ -120,7 +124,7 @@ type Case = readonly [filter: string, expected: string[]];
 
 const cases: ReadonlyArray<[topic: string, Case[]]> = [
   [
-    'Int64 compares as a 64-bit integer, also beyond 2^53 (§3.3)',
+    'Int64 compares as a 64-bit integer, also beyond 2^53',
     [
       ['big eq 9007199254740993L', rows('int64', ['b'])],
       ['big gt 9007199254740992L', rows('int64', ['b', 'c'])],
@@ -142,7 +146,7 @@ const cases: ReadonlyArray<[topic: string, Case[]]> = [
     ],
   ],
   [
-    'numeric promotion between Int32, Int64 and Double; other types never match (§3.3)',
+    'numeric promotion between Int32, Int64 and Double; other types never match',
     [
       ['n eq 2', rows('num', ['i32', 'i64', 'dbl'])],
       ['n eq 2L', rows('num', ['i32', 'i64', 'dbl'])],
@@ -164,7 +168,7 @@ const cases: ReadonlyArray<[topic: string, Case[]]> = [
     ],
   ],
   [
-    'Double: NaN is equal to nothing, infinities order at the ends (§3.3)',
+    'Double: NaN is equal to nothing, infinities order at the ends',
     [
       ['x gt 1.0e308', rows('dbl', ['max', 'pinf'])],
       ['x lt -1.0e308', rows('dbl', ['ninf'])],
@@ -181,7 +185,7 @@ const cases: ReadonlyArray<[topic: string, Case[]]> = [
     ],
   ],
   [
-    'DateTime by instant at 100 ns, literals with 0, 3, 6 or 7 digits (§3.2, §3.3)',
+    'DateTime by instant at 100 ns, literals with 0, 3, 6 or 7 digits',
     [
       // The recorded real-service example: only the earlier instants.
       ["d lt datetime'2019-07-10T19:00:00.000Z'", rows('dt', ['a', 'e', 'g'])],
@@ -200,7 +204,7 @@ const cases: ReadonlyArray<[topic: string, Case[]]> = [
     ],
   ],
   [
-    'Guid: eq/ne on the value, hex case-insensitive; a Guid string is a String (§3.3)',
+    'Guid: eq/ne on the value, hex case-insensitive; a Guid string is a String',
     [
       [`g eq guid'${guidA}'`, rows('guid', ['a'])],
       [`g eq guid'${guidA.toUpperCase()}'`, rows('guid', ['a'])],
@@ -210,7 +214,7 @@ const cases: ReadonlyArray<[topic: string, Case[]]> = [
     ],
   ],
   [
-    "Binary: X'…' and binary'…', hex either case, byte-wise order with prefixes first (§3.2, §3.3)",
+    "Binary: X'…' and binary'…', hex either case, byte-wise order with prefixes first",
     [
       ["bin eq X'0102'", rows('bin', ['b'])],
       ["bin eq binary'0102'", rows('bin', ['b'])],
@@ -224,7 +228,7 @@ const cases: ReadonlyArray<[topic: string, Case[]]> = [
     ],
   ],
   [
-    'String: ordinal by UTF-16 code unit, case-sensitive, doubled quotes (§3.3)',
+    'String: ordinal by UTF-16 code unit, case-sensitive, doubled quotes',
     [
       ["s eq 'it''s'", rows('str', ['a'])],
       ["s eq 'IT''S'", []],
@@ -240,7 +244,7 @@ const cases: ReadonlyArray<[topic: string, Case[]]> = [
     ],
   ],
   [
-    'Boolean: true/false literals, false < true, bare forms (§3.1, §3.3)',
+    'Boolean: true/false literals, false < true, bare forms',
     [
       ['f eq true', rows('bool', ['t'])],
       ['f eq false', rows('bool', ['f'])],
@@ -248,14 +252,15 @@ const cases: ReadonlyArray<[topic: string, Case[]]> = [
       ['f gt false', rows('bool', ['t'])],
       ["f eq 'true'", rows('bool', ['s'])],
       ['f eq 1', []],
-      // A bare Boolean property and a bare literal are (unverified) grammar forms of query.md §3.1.
+      // A bare Boolean property and a bare literal are (unverified) grammar forms of Azure REST:
+      // querying-tables-and-entities.
       ["PartitionKey eq 'bool' and f", rows('bool', ['t'])],
       ["PartitionKey eq 'bool' and true", allOf('bool')],
       ["PartitionKey eq 'bool' and false", []],
     ],
   ],
   [
-    'missing properties match no comparison, not even ne; not is two-valued (§3.3)',
+    'missing properties match no comparison, not even ne; not is two-valued',
     [
       ['m eq 1', rows('miss', ['has'])],
       ['m ne 1', []],
@@ -274,7 +279,7 @@ const cases: ReadonlyArray<[topic: string, Case[]]> = [
     ],
   ],
   [
-    'characters with a meaning in URLs survive percent-encoding (§1)',
+    'characters with a meaning in URLs survive percent-encoding',
     [
       ["u eq 'a&b'", rows('url', ['amp'])],
       ["u eq 'a+b'", rows('url', ['plus'])],
@@ -287,7 +292,7 @@ const cases: ReadonlyArray<[topic: string, Case[]]> = [
 
 type Bits = (p: boolean, q: boolean, r: boolean) => boolean;
 
-/** Precedence comparison > not > and > or (§3.1), checked against the same logic in JS. */
+/** Precedence comparison > not > and > or, checked against the same logic in JS. */
 const precedenceCases: ReadonlyArray<[string, Bits]> = [
   ['p eq 1 or q eq 1 and r eq 1', (p, q, r) => p || (q && r)],
   ['(p eq 1 or q eq 1) and r eq 1', (p, q, r) => (p || q) && r],
@@ -333,18 +338,25 @@ describe('$filter semantics through HTTP', () => {
 
   for (const [topic, topicCases] of cases) {
     test(topic, async () => {
-      for (const [filter, expected] of topicCases) assert.deepEqual(await matching(filter), expected, `$filter=${filter}`);
+      for (const [filter, expected] of topicCases)
+        assert.deepEqual(await matching(filter), expected, `$filter=${filter}`);
     });
   }
 
-  test('precedence: comparison > not > and > or; constants on the left (§3.1)', async () => {
+  test('precedence: comparison > not > and > or; constants on the left', async () => {
     for (const [filter, holds] of precedenceCases) {
-      const expected = Object.keys(data.prec!).filter((k) => holds((Number(k) & 1) === 1, (Number(k) & 2) === 2, (Number(k) & 4) === 4));
-      assert.deepEqual(await matching(`PartitionKey eq 'prec' and (${filter})`), rows('prec', expected), `$filter=${filter}`);
+      const expected = Object.keys(data.prec!).filter((k) =>
+        holds((Number(k) & 1) === 1, (Number(k) & 2) === 2, (Number(k) & 4) === 4),
+      );
+      assert.deepEqual(
+        await matching(`PartitionKey eq 'prec' and (${filter})`),
+        rows('prec', expected),
+        `$filter=${filter}`,
+      );
     }
   });
 
-  test('Timestamp compares as a DateTime (§3.3)', async () => {
+  test('Timestamp compares as a DateTime', async () => {
     const since = `datetime'${startedAt.toISOString()}'`;
     assert.deepEqual(await matching(`PartitionKey eq 'dt' and Timestamp ge ${since}`), allOf('dt'));
     const res = await send(server.port, { method: 'GET', path: entityPath(table, 'dt', 'b') });
@@ -353,19 +365,23 @@ describe('$filter semantics through HTTP', () => {
     assert.ok(same.includes('dt/b'), `Timestamp eq its own value (${timestamp}) finds the entity: ${same}`);
   });
 
-  test("'+' in the query string decodes as a space (§1)", async () => {
+  test("'+' in the query string decodes as a space", async () => {
     const res = await send(server.port, { method: 'GET', path: devPath(`${table}()?$filter=u+eq+'a%2Bb'`) });
     assert.equal(res.status, 200, describeResponse(res));
-    assert.deepEqual(res.json().value.map((e: { RowKey: string }) => e.RowKey), ['plus']);
+    assert.deepEqual(
+      res.json().value.map((e: { RowKey: string }) => e.RowKey),
+      ['plus'],
+    );
   });
 
-  test('an empty $filter= is no filter (§3.3, unverified)', async () => {
+  test('an empty $filter= is no filter (unverified)', async () => {
     const pages = await fetchAllPages(server.port, table, { $filter: '' });
     assert.equal(pages.flatMap((p) => p.keys).length, entities.length);
   });
 
-  describe('the 15-comparison limit (§3.1)', () => {
-    const scoped = (n: number) => `PartitionKey eq 'prec' and (${Array.from({ length: n - 1 }, () => 'p eq 1').join(' or ')})`;
+  describe('the 15-comparison limit', () => {
+    const scoped = (n: number) =>
+      `PartitionKey eq 'prec' and (${Array.from({ length: n - 1 }, () => 'p eq 1').join(' or ')})`;
 
     test('15 comparisons are accepted', async () => {
       assert.deepEqual(await matching(scoped(15)), rows('prec', ['1', '3', '5', '7']));
@@ -376,11 +392,15 @@ describe('$filter semantics through HTTP', () => {
     });
     test('16 comparisons → 400 InvalidInput', async () => {
       assertError(await query({ $filter: scoped(16) }), 400, 'InvalidInput');
-      assertError(await query({ $filter: Array.from({ length: 16 }, () => 'not p eq 1').join(' and ') }), 400, 'InvalidInput');
+      assertError(
+        await query({ $filter: Array.from({ length: 16 }, () => 'not p eq 1').join(' and ') }),
+        400,
+        'InvalidInput',
+      );
     });
   });
 
-  describe('malformed filters → 400 InvalidInput whose message says where (§3.1)', () => {
+  describe('malformed filters → 400 InvalidInput whose message says where', () => {
     /** Filter and the acceptable 0-based positions of the fault (start of the bad token, or the end). */
     const malformed: ReadonlyArray<[string, number[]]> = [
       ['PartitionKey eq', [15]],
@@ -410,7 +430,7 @@ describe('$filter semantics through HTTP', () => {
       ["bin eq X'zz'", [7]],
       ["s eq 'it's'", [5, 9, 10]],
       ['n eq 9223372036854775808L', [5]],
-      ['x eq inf', [0, 5]], // Python's str(float) forms are not OData (§3.2)
+      ['x eq inf', [0, 5]], // Python's str(float) forms are not OData
       ['x eq nan', [0, 5]],
       ['x eq -inf', [5]],
     ];
@@ -424,7 +444,7 @@ describe('$filter semantics through HTTP', () => {
       });
     }
 
-    test("an Int32 literal out of range: Unrecognized 'Edm.Int32' literal (§3.1, as the service says)", async () => {
+    test("an Int32 literal out of range: Unrecognized 'Edm.Int32' literal (as the service says)", async () => {
       for (const filter of ['big eq 2147483648', 'big gt -2147483649']) {
         const res = await query({ $filter: filter });
         assertError(res, 400, 'InvalidInput');
@@ -440,7 +460,7 @@ describe('$filter semantics through HTTP', () => {
     });
   });
 
-  test('functions and operators outside the grammar → 501 NotImplemented (§3.1)', async () => {
+  test('functions and operators outside the grammar → 501 NotImplemented', async () => {
     const unsupported = [
       "startswith(PartitionKey,'a')",
       "startswith(PartitionKey, 'a') eq true",
@@ -468,7 +488,7 @@ describe('$filter semantics through HTTP', () => {
     for (const filter of unsupported) assertError(await query({ $filter: filter }), 501, 'NotImplemented');
   });
 
-  test('unsupported OData options → 400 InvalidQueryParameterValue (§1, recommendation)', async () => {
+  test('unsupported OData options → 400 InvalidQueryParameterValue (recommendation)', async () => {
     const options: Record<string, string>[] = [
       { $orderby: 'RowKey' },
       { $orderby: 'RowKey desc', $filter: "PartitionKey eq 'str'" },
@@ -478,18 +498,20 @@ describe('$filter semantics through HTTP', () => {
       { $inlinecount: 'allpages' },
     ];
     for (const params of options) assertError(await query(params), 400, 'InvalidQueryParameterValue');
-    // Parameters without `$` are not OData options: timeout is honoured, unknown ones ignored (conformance §48).
+    // Parameters without `$` are not OData options: timeout is honoured, unknown ones ignored
+    // (docs/protocol-notes.md#unknown-input-is-ignored).
     const ignored = await query({ $filter: "PartitionKey eq 'bin'", timeout: '30', foo: 'bar' });
     assert.equal(ignored.status, 200, describeResponse(ignored));
     assert.equal(ignored.json().value.length, Object.keys(data.bin!).length);
   });
 
-  test('$top outside 1…1000 or not an integer → 400 InvalidInput (§4.1, recommendation)', async () => {
-    for (const top of ['0', '1001', 'abc', '-1', '1.5', '99999999999']) assertError(await query({ $top: top }), 400, 'InvalidInput');
+  test('$top outside 1…1000 or not an integer → 400 InvalidInput (recommendation)', async () => {
+    for (const top of ['0', '1001', 'abc', '-1', '1.5', '99999999999'])
+      assertError(await query({ $top: top }), 400, 'InvalidInput');
     for (const top of ['1', '1000']) assert.equal((await query({ $top: top })).status, 200);
   });
 
-  describe('$select (§2)', () => {
+  describe('$select', () => {
     const base = () => `http://127.0.0.1:${server.port}/devstoreaccount1`;
     const values = (res: RawResponse): Array<Record<string, unknown>> => {
       assert.equal(res.status, 200, describeResponse(res));
@@ -518,7 +540,10 @@ describe('$filter semantics through HTTP', () => {
       assert.equal(byRow.get('e')!.big, 5);
       assert.ok(!('big@odata.type' in byRow.get('e')!), 'Int32 stays unannotated');
       const dates = values(await query({ $filter: "PartitionKey eq 'dt' and RowKey eq 'd'", $select: 'd' }));
-      assert.deepEqual(dates.map((e) => [e['d@odata.type'], e.d]), [['Edm.DateTime', '2019-07-10T19:00:00.0000001Z']]);
+      assert.deepEqual(
+        dates.map((e) => [e['d@odata.type'], e.d]),
+        [['Edm.DateTime', '2019-07-10T19:00:00.0000001Z']],
+      );
     });
 
     test('$select does not change which entities match', async () => {
@@ -540,7 +565,10 @@ describe('$filter semantics through HTTP', () => {
       const plain = (await send(server.port, { method: 'GET', path: entityPath(table, 'str', 'a') })).json();
       assert.equal(plain['odata.metadata'], `${base()}/$metadata#${table}/@Element`);
       const feed = await query({ $filter: "PartitionKey eq 'str'", $select: 's' });
-      assert.ok(String(feed.json()['odata.metadata']).startsWith(`${base()}/$metadata#${table}`), feed.text.slice(0, 200));
+      assert.ok(
+        String(feed.json()['odata.metadata']).startsWith(`${base()}/$metadata#${table}`),
+        feed.text.slice(0, 200),
+      );
     });
 
     test('nometadata drops odata.*; fullmetadata keeps annotations on selected properties', async () => {
@@ -558,7 +586,10 @@ describe('$filter semantics through HTTP', () => {
     test('quotes are doubled by odata`…`', async () => {
       const found = [];
       for await (const e of client.listEntities({ queryOptions: { filter: odata`s eq ${"it's"}` } })) found.push(e);
-      assert.deepEqual(found.map((e) => [e.partitionKey, e.rowKey]), [['str', 'a']]);
+      assert.deepEqual(
+        found.map((e) => [e.partitionKey, e.rowKey]),
+        [['str', 'a']],
+      );
     });
 
     test('a Date becomes a datetime literal', async () => {

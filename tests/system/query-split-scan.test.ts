@@ -7,7 +7,17 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startServer, type RunningServer } from '../helpers/server.js';
 import { tableClient, uniqueTableName } from '../helpers/sdk.js';
-import { compareKeys, edm, fetchAllPages, insertEntities, keyOf, keyText, type EntityPage, type Key, type TestEntity } from '../helpers/query.js';
+import {
+  compareKeys,
+  edm,
+  fetchAllPages,
+  insertEntities,
+  keyOf,
+  keyText,
+  type EntityPage,
+  type Key,
+  type TestEntity,
+} from '../helpers/query.js';
 
 const partitions = 240;
 const rowsPerPartition = 100;
@@ -30,11 +40,26 @@ const n = (e: TestEntity) => e.properties.n!.value as number;
 
 const all = () => true;
 /** `inRange`: the rows of the planned key range, each of which the walk must read once. */
-const queries: { filter: string; inRange: (e: TestEntity) => boolean; matches: (e: TestEntity) => boolean; tops: number[] }[] = [
+const queries: {
+  filter: string;
+  inRange: (e: TestEntity) => boolean;
+  matches: (e: TestEntity) => boolean;
+  tops: number[];
+}[] = [
   { filter: 'rare eq 1', inRange: all, matches: (e) => e.properties.rare!.value === 1, tops: [1, 7, 1000] },
   { filter: 'n eq 3', inRange: all, matches: (e) => n(e) === 3, tops: [1000] },
-  { filter: "n eq 3 and PartitionKey gt 'p100'", inRange: (e) => e.partitionKey > 'p100', matches: (e) => n(e) === 3 && e.partitionKey > 'p100', tops: [500] },
-  { filter: "n lt 2 and PartitionKey lt 'p150'", inRange: (e) => e.partitionKey < 'p150', matches: (e) => n(e) < 2 && e.partitionKey < 'p150', tops: [1000] },
+  {
+    filter: "n eq 3 and PartitionKey gt 'p100'",
+    inRange: (e) => e.partitionKey > 'p100',
+    matches: (e) => n(e) === 3 && e.partitionKey > 'p100',
+    tops: [500],
+  },
+  {
+    filter: "n lt 2 and PartitionKey lt 'p150'",
+    inRange: (e) => e.partitionKey < 'p150',
+    matches: (e) => n(e) < 2 && e.partitionKey < 'p150',
+    tops: [1000],
+  },
 ];
 
 function checkPages(pages: readonly EntityPage[], expected: readonly Key[], top: number): void {
@@ -45,7 +70,8 @@ function checkPages(pages: readonly EntityPage[], expected: readonly Key[], top:
     const resume: Key = [page.resumeKey![0], page.resumeKey![1] ?? ''];
     assert.ok(compareKeys(resume, page.keys.at(-1)!) > 0, `page ${i + 1} resumes after its last entity`);
     const next = pages.slice(i + 1).flatMap((p) => p.keys)[0];
-    if (next !== undefined) assert.ok(compareKeys(resume, next) <= 0, `page ${i + 1} resumes at or before the next result`);
+    if (next !== undefined)
+      assert.ok(compareKeys(resume, next) <= 0, `page ${i + 1} resumes at or before the next result`);
   });
 }
 
@@ -75,16 +101,26 @@ describe('filtered table scans split across two scan threads', () => {
         const plain = await fetchAllPages(servers.never!.port, table, { $filter: filter, $top: top });
         checkPages(split, expected, top);
         checkPages(plain, expected, top);
-        assert.deepEqual(split.map((p) => p.keys.map(keyText)), plain.map((p) => p.keys.map(keyText)), 'page by page');
+        assert.deepEqual(
+          split.map((p) => p.keys.map(keyText)),
+          plain.map((p) => p.keys.map(keyText)),
+          'page by page',
+        );
         const scanned = (pages: EntityPage[]) => pages.reduce((sum, p) => sum + p.plan.scanned, 0);
         const inRanges = entities.filter(inRange).length;
-        assert.ok(scanned(split) >= inRanges && scanned(split) <= inRanges + split.length, `scanned ${scanned(split)} of ${inRanges} rows`);
+        assert.ok(
+          scanned(split) >= inRanges && scanned(split) <= inRanges + split.length,
+          `scanned ${scanned(split)} of ${inRanges} rows`,
+        );
       });
     }
   }
 
   test('--scan-split takes auto, always or never', async () => {
     const server = await startServer({ args: ['--scan-split', 'sometimes'] }).catch((error: Error) => error);
-    assert.ok(server instanceof Error && /--scan-split must be one of auto, always, never/.test(server.message), String(server));
+    assert.ok(
+      server instanceof Error && /--scan-split must be one of auto, always, never/.test(server.message),
+      String(server),
+    );
   });
 });

@@ -1,4 +1,5 @@
-// Query Entities (query.md §1, §2, §4; data-model.md §6): key order, key filters, $top, $select,
+// Query Entities (Azure REST: querying-tables-and-entities, query-timeout-and-pagination,
+// understanding-the-table-service-data-model): key order, key filters, $top, $select,
 // continuation headers, SDK paging, and the query-plan diagnostic header.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -9,7 +10,10 @@ import { inParallel, tableClient, uniqueTableName } from '../helpers/sdk.js';
 
 type Key = [pk: string, rk: string];
 
-/** Key order: ordinal over UTF-16 code units, PartitionKey first (data-model.md §6). */
+/**
+ * Key order: ordinal over UTF-16 code units, PartitionKey first (Azure REST:
+ * understanding-the-table-service-data-model).
+ */
 function compareKeys(a: Key, b: Key): number {
   if (a[0] !== b[0]) return a[0] < b[0] ? -1 : 1;
   if (a[1] !== b[1]) return a[1] < b[1] ? -1 : 1;
@@ -97,14 +101,26 @@ describe('query entities', () => {
 
     const cases: Array<[string, string, (k: Key) => boolean]> = [
       ['PartitionKey eq', "PartitionKey eq 'p1'", ([pk]) => pk === 'p1'],
-      ['PartitionKey and RowKey eq', "PartitionKey eq 'p2' and RowKey eq '10'", ([pk, rk]) => pk === 'p2' && rk === '10'],
-      ['RowKey range in a partition', "PartitionKey eq 'p2' and RowKey ge '1' and RowKey lt '2'", ([pk, rk]) => pk === 'p2' && rk >= '1' && rk < '2'],
+      [
+        'PartitionKey and RowKey eq',
+        "PartitionKey eq 'p2' and RowKey eq '10'",
+        ([pk, rk]) => pk === 'p2' && rk === '10',
+      ],
+      [
+        'RowKey range in a partition',
+        "PartitionKey eq 'p2' and RowKey ge '1' and RowKey lt '2'",
+        ([pk, rk]) => pk === 'p2' && rk >= '1' && rk < '2',
+      ],
       ['RowKey range, open end', "PartitionKey eq 'p10' and RowKey gt '9'", ([pk, rk]) => pk === 'p10' && rk > '9'],
       ['PartitionKey range', "PartitionKey ge 'p1' and PartitionKey lt 'p2'", ([pk]) => pk >= 'p1' && pk < 'p2'],
       ['PartitionKey range above the BMP', "PartitionKey gt 'p2'", ([pk]) => pk > 'p2'],
       ['RowKey only (table scan)', "RowKey eq '9'", ([, rk]) => rk === '9'],
       ['or across partitions', "PartitionKey eq 'p1' or PartitionKey eq 'P0'", ([pk]) => pk === 'p1' || pk === 'P0'],
-      ['key range plus a property', "PartitionKey eq 'p1' and n gt 5", ([pk, rk]) => pk === 'p1' && (Number.parseInt(rk, 10) || 0) > 5],
+      [
+        'key range plus a property',
+        "PartitionKey eq 'p1' and n gt 5",
+        ([pk, rk]) => pk === 'p1' && (Number.parseInt(rk, 10) || 0) > 5,
+      ],
       ['not', "not (PartitionKey lt 'p2')", ([pk]) => !(pk < 'p2')],
       ['nothing matches', "PartitionKey eq 'none'", () => false],
     ];
@@ -118,7 +134,10 @@ describe('query entities', () => {
 
     test('$top pages with NextPartitionKey/NextRowKey; absent on the last page; nothing lost', async () => {
       const pages = await allPages(table, { $top: '5' });
-      assert.deepEqual(pages.flatMap((p) => p.keys), ordered);
+      assert.deepEqual(
+        pages.flatMap((p) => p.keys),
+        ordered,
+      );
       for (const p of pages.slice(0, -1)) assert.ok(p.keys.length <= 5);
       assert.equal(pages.at(-1)!.nextPk, undefined);
       assert.ok(pages.length >= Math.ceil(ordered.length / 5));
@@ -200,7 +219,9 @@ describe('query entities', () => {
   test('2,500 entities paged with $top=100: no duplicates, no gaps, in order', async () => {
     const client = tableClient(server, uniqueTableName('many'));
     await client.createTable();
-    const expected: Key[] = Array.from({ length: 2500 }, (_, i): Key => [`p${i % 7}`, String(i).padStart(5, '0')]).sort(compareKeys);
+    const expected: Key[] = Array.from({ length: 2500 }, (_, i): Key => [`p${i % 7}`, String(i).padStart(5, '0')]).sort(
+      compareKeys,
+    );
     await inParallel(expected, 16, ([pk, rk]) => client.createEntity({ partitionKey: pk, rowKey: rk }));
     const pages = await allPages(client.tableName, { $top: '100' }, 200);
     for (const p of pages) assert.ok(p.keys.length <= 100, `page of ${p.keys.length}`);

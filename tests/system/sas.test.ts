@@ -1,4 +1,5 @@
-// Shared access signatures through the real server (auth.md §7-§9): SDK-generated tokens, every
+// Shared access signatures through the real server (Azure REST: create-service-sas, create-account-sas): SDK-generated
+// tokens, every
 // signed version, a permission × operation matrix for service and account SAS, key ranges at
 // their exact edges, time windows, IP and protocol limits, tampering, and stored access policies.
 // Tokens are signed here independently of src/http/sas.ts (checked against the spec's vectors).
@@ -15,7 +16,15 @@ import {
   type TransactionAction,
 } from '@azure/data-tables';
 import { changesetBody, op, partError, readBatchResponse } from '../helpers/batch.js';
-import { describeResponse, devPath, errorCode, hmacBase64, send, type RawRequest, type RawResponse } from '../helpers/http.js';
+import {
+  describeResponse,
+  devPath,
+  errorCode,
+  hmacBase64,
+  send,
+  type RawRequest,
+  type RawResponse,
+} from '../helpers/http.js';
 import { clientOptions, tableClient, uniqueTableName } from '../helpers/sdk.js';
 import { devAccount, devKey, startServer, type RunningServer } from '../helpers/server.js';
 
@@ -37,13 +46,25 @@ function queryOf(params: Fields): string {
     .join('&');
 }
 
-/** auth.md §7.2: the string-to-sign of a service SAS. */
+/** Azure REST: create-service-sas: the string-to-sign of a service SAS. */
 function serviceStringToSign(f: Fields): string {
   const sv = f['sv']!;
   const table = f['tn']!.toLowerCase();
   const resource = sv >= '2015-02-21' ? `/table/${devAccount}/${table}` : `/${devAccount}/${table}`;
   const ipAndProtocol = sv >= '2015-04-05' ? [f['sip'], f['spr']] : [];
-  const fields = [f['sp'], f['st'], f['se'], resource, f['si'], ...ipAndProtocol, sv, f['spk'], f['srk'], f['epk'], f['erk']];
+  const fields = [
+    f['sp'],
+    f['st'],
+    f['se'],
+    resource,
+    f['si'],
+    ...ipAndProtocol,
+    sv,
+    f['spk'],
+    f['srk'],
+    f['epk'],
+    f['erk'],
+  ];
   return fields.map((field) => field ?? '').join('\n');
 }
 
@@ -53,7 +74,7 @@ function serviceSas(fields: Fields, key = devKey): string {
   return queryOf({ ...f, sig: hmacBase64(key, serviceStringToSign(f)) });
 }
 
-/** auth.md §8, trailing newline included. */
+/** Azure REST: create-account-sas, trailing newline included. */
 function accountStringToSign(f: Fields): string {
   const fields = [devAccount, f['sp'], f['ss'], f['srt'], f['st'], f['se'], f['sip'], f['spr'], f['sv']];
   if (f['sv']! >= '2020-12-06') fields.push(f['ses']);
@@ -81,7 +102,9 @@ function entityResource(table: string, pk: string, rk: string): string {
 function assertRefused(res: RawResponse, status: number, code: string): void {
   assert.equal(res.status, status, describeResponse(res));
   assert.equal(res.headers['x-ms-error-code'], code, describeResponse(res));
-  const bodyCode = res.headers['content-type']?.includes('xml') ? /<Code>([^<]*)<\/Code>/.exec(res.text)?.[1] : errorCode(res);
+  const bodyCode = res.headers['content-type']?.includes('xml')
+    ? /<Code>([^<]*)<\/Code>/.exec(res.text)?.[1]
+    : errorCode(res);
   assert.equal(bodyCode, code, describeResponse(res));
 }
 
@@ -98,7 +121,7 @@ after(async () => {
   await server.stop();
 });
 
-describe('the test signer matches the spec vectors (auth.md §7.2, §8)', () => {
+describe('the test signer matches the spec vectors (Azure REST: create-service-sas, create-account-sas)', () => {
   test('service SAS, Python and JS', () => {
     const python = { sv: '2019-02-02', tn: 'PyTable', sp: 'ra', se: '2031-01-01T00:00:00Z', spk: 'a', epk: 'z' };
     assert.equal(hmacBase64(devKey, serviceStringToSign(python)), 'Qq1nytgryYvOkjYTuOpMb4VoHZfqRZoiHnbWdA2fq5o=');
@@ -108,8 +131,14 @@ describe('the test signer matches the spec vectors (auth.md §7.2, §8)', () => 
 
   test('account SAS, JS and Python', () => {
     const base = { sv: '2019-02-02', ss: 't', sp: 'rwl', se: '2031-01-01T00:00:00Z' };
-    assert.equal(hmacBase64(devKey, accountStringToSign({ ...base, srt: 'sco' })), 'C/n8MoEWBZecAWTVgOtCXoZr4lkzUJE6fkIEIhKB6rs=');
-    assert.equal(hmacBase64(devKey, accountStringToSign({ ...base, srt: 'so' })), 'JZWQO/BDgQVyV361qBfn/yuHo2Es6EfG4Gm+WPb5tBo=');
+    assert.equal(
+      hmacBase64(devKey, accountStringToSign({ ...base, srt: 'sco' })),
+      'C/n8MoEWBZecAWTVgOtCXoZr4lkzUJE6fkIEIhKB6rs=',
+    );
+    assert.equal(
+      hmacBase64(devKey, accountStringToSign({ ...base, srt: 'so' })),
+      'JZWQO/BDgQVyV361qBfn/yuHo2Es6EfG4Gm+WPb5tBo=',
+    );
   });
 });
 
@@ -145,7 +174,10 @@ describe('SDK flows', () => {
     const sas = generateTableSas(table.tableName, credential, { permissions: { query: true } });
     const client = new TableClient(`${server.url}?${sas}`, table.tableName, clientOptions);
     assert.equal((await client.getEntity('p', '1')).rowKey, '1');
-    await assert.rejects(client.createEntity({ partitionKey: 'p', rowKey: '2' }), (error: { statusCode?: number }) => error.statusCode === 403);
+    await assert.rejects(
+      client.createEntity({ partitionKey: 'p', rowKey: '2' }),
+      (error: { statusCode?: number }) => error.statusCode === 403,
+    );
   });
 
   test('read-only table SAS: reads work, every write is 403', async () => {
@@ -164,7 +196,7 @@ describe('SDK flows', () => {
 
   test('generateAccountSas: tables and entities of the account', async () => {
     const sas = generateAccountSas(credential, {
-      // The JS SDK has no 'c': creating a table with 'w' is what it relies on (auth.md §8).
+      // The JS SDK has no 'c': creating a table with 'w' is what it relies on (Azure REST: create-account-sas).
       permissions: { query: true, write: true, delete: true, list: true, add: true, update: true },
       resourceTypes: 'sco',
       expiresOn: new Date(Date.now() + 60 * minute),
@@ -187,7 +219,10 @@ describe('SDK flows', () => {
     const sas = generateAccountSas(credential);
     const service = new TableServiceClient(server.url, new AzureSASCredential(sas), clientOptions);
     for await (const table of service.listTables()) assert.ok(table.name);
-    await assert.rejects(service.createTable(uniqueTableName('no')), (error: { statusCode?: number }) => error.statusCode === 403);
+    await assert.rejects(
+      service.createTable(uniqueTableName('no')),
+      (error: { statusCode?: number }) => error.statusCode === 403,
+    );
   });
 
   test('AzureSASCredential.update swaps the token in place', async () => {
@@ -201,7 +236,7 @@ describe('SDK flows', () => {
   });
 });
 
-describe('every signed version (auth.md §7.2, §8)', () => {
+describe('every signed version (Azure REST: create-service-sas, create-account-sas)', () => {
   let table: string;
   before(async () => {
     const client = await ownerTable('ver');
@@ -209,13 +244,26 @@ describe('every signed version (auth.md §7.2, §8)', () => {
     await client.createEntity({ partitionKey: 'p', rowKey: 'r' });
   });
 
-  for (const sv of ['2013-08-15', '2015-02-21', '2015-04-05', '2017-07-29', '2018-03-28', '2019-02-02', '2020-12-06', '2021-12-02']) {
+  for (const sv of [
+    '2013-08-15',
+    '2015-02-21',
+    '2015-04-05',
+    '2017-07-29',
+    '2018-03-28',
+    '2019-02-02',
+    '2020-12-06',
+    '2021-12-02',
+  ]) {
     test(`service SAS sv=${sv}: accepted as signed, refused when tampered`, async () => {
       const token = serviceSas({ sv, tn: table, sp: 'r' });
       const res = await sasRequest(token, { method: 'GET', path: devPath(entityResource(table, 'p', 'r')) });
       assert.equal(res.status, 200, describeResponse(res));
       const tampered = token.replace('sp=r', 'sp=raud');
-      assertRefused(await sasRequest(tampered, { method: 'GET', path: devPath(`${table}()`) }), 403, 'AuthenticationFailed');
+      assertRefused(
+        await sasRequest(tampered, { method: 'GET', path: devPath(`${table}()`) }),
+        403,
+        'AuthenticationFailed',
+      );
     });
   }
 
@@ -232,9 +280,9 @@ describe('every signed version (auth.md §7.2, §8)', () => {
 
 interface Operation {
   readonly name: string;
-  /** Service SAS letters needed (auth.md §7.1); undefined = a service SAS may never do it. */
+  /** Service SAS letters needed (Azure REST: create-service-sas); undefined = a service SAS may never do it. */
   readonly service: string | undefined;
-  /** Account SAS: the resource type and any one of these permission strings (auth.md §8). */
+  /** Account SAS: the resource type and any one of these permission strings (Azure REST: create-account-sas). */
   readonly srt: string;
   readonly account: readonly string[];
   readonly success: number;
@@ -244,7 +292,11 @@ interface Operation {
 
 /** Creates or replaces an entity with Shared Key. */
 async function ownerUpsert(table: string, pk: string, rk: string, properties: object = {}): Promise<void> {
-  const res = await send(server.port, { method: 'PUT', path: devPath(entityResource(table, pk, rk)), body: properties });
+  const res = await send(server.port, {
+    method: 'PUT',
+    path: devPath(entityResource(table, pk, rk)),
+    body: properties,
+  });
   assert.equal(res.status, 204, describeResponse(res));
 }
 
@@ -253,7 +305,8 @@ async function ownerCreateTable(name: string): Promise<void> {
   assert.equal(res.status, 201, describeResponse(res));
 }
 
-const existing = (method: string, extra: Partial<RawRequest> = {}) =>
+const existing =
+  (method: string, extra: Partial<RawRequest> = {}) =>
   async (table: string, id: string): Promise<Omit<RawRequest, 'auth'>> => {
     await ownerUpsert(table, 'm', id);
     return { method, path: devPath(entityResource(table, 'm', id)), ...extra };
@@ -264,7 +317,14 @@ const serviceProperties =
   '<Read>false</Read><Write>false</Write><RetentionPolicy><Enabled>false</Enabled></RetentionPolicy></Logging></StorageServiceProperties>';
 
 const operations: Operation[] = [
-  { name: 'query entities', service: 'r', srt: 'o', account: ['r'], success: 200, prepare: async (t) => ({ method: 'GET', path: devPath(`${t}()`) }) },
+  {
+    name: 'query entities',
+    service: 'r',
+    srt: 'o',
+    account: ['r'],
+    success: 200,
+    prepare: async (t) => ({ method: 'GET', path: devPath(`${t}()`) }),
+  },
   { name: 'get entity', service: 'r', srt: 'o', account: ['r'], success: 200, prepare: existing('GET') },
   {
     name: 'insert entity',
@@ -274,11 +334,46 @@ const operations: Operation[] = [
     success: 201,
     prepare: async (t, id) => ({ method: 'POST', path: devPath(t), body: { PartitionKey: 'm', RowKey: `new-${id}` } }),
   },
-  { name: 'update entity', service: 'u', srt: 'o', account: ['u'], success: 204, prepare: existing('PUT', { body: { v: 1 }, headers: { 'If-Match': '*' } }) },
-  { name: 'merge entity', service: 'u', srt: 'o', account: ['u'], success: 204, prepare: existing('MERGE', { body: { v: 1 }, headers: { 'If-Match': '*' } }) },
-  { name: 'insert or replace', service: 'au', srt: 'o', account: ['au'], success: 204, prepare: existing('PUT', { body: { v: 1 } }) },
-  { name: 'insert or merge', service: 'au', srt: 'o', account: ['au'], success: 204, prepare: existing('MERGE', { body: { v: 1 } }) },
-  { name: 'delete entity', service: 'd', srt: 'o', account: ['d'], success: 204, prepare: existing('DELETE', { headers: { 'If-Match': '*' } }) },
+  {
+    name: 'update entity',
+    service: 'u',
+    srt: 'o',
+    account: ['u'],
+    success: 204,
+    prepare: existing('PUT', { body: { v: 1 }, headers: { 'If-Match': '*' } }),
+  },
+  {
+    name: 'merge entity',
+    service: 'u',
+    srt: 'o',
+    account: ['u'],
+    success: 204,
+    prepare: existing('MERGE', { body: { v: 1 }, headers: { 'If-Match': '*' } }),
+  },
+  {
+    name: 'insert or replace',
+    service: 'au',
+    srt: 'o',
+    account: ['au'],
+    success: 204,
+    prepare: existing('PUT', { body: { v: 1 } }),
+  },
+  {
+    name: 'insert or merge',
+    service: 'au',
+    srt: 'o',
+    account: ['au'],
+    success: 204,
+    prepare: existing('MERGE', { body: { v: 1 } }),
+  },
+  {
+    name: 'delete entity',
+    service: 'd',
+    srt: 'o',
+    account: ['d'],
+    success: 204,
+    prepare: existing('DELETE', { headers: { 'If-Match': '*' } }),
+  },
   {
     name: 'batch insert',
     service: 'a',
@@ -295,14 +390,25 @@ const operations: Operation[] = [
       };
     },
   },
-  { name: 'query tables', service: undefined, srt: 's', account: ['l'], success: 200, prepare: async () => ({ method: 'GET', path: devPath('Tables') }) },
+  {
+    name: 'query tables',
+    service: undefined,
+    srt: 's',
+    account: ['l'],
+    success: 200,
+    prepare: async () => ({ method: 'GET', path: devPath('Tables') }),
+  },
   {
     name: 'create table',
     service: undefined,
     srt: 'c',
     account: ['c', 'w'],
     success: 201,
-    prepare: async (_t, id) => ({ method: 'POST', path: devPath('Tables'), body: { TableName: `made${id.replace(/[^a-z0-9]/gi, '')}` } }),
+    prepare: async (_t, id) => ({
+      method: 'POST',
+      path: devPath('Tables'),
+      body: { TableName: `made${id.replace(/[^a-z0-9]/gi, '')}` },
+    }),
   },
   {
     name: 'delete table',
@@ -316,14 +422,26 @@ const operations: Operation[] = [
       return { method: 'DELETE', path: devPath(`Tables('${name}')`) };
     },
   },
-  { name: 'get table ACL', service: undefined, srt: 'c', account: ['r'], success: 200, prepare: async (t) => ({ method: 'GET', path: devPath(`${t}?comp=acl`) }) },
+  {
+    name: 'get table ACL',
+    service: undefined,
+    srt: 'c',
+    account: ['r'],
+    success: 200,
+    prepare: async (t) => ({ method: 'GET', path: devPath(`${t}?comp=acl`) }),
+  },
   {
     name: 'set table ACL',
     service: undefined,
     srt: 'c',
     account: ['w'],
     success: 204,
-    prepare: async (t) => ({ method: 'PUT', path: devPath(`${t}?comp=acl`), body: '<SignedIdentifiers />', headers: { 'Content-Type': 'application/xml' } }),
+    prepare: async (t) => ({
+      method: 'PUT',
+      path: devPath(`${t}?comp=acl`),
+      body: '<SignedIdentifiers />',
+      headers: { 'Content-Type': 'application/xml' },
+    }),
   },
   {
     name: 'get service properties',
@@ -346,20 +464,28 @@ const operations: Operation[] = [
       headers: { 'Content-Type': 'application/xml' },
     }),
   },
-  { name: 'get service stats', service: undefined, srt: 's', account: ['r'], success: 200, prepare: async () => ({ method: 'GET', path: devPath('?restype=service&comp=stats') }) },
+  {
+    name: 'get service stats',
+    service: undefined,
+    srt: 's',
+    account: ['r'],
+    success: 200,
+    prepare: async () => ({ method: 'GET', path: devPath('?restype=service&comp=stats') }),
+  },
 ];
 
 /** A batch's status: its only operation's when that failed, else the batch's own. */
 function effectiveStatus(res: RawResponse): { status: number; code: string | undefined } {
   const multipart = res.headers['content-type']?.startsWith('multipart/') ?? false;
   const part = multipart ? readBatchResponse(res).parts[0]! : undefined;
-  if (part === undefined || part.status < 400) return { status: res.status, code: res.headers['x-ms-error-code'] as string | undefined };
+  if (part === undefined || part.status < 400)
+    return { status: res.status, code: res.headers['x-ms-error-code'] as string | undefined };
   return { status: part.status, code: partError(part).code };
 }
 
 const hasAll = (granted: string, needed: string) => [...needed].every((letter) => granted.includes(letter));
 
-describe('permission × operation matrix: service SAS (auth.md §7.1)', () => {
+describe('permission × operation matrix: service SAS (Azure REST: create-service-sas)', () => {
   const permissionSets = ['r', 'a', 'u', 'd', 'ra', 'au', 'ud', 'raud'];
   let table: string;
   before(async () => {
@@ -377,14 +503,15 @@ describe('permission × operation matrix: service SAS (auth.md §7.1)', () => {
         const allowed = operation.service !== undefined && hasAll(sp, operation.service);
         const expected = allowed ? `${operation.success}` : '403 AuthorizationPermissionMismatch';
         const actual = status >= 400 ? `${status} ${code}` : `${status}`;
-        if (actual !== expected) failures.push(`sp=${sp}: expected ${expected}, got ${actual}: ${describeResponse(res)}`);
+        if (actual !== expected)
+          failures.push(`sp=${sp}: expected ${expected}, got ${actual}: ${describeResponse(res)}`);
       }
       assert.deepEqual(failures, []);
     });
   }
 });
 
-describe('permission × operation matrix: account SAS (auth.md §8)', () => {
+describe('permission × operation matrix: account SAS (Azure REST: create-account-sas)', () => {
   const resourceTypes = ['s', 'c', 'o', 'sco'];
   const permissionSets = ['r', 'w', 'd', 'l', 'a', 'c', 'u', 'au', 'rwdlacup'];
   let table: string;
@@ -417,7 +544,11 @@ describe('permission × operation matrix: account SAS (auth.md §8)', () => {
   }
 
   test('an account SAS without the table service is AuthorizationServiceMismatch', async () => {
-    assertRefused(await sasRequest(accountSas({ ss: 'bq', srt: 'sco', sp: 'rl' }), { method: 'GET', path: devPath('Tables') }), 403, 'AuthorizationServiceMismatch');
+    assertRefused(
+      await sasRequest(accountSas({ ss: 'bq', srt: 'sco', sp: 'rl' }), { method: 'GET', path: devPath('Tables') }),
+      403,
+      'AuthorizationServiceMismatch',
+    );
   });
 });
 
@@ -430,7 +561,7 @@ interface Range {
   readonly erk?: string;
 }
 
-/** auth.md §7.1's table, written out independently of the server. */
+/** Azure REST: create-service-sas's table, written out independently of the server. */
 function inRange(range: Range, pk: string, rk: string): boolean {
   if (range.spk !== undefined) {
     if (pk < range.spk) return false;
@@ -457,7 +588,7 @@ const ranges: [string, Range][] = [
   ['empty-string bounds', { spk: '', srk: '1', epk: 'a', erk: '' }],
 ];
 
-describe('key ranges are enforced on every operation (auth.md §7.1)', () => {
+describe('key ranges are enforced on every operation (Azure REST: create-service-sas)', () => {
   let table: TableClient;
   before(async () => {
     table = await ownerTable('range');
@@ -479,19 +610,32 @@ describe('key ranges are enforced on every operation (auth.md §7.1)', () => {
         });
       const hasEmptyBound = Object.values(range).includes('');
       const client = () =>
-        new TableClient(server.url, table.tableName, new AzureSASCredential(hasEmptyBound ? token() : sdkToken()), clientOptions);
-      const keysOf = (entities: readonly TableEntityResult<object>[]) => entities.map((e) => `${e.partitionKey}/${e.rowKey}`);
+        new TableClient(
+          server.url,
+          table.tableName,
+          new AzureSASCredential(hasEmptyBound ? token() : sdkToken()),
+          clientOptions,
+        );
+      const keysOf = (entities: readonly TableEntityResult<object>[]) =>
+        entities.map((e) => `${e.partitionKey}/${e.rowKey}`);
 
       test('a query returns exactly the range, whatever the filter', async () => {
         const all: TableEntityResult<object>[] = [];
         for await (const entity of client().listEntities()) all.push(entity);
         assert.deepEqual(keysOf(all), expected);
         const wide: TableEntityResult<object>[] = [];
-        for await (const entity of client().listEntities({ queryOptions: { filter: "PartitionKey ge '' or RowKey eq '2'" } })) wide.push(entity);
+        for await (const entity of client().listEntities({
+          queryOptions: { filter: "PartitionKey ge '' or RowKey eq '2'" },
+        }))
+          wide.push(entity);
         assert.deepEqual(keysOf(wide), expected);
         const second: TableEntityResult<object>[] = [];
-        for await (const entity of client().listEntities({ queryOptions: { filter: "RowKey eq '2'" } })) second.push(entity);
-        assert.deepEqual(keysOf(second), expected.filter((key) => key.endsWith('/2')));
+        for await (const entity of client().listEntities({ queryOptions: { filter: "RowKey eq '2'" } }))
+          second.push(entity);
+        assert.deepEqual(
+          keysOf(second),
+          expected.filter((key) => key.endsWith('/2')),
+        );
       });
 
       test('paging one entity at a time never leaves the range', async () => {
@@ -503,7 +647,10 @@ describe('key ranges are enforced on every operation (auth.md §7.1)', () => {
       test('point reads: inside 200 or 404; outside 403 whether or not the entity exists', async () => {
         const outsideBodies = new Set<string>();
         for (const [pk, rk] of [...grid, ['b', '15'], ['c', '25'], ['b', '0'], ['z', 'z']] as const) {
-          const res = await sasRequest(token(), { method: 'GET', path: devPath(entityResource(table.tableName, pk, rk)) });
+          const res = await sasRequest(token(), {
+            method: 'GET',
+            path: devPath(entityResource(table.tableName, pk, rk)),
+          });
           const exists = grid.some(([p, r]) => p === pk && r === rk);
           if (inRange(range, pk, rk)) {
             assert.equal(res.status, exists ? 200 : 404, `${pk}/${rk}: ${describeResponse(res)}`);
@@ -528,13 +675,28 @@ describe('key ranges are enforced on every operation (auth.md §7.1)', () => {
         }
         for (const entity of await listAll(table)) {
           const tagged = (entity as { tag?: string }).tag === tag;
-          assert.equal(tagged, inRange(range, entity.partitionKey!, entity.rowKey!), `${entity.partitionKey}/${entity.rowKey}`);
+          assert.equal(
+            tagged,
+            inRange(range, entity.partitionKey!, entity.rowKey!),
+            `${entity.partitionKey}/${entity.rowKey}`,
+          );
         }
       });
 
       test('insert and delete at the edges', async () => {
-        for (const [pk, rk] of [['b', '15'], ['b', '25'], ['c', '15'], ['c', '25'], ['a', 'z'], ['', '0']] as const) {
-          const insert = await sasRequest(token(), { method: 'POST', path: devPath(table.tableName), body: { PartitionKey: pk, RowKey: rk } });
+        for (const [pk, rk] of [
+          ['b', '15'],
+          ['b', '25'],
+          ['c', '15'],
+          ['c', '25'],
+          ['a', 'z'],
+          ['', '0'],
+        ] as const) {
+          const insert = await sasRequest(token(), {
+            method: 'POST',
+            path: devPath(table.tableName),
+            body: { PartitionKey: pk, RowKey: rk },
+          });
           const remove = await sasRequest(token(), {
             method: 'DELETE',
             path: devPath(entityResource(table.tableName, pk, rk)),
@@ -557,16 +719,29 @@ describe('key ranges are enforced on every operation (auth.md §7.1)', () => {
           const inside = keys.filter(([p, r]) => inRange(range, p, r));
           const outside = keys.filter(([p, r]) => !inRange(range, p, r));
           if (inside.length > 0) {
-            await client().submitTransaction(inside.map(([p, r]) => ['upsert', { partitionKey: p, rowKey: r, batch: 1 }, 'Merge']));
+            await client().submitTransaction(
+              inside.map(([p, r]) => ['upsert', { partitionKey: p, rowKey: r, batch: 1 }, 'Merge']),
+            );
           }
           if (outside.length > 0) {
-            const mixed = [...inside, outside[0]!].map(([p, r]): TransactionAction => ['upsert', { partitionKey: p, rowKey: r, batch: 2 }, 'Merge']);
-            await assert.rejects(client().submitTransaction(mixed), (error: { statusCode?: number }) => error.statusCode === 403);
+            const mixed = [...inside, outside[0]!].map(([p, r]): TransactionAction => [
+              'upsert',
+              { partitionKey: p, rowKey: r, batch: 2 },
+              'Merge',
+            ]);
+            await assert.rejects(
+              client().submitTransaction(mixed),
+              (error: { statusCode?: number }) => error.statusCode === 403,
+            );
           }
         }
         for (const entity of await listAll(table)) {
           const batch = (entity as { batch?: number }).batch;
-          assert.equal(batch, inRange(range, entity.partitionKey!, entity.rowKey!) ? 1 : undefined, `${entity.partitionKey}/${entity.rowKey}`);
+          assert.equal(
+            batch,
+            inRange(range, entity.partitionKey!, entity.rowKey!) ? 1 : undefined,
+            `${entity.partitionKey}/${entity.rowKey}`,
+          );
         }
         // Leave the grid as it was for the next range.
         for (const [pk, rk] of grid) await ownerUpsert(table.tableName, pk, rk, { v: `${pk}/${rk}` });
@@ -574,12 +749,15 @@ describe('key ranges are enforced on every operation (auth.md §7.1)', () => {
     });
   }
 
-  test('a row key bound without its partition key bound means the empty partition key (the JS SDK omits spk=\'\')', async () => {
+  test("a row key bound without its partition key bound means the empty partition key (the JS SDK omits spk='')", async () => {
     const token = serviceSas({ tn: table.tableName, sp: 'r', srk: '1' });
     const res = await sasRequest(token, { method: 'GET', path: devPath(`${table.tableName}()`) });
     assert.equal(res.status, 200, describeResponse(res));
     for (const entity of (res.json() as { value: { PartitionKey: string; RowKey: string }[] }).value) {
-      assert.ok(entity.PartitionKey > '' || entity.RowKey >= '1', `${entity.PartitionKey}/${entity.RowKey} is outside the range`);
+      assert.ok(
+        entity.PartitionKey > '' || entity.RowKey >= '1',
+        `${entity.PartitionKey}/${entity.RowKey} is outside the range`,
+      );
     }
   });
 });
@@ -592,7 +770,7 @@ async function listAll(table: TableClient): Promise<TableEntityResult<object>[]>
 
 // -- validity ----------------------------------------------------------------------------------------
 
-describe('time window (auth.md §9 step 3)', () => {
+describe('time window (Azure REST: create-service-sas step 3)', () => {
   let table: string;
   before(async () => {
     table = (await ownerTable('time')).tableName;
@@ -600,12 +778,20 @@ describe('time window (auth.md §9 step 3)', () => {
   const query = (token: string) => sasRequest(token, { method: 'GET', path: devPath(`${table}()`) });
 
   test('expired is AuthorizationFailure; a minute past expiry is within the clock skew', async () => {
-    assertRefused(await query(serviceSas({ tn: table, sp: 'r', se: iso(Date.now() - 10 * minute) })), 403, 'AuthorizationFailure');
+    assertRefused(
+      await query(serviceSas({ tn: table, sp: 'r', se: iso(Date.now() - 10 * minute) })),
+      403,
+      'AuthorizationFailure',
+    );
     assert.equal((await query(serviceSas({ tn: table, sp: 'r', se: iso(Date.now() - minute) }))).status, 200);
   });
 
   test('not yet valid is AuthorizationFailure; a minute early is within the skew', async () => {
-    assertRefused(await query(serviceSas({ tn: table, sp: 'r', st: iso(Date.now() + 10 * minute) })), 403, 'AuthorizationFailure');
+    assertRefused(
+      await query(serviceSas({ tn: table, sp: 'r', st: iso(Date.now() + 10 * minute) })),
+      403,
+      'AuthorizationFailure',
+    );
     assert.equal((await query(serviceSas({ tn: table, sp: 'r', st: iso(Date.now() + minute) }))).status, 200);
   });
 
@@ -615,7 +801,11 @@ describe('time window (auth.md §9 step 3)', () => {
   });
 
   test('account SAS too; an XML operation answers in XML', async () => {
-    assertRefused(await query(accountSas({ srt: 'o', sp: 'r', se: iso(Date.now() - 10 * minute) })), 403, 'AuthorizationFailure');
+    assertRefused(
+      await query(accountSas({ srt: 'o', sp: 'r', se: iso(Date.now() - 10 * minute) })),
+      403,
+      'AuthorizationFailure',
+    );
     const res = await sasRequest(accountSas({ srt: 's', sp: 'r', st: iso(Date.now() + 10 * minute) }), {
       method: 'GET',
       path: devPath('?restype=service&comp=properties'),
@@ -625,7 +815,7 @@ describe('time window (auth.md §9 step 3)', () => {
   });
 });
 
-describe('source IP and protocol (auth.md §9 steps 4-5)', () => {
+describe('source IP and protocol (Azure REST: create-service-sas steps 4-5)', () => {
   let table: string;
   before(async () => {
     table = (await ownerTable('ip')).tableName;
@@ -639,9 +829,21 @@ describe('source IP and protocol (auth.md §9 steps 4-5)', () => {
   });
 
   test('sip: another address or range is AuthorizationSourceIPMismatch', async () => {
-    assertRefused(await query(serviceSas({ tn: table, sp: 'r', sip: '10.0.0.1' })), 403, 'AuthorizationSourceIPMismatch');
-    assertRefused(await query(serviceSas({ tn: table, sp: 'r', sip: '127.0.0.2-127.0.0.255' })), 403, 'AuthorizationSourceIPMismatch');
-    assertRefused(await query(accountSas({ srt: 'o', sp: 'r', sip: '192.168.0.0-192.168.255.255' })), 403, 'AuthorizationSourceIPMismatch');
+    assertRefused(
+      await query(serviceSas({ tn: table, sp: 'r', sip: '10.0.0.1' })),
+      403,
+      'AuthorizationSourceIPMismatch',
+    );
+    assertRefused(
+      await query(serviceSas({ tn: table, sp: 'r', sip: '127.0.0.2-127.0.0.255' })),
+      403,
+      'AuthorizationSourceIPMismatch',
+    );
+    assertRefused(
+      await query(accountSas({ srt: 'o', sp: 'r', sip: '192.168.0.0-192.168.255.255' })),
+      403,
+      'AuthorizationSourceIPMismatch',
+    );
   });
 
   test('spr=https over HTTP is AuthorizationProtocolMismatch; https,http passes', async () => {
@@ -651,7 +853,7 @@ describe('source IP and protocol (auth.md §9 steps 4-5)', () => {
   });
 });
 
-describe('tampering is AuthenticationFailed and reveals no signature (auth.md §9 step 2)', () => {
+describe('tampering is AuthenticationFailed and reveals no signature (Azure REST: create-service-sas step 2)', () => {
   let table: string;
   let otherTable: string;
   before(async () => {
@@ -689,7 +891,10 @@ describe('tampering is AuthenticationFailed and reveals no signature (auth.md §
       const fields = Object.fromEntries(new URLSearchParams(token));
       const wanted = hmacBase64(devKey, serviceStringToSign(fields));
       const everything = res.text + JSON.stringify(res.headers);
-      assert.ok(!everything.includes(wanted) && !everything.includes(encodeURIComponent(wanted)), `${name} leaks the signature`);
+      assert.ok(
+        !everything.includes(wanted) && !everything.includes(encodeURIComponent(wanted)),
+        `${name} leaks the signature`,
+      );
     }
   });
 
@@ -702,7 +907,11 @@ describe('tampering is AuthenticationFailed and reveals no signature (auth.md §
 
   test('a valid token for another table is AuthorizationFailure', async () => {
     const token = serviceSas({ tn: otherTable, sp: 'r' });
-    assertRefused(await sasRequest(token, { method: 'GET', path: devPath(entityResource(table, 'a', '1')) }), 403, 'AuthorizationFailure');
+    assertRefused(
+      await sasRequest(token, { method: 'GET', path: devPath(entityResource(table, 'a', '1')) }),
+      403,
+      'AuthorizationFailure',
+    );
   });
 
   test('a token without sig is not a SAS: Shared Key fails', async () => {
@@ -711,13 +920,14 @@ describe('tampering is AuthenticationFailed and reveals no signature (auth.md §
   });
 });
 
-describe('stored access policies (auth.md §7.3): changes apply at once', () => {
+describe('stored access policies (Azure REST: create-service-sas): changes apply at once', () => {
   let table: TableClient;
   before(async () => {
     table = await ownerTable('policy');
     await table.createEntity({ partitionKey: 'p', rowKey: '1' });
   });
-  const read = (token: string) => sasRequest(token, { method: 'GET', path: devPath(entityResource(table.tableName, 'p', '1')) });
+  const read = (token: string) =>
+    sasRequest(token, { method: 'GET', path: devPath(entityResource(table.tableName, 'p', '1')) });
   const insert = (token: string, rk: string) =>
     sasRequest(token, { method: 'POST', path: devPath(table.tableName), body: { PartitionKey: 'p', RowKey: rk } });
   const setPolicy = (permission: string | undefined, start?: Date, expiry = new Date(Date.now() + 60 * minute)) =>
@@ -755,7 +965,9 @@ describe('stored access policies (auth.md §7.3): changes apply at once', () => 
 
   test('SDK generateTableSas with an identifier', async () => {
     await setPolicy('r');
-    const sas = generateTableSas(table.tableName, new AzureNamedKeyCredential(devAccount, devKey), { identifier: 'pol' });
+    const sas = generateTableSas(table.tableName, new AzureNamedKeyCredential(devAccount, devKey), {
+      identifier: 'pol',
+    });
     const client = new TableClient(server.url, table.tableName, new AzureSASCredential(sas), clientOptions);
     assert.equal((await client.getEntity('p', '1')).rowKey, '1');
   });

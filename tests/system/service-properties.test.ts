@@ -1,4 +1,5 @@
-// Service endpoints through the real server (operations.md §4.1-§4.3): Get/Set Table Service
+// Service endpoints through the real server (Azure REST: get-table-service-properties, set-table-service-properties,
+// get-table-service-stats): Get/Set Table Service
 // Properties per account, persisted; Get Table Service Stats; the read-only -secondary endpoint.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -44,11 +45,32 @@ describe('Get/Set Table Service Properties', () => {
     const fresh = serviceClient(server, { account: otherAccount, key: otherKey });
     const properties = await fresh.getProperties();
     assert.deepEqual(
-      { logging: properties.logging, hourMetrics: properties.hourMetrics, minuteMetrics: properties.minuteMetrics, cors: properties.cors },
       {
-        logging: { version: '1.0', delete: false, read: false, write: false, retentionPolicy: { enabled: false, days: undefined } },
-        hourMetrics: { version: '1.0', enabled: false, includeAPIs: undefined, retentionPolicy: { enabled: false, days: undefined } },
-        minuteMetrics: { version: '1.0', enabled: false, includeAPIs: undefined, retentionPolicy: { enabled: false, days: undefined } },
+        logging: properties.logging,
+        hourMetrics: properties.hourMetrics,
+        minuteMetrics: properties.minuteMetrics,
+        cors: properties.cors,
+      },
+      {
+        logging: {
+          version: '1.0',
+          delete: false,
+          read: false,
+          write: false,
+          retentionPolicy: { enabled: false, days: undefined },
+        },
+        hourMetrics: {
+          version: '1.0',
+          enabled: false,
+          includeAPIs: undefined,
+          retentionPolicy: { enabled: false, days: undefined },
+        },
+        minuteMetrics: {
+          version: '1.0',
+          enabled: false,
+          includeAPIs: undefined,
+          retentionPolicy: { enabled: false, days: undefined },
+        },
         cors: [],
       },
     );
@@ -56,14 +78,32 @@ describe('Get/Set Table Service Properties', () => {
 
   test('SDK round trip; sections left out keep their values; accounts are separate', async () => {
     const client = serviceClient(server);
-    const logging = { version: '1.0', delete: true, read: false, write: true, retentionPolicy: { enabled: true, days: 7 } };
-    const hourMetrics = { version: '1.0', enabled: true, includeAPIs: true, retentionPolicy: { enabled: true, days: 3 } };
+    const logging = {
+      version: '1.0',
+      delete: true,
+      read: false,
+      write: true,
+      retentionPolicy: { enabled: true, days: 7 },
+    };
+    const hourMetrics = {
+      version: '1.0',
+      enabled: true,
+      includeAPIs: true,
+      retentionPolicy: { enabled: true, days: 3 },
+    };
     await client.setProperties({ logging, hourMetrics, cors: rules });
-    await client.setProperties({ minuteMetrics: { version: '1.0', enabled: true, includeAPIs: false, retentionPolicy: { enabled: false } } });
+    await client.setProperties({
+      minuteMetrics: { version: '1.0', enabled: true, includeAPIs: false, retentionPolicy: { enabled: false } },
+    });
     const properties = await client.getProperties();
     assert.deepEqual(properties.logging, logging);
     assert.deepEqual(properties.hourMetrics, hourMetrics);
-    assert.deepEqual(properties.minuteMetrics, { version: '1.0', enabled: true, includeAPIs: false, retentionPolicy: { enabled: false, days: undefined } });
+    assert.deepEqual(properties.minuteMetrics, {
+      version: '1.0',
+      enabled: true,
+      includeAPIs: false,
+      retentionPolicy: { enabled: false, days: undefined },
+    });
     assert.deepEqual(properties.cors, rules);
     const other = await serviceClient(server, { account: otherAccount, key: otherKey }).getProperties();
     assert.deepEqual(other.cors, []);
@@ -79,10 +119,17 @@ describe('Get/Set Table Service Properties', () => {
     );
     assert.equal(set.status, 202, describeResponse(set));
     assert.equal(set.body.length, 0);
-    const res = await send(server.port, { method: 'GET', path: propertiesPath, headers: { Accept: 'application/xml' } });
+    const res = await send(server.port, {
+      method: 'GET',
+      path: propertiesPath,
+      headers: { Accept: 'application/xml' },
+    });
     assert.equal(res.status, 200);
     assert.equal(res.headers['content-type'], 'application/xml');
-    assert.match(res.text, /^<\?xml version="1.0" encoding="utf-8"\?><StorageServiceProperties><Logging>.*<\/Logging><HourMetrics>.*<\/HourMetrics><MinuteMetrics>.*<\/MinuteMetrics><Cors><CorsRule><AllowedOrigins>\*<\/AllowedOrigins><AllowedMethods>GET<\/AllowedMethods><MaxAgeInSeconds>5<\/MaxAgeInSeconds><ExposedHeaders><\/ExposedHeaders><AllowedHeaders><\/AllowedHeaders><\/CorsRule><\/Cors><\/StorageServiceProperties>$/);
+    assert.match(
+      res.text,
+      /^<\?xml version="1.0" encoding="utf-8"\?><StorageServiceProperties><Logging>.*<\/Logging><HourMetrics>.*<\/HourMetrics><MinuteMetrics>.*<\/MinuteMetrics><Cors><CorsRule><AllowedOrigins>\*<\/AllowedOrigins><AllowedMethods>GET<\/AllowedMethods><MaxAgeInSeconds>5<\/MaxAgeInSeconds><ExposedHeaders><\/ExposedHeaders><AllowedHeaders><\/AllowedHeaders><\/CorsRule><\/Cors><\/StorageServiceProperties>$/,
+    );
     await putProperties('<StorageServiceProperties><Cors/></StorageServiceProperties>');
   });
 
@@ -96,9 +143,15 @@ describe('Get/Set Table Service Properties', () => {
     assertXmlError(await putProperties(cors(rule('GET').repeat(6))), 400, 'InvalidXmlDocument');
     assertXmlError(await putProperties(cors(rule('TRACE'))), 400, 'InvalidXmlNodeValue');
     assertXmlError(await putProperties(cors(rule('GET', 'x'))), 400, 'InvalidXmlNodeValue');
-    assertXmlError(await putProperties(cors('<CorsRule><AllowedOrigins>*</AllowedOrigins></CorsRule>')), 400, 'MissingRequiredXmlNode');
     assertXmlError(
-      await putProperties('<StorageServiceProperties><HourMetrics><Enabled>true</Enabled><RetentionPolicy><Enabled>true</Enabled><Days>400</Days></RetentionPolicy></HourMetrics></StorageServiceProperties>'),
+      await putProperties(cors('<CorsRule><AllowedOrigins>*</AllowedOrigins></CorsRule>')),
+      400,
+      'MissingRequiredXmlNode',
+    );
+    assertXmlError(
+      await putProperties(
+        '<StorageServiceProperties><HourMetrics><Enabled>true</Enabled><RetentionPolicy><Enabled>true</Enabled><Days>400</Days></RetentionPolicy></HourMetrics></StorageServiceProperties>',
+      ),
       400,
       'InvalidXmlNodeValue',
     );
@@ -130,8 +183,9 @@ describe('Get/Set Table Service Properties', () => {
   });
 });
 
-describe('Get Table Service Stats and the -secondary endpoint (operations.md §4.3)', () => {
-  const statsBody = /^<\?xml version="1.0" encoding="utf-8"\?><StorageServiceStats><GeoReplication><Status>live<\/Status><LastSyncTime>\w{3}, \d{2} \w{3} \d{4} \d{2}:\d{2}:\d{2} GMT<\/LastSyncTime><\/GeoReplication><\/StorageServiceStats>$/;
+describe('Get Table Service Stats and the -secondary endpoint (Azure REST: get-table-service-stats)', () => {
+  const statsBody =
+    /^<\?xml version="1.0" encoding="utf-8"\?><StorageServiceStats><GeoReplication><Status>live<\/Status><LastSyncTime>\w{3}, \d{2} \w{3} \d{4} \d{2}:\d{2}:\d{2} GMT<\/LastSyncTime><\/GeoReplication><\/StorageServiceStats>$/;
 
   test('SDK getStatistics', async () => {
     const stats = await serviceClient(server).getStatistics();
@@ -164,11 +218,17 @@ describe('Get Table Service Stats and the -secondary endpoint (operations.md §4
     const query = await send(server.port, { method: 'GET', path: `/${devAccount}-secondary/${client.tableName}()` });
     assert.equal(query.status, 200, describeResponse(query));
     assert.equal(query.json().value.length, 1);
-    const point = await send(server.port, { method: 'GET', path: `/${devAccount}-secondary/${client.tableName}(PartitionKey='p',RowKey='r')` });
+    const point = await send(server.port, {
+      method: 'GET',
+      path: `/${devAccount}-secondary/${client.tableName}(PartitionKey='p',RowKey='r')`,
+    });
     assert.equal(point.status, 200, describeResponse(point));
     const tables = await send(server.port, { method: 'GET', path: `/${devAccount}-secondary/Tables` });
     assert.equal(tables.status, 200, describeResponse(tables));
-    const properties = await send(server.port, { method: 'GET', path: `/${devAccount}-secondary/?restype=service&comp=properties` });
+    const properties = await send(server.port, {
+      method: 'GET',
+      path: `/${devAccount}-secondary/?restype=service&comp=properties`,
+    });
     assert.equal(properties.status, 200, describeResponse(properties));
     for (const [method, path, body] of [
       ['POST', `${client.tableName}`, { PartitionKey: 'p', RowKey: 'w' }],
@@ -176,7 +236,12 @@ describe('Get Table Service Stats and the -secondary endpoint (operations.md §4
       ['DELETE', `Tables('${client.tableName}')`, undefined],
       ['POST', 'Tables', { TableName: uniqueTableName('sec') }],
     ] as const) {
-      const res = await send(server.port, { method, path: `/${devAccount}-secondary/${path}`, body, headers: { 'If-Match': '*' } });
+      const res = await send(server.port, {
+        method,
+        path: `/${devAccount}-secondary/${path}`,
+        body,
+        headers: { 'If-Match': '*' },
+      });
       assert.equal(res.status, 403, `${method} ${path}: ${describeResponse(res)}`);
       assert.equal(res.headers['x-ms-error-code'], 'InsufficientAccountPermissions');
     }

@@ -1,4 +1,5 @@
-// Table operations (operations.md §2, data-model.md §5.1, query.md §4.4) through raw HTTP and the SDK.
+// Table operations (Azure REST: operations-on-tables, understanding-the-table-service-data-model,
+// query-timeout-and-pagination) through raw HTTP and the SDK.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startServer, type RunningServer } from '../helpers/server.js';
@@ -114,7 +115,19 @@ describe('tables', () => {
   });
 
   test('invalid names → 400 InvalidResourceName; the edges of the rule are accepted', async () => {
-    const invalid = ['ab', 'a'.repeat(64), '1abc', 'ab-c', 'ab_c', 'ab c', 'tables', 'Tables', 'TABLES', 'abc\u00e9', ''];
+    const invalid = [
+      'ab',
+      'a'.repeat(64),
+      '1abc',
+      'ab-c',
+      'ab_c',
+      'ab c',
+      'tables',
+      'Tables',
+      'TABLES',
+      'abc\u00e9',
+      '',
+    ];
     for (const name of invalid) {
       assertError(await create(name), 400, 'InvalidResourceName');
     }
@@ -173,7 +186,10 @@ describe('tables', () => {
         .listTables({ queryOptions: { filter: `TableName ge '${prefix}' and TableName lt '${prefix}~'` } })
         .byPage({ maxPageSize: 2 });
       for await (const page of iterator) pages.push(page.map((t) => t.name!));
-      assert.deepEqual(pages.map((p) => p.length), [2, 2, 1]);
+      assert.deepEqual(
+        pages.map((p) => p.length),
+        [2, 2, 1],
+      );
       assert.deepEqual(pages.flat().sort(), [...all].sort());
     });
 
@@ -182,7 +198,10 @@ describe('tables', () => {
       const cases: Array<[string, string[]]> = [
         [`TableName eq '${charlie}'`, [charlie]],
         [`TableName eq '${charlie.toLowerCase()}'`, []],
-        [`TableName ge '${prefix}' and TableName lt '${prefix}~' and TableName ne '${charlie}'`, all.filter((n) => n !== charlie)],
+        [
+          `TableName ge '${prefix}' and TableName lt '${prefix}~' and TableName ne '${charlie}'`,
+          all.filter((n) => n !== charlie),
+        ],
         [`TableName gt '${bravo}' and TableName le '${charlie}'`, [charlie]],
         [`TableName ge '${bravo}' and TableName lt '${charlie}'`, [bravo]],
         [`TableName eq '${alpha}' or TableName eq '${dEcho}'`, [alpha, dEcho]],

@@ -6,7 +6,10 @@ import { check, freshTable, run } from './common.js';
 await run('Data series: hourly values of a day in one entity', async () => {
   const series = new DataSeries(await freshTable('Readings'));
   const day = Date.UTC(2026, 10, 23);
-  await series.recordMany('sensor-7', Array.from({ length: 24 }, (_, hour) => ({ at: new Date(day + hour * 3_600_000 + 60_000), value: 20 + hour / 2 })));
+  await series.recordMany(
+    'sensor-7',
+    Array.from({ length: 24 }, (_, hour) => ({ at: new Date(day + hour * 3_600_000 + 60_000), value: 20 + hour / 2 })),
+  );
   await series.record('sensor-7', new Date(day + 5 * 3_600_000), 99.5);
   await series.record('sensor-7', new Date(day + 5 * 3_600_000), 99.5); // idempotent: same value again
   const values = await series.period('sensor-7', new Date(day + 12 * 3_600_000));

@@ -7,7 +7,13 @@ import { Employee, employee } from './models.js';
 
 const Department = defineModel({
   kind: 'department',
-  schema: { department: t.string(), name: t.string(), managerId: t.int32(), managerName: t.string(), managerEmail: t.string() },
+  schema: {
+    department: t.string(),
+    name: t.string(),
+    managerId: t.int32(),
+    managerName: t.string(),
+    managerEmail: t.string(),
+  },
   partitionKey: ['department'],
   rowKey: [{ literal: 'department' }],
 });
@@ -18,7 +24,13 @@ await run('Denormalization: the manager copied into the department entity', asyn
   const departments = new ModelTable(client, Department);
   const don = employee('Sales', 1, 'Don', 'Hall');
   await employees.create(don);
-  await departments.create({ department: 'Sales', name: 'Sales', managerId: 1, managerName: 'Don Hall', managerEmail: don.email });
+  await departments.create({
+    department: 'Sales',
+    name: 'Sales',
+    managerId: 1,
+    managerName: 'Don Hall',
+    managerEmail: don.email,
+  });
 
   // Change the manager's e-mail and the department's copy together.
   const employeeKeys = Employee.keysOf(don);
@@ -32,6 +44,9 @@ await run('Denormalization: the manager copied into the department entity', asyn
     };
   });
   const sales = (await departments.get({ department: 'Sales' }))!;
-  check(sales.managerEmail === 'don.hall@fabrikam.com', 'one point read of the department gives the manager’s new e-mail');
+  check(
+    sales.managerEmail === 'don.hall@fabrikam.com',
+    'one point read of the department gives the manager’s new e-mail',
+  );
   check((await employees.get(don))!.email === sales.managerEmail, 'the copy equals the employee row');
 });

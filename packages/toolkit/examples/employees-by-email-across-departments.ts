@@ -17,7 +17,10 @@ await run('Inter-partition secondary index: employees by e-mail across departmen
   );
   await employees.create(employee('Sales', 1, 'Don', 'Hall'));
   await employees.create(employee('Marketing', 2, 'Jun', 'Cao'));
-  check((await employees.lookup('jun.cao@contoso.com')).length === 0, 'before the worker runs, the index does not know Jun yet (eventual consistency)');
+  check(
+    (await employees.lookup('jun.cao@contoso.com')).length === 0,
+    'before the worker runs, the index does not know Jun yet (eventual consistency)',
+  );
   const applied = await employees.worker.drainAll();
   console.log(`worker applied ${applied} outbox messages`);
   const rows = await employees.lookup('jun.cao@contoso.com');
@@ -27,11 +30,17 @@ await run('Inter-partition secondary index: employees by e-mail across departmen
 
   await employees.update({ department: 'Marketing', employeeId: 2 }, (e) => ({ ...e, email: 'jun@contoso.com' }));
   await employees.worker.drainPartition('Marketing');
-  check((await employees.lookup('jun.cao@contoso.com')).length === 0, 'the old e-mail is gone from the index after the change was applied');
+  check(
+    (await employees.lookup('jun.cao@contoso.com')).length === 0,
+    'the old e-mail is gone from the index after the change was applied',
+  );
   check((await employees.lookup('jun@contoso.com')).length === 1, 'the new e-mail is indexed');
   check((await employees.worker.drainAll()) === 0, 'no message is left in the outbox');
 
   await employees.delete({ department: 'Sales', employeeId: 1 });
   await employees.worker.drainAll();
-  check((await employees.lookup('don.hall@contoso.com')).length === 0, "Don's index row is gone after his delete was applied");
+  check(
+    (await employees.lookup('don.hall@contoso.com')).length === 0,
+    "Don's index row is gone after his delete was applied",
+  );
 });

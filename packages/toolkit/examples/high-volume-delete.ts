@@ -9,7 +9,8 @@ await run('High-volume delete: a table per day, rotation and reads across days',
   try {
     for (let n = 0; n < 4; n++) {
       const table = await logs.tableFor(day(n));
-      for (let i = 0; i < 25; i++) await table.upsertEntity({ partitionKey: `user${i % 5}`, rowKey: `${n}-${i}`, day: n });
+      for (let i = 0; i < 25; i++)
+        await table.upsertEntity({ partitionKey: `user${i % 5}`, rowKey: `${n}-${i}`, day: n });
     }
     check((await logs.tables()).length === 4, `4 day tables: ${(await logs.tables()).join(', ')}`);
     let across = 0;
@@ -17,7 +18,10 @@ await run('High-volume delete: a table per day, rotation and reads across days',
     check(across === 50, 'reading 21–22 November crosses two tables: 50 rows');
     const dropped = await logs.rotate(day(2));
     console.log(`rotation dropped ${dropped.join(', ')}`);
-    check(dropped.length === 2 && (await logs.tables()).length === 2, 'keeping from 22 November drops the two older tables (2 requests for 50 rows)');
+    check(
+      dropped.length === 2 && (await logs.tables()).length === 2,
+      'keeping from 22 November drops the two older tables (2 requests for 50 rows)',
+    );
   } finally {
     await logs.rotate(day(10));
   }

@@ -11,10 +11,16 @@ await run('Large entity: a 3 MiB document in chunks with an integrity check', as
   const info = await store.put('reports', 'q3.pdf', data);
   console.log(`stored ${info.size} bytes in ${info.chunks} chunk rows, SHA-256 ${info.sha256.slice(0, 16)}…`);
   const back = await store.get('reports', 'q3.pdf');
-  check(back !== undefined && Buffer.compare(Buffer.from(back), data) === 0, 'the bytes read back equal the bytes written');
+  check(
+    back !== undefined && Buffer.compare(Buffer.from(back), data) === 0,
+    'the bytes read back equal the bytes written',
+  );
   const smaller = randomBytes(1000);
   await store.put('reports', 'q3.pdf', smaller);
-  check(Buffer.compare(Buffer.from((await store.get('reports', 'q3.pdf'))!), smaller) === 0, 'a new version replaces the old one');
+  check(
+    Buffer.compare(Buffer.from((await store.get('reports', 'q3.pdf'))!), smaller) === 0,
+    'a new version replaces the old one',
+  );
   check((await store.collect('reports', 'q3.pdf')) === 0, 'the old version’s chunks were removed');
   // Corrupt a chunk behind the store's back: the read must notice.
   const head = (await store.info('reports', 'q3.pdf'))!;
@@ -22,7 +28,15 @@ await run('Large entity: a 3 MiB document in chunks with an integrity check', as
   for await (const row of rows) {
     if (row.rowKey !== 'q3.pdf' && row.rowKey!.includes(head.version.slice(0, 8))) {
       const raw = await readRaw(client, 'reports', row.rowKey!);
-      await client.updateEntity({ ...(raw as object), partitionKey: 'reports', rowKey: row.rowKey!, d00: { value: Buffer.from('tampered').toString('base64'), type: 'Binary' } } as never, 'Merge');
+      await client.updateEntity(
+        {
+          ...(raw as object),
+          partitionKey: 'reports',
+          rowKey: row.rowKey!,
+          d00: { value: Buffer.from('tampered').toString('base64'), type: 'Binary' },
+        } as never,
+        'Merge',
+      );
     }
   }
   let detected = false;

@@ -51,7 +51,9 @@ async function main(): Promise<void> {
       const started = Date.now();
       const result = await runExample(name, connectionString);
       process.stdout.write(result.output);
-      console.log(`-> ${name}: ${result.exitCode === 0 ? 'passed' : `FAILED (exit ${result.exitCode})`} in ${Date.now() - started} ms\n`);
+      console.log(
+        `-> ${name}: ${result.exitCode === 0 ? 'passed' : `FAILED (exit ${result.exitCode})`} in ${Date.now() - started} ms\n`,
+      );
       if (result.exitCode !== 0) failed++;
     }
   } finally {

@@ -15,5 +15,8 @@ await run('Wide entity: 600 properties across rows of one partition', async () =
   delete properties.metric599;
   for (let i = 0; i < 400; i++) delete properties[`metric${String(i).padStart(3, '0')}`];
   await store.write('devices', 'device-42', properties);
-  check(Object.keys((await store.read('devices', 'device-42')) ?? {}).length === 200, 'a narrower rewrite drops the parts it no longer needs');
+  check(
+    Object.keys((await store.read('devices', 'device-42')) ?? {}).length === 200,
+    'a narrower rewrite drops the parts it no longer needs',
+  );
 });

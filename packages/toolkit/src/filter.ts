@@ -80,8 +80,7 @@ export const keys = {
   partitionKey: (op: Comparison, key: string) => compare('PartitionKey', op, literal('String', key)),
   rowKey: (op: Comparison, key: string) => compare('RowKey', op, literal('String', key)),
   /** ge ≤ RowKey < lt, e.g. from KeyTemplate.range(). */
-  rowKeyRange: (range: { ge: string; lt: string }) =>
-    and(keys.rowKey('ge', range.ge), keys.rowKey('lt', range.lt)),
+  rowKeyRange: (range: { ge: string; lt: string }) => and(keys.rowKey('ge', range.ge), keys.rowKey('lt', range.lt)),
   partitionKeyRange: (range: { ge: string; lt: string }) =>
     and(keys.partitionKey('ge', range.ge), keys.partitionKey('lt', range.lt)),
 };
@@ -89,7 +88,11 @@ export const keys = {
 /** A filter builder bound to a schema: `where(schema).compare('salary', 'gt', 1000n)`. */
 export function where<S extends Schema>(schema: S) {
   return {
-    compare<K extends keyof S & string>(property: K, op: Comparison, value: NonNullable<Infer<S>[K & keyof Infer<S>]>): Filter {
+    compare<K extends keyof S & string>(
+      property: K,
+      op: Comparison,
+      value: NonNullable<Infer<S>[K & keyof Infer<S>]>,
+    ): Filter {
       const fieldDef = schema[property];
       if (!fieldDef) throw new FilterError(`${property} is not in the schema`);
       return compare(property, op, literal(fieldDef.edm, value));

@@ -37,7 +37,8 @@ export async function updateGroup<T>(
         const current = stored[index];
         const rowKey = rowKeys[index]!;
         if (next === undefined) return;
-        if (next !== null && (next.partitionKey !== partitionKey || next.rowKey !== rowKey)) throw new Error('a group write must keep its row keys');
+        if (next !== null && (next.partitionKey !== partitionKey || next.rowKey !== rowKey))
+          throw new Error('a group write must keep its row keys');
         const row: WireEntity = next ?? { partitionKey, rowKey, [deletingProperty]: { value: true, type: 'Boolean' } };
         if (current) actions.push(['update', row, 'Replace', { etag: current.etag! }]);
         else if (next) actions.push(['create', row]);
@@ -46,7 +47,8 @@ export async function updateGroup<T>(
         await raceOnMissingRow(() => submitBatch(client, actions));
       } catch (error) {
         // A row created meanwhile is a lost race like a changed ETag.
-        if (statusOf(error) === 409) throw Object.assign(new Error('a row of the group was created concurrently'), { statusCode: 412 });
+        if (statusOf(error) === 409)
+          throw Object.assign(new Error('a row of the group was created concurrently'), { statusCode: 412 });
         throw error;
       }
       return result;
@@ -58,7 +60,12 @@ export async function updateGroup<T>(
 }
 
 /** Deletes the rows among `rowKeys` that are markers, each under If-Match on the marker's ETag. */
-async function removeMarkers(client: TableClient, partitionKey: string, rowKeys: readonly string[], retry: RetryPolicy): Promise<void> {
+async function removeMarkers(
+  client: TableClient,
+  partitionKey: string,
+  rowKeys: readonly string[],
+  retry: RetryPolicy,
+): Promise<void> {
   for (const rowKey of rowKeys) {
     const raw = await readRaw(client, partitionKey, rowKey, retry);
     if (!raw || !isDeleting(raw)) continue;

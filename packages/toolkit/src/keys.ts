@@ -1,6 +1,7 @@
 // Key codecs: values -> key text whose ordinal (UTF-16 code unit) order is the order of the values,
-// and back. Keys sort as plain strings on the service (data model §6), so `10` sorts before `9`
-// unless numbers are padded, and some characters may not appear in a key at all (§5.2).
+// and back. Keys sort as plain strings on the service (Azure REST: understanding-the-table-service-data-model), so `10`
+// sorts before `9`
+// unless numbers are padded, and some characters may not appear in a key at all.
 
 /** Separates the components of a compound key. The lowest character a key may hold, so a shorter
  * tuple sorts before every longer tuple that extends it, as tuples do. */
@@ -85,7 +86,8 @@ function unescapeText(text: string): string {
       continue;
     }
     const original = unescapeOf.get(text.slice(i, i + 2));
-    if (original === undefined) throw new KeyEncodingError(`bad escape ${JSON.stringify(text.slice(i, i + 2))} in key text`);
+    if (original === undefined)
+      throw new KeyEncodingError(`bad escape ${JSON.stringify(text.slice(i, i + 2))} in key text`);
     out += original;
     i++;
   }
@@ -108,7 +110,8 @@ function assertInteger(value: number, min: number, max: number, what: string): v
 }
 
 function parseDigits(text: string, width: number, what: string): bigint {
-  if (text.length !== width || !/^[0-9]+$/.test(text)) throw new KeyEncodingError(`${what}: bad key text ${JSON.stringify(text)}`);
+  if (text.length !== width || !/^[0-9]+$/.test(text))
+    throw new KeyEncodingError(`${what}: bad key text ${JSON.stringify(text)}`);
   return BigInt(text);
 }
 
@@ -263,7 +266,12 @@ export const codecs = {
       if (!pattern.test(lower)) throw new KeyEncodingError(`guid: ${JSON.stringify(value)} is not a GUID`);
       return lower;
     };
-    return { name: 'guid', encode: check, decode: check, compare: (a, b) => compareOrdinal(a.toLowerCase(), b.toLowerCase()) };
+    return {
+      name: 'guid',
+      encode: check,
+      decode: check,
+      compare: (a, b) => compareOrdinal(a.toLowerCase(), b.toLowerCase()),
+    };
   },
   /** false < true as 0 < 1. */
   boolean(): KeyCodec<boolean> {
@@ -298,5 +306,7 @@ export function prefixRange(encodedComponents: readonly string[]): { ge: string;
   return { ge: prefix, lt: prefix + String.fromCharCode(componentSeparator.charCodeAt(0) + 1) };
 }
 
-/** Characters the service refuses in PartitionKey and RowKey (data model §5.2). */
+/**
+ * Characters the service refuses in PartitionKey and RowKey (Azure REST: understanding-the-table-service-data-model).
+ */
 export const forbiddenKeyCharacters = /[\/\\#?\u0000-\u001f\u007f-\u009f]/;

@@ -1,4 +1,5 @@
-// The service's limits (data model §5), checked before anything is sent, so a bad entity fails
+// The service's limits (Azure REST: understanding-the-table-service-data-model), checked before anything is sent, so a
+// bad entity fails
 // with a precise message on the client instead of a 400 from the service or, worse, half of a
 // multi-request operation.
 import { forbiddenKeyCharacters } from './keys.js';
@@ -51,32 +52,44 @@ const reservedNames = new Set(['PartitionKey', 'RowKey', 'Timestamp']);
 
 export function validateKey(which: 'PartitionKey' | 'RowKey', key: string): void {
   if (key.length > limits.keyLengthChars) {
-    throw new LimitError('KeyValueTooLarge', `${which} is ${key.length} characters, the limit is ${limits.keyLengthChars}`);
+    throw new LimitError(
+      'KeyValueTooLarge',
+      `${which} is ${key.length} characters, the limit is ${limits.keyLengthChars}`,
+    );
   }
   const bad = forbiddenKeyCharacters.exec(key);
-  if (bad) throw new LimitError('OutOfRangeInput', `${which} holds the forbidden character U+${bad[0].charCodeAt(0).toString(16).padStart(4, '0')}`);
+  if (bad)
+    throw new LimitError(
+      'OutOfRangeInput',
+      `${which} holds the forbidden character U+${bad[0].charCodeAt(0).toString(16).padStart(4, '0')}`,
+    );
 }
 
 export function validatePropertyName(name: string): void {
-  if (name.length > limits.propertyNameChars) throw new LimitError('PropertyNameTooLong', `property name of ${name.length} characters`);
+  if (name.length > limits.propertyNameChars)
+    throw new LimitError('PropertyNameTooLong', `property name of ${name.length} characters`);
   if (!propertyNamePattern.test(name) || reservedNames.has(name)) {
     throw new LimitError('PropertyNameInvalid', `${JSON.stringify(name)} is not a valid property name`);
   }
 }
 
-/** Bytes of one value in the service's size accounting (data model §5.3). */
+/** Bytes of one value in the service's size accounting (Azure REST: understanding-the-table-service-data-model). */
 function valueBytes(name: string, wire: WireProperties[string]): number {
   switch (wire.type) {
     case 'String': {
       const units = String(wire.value).length;
       if (units > limits.stringUtf16Units) {
-        throw new LimitError('PropertyValueTooLarge', `${name} is ${units} UTF-16 units, the limit is ${limits.stringUtf16Units}`);
+        throw new LimitError(
+          'PropertyValueTooLarge',
+          `${name} is ${units} UTF-16 units, the limit is ${limits.stringUtf16Units}`,
+        );
       }
       return 2 * units + 4;
     }
     case 'Binary': {
       const bytes = Buffer.byteLength(String(wire.value), 'base64');
-      if (bytes > limits.binaryBytes) throw new LimitError('PropertyValueTooLarge', `${name} is ${bytes} bytes, the limit is ${limits.binaryBytes}`);
+      if (bytes > limits.binaryBytes)
+        throw new LimitError('PropertyValueTooLarge', `${name} is ${bytes} bytes, the limit is ${limits.binaryBytes}`);
       return bytes + 4;
     }
     case 'DateTime': {
@@ -106,13 +119,17 @@ export function validateEntity(partitionKey: string, rowKey: string, properties:
   validateKey('RowKey', rowKey);
   const names = Object.keys(properties);
   if (names.length > limits.customProperties) {
-    throw new LimitError('TooManyProperties', `${names.length} properties, the limit is ${limits.customProperties} besides the keys and Timestamp`);
+    throw new LimitError(
+      'TooManyProperties',
+      `${names.length} properties, the limit is ${limits.customProperties} besides the keys and Timestamp`,
+    );
   }
   let bytes = 4 + 2 * (partitionKey.length + rowKey.length);
   for (const name of names) {
     validatePropertyName(name);
     bytes += 8 + 2 * name.length + valueBytes(name, properties[name]!);
   }
-  if (bytes > limits.entityBytes) throw new LimitError('EntityTooLarge', `entity is ${bytes} bytes, the limit is ${limits.entityBytes}`);
+  if (bytes > limits.entityBytes)
+    throw new LimitError('EntityTooLarge', `entity is ${bytes} bytes, the limit is ${limits.entityBytes}`);
   return bytes;
 }

@@ -1,7 +1,15 @@
 // Entity models: a kind, a typed schema and key templates built from its attributes.
 import { codecs, joinComponents, prefixRange, splitComponents, type KeyCodec } from './keys.js';
 import { validateEntity, validatePropertyName } from './limits.js';
-import { fromWireProperties, SchemaError, toWireProperties, type Field, type Infer, type Schema, type WireProperties } from './schema.js';
+import {
+  fromWireProperties,
+  SchemaError,
+  toWireProperties,
+  type Field,
+  type Infer,
+  type Schema,
+  type WireProperties,
+} from './schema.js';
 
 /** Properties the toolkit keeps on every row it writes. */
 export const reserved = {
@@ -86,7 +94,8 @@ export class KeyTemplate<S extends Schema> {
   /** The fields a key holds, decoded. */
   decode(key: string): Partial<Infer<S>> {
     const components = splitComponents(key);
-    if (components.length !== this.parts.length) throw new SchemaError(`key ${JSON.stringify(key)} does not match the template`);
+    if (components.length !== this.parts.length)
+      throw new SchemaError(`key ${JSON.stringify(key)} does not match the template`);
     const values: Record<string, unknown> = {};
     this.parts.forEach((part, index) => {
       if ('field' in part) values[part.field] = part.codec.decode(components[index]!);
@@ -120,10 +129,20 @@ export interface ModelDefinition<S extends Schema> {
 }
 
 /** A stored entity: its values plus the keys and the ETag the service gave it. */
-export type Stored<T> = T & { readonly partitionKey: string; readonly rowKey: string; readonly etag: string; readonly timestamp?: Date };
+export type Stored<T> = T & {
+  readonly partitionKey: string;
+  readonly rowKey: string;
+  readonly etag: string;
+  readonly timestamp?: Date;
+};
 
 /** What the SDK returns for an entity read with `disableTypeConversion`. */
-export type RawEntity = Record<string, unknown> & { partitionKey: string; rowKey: string; etag?: string; timestamp?: string };
+export type RawEntity = Record<string, unknown> & {
+  partitionKey: string;
+  rowKey: string;
+  etag?: string;
+  timestamp?: string;
+};
 
 /** The entity shape the SDK accepts, every property typed. */
 export type WireEntity = { partitionKey: string; rowKey: string; [property: string]: WireProperties[string] | string };
@@ -154,7 +173,8 @@ export class Model<S extends Schema> {
     const keys = this.keysOf(values);
     const properties = toWireProperties(this.schema, values);
     properties[reserved.kind] = { value: this.kind, type: 'String' };
-    if (operationId !== undefined) properties[reserved.operations] = { value: operationHistory(previous, operationId), type: 'String' };
+    if (operationId !== undefined)
+      properties[reserved.operations] = { value: operationHistory(previous, operationId), type: 'String' };
     validateEntity(keys.partitionKey, keys.rowKey, properties);
     return { ...properties, ...keys };
   }
@@ -166,7 +186,9 @@ export class Model<S extends Schema> {
 
   fromEntity(raw: RawEntity, select?: readonly string[]): Stored<Infer<S>> {
     if (select === undefined && !this.isKind(raw)) {
-      throw new SchemaError(`row ${raw.partitionKey}/${raw.rowKey} is of kind ${String(wireString(raw[reserved.kind]))}, not ${this.kind}`);
+      throw new SchemaError(
+        `row ${raw.partitionKey}/${raw.rowKey} is of kind ${String(wireString(raw[reserved.kind]))}, not ${this.kind}`,
+      );
     }
     return this.decodeRow(raw, select);
   }

@@ -12,7 +12,12 @@ export interface RetryPolicy {
   random: () => number;
 }
 
-export const defaultRetryPolicy: RetryPolicy = { maxAttempts: 6, baseDelayMs: 50, maxDelayMs: 2_000, random: Math.random };
+export const defaultRetryPolicy: RetryPolicy = {
+  maxAttempts: 6,
+  baseDelayMs: 50,
+  maxDelayMs: 2_000,
+  random: Math.random,
+};
 
 /** HTTP status of an SDK error, if it has one. */
 export function statusOf(error: unknown): number | undefined {
@@ -49,14 +54,21 @@ export function backoffMs(policy: RetryPolicy, attempt: number): number {
  * `policy.maxAttempts` times. Only pass operations that are safe to repeat: the response of a
  * transient failure may have been lost after the service applied the write.
  */
-export async function withRetry<T>(operation: (attempt: number) => Promise<T>, policy: RetryPolicy = defaultRetryPolicy): Promise<T> {
+export async function withRetry<T>(
+  operation: (attempt: number) => Promise<T>,
+  policy: RetryPolicy = defaultRetryPolicy,
+): Promise<T> {
   for (let attempt = 1; ; attempt++) {
     try {
       return await operation(attempt);
     } catch (error) {
       if (!isTransient(error)) throw error;
       if (attempt >= policy.maxAttempts) {
-        throw new RetriesExhaustedError(`gave up after ${attempt} attempts: ${(error as Error).message}`, attempt, error);
+        throw new RetriesExhaustedError(
+          `gave up after ${attempt} attempts: ${(error as Error).message}`,
+          attempt,
+          error,
+        );
       }
       await delay(backoffMs(policy, attempt));
     }

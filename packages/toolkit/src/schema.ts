@@ -35,9 +35,11 @@ function field<T>(
     isOptional: isOptional as false,
     toWire: (value: T) => ({ value: toWire(value), type: edm }),
     fromWire: (wire) => {
-      // A whole-number Double comes back without annotation and reads as Int32 (data model §2.3).
+      // A whole-number Double comes back without annotation and reads as Int32
+      // (docs/protocol-notes.md#numbers-in-responses).
       const widened = wire.type === 'Int32' && (edm === 'Double' || edm === 'Int64');
-      if (wire.type !== edm && !widened) throw new SchemaError(`expected Edm.${edm}, the service returned Edm.${wire.type}`);
+      if (wire.type !== edm && !widened)
+        throw new SchemaError(`expected Edm.${edm}, the service returned Edm.${wire.type}`);
       return fromWire(String(wire.value));
     },
     optional: () => field(edm, toWire, fromWire, true) as unknown as Field<T, true>,
@@ -45,12 +47,14 @@ function field<T>(
 }
 
 function checkInt32(value: number): number {
-  if (!Number.isInteger(value) || value < -(2 ** 31) || value > 2 ** 31 - 1) throw new SchemaError(`${value} is not an Int32`);
+  if (!Number.isInteger(value) || value < -(2 ** 31) || value > 2 ** 31 - 1)
+    throw new SchemaError(`${value} is not an Int32`);
   return value;
 }
 
 function checkInt64(value: bigint): string {
-  if (typeof value !== 'bigint' || BigInt.asIntN(64, value) !== value) throw new SchemaError(`${String(value)} is not an Int64 bigint`);
+  if (typeof value !== 'bigint' || BigInt.asIntN(64, value) !== value)
+    throw new SchemaError(`${String(value)} is not an Int64 bigint`);
   return value.toString();
 }
 
@@ -76,12 +80,22 @@ const guidPattern = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4
 
 /** Schema field constructors, one per EDM type. */
 export const t = {
-  string: () => field<string>('String', (v) => v, (text) => text),
+  string: () =>
+    field<string>(
+      'String',
+      (v) => v,
+      (text) => text,
+    ),
   int32: () => field<number>('Int32', checkInt32, (text) => Number(text)),
   /** Int64 is a bigint in JavaScript: a number would lose digits beyond 2^53. */
   int64: () => field<bigint>('Int64', checkInt64, (text) => BigInt(text)),
   double: () => field<number>('Double', doubleToWire, parseDouble),
-  boolean: () => field<boolean>('Boolean', (v) => v, (text) => text === 'true'),
+  boolean: () =>
+    field<boolean>(
+      'Boolean',
+      (v) => v,
+      (text) => text === 'true',
+    ),
   dateTime: () =>
     field<Date>(
       'DateTime',
@@ -139,13 +153,18 @@ export function toWireProperties<S extends Schema>(schema: S, value: Infer<S>): 
   return wire;
 }
 
-export function fromWireProperties<S extends Schema>(schema: S, raw: Record<string, unknown>, names?: readonly string[]): Infer<S> {
+export function fromWireProperties<S extends Schema>(
+  schema: S,
+  raw: Record<string, unknown>,
+  names?: readonly string[],
+): Infer<S> {
   const value: Record<string, unknown> = {};
   for (const name of (names ?? Object.keys(schema)).filter((n) => n in schema)) {
     const fieldDef = schema[name]!;
     const wire = raw[name] as { value: unknown; type: string } | null | undefined;
     if (wire === undefined || wire === null || (typeof wire === 'object' && wire.value === null)) {
-      if (!fieldDef.isOptional && names === undefined) throw new SchemaError(`${name} is missing from the stored entity`);
+      if (!fieldDef.isOptional && names === undefined)
+        throw new SchemaError(`${name} is missing from the stored entity`);
       continue;
     }
     try {

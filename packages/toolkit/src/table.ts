@@ -4,14 +4,26 @@ import { TableClient, type TableServiceClientOptions, type TransactionAction } f
 import { limits, LimitError } from './limits.js';
 import { reserved, writtenBy, type Model, type RawEntity, type Stored, type WireEntity } from './model.js';
 import type { Filter } from './filter.js';
-import { defaultRetryPolicy, newOperationId, optimistic, raceOnMissingRow, statusOf, withRetry, type RetryPolicy } from './retry.js';
+import {
+  defaultRetryPolicy,
+  newOperationId,
+  optimistic,
+  raceOnMissingRow,
+  statusOf,
+  withRetry,
+  type RetryPolicy,
+} from './retry.js';
 import type { Infer, Schema } from './schema.js';
 
 /**
  * A TableClient for the toolkit. The SDK's own retries are off (`maxRetries: 0`) because the
  * toolkit retries itself, and only where a repeat is safe; other options pass through.
  */
-export function connect(connectionString: string, tableName: string, options: TableServiceClientOptions = {}): TableClient {
+export function connect(
+  connectionString: string,
+  tableName: string,
+  options: TableServiceClientOptions = {},
+): TableClient {
   return TableClient.fromConnectionString(connectionString, tableName, {
     allowInsecureConnection: true,
     ...options,
@@ -47,17 +59,27 @@ export interface QueryOptions {
 }
 
 /** Pages of raw rows, each page fetched with retries; resumable through its continuation token. */
-export async function* rawPages(client: TableClient, options: QueryOptions, retry: RetryPolicy = defaultRetryPolicy): AsyncGenerator<Page<RawEntity>> {
+export async function* rawPages(
+  client: TableClient,
+  options: QueryOptions,
+  retry: RetryPolicy = defaultRetryPolicy,
+): AsyncGenerator<Page<RawEntity>> {
   const filter = options.filter === undefined ? undefined : String(options.filter);
   let token = options.continuationToken;
   do {
     const page = await withRetry(async () => {
       const iterator = client
         .listEntities<Record<string, unknown>>({
-          queryOptions: { ...(filter !== undefined ? { filter } : {}), ...(options.select ? { select: [...options.select] } : {}) },
+          queryOptions: {
+            ...(filter !== undefined ? { filter } : {}),
+            ...(options.select ? { select: [...options.select] } : {}),
+          },
           disableTypeConversion: true,
         })
-        .byPage({ maxPageSize: options.pageSize ?? 1000, ...(token !== undefined ? { continuationToken: token } : {}) });
+        .byPage({
+          maxPageSize: options.pageSize ?? 1000,
+          ...(token !== undefined ? { continuationToken: token } : {}),
+        });
       const result = await iterator.next();
       if (result.done) return { items: [] as RawEntity[], continuationToken: undefined };
       const items = [...result.value] as unknown as RawEntity[];
@@ -69,7 +91,12 @@ export async function* rawPages(client: TableClient, options: QueryOptions, retr
 }
 
 /** A point read of a raw row with retries; undefined when there is none. */
-export async function readRaw(client: TableClient, partitionKey: string, rowKey: string, retry: RetryPolicy = defaultRetryPolicy): Promise<RawEntity | undefined> {
+export async function readRaw(
+  client: TableClient,
+  partitionKey: string,
+  rowKey: string,
+  retry: RetryPolicy = defaultRetryPolicy,
+): Promise<RawEntity | undefined> {
   return withRetry(async () => {
     try {
       return (await client.getEntity(partitionKey, rowKey, { disableTypeConversion: true })) as unknown as RawEntity;
@@ -81,7 +108,13 @@ export async function readRaw(client: TableClient, partitionKey: string, rowKey:
 }
 
 /** Deletes one row (with If-Match when an ETag is given), with retries; a row already gone is not an error. */
-export async function deleteIfPresent(client: TableClient, partitionKey: string, rowKey: string, retry: RetryPolicy = defaultRetryPolicy, etag = '*'): Promise<void> {
+export async function deleteIfPresent(
+  client: TableClient,
+  partitionKey: string,
+  rowKey: string,
+  retry: RetryPolicy = defaultRetryPolicy,
+  etag = '*',
+): Promise<void> {
   await withRetry(async () => {
     try {
       await client.deleteEntity(partitionKey, rowKey, { etag });
@@ -100,17 +133,26 @@ function batchBytes(actions: readonly TransactionAction[]): number {
 export async function submitBatch(client: TableClient, actions: TransactionAction[]): Promise<void> {
   if (actions.length === 0) return;
   if (actions.length > limits.operationsPerBatch) {
-    throw new LimitError('TooManyOperations', `${actions.length} operations in one transaction, the limit is ${limits.operationsPerBatch}`);
+    throw new LimitError(
+      'TooManyOperations',
+      `${actions.length} operations in one transaction, the limit is ${limits.operationsPerBatch}`,
+    );
   }
   const partition = actions[0]![1].partitionKey;
   const rows = new Set<string>();
   for (const action of actions) {
-    if (action[1].partitionKey !== partition) throw new LimitError('InvalidInput', 'a transaction spans more than one partition');
-    if (rows.has(action[1].rowKey!)) throw new LimitError('InvalidDuplicateRow', `row ${action[1].rowKey} appears twice in one transaction`);
+    if (action[1].partitionKey !== partition)
+      throw new LimitError('InvalidInput', 'a transaction spans more than one partition');
+    if (rows.has(action[1].rowKey!))
+      throw new LimitError('InvalidDuplicateRow', `row ${action[1].rowKey} appears twice in one transaction`);
     rows.add(action[1].rowKey!);
   }
   const bytes = batchBytes(actions);
-  if (bytes > limits.batchPayloadBytes) throw new LimitError('RequestBodyTooLarge', `transaction of about ${bytes} bytes, the limit is ${limits.batchPayloadBytes}`);
+  if (bytes > limits.batchPayloadBytes)
+    throw new LimitError(
+      'RequestBodyTooLarge',
+      `transaction of about ${bytes} bytes, the limit is ${limits.batchPayloadBytes}`,
+    );
   await client.submitTransaction(actions);
 }
 
@@ -178,7 +220,8 @@ export class ModelTable<S extends Schema> {
         if (writtenBy(raw, operationId)) return this.model.fromEntity(raw);
         const next = change(this.model.fromEntity(raw));
         const entity = this.model.toEntity(next, operationId, raw);
-        if (entity.partitionKey !== partitionKey || entity.rowKey !== rowKey) throw new Error('update must not change the keys');
+        if (entity.partitionKey !== partitionKey || entity.rowKey !== rowKey)
+          throw new Error('update must not change the keys');
         await raceOnMissingRow(() => this.client.updateEntity(entity, 'Replace', { etag: raw.etag! }));
         return (await this.get(key))!;
       },
@@ -197,7 +240,9 @@ export class ModelTable<S extends Schema> {
     const select = options.select ? [...new Set([...options.select, reserved.kind])] : undefined;
     for await (const page of rawPages(this.client, { ...options, ...(select ? { select } : {}) }, this.retry)) {
       yield {
-        items: page.items.filter((raw) => this.model.isKind(raw)).map((raw) => this.model.fromEntity(raw, options.select)),
+        items: page.items
+          .filter((raw) => this.model.isKind(raw))
+          .map((raw) => this.model.fromEntity(raw, options.select)),
         continuationToken: page.continuationToken,
       };
     }

@@ -35,7 +35,11 @@ export interface FaultCounters {
  * came back (the write happened, the client sees an error). Add it to a client with
  * `additionalPolicies: [{ policy, position: 'perRetry' }]`.
  */
-export function faultInjectionPolicy(options: FaultOptions): { policy: PipelinePolicy; counters: FaultCounters; enabled: { value: boolean } } {
+export function faultInjectionPolicy(options: FaultOptions): {
+  policy: PipelinePolicy;
+  counters: FaultCounters;
+  enabled: { value: boolean };
+} {
   const counters: FaultCounters = { before: 0, after: 0 };
   const enabled = { value: true };
   const status = options.status ?? 503;

@@ -3,12 +3,30 @@
 // service applied a request), then every partition is checked row by row.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { codecs, defineModel, isDeleting, IndexedTable, IndexEntityTable, keys, rawPages, statusOf, t, wireString } from '../src/index.js';
+import {
+  codecs,
+  defineModel,
+  isDeleting,
+  IndexedTable,
+  IndexEntityTable,
+  keys,
+  rawPages,
+  statusOf,
+  t,
+  wireString,
+} from '../src/index.js';
 import { newTable, seededRandom, serverKinds, serversForFile, testRetry } from './fixtures.js';
 
 const Person = defineModel({
   kind: 'person',
-  schema: { team: t.string(), id: t.int32(), email: t.string(), lastName: t.string(), grade: t.int32(), salary: t.int64() },
+  schema: {
+    team: t.string(),
+    id: t.int32(),
+    email: t.string(),
+    lastName: t.string(),
+    grade: t.int32(),
+    salary: t.int64(),
+  },
   partitionKey: ['team'],
   rowKey: [{ literal: 'person' }, { field: 'id', codec: codecs.uint(4) }],
 });
@@ -49,28 +67,51 @@ describe('no drift under concurrency and injected failures', () => {
   for (const kind of serverKinds) {
     test(`${kind}: intra-partition index rows always match their entities`, async () => {
       const { client, faults } = await newTable(servers.get(kind)!, 'Drift', { probability: 0.2, seed: 11 });
-      const people = new IndexedTable(client, Person, { email: { key: ['email'], unique: true }, lastName: { key: ['lastName'] }, grade: { key: ['grade', 'lastName'] } }, { retry: testRetry(5), maxConflictRetries: 64 });
+      const people = new IndexedTable(
+        client,
+        Person,
+        {
+          email: { key: ['email'], unique: true },
+          lastName: { key: ['lastName'] },
+          grade: { key: ['grade', 'lastName'] },
+        },
+        { retry: testRetry(5), maxConflictRetries: 64 },
+      );
       const setup = seededRandom(3);
       for (let id = 0; id < entityCount; id++) await people.create(person(id, setup));
       await hammer(async (random, id) => {
         const roll = random();
         if (roll < 0.1) await people.delete({ team: 'core', id });
         else if (roll < 0.2) await people.create(person(id, random)).catch(ignoreConflict);
-        else await people.update({ team: 'core', id }, (current) => ({ ...person(id, random), salary: current.salary + 1n }));
+        else
+          await people.update({ team: 'core', id }, (current) => ({
+            ...person(id, random),
+            salary: current.salary + 1n,
+          }));
       }, 100);
       faults!.enabled.value = false;
-      assert.ok(faults!.counters.before > 0 && faults!.counters.after > 0, 'failures were injected on both sides of the service');
+      assert.ok(
+        faults!.counters.before > 0 && faults!.counters.after > 0,
+        'failures were injected on both sides of the service',
+      );
       assert.deepEqual(await people.verifyPartition({ team: 'core' }), [], 'index rows match their entities');
       for (const entity of await people.listPartition({ team: 'core' })) {
         const found = await people.findBy('email', { team: 'core', email: entity.email });
-        assert.deepEqual(found.map((e) => e.id), [entity.id], `e-mail ${entity.email} finds exactly its entity`);
+        assert.deepEqual(
+          found.map((e) => e.id),
+          [entity.id],
+          `e-mail ${entity.email} finds exactly its entity`,
+        );
       }
 
       // The check can fail: change an entity behind the index's back and it reports the drift.
       // (The writers' last operations may have deleted every entity: then one is made first.)
       if ((await people.listPartition({ team: 'core' })).length === 0) await people.create(person(0, setup));
       const victim = (await people.listPartition({ team: 'core' }))[0]!;
-      await client.updateEntity({ partitionKey: victim.partitionKey, rowKey: victim.rowKey, email: 'changed@x.com' }, 'Merge');
+      await client.updateEntity(
+        { partitionKey: victim.partitionKey, rowKey: victim.rowKey, email: 'changed@x.com' },
+        'Merge',
+      );
       assert.ok((await people.verifyPartition({ team: 'core' })).length > 0, 'a drifted index row is detected');
     });
 
@@ -93,7 +134,10 @@ describe('no drift under concurrency and injected failures', () => {
         }
       }
       for (const name of lastNames) {
-        const expected = [...entities].filter(([, last]) => last === name).map(([rowKey]) => rowKey).sort();
+        const expected = [...entities]
+          .filter(([, last]) => last === name)
+          .map(([rowKey]) => rowKey)
+          .sort();
         const listed = lists.get(byLastName.listRowKey(name)) ?? [];
         assert.deepEqual([...listed].sort(), expected, `the list for ${name}`);
         lists.delete(byLastName.listRowKey(name));

@@ -21,10 +21,18 @@ export function serversForFile(): Map<ServerKind, TestServer> {
 export { serverKinds, seededRandom };
 
 /** A new table on `server`, optionally behind a fault-injection policy. */
-export async function newTable(server: TestServer, prefix: string, faults?: Omit<FaultOptions, 'random'> & { seed: number }) {
+export async function newTable(
+  server: TestServer,
+  prefix: string,
+  faults?: Omit<FaultOptions, 'random'> & { seed: number },
+) {
   const injected = faults && faultInjectionPolicy({ ...faults, random: seededRandom(faults.seed) });
   const name = uniqueTableName(prefix);
-  const client: TableClient = connect(server.connectionString, name, injected ? { additionalPolicies: [{ policy: injected.policy, position: 'perRetry' }] } : {});
+  const client: TableClient = connect(
+    server.connectionString,
+    name,
+    injected ? { additionalPolicies: [{ policy: injected.policy, position: 'perRetry' }] } : {},
+  );
   if (injected) injected.enabled.value = false;
   await ensureTable(client);
   if (injected) injected.enabled.value = true;

@@ -2,7 +2,17 @@
 // memory, and on both servers by reading the keys back in the service's own order.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { codecs, compareOrdinal, forbiddenKeyCharacters, joinComponents, keys, prefixRange, rawPages, submitBatch, type KeyCodec } from '../src/index.js';
+import {
+  codecs,
+  compareOrdinal,
+  forbiddenKeyCharacters,
+  joinComponents,
+  keys,
+  prefixRange,
+  rawPages,
+  submitBatch,
+  type KeyCodec,
+} from '../src/index.js';
 import { newTable, seededRandom, serverKinds, serversForFile } from './fixtures.js';
 
 type Gen<T> = (random: () => number) => T;
@@ -10,7 +20,35 @@ type Gen<T> = (random: () => number) => T;
 const int = (random: () => number, min: number, max: number) => min + Math.floor(random() * (max - min + 1));
 
 /** Strings over an alphabet rich in characters that need escaping, plus random BMP and astral characters. */
-const tricky = ['', ' ', '!', '"', '#', '.', '/', '>', '?', '[', '\\', '~', '\u007f', '\u0085', '\u009f', '\u00a0', '\t', '\n', '\u0000', 'a', 'A', 'z', '0', '9', "'", '\uffff', '\ud83d\ude00'];
+const tricky = [
+  '',
+  ' ',
+  '!',
+  '"',
+  '#',
+  '.',
+  '/',
+  '>',
+  '?',
+  '[',
+  '\\',
+  '~',
+  '\u007f',
+  '\u0085',
+  '\u009f',
+  '\u00a0',
+  '\t',
+  '\n',
+  '\u0000',
+  'a',
+  'A',
+  'z',
+  '0',
+  '9',
+  "'",
+  '\uffff',
+  '\ud83d\ude00',
+];
 const text: Gen<string> = (random) => {
   let out = '';
   const length = int(random, 0, 8);
@@ -30,11 +68,23 @@ const bigGen: Gen<bigint> = (random) => {
   return BigInt.asIntN(64, (BigInt(int(random, 0, 2 ** 31)) << 33n) ^ BigInt(int(random, 0, 2 ** 31)));
 };
 const doubleGen: Gen<number> = (random) => {
-  const edge = [0, -0, Infinity, -Infinity, Number.MIN_VALUE, -Number.MIN_VALUE, Number.MAX_VALUE, -Number.MAX_VALUE, 1, -1];
+  const edge = [
+    0,
+    -0,
+    Infinity,
+    -Infinity,
+    Number.MIN_VALUE,
+    -Number.MIN_VALUE,
+    Number.MAX_VALUE,
+    -Number.MAX_VALUE,
+    1,
+    -1,
+  ];
   if (random() < 0.15) return edge[int(random, 0, edge.length - 1)]!;
   return (random() - 0.5) * 10 ** int(random, -300, 300);
 };
-const hex = (random: () => number, n: number) => Array.from({ length: n }, () => '0123456789abcdefABCDEF'[int(random, 0, 21)]).join('');
+const hex = (random: () => number, n: number) =>
+  Array.from({ length: n }, () => '0123456789abcdefABCDEF'[int(random, 0, 21)]).join('');
 
 /** Every codec the toolkit offers, with a generator of its values. */
 const cases: [string, KeyCodec<any>, Gen<unknown>][] = [
@@ -58,14 +108,21 @@ function sample(gen: Gen<unknown>, seed: number, count: number): unknown[] {
 }
 
 /** Checks that ordinal order of the encodings is the codec's order of the values. */
-function assertOrderPreserved(codec: KeyCodec<any>, values: unknown[], encode: (v: any) => string = (v) => codec.encode(v)): void {
+function assertOrderPreserved(
+  codec: KeyCodec<any>,
+  values: unknown[],
+  encode: (v: any) => string = (v) => codec.encode(v),
+): void {
   const encoded = values.map((value) => ({ value, key: encode(value) }));
   encoded.sort((a, b) => compareOrdinal(a.key, b.key));
   for (let i = 1; i < encoded.length; i++) {
     const [a, b] = [encoded[i - 1]!, encoded[i]!];
     const byValue = codec.compare(a.value, b.value);
     const byKey = compareOrdinal(a.key, b.key);
-    assert.ok(Math.sign(byValue) === Math.sign(byKey), `${codec.name}: ${String(a.value)} vs ${String(b.value)} compare ${byValue} but keys ${JSON.stringify(a.key)} ${JSON.stringify(b.key)} compare ${byKey}`);
+    assert.ok(
+      Math.sign(byValue) === Math.sign(byKey),
+      `${codec.name}: ${String(a.value)} vs ${String(b.value)} compare ${byValue} but keys ${JSON.stringify(a.key)} ${JSON.stringify(b.key)} compare ${byKey}`,
+    );
   }
 }
 
@@ -78,7 +135,11 @@ describe('key codecs (in memory, seeded random values)', () => {
         const key = codec.encode(value);
         assert.ok(!forbiddenKeyCharacters.test(key), `${name}: ${JSON.stringify(key)} holds a forbidden character`);
         assert.ok(!key.includes(' '), `${name}: ${JSON.stringify(key)} holds the separator`);
-        assert.equal(codec.compare(codec.decode(key), value), 0, `${name}: ${String(value)} does not survive a round trip`);
+        assert.equal(
+          codec.compare(codec.decode(key), value),
+          0,
+          `${name}: ${String(value)} does not survive a round trip`,
+        );
         if (name === 'text') assert.equal(codec.decode(key), value);
       }
     });
@@ -101,7 +162,11 @@ describe('key codecs (in memory, seeded random values)', () => {
       const range = prefixRange([t.encode(first)]);
       for (const other of tuples) {
         const key = tupleCodec.encode(other);
-        assert.equal(key >= range.ge && key < range.lt, other[0] === first, `${JSON.stringify(first)} range vs ${JSON.stringify(other[0])}`);
+        assert.equal(
+          key >= range.ge && key < range.lt,
+          other[0] === first,
+          `${JSON.stringify(first)} range vs ${JSON.stringify(other[0])}`,
+        );
       }
     }
   });
@@ -129,9 +194,17 @@ describe('key codecs against the servers: the service orders the keys as the val
         const values = sample(gen, 777 + index, 200);
         const byKey = new Map(values.map((value) => [codec.encode(value), value]));
         const rows = [...byKey.keys()].map((rowKey) => ({ partitionKey, rowKey }));
-        for (let i = 0; i < rows.length; i += 100) await submitBatch(client, rows.slice(i, i + 100).map((row) => ['upsert', row, 'Replace']));
+        for (let i = 0; i < rows.length; i += 100)
+          await submitBatch(
+            client,
+            rows.slice(i, i + 100).map((row) => ['upsert', row, 'Replace']),
+          );
         const returned: string[] = [];
-        for await (const page of rawPages(client, { filter: keys.partitionKey('eq', partitionKey), select: ['RowKey'] })) returned.push(...page.items.map((row) => row.rowKey));
+        for await (const page of rawPages(client, {
+          filter: keys.partitionKey('eq', partitionKey),
+          select: ['RowKey'],
+        }))
+          returned.push(...page.items.map((row) => row.rowKey));
         assert.equal(returned.length, byKey.size, `${name}: every key came back`);
         const inValueOrder = [...byKey.entries()].sort((a, b) => codec.compare(a[1], b[1])).map(([key]) => key);
         assert.deepEqual(returned, inValueOrder, `${name}: service order differs from value order`);

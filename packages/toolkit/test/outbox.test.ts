@@ -8,7 +8,21 @@ import { once } from 'node:events';
 import { createInterface } from 'node:readline';
 import { describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { codecs, connect, defineModel, isTombstone, keys, outboxRange, OutboxIndexedTable, OutboxWorker, purgeTombstones, rawPages, t, wireString, type RawEntity } from '../src/index.js';
+import {
+  codecs,
+  connect,
+  defineModel,
+  isTombstone,
+  keys,
+  outboxRange,
+  OutboxIndexedTable,
+  OutboxWorker,
+  purgeTombstones,
+  rawPages,
+  t,
+  wireString,
+  type RawEntity,
+} from '../src/index.js';
 import { newTable, seededRandom, serverKinds, serversForFile, testRetry } from './fixtures.js';
 import type { TestServer } from './servers.js';
 
@@ -52,6 +66,53 @@ async function pendingMessages(client: import('@azure/data-tables').TableClient)
   return count;
 }
 
+/** 40 customers in 4 regions, then changes of e-mail (moving index rows) and deletes: ~90 messages. */
+async function churn(customers: OutboxIndexedTable<typeof Customer.schema>): Promise<void> {
+  const random = seededRandom(42);
+  const emailOf = (id: number, version: number) => `c${id}.v${version}@x.com`;
+  const ids = Array.from({ length: 40 }, (_, id) => id);
+  for (const id of ids)
+    await customers.create({ region: `r${id % 4}`, id, email: emailOf(id, 0), name: `Customer ${id}` });
+  for (const id of ids) {
+    const changes = Math.floor(random() * 3);
+    for (let v = 1; v <= changes; v++)
+      await customers.update({ region: `r${id % 4}`, id }, (c) => ({
+        ...c,
+        email: emailOf(id, v),
+        name: `Customer ${id} v${v}`,
+      }));
+    if (random() < 0.15) await customers.delete({ region: `r${id % 4}`, id });
+  }
+}
+
+/** Each live customer's e-mail → `partitionKey/rowKey/name`, from the source table. */
+async function liveCustomers(client: import('@azure/data-tables').TableClient): Promise<Map<string, string>> {
+  const expected = new Map<string, string>();
+  for await (const page of rawPages(client, {})) {
+    for (const row of page.items) {
+      if (!Customer.isKind(row)) continue;
+      const customer = Customer.fromEntity(row);
+      expected.set(customer.email, `${row.partitionKey}/${row.rowKey}/${customer.name}`);
+    }
+  }
+  return expected;
+}
+
+/** Each live index row's key → the source's `partitionKey/rowKey/name` it copies. */
+async function indexRows(client: import('@azure/data-tables').TableClient): Promise<Map<string, string>> {
+  const actual = new Map<string, string>();
+  for await (const page of rawPages(client, {})) {
+    for (const row of page.items) {
+      if (isTombstone(row)) continue;
+      actual.set(
+        row.partitionKey,
+        `${wireString(row.sourcePartitionKey)}/${wireString(row.sourceRowKey)}/${wireString(row.name)}`,
+      );
+    }
+  }
+  return actual;
+}
+
 describe('outbox worker', () => {
   const servers = serversForFile();
 
@@ -66,22 +127,14 @@ describe('outbox worker', () => {
         { table: index.name, keys: (c) => ({ partitionKey: c.email, rowKey: '' }), copy: ['name'] },
         { tables: () => index.client, retry: testRetry(1) },
       );
-      // 40 customers in 4 regions, then changes of e-mail (moving index rows) and deletes: ~90 messages.
-      const random = seededRandom(42);
-      const emailOf = (id: number, version: number) => `c${id}.v${version}@x.com`;
-      const ids = Array.from({ length: 40 }, (_, id) => id);
-      for (const id of ids) await customers.create({ region: `r${id % 4}`, id, email: emailOf(id, 0), name: `Customer ${id}` });
-      for (const id of ids) {
-        const changes = Math.floor(random() * 3);
-        for (let v = 1; v <= changes; v++) await customers.update({ region: `r${id % 4}`, id }, (c) => ({ ...c, email: emailOf(id, v), name: `Customer ${id} v${v}` }));
-        if (random() < 0.15) await customers.delete({ region: `r${id % 4}`, id });
-      }
+      await churn(customers);
       const total = await pendingMessages(source.client);
       assert.ok(total >= 60, `${total} messages pending`);
 
       // What a worker that read the outbox now and stalled would deliver late, after the others.
       const snapshot: RawEntity[] = [];
-      for await (const page of rawPages(source.client, { filter: keys.rowKeyRange(outboxRange) })) snapshot.push(...page.items);
+      for await (const page of rawPages(source.client, { filter: keys.rowKeyRange(outboxRange) }))
+        snapshot.push(...page.items);
 
       const first = startWorker(server, source.name);
       await first.appliedAtLeast(15);
@@ -103,21 +156,8 @@ describe('outbox worker', () => {
       for (const message of snapshot.reverse()) await late.applyMessage(message);
 
       // The index is exactly what the entities say: one live row per live customer, with its data.
-      const expected = new Map<string, string>();
-      for await (const page of rawPages(source.client, {})) {
-        for (const row of page.items) {
-          if (!Customer.isKind(row)) continue;
-          const customer = Customer.fromEntity(row);
-          expected.set(customer.email, `${row.partitionKey}/${row.rowKey}/${customer.name}`);
-        }
-      }
-      const actual = new Map<string, string>();
-      for await (const page of rawPages(connect(server.connectionString, index.name), {})) {
-        for (const row of page.items) {
-          if (isTombstone(row)) continue;
-          actual.set(row.partitionKey, `${wireString(row.sourcePartitionKey)}/${wireString(row.sourceRowKey)}/${wireString(row.name)}`);
-        }
-      }
+      const expected = await liveCustomers(source.client);
+      const actual = await indexRows(connect(server.connectionString, index.name));
       assert.deepEqual([...actual].sort(), [...expected].sort());
       assert.ok(expected.size > 20 && expected.size < 40, `${expected.size} live customers (some were deleted)`);
 

@@ -28,7 +28,9 @@ async function backup(file: string, options: BackupOptions): Promise<void> {
   const source = dataSourceOf(options);
   try {
     const summary = await backupData(source, file);
-    process.stderr.write(`backup: ${formatCount(summary.tables)} tables, ${formatCount(summary.bytes)} bytes written to ${file}\n`);
+    process.stderr.write(
+      `backup: ${formatCount(summary.tables)} tables, ${formatCount(summary.bytes)} bytes written to ${file}\n`,
+    );
   } catch (error) {
     throw engineError(error);
   }

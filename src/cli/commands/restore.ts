@@ -18,7 +18,10 @@ export const restoreCommand: CliCommand = {
       .argument('<file>', 'a file written by cerulean backup')
       .addOption(locationOption('the data directory to create; must be empty or absent'))
       .option('--database <url>', 'a database URL instead (postgres://…: use pg_restore)')
-      .addHelpText('after', '\nExample:\n  cerulean restore nightly.sqlite --location ./restored && cerulean --location ./restored\n')
+      .addHelpText(
+        'after',
+        '\nExample:\n  cerulean restore nightly.sqlite --location ./restored && cerulean --location ./restored\n',
+      )
       .action((file: string, options: RestoreOptions) => restore(file, options));
   },
 };
@@ -27,7 +30,9 @@ function restore(file: string, options: RestoreOptions): void {
   const target = dataSourceOf(options);
   try {
     const { tables } = restoreData(file, target);
-    process.stderr.write(`restore: ${formatCount(tables)} tables restored into ${'location' in target ? target.location : 'the database'}\n`);
+    process.stderr.write(
+      `restore: ${formatCount(tables)} tables restored into ${'location' in target ? target.location : 'the database'}\n`,
+    );
   } catch (error) {
     throw engineError(error);
   }

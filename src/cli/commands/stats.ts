@@ -89,7 +89,8 @@ async function stats(table: string, options: StatsOptions): Promise<void> {
   ];
   if (largest.length > 0) {
     lines.push(`largest partitions:`);
-    for (const partition of largest) lines.push(`  ${formatCount(partition.entities).padStart(12)}  ${JSON.stringify(partition.partitionKey)}`);
+    for (const partition of largest)
+      lines.push(`  ${formatCount(partition.entities).padStart(12)}  ${JSON.stringify(partition.partitionKey)}`);
   }
   process.stdout.write(`${lines.join('\n')}\n`);
 }

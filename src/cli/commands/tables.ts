@@ -42,6 +42,10 @@ async function listTables(options: TablesOptions): Promise<void> {
   }
   const width = Math.max(0, ...tables.map((table) => table.name.length));
   for (const table of tables) {
-    process.stdout.write(table.entities === undefined ? `${table.name}\n` : `${table.name.padEnd(width)}  ${formatCount(table.entities)}\n`);
+    process.stdout.write(
+      table.entities === undefined
+        ? `${table.name}\n`
+        : `${table.name.padEnd(width)}  ${formatCount(table.entities)}\n`,
+    );
   }
 }

@@ -67,7 +67,8 @@ export function csvRowReader(header: readonly string[], typed: boolean): (record
   for (const [column, index] of indexOf) {
     if (typed && column.endsWith(typeSuffix)) {
       const base = column.slice(0, -typeSuffix.length);
-      if (!indexOf.has(base)) throw new CsvHeaderError(`column ${JSON.stringify(column)} has no column ${JSON.stringify(base)}`);
+      if (!indexOf.has(base))
+        throw new CsvHeaderError(`column ${JSON.stringify(column)} has no column ${JSON.stringify(base)}`);
       continue;
     }
     if ((keyColumns as readonly string[]).includes(column)) continue;
@@ -95,7 +96,8 @@ export function csvRowReader(header: readonly string[], typed: boolean): (record
         continue;
       }
       const type = parseTypeName(typeText);
-      if (type === undefined) throw new RowError(`unknown type ${JSON.stringify(typeText)} for ${JSON.stringify(column.name)}`);
+      if (type === undefined)
+        throw new RowError(`unknown type ${JSON.stringify(typeText)} for ${JSON.stringify(column.name)}`);
       properties.set(column.name, { type, value: canonicalValue(type, text, column.name) });
     }
     return {
@@ -107,7 +109,11 @@ export function csvRowReader(header: readonly string[], typed: boolean): (record
   };
 }
 
-function keyCell(record: readonly string[], column: { index: number; typeIndex: number | undefined }, which: string): string {
+function keyCell(
+  record: readonly string[],
+  column: { index: number; typeIndex: number | undefined },
+  which: string,
+): string {
   const typeText = column.typeIndex === undefined ? '' : record[column.typeIndex]!;
   if (typeText !== '' && parseTypeName(typeText) !== 'Edm.String') {
     throw new RowError(`${which} must be of type Edm.String, not ${JSON.stringify(typeText)}`);

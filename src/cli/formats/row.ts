@@ -83,7 +83,10 @@ export function formatDouble(value: number): string {
  * files); undefined if it names no type Azure Tables stores.
  */
 export function parseTypeName(text: string): EdmType | undefined {
-  const bare = text.trim().replace(/^edm\./i, '').toLowerCase();
+  const bare = text
+    .trim()
+    .replace(/^edm\./i, '')
+    .toLowerCase();
   const type = `Edm.${bare.charAt(0).toUpperCase()}${bare.slice(1)}`.replace('Datetime', 'DateTime');
   return isEdmType(type) ? type : undefined;
 }

@@ -42,7 +42,10 @@ export interface EncodedProperties {
 
 export function encodeProperties(properties: Properties): EncodedProperties {
   const doc = encodeStoredProperties(properties);
-  return { doc, props: withOrder(escaped(properties) ? objectMembers(properties) : doc.slice(1, -1), [...properties.keys()]) };
+  return {
+    doc,
+    props: withOrder(escaped(properties) ? objectMembers(properties) : doc.slice(1, -1), [...properties.keys()]),
+  };
 }
 
 /** The jsonb text of an object's members, with the "@order" member when there is more than one name. */
@@ -70,7 +73,9 @@ const storedTextUnsafe = /\\u0000|\\ud[89a-f]|:-0(?:\.0*)?(?:[eE][+-]?\d+)?[,}]/
  * request path made, so that a write does not decode its body's properties only to encode them
  * again; undefined when there is no such text or it needs codec escapes (then encode `properties`).
  */
-export function incomingText(incoming: IncomingProperties): { readonly doc: string; readonly names: readonly string[] } | undefined {
+export function incomingText(
+  incoming: IncomingProperties,
+): { readonly doc: string; readonly names: readonly string[] } | undefined {
   const doc = incoming.stored?.json;
   if (doc === undefined || storedTextUnsafe.test(doc)) return undefined;
   // Property names cannot contain '@' (nor start with a digit: JSON.parse keeps their order).
@@ -87,7 +92,13 @@ export function encodeIncoming(incoming: IncomingProperties): EncodedProperties 
 }
 
 /** An entity read back: from its stored JSON form, or from the jsonb text of a row that has none. */
-export function storedEntity(partitionKey: string, rowKey: string, timestamp: bigint, doc: string | null, props: string | null): Entity {
+export function storedEntity(
+  partitionKey: string,
+  rowKey: string,
+  timestamp: bigint,
+  doc: string | null,
+  props: string | null,
+): Entity {
   if (doc !== null) return new StoredEntity(partitionKey, rowKey, timestamp, doc);
   assert(props !== null, 'a row without its stored JSON form is read with its jsonb text');
   return new LazyEntity(partitionKey, rowKey, timestamp, props, decodeProperties);
@@ -99,7 +110,10 @@ function escaped(properties: Properties): boolean {
 }
 
 function needsEscape(value: EdmValue): boolean {
-  return (value.type === 'Edm.String' && jsonbUnsafe.test(value.value)) || (value.type === 'Edm.Double' && Object.is(value.value, -0));
+  return (
+    (value.type === 'Edm.String' && jsonbUnsafe.test(value.value)) ||
+    (value.type === 'Edm.Double' && Object.is(value.value, -0))
+  );
 }
 
 /**

@@ -1,7 +1,8 @@
 // How the SQLite engine lays out keys and properties in its rows.
 //
 // Keys are UTF-16BE blobs: SQLite compares blobs with memcmp, and big-endian code units compare
-// byte-wise exactly as JavaScript's `<` compares strings (data-model.md §6), so '10' < '2' and a
+// byte-wise exactly as JavaScript's `<` compares strings (Azure REST: understanding-the-table-service-data-model), so
+// '10' < '2' and a
 // character above U+FFFF sorts by its surrogates.
 //
 // Properties are the stored JSON form (../stored-json.ts) kept as SQLite JSONB: types survive
@@ -10,7 +11,10 @@
 // without waking JavaScript for every row.
 export { StoredEntity } from '../lazy-entity.js';
 
-export { encodeStoredProperties as encodeProperties, decodeStoredProperties as decodeProperties } from '../stored-json.js';
+export {
+  encodeStoredProperties as encodeProperties,
+  decodeStoredProperties as decodeProperties,
+} from '../stored-json.js';
 
 export function encodeKey(key: string): Buffer {
   return Buffer.from(key, 'utf16le').swap16();

@@ -15,7 +15,8 @@ export function indexName(tableId: number, property: string): string {
  * The indexed value: the property as SQLite reads it from the JSONB (a number for Int32 and Double,
  * 1 or 0 for a Boolean, text for the rest), with an Int64, stored as annotated text, as the
  * integer it is. SQLite compares integers and reals exactly, so an equality on this value keeps
- * exactly the rows whose Int32, Int64 or Double equals a number literal (query.md §3.3), and the
+ * exactly the rows whose Int32, Int64 or Double equals a number literal (Azure REST: querying-tables-and-entities), and
+ * the
  * rows whose string equals a string literal; a row of another type it may keep the predicate
  * drops. A query must spell the expression exactly so for SQLite to match it to the index.
  */
@@ -36,7 +37,9 @@ export function createIndexSql(tableId: number, property: string): string {
 /** The property indexes in the database, by table id. */
 export function listIndexes(db: Database.Database): Map<number, Set<string>> {
   const indexes = new Map<number, Set<string>>();
-  for (const { name } of db.prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'entities'").all() as { name: string }[]) {
+  for (const { name } of db
+    .prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'entities'")
+    .all() as { name: string }[]) {
     const match = namePattern.exec(name);
     if (match === null) continue;
     addIndex(indexes, Number(match[1]), match[2]!);

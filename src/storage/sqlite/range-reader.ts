@@ -11,7 +11,13 @@ import { indexedLiteral, indexedValueSql, indexName } from './property-indexes.j
 import type { IndexKey, KeyBound, KeyRange } from '../../domain/keys.js';
 
 /** A stored entity as read: keys, Timestamp ticks, the stored properties JSON and its JSONB size. */
-export type StoredRow = readonly [partitionKey: string, rowKey: string, timestamp: bigint, storedJson: string, bytes: number];
+export type StoredRow = readonly [
+  partitionKey: string,
+  rowKey: string,
+  timestamp: bigint,
+  storedJson: string,
+  bytes: number,
+];
 
 /** One bounded step of a scan (see Store.scan), in rows. */
 export interface RowStep {
@@ -68,7 +74,10 @@ export class RangeReader {
     const source = indexed === undefined ? tableSource(id) : indexedSource(id, indexed);
     // One message carries both to a scan thread: the clone keeps `indexed` one of `conditions`.
     const rest = indexed === undefined ? conditions : conditions.filter((condition) => condition !== indexed);
-    assert(rest.length === conditions.length - (indexed === undefined ? 0 : 1), 'the indexed condition is one of the conditions');
+    assert(
+      rest.length === conditions.length - (indexed === undefined ? 0 : 1),
+      'the indexed condition is one of the conditions',
+    );
     if (rest.length === 0) {
       const { statement, params, decode } = this.select(source, range, undefined, rowsMax);
       const rows = (statement.all(...params) as unknown[][]).map(decode);
@@ -96,9 +105,9 @@ export class RangeReader {
     const source = tableSource(id);
     const { where, params } = sourceWhere(source, range);
     params.push(offset);
-    const row = this.statement(`SELECT pk, rk FROM ${source.from} WHERE ${where.join(' AND ')} ORDER BY pk, rk LIMIT 1 OFFSET ?`).get(...params) as
-      | [Buffer, Buffer]
-      | undefined;
+    const row = this.statement(
+      `SELECT pk, rk FROM ${source.from} WHERE ${where.join(' AND ')} ORDER BY pk, rk LIMIT 1 OFFSET ?`,
+    ).get(...params) as [Buffer, Buffer] | undefined;
     return row && [decodeKey(row[0]), decodeKey(row[1])];
   }
 
@@ -118,12 +127,26 @@ export class RangeReader {
     const partitionKey = onlyPartition(range);
     // A blob costs a Buffer per row: when the range pins the PartitionKey, only RowKey is read.
     const keys = partitionKey === undefined ? 'pk, rk' : 'rk';
-    const statement = this.statement(`SELECT ${keys}, ts, json(props), length(props) FROM ${source.from} WHERE ${where.join(' AND ')} ORDER BY pk, rk LIMIT ?`);
+    const statement = this.statement(
+      `SELECT ${keys}, ts, json(props), length(props) FROM ${source.from} WHERE ${where.join(' AND ')} ORDER BY pk, rk LIMIT ?`,
+    );
     // Rows as arrays: no object per row on the hottest path of every scan.
     const decode =
       partitionKey === undefined
-        ? ([pk, rk, ts, json, bytes]: unknown[]): StoredRow => [decodeKey(pk as Buffer), decodeKey(rk as Buffer), ts as bigint, json as string, Number(bytes)]
-        : ([rk, ts, json, bytes]: unknown[]): StoredRow => [partitionKey, decodeKey(rk as Buffer), ts as bigint, json as string, Number(bytes)];
+        ? ([pk, rk, ts, json, bytes]: unknown[]): StoredRow => [
+            decodeKey(pk as Buffer),
+            decodeKey(rk as Buffer),
+            ts as bigint,
+            json as string,
+            Number(bytes),
+          ]
+        : ([rk, ts, json, bytes]: unknown[]): StoredRow => [
+            partitionKey,
+            decodeKey(rk as Buffer),
+            ts as bigint,
+            json as string,
+            Number(bytes),
+          ];
     return { statement, params, decode };
   }
 
@@ -204,7 +227,8 @@ const numberTests: Record<PropertyCondition['operator'], (value: string) => stri
  * stored Int32 or Double, text for an Int64 (annotated) and for every string-like type, NULL when
  * the property is missing, which never passes. A number is compared as it is; a text passes the
  * number test and is then compared as an Int64 if annotated so, and kept otherwise (a NaN or ±∞
- * Double is annotated text too). A row of a type the literal can never match (query.md §3.3) may
+ * Double is annotated text too). A row of a type the literal can never match (Azure REST: querying-tables-and-entities)
+ * may
  * be kept or dropped: the query's predicate decides every row returned.
  */
 function conditionSql(condition: PropertyCondition, params: unknown[]): string {

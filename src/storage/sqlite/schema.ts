@@ -72,7 +72,9 @@ export const selectTableSql = 'SELECT name, id FROM tables WHERE account = ? AND
  * their rows had before settings were typed, so existing data directories keep them.
  */
 export function settingRow(key: SettingKey): { readonly scope: string; readonly name: string } {
-  return key.scope === 'account' ? { scope: 'service', name: key.name } : { scope: 'table', name: key.table.toLowerCase() };
+  return key.scope === 'account'
+    ? { scope: 'service', name: key.name }
+    : { scope: 'table', name: key.table.toLowerCase() };
 }
 
 export function tableCacheKey(account: string, name: string): string {

@@ -77,7 +77,8 @@ export function planSplit(range: KeyRange, examineMax: number, sample: DensitySa
  */
 export function joinSplit(plan: SplitPlan, first: RowStep, second: RowStep, rowsMax: number): RowStep {
   if (first.next !== undefined) return first;
-  if (first.rows.length + second.rows.length > rowsMax) return { rows: first.rows, examined: first.examined, next: plan.cut };
+  if (first.rows.length + second.rows.length > rowsMax)
+    return { rows: first.rows, examined: first.examined, next: plan.cut };
   return { rows: [...first.rows, ...second.rows], examined: first.examined + second.examined, next: second.next };
 }
 
@@ -99,7 +100,9 @@ function belowUpper(key: IndexKey, upper: KeyBound | undefined): boolean {
 /** Separates PartitionKey from RowKey in a key's text: below every other code unit, so texts sort as tuples. */
 const separator = '\u0000';
 
-/** Characters whose runs keys are made of; a position of a key counts in the class of its first key's character there. */
+/**
+ * Characters whose runs keys are made of; a position of a key counts in the class of its first key's character there.
+ */
 const classes: readonly { readonly first: number; readonly radix: number }[] = [
   { first: 0x30, radix: 10 }, // 0-9
   { first: 0x41, radix: 26 }, // A-Z
@@ -121,7 +124,8 @@ export function interpolateKey(a: IndexKey, b: IndexKey, t: number): IndexKey | 
   const textA = `${a[0]}${separator}${a[1]}`;
   const textB = `${b[0]}${separator}${b[1]}`;
   let common = 0;
-  while (common < textA.length && common < textB.length && textA.charCodeAt(common) === textB.charCodeAt(common)) common++;
+  while (common < textA.length && common < textB.length && textA.charCodeAt(common) === textB.charCodeAt(common))
+    common++;
   // Past the last key with the common prefix, the result carries into the prefix: read it from earlier on.
   for (let prefix = common; prefix >= Math.max(0, common - carryUnitsMax); prefix--) {
     const text = interpolateAfter(textA, textB, prefix, t);
@@ -185,7 +189,11 @@ class CoreLoad {
     return this.loaded;
   }
 
-  private static now(thread: EventLoopUtilization): { thread: EventLoopUtilization; processMs: number; machineMs: number } {
+  private static now(thread: EventLoopUtilization): {
+    thread: EventLoopUtilization;
+    processMs: number;
+    machineMs: number;
+  } {
     const { user, system } = process.cpuUsage();
     let machineMs = 0;
     for (const { times } of os.cpus()) machineMs += times.user + times.nice + times.sys + times.irq;
@@ -216,7 +224,9 @@ export class SplitScanner {
     private readonly when: ScanSplit = 'auto',
   ) {}
 
-  async scan(...[id, range, conditions, limit, examineMax, indexed]: Parameters<RangeReader['scan']>): Promise<RowStep> {
+  async scan(
+    ...[id, range, conditions, limit, examineMax, indexed]: Parameters<RangeReader['scan']>
+  ): Promise<RowStep> {
     // A step served from an index reads only matches: nothing worth two threads.
     if (indexed !== undefined) return this.pool.scan(id, range, conditions, limit, examineMax, indexed);
     const plan = this.splitNow() ? this.plan(id, range, examineMax) : undefined;
@@ -246,7 +256,12 @@ export class SplitScanner {
     const before = range.lower && this.previous.get(stepKey(id, range.lower));
     if (before !== undefined && range.lower !== undefined) {
       this.previous.delete(stepKey(id, range.lower));
-      return planSplit(range, examineMax, { from: before.from, to: keyOfBound(range.lower), rows: before.rows, startRows: before.rows });
+      return planSplit(range, examineMax, {
+        from: before.from,
+        to: keyOfBound(range.lower),
+        rows: before.rows,
+        startRows: before.rows,
+      });
     }
     const probeRows = probeOffset(examineMax);
     if (probeRows < probeRowsMin) return undefined;

@@ -11,7 +11,21 @@ import type Database from 'better-sqlite3';
 import { stat } from 'node:fs/promises';
 import type { Entity } from '../../domain/entity.js';
 import type { KeyRange } from '../../domain/keys.js';
-import type { CommitObserver, CommitResult, DiskUsage, PropertyCondition, ScanRequest, ScanStep, SettingChange, SettingKey, Store, TableCommit, TableEntity, TableInfo, Write } from '../store.js';
+import type {
+  CommitObserver,
+  CommitResult,
+  DiskUsage,
+  PropertyCondition,
+  ScanRequest,
+  ScanStep,
+  SettingChange,
+  SettingKey,
+  Store,
+  TableCommit,
+  TableEntity,
+  TableInfo,
+  Write,
+} from '../store.js';
 import { getTableThenCommit } from '../table-calls.js';
 import { encodeKey, StoredEntity } from './codec.js';
 import { autoIndexRowsDefault, IndexDemand, indexedEquality, indexServing } from '../property-index.js';
@@ -91,7 +105,8 @@ export class SqliteStore implements Store {
       .safeIntegers(true)
       .raw(true);
     this.selectSetting = db.prepare('SELECT value FROM settings WHERE account = ? AND scope = ? AND name = ?');
-    this.snapshot = file === undefined ? undefined : { begin: db.prepare('BEGIN'), end: db.prepare('COMMIT'), open: false };
+    this.snapshot =
+      file === undefined ? undefined : { begin: db.prepare('BEGIN'), end: db.prepare('COMMIT'), open: false };
   }
 
   /**
@@ -99,7 +114,7 @@ export class SqliteStore implements Store {
    * each read transaction takes and drops a lock with two fcntl calls, which cost about as much as
    * the lookup. Every answer of the writer ends the shared transaction before its caller hears
    * of it (afterWrite), so a read that starts after an acknowledgement sees that write; and the
-   * store serves one process (README, Scale out), so no other acknowledges writes behind its back.
+   * store serves one process (docs/postgresql.md), so no other acknowledges writes behind its back.
    */
   private read<T>(lookup: () => T): T {
     if (this.snapshot !== undefined && !this.snapshot.open) {
@@ -126,7 +141,15 @@ export class SqliteStore implements Store {
     if (options.location === undefined) {
       const db = openDatabase(':memory:', 'writer');
       const writer = new SqliteWriter(db, options.onCommit);
-      return new SqliteStore(db, Object.assign(writer, { close: async () => writer.drain() }), undefined, 'auto', examineMax, undefined, autoIndexRows);
+      return new SqliteStore(
+        db,
+        Object.assign(writer, { close: async () => writer.drain() }),
+        undefined,
+        'auto',
+        examineMax,
+        undefined,
+        autoIndexRows,
+      );
     }
     const file = databaseFile(options.location);
     const writer = await WorkerWriterClient.start(file, options.onCommit);
@@ -134,7 +157,15 @@ export class SqliteStore implements Store {
     // every scan that needs it, with the reason.
     const scans = ScanPool.start(file);
     scans.catch(() => undefined);
-    return new SqliteStore(openDatabase(file, 'reader'), writer, scans, options.scanSplit ?? 'auto', examineMax, file, autoIndexRows);
+    return new SqliteStore(
+      openDatabase(file, 'reader'),
+      writer,
+      scans,
+      options.scanSplit ?? 'auto',
+      examineMax,
+      file,
+      autoIndexRows,
+    );
   }
 
   // -- tables ----------------------------------------------------------------------------------
@@ -171,13 +202,19 @@ export class SqliteStore implements Store {
     return id === undefined ? undefined : this.readEntity(id, partitionKey, rowKey);
   }
 
-  async getTableEntity(account: string, name: string, partitionKey: string, rowKey: string): Promise<TableEntity | undefined> {
+  async getTableEntity(
+    account: string,
+    name: string,
+    partitionKey: string,
+    rowKey: string,
+  ): Promise<TableEntity | undefined> {
     const table = this.cachedTable(account, name);
     return table && { table: table.info, entity: this.readEntity(table.id, partitionKey, rowKey) };
   }
 
   private readEntity(tableId: number, partitionKey: string, rowKey: string): Entity | undefined {
-    const row = this.read(() => this.selectEntity.get(tableId, encodeKey(partitionKey), encodeKey(rowKey))) as [bigint, string] | undefined;
+    const row = this.read(() => this.selectEntity.get(tableId, encodeKey(partitionKey), encodeKey(rowKey))) as
+      [bigint, string] | undefined;
     return row === undefined ? undefined : new StoredEntity(partitionKey, rowKey, ...row);
   }
 
@@ -188,9 +225,11 @@ export class SqliteStore implements Store {
     const scans = this.scans;
     const onThisThread = scans === undefined || conditions.length === 0;
     const indexes = this.indexes.get(id);
-    const indexed = conditions.length === 0 ? undefined : indexServing(conditions, (property) => indexes?.has(property) === true);
+    const indexed =
+      conditions.length === 0 ? undefined : indexServing(conditions, (property) => indexes?.has(property) === true);
     const step = await this.scanStep(onThisThread, [id, range, conditions, limit, this.stepExamineMax, indexed]);
-    if (conditions.length > 0 && indexed === undefined) this.noteIndexDemand(table, conditions, step.examined, indexes?.size ?? 0);
+    if (conditions.length > 0 && indexed === undefined)
+      this.noteIndexDemand(table, conditions, step.examined, indexes?.size ?? 0);
     let bytes = 0;
     const entities = step.rows.map(([partitionKey, rowKey, timestamp, json, size]) => {
       bytes += size;
@@ -217,7 +256,12 @@ export class SqliteStore implements Store {
    * Counts a step no index served toward an index of its conditions' property (IndexDemand), and
    * has the writer build it when due.
    */
-  private noteIndexDemand(table: TableInfo, conditions: readonly PropertyCondition[], examined: number, indexes: number): void {
+  private noteIndexDemand(
+    table: TableInfo,
+    conditions: readonly PropertyCondition[],
+    examined: number,
+    indexes: number,
+  ): void {
     const property = indexedEquality(conditions)?.property;
     const key = tableCacheKey(table.account, table.name);
     if (property === undefined || this.closed || !this.indexDemand.note(key, property, examined, indexes)) return;
@@ -264,7 +308,11 @@ export class SqliteStore implements Store {
   /** The database file and its write-ahead log (`-wal`), as they are now. */
   async sizeOnDisk(): Promise<DiskUsage | undefined> {
     if (this.file === undefined) return undefined;
-    const size = (path: string): Promise<number> => stat(path).then((info) => info.size, () => 0);
+    const size = (path: string): Promise<number> =>
+      stat(path).then(
+        (info) => info.size,
+        () => 0,
+      );
     const [dataBytes, logBytes] = await Promise.all([size(this.file), size(`${this.file}-wal`)]);
     return { dataBytes, logBytes };
   }
@@ -272,7 +320,13 @@ export class SqliteStore implements Store {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    await Promise.all([this.writer.close(), this.pool?.then((threads) => threads.close(), () => undefined)]);
+    await Promise.all([
+      this.writer.close(),
+      this.pool?.then(
+        (threads) => threads.close(),
+        () => undefined,
+      ),
+    ]);
     if (this.db.open) this.db.close();
   }
 

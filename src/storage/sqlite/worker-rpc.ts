@@ -11,8 +11,7 @@ export interface WorkerCall {
 }
 
 export type WorkerAnswer =
-  | { readonly id: number; readonly result: unknown }
-  | { readonly id: number; readonly error: string };
+  { readonly id: number; readonly result: unknown } | { readonly id: number; readonly error: string };
 
 interface Pending {
   readonly resolve: (result: never) => void;
@@ -55,7 +54,12 @@ export class WorkerRpc {
   }
 
   /** Starts the thread; resolves once it has said it is ready (see serveCalls). `onNotice` hears its notices. */
-  static async start(script: URL, workerData: unknown, name: string, onNotice?: (notice: unknown) => void): Promise<WorkerRpc> {
+  static async start(
+    script: URL,
+    workerData: unknown,
+    name: string,
+    onNotice?: (notice: unknown) => void,
+  ): Promise<WorkerRpc> {
     const worker = new Worker(script, { workerData });
     const [[ready]] = (await once(worker, 'message')) as [WorkerAnswer[]];
     if (ready === undefined || !('result' in ready) || ready.id !== readyId) throw new Error(`${name} failed to start`);
@@ -109,7 +113,9 @@ export function serveCalls(handlers: Handlers, onClose: () => void): { notify(no
       if (call.method === closeMethod) {
         onClose();
         // After the microtasks that answer calls onClose just finished, so the close answer comes last.
-        setImmediate(() => port.postMessage([...outbox.splice(0), { id: call.id, result: undefined }] satisfies WorkerAnswer[]));
+        setImmediate(() =>
+          port.postMessage([...outbox.splice(0), { id: call.id, result: undefined }] satisfies WorkerAnswer[]),
+        );
         return;
       }
       const handler = handlers[call.method] as ((...args: unknown[]) => unknown) | undefined;

@@ -17,7 +17,9 @@ export class WorkerWriterClient implements WriterApi {
   /** Starts the writer thread; resolves once it has opened the database and created the schema. */
   static async start(file: string, onCommit?: CommitObserver): Promise<WorkerWriterClient> {
     const script = new URL('./writer-worker.js', import.meta.url);
-    return new WorkerWriterClient(await WorkerRpc.start(script, { file }, 'storage writer', onCommit as (notice: unknown) => void));
+    return new WorkerWriterClient(
+      await WorkerRpc.start(script, { file }, 'storage writer', onCommit as (notice: unknown) => void),
+    );
   }
 
   commit(account: string, table: string, writes: EncodedWrites): Promise<CommitResult> {

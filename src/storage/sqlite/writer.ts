@@ -24,7 +24,13 @@ export function encodeWrites(writes: readonly Write[]): EncodedWrites {
   const flat: (string | bigint)[] = [];
   for (const { partitionKey, rowKey, condition, action } of writes) {
     const properties = action.kind === 'delete' ? '' : (action.stored?.json ?? encodeProperties(action.properties));
-    flat.push(partitionKey, rowKey, condition.kind === 'version' ? condition.timestamp : condition.kind, action.kind, properties);
+    flat.push(
+      partitionKey,
+      rowKey,
+      condition.kind === 'version' ? condition.timestamp : condition.kind,
+      action.kind,
+      properties,
+    );
   }
   return flat;
 }
@@ -44,7 +50,10 @@ function encodedWrite(writes: EncodedWrites, index: number): EncodedWrite {
   return {
     partitionKey: writes[at] as string,
     rowKey: writes[at + 1] as string,
-    condition: typeof condition === 'bigint' ? { kind: 'version', timestamp: condition } : ({ kind: condition } as WriteCondition),
+    condition:
+      typeof condition === 'bigint'
+        ? { kind: 'version', timestamp: condition }
+        : ({ kind: condition } as WriteCondition),
     action: writes[at + 3] as EncodedWrite['action'],
     properties: writes[at + 4] as string,
   };
@@ -135,8 +144,7 @@ export class SqliteWriter implements WriterApi {
       releaseSavepoint: prepare('RELEASE job'),
     };
     const saved = db.prepare("SELECT value FROM meta WHERE key = 'clock'").safeIntegers(true).get() as
-      | { value: bigint }
-      | undefined;
+      { value: bigint } | undefined;
     // The clock resumes after the last Timestamp ever written, even if the wall clock went back.
     this.clock = new CommitClock(saved?.value ?? 0n);
     this.queues = new SqliteQueueWriter(db, (job) => this.enqueue(() => ({ result: job(), undo: false })));
@@ -166,7 +174,8 @@ export class SqliteWriter implements WriterApi {
       this.tableIds.delete(tableCacheKey(account, name));
       if (row === undefined) return { result: false, undo: false };
       // Its indexes first: they need no upkeep while its rows go, and its id may be reused.
-      for (const property of listIndexes(this.db).get(row.id) ?? []) this.db.exec(`DROP INDEX ${indexName(row.id, property)}`);
+      for (const property of listIndexes(this.db).get(row.id) ?? [])
+        this.db.exec(`DROP INDEX ${indexName(row.id, property)}`);
       this.sql.deleteTableEntities.run(row.id);
       this.sql.deleteTableSettings.run(account, lower);
       this.sql.deleteTableRow.run(account, lower);
@@ -262,7 +271,8 @@ export class SqliteWriter implements WriterApi {
       }
       rows.push({ pk, rk, props });
     }
-    // One Timestamp for the whole commit, later than any version it replaces (data-model.md §4).
+    // One Timestamp for the whole commit, later than any version it replaces (Azure REST:
+    // understanding-the-table-service-data-model).
     const timestamp = this.clock.next(newestPrevious);
     for (const { pk, rk, props } of rows) {
       if (props === null) this.sql.deleteEntity.run(id, pk, rk);

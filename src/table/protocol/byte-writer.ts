@@ -28,7 +28,10 @@ export class ByteWriter {
   /** `expectedBytes`: a guess at the final size (the buffer grows past it when needed). */
   constructor(expectedBytes: number) {
     const reused = pool.pop();
-    this.buffer = reused !== undefined && reused.length >= expectedBytes ? reused : Buffer.allocUnsafeSlow(Math.max(expectedBytes, bufferBytesMin));
+    this.buffer =
+      reused !== undefined && reused.length >= expectedBytes
+        ? reused
+        : Buffer.allocUnsafeSlow(Math.max(expectedBytes, bufferBytesMin));
   }
 
   /** Bytes written so far. */

@@ -1,4 +1,5 @@
-// Continuation tokens in the service's shape (query.md §4.3): "1!" + length + "!" + payload, where
+// Continuation tokens in the service's shape (Azure REST: query-timeout-and-pagination): "1!" + length + "!" + payload,
+// where
 // payload is the base64 of the UTF-8 key with '=' padding written as '-'. The service's mapping of
 // '+' and '/' is unverified; we write '.' and '_' so a token never needs escaping in a URL (a raw
 // '+' would turn into a space in a query string), and read '+', '/' and '=' as well.
@@ -13,7 +14,7 @@ export function encodeContinuation(key: string): string {
   return `1!${payload.length}!${payload}`;
 }
 
-/** The key a token names; 400 InvalidInput for a token we did not make (unverified code, §4.2). */
+/** The key a token names; 400 InvalidInput for a token we did not make (unverified code). */
 export function decodeContinuation(token: string): string {
   const match = /^1!(\d+)!([A-Za-z0-9+/._=-]*)$/.exec(token);
   if (match === null || Number(match[1]) !== match[2]!.length) throw invalidToken();

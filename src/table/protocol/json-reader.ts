@@ -1,5 +1,6 @@
 // A strict JSON reader (RFC 8259) that keeps what JSON.parse hides: a member name repeated in one
-// object is rejected (data-model.md §5.3, 400 DuplicatePropertiesSpecified), and number literals keep
+// object is rejected (Azure REST: understanding-the-table-service-data-model DuplicatePropertiesSpecified), and number
+// literals keep
 // their source text, so `2` (Int32) and `2.0` (Double) stay apart and big integers stay exact.
 // One cursor over the already-decoded text; every failure is a TableError carrying the offset
 // (in UTF-16 code units) where reading stopped.
@@ -16,7 +17,6 @@ export type JsonValue =
   | { readonly kind: 'number'; readonly text: string }
   | { readonly kind: 'boolean'; readonly value: boolean }
   | { readonly kind: 'null' };
-
 
 const jsonTrue: JsonValue = { kind: 'boolean', value: true };
 const jsonFalse: JsonValue = { kind: 'boolean', value: false };

@@ -1,5 +1,6 @@
 // RFC 2046 §5.1 multipart framing over one complete Buffer, with the field syntax its part headers
-// share with HTTP/1.1 (batch.md §2.2). Pure: no I/O. A byte cursor, never a regex over the body.
+// share with HTTP/1.1 (Azure REST: performing-entity-group-transactions). Pure: no I/O. A byte cursor, never a regex
+// over the body.
 // Line breaks are CRLF in everything real clients send; a bare LF is accepted too, because nothing
 // that is valid becomes ambiguous by it.
 
@@ -52,7 +53,9 @@ export interface Line {
 // RFC 9110 §5.6.2 tchar and RFC 2046 §5.1.1 bchars, as lookup tables by character code
 // (every header name of every batch part is checked: a table is much cheaper than a Set of strings).
 const tokenCharacters = characterTable("!#$%&'*+-.^_`|~0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz");
-const boundaryCharacters = characterTable("0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz'()+_,-./:=? ");
+const boundaryCharacters = characterTable(
+  "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz'()+_,-./:=? ",
+);
 const boundaryLengthMax = 70;
 
 function characterTable(characters: string): Uint8Array {

@@ -1,5 +1,6 @@
 // OData JSON response bodies for tables and entities at the three metadata levels
-// (operations.md §1.2, §2.1–2.2, §5.1–5.3; data-model.md §2). Pure string and byte building, no I/O.
+// (Azure REST: payload-format-for-table-service-operations, query-tables, create-table, insert-entity, query-entities).
+// Pure string and byte building, no I/O.
 import assert from 'node:assert/strict';
 import { assertNever } from '../../domain/assert.js';
 import { edmValueJson, type EdmValue, formatDateTimeTicks } from '../../domain/edm.js';
@@ -17,7 +18,8 @@ const levelsByODataParameter: ReadonlyMap<string, MetadataLevel> = new Map([
 ]);
 
 /**
- * From `$format` (wins when given) or `Accept` (operations.md §1.2): the first JSON media range
+ * From `$format` (wins when given) or `Accept` (Azure REST: payload-format-for-table-service-operations): the first
+ * JSON media range
  * with a known `odata=` parameter decides; anything else, or nothing, means minimal metadata.
  */
 export function negotiateMetadata(format: string | undefined, accept: string | undefined): MetadataLevel {
@@ -25,7 +27,11 @@ export function negotiateMetadata(format: string | undefined, accept: string | u
   if (value === undefined) return 'minimal';
   let level = negotiated.get(value);
   if (level === undefined) {
-    level = value.split(',').map(levelOfMediaRange).find((found) => found !== undefined) ?? 'minimal';
+    level =
+      value
+        .split(',')
+        .map(levelOfMediaRange)
+        .find((found) => found !== undefined) ?? 'minimal';
     // Clients send a handful of distinct values: a small memo, emptied when full (bounded memory).
     if (value.length <= negotiatedLengthMax) {
       if (negotiated.size >= negotiatedMax) negotiated.clear();
@@ -46,13 +52,21 @@ function levelOfMediaRange(range: string): MetadataLevel | undefined {
   for (const parameter of parameters) {
     const equals = parameter.indexOf('=');
     if (equals >= 0 && parameter.slice(0, equals).trim().toLowerCase() === 'odata') {
-      return levelsByODataParameter.get(parameter.slice(equals + 1).trim().toLowerCase());
+      return levelsByODataParameter.get(
+        parameter
+          .slice(equals + 1)
+          .trim()
+          .toLowerCase(),
+      );
     }
   }
   return undefined;
 }
 
-/** Response Content-Type for a JSON body at that level, as the service writes it (operations.md §1.2). */
+/**
+ * Response Content-Type for a JSON body at that level, as the service writes it (Azure REST:
+ * payload-format-for-table-service-operations).
+ */
 export function jsonContentType(level: MetadataLevel): string {
   return `application/json; odata=${level === 'none' ? 'no' : level}metadata; streaming=true; charset=utf-8`;
 }
@@ -67,7 +81,7 @@ export interface EntityUrlContext {
 const systemPropertyNames: ReadonlySet<string> = new Set(['PartitionKey', 'RowKey', 'Timestamp']);
 
 export interface EncodeOptions {
-  /** Exactly these properties come out, a missing one as `null` (query.md §2). */
+  /** Exactly these properties come out, a missing one as `null` (Azure REST: querying-tables-and-entities). */
   readonly select?: readonly string[];
   /** Adds `odata.metadata`, for single-entity responses. */
   readonly single?: boolean;
@@ -77,11 +91,18 @@ export interface EncodeOptions {
 export type EntityEncoder = (entity: Entity) => string;
 
 /**
- * One entity as JSON object text, members in the service's order (operations.md §1.2).
- * With `select`, exactly the listed properties come out, a missing one as `null` (query.md §2);
+ * One entity as JSON object text, members in the service's order (Azure REST:
+ * payload-format-for-table-service-operations).
+ * With `select`, exactly the listed properties come out, a missing one as `null` (Azure REST:
+ * querying-tables-and-entities);
  * `odata.etag` stays. `single` adds `odata.metadata` for single-entity responses.
  */
-export function encodeEntity(entity: Entity, level: MetadataLevel, ctx: EntityUrlContext, options: EncodeOptions = {}): string {
+export function encodeEntity(
+  entity: Entity,
+  level: MetadataLevel,
+  ctx: EntityUrlContext,
+  options: EncodeOptions = {},
+): string {
   return entityEncoder(level, ctx, options)(entity);
 }
 
@@ -173,19 +194,20 @@ function entityParts(
 } {
   const { select, single = false } = options;
   const selected = select === undefined ? undefined : new Set(select);
-  const customSelected = selected === undefined ? undefined : [...selected].filter((name) => !systemPropertyNames.has(name));
+  const customSelected =
+    selected === undefined ? undefined : [...selected].filter((name) => !systemPropertyNames.has(name));
   const annotate = level !== 'none';
-  const wantPartitionKey = selected === undefined || selected.has('PartitionKey');
-  const wantRowKey = selected === undefined || selected.has('RowKey');
-  const wantTimestamp = selected === undefined || selected.has('Timestamp');
-  const leadMembers: string[] = [];
-  if (single && level !== 'none') {
-    const selectSuffix = select === undefined ? '' : `&$select=${select.join(',')}`;
-    leadMembers.push(member('odata.metadata', `${ctx.baseUrl}/$metadata#${ctx.table}/@Element${selectSuffix}`));
-  }
-  if (level === 'full') leadMembers.push(member('odata.type', `${ctx.account}.${ctx.table}`));
-  // Paths are percent-encoded ASCII without quotes or backslashes (entityPath): JSON-safe as they are.
-  const idStart = member('odata.id', `${ctx.baseUrl}/`).slice(0, -1);
+  const shape: HeadShape = {
+    level,
+    ctx,
+    leadMembers: leadMembersOf(level, ctx, select, single),
+    // Paths are percent-encoded ASCII without quotes or backslashes (entityPath): JSON-safe as they are.
+    idStart: member('odata.id', `${ctx.baseUrl}/`).slice(0, -1),
+    wantPartitionKey: selected === undefined || selected.has('PartitionKey'),
+    wantRowKey: selected === undefined || selected.has('RowKey'),
+    wantTimestamp: selected === undefined || selected.has('Timestamp'),
+  };
+  const { wantRowKey } = shape;
 
   // The head is text that entities of one page mostly share (they share a Timestamp in a batch
   // and a PartitionKey in a partition scan) around the RowKey's parts: `pieces[0]`, then for each
@@ -196,26 +218,15 @@ function entityParts(
   let pieces: string[] = [];
   let slots: string[] = [];
   const rebuild = (entity: Entity): void => {
-    const timestamp = formatDateTimeTicks(entity.timestamp);
-    const etagMember = member('odata.etag', etagOfTimestampText(timestamp));
-    const members = [...leadMembers];
-    if (level === 'full') {
-      const pathStart = entityPathStart(ctx.table, entity.partitionKey);
-      members.push(`${idStart}${pathStart}${pathSlot}')"`, etagMember, `"odata.editLink":"${pathStart}${pathSlot}')"`);
-    } else if (level === 'minimal') {
-      members.push(etagMember);
-    }
-    if (wantPartitionKey) members.push(member('PartitionKey', entity.partitionKey));
-    if (wantRowKey) members.push(`"RowKey":${rowKeySlot}`);
-    if (wantTimestamp) {
-      if (level === 'full') members.push('"Timestamp@odata.type":"Edm.DateTime"');
-      members.push(member('Timestamp', timestamp));
-    }
     // The slot marks are control characters, which every other part holds only JSON-escaped.
-    const parts = `{${members.join(',')}`.split(slotPattern);
+    const parts = `{${headMembers(shape, entity).join(',')}`.split(slotPattern);
     pieces = parts.filter((_, i) => i % 2 === 0);
     slots = parts.filter((_, i) => i % 2 === 1);
-    assert.equal(slots.length, (level === 'full' ? 2 : 0) + (wantRowKey ? 1 : 0), 'odata: a slot mark in the shared text');
+    assert.equal(
+      slots.length,
+      (level === 'full' ? 2 : 0) + (wantRowKey ? 1 : 0),
+      'odata: a slot mark in the shared text',
+    );
   };
 
   const head = (entity: Entity): string => {
@@ -232,10 +243,61 @@ function entityParts(
     return text;
   };
   const properties = (entity: Entity): string =>
-    customSelected === undefined ? allProperties(entity, annotate) : selectedProperties(entity, customSelected, annotate);
+    customSelected === undefined
+      ? allProperties(entity, annotate)
+      : selectedProperties(entity, customSelected, annotate);
   const wholeObject = (entity: Entity): string | undefined =>
     customSelected === undefined ? propertiesObject(entity, annotate) : undefined;
   return { head, properties, wholeObject };
+}
+
+/** What the head of every entity of one response shares. */
+interface HeadShape {
+  readonly level: MetadataLevel;
+  readonly ctx: EntityUrlContext;
+  /** odata.metadata of a single entity, odata.type at full metadata. */
+  readonly leadMembers: readonly string[];
+  /** `"odata.id":"<base>/`, without its closing quote. */
+  readonly idStart: string;
+  readonly wantPartitionKey: boolean;
+  readonly wantRowKey: boolean;
+  readonly wantTimestamp: boolean;
+}
+
+function leadMembersOf(
+  level: MetadataLevel,
+  ctx: EntityUrlContext,
+  select: readonly string[] | undefined,
+  single: boolean,
+): string[] {
+  const leadMembers: string[] = [];
+  if (single && level !== 'none') {
+    const selectSuffix = select === undefined ? '' : `&$select=${select.join(',')}`;
+    leadMembers.push(member('odata.metadata', `${ctx.baseUrl}/$metadata#${ctx.table}/@Element${selectSuffix}`));
+  }
+  if (level === 'full') leadMembers.push(member('odata.type', `${ctx.account}.${ctx.table}`));
+  return leadMembers;
+}
+
+/** The head's members for one entity, with slot marks where the RowKey's parts go. */
+function headMembers(shape: HeadShape, entity: Entity): string[] {
+  const { level, ctx, idStart } = shape;
+  const timestamp = formatDateTimeTicks(entity.timestamp);
+  const etagMember = member('odata.etag', etagOfTimestampText(timestamp));
+  const members = [...shape.leadMembers];
+  if (level === 'full') {
+    const pathStart = entityPathStart(ctx.table, entity.partitionKey);
+    members.push(`${idStart}${pathStart}${pathSlot}')"`, etagMember, `"odata.editLink":"${pathStart}${pathSlot}')"`);
+  } else if (level === 'minimal') {
+    members.push(etagMember);
+  }
+  if (shape.wantPartitionKey) members.push(member('PartitionKey', entity.partitionKey));
+  if (shape.wantRowKey) members.push(`"RowKey":${rowKeySlot}`);
+  if (shape.wantTimestamp) {
+    if (level === 'full') members.push('"Timestamp@odata.type":"Edm.DateTime"');
+    members.push(member('Timestamp', timestamp));
+  }
+  return members;
 }
 
 /** Every custom property as members (no braces), `''` when there are none. */
@@ -274,7 +336,8 @@ function selectedProperties(entity: Entity, names: readonly string[], annotate: 
       return;
     }
     const name = memberName(json, keyStart, keyEnd);
-    if (names.includes(name)) found.set(name, json.slice(annotate && annotationStart >= 0 ? annotationStart : keyStart, valueEnd));
+    if (names.includes(name))
+      found.set(name, json.slice(annotate && annotationStart >= 0 ? annotationStart : keyStart, valueEnd));
     annotationStart = -1;
   });
   return names.map((name) => found.get(name) ?? `${JSON.stringify(name)}:null`).join(',');
@@ -295,7 +358,7 @@ export function encodeEntityFeed(level: MetadataLevel, ctx: EntityUrlContext, en
   return feed(level, `${ctx.baseUrl}/$metadata#${ctx.table}`, entityTexts);
 }
 
-/** One table (operations.md §2.1–2.2); `single` makes it a whole response (`Tables/@Element`). */
+/** One table (Azure REST: query-tables, create-table); `single` makes it a whole response (`Tables/@Element`). */
 export function encodeTable(
   name: string,
   level: MetadataLevel,
@@ -306,7 +369,8 @@ export function encodeTable(
   const members: string[] = [];
   if (single && level !== 'none') members.push(member('odata.metadata', `${baseUrl}/$metadata#Tables/@Element`));
   if (level === 'full') {
-    // Table names are alphanumeric (data-model.md §5.1), so the link needs no escaping.
+    // Table names are alphanumeric (Azure REST: understanding-the-table-service-data-model), so the link needs no
+    // escaping.
     const link = `Tables('${name}')`;
     members.push(
       member('odata.type', `${account}.Tables`),
@@ -330,7 +394,8 @@ export function encodeTableFeed(
 
 /**
  * `table(PartitionKey='…',RowKey='…')` for Location, DataServiceId, odata.id and odata.editLink:
- * quotes doubled, then encodeURIComponent (operations.md §1.3; other characters unverified).
+ * quotes doubled, then encodeURIComponent (Azure REST: addressing-table-service-resources; other characters
+ * unverified).
  */
 export function entityPath(table: string, partitionKey: string, rowKey: string): string {
   return `${entityPathStart(table, partitionKey)}${keyLiteral(rowKey)}')`;
@@ -369,7 +434,7 @@ function encodeProperty(name: string, value: EdmValue, annotate: boolean): strin
   return annotate && needsAnnotation(value) ? `${JSON.stringify(`${name}@odata.type`)}:"${value.type}",${json}` : json;
 }
 
-/** data-model.md §2.2–2.5 and conformance §25. */
+/** Azure REST: payload-format-for-table-service-operations and docs/protocol-notes.md#numbers-in-responses. */
 function needsAnnotation(value: EdmValue): boolean {
   switch (value.type) {
     case 'Edm.String':
@@ -379,7 +444,8 @@ function needsAnnotation(value: EdmValue): boolean {
     case 'Edm.Double':
       // A finite Double is a JSON number with a decimal point or exponent, never annotated: an
       // annotated number breaks clients that read every annotated value as a string
-      // (data-model.md §2.3). NaN and ±Infinity are strings, so they need the annotation.
+      // (Azure REST: payload-format-for-table-service-operations). NaN and ±Infinity are strings, so they need the
+      // annotation.
       return !Number.isFinite(value.value);
     case 'Edm.Int64':
     case 'Edm.DateTime':

@@ -1,4 +1,5 @@
-// The $filter syntax tree (query.md §3.1) and its printed form. The printed form is valid filter
+// The $filter syntax tree (Azure REST: querying-tables-and-entities) and its printed form. The printed form is valid
+// filter
 // text again, fully parenthesized, so tests can state expected trees as text and round-trip them.
 import { formatDateTimeTicks, formatFiniteDouble } from '../../domain/edm.js';
 import type { EdmValue } from '../../domain/edm.js';

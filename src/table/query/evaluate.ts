@@ -1,4 +1,5 @@
-// Compiles a filter tree once into a tree of closures with the typed semantics of query.md §3.3.
+// Compiles a filter tree once into a tree of closures with the typed semantics of Azure REST:
+// querying-tables-and-entities.
 // Every comparison is "order the stored value against the literal, then ask the operator table";
 // the ordering is a number: negative / 0 / positive, NaN for unordered (Double NaN), and
 // undefined when the two are not comparable at all (missing property, different EDM types).
@@ -15,7 +16,7 @@ type Ordering = (stored: EdmValue) => number | undefined;
 
 /**
  * The one operator table. An unordered comparison (NaN) holds only for `ne`, as in IEEE 754:
- * "NaN is never equal to anything" (query.md §3.3, unverified).
+ * "NaN is never equal to anything" (Azure REST: querying-tables-and-entities, unverified).
  */
 const operatorHolds: Readonly<Record<ComparisonOperator, (ordering: number) => boolean>> = {
   eq: (ordering) => ordering === 0,
@@ -43,7 +44,7 @@ export function compilePredicate<Row>(node: FilterNode, readerFor: PropertyReade
       };
     }
     case 'not': {
-      // Two-valued logic: `not` of a comparison on a missing property is true (unverified, §3.3).
+      // Two-valued logic: `not` of a comparison on a missing property is true (unverified).
       const operand = compilePredicate(node.operand, readerFor);
       return (row) => !operand(row);
     }
@@ -71,7 +72,7 @@ export function compilePredicate<Row>(node: FilterNode, readerFor: PropertyReade
 
 /**
  * Orders a stored value against the literal. Different EDM types never match, except that
- * Int32, Int64 and Double compare by exact numeric value (query.md §3.3 recommendation).
+ * Int32, Int64 and Double compare by exact numeric value (Azure REST: querying-tables-and-entities recommendation).
  */
 function orderingAgainst(literal: EdmValue): Ordering {
   switch (literal.type) {
@@ -80,7 +81,7 @@ function orderingAgainst(literal: EdmValue): Ordering {
       return (stored) => (stored.type === 'Edm.String' ? compareOrdered(stored.value, value) : undefined);
     }
     case 'Edm.Guid': {
-      const value = literal.value; // both sides lower-case canonical text; order unverified (§3.3)
+      const value = literal.value; // both sides lower-case canonical text; order unverified
       return (stored) => (stored.type === 'Edm.Guid' ? compareOrdered(stored.value, value) : undefined);
     }
     case 'Edm.DateTime': {
@@ -92,7 +93,7 @@ function orderingAgainst(literal: EdmValue): Ordering {
       return (stored) => (stored.type === 'Edm.Boolean' ? compareOrdered(Number(stored.value), value) : undefined);
     }
     case 'Edm.Binary': {
-      const value = literal.value; // byte-wise, a prefix first (unverified, §3.3)
+      const value = literal.value; // byte-wise, a prefix first (unverified)
       return (stored) => (stored.type === 'Edm.Binary' ? Buffer.compare(stored.value, value) : undefined);
     }
     case 'Edm.Int32':
@@ -148,6 +149,9 @@ export const readEntityProperty: PropertyReaders<Entity> = (property) => {
   }
 };
 
-/** Query Tables: the only property is TableName, compared as stored (query.md §3.3, unverified). */
+/**
+ * Query Tables: the only property is TableName, compared as stored (Azure REST: querying-tables-and-entities,
+ * unverified).
+ */
 export const readTableProperty: PropertyReaders<string> = (property) =>
   property === 'TableName' ? (tableName) => ({ type: 'Edm.String', value: tableName }) : noProperty;

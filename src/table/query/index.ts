@@ -30,7 +30,7 @@ const unfiltered: CompiledEntityQuery = { plan: tableScan, conditions: [], match
  * Throws TableError.
  */
 export function compileEntityQuery(filter: string | undefined): CompiledEntityQuery {
-  // An empty $filter= is no filter (query.md §3.3, unverified).
+  // An empty $filter= is no filter (Azure REST: querying-tables-and-entities, unverified).
   if (filter === undefined || filter === '') return unfiltered;
   const tree = parseFilter(filter);
   return {
@@ -55,8 +55,9 @@ const supportedQueryOptions: ReadonlySet<string> = new Set(['$filter', '$select'
 
 /**
  * Other OData system query options ($orderby, $skip, $expand, $count, …) are not supported by the
- * Table service (query.md §1): 400 InvalidQueryParameterValue (code unverified, the spec's
- * recommendation). Parameters without `$` are not OData options and are ignored (conformance §48).
+ * Table service (Azure REST: querying-tables-and-entities): 400 InvalidQueryParameterValue (code unverified, the spec's
+ * recommendation). Parameters without `$` are not OData options and are ignored
+ * (docs/protocol-notes.md#unknown-input-is-ignored).
  */
 export function rejectUnsupportedQueryOptions(parameterNames: Iterable<string>): void {
   for (const name of parameterNames) {

@@ -1,4 +1,5 @@
-// $filter lexer (query.md §3.1). Hands out one token at a time with its UTF-16 offset, so the
+// $filter lexer (Azure REST: querying-tables-and-entities). Hands out one token at a time with its UTF-16 offset, so
+// the
 // parser reports the first problem in reading order (a function call is NotImplemented even if
 // its argument list would not lex). Literals come out typed: a token carries its EdmValue.
 import { TableError } from '../../errors.js';
@@ -13,7 +14,7 @@ export type Token =
   | { readonly kind: 'operator'; readonly offset: number; readonly operator: ComparisonOperator }
   | { readonly kind: 'literal'; readonly offset: number; readonly literal: EdmValue };
 
-/** A malformed filter: 400 InvalidInput saying where (query.md §3.1, code unverified). */
+/** A malformed filter: 400 InvalidInput saying where (Azure REST: querying-tables-and-entities, code unverified). */
 export function invalidFilter(offset: number, problem: string): TableError {
   return new TableError('InvalidInput', `${problem} at offset ${offset} of $filter.`);
 }
@@ -28,7 +29,8 @@ export function excerpt(text: string): string {
 const logicalKeywords: ReadonlySet<string> = new Set(['and', 'or', 'not']);
 const operatorKeywords: ReadonlySet<string> = new Set(comparisonOperators);
 
-// Identifiers follow C# rules (data-model.md §5.3): a letter or '_', then letters, digits, marks.
+// Identifiers follow C# rules (Azure REST: understanding-the-table-service-data-model): a letter or '_', then letters,
+// digits, marks.
 const identifierPattern = /[\p{L}\p{Nl}_][\p{L}\p{Nl}\p{Nd}\p{Mn}\p{Mc}\p{Pc}\p{Cf}]*/uy;
 const numberPattern = /-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?[lLdD]?/y;
 const integerText = /^-?\d+$/;
@@ -128,13 +130,14 @@ function quoteText(text: string): string {
 }
 
 function unrecognized(type: string, text: string, offset: number): TableError {
-  // Wording of the real service's answer for an out-of-range Int32 (errors.md §4.1).
+  // Wording of the real service's answer for an out-of-range Int32 (Azure REST: table-service-error-codes).
   return invalidFilter(offset, `Unrecognized '${type}' literal ${quoteText(text)}`);
 }
 
 /**
  * `5` Int32 (must fit), `5L` Int64, `1.5` / `1e5` / `2d` Double (must be finite). The `l`
- * suffix, a dot-less exponent and the `d` suffix are unverified forms, accepted (query.md §3.1).
+ * suffix, a dot-less exponent and the `d` suffix are unverified forms, accepted (Azure REST:
+ * querying-tables-and-entities).
  */
 function numberLiteral(text: string, offset: number): EdmValue {
   const suffix = text[text.length - 1]!;
@@ -154,7 +157,7 @@ function numberLiteral(text: string, offset: number): EdmValue {
   return { type: 'Edm.Int32', value: Number(value) };
 }
 
-/** datetime'…', guid'…', X'…' / binary'…' (the binary prefix is unverified; hex in either case, §3.2). */
+/** datetime'…', guid'…', X'…' / binary'…' (the binary prefix is unverified; hex in either case). */
 function prefixedLiteral(prefix: string, body: string, offset: number): EdmValue {
   switch (prefix) {
     case 'datetime': {

@@ -1,4 +1,4 @@
-// $filter parser: recursive descent, one method per rule of query.md §3.1, bounded by
+// $filter parser: recursive descent, one method per rule of Azure REST: querying-tables-and-entities, bounded by
 // filterLengthUtf16Max, filterDepthMax and filterComparisonsMax so hostile input costs little.
 //
 //   filter      = ws orExpr ws
@@ -21,7 +21,9 @@ import type { ComparisonOperator, FilterNode } from './ast.js';
 import { excerpt, invalidFilter, Lexer } from './lexer.js';
 import type { Token } from './lexer.js';
 
-/** OData operators that are words, not functions: arithmetic and membership (query.md §3.1). */
+/**
+ * OData operators that are words, not functions: arithmetic and membership (Azure REST: querying-tables-and-entities).
+ */
 const unsupportedOperators: ReadonlySet<string> = new Set(['add', 'sub', 'mul', 'div', 'mod', 'in', 'has']);
 
 const mirrored: Readonly<Record<ComparisonOperator, ComparisonOperator>> = {
@@ -109,7 +111,8 @@ class Parser {
       return { kind: 'comparison', property: right.name, operator: mirrored[operator], literal: left.literal };
     }
     // Property-to-property (forbidden by the docs, code unverified) and literal-to-literal. Python's
-    // `inf`/`nan` and .NET's `NaN` read as property names, so they land here too (query.md §3.2).
+    // `inf`/`nan` and .NET's `NaN` read as property names, so they land here too (Azure REST:
+    // querying-tables-and-entities).
     throw invalidFilter(left.offset, 'A comparison needs a property name on one side and a literal on the other');
   }
 

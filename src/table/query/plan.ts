@@ -1,4 +1,4 @@
-// Query planner (query.md §5): derives from a filter tree the key ranges that can hold matching
+// Query planner (docs/architecture.md#queries): derives from a filter tree the key ranges that can hold matching
 // entities. The ranges are a superset of the matches (the full predicate still runs on every row
 // read); tests/query/differential.test.ts checks that against a plain scan.
 //
@@ -110,7 +110,10 @@ function intervalsOf(operator: ComparisonOperator, value: string): Interval[] {
     case 'eq':
       return [{ low: at, high: at }];
     case 'ne':
-      return [{ low: undefined, high: beside }, { low: beside, high: undefined }];
+      return [
+        { low: undefined, high: beside },
+        { low: beside, high: undefined },
+      ];
     case 'gt':
       return [{ low: beside, high: undefined }];
     case 'ge':
@@ -170,7 +173,7 @@ function tighter(a: StringBound | undefined, b: StringBound | undefined, end: 'l
   if (a === undefined) return b;
   if (b === undefined) return a;
   if (a.value === b.value) return a.inclusive ? b : a;
-  return (a.value < b.value) === (end === 'low') ? b : a;
+  return a.value < b.value === (end === 'low') ? b : a;
 }
 
 /** The weaker of two bounds; an open end (undefined) is the weakest. */

@@ -18,7 +18,6 @@ export interface FilterFacts {
 
 const noFilter: FilterFacts = { shape: '', partitionKey: undefined, rowKeyEquality: false, propertyConditions: 0 };
 
-
 /** Facts of a filter the query engine accepted (so it parses). */
 export function filterFacts(filter: string | undefined): FilterFacts {
   if (filter === undefined || filter === '') return noFilter;

@@ -1,4 +1,5 @@
-// Query Entities (query.md §1, §4): reads only the key ranges the plan names, applies the full
+// Query Entities (Azure REST: querying-tables-and-entities, query-timeout-and-pagination): reads only the key ranges
+// the plan names, applies the full
 // filter to what it reads, and ends a page at $top results or when its work budget runs out.
 import assert from 'node:assert/strict';
 import { performance } from 'node:perf_hooks';
@@ -80,7 +81,10 @@ export class QueryService {
   }
 }
 
-/** When a page ends: at $top entities, or when its rows, bytes or time run out (query.md §4.1). */
+/**
+ * When a page ends: at $top entities, or when its rows, bytes or time run out (Azure REST:
+ * query-timeout-and-pagination).
+ */
 class PageBudget {
   readonly entities: Entity[] = [];
   scanned = 0;
@@ -99,7 +103,9 @@ class PageBudget {
   checkOrder(row: Entity): void {
     const last = this.lastRead;
     assert(
-      last === undefined || last.partitionKey < row.partitionKey || (last.partitionKey === row.partitionKey && last.rowKey < row.rowKey),
+      last === undefined ||
+        last.partitionKey < row.partitionKey ||
+        (last.partitionKey === row.partitionKey && last.rowKey < row.rowKey),
       'scan rows come in key order',
     );
     this.lastRead = row;

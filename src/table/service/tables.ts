@@ -4,10 +4,14 @@ import { pageSizeMax, tableNameLengthMax } from '../../limits.js';
 import { compileTableFilter } from '../query/index.js';
 import type { Store, TableInfo } from '../../storage/store.js';
 
-// A letter, then letters and digits: 3 to tableNameLengthMax characters (data-model.md §5.1).
+// A letter, then letters and digits: 3 to tableNameLengthMax characters (Azure REST:
+// understanding-the-table-service-data-model).
 const tableNamePattern = new RegExp(`^[A-Za-z][A-Za-z0-9]{2,${tableNameLengthMax - 1}}$`);
 
-/** data-model.md §5.1; reserved `tables` → 400 InvalidResourceName (recommendation, unverified). */
+/**
+ * Azure REST: understanding-the-table-service-data-model; reserved `tables` → 400 InvalidResourceName (recommendation,
+ * unverified).
+ */
 export function validateTableName(name: string): void {
   if (!tableNamePattern.test(name) || name.toLowerCase() === 'tables') {
     throw new TableError('InvalidResourceName');

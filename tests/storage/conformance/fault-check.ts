@@ -1,4 +1,4 @@
-// The fault test (issue 10; STYLE.md: SQLite's "walk every failure point"): a workload of real
+// The fault test (after SQLite's "walk every failure point"): a workload of real
 // HTTP requests runs against the real server in this process, over a real engine wrapped in a
 // FaultyStore, once for every store call N of the workload and every way a call can fail. Each
 // time call N fails:
@@ -41,12 +41,25 @@ interface Step {
 }
 
 /** A request to `resource` of the run's account, signed with its key. */
-function request(target: Target, method: string, resource: string, extra: Omit<RawRequest, 'method' | 'path'> = {}): Promise<RawResponse> {
-  return send(target.port, { method, path: `/${target.account}/${resource}`, auth: { scheme: 'SharedKeyLite', account: target.account, key: devKey }, ...extra });
+function request(
+  target: Target,
+  method: string,
+  resource: string,
+  extra: Omit<RawRequest, 'method' | 'path'> = {},
+): Promise<RawResponse> {
+  return send(target.port, {
+    method,
+    path: `/${target.account}/${resource}`,
+    auth: { scheme: 'SharedKeyLite', account: target.account, key: devKey },
+    ...extra,
+  });
 }
 
 function batch(target: Target, body: ReturnType<typeof changesetBody>): Promise<RawResponse> {
-  return postBatch(target.port, body, { path: `/${target.account}/$batch`, auth: { scheme: 'SharedKeyLite', account: target.account, key: devKey } });
+  return postBatch(target.port, body, {
+    path: `/${target.account}/$batch`,
+    auth: { scheme: 'SharedKeyLite', account: target.account, key: devKey },
+  });
 }
 
 /** The absolute URL of a resource as the SDKs write it inside a batch. */
@@ -74,7 +87,10 @@ const aclXml =
 /** Every kind of operation the service has, in an order where each one does real work. */
 const everyOperation: readonly Step[] = [
   { name: 'Create Table', send: (t) => request(t, 'POST', 'Tables', { body: { TableName: table } }) },
-  { name: 'Insert Entity', send: (t) => request(t, 'POST', table, { body: { PartitionKey: 'p', RowKey: 'a', n: 1, s: 'x' } }) },
+  {
+    name: 'Insert Entity',
+    send: (t) => request(t, 'POST', table, { body: { PartitionKey: 'p', RowKey: 'a', n: 1, s: 'x' } }),
+  },
   {
     name: 'a change set of inserts and a merge',
     send: (t) =>
@@ -87,30 +103,59 @@ const everyOperation: readonly Step[] = [
         ]),
       ),
   },
-  { name: 'Update Entity', send: (t) => request(t, 'PUT', entityResource(table, 'p', 'a'), { headers: { 'If-Match': '*' }, body: { n: 10 } }) },
-  { name: 'Insert Or Merge Entity', send: (t) => request(t, 'MERGE', entityResource(table, 'p', 'b'), { body: { x: 'y' } }) },
-  { name: 'Delete Entity', send: (t) => request(t, 'DELETE', entityResource(table, 'p', 'c'), { headers: { 'If-Match': '*' } }) },
+  {
+    name: 'Update Entity',
+    send: (t) => request(t, 'PUT', entityResource(table, 'p', 'a'), { headers: { 'If-Match': '*' }, body: { n: 10 } }),
+  },
+  {
+    name: 'Insert Or Merge Entity',
+    send: (t) => request(t, 'MERGE', entityResource(table, 'p', 'b'), { body: { x: 'y' } }),
+  },
+  {
+    name: 'Delete Entity',
+    send: (t) => request(t, 'DELETE', entityResource(table, 'p', 'c'), { headers: { 'If-Match': '*' } }),
+  },
   { name: 'Set Table ACL', send: (t) => request(t, 'PUT', `${table}?comp=acl`, { body: aclXml, headers: xmlHeaders }) },
-  { name: 'Get Table ACL', send: (t) => request(t, 'GET', `${table}?comp=acl`, { headers: { Accept: 'application/xml' } }) },
-  { name: 'Set Service Properties (one section)', send: (t) => request(t, 'PUT', propertiesResource, { body: corsXml, headers: xmlHeaders }) },
-  { name: 'Get Service Properties', send: (t) => request(t, 'GET', propertiesResource, { headers: { Accept: 'application/xml' } }) },
+  {
+    name: 'Get Table ACL',
+    send: (t) => request(t, 'GET', `${table}?comp=acl`, { headers: { Accept: 'application/xml' } }),
+  },
+  {
+    name: 'Set Service Properties (one section)',
+    send: (t) => request(t, 'PUT', propertiesResource, { body: corsXml, headers: xmlHeaders }),
+  },
+  {
+    name: 'Get Service Properties',
+    send: (t) => request(t, 'GET', propertiesResource, { headers: { Accept: 'application/xml' } }),
+  },
   { name: 'Get Entity', send: (t) => request(t, 'GET', entityResource(table, 'p', 'a')) },
-  { name: 'Query Entities', send: (t) => request(t, 'GET', `${table}()?$filter=${encodeURIComponent("n eq 10 or x eq 'y'")}`) },
+  {
+    name: 'Query Entities',
+    send: (t) => request(t, 'GET', `${table}()?$filter=${encodeURIComponent("n eq 10 or x eq 'y'")}`),
+  },
   { name: 'Query Tables', send: (t) => request(t, 'GET', 'Tables') },
-  { name: 'a batch of one point read', send: (t) => batch(t, queryBody(op.get(url(t, entityResource(table, 'p', 'a'))))) },
+  {
+    name: 'a batch of one point read',
+    send: (t) => batch(t, queryBody(op.get(url(t, entityResource(table, 'p', 'a'))))),
+  },
   { name: 'Delete Table', send: (t) => request(t, 'DELETE', `Tables('${table}')`) },
 ];
 
 /** Set Service Properties naming two sections: each section is its own setting. */
 const twoSectionProperties: readonly Step[] = [
-  { name: 'Set Service Properties (Logging and Cors)', send: (t) => request(t, 'PUT', propertiesResource, { body: loggingAndCorsXml, headers: xmlHeaders }) },
+  {
+    name: 'Set Service Properties (Logging and Cors)',
+    send: (t) => request(t, 'PUT', propertiesResource, { body: loggingAndCorsXml, headers: xmlHeaders }),
+  },
 ];
 
 /** What a client can observe of the account, read through the services over the bare engine. */
 async function stateOf(store: Store, account: string): Promise<string> {
   const services = createServices(store);
   const tables = (await store.listTables(account, undefined, 100)).map((t) => t.name);
-  const entities = (await walk(store, { account, name: table }, {})).entities.map((e) => `${e.partitionKey}/${e.rowKey}: ${propertiesText(e.properties)}`);
+  const entities = (await walk(store, { account, name: table }, {})).entities.map(
+    (e) => `${e.partitionKey}/${e.rowKey}: ${propertiesText(e.properties)}`,
+  );
   const acl = tables.includes(table) ? await services.acls.get(account, table) : undefined;
   const properties = await services.serviceProperties.get(account);
   return show({ tables, entities, acl, properties });
@@ -196,8 +241,14 @@ class FaultRig {
         assertSucceeded(response, what);
         continue;
       }
-      assert.ok(response.status >= 500 && response.status < 600, `${what} (${fault.method}): a 5xx, got ${describeResponse(response)}`);
-      assert.ok(azureErrorCode(response) !== undefined, `${what}: an Azure error body, got ${describeResponse(response)}`);
+      assert.ok(
+        response.status >= 500 && response.status < 600,
+        `${what} (${fault.method}): a 5xx, got ${describeResponse(response)}`,
+      );
+      assert.ok(
+        azureErrorCode(response) !== undefined,
+        `${what}: an Azure error body, got ${describeResponse(response)}`,
+      );
       const state = await stateOf(store, target.account);
       assert.ok(
         state === states[i] || state === states[i + 1],
@@ -239,7 +290,9 @@ export function runFaultCheck(engine: string, factory: StoreFactory, options: Fa
 
     test('every failing store call of every operation: a 5xx Azure error, the state before or after, the server still answering', async (t) => {
       const calls = await walkFaults(rig, everyOperation, options.kinds);
-      t.diagnostic(`${calls} store calls, each failed ${options.kinds === 'one per call' ? 'one way' : `${faultKinds.length} ways`}`);
+      t.diagnostic(
+        `${calls} store calls, each failed ${options.kinds === 'one per call' ? 'one way' : `${faultKinds.length} ways`}`,
+      );
     });
 
     test('Set Service Properties naming several sections is all or nothing', async () => {

@@ -1,9 +1,20 @@
-// A Store that fails its Nth call (STYLE.md: SQLite's test_vfs TestFaultInject, at our storage
+// A Store that fails its Nth call (after SQLite's test_vfs TestFaultInject, at our storage
 // seam). It wraps a real engine and passes every other call through; the failing call throws at
 // once, rejects without reaching the engine, or reaches the engine and rejects after it applied
 // (an acknowledgement lost on its way back). Only the fault test uses it.
 import type { KeyRange } from '../../../src/domain/keys.js';
-import type { CommitResult, ScanRequest, ScanStep, SettingChange, SettingKey, Store, TableCommit, TableEntity, TableInfo, Write } from '../../../src/storage/store.js';
+import type {
+  CommitResult,
+  ScanRequest,
+  ScanStep,
+  SettingChange,
+  SettingKey,
+  Store,
+  TableCommit,
+  TableEntity,
+  TableInfo,
+  Write,
+} from '../../../src/storage/store.js';
 import type { Entity } from '../../../src/domain/entity.js';
 
 export type FaultKind = 'throw' | 'reject' | 'rejectAfterApplying';
@@ -67,7 +78,12 @@ export class FaultyStore implements Store {
     return this.call('commit', () => this.inner.commit(table, writes));
   }
 
-  getTableEntity(account: string, name: string, partitionKey: string, rowKey: string): Promise<TableEntity | undefined> {
+  getTableEntity(
+    account: string,
+    name: string,
+    partitionKey: string,
+    rowKey: string,
+  ): Promise<TableEntity | undefined> {
     return this.call('getTableEntity', () => this.inner.getTableEntity(account, name, partitionKey, rowKey));
   }
 

@@ -1,4 +1,4 @@
-// The model test (issue 10; STYLE.md: TigerBeetle's auditor, SQLite's differential testing):
+// The model test (after TigerBeetle's auditor and SQLite's differential testing):
 // seeded random command sequences run on the engine and on the model store, and every answer must
 // agree. Timestamps are compared by their pattern, not their values: each engine commit timestamp
 // is mapped to the model's for the same commit, and entities must carry corresponding versions.
@@ -9,11 +9,30 @@ import { after, before, describe, test } from 'node:test';
 import type { EdmValue } from '../../../src/domain/edm.js';
 import type { Entity, Properties } from '../../../src/domain/entity.js';
 import type { KeyBound, KeyRange } from '../../../src/domain/keys.js';
-import type { PropertyCondition, SettingKey, Store, TableInfo, Write, WriteCondition } from '../../../src/storage/store.js';
+import type {
+  PropertyCondition,
+  SettingKey,
+  Store,
+  TableInfo,
+  Write,
+  WriteCondition,
+} from '../../../src/storage/store.js';
 import { seededRandom, type Random } from '../../query/random.js';
 import { ModelStore } from './model.js';
 import { operators, randomCondition, randomValue, satisfies } from './random-values.js';
-import { assertSameProperties, edm, fillToBytes, keysOf, keyText, noiseBytes, rangeText, show, walk, type StoreFactory, type StoreUnderTest } from './support.js';
+import {
+  assertSameProperties,
+  edm,
+  fillToBytes,
+  keysOf,
+  keyText,
+  noiseBytes,
+  rangeText,
+  show,
+  walk,
+  type StoreFactory,
+  type StoreUnderTest,
+} from './support.js';
 
 export interface ModelCheckOptions {
   /** Random sequences per run (default 20). */
@@ -80,10 +99,18 @@ class Sequence {
 
   /** Both stores hold the same entity, with corresponding versions. */
   assertSameEntity(engine: Entity | undefined, model: Entity | undefined, what: string): void {
-    assert.equal(engine === undefined, model === undefined, `${what}: ${engine === undefined ? 'missing in the engine' : 'missing in the model'}`);
+    assert.equal(
+      engine === undefined,
+      model === undefined,
+      `${what}: ${engine === undefined ? 'missing in the engine' : 'missing in the model'}`,
+    );
     if (engine === undefined || model === undefined) return;
     assert.equal(keyText(engine), keyText(model), `${what}: keys`);
-    assert.equal(this.modelTimestamp.get(engine.timestamp), model.timestamp, `${what}: version ${engine.timestamp} is the commit that wrote it`);
+    assert.equal(
+      this.modelTimestamp.get(engine.timestamp),
+      model.timestamp,
+      `${what}: version ${engine.timestamp} is the commit that wrote it`,
+    );
     assertSameProperties(engine.properties, model.properties, what);
   }
 }
@@ -96,7 +123,10 @@ async function runSequence(engine: Store, seed: number, commands: number): Promi
     } catch (error) {
       const recent = sequence.log.slice(-8).join('\n    ');
       const message = error instanceof Error ? error.message : String(error);
-      throw new Error(`seed=${seed} (replay: ${seedVariable}=${seed}) failed at command ${i}:\n    ${recent}\n  ${message}`, { cause: error });
+      throw new Error(
+        `seed=${seed} (replay: ${seedVariable}=${seed}) failed at command ${i}:\n    ${recent}\n  ${message}`,
+        { cause: error },
+      );
     }
   }
 }
@@ -158,7 +188,8 @@ function randomProperties(s: Sequence): Properties {
     return fillToBytes('', '', new Map(), 1024 * 1024 - 2048 - random.int(64));
   }
   for (let n = random.int(4); n > 0; n--) {
-    const value: EdmValue = randomValue(random) ?? edm.string(noiseBytes(random.int(40), random.int(1000) + 1).toString('base64'));
+    const value: EdmValue =
+      randomValue(random) ?? edm.string(noiseBytes(random.int(40), random.int(1000) + 1).toString('base64'));
     properties.set(random.pick(propertyNames), value);
   }
   return properties;
@@ -169,7 +200,8 @@ function randomWriteCondition(s: Sequence): { engine: WriteCondition; model: Wri
   const { random } = s;
   const kind = random.pick(['none', 'none', 'absent', 'present', 'version', 'version'] as const);
   if (kind !== 'version') return { engine: { kind }, model: { kind } };
-  const known = s.versions.length > 0 && random.chance(0.9) ? random.pick(s.versions.slice(-12)) : { engine: 1n, model: 1n };
+  const known =
+    s.versions.length > 0 && random.chance(0.9) ? random.pick(s.versions.slice(-12)) : { engine: 1n, model: 1n };
   return { engine: { kind, timestamp: known.engine }, model: { kind, timestamp: known.model } };
 }
 
@@ -187,7 +219,9 @@ async function commit(s: Sequence): Promise<void> {
     engineWrites.push({ partitionKey, rowKey, condition: condition.engine, action });
     modelWrites.push({ partitionKey, rowKey, condition: condition.model, action });
   }
-  s.log.push(`commit ${table.account} ${table.name} ${show(engineWrites.map((w) => [w.partitionKey, w.rowKey, w.condition, w.action.kind]))}`);
+  s.log.push(
+    `commit ${table.account} ${table.name} ${show(engineWrites.map((w) => [w.partitionKey, w.rowKey, w.condition, w.action.kind]))}`,
+  );
   const engine = await s.engine.commit(table, engineWrites);
   const model = await s.model.commit(table, modelWrites);
   if (engine.ok && model.ok) {
@@ -213,7 +247,11 @@ async function getEntity(s: Sequence): Promise<void> {
   const partitionKey = s.random.pick(partitionKeys);
   const rowKey = s.random.pick(rowKeys);
   s.log.push(`getEntity ${table.account} ${table.name} ${show([partitionKey, rowKey])}`);
-  s.assertSameEntity(await s.engine.getEntity(table, partitionKey, rowKey), await s.model.getEntity(table, partitionKey, rowKey), 'getEntity');
+  s.assertSameEntity(
+    await s.engine.getEntity(table, partitionKey, rowKey),
+    await s.model.getEntity(table, partitionKey, rowKey),
+    'getEntity',
+  );
 }
 
 function randomBound(s: Sequence): KeyBound | undefined {
@@ -221,7 +259,9 @@ function randomBound(s: Sequence): KeyBound | undefined {
   if (random.chance(0.3)) return undefined;
   const partitionKey = random.pick([...partitionKeys, 'aa', '\uffff']);
   const inclusive = random.chance(0.5);
-  return random.chance(0.5) ? { partitionKey, inclusive } : { partitionKey, rowKey: random.pick([...rowKeys, '0', '11']), inclusive };
+  return random.chance(0.5)
+    ? { partitionKey, inclusive }
+    : { partitionKey, rowKey: random.pick([...rowKeys, '0', '11']), inclusive };
 }
 
 /** Conditions for each side: the same, but a Timestamp literal is one commit's timestamp on each side. */
@@ -251,7 +291,9 @@ async function scan(s: Sequence): Promise<void> {
   const range: KeyRange = { ...(lower && { lower }), ...(upper && { upper }) };
   const conditions = randomConditions(s);
   const limit = s.random.pick([1, 2, 5, 1000]);
-  s.log.push(`scan ${table.account} ${table.name} ${rangeText(range)} limit ${limit} conditions ${show(conditions.engine)}`);
+  s.log.push(
+    `scan ${table.account} ${table.name} ${rangeText(range)} limit ${limit} conditions ${show(conditions.engine)}`,
+  );
   // Each side's rows that satisfy every condition: the store may keep more (a prefilter), never fewer.
   const exact = (rows: Entity[], cs: PropertyCondition[]) => rows.filter((row) => cs.every((c) => satisfies(row, c)));
   const engine = exact((await walk(s.engine, table, range, limit, conditions.engine)).entities, conditions.engine);
@@ -265,7 +307,9 @@ async function scan(s: Sequence): Promise<void> {
 async function setting(s: Sequence): Promise<void> {
   const { random } = s;
   const account = random.pick(s.accounts);
-  const key: SettingKey = random.chance(0.5) ? { scope: 'account', name: random.pick(['cors', 'logging']) } : { scope: 'table', table: random.pick(tableNames) };
+  const key: SettingKey = random.chance(0.5)
+    ? { scope: 'account', name: random.pick(['cors', 'logging']) }
+    : { scope: 'table', table: random.pick(tableNames) };
   if (random.chance(0.5)) {
     s.log.push(`getSetting ${account} ${show(key)}`);
     assert.equal(await s.engine.getSetting(account, key), await s.model.getSetting(account, key), 'getSetting');
@@ -274,5 +318,9 @@ async function setting(s: Sequence): Promise<void> {
   const value = random.chance(0.25) ? undefined : `v${random.int(1000)}`;
   s.log.push(`putSettings ${account} ${show(key)} ${String(value)}`);
   const changes = [{ key, value }];
-  assert.equal(await s.engine.putSettings(account, changes), await s.model.putSettings(account, changes), 'putSettings');
+  assert.equal(
+    await s.engine.putSettings(account, changes),
+    await s.model.putSettings(account, changes),
+    'putSettings',
+  );
 }

@@ -5,12 +5,26 @@
 // suite and the model vouch for each other. It never stands in for an engine anywhere else.
 import type { Entity, Properties } from '../../../src/domain/entity.js';
 import type { KeyRange } from '../../../src/domain/keys.js';
-import type { CommitResult, ScanRequest, ScanStep, SettingChange, TableCommit, TableEntity,
-  SettingKey, Store, TableInfo, Write, WriteFailure } from '../../../src/storage/store.js';
+import type {
+  CommitResult,
+  ScanRequest,
+  ScanStep,
+  SettingChange,
+  TableCommit,
+  TableEntity,
+  SettingKey,
+  Store,
+  TableInfo,
+  Write,
+  WriteFailure,
+} from '../../../src/storage/store.js';
 import { getTableThenCommit, getTableThenEntity } from '../../../src/storage/table-calls.js';
 import { accountedBytes, compareKeys, compareText, inRange, keyText } from './support.js';
 
-/** data-model.md §5.3, restated here rather than imported: 252 custom properties, 1 MiB. */
+/**
+ * Azure REST: understanding-the-table-service-data-model, restated here rather than imported: 252 custom properties, 1
+ * MiB.
+ */
 const customPropertiesMax = 252;
 const entityBytesMax = 1024 * 1024;
 
@@ -80,7 +94,12 @@ export class ModelStore implements Store {
     for (const row of rows) {
       if (entities.length === Math.min(request.limit, this.stepRowsMax) || examined === this.stepExamineMax) {
         const last = rows[examined - 1]!;
-        return { entities, examined, bytes, next: { partitionKey: last.partitionKey, rowKey: last.rowKey, inclusive: false } };
+        return {
+          entities,
+          examined,
+          bytes,
+          next: { partitionKey: last.partitionKey, rowKey: last.rowKey, inclusive: false },
+        };
       }
       examined++;
       // A prefilter may keep any row that has the property: the model keeps them all.
@@ -92,7 +111,12 @@ export class ModelStore implements Store {
     return { entities, examined, bytes, next: undefined };
   }
 
-  getTableEntity(account: string, name: string, partitionKey: string, rowKey: string): Promise<TableEntity | undefined> {
+  getTableEntity(
+    account: string,
+    name: string,
+    partitionKey: string,
+    rowKey: string,
+  ): Promise<TableEntity | undefined> {
     return getTableThenEntity(this, account, name, partitionKey, rowKey);
   }
 
@@ -116,7 +140,13 @@ export class ModelStore implements Store {
     writes.forEach((write, i) => {
       const properties = next[i];
       if (properties === undefined) table.entities.delete(keyText(write));
-      else table.entities.set(keyText(write), { partitionKey: write.partitionKey, rowKey: write.rowKey, timestamp, properties: new Map(properties) });
+      else
+        table.entities.set(keyText(write), {
+          partitionKey: write.partitionKey,
+          rowKey: write.rowKey,
+          timestamp,
+          properties: new Map(properties),
+        });
     });
     return { ok: true, timestamp };
   }
@@ -126,7 +156,8 @@ export class ModelStore implements Store {
   }
 
   async putSettings(account: string, changes: readonly SettingChange[]): Promise<'ok' | 'tableNotFound'> {
-    if (changes.some(({ key }) => key.scope === 'table' && this.table({ account, name: key.table }) === undefined)) return 'tableNotFound';
+    if (changes.some(({ key }) => key.scope === 'table' && this.table({ account, name: key.table }) === undefined))
+      return 'tableNotFound';
     for (const { key, value } of changes) {
       if (value === undefined) this.settings.delete(settingId(account, key));
       else this.settings.set(settingId(account, key), value);
@@ -179,5 +210,10 @@ function settingId(account: string, key: SettingKey): string {
 }
 
 function copy(entity: Entity): Entity {
-  return { partitionKey: entity.partitionKey, rowKey: entity.rowKey, timestamp: entity.timestamp, properties: new Map(entity.properties) };
+  return {
+    partitionKey: entity.partitionKey,
+    rowKey: entity.rowKey,
+    timestamp: entity.timestamp,
+    properties: new Map(entity.properties),
+  };
 }

@@ -13,16 +13,72 @@ const someTicks = 17_040_672_001_234_567n;
 
 export const int32Values = [-2147483648, -1, 0, 1, 2, 7, 2147483647];
 export const int64Values = [int64Min, -(2n ** 53n) - 1n, -1n, 0n, 1n, 2n, 2n ** 53n, 2n ** 53n + 1n, int64Max];
-const doubleValues = [NaN, Infinity, -Infinity, -0, 0, 0.5, -0.5, 1.5, 2, 1e308, -1e308, 5e-324, 2 ** 53, 2 ** 53 + 2, 2147483647.5];
-const stringValues = ['', 'a', 'A', 'ab', 'b', '10', '2', 'é', 'e\u0301', '\u{1f600}', '\ue000', '\uffff', 'true', '1.5', 'NaN'];
-export const dateTimeValues = [dateTimeTicksMin, dateTimeTicksMax, -1n, 0n, 1n, someTicks, someTicks - 1n, someTicks + 1n, someTicks + 9_999n, someTicks - 10_000n];
+const doubleValues = [
+  NaN,
+  Infinity,
+  -Infinity,
+  -0,
+  0,
+  0.5,
+  -0.5,
+  1.5,
+  2,
+  1e308,
+  -1e308,
+  5e-324,
+  2 ** 53,
+  2 ** 53 + 2,
+  2147483647.5,
+];
+const stringValues = [
+  '',
+  'a',
+  'A',
+  'ab',
+  'b',
+  '10',
+  '2',
+  'é',
+  'e\u0301',
+  '\u{1f600}',
+  '\ue000',
+  '\uffff',
+  'true',
+  '1.5',
+  'NaN',
+];
+export const dateTimeValues = [
+  dateTimeTicksMin,
+  dateTimeTicksMax,
+  -1n,
+  0n,
+  1n,
+  someTicks,
+  someTicks - 1n,
+  someTicks + 1n,
+  someTicks + 9_999n,
+  someTicks - 10_000n,
+];
 
 /**
  * String literals stay below U+D800: there UTF-8 byte order agrees with UTF-16 order, so an engine
  * may compare stored text either way (src/query/pushdown.ts never sends other string literals).
  */
 export const stringLiterals = ['', 'a', 'A', 'ab', 'b', '1', '10', '2', 'é', 'true', 'a\u00ff', 'NaN'];
-export const numberLiterals: (number | bigint)[] = [...int32Values, -10, 3, 0.5, -0, 1.5, 2 ** 53, 1e308, -1e308, 5e-324, 2147483647.5, ...int64Values];
+export const numberLiterals: (number | bigint)[] = [
+  ...int32Values,
+  -10,
+  3,
+  0.5,
+  -0,
+  1.5,
+  2 ** 53,
+  1e308,
+  -1e308,
+  5e-324,
+  2147483647.5,
+  ...int64Values,
+];
 
 export function randomValue(random: Random): EdmValue | undefined {
   const pick = random.int(9);
@@ -40,7 +96,9 @@ export function randomValue(random: Random): EdmValue | undefined {
     case 5:
       return edm.dateTime(random.pick(dateTimeValues));
     case 6:
-      return edm.guid(random.chance(0.5) ? '00000000-0000-0000-0000-000000000000' : 'c9da6455-213d-42c9-9a79-3e9149a57833');
+      return edm.guid(
+        random.chance(0.5) ? '00000000-0000-0000-0000-000000000000' : 'c9da6455-213d-42c9-9a79-3e9149a57833',
+      );
     case 7:
       return edm.binary(noiseBytes(random.int(4), random.int(100) + 1));
     default:
@@ -49,12 +107,21 @@ export function randomValue(random: Random): EdmValue | undefined {
 }
 
 /** A condition on one of `properties` (or on Timestamp, near one of `timestamps`). */
-export function randomCondition(random: Random, timestamps: readonly bigint[], properties: readonly string[] = ['v', 'v', 'v', 'w']): PropertyCondition {
+export function randomCondition(
+  random: Random,
+  timestamps: readonly bigint[],
+  properties: readonly string[] = ['v', 'v', 'v', 'w'],
+): PropertyCondition {
   const operator = random.pick(operators);
   const property = random.pick(properties);
   switch (random.int(5)) {
     case 0:
-      return { kind: 'number', property, operator, value: random.chance(0.7) ? random.pick(numberLiterals) : random.int(21) - 10 };
+      return {
+        kind: 'number',
+        property,
+        operator,
+        value: random.chance(0.7) ? random.pick(numberLiterals) : random.int(21) - 10,
+      };
     case 1:
       return { kind: 'string', property, operator, value: random.pick(stringLiterals) };
     case 2:
@@ -73,7 +140,9 @@ function literalOf(condition: PropertyCondition): EdmValue {
   switch (condition.kind) {
     case 'number':
       if (typeof condition.value === 'bigint') return edm.int64(condition.value);
-      return Number.isInteger(condition.value) && Math.abs(condition.value) <= 2147483647 && !Object.is(condition.value, -0)
+      return Number.isInteger(condition.value) &&
+        Math.abs(condition.value) <= 2147483647 &&
+        !Object.is(condition.value, -0)
         ? edm.int32(condition.value)
         : edm.double(condition.value);
     case 'string':
@@ -91,7 +160,10 @@ export function satisfies(row: Entity, condition: PropertyCondition): boolean {
   let predicate = predicates.get(condition);
   if (predicate === undefined) {
     const property = condition.kind === 'timestamp' ? 'Timestamp' : condition.property;
-    predicate = compilePredicate({ kind: 'comparison', property, operator: condition.operator, literal: literalOf(condition) }, readEntityProperty);
+    predicate = compilePredicate(
+      { kind: 'comparison', property, operator: condition.operator, literal: literalOf(condition) },
+      readEntityProperty,
+    );
     predicates.set(condition, predicate);
   }
   return predicate(row);
@@ -99,4 +171,3 @@ export function satisfies(row: Entity, condition: PropertyCondition): boolean {
 
 /** Each condition compiled once. */
 const predicates = new WeakMap<PropertyCondition, (row: Entity) => boolean>();
-

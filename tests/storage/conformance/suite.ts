@@ -1,4 +1,4 @@
-// The Store conformance suite (issue 10; STYLE.md: Hono's router suite, litestream's replica-client
+// The Store conformance suite (after Hono's router suite, litestream's replica-client
 // tests): one function that takes a factory for an engine's Store and registers every case of the
 // contract in src/storage/store.ts against it. An engine that differs somewhere passes a skip list,
 // each entry with its written reason; a skip that names no case is an error, so a renamed case

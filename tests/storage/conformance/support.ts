@@ -65,7 +65,8 @@ export async function commitOk(store: Store, table: TableInfo, writes: readonly 
   return result.timestamp;
 }
 
-// -- keys and ranges (data-model.md §6), independent of src/ -----------------------------------------
+// -- keys and ranges (Azure REST: understanding-the-table-service-data-model), independent of src/
+// -----------------------------------------
 
 export interface Keys {
   readonly partitionKey: string;
@@ -89,7 +90,9 @@ export function compareKeys(a: Keys, b: Keys): number {
 /** Whether `keys` lies inside `range`; a bound without a RowKey is on the PartitionKey alone. */
 export function inRange(keys: Keys, { lower, upper }: KeyRange): boolean {
   const side = (bound: KeyBound): number =>
-    bound.rowKey === undefined ? compareText(keys.partitionKey, bound.partitionKey) : compareKeys(keys, { partitionKey: bound.partitionKey, rowKey: bound.rowKey });
+    bound.rowKey === undefined
+      ? compareText(keys.partitionKey, bound.partitionKey)
+      : compareKeys(keys, { partitionKey: bound.partitionKey, rowKey: bound.rowKey });
   if (lower !== undefined && !(side(lower) > 0 || (lower.inclusive && side(lower) === 0))) return false;
   if (upper !== undefined && !(side(upper) < 0 || (upper.inclusive && side(upper) === 0))) return false;
   return true;
@@ -106,7 +109,9 @@ export function keyText({ partitionKey, rowKey }: Keys): string {
 
 export function rangeText(range: KeyRange): string {
   const bound = (b: KeyBound | undefined, open: string) =>
-    b === undefined ? open : `${b.inclusive ? 'incl' : 'excl'} ${JSON.stringify(b.rowKey === undefined ? [b.partitionKey] : [b.partitionKey, b.rowKey])}`;
+    b === undefined
+      ? open
+      : `${b.inclusive ? 'incl' : 'excl'} ${JSON.stringify(b.rowKey === undefined ? [b.partitionKey] : [b.partitionKey, b.rowKey])}`;
   return `[${bound(range.lower, '-inf')} .. ${bound(range.upper, '+inf')}]`;
 }
 
@@ -137,18 +142,25 @@ export function propertiesText(properties: Properties): string {
 
 /** Same names in the same order (the client's, Entity.properties), each the same type and value. */
 export function assertSameProperties(actual: Properties, expected: Properties, what: string): void {
-  const same = actual.size === expected.size && [...actual].every(([name, value], i) => {
-    const [expectedName, expectedValue] = [...expected][i]!;
-    return name === expectedName && sameValue(value, expectedValue);
-  });
-  if (!same) assert.fail(`${what}: properties\n  actual   ${propertiesText(actual)}\n  expected ${propertiesText(expected)}`);
+  const same =
+    actual.size === expected.size &&
+    [...actual].every(([name, value], i) => {
+      const [expectedName, expectedValue] = [...expected][i]!;
+      return name === expectedName && sameValue(value, expectedValue);
+    });
+  if (!same)
+    assert.fail(`${what}: properties\n  actual   ${propertiesText(actual)}\n  expected ${propertiesText(expected)}`);
 }
 
 /** What every entity a store hands out must satisfy whatever the operation. */
 export function checkEntity(entity: Entity): Entity {
   assert.equal(typeof entity.timestamp, 'bigint', 'Timestamp is bigint ticks');
   if (entity.minimalJson !== undefined) {
-    assert.equal(entity.minimalJson, encodeMinimalProperties(entity.properties), `minimalJson of ${keyText(entity)} is the minimal encoding`);
+    assert.equal(
+      entity.minimalJson,
+      encodeMinimalProperties(entity.properties),
+      `minimalJson of ${keyText(entity)} is the minimal encoding`,
+    );
   }
   return entity;
 }
@@ -181,21 +193,29 @@ export async function walk(
   for (let steps = 1; ; steps++) {
     assert.ok(steps <= stepsMax, `a scan of ${rangeText(range)} ends within ${stepsMax} steps`);
     const step = await store.scan(table, current, { conditions, limit });
-    assert.ok(step.entities.length <= limit, `a step returns at most limit=${limit} entities (got ${step.entities.length})`);
-    assert.ok(Number.isInteger(step.examined) && step.examined >= step.entities.length, `examined ${step.examined} >= returned ${step.entities.length}`);
+    assert.ok(
+      step.entities.length <= limit,
+      `a step returns at most limit=${limit} entities (got ${step.entities.length})`,
+    );
+    assert.ok(
+      Number.isInteger(step.examined) && step.examined >= step.entities.length,
+      `examined ${step.examined} >= returned ${step.entities.length}`,
+    );
     assert.ok(Number.isFinite(step.bytes) && step.bytes >= 0, 'bytes is a count');
     for (const entity of step.entities) {
       checkEntity(entity);
       assert.ok(inRange(entity, range), `${keyText(entity)} lies inside ${rangeText(range)}`);
       const previous = entities.at(-1);
-      if (previous !== undefined) assert.ok(compareKeys(previous, entity) < 0, `key order: ${keyText(previous)} before ${keyText(entity)}`);
+      if (previous !== undefined)
+        assert.ok(compareKeys(previous, entity) < 0, `key order: ${keyText(previous)} before ${keyText(entity)}`);
       entities.push(entity);
     }
     examined += step.examined;
     bytes += step.bytes;
     if (step.next === undefined) return { entities, steps, examined, bytes };
     const last = step.entities.at(-1);
-    if (last !== undefined) assert.ok(beforeBound(last, step.next), `the step's last row ${keyText(last)} lies before its next bound`);
+    if (last !== undefined)
+      assert.ok(beforeBound(last, step.next), `the step's last row ${keyText(last)} lies before its next bound`);
     current = { ...current, lower: step.next };
   }
 }
@@ -205,7 +225,8 @@ export function keysOf(entities: readonly Keys[]): string[] {
   return entities.map(keyText);
 }
 
-// -- entity size by data-model.md §5.3, written out here (not src/domain's) ---------------------------
+// -- entity size by Azure REST: understanding-the-table-service-data-model, written out here (not src/domain's)
+// ---------------------------
 
 export function accountedBytes(partitionKey: string, rowKey: string, properties: Properties): number {
   let bytes = 4 + 2 * partitionKey.length + 2 * rowKey.length;
@@ -213,7 +234,10 @@ export function accountedBytes(partitionKey: string, rowKey: string, properties:
     bytes += 8 + 2 * name.length;
     if (value.type === 'Edm.String') bytes += 2 * value.value.length + 4;
     else if (value.type === 'Edm.Binary') bytes += value.value.length + 4;
-    else bytes += { 'Edm.Guid': 16, 'Edm.DateTime': 8, 'Edm.Double': 8, 'Edm.Int64': 8, 'Edm.Int32': 4, 'Edm.Boolean': 1 }[value.type];
+    else
+      bytes += { 'Edm.Guid': 16, 'Edm.DateTime': 8, 'Edm.Double': 8, 'Edm.Int64': 8, 'Edm.Int32': 4, 'Edm.Boolean': 1 }[
+        value.type
+      ];
   }
   return bytes;
 }

@@ -59,7 +59,11 @@ export class DataSeries {
     for (const { at, value } of samples) {
       if (!Number.isFinite(value)) throw new RangeError(`sample value ${value} is not finite`);
       const k = this.keys(series, at);
-      const row = rows.get(k.rowKey) ?? { partitionKey: k.partitionKey, rowKey: k.rowKey, periodStart: { value: new Date(k.start).toISOString(), type: 'DateTime' } };
+      const row = rows.get(k.rowKey) ?? {
+        partitionKey: k.partitionKey,
+        rowKey: k.rowKey,
+        periodStart: { value: new Date(k.start).toISOString(), type: 'DateTime' },
+      };
       row[this.slotName(k.slot)] = { value, type: 'Double' };
       rows.set(k.rowKey, row);
     }

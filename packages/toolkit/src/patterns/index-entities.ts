@@ -28,16 +28,29 @@ export class IndexEntityTable<S extends Schema> {
 
   /** RowKey of the list row for a value. */
   listRowKey(value: string): string {
-    return joinComponents(['!index', codecs.text().encode(this.model.kind), codecs.text().encode(this.field), codecs.text().encode(value)]);
+    return joinComponents([
+      '!index',
+      codecs.text().encode(this.model.kind),
+      codecs.text().encode(this.field),
+      codecs.text().encode(value),
+    ]);
   }
 
   private listRow(partitionKey: string, value: string, rowKeys: string[]): WireEntity | null {
     if (rowKeys.length === 0) return null;
     const text = JSON.stringify(rowKeys.sort());
     if (text.length > limits.stringUtf16Units) {
-      throw new LimitError('PropertyValueTooLarge', `the index entity for ${JSON.stringify(value)} would list ${rowKeys.length} entities (${text.length} characters)`);
+      throw new LimitError(
+        'PropertyValueTooLarge',
+        `the index entity for ${JSON.stringify(value)} would list ${rowKeys.length} entities (${text.length} characters)`,
+      );
     }
-    return { partitionKey, rowKey: this.listRowKey(value), [listProperty]: { value: text, type: 'String' }, _kind: { value: `${this.model.kind}#list`, type: 'String' } };
+    return {
+      partitionKey,
+      rowKey: this.listRowKey(value),
+      [listProperty]: { value: text, type: 'String' },
+      _kind: { value: `${this.model.kind}#list`, type: 'String' },
+    };
   }
 
   private static listOf(raw: RawEntity | undefined): string[] {
@@ -58,7 +71,9 @@ export class IndexEntityTable<S extends Schema> {
       // The list rows involved depend on the old and new values: plan them from a first read.
       const before = decode(await readRaw(this.client, partitionKey, rowKey, this.retry));
       const planned = valueOf(before);
-      const values = [...new Set([planned, valueOf(change(before && structuredClone(before)))])].filter((v): v is string => v !== undefined);
+      const values = [...new Set([planned, valueOf(change(before && structuredClone(before)))])].filter(
+        (v): v is string => v !== undefined,
+      );
       const operationId = newOperationId();
       const done = await updateGroup(
         this.client,
@@ -68,7 +83,8 @@ export class IndexEntityTable<S extends Schema> {
           const current = decode(entity);
           const next = change(current && structuredClone(current));
           // The value changed since the plan: plan again.
-          if (valueOf(current) !== planned || (next && !values.includes(valueOf(next)!))) return { writes: [], result: false };
+          if (valueOf(current) !== planned || (next && !values.includes(valueOf(next)!)))
+            return { writes: [], result: false };
           const writes: (WireEntity | null)[] = [next ? this.model.toEntity(next, operationId, entity) : null];
           values.forEach((value, index) => {
             const listed = new Set(IndexEntityTable.listOf(lists[index]));

@@ -4,9 +4,28 @@
 // never drift from it: either every row changes or none does.
 import type { TableClient, TransactionAction } from '@azure/data-tables';
 import { codecs } from '../keys.js';
-import { deletingProperty, isDeleting, KeyTemplate, reserved, writtenBy, type KeyPart, type Model, type RawEntity, type Stored, type WireEntity } from '../model.js';
+import {
+  deletingProperty,
+  isDeleting,
+  KeyTemplate,
+  reserved,
+  writtenBy,
+  type KeyPart,
+  type Model,
+  type RawEntity,
+  type Stored,
+  type WireEntity,
+} from '../model.js';
 import { keys } from '../filter.js';
-import { defaultRetryPolicy, newOperationId, optimistic, raceOnMissingRow, statusOf, withRetry, type RetryPolicy } from '../retry.js';
+import {
+  defaultRetryPolicy,
+  newOperationId,
+  optimistic,
+  raceOnMissingRow,
+  statusOf,
+  withRetry,
+  type RetryPolicy,
+} from '../retry.js';
 import type { Infer, Schema } from '../schema.js';
 import { readRaw, rawPages, submitBatch } from '../table.js';
 
@@ -38,7 +57,10 @@ export class IndexedTable<S extends Schema, I extends string> {
         name,
         // RowKey: <kind> <index name> <index fields…> [<entity RowKey>]; the constant prefix keeps
         // each index in its own key range, away from the entities.
-        { template: new KeyTemplate(model.schema, [{ literal: `${model.kind}${indexKindSuffix}${name}` }, ...def.key]), unique: def.unique ?? false },
+        {
+          template: new KeyTemplate(model.schema, [{ literal: `${model.kind}${indexKindSuffix}${name}` }, ...def.key]),
+          unique: def.unique ?? false,
+        },
       ]),
     );
   }
@@ -76,7 +98,10 @@ export class IndexedTable<S extends Schema, I extends string> {
     const rows = this.rowsFor(values, operationId);
     await withRetry(async () => {
       try {
-        await submitBatch(this.client, rows.map((row): TransactionAction => ['create', row]));
+        await submitBatch(
+          this.client,
+          rows.map((row): TransactionAction => ['create', row]),
+        );
       } catch (error) {
         if (statusOf(error) !== 409) throw error;
         const existing = await readRaw(this.client, rows[0]!.partitionKey, rows[0]!.rowKey, this.retry);
@@ -85,7 +110,10 @@ export class IndexedTable<S extends Schema, I extends string> {
         // A delete that stopped half-way: finish it, then insert.
         if (existing && isDeleting(existing)) {
           await this.finishDelete(existing.partitionKey, existing.rowKey);
-          return submitBatch(this.client, rows.map((row): TransactionAction => ['create', row]));
+          return submitBatch(
+            this.client,
+            rows.map((row): TransactionAction => ['create', row]),
+          );
         }
         throw error;
       }
@@ -106,7 +134,8 @@ export class IndexedTable<S extends Schema, I extends string> {
         const current = this.model.fromEntity(raw);
         const next = change(structuredClone(current));
         const [entity, ...copies] = this.rowsFor(next, operationId, raw);
-        if (entity!.partitionKey !== partitionKey || entity!.rowKey !== rowKey) throw new Error('update must not change the entity keys');
+        if (entity!.partitionKey !== partitionKey || entity!.rowKey !== rowKey)
+          throw new Error('update must not change the entity keys');
         const oldKeys = new Set([...this.templates.keys()].map((name) => this.indexRowKey(name, current, rowKey)));
         const actions: TransactionAction[] = [['update', entity!, 'Replace', { etag: raw.etag! }]];
         for (const copy of copies) {
@@ -149,7 +178,10 @@ export class IndexedTable<S extends Schema, I extends string> {
           for (const row of rows) row[deletingProperty] = { value: true, type: 'Boolean' };
           const [entity, ...copies] = rows;
           await raceOnMissingRow(() =>
-            submitBatch(this.client, [['update', entity!, 'Replace', { etag: raw.etag! }], ...copies.map((copy): TransactionAction => ['upsert', copy, 'Replace'])]),
+            submitBatch(this.client, [
+              ['update', entity!, 'Replace', { etag: raw.etag! }],
+              ...copies.map((copy): TransactionAction => ['upsert', copy, 'Replace']),
+            ]),
           );
         }
         await this.finishDelete(partitionKey, rowKey);
@@ -168,17 +200,18 @@ export class IndexedTable<S extends Schema, I extends string> {
           const current = this.model.fromEntity(raw);
           const marker: WireEntity = { partitionKey, rowKey, [deletingProperty]: { value: true, type: 'Boolean' } };
           const actions: TransactionAction[] = [['update', marker, 'Replace', { etag: raw.etag! }]];
-          for (const name of this.templates.keys()) actions.push(['delete', { partitionKey, rowKey: this.indexRowKey(name, current, rowKey) }]);
+          for (const name of this.templates.keys())
+            actions.push(['delete', { partitionKey, rowKey: this.indexRowKey(name, current, rowKey) }]);
           await raceOnMissingRow(() => submitBatch(this.client, actions));
         }
         const marker = await readRaw(this.client, partitionKey, rowKey, this.retry);
-        if (marker === undefined || !isDeleting(marker) || this.model.isKind(marker)) throw Object.assign(new Error('the row changed'), { statusCode: 412 });
+        if (marker === undefined || !isDeleting(marker) || this.model.isKind(marker))
+          throw Object.assign(new Error('the row changed'), { statusCode: 412 });
         await raceOnMissingRow(() => this.client.deleteEntity(partitionKey, rowKey, { etag: marker.etag! }));
       },
       { maxAttempts: this.maxConflictRetries, retry: this.retry },
     );
   }
-
 
   /**
    * Entities of one partition by an indexed attribute: `values` holds the partition key fields and a
@@ -201,7 +234,8 @@ export class IndexedTable<S extends Schema, I extends string> {
     const partitionKey = this.model.partitionKey.encode(values);
     const found: Stored<Infer<S>>[] = [];
     for await (const page of rawPages(this.client, { filter: keys.partitionKey('eq', partitionKey) }, this.retry)) {
-      for (const raw of page.items) if (this.model.isKind(raw) && !isDeleting(raw)) found.push(this.model.fromEntity(raw));
+      for (const raw of page.items)
+        if (this.model.isKind(raw) && !isDeleting(raw)) found.push(this.model.fromEntity(raw));
     }
     return found;
   }
@@ -215,13 +249,20 @@ export class IndexedTable<S extends Schema, I extends string> {
     const expected = new Map<string, string>();
     const actual = new Map<string, string>();
     const content = (raw: RawEntity) =>
-      JSON.stringify(Object.entries(this.model.decodeRow(raw)).filter(([name]) => name in this.model.schema).map(([n, v]) => [n, String(v)]));
+      JSON.stringify(
+        Object.entries(this.model.decodeRow(raw))
+          .filter(([name]) => name in this.model.schema)
+          .map(([n, v]) => [n, String(v)]),
+      );
     for await (const page of rawPages(this.client, { filter: keys.partitionKey('eq', partitionKey) }, this.retry)) {
       for (const raw of page.items) {
         if (this.model.isKind(raw)) {
           const current = this.model.fromEntity(raw);
-          for (const name of this.templates.keys()) expected.set(this.indexRowKey(name, current, raw.rowKey), content(raw));
-        } else if (String((raw[reserved.kind] as { value?: unknown })?.value ?? '').startsWith(this.model.kind + indexKindSuffix)) {
+          for (const name of this.templates.keys())
+            expected.set(this.indexRowKey(name, current, raw.rowKey), content(raw));
+        } else if (
+          String((raw[reserved.kind] as { value?: unknown })?.value ?? '').startsWith(this.model.kind + indexKindSuffix)
+        ) {
           actual.set(raw.rowKey, content(raw));
         }
       }

@@ -56,7 +56,12 @@ export class LargeObjectStore {
   async put(partitionKey: string, name: string, data: Uint8Array): Promise<LargeObjectInfo> {
     const version = randomUUID();
     const chunks = Math.max(1, Math.ceil(data.byteLength / bytesPerChunk));
-    const info: LargeObjectInfo = { version, size: data.byteLength, sha256: createHash('sha256').update(data).digest('hex'), chunks };
+    const info: LargeObjectInfo = {
+      version,
+      size: data.byteLength,
+      sha256: createHash('sha256').update(data).digest('hex'),
+      chunks,
+    };
     let next = 0;
     const writer = async () => {
       for (let index = next++; index < chunks; index = next++) {
@@ -64,7 +69,10 @@ export class LargeObjectStore {
         const chunk = data.subarray(index * bytesPerChunk, (index + 1) * bytesPerChunk);
         for (let p = 0; p * limits.binaryBytes < chunk.byteLength; p++) {
           const piece = chunk.subarray(p * limits.binaryBytes, (p + 1) * limits.binaryBytes);
-          row[`d${String(p).padStart(2, '0')}`] = { value: Buffer.from(piece.buffer, piece.byteOffset, piece.byteLength).toString('base64'), type: 'Binary' };
+          row[`d${String(p).padStart(2, '0')}`] = {
+            value: Buffer.from(piece.buffer, piece.byteOffset, piece.byteLength).toString('base64'),
+            type: 'Binary',
+          };
         }
         await withRetry(() => this.client.upsertEntity(row as never, 'Replace'), this.retry);
       }
@@ -107,16 +115,21 @@ export class LargeObjectStore {
     const info = await this.info(partitionKey, name);
     if (!info) return undefined;
     const rows = await this.chunkRows(partitionKey, name, info.version);
-    if (rows.length !== info.chunks) throw new IntegrityError(`${name}: ${rows.length} of ${info.chunks} chunks present`);
+    if (rows.length !== info.chunks)
+      throw new IntegrityError(`${name}: ${rows.length} of ${info.chunks} chunks present`);
     const pieces: Buffer[] = [];
     for (const row of rows) {
-      const names = Object.keys(row).filter((key) => /^d[0-9]{2}$/.test(key)).sort();
+      const names = Object.keys(row)
+        .filter((key) => /^d[0-9]{2}$/.test(key))
+        .sort();
       for (const key of names) pieces.push(Buffer.from(wireString(row[key])!, 'base64'));
     }
     const data = Buffer.concat(pieces);
     const sha256 = createHash('sha256').update(data).digest('hex');
     if (data.byteLength !== info.size || sha256 !== info.sha256) {
-      throw new IntegrityError(`${name}: read ${data.byteLength} bytes with SHA-256 ${sha256}, expected ${info.size} bytes with ${info.sha256}`);
+      throw new IntegrityError(
+        `${name}: read ${data.byteLength} bytes with SHA-256 ${sha256}, expected ${info.size} bytes with ${info.sha256}`,
+      );
     }
     return new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
   }

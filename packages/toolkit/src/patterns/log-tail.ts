@@ -26,7 +26,11 @@ export function logTailModel<S extends Schema>(kind: string, schema: S) {
 export const newEventId = (): string => randomUUID();
 
 /** The newest `count` entities of a partition: one query, the first page only. */
-export async function newest<S extends Schema>(table: ModelTable<S>, partitionValues: Partial<Infer<S>>, count: number): Promise<Stored<Infer<S>>[]> {
+export async function newest<S extends Schema>(
+  table: ModelTable<S>,
+  partitionValues: Partial<Infer<S>>,
+  count: number,
+): Promise<Stored<Infer<S>>[]> {
   const model: Model<S> = table.model;
   const filter = keys.partitionKey('eq', model.partitionKey.encode(partitionValues));
   for await (const page of table.pages({ filter, pageSize: count })) {
@@ -36,7 +40,11 @@ export async function newest<S extends Schema>(table: ModelTable<S>, partitionVa
 }
 
 /** Entities of a partition newer than `since` (RowKey below the inverted ticks of `since`). */
-export async function newerThan<S extends Schema>(table: ModelTable<S>, partitionValues: Partial<Infer<S>>, since: Date): Promise<Stored<Infer<S>>[]> {
+export async function newerThan<S extends Schema>(
+  table: ModelTable<S>,
+  partitionValues: Partial<Infer<S>>,
+  since: Date,
+): Promise<Stored<Infer<S>>[]> {
   const filter = keys
     .partitionKey('eq', table.model.partitionKey.encode(partitionValues))
     .and(keys.rowKey('lt', codecs.invertedTicks().encode(since)));

@@ -11,8 +11,26 @@ import type { TableClient, TransactionAction } from '@azure/data-tables';
 import { codecs, joinComponents } from '../keys.js';
 import { limits, LimitError } from '../limits.js';
 import { keys } from '../filter.js';
-import { deletingProperty, isDeleting, reserved, wireString, writtenBy, type Model, type RawEntity, type Stored, type WireEntity } from '../model.js';
-import { defaultRetryPolicy, newOperationId, optimistic, raceOnMissingRow, statusOf, withRetry, type RetryPolicy } from '../retry.js';
+import {
+  deletingProperty,
+  isDeleting,
+  reserved,
+  wireString,
+  writtenBy,
+  type Model,
+  type RawEntity,
+  type Stored,
+  type WireEntity,
+} from '../model.js';
+import {
+  defaultRetryPolicy,
+  newOperationId,
+  optimistic,
+  raceOnMissingRow,
+  statusOf,
+  withRetry,
+  type RetryPolicy,
+} from '../retry.js';
 import type { Infer, Schema, WireProperties } from '../schema.js';
 import { deleteIfPresent, readRaw, rawPages, submitBatch } from '../table.js';
 
@@ -31,7 +49,9 @@ interface Message {
   operations: TargetOperation[];
 }
 
-/** First RowKey component of outbox rows: `!o` is no escape the text codec produces, so no entity key starts with it. */
+/**
+ * First RowKey component of outbox rows: `!o` is no escape the text codec produces, so no entity key starts with it.
+ */
 const outboxMarker = '!outbox';
 const versionProperty = '_v';
 const tombstoneProperty = '_tombstone';
@@ -56,7 +76,11 @@ export function isTombstone(raw: RawEntity): boolean {
  * so one rewritten meanwhile stays). A tombstone stops a late, older message from bringing a
  * deleted row back; purge only those older than any message can be late. Returns how many.
  */
-export async function purgeTombstones(target: TableClient, olderThan: Date, retry: RetryPolicy = defaultRetryPolicy): Promise<number> {
+export async function purgeTombstones(
+  target: TableClient,
+  olderThan: Date,
+  retry: RetryPolicy = defaultRetryPolicy,
+): Promise<number> {
   const filter = `${tombstoneProperty} eq true and Timestamp lt datetime'${olderThan.toISOString()}'`;
   let purged = 0;
   for await (const page of rawPages(target, { filter }, retry)) {
@@ -77,7 +101,8 @@ export async function purgeTombstones(target: TableClient, olderThan: Date, retr
 export function outboxRow(partitionKey: string, version: bigint, operations: TargetOperation[]): WireEntity {
   const message: Message = { version: version.toString(), operations };
   const text = JSON.stringify(message);
-  if (text.length > limits.stringUtf16Units) throw new LimitError('PropertyValueTooLarge', `outbox message of ${text.length} characters`);
+  if (text.length > limits.stringUtf16Units)
+    throw new LimitError('PropertyValueTooLarge', `outbox message of ${text.length} characters`);
   return {
     partitionKey,
     rowKey: joinComponents([outboxMarker, versionCodec.encode(version), randomUUID()]),
@@ -167,14 +192,20 @@ export class OutboxWorker {
     const version = BigInt(message.version);
     for (const operation of message.operations) await this.applyOperation(operation, version);
     await deleteIfPresent(this.source, raw.partitionKey, raw.rowKey, this.retry);
-    this.options.onApplied?.({ partitionKey: raw.partitionKey, rowKey: raw.rowKey, operations: message.operations.length });
+    this.options.onApplied?.({
+      partitionKey: raw.partitionKey,
+      rowKey: raw.rowKey,
+      operations: message.operations.length,
+    });
   }
 
   /** Writes the target row at `version` unless it already holds that version or a newer one. */
   private async applyOperation(operation: TargetOperation, version: bigint): Promise<void> {
     const client = this.options.tables(operation.table);
     const properties: WireProperties =
-      operation.action === 'upsert' ? { ...operation.properties } : { [tombstoneProperty]: { value: true, type: 'Boolean' } };
+      operation.action === 'upsert'
+        ? { ...operation.properties }
+        : { [tombstoneProperty]: { value: true, type: 'Boolean' } };
     properties[versionProperty] = { value: version.toString(), type: 'Int64' };
     const row = { partitionKey: operation.partitionKey, rowKey: operation.rowKey, ...properties };
     await optimistic(
@@ -224,7 +255,11 @@ export class OutboxIndexedTable<S extends Schema> {
 
   private readonly tables: (name: string) => TableClient;
 
-  private indexOperations(before: Infer<S> | undefined, after: Infer<S> | undefined, entityKeys: { partitionKey: string; rowKey: string }): TargetOperation[] {
+  private indexOperations(
+    before: Infer<S> | undefined,
+    after: Infer<S> | undefined,
+    entityKeys: { partitionKey: string; rowKey: string },
+  ): TargetOperation[] {
     const operations: TargetOperation[] = [];
     const oldKeys = before && this.index.keys(before);
     const newKeys = after && this.index.keys(after);
@@ -237,7 +272,8 @@ export class OutboxIndexedTable<S extends Schema> {
         sourceRowKey: { value: entityKeys.rowKey, type: 'String' },
       };
       const copied = this.model.toEntity(after);
-      for (const name of this.index.copy ?? []) if (copied[name] !== undefined) properties[name] = copied[name] as WireProperties[string];
+      for (const name of this.index.copy ?? [])
+        if (copied[name] !== undefined) properties[name] = copied[name] as WireProperties[string];
       operations.push({ table: this.index.table, ...newKeys, action: 'upsert', properties });
     }
     return operations;
@@ -254,7 +290,11 @@ export class OutboxIndexedTable<S extends Schema> {
       try {
         await transact(this.source, entity.partitionKey, [['create', entity]], operations, version);
       } catch (error) {
-        if (statusOf(error) !== 409 || !writtenBy(await readRaw(this.source, entity.partitionKey, entity.rowKey, this.retry), operationId)) throw error;
+        if (
+          statusOf(error) !== 409 ||
+          !writtenBy(await readRaw(this.source, entity.partitionKey, entity.rowKey, this.retry), operationId)
+        )
+          throw error;
       }
     }, this.retry);
     return version;
@@ -271,10 +311,19 @@ export class OutboxIndexedTable<S extends Schema> {
           const current = this.model.fromEntity(raw);
           const next = change(structuredClone(current));
           const entity = this.model.toEntity(next, operationId, raw);
-          if (entity.partitionKey !== partitionKey || entity.rowKey !== rowKey) throw new Error('update must not change the entity keys');
+          if (entity.partitionKey !== partitionKey || entity.rowKey !== rowKey)
+            throw new Error('update must not change the entity keys');
           const version = versionAfter(raw);
           entity[versionProperty] = { value: version.toString(), type: 'Int64' };
-          await raceOnMissingRow(() => transact(this.source, partitionKey, [['update', entity, 'Replace', { etag: raw.etag! }]], this.indexOperations(current, next, entity), version));
+          await raceOnMissingRow(() =>
+            transact(
+              this.source,
+              partitionKey,
+              [['update', entity, 'Replace', { etag: raw.etag! }]],
+              this.indexOperations(current, next, entity),
+              version,
+            ),
+          );
         }
         return this.model.fromEntity((await readRaw(this.source, partitionKey, rowKey, this.retry))!);
       },
@@ -300,7 +349,15 @@ export class OutboxIndexedTable<S extends Schema> {
           const version = versionAfter(raw);
           marked[versionProperty] = { value: version.toString(), type: 'Int64' };
           marked[deletingProperty] = { value: true, type: 'Boolean' };
-          await raceOnMissingRow(() => transact(this.source, partitionKey, [['update', marked, 'Replace', { etag: raw.etag! }]], this.indexOperations(current, undefined, raw), version));
+          await raceOnMissingRow(() =>
+            transact(
+              this.source,
+              partitionKey,
+              [['update', marked, 'Replace', { etag: raw.etag! }]],
+              this.indexOperations(current, undefined, raw),
+              version,
+            ),
+          );
         }
         // Only the marked row, under If-Match: a row re-created meanwhile is not ours to delete.
         const marked = await readRaw(this.source, partitionKey, rowKey, this.retry);
@@ -323,7 +380,11 @@ export class OutboxIndexedTable<S extends Schema> {
   /** Index rows under an index partition (tombstones skipped): source keys plus the copied fields. */
   async lookup(indexPartitionKey: string): Promise<RawEntity[]> {
     const rows: RawEntity[] = [];
-    for await (const page of rawPages(this.tables(this.index.table), { filter: keys.partitionKey('eq', indexPartitionKey) }, this.retry)) {
+    for await (const page of rawPages(
+      this.tables(this.index.table),
+      { filter: keys.partitionKey('eq', indexPartitionKey) },
+      this.retry,
+    )) {
       rows.push(...page.items.filter((raw) => !isTombstone(raw)));
     }
     return rows;
@@ -331,7 +392,12 @@ export class OutboxIndexedTable<S extends Schema> {
 
   /** The entity an index row points to, read from its source partition (the authoritative copy). */
   async resolve(indexRow: RawEntity): Promise<Stored<Infer<S>> | undefined> {
-    const raw = await readRaw(this.source, wireString(indexRow.sourcePartitionKey)!, wireString(indexRow.sourceRowKey)!, this.retry);
+    const raw = await readRaw(
+      this.source,
+      wireString(indexRow.sourcePartitionKey)!,
+      wireString(indexRow.sourceRowKey)!,
+      this.retry,
+    );
     return raw && !isDeleting(raw) ? this.model.fromEntity(raw) : undefined;
   }
 }

@@ -20,13 +20,20 @@ export class PeriodTables {
     readonly period: Period = 'day',
     private readonly options: { retry?: RetryPolicy; client?: TableServiceClientOptions } = {},
   ) {
-    if (!/^[A-Za-z][A-Za-z0-9]{0,49}$/.test(prefix)) throw new RangeError(`table prefix ${JSON.stringify(prefix)} must be 1..50 letters and digits, starting with a letter`);
+    if (!/^[A-Za-z][A-Za-z0-9]{0,49}$/.test(prefix))
+      throw new RangeError(
+        `table prefix ${JSON.stringify(prefix)} must be 1..50 letters and digits, starting with a letter`,
+      );
     this.retry = options.retry ?? defaultRetryPolicy;
     this.service = TableServiceClient.fromConnectionString(connectionString, this.clientOptions());
   }
 
   private clientOptions(): TableServiceClientOptions {
-    return { allowInsecureConnection: true, ...this.options.client, retryOptions: { maxRetries: 0, ...this.options.client?.retryOptions } };
+    return {
+      allowInsecureConnection: true,
+      ...this.options.client,
+      retryOptions: { maxRetries: 0, ...this.options.client?.retryOptions },
+    };
   }
 
   /** Start of the period holding `at` (UTC). */

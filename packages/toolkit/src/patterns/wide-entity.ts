@@ -45,7 +45,8 @@ export class WideEntityStore {
     let bytes = 0;
     for (const [name, value] of Object.entries(properties)) {
       validatePropertyName(name);
-      if (name.startsWith('_')) throw new LimitError('PropertyNameInvalid', `${name}: names starting with _ are reserved for the toolkit`);
+      if (name.startsWith('_'))
+        throw new LimitError('PropertyNameInvalid', `${name}: names starting with _ are reserved for the toolkit`);
       // The larger of the service's accounting and the JSON the property takes (Azurite counts that).
       const size = Math.max(
         validateEntity(partitionKey, this.partKey(rowKey, 0), { [name]: value }),
@@ -62,7 +63,8 @@ export class WideEntityStore {
       bytes += size;
     }
     parts.push(current);
-    if (parts.length > limits.operationsPerBatch) throw new LimitError('TooManyOperations', `a wide entity of ${parts.length} parts does not fit one transaction`);
+    if (parts.length > limits.operationsPerBatch)
+      throw new LimitError('TooManyOperations', `a wide entity of ${parts.length} parts does not fit one transaction`);
     return parts;
   }
 
@@ -76,29 +78,33 @@ export class WideEntityStore {
     const writeId = randomUUID();
     // Every write touches part 0 under If-Match (or creates it), so two writes of the same entity
     // cannot interleave: the later one to commit fails whole, re-reads and goes again.
-    await optimistic(async () => {
-      const existing = await this.readParts(partitionKey, rowKey);
-      const etags = new Map(existing.map((row) => [row.rowKey, row.etag!]));
-      const actions: TransactionAction[] = parts.map((part, index) => {
-        const row = {
-          partitionKey,
-          rowKey: this.partKey(rowKey, index),
-          ...part,
-          [meta.write]: { value: writeId, type: 'String' },
-          [meta.part]: { value: index, type: 'Int32' },
-          [meta.parts]: { value: parts.length, type: 'Int32' },
-        };
-        const etag = etags.get(row.rowKey);
-        return etag === undefined ? ['create', row] : ['update', row, 'Replace', { etag }];
-      });
-      for (const row of existing.slice(parts.length)) actions.push(['delete', { partitionKey, rowKey: row.rowKey }]);
-      try {
-        await raceOnMissingRow(() => submitBatch(this.client, actions));
-      } catch (error) {
-        if (statusOf(error) === 409) throw Object.assign(new Error('a part was created concurrently'), { statusCode: 412 });
-        throw error;
-      }
-    }, { retry: this.retry });
+    await optimistic(
+      async () => {
+        const existing = await this.readParts(partitionKey, rowKey);
+        const etags = new Map(existing.map((row) => [row.rowKey, row.etag!]));
+        const actions: TransactionAction[] = parts.map((part, index) => {
+          const row = {
+            partitionKey,
+            rowKey: this.partKey(rowKey, index),
+            ...part,
+            [meta.write]: { value: writeId, type: 'String' },
+            [meta.part]: { value: index, type: 'Int32' },
+            [meta.parts]: { value: parts.length, type: 'Int32' },
+          };
+          const etag = etags.get(row.rowKey);
+          return etag === undefined ? ['create', row] : ['update', row, 'Replace', { etag }];
+        });
+        for (const row of existing.slice(parts.length)) actions.push(['delete', { partitionKey, rowKey: row.rowKey }]);
+        try {
+          await raceOnMissingRow(() => submitBatch(this.client, actions));
+        } catch (error) {
+          if (statusOf(error) === 409)
+            throw Object.assign(new Error('a part was created concurrently'), { statusCode: 412 });
+          throw error;
+        }
+      },
+      { retry: this.retry },
+    );
   }
 
   private async readParts(partitionKey: string, rowKey: string): Promise<RawEntity[]> {
@@ -119,7 +125,9 @@ export class WideEntityStore {
       const expected = Number(wireString(rows[0]![meta.parts]));
       if (writeIds.size === 1 && rows.length === expected) return this.merge(rows);
       if (attempt === readAttempts) {
-        throw new IntegrityError(`${rowKey}: ${rows.length} parts from ${writeIds.size} writes, expected ${expected} parts of one write`);
+        throw new IntegrityError(
+          `${rowKey}: ${rows.length} parts from ${writeIds.size} writes, expected ${expected} parts of one write`,
+        );
       }
     }
   }
@@ -128,7 +136,14 @@ export class WideEntityStore {
     const whole: WireProperties = {};
     for (const row of rows) {
       for (const [name, value] of Object.entries(row)) {
-        if (name.startsWith('_') || name === 'partitionKey' || name === 'rowKey' || name === 'etag' || name === 'timestamp') continue;
+        if (
+          name.startsWith('_') ||
+          name === 'partitionKey' ||
+          name === 'rowKey' ||
+          name === 'etag' ||
+          name === 'timestamp'
+        )
+          continue;
         const typed = value as { value: string; type: WireProperties[string]['type'] };
         whole[name] = { value: typed.value, type: typed.type };
       }
@@ -138,9 +153,17 @@ export class WideEntityStore {
 
   /** Deletes every part in one transaction. */
   async delete(partitionKey: string, rowKey: string): Promise<void> {
-    await optimistic(async () => {
-      const rows = await this.readParts(partitionKey, rowKey);
-      await raceOnMissingRow(() => submitBatch(this.client, rows.map((row): TransactionAction => ['delete', { partitionKey, rowKey: row.rowKey }])));
-    }, { retry: this.retry });
+    await optimistic(
+      async () => {
+        const rows = await this.readParts(partitionKey, rowKey);
+        await raceOnMissingRow(() =>
+          submitBatch(
+            this.client,
+            rows.map((row): TransactionAction => ['delete', { partitionKey, rowKey: row.rowKey }]),
+          ),
+        );
+      },
+      { retry: this.retry },
+    );
   }
 }

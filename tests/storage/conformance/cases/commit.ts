@@ -20,7 +20,9 @@ interface Prepared {
 async function prepare(context: CaseContext, failure: WriteFailure): Promise<Prepared> {
   const { store } = context;
   const table = await context.table();
-  const writes = [0, 1, 2, 3, 4, 5].map((i) => put(partition, `e${i}`, props({ v: edm.int32(i), s: edm.string(`e${i}`) })));
+  const writes = [0, 1, 2, 3, 4, 5].map((i) =>
+    put(partition, `e${i}`, props({ v: edm.int32(i), s: edm.string(`e${i}`) })),
+  );
   const staleVersion = await commitOk(store, table, writes);
   await commitOk(store, table, [put(partition, 'e4', props({ v: edm.int32(40) }))]);
   if (failure === 'entityTooLarge') {
@@ -66,7 +68,11 @@ function failingWrite(failure: WriteFailure, prepared: Prepared): Write {
 }
 
 /** Write k fails: the commit reports k and `failure`, and nothing changed. */
-async function assertFailsAtIndex(context: CaseContext, failure: WriteFailure, variant?: (prepared: Prepared) => Write): Promise<void> {
+async function assertFailsAtIndex(
+  context: CaseContext,
+  failure: WriteFailure,
+  variant?: (prepared: Prepared) => Write,
+): Promise<void> {
   for (const index of [0, 2, 5]) {
     const prepared = await prepare(context, failure);
     const { store } = context;
@@ -91,7 +97,9 @@ function failureCase(failure: WriteFailure, how: string, variant?: (prepared: Pr
 export const commitCases: readonly ConformanceCase[] = [
   failureCase('exists', 'insert over an entity'),
   failureCase('notFound', 'merge if present on a missing entity'),
-  failureCase('notFound', 'version condition on a missing entity', (p) => put(partition, 'missing', props(), version(p.staleVersion))),
+  failureCase('notFound', 'version condition on a missing entity', (p) =>
+    put(partition, 'missing', props(), version(p.staleVersion)),
+  ),
   failureCase('notFound', 'delete of a missing entity', () => del(partition, 'missing')),
   failureCase('versionMismatch', 'replace at an older version'),
   failureCase('entityTooLarge', 'merge past 1 MiB'),
@@ -111,7 +119,11 @@ export const commitCases: readonly ConformanceCase[] = [
     async run({ store, table }) {
       const t = await table();
       const count = 20;
-      const existing = await commitOk(store, t, Array.from({ length: count }, (_, i) => put(partition, `e${i}`, props({ v: edm.int32(i) }))));
+      const existing = await commitOk(
+        store,
+        t,
+        Array.from({ length: count }, (_, i) => put(partition, `e${i}`, props({ v: edm.int32(i) }))),
+      );
       const results = await Promise.all(
         Array.from({ length: count }, (_, i) => [
           store.commit(t, [put(partition, `e${i}`, props({ v: edm.int32(-1) }), absent)]),

@@ -12,7 +12,13 @@ export const durabilityCases: readonly ConformanceCase[] = [
       const t = await context.table();
       const doomed = await context.table();
       const { store } = context;
-      await commitOk(store, t, Array.from({ length: 30 }, (_, i) => put('p', `r${i}`, props({ i: edm.int64(BigInt(i) - 15n), d: edm.double(i / 3) }))));
+      await commitOk(
+        store,
+        t,
+        Array.from({ length: 30 }, (_, i) =>
+          put('p', `r${i}`, props({ i: edm.int64(BigInt(i) - 15n), d: edm.double(i / 3) })),
+        ),
+      );
       const last = await commitOk(store, t, [del('p', 'r0')]);
       await store.putSettings(t.account, [{ key: { scope: 'table', table: t.name }, value: '[acl]' }]);
       await store.putSettings(t.account, [{ key: { scope: 'account', name: 'cors' }, value: '<Cors/>' }]);

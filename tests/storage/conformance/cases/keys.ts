@@ -1,4 +1,5 @@
-// Key order (data-model.md §6): ordinal over UTF-16 code units, PartitionKey first, at the edges
+// Key order (Azure REST: understanding-the-table-service-data-model): ordinal over UTF-16 code units, PartitionKey
+// first, at the edges
 // where engines go wrong: surrogate pairs against U+E000–U+FFFF (UTF-8 and code-point order put
 // them the other way round), digits as text, empty keys, 1 KiB keys, keys that differ only in
 // their last unit, case and Unicode normalization (none), and a composite key that is not the
@@ -88,7 +89,8 @@ export const keyOrderCases: readonly ConformanceCase[] = [
   {
     name: 'keys sort by UTF-16 code units at the edges (surrogates before U+E000, 10 before 2, empty, 1 KiB)',
     async run({ store, table }) {
-      for (const [a, b] of orderFacts) assert.ok(compareText(a, b) < 0, `the test's own order: ${JSON.stringify(a)} < ${JSON.stringify(b)}`);
+      for (const [a, b] of orderFacts)
+        assert.ok(compareText(a, b) < 0, `the test's own order: ${JSON.stringify(a)} < ${JSON.stringify(b)}`);
       for (const key of edgeKeys) assert.ok(key.length <= 1024, 'keys within 1 KiB');
       const t = await table();
       const rows = edgeRows();
@@ -104,8 +106,19 @@ export const keyOrderCases: readonly ConformanceCase[] = [
       const t = await table();
       const rows = edgeRows();
       await seedRows(store, t, rows);
-      for (const row of rows) assert.ok(await read(store, t, row.partitionKey, row.rowKey), `read ${JSON.stringify([row.partitionKey, row.rowKey])}`);
-      for (const [pk, rk] of [['p', 'B'], ['p', 'A '], ['p', 'ee\u0301'], ['p', `${long}z`], ['P', 'a'], ['p', '\u{1f600}b']]) {
+      for (const row of rows)
+        assert.ok(
+          await read(store, t, row.partitionKey, row.rowKey),
+          `read ${JSON.stringify([row.partitionKey, row.rowKey])}`,
+        );
+      for (const [pk, rk] of [
+        ['p', 'B'],
+        ['p', 'A '],
+        ['p', 'ee\u0301'],
+        ['p', `${long}z`],
+        ['P', 'a'],
+        ['p', '\u{1f600}b'],
+      ]) {
         assert.equal(await read(store, t, pk!, rk!), undefined, `no entity at ${JSON.stringify([pk, rk])}`);
       }
     },
@@ -118,12 +131,28 @@ export const keyOrderCases: readonly ConformanceCase[] = [
       await seedRows(store, t, rows);
       for (let i = 0; i < rows.length; i++) {
         const { partitionKey, rowKey } = rows[i] as Keys;
-        const from = await store.scan(t, { lower: { partitionKey, rowKey, inclusive: true } }, { conditions: [], limit: 1 });
-        assert.deepEqual(keysOf(from.entities.slice(0, 1)), keysOf([rows[i]!]), `first row from ${JSON.stringify([partitionKey, rowKey])} inclusive`);
+        const from = await store.scan(
+          t,
+          { lower: { partitionKey, rowKey, inclusive: true } },
+          { conditions: [], limit: 1 },
+        );
+        assert.deepEqual(
+          keysOf(from.entities.slice(0, 1)),
+          keysOf([rows[i]!]),
+          `first row from ${JSON.stringify([partitionKey, rowKey])} inclusive`,
+        );
         const after = await walk(store, t, { lower: { partitionKey, rowKey, inclusive: false } });
-        assert.deepEqual(keysOf(after.entities), keysOf(rows.slice(i + 1)), `rows after ${JSON.stringify([partitionKey, rowKey])}`);
+        assert.deepEqual(
+          keysOf(after.entities),
+          keysOf(rows.slice(i + 1)),
+          `rows after ${JSON.stringify([partitionKey, rowKey])}`,
+        );
         const upTo = await walk(store, t, { upper: { partitionKey, rowKey, inclusive: false } });
-        assert.deepEqual(keysOf(upTo.entities), keysOf(rows.slice(0, i)), `rows before ${JSON.stringify([partitionKey, rowKey])}`);
+        assert.deepEqual(
+          keysOf(upTo.entities),
+          keysOf(rows.slice(0, i)),
+          `rows before ${JSON.stringify([partitionKey, rowKey])}`,
+        );
       }
     },
   },

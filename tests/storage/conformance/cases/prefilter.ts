@@ -9,7 +9,15 @@ import type { Entity } from '../../../../src/domain/entity.js';
 import type { KeyRange } from '../../../../src/domain/keys.js';
 import type { PropertyCondition, Store, TableInfo } from '../../../../src/storage/store.js';
 import { runSeed, seededRandom, type Random } from '../../../query/random.js';
-import { dateTimeValues, numberLiterals, operators, randomCondition, randomValue, satisfies, stringLiterals } from '../random-values.js';
+import {
+  dateTimeValues,
+  numberLiterals,
+  operators,
+  randomCondition,
+  randomValue,
+  satisfies,
+  stringLiterals,
+} from '../random-values.js';
 import type { ConformanceCase } from '../suite.js';
 import { edm, keyText, props, rangeText, valueText, walk } from '../support.js';
 import { seedRows, type Row } from './seed.js';
@@ -29,7 +37,10 @@ function randomRows(random: Random, partitions: number): Row[] {
 }
 
 function conditionText(condition: PropertyCondition): string {
-  const value = typeof condition.value === 'number' ? valueText(edm.double(condition.value)) : JSON.stringify(String(condition.value));
+  const value =
+    typeof condition.value === 'number'
+      ? valueText(edm.double(condition.value))
+      : JSON.stringify(String(condition.value));
   return `${condition.kind === 'timestamp' ? 'Timestamp' : condition.property} ${condition.operator} ${condition.kind}:${value}`;
 }
 
@@ -39,7 +50,15 @@ function describeRow(row: Entity): string {
 }
 
 /** Scans with `conditions` and checks each row of the range against the contract. */
-async function checkConditions(store: Store, t: TableInfo, rows: readonly Entity[], range: KeyRange, conditions: PropertyCondition[], limit: number, context: string): Promise<void> {
+async function checkConditions(
+  store: Store,
+  t: TableInfo,
+  rows: readonly Entity[],
+  range: KeyRange,
+  conditions: PropertyCondition[],
+  limit: number,
+  context: string,
+): Promise<void> {
   const kept = new Set((await walk(store, t, range, limit, conditions)).entities.map(keyText));
   const what = `${context}: ${conditions.map(conditionText).join(' and ')} over ${rangeText(range)} (limit ${limit})`;
   for (const row of rows) {
@@ -50,9 +69,15 @@ async function checkConditions(store: Store, t: TableInfo, rows: readonly Entity
       continue;
     }
     const mustKeep = conditions.every(
-      (c) => satisfies(row, c) || (c.kind === 'number' && c.operator !== 'eq' && nonFiniteDouble(row.properties.get(c.property))),
+      (c) =>
+        satisfies(row, c) ||
+        (c.kind === 'number' && c.operator !== 'eq' && nonFiniteDouble(row.properties.get(c.property))),
     );
-    if (mustKeep) assert.ok(kept.has(keyText(row)), `${what}: a row that may satisfy every condition was dropped: ${describeRow(row)}`);
+    if (mustKeep)
+      assert.ok(
+        kept.has(keyText(row)),
+        `${what}: a row that may satisfy every condition was dropped: ${describeRow(row)}`,
+      );
   }
 }
 
@@ -79,10 +104,22 @@ export const prefilterCases: readonly ConformanceCase[] = [
       const rows = await loadRandomRows(store, t, random);
       const timestamps = [...new Set(rows.map((row) => row.timestamp))];
       for (let trial = 0; trial < 100; trial++) {
-        const conditions = Array.from({ length: random.chance(0.3) ? 2 : 1 }, () => randomCondition(random, timestamps));
+        const conditions = Array.from({ length: random.chance(0.3) ? 2 : 1 }, () =>
+          randomCondition(random, timestamps),
+        );
         const pk = `p${random.int(4)}`;
-        const range: KeyRange = random.chance(0.5) ? {} : { lower: { partitionKey: pk, inclusive: true }, upper: { partitionKey: pk, inclusive: true } };
-        await checkConditions(store, t, rows, range, conditions, random.pick([2, 7, 1000]), `QUERY_SEED=${seed} trial ${trial}`);
+        const range: KeyRange = random.chance(0.5)
+          ? {}
+          : { lower: { partitionKey: pk, inclusive: true }, upper: { partitionKey: pk, inclusive: true } };
+        await checkConditions(
+          store,
+          t,
+          rows,
+          range,
+          conditions,
+          random.pick([2, 7, 1000]),
+          `QUERY_SEED=${seed} trial ${trial}`,
+        );
       }
     },
   },
@@ -97,7 +134,9 @@ export const prefilterCases: readonly ConformanceCase[] = [
         ...stringLiterals.map((value) => ({ kind: 'string', property: 'v', operator: 'eq', value }) as const),
         ...[true, false].map((value) => ({ kind: 'boolean', property: 'v', operator: 'eq', value }) as const),
         ...dateTimeValues.map((value) => ({ kind: 'dateTime', property: 'v', operator: 'eq', value }) as const),
-        ...timestamps.flatMap((value) => [value - 1n, value, value + 1n]).map((value) => ({ kind: 'timestamp', operator: 'eq', value }) as const),
+        ...timestamps
+          .flatMap((value) => [value - 1n, value, value + 1n])
+          .map((value) => ({ kind: 'timestamp', operator: 'eq', value }) as const),
         { kind: 'number', property: 'nowhere', operator: 'ne', value: 0 },
       ];
       for (const literal of literals) {
@@ -119,7 +158,9 @@ export const prefilterCases: readonly ConformanceCase[] = [
       ]);
       for (const value of [0, -1e308, 1e308, 2n ** 62n, -(2n ** 62n), 0.5]) {
         for (const operator of operators) {
-          const kept = (await walk(store, t, {}, 1000, [{ kind: 'number', property: 'v', operator, value }])).entities.map((e) => e.rowKey);
+          const kept = (
+            await walk(store, t, {}, 1000, [{ kind: 'number', property: 'v', operator, value }])
+          ).entities.map((e) => e.rowKey);
           if (operator === 'eq') assert.ok(!kept.includes('none'), `v eq ${value}`);
           else assert.deepEqual(kept, ['inf', 'nan', 'neginf'], `v ${operator} ${value}`);
         }

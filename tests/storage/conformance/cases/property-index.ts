@@ -21,8 +21,41 @@ const values: readonly (EdmValue | undefined)[] = [
   edm.int64(2n ** 53n - 1n),
   edm.int64(-(2n ** 53n)),
   edm.int64(7n),
-  ...[NaN, Infinity, -Infinity, -0, 0, 0.5, -0.5, 1.5, 2, 7, 1e308, -1e308, 5e-324, 2 ** 53, 2 ** 53 - 1, 2 ** 53 + 2, 2147483647.5, 0.1].map(edm.double),
-  ...['', 'a', 'A', '7', 'true', 'NaN', '-0', 'é', 'a\u0000b', '\u0000', 'lone \ud800', '{"@utf16":"YQA="}', '\u{1f600}'].map(edm.string),
+  ...[
+    NaN,
+    Infinity,
+    -Infinity,
+    -0,
+    0,
+    0.5,
+    -0.5,
+    1.5,
+    2,
+    7,
+    1e308,
+    -1e308,
+    5e-324,
+    2 ** 53,
+    2 ** 53 - 1,
+    2 ** 53 + 2,
+    2147483647.5,
+    0.1,
+  ].map(edm.double),
+  ...[
+    '',
+    'a',
+    'A',
+    '7',
+    'true',
+    'NaN',
+    '-0',
+    'é',
+    'a\u0000b',
+    '\u0000',
+    'lone \ud800',
+    '{"@utf16":"YQA="}',
+    '\u{1f600}',
+  ].map(edm.string),
   edm.boolean(true),
   edm.boolean(false),
   edm.int64(0n),
@@ -33,8 +66,12 @@ const values: readonly (EdmValue | undefined)[] = [
 ];
 
 const literals: readonly PropertyCondition[] = [
-  ...[...numberLiterals, 2n ** 53n - 1n, 2 ** 53 - 1, 0.1, 7n].map((value) => ({ kind: 'number', property: 'v', operator: 'eq', value }) as const),
-  ...[...stringLiterals, '7', '-0', '\u0001'].map((value) => ({ kind: 'string', property: 'v', operator: 'eq', value }) as const),
+  ...[...numberLiterals, 2n ** 53n - 1n, 2 ** 53 - 1, 0.1, 7n].map(
+    (value) => ({ kind: 'number', property: 'v', operator: 'eq', value }) as const,
+  ),
+  ...[...stringLiterals, '7', '-0', '\u0001'].map(
+    (value) => ({ kind: 'string', property: 'v', operator: 'eq', value }) as const,
+  ),
   ...[true, false].map((value) => ({ kind: 'boolean', property: 'v', operator: 'eq', value }) as const),
 ];
 
@@ -50,12 +87,20 @@ function rows(): Row[] {
 }
 
 /** Walks with `conditions` and checks that no satisfying row of `table` was dropped and no row without `v` kept. */
-async function check(store: Store, t: TableInfo, all: readonly Entity[], conditions: PropertyCondition[], limit: number, context: string): Promise<void> {
+async function check(
+  store: Store,
+  t: TableInfo,
+  all: readonly Entity[],
+  conditions: PropertyCondition[],
+  limit: number,
+  context: string,
+): Promise<void> {
   const kept = new Set((await walk(store, t, {}, limit, conditions)).entities.map(keyText));
   for (const row of all) {
     const what = `${context}: ${conditions.map((c) => `${c.kind === 'timestamp' ? 'Timestamp' : c.property} eq ${String(c.value)}`).join(' and ')} (limit ${limit}) ${keyText(row)}`;
     if (!row.properties.has('v')) assert.ok(!kept.has(keyText(row)), `${what}: a row without the property is dropped`);
-    else if (conditions.every((c) => satisfies(row, c))) assert.ok(kept.has(keyText(row)), `${what}: a satisfying row was dropped`);
+    else if (conditions.every((c) => satisfies(row, c)))
+      assert.ok(kept.has(keyText(row)), `${what}: a satisfying row was dropped`);
   }
 }
 
@@ -82,16 +127,24 @@ export const propertyIndexCases: readonly ConformanceCase[] = [
       }
       // Writes after the index: values changed into and out of a literal, by replace, merge and
       // batch, rows deleted and inserted.
-      await commitOk(store, t, [put('p0', 'r000', props({ v: edm.int64(7n), w: edm.int32(1) })), del('p0', 'r001'), put('p0', 'new', props({ v: edm.double(7) }))]);
+      await commitOk(store, t, [
+        put('p0', 'r000', props({ v: edm.int64(7n), w: edm.int32(1) })),
+        del('p0', 'r001'),
+        put('p0', 'new', props({ v: edm.double(7) })),
+      ]);
       await commitOk(store, t, [merge('p1', 'r002', props({ v: edm.string('7') }))]);
       await commitOk(store, t, [merge('p2', 'r003', props({ v: edm.double(-0) }))]);
       await commitOk(store, t, [put('p1', 'r004', props({ v: edm.boolean(false), w: edm.int32(1) }))]);
       await commitOk(store, t, [del('p2', 'r005')]);
       await checkAll(store, t, 'after writes');
-      const sevens = (await walk(store, t, {}, 2, [{ kind: 'number', property: 'v', operator: 'eq', value: 7 }])).entities.filter((row) =>
-        satisfies(row, { kind: 'number', property: 'v', operator: 'eq', value: 7 }),
+      const sevens = (
+        await walk(store, t, {}, 2, [{ kind: 'number', property: 'v', operator: 'eq', value: 7 }])
+      ).entities.filter((row) => satisfies(row, { kind: 'number', property: 'v', operator: 'eq', value: 7 }));
+      assert.ok(
+        sevens.some((row) => row.partitionKey === 'p0' && row.rowKey === 'r000') &&
+          sevens.some((row) => row.rowKey === 'new'),
+        'written sevens are found',
       );
-      assert.ok(sevens.some((row) => row.partitionKey === 'p0' && row.rowKey === 'r000') && sevens.some((row) => row.rowKey === 'new'), 'written sevens are found');
     },
   },
 ];

@@ -12,7 +12,9 @@ const boundPartitions = ['', 'a', 'ab', 'b', '\u{1f600}', '\ue000'];
 const boundRows = ['', '1', '10', '2'];
 
 function gridRows(): Row[] {
-  return boundPartitions.flatMap((partitionKey) => boundRows.map((rowKey) => ({ partitionKey, rowKey, properties: props({ n: edm.int32(1) }) })));
+  return boundPartitions.flatMap((partitionKey) =>
+    boundRows.map((rowKey) => ({ partitionKey, rowKey, properties: props({ n: edm.int32(1) }) })),
+  );
 }
 
 /** Every kind of bound: PartitionKey alone or both keys, inclusive or not, at, between and past stored keys. */
@@ -32,7 +34,11 @@ function manyRows(partitions: number, perPartition: number): Row[] {
   const rows: Row[] = [];
   for (let p = 0; p < partitions; p++) {
     for (let r = 0; r < perPartition; r++) {
-      rows.push({ partitionKey: `p${p}`, rowKey: `r${String(r).padStart(4, '0')}`, properties: props({ n: edm.int32(r), s: edm.string(`value ${p}/${r}`) }) });
+      rows.push({
+        partitionKey: `p${p}`,
+        rowKey: `r${String(r).padStart(4, '0')}`,
+        properties: props({ n: edm.int32(r), s: edm.string(`value ${p}/${r}`) }),
+      });
     }
   }
   return rows;
@@ -64,17 +70,61 @@ export const scanCases: readonly ConformanceCase[] = [
       await seedRows(store, t, gridRows());
       const scanKeys = async (range: KeyRange) => keysOf((await walk(store, t, range)).entities);
       const partition = (pk: string) => boundRows.map((rk) => JSON.stringify([pk, rk]));
-      assert.deepEqual(await scanKeys({ lower: { partitionKey: 'a', inclusive: true }, upper: { partitionKey: 'a', inclusive: true } }), partition('a'), 'one partition');
-      assert.deepEqual(await scanKeys({ lower: { partitionKey: 'a', inclusive: false }, upper: { partitionKey: 'b', inclusive: false } }), partition('ab'), 'between partitions');
-      assert.deepEqual(await scanKeys({ lower: { partitionKey: 'b', inclusive: true }, upper: { partitionKey: 'a', inclusive: true } }), [], 'lower above upper');
-      assert.deepEqual(await scanKeys({ lower: { partitionKey: 'a', inclusive: false }, upper: { partitionKey: 'a', inclusive: true } }), [], 'lower excludes what upper includes');
+      assert.deepEqual(
+        await scanKeys({
+          lower: { partitionKey: 'a', inclusive: true },
+          upper: { partitionKey: 'a', inclusive: true },
+        }),
+        partition('a'),
+        'one partition',
+      );
+      assert.deepEqual(
+        await scanKeys({
+          lower: { partitionKey: 'a', inclusive: false },
+          upper: { partitionKey: 'b', inclusive: false },
+        }),
+        partition('ab'),
+        'between partitions',
+      );
+      assert.deepEqual(
+        await scanKeys({
+          lower: { partitionKey: 'b', inclusive: true },
+          upper: { partitionKey: 'a', inclusive: true },
+        }),
+        [],
+        'lower above upper',
+      );
+      assert.deepEqual(
+        await scanKeys({
+          lower: { partitionKey: 'a', inclusive: false },
+          upper: { partitionKey: 'a', inclusive: true },
+        }),
+        [],
+        'lower excludes what upper includes',
+      );
       const at = { partitionKey: 'a', rowKey: '10' };
-      assert.deepEqual(await scanKeys({ lower: { ...at, inclusive: true }, upper: { ...at, inclusive: true } }), [JSON.stringify(['a', '10'])], 'a point');
-      assert.deepEqual(await scanKeys({ lower: { ...at, inclusive: true }, upper: { ...at, inclusive: false } }), [], 'a point, upper exclusive');
-      assert.deepEqual(await scanKeys({ lower: { ...at, inclusive: false }, upper: { ...at, inclusive: true } }), [], 'a point, lower exclusive');
+      assert.deepEqual(
+        await scanKeys({ lower: { ...at, inclusive: true }, upper: { ...at, inclusive: true } }),
+        [JSON.stringify(['a', '10'])],
+        'a point',
+      );
+      assert.deepEqual(
+        await scanKeys({ lower: { ...at, inclusive: true }, upper: { ...at, inclusive: false } }),
+        [],
+        'a point, upper exclusive',
+      );
+      assert.deepEqual(
+        await scanKeys({ lower: { ...at, inclusive: false }, upper: { ...at, inclusive: true } }),
+        [],
+        'a point, lower exclusive',
+      );
       assert.deepEqual(await scanKeys({ lower: { partitionKey: '\uffff', inclusive: true } }), [], 'past every key');
       assert.deepEqual(await scanKeys({ upper: { partitionKey: '', inclusive: false } }), [], 'before the empty key');
-      assert.deepEqual(await scanKeys({ upper: { partitionKey: '', rowKey: '', inclusive: true } }), [JSON.stringify(['', ''])], 'up to the empty keys');
+      assert.deepEqual(
+        await scanKeys({ upper: { partitionKey: '', rowKey: '', inclusive: true } }),
+        [JSON.stringify(['', ''])],
+        'up to the empty keys',
+      );
     },
   },
   {
@@ -86,8 +136,14 @@ export const scanCases: readonly ConformanceCase[] = [
       const ranges: KeyRange[] = [
         {},
         { lower: { partitionKey: 'p1', inclusive: true }, upper: { partitionKey: 'p1', inclusive: true } },
-        { lower: { partitionKey: 'p0', rowKey: 'r0010', inclusive: false }, upper: { partitionKey: 'p3', rowKey: 'r0005', inclusive: true } },
-        { lower: { partitionKey: 'p2', rowKey: 'r0029', inclusive: true }, upper: { partitionKey: 'p3', inclusive: false } },
+        {
+          lower: { partitionKey: 'p0', rowKey: 'r0010', inclusive: false },
+          upper: { partitionKey: 'p3', rowKey: 'r0005', inclusive: true },
+        },
+        {
+          lower: { partitionKey: 'p2', rowKey: 'r0029', inclusive: true },
+          upper: { partitionKey: 'p3', inclusive: false },
+        },
       ];
       for (const range of ranges) {
         const expected = keysOf(rows.filter((row) => inRange(row, range)));
@@ -107,7 +163,12 @@ export const scanCases: readonly ConformanceCase[] = [
       await seedRows(store, t, rows);
       const result = await walk(store, t, {}, 1000);
       assert.deepEqual(keysOf(result.entities), keysOf(rows));
-      const partition = await walk(store, t, { lower: { partitionKey: 'p1', inclusive: true }, upper: { partitionKey: 'p1', inclusive: true } }, 1000);
+      const partition = await walk(
+        store,
+        t,
+        { lower: { partitionKey: 'p1', inclusive: true }, upper: { partitionKey: 'p1', inclusive: true } },
+        1000,
+      );
       assert.deepEqual(keysOf(partition.entities), keysOf(rows.slice(600)));
     },
   },
@@ -128,14 +189,21 @@ export const scanCases: readonly ConformanceCase[] = [
       const t = await table();
       const rows = sortedRows(manyRows(3, 40));
       await seedRows(store, t, rows);
-      const range: KeyRange = { lower: { partitionKey: 'p0', rowKey: 'r0020', inclusive: true }, upper: { partitionKey: 'p2', rowKey: 'r0010', inclusive: false } };
+      const range: KeyRange = {
+        lower: { partitionKey: 'p0', rowKey: 'r0020', inclusive: true },
+        upper: { partitionKey: 'p2', rowKey: 'r0010', inclusive: false },
+      };
       const inside = rows.filter((row) => inRange(row, range)).length;
       for (const limit of [1, 5, 1000]) {
         const plain = await walk(store, t, range, limit);
         assert.equal(plain.examined, inside, `unconditional, limit ${limit}`);
         const filtered = await walk(store, t, range, limit, [dropsEverything]);
         // A prefilter may keep rows that fail it; whether kept or dropped, each row counts once.
-        assert.equal(filtered.examined, inside, `every row examined once with a condition that fails them all, limit ${limit}`);
+        assert.equal(
+          filtered.examined,
+          inside,
+          `every row examined once with a condition that fails them all, limit ${limit}`,
+        );
       }
     },
   },
@@ -146,16 +214,27 @@ export const scanCases: readonly ConformanceCase[] = [
       const large = noiseBytes(48 * 1024, 7);
       await seedRows(store, t, [
         { partitionKey: 'p', rowKey: 'small', properties: props({ n: edm.int32(1) }) },
-        { partitionKey: 'p', rowKey: 'x-large', properties: props({ b: edm.binary(large), s: edm.string(large.toString('base64')) }) },
+        {
+          partitionKey: 'p',
+          rowKey: 'x-large',
+          properties: props({ b: edm.binary(large), s: edm.string(large.toString('base64')) }),
+        },
       ]);
-      const small = await store.scan(t, { upper: { partitionKey: 'p', rowKey: 'small', inclusive: true } }, { conditions: [], limit: 10 });
+      const small = await store.scan(
+        t,
+        { upper: { partitionKey: 'p', rowKey: 'small', inclusive: true } },
+        { conditions: [], limit: 10 },
+      );
       assert.equal(small.entities.length, 1);
       assert.ok(small.bytes > 0, `bytes of a one-entity step: ${small.bytes}`);
       for (const conditions of [[], [{ kind: 'timestamp', operator: 'ge', value: 0n } as const]]) {
         const all = await walk(store, t, {}, 10, conditions);
         assert.equal(all.entities.length, 2);
         // The stored data holds 48 KiB of noise twice over (once base64): whatever the form, at least 48 KiB.
-        assert.ok(all.bytes >= large.length, `bytes of the large entity (${conditions.length} conditions): ${all.bytes}`);
+        assert.ok(
+          all.bytes >= large.length,
+          `bytes of the large entity (${conditions.length} conditions): ${all.bytes}`,
+        );
       }
     },
   },

@@ -49,7 +49,12 @@ export function assertSameSnapshot(actual: readonly Entity[], expected: readonly
 }
 
 /** getEntity, with the keys checked and the entity's invariants. */
-export async function read(store: Store, table: TableInfo, partitionKey: string, rowKey: string): Promise<Entity | undefined> {
+export async function read(
+  store: Store,
+  table: TableInfo,
+  partitionKey: string,
+  rowKey: string,
+): Promise<Entity | undefined> {
   const entity = await store.getEntity(table, partitionKey, rowKey);
   if (entity === undefined) return undefined;
   assert.equal(entity.partitionKey, partitionKey, 'getEntity returns the requested PartitionKey');

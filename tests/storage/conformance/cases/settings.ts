@@ -25,7 +25,11 @@ export const settingCases: readonly ConformanceCase[] = [
       assert.equal(await store.putSettings(a, [{ key: account('cors'), value: undefined }]), 'ok');
       assert.equal(await store.getSetting(a, account('cors')), undefined, 'removed');
       assert.equal(await store.getSetting(a, account('logging')), '{"x":1}', 'the other setting stays');
-      assert.equal(await store.putSettings(a, [{ key: account('never'), value: undefined }]), 'ok', 'removing what is not there');
+      assert.equal(
+        await store.putSettings(a, [{ key: account('never'), value: undefined }]),
+        'ok',
+        'removing what is not there',
+      );
       assert.equal(await store.putSettings(a, [{ key: account('empty'), value: '' }]), 'ok');
       assert.equal(await store.getSetting(a, account('empty')), '', 'an empty value is a value');
     },
@@ -40,7 +44,11 @@ export const settingCases: readonly ConformanceCase[] = [
       assert.equal(await store.putSettings(t.account, [{ key: tableScope(t.name.toUpperCase()), value: '[2]' }]), 'ok');
       assert.equal(await store.getSetting(t.account, tableScope(t.name)), '[2]', 'one setting, whatever the case');
       assert.equal(await store.getSetting(`${t.account}x`, tableScope(t.name)), undefined, 'another account');
-      assert.equal(await store.getSetting(t.account, account(t.name)), undefined, 'the account scope is another namespace');
+      assert.equal(
+        await store.getSetting(t.account, account(t.name)),
+        undefined,
+        'the account scope is another namespace',
+      );
       assert.equal(await store.putSettings(t.account, [{ key: tableScope(t.name), value: undefined }]), 'ok');
       assert.equal(await store.getSetting(t.account, tableScope(t.name)), undefined, 'removed');
     },
@@ -66,11 +74,23 @@ export const settingCases: readonly ConformanceCase[] = [
       assert.equal(await store.putSettings(other.account, [{ key: tableScope(other.name), value: '[other]' }]), 'ok');
       assert.equal(await store.deleteTable(t.account, t.name.toUpperCase()), true);
       assert.equal(await store.getSetting(t.account, tableScope(t.name)), undefined, 'gone with the table');
-      assert.equal(await store.putSettings(t.account, [{ key: tableScope(t.name), value: '[late]' }]), 'tableNotFound', 'a deleted table takes no setting');
+      assert.equal(
+        await store.putSettings(t.account, [{ key: tableScope(t.name), value: '[late]' }]),
+        'tableNotFound',
+        'a deleted table takes no setting',
+      );
       assert.equal(await store.createTable(t.account, t.name.toLowerCase()), 'created');
-      assert.equal(await store.getSetting(t.account, tableScope(t.name)), undefined, 'the new table starts without settings');
+      assert.equal(
+        await store.getSetting(t.account, tableScope(t.name)),
+        undefined,
+        'the new table starts without settings',
+      );
       assert.equal(await store.getSetting(t.account, account('service')), 'kept', 'account settings stay');
-      assert.equal(await store.getSetting(other.account, tableScope(other.name)), '[other]', "other tables' settings stay");
+      assert.equal(
+        await store.getSetting(other.account, tableScope(other.name)),
+        '[other]',
+        "other tables' settings stay",
+      );
     },
   },
   {
@@ -80,10 +100,17 @@ export const settingCases: readonly ConformanceCase[] = [
       // one written after finds no table. Either way nothing of the table remains.
       for (let i = 0; i < 10; i++) {
         const t = await table();
-        const [put, deleted] = await Promise.all([store.putSettings(t.account, [{ key: tableScope(t.name), value: '[x]' }]), store.deleteTable(t.account, t.name)]);
+        const [put, deleted] = await Promise.all([
+          store.putSettings(t.account, [{ key: tableScope(t.name), value: '[x]' }]),
+          store.deleteTable(t.account, t.name),
+        ]);
         assert.equal(deleted, true);
         assert.ok(put === 'ok' || put === 'tableNotFound');
-        assert.equal(await store.getSetting(t.account, tableScope(t.name)), undefined, `round ${i}: no setting outlives its table`);
+        assert.equal(
+          await store.getSetting(t.account, tableScope(t.name)),
+          undefined,
+          `round ${i}: no setting outlives its table`,
+        );
       }
     },
   },

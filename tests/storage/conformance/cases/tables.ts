@@ -48,7 +48,11 @@ export const tableCases: readonly ConformanceCase[] = [
       const missingRow = await store.getTableEntity(a, 'onecall', 'p', 'other');
       assert.deepEqual(missingRow, { table, entity: undefined }, 'a table without that entity');
       const failed = await store.commitToTable(a, 'OneCall', [put('p', 'r', props(), absent)]);
-      assert.deepEqual(failed, { table, result: { ok: false, index: 0, failure: 'exists' } }, 'conditions as commit checks them');
+      assert.deepEqual(
+        failed,
+        { table, result: { ok: false, index: 0, failure: 'exists' } },
+        'conditions as commit checks them',
+      );
       const stale = await store.commitToTable(a, 'OneCall', [put('p', 'r', props(), version(stamp - 1n))]);
       assert.deepEqual(stale.result, { ok: false, index: 0, failure: 'versionMismatch' });
       assert.equal((await store.getEntity(table, 'p', 'r'))?.timestamp, stamp, 'failed writes wrote nothing');
@@ -60,7 +64,11 @@ export const tableCases: readonly ConformanceCase[] = [
       });
       assert.equal(await store.deleteTable(a, 'OneCall'), true);
       assert.equal(await store.getTableEntity(a, 'OneCall', 'p', 'r'), undefined, 'a deleted table');
-      assert.equal((await store.commitToTable(a, 'OneCall', [put('p', 'r')])).table, undefined, 'a deleted table takes no writes');
+      assert.equal(
+        (await store.commitToTable(a, 'OneCall', [put('p', 'r')])).table,
+        undefined,
+        'a deleted table takes no writes',
+      );
     },
   },
   {
@@ -83,7 +91,8 @@ export const tableCases: readonly ConformanceCase[] = [
       for (const name of names) await store.createTable(a, name);
       await store.createTable(account(), 'aaa'); // another account's table never shows
       const ordered = ['alpha', 'ALPHA3', 'Beta', 'beta2', 'gamma', 'T1', 't10', 't2', 'Zeta'];
-      const list = async (from: string | undefined, limit: number) => (await store.listTables(a, from, limit)).map((t) => t.name);
+      const list = async (from: string | undefined, limit: number) =>
+        (await store.listTables(a, from, limit)).map((t) => t.name);
       assert.deepEqual(await list(undefined, 100), ordered);
       for (const t of await store.listTables(a, undefined, 100)) assert.equal(t.account, a);
       assert.deepEqual(await list(undefined, 3), ordered.slice(0, 3), 'limit');
@@ -94,7 +103,7 @@ export const tableCases: readonly ConformanceCase[] = [
       assert.deepEqual(await list('', 1), ['alpha']);
       // Walking with the next lower-cased name, as Query Tables continues, visits every table once.
       const walked: string[] = [];
-      for (let from: string | undefined; ; ) {
+      for (let from: string | undefined; ;) {
         const page = await store.listTables(a, from, 3);
         walked.push(...page.slice(0, 2).map((t) => t.name));
         if (page.length < 3) {
@@ -121,7 +130,11 @@ export const tableCases: readonly ConformanceCase[] = [
     name: 'deleting a table deletes its entities; a table re-created under the name starts empty',
     async run({ store, table }) {
       const t = await table();
-      await commitOk(store, t, Array.from({ length: 50 }, (_, i) => put('p', `r${i}`, props({ i: edm.int32(i) }))));
+      await commitOk(
+        store,
+        t,
+        Array.from({ length: 50 }, (_, i) => put('p', `r${i}`, props({ i: edm.int32(i) }))),
+      );
       assert.equal(await store.deleteTable(t.account, t.name), true);
       assert.equal(await store.getEntity(t, 'p', 'r1'), undefined, 'a read of the deleted table');
       const gone = await store.scan(t, {}, { conditions: [], limit: 10 });

@@ -1,4 +1,5 @@
-// Commit timestamps (data-model.md §4, Store.commit): UTC wall-clock ticks, strictly increasing
+// Commit timestamps (Azure REST: understanding-the-table-service-data-model, Store.commit): UTC wall-clock ticks,
+// strictly increasing
 // from commit to commit, for one entity rewritten faster than the clock ticks too (or optimistic
 // concurrency breaks), and shared by every write of a batch.
 import assert from 'node:assert/strict';
@@ -44,7 +45,10 @@ async function rewriteHotEntity(store: Store, t: TableInfo, rounds: number): Pro
   const together = await Promise.all(Array.from({ length: 50 }, () => store.commit(t, [put('p', 'hot')])));
   const timestamps = together.map((result) => (result.ok ? result.timestamp : assert.fail(show(result))));
   assert.equal(new Set(timestamps).size, timestamps.length, 'writes issued together: no two share a timestamp');
-  assert.ok(timestamps.every((timestamp) => timestamp > previous), 'each later than the version before them');
+  assert.ok(
+    timestamps.every((timestamp) => timestamp > previous),
+    'each later than the version before them',
+  );
 }
 
 export const timestampCases: readonly ConformanceCase[] = [
@@ -55,7 +59,10 @@ export const timestampCases: readonly ConformanceCase[] = [
       const before = BigInt(Date.now()) * ticksPerMs;
       const timestamp = await commitOk(store, t, [put('p', 'r')]);
       const after = BigInt(Date.now()) * ticksPerMs;
-      assert.ok(timestamp >= before - clockSlackMs * ticksPerMs && timestamp <= after + clockSlackMs * ticksPerMs, `timestamp ${timestamp} near ${before}`);
+      assert.ok(
+        timestamp >= before - clockSlackMs * ticksPerMs && timestamp <= after + clockSlackMs * ticksPerMs,
+        `timestamp ${timestamp} near ${before}`,
+      );
     },
   },
   {
@@ -65,7 +72,8 @@ export const timestampCases: readonly ConformanceCase[] = [
       let previous = 0n;
       for (let i = 0; i < 60; i++) {
         const t = tables[i % 2]!;
-        const write = i % 5 === 4 ? del(`p${(i - 4) % 3}`, `r${i - 4}`) : put(`p${i % 3}`, `r${i}`, props({ i: edm.int32(i) }));
+        const write =
+          i % 5 === 4 ? del(`p${(i - 4) % 3}`, `r${i - 4}`) : put(`p${i % 3}`, `r${i}`, props({ i: edm.int32(i) }));
         const timestamp = await commitOk(store, t, [write]);
         assert.ok(timestamp > previous, `commit ${i}: ${timestamp} > ${previous}`);
         previous = timestamp;
@@ -97,7 +105,9 @@ export const timestampCases: readonly ConformanceCase[] = [
       const t = await table();
       await commitOk(store, t, [put('p', 'hot')]);
       // Issued without waiting: an engine that groups commits applies many within one clock tick.
-      const results = await Promise.all(Array.from({ length: 100 }, (_, i) => store.commit(t, [put('p', 'hot', props({ n: edm.int32(i) }))])));
+      const results = await Promise.all(
+        Array.from({ length: 100 }, (_, i) => store.commit(t, [put('p', 'hot', props({ n: edm.int32(i) }))])),
+      );
       const timestamps = results.map((result) => {
         assert.ok(result.ok);
         return result.timestamp;
@@ -116,9 +126,14 @@ export const timestampCases: readonly ConformanceCase[] = [
       const t = await table();
       const first = await commitOk(store, t, [put('p', 'a'), put('p', 'b')]);
       const second = await commitOk(store, t, [put('p', 'b', props({ v: edm.int32(2) }))]);
-      const batch = await commitOk(store, t, [put('p', 'a', props(), version(first)), put('p', 'b', props(), version(second)), put('p', 'c')]);
+      const batch = await commitOk(store, t, [
+        put('p', 'a', props(), version(first)),
+        put('p', 'b', props(), version(second)),
+        put('p', 'c'),
+      ]);
       assert.ok(batch > second && second > first, 'versions increase');
-      for (const rowKey of ['a', 'b', 'c']) assert.equal((await read(store, t, 'p', rowKey))?.timestamp, batch, `${rowKey} carries the batch timestamp`);
+      for (const rowKey of ['a', 'b', 'c'])
+        assert.equal((await read(store, t, 'p', rowKey))?.timestamp, batch, `${rowKey} carries the batch timestamp`);
     },
   },
 ];

@@ -1,7 +1,8 @@
 // Write conditions, merges and their limits, and exact values (Store.commit, Store.getEntity,
 // Store.scan): every condition against a present and a missing entity for every action; a merge
 // keeps other properties and may change types; a merge may not grow an entity past 252 properties
-// or 1 MiB by data-model.md §5.3 accounting, while a put of exactly the limits passes; every EDM
+// or 1 MiB by Azure REST: understanding-the-table-service-data-model accounting, while a put of exactly the limits
+// passes; every EDM
 // value comes back exactly, and minimalJson, when a store gives it, is the minimal encoding.
 import assert from 'node:assert/strict';
 import type { Properties } from '../../../../src/domain/entity.js';
@@ -76,7 +77,11 @@ function conditionCase(conditionName: ConditionName, actionName: ActionName): Co
           'older version': version(versions.older),
         }[conditionName];
         const write: Write =
-          actionName === 'put' ? put('p', 'e', newProperties, condition) : actionName === 'merge' ? merge('p', 'e', newProperties, condition) : del('p', 'e', condition);
+          actionName === 'put'
+            ? put('p', 'e', newProperties, condition)
+            : actionName === 'merge'
+              ? merge('p', 'e', newProperties, condition)
+              : del('p', 'e', condition);
         const before = await read(store, t, 'p', 'e');
         const result = await store.commit(t, [write]);
         const expected = expectedOutcome(stored, conditionName, actionName);
@@ -94,7 +99,10 @@ function conditionCase(conditionName: ConditionName, actionName: ActionName): Co
           continue;
         }
         assert.equal(after?.timestamp, result.timestamp, `${what}: the new version`);
-        const expectedProperties = actionName === 'merge' && stored ? props({ a: edm.string('one'), b: edm.string('keep'), c: edm.boolean(false) }) : newProperties;
+        const expectedProperties =
+          actionName === 'merge' && stored
+            ? props({ a: edm.string('one'), b: edm.string('keep'), c: edm.boolean(false) })
+            : newProperties;
         assertSameProperties(after.properties, expectedProperties, what);
       }
     },
@@ -108,11 +116,21 @@ const conditionCases = (['none', 'absent', 'present', 'current version', 'older 
 // -- merges and limits ----------------------------------------------------------------------------
 
 function wide(count: number, prefix = 'p'): Properties {
-  return props(Object.fromEntries(Array.from({ length: count }, (_, i) => [`${prefix}${String(i).padStart(3, '0')}`, edm.int32(i)])));
+  return props(
+    Object.fromEntries(
+      Array.from({ length: count }, (_, i) => [`${prefix}${String(i).padStart(3, '0')}`, edm.int32(i)]),
+    ),
+  );
 }
 
 /** The merge fails with `failure` at index 1 of a batch, and the entity keeps its version. */
-async function assertMergeFails(store: Store, t: TableInfo, rowKey: string, incoming: Properties, failure: WriteFailure): Promise<void> {
+async function assertMergeFails(
+  store: Store,
+  t: TableInfo,
+  rowKey: string,
+  incoming: Properties,
+  failure: WriteFailure,
+): Promise<void> {
   const before = await read(store, t, 'p', rowKey);
   const result = await store.commit(t, [put('p', 'other'), merge('p', rowKey, incoming)]);
   assert.deepEqual(result, { ok: false, index: 1, failure }, `merge of ${incoming.size} properties into ${rowKey}`);
@@ -129,9 +147,17 @@ const mergeCases: readonly ConformanceCase[] = [
       await commitOk(store, t, [merge('p', 'e', props({ b: edm.string('two'), A: edm.double(1.5) }), present)]);
       const entity = await read(store, t, 'p', 'e');
       assert.ok(entity);
-      assertSameProperties(entity.properties, props({ a: edm.int32(1), b: edm.string('two'), c: edm.string('c'), A: edm.double(1.5) }), 'merged');
+      assertSameProperties(
+        entity.properties,
+        props({ a: edm.int32(1), b: edm.string('two'), c: edm.string('c'), A: edm.double(1.5) }),
+        'merged',
+      );
       await commitOk(store, t, [merge('p', 'e', props())]);
-      assertSameProperties((await read(store, t, 'p', 'e'))!.properties, entity.properties, 'an empty merge changes no property');
+      assertSameProperties(
+        (await read(store, t, 'p', 'e'))!.properties,
+        entity.properties,
+        'an empty merge changes no property',
+      );
     },
   },
   {
@@ -142,9 +168,16 @@ const mergeCases: readonly ConformanceCase[] = [
       await commitOk(store, t, [put('p', 'e', order)]);
       assert.deepEqual([...(await read(store, t, 'p', 'e'))!.properties.keys()], ['zeta', 'Alpha', 'mid', 'a']);
       await commitOk(store, t, [merge('p', 'e', props({ new: edm.int32(5), mid: edm.string('x'), B: edm.int32(6) }))]);
-      assert.deepEqual([...(await read(store, t, 'p', 'e'))!.properties.keys()], ['zeta', 'Alpha', 'mid', 'a', 'new', 'B']);
+      assert.deepEqual(
+        [...(await read(store, t, 'p', 'e'))!.properties.keys()],
+        ['zeta', 'Alpha', 'mid', 'a', 'new', 'B'],
+      );
       const scanned = (await walk(store, t, {})).entities[0];
-      assert.deepEqual([...scanned!.properties.keys()], ['zeta', 'Alpha', 'mid', 'a', 'new', 'B'], 'a scan reads the same order');
+      assert.deepEqual(
+        [...scanned!.properties.keys()],
+        ['zeta', 'Alpha', 'mid', 'a', 'new', 'B'],
+        'a scan reads the same order',
+      );
     },
   },
   {
@@ -154,7 +187,9 @@ const mergeCases: readonly ConformanceCase[] = [
       await commitOk(store, t, [put('p', 'full', wide(252)), put('p', 'almost', wide(250))]);
       assertSameProperties((await read(store, t, 'p', 'full'))!.properties, wide(252), 'a put of 252 properties');
       await commitOk(store, t, [merge('p', 'full', props({ p000: edm.string('overwritten') }))]);
-      await commitOk(store, t, [merge('p', 'almost', props({ p000: edm.string('x'), q0: edm.int32(0), q1: edm.int32(1) }))]);
+      await commitOk(store, t, [
+        merge('p', 'almost', props({ p000: edm.string('x'), q0: edm.int32(0), q1: edm.int32(1) })),
+      ]);
       assert.equal((await read(store, t, 'p', 'almost'))!.properties.size, 252);
       await assertMergeFails(store, t, 'full', props({ extra: edm.int32(1) }), 'tooManyProperties');
       await assertMergeFails(store, t, 'almost', props({ extra: edm.int32(1) }), 'tooManyProperties');
@@ -186,7 +221,9 @@ const mergeCases: readonly ConformanceCase[] = [
       const exact = fillToBytes('p', 'e', props(), MiB);
       await commitOk(store, t, [put('p', 'e', exact)]);
       const firstFiller = [...exact.keys()][0]!;
-      await commitOk(store, t, [merge('p', 'e', props({ [firstFiller]: edm.boolean(false), more: edm.binary(noiseBytes(1000)) }))]);
+      await commitOk(store, t, [
+        merge('p', 'e', props({ [firstFiller]: edm.boolean(false), more: edm.binary(noiseBytes(1000)) })),
+      ]);
       const merged = (await read(store, t, 'p', 'e'))!.properties;
       assert.deepEqual(merged.get(firstFiller), edm.boolean(false));
       assert.ok(accountedBytes('p', 'e', merged) < MiB);
@@ -196,7 +233,10 @@ const mergeCases: readonly ConformanceCase[] = [
 
 // -- exact values -----------------------------------------------------------------------------------
 
-/** Every EDM type at its edges (data-model.md §2), and strings JSON and SQL get wrong. */
+/**
+ * Every EDM type at its edges (Azure REST: payload-format-for-table-service-operations), and strings JSON and SQL get
+ * wrong.
+ */
 function edgeValues(): Properties {
   return props({
     int32Min: edm.int32(-2147483648),
@@ -264,7 +304,10 @@ function minimalValues(): Properties {
 async function assertRoundTrips(store: Store, t: TableInfo, rowKey: string, properties: Properties): Promise<void> {
   await commitOk(store, t, [put('p', rowKey, properties)]);
   assertSameProperties((await read(store, t, 'p', rowKey))!.properties, properties, `getEntity ${rowKey}`);
-  const only = { lower: { partitionKey: 'p', rowKey, inclusive: true }, upper: { partitionKey: 'p', rowKey, inclusive: true } };
+  const only = {
+    lower: { partitionKey: 'p', rowKey, inclusive: true },
+    upper: { partitionKey: 'p', rowKey, inclusive: true },
+  };
   // Unconditional and conditional scans may take different paths through an engine.
   for (const conditions of [[], [{ kind: 'timestamp', operator: 'ge', value: 0n } as const]]) {
     const [scanned] = (await walk(store, t, only, 10, conditions)).entities;
@@ -281,7 +324,8 @@ const valueRoundTripCases: readonly ConformanceCase[] = [
       await assertRoundTrips(store, t, 'edges', edgeValues());
       await assertRoundTrips(store, t, 'empty', props());
       // Each alone too: a value must not depend on its neighbours.
-      for (const [name, value] of edgeValues()) await assertRoundTrips(store, t, `one-${name.slice(0, 40)}`, props({ [name]: value }));
+      for (const [name, value] of edgeValues())
+        await assertRoundTrips(store, t, `one-${name.slice(0, 40)}`, props({ [name]: value }));
     },
   },
   {
