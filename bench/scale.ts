@@ -1,4 +1,4 @@
-// Flat behaviour as the store grows (issue 6): one on-disk Cerulean grows one table through
+// Flat behaviour as the store grows: one on-disk Cerulean grows one table through
 // 10k, 100k, 1M and 10M entities (100-entity batches); at each size it measures point reads and
 // single inserts at 16 concurrent requests, one property-filtered scan of the whole table (to its
 // last page), the server's RSS after all that, and a restart's startup time and RSS.
@@ -98,12 +98,17 @@ async function main(): Promise<void> {
     await server.stop();
     if (!values.keep) rmSync(location, { recursive: true, force: true });
   }
+  writeResults(max, steps);
+}
+
+function writeResults(max: number, steps: readonly Step[]): void {
   mkdirSync(resultsDir, { recursive: true });
   writeFileSync(path.join(resultsDir, 'scale.json'), JSON.stringify({ machineLoad: os.loadavg(), steps }, null, 2));
-  const markdown = `# Cerulean at scale\n\n\`node dist/bench/scale.js --max ${max}\`; load average at the end ${os
+  const load = os
     .loadavg()
     .map((n) => n.toFixed(2))
-    .join(' ')}.\n\n${report(steps)}\n`;
+    .join(' ');
+  const markdown = `# Cerulean at scale\n\n\`node dist/bench/scale.js --max ${max}\`; load average at the end ${load}.\n\n${report(steps)}\n`;
   writeFileSync(path.join(resultsDir, 'scale.md'), markdown);
   process.stdout.write(markdown);
 }

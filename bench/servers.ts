@@ -10,7 +10,9 @@ import type * as ServerProcess from '../scripts/server-process.mjs';
 
 // From dist/bench/ at run time: the module lives in the repository, not in dist/.
 const serverProcessUrl = new URL('../../scripts/server-process.mjs', import.meta.url);
-const { freeLoopbackPort, startCerulean, startNodeProcess } = (await import(serverProcessUrl.href)) as typeof ServerProcess;
+const { freeLoopbackPort, startCerulean, startNodeProcess } = (await import(
+  serverProcessUrl.href
+)) as typeof ServerProcess;
 
 export type CeruleanProcess = ServerProcess.NodeProcess<ServerProcess.CeruleanBanner>;
 
@@ -19,9 +21,24 @@ export function startCeruleanAt(location: string): Promise<CeruleanProcess> {
   return startCerulean({ args: ['--port', '0', '--location', location, '--log-level', 'warn'], name: 'cerulean' });
 }
 
-export const serverKinds = ['cerulean', 'cerulean-pg', 'cerulean-pg-2', 'azurite-disk', 'azurite-memory', 'bare', 'cerulean-unobserved'] as const;
+export const serverKinds = [
+  'cerulean',
+  'cerulean-pg',
+  'cerulean-pg-2',
+  'azurite-disk',
+  'azurite-memory',
+  'bare',
+  'cerulean-unobserved',
+] as const;
 /** Run unless --servers names others; cerulean-unobserved only measures what metrics cost. */
-export const defaultServerKinds: readonly ServerKind[] = ['cerulean', 'cerulean-pg', 'cerulean-pg-2', 'azurite-disk', 'azurite-memory', 'bare'];
+export const defaultServerKinds: readonly ServerKind[] = [
+  'cerulean',
+  'cerulean-pg',
+  'cerulean-pg-2',
+  'azurite-disk',
+  'azurite-memory',
+  'bare',
+];
 export type ServerKind = (typeof serverKinds)[number];
 
 export const serverLabels: Readonly<Record<ServerKind, string>> = {
@@ -73,7 +90,12 @@ const azuriteAutosaveMs = 5_000;
 const flushTickMarginMs = 100;
 
 /** `database`: the PostgreSQL URL for the PostgreSQL kinds. */
-export async function startServer(kind: ServerKind, repoRoot: string, dataDir: string, database?: string): Promise<BenchServer> {
+export async function startServer(
+  kind: ServerKind,
+  repoRoot: string,
+  dataDir: string,
+  database?: string,
+): Promise<BenchServer> {
   const spec = await launchSpec(kind, repoRoot, dataDir, database);
   const processes: Launched[] = [];
   try {
@@ -87,12 +109,20 @@ export async function startServer(kind: ServerKind, repoRoot: string, dataDir: s
   const exitReason = () => processes.map((launched) => launched.exitReason()).find((reason) => reason !== undefined);
   return {
     kind,
-    endpoint: { host: first.host, port: first.port, account: devAccountName, morePorts: more.map((launched) => launched.port) },
+    endpoint: {
+      host: first.host,
+      port: first.port,
+      account: devAccountName,
+      morePorts: more.map((launched) => launched.port),
+    },
     pids: processes.map((launched) => launched.pid),
     exitReason,
     exitWithin: async (ms) => {
       let timer: NodeJS.Timeout | undefined;
-      await Promise.race([...processes.map((launched) => launched.exited), new Promise((resolve) => (timer = setTimeout(resolve, ms)))]);
+      await Promise.race([
+        ...processes.map((launched) => launched.exited),
+        new Promise((resolve) => (timer = setTimeout(resolve, ms))),
+      ]);
       clearTimeout(timer);
       return exitReason();
     },
@@ -133,7 +163,11 @@ async function launch(spec: LaunchSpec, dataDir: string): Promise<Launched> {
     exitReason = error ? `${how} (${error})` : how;
   });
   // A server that needed SIGKILL to stop has stopped all the same.
-  const stop = () => started.stop().then(() => undefined, () => undefined);
+  const stop = () =>
+    started.stop().then(
+      () => undefined,
+      () => undefined,
+    );
   const host = started.ready[1]!;
   if (!isLoopback(host)) {
     await stop();
@@ -143,7 +177,12 @@ async function launch(spec: LaunchSpec, dataDir: string): Promise<Launched> {
   return { host, port, pid: started.process.pid!, exited, exitReason: () => exitReason, stop };
 }
 
-async function launchSpec(kind: ServerKind, repoRoot: string, dataDir: string, database: string | undefined): Promise<LaunchSpec> {
+async function launchSpec(
+  kind: ServerKind,
+  repoRoot: string,
+  dataDir: string,
+  database: string | undefined,
+): Promise<LaunchSpec> {
   const cerulean = (store: string[]) => ({
     args: [path.join(repoRoot, 'bin/cerulean.js'), '--port', '0', '--queue-port', '0', ...store],
     ready: /Cerulean listening on http:\/\/([^\s/]+):(\d+)\//,
@@ -169,8 +208,10 @@ async function launchSpec(kind: ServerKind, repoRoot: string, dataDir: string, d
         args: [
           main,
           ...persistence,
-          '--tableHost', '127.0.0.1',
-          '--tablePort', String(port),
+          '--tableHost',
+          '127.0.0.1',
+          '--tablePort',
+          String(port),
           '--disableTelemetry',
           '--silent',
         ],
@@ -207,11 +248,7 @@ const quietSamplesAfterFlush = 3;
  * the next measurement. `next`'s own periodic save is part of its sustained write cost and
  * is not waited for. Reads CPU time from /proc; without it only the save deadlines count.
  */
-export async function waitForQuiet(
-  servers: readonly BenchServer[],
-  next: BenchServer,
-  maxMs: number,
-): Promise<void> {
+export async function waitForQuiet(servers: readonly BenchServer[], next: BenchServer, maxMs: number): Promise<void> {
   const live = servers.filter((server) => server.exitReason() === undefined);
   const deadline = Date.now() + maxMs;
   const dueAt = Math.max(...live.filter((server) => server !== next).map((server) => server.backgroundWorkDueAt()));

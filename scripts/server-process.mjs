@@ -51,7 +51,12 @@ export function startCerulean(options) {
   const { args = [], ...rest } = options;
   // Processes started side by side must not meet on the default queue port.
   const queuePort = args.includes('--queue-port') ? [] : ['--queue-port', '0'];
-  return startNodeProcess({ name: 'cerulean', ...rest, args: [ceruleanBin, ...args, ...queuePort], ready: ceruleanBanner() });
+  return startNodeProcess({
+    name: 'cerulean',
+    ...rest,
+    args: [ceruleanBin, ...args, ...queuePort],
+    ready: ceruleanBanner(),
+  });
 }
 
 /** `node …args`; resolves once `ready` returns something for a line of stdout or stderr. */

@@ -5,19 +5,25 @@ import assert from 'node:assert/strict';
 const KiB = 1024;
 const MiB = 1024 * KiB;
 
-/** Custom properties per entity: 255 including PartitionKey, RowKey, Timestamp (data-model.md §5.3). */
+/**
+ * Custom properties per entity: 255 including PartitionKey, RowKey, Timestamp (Azure REST:
+ * understanding-the-table-service-data-model).
+ */
 export const customPropertiesMax = 252;
-/** Property name length (data-model.md §5.3). */
+/** Property name length (Azure REST: understanding-the-table-service-data-model). */
 export const propertyNameLengthUtf16Max = 255;
-/** Edm.String: 64 KiB = 32 Ki UTF-16 code units (data-model.md §5.3). */
+/** Edm.String: 64 KiB = 32 Ki UTF-16 code units (Azure REST: understanding-the-table-service-data-model). */
 export const stringValueLengthUtf16Max = 32 * KiB;
-/** Edm.Binary: 64 KiB (data-model.md §5.3). */
+/** Edm.Binary: 64 KiB (Azure REST: understanding-the-table-service-data-model). */
 export const binaryValueBytesMax = 64 * KiB;
-/** Whole entity, by the accounting of data-model.md §5.3. */
+/** Whole entity, by the accounting of Azure REST: understanding-the-table-service-data-model. */
 export const entityBytesMax = 1 * MiB;
-/** PartitionKey and RowKey: 1 KiB read as 1,024 UTF-16 code units (data-model.md §5.2, recommendation). */
+/**
+ * PartitionKey and RowKey: 1 KiB read as 1,024 UTF-16 code units (Azure REST:
+ * understanding-the-table-service-data-model, recommendation).
+ */
 export const keyLengthUtf16Max = 1 * KiB;
-/** Request body; a $batch is capped at the same 4 MiB (batch.md). */
+/** Request body; a $batch is capped at the same 4 MiB (Azure REST: performing-entity-group-transactions). */
 export const bodyBytesMax = 4 * MiB;
 /**
  * An authenticated client's oversized body is read and dropped up to this total, so that a client
@@ -32,14 +38,17 @@ export const oversizeBodyReadBytesMax = 32 * MiB;
  */
 export const unreadBodyDrainBytesMax = 64 * KiB;
 export const unreadBodyDrainMs = 2_000;
-/** After a reply that closes the connection on an unread body: how long, and how much more, the server reads before closing (http/linger.ts). */
+/**
+ * After a reply that closes the connection on an unread body: how long, and how much more, the server reads before
+ * closing (http/linger.ts).
+ */
 export const lingerMs = 2_000;
 export const lingerBytesMax = 64 * KiB;
-/** Entities or tables in one query page (query.md §4.1). */
+/** Entities or tables in one query page (Azure REST: query-timeout-and-pagination). */
 export const pageSizeMax = 1000;
-/** Operations in one change set (batch.md). */
+/** Operations in one change set (Azure REST: performing-entity-group-transactions). */
 export const batchOperationsMax = 100;
-/** Discrete comparisons in one $filter (data-model.md §5.4). */
+/** Discrete comparisons in one $filter (Azure REST: understanding-the-table-service-data-model). */
 export const filterComparisonsMax = 15;
 /** Nesting depth of parentheses / not in one $filter: stops hostile recursion. */
 export const filterDepthMax = 32;
@@ -47,13 +56,13 @@ export const filterDepthMax = 32;
 export const filterLengthUtf16Max = 32 * KiB;
 /** Nesting of JSON request bodies: entities are flat objects, so this only stops hostile recursion. */
 export const jsonDepthMax = 64;
-/** Clock skew allowed for SAS start and expiry times (auth.md §9: "a few minutes"). */
+/** Clock skew allowed for SAS start and expiry times (Azure REST: create-service-sas: "a few minutes"). */
 export const sasClockSkewMs = 5 * 60 * 1000;
-/** Stored access policies per table (operations.md §3.2). */
+/** Stored access policies per table (Azure REST: set-table-acl). */
 export const storedPoliciesMax = 5;
-/** Stored access policy Id length (operations.md §3.2). */
+/** Stored access policy Id length (Azure REST: set-table-acl). */
 export const storedPolicyIdLengthMax = 64;
-/** CORS rules per account (data-model.md §5, unverified for Table). */
+/** CORS rules per account (Azure REST: understanding-the-table-service-data-model, unverified for Table). */
 export const corsRulesMax = 5;
 /** Entries in one CORS rule list (origins, methods, headers): Azure's documented 64 defined headers. */
 export const corsListEntriesMax = 64;
@@ -66,9 +75,9 @@ export const xmlDepthMax = 16;
 export const xmlElementsMax = 1024;
 /** Clock skew allowed for bearer token exp/nbf, as for SAS times. */
 export const bearerClockSkewMs = 5 * 60 * 1000;
-/** x-ms-client-request-id (data-model.md §5.4). */
+/** x-ms-client-request-id (Azure REST: understanding-the-table-service-data-model). */
 export const clientRequestIdLengthMax = 1024;
-/** Table name length (data-model.md §5.1). */
+/** Table name length (Azure REST: understanding-the-table-service-data-model). */
 export const tableNameLengthMax = 63;
 
 /**
@@ -84,7 +93,10 @@ export const pageBytesMax = 16 * MiB;
 /** Rows a query page may read before it returns a continuation, whatever the time. */
 export const queryRowsReadMax = 200_000;
 
-/** Default for --max-requests: requests handled at once; more are answered 503 ServerBusy instead of queueing without bound. */
+/**
+ * Default for --max-requests: requests handled at once; more are answered 503 ServerBusy instead of queueing without
+ * bound.
+ */
 export const requestsInFlightMax = 1024;
 /** Open connections; node:http drops connections beyond this. */
 export const connectionsMax = 10_000;
@@ -100,7 +112,7 @@ export const requestTimeoutMs = 120_000;
  */
 export const keepAliveTimeoutMs = 65_000;
 
-/** Shared Key request dates may be this far from the server clock (auth.md §2). */
+/** Shared Key request dates may be this far from the server clock (Azure REST: authorize-with-shared-key). */
 export const clockSkewMs = 15 * 60 * 1000;
 
 // The workload watch and the throttle (src/observe) keep this much at most, whatever clients send.

@@ -14,7 +14,7 @@ export interface Credentials {
   readonly key: string;
 }
 
-/** A failed request, with the service's error code and message (errors.md §1). */
+/** A failed request, with the service's error code and message (Azure REST: status-and-error-codes2). */
 export class ApiError extends Error {
   constructor(
     readonly status: number,
@@ -113,7 +113,7 @@ export async function call(credentials: Credentials, request: Call): Promise<Res
   }
   const date = new Date().toUTCString();
   const comp = url.searchParams.get('comp');
-  // auth.md §4-§5: date, then /account + the path as sent (+ ?comp=…).
+  // Azure REST: authorize-with-shared-key: date, then /account + the path as sent (+ ?comp=…).
   const resource = `/${credentials.account}${url.pathname}${comp === null ? '' : `?comp=${comp}`}`;
   const signature = await hmacBase64(credentials.key, `${date}\n${resource}`);
   const response = await fetch(url, {
@@ -171,9 +171,14 @@ function entityPath(table: string, partitionKey: string, rowKey: string): string
 export async function listTables(credentials: Credentials, prefix: string): Promise<string[]> {
   const names: string[] = [];
   let next: string | undefined;
-  const filter = prefix === '' ? undefined : `TableName ge '${prefix.replace(/'/g, "''")}' and TableName lt '${prefixEnd(prefix)}'`;
+  const filter =
+    prefix === '' ? undefined : `TableName ge '${prefix.replace(/'/g, "''")}' and TableName lt '${prefixEnd(prefix)}'`;
   do {
-    const response = await call(credentials, { method: 'GET', path: '/Tables', query: { $filter: filter, NextTableName: next } });
+    const response = await call(credentials, {
+      method: 'GET',
+      path: '/Tables',
+      query: { $filter: filter, NextTableName: next },
+    });
     const body = (await response.json()) as { value: { TableName: string }[] };
     names.push(...body.value.map((table) => table.TableName));
     next = response.headers.get('x-ms-continuation-NextTableName') ?? undefined;
@@ -261,15 +266,21 @@ export async function tableInsights(credentials: Credentials, table: string): Pr
   const date = new Date().toUTCString();
   const signature = await hmacBase64(credentials.key, `${date}\n/${credentials.account}/_insights`);
   const response = await fetch(new URL('/_insights', location.origin), {
-    headers: { 'x-ms-date': date, 'x-ms-version': apiVersion, Authorization: `SharedKeyLite ${credentials.account}:${signature}` },
+    headers: {
+      'x-ms-date': date,
+      'x-ms-version': apiVersion,
+      Authorization: `SharedKeyLite ${credentials.account}:${signature}`,
+    },
     cache: 'no-store',
   });
   if (!response.ok) return [];
   const report = (await response.json()) as { findings?: InsightFinding[] };
-  return (report.findings ?? []).filter((finding) => finding.account === credentials.account && finding.table === table);
+  return (report.findings ?? []).filter(
+    (finding) => finding.account === credentials.account && finding.table === table,
+  );
 }
 
-/** `partition-scan; scanned=1000; returned=12` (README "Query cost, made visible"). */
+/** `partition-scan; scanned=1000; returned=12` (README "Queries and their cost"). */
 export function parsePlan(header: string | null): QueryPlan | undefined {
   if (header === null) return undefined;
   const [kind = '', ...fields] = header.split(';').map((part) => part.trim());
@@ -280,7 +291,12 @@ export function parsePlan(header: string | null): QueryPlan | undefined {
   return { kind, scanned: number('scanned'), returned: number('returned') };
 }
 
-export async function getEntity(credentials: Credentials, table: string, partitionKey: string, rowKey: string): Promise<Entity> {
+export async function getEntity(
+  credentials: Credentials,
+  table: string,
+  partitionKey: string,
+  rowKey: string,
+): Promise<Entity> {
   const response = await call(credentials, { method: 'GET', path: entityPath(table, partitionKey, rowKey) });
   const entity = entityFromWire(parseWireJson(await response.text()) as WireEntity);
   return { ...entity, etag: response.headers.get('ETag') ?? entity.etag };
@@ -312,9 +328,14 @@ export async function writeEntity(
 
 /**
  * Insert Or Replace of up to 100 entities of one partition as one entity group transaction
- * (batch.md §2): all are written or none; a failure throws the first failing part's error.
+ * (Azure REST: performing-entity-group-transactions): all are written or none; a failure throws the first failing
+ * part's error.
  */
-export async function upsertBatch(credentials: Credentials, table: string, entities: readonly WireEntity[]): Promise<void> {
+export async function upsertBatch(
+  credentials: Credentials,
+  table: string,
+  entities: readonly WireEntity[],
+): Promise<void> {
   const batch = `batch_${crypto.randomUUID()}`;
   const changeset = `changeset_${crypto.randomUUID()}`;
   const base = `${location.origin}${accountPrefix(credentials.account)}`;
@@ -365,11 +386,19 @@ export async function deleteEntity(
   rowKey: string,
   etag: string,
 ): Promise<void> {
-  await call(credentials, { method: 'DELETE', path: entityPath(table, partitionKey, rowKey), headers: { 'If-Match': etag } });
+  await call(credentials, {
+    method: 'DELETE',
+    path: entityPath(table, partitionKey, rowKey),
+    headers: { 'If-Match': etag },
+  });
 }
 
 export async function getTableAcl(credentials: Credentials, table: string): Promise<AccessPolicy[]> {
-  const response = await call(credentials, { method: 'GET', path: `/${encodeURIComponent(table)}`, query: { comp: 'acl' } });
+  const response = await call(credentials, {
+    method: 'GET',
+    path: `/${encodeURIComponent(table)}`,
+    query: { comp: 'acl' },
+  });
   const xml = new DOMParser().parseFromString(await response.text(), 'application/xml');
   return [...xml.getElementsByTagName('SignedIdentifier')].map((identifier) => ({
     id: childText(identifier, 'Id'),
@@ -379,7 +408,11 @@ export async function getTableAcl(credentials: Credentials, table: string): Prom
   }));
 }
 
-export async function setTableAcl(credentials: Credentials, table: string, policies: readonly AccessPolicy[]): Promise<void> {
+export async function setTableAcl(
+  credentials: Credentials,
+  table: string,
+  policies: readonly AccessPolicy[],
+): Promise<void> {
   const xml = document.implementation.createDocument(null, 'SignedIdentifiers', null);
   for (const policy of policies) {
     const identifier = appendXml(xml.documentElement, 'SignedIdentifier');
@@ -399,7 +432,11 @@ export async function setTableAcl(credentials: Credentials, table: string, polic
 }
 
 export async function getServiceProperties(credentials: Credentials): Promise<XMLDocument> {
-  const response = await call(credentials, { method: 'GET', path: '/', query: { restype: 'service', comp: 'properties' } });
+  const response = await call(credentials, {
+    method: 'GET',
+    path: '/',
+    query: { restype: 'service', comp: 'properties' },
+  });
   return new DOMParser().parseFromString(await response.text(), 'application/xml');
 }
 

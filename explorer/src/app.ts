@@ -43,7 +43,10 @@ async function start(): Promise<void> {
     showCors(byId('main'), credentials);
   });
   const names = await loadAccountNames();
-  replace(byId('account-names'), names.map((name) => h('option', { value: name })));
+  replace(
+    byId('account-names'),
+    names.map((name) => h('option', { value: name })),
+  );
   // The development account, whose key is well known, unless this tab used another.
   accountInput.value = rememberedAccount() ?? devAccount;
   keyInput.value = rememberedKey(accountInput.value);
@@ -79,7 +82,9 @@ async function refreshTables(): Promise<void> {
   }
   byId<HTMLButtonElement>('cors-open').disabled = false;
   document.body.dataset['connected'] = credentials.account;
-  status(`${credentials.account}: ${names.length} table${names.length === 1 ? '' : 's'}${prefix === '' ? '' : ` starting with '${prefix}'`}`);
+  status(
+    `${credentials.account}: ${names.length} table${names.length === 1 ? '' : 's'}${prefix === '' ? '' : ` starting with '${prefix}'`}`,
+  );
   replace(
     byId('table-list'),
     names.map((name) =>
@@ -88,7 +93,17 @@ async function refreshTables(): Promise<void> {
         {},
         h('button', { type: 'button', class: 'table-link', 'data-table': name, onclick: () => openTable(name) }, name),
         countButton(name),
-        h('button', { type: 'button', class: 'icon danger', title: `Delete table ${name}`, 'aria-label': `Delete table ${name}`, onclick: () => void removeTable(name) }, '×'),
+        h(
+          'button',
+          {
+            type: 'button',
+            class: 'icon danger',
+            title: `Delete table ${name}`,
+            'aria-label': `Delete table ${name}`,
+            onclick: () => void removeTable(name),
+          },
+          '×',
+        ),
       ),
     ),
   );
@@ -97,7 +112,11 @@ async function refreshTables(): Promise<void> {
 
 /** Counts a table's entities when asked (a full scan of its keys, so never on its own). */
 function countButton(name: string): HTMLElement {
-  const button = h('button', { type: 'button', class: 'icon count', 'data-count': name, title: `Count the entities of ${name}` }, '#');
+  const button = h(
+    'button',
+    { type: 'button', class: 'icon count', 'data-count': name, title: `Count the entities of ${name}` },
+    '#',
+  );
   button.addEventListener('click', async () => {
     if (credentials === undefined) return;
     button.textContent = '…';
@@ -149,7 +168,13 @@ function openTable(name: string, viewId: string = 'entities'): void {
     views.map((view) =>
       h(
         'button',
-        { type: 'button', role: 'tab', id: `tab-${view.id}`, 'aria-selected': String(view.id === viewId), onclick: () => openTable(name, view.id) },
+        {
+          type: 'button',
+          role: 'tab',
+          id: `tab-${view.id}`,
+          'aria-selected': String(view.id === viewId),
+          onclick: () => openTable(name, view.id),
+        },
         view.label,
       ),
     ),

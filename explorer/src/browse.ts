@@ -1,7 +1,15 @@
 // One table's entities: the query form, a page of results in a grid (union of the page's
 // properties, EDM type in every cell, column chooser, sort within the page), paging by
 // continuation tokens (first, previous, next), the server's query plan, and row actions.
-import { deleteEntity, queryEntities, tableInsights, type Continuation, type Credentials, type EntityPage, type Query } from './api.js';
+import {
+  deleteEntity,
+  queryEntities,
+  tableInsights,
+  type Continuation,
+  type Credentials,
+  type EntityPage,
+  type Query,
+} from './api.js';
 import { queryForm } from './builder.js';
 import { h, replace } from './dom.js';
 import type { Entity, Property } from './edm.js';
@@ -43,14 +51,38 @@ export function showBrowser(root: HTMLElement, credentials: Credentials, table: 
     root,
     form.element,
     jumpControls((filter) => form.run({ filter, select: '', top: query.top })),
-    h('div', { class: 'toolbar row wrap' },
-      h('button', { type: 'button', id: 'add-entity', class: 'primary', onclick: () => void openEditor(credentials, table, undefined, reload) }, '+ Add entity'),
+    h(
+      'div',
+      { class: 'toolbar row wrap' },
+      h(
+        'button',
+        {
+          type: 'button',
+          id: 'add-entity',
+          class: 'primary',
+          onclick: () => void openEditor(credentials, table, undefined, reload),
+        },
+        '+ Add entity',
+      ),
       selection.button,
-      h('button', { type: 'button', id: 'query-code', onclick: () => showQueryCode(table, credentials.account, query) }, 'Copy as code'),
+      h(
+        'button',
+        { type: 'button', id: 'query-code', onclick: () => showQueryCode(table, credentials.account, query) },
+        'Copy as code',
+      ),
       h('details', { class: 'chooser' }, h('summary', { id: 'columns-button' }, 'Columns'), chooser),
-      transferControls(credentials, table, () => query, () => page?.entities ?? [], reload),
+      transferControls(
+        credentials,
+        table,
+        () => query,
+        () => page?.entities ?? [],
+        reload,
+      ),
     ),
-    pager.element, plan.element, grid, names,
+    pager.element,
+    plan.element,
+    grid,
+    names,
   );
 
   async function load(index: number): Promise<void> {
@@ -72,7 +104,10 @@ export function showBrowser(root: HTMLElement, credentials: Credentials, table: 
   function render(): void {
     if (page === undefined) return;
     const columns = ['PartitionKey', 'RowKey', 'Timestamp', ...propertyColumns(page.entities)];
-    replace(names, columns.map((name) => h('option', { value: name })));
+    replace(
+      names,
+      columns.map((name) => h('option', { value: name })),
+    );
     fillChooser(chooser, columns.slice(2), hidden, render);
     const shown = columns.filter((name) => !hidden.has(name));
     const entities = sorted(page.entities, sort);
@@ -80,7 +115,11 @@ export function showBrowser(root: HTMLElement, credentials: Credentials, table: 
       sort = { column, descending: sort?.column === column && !sort.descending };
       render();
     });
-    renderGrid(grid, header, { entities, columns: shown, actions: (entity) => rowActions(entity, selection, credentials, table, reload) });
+    renderGrid(grid, header, {
+      entities,
+      columns: shown,
+      actions: (entity) => rowActions(entity, selection, credentials, table, reload),
+    });
   }
 
   void load(0);
@@ -92,8 +131,17 @@ class Selection {
   readonly button: HTMLButtonElement;
 
   constructor(onDelete: (entities: Entity[]) => Promise<void>) {
-    this.button = h('button', { type: 'button', id: 'delete-selected', class: 'danger', disabled: true, onclick: () =>
-      void onDelete([...this.entities.values()]) }, 'Delete selected');
+    this.button = h(
+      'button',
+      {
+        type: 'button',
+        id: 'delete-selected',
+        class: 'danger',
+        disabled: true,
+        onclick: () => void onDelete([...this.entities.values()]),
+      },
+      'Delete selected',
+    );
   }
 
   set(key: string, entity: Entity, ticked: boolean): void {
@@ -113,21 +161,64 @@ class Selection {
   }
 }
 
-function rowActions(entity: Entity, selection: Selection, credentials: Credentials, table: string, reload: () => Promise<void>): HTMLElement {
+function rowActions(
+  entity: Entity,
+  selection: Selection,
+  credentials: Credentials,
+  table: string,
+  reload: () => Promise<void>,
+): HTMLElement {
   const key = `${entity.partitionKey}/${entity.rowKey}`;
   const label = `${entity.partitionKey} / ${entity.rowKey}`;
-  const box = h('input', { type: 'checkbox', class: 'select-row', 'aria-label': `Select ${label}`, checked: selection.entities.has(key) });
+  const box = h('input', {
+    type: 'checkbox',
+    class: 'select-row',
+    'aria-label': `Select ${label}`,
+    checked: selection.entities.has(key),
+  });
   box.addEventListener('change', () => selection.set(key, entity, box.checked));
-  return h('td', { class: 'actions' }, box,
-    h('button', { type: 'button', class: 'json', 'aria-label': `JSON of ${label}`, onclick: () => showEntityJson(entity) }, '{}'),
-    h('button', { type: 'button', class: 'edit', 'aria-label': `Edit ${label}`, onclick: () => void openEditor(credentials, table, entity, reload) }, 'Edit'),
-    h('button', { type: 'button', class: 'delete danger', 'aria-label': `Delete ${label}`, onclick: () => void removeEntity(entity, credentials, table, reload) }, 'Delete'),
+  return h(
+    'td',
+    { class: 'actions' },
+    box,
+    h(
+      'button',
+      { type: 'button', class: 'json', 'aria-label': `JSON of ${label}`, onclick: () => showEntityJson(entity) },
+      '{}',
+    ),
+    h(
+      'button',
+      {
+        type: 'button',
+        class: 'edit',
+        'aria-label': `Edit ${label}`,
+        onclick: () => void openEditor(credentials, table, entity, reload),
+      },
+      'Edit',
+    ),
+    h(
+      'button',
+      {
+        type: 'button',
+        class: 'delete danger',
+        'aria-label': `Delete ${label}`,
+        onclick: () => void removeEntity(entity, credentials, table, reload),
+      },
+      'Delete',
+    ),
   );
 }
 
-async function removeEntity(entity: Entity, credentials: Credentials, table: string, reload: () => Promise<void>): Promise<void> {
+async function removeEntity(
+  entity: Entity,
+  credentials: Credentials,
+  table: string,
+  reload: () => Promise<void>,
+): Promise<void> {
   if (!confirm(`Delete entity PartitionKey '${entity.partitionKey}', RowKey '${entity.rowKey}'?`)) return;
-  const done = await succeeded(() => deleteEntity(credentials, table, entity.partitionKey, entity.rowKey, entity.etag || '*'));
+  const done = await succeeded(() =>
+    deleteEntity(credentials, table, entity.partitionKey, entity.rowKey, entity.etag || '*'),
+  );
   if (!done) return;
   status('Entity deleted.');
   await reload();
@@ -145,16 +236,28 @@ function planArea(credentials: Credentials, table: string): { element: HTMLEleme
     // The explorer's own paging is not counted by the server's insights.
     void tableInsights(credentials, table)
       .catch(() => [])
-      .then((findings) => replace(insights, findings.map((finding) => h('li', { 'data-kind': finding.kind, title: finding.pattern }, finding.summary))));
+      .then((findings) =>
+        replace(
+          insights,
+          findings.map((finding) => h('li', { 'data-kind': finding.kind, title: finding.pattern }, finding.summary)),
+        ),
+      );
   };
   return { element: h('div', { class: 'plan-row' }, h('div', {}, line, note), insights), show };
 }
 
 /** First, previous, next, and what the page holds. */
-function pagerControls(onStep: (step: 'first' | 'previous' | 'next') => void): { element: HTMLElement; show(index: number, page: EntityPage): void } {
+function pagerControls(onStep: (step: 'first' | 'previous' | 'next') => void): {
+  element: HTMLElement;
+  show(index: number, page: EntityPage): void;
+} {
   const label = h('span', { id: 'page-label' });
   const first = h('button', { type: 'button', id: 'page-first', onclick: () => onStep('first') }, '« First');
-  const previous = h('button', { type: 'button', id: 'page-previous', onclick: () => onStep('previous') }, '◀ Previous');
+  const previous = h(
+    'button',
+    { type: 'button', id: 'page-previous', onclick: () => onStep('previous') },
+    '◀ Previous',
+  );
   const next = h('button', { type: 'button', id: 'page-next', onclick: () => onStep('next') }, 'Next ▶');
   const show = (index: number, page: EntityPage): void => {
     first.disabled = previous.disabled = index === 0;
@@ -166,25 +269,44 @@ function pagerControls(onStep: (step: 'first' | 'previous' | 'next') => void): {
 }
 
 /** The column chooser: a box per column that can be hidden. */
-function fillChooser(chooser: HTMLElement, columns: readonly string[], hidden: Set<string>, onChange: () => void): void {
-  replace(chooser, columns.map((name) => {
-    const box = h('input', { type: 'checkbox', checked: !hidden.has(name), 'data-column': name });
-    box.addEventListener('change', () => {
-      if (box.checked) hidden.delete(name);
-      else hidden.add(name);
-      onChange();
-    });
-    return h('label', { class: 'check' }, box, name);
-  }));
+function fillChooser(
+  chooser: HTMLElement,
+  columns: readonly string[],
+  hidden: Set<string>,
+  onChange: () => void,
+): void {
+  replace(
+    chooser,
+    columns.map((name) => {
+      const box = h('input', { type: 'checkbox', checked: !hidden.has(name), 'data-column': name });
+      box.addEventListener('change', () => {
+        if (box.checked) hidden.delete(name);
+        else hidden.add(name);
+        onChange();
+      });
+      return h('label', { class: 'check' }, box, name);
+    }),
+  );
 }
 
 /** The header row: the actions column, then a sort button per column, marked with the sort. */
 function gridHeader(shown: readonly string[], sort: Sort | undefined, onSort: (column: string) => void): HTMLElement {
-  return h('tr', {}, h('th', { scope: 'col' }, h('span', { class: 'sr-only' }, 'actions')), shown.map((name) => {
-    const mark = sort?.column === name ? (sort.descending ? ' ▼' : ' ▲') : '';
-    return h('th', { scope: 'col', 'aria-sort': sort?.column === name ? (sort.descending ? 'descending' : 'ascending') : undefined },
-      h('button', { type: 'button', class: 'sort', 'data-column': name, onclick: () => onSort(name) }, name, mark));
-  }));
+  return h(
+    'tr',
+    {},
+    h('th', { scope: 'col' }, h('span', { class: 'sr-only' }, 'actions')),
+    shown.map((name) => {
+      const mark = sort?.column === name ? (sort.descending ? ' ▼' : ' ▲') : '';
+      return h(
+        'th',
+        {
+          scope: 'col',
+          'aria-sort': sort?.column === name ? (sort.descending ? 'descending' : 'ascending') : undefined,
+        },
+        h('button', { type: 'button', class: 'sort', 'data-column': name, onclick: () => onSort(name) }, name, mark),
+      );
+    }),
+  );
 }
 
 /** Custom property names in the order they first appear on the page. */

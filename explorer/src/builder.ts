@@ -4,7 +4,14 @@
 import type { Query } from './api.js';
 import { h, field, replace } from './dom.js';
 import { edmTypes, shortType, type EdmType } from './edm.js';
-import { comparisons, filterText, timestampPresets, timestampSince, type Comparison, type Condition } from './filter.js';
+import {
+  comparisons,
+  filterText,
+  timestampPresets,
+  timestampSince,
+  type Comparison,
+  type Condition,
+} from './filter.js';
 import { errorMessage } from './session.js';
 
 export interface QueryForm {
@@ -19,7 +26,12 @@ const pageSizeDefault = '100';
 
 export function queryForm(onRun: (query: Query) => void): QueryForm {
   const rows = h('div', { class: 'conditions' });
-  const filterBox = h('textarea', { id: 'filter', rows: 2, spellcheck: 'false', placeholder: "e.g. PartitionKey eq 'a' and Count gt 5" });
+  const filterBox = h('textarea', {
+    id: 'filter',
+    rows: 2,
+    spellcheck: 'false',
+    placeholder: "e.g. PartitionKey eq 'a' and Count gt 5",
+  });
   const selectBox = h('input', { id: 'select', spellcheck: 'false', placeholder: 'all properties' });
   const topBox = h('input', { id: 'top', type: 'number', min: 1, max: 1000, value: pageSizeDefault });
   const builderError = h('p', { class: 'error', id: 'builder-error', role: 'alert' });
@@ -42,42 +54,81 @@ export function queryForm(onRun: (query: Query) => void): QueryForm {
   const run = (): void => onRun(query());
 
   const presets = timestampPresets.map((preset) =>
-    h('button', { type: 'button', onclick: () => {
-      addRow(timestampSince(preset.ms, Date.now()));
-      if (applyBuilder()) run();
-    } }, `Timestamp: ${preset.label}`),
+    h(
+      'button',
+      {
+        type: 'button',
+        onclick: () => {
+          addRow(timestampSince(preset.ms, Date.now()));
+          if (applyBuilder()) run();
+        },
+      },
+      `Timestamp: ${preset.label}`,
+    ),
   );
 
   const element = h(
     'details',
     { class: 'query', open: true },
     h('summary', {}, 'Query'),
-    h('form', { id: 'query-form', onsubmit: (event: Event) => {
-      event.preventDefault();
-      run();
-    } },
-      h('div', { class: 'builder' },
+    h(
+      'form',
+      {
+        id: 'query-form',
+        onsubmit: (event: Event) => {
+          event.preventDefault();
+          run();
+        },
+      },
+      h(
+        'div',
+        { class: 'builder' },
         rows,
         builderError,
-        h('div', { class: 'row wrap' },
+        h(
+          'div',
+          { class: 'row wrap' },
           h('button', { type: 'button', id: 'add-condition', onclick: () => addRow() }, '+ condition'),
-          h('button', { type: 'button', id: 'apply-builder', onclick: () => {
-            if (applyBuilder()) run();
-          } }, 'Build filter & run'),
+          h(
+            'button',
+            {
+              type: 'button',
+              id: 'apply-builder',
+              onclick: () => {
+                if (applyBuilder()) run();
+              },
+            },
+            'Build filter & run',
+          ),
           presets,
         ),
       ),
       field('$filter', filterBox),
-      h('div', { class: 'row wrap' }, field('$select', selectBox, 'comma-separated names'), field('$top (page size)', topBox)),
-      h('div', { class: 'row wrap' },
+      h(
+        'div',
+        { class: 'row wrap' },
+        field('$select', selectBox, 'comma-separated names'),
+        field('$top (page size)', topBox),
+      ),
+      h(
+        'div',
+        { class: 'row wrap' },
         h('button', { type: 'submit', id: 'run-query', class: 'primary' }, 'Run query'),
-        h('button', { type: 'button', id: 'clear-query', onclick: () => {
-          replace(rows);
-          filterBox.value = '';
-          selectBox.value = '';
-          topBox.value = pageSizeDefault;
-          run();
-        } }, 'Clear'),
+        h(
+          'button',
+          {
+            type: 'button',
+            id: 'clear-query',
+            onclick: () => {
+              replace(rows);
+              filterBox.value = '';
+              selectBox.value = '';
+              topBox.value = pageSizeDefault;
+              run();
+            },
+          },
+          'Clear',
+        ),
       ),
     ),
   );
@@ -90,10 +141,29 @@ export function queryForm(onRun: (query: Query) => void): QueryForm {
 
 /** One builder row: and/or, property, comparison, type, value, and a remove button. */
 function conditionRow(initial?: Condition): HTMLElement {
-  const join = h('select', { 'aria-label': 'join', class: 'join' }, h('option', { value: 'and' }, 'and'), h('option', { value: 'or' }, 'or'));
-  const property = h('input', { 'aria-label': 'property', class: 'property', list: 'property-names', value: initial?.property ?? 'PartitionKey', spellcheck: 'false' });
-  const comparison = h('select', { 'aria-label': 'comparison', class: 'comparison' }, comparisons.map((op) => h('option', { value: op }, op)));
-  const type = h('select', { 'aria-label': 'type', class: 'type' }, edmTypes.map((t) => h('option', { value: t }, shortType(t))));
+  const join = h(
+    'select',
+    { 'aria-label': 'join', class: 'join' },
+    h('option', { value: 'and' }, 'and'),
+    h('option', { value: 'or' }, 'or'),
+  );
+  const property = h('input', {
+    'aria-label': 'property',
+    class: 'property',
+    list: 'property-names',
+    value: initial?.property ?? 'PartitionKey',
+    spellcheck: 'false',
+  });
+  const comparison = h(
+    'select',
+    { 'aria-label': 'comparison', class: 'comparison' },
+    comparisons.map((op) => h('option', { value: op }, op)),
+  );
+  const type = h(
+    'select',
+    { 'aria-label': 'type', class: 'type' },
+    edmTypes.map((t) => h('option', { value: t }, shortType(t))),
+  );
   const value = h('input', { 'aria-label': 'value', class: 'value', spellcheck: 'false', value: initial?.value ?? '' });
   join.value = initial?.join ?? 'and';
   comparison.value = initial?.comparison ?? 'eq';
@@ -103,20 +173,26 @@ function conditionRow(initial?: Condition): HTMLElement {
     if (property.value === 'Timestamp') type.value = 'Edm.DateTime';
     else if (property.value === 'PartitionKey' || property.value === 'RowKey') type.value = 'Edm.String';
   });
-  const row = h('div', { class: 'condition' }, join, property, comparison, type, value,
-    h('button', { type: 'button', class: 'icon', 'aria-label': 'remove condition', onclick: () => row.remove() }, '×'));
+  const row = h(
+    'div',
+    { class: 'condition' },
+    join,
+    property,
+    comparison,
+    type,
+    value,
+    h('button', { type: 'button', class: 'icon', 'aria-label': 'remove condition', onclick: () => row.remove() }, '×'),
+  );
   return row;
 }
 
 /** The conditions of the builder rows, as typed. */
 function readConditions(rows: HTMLElement): Condition[] {
-  return (
-    [...rows.querySelectorAll('.condition')].map((row) => ({
-      join: (row.querySelector('.join') as HTMLSelectElement).value as 'and' | 'or',
-      property: (row.querySelector('.property') as HTMLInputElement).value.trim(),
-      comparison: (row.querySelector('.comparison') as HTMLSelectElement).value as Comparison,
-      type: (row.querySelector('.type') as HTMLSelectElement).value as EdmType,
-      value: (row.querySelector('.value') as HTMLInputElement).value,
-    }))
-  );
+  return [...rows.querySelectorAll('.condition')].map((row) => ({
+    join: (row.querySelector('.join') as HTMLSelectElement).value as 'and' | 'or',
+    property: (row.querySelector('.property') as HTMLInputElement).value.trim(),
+    comparison: (row.querySelector('.comparison') as HTMLSelectElement).value as Comparison,
+    type: (row.querySelector('.type') as HTMLSelectElement).value as EdmType,
+    value: (row.querySelector('.value') as HTMLInputElement).value,
+  }));
 }

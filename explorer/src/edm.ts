@@ -52,7 +52,9 @@ class DoubleLiteral {
  */
 export function parseWireJson(text: string): unknown {
   return JSON.parse(text, (_key: string, value: unknown, context?: { source?: string }) =>
-    typeof value === 'number' && context?.source !== undefined && /[.eE]/.test(context.source) ? new DoubleLiteral(context.source) : value,
+    typeof value === 'number' && context?.source !== undefined && /[.eE]/.test(context.source)
+      ? new DoubleLiteral(context.source)
+      : value,
   );
 }
 

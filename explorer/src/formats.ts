@@ -12,7 +12,17 @@
 //
 // JSON lines: one entity per line, as the REST API's JSON: `{"PartitionKey":…,"RowKey":…,
 // "Timestamp":…,"Count@odata.type":"Edm.Int64","Count":"5",…}` (every non-string type annotated).
-import { entityFromWire, entityToWire, parseWireJson, invalidReason, isEdmType, keyNames, type EdmType, type Entity, type Property } from './edm.js';
+import {
+  entityFromWire,
+  entityToWire,
+  parseWireJson,
+  invalidReason,
+  isEdmType,
+  keyNames,
+  type EdmType,
+  type Entity,
+  type Property,
+} from './edm.js';
 
 export type FileFormat = 'typed-csv' | 'jsonl';
 
@@ -41,9 +51,16 @@ export class ExportWriter {
 
   add(entities: readonly Entity[]): void {
     this.count += entities.length;
-    const rows = this.format === 'jsonl' ? entities.map((entity) => JSON.stringify(wireWithTimestamp(entity)) + '\n') : this.csvRows(entities);
+    const rows =
+      this.format === 'jsonl'
+        ? entities.map((entity) => JSON.stringify(wireWithTimestamp(entity)) + '\n')
+        : this.csvRows(entities);
     const encoded = rows.map((row) => this.encoder.encode(row));
-    this.chunks.push({ blob: new Blob(encoded), rowBytes: encoded.map((bytes) => bytes.length), width: this.columns.length });
+    this.chunks.push({
+      blob: new Blob(encoded),
+      rowBytes: encoded.map((bytes) => bytes.length),
+      width: this.columns.length,
+    });
   }
 
   private csvRows(entities: readonly Entity[]): string[] {
@@ -70,7 +87,11 @@ export class ExportWriter {
 
   /** The whole file, ready for a download. */
   blob(type: string): Blob {
-    if (this.format === 'jsonl') return new Blob(this.chunks.map((chunk) => chunk.blob), { type });
+    if (this.format === 'jsonl')
+      return new Blob(
+        this.chunks.map((chunk) => chunk.blob),
+        { type },
+      );
     const width = this.columns.length;
     const header = [...keyNames, ...this.columns.flatMap((name) => [name, `${name}@type`])].map(csvField).join(',');
     const parts: BlobPart[] = [header + '\r\n'];

@@ -39,8 +39,16 @@ export function renderGrid(wrap: HTMLElement, header: HTMLElement, rows: GridRow
   const widths = [actionsWidthPx, ...rows.columns.map((name) => columnWidthPx(name, rows.entities))];
   const body = h('tbody', {});
   // Sizes through the CSSOM: the page's Content-Security-Policy refuses style attributes.
-  const colgroup = h('colgroup', {}, widths.map((width) => sized(h('col', {}), 'width', width)));
-  const table = sized(h('table', { id: 'grid' }, colgroup, h('thead', {}, header), body), 'width', widths.reduce((a, b) => a + b, 0));
+  const colgroup = h(
+    'colgroup',
+    {},
+    widths.map((width) => sized(h('col', {}), 'width', width)),
+  );
+  const table = sized(
+    h('table', { id: 'grid' }, colgroup, h('thead', {}, header), body),
+    'width',
+    widths.reduce((a, b) => a + b, 0),
+  );
   pinKeyColumns(header, widths);
   let shown = '';
   const draw = (): void => {
@@ -50,7 +58,12 @@ export function renderGrid(wrap: HTMLElement, header: HTMLElement, rows: GridRow
     if (`${first}:${last}` === shown) return;
     shown = `${first}:${last}`;
     const visible = rows.entities.slice(first, last).map((entity, offset) => row(entity, first + offset, rows, widths));
-    replace(body, spacer(first, rows.columns.length), visible, spacer(rows.entities.length - last, rows.columns.length));
+    replace(
+      body,
+      spacer(first, rows.columns.length),
+      visible,
+      spacer(rows.entities.length - last, rows.columns.length),
+    );
   };
   replace(wrap, table);
   draw();
@@ -69,7 +82,9 @@ export function renderTimed(wrap: HTMLElement, render: () => void): void {
 }
 
 function row(entity: Entity, index: number, rows: GridRows, widths: readonly number[]): HTMLElement {
-  const element = h('tr', { 'data-pk': entity.partitionKey, 'data-rk': entity.rowKey, class: index % 2 === 1 ? 'alt' : undefined },
+  const element = h(
+    'tr',
+    { 'data-pk': entity.partitionKey, 'data-rk': entity.rowKey, class: index % 2 === 1 ? 'alt' : undefined },
     rows.actions(entity),
     rows.columns.map((name) => cell(entity, name)),
   );
@@ -80,7 +95,11 @@ function row(entity: Entity, index: number, rows: GridRows, widths: readonly num
 /** Stands for `count` rows that are not in the document (nothing when there are none). */
 function spacer(count: number, columns: number): HTMLElement | null {
   if (count === 0) return null;
-  return sized(h('tr', { class: 'spacer', 'aria-hidden': 'true' }, h('td', { colspan: columns + 1 })), 'height', count * rowHeightPx);
+  return sized(
+    h('tr', { class: 'spacer', 'aria-hidden': 'true' }, h('td', { colspan: columns + 1 })),
+    'height',
+    count * rowHeightPx,
+  );
 }
 
 function sized<T extends HTMLElement>(element: T, property: 'width' | 'height', px: number): T {
@@ -91,7 +110,8 @@ function sized<T extends HTMLElement>(element: T, property: 'width' | 'height', 
 export function cellProperty(entity: Entity, name: string): Property | undefined {
   if (name === 'PartitionKey') return { type: 'Edm.String', text: entity.partitionKey };
   if (name === 'RowKey') return { type: 'Edm.String', text: entity.rowKey };
-  if (name === 'Timestamp') return entity.timestamp === '' ? undefined : { type: 'Edm.DateTime', text: entity.timestamp };
+  if (name === 'Timestamp')
+    return entity.timestamp === '' ? undefined : { type: 'Edm.DateTime', text: entity.timestamp };
   return entity.properties.get(name);
 }
 
@@ -99,9 +119,12 @@ function cell(entity: Entity, name: string): HTMLElement {
   const property = cellProperty(entity, name);
   if (property === undefined) return h('td', { class: 'absent', 'data-column': name });
   // One line: a line break in a value shows as ⏎ (the title and the editor hold the text itself).
-  return h('td', { 'data-column': name, 'data-type': property.type, title: property.text },
+  return h(
+    'td',
+    { 'data-column': name, 'data-type': property.type, title: property.text },
     h('span', { class: 'value' }, property.text.replace(/\r?\n/g, ' ⏎ ')),
-    h('span', { class: 'type' }, shortType(property.type)));
+    h('span', { class: 'type' }, shortType(property.type)),
+  );
 }
 
 /** Wide enough for the header and most values (a sample of the page), within bounds. */

@@ -13,23 +13,44 @@ function odataString(text: string): string {
 
 /** PartitionKey (and RowKey) inputs; `onJump` gets the filter that finds them. */
 export function jumpControls(onJump: (filter: string) => void): HTMLElement {
-  const partitionKey = h('input', { id: 'jump-pk', placeholder: 'PartitionKey', 'aria-label': 'jump to PartitionKey', spellcheck: 'false' });
-  const rowKey = h('input', { id: 'jump-rk', placeholder: 'RowKey (optional)', 'aria-label': 'jump to RowKey', spellcheck: 'false' });
+  const partitionKey = h('input', {
+    id: 'jump-pk',
+    placeholder: 'PartitionKey',
+    'aria-label': 'jump to PartitionKey',
+    spellcheck: 'false',
+  });
+  const rowKey = h('input', {
+    id: 'jump-rk',
+    placeholder: 'RowKey (optional)',
+    'aria-label': 'jump to RowKey',
+    spellcheck: 'false',
+  });
   const jump = (event: Event): void => {
     event.preventDefault();
     const filter = `PartitionKey eq ${odataString(partitionKey.value)}`;
     onJump(rowKey.value === '' ? filter : `${filter} and RowKey eq ${odataString(rowKey.value)}`);
   };
-  return h('form', { class: 'jump row wrap', id: 'jump-form', onsubmit: jump }, partitionKey, rowKey,
-    h('button', { type: 'submit', id: 'jump' }, 'Go to key'));
+  return h(
+    'form',
+    { class: 'jump row wrap', id: 'jump-form', onsubmit: jump },
+    partitionKey,
+    rowKey,
+    h('button', { type: 'submit', id: 'jump' }, 'Go to key'),
+  );
 }
 
 /** The query as code for @azure/data-tables (JavaScript) and azure-data-tables (Python). */
 export function querySnippets(table: string, account: string, query: Query): { javascript: string; python: string } {
   const endpoint = `${location.origin}/${account}`;
   const filter = query.filter.trim();
-  const select = query.select.split(',').map((name) => name.trim()).filter((name) => name !== '');
-  const jsOptions = [filter === '' ? '' : `filter: ${JSON.stringify(filter)}`, select.length === 0 ? '' : `select: ${JSON.stringify(select)}`]
+  const select = query.select
+    .split(',')
+    .map((name) => name.trim())
+    .filter((name) => name !== '');
+  const jsOptions = [
+    filter === '' ? '' : `filter: ${JSON.stringify(filter)}`,
+    select.length === 0 ? '' : `select: ${JSON.stringify(select)}`,
+  ]
     .filter((part) => part !== '')
     .join(', ');
   const javascript = [
@@ -41,7 +62,10 @@ export function querySnippets(table: string, account: string, query: Query): { j
     '  console.log(entity);',
     '}',
   ].join('\n');
-  const pyArguments = [filter === '' ? '' : `query_filter=${JSON.stringify(filter)}`, select.length === 0 ? '' : `select=${JSON.stringify(select)}`]
+  const pyArguments = [
+    filter === '' ? '' : `query_filter=${JSON.stringify(filter)}`,
+    select.length === 0 ? '' : `select=${JSON.stringify(select)}`,
+  ]
     .filter((part) => part !== '')
     .join(', ');
   const python = [
@@ -64,12 +88,23 @@ function showBlocks(title: string, blocks: readonly { id: string; label: string;
     dialog,
     h('h3', {}, title),
     blocks.map(({ id, label, text }) =>
-      h('div', { class: 'code-block' },
-        h('div', { class: 'row' }, h('strong', {}, label),
-          h('button', { type: 'button', id: `${id}-copy`, onclick: () => void copy(text) }, 'Copy')),
-        h('pre', { id, class: 'code' }, text)),
+      h(
+        'div',
+        { class: 'code-block' },
+        h(
+          'div',
+          { class: 'row' },
+          h('strong', {}, label),
+          h('button', { type: 'button', id: `${id}-copy`, onclick: () => void copy(text) }, 'Copy'),
+        ),
+        h('pre', { id, class: 'code' }, text),
+      ),
     ),
-    h('div', { class: 'row end' }, h('button', { type: 'button', id: 'blocks-close', onclick: () => dialog.close() }, 'Close')),
+    h(
+      'div',
+      { class: 'row end' },
+      h('button', { type: 'button', id: 'blocks-close', onclick: () => dialog.close() }, 'Close'),
+    ),
   );
   dialog.showModal();
 }
@@ -93,13 +128,26 @@ export function showQueryCode(table: string, account: string, query: Query): voi
 
 /** The entity as the service's JSON (every non-string property annotated), to read or copy. */
 export function showEntityJson(entity: Entity): void {
-  const wire = { ...entityToWire(entity.partitionKey, entity.rowKey, entity.properties), Timestamp: entity.timestamp || undefined };
-  showBlocks(`Entity ${entity.partitionKey} / ${entity.rowKey}`, [{ id: 'entity-json', label: 'JSON', text: JSON.stringify(wire, null, 2) }]);
+  const wire = {
+    ...entityToWire(entity.partitionKey, entity.rowKey, entity.properties),
+    Timestamp: entity.timestamp || undefined,
+  };
+  showBlocks(`Entity ${entity.partitionKey} / ${entity.rowKey}`, [
+    { id: 'entity-json', label: 'JSON', text: JSON.stringify(wire, null, 2) },
+  ]);
 }
 
 /** Deletes `entities` after one confirmation; resolves to how many were deleted. */
-export async function deleteSelected(credentials: Credentials, table: string, entities: readonly Entity[]): Promise<number> {
-  if (entities.length === 0 || !confirm(`Delete ${entities.length} selected entit${entities.length === 1 ? 'y' : 'ies'} of ${table}?`)) return 0;
+export async function deleteSelected(
+  credentials: Credentials,
+  table: string,
+  entities: readonly Entity[],
+): Promise<number> {
+  if (
+    entities.length === 0 ||
+    !confirm(`Delete ${entities.length} selected entit${entities.length === 1 ? 'y' : 'ies'} of ${table}?`)
+  )
+    return 0;
   let deleted = 0;
   const failures: string[] = [];
   for (const entity of entities) {
@@ -110,6 +158,9 @@ export async function deleteSelected(credentials: Credentials, table: string, en
       failures.push(`${entity.partitionKey}/${entity.rowKey}: ${errorMessage(error)}`);
     }
   }
-  status(`${deleted} entities deleted${failures.length === 0 ? '.' : `; ${failures.length} failed, first: ${failures[0]}`}`, failures.length === 0 ? 'info' : 'error');
+  status(
+    `${deleted} entities deleted${failures.length === 0 ? '.' : `; ${failures.length} failed, first: ${failures[0]}`}`,
+    failures.length === 0 ? 'info' : 'error',
+  );
   return deleted;
 }

@@ -11,7 +11,10 @@ import { errorMessage, status } from './session.js';
 
 const importConcurrency = 4;
 const exportPageSize = '1000';
-/** An entity group transaction holds at most 100 operations and 4 MiB (batch.md §1); stay under both. */
+/**
+ * An entity group transaction holds at most 100 operations and 4 MiB (Azure REST:
+ * performing-entity-group-transactions); stay under both.
+ */
 const batchEntitiesMax = 100;
 const batchBytesMax = 3 * 1024 * 1024;
 
@@ -22,12 +25,24 @@ export function transferControls(
   pageEntities: () => readonly Entity[],
   reload: () => Promise<void>,
 ): HTMLElement {
-  const format = h('select', { id: 'export-format', 'aria-label': 'file format' },
-    Object.entries(fileFormats).map(([value, { label }]) => h('option', { value }, label)));
+  const format = h(
+    'select',
+    { id: 'export-format', 'aria-label': 'file format' },
+    Object.entries(fileFormats).map(([value, { label }]) => h('option', { value }, label)),
+  );
   const progress = h('span', { id: 'transfer-progress', role: 'status' });
   const stop = { requested: false };
-  const cancel = h('button', { type: 'button', id: 'export-cancel', hidden: true, onclick: () => (stop.requested = true) }, 'Stop');
-  const fileInput = h('input', { type: 'file', id: 'import-file', accept: '.csv,.jsonl,.json,.ndjson', class: 'sr-only' });
+  const cancel = h(
+    'button',
+    { type: 'button', id: 'export-cancel', hidden: true, onclick: () => (stop.requested = true) },
+    'Stop',
+  );
+  const fileInput = h('input', {
+    type: 'file',
+    id: 'import-file',
+    accept: '.csv,.jsonl,.json,.ndjson',
+    class: 'sr-only',
+  });
   const context: TransferContext = { credentials, table, progress, reload };
 
   const exportPage = (): void => {
@@ -52,17 +67,29 @@ export function transferControls(
     if (file !== undefined) void importFile(context, file);
   });
 
-  return h('div', { class: 'transfer row wrap' },
+  return h(
+    'div',
+    { class: 'transfer row wrap' },
     format,
     h('button', { type: 'button', id: 'export-page', onclick: exportPage }, 'Export page'),
     h('button', { type: 'button', id: 'export-all', onclick: () => void exportAll() }, 'Export all results'),
     cancel,
-    h('label', { class: 'button', for: 'import-file', tabindex: 0, id: 'import-label', onkeydown: (event: Event) => {
-      if ((event as KeyboardEvent).key === 'Enter' || (event as KeyboardEvent).key === ' ') {
-        event.preventDefault();
-        fileInput.click();
-      }
-    } }, 'Import file…'),
+    h(
+      'label',
+      {
+        class: 'button',
+        for: 'import-file',
+        tabindex: 0,
+        id: 'import-label',
+        onkeydown: (event: Event) => {
+          if ((event as KeyboardEvent).key === 'Enter' || (event as KeyboardEvent).key === ' ') {
+            event.preventDefault();
+            fileInput.click();
+          }
+        },
+      },
+      'Import file…',
+    ),
     fileInput,
     progress,
   );
@@ -82,7 +109,12 @@ function save(table: string, writer: ExportWriter): void {
 }
 
 /** Every page of `query` into `writer`, then the file; `stop` ends it early (the Stop button). */
-async function exportResults(context: TransferContext, writer: ExportWriter, query: Query, stop: { requested: boolean }): Promise<void> {
+async function exportResults(
+  context: TransferContext,
+  writer: ExportWriter,
+  query: Query,
+  stop: { requested: boolean },
+): Promise<void> {
   const { credentials, table, progress } = context;
   const wholeQuery = { ...query, top: exportPageSize };
   let continuation: Continuation | undefined;
@@ -141,7 +173,8 @@ async function importFile(context: TransferContext, file: File): Promise<void> {
     }
   };
   await Promise.all(Array.from({ length: importConcurrency }, worker));
-  progress.textContent = `imported ${done} of ${entities.length} entities from ${file.name}` +
+  progress.textContent =
+    `imported ${done} of ${entities.length} entities from ${file.name}` +
     (failures.length === 0 ? '' : `; ${failures.length} failed, first: ${failures[0]}`);
   progress.className = failures.length === 0 ? '' : 'error';
   status(progress.textContent, failures.length === 0 ? 'info' : 'error');

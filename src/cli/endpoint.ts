@@ -74,7 +74,11 @@ function connectionStringEndpoint(connectionString: string): Endpoint {
   const key = development ? devAccountKey : pairs.get('accountkey');
   return {
     label: probe.url,
-    admin: { origin: new URL(probe.url).origin, account, key: key === undefined ? undefined : Buffer.from(key, 'base64') },
+    admin: {
+      origin: new URL(probe.url).origin,
+      account,
+      key: key === undefined ? undefined : Buffer.from(key, 'base64'),
+    },
     namedTable: undefined,
     service: (retries = true) => TableServiceClient.fromConnectionString(connectionString, clientOptions(retries)),
     tableClient: (name, retries = true) =>

@@ -18,7 +18,9 @@ export class Interruption {
       process.exit(interruptedExitCode);
     }
     this.requested = true;
-    process.stderr.write(`\n${this.label}: interrupted: finishing the requests under way (Ctrl-C again stops at once)\n`);
+    process.stderr.write(
+      `\n${this.label}: interrupted: finishing the requests under way (Ctrl-C again stops at once)\n`,
+    );
   };
 
   /** Stops listening (the command is done). */

@@ -20,7 +20,9 @@ export async function runCli(argv: readonly string[]): Promise<void> {
   const toolOption = first === '-c' || first === '--connection-string';
   const misplaced = toolOption ? argv.find((word) => commands.some((command) => command.name === word)) : undefined;
   if (misplaced !== undefined) {
-    process.stderr.write(`cerulean: options go after the command: cerulean ${misplaced} [options]\n${hint(misplaced)}\n`);
+    process.stderr.write(
+      `cerulean: options go after the command: cerulean ${misplaced} [options]\n${hint(misplaced)}\n`,
+    );
     process.exitCode = 2;
     return;
   }
@@ -28,7 +30,9 @@ export async function runCli(argv: readonly string[]): Promise<void> {
   if (first === serveName) return serve(argv.slice(1));
   const program = buildProgram();
   if (first === '--help' || first === '-h' || first === 'help') {
-    process.stdout.write(`${program.helpInformation()}\n${serverUsage().replace(/^Usage: cerulean \[serve\] \[options\]/, 'Server options (cerulean [serve] [options]):')}\n`);
+    process.stdout.write(
+      `${program.helpInformation()}\n${serverUsage().replace(/^Usage: cerulean \[serve\] \[options\]/, 'Server options (cerulean [serve] [options]):')}\n`,
+    );
     return;
   }
   try {
@@ -60,7 +64,12 @@ function hint(command?: string): string {
 /** Reports `error` on stderr (unless commander already did) and returns the exit code. */
 function exitCodeOf(error: unknown, command: string): number {
   if (error instanceof CommanderError) {
-    if (error.code === 'commander.helpDisplayed' || error.code === 'commander.help' || error.code === 'commander.version') return 0;
+    if (
+      error.code === 'commander.helpDisplayed' ||
+      error.code === 'commander.help' ||
+      error.code === 'commander.version'
+    )
+      return 0;
     return 2; // commander printed the usage error
   }
   // The reader of stdout went away (`cerulean export T | head`): stop quietly, as Unix tools do.

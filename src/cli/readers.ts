@@ -19,7 +19,11 @@ export interface InputRow {
 }
 
 /** Streams `file`; `onBytes` learns how far into the file reading got (for progress). */
-export async function* readRows(file: string, format: FormatName, onBytes: (bytes: number) => void): AsyncGenerator<InputRow> {
+export async function* readRows(
+  file: string,
+  format: FormatName,
+  onBytes: (bytes: number) => void,
+): AsyncGenerator<InputRow> {
   let bytes = 0;
   const counter = new Transform({
     transform(chunk: Buffer, _encoding, done) {
@@ -34,7 +38,8 @@ export async function* readRows(file: string, format: FormatName, onBytes: (byte
     yield* format === 'jsonl' ? jsonRows(input) : csvRows(input, format === 'typed-csv');
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT' || code === 'EISDIR' || code === 'EACCES') throw new CliError(`cannot read ${file}: ${(error as Error).message}`);
+    if (code === 'ENOENT' || code === 'EISDIR' || code === 'EACCES')
+      throw new CliError(`cannot read ${file}: ${(error as Error).message}`);
     throw error;
   } finally {
     source.destroy();

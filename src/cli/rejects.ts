@@ -23,7 +23,10 @@ export class RejectsFile {
     private readonly append = false,
   ) {
     if (!append && fs.existsSync(file)) {
-      throw new CliError(`the rejects file ${file} exists (from an earlier run?): move it away, or name another with --rejects`, 2);
+      throw new CliError(
+        `the rejects file ${file} exists (from an earlier run?): move it away, or name another with --rejects`,
+        2,
+      );
     }
   }
 

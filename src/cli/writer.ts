@@ -180,14 +180,21 @@ export class EntityWriter {
     const rowKeys = items.map((item) => item.entity.rowKey).sort();
     const quote = (text: string) => `'${text.replace(/'/g, "''")}'`;
     const filter =
-      `PartitionKey eq ${quote(partitionKey)} and RowKey ge ${quote(rowKeys[0]!)} ` + `and RowKey le ${quote(rowKeys.at(-1)!)}`;
+      `PartitionKey eq ${quote(partitionKey)} and RowKey ge ${quote(rowKeys[0]!)} ` +
+      `and RowKey le ${quote(rowKeys.at(-1)!)}`;
     const existing = new Set<string>();
-    const pages = this.client.listEntities({ queryOptions: { filter, select: ['RowKey'] } }).byPage({ maxPageSize: 1000 });
+    const pages = this.client
+      .listEntities({ queryOptions: { filter, select: ['RowKey'] } })
+      .byPage({ maxPageSize: 1000 });
     for await (const page of pages) for (const entity of page) existing.add(entity.rowKey!);
     const absent = items.filter((item) => !existing.has(item.entity.rowKey));
     this.skipped += items.length - absent.length;
     if (absent.length === items.length && items.length === 1) {
-      this.rejects.add({ line: items[0]!.line, reason: 'the service says it exists, but a query does not find it', input: items[0]!.input });
+      this.rejects.add({
+        line: items[0]!.line,
+        reason: 'the service says it exists, but a query does not find it',
+        input: items[0]!.input,
+      });
     } else if (absent.length === items.length) {
       for (const item of items) await this.send([item]); // none exists after all: find the failing one
     } else if (absent.length > 0) {

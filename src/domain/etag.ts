@@ -12,7 +12,6 @@ export function etagOfTimestampText(text: string): string {
   return `W/"datetime'${text.slice(0, 13)}%3A${text.slice(14, 16)}%3A${text.slice(17)}'"`;
 }
 
-
 const etagPattern = /^W\/"datetime'([^']*)'"$/;
 /** An entity tag (RFC 9110 §8.8.3): optionally weak, quoted, no quote inside. */
 const entityTagPattern = /^(?:W\/)?"[^"]*"$/;

@@ -60,7 +60,7 @@ export function parseAccountTarget(
 
 /**
  * Host-style when the first DNS label (less `-secondary`) is a known account and the host is a
- * name with more labels, not an IP or `localhost` (README "URL forms", recommendation). The
+ * name with more labels, not an IP or `localhost` (docs/protocol-notes.md "URLs and accounts"). The
  * service label (`table`, `queue`) is not checked: each service has its own port.
  */
 function accountFromHost(host: string | undefined, isAccount: (name: string) => boolean): string | undefined {

@@ -1,5 +1,5 @@
 // Shared Key and Shared Key Lite verification in the services' flavours: the Table service's
-// (auth.md §2-§5) and the Blob and Queue services' (canonicalized x-ms-* headers, every query
+// (Azure REST: authorize-with-shared-key) and the Blob and Queue services' (canonicalized x-ms-* headers, every query
 // parameter in the canonicalized resource:
 // https://learn.microsoft.com/rest/api/storageservices/authorize-with-shared-key).
 // Pure: the caller hands over the request line, headers and clock; no node:http types here.
@@ -49,7 +49,7 @@ export interface SharedKeyFlavour {
   stringToSign(scheme: SharedKeyScheme, request: AuthRequest, date: string, path: string): string;
 }
 
-/** The Table service's format (auth.md §3-§5). */
+/** The Table service's format (Azure REST: authorize-with-shared-key). */
 export const tableSharedKey: SharedKeyFlavour = {
   stringToSign(scheme, request, date, path) {
     const resource = canonicalizedResource(request.account.name, path, request.query.get('comp'));
@@ -131,7 +131,8 @@ function decodedOrRaw(text: string): string {
 
 /**
  * Verifies the Authorization header; returns normally on success and throws
- * TableError('AuthenticationFailed') otherwise. Accepts either account key and, per auth.md §5's
+ * TableError('AuthenticationFailed') otherwise. Accepts either account key and, per Azure REST:
+ * authorize-with-shared-key's
  * recommendation, the path as received, without its account segment, and percent-decoded.
  */
 export function verifySharedKey(request: AuthRequest, flavour: SharedKeyFlavour = tableSharedKey): void {
@@ -179,7 +180,9 @@ function parseAuthorization(request: AuthRequest): { scheme: SharedKeyScheme; si
   return { scheme: scheme as SharedKeyScheme, signature };
 }
 
-/** The signed date: x-ms-date wins over Date (auth.md §2); it must be within the clock skew. */
+/**
+ * The signed date: x-ms-date wins over Date (Azure REST: authorize-with-shared-key); it must be within the clock skew.
+ */
 function checkedDate(request: AuthRequest): string {
   const date = header(request, 'x-ms-date') ?? header(request, 'date');
   if (date === undefined || date === '') {

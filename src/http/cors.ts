@@ -1,4 +1,4 @@
-// CORS for browser clients (operations.md §4.4): the anonymous OPTIONS preflight, and the
+// CORS for browser clients (Azure REST: preflight-table-request): the anonymous OPTIONS preflight, and the
 // Access-Control-* headers on actual cross-origin requests, both from the account's CORS rules
 // (Set Table Service Properties). Pure: rules and request headers in, reply or headers out.
 import { TableError } from '../errors.js';
@@ -20,7 +20,10 @@ export function preflight(rules: readonly CorsRule[], headers: Headers): Reply {
     throw new TableError('InvalidHeaderValue', 'A required CORS header is not present.');
   }
   const requestedHeaders = single(headers['access-control-request-headers']);
-  const names = (requestedHeaders ?? '').split(',').map((name) => name.trim()).filter((name) => name !== '');
+  const names = (requestedHeaders ?? '')
+    .split(',')
+    .map((name) => name.trim())
+    .filter((name) => name !== '');
   const rule = rules.find(
     (candidate) =>
       originAllowed(candidate, origin) &&
@@ -43,18 +46,28 @@ export function preflight(rules: readonly CorsRule[], headers: Headers): Reply {
 }
 
 /** Headers respond.ts's send() adds to every reply (x-ms-client-request-id when the request had one). */
-const alwaysSentHeaders = ['x-ms-request-id', 'Server', 'x-ms-version', 'X-Content-Type-Options', 'Cache-Control', 'Date', 'Content-Length'];
+const alwaysSentHeaders = [
+  'x-ms-request-id',
+  'Server',
+  'x-ms-version',
+  'X-Content-Type-Options',
+  'Cache-Control',
+  'Date',
+  'Content-Length',
+];
 
 /**
  * Response headers exposed whatever the rule lists. The service was recorded exposing every header
- * of its reply (operations.md §4.4: x-ms-request-id, x-ms-client-request-id, Server, x-ms-version,
+ * of its reply (Azure REST: preflight-table-request: x-ms-request-id, x-ms-client-request-id, Server, x-ms-version,
  * X-Content-Type-Options, Cache-Control, x-ms-continuation-*, Content-Type, Content-Length, Date);
  * browser clients need the x-ms-* ones (request ids, continuation to page, error code) and ETag
  * (the SDKs return it from writes for optimistic concurrency) — recommendation, not verified for
  * rules whose ExposedHeaders list less.
  */
 function alwaysExposed(name: string): boolean {
-  return /^x-ms-/i.test(name) || alwaysSentHeaders.includes(name) || ['content-type', 'etag'].includes(name.toLowerCase());
+  return (
+    /^x-ms-/i.test(name) || alwaysSentHeaders.includes(name) || ['content-type', 'etag'].includes(name.toLowerCase())
+  );
 }
 
 /**

@@ -9,7 +9,11 @@ import { defaultErrorFormat, errorReply, rawResponse, responseContext } from './
 import type { ErrorFormat } from './service-definition.js';
 
 /** `errorFormat`: the error bodies of the service this server answers for. */
-export function answerParserEvents(server: Server, listener: RequestListener, errorFormat: ErrorFormat = defaultErrorFormat): void {
+export function answerParserEvents(
+  server: Server,
+  listener: RequestListener,
+  errorFormat: ErrorFormat = defaultErrorFormat,
+): void {
   // RFC 9110 §10.1.1 lets a server ignore an expectation it does not know; the request is served.
   server.on('checkExpectation', listener);
   server.on('connect', (request: IncomingMessage, socket: Duplex) => {

@@ -54,7 +54,6 @@ export interface Fault {
   readonly rule: number;
 }
 
-
 /**
  * Validates a fault document (from a file or a PUT) against the operations the server's route
  * tables name; throws TableError InvalidInput with the reason.
@@ -69,7 +68,8 @@ export function parseFaultDocument(text: string, operationNames: readonly Operat
   if (!isRecord(parsed)) throw invalid('the fault document must be a JSON object');
   const { seed = 1, rules } = parsed;
   if (typeof seed !== 'number' || !Number.isSafeInteger(seed)) throw invalid('seed must be an integer');
-  if (!Array.isArray(rules) || rules.length > faultRulesMax) throw invalid(`rules must be an array of at most ${faultRulesMax} rules`);
+  if (!Array.isArray(rules) || rules.length > faultRulesMax)
+    throw invalid(`rules must be an array of at most ${faultRulesMax} rules`);
   return { seed, rules: rules.map((rule, index) => parseRule(rule, index, operationNames)) };
 }
 
@@ -86,15 +86,20 @@ function parseRule(rule: unknown, index: number, operationNames: readonly Operat
       throw invalid(`${at}.operation must name operations among ${operationNames.join(', ')}`);
     }
   }
-  if (table !== undefined && (typeof table !== 'string' || table === '')) throw invalid(`${at}.table must be a table name`);
+  if (table !== undefined && (typeof table !== 'string' || table === ''))
+    throw invalid(`${at}.table must be a table name`);
   if ((probability === undefined) === (every === undefined)) throw invalid(`${at} needs either probability or every`);
   if (probability !== undefined && !(typeof probability === 'number' && probability > 0 && probability <= 1)) {
     throw invalid(`${at}.probability must be a number in (0, 1]`);
   }
   if (every !== undefined && !isCount(every)) throw invalid(`${at}.every must be a whole number from 1`);
   if (limit !== undefined && !isCount(limit)) throw invalid(`${at}.limit must be a whole number from 1`);
-  if ((kind === 'latency') !== (latencyMs !== undefined)) throw invalid(`${at}: latencyMs goes with kind latency, and only with it`);
-  if (latencyMs !== undefined && !(Number.isInteger(latencyMs) && (latencyMs as number) >= 0 && (latencyMs as number) <= faultLatencyMsMax)) {
+  if ((kind === 'latency') !== (latencyMs !== undefined))
+    throw invalid(`${at}: latencyMs goes with kind latency, and only with it`);
+  if (
+    latencyMs !== undefined &&
+    !(Number.isInteger(latencyMs) && (latencyMs as number) >= 0 && (latencyMs as number) <= faultLatencyMsMax)
+  ) {
     throw invalid(`${at}.latencyMs must be a whole number of ms from 0 to ${faultLatencyMsMax}`);
   }
   return {

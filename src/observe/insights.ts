@@ -60,14 +60,16 @@ export interface InsightOptions {
 }
 
 export function insights(workload: Workload, options: InsightOptions): InsightsReport {
-  const findings = workload.watched().flatMap((watch) => [
-    ...hotPartitions(watch),
-    ...scans(watch),
-    ...pointQueryCandidates(watch),
-    ...insertOrder(watch),
-    ...partitionsToSplit(watch, options),
-    ...entityExtremes(watch),
-  ]);
+  const findings = workload
+    .watched()
+    .flatMap((watch) => [
+      ...hotPartitions(watch),
+      ...scans(watch),
+      ...pointQueryCandidates(watch),
+      ...insertOrder(watch),
+      ...partitionsToSplit(watch, options),
+      ...entityExtremes(watch),
+    ]);
   findings.sort((a, b) => b.wastedEntities - a.wastedEntities); // stable: ties keep their order
   const counts = Object.fromEntries(insightKinds.map((kind) => [kind, 0])) as Record<InsightKind, number>;
   for (const finding of findings) counts[finding.kind]++;
@@ -97,7 +99,13 @@ function hotPartitions(watch: TableWatch): Finding[] {
         'hot-partition',
         `Partition '${entry.key}' takes ${percent(share)} of the traffic of table ${watch.table} ` +
           `(${entry.count} of ${watch.entities} entities read or written).`,
-        { partitionKey: entry.key, entities: entry.count, tableEntities: watch.entities, share: round(share), partitionsSeen: watch.partitions.size },
+        {
+          partitionKey: entry.key,
+          entities: entry.count,
+          tableEntities: watch.entities,
+          share: round(share),
+          partitionsSeen: watch.partitions.size,
+        },
         'One partition is served by one server (target: 2,000 entities/s). Spread the load over many ' +
           'partitions: choose a PartitionKey with many distinct, evenly used values, or prefix it with a hash ' +
           'bucket of the key (high-volume insert pattern); cache or denormalize what every client reads.',
@@ -156,7 +164,13 @@ function scans(watch: TableWatch): Finding[] {
 function pointQueryCandidates(watch: TableWatch): Finding[] {
   const found: Finding[] = [];
   for (const { value: shape } of watch.shapes.top()) {
-    const evidence = { filter: shape.facts.shape, queryClass: shape.queryClass, queries: shape.queries, entitiesRead: shape.read, entitiesReturned: shape.returned };
+    const evidence = {
+      filter: shape.facts.shape,
+      queryClass: shape.queryClass,
+      queries: shape.queries,
+      entitiesRead: shape.read,
+      entitiesReturned: shape.returned,
+    };
     if (shape.queryClass === 'point' && shape.facts.propertyConditions > 0) {
       found.push(
         finding(
@@ -168,7 +182,11 @@ function pointQueryCandidates(watch: TableWatch): Finding[] {
             'the cheapest read there is, and test the other conditions in the client.',
         ),
       );
-    } else if (shape.queryClass === 'table-scan' && shape.facts.rowKeyEquality && shape.singleRowQueries === shape.queries) {
+    } else if (
+      shape.queryClass === 'table-scan' &&
+      shape.facts.rowKeyEquality &&
+      shape.singleRowQueries === shape.queries
+    ) {
       found.push(
         finding(
           watch,
@@ -214,7 +232,9 @@ function insertOrder(watch: TableWatch): Finding[] {
 function partitionsToSplit(watch: TableWatch, options: InsightOptions): Finding[] {
   return watch.partitions
     .top()
-    .filter(({ value }) => value.peakPerSecond >= options.splitEntitiesPerSecond || value.netInserts >= splitEntitiesMin)
+    .filter(
+      ({ value }) => value.peakPerSecond >= options.splitEntitiesPerSecond || value.netInserts >= splitEntitiesMin,
+    )
     .map(({ key, value }) =>
       finding(
         watch,
@@ -242,7 +262,13 @@ function entityExtremes(watch: TableWatch): Finding[] {
         watch,
         'large-entity',
         `${large} writes to ${watch.table} were entities of ${kib(largeEntityBytes)} or more (largest ${kib(largestBytes)}).`,
-        { writes: large, largestBytes, partitionKey: largestKeys![0], rowKey: largestKeys![1], thresholdBytes: largeEntityBytes },
+        {
+          writes: large,
+          largestBytes,
+          partitionKey: largestKeys![0],
+          rowKey: largestKeys![1],
+          thresholdBytes: largeEntityBytes,
+        },
         'Every read of such an entity moves all of it, and the limit is 1 MiB. Store large values in Blob ' +
           'storage and keep their names in the entity (large entities pattern), or split them over several ' +
           'entities of one partition.',
@@ -255,7 +281,13 @@ function entityExtremes(watch: TableWatch): Finding[] {
         watch,
         'wide-entity',
         `${wide} writes to ${watch.table} had ${wideEntityProperties} properties or more (widest ${widestProperties}).`,
-        { writes: wide, widestProperties, partitionKey: widestKeys![0], rowKey: widestKeys![1], thresholdProperties: wideEntityProperties },
+        {
+          writes: wide,
+          widestProperties,
+          partitionKey: widestKeys![0],
+          rowKey: widestKeys![1],
+          thresholdProperties: wideEntityProperties,
+        },
         'The limit is 252 properties. Split the properties over several entities of one partition, written ' +
           'together in an entity group transaction (wide entities pattern), or keep a serialized blob of them.',
       ),

@@ -67,7 +67,12 @@ export class Metrics {
     const registers = [this.registry];
     collectDefaultMetrics({ register: this.registry, prefix });
     for (const metric of this.requests.metrics()) this.registry.registerMetric(metric);
-    this.queries = new Counter({ name: `${prefix}query_pages_total`, help: 'Query Entities pages answered, by query class.', labelNames: ['class'], registers });
+    this.queries = new Counter({
+      name: `${prefix}query_pages_total`,
+      help: 'Query Entities pages answered, by query class.',
+      labelNames: ['class'],
+      registers,
+    });
     this.entitiesRead = new Counter({
       name: `${prefix}query_entities_read_total`,
       help: 'Entities read from storage by queries, matched or not, by query class (point, range, partition-scan, multi-range, table-scan).',
@@ -178,7 +183,12 @@ class RequestSeries {
   record(operation: OperationName, status: number | 'dropped', seconds: number): void {
     let series = this.operations.get(operation);
     if (series === undefined) {
-      series = { statuses: new Map(), buckets: new Array<number>(latencyBucketsSeconds.length + 1).fill(0), sumSeconds: 0, count: 0 };
+      series = {
+        statuses: new Map(),
+        buckets: new Array<number>(latencyBucketsSeconds.length + 1).fill(0),
+        sumSeconds: 0,
+        count: 0,
+      };
       this.operations.set(operation, series);
     }
     series.statuses.set(status, (series.statuses.get(status) ?? 0) + 1);

@@ -47,7 +47,9 @@ export class Observation {
     private readonly log: Logger,
     private readonly operations: readonly OperationName[],
   ) {
-    this.faults = new FaultPlan(config.faultsFile === undefined ? undefined : readFaultsFile(config.faultsFile, operations));
+    this.faults = new FaultPlan(
+      config.faultsFile === undefined ? undefined : readFaultsFile(config.faultsFile, operations),
+    );
     this.workload = config.metrics ? new Workload() : undefined;
     this.metrics = config.metrics
       ? new Metrics({
@@ -115,7 +117,11 @@ export class Observation {
   }
 
   /** Applies the fault (if any) the rules pick for this request. */
-  private async run(operation: OperationName, scope: () => string | undefined, execute: () => Promise<Reply>): Promise<Reply | 'drop'> {
+  private async run(
+    operation: OperationName,
+    scope: () => string | undefined,
+    execute: () => Promise<Reply>,
+  ): Promise<Reply | 'drop'> {
     let known: { table: string | undefined } | undefined;
     const table = (): string | undefined => (known ??= { table: scope() }).table;
     const fault = this.faults.pick(operation, table);
@@ -144,7 +150,9 @@ export class Observation {
 
   private busiestPartitions(): PartitionSample[] {
     return (this.workload?.watched() ?? []).flatMap(({ account, table, partitions }) =>
-      partitions.top(partitionSeriesPerTable).map((entry) => ({ account, table, partitionKey: entry.key, entities: entry.count })),
+      partitions
+        .top(partitionSeriesPerTable)
+        .map((entry) => ({ account, table, partitionKey: entry.key, entities: entry.count })),
     );
   }
 }

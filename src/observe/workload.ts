@@ -62,7 +62,10 @@ export interface TableWatch {
   readonly extremes: EntityExtremes;
 }
 
-/** An entity this big (data-model.md §5.3 accounting) is worth a look: the limit is 1 MiB. */
+/**
+ * An entity this big (Azure REST: understanding-the-table-service-data-model accounting) is worth a look: the limit is
+ * 1 MiB.
+ */
 export const largeEntityBytes = 256 * 1024;
 /** This many custom properties is a wide entity: the limit is 252. */
 export const wideEntityProperties = 100;
@@ -114,7 +117,14 @@ export class Workload {
   }
 
   /** One page of Query Entities. */
-  queried(account: string, table: string, facts: FilterFacts, queryClass: QueryClass, read: number, returned: number): void {
+  queried(
+    account: string,
+    table: string,
+    facts: FilterFacts,
+    queryClass: QueryClass,
+    read: number,
+    returned: number,
+  ): void {
     if (servingTool()) return;
     // A page inside one partition is traffic of that partition (at least one entity's worth).
     const entities = facts.partitionKey === undefined ? returned : Math.max(returned, 1);
@@ -169,7 +179,14 @@ function newTable(account: string, table: string): TableWatch {
     partitions: new TopCounter(partitionsWatchedMax, partitionAdmitOneIn),
     shapes: new TopCounter(shapesWatchedMax),
     order: { inserts: 0, appends: 0, prepends: 0, highest: undefined, lowest: undefined },
-    extremes: { large: 0, largestBytes: 0, largestKeys: undefined, wide: 0, widestProperties: 0, widestKeys: undefined },
+    extremes: {
+      large: 0,
+      largestBytes: 0,
+      largestKeys: undefined,
+      wide: 0,
+      widestProperties: 0,
+      widestKeys: undefined,
+    },
   };
 }
 

@@ -1,6 +1,6 @@
 // The one decoder of an entity operation, used by single requests and by $batch parts alike:
 // verb, resource, condition headers and body become an EntityOperation, with the credential's
-// permissions checked on the way (operations.md §5, batch.md §1).
+// permissions checked on the way (Azure REST: operations-on-entities, performing-entity-group-transactions).
 import { parseEtag } from '../domain/etag.js';
 import { TableError } from '../errors.js';
 import { decodeEntity, type EntityBody } from './protocol/entity-text.js';
@@ -45,15 +45,16 @@ export function decodeEntityOperation(
           'Both If-Match and If-None-Match HTTP headers cannot be specified at the same time. Please specify either one of the headers or none of them.',
         );
       }
-      // Without If-Match this is an upsert, which needs add and update (auth.md §7.1).
+      // Without If-Match this is an upsert, which needs add and update (Azure REST: create-service-sas).
       access.require(ifMatch === undefined ? sasNeeds.upsertEntity : sasNeeds.updateEntity, table);
       access.requireKey(keys);
       return { kind: 'update', keys, body: decodeBody(body), mode: method === 'PUT' ? 'replace' : 'merge', ifMatch };
     }
     case 'DELETE': {
-      if (ifNoneMatch) throw new TableError('InvalidInput', 'If-None-Match HTTP header cannot be specified for DELETE operations.');
+      if (ifNoneMatch)
+        throw new TableError('InvalidInput', 'If-None-Match HTTP header cannot be specified for DELETE operations.');
       const ifMatch = ifMatchOf(headers);
-      // The service requires If-Match on delete (operations.md §5.6; code unverified).
+      // The service requires If-Match on delete (Azure REST: delete-entity1; code unverified).
       if (ifMatch === undefined) throw new TableError('MissingRequiredHeader', 'The If-Match header is required.');
       access.require(sasNeeds.deleteEntity, table);
       access.requireKey(keys);

@@ -1,5 +1,5 @@
 // The HTTP face of each table and entity operation: read headers and query options, call the
-// service, shape the reply (operations.md §2 and §5). One function per operation.
+// service, shape the reply (Azure REST: operations-on-tables, operations-on-entities). One function per operation.
 import assert from 'node:assert/strict';
 import type { EntityKeys } from '../domain/entity.js';
 import { etagOf } from '../domain/etag.js';
@@ -18,7 +18,11 @@ import {
   type MetadataLevel,
 } from './protocol/odata.js';
 import { parseSignedIdentifiers, writeSignedIdentifiers } from './protocol/acl-xml.js';
-import { parseServiceProperties, writeServiceProperties, writeServiceStats } from './protocol/service-properties-xml.js';
+import {
+  parseServiceProperties,
+  writeServiceProperties,
+  writeServiceStats,
+} from './protocol/service-properties-xml.js';
 import type { Services } from './service/services.js';
 import type { TableInfo } from '../storage/store.js';
 import type { Access } from '../http/authorize.js';
@@ -27,7 +31,6 @@ import type { Reply } from '../http/respond.js';
 import { decodeEntityOperation } from './entity-request.js';
 import { headerText } from '../http/headers.js';
 import type { Resource } from './resources.js';
-
 
 export type Headers = Readonly<Record<string, string | string[] | undefined>>;
 
@@ -62,7 +65,8 @@ export async function queryTables(call: Call): Promise<Reply> {
     next === undefined ? undefined : decodeContinuation(next),
   );
   const headers: Record<string, string> = { 'Content-Type': jsonContentType(call.metadata) };
-  if (page.nextTableName !== undefined) headers['x-ms-continuation-NextTableName'] = encodeContinuation(page.nextTableName);
+  if (page.nextTableName !== undefined)
+    headers['x-ms-continuation-NextTableName'] = encodeContinuation(page.nextTableName);
   const names = page.tables.map((table) => table.name);
   return { status: 200, headers, body: encodeTableFeed(names, call.metadata, call.baseUrl, call.account) };
 }
@@ -105,7 +109,11 @@ function readTableName(body: Buffer): string {
 // -- entities ----------------------------------------------------------------------------------
 
 /** Insert, Update, Merge, Delete and the two upserts: the route sends every entity write here. */
-export async function writeEntity(call: Call, method: string, resource: Resource & { readonly table: string }): Promise<Reply> {
+export async function writeEntity(
+  call: Call,
+  method: string,
+  resource: Resource & { readonly table: string },
+): Promise<Reply> {
   const operation = decodeEntityOperation(method, resource, call.headers, call.body, call.access);
   assert(operation !== undefined, 'the route sends only entity writes');
   const { table, written } = await call.services.entities.executeIn(call.account, resource.table, operation);
@@ -143,7 +151,8 @@ export async function queryEntities(call: Call, tableName: string): Promise<Repl
         ? undefined
         : {
             partitionKey: decodeContinuation(nextPartitionKey),
-            // An empty NextRowKey resumes at the start of the partition (query.md §4.2 recommendation).
+            // An empty NextRowKey resumes at the start of the partition (Azure REST: query-timeout-and-pagination
+            // recommendation).
             rowKey: nextRowKey === null || nextRowKey === '' ? undefined : decodeContinuation(nextRowKey),
           },
     keyRange: call.access.keyRange,
@@ -198,7 +207,7 @@ export async function getServiceStats(call: Call): Promise<Reply> {
 
 // -- shared request and reply pieces -------------------------------------------------------------
 
-/** Insert and Create Table honour Prefer (operations.md §2.2, §5.1). */
+/** Insert and Create Table honour Prefer (Azure REST: create-table, insert-entity). */
 function created(call: Call, headers: Record<string, string>, body: string): Reply {
   const prefer = preferOf(call.headers['prefer']);
   if (prefer === 'return-no-content') {
@@ -208,7 +217,7 @@ function created(call: Call, headers: Record<string, string>, body: string): Rep
   return { status: 201, headers: { ...headers, ...applied, 'Content-Type': jsonContentType(call.metadata) }, body };
 }
 
-/** The Prefer value we honour; unknown values are ignored (conformance-notes §48). */
+/** The Prefer value we honour; unknown values are ignored (docs/protocol-notes.md#unknown-input-is-ignored). */
 export function preferOf(value: string | string[] | undefined): 'return-no-content' | 'return-content' | undefined {
   const text = headerText(value);
   if (/\breturn-no-content\b/i.test(text)) return 'return-no-content';
@@ -218,7 +227,7 @@ export function preferOf(value: string | string[] | undefined): 'return-no-conte
 
 /**
  * The method the client means: POST with X-HTTP-Method (MERGE, and harmlessly PUT or DELETE)
- * tunnels another verb (operations.md §1.4).
+ * tunnels another verb (Azure REST: merge-entity).
  */
 export function effectiveMethod(method: string, tunnel: string | string[] | undefined): string {
   if (tunnel === undefined) return method;
@@ -234,7 +243,10 @@ function urlContext(call: Call, table: TableInfo): EntityUrlContext {
   return { baseUrl: call.baseUrl, account: call.account, table: table.name };
 }
 
-/** `$top`: a page size from 1 to 1000 (query.md §4.1; 400 InvalidInput outside, recommendation). */
+/**
+ * `$top`: a page size from 1 to 1000 (Azure REST: query-timeout-and-pagination; 400 InvalidInput outside,
+ * recommendation).
+ */
 function parseTop(query: URLSearchParams): number | undefined {
   const text = query.get('$top');
   if (text === null) return undefined;
@@ -248,6 +260,9 @@ function parseTop(query: URLSearchParams): number | undefined {
 function parseSelect(query: URLSearchParams): string[] | undefined {
   const text = query.get('$select');
   if (text === null) return undefined;
-  const names = text.split(',').map((name) => name.trim()).filter((name) => name.length > 0);
+  const names = text
+    .split(',')
+    .map((name) => name.trim())
+    .filter((name) => name.length > 0);
   return names.length === 0 || names.includes('*') ? undefined : names;
 }

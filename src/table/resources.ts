@@ -1,4 +1,4 @@
-// The REST resources of the Table service (README "Resource paths"): what the path after the
+// The REST resources of the Table service (Azure REST: query-entities): what the path after the
 // account names (account-target.ts finds the account).
 import { TableError } from '../errors.js';
 import { parseKeyPredicate, percentDecode } from './protocol/keys.js';

@@ -53,12 +53,21 @@ describe('cerulean tools as a user drives them', () => {
 
   test('import refuses rows without keys: they go to the rejects file', async () => {
     const file = join(dir, 'nokeys.jsonl');
-    writeFileSync(file, '{"Name":"no keys at all"}\n{"PartitionKey":"p","Name":"no row key"}\n{"PartitionKey":"p","RowKey":"ok"}\n');
+    writeFileSync(
+      file,
+      '{"Name":"no keys at all"}\n{"PartitionKey":"p","Name":"no row key"}\n{"PartitionKey":"p","RowKey":"ok"}\n',
+    );
     const table = uniqueTableName('nokeys');
     const result = await cli('import', table, file, '--create-table');
     assert.equal(result.code, 1, describeRun(result));
-    const rejects = readFileSync(`${file}.rejects.jsonl`, 'utf8').trim().split('\n').map((line) => JSON.parse(line) as { line: number; reason: string });
-    assert.deepEqual(rejects.map((reject) => reject.line), [1, 2]);
+    const rejects = readFileSync(`${file}.rejects.jsonl`, 'utf8')
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { line: number; reason: string });
+    assert.deepEqual(
+      rejects.map((reject) => reject.line),
+      [1, 2],
+    );
     assert.match(rejects[0]!.reason, /no PartitionKey/);
     assert.deepEqual(await keysOf(tableClient(server, table)), ['p/ok']);
   });
@@ -80,8 +89,14 @@ describe('cerulean tools as a user drives them', () => {
     const result = await cli('import', table, file, '--create-table');
     assert.equal(result.code, 1, describeRun(result));
     assert.match(result.stderr, /1 rows rejected/);
-    const rejects = readFileSync(`${file}.rejects.jsonl`, 'utf8').trim().split('\n').map((line) => JSON.parse(line) as { line: number; reason: string; input: string });
-    assert.deepEqual(rejects.map((reject) => [reject.line, reject.input]), [[3, lines[2]]]);
+    const rejects = readFileSync(`${file}.rejects.jsonl`, 'utf8')
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { line: number; reason: string; input: string });
+    assert.deepEqual(
+      rejects.map((reject) => [reject.line, reject.input]),
+      [[3, lines[2]]],
+    );
     assert.match(rejects[0]!.reason, /malformed CSV: a quote that is never closed/);
     const client = tableClient(server, table);
     assert.deepEqual(await keysOf(client), ['p/1', 'p/3', 'p/4', 'p/5', 'p/6']);
@@ -112,7 +127,9 @@ describe('cerulean tools as a user drives them', () => {
     const flag = await runCli(['insights', '--json', '-c', server.connectionString]);
     assert.equal(flag.code, 0, describeRun(flag));
     assert.ok(Array.isArray((JSON.parse(flag.stdout) as { findings: unknown[] }).findings));
-    const env = await runCli(['insights', '--json'], { env: { AZURE_TABLES_CONNECTION_STRING: server.connectionString } });
+    const env = await runCli(['insights', '--json'], {
+      env: { AZURE_TABLES_CONNECTION_STRING: server.connectionString },
+    });
     assert.equal(env.code, 0, describeRun(env));
     assert.ok('counts' in (JSON.parse(env.stdout) as object));
   });
@@ -123,7 +140,10 @@ describe('cerulean tools as a user drives them', () => {
     assert.match(version.stdout, /^cerulean \d+\.\d+\.\d+\n$/);
     const missing = await runCli(['export']);
     assert.equal(missing.code, 2, describeRun(missing));
-    assert.match(missing.stderr, /^cerulean: missing required argument 'table'\n\(cerulean export --help for usage\)\n$/);
+    assert.match(
+      missing.stderr,
+      /^cerulean: missing required argument 'table'\n\(cerulean export --help for usage\)\n$/,
+    );
     const unknown = await runCli(['import', 'T', 'f.jsonl', '--bogus']);
     assert.equal(unknown.code, 2, describeRun(unknown));
     assert.equal(unknown.stderr.trim().split('\n').length, 2, unknown.stderr);
@@ -133,13 +153,20 @@ describe('cerulean tools as a user drives them', () => {
     const nonsense = await runCli(['tables', '-c', 'hello world']);
     assert.equal(nonsense.code, 1, describeRun(nonsense));
     assert.doesNotMatch(nonsense.stderr, /undefined/);
-    assert.match(nonsense.stderr, /^cerulean tables: not a valid connection string or URL: give AccountName=…;AccountKey=…/);
+    assert.match(
+      nonsense.stderr,
+      /^cerulean tables: not a valid connection string or URL: give AccountName=…;AccountKey=…/,
+    );
     assert.equal(nonsense.stderr.split('\n').length, 2);
   });
 
   test('get, put and delete one entity; put reads what get prints', async () => {
     const client = await freshTable(server, 'one');
-    const put = await cli('put', client.tableName, '{"PartitionKey":"p","RowKey":"r","Score":2.0,"Age":42,"Big":"9007199254740993","Big@odata.type":"Edm.Int64"}');
+    const put = await cli(
+      'put',
+      client.tableName,
+      '{"PartitionKey":"p","RowKey":"r","Score":2.0,"Age":42,"Big":"9007199254740993","Big@odata.type":"Edm.Int64"}',
+    );
     assert.equal(put.code, 0, describeRun(put));
     const got = await cli('get', client.tableName, 'p', 'r');
     assert.equal(got.code, 0, describeRun(got));
@@ -156,9 +183,19 @@ describe('cerulean tools as a user drives them', () => {
     const piped = await runCli(['put', copy.tableName, '-c', server.connectionString], { stdin: got.stdout });
     assert.equal(piped.code, 0, describeRun(piped));
     const copied = await cli('get', copy.tableName, 'p', 'r');
-    assert.match(copied.stdout, /"Score":2\.0,"Score@odata\.type":"Edm\.Double","Age":42,"Age@odata\.type":"Edm\.Int32"/);
+    assert.match(
+      copied.stdout,
+      /"Score":2\.0,"Score@odata\.type":"Edm\.Double","Age":42,"Age@odata\.type":"Edm\.Int32"/,
+    );
 
-    const stale = await cli('delete', client.tableName, 'p', 'r', '--if-match', 'W/"datetime\'2001-01-01T00%3A00%3A00Z\'"');
+    const stale = await cli(
+      'delete',
+      client.tableName,
+      'p',
+      'r',
+      '--if-match',
+      'W/"datetime\'2001-01-01T00%3A00%3A00Z\'"',
+    );
     assert.equal(stale.code, 1, describeRun(stale));
     assert.match(stale.stderr, /has another ETag now/);
     const deleted = await cli('delete', client.tableName, 'p', 'r', '--if-match', etag);
@@ -204,14 +241,18 @@ describe('cerulean tools as a user drives them', () => {
 
   test('rows that alternate between partitions still travel in full transactions', async () => {
     const file = join(dir, 'alternating.jsonl');
-    const lines = Array.from({ length: 400 }, (_, i) => JSON.stringify({ PartitionKey: `p${i % 2}`, RowKey: String(i).padStart(4, '0') }));
+    const lines = Array.from({ length: 400 }, (_, i) =>
+      JSON.stringify({ PartitionKey: `p${i % 2}`, RowKey: String(i).padStart(4, '0') }),
+    );
     writeFileSync(file, `${lines.join('\n')}\n`);
     const before = await scrape(server.port);
     const table = uniqueTableName('alternating');
     const result = await cli('import', table, file, '--create-table');
     assert.equal(result.code, 0, describeRun(result));
     const after = await scrape(server.port);
-    const delta = (operation: string) => (sample(after, 'cerulean_requests_total', { operation }) ?? 0) - (sample(before, 'cerulean_requests_total', { operation }) ?? 0);
+    const delta = (operation: string) =>
+      (sample(after, 'cerulean_requests_total', { operation }) ?? 0) -
+      (sample(before, 'cerulean_requests_total', { operation }) ?? 0);
     assert.equal(delta('InsertEntity'), 0, 'no one-entity inserts');
     assert.equal(delta('EntityGroupTransaction'), 4, '400 rows of 2 partitions: 4 transactions of 100');
     const help = await runCli(['import', '--help']);
@@ -220,7 +261,9 @@ describe('cerulean tools as a user drives them', () => {
 
   test('Ctrl-C during an import says what was stored; --skip-existing stores the rest', async () => {
     const file = join(dir, 'big.jsonl');
-    const lines = Array.from({ length: 4000 }, (_, i) => JSON.stringify({ PartitionKey: `p${Math.floor(i / 100)}`, RowKey: String(i), n: i }));
+    const lines = Array.from({ length: 4000 }, (_, i) =>
+      JSON.stringify({ PartitionKey: `p${Math.floor(i / 100)}`, RowKey: String(i), n: i }),
+    );
     writeFileSync(file, `${lines.join('\n')}\n`);
     const table = await freshTable(server, 'ctrlc');
     const matched = await slow('EntityGroupTransaction', 400);
@@ -230,7 +273,10 @@ describe('cerulean tools as a user drives them', () => {
     const interrupted = await run.result;
     await cli('faults', 'clear');
     assert.equal(interrupted.code, 130, describeRun(interrupted));
-    const told = /interrupted: ([\d,]+) of the ([\d,]+) rows read \(to line \d+\) were stored; run the same import with --skip-existing/.exec(interrupted.stderr);
+    const told =
+      /interrupted: ([\d,]+) of the ([\d,]+) rows read \(to line \d+\) were stored; run the same import with --skip-existing/.exec(
+        interrupted.stderr,
+      );
     assert.ok(told, interrupted.stderr);
     const stored = (await keysOf(table)).length;
     assert.equal(stored, Number(told[1]!.replace(/,/g, '')), 'the count said is the count stored');
@@ -238,14 +284,23 @@ describe('cerulean tools as a user drives them', () => {
 
     const resumed = await cli('import', table.tableName, file, '--skip-existing');
     assert.equal(resumed.code, 0, describeRun(resumed));
-    assert.match(resumed.stderr, new RegExp(`${(4000 - stored).toLocaleString("en-US")} entities stored, ${stored.toLocaleString('en-US')} existing skipped`));
+    assert.match(
+      resumed.stderr,
+      new RegExp(
+        `${(4000 - stored).toLocaleString('en-US')} entities stored, ${stored.toLocaleString('en-US')} existing skipped`,
+      ),
+    );
     assert.equal((await keysOf(table)).length, 4000);
   });
 
   test('Ctrl-C during an export to a file: nothing half-written is left, and it says so', async () => {
     const table = await freshTable(server, 'ctrlcexp');
-    const rows = Array.from({ length: 2500 }, (_, i) => ({ partitionKey: `p${Math.floor(i / 100)}`, rowKey: String(i) }));
-    for (let i = 0; i < rows.length; i += 100) await table.submitTransaction(rows.slice(i, i + 100).map((row) => ['create', row] as const));
+    const rows = Array.from({ length: 2500 }, (_, i) => ({
+      partitionKey: `p${Math.floor(i / 100)}`,
+      rowKey: String(i),
+    }));
+    for (let i = 0; i < rows.length; i += 100)
+      await table.submitTransaction(rows.slice(i, i + 100).map((row) => ['create', row] as const));
     const out = join(dir, 'interrupted.jsonl');
     const matched = await slow('QueryEntities', 400);
     const run = startCli(['export', table.tableName, '--out', out, '-c', server.connectionString], { cwd: dir });
@@ -254,7 +309,10 @@ describe('cerulean tools as a user drives them', () => {
     const interrupted = await run.result;
     await cli('faults', 'clear');
     assert.equal(interrupted.code, 130, describeRun(interrupted));
-    assert.match(interrupted.stderr, /interrupted: [\d,]+ entities read; nothing written to .*interrupted\.jsonl \(its partial file removed\)/);
+    assert.match(
+      interrupted.stderr,
+      /interrupted: [\d,]+ entities read; nothing written to .*interrupted\.jsonl \(its partial file removed\)/,
+    );
     assert.equal(existsSync(out), false);
     assert.equal(existsSync(`${out}.partial`), false);
   });

@@ -1,4 +1,4 @@
-// The explorer in a real Chromium (issue 16), second part: export and import round trips in typed
+// The explorer in a real Chromium, second part: export and import round trips in typed
 // CSV and JSON lines, stored access policies, SAS URLs, CORS rules, account choice, keyboard, narrow
 // and dark layouts, and the README's screenshot. One browser for the file; an in-memory server.
 import assert from 'node:assert/strict';
@@ -29,7 +29,9 @@ describe('explorer in Chromium: export, import, policies, SAS, CORS, accounts, l
     ]);
     context = await browser.newContext({ viewport: { width: 1280, height: 800 }, colorScheme: 'light' });
     context.setDefaultTimeout(browserTimeoutMs);
-    await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: `http://127.0.0.1:${server.port}` });
+    await context.grantPermissions(['clipboard-read', 'clipboard-write'], {
+      origin: `http://127.0.0.1:${server.port}`,
+    });
     page = await context.newPage();
     page.on('pageerror', (error) => pageErrors.push(error.message));
     page.on('dialog', (dialog) => void dialog.accept());
@@ -55,7 +57,8 @@ describe('explorer in Chromium: export, import, policies, SAS, CORS, accounts, l
     const png = await page.screenshot();
     assert.equal(png.subarray(1, 4).toString(), 'PNG');
     // Timestamps and timings differ on every run: docs/explorer.png is rewritten only when asked.
-    if (process.env['CERULEAN_UPDATE_SCREENSHOT'] === '1' || !existsSync(screenshotPath)) writeFileSync(screenshotPath, png);
+    if (process.env['CERULEAN_UPDATE_SCREENSHOT'] === '1' || !existsSync(screenshotPath))
+      writeFileSync(screenshotPath, png);
   });
 
   test('export all results as typed CSV across pages, import it into another table: the same entities and types', async () => {
@@ -66,18 +69,30 @@ describe('explorer in Chromium: export, import, policies, SAS, CORS, accounts, l
     const text = readFileSync((await download.path())!, 'utf8');
     assert.match((await page.textContent('#transfer-progress'))!, /^exported 1003 entities$/);
     const lines = text.split('\r\n');
-    assert.equal(lines[0], 'PartitionKey,RowKey,Timestamp,N,N@type,S,S@type,I,I@type,L,L@type,D,D@type,B,B@type,T,T@type,G,G@type,X,X@type,Flag,Flag@type');
+    assert.equal(
+      lines[0],
+      'PartitionKey,RowKey,Timestamp,N,N@type,S,S@type,I,I@type,L,L@type,D,D@type,B,B@type,T,T@type,G,G@type,X,X@type,Flag,Flag@type',
+    );
     assert.match(lines[1]!, /^bulk,b0000,\d{4}-[^,]+Z,0,Edm\.Int32,+$/);
     assert.equal(lines[1]!.split(',').length, 3 + 20, 'rows of the first page are padded to the columns found later');
     assert.ok(text.includes(',"a, ""quoted""\nvalue",Edm.String,'), 'RFC 4180 quoting');
     assert.ok(text.includes(',9223372036854775807,Edm.Int64,NaN,Edm.Double,'));
-    assert.ok(lines.some((line) => /^typed,t3,[^,]+Z,{20}$/.test(line)), 'an entity without properties has empty cells');
+    assert.ok(
+      lines.some((line) => /^typed,t3,[^,]+Z,{20}$/.test(line)),
+      'an entity without properties has empty cells',
+    );
 
     await page.fill('#new-table', 'TargetCsv');
     await page.click('#create-table');
     await page.waitForSelector('#no-entities');
-    await page.setInputFiles('#import-file', { name: 'Source.typed.csv', mimeType: 'text/csv', buffer: Buffer.from(text) });
-    await page.waitForSelector('#transfer-progress:has-text("imported 1003 of 1003 entities")', { timeout: browserTimeoutMs });
+    await page.setInputFiles('#import-file', {
+      name: 'Source.typed.csv',
+      mimeType: 'text/csv',
+      buffer: Buffer.from(text),
+    });
+    await page.waitForSelector('#transfer-progress:has-text("imported 1003 of 1003 entities")', {
+      timeout: browserTimeoutMs,
+    });
     assert.deepEqual(await typedTable(server, 'TargetCsv'), await typedTable(server, 'Source'));
   });
 
@@ -88,15 +103,25 @@ describe('explorer in Chromium: export, import, policies, SAS, CORS, accounts, l
     const [download] = await Promise.all([page.waitForEvent('download'), page.click('#export-page')]);
     assert.equal(download.suggestedFilename(), 'Source.jsonl');
     const text = readFileSync((await download.path())!, 'utf8');
-    const lines = text.trimEnd().split('\n').map((line) => JSON.parse(line));
-    assert.deepEqual(lines.map((line) => line.RowKey), ['t1', 't2', 't3']);
+    const lines = text
+      .trimEnd()
+      .split('\n')
+      .map((line) => JSON.parse(line));
+    assert.deepEqual(
+      lines.map((line) => line.RowKey),
+      ['t1', 't2', 't3'],
+    );
     assert.equal(lines[0]['L@odata.type'], 'Edm.Int64');
     assert.equal(lines[0].L, '9223372036854775807');
 
     await page.fill('#new-table', 'TargetJson');
     await page.click('#create-table');
     await page.waitForSelector('#no-entities');
-    await page.setInputFiles('#import-file', { name: 'page.jsonl', mimeType: 'application/x-ndjson', buffer: Buffer.from(text) });
+    await page.setInputFiles('#import-file', {
+      name: 'page.jsonl',
+      mimeType: 'application/x-ndjson',
+      buffer: Buffer.from(text),
+    });
     await page.waitForSelector('#transfer-progress:has-text("imported 3 of 3")');
     const source = await typedTable(server, 'Source');
     const target = await typedTable(server, 'TargetJson');
@@ -104,14 +129,19 @@ describe('explorer in Chromium: export, import, policies, SAS, CORS, accounts, l
     for (const [key, properties] of target) assert.deepEqual(properties, source.get(key), key);
   });
 
-  test("import a Storage Explorer file: short type names, types only on the first row; a bad value imports nothing", async () => {
+  test('import a Storage Explorer file: short type names, types only on the first row; a bad value imports nothing', async () => {
     await page.fill('#new-table', 'FromExplorer');
     await page.click('#create-table');
     await page.waitForSelector('#no-entities');
-    const file = 'PartitionKey,RowKey,Timestamp,Count,Count@type,Note,Note@type\r\n' +
+    const file =
+      'PartitionKey,RowKey,Timestamp,Count,Count@type,Note,Note@type\r\n' +
       'a,1,2025-09-22T09:45:35.2743359Z,2,Int32,"x, y",String\r\n' +
       'a,2,,4,,,\r\n';
-    await page.setInputFiles('#import-file', { name: 'FromExplorer.typed.csv', mimeType: 'text/csv', buffer: Buffer.from(file) });
+    await page.setInputFiles('#import-file', {
+      name: 'FromExplorer.typed.csv',
+      mimeType: 'text/csv',
+      buffer: Buffer.from(file),
+    });
     await page.waitForSelector('#transfer-progress:has-text("imported 2 of 2")');
     assert.deepEqual(Object.fromEntries(await typedTable(server, 'FromExplorer')), {
       'a/1': { Count: ['Edm.Int32', 2], Note: ['Edm.String', 'x, y'] },
@@ -125,8 +155,13 @@ describe('explorer in Chromium: export, import, policies, SAS, CORS, accounts, l
 
     // Imports go in batches per partition; a batch the service refuses (a key twice, a key it does
     // not allow) is written entity by entity, so the rest still goes in and the failure is named.
-    const mixed = 'PartitionKey,RowKey,N,N@type\r\nd,1,1,Edm.Int32\r\nd,1,2,Edm.Int32\r\nd,x/y,3,Edm.Int32\r\nd,2,4,Edm.Int32\r\n';
-    await page.setInputFiles('#import-file', { name: 'mixed.typed.csv', mimeType: 'text/csv', buffer: Buffer.from(mixed) });
+    const mixed =
+      'PartitionKey,RowKey,N,N@type\r\nd,1,1,Edm.Int32\r\nd,1,2,Edm.Int32\r\nd,x/y,3,Edm.Int32\r\nd,2,4,Edm.Int32\r\n';
+    await page.setInputFiles('#import-file', {
+      name: 'mixed.typed.csv',
+      mimeType: 'text/csv',
+      buffer: Buffer.from(mixed),
+    });
     await page.waitForSelector('#transfer-progress:has-text("imported 3 of 4")');
     assert.match((await page.textContent('#transfer-progress'))!, /1 failed, first: d\/x\/y: 400 /);
     const imported = await typedTable(server, 'FromExplorer');
@@ -152,12 +187,20 @@ describe('explorer in Chromium: export, import, policies, SAS, CORS, accounts, l
         csv: plain(parseImport('typed-csv', '\uFEFFPartitionKey,RowKey,N,N@type\r\np,1,5,Edm.Int64\r\np,2\r\n')),
         noKeys: failure(() => parseImport('typed-csv', 'RowKey,N\r\n1,2\r\n')),
         unknownType: failure(() => parseImport('typed-csv', 'PartitionKey,RowKey,N,N@type\r\np,1,5,Edm.Decimal\r\n')),
-        jsonl: failure(() => parseImport('jsonl', '{"PartitionKey":"p","RowKey":"1","N@odata.type":"Edm.Int64","N":"5"}\n\nnot json\n')),
+        jsonl: failure(() =>
+          parseImport('jsonl', '{"PartitionKey":"p","RowKey":"1","N@odata.type":"Edm.Int64","N":"5"}\n\nnot json\n'),
+        ),
       };
     });
-    assert.deepEqual(results.records, [['a', 'b\r\nc', ''], ['d', 'e"f']]);
+    assert.deepEqual(results.records, [
+      ['a', 'b\r\nc', ''],
+      ['d', 'e"f'],
+    ]);
     assert.match(results.unterminated, /not closed/);
-    assert.deepEqual(results.csv, [['p', '1', [['N', { type: 'Edm.Int64', text: '5' }]]], ['p', '2', []]]);
+    assert.deepEqual(results.csv, [
+      ['p', '1', [['N', { type: 'Edm.Int64', text: '5' }]]],
+      ['p', '2', []],
+    ]);
     assert.match(results.noKeys, /needs PartitionKey and RowKey/);
     assert.match(results.unknownType, /record 2: unknown type 'Edm\.Decimal'/);
     assert.match(results.jsonl, /^line 3: /);
@@ -180,18 +223,22 @@ describe('explorer in Chromium: export, import, policies, SAS, CORS, accounts, l
     await page.click('#policy-save');
     await page.waitForSelector('#status:has-text("Saved 2 stored access policies")');
     let policies = await client.getAccessPolicy();
-    assert.deepEqual(policies.map((p) => [p.id, p.accessPolicy?.permission, p.accessPolicy?.expiry?.toISOString()]), [
-      ['readers', 'r', '2030-01-01T00:00:00.000Z'],
-      ['writers', 'rau', '2031-01-01T00:00:00.000Z'],
-    ]);
+    assert.deepEqual(
+      policies.map((p) => [p.id, p.accessPolicy?.permission, p.accessPolicy?.expiry?.toISOString()]),
+      [
+        ['readers', 'r', '2030-01-01T00:00:00.000Z'],
+        ['writers', 'rau', '2031-01-01T00:00:00.000Z'],
+      ],
+    );
     await page.uncheck('.policy:nth-child(2) .perm-u');
     await page.click('.policy:nth-child(1) button[aria-label="delete policy"]');
     await page.click('#policy-save');
     await page.waitForSelector('#status:has-text("Saved 1 stored access policy")');
     policies = await client.getAccessPolicy();
-    assert.deepEqual(policies.map((p) => [p.id, p.accessPolicy?.permission, p.accessPolicy?.start?.toISOString()]), [
-      ['writers', 'ra', '2024-01-01T00:00:00.000Z'],
-    ]);
+    assert.deepEqual(
+      policies.map((p) => [p.id, p.accessPolicy?.permission, p.accessPolicy?.start?.toISOString()]),
+      [['writers', 'ra', '2024-01-01T00:00:00.000Z']],
+    );
   });
 
   test('a SAS URL for the table with a key range, copied, works as a client would use it', async () => {
@@ -208,11 +255,19 @@ describe('explorer in Chromium: export, import, policies, SAS, CORS, accounts, l
     const [base, token] = url.split('?') as [string, string];
     assert.equal(base, `http://127.0.0.1:${server.port}/devstoreaccount1/People`);
     assert.match(token, /sp=r&/);
-    const client = new TableClient(base.replace(/\/People$/, ''), 'People', new AzureSASCredential(token), clientOptions);
+    const client = new TableClient(
+      base.replace(/\/People$/, ''),
+      'People',
+      new AzureSASCredential(token),
+      clientOptions,
+    );
     const seen: string[] = [];
     for await (const entity of client.listEntities()) seen.push(entity.partitionKey!);
     assert.ok(seen.length > 0 && seen.every((pk) => pk === 'team-b'), `only the key range: ${seen.join()}`);
-    await assert.rejects(client.createEntity({ partitionKey: 'team-b', rowKey: 'new' }), (error: any) => error.statusCode === 403);
+    await assert.rejects(
+      client.createEntity({ partitionKey: 'team-b', rowKey: 'new' }),
+      (error: any) => error.statusCode === 403,
+    );
 
     // Naming the stored policy: its permissions (read, add) and dates apply.
     await page.selectOption('#sas-policy', 'writers');
@@ -224,13 +279,20 @@ describe('explorer in Chromium: export, import, policies, SAS, CORS, accounts, l
     await page.waitForFunction((old) => (globalThis as any).document.getElementById('sas-url').value !== old, url);
     const policyToken = (await page.inputValue('#sas-url')).split('?')[1]!;
     assert.match(policyToken, /si=writers/);
-    const writer = new TableClient(base.replace(/\/People$/, ''), 'People', new AzureSASCredential(policyToken), clientOptions);
+    const writer = new TableClient(
+      base.replace(/\/People$/, ''),
+      'People',
+      new AzureSASCredential(policyToken),
+      clientOptions,
+    );
     await writer.createEntity({ partitionKey: 'team-c', rowKey: 'via-sas' });
   });
 
   test('CORS rules: add and remove; logging and metrics settings are kept', async () => {
     const service = serviceClient(server);
-    await service.setProperties({ logging: { version: '1.0', read: true, write: false, delete: false, retentionPolicy: { enabled: false } } });
+    await service.setProperties({
+      logging: { version: '1.0', read: true, write: false, delete: false, retentionPolicy: { enabled: false } },
+    });
     await page.click('#cors-open');
     await page.waitForSelector('#cors-add');
     await page.click('#cors-add');
@@ -243,7 +305,13 @@ describe('explorer in Chromium: export, import, policies, SAS, CORS, accounts, l
     await page.waitForSelector('#status:has-text("CORS rules saved")');
     let properties = await service.getProperties();
     assert.deepEqual(properties.cors, [
-      { allowedOrigins: 'https://app.example,https://other.example', allowedMethods: 'GET,PUT', allowedHeaders: 'x-ms-*', exposedHeaders: '*', maxAgeInSeconds: 600 },
+      {
+        allowedOrigins: 'https://app.example,https://other.example',
+        allowedMethods: 'GET,PUT',
+        allowedHeaders: 'x-ms-*',
+        exposedHeaders: '*',
+        maxAgeInSeconds: 600,
+      },
     ]);
     assert.equal(properties.logging?.read, true);
     await page.waitForSelector('.cors-rule');
@@ -290,11 +358,19 @@ describe('explorer in Chromium: export, import, policies, SAS, CORS, accounts, l
       wrap.scrollLeft = wrap.scrollWidth;
       const row = d.querySelector('#grid tbody tr');
       const left = (name: string) => row.querySelector(`td[data-column="${name}"]`).getBoundingClientRect().left;
-      return { scrolled: wrap.scrollLeft, wrapLeft: wrap.getBoundingClientRect().left, pk: left('PartitionKey'), rk: left('RowKey') };
+      return {
+        scrolled: wrap.scrollLeft,
+        wrapLeft: wrap.getBoundingClientRect().left,
+        pk: left('PartitionKey'),
+        rk: left('RowKey'),
+      };
     });
     assert.ok(keys.scrolled > 0, 'the People grid is wider than a phone');
     assert.ok(keys.pk >= keys.wrapLeft && keys.rk > keys.pk, `keys pinned: ${JSON.stringify(keys)}`);
-    const background = () => page.evaluate(() => (globalThis as any).getComputedStyle((globalThis as any).document.body).backgroundColor as string);
+    const background = () =>
+      page.evaluate(
+        () => (globalThis as any).getComputedStyle((globalThis as any).document.body).backgroundColor as string,
+      );
     const light = await background();
     await page.emulateMedia({ colorScheme: 'dark' });
     const dark = await background();
@@ -305,7 +381,9 @@ describe('explorer in Chromium: export, import, policies, SAS, CORS, accounts, l
   });
 
   test('every configured account can be picked; its key is asked for; a wrong key is refused', async () => {
-    const names = await page.$$eval('#account-names option', (options) => options.map((option) => (option as any).value));
+    const names = await page.$$eval('#account-names option', (options) =>
+      options.map((option) => (option as any).value),
+    );
     assert.deepEqual(names.sort(), ['devstoreaccount1', 'second1']);
     await page.fill('#account', 'second1');
     await page.dispatchEvent('#account', 'change');
@@ -313,7 +391,11 @@ describe('explorer in Chromium: export, import, policies, SAS, CORS, accounts, l
     await page.fill('#key', Buffer.from('a wrong key, also 32 bytes long.').toString('base64'));
     await page.click('#connect');
     await page.waitForSelector('#status.error:has-text("403 AuthenticationFailed")');
-    assert.equal(await page.$$eval('#table-list li', (items) => items.length), 0, "nothing of the other account's tables stays");
+    assert.equal(
+      await page.$$eval('#table-list li', (items) => items.length),
+      0,
+      "nothing of the other account's tables stays",
+    );
     assert.equal(await page.textContent('#main'), 'Connect with the account key to see its tables.');
     await page.fill('#key', secondKey);
     await page.click('#connect');
@@ -321,7 +403,12 @@ describe('explorer in Chromium: export, import, policies, SAS, CORS, accounts, l
     await page.fill('#new-table', 'OnSecond');
     await page.click('#create-table');
     await page.waitForSelector('h2:text-is("OnSecond")');
-    const second = new TableClient(`http://127.0.0.1:${server.port}/second1`, 'OnSecond', new AzureNamedKeyCredential('second1', secondKey), clientOptions);
+    const second = new TableClient(
+      `http://127.0.0.1:${server.port}/second1`,
+      'OnSecond',
+      new AzureNamedKeyCredential('second1', secondKey),
+      clientOptions,
+    );
     await second.createEntity({ partitionKey: 'p', rowKey: 'r' });
     await openTable(page, 'OnSecond');
     assert.deepEqual(await gridRowKeys(page), ['r']);
@@ -346,7 +433,12 @@ async function seed(server: RunningServer): Promise<void> {
   ];
   for (const [partitionKey, rowKey, Name, Age, Topic, Active] of rows) {
     await people.createEntity({
-      partitionKey, rowKey, Name, Age, Topic, Active,
+      partitionKey,
+      rowKey,
+      Name,
+      Age,
+      Topic,
+      Active,
       Joined: new Date(Date.UTC(2020, Age % 12, (Age % 27) + 1)),
       Score: { type: 'Double', value: String(Age / 7) },
       Visits: { type: 'Int64', value: String(BigInt(Age) * 1_000_000_007n) },
@@ -356,11 +448,13 @@ async function seed(server: RunningServer): Promise<void> {
   await source.createTable();
   for (let batch = 0; batch < 10; batch++) {
     const actions: TableTransaction = new (await import('@azure/data-tables')).TableTransaction();
-    for (let i = batch * 100; i < batch * 100 + 100; i++) actions.createEntity({ partitionKey: 'bulk', rowKey: `b${String(i).padStart(4, '0')}`, N: i });
+    for (let i = batch * 100; i < batch * 100 + 100; i++)
+      actions.createEntity({ partitionKey: 'bulk', rowKey: `b${String(i).padStart(4, '0')}`, N: i });
     await source.submitTransaction(actions.actions);
   }
   await source.createEntity({
-    partitionKey: 'typed', rowKey: 't1',
+    partitionKey: 'typed',
+    rowKey: 't1',
     S: 'a, "quoted"\nvalue',
     I: -2147483648,
     L: { type: 'Int64', value: '9223372036854775807' },
@@ -370,6 +464,12 @@ async function seed(server: RunningServer): Promise<void> {
     G: { type: 'Guid', value: '3f2504e0-4f89-11d3-9a0c-0305e82c3301' },
     X: new Uint8Array([0, 1, 2, 255]),
   });
-  await source.createEntity({ partitionKey: 'typed', rowKey: 't2', S: ' padded ', Flag: true, D: { type: 'Double', value: '-Infinity' } });
+  await source.createEntity({
+    partitionKey: 'typed',
+    rowKey: 't2',
+    S: ' padded ',
+    Flag: true,
+    D: { type: 'Double', value: '-Infinity' },
+  });
   await source.createEntity({ partitionKey: 'typed', rowKey: 't3' });
 }

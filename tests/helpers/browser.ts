@@ -24,6 +24,13 @@ export function launchBrowser(): Promise<Browser> {
     executablePath: chromiumPath,
     headless: true,
     timeout: browserTimeoutMs,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      '--no-first-run',
+    ],
   });
 }

@@ -31,7 +31,10 @@ export function runCli(args: readonly string[], options: CliOptions = {}): Promi
 }
 
 /** Starts the CLI; `signal` sends it a signal as a terminal would (Ctrl-C: SIGINT). */
-export function startCli(args: readonly string[], options: CliOptions = {}): { result: Promise<CliResult>; signal(name: NodeJS.Signals): void } {
+export function startCli(
+  args: readonly string[],
+  options: CliOptions = {},
+): { result: Promise<CliResult>; signal(name: NodeJS.Signals): void } {
   const env: NodeJS.ProcessEnv = {};
   for (const [name, value] of Object.entries(process.env)) {
     if (!name.startsWith('CERULEAN_') && name !== 'AZURE_TABLES_CONNECTION_STRING') env[name] = value;

@@ -1,5 +1,6 @@
 // Raw HTTP for system tests: exact request targets, headers and bodies, signed with Shared Key or
-// Shared Key Lite (auth.md §3–§5). Only the HMAC comes from src/http/auth.ts; the string-to-sign and
+// Shared Key Lite (Azure REST: authorize-with-shared-key). Only the HMAC comes from src/http/auth.ts; the
+// string-to-sign and
 // canonicalized resource are built here on purpose, so a wrong server canonicalization cannot agree
 // with a wrong test one.
 import assert from 'node:assert/strict';
@@ -68,7 +69,7 @@ export function hmacBase64(key: string, text: string): string {
   return sign(text, Buffer.from(key, 'base64'));
 }
 
-/** `/account` + the raw path as sent + `?comp=` if present (auth.md §5). */
+/** `/account` + the raw path as sent + `?comp=` if present (Azure REST: authorize-with-shared-key). */
 export function canonicalizedResource(account: string, target: string): string {
   const q = target.indexOf('?');
   const path = q < 0 ? target : target.slice(0, q);
@@ -125,7 +126,8 @@ function buildHeaders(req: RawRequest, body: Buffer | undefined): Record<string,
     ...(body !== undefined && !req.chunkedEncoding ? { 'Content-Length': String(body.length) } : {}),
   };
   for (const [name, value] of Object.entries(req.headers ?? {})) {
-    for (const existing of Object.keys(merged)) if (existing.toLowerCase() === name.toLowerCase()) delete merged[existing];
+    for (const existing of Object.keys(merged))
+      if (existing.toLowerCase() === name.toLowerCase()) delete merged[existing];
     merged[name] = value;
   }
   const givenAuthorization = Object.keys(req.headers ?? {}).some((h) => h.toLowerCase() === 'authorization');
@@ -204,7 +206,10 @@ export function devPath(resource: string, account = devAccount): string {
   return `/${account}/${resource}`;
 }
 
-/** OData key literal as the JS SDK writes it: quotes doubled, then encodeURIComponent (operations.md §1.3). */
+/**
+ * OData key literal as the JS SDK writes it: quotes doubled, then encodeURIComponent (Azure REST:
+ * addressing-table-service-resources).
+ */
 export function jsKeyLiteral(key: string): string {
   return encodeURIComponent(key.replaceAll("'", "''"));
 }
@@ -272,7 +277,9 @@ export function exchangeRaw(
     socket.on('end', done);
     socket.on('close', done);
     // The server may answer and close while we are still writing: keep what it said.
-    socket.on('error', (e: NodeJS.ErrnoException) => (e.code === 'ECONNRESET' || e.code === 'EPIPE' ? done() : reject(e)));
+    socket.on('error', (e: NodeJS.ErrnoException) =>
+      e.code === 'ECONNRESET' || e.code === 'EPIPE' ? done() : reject(e),
+    );
   });
 }
 

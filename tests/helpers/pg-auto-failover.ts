@@ -30,46 +30,73 @@ export interface Formation {
   destroy(): void;
 }
 
-export async function startFormation(): Promise<Formation> {
-  const dir = mkdtempSync(join(tmpdir(), 'cerulean-paf-'));
-  const ids = (flag: string) => Number(execFileSync('id', [flag, 'postgres']).toString());
-  if (process.getuid?.() === 0) chownSync(dir, ids('-u'), ids('-g'));
-  const env = {
-    ...process.env,
-    PATH: `${postgresBin()}:${process.env['PATH']}`,
-    XDG_CONFIG_HOME: join(dir, 'config'),
-    XDG_DATA_HOME: join(dir, 'data'),
-    XDG_RUNTIME_DIR: join(dir, 'run'),
-  };
-  const asPostgres = (args: string[]) => (process.getuid?.() === 0 ? ['runuser', ['-u', 'postgres', '--', ...args]] : [args[0]!, args.slice(1)]) as [string, string[]];
-  const run = (args: string[]) => {
-    const [file, argv] = asPostgres(args);
-    return execFileSync(file, argv, { env, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
-  };
-  const keepers: ChildProcess[] = [];
-  const startKeeper = (pgdata: string) => {
-    const [file, argv] = asPostgres([pgAutoctl, 'run', '--pgdata', pgdata]);
-    keepers.push(spawn(file, argv, { env, stdio: 'ignore', detached: true }));
-  };
-  const common = ['--hostname', '127.0.0.1', '--auth', 'trust', '--no-ssl'];
+/** Runs pg_autoctl as the postgres user, in the formation's own XDG directories. */
+class Autoctl {
+  readonly keepers: ChildProcess[] = [];
+  private readonly env: NodeJS.ProcessEnv;
+
+  constructor(readonly dir: string) {
+    this.env = {
+      ...process.env,
+      PATH: `${postgresBin()}:${process.env['PATH']}`,
+      XDG_CONFIG_HOME: join(dir, 'config'),
+      XDG_DATA_HOME: join(dir, 'data'),
+      XDG_RUNTIME_DIR: join(dir, 'run'),
+    };
+  }
+
+  private command(args: readonly string[]): [string, string[]] {
+    const argv = [pgAutoctl, ...args];
+    return process.getuid?.() === 0 ? ['runuser', ['-u', 'postgres', '--', ...argv]] : [pgAutoctl, [...args]];
+  }
+
+  run(args: readonly string[]): string {
+    const [file, argv] = this.command(args);
+    return execFileSync(file, argv, { env: this.env, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+  }
+
+  /** `pg_autoctl run` for one node: its keeper, which starts and watches its server. */
+  keep(pgdata: string): void {
+    const [file, argv] = this.command(['run', '--pgdata', pgdata]);
+    this.keepers.push(spawn(file, argv, { env: this.env, stdio: 'ignore', detached: true }));
+  }
+}
+
+const nodeOptions = ['--hostname', '127.0.0.1', '--auth', 'trust', '--no-ssl'];
+const primarySql =
+  "SELECT nodename FROM pgautofailover.node WHERE goalstate IN ('primary', 'wait_primary', 'single') " +
+  'AND reportedstate = goalstate';
+
+/** The monitor and two nodes, running, with a primary and a secondary. */
+async function createFormation(autoctl: Autoctl): Promise<string> {
+  const { dir } = autoctl;
   const monitorPort = await freePort();
-  run([pgAutoctl, 'create', 'monitor', '--pgdata', join(dir, 'monitor'), '--pgport', String(monitorPort), ...common]);
-  startKeeper(join(dir, 'monitor'));
+  autoctl.run(['create', 'monitor', '--pgdata', join(dir, 'monitor'), '--pgport', String(monitorPort), ...nodeOptions]);
+  autoctl.keep(join(dir, 'monitor'));
   const monitorUrl = `postgres://autoctl_node@127.0.0.1:${monitorPort}/pg_auto_failover?sslmode=disable`;
   await waitFor(() => query(monitorUrl, 'SELECT 1'), 'the monitor');
   await tuneMonitor(`postgres://postgres@127.0.0.1:${monitorPort}/pg_auto_failover`);
   for (const node of ['node1', 'node2']) {
-    const port = await freePort();
-    run([pgAutoctl, 'create', 'postgres', '--pgdata', join(dir, node), '--pgport', String(port), '--monitor', monitorUrl, '--dbname', 'cerulean', ...common]);
-    startKeeper(join(dir, node));
+    const pgport = String(await freePort());
+    const where = ['--pgdata', join(dir, node), '--pgport', pgport, '--monitor', monitorUrl, '--dbname', 'cerulean'];
+    autoctl.run(['create', 'postgres', ...where, ...nodeOptions]);
+    autoctl.keep(join(dir, node));
   }
   await waitFor(async () => {
     const states = await query(monitorUrl, 'SELECT reportedstate FROM pgautofailover.node ORDER BY nodeid');
     if (states.map((row) => row.reportedstate).join() !== 'primary,secondary') throw new Error('not ready');
   }, 'a primary and a secondary');
-  const uri = run([pgAutoctl, 'show', 'uri', '--pgdata', join(dir, 'monitor'), '--formation', 'default']).trim();
-  const primaryName = async () =>
-    (await query(monitorUrl, `SELECT nodename FROM pgautofailover.node WHERE goalstate IN ('primary', 'wait_primary', 'single') AND reportedstate = goalstate`))[0]?.nodename as string | undefined;
+  return monitorUrl;
+}
+
+export async function startFormation(): Promise<Formation> {
+  const dir = mkdtempSync(join(tmpdir(), 'cerulean-paf-'));
+  const ids = (flag: string) => Number(execFileSync('id', [flag, 'postgres']).toString());
+  if (process.getuid?.() === 0) chownSync(dir, ids('-u'), ids('-g'));
+  const autoctl = new Autoctl(dir);
+  const monitorUrl = await createFormation(autoctl);
+  const uri = autoctl.run(['show', 'uri', '--pgdata', join(dir, 'monitor'), '--formation', 'default']).trim();
+  const primaryName = async () => (await query(monitorUrl, primarySql))[0]?.nodename as string | undefined;
   return {
     url: uri.replace('postgres://', 'postgres://postgres@'),
     primaryName,
@@ -88,7 +115,7 @@ export async function startFormation(): Promise<Formation> {
       } catch {
         // none left
       }
-      for (const keeper of keepers) keeper.kill('SIGKILL');
+      for (const keeper of autoctl.keepers) keeper.kill('SIGKILL');
       for (const pgdata of ['monitor', 'node1', 'node2']) killServer(join(dir, pgdata));
       rmSync(dir, { recursive: true, force: true });
     },
@@ -115,7 +142,8 @@ async function tuneMonitor(url: string): Promise<void> {
     node_considered_unhealthy_timeout: 3000,
     primary_demote_timeout: 5000,
   };
-  for (const [name, value] of Object.entries(settings)) await query(url, `ALTER SYSTEM SET pgautofailover.${name} = ${value}`);
+  for (const [name, value] of Object.entries(settings))
+    await query(url, `ALTER SYSTEM SET pgautofailover.${name} = ${value}`);
   await query(url, 'SELECT pg_reload_conf()');
 }
 
@@ -137,7 +165,8 @@ async function waitFor(check: () => Promise<unknown>, what: string, timeoutMs = 
       await check();
       return;
     } catch (error) {
-      if (Date.now() > deadline) throw new Error(`pg_auto_failover: no ${what} after ${timeoutMs} ms: ${(error as Error).message}`);
+      if (Date.now() > deadline)
+        throw new Error(`pg_auto_failover: no ${what} after ${timeoutMs} ms: ${(error as Error).message}`);
       await sleep(250);
     }
   }

@@ -67,6 +67,20 @@ export interface ClusterOptions {
   readonly settings?: readonly string[];
 }
 
+/** A new cluster's data directory: initdb, or a base backup of a primary that starts as its hot standby. */
+function createDataDirectory(bin: string, data: string, standbyOf: string | undefined): void {
+  if (standbyOf === undefined) {
+    // A C.UTF-8 default collation; the engine must not depend on it (its keys are bytea).
+    const args = ['-D', data, '-U', 'postgres', '--auth=trust', '-E', 'UTF8', '--locale=C.UTF-8', '-N'];
+    asPostgresUser(join(bin, 'initdb'), args);
+    return;
+  }
+  // -R writes standby.signal and primary_conninfo: the copy starts as a streaming hot standby.
+  const primary = new URL(standbyOf);
+  const args = ['-D', data, '-h', primary.hostname, '-p', primary.port, '-U', 'postgres', '-R', '-X', 'stream'];
+  asPostgresUser(join(bin, 'pg_basebackup'), [...args, '-c', 'fast']);
+}
+
 export async function startCluster(bin: string, clusterOptions: ClusterOptions = {}): Promise<Cluster> {
   const dir = mkdtempSync(join(tmpdir(), 'cerulean-pg-'));
   if (isRoot) {
@@ -76,15 +90,7 @@ export async function startCluster(bin: string, clusterOptions: ClusterOptions =
   chmodSync(dir, 0o700);
   const data = join(dir, 'data');
   const port = await freePort();
-  if (clusterOptions.standbyOf === undefined) {
-    // A C.UTF-8 default collation; the engine must not depend on it (its keys are bytea).
-    asPostgresUser(join(bin, 'initdb'), ['-D', data, '-U', 'postgres', '--auth=trust', '-E', 'UTF8', '--locale=C.UTF-8', '-N']);
-  } else {
-    // -R writes standby.signal and primary_conninfo: the copy starts as a streaming hot standby.
-    const primary = new URL(clusterOptions.standbyOf);
-    const args = ['-D', data, '-h', primary.hostname, '-p', primary.port, '-U', 'postgres', '-R', '-X', 'stream', '-c', 'fast'];
-    asPostgresUser(join(bin, 'pg_basebackup'), args);
-  }
+  createDataDirectory(bin, data, clusterOptions.standbyOf);
   const options = [
     ...(clusterOptions.settings ?? []).map((setting) => `-c ${setting}`),
     '-c listen_addresses=127.0.0.1',

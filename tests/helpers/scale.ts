@@ -6,7 +6,8 @@ const scaleVariable = 'CERULEAN_TEST_SCALE';
 function parseScale(text: string | undefined): number {
   if (text === undefined || text === '') return 1;
   const scale = Number(text);
-  if (!(scale > 0) || !Number.isFinite(scale)) throw new Error(`${scaleVariable}=${text}: a positive number is expected`);
+  if (!(scale > 0) || !Number.isFinite(scale))
+    throw new Error(`${scaleVariable}=${text}: a positive number is expected`);
   return scale;
 }
 

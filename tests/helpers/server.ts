@@ -15,10 +15,9 @@ const { repoRoot, startCerulean } = serverProcess;
 /** For other servers the tests start (Azurite). */
 export const { freeLoopbackPort, startNodeProcess } = serverProcess;
 
-/** The well-known development account (auth.md §6); the server always has it. */
+/** The well-known development account (Azure REST: authorize-with-shared-key); the server always has it. */
 export const devAccount = 'devstoreaccount1';
-export const devKey =
-  'Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/K1SZFPTOtr/KBHBeksoGMGw==';
+export const devKey = 'Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/K1SZFPTOtr/KBHBeksoGMGw==';
 
 export interface ServerOptions {
   /** Pass `--in-memory`. */

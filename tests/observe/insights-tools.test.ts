@@ -26,7 +26,9 @@ describe('design insights and the tools', () => {
     // The CLI imports a key-sorted file (every insert after the highest key) and exports it again.
     const imported = uniqueTableName('imported');
     const file = join(dir, 'sorted.jsonl');
-    const lines = Array.from({ length: 300 }, (_, i) => JSON.stringify({ PartitionKey: 'p', RowKey: String(i).padStart(5, '0'), n: i }));
+    const lines = Array.from({ length: 300 }, (_, i) =>
+      JSON.stringify({ PartitionKey: 'p', RowKey: String(i).padStart(5, '0'), n: i }),
+    );
     writeFileSync(file, `${lines.join('\n')}\n`);
     const imports = await runCli(['import', imported, file, '--create-table', '-c', server.connectionString]);
     assert.equal(imports.code, 0, describeRun(imports));
@@ -35,7 +37,11 @@ describe('design insights and the tools', () => {
 
     // An application pages through a whole table (returns all it reads) …
     const paged = await freshTable(server, 'paged');
-    const entities = Array.from({ length: 210 }, (_, i) => ({ partitionKey: `p${i % 7}`, rowKey: `r${i}`, Status: i < 2 ? 'rare' : 'common' }));
+    const entities = Array.from({ length: 210 }, (_, i) => ({
+      partitionKey: `p${i % 7}`,
+      rowKey: `r${i}`,
+      Status: i < 2 ? 'rare' : 'common',
+    }));
     await inParallel(entities, 8, (entity) => paged.createEntity(entity));
     let all = 0;
     for await (const _ of paged.listEntities()) all++;
@@ -46,9 +52,17 @@ describe('design insights and the tools', () => {
     assert.equal(rare, 2);
 
     const { findings } = await insights(server.port);
-    assert.deepEqual(findings.filter((finding) => finding.table === imported), [], 'the import and export are no workload');
+    assert.deepEqual(
+      findings.filter((finding) => finding.table === imported),
+      [],
+      'the import and export are no workload',
+    );
     const scans = findings.filter((finding) => finding.kind === 'table-scan');
-    assert.deepEqual(scans.map((finding) => finding.evidence['filter']), ['Status eq ?'], 'a scan returning all it reads is no finding');
+    assert.deepEqual(
+      scans.map((finding) => finding.evidence['filter']),
+      ['Status eq ?'],
+      'a scan returning all it reads is no finding',
+    );
     assert.equal(findings[0]!.kind, 'table-scan', JSON.stringify(findings, null, 2));
     assert.equal(findings[0]!.evidence['readPerReturned'], 105);
     assert.equal((findings[0] as unknown as { wastedEntities: number }).wastedEntities, 208);

@@ -47,7 +47,24 @@ describe('design insights', () => {
   const tables: Record<string, TableClient> = {};
   before(async () => {
     server = await startServer({ inMemory: true });
-    for (const name of ['hot', 'even', 'scan', 'keyed', 'pscan', 'prange', 'point', 'rowkey', 'pointok', 'append', 'prepend', 'random', 'large', 'small', 'wide', 'narrow']) {
+    for (const name of [
+      'hot',
+      'even',
+      'scan',
+      'keyed',
+      'pscan',
+      'prange',
+      'point',
+      'rowkey',
+      'pointok',
+      'append',
+      'prepend',
+      'random',
+      'large',
+      'small',
+      'wide',
+      'narrow',
+    ]) {
       tables[name] = await freshTable(server, name);
     }
   });
@@ -58,18 +75,29 @@ describe('design insights', () => {
   test('each workload shows its finding, and its twin built to avoid it does not', async () => {
     const t = tables as Record<string, TableClient> & Record<'hot' | 'even', TableClient>;
     // Hot partition: 100 of 120 inserts into one partition, against 120 spread over 20.
-    await insertAll(t.hot!, [...Array.from({ length: 100 }, (_, i) => ({ partitionKey: 'hot', rowKey: `h${shuffled(100)[i]}` })), ...spread(20, 20)]);
+    await insertAll(t.hot!, [
+      ...Array.from({ length: 100 }, (_, i) => ({ partitionKey: 'hot', rowKey: `h${shuffled(100)[i]}` })),
+      ...spread(20, 20),
+    ]);
     await insertAll(t.even!, spread(120, 20));
     // Table scan by a property, against the same data read by PartitionKey.
     await t.scan!.submitTransaction(spread(100, 1).map((e) => ['create', e] as const));
-    await t.scan!.submitTransaction(spread(120, 1).slice(100).map((e) => ['create', e] as const));
+    await t.scan!.submitTransaction(
+      spread(120, 1)
+        .slice(100)
+        .map((e) => ['create', e] as const),
+    );
     assert.equal(await query(t.scan!, "Status eq 'rare'"), 3);
     await insertAll(t.keyed!, spread(120, 20));
     assert.equal(await query(t.keyed!, "PartitionKey eq 'p1'"), 6);
     // Partition scan filtering on a property, against a RowKey range returning all it reads.
     for (const client of [t.pscan!, t.prange!]) {
       await client.submitTransaction(spread(100, 1).map((e) => ['create', e] as const));
-      await client.submitTransaction(spread(150, 1).slice(100).map((e) => ['create', e] as const));
+      await client.submitTransaction(
+        spread(150, 1)
+          .slice(100)
+          .map((e) => ['create', e] as const),
+      );
     }
     assert.equal(await query(t.pscan!, "PartitionKey eq 'p0' and Status eq 'rare'"), 3);
     assert.equal(await query(t.prange!, "PartitionKey eq 'p0' and RowKey ge 'r0020' and RowKey lt 'r0140'"), 120);
@@ -83,17 +111,29 @@ describe('design insights', () => {
     // Append: ever larger PartitionKeys; prepend: ever smaller RowKeys in one partition; random order.
     for (let i = 0; i < 60; i++) await t.append!.createEntity({ partitionKey: String(i).padStart(6, '0'), rowKey: '' });
     for (let i = 0; i < 60; i++) await t.prepend!.createEntity({ partitionKey: 'log', rowKey: String(2e9 - i) });
-    for (const i of shuffled(60)) await t.random!.createEntity({ partitionKey: String(i).padStart(6, '0'), rowKey: '' });
+    for (const i of shuffled(60))
+      await t.random!.createEntity({ partitionKey: String(i).padStart(6, '0'), rowKey: '' });
     // A 576 KB entity against a small one; 120 properties against 20.
     const big = Object.fromEntries(Array.from({ length: 9 }, (_, i) => [`Chunk${i}`, 'x'.repeat(32_000)]));
     await t.large!.createEntity({ partitionKey: 'p', rowKey: 'big', ...big });
     await t.small!.createEntity({ partitionKey: 'p', rowKey: 'small', Text: 'x'.repeat(1000) });
-    await t.wide!.createEntity({ partitionKey: 'p', rowKey: 'wide', ...Object.fromEntries(Array.from({ length: 120 }, (_, i) => [`P${i}`, i])) });
-    await t.narrow!.createEntity({ partitionKey: 'p', rowKey: 'narrow', ...Object.fromEntries(Array.from({ length: 20 }, (_, i) => [`P${i}`, i])) });
+    await t.wide!.createEntity({
+      partitionKey: 'p',
+      rowKey: 'wide',
+      ...Object.fromEntries(Array.from({ length: 120 }, (_, i) => [`P${i}`, i])),
+    });
+    await t.narrow!.createEntity({
+      partitionKey: 'p',
+      rowKey: 'narrow',
+      ...Object.fromEntries(Array.from({ length: 20 }, (_, i) => [`P${i}`, i])),
+    });
 
     const { findings, counts } = await insights(server.port);
     const expect = (kind: string, present: TableClient, absent: TableClient) => {
-      assert.ok(findingsOf(findings, kind, present).length > 0, `${kind} missing for ${present.tableName}: ${JSON.stringify(findings, null, 1)}`);
+      assert.ok(
+        findingsOf(findings, kind, present).length > 0,
+        `${kind} missing for ${present.tableName}: ${JSON.stringify(findings, null, 1)}`,
+      );
       assert.deepEqual(findingsOf(findings, kind, absent), [], `${kind} for ${absent.tableName}`);
     };
     expect('hot-partition', t.hot!, t.even!);
@@ -115,26 +155,48 @@ describe('design insights', () => {
     assert.equal(scan!.evidence['entitiesRead'], 120);
     assert.equal(scan!.evidence['entitiesReturned'], 3);
     assert.equal(scan!.evidence['readPerReturned'], 40);
-    assert.equal(findingsOf(findings, 'partition-scan', t.pscan!)[0]!.evidence['filter'], '(PartitionKey eq ? and Status eq ?)');
+    assert.equal(
+      findingsOf(findings, 'partition-scan', t.pscan!)[0]!.evidence['filter'],
+      '(PartitionKey eq ? and Status eq ?)',
+    );
     assert.equal(findingsOf(findings, 'prepend-append', t.append!)[0]!.evidence['direction'], 'append');
     assert.equal(findingsOf(findings, 'prepend-append', t.prepend!)[0]!.evidence['direction'], 'prepend');
     assert.equal(findingsOf(findings, 'wide-entity', t.wide!)[0]!.evidence['widestProperties'], 120);
-    for (const finding of findings) assert.ok(finding.pattern.length > 40 && finding.summary.length > 20, JSON.stringify(finding));
+    for (const finding of findings)
+      assert.ok(finding.pattern.length > 40 && finding.summary.length > 20, JSON.stringify(finding));
     assert.ok(!JSON.stringify(findings).includes("'rare'"), 'filter literals never appear in shapes');
 
     // The metrics carry the counts.
     const text = await scrape(server.port);
-    for (const [kind, count] of Object.entries(counts)) assert.equal(sample(text, 'cerulean_insights_findings', { kind }), count, kind);
+    for (const [kind, count] of Object.entries(counts))
+      assert.equal(sample(text, 'cerulean_insights_findings', { kind }), count, kind);
     assert.ok(counts['table-scan']! >= 1);
 
     // `cerulean insights`, as text and as JSON.
     const endpoint = `http://127.0.0.1:${server.port}`;
-    const { stdout: textOut } = await promisify(execFile)(process.execPath, [cli, 'insights', '-c', `${endpoint}/devstoreaccount1`]);
+    const { stdout: textOut } = await promisify(execFile)(process.execPath, [
+      cli,
+      'insights',
+      '-c',
+      `${endpoint}/devstoreaccount1`,
+    ]);
     const scanBlock = textOut.slice(textOut.indexOf(`Table devstoreaccount1/${t.scan!.tableName}\n`));
-    assert.match(scanBlock, /^Table \S+\n(  .*\n)*  \[table-scan\] Table scan: 1 query of shape Status eq \? read 120 entities/);
-    assert.match(textOut, /evidence: filter="Status eq \?", queryClass="table-scan", queries=1, entitiesRead=120, entitiesReturned=3, readPerReturned=40/);
+    assert.match(
+      scanBlock,
+      /^Table \S+\n(  .*\n)*  \[table-scan\] Table scan: 1 query of shape Status eq \? read 120 entities/,
+    );
+    assert.match(
+      textOut,
+      /evidence: filter="Status eq \?", queryClass="table-scan", queries=1, entitiesRead=120, entitiesReturned=3, readPerReturned=40/,
+    );
     assert.match(textOut, /fix: A filter without PartitionKey reads every partition\./);
-    const { stdout: jsonOut } = await promisify(execFile)(process.execPath, [cli, 'insights', '-c', `${endpoint}/devstoreaccount1`, '--json']);
+    const { stdout: jsonOut } = await promisify(execFile)(process.execPath, [
+      cli,
+      'insights',
+      '-c',
+      `${endpoint}/devstoreaccount1`,
+      '--json',
+    ]);
     assert.deepEqual(JSON.parse(jsonOut).counts, counts);
 
     // DELETE /_insights starts observing afresh.
@@ -144,8 +206,14 @@ describe('design insights', () => {
   });
 
   test('cerulean insights reports an unreachable server and bad arguments', async () => {
-    await assert.rejects(promisify(execFile)(process.execPath, [cli, 'insights', '-c', 'http://127.0.0.1:1/devstoreaccount1']), (error: { code?: number }) => error.code === 1);
-    await assert.rejects(promisify(execFile)(process.execPath, [cli, 'insights', '--bogus']), (error: { code?: number }) => error.code === 2);
+    await assert.rejects(
+      promisify(execFile)(process.execPath, [cli, 'insights', '-c', 'http://127.0.0.1:1/devstoreaccount1']),
+      (error: { code?: number }) => error.code === 1,
+    );
+    await assert.rejects(
+      promisify(execFile)(process.execPath, [cli, 'insights', '--bogus']),
+      (error: { code?: number }) => error.code === 2,
+    );
   });
 });
 
@@ -162,9 +230,13 @@ describe('design insights: partitions worth splitting', () => {
   test('100 entities in one partition within a second, against 50 in each of two', async () => {
     const busy = await freshTable(server, 'busy');
     const calm = await freshTable(server, 'calm');
-    await busy.submitTransaction(Array.from({ length: 100 }, (_, i) => ['create', { partitionKey: 'one', rowKey: `r${i}` }] as const));
+    await busy.submitTransaction(
+      Array.from({ length: 100 }, (_, i) => ['create', { partitionKey: 'one', rowKey: `r${i}` }] as const),
+    );
     for (const partitionKey of ['a', 'b']) {
-      await calm.submitTransaction(Array.from({ length: 50 }, (_, i) => ['create', { partitionKey, rowKey: `r${i}` }] as const));
+      await calm.submitTransaction(
+        Array.from({ length: 50 }, (_, i) => ['create', { partitionKey, rowKey: `r${i}` }] as const),
+      );
     }
     const { findings } = await insights(server.port);
     const [split] = findingsOf(findings, 'partition-split', busy);

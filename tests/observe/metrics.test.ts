@@ -23,17 +23,27 @@ describe('metrics on disk, with --metrics-partitions', () => {
 
     const client = await freshTable(server, 'met');
     // 8 partitions: p0 takes 6 inserts, p1…p7 one each.
-    const keys = [...Array.from({ length: 6 }, (_, i) => ['p0', `r${i}`]), ...Array.from({ length: 7 }, (_, i) => [`p${i + 1}`, 'r0'])];
-    for (const [partitionKey, rowKey] of keys) await client.createEntity({ partitionKey: partitionKey!, rowKey: rowKey!, Size: Number(rowKey!.slice(1)) });
+    const keys = [
+      ...Array.from({ length: 6 }, (_, i) => ['p0', `r${i}`]),
+      ...Array.from({ length: 7 }, (_, i) => [`p${i + 1}`, 'r0']),
+    ];
+    for (const [partitionKey, rowKey] of keys)
+      await client.createEntity({ partitionKey: partitionKey!, rowKey: rowKey!, Size: Number(rowKey!.slice(1)) });
     for (const rowKey of ['r0', 'r1', 'r2']) await client.getEntity('p0', rowKey);
-    await assert.rejects(client.getEntity('p0', 'missing'), (error: { statusCode?: number }) => error.statusCode === 404);
+    await assert.rejects(
+      client.getEntity('p0', 'missing'),
+      (error: { statusCode?: number }) => error.statusCode === 404,
+    );
     const scanned = [];
     for await (const entity of client.listEntities({ queryOptions: { filter: 'Size ge 3' } })) scanned.push(entity);
     const partition = [];
-    for await (const entity of client.listEntities({ queryOptions: { filter: "PartitionKey eq 'p0'" } })) partition.push(entity);
+    for await (const entity of client.listEntities({ queryOptions: { filter: "PartitionKey eq 'p0'" } }))
+      partition.push(entity);
     assert.equal(scanned.length, 3);
     assert.equal(partition.length, 6);
-    await client.submitTransaction(Array.from({ length: 5 }, (_, i) => ['create', { partitionKey: 'p9', rowKey: `b${i}` }] as const));
+    await client.submitTransaction(
+      Array.from({ length: 5 }, (_, i) => ['create', { partitionKey: 'p9', rowKey: `b${i}` }] as const),
+    );
 
     const text = await scrape(server.port);
     const requests = (labels: Record<string, string>) => sample(text, 'cerulean_requests_total', labels);
@@ -54,14 +64,20 @@ describe('metrics on disk, with --metrics-partitions', () => {
     assert.equal(sample(text, 'cerulean_query_entities_returned_total', { class: 'partition-scan' }), 6);
 
     // Every write job lands in exactly one group commit: the table, 13 inserts, one batch.
-    assert.equal(sample(text, 'cerulean_commit_group_writes_sum'), 15, samples(text, 'cerulean_commit_group_writes_sum').join('\n'));
+    assert.equal(
+      sample(text, 'cerulean_commit_group_writes_sum'),
+      15,
+      samples(text, 'cerulean_commit_group_writes_sum').join('\n'),
+    );
     const commits = sample(text, 'cerulean_commit_duration_seconds_count')!;
     assert.ok(commits >= 1 && commits <= 15, `${commits} commits`);
     assert.ok(sample(text, 'cerulean_storage_bytes', { kind: 'data' })! > 0);
     assert.ok(sample(text, 'cerulean_storage_bytes', { kind: 'log' })! > 0);
 
     // Partition series: the busiest five of the table, p0 first with its 6 inserts + 3 reads + 1 miss + 1 query.
-    const partitions = samples(text, 'cerulean_partition_entities_touched').filter((line) => line.includes(`table="${client.tableName}"`));
+    const partitions = samples(text, 'cerulean_partition_entities_touched').filter((line) =>
+      line.includes(`table="${client.tableName}"`),
+    );
     assert.equal(partitions.length, 5, partitions.join('\n'));
     assert.equal(sample(text, 'cerulean_partition_entities_touched', { table: client.tableName, partition: 'p0' }), 16);
     assert.equal(sample(text, 'cerulean_partition_entities_touched', { table: client.tableName, partition: 'p9' }), 5);
@@ -80,7 +96,10 @@ describe('metrics switches', () => {
   let plain: RunningServer;
   let off: RunningServer;
   before(async () => {
-    [plain, off] = await Promise.all([startServer({ inMemory: true }), startServer({ inMemory: true, args: ['--no-metrics'] })]);
+    [plain, off] = await Promise.all([
+      startServer({ inMemory: true }),
+      startServer({ inMemory: true, args: ['--no-metrics'] }),
+    ]);
   });
   after(async () => {
     await Promise.all([plain?.stop(), off?.stop()]);

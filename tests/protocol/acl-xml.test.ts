@@ -1,7 +1,11 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { TableError, type ErrorCode } from '../../src/errors.js';
-import { normalizePolicyTime, parseSignedIdentifiers, writeSignedIdentifiers } from '../../src/table/protocol/acl-xml.js';
+import {
+  normalizePolicyTime,
+  parseSignedIdentifiers,
+  writeSignedIdentifiers,
+} from '../../src/table/protocol/acl-xml.js';
 
 function refused(text: string, code: ErrorCode): void {
   assert.throws(

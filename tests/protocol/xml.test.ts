@@ -32,7 +32,7 @@ function shape(element: XmlElement): unknown {
   return element.children.length === 0 ? [element.name, element.text] : [element.name, element.children.map(shape)];
 }
 
-describe('parseXml: what the SDKs send (conformance-notes §49)', () => {
+describe('parseXml: what the SDKs send (docs/protocol-notes.md#xml-bodies)', () => {
   const body = '<SignedIdentifiers><SignedIdentifier><Id>p1</Id></SignedIdentifier></SignedIdentifiers>';
   const expected = ['SignedIdentifiers', [['SignedIdentifier', [['Id', 'p1']]]]];
 
@@ -58,8 +58,20 @@ describe('parseXml: content', () => {
 
   test('attributes in either quote, decoded; self-closing elements', () => {
     const root = parseXml(`<a x="1 &amp; 2" y='z'><b/><c /></a>`);
-    assert.deepEqual([...root.attributes], [['x', '1 & 2'], ['y', 'z']]);
-    assert.deepEqual(shape(root), ['a', [['b', ''], ['c', '']]]);
+    assert.deepEqual(
+      [...root.attributes],
+      [
+        ['x', '1 & 2'],
+        ['y', 'z'],
+      ],
+    );
+    assert.deepEqual(shape(root), [
+      'a',
+      [
+        ['b', ''],
+        ['c', ''],
+      ],
+    ]);
   });
 
   test('namespaced names and processing instructions inside elements', () => {
@@ -72,8 +84,14 @@ describe('parseXml: content', () => {
     const root = parseXml('<a><b>1</b><c>2</c><c>3</c><d><e/></d></a>');
     assert.equal(leafText(childNamed(root, 'b')!), '1');
     assert.equal(childNamed(root, 'z'), undefined);
-    assert.throws(() => childNamed(root, 'c'), (error: unknown) => (error as TableError).code === 'InvalidXmlDocument');
-    assert.throws(() => leafText(childNamed(root, 'd')!), (error: unknown) => (error as TableError).code === 'InvalidXmlDocument');
+    assert.throws(
+      () => childNamed(root, 'c'),
+      (error: unknown) => (error as TableError).code === 'InvalidXmlDocument',
+    );
+    assert.throws(
+      () => leafText(childNamed(root, 'd')!),
+      (error: unknown) => (error as TableError).code === 'InvalidXmlDocument',
+    );
   });
 });
 
@@ -124,7 +142,11 @@ describe('writer', () => {
   test('declaration, leaves, nested and empty containers', () => {
     const text = writeXmlDocument({
       name: 'R',
-      content: [{ name: 'A', content: 'x' }, { name: 'E', content: '' }, { name: 'C', content: [] }],
+      content: [
+        { name: 'A', content: 'x' },
+        { name: 'E', content: '' },
+        { name: 'C', content: [] },
+      ],
     });
     assert.equal(text, '<?xml version="1.0" encoding="utf-8"?><R><A>x</A><E></E><C /></R>');
   });
@@ -135,7 +157,25 @@ describe('writer', () => {
 
   test('round trip: any XML-legal text written as a leaf reads back unchanged', () => {
     const random = seededRandom(7);
-    const alphabet = ['a', 'Z', ' ', '<', '>', '&', "'", '"', ';', '#', ']]>', '\n', '\t', 'é', '\u{1F600}', '&amp;', 'CDATA'];
+    const alphabet = [
+      'a',
+      'Z',
+      ' ',
+      '<',
+      '>',
+      '&',
+      "'",
+      '"',
+      ';',
+      '#',
+      ']]>',
+      '\n',
+      '\t',
+      'é',
+      '\u{1F600}',
+      '&amp;',
+      'CDATA',
+    ];
     for (let i = 0; i < scaled(500); i++) {
       const text = Array.from({ length: random.int(12) }, () => alphabet[random.int(alphabet.length)]).join('');
       const parsed = parseXml(writeXmlNode({ name: 'v', content: text }));
@@ -151,18 +191,42 @@ describe('fuzz: mutated documents are parsed or refused with InvalidXmlDocument,
     '<![CDATA[x]]><!-- c --></CorsRule></Cors><e a="&amp;"/></StorageServiceProperties>';
   test(`${scaled(5000)} mutations`, () => {
     const random = seededRandom(11);
-    const pieces = ['<', '>', '/', '&', ';', '"', "'", '<!--', '-->', '<![CDATA[', ']]>', '<?', '?>', '=', ' ', '&#', 'x', '\u0000', '<!DOCTYPE'];
+    const pieces = [
+      '<',
+      '>',
+      '/',
+      '&',
+      ';',
+      '"',
+      "'",
+      '<!--',
+      '-->',
+      '<![CDATA[',
+      ']]>',
+      '<?',
+      '?>',
+      '=',
+      ' ',
+      '&#',
+      'x',
+      '\u0000',
+      '<!DOCTYPE',
+    ];
     for (let i = 0; i < scaled(5000); i++) {
       let text = seed;
       for (let edits = 1 + random.int(4); edits > 0; edits--) {
         const at = random.int(text.length + 1);
         const cut = random.int(3);
-        text = text.slice(0, at) + (random.int(2) === 0 ? pieces[random.int(pieces.length)] : '') + text.slice(at + cut);
+        text =
+          text.slice(0, at) + (random.int(2) === 0 ? pieces[random.int(pieces.length)] : '') + text.slice(at + cut);
       }
       try {
         parseXml(text);
       } catch (error) {
-        assert.ok(error instanceof TableError && error.code === 'InvalidXmlDocument', `${String(error)} for ${JSON.stringify(text)}`);
+        assert.ok(
+          error instanceof TableError && error.code === 'InvalidXmlDocument',
+          `${String(error)} for ${JSON.stringify(text)}`,
+        );
       }
     }
   });

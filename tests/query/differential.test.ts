@@ -114,7 +114,12 @@ function randomLeaf(random: Random): string {
     ] as const);
     return comparison(random, property, random.pick(literals));
   }
-  if (roll < 92) return comparison(random, 'Timestamp', random.pick(["datetime'1970-01-01T00:00:01Z'", "datetime'1970-01-01T00:00:02.5Z'"]));
+  if (roll < 92)
+    return comparison(
+      random,
+      'Timestamp',
+      random.pick(["datetime'1970-01-01T00:00:01Z'", "datetime'1970-01-01T00:00:02.5Z'"]),
+    );
   if (roll < 96) return random.pick(['true', 'false']);
   return random.pick(['flag', 'missing', 'PartitionKey']);
 }
@@ -147,7 +152,9 @@ function assertDisjointAscending(ranges: readonly KeyRange[], context: string): 
     for (let index = 0; index < ranges.length; index++) {
       if (!inRange(key, ranges[index]!)) continue;
       if (containing !== -1 || index < lastRange) {
-        assert.fail(`${context}: key ${JSON.stringify(key)} in range ${index} after range ${Math.max(containing, lastRange)}`);
+        assert.fail(
+          `${context}: key ${JSON.stringify(key)} in range ${index} after range ${Math.max(containing, lastRange)}`,
+        );
       }
       containing = index;
     }
@@ -223,7 +230,11 @@ function checkFilter(filter: string, entities: readonly Entity[], random: Random
     const limit = randomLimit(random);
     const limitContext = `${context} limit=${JSON.stringify(limit)}`;
     const narrowed = intersectRanges(plan.ranges, limit);
-    assert.deepEqual(scan(entities, narrowed).filter(matches), expected.filter((entity) => inRange(entity, limit)), limitContext);
+    assert.deepEqual(
+      scan(entities, narrowed).filter(matches),
+      expected.filter((entity) => inRange(entity, limit)),
+      limitContext,
+    );
     assertDisjointAscending(narrowed, limitContext);
     return plan.queryClass;
   } catch (error) {
@@ -240,12 +251,20 @@ test('plan ranges + predicate return exactly what the predicate over all entitie
   for (let i = 0; i < scaled(2500); i++) {
     if (i % 100 === 0) entities = randomEntities(random);
     const filter = randomFilter(random, 0, { comparisons: filterComparisonsMax });
-    const queryClass = checkFilter(filter, entities, random, `seed=${seed} iteration=${i} filter=${JSON.stringify(filter)}`);
+    const queryClass = checkFilter(
+      filter,
+      entities,
+      random,
+      `seed=${seed} iteration=${i} filter=${JSON.stringify(filter)}`,
+    );
     classes.set(queryClass, (classes.get(queryClass) ?? 0) + 1);
   }
   // The generator must exercise every class, or the comparison proves little.
   for (const queryClass of ['point', 'range', 'partition-scan', 'multi-range', 'table-scan']) {
-    assert.ok((classes.get(queryClass) ?? 0) > scaled(10), `seed=${seed}: only ${classes.get(queryClass) ?? 0} ${queryClass} plans`);
+    assert.ok(
+      (classes.get(queryClass) ?? 0) > scaled(10),
+      `seed=${seed}: only ${classes.get(queryClass) ?? 0} ${queryClass} plans`,
+    );
   }
 });
 

@@ -6,7 +6,12 @@ import { filterComparisonsMax, filterDepthMax, filterLengthUtf16Max } from '../.
 import type { EdmValue } from '../../src/domain/edm.js';
 import { comparisonOperators, printLiteral, printNode } from '../../src/table/query/ast.js';
 import type { FilterNode } from '../../src/table/query/ast.js';
-import { compileEntityQuery, compileTableFilter, printFilter, rejectUnsupportedQueryOptions } from '../../src/table/query/index.js';
+import {
+  compileEntityQuery,
+  compileTableFilter,
+  printFilter,
+  rejectUnsupportedQueryOptions,
+} from '../../src/table/query/index.js';
 import { parseFilter } from '../../src/table/query/parser.js';
 import { runSeed, seededRandom } from './random.js';
 import type { Random } from './random.js';
@@ -24,7 +29,7 @@ function parseError(filter: string): TableError {
 
 describe('valid filters: text → printed tree', () => {
   const cases: Array<[string, string]> = [
-    // Wire examples (query.md §1) and issues the spec cites.
+    // Wire examples (Azure REST: querying-tables-and-entities) and issues the spec cites.
     ["PartitionKey eq 'listEntitiesTest'", "PartitionKey eq 'listEntitiesTest'"],
     ["PartitionKey eq 'p''x' and n gt 5", "(PartitionKey eq 'p''x' and n gt 5)"],
     ["PartitionKey eq 'somPartition' and RowKey eq '1'", "(PartitionKey eq 'somPartition' and RowKey eq '1')"],
@@ -113,7 +118,7 @@ describe('valid filters: text → printed tree', () => {
   }
 });
 
-describe('literal forms produced by the clients (query.md §3.2)', () => {
+describe('literal forms produced by the clients (Azure REST: querying-tables-and-entities)', () => {
   const cases: Array<[string, string, string]> = [
     // [client, filter, printed]
     ['JS', "PartitionKey eq 'it''s'", "PartitionKey eq 'it''s'"],
@@ -269,7 +274,7 @@ describe('malformed filters: 400 InvalidInput saying where and what was expected
   }
 });
 
-describe('functions, arithmetic, in/has: 501 NotImplemented (query.md §3.1)', () => {
+describe('functions, arithmetic, in/has: 501 NotImplemented (Azure REST: querying-tables-and-entities)', () => {
   const cases = [
     "startswith(PartitionKey, 'a')",
     "startswith(PartitionKey,'a') eq true",
@@ -298,7 +303,7 @@ describe('functions, arithmetic, in/has: 501 NotImplemented (query.md §3.1)', (
     "cast(d, 'Edm.Int32') eq 1",
     'unknownfunction()',
     'now() gt Timestamp',
-    "Timestamp lt now()",
+    'Timestamp lt now()',
     'Age add 1 gt 5',
     'Age sub 1 gt 5',
     'Age mul 2 gt 5',
@@ -341,7 +346,9 @@ describe('limits (limits.ts), tested at the edge and one past it', () => {
     const bare = Array.from({ length: filterComparisonsMax }, (_, i) => `f${i}`).join(' and ');
     assert.doesNotThrow(() => parseFilter(bare));
     assert.equal(parseError(`${bare} and g`).code, 'InvalidInput');
-    assert.doesNotThrow(() => parseFilter(`${chain(filterComparisonsMax, 'or')} or ${Array(100).fill('true').join(' or ')}`));
+    assert.doesNotThrow(() =>
+      parseFilter(`${chain(filterComparisonsMax, 'or')} or ${Array(100).fill('true').join(' or ')}`),
+    );
   });
 
   test('a mirrored comparison and comparisons under not count the same', () => {
@@ -388,8 +395,14 @@ describe('public entry points', () => {
       assert.deepEqual(query.plan.ranges, [{}]);
       assert.equal(query.matches({ partitionKey: 'p', rowKey: 'r', timestamp: 0n, properties: new Map() }), true);
     }
-    assert.throws(() => compileEntityQuery('a eq'), (error) => error instanceof TableError && error.code === 'InvalidInput');
-    assert.throws(() => compileEntityQuery('startswith(a)'), (error) => error instanceof TableError && error.code === 'NotImplemented');
+    assert.throws(
+      () => compileEntityQuery('a eq'),
+      (error) => error instanceof TableError && error.code === 'InvalidInput',
+    );
+    assert.throws(
+      () => compileEntityQuery('startswith(a)'),
+      (error) => error instanceof TableError && error.code === 'NotImplemented',
+    );
   });
 
   test('compileTableFilter: TableName is the one property, compared as stored, case-sensitively', () => {
@@ -437,7 +450,10 @@ function randomLiteral(random: Random): EdmValue {
     case 4:
       return { type: 'Edm.Boolean', value: random.chance(0.5) };
     case 5:
-      return { type: 'Edm.DateTime', value: random.pick([0n, 15779342456789012n, -116444736000000000n, 2534023007999999999n]) };
+      return {
+        type: 'Edm.DateTime',
+        value: random.pick([0n, 15779342456789012n, -116444736000000000n, 2534023007999999999n]),
+      };
     case 6:
       return { type: 'Edm.Guid', value: '12345678-9abc-def0-1234-56789abcdef0' };
     default:
@@ -482,10 +498,55 @@ test('printLiteral of every type reparses', () => {
 });
 
 const fragments = [
-  'PartitionKey', 'RowKey', 'Timestamp', 'a', ' ', ' ', ' ', 'eq', 'ne', 'lt', 'and', 'or', 'not', '(', ')',
-  "'", "''", "'a'", '5', '-5', '5L', '1.5', '1e999', '2147483648', '-', '.', 'datetime', "datetime'",
-  "2020-01-01T00:00:00Z'", 'guid', "guid'", 'X', "X'", '0a', "0a'", 'true', 'false', 'null', 'startswith',
-  ',', 'add', 'in', '\u0000', '😀', '\ud800', '\t', '/', '$', 'TableName',
+  'PartitionKey',
+  'RowKey',
+  'Timestamp',
+  'a',
+  ' ',
+  ' ',
+  ' ',
+  'eq',
+  'ne',
+  'lt',
+  'and',
+  'or',
+  'not',
+  '(',
+  ')',
+  "'",
+  "''",
+  "'a'",
+  '5',
+  '-5',
+  '5L',
+  '1.5',
+  '1e999',
+  '2147483648',
+  '-',
+  '.',
+  'datetime',
+  "datetime'",
+  "2020-01-01T00:00:00Z'",
+  'guid',
+  "guid'",
+  'X',
+  "X'",
+  '0a',
+  "0a'",
+  'true',
+  'false',
+  'null',
+  'startswith',
+  ',',
+  'add',
+  'in',
+  '\u0000',
+  '😀',
+  '\ud800',
+  '\t',
+  '/',
+  '$',
+  'TableName',
 ];
 
 test('arbitrary text: a TableError (400 or 501) or a working query, never anything else', () => {
@@ -493,7 +554,9 @@ test('arbitrary text: a TableError (400 or 501) or a working query, never anythi
   const random = seededRandom(seed);
   const entity = { partitionKey: 'a', rowKey: 'b', timestamp: 0n, properties: new Map<string, EdmValue>() };
   for (let i = 0; i < scaled(5000); i++) {
-    const text = Array.from({ length: 1 + random.int(24) }, () => random.pick(fragments)).join(random.chance(0.5) ? ' ' : '');
+    const text = Array.from({ length: 1 + random.int(24) }, () => random.pick(fragments)).join(
+      random.chance(0.5) ? ' ' : '',
+    );
     try {
       const query = compileEntityQuery(text);
       query.matches(entity);

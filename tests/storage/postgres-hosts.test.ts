@@ -4,7 +4,9 @@ import assert from 'node:assert/strict';
 import { describeDatabaseUrl, parseDatabaseUrl } from '../../src/storage/postgres/hosts.js';
 
 test('several hosts with ports, user, password, database and target_session_attrs', () => {
-  const target = parseDatabaseUrl('postgres://user:pw@h1:5432,h2:5433/db?target_session_attrs=read-write&sslmode=disable');
+  const target = parseDatabaseUrl(
+    'postgres://user:pw@h1:5432,h2:5433/db?target_session_attrs=read-write&sslmode=disable',
+  );
   assert.deepEqual(target.hosts, [
     { host: 'h1', port: 5432 },
     { host: 'h2', port: 5433 },

@@ -26,44 +26,55 @@ describe('automatic failover (pg_auto_failover)', { skip }, () => {
     formation?.destroy();
   });
 
-  test('the monitor promotes the standby; Cerulean follows by itself and loses nothing acknowledged', { timeout: 240_000 }, async () => {
-    const client = tableClient(server, 'autofailover');
-    await client.createTable();
-    const acknowledged: string[] = [];
-    const failures = new Map<string, number>();
-    let running = true;
-    const writers = [0, 1, 2].map(async (w) => {
-      for (let i = 0; running; i++) {
-        try {
-          await client.createEntity({ partitionKey: `w${w}`, rowKey: String(i).padStart(6, '0') });
-          acknowledged.push(`w${w}/${String(i).padStart(6, '0')}`);
-        } catch (error) {
-          const key = error instanceof RestError ? `${error.statusCode} ${error.response?.headers.get('x-ms-error-code')}` : 'network';
-          failures.set(key, (failures.get(key) ?? 0) + 1);
-          await sleep(100);
+  test(
+    'the monitor promotes the standby; Cerulean follows by itself and loses nothing acknowledged',
+    { timeout: 240_000 },
+    async () => {
+      const client = tableClient(server, 'autofailover');
+      await client.createTable();
+      const acknowledged: string[] = [];
+      const failures = new Map<string, number>();
+      let running = true;
+      const writers = [0, 1, 2].map(async (w) => {
+        for (let i = 0; running; i++) {
+          try {
+            await client.createEntity({ partitionKey: `w${w}`, rowKey: String(i).padStart(6, '0') });
+            acknowledged.push(`w${w}/${String(i).padStart(6, '0')}`);
+          } catch (error) {
+            const key =
+              error instanceof RestError
+                ? `${error.statusCode} ${error.response?.headers.get('x-ms-error-code')}`
+                : 'network';
+            failures.set(key, (failures.get(key) ?? 0) + 1);
+            await sleep(100);
+          }
         }
+      });
+      await sleep(1500);
+      const killed = await formation.killPrimary();
+      const killedMs = Date.now();
+      const atKill = acknowledged.length;
+      while (acknowledged.length < atKill + 20) {
+        assert.ok(Date.now() - killedMs < recoveryMsMax, `no writes ${recoveryMsMax} ms after ${killed} was killed`);
+        await sleep(200);
       }
-    });
-    await sleep(1500);
-    const killed = await formation.killPrimary();
-    const killedMs = Date.now();
-    const atKill = acknowledged.length;
-    while (acknowledged.length < atKill + 20) {
-      assert.ok(Date.now() - killedMs < recoveryMsMax, `no writes ${recoveryMsMax} ms after ${killed} was killed`);
-      await sleep(200);
-    }
-    const recoveredMs = Date.now() - killedMs;
-    running = false;
-    await Promise.all(writers);
-    if (process.env['CERULEAN_FAILOVER_DEBUG']) process.stderr.write(server.output().stderr.split('\n').filter((l) => !l.startsWith('    at')).slice(0, 40).join('\n'));
-    assert.notEqual(await formation.primaryName(), killed, 'the monitor did not promote the standby');
-    for (const key of failures.keys()) assert.match(key, /^(503 ServerBusy|500 InternalError|500 OperationTimedOut)$/);
-    const stored = new Set<string>();
-    for await (const entity of client.listEntities()) stored.add(`${entity.partitionKey}/${entity.rowKey}`);
-    assert.deepEqual(acknowledged.filter((key) => !stored.has(key)), [], 'acknowledged writes were lost');
-    process.stderr.write(
-      `pg_auto_failover: ${acknowledged.length} writes acknowledged (${atKill} before the kill), 0 lost, ` +
-        `writes again ${recoveredMs} ms after the kill; failures ${JSON.stringify(Object.fromEntries(failures))}\n`,
-    );
-  });
+      const recoveredMs = Date.now() - killedMs;
+      running = false;
+      await Promise.all(writers);
+      assert.notEqual(await formation.primaryName(), killed, 'the monitor did not promote the standby');
+      for (const key of failures.keys())
+        assert.match(key, /^(503 ServerBusy|500 InternalError|500 OperationTimedOut)$/);
+      const stored = new Set<string>();
+      for await (const entity of client.listEntities()) stored.add(`${entity.partitionKey}/${entity.rowKey}`);
+      assert.deepEqual(
+        acknowledged.filter((key) => !stored.has(key)),
+        [],
+        'acknowledged writes were lost',
+      );
+      process.stderr.write(
+        `pg_auto_failover: ${acknowledged.length} writes acknowledged (${atKill} before the kill), 0 lost, ` +
+          `writes again ${recoveredMs} ms after the kill; failures ${JSON.stringify(Object.fromEntries(failures))}\n`,
+      );
+    },
+  );
 });

@@ -37,7 +37,6 @@ class Ledger {
     const status = error instanceof RestError ? error.statusCode : undefined;
     const code = error instanceof RestError ? error.response?.headers.get('x-ms-error-code') : undefined;
     const key = `${status ?? 'network'} ${code ?? (error as Error).message.slice(0, 40)}`;
-    if (process.env['CERULEAN_FAILOVER_DEBUG']) process.stderr.write(`${Date.now() % 100000} ${key}\n`);
     this.failures.set(key, (this.failures.get(key) ?? 0) + 1);
   }
 }
@@ -74,7 +73,9 @@ async function incrementLoop(client: TableClient, ledger: Ledger, running: () =>
     try {
       const entity = await client.getEntity<{ n: number }>('counter', 'c');
       try {
-        await client.updateEntity({ partitionKey: 'counter', rowKey: 'c', n: entity.n + 1 }, 'Replace', { etag: entity.etag });
+        await client.updateEntity({ partitionKey: 'counter', rowKey: 'c', n: entity.n + 1 }, 'Replace', {
+          etag: entity.etag,
+        });
         ledger.increments++;
       } catch (error) {
         const status = error instanceof RestError ? error.statusCode : undefined;
@@ -110,6 +111,32 @@ async function waitForSyncStandby(primary: Cluster): Promise<void> {
   });
 }
 
+/** Each process writes again after the promotion; how long that took, at the most (ms). */
+async function writesAgain(clients: readonly TableClient[], promotedMs: number): Promise<number> {
+  const recovered = await Promise.all(
+    clients.map(async (client, p) => {
+      for (let i = 0; ; i++) {
+        try {
+          await client.createEntity({ partitionKey: 'after', rowKey: `p${p}-${i}` });
+          return Date.now() - promotedMs;
+        } catch {
+          assert.ok(Date.now() - promotedMs < recoveryMsMax, `process ${p} serves no writes after the failover`);
+          await sleep(100);
+        }
+      }
+    }),
+  );
+  return Math.max(...recovered);
+}
+
+async function failoverSeen(servers: readonly RunningServer[], promotedMs: number): Promise<void> {
+  for (const server of servers) {
+    const failoverSeconds = sample(await scrape(server.port), 'cerulean_database_last_failover_timestamp_seconds');
+    const seen = failoverSeconds !== undefined && failoverSeconds * 1000 >= promotedMs - 60_000;
+    assert.ok(seen, 'no failover in /_metrics');
+  }
+}
+
 async function runTrial(seed: number): Promise<string> {
   const random = seededRandom(seed);
   const primary = await startCluster(bin!);
@@ -118,8 +145,9 @@ async function runTrial(seed: number): Promise<string> {
   try {
     // Set after the base backup, so that the standby, once promoted, does not wait for a standby of its own.
     await waitForSyncStandby(primary);
-    const url = `postgres://postgres@127.0.0.1:${primary.port},127.0.0.1:${standby.port}/postgres?target_session_attrs=read-write`;
-    for (let i = 0; i < 2; i++) servers.push(await startServer({ database: url, args: ['--log-level', process.env['CERULEAN_FAILOVER_DEBUG'] ? 'debug' : 'warn'] }));
+    const hosts = `127.0.0.1:${primary.port},127.0.0.1:${standby.port}`;
+    const url = `postgres://postgres@${hosts}/postgres?target_session_attrs=read-write`;
+    for (let i = 0; i < 2; i++) servers.push(await startServer({ database: url, args: ['--log-level', 'warn'] }));
     const clients = servers.map((server) => tableClient(server, 'failover'));
     await clients[0]!.createTable();
     await clients[0]!.createEntity({ partitionKey: 'counter', rowKey: 'c', n: 0 });
@@ -131,43 +159,24 @@ async function runTrial(seed: number): Promise<string> {
       incrementLoop(client, ledger, () => running),
     ]);
     await sleep(500 + random.int(2000));
-    if (process.env['CERULEAN_FAILOVER_DEBUG']) process.stderr.write(`${Date.now() % 100000} kill\n`);
     killNine(primary);
     const acknowledgedAtKill = ledger.inserted.length + ledger.batches.length + ledger.increments;
     // An outage of random length: requests meanwhile must fail fast with the service's errors.
     await sleep(200 + random.int(1300));
     await promote(bin!, standby.data);
     const promotedMs = Date.now();
-    if (process.env['CERULEAN_FAILOVER_DEBUG']) process.stderr.write(`${Date.now() % 100000} promoted\n`);
-    const recovered = await Promise.all(
-      clients.map(async (client, p) => {
-        for (let i = 0; ; i++) {
-          try {
-            await client.createEntity({ partitionKey: 'after', rowKey: `p${p}-${i}` });
-            return Date.now() - promotedMs;
-          } catch {
-            assert.ok(Date.now() - promotedMs < recoveryMsMax, `process ${p} serves no writes after the failover`);
-            await sleep(100);
-          }
-        }
-      }),
-    );
+    const recoveredMs = await writesAgain(clients, promotedMs);
     await sleep(500);
     running = false;
     await Promise.all(loops);
     assert.ok(acknowledgedAtKill > 0, 'nothing was acknowledged before the kill');
-    for (const failure of ledger.failures.keys()) assert.match(failure, expectedFailure, 'a failure that is not an Azure error');
-    if (process.env['CERULEAN_FAILOVER_DEBUG']) for (const server of servers) process.stderr.write(server.output().stderr);
+    for (const failure of ledger.failures.keys()) assert.match(failure, expectedFailure, 'not an Azure error');
     await verify(clients[1]!, ledger);
-    for (const server of servers) {
-      const failoverSeconds = sample(await scrape(server.port), 'cerulean_database_last_failover_timestamp_seconds');
-      assert.ok(failoverSeconds !== undefined && failoverSeconds * 1000 >= promotedMs - 60_000, 'no failover in /_metrics');
-    }
-    const lost = 0;
+    await failoverSeen(servers, promotedMs);
+    const acknowledged = `${ledger.inserted.length} inserts, ${ledger.batches.length} batches, ${ledger.increments} increments`;
     return (
-      `seed ${seed}: ${ledger.inserted.length} inserts, ${ledger.batches.length} batches, ${ledger.increments} increments ` +
-      `acknowledged (${acknowledgedAtKill} before the kill); lost ${lost}; writes again after ${Math.max(...recovered)} ms; ` +
-      `failures ${JSON.stringify(Object.fromEntries(ledger.failures))}`
+      `seed ${seed}: ${acknowledged} acknowledged (${acknowledgedAtKill} before the kill); lost 0; ` +
+      `writes again after ${recoveredMs} ms; failures ${JSON.stringify(Object.fromEntries(ledger.failures))}`
     );
   } finally {
     await Promise.all(servers.map((server) => server.stop()));
@@ -182,7 +191,8 @@ async function verify(client: TableClient, ledger: Ledger): Promise<void> {
   const missing = ledger.inserted.filter((rowKey) => !stored.has(`single/${rowKey}`));
   assert.deepEqual(missing, [], 'acknowledged inserts were lost');
   for (const partitionKey of ledger.batches) {
-    for (const rowKey of ['a', 'b', 'c']) assert.ok(stored.has(`${partitionKey}/${rowKey}`), `batch ${partitionKey} lost ${rowKey}`);
+    for (const rowKey of ['a', 'b', 'c'])
+      assert.ok(stored.has(`${partitionKey}/${rowKey}`), `batch ${partitionKey} lost ${rowKey}`);
   }
   const batchRows = new Map<string, number>();
   for (const key of stored) {
@@ -192,7 +202,10 @@ async function verify(client: TableClient, ledger: Ledger): Promise<void> {
   for (const [partitionKey, rows] of batchRows) assert.equal(rows, 3, `batch ${partitionKey} is torn`);
   const { n } = await client.getEntity<{ n: number }>('counter', 'c');
   assert.ok(n >= ledger.increments, `counter ${n} lost acknowledged increments (${ledger.increments})`);
-  assert.ok(n <= ledger.increments + ledger.unknownIncrements, `counter ${n} beyond ${ledger.increments} + unknown ${ledger.unknownIncrements}`);
+  assert.ok(
+    n <= ledger.increments + ledger.unknownIncrements,
+    `counter ${n} beyond ${ledger.increments} + unknown ${ledger.unknownIncrements}`,
+  );
 }
 
 describe('failover to a synchronous standby', { skip }, () => {
@@ -203,8 +216,12 @@ describe('failover to a synchronous standby', { skip }, () => {
   });
   for (let trial = 0; trial < trials; trial++) {
     const seed = Number(process.env['CERULEAN_FAILOVER_SEED'] ?? Date.now() % 100_000) + trial;
-    test(`trial ${trial + 1} (seed ${seed}): nothing acknowledged is lost; both processes write again`, { timeout: 180_000 }, async () => {
-      results.push(await runTrial(seed));
-    });
+    test(
+      `trial ${trial + 1} (seed ${seed}): nothing acknowledged is lost; both processes write again`,
+      { timeout: 180_000 },
+      async () => {
+        results.push(await runTrial(seed));
+      },
+    );
   }
 });

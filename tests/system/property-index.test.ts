@@ -10,7 +10,14 @@ import type { TableClient } from '@azure/data-tables';
 import { testDatabaseUrl } from '../helpers/postgres.js';
 import { makeTempDir, removeDir, startServer, type RunningServer, type ServerOptions } from '../helpers/server.js';
 import { tableClient, uniqueTableName } from '../helpers/sdk.js';
-import { edm, fetchAllPages, insertEntities, type EntityPage, type TestEntity, type TestValue } from '../helpers/query.js';
+import {
+  edm,
+  fetchAllPages,
+  insertEntities,
+  type EntityPage,
+  type TestEntity,
+  type TestValue,
+} from '../helpers/query.js';
 import { waitTimeoutMsDefault } from '../helpers/wait.js';
 
 const partitions = 30;
@@ -22,24 +29,40 @@ const twoTo53 = 2 ** 53;
 function valueOf(i: number): TestValue | undefined {
   const k = i % 19; // coprime with the 12 types: every value meets every type
   switch (i % 12) {
-    case 0: return edm.int32(k);
-    case 1: return edm.int64(BigInt(k));
-    case 2: return edm.double(k);
-    case 3: return edm.double(k + 0.5);
-    case 4: return edm.string(String(k));
-    case 5: return edm.boolean(k % 2 === 0);
-    case 6: return undefined;
-    case 7: return edm.int64(BigInt(twoTo53) + BigInt(i % 3));
-    case 8: return edm.double(twoTo53);
-    case 9: return edm.string(`x${k}`);
-    case 10: return edm.int32(-k);
-    default: return edm.double(i % 24 === 11 ? Infinity : NaN);
+    case 0:
+      return edm.int32(k);
+    case 1:
+      return edm.int64(BigInt(k));
+    case 2:
+      return edm.double(k);
+    case 3:
+      return edm.double(k + 0.5);
+    case 4:
+      return edm.string(String(k));
+    case 5:
+      return edm.boolean(k % 2 === 0);
+    case 6:
+      return undefined;
+    case 7:
+      return edm.int64(BigInt(twoTo53) + BigInt(i % 3));
+    case 8:
+      return edm.double(twoTo53);
+    case 9:
+      return edm.string(`x${k}`);
+    case 10:
+      return edm.int32(-k);
+    default:
+      return edm.double(i % 24 === 11 ? Infinity : NaN);
   }
 }
 
 function entity(i: number, partitionKey = `p${String(Math.floor(i / rowsPerPartition)).padStart(3, '0')}`): TestEntity {
   const v = valueOf(i);
-  return { partitionKey, rowKey: String(i).padStart(5, '0'), properties: { ...(v === undefined ? {} : { v }), w: edm.int32(i % 7) } };
+  return {
+    partitionKey,
+    rowKey: String(i).padStart(5, '0'),
+    properties: { ...(v === undefined ? {} : { v }), w: edm.int32(i % 7) },
+  };
 }
 
 const entities = Array.from({ length: partitions * rowsPerPartition }, (_, i) => entity(i));
@@ -62,19 +85,27 @@ const scanned = ['v eq 9007199254740993L', 'v eq 7 or w eq 1', 'v gt 18'];
 
 /** Every entity of every page, as the service wrote it but for the version each server gave it, in order. */
 function answer(pages: readonly EntityPage[]): string[] {
-  return pages.flatMap((page) => page.entities.map(({ 'odata.etag': _etag, Timestamp: _timestamp, ...rest }) => JSON.stringify(rest)));
+  return pages.flatMap((page) =>
+    page.entities.map(({ 'odata.etag': _etag, Timestamp: _timestamp, ...rest }) => JSON.stringify(rest)),
+  );
 }
 
 const examined = (pages: readonly EntityPage[]) => pages.reduce((sum, page) => sum + page.plan.scanned, 0);
 
-async function sameAnswers(indexed: RunningServer, reference: RunningServer, table: string, filters: readonly string[]): Promise<Map<string, number>> {
+async function sameAnswers(
+  indexed: RunningServer,
+  reference: RunningServer,
+  table: string,
+  filters: readonly string[],
+): Promise<Map<string, number>> {
   const rows = new Map<string, number>();
   for (const filter of filters) {
     for (const top of [1000, 7]) {
       const mine = await fetchAllPages(indexed.port, table, { $filter: filter, $top: top });
       const theirs = await fetchAllPages(reference.port, table, { $filter: filter, $top: top });
       assert.deepEqual(answer(mine), answer(theirs), `${filter}, $top=${top}: the same entities in the same order`);
-      for (const page of mine.slice(0, -1)) assert.equal(page.entities.length, top, `${filter}: every page but the last is full`);
+      for (const page of mine.slice(0, -1))
+        assert.equal(page.entities.length, top, `${filter}: every page but the last is full`);
       if (top === 1000) rows.set(filter, examined(mine));
     }
   }
@@ -98,7 +129,9 @@ const setups: { label: string; options: ServerOptions; restarts: boolean }[] = [
   { label: 'on-disk store', options: {}, restarts: true },
   // A fresh database each start (tests/helpers/postgres.ts): no restart on the same data here
   // (tests/storage/postgres-property-index.test.ts opens a store over a database already indexed).
-  ...(testDatabaseUrl() === undefined ? [] : [{ label: 'PostgreSQL store', options: { database: 'fresh' }, restarts: false }]),
+  ...(testDatabaseUrl() === undefined
+    ? []
+    : [{ label: 'PostgreSQL store', options: { database: 'fresh' }, restarts: false }]),
 ];
 
 for (const setup of setups) {
@@ -136,8 +169,10 @@ for (const setup of setups) {
     test('once the scans have examined enough rows, equalities read only their matches', async () => {
       await awaitIndex(indexed, table, 'v eq 7');
       const rows = await sameAnswers(indexed, reference, table, [...indexable, ...scanned]);
-      for (const filter of indexable) assert.ok(rows.get(filter)! < entities.length / 10, `${filter} read ${rows.get(filter)} rows`);
-      for (const filter of scanned) assert.ok(rows.get(filter)! >= entities.length / 2, `${filter} is not an indexed equality`);
+      for (const filter of indexable)
+        assert.ok(rows.get(filter)! < entities.length / 10, `${filter} read ${rows.get(filter)} rows`);
+      for (const filter of scanned)
+        assert.ok(rows.get(filter)! >= entities.length / 2, `${filter} is not an indexed equality`);
       // Every row of `v eq 7` from the index is a match: Int32, Int64 and Double 7.
       const pages = await fetchAllPages(indexed.port, table, { $filter: 'v eq 7' });
       assert.ok(pages.flatMap((p) => p.entities).length > 0);
@@ -151,14 +186,20 @@ for (const setup of setups) {
         for (let i = 0; i < 60; i++) {
           const changed = entity(i * 37);
           const v = i % 3 === 0 ? edm.int32(7) : i % 3 === 1 ? edm.string('7') : edm.int64(7n);
-          await client.upsertEntity({ partitionKey: changed.partitionKey, rowKey: changed.rowKey, v: sdkValue(v), w: 3 }, 'Replace');
+          await client.upsertEntity(
+            { partitionKey: changed.partitionKey, rowKey: changed.rowKey, v: sdkValue(v), w: 3 },
+            'Replace',
+          );
         }
         for (let i = 0; i < 40; i++) {
           const gone = entity(i * 53 + 1);
           await client.deleteEntity(gone.partitionKey, gone.rowKey);
         }
         // A new partition, in one change set.
-        await insertEntities(client, Array.from({ length: 100 }, (_, i) => entity(i, 'p999')));
+        await insertEntities(
+          client,
+          Array.from({ length: 100 }, (_, i) => entity(i, 'p999')),
+        );
         await client.updateEntity({ partitionKey: 'p999', rowKey: '00007', v: 8 }, 'Merge');
       });
       await sameAnswers(indexed, reference, table, indexable);

@@ -93,12 +93,16 @@ describe('two Cerulean processes over one PostgreSQL database', { skip }, () => 
       let conflicts = 0;
       const worker = async (server: RunningServer, increments: number) => {
         const client = tableClient(server, table);
-        for (let done = 0; done < increments; ) {
+        for (let done = 0; done < increments;) {
           const current = await client.getEntity<{ count: number }>('c', 'c');
           try {
-            const reply = await client.updateEntity({ partitionKey: 'c', rowKey: 'c', count: current.count + 1 }, mode, {
-              etag: current.etag,
-            });
+            const reply = await client.updateEntity(
+              { partitionKey: 'c', rowKey: 'c', count: current.count + 1 },
+              mode,
+              {
+                etag: current.etag,
+              },
+            );
             acknowledged.push({ count: current.count + 1, ticks: etagTicks(reply.etag!) });
             done++;
           } catch (error) {
@@ -116,7 +120,8 @@ describe('two Cerulean processes over one PostgreSQL database', { skip }, () => 
         byCount.map((update) => update.count),
         Array.from({ length: acknowledged.length }, (_, i) => i + 1),
       );
-      for (let i = 1; i < byCount.length; i++) assert.ok(byCount[i]!.ticks > byCount[i - 1]!.ticks, `ETag of count ${i + 1} not later`);
+      for (let i = 1; i < byCount.length; i++)
+        assert.ok(byCount[i]!.ticks > byCount[i - 1]!.ticks, `ETag of count ${i + 1} not later`);
       assert.ok(conflicts > 0, 'the workers never raced: the test proves nothing');
     });
   }
@@ -134,7 +139,10 @@ describe('two Cerulean processes over one PostgreSQL database', { skip }, () => 
       while (writing) {
         for (let p = 0; p < batches; p++) {
           let count = 0;
-          for await (const _ of reader.listEntities({ queryOptions: { filter: `PartitionKey eq 'p${p}'`, select: ['RowKey'] } })) count++;
+          for await (const _ of reader.listEntities({
+            queryOptions: { filter: `PartitionKey eq 'p${p}'`, select: ['RowKey'] },
+          }))
+            count++;
           // A failed batch's partition holds only the entity that made it fail.
           if (p % 3 === 2 ? count > 1 : count !== 0 && count !== batchSize) seen.push(`p${p}: ${count} entities`);
         }
@@ -142,7 +150,10 @@ describe('two Cerulean processes over one PostgreSQL database', { skip }, () => 
     })();
     try {
       for (let p = 0; p < batches; p++) {
-        const actions: TransactionAction[] = Array.from({ length: batchSize }, (_, i) => ['create', { partitionKey: `p${p}`, rowKey: `r${i}` }]);
+        const actions: TransactionAction[] = Array.from({ length: batchSize }, (_, i) => [
+          'create',
+          { partitionKey: `p${p}`, rowKey: `r${i}` },
+        ]);
         if (p % 3 === 2) {
           // The last insert meets an existing entity: the whole batch must fail.
           await writer.createEntity({ partitionKey: `p${p}`, rowKey: `r${batchSize - 1}` });
@@ -162,7 +173,14 @@ describe('two Cerulean processes over one PostgreSQL database', { skip }, () => 
     const table = uniqueTableName('acl');
     await tableClient(a, table).createTable();
     for (const id of ['first', 'second']) {
-      const policy = { id, accessPolicy: { permission: 'r', start: new Date('2030-01-01T00:00:00Z'), expiry: new Date('2030-01-02T00:00:00Z') } };
+      const policy = {
+        id,
+        accessPolicy: {
+          permission: 'r',
+          start: new Date('2030-01-01T00:00:00Z'),
+          expiry: new Date('2030-01-02T00:00:00Z'),
+        },
+      };
       await tableClient(a, table).setAccessPolicy([policy]);
       const read = await tableClient(b, table).getAccessPolicy();
       assert.deepEqual(
@@ -178,7 +196,13 @@ describe('two Cerulean processes over one PostgreSQL database', { skip }, () => 
         headers: { Origin: origin, 'Access-Control-Request-Method': 'GET' },
         auth: 'none',
       });
-    const rule = { allowedOrigins: origin, allowedMethods: 'GET', allowedHeaders: '', exposedHeaders: '', maxAgeInSeconds: 60 };
+    const rule = {
+      allowedOrigins: origin,
+      allowedMethods: 'GET',
+      allowedHeaders: '',
+      exposedHeaders: '',
+      maxAgeInSeconds: 60,
+    };
     await serviceClient(a).setProperties({ cors: [rule] });
     const allowed = await preflight();
     assert.equal(allowed.status, 200, describeResponse(allowed));
@@ -196,7 +220,14 @@ describe('two Cerulean processes over one PostgreSQL database', { skip }, () => 
     for (let round = 0; round < 8; round++) {
       const name = uniqueTableName('race');
       const created = await Promise.all(
-        [a, b].map((server) => send(server.port, { method: 'POST', path: devPath('Tables'), body: JSON.stringify({ TableName: name }), headers: { 'Content-Type': 'application/json' } })),
+        [a, b].map((server) =>
+          send(server.port, {
+            method: 'POST',
+            path: devPath('Tables'),
+            body: JSON.stringify({ TableName: name }),
+            headers: { 'Content-Type': 'application/json' },
+          }),
+        ),
       );
       assert.deepEqual(created.map((res) => res.status).sort(), [201, 409], created.map(describeResponse).join('\n'));
       assert.equal(errorCode(created.find((res) => res.status === 409)!), 'TableAlreadyExists');
@@ -228,14 +259,20 @@ describe('two Cerulean processes over one PostgreSQL database', { skip }, () => 
     try {
       const key = (text: string) => Buffer.from(text, 'utf16le').swap16();
       await holder.query('BEGIN');
-      const { rowCount } = await holder.query('SELECT 1 FROM cerulean.entities WHERE pk = $1 AND rk = $2 FOR UPDATE', [key('p'), key('r')]);
+      const { rowCount } = await holder.query('SELECT 1 FROM cerulean.entities WHERE pk = $1 AND rk = $2 FOR UPDATE', [
+        key('p'),
+        key('r'),
+      ]);
       assert.equal(rowCount, 1);
       const started = performance.now();
-      await assert.rejects(tableClient(b, table).updateEntity({ partitionKey: 'p', rowKey: 'r', n: 2 }, 'Replace'), (error) => {
-        assert.equal(statusOf(error), 503);
-        assert.equal((error as RestError).response?.headers.get('x-ms-error-code'), 'ServerBusy');
-        return true;
-      });
+      await assert.rejects(
+        tableClient(b, table).updateEntity({ partitionKey: 'p', rowKey: 'r', n: 2 }, 'Replace'),
+        (error) => {
+          assert.equal(statusOf(error), 503);
+          assert.equal((error as RestError).response?.headers.get('x-ms-error-code'), 'ServerBusy');
+          return true;
+        },
+      );
       // The lock wait is bounded (5 s); this bound only has to tell bounded from unbounded under load.
       assert.ok(performance.now() - started < 60_000, 'the write waited too long');
     } finally {
@@ -265,59 +302,76 @@ describe('two Cerulean processes over one PostgreSQL database', { skip }, () => 
     await load.stop();
     assert.ok(acknowledgedAtKill > 0, 'no write acknowledged before the kill');
     assert.ok(load.acknowledged.length > acknowledgedAtKill, 'the surviving process stopped serving');
-    assert.ok(load.acknowledged.some((rowKey) => rowKey.startsWith('victim')), 'the killed process acknowledged nothing');
+    assert.ok(
+      load.acknowledged.some((rowKey) => rowKey.startsWith('victim')),
+      'the killed process acknowledged nothing',
+    );
     await assertAllStored(tableClient(b, table), load.acknowledged);
   });
 });
 
-describe('the database restarted under load', { skip: skip ?? (postgresBin() === undefined ? 'SKIPPED: no PostgreSQL server binaries' : undefined) }, () => {
-  let cluster: Cluster;
-  let server: RunningServer;
-  before(async () => {
-    cluster = await startCluster(postgresBin()!);
-    server = await startServer({ database: cluster.url, args: quiet });
-  });
-  after(async () => {
-    await server?.stop();
-    cluster?.destroy();
-  });
+describe(
+  'the database restarted under load',
+  { skip: skip ?? (postgresBin() === undefined ? 'SKIPPED: no PostgreSQL server binaries' : undefined) },
+  () => {
+    let cluster: Cluster;
+    let server: RunningServer;
+    before(async () => {
+      cluster = await startCluster(postgresBin()!);
+      server = await startServer({ database: cluster.url, args: quiet });
+    });
+    after(async () => {
+      await server?.stop();
+      cluster?.destroy();
+    });
 
-  test('requests fail fast with Azure errors while it is down, then succeed again; nothing acknowledged is lost', async () => {
-    const table = uniqueTableName('restart');
-    await tableClient(server, table).createTable();
-    const load = new InsertLoad();
-    load.start(tableClient(server, table), 'w', 3, false);
-    await waitUntil(() => load.acknowledged.length >= 10, 'writes acknowledged before the restart');
-    cluster.stop(); // immediate: as a crash of the database
-    const acknowledgedAtStop = load.acknowledged.length;
-    // Writers whose request was in flight at the stop fail; then each retries every 50 ms.
-    await waitUntil(() => load.failures.length >= 3, 'requests failing while the database is down');
-    const failuresWhileDown = load.failures.length;
-    cluster.start();
-    await waitUntil(() => load.acknowledged.length > acknowledgedAtStop + 10, 'acknowledged writes after the restart');
-    await load.stop();
-    assert.ok(acknowledgedAtStop > 0, 'nothing acknowledged before the restart');
-    assert.ok(failuresWhileDown > 0, 'no request failed while the database was down');
-    assert.ok(load.acknowledged.length > acknowledgedAtStop + 10, 'the server did not recover after the database came back');
-    for (const failure of load.failures) {
-      assert.ok(
-        (failure.status === 503 && failure.code === 'ServerBusy') ||
-          (failure.status === 500 && (failure.code === 'OperationTimedOut' || failure.code === 'InternalError')),
-        `a failure was not an Azure 503/500 error: ${JSON.stringify(failure)}`,
+    test('requests fail fast with Azure errors while it is down, then succeed again; nothing acknowledged is lost', async () => {
+      const table = uniqueTableName('restart');
+      await tableClient(server, table).createTable();
+      const load = new InsertLoad();
+      load.start(tableClient(server, table), 'w', 3, false);
+      await waitUntil(() => load.acknowledged.length >= 10, 'writes acknowledged before the restart');
+      cluster.stop(); // immediate: as a crash of the database
+      const acknowledgedAtStop = load.acknowledged.length;
+      // Writers whose request was in flight at the stop fail; then each retries every 50 ms.
+      await waitUntil(() => load.failures.length >= 3, 'requests failing while the database is down');
+      const failuresWhileDown = load.failures.length;
+      cluster.start();
+      await waitUntil(
+        () => load.acknowledged.length > acknowledgedAtStop + 10,
+        'acknowledged writes after the restart',
       );
-      assert.ok(failure.ms < 20_000, `a request hung for ${Math.round(failure.ms)} ms`);
-    }
-    await assertAllStored(tableClient(server, table), load.acknowledged);
-  });
-});
+      await load.stop();
+      assert.ok(acknowledgedAtStop > 0, 'nothing acknowledged before the restart');
+      assert.ok(failuresWhileDown > 0, 'no request failed while the database was down');
+      assert.ok(
+        load.acknowledged.length > acknowledgedAtStop + 10,
+        'the server did not recover after the database came back',
+      );
+      for (const failure of load.failures) {
+        assert.ok(
+          (failure.status === 503 && failure.code === 'ServerBusy') ||
+            (failure.status === 500 && (failure.code === 'OperationTimedOut' || failure.code === 'InternalError')),
+          `a failure was not an Azure 503/500 error: ${JSON.stringify(failure)}`,
+        );
+        assert.ok(failure.ms < 20_000, `a request hung for ${Math.round(failure.ms)} ms`);
+      }
+      await assertAllStored(tableClient(server, table), load.acknowledged);
+    });
+  },
+);
 
 describe('choosing the PostgreSQL engine', { skip }, () => {
   const run = (args: string[], env: Record<string, string> = {}) =>
-    spawnSync(process.execPath, [fileURLToPath(new URL('../../../bin/cerulean.js', import.meta.url)), '--port', '0', ...args], {
-      encoding: 'utf8',
-      env: { ...process.env, ...env },
-      timeout: 120_000, // a start may take that long on a loaded machine
-    });
+    spawnSync(
+      process.execPath,
+      [fileURLToPath(new URL('../../../bin/cerulean.js', import.meta.url)), '--port', '0', ...args],
+      {
+        encoding: 'utf8',
+        env: { ...process.env, ...env },
+        timeout: 120_000, // a start may take that long on a loaded machine
+      },
+    );
 
   test('CERULEAN_DATABASE_URL selects it; the banner names the database without its password', async () => {
     const database = await createDatabase();

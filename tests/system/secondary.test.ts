@@ -39,7 +39,10 @@ describe('a read-access secondary on a hot standby', { skip }, () => {
   before(async () => {
     primary = await startCluster(bin!);
     standby = await startCluster(bin!, { standbyOf: primary.url });
-    server = await startServer({ database: primary.url, args: ['--secondary-database', standby.url, '--log-level', 'warn'] });
+    server = await startServer({
+      database: primary.url,
+      args: ['--secondary-database', standby.url, '--log-level', 'warn'],
+    });
   });
   after(async () => {
     await server?.stop();
@@ -88,7 +91,11 @@ describe('a read-access secondary on a hot standby', { skip }, () => {
     });
     assert.equal(res.status, 403, describeResponse(res));
     assert.equal(res.headers['x-ms-error-code'], 'InsufficientAccountPermissions');
-    const primaryWrite = await send(server.port, { method: 'POST', path: devPath('replicated'), body: { PartitionKey: 'p', RowKey: 'w' } });
+    const primaryWrite = await send(server.port, {
+      method: 'POST',
+      path: devPath('replicated'),
+      body: { PartitionKey: 'p', RowKey: 'w' },
+    });
     assert.equal(primaryWrite.status, 201, describeResponse(primaryWrite));
   });
 

@@ -1,15 +1,24 @@
-// Issue 17, items 1, 2, 3 and 9, through raw HTTP and the JS SDK against a real server process:
+// Wire details found by other clients, through raw HTTP and the JS SDK against a real server process:
 // Doubles on the wire, malformed If-Match, If-Match with If-None-Match, and a $batch holding one
 // query that is not a point read. Single requests and $batch parts must agree (one decoder).
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { TableClient } from '@azure/data-tables';
-import { absoluteUrl, changesetBody, entityResource, op, postBatch, queryBody, readBatchResponse, partError } from '../helpers/batch.js';
+import {
+  absoluteUrl,
+  changesetBody,
+  entityResource,
+  op,
+  postBatch,
+  queryBody,
+  readBatchResponse,
+  partError,
+} from '../helpers/batch.js';
 import { assertError, describeResponse, devPath, entityPath, send } from '../helpers/http.js';
 import { freshTable } from '../helpers/sdk.js';
 import { startServer, type RunningServer } from '../helpers/server.js';
 
-describe('wire details of conditions and doubles (issue 17)', () => {
+describe('wire details of conditions and doubles', () => {
   let server: RunningServer;
   let client: TableClient;
   let etag: string;
@@ -23,9 +32,9 @@ describe('wire details of conditions and doubles (issue 17)', () => {
     await server?.stop();
   });
 
-  const entityUrl = (): string => (entityPath(client.tableName, 'p', 'r'));
+  const entityUrl = (): string => entityPath(client.tableName, 'p', 'r');
 
-  describe('Doubles (item 1, data-model.md §2.3)', () => {
+  describe('Doubles (item 1, Azure REST: payload-format-for-table-service-operations)', () => {
     const doubles = {
       whole: { value: '100.0', type: 'Double' },
       big: { value: '1.23456789012346E+24', type: 'Double' },
@@ -43,7 +52,7 @@ describe('wire details of conditions and doubles (issue 17)', () => {
       test(`finite Doubles are unannotated JSON numbers with a point or exponent at ${level}; NaN and ±Infinity annotated strings`, async () => {
         const res = await send(server.port, {
           method: 'GET',
-          path: (entityPath(client.tableName, 'd', '1')),
+          path: entityPath(client.tableName, 'd', '1'),
           headers: { Accept: `application/json;odata=${level}` },
         });
         assert.equal(res.status, 200, describeResponse(res));
@@ -52,7 +61,11 @@ describe('wire details of conditions and doubles (issue 17)', () => {
         assert.match(res.text, /"fraction":3\.25[,}]/);
         // Every annotated value is a string: what the legacy Go SDK requires.
         for (const match of res.text.matchAll(/"([^"]+)@odata\.type":"Edm\.Double"/g)) {
-          assert.match(res.text, new RegExp(`"${match[1]}":"`), `${match[1]} is annotated, so its value must be a string`);
+          assert.match(
+            res.text,
+            new RegExp(`"${match[1]}":"`),
+            `${match[1]} is annotated, so its value must be a string`,
+          );
         }
         const body = res.json();
         for (const name of ['whole', 'big', 'fraction']) assert.equal(body[`${name}@odata.type`], undefined, name);
@@ -64,7 +77,10 @@ describe('wire details of conditions and doubles (issue 17)', () => {
     }
 
     test('a query page holding whole Doubles has no annotated number either', async () => {
-      const res = await send(server.port, { method: 'GET', path: devPath(`${client.tableName}()?$filter=PartitionKey%20eq%20'd'`) });
+      const res = await send(server.port, {
+        method: 'GET',
+        path: devPath(`${client.tableName}()?$filter=PartitionKey%20eq%20'd'`),
+      });
       assert.equal(res.status, 200, describeResponse(res));
       assert.doesNotMatch(res.text, /"Edm\.Double","[^"]+":[-\d]/);
     });
@@ -96,7 +112,7 @@ describe('wire details of conditions and doubles (issue 17)', () => {
       assert.deepEqual(got['dt'], { value: '9999-12-31T23:59:59.9999999Z', type: 'DateTime' });
       assert.deepEqual(got['g'], { value: 'c9da6455-213d-42c9-9a79-3e9149a57833', type: 'Guid' });
       assert.deepEqual(got['bin'], { value: bytes.toString('base64'), type: 'Binary' });
-      // A whole Double reads back as the number 2 in JS, as it does from the service (§2.1 item 4).
+      // A whole Double reads back as the number 2 in JS, as it does from the service.
       const typed = await client.getEntity<Record<string, unknown>>('rt', '1');
       assert.equal(typed['whole'], 2);
       // ...and it is still a Double in storage: a filter for the Double 2.0 finds it.
@@ -126,7 +142,10 @@ describe('wire details of conditions and doubles (issue 17)', () => {
       }
       test(`$batch part with If-Match ${value}: part 400`, async () => {
         const url = absoluteUrl(server.port, entityResource(client.tableName, 'p', 'r'));
-        const res = await postBatch(server.port, changesetBody([op.update(url, 'Merge', { PartitionKey: 'p', RowKey: 'r', n: 2 }, value)]));
+        const res = await postBatch(
+          server.port,
+          changesetBody([op.update(url, 'Merge', { PartitionKey: 'p', RowKey: 'r', n: 2 }, value)]),
+        );
         const parts = readBatchResponse(res).parts;
         assert.equal(parts.length, 1);
         assert.equal(parts[0]!.status, 400);
@@ -137,16 +156,29 @@ describe('wire details of conditions and doubles (issue 17)', () => {
     test('a well-formed ETag that does not match: 412, single and in $batch', async () => {
       const stale = etag.replace(/\d(?=Z')/, (d) => String((Number(d) + 1) % 10 || 1));
       assert.notEqual(stale, etag);
-      const single = await send(server.port, { method: 'MERGE', path: entityUrl(), headers: { 'If-Match': stale }, body: { n: 2 } });
+      const single = await send(server.port, {
+        method: 'MERGE',
+        path: entityUrl(),
+        headers: { 'If-Match': stale },
+        body: { n: 2 },
+      });
       assertError(single, 412, 'UpdateConditionNotSatisfied');
       const url = absoluteUrl(server.port, entityResource(client.tableName, 'p', 'r'));
-      const res = await postBatch(server.port, changesetBody([op.update(url, 'Merge', { PartitionKey: 'p', RowKey: 'r', n: 2 }, stale)]));
+      const res = await postBatch(
+        server.port,
+        changesetBody([op.update(url, 'Merge', { PartitionKey: 'p', RowKey: 'r', n: 2 }, stale)]),
+      );
       assert.equal(readBatchResponse(res).parts[0]!.status, 412);
     });
 
     test('the current ETag still matches', async () => {
       const current = (await client.getEntity('p', 'r')).etag;
-      const res = await send(server.port, { method: 'MERGE', path: entityUrl(), headers: { 'If-Match': current }, body: { n: 3 } });
+      const res = await send(server.port, {
+        method: 'MERGE',
+        path: entityUrl(),
+        headers: { 'If-Match': current },
+        body: { n: 3 },
+      });
       assert.equal(res.status, 204, describeResponse(res));
     });
   });
@@ -168,7 +200,10 @@ describe('wire details of conditions and doubles (issue 17)', () => {
     test('a $batch MERGE part with both headers: part 400 with the same message', async () => {
       const url = absoluteUrl(server.port, entityResource(client.tableName, 'p', 'r'));
       const part = op.update(url, 'Merge', { PartitionKey: 'p', RowKey: 'r', n: 4 });
-      const res = await postBatch(server.port, changesetBody([{ ...part, headers: { ...part.headers, 'If-None-Match': '*' } }]));
+      const res = await postBatch(
+        server.port,
+        changesetBody([{ ...part, headers: { ...part.headers, 'If-None-Match': '*' } }]),
+      );
       const [only] = readBatchResponse(res).parts;
       assert.equal(only!.status, 400);
       assert.match(partError(only!).message.value, /Both If-Match and If-None-Match/);
@@ -177,12 +212,19 @@ describe('wire details of conditions and doubles (issue 17)', () => {
     test('If-None-Match on a $batch PUT or DELETE part: 400, as for single requests', async () => {
       const url = absoluteUrl(server.port, entityResource(client.tableName, 'p', 'r'));
       for (const part of [op.upsert(url, 'Replace', { PartitionKey: 'p', RowKey: 'r' }), op.delete(url)]) {
-        const res = await postBatch(server.port, changesetBody([{ ...part, headers: { ...part.headers, 'If-None-Match': '*' } }]));
+        const res = await postBatch(
+          server.port,
+          changesetBody([{ ...part, headers: { ...part.headers, 'If-None-Match': '*' } }]),
+        );
         const [only] = readBatchResponse(res).parts;
         assert.equal(only!.status, 400, `${part.method}`);
         assert.equal(partError(only!).code, 'InvalidInput');
       }
-      const single = await send(server.port, { method: 'DELETE', path: entityUrl(), headers: { 'If-Match': '*', 'If-None-Match': '*' } });
+      const single = await send(server.port, {
+        method: 'DELETE',
+        path: entityUrl(),
+        headers: { 'If-Match': '*', 'If-None-Match': '*' },
+      });
       assertError(single, 400, 'InvalidInput');
     });
   });

@@ -1,4 +1,4 @@
-// The front door as other clients found it (issue 17): failed preflights carry the error body and
+// The front door as other clients found it: failed preflights carry the error body and
 // actual CORS replies expose what browser clients read; a client without credentials cannot make
 // the server read its body; CONNECT, parse errors and odd expectations get Azure error bodies;
 // x-ms-version, timeout and repeated SAS parameters are checked; a trailing slash and the Python
@@ -36,7 +36,13 @@ before(async () => {
   await serviceClient(server).setProperties({
     cors: [
       // A rule that lists no exposed headers: the ones browser clients need are exposed anyway.
-      { allowedOrigins: '*', allowedMethods: 'GET,PUT,MERGE,DELETE', allowedHeaders: '*', exposedHeaders: '', maxAgeInSeconds: 60 },
+      {
+        allowedOrigins: '*',
+        allowedMethods: 'GET,PUT,MERGE,DELETE',
+        allowedHeaders: '*',
+        exposedHeaders: '',
+        maxAgeInSeconds: 60,
+      },
     ],
   });
 });
@@ -119,14 +125,21 @@ function streamBody(head: string, chunk: () => Buffer, capBytes: number, pauseMs
 }
 
 describe('CORS (item 4)', () => {
-  const preflight = (path: string, headers: Record<string, string>) => call({ method: 'OPTIONS', path, headers, auth: 'none' });
+  const preflight = (path: string, headers: Record<string, string>) =>
+    call({ method: 'OPTIONS', path, headers, auth: 'none' });
 
   test('a failed preflight answers 403 with the CorsPreflightFailure body: JSON on tables, XML on the service', async () => {
-    const denied = await preflight(devPath(`${table}()`), { Origin: 'http://a.example', 'Access-Control-Request-Method': 'POST' });
+    const denied = await preflight(devPath(`${table}()`), {
+      Origin: 'http://a.example',
+      'Access-Control-Request-Method': 'POST',
+    });
     assertError(denied, 403, 'CorsPreflightFailure');
     assert.equal(denied.headers['x-ms-error-code'], 'CorsPreflightFailure');
     assert.equal(denied.headers['access-control-allow-origin'], undefined);
-    const service = await preflight(devPath('?restype=service&comp=properties'), { Origin: 'http://a.example', 'Access-Control-Request-Method': 'POST' });
+    const service = await preflight(devPath('?restype=service&comp=properties'), {
+      Origin: 'http://a.example',
+      'Access-Control-Request-Method': 'POST',
+    });
     assert.equal(service.status, 403);
     assert.match(service.text, /<Error><Code>CorsPreflightFailure<\/Code><Message>CORS not enabled/);
     const incomplete = await preflight(devPath('Tables'), { Origin: 'http://a.example' });
@@ -134,13 +147,30 @@ describe('CORS (item 4)', () => {
   });
 
   test('actual requests expose x-ms-request-id, continuation headers and ETag though the rule lists none', async () => {
-    const page = await call({ method: 'GET', path: devPath(`${table}()?$top=1`), headers: { Origin: 'http://a.example', 'x-ms-client-request-id': 'c1' } });
+    const page = await call({
+      method: 'GET',
+      path: devPath(`${table}()?$top=1`),
+      headers: { Origin: 'http://a.example', 'x-ms-client-request-id': 'c1' },
+    });
     assert.equal(page.status, 200, describeResponse(page));
     const exposed = String(page.headers['access-control-expose-headers']).split(',');
-    for (const name of ['x-ms-request-id', 'x-ms-client-request-id', 'x-ms-version', 'x-ms-continuation-NextPartitionKey', 'x-ms-continuation-NextRowKey', 'Date', 'Content-Type']) {
+    for (const name of [
+      'x-ms-request-id',
+      'x-ms-client-request-id',
+      'x-ms-version',
+      'x-ms-continuation-NextPartitionKey',
+      'x-ms-continuation-NextRowKey',
+      'Date',
+      'Content-Type',
+    ]) {
       assert.ok(exposed.includes(name), `${name} in ${exposed.join(',')}`);
     }
-    const write = await call({ method: 'PUT', path: entityPath(table, 'p', '3'), body: { PartitionKey: 'p', RowKey: '3' }, headers: { Origin: 'http://a.example' } });
+    const write = await call({
+      method: 'PUT',
+      path: entityPath(table, 'p', '3'),
+      body: { PartitionKey: 'p', RowKey: '3' },
+      headers: { Origin: 'http://a.example' },
+    });
     assert.equal(write.status, 204, describeResponse(write));
     assert.ok(String(write.headers['access-control-expose-headers']).split(',').includes('ETag'));
   });
@@ -165,14 +195,18 @@ describe('bodies of requests answered before they were read (item 5)', () => {
 
   // The timeout only stops a failing run early (unfixed, the connection stayed open ~150 s); it
   // leaves room for a loaded machine.
-  test('a never-ending chunked body without credentials: 403 and closed, not held open', { timeout: 90_000 }, async () => {
-    const data = '{"TableName":"x"}';
-    const chunk = Buffer.from(`${data.length.toString(16)}\r\n${data}\r\n`);
-    const result = await streamBody(unsigned('Transfer-Encoding: chunked\r\n'), () => chunk, 1 * MiB, 50);
-    assert.ok(result.closed, 'the connection stayed open');
-    assert.equal(parseRaw(result.answer).status, 403, result.answer.slice(0, 300));
-    assert.equal(parseRaw(result.answer).headers['connection'], 'close');
-  });
+  test(
+    'a never-ending chunked body without credentials: 403 and closed, not held open',
+    { timeout: 90_000 },
+    async () => {
+      const data = '{"TableName":"x"}';
+      const chunk = Buffer.from(`${data.length.toString(16)}\r\n${data}\r\n`);
+      const result = await streamBody(unsigned('Transfer-Encoding: chunked\r\n'), () => chunk, 1 * MiB, 50);
+      assert.ok(result.closed, 'the connection stayed open');
+      assert.equal(parseRaw(result.answer).status, 403, result.answer.slice(0, 300));
+      assert.equal(parseRaw(result.answer).headers['connection'], 'close');
+    },
+  );
 
   test('a client that reads the reply only after sending more of its body still gets it: the close lingers', async () => {
     // The client sends 4 MiB and does not read for 300 ms. A server that closed at once with body
@@ -199,7 +233,10 @@ describe('bodies of requests answered before they were read (item 5)', () => {
     const head = `OPTIONS ${devPath('Tables')} HTTP/1.1\r\nHost: 127.0.0.1\r\nOrigin: http://a.example\r\nAccess-Control-Request-Method: GET\r\nContent-Length: ${500 * MiB}\r\n\r\n`;
     const piece = Buffer.alloc(64 * 1024, 0x20);
     const result = await streamBody(head, () => piece, 64 * MiB);
-    assert.ok(result.closed && result.bodyBytesWritten < 32 * MiB, `${result.bodyBytesWritten} bytes, closed: ${result.closed}`);
+    assert.ok(
+      result.closed && result.bodyBytesWritten < 32 * MiB,
+      `${result.bodyBytesWritten} bytes, closed: ${result.closed}`,
+    );
     assert.equal(parseRaw(result.answer).status, 200, result.answer.slice(0, 300));
   });
 });
@@ -208,12 +245,37 @@ describe('requests node:http hands to other events (item 6)', () => {
   const cases: Array<[string, string, number, string]> = [
     ['CONNECT', 'CONNECT 127.0.0.1:80 HTTP/1.1\r\nHost: 127.0.0.1:80\r\n\r\n', 405, 'MethodNotAllowed'],
     ['an unknown verb', 'GARBAGE /devstoreaccount1/Tables HTTP/1.1\r\nHost: x\r\n\r\n', 400, 'InvalidHttpVerb'],
-    ['a broken header line', 'GET /devstoreaccount1/Tables HTTP/1.1\r\nHost: x\r\nBad Header Line\r\n\r\n', 400, 'InvalidInput'],
-    ['a bad Content-Length', 'POST /devstoreaccount1/Tables HTTP/1.1\r\nHost: x\r\nContent-Length: abc\r\n\r\n{}', 400, 'InvalidInput'],
-    ['headers over 64 KiB', `GET /devstoreaccount1/Tables HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(80 * 1024)}\r\n\r\n`, 400, 'InvalidHeaderValue'],
+    [
+      'a broken header line',
+      'GET /devstoreaccount1/Tables HTTP/1.1\r\nHost: x\r\nBad Header Line\r\n\r\n',
+      400,
+      'InvalidInput',
+    ],
+    [
+      'a bad Content-Length',
+      'POST /devstoreaccount1/Tables HTTP/1.1\r\nHost: x\r\nContent-Length: abc\r\n\r\n{}',
+      400,
+      'InvalidInput',
+    ],
+    [
+      'headers over 64 KiB',
+      `GET /devstoreaccount1/Tables HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(80 * 1024)}\r\n\r\n`,
+      400,
+      'InvalidHeaderValue',
+    ],
     ['HTTP/1.1 without Host', 'GET /devstoreaccount1/Tables HTTP/1.1\r\n\r\n', 400, 'HostInformationNotPresent'],
-    ['an unknown expectation', 'GET /devstoreaccount1/Tables HTTP/1.1\r\nHost: x\r\nExpect: something-else\r\n\r\n', 403, 'AuthenticationFailed'],
-    ['an upgrade request', 'GET /devstoreaccount1/Tables HTTP/1.1\r\nHost: x\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n\r\n', 403, 'AuthenticationFailed'],
+    [
+      'an unknown expectation',
+      'GET /devstoreaccount1/Tables HTTP/1.1\r\nHost: x\r\nExpect: something-else\r\n\r\n',
+      403,
+      'AuthenticationFailed',
+    ],
+    [
+      'an upgrade request',
+      'GET /devstoreaccount1/Tables HTTP/1.1\r\nHost: x\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n\r\n',
+      403,
+      'AuthenticationFailed',
+    ],
   ];
   for (const [what, bytes, status, code] of cases) {
     test(`${what} → ${status} ${code} with the JSON error body`, async () => {
@@ -228,9 +290,17 @@ describe('requests node:http hands to other events (item 6)', () => {
 describe('validation (item 7)', () => {
   test('an x-ms-version that is not YYYY-MM-DD → 400 InvalidHeaderValue (XML on service operations)', async () => {
     for (const version of ['abc', '2019-2-2', '2019-02-02x', '']) {
-      assertError(await call({ method: 'GET', path: devPath('Tables'), headers: { 'x-ms-version': version } }), 400, 'InvalidHeaderValue');
+      assertError(
+        await call({ method: 'GET', path: devPath('Tables'), headers: { 'x-ms-version': version } }),
+        400,
+        'InvalidHeaderValue',
+      );
     }
-    const xml = await call({ method: 'GET', path: devPath('?restype=service&comp=properties'), headers: { 'x-ms-version': 'latest' } });
+    const xml = await call({
+      method: 'GET',
+      path: devPath('?restype=service&comp=properties'),
+      headers: { 'x-ms-version': 'latest' },
+    });
     assert.equal(xml.status, 400);
     assert.match(xml.text, /<Code>InvalidHeaderValue<\/Code>/);
     const future = await call({ method: 'GET', path: devPath('Tables'), headers: { 'x-ms-version': '2031-01-01' } });
@@ -239,7 +309,11 @@ describe('validation (item 7)', () => {
 
   test('a timeout that is not a positive whole number of seconds → 400 InvalidQueryParameterValue', async () => {
     for (const timeout of ['-1', '1.5', 'abc', '0', '', '+5']) {
-      assertError(await call({ method: 'GET', path: devPath(`Tables?timeout=${encodeURIComponent(timeout)}`) }), 400, 'InvalidQueryParameterValue');
+      assertError(
+        await call({ method: 'GET', path: devPath(`Tables?timeout=${encodeURIComponent(timeout)}`) }),
+        400,
+        'InvalidQueryParameterValue',
+      );
     }
     assert.equal((await call({ method: 'GET', path: devPath('Tables?timeout=30') })).status, 200);
   });
@@ -251,7 +325,11 @@ describe('validation (item 7)', () => {
     const good = await call({ method: 'GET', path: devPath(`Tables?${sas}`), auth: 'none' });
     assert.equal(good.status, 200, describeResponse(good));
     for (const repeated of [`${sas}&sig=${sig}`, `${sas}&sp=rl`]) {
-      assertError(await call({ method: 'GET', path: devPath(`Tables?${repeated}`), auth: 'none' }), 403, 'AuthenticationFailed');
+      assertError(
+        await call({ method: 'GET', path: devPath(`Tables?${repeated}`), auth: 'none' }),
+        403,
+        'AuthenticationFailed',
+      );
     }
   });
 });
@@ -266,7 +344,10 @@ describe('paths (items 8, 10)', () => {
     assert.equal(submitted.status, 202, describeResponse(submitted));
     assert.equal((await call({ method: 'GET', path: `${entityPath(name, 'p', 'b')}/` })).status, 200);
     assert.equal((await call({ method: 'GET', path: devPath(`${name}()/`) })).status, 200);
-    assert.equal((await call({ method: 'POST', path: devPath(`${name}/`), body: { PartitionKey: 'p', RowKey: 'c' } })).status, 201);
+    assert.equal(
+      (await call({ method: 'POST', path: devPath(`${name}/`), body: { PartitionKey: 'p', RowKey: 'c' } })).status,
+      201,
+    );
     assert.equal((await call({ method: 'DELETE', path: devPath(`Tables('${name}')/`) })).status, 204);
     assertError(await call({ method: 'GET', path: devPath('Tables//') }), 400, 'InvalidUri');
     assertError(await call({ method: 'GET', path: devPath(`${entityResource(name, 'p', 'b')}/x`) }), 400, 'InvalidUri');
@@ -274,11 +355,21 @@ describe('paths (items 8, 10)', () => {
 
   test("the Python SDK's secondary stats path /{account}-secondary/{account}/ with Shared Key as it signs it", async () => {
     const path = `/${devAccount}-secondary/${devAccount}/?restype=service&comp=stats`;
-    // The helper signs `/{account}` + the path as sent: /devstoreaccount1/devstoreaccount1-secondary/devstoreaccount1/?comp=stats.
-    const stats = await call({ method: 'GET', path, auth: { scheme: 'SharedKey' }, headers: { Accept: 'application/xml' } });
+    // The helper signs `/{account}` + the path as sent:
+    // /devstoreaccount1/devstoreaccount1-secondary/devstoreaccount1/?comp=stats.
+    const stats = await call({
+      method: 'GET',
+      path,
+      auth: { scheme: 'SharedKey' },
+      headers: { Accept: 'application/xml' },
+    });
     assert.equal(stats.status, 200, describeResponse(stats));
     assert.match(stats.text, /<StorageServiceStats><GeoReplication><Status>live<\/Status>/);
-    const forged = await call({ method: 'GET', path, auth: { scheme: 'SharedKey', signedTarget: `/${devAccount}/?restype=service&comp=properties` } });
+    const forged = await call({
+      method: 'GET',
+      path,
+      auth: { scheme: 'SharedKey', signedTarget: `/${devAccount}/?restype=service&comp=properties` },
+    });
     assert.equal(forged.status, 403, describeResponse(forged));
   });
 });

@@ -28,8 +28,11 @@ async function startAzurite(): Promise<ServerProcess.NodeProcess<string>> {
   const main = createRequire(import.meta.url).resolve('azurite/dist/src/table/main.js');
   return startNodeProcess({
     name: 'azurite',
-    args: [main, '--inMemoryPersistence', '--tableHost', '127.0.0.1', '--tablePort', String(port)]
-      .concat(['--disableTelemetry', '--silent', '--skipApiVersionCheck']),
+    args: [main, '--inMemoryPersistence', '--tableHost', '127.0.0.1', '--tablePort', String(port)].concat([
+      '--disableTelemetry',
+      '--silent',
+      '--skipApiVersionCheck',
+    ]),
     ready: (line) => {
       const started = /successfully started on 127\.0\.0\.1:(\d+)/.exec(line);
       if (started === null) return undefined;
@@ -60,5 +63,7 @@ export async function startServer(kind: ServerKind): Promise<TestServer> {
 
 /** A table name no other test uses: letters and digits, 3..63 characters. */
 export function uniqueTableName(prefix: string): string {
-  return `${prefix}${Date.now().toString(36)}${Math.random().toString(36).slice(2, 8)}`.replace(/[^A-Za-z0-9]/g, '').slice(0, 63);
+  return `${prefix}${Date.now().toString(36)}${Math.random().toString(36).slice(2, 8)}`
+    .replace(/[^A-Za-z0-9]/g, '')
+    .slice(0, 63);
 }

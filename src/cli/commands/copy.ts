@@ -37,11 +37,18 @@ export const copyCommand: CliCommand = {
       .argument('<destination>', 'connection string or SAS URL to copy to')
       .option('-t, --table <name>', 'a table to copy (repeat for more; default every table)', collect, [])
       .addOption(
-        new Option('-m, --mode <mode>', 'how entities are written: insert, upsert (replace) or merge').choices(writeModes).default('upsert'),
+        new Option('-m, --mode <mode>', 'how entities are written: insert, upsert (replace) or merge')
+          .choices(writeModes)
+          .default('upsert'),
       )
       .option('--rejects <file>', 'entities the destination refused, with the reason', 'copy.rejects.jsonl')
       .option('--skip-existing', 'leave entities the destination has already as they are (resume an interrupted copy)')
-      .option('--verify <n>', 'entities per table read back and compared value by value (a sample; 0: none)', wholeNumber('--verify', 0), verifyDefault)
+      .option(
+        '--verify <n>',
+        'entities per table read back and compared value by value (a sample; 0: none)',
+        wholeNumber('--verify', 0),
+        verifyDefault,
+      )
       .addHelpText(
         'after',
         '\nAfter each table, the destination is counted, and --verify entities (spread over the table) are read back\n' +
@@ -67,7 +74,10 @@ async function copy(sourceText: string, destinationText: string, options: CopyOp
   }
   const tables = options.table.length > 0 ? options.table : await listTables(source);
   if (destination.namedTable !== undefined && tables.length !== 1) {
-    throw new CliError(`the destination names table ${destination.namedTable}: copy one table into it, not ${tables.length}`, 2);
+    throw new CliError(
+      `the destination names table ${destination.namedTable}: copy one table into it, not ${tables.length}`,
+      2,
+    );
   }
   const rejects = new RejectsFile(options.rejects, options.skipExisting);
   const interruption = new Interruption('copy');
@@ -87,9 +97,13 @@ async function copy(sourceText: string, destinationText: string, options: CopyOp
     interruption.dispose();
     rejects.close();
   }
-  if (rejects.count > 0) process.stderr.write(`copy: ${formatCount(rejects.count)} entities refused by the destination, see ${rejects.file}\n`);
+  if (rejects.count > 0)
+    process.stderr.write(
+      `copy: ${formatCount(rejects.count)} entities refused by the destination, see ${rejects.file}\n`,
+    );
   const failures = (['count', 'value'] as const).filter((check) => failed[check].length > 0);
-  if (failures.length > 0) throw new CliError(failures.map((check) => `${check} check failed for ${failed[check].join(', ')}`).join('; '));
+  if (failures.length > 0)
+    throw new CliError(failures.map((check) => `${check} check failed for ${failed[check].join(', ')}`).join('; '));
   const verified = options.verify > 0 ? ', sampled values match' : '';
   process.stderr.write(`copy: ${tables.length} table(s) copied, counts match${verified}\n`);
 }
@@ -140,7 +154,9 @@ async function copyTable(
     throw tableError(error, table);
   }
   const skipped = writer.skipped > 0 ? `, ${formatCount(writer.skipped)} existing skipped` : '';
-  process.stderr.write(`copy ${table}: ${progress.finish().replace(/^[\d,]+ entities/, `${formatCount(writer.stored)} entities stored${skipped}`)}\n`);
+  process.stderr.write(
+    `copy ${table}: ${progress.finish().replace(/^[\d,]+ entities/, `${formatCount(writer.stored)} entities stored${skipped}`)}\n`,
+  );
   if (interruption.requested) return 'interrupted';
   return checkTable(destination, target, table, read, sample.rows);
 }
@@ -163,7 +179,9 @@ async function checkTable(
   const same = read === counted;
   const compared = sample.length > 0 ? `, ${formatCount(sample.length)} compared` : '';
   const verdict = same && differences.length === 0 ? '' : same ? ' VALUES DIFFER' : ' MISMATCH';
-  process.stdout.write(`${table}: ${formatCount(read)} read, ${formatCount(counted)} at the destination${compared}${verdict}\n`);
+  process.stdout.write(
+    `${table}: ${formatCount(read)} read, ${formatCount(counted)} at the destination${compared}${verdict}\n`,
+  );
   for (const difference of differences.slice(0, 5)) process.stdout.write(`  ${difference}\n`);
   if (differences.length > 5) process.stdout.write(`  … and ${differences.length - 5} more\n`);
   return !same ? 'count' : differences.length > 0 ? 'value' : 'ok';

@@ -28,7 +28,10 @@ export const getCommand: CliCommand = {
       .argument('<partitionKey>', 'the PartitionKey')
       .argument('<rowKey>', 'the RowKey')
       .addOption(connectionOption())
-      .addHelpText('after', '\nExit status: 1 when there is no such entity.\n\nExample:\n  cerulean get People smith 001\n')
+      .addHelpText(
+        'after',
+        '\nExit status: 1 when there is no such entity.\n\nExample:\n  cerulean get People smith 001\n',
+      )
       .action((table: string, pk: string, rk: string, options: EntityOptions) => getEntity(table, pk, rk, options));
   },
 };
@@ -41,7 +44,11 @@ export const putCommand: CliCommand = {
       .description('store one entity given as a JSON line (as an argument, or on stdin)')
       .argument('<table>', 'table name')
       .argument('[entity]', 'the entity as JSON, with PartitionKey and RowKey (default or "-": read stdin)')
-      .option('-m, --mode <mode>', 'upsert (insert or replace), merge (insert or merge), insert (fail if it exists)', 'upsert')
+      .option(
+        '-m, --mode <mode>',
+        'upsert (insert or replace), merge (insert or merge), insert (fail if it exists)',
+        'upsert',
+      )
       .option('--if-match <etag>', 'replace (or merge) only the entity with this ETag ("*": any existing one)')
       .addOption(connectionOption())
       .addHelpText(
@@ -65,7 +72,10 @@ export const deleteCommand: CliCommand = {
       .argument('<rowKey>', 'the RowKey')
       .option('--if-match <etag>', 'delete only if the entity still has this ETag (default "*": whatever it holds)')
       .addOption(connectionOption())
-      .addHelpText('after', '\nExit status: 1 when there is no such entity or its ETag differs.\n\nExample:\n  cerulean delete People smith 001\n')
+      .addHelpText(
+        'after',
+        '\nExit status: 1 when there is no such entity or its ETag differs.\n\nExample:\n  cerulean delete People smith 001\n',
+      )
       .action((table: string, pk: string, rk: string, options: EntityOptions) => deleteEntity(table, pk, rk, options));
   },
 };
@@ -85,7 +95,8 @@ async function putEntity(table: string, json: string | undefined, options: Entit
   if (!['upsert', 'merge', 'insert'].includes(options.mode ?? 'upsert')) {
     throw new CliError(`--mode must be upsert, merge or insert, not '${options.mode}'`, 2);
   }
-  if (options.ifMatch !== undefined && options.mode === 'insert') throw new CliError('--if-match and --mode insert exclude each other', 2);
+  if (options.ifMatch !== undefined && options.mode === 'insert')
+    throw new CliError('--if-match and --mode insert exclude each other', 2);
   const text = json === undefined || json === '-' ? await readStdin() : json;
   let entity;
   try {
@@ -104,10 +115,17 @@ async function putEntity(table: string, json: string | undefined, options: Entit
   } catch (error) {
     throw entityError(error, table, entity.partitionKey, entity.rowKey);
   }
-  process.stderr.write(`put ${table}: ${JSON.stringify(entity.partitionKey)} ${JSON.stringify(entity.rowKey)} stored\n`);
+  process.stderr.write(
+    `put ${table}: ${JSON.stringify(entity.partitionKey)} ${JSON.stringify(entity.rowKey)} stored\n`,
+  );
 }
 
-async function deleteEntity(table: string, partitionKey: string, rowKey: string, options: EntityOptions): Promise<void> {
+async function deleteEntity(
+  table: string,
+  partitionKey: string,
+  rowKey: string,
+  options: EntityOptions,
+): Promise<void> {
   const client = resolveEndpoint(options.connectionString).tableClient(table);
   try {
     await client.deleteEntity(partitionKey, rowKey, { etag: options.ifMatch ?? '*' });
@@ -121,7 +139,8 @@ function entityError(error: unknown, table: string, partitionKey: string, rowKey
   const keys = `${JSON.stringify(partitionKey)} ${JSON.stringify(rowKey)}`;
   const code = errorCodeOf(error);
   if (code === 'ResourceNotFound') return new CliError(`${table} has no entity ${keys}`);
-  if (code === 'EntityAlreadyExists') return new CliError(`${table} already has an entity ${keys} (--mode upsert replaces it)`);
+  if (code === 'EntityAlreadyExists')
+    return new CliError(`${table} already has an entity ${keys} (--mode upsert replaces it)`);
   if (code === 'UpdateConditionNotSatisfied' || (error instanceof RestError && error.statusCode === 412)) {
     return new CliError(`${table} entity ${keys} has another ETag now (changed since it was read)`);
   }

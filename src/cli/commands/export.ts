@@ -33,8 +33,10 @@ export const exportCommand: CliCommand = {
       .description('write a table, or the entities a filter selects, to a file (or stdout)')
       .argument('<table>', 'table name')
       .option('-o, --out <file>', 'output file (default stdout); written whole or not at all')
-      .addOption(new Option('-f, --format <format>', 'default from --out: .typed.csv, .csv, else jsonl').choices(formatNames))
-      .option('--filter <filter>', "OData $filter, e.g. \"PartitionKey eq 'a'\"")
+      .addOption(
+        new Option('-f, --format <format>', 'default from --out: .typed.csv, .csv, else jsonl').choices(formatNames),
+      )
+      .option('--filter <filter>', 'OData $filter, e.g. "PartitionKey eq \'a\'"')
       .option('--select <names>', 'comma-separated properties to keep, e.g. Name,Age (the keys are always kept)')
       .addOption(connectionOption())
       .addHelpText('after', '\nExample:\n  cerulean export People --out people.typed.csv\n')
@@ -83,7 +85,10 @@ async function exportTable(table: string, options: ExportOptions): Promise<void>
     }
   }
   if (interruption.requested) {
-    const where = options.out === undefined ? 'written to stdout' : `read; nothing written to ${options.out} (its partial file removed)`;
+    const where =
+      options.out === undefined
+        ? 'written to stdout'
+        : `read; nothing written to ${options.out} (its partial file removed)`;
     throw interruptedError(`${formatCount(exported)} entities ${where}`);
   }
   process.stderr.write(`export ${table}: ${progress.finish()}${options.out ? ` to ${options.out}` : ''}\n`);
@@ -97,7 +102,9 @@ async function* untilInterrupted<T>(pages: AsyncIterable<T>, interruption: Inter
 }
 
 function closeStream(stream: fs.WriteStream): Promise<void> {
-  return new Promise<void>((resolve, reject) => stream.end((error?: Error | null) => (error ? reject(error) : resolve())));
+  return new Promise<void>((resolve, reject) =>
+    stream.end((error?: Error | null) => (error ? reject(error) : resolve())),
+  );
 }
 
 /**
@@ -106,7 +113,10 @@ function closeStream(stream: fs.WriteStream): Promise<void> {
  */
 function selectWithKeys(text: string | undefined): string[] | undefined {
   if (text === undefined) return undefined;
-  const names = text.split(',').map((name) => name.trim()).filter((name) => name !== '');
+  const names = text
+    .split(',')
+    .map((name) => name.trim())
+    .filter((name) => name !== '');
   return [...new Set(['PartitionKey', 'RowKey', ...names])];
 }
 
@@ -131,7 +141,9 @@ async function writeCsv(
       await write(spool, page.map((row) => encodeJsonLine(row) + '\n').join(''));
       onRows(page.length);
     }
-    await new Promise<void>((resolve, reject) => spool.end((error?: Error | null) => (error ? reject(error) : resolve())));
+    await new Promise<void>((resolve, reject) =>
+      spool.end((error?: Error | null) => (error ? reject(error) : resolve())),
+    );
 
     const typed = format === 'typed-csv';
     const columns = [...names];

@@ -32,14 +32,23 @@ export const faultsCommand: CliCommand = {
 };
 
 async function faults(action: string, rules: string | undefined, options: FaultsOptions): Promise<void> {
-  if (!(actions as readonly string[]).includes(action)) throw new CliError(`unknown action '${action}': show, set or clear`, 2);
+  if (!(actions as readonly string[]).includes(action))
+    throw new CliError(`unknown action '${action}': show, set or clear`, 2);
   if ((action === 'set') !== (rules !== undefined)) {
-    throw new CliError(action === 'set' ? 'faults set needs the rules (a file, "-" or JSON)' : `faults ${action} takes no rules`, 2);
+    throw new CliError(
+      action === 'set' ? 'faults set needs the rules (a file, "-" or JSON)' : `faults ${action} takes no rules`,
+      2,
+    );
   }
   const target = resolveEndpoint(options.connectionString).admin;
   const method = action === 'show' ? 'GET' : action === 'set' ? 'PUT' : 'DELETE';
   const body = rules === undefined ? undefined : readRules(rules);
-  const answer = await adminRequest(target, { method, path: '/_faults', keyRequired: true, ...(body !== undefined && { body }) });
+  const answer = await adminRequest(target, {
+    method,
+    path: '/_faults',
+    keyRequired: true,
+    ...(body !== undefined && { body }),
+  });
   process.stdout.write(`${JSON.stringify(JSON.parse(answer), null, 2)}\n`);
 }
 

@@ -31,15 +31,25 @@ export const importCommand: CliCommand = {
       .description('store the rows of a file in a table (entity group transactions of up to 100 entities)')
       .argument('<table>', 'table name')
       .argument('<file>', 'input file')
-      .addOption(new Option('-f, --format <format>', 'default from the file name: .typed.csv, .csv, else jsonl').choices(formatNames))
+      .addOption(
+        new Option('-f, --format <format>', 'default from the file name: .typed.csv, .csv, else jsonl').choices(
+          formatNames,
+        ),
+      )
       .addOption(
         new Option('-m, --mode <mode>', 'insert (fail on existing), upsert (replace), merge (insert or merge)')
           .choices(writeModes)
           .default('insert'),
       )
       .option('--create-table', 'create the table if it does not exist')
-      .option('--rejects <file>', 'where rows that could not be stored go, with the reason (default <file>.rejects.jsonl)')
-      .option('--skip-existing', 'insert mode: leave entities that exist already as they are (resume an interrupted import)')
+      .option(
+        '--rejects <file>',
+        'where rows that could not be stored go, with the reason (default <file>.rejects.jsonl)',
+      )
+      .option(
+        '--skip-existing',
+        'insert mode: leave entities that exist already as they are (resume an interrupted import)',
+      )
       .addOption(connectionOption())
       .addHelpText(
         'after',
@@ -94,7 +104,9 @@ async function importFile(table: string, file: string, options: ImportOptions): 
     rejects.close();
   }
   const skipped = writer.skipped > 0 ? `, ${formatCount(writer.skipped)} existing skipped` : '';
-  const summary = progress.finish().replace(/^[\d,]+ entities/, `${formatCount(writer.stored)} entities stored${skipped}`);
+  const summary = progress
+    .finish()
+    .replace(/^[\d,]+ entities/, `${formatCount(writer.stored)} entities stored${skipped}`);
   process.stderr.write(`import ${table}: ${summary}\n`);
   const rejected = rejects.count > 0 ? `, ${formatCount(rejects.count)} rejected (see ${rejects.file})` : '';
   if (interruption.requested) {
@@ -107,7 +119,10 @@ async function importFile(table: string, file: string, options: ImportOptions): 
 }
 
 /** Creates `table`; one that exists already is fine. */
-export async function createTableIfMissing(service: import('@azure/data-tables').TableServiceClient, table: string): Promise<void> {
+export async function createTableIfMissing(
+  service: import('@azure/data-tables').TableServiceClient,
+  table: string,
+): Promise<void> {
   try {
     await withRetries(() => service.createTable(table));
   } catch (error) {

@@ -35,7 +35,8 @@ async function insights(options: InsightsOptions): Promise<void> {
 /** The report as text: one block per finding, grouped by table, tables in the order of their first (worst) finding. */
 function formatInsights(report: InsightsReport): string {
   const lines = [`Design insights (observed since ${report.observedSince})`, ''];
-  if (report.findings.length === 0) lines.push('No findings: nothing in the workload so far goes against the design guides.', '');
+  if (report.findings.length === 0)
+    lines.push('No findings: nothing in the workload so far goes against the design guides.', '');
   const byTable = new Map<string, Finding[]>();
   for (const finding of report.findings) {
     const table = `${finding.account}/${finding.table}`;
@@ -45,10 +46,13 @@ function formatInsights(report: InsightsReport): string {
     lines.push(`Table ${table}`);
     for (const finding of findings) {
       lines.push(`  [${finding.kind}] ${finding.summary}`);
-      const evidence = Object.entries(finding.evidence).map(([name, value]) => `${name}=${typeof value === 'string' ? JSON.stringify(value) : value}`);
+      const evidence = Object.entries(finding.evidence).map(
+        ([name, value]) => `${name}=${typeof value === 'string' ? JSON.stringify(value) : value}`,
+      );
       lines.push(`    evidence: ${evidence.join(', ')}`);
       lines.push(`    fix: ${finding.pattern}`);
-      if (finding.wastedEntities > 0) lines.push(`    wasted: ${finding.wastedEntities} entities read and not returned`);
+      if (finding.wastedEntities > 0)
+        lines.push(`    wasted: ${finding.wastedEntities} entities read and not returned`);
     }
     lines.push('');
   }

@@ -68,7 +68,10 @@ class RecordParser {
  * The records of `lines` (a file's lines without their ends). `cellsExpected` is asked after each
  * record: the header's length once the header is read.
  */
-export async function* csvRecords(lines: AsyncIterable<string>, cellsExpected: () => number | undefined): AsyncGenerator<CsvRecord> {
+export async function* csvRecords(
+  lines: AsyncIterable<string>,
+  cellsExpected: () => number | undefined,
+): AsyncGenerator<CsvRecord> {
   const iterator = lines[Symbol.asyncIterator]();
   let lineNumber = 0;
   const pending: Line[] = []; // read ahead, to read again after a rejected first line
@@ -96,7 +99,9 @@ export async function* csvRecords(lines: AsyncIterable<string>, cellsExpected: (
       outcome = parser.feed(line.text);
     }
     const expected = cellsExpected();
-    const strayQuote = outcome === 'open' || (used.length > 1 && (outcome !== 'complete' || (expected !== undefined && parser.cells.length !== expected)));
+    const strayQuote =
+      outcome === 'open' ||
+      (used.length > 1 && (outcome !== 'complete' || (expected !== undefined && parser.cells.length !== expected)));
     if (strayQuote) {
       pending.unshift(...used.slice(1));
       yield { line: first.line, cells: undefined, error: 'a quote that is never closed', text: first.text };

@@ -99,7 +99,8 @@ export class Coalescer<Item, Outcome> {
           group.forEach((waiting, index) => waiting.resolve(outcomes[index]!));
         },
         (error: unknown) => {
-          if (group.length === 1 || this.options.rerunAlone?.(error) === false) for (const waiting of group) waiting.reject(error);
+          if (group.length === 1 || this.options.rerunAlone?.(error) === false)
+            for (const waiting of group) waiting.reject(error);
           // Each item runs again alone, and fails only for itself. They go at once, beyond
           // runningMax: they were already admitted (the pool bounds them).
           else for (const waiting of group) this.send([waiting]);

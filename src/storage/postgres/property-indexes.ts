@@ -29,7 +29,13 @@ import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import pg from 'pg';
 import type { PropertyCondition, TableInfo } from '../store.js';
-import { IndexDemand, indexedEquality, indexesPerTableMax, indexServing, type IndexedEquality } from '../property-index.js';
+import {
+  IndexDemand,
+  indexedEquality,
+  indexesPerTableMax,
+  indexServing,
+  type IndexedEquality,
+} from '../property-index.js';
 import type { PostgresConnection } from './connection.js';
 import { schemaName as s } from './schema.js';
 
@@ -156,18 +162,23 @@ export class PropertyIndexes {
   refreshIfDue(): void {
     if (this.closed || this.refreshAtMs === undefined || Date.now() < this.refreshAtMs) return;
     this.refreshAtMs = undefined;
-    this.pool.query<CatalogIndex>(catalogSql).then(
-      ({ rows }) => {
-        this.known.clear();
-        this.learn(rows);
-      },
-      () => undefined, // the next refresh tries again
-    ).finally(() => {
-      this.refreshAtMs = Date.now() + this.catalogRefreshMs;
-    });
+    this.pool
+      .query<CatalogIndex>(catalogSql)
+      .then(
+        ({ rows }) => {
+          this.known.clear();
+          this.learn(rows);
+        },
+        () => undefined, // the next refresh tries again
+      )
+      .finally(() => {
+        this.refreshAtMs = Date.now() + this.catalogRefreshMs;
+      });
   }
 
-  /** The index a step with `conditions` on `table` can read (any of them an index serves), if this process knows one. */
+  /**
+   * The index a step with `conditions` on `table` can read (any of them an index serves), if this process knows one.
+   */
   lookup(table: TableInfo, conditions: readonly PropertyCondition[]): IndexedLookup | undefined {
     const known = this.known.get(tableKey(table.account, table.name.toLowerCase()));
     const condition = known && indexServing(conditions, (property) => known.properties.has(property));
@@ -215,7 +226,8 @@ export class PropertyIndexes {
     this.enqueue(
       'drop',
       async (client) => {
-        for (const row of (await client.query<{ name: string }>(indexesSql, [tableId])).rows) await dropIndex(client, row.name);
+        for (const row of (await client.query<{ name: string }>(indexesSql, [tableId])).rows)
+          await dropIndex(client, row.name);
       },
       // Most tables have none: a look on the pool spares them a connection of their own. (An
       // index another process is about to build for the table is left behind: the next start drops it.)
@@ -249,19 +261,26 @@ export class PropertyIndexes {
 
   /** Builds the index of (table, property) unless the table is gone, has it, or has its share. */
   private async build(client: pg.Client, account: string, nameLower: string, property: string): Promise<void> {
-    const { rows: tables } = await client.query<{ id: string }>(`SELECT id FROM ${s}.tables WHERE account = $1 AND name_lower = $2`, [account, nameLower]);
+    const { rows: tables } = await client.query<{ id: string }>(
+      `SELECT id FROM ${s}.tables WHERE account = $1 AND name_lower = $2`,
+      [account, nameLower],
+    );
     const tableId = tables[0]?.id;
     if (tableId === undefined) return;
-    const catalog = async () => (await client.query<CatalogIndex>(`SELECT * FROM (${catalogSql}) AS c WHERE table_id = $1`, [tableId])).rows;
+    const catalog = async () =>
+      (await client.query<CatalogIndex>(`SELECT * FROM (${catalogSql}) AS c WHERE table_id = $1`, [tableId])).rows;
     const present = await catalog();
     for (const row of present) if (!row.valid) await dropIndex(client, row.name);
     const valid = present.filter((row) => row.valid);
     this.learn(valid);
     const name = indexName(tableId, property);
     if (valid.some((row) => row.name === name) || valid.length >= indexesPerTableMax) return;
-    await client.query(`CREATE INDEX CONCURRENTLY IF NOT EXISTS "${name}" ON ${s}.entities (${indexedValueSql(property)}, pk, rk) WHERE table_id = ${tableId}`);
+    await client.query(
+      `CREATE INDEX CONCURRENTLY IF NOT EXISTS "${name}" ON ${s}.entities (${indexedValueSql(property)}, pk, rk) WHERE table_id = ${tableId}`,
+    );
     const built = await catalog();
-    if (!built.some((row) => row.name === name && row.valid)) throw new Error(`index ${name} is not valid after its build`);
+    if (!built.some((row) => row.name === name && row.valid))
+      throw new Error(`index ${name} is not valid after its build`);
     this.learn(built);
   }
 

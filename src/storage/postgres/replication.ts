@@ -49,7 +49,8 @@ export class ReplicationWatch {
   async tick(): Promise<void> {
     const atMs = this.now();
     const primary = await this.primary.walPosition().catch(() => undefined);
-    if (primary !== undefined && !primary.inRecovery && primary.lsn !== undefined) this.remember({ atMs, lsn: primary.lsn });
+    if (primary !== undefined && !primary.inRecovery && primary.lsn !== undefined)
+      this.remember({ atMs, lsn: primary.lsn });
     const secondary = await this.secondary.walPosition().catch(() => undefined);
     if (secondary === undefined || secondary.lsn === undefined || !secondary.inRecovery) {
       this.secondaryState = 'unreachable';

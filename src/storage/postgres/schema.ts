@@ -71,9 +71,9 @@ const migrationLockKey = 0x63657275; // 'ceru'
  * primary must be this release's.
  */
 export async function checkSchema(client: pg.ClientBase): Promise<void> {
-  const { rows } = await client.query<{ version: number | null }>(
-    `SELECT max(version) AS version FROM ${schemaName}.schema_version`,
-  ).catch(() => ({ rows: [{ version: null }] }));
+  const { rows } = await client
+    .query<{ version: number | null }>(`SELECT max(version) AS version FROM ${schemaName}.schema_version`)
+    .catch(() => ({ rows: [{ version: null }] }));
   const version = rows[0]?.version ?? 0;
   if (version !== migrations.length) {
     throw new Error(
@@ -94,10 +94,14 @@ export async function migrate(client: pg.ClientBase): Promise<void> {
          applied_at timestamptz NOT NULL DEFAULT now()
        )`,
     );
-    const { rows } = await client.query<{ version: number | null }>(`SELECT max(version) AS version FROM ${schemaName}.schema_version`);
+    const { rows } = await client.query<{ version: number | null }>(
+      `SELECT max(version) AS version FROM ${schemaName}.schema_version`,
+    );
     const current = rows[0]?.version ?? 0;
     if (current > migrations.length) {
-      throw new Error(`the database's Cerulean schema is version ${current}; this release knows up to ${migrations.length}`);
+      throw new Error(
+        `the database's Cerulean schema is version ${current}; this release knows up to ${migrations.length}`,
+      );
     }
     for (let version = current + 1; version <= migrations.length; version++) {
       await client.query(migrations[version - 1]!);
@@ -109,4 +113,3 @@ export async function migrate(client: pg.ClientBase): Promise<void> {
     throw error;
   }
 }
-

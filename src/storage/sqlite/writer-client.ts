@@ -9,7 +9,10 @@ export class WorkerWriterClient implements WriterApi {
   readonly queues: QueueWriterApi;
 
   private constructor(private readonly rpc: WorkerRpc) {
-    const call = (method: string) => (...args: unknown[]) => rpc.call(queueCallName(method), args);
+    const call =
+      (method: string) =>
+      (...args: unknown[]) =>
+        rpc.call(queueCallName(method), args);
     const calls = queueWriterMethods.map((method) => [method, call(method)]);
     this.queues = Object.fromEntries(calls) as unknown as QueueWriterApi;
   }

@@ -1,4 +1,4 @@
-// The XML body of Get/Set Table ACL: stored access policies (operations.md §3). Pure: no I/O.
+// The XML body of Get/Set Table ACL: stored access policies (Azure REST: get-table-acl). Pure: no I/O.
 import { dateTimeTicksMax, formatDateTimeTicks, parseIsoTicks } from '../../domain/edm.js';
 import { TableError } from '../../errors.js';
 import { storedPoliciesMax, storedPolicyIdLengthMax } from '../../limits.js';
@@ -9,7 +9,7 @@ export type { SignedIdentifier } from '../../domain/signed-identifier.js';
 
 /**
  * Reads a Set Table ACL body. An empty body clears the policies (unverified). Unknown elements are
- * ignored, like unknown headers (conformance-notes §48; unverified for XML). More than 5
+ * ignored, like unknown headers (docs/protocol-notes.md#unknown-input-is-ignored; unverified for XML). More than 5
  * identifiers is InvalidXmlDocument (the code is unverified), as is a repeated Id (unverified).
  */
 export function parseSignedIdentifiers(text: string, permissionLetters = 'raud'): SignedIdentifier[] {
@@ -31,7 +31,7 @@ export function parseSignedIdentifiers(text: string, permissionLetters = 'raud')
   return identifiers;
 }
 
-/** The Get Table ACL body as the service writes it: a UTF-8 BOM, 7-digit times (operations.md §3.1). */
+/** The Get Table ACL body as the service writes it: a UTF-8 BOM, 7-digit times (Azure REST: get-table-acl). */
 export function writeSignedIdentifiers(identifiers: readonly SignedIdentifier[]): string {
   const nodes = identifiers.map((identifier): XmlNode => {
     const policy: XmlNode[] = [];
@@ -66,14 +66,17 @@ function signedIdentifier(element: XmlElement, permissionLetters: string): Signe
   };
 }
 
-/** A present, non-empty leaf's text; an empty element counts as absent (operations.md §3.2). */
+/** A present, non-empty leaf's text; an empty element counts as absent (Azure REST: set-table-acl). */
 function optionalLeaf(parent: XmlElement, name: string): string | undefined {
   const element = childNamed(parent, name);
   const text = element === undefined ? '' : leafText(element).trim();
   return text === '' ? undefined : text;
 }
 
-/** Permission letters of the service (table: r a u d, auth.md §7.1; queue: r a u p), each at most once. */
+/**
+ * Permission letters of the service (table: r a u d, Azure REST: create-service-sas; queue: r a u p), each at most
+ * once.
+ */
 function checkedPermission(text: string, letters: string): string {
   if (![...text].every((letter) => letters.includes(letter)) || new Set(text).size !== text.length) {
     const allowed = [...letters].join(', ');
@@ -82,7 +85,7 @@ function checkedPermission(text: string, letters: string): string {
   return text;
 }
 
-// YYYY-MM-DD, optionally Thh:mm, :ss, .fffffff (1-7 digits), then Z or ±hh:mm (operations.md §3.2).
+// YYYY-MM-DD, optionally Thh:mm, :ss, .fffffff (1-7 digits), then Z or ±hh:mm (Azure REST: set-table-acl).
 // A time without a zone is read as UTC (lenient; unverified).
 /** The time in UTC with seven fractional digits, as Get Table ACL returns it. */
 export function normalizePolicyTime(element: string, text: string): string {

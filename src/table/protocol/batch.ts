@@ -1,4 +1,5 @@
-// $batch entity group transactions (batch.md): reads the multipart request into operations and
+// $batch entity group transactions (Azure REST: performing-entity-group-transactions): reads the multipart request into
+// operations and
 // writes the multipart response byte-exactly. Pure: no I/O. Framing lives in multipart.ts; this
 // file knows the batch's shape: one change set of 1-100 operations, or one query.
 
@@ -59,7 +60,7 @@ export function parseBatchRequest(contentType: string | undefined, body: Buffer)
   if (batchBoundary === undefined) {
     throw new TableError('InvalidInput', 'The $batch Content-Type must be multipart/mixed with a valid boundary.');
   }
-  // batch.md §2.2: the batch holds exactly one part, a change set or a query.
+  // Azure REST: performing-entity-group-transactions: the batch holds exactly one part, a change set or a query.
   const batchPart = onlyPart(body, { start: 0, end: body.length }, batchBoundary);
   const part = parseHeaderBlock(body, batchPart, headersBytesMax);
   const mediaType = partMediaType(part, batchPart.start);
@@ -92,7 +93,8 @@ function parseChangeset(input: Buffer, range: ByteRange, boundary: string): Batc
   const operations: BatchOperationRequest[] = [];
   for (const partRange of bodyParts(input, range, boundary)) {
     if (operations.length === batchOperationsMax) {
-      // The service was seen naming the last allowed index (batch.md §3.3, unverified).
+      // The service was seen naming the last allowed index (Azure REST: performing-entity-group-transactions,
+      // unverified).
       throw new BatchOperationError(
         batchOperationsMax - 1,
         'InvalidInput',
@@ -155,7 +157,7 @@ function parseHttpRequest(input: Buffer, range: ByteRange): Omit<BatchOperationR
   };
 }
 
-/** batch.md §2.2: whitespace around a sub-request body is not part of it. */
+/** Azure REST: performing-entity-group-transactions: whitespace around a sub-request body is not part of it. */
 function trimPadding(input: Buffer, range: ByteRange): Buffer {
   let { start, end } = range;
   while (start < end && isPadding(input[start])) start++;
@@ -175,7 +177,8 @@ const CRLF = '\r\n';
 const httpPartHeaders = `Content-Type: application/http${CRLF}Content-Transfer-Encoding: binary${CRLF}${CRLF}`;
 
 /**
- * Writes the 202 body (batch.md §3.2-§3.4): a change set with one part per response (on failure
+ * Writes the 202 body (Azure REST: performing-entity-group-transactions): a change set with one part per response (on
+ * failure
  * the caller passes only the failing operation's response), or for a query batch the single part
  * directly inside the batch. Returns the outer Content-Type and the body bytes.
  */
@@ -205,7 +208,7 @@ function multipartText(boundary: string, parts: readonly string[]): string {
 }
 
 function httpResponsePart(response: BatchOperationResponse): string {
-  // The docs put Content-ID right after the status line (batch.md §3.2).
+  // The docs put Content-ID right after the status line (Azure REST: performing-entity-group-transactions).
   const fields: (readonly [string, string])[] =
     response.contentId === undefined ? [] : [['Content-ID', response.contentId]];
   fields.push(...response.headers);
@@ -215,7 +218,10 @@ function httpResponsePart(response: BatchOperationResponse): string {
   // One check for all fields: a line break inside a name or value adds a line.
   assert(countLines(fieldText) === fields.length, 'header names and values must not contain a line break');
   text += fieldText;
-  assert(response.body === undefined || !/[\r\n]/.test(response.body), 'part bodies are one line (batch.md §3.3)');
+  assert(
+    response.body === undefined || !/[\r\n]/.test(response.body),
+    'part bodies are one line (Azure REST: performing-entity-group-transactions)',
+  );
   return `${text}${CRLF}${response.body ?? ''}`;
 }
 

@@ -1,4 +1,5 @@
-// Entity request bodies → keys and typed custom properties (data-model.md §1–§5), plus the key and
+// Entity request bodies → keys and typed custom properties (Azure REST: understanding-the-table-service-data-model,
+// payload-format-for-table-service-operations), plus the key and
 // size rules a body alone can break. Whether keys must be present is the service's call: merge and
 // update bodies may omit them (the URL carries them).
 import { assertNever } from '../../domain/assert.js';
@@ -11,7 +12,17 @@ import {
   propertyNameLengthUtf16Max,
   stringValueLengthUtf16Max,
 } from '../../limits.js';
-import { type EdmType, type EdmValue, isEdmType, parseBase64, parseDateTimeTicks, parseDoubleText, parseGuid, parseInt32Text, parseInt64Text } from '../../domain/edm.js';
+import {
+  type EdmType,
+  type EdmValue,
+  isEdmType,
+  parseBase64,
+  parseDateTimeTicks,
+  parseDoubleText,
+  parseGuid,
+  parseInt32Text,
+  parseInt64Text,
+} from '../../domain/edm.js';
 import { type JsonValue, readJson } from './json-reader.js';
 import { type Properties } from '../../domain/entity.js';
 
@@ -26,7 +37,8 @@ const timestampAnnotation = `Timestamp${annotationSuffix}`;
 
 /**
  * Decodes a request body (already UTF-8-decoded text) into keys and typed custom properties,
- * validating everything of data-model.md §2–§5 that a body alone can violate.
+ * validating everything of Azure REST: payload-format-for-table-service-operations,
+ * understanding-the-table-service-data-model that a body alone can violate.
  * A key that is absent or `null` comes back undefined (the service answers PropertiesNeedValue).
  */
 export function decodeEntityBody(text: string): DecodedEntity {
@@ -36,7 +48,8 @@ export function decodeEntityBody(text: string): DecodedEntity {
   const values = new Map<string, JsonValue>();
   const annotations = new Map<string, EdmType>();
   for (const [name, value] of root.members) {
-    // Control members and the server-owned Timestamp are ignored (conformance §29).
+    // Control members and the server-owned Timestamp are ignored
+    // (docs/protocol-notes.md#control-members-in-request-bodies).
     if (name.startsWith('odata.') || name === 'Timestamp' || name === timestampAnnotation) continue;
     if (name.endsWith(annotationSuffix)) annotations.set(name.slice(0, -annotationSuffix.length), annotatedType(value));
     else values.set(name, value);
@@ -52,7 +65,7 @@ export function decodeEntityBody(text: string): DecodedEntity {
     if (name === 'PartitionKey' || name === 'RowKey') continue;
     validatePropertyName(name);
     const value = decodeValue(name, json, annotations.get(name));
-    if (value === undefined) continue; // null: not stored (data-model.md §3)
+    if (value === undefined) continue; // null: not stored (Azure REST: understanding-the-table-service-data-model)
     properties.set(name, value);
     if (properties.size > customPropertiesMax) {
       throw new TableError('TooManyProperties', `The entity has more than ${customPropertiesMax} custom properties.`);
@@ -65,7 +78,8 @@ export function decodeEntityBody(text: string): DecodedEntity {
   return { partitionKey, rowKey, properties };
 }
 
-// C# identifier rules (data-model.md §5.3; exact class unverified): a letter (any script) or `_`,
+// C# identifier rules (Azure REST: understanding-the-table-service-data-model; exact class unverified): a letter (any
+// script) or `_`,
 // then letters, decimal digits, connectors such as `_`, and combining marks. Format characters
 // (Cf), which C# also allows, are left out: invisible names are more likely mistakes.
 const propertyNamePattern = /^[\p{L}\p{Nl}_][\p{L}\p{Nl}\p{Nd}\p{Pc}\p{Mn}\p{Mc}]*$/u;
@@ -106,7 +120,10 @@ function decodeKey(
   return json.value;
 }
 
-/** A custom property's typed value, by its annotation or else its JSON type (data-model.md §2.1). */
+/**
+ * A custom property's typed value, by its annotation or else its JSON type (Azure REST:
+ * payload-format-for-table-service-operations).
+ */
 function decodeValue(name: string, json: JsonValue, annotated: EdmType | undefined): EdmValue | undefined {
   if (json.kind === 'null') return undefined;
   if (json.kind === 'object' || json.kind === 'array') {
@@ -117,7 +134,7 @@ function decodeValue(name: string, json: JsonValue, annotated: EdmType | undefin
   const value = convert(type, json);
   if (value === undefined) {
     const literal = json.kind === 'string' ? json.value : json.kind === 'number' ? json.text : String(json.value);
-    // Wording after the service's own message (errors.md §4.1).
+    // Wording after the service's own message (Azure REST: table-service-error-codes).
     throw new TableError('InvalidInput', `Unrecognized '${type}' literal ${quote(literal)} for ${quote(name)}.`);
   }
   if (value.type === 'Edm.String' && value.value.length > stringValueLengthUtf16Max) {
@@ -146,7 +163,8 @@ function inferredType(json: JsonScalar): EdmType {
 
 /**
  * Converts a JSON scalar to `type`, or undefined if it does not fit. Numbers and booleans are also
- * accepted as strings (`"5"` + Edm.Int32, `"NaN"` + Edm.Double, conformance §27); Int64 and Int32
+ * accepted as strings (`"5"` + Edm.Int32, `"NaN"` + Edm.Double, docs/protocol-notes.md#annotated-values-as-strings);
+ * Int64 and Int32
  * are read from the literal's text, never through a JS number.
  */
 function convert(type: EdmType, json: JsonScalar): EdmValue | undefined {

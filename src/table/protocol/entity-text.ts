@@ -20,14 +20,15 @@ import {
   parseInt64Text,
   type EdmType,
 } from '../../domain/edm.js';
-import { keyedSizeBytes, propertiesSizeBytes, propertySizeBytes, validateKey, type Properties } from '../../domain/entity.js';
-import { TableError } from '../../errors.js';
 import {
-  binaryValueBytesMax,
-  customPropertiesMax,
-  entityBytesMax,
-  stringValueLengthUtf16Max,
-} from '../../limits.js';
+  keyedSizeBytes,
+  propertiesSizeBytes,
+  propertySizeBytes,
+  validateKey,
+  type Properties,
+} from '../../domain/entity.js';
+import { TableError } from '../../errors.js';
+import { binaryValueBytesMax, customPropertiesMax, entityBytesMax, stringValueLengthUtf16Max } from '../../limits.js';
 import {
   decodeStoredProperties,
   encodeStoredProperties,
@@ -63,7 +64,11 @@ export function decodeEntity(text: string): EntityBody {
   const fast = transcodeOrUndefined(text);
   if (fast !== undefined) return fast;
   const { partitionKey, rowKey, properties } = decodeEntityBody(text);
-  const stored = { json: encodeStoredProperties(properties), count: properties.size, propertyBytes: propertiesSizeBytes(properties) };
+  const stored = {
+    json: encodeStoredProperties(properties),
+    count: properties.size,
+    propertyBytes: propertiesSizeBytes(properties),
+  };
   return new EntityBody(partitionKey, rowKey, stored, properties);
 }
 
@@ -261,7 +266,7 @@ function transcode(members: Members): EntityBody | undefined {
   return new EntityBody(partitionKey, rowKey, { json: `${json}}`, count, propertyBytes });
 }
 
-/** Control members and the server-owned Timestamp (conformance §29). */
+/** Control members and the server-owned Timestamp (docs/protocol-notes.md#control-members-in-request-bodies). */
 function isIgnored(name: string): boolean {
   return name.startsWith('odata.') || name === 'Timestamp' || name === timestampAnnotation;
 }

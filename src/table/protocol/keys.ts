@@ -1,4 +1,4 @@
-// Entity keys in URLs: `(PartitionKey='p',RowKey='r')` (operations.md §1.3). Pure.
+// Entity keys in URLs: `(PartitionKey='p',RowKey='r')` (Azure REST: addressing-table-service-resources). Pure.
 import { TableError } from '../../errors.js';
 import type { EntityKeys } from '../../domain/entity.js';
 
@@ -15,7 +15,8 @@ export function percentDecode(text: string): string {
 /**
  * Parses the already percent-decoded text between the parentheses of an entity URL.
  * Inside a literal `''` is one quote; spaces around `,` and `=` are allowed; the keys may come
- * in either order (unverified, recommendation of operations.md §1.3). Returns undefined if the
+ * in either order (unverified, recommendation of Azure REST: addressing-table-service-resources). Returns undefined if
+ * the
  * text is not a key predicate.
  */
 export function parseKeyPredicate(text: string): EntityKeys | undefined {
@@ -63,7 +64,7 @@ function parseStrict(text: string): EntityKeys | undefined {
 }
 
 /**
- * Some older .NET clients sent quotes inside keys un-doubled (conformance-notes §47): take
+ * Some older .NET clients sent quotes inside keys un-doubled (docs/protocol-notes.md#keys-with-unescaped-quotes): take
  * `PartitionKey='…',RowKey='…'` with `',RowKey='` as the only separator.
  */
 function parseUndoubledQuotes(text: string): EntityKeys | undefined {

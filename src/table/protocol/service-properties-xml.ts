@@ -1,5 +1,5 @@
-// The XML bodies of Get/Set Table Service Properties and Get Table Service Stats (operations.md
-// §4.1-§4.3), and the settings they carry. Pure: no I/O.
+// The XML bodies of Get/Set Table Service Properties and Get Table Service Stats
+// (Azure REST: set-table-service-properties, get-table-service-stats), and the settings they carry. Pure: no I/O.
 import { TableError } from '../../errors.js';
 import { corsListEntriesMax, corsRulesMax, retentionDaysMax } from '../../limits.js';
 import type {
@@ -22,7 +22,8 @@ export type {
 } from '../../domain/service-properties.js';
 
 /**
- * Reads a Set Table Service Properties body. Unknown elements are ignored (conformance-notes §48;
+ * Reads a Set Table Service Properties body. Unknown elements are ignored
+ * (docs/protocol-notes.md#unknown-input-is-ignored;
  * unverified for XML); malformed values are InvalidXmlNodeValue, missing required ones
  * MissingRequiredXmlNode, more than 5 CORS rules InvalidXmlDocument (codes unverified for Table).
  */
@@ -43,7 +44,10 @@ export function parseServiceProperties(text: string): ServicePropertiesUpdate {
   };
 }
 
-/** In the documented element order: Logging, HourMetrics, MinuteMetrics, Cors (operations.md §4.1). */
+/**
+ * In the documented element order: Logging, HourMetrics, MinuteMetrics, Cors (Azure REST:
+ * get-table-service-properties).
+ */
 export function writeServiceProperties(properties: ServiceProperties): string {
   const { logging, hourMetrics, minuteMetrics, cors } = properties;
   return writeXmlDocument({
@@ -66,7 +70,9 @@ export function writeServiceProperties(properties: ServiceProperties): string {
   });
 }
 
-/** Get Table Service Stats: a local server is its own live replica (operations.md §4.3 recommendation). */
+/**
+ * Get Table Service Stats: a local server is its own live replica (Azure REST: get-table-service-stats recommendation).
+ */
 /** LastSyncTime is empty when it is not known (a secondary still in bootstrap). */
 export function writeServiceStats(status: string, lastSyncTime: Date | undefined): string {
   const syncTime = lastSyncTime === undefined ? '' : lastSyncTime.toUTCString();
@@ -146,7 +152,7 @@ function corsOf(element: XmlElement): CorsRule[] {
 }
 
 /**
- * AllowedMethods may name DELETE GET HEAD MERGE POST OPTIONS PUT (operations.md §4.1) and, since
+ * AllowedMethods may name DELETE GET HEAD MERGE POST OPTIONS PUT (Azure REST: get-table-service-properties) and, since
  * the SDKs merge with it, PATCH (recommendation).
  */
 function corsRuleOf(element: XmlElement): CorsRule {
@@ -172,7 +178,10 @@ function corsRuleOf(element: XmlElement): CorsRule {
 /** A required comma-separated list; entries are trimmed and empty ones dropped. */
 function listOf(parent: XmlElement, name: string): string[] {
   const text = requiredElementText(parent, name);
-  const entries = text.split(',').map((entry) => entry.trim()).filter((entry) => entry !== '');
+  const entries = text
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter((entry) => entry !== '');
   if (entries.length > corsListEntriesMax) throw invalidValue(name, `${entries.length} entries`);
   return entries;
 }

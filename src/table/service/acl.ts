@@ -1,6 +1,6 @@
-// Table ACLs: the stored access policies of Get/Set Table ACL (operations.md §3) and the lookup a
+// Table ACLs: the stored access policies of Get/Set Table ACL (Azure REST: get-table-acl) and the lookup a
 // service SAS with `si` makes on every request, so that changing or removing a policy takes effect
-// at once (auth.md §7.3). The XML body is protocol/acl-xml.ts.
+// at once (Azure REST: create-service-sas). The XML body is protocol/acl-xml.ts.
 import { TableError } from '../../errors.js';
 import type { SignedIdentifier } from '../../domain/signed-identifier.js';
 import type { Store } from '../../storage/store.js';
@@ -14,11 +14,13 @@ export class AclService {
     return (await this.stored(account, table)) ?? [];
   }
 
-  /** Replaces the whole set (operations.md §3.2). */
+  /** Replaces the whole set (Azure REST: set-table-acl). */
   async set(account: string, table: string, identifiers: readonly SignedIdentifier[]): Promise<void> {
     const document = identifiers.length === 0 ? undefined : JSON.stringify(identifiers);
     // The store writes it only while the table exists, so a table deleted meanwhile keeps nothing.
-    if ((await this.store.putSettings(account, [{ key: { scope: 'table', table }, value: document }])) === 'tableNotFound') {
+    if (
+      (await this.store.putSettings(account, [{ key: { scope: 'table', table }, value: document }])) === 'tableNotFound'
+    ) {
       throw new TableError('TableNotFound');
     }
   }

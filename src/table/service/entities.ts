@@ -1,4 +1,5 @@
-// Entity operations (operations.md §5) and entity group transactions (batch.md §1): each
+// Entity operations (Azure REST: operations-on-entities) and entity group transactions (Azure REST:
+// performing-entity-group-transactions): each
 // operation becomes one conditional write, a batch's writes one atomic commit that shares one
 // Timestamp. Single requests and $batch parts arrive here as the same EntityOperation.
 import assert from 'node:assert/strict';
@@ -80,7 +81,11 @@ export class EntityService {
    * execute() on the table `tableName` names (404 TableNotFound), in one store call. A missing
    * table is reported before an invalid operation, as when the table is looked up first.
    */
-  async executeIn(account: string, tableName: string, operation: EntityOperation): Promise<{ table: TableInfo; written: Written }> {
+  async executeIn(
+    account: string,
+    tableName: string,
+    operation: EntityOperation,
+  ): Promise<{ table: TableInfo; written: Written }> {
     let write: Write | undefined;
     try {
       write = writeOf(operation);
@@ -115,7 +120,10 @@ export class EntityService {
 /** The entity a point read found, or 404 ResourceNotFound. */
 function found(keys: EntityKeys, entity: Entity | undefined): Entity {
   if (entity === undefined) throw new TableError('ResourceNotFound');
-  assert(entity.partitionKey === keys.partitionKey && entity.rowKey === keys.rowKey, 'the store returned another entity');
+  assert(
+    entity.partitionKey === keys.partitionKey && entity.rowKey === keys.rowKey,
+    'the store returned another entity',
+  );
   return entity;
 }
 
@@ -135,7 +143,11 @@ function writeOf(operation: EntityOperation): Write {
     case 'update': {
       const { keys, body, mode, ifMatch } = operation;
       checkBodyKeys(keys, body);
-      return { ...keys, condition: conditionOf(ifMatch), action: bodyAction(mode === 'replace' ? 'put' : 'merge', body) };
+      return {
+        ...keys,
+        condition: conditionOf(ifMatch),
+        action: bodyAction(mode === 'replace' ? 'put' : 'merge', body),
+      };
     }
     case 'delete': {
       const { keys, ifMatch } = operation;
@@ -173,7 +185,8 @@ function checkBodyKeys(keys: EntityKeys, body: EntityBody): void {
   const contradicts =
     (body.partitionKey !== undefined && body.partitionKey !== keys.partitionKey) ||
     (body.rowKey !== undefined && body.rowKey !== keys.rowKey);
-  if (contradicts) throw new TableError('InvalidInput', 'The keys in the request body do not match the keys in the URL.');
+  if (contradicts)
+    throw new TableError('InvalidInput', 'The keys in the request body do not match the keys in the URL.');
 }
 
 function conditionOf(ifMatch: IfMatch | undefined): WriteCondition {
@@ -181,7 +194,10 @@ function conditionOf(ifMatch: IfMatch | undefined): WriteCondition {
   return ifMatch.kind === 'any' ? { kind: 'present' } : ifMatch;
 }
 
-/** Same PartitionKey everywhere, no (PK, RK) twice (batch.md §3.3 codes, partly unverified). */
+/**
+ * Same PartitionKey everywhere, no (PK, RK) twice (Azure REST: performing-entity-group-transactions codes, partly
+ * unverified).
+ */
 function checkOneEntityGroup(writes: readonly Write[]): void {
   assert(writes.length >= 1 && writes.length <= batchOperationsMax, 'the batch parser bounds a change set');
   const seen = new Set<string>();

@@ -1,4 +1,5 @@
-// Table service properties per account (operations.md §4.1-§4.3): logging and metrics settings,
+// Table service properties per account (Azure REST: get-table-service-properties, set-table-service-properties,
+// get-table-service-stats): logging and metrics settings,
 // which are kept and returned but drive nothing, and the CORS rules src/http/cors.ts applies.
 // Every set is durable before it is acknowledged. The XML bodies are protocol/service-properties-xml.ts.
 import type { MetricsSettings, ServiceProperties, ServicePropertiesUpdate } from '../../domain/service-properties.js';
@@ -6,7 +7,9 @@ import type { SettingKey, Store } from '../../storage/store.js';
 
 const disabledMetrics: MetricsSettings = { version: '1.0', enabled: false, retentionPolicy: { enabled: false } };
 
-/** A fresh account: no logging, metrics off, no CORS rules (operations.md §4.1 recommendation). */
+/**
+ * A fresh account: no logging, metrics off, no CORS rules (Azure REST: get-table-service-properties recommendation).
+ */
 export const defaultServiceProperties: ServiceProperties = {
   logging: { version: '1.0', delete: false, read: false, write: false, retentionPolicy: { enabled: false } },
   hourMetrics: disabledMetrics,
@@ -15,7 +18,12 @@ export const defaultServiceProperties: ServiceProperties = {
 };
 
 /** Each section is its own account setting, so that a partial update needs no read first. */
-const sections = ['logging', 'hourMetrics', 'minuteMetrics', 'cors'] as const satisfies readonly (keyof ServiceProperties)[];
+const sections = [
+  'logging',
+  'hourMetrics',
+  'minuteMetrics',
+  'cors',
+] as const satisfies readonly (keyof ServiceProperties)[];
 /** Where every section lived together before they were split; still read, never written. */
 const legacySetting: SettingKey = { scope: 'account', name: 'properties' };
 
@@ -35,7 +43,10 @@ export class ServicePropertiesService {
       this.service === 'table' ? this.store.getSetting(account, legacySetting) : undefined,
       ...sections.map((section) => this.store.getSetting(account, this.sectionSetting(section))),
     ]);
-    const properties: Record<string, unknown> = { ...defaultServiceProperties, ...(legacy === undefined ? {} : JSON.parse(legacy)) };
+    const properties: Record<string, unknown> = {
+      ...defaultServiceProperties,
+      ...(legacy === undefined ? {} : JSON.parse(legacy)),
+    };
     sections.forEach((section, i) => {
       const document = stored[i];
       if (document !== undefined) properties[section] = JSON.parse(document);
@@ -44,7 +55,7 @@ export class ServicePropertiesService {
   }
 
   /**
-   * Elements omitted from the request keep their current value (operations.md §4.2, unverified
+   * Elements omitted from the request keep their current value (Azure REST: set-table-service-properties, unverified
    * for Table): only the sections named are written, all of them in one atomic step.
    */
   async set(account: string, update: ServicePropertiesUpdate): Promise<void> {

@@ -207,7 +207,11 @@ class FaultRig {
     this.subject = await this.factory();
     this.faulty = new FaultyStore(this.subject.store);
     const accounts = Array.from({ length: accountsMax }, (_, i) => `fault${i}:${devKey}`).join(';');
-    const frontDoor = new FrontDoor({ accounts: loadAccounts(accounts), log: createLogger('silent'), requestsInFlightMax: 64 });
+    const frontDoor = new FrontDoor({
+      accounts: loadAccounts(accounts),
+      log: createLogger('silent'),
+      requestsInFlightMax: 64,
+    });
     this.server = frontDoor.server(tableService, createServices(this.faulty));
     await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', resolve));
     this.port = (this.server.address() as AddressInfo).port;
