@@ -54,32 +54,6 @@ const readmeCitePattern = /\bREADME(?:\.md)? "([^"]+)"|\bREADME\.md#([\w-]+)/g;
 const markdownLinkPattern = /\]\(([^)\s]+)\)/g;
 const urlPattern = /https?:\/\/\S+/g;
 
-/**
- * The layers of docs/architecture.md, lowest first: a module under src/ may import its own layer
- * and those below it. `explorer/` and `packages/toolkit/` are clients of the public API and import
- * nothing from src/.
- */
-const layers = [
-  ['src/domain', 'src/errors.ts', 'src/limits.ts'],
-  ['src/storage'],
-  ['src/query', 'src/protocol', 'src/service', 'src/queue', 'src/blob'],
-  ['src/http'],
-  ['src/observe'],
-  ['src/config.ts', 'src/compose.ts', 'src/main.ts', 'src/cli'],
-];
-
-/**
- * The one upward edge the table allows: a service beside the table service (src/queue, src/blob) uses
- * the front door's shared parts (its route entries, replies, authorization).
- */
-const upwardAllowed = [
-  ['src/queue', 'src/http'],
-  ['src/blob', 'src/http'],
-];
-
-function isUnder(path, folder) {
-  return path === folder || path.startsWith(`${folder}/`);
-}
 
 /** Every file in scope, as paths relative to `root` with forward slashes, sorted. */
 export function listFiles(root) {
@@ -184,28 +158,18 @@ function importsOf(path, text) {
   return found;
 }
 
-function layerOf(path) {
-  const index = layers.findIndex((members) => members.some((m) => path === m || path.startsWith(`${m}/`)));
-  return index < 0 ? undefined : index;
-}
-
-/** Imports that point up the layers, or from a tool into src/. */
+/**
+ * Imports from a tool (the explorer, the toolkit) into src/: tools are clients of the public API.
+ * The layers inside src/ are checked by tests/layers.test.ts.
+ */
 export function importViolations(path, text) {
   const found = [];
-  const isTool = path.startsWith('explorer/') || path.startsWith('packages/toolkit/');
-  const fromLayer = layerOf(path);
-  if (!isTool && fromLayer === undefined) return found;
+  if (!path.startsWith('explorer/') && !path.startsWith('packages/toolkit/')) return found;
   for (const { specifier, line } of importsOf(path, text)) {
     if (!specifier.startsWith('.')) continue;
     const target = posix.normalize(posix.join(posix.dirname(path), specifier)).replace(/\.js$/, '.ts');
-    if (isTool && target.startsWith('src/')) {
+    if (target.startsWith('src/')) {
       found.push({ line, message: `a tool imports ${target}: tools are clients of the public API` });
-      continue;
-    }
-    const toLayer = layerOf(target);
-    const allowed = upwardAllowed.some(([from, to]) => isUnder(path, from) && isUnder(target, to));
-    if (fromLayer !== undefined && toLayer !== undefined && toLayer > fromLayer && !allowed) {
-      found.push({ line, message: `imports ${target}, a layer above it (docs/architecture.md)` });
     }
   }
   return found;
