@@ -24,6 +24,8 @@ import { azureTargets, Throttle } from './throttle.js';
 import { runAsToolWhen } from './tool-traffic.js';
 import { ThrottledQueueStore } from './throttled-queue-store.js';
 import type { QueueStore } from '../storage/queue-store.js';
+import type { Clock } from '../queue/clock.js';
+import type { QueueDepths } from './queue-metrics.js';
 import { Workload } from './workload.js';
 
 /** Partition series per table with --metrics-partitions. */
@@ -35,6 +37,8 @@ export class Observation {
   readonly throttle: Throttle | undefined;
   readonly faults: FaultPlan;
   private engine: Store | undefined;
+  /** The queue engine (unthrottled: a scrape is no client traffic) and the queue service's clock. */
+  private queues: { readonly engine: QueueStore; readonly clock: Clock } | undefined;
   /** The read-access secondary's replication, once the composition has one. */
   replication: ReplicationSource | undefined;
 
@@ -56,6 +60,7 @@ export class Observation {
           insightCounts: () => this.insights()!.counts,
           replication: () => this.replication?.status(),
           lastFailoverMs: () => this.engine?.lastFailoverMs?.(),
+          queueDepths: (limit) => this.queueDepths(limit),
         })
       : undefined;
     this.throttle = config.throttle && new Throttle(config.throttle, (scope) => this.metrics?.throttled(scope));
@@ -72,7 +77,8 @@ export class Observation {
   }
 
   /** The queue store the queue service uses: throttled when the throttle is on. */
-  queueStore(engine: QueueStore): QueueStore {
+  queueStore(engine: QueueStore, clock: Clock): QueueStore {
+    this.queues = { engine, clock };
     return this.throttle === undefined ? engine : new ThrottledQueueStore(engine, this.throttle);
   }
 
@@ -140,6 +146,12 @@ export class Observation {
       default:
         throw new InjectedFault(fault.kind);
     }
+  }
+
+  private async queueDepths(limit: number): Promise<QueueDepths> {
+    if (this.queues === undefined) return { nowMs: Date.now(), depths: [] };
+    const nowMs = this.queues.clock.nowMs();
+    return { nowMs, depths: await this.queues.engine.deepestQueues(nowMs, limit) };
   }
 
   private busiestPartitions(): PartitionSample[] {
