@@ -23,7 +23,7 @@ export interface ScrapeSources {
   readonly diskUsage: (() => Promise<DiskUsage | undefined>) | undefined;
   /** The busiest partitions of each table; undefined unless --metrics-partitions. */
   readonly partitions: (() => PartitionSample[]) | undefined;
-  readonly insightCounts: () => Readonly<Record<InsightKind, number>>;
+  readonly insightCounts: () => Promise<Readonly<Record<InsightKind, number>>>;
   /** The read-access secondary's replication, when it is a real standby (--secondary-database). */
   readonly replication: () => ReplicationStatus | undefined;
   /** When this process last saw its database fail over to another host (ms since the epoch). */
@@ -125,8 +125,8 @@ export class Metrics {
       help: 'Design insights currently reported by /_insights, by kind.',
       labelNames: ['kind'],
       registers,
-      collect() {
-        for (const [kind, count] of Object.entries(sources.insightCounts())) insightFindings.set({ kind }, count);
+      async collect() {
+        for (const [kind, count] of Object.entries(await sources.insightCounts())) insightFindings.set({ kind }, count);
       },
     });
     if (sources.partitions !== undefined) partitionGauge(sources.partitions, registers);

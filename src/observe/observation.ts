@@ -30,6 +30,8 @@ import { Workload } from './workload.js';
 
 /** Partition series per table with --metrics-partitions. */
 export const partitionSeriesPerTable = 5;
+/** Queues the queue insights look at: the deepest, so a huge account costs one bounded query. */
+const insightQueuesMax = 100;
 
 export class Observation {
   readonly metrics: Metrics | undefined;
@@ -57,7 +59,7 @@ export class Observation {
       ? new Metrics({
           diskUsage: async () => this.engine?.sizeOnDisk?.(),
           partitions: config.metricsPartitions ? () => this.busiestPartitions() : undefined,
-          insightCounts: () => this.insights()!.counts,
+          insightCounts: async () => (await this.insights())!.counts,
           replication: () => this.replication?.status(),
           lastFailoverMs: () => this.engine?.lastFailoverMs?.(),
           queueDepths: (limit) => this.queueDepths(limit),
@@ -87,10 +89,12 @@ export class Observation {
     return new ObservedQueryService(store, this);
   }
 
-  insights(): InsightsReport | undefined {
+  async insights(): Promise<InsightsReport | undefined> {
     if (this.workload === undefined) return undefined;
     const partitionPerSecond = this.throttle?.rates.partitionPerSecond ?? azureTargets.partitionPerSecond;
-    return insights(this.workload, { splitEntitiesPerSecond: partitionPerSecond / 2 });
+    // The store unreachable: the table findings still answer.
+    const queues = await this.queueDepths(insightQueuesMax).catch(() => undefined);
+    return insights(this.workload, { splitEntitiesPerSecond: partitionPerSecond / 2 }, queues);
   }
 
   hooks(accounts: ReadonlyMap<string, Account>): RequestHooks {
@@ -100,7 +104,7 @@ export class Observation {
           accounts,
           metricsPublic: this.config.metricsPublic,
           metrics: this.metrics && (() => this.metrics!.scrape()),
-          insights: this.workload && { report: () => this.insights()!, reset: () => this.workload!.reset() },
+          insights: this.workload && { report: async () => (await this.insights())!, reset: () => this.workload!.reset() },
           faults: {
             describe: () => this.faults.describe(),
             replace: (text) => {

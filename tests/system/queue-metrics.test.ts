@@ -3,7 +3,8 @@
 // series bounded. Time moves through the test clock; messages go in through the official SDK.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { sample, samples, scrape } from '../helpers/metrics.js';
+import { describeRun, runCli } from '../helpers/cli.js';
+import { insights, sample, samples, scrape } from '../helpers/metrics.js';
 import { TestClock, queueServiceClient, uniqueQueueName } from '../helpers/queue.js';
 import { startServer, type RunningServer } from '../helpers/server.js';
 
@@ -54,5 +55,33 @@ describe('/_metrics: queue depths', () => {
       assert.equal(series.length, 20, `${name}: the 20 deepest of 23 queues with messages\n${series.join('\n')}`);
       assert.ok(!series.some((line) => line.includes('queue="empty')), 'no series for an empty queue');
     }
+  });
+
+  test('insights: a poison backlog, and a message read five times and never deleted', async () => {
+    const service = queueServiceClient(server);
+    const orders = service.getQueueClient(uniqueQueueName('orders'));
+    const poison = service.getQueueClient(`${orders.name}-poison`);
+    for (const client of [orders, poison]) await client.create();
+    await poison.sendMessage('failed five times');
+    await orders.sendMessage('keeps failing');
+    for (let read = 1; read <= 5; read++) {
+      const [got] = (await orders.receiveMessages({ visibilityTimeout: 30 })).receivedMessageItems;
+      assert.equal(got?.dequeueCount, read);
+      clock.advance(31_000);
+    }
+    const { findings } = await insights(server.port);
+    const about = (kind: string, queue: string) =>
+      findings.find((finding) => finding.kind === kind && (finding as { queue?: string }).queue === queue);
+    const backlog = about('poison-backlog', poison.name);
+    assert.ok(backlog, JSON.stringify(findings));
+    assert.equal(backlog.evidence['messages'], 1);
+    assert.match(backlog.pattern, new RegExp(`cerulean queue move ${poison.name} ${orders.name}`));
+    assert.equal(about('repeated-dequeue', orders.name)?.evidence['dequeueCountMax'], 5, JSON.stringify(findings));
+    assert.equal(about('repeated-dequeue', poison.name), undefined, 'read once: no finding');
+    const text = await scrape(server.port);
+    assert.ok((sample(text, 'cerulean_insights_findings', { kind: 'poison-backlog' }) ?? 0) >= 1);
+    const cli = await runCli(['insights', '-c', server.connectionString]);
+    assert.equal(cli.code, 0, describeRun(cli));
+    assert.match(cli.stdout, new RegExp(`^Queue devstoreaccount1/${poison.name}$`, 'm'));
   });
 });
