@@ -7,7 +7,8 @@ import type { QueueClient } from '@azure/storage-queue';
 const visibilityTimeoutSeconds = 60;
 const messagesPerReceiveMax = 32;
 
-export type MoveErrorOf = (error: unknown, queue: 'source' | 'destination') => Error;
+/** The error to throw for a failed call on `queue`, after `moved` messages were moved. */
+export type MoveErrorOf = (error: unknown, queue: 'source' | 'destination', moved: number) => Error;
 
 /** Moves up to `max` messages from `from` to `to`; returns how many were moved. */
 export async function moveMessages(
@@ -23,19 +24,19 @@ export async function moveMessages(
     try {
       received = await from.receiveMessages({ numberOfMessages, visibilityTimeout: visibilityTimeoutSeconds });
     } catch (error) {
-      throw errorOf(error, 'source');
+      throw errorOf(error, 'source', moved);
     }
     if (received.receivedMessageItems.length === 0) break;
     for (const message of received.receivedMessageItems) {
       try {
         await to.sendMessage(message.messageText);
       } catch (error) {
-        throw errorOf(error, 'destination'); // the original reappears in the source when its visibility passes
+        throw errorOf(error, 'destination', moved); // the original reappears in the source when its visibility passes
       }
       try {
         await from.deleteMessage(message.messageId, message.popReceipt);
       } catch (error) {
-        throw errorOf(error, 'source');
+        throw errorOf(error, 'source', moved);
       }
       moved += 1;
     }

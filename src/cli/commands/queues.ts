@@ -1,12 +1,12 @@
 // The Queue service from the command line: `cerulean queues` lists the queues with their approximate
 // message counts; `cerulean queue peek|put|purge|move` read, add, clear and move messages. All of it
 // through the official Queue SDK (src/cli/queue-endpoint.ts), as a client of the public API.
-import type { Command } from 'commander';
+import { type Command, Option } from 'commander';
 import { type QueueClient, RestError } from '@azure/storage-queue';
 import { type CliCommand, CliError, wholeNumber } from '../command.js';
-import { Option } from 'commander';
 import { defaultQueueEndpointUrl, queueConnectionStringVariable, resolveQueueEndpoint } from '../queue-endpoint.js';
 import { moveMessages } from '../queue-move.js';
+import { readStdin } from '../stdin.js';
 
 interface QueueOptions {
   connectionString?: string;
@@ -139,7 +139,7 @@ async function peek(name: string, options: QueueOptions): Promise<void> {
 }
 
 async function put(name: string, given: string, options: QueueOptions): Promise<void> {
-  const text = given === '-' ? (await readStdin()).replace(/\r?\n$/, '') : given;
+  const text = given === '-' ? (await readStdin('the message text')).replace(/\r?\n$/, '') : given;
   const client = queueClient(name, options);
   try {
     const sent = await client.sendMessage(text);
@@ -170,9 +170,10 @@ async function move(source: string, destination: string, options: QueueOptions):
   } catch (error) {
     throw queueError(error, destination);
   }
-  const moved = await moveMessages(from, to, options.max ?? Number.POSITIVE_INFINITY, (error, queue) =>
-    queueError(error, queue === 'source' ? source : destination),
-  );
+  const moved = await moveMessages(from, to, options.max ?? Number.POSITIVE_INFINITY, (error, queue, movedBefore) => {
+    const failure = queueError(error, queue === 'source' ? source : destination);
+    return new CliError(`${failure.message} (after ${movedBefore} moved)`);
+  });
   process.stdout.write(`move ${source} → ${destination}: ${moved} ${moved === 1 ? 'message' : 'messages'} moved\n`);
 }
 
@@ -188,11 +189,4 @@ export function queueError(error: unknown, what: string): Error {
   const reason = [error.statusCode, error.code].filter((part) => part !== undefined).join(' ');
   const message = (error.message.split('\n')[0] ?? '').trim();
   return new CliError(`${what}: ${reason === '' ? message : `${reason}: ${message}`}`);
-}
-
-async function readStdin(): Promise<string> {
-  if (process.stdin.isTTY) throw new CliError('give the message text as an argument or on stdin', 2);
-  const chunks: Buffer[] = [];
-  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks).toString('utf8');
 }
