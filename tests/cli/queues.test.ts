@@ -111,6 +111,7 @@ describe('cerulean queues and cerulean queue', () => {
       [['queue', 'move', queue.name, 'nosuchqueue2'], 1, /^cerulean queue: queue nosuchqueue2 does not exist\n$/],
       [['queue', 'move', queue.name, queue.name], 2, /^cerulean queue: the source and destination are the same/],
       [['queue', 'peek', queue.name, '--count', '33'], 2, /--count must be at most 32/],
+      [['queue', 'bogus'], 2, /^cerulean queue: unknown subcommand 'bogus': peek, put, purge or move\n$/],
       [['queue', 'put', queue.name], 2, /^cerulean: missing required argument 'text'\n\(cerulean queue put --help/],
     ];
     for (const [args, code, stderr] of cases) {

@@ -46,7 +46,13 @@ export const queueCommand: CliCommand = {
       .command('queue')
       .description('peek at, put, purge or move the messages of a queue')
       .helpCommand(false)
-      .showHelpAfterError('(cerulean queue --help for usage)');
+      .showHelpAfterError('(cerulean queue --help for usage)')
+      .allowExcessArguments(true)
+      .action((_options: unknown, command: Command) => {
+        const [word] = command.args;
+        const which = word === undefined ? 'give a subcommand' : `unknown subcommand '${word}'`;
+        throw new CliError(`${which}: peek, put, purge or move`, 2);
+      });
     registerPeekAndPut(queue);
     registerPurgeAndMove(queue);
     for (const sub of queue.commands) sub.showHelpAfterError(`(cerulean queue ${sub.name()} --help for usage)`);
