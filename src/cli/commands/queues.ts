@@ -48,6 +48,7 @@ export const queueCommand: CliCommand = {
       .helpCommand(false)
       .showHelpAfterError('(cerulean queue --help for usage)')
       .allowExcessArguments(true)
+      .allowUnknownOption(true) // 'cerulean queue bogus -c …': name the unknown subcommand, not -c
       .action((_options: unknown, command: Command) => {
         const [word] = command.args;
         const which = word === undefined ? 'give a subcommand' : `unknown subcommand '${word}'`;
