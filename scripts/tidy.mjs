@@ -54,7 +54,6 @@ const readmeCitePattern = /\bREADME(?:\.md)? "([^"]+)"|\bREADME\.md#([\w-]+)/g;
 const markdownLinkPattern = /\]\(([^)\s]+)\)/g;
 const urlPattern = /https?:\/\/\S+/g;
 
-
 /** Every file in scope, as paths relative to `root` with forward slashes, sorted. */
 export function listFiles(root) {
   const found = [];

@@ -71,7 +71,7 @@ export interface Watch {
   store(engine: Store): Store;
   queries(store: Store): QueryService;
   /** The queue store as the throttle sees it (or as it is). */
-  queueStore(engine: QueueStore): QueueStore;
+  queueStore(engine: QueueStore, clock: Clock): QueueStore;
   /** The read-access secondary's replication status, for metrics. */
   replication?: ReplicationSource | undefined;
 }
@@ -190,7 +190,7 @@ export async function compose(config: StoreConfig, watch?: Watch, options: Compo
   const services =
     watch === undefined ? createServices(store) : { ...createServices(store), queries: watch.queries(store) };
   const clock = options.queueClock ?? systemClock;
-  const queueStore = watch === undefined ? engine.queues : watch.queueStore(engine.queues);
+  const queueStore = watch === undefined ? engine.queues : watch.queueStore(engine.queues, clock);
   const queueServices = {
     queues: new QueueService(queueStore, clock),
     properties: new ServicePropertiesService(store, 'queue'),

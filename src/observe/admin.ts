@@ -17,7 +17,7 @@ export interface AdminOptions {
   readonly metricsPublic: boolean;
   /** Undefined when metrics are off (--no-metrics). */
   readonly metrics: (() => Promise<{ readonly contentType: string; readonly text: string }>) | undefined;
-  readonly insights: { report(): object; reset(): void } | undefined;
+  readonly insights: { report(): Promise<object>; reset(): void } | undefined;
   readonly faults: { describe(): object; replace(documentText: string): void; clear(): void };
 }
 
@@ -46,7 +46,7 @@ export async function answerAdmin(
         options.insights.reset();
         return { status: 204 };
       }
-      return json(options.insights.report());
+      return json(await options.insights.report());
     }
     case '/_faults': {
       if (method !== 'GET' && method !== 'PUT' && method !== 'DELETE') break;

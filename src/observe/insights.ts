@@ -1,6 +1,8 @@
 // Design insights: the workload watch read in the terms of the Azure Table design guides
 // ("Design for querying", "Table design patterns", scalability targets). Each finding names the
 // anti-pattern, shows its evidence and the pattern that fixes it.
+import type { QueueDepths } from './queue-metrics.js';
+import { queueFindings } from './queue-insights.js';
 import { largeEntityBytes, wideEntityProperties, type TableWatch, type Workload } from './workload.js';
 
 export const insightKinds = [
@@ -12,6 +14,8 @@ export const insightKinds = [
   'partition-split',
   'large-entity',
   'wide-entity',
+  'poison-backlog',
+  'repeated-dequeue',
 ] as const;
 
 export type InsightKind = (typeof insightKinds)[number];
@@ -19,7 +23,10 @@ export type InsightKind = (typeof insightKinds)[number];
 export interface Finding {
   readonly kind: InsightKind;
   readonly account: string;
-  readonly table: string;
+  /** The table of a table finding; absent from a queue finding. */
+  readonly table?: string;
+  /** The queue of a queue finding (poison-backlog, repeated-dequeue); absent from a table finding. */
+  readonly queue?: string;
   /** One line, with the numbers. */
   readonly summary: string;
   readonly evidence: Readonly<Record<string, string | number>>;
@@ -59,8 +66,9 @@ export interface InsightOptions {
   readonly splitEntitiesPerSecond: number;
 }
 
-export function insights(workload: Workload, options: InsightOptions): InsightsReport {
-  const findings = workload
+/** `queues`: the deepest queues, for the queue findings (none when absent). */
+export function insights(workload: Workload, options: InsightOptions, queues?: QueueDepths): InsightsReport {
+  const findings: Finding[] = workload
     .watched()
     .flatMap((watch) => [
       ...hotPartitions(watch),
@@ -70,6 +78,7 @@ export function insights(workload: Workload, options: InsightOptions): InsightsR
       ...partitionsToSplit(watch, options),
       ...entityExtremes(watch),
     ]);
+  if (queues !== undefined) findings.push(...queueFindings(queues.depths, queues.nowMs));
   findings.sort((a, b) => b.wastedEntities - a.wastedEntities); // stable: ties keep their order
   const counts = Object.fromEntries(insightKinds.map((kind) => [kind, 0])) as Record<InsightKind, number>;
   for (const finding of findings) counts[finding.kind]++;

@@ -1,12 +1,13 @@
 // The Prometheus registry (prom-client) and every series Cerulean exports on /_metrics. Request
 // and query series are updated on the request path through cached label children; sizes on disk,
-// partition series and insight counts are read when scraped.
+// partition series, insight counts and queue depths are read when scraped.
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics, type Metric } from 'prom-client';
 import type { ReplicationStatus } from '../storage/replication.js';
 import type { CommitStats, DiskUsage } from '../storage/store.js';
 import type { FaultKind } from './faults.js';
 import type { InsightKind } from './insights.js';
 import type { OperationName } from '../http/service-definition.js';
+import { registerQueueGauges, type QueueDepthSource } from './queue-metrics.js';
 import type { ThrottleScope } from './throttle.js';
 
 export interface PartitionSample {
@@ -22,11 +23,13 @@ export interface ScrapeSources {
   readonly diskUsage: (() => Promise<DiskUsage | undefined>) | undefined;
   /** The busiest partitions of each table; undefined unless --metrics-partitions. */
   readonly partitions: (() => PartitionSample[]) | undefined;
-  readonly insightCounts: () => Readonly<Record<InsightKind, number>>;
+  readonly insightCounts: () => Promise<Readonly<Record<InsightKind, number>>>;
   /** The read-access secondary's replication, when it is a real standby (--secondary-database). */
   readonly replication: () => ReplicationStatus | undefined;
   /** When this process last saw its database fail over to another host (ms since the epoch). */
   readonly lastFailoverMs: () => number | undefined;
+  /** The deepest queues and the queue clock's now (src/observe/queue-metrics.ts). */
+  readonly queueDepths: QueueDepthSource;
 }
 
 const prefix = 'cerulean_';
@@ -127,11 +130,12 @@ export class Metrics {
       help: 'Design insights currently reported by /_insights, by kind.',
       labelNames: ['kind'],
       registers,
-      collect() {
-        for (const [kind, count] of Object.entries(sources.insightCounts())) insightFindings.set({ kind }, count);
+      async collect() {
+        for (const [kind, count] of Object.entries(await sources.insightCounts())) insightFindings.set({ kind }, count);
       },
     });
     if (sources.partitions !== undefined) partitionGauge(sources.partitions, registers);
+    registerQueueGauges(prefix, sources.queueDepths, registers);
   }
 
   request(operation: OperationName, status: number | 'dropped', durationMs: number): void {

@@ -24,10 +24,14 @@ import { azureTargets, Throttle } from './throttle.js';
 import { runAsToolWhen } from './tool-traffic.js';
 import { ThrottledQueueStore } from './throttled-queue-store.js';
 import type { QueueStore } from '../storage/queue-store.js';
+import type { Clock } from '../queue/clock.js';
+import type { QueueDepths } from './queue-metrics.js';
 import { Workload } from './workload.js';
 
 /** Partition series per table with --metrics-partitions. */
 export const partitionSeriesPerTable = 5;
+/** Queues the queue insights look at: the deepest, so a huge account costs one bounded query. */
+const insightQueuesMax = 100;
 
 export class Observation {
   readonly metrics: Metrics | undefined;
@@ -35,6 +39,8 @@ export class Observation {
   readonly throttle: Throttle | undefined;
   readonly faults: FaultPlan;
   private engine: Store | undefined;
+  /** The queue engine (unthrottled: a scrape is no client traffic) and the queue service's clock. */
+  private queues: { readonly engine: QueueStore; readonly clock: Clock } | undefined;
   /** The read-access secondary's replication, once the composition has one. */
   replication: ReplicationSource | undefined;
 
@@ -55,9 +61,10 @@ export class Observation {
       ? new Metrics({
           diskUsage: async () => this.engine?.sizeOnDisk?.(),
           partitions: config.metricsPartitions ? () => this.busiestPartitions() : undefined,
-          insightCounts: () => this.insights()!.counts,
+          insightCounts: async () => (await this.insights())!.counts,
           replication: () => this.replication?.status(),
           lastFailoverMs: () => this.engine?.lastFailoverMs?.(),
+          queueDepths: (limit) => this.queueDepths(limit),
         })
       : undefined;
     this.throttle = config.throttle && new Throttle(config.throttle, (scope) => this.metrics?.throttled(scope));
@@ -74,7 +81,8 @@ export class Observation {
   }
 
   /** The queue store the queue service uses: throttled when the throttle is on. */
-  queueStore(engine: QueueStore): QueueStore {
+  queueStore(engine: QueueStore, clock: Clock): QueueStore {
+    this.queues = { engine, clock };
     return this.throttle === undefined ? engine : new ThrottledQueueStore(engine, this.throttle);
   }
 
@@ -83,10 +91,12 @@ export class Observation {
     return new ObservedQueryService(store, this);
   }
 
-  insights(): InsightsReport | undefined {
+  async insights(): Promise<InsightsReport | undefined> {
     if (this.workload === undefined) return undefined;
     const partitionPerSecond = this.throttle?.rates.partitionPerSecond ?? azureTargets.partitionPerSecond;
-    return insights(this.workload, { splitEntitiesPerSecond: partitionPerSecond / 2 });
+    // The store unreachable: the table findings still answer.
+    const queues = await this.queueDepths(insightQueuesMax).catch(() => undefined);
+    return insights(this.workload, { splitEntitiesPerSecond: partitionPerSecond / 2 }, queues);
   }
 
   hooks(accounts: ReadonlyMap<string, Account>): RequestHooks {
@@ -96,7 +106,10 @@ export class Observation {
           accounts,
           metricsPublic: this.config.metricsPublic,
           metrics: this.metrics && (() => this.metrics!.scrape()),
-          insights: this.workload && { report: () => this.insights()!, reset: () => this.workload!.reset() },
+          insights: this.workload && {
+            report: async () => (await this.insights())!,
+            reset: () => this.workload!.reset(),
+          },
           faults: {
             describe: () => this.faults.describe(),
             replace: (text) => {
@@ -146,6 +159,12 @@ export class Observation {
       default:
         throw new InjectedFault(fault.kind);
     }
+  }
+
+  private async queueDepths(limit: number): Promise<QueueDepths> {
+    if (this.queues === undefined) return { nowMs: Date.now(), depths: [] };
+    const nowMs = this.queues.clock.nowMs();
+    return { nowMs, depths: await this.queues.engine.deepestQueues(nowMs, limit) };
   }
 
   private busiestPartitions(): PartitionSample[] {

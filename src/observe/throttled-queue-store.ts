@@ -75,6 +75,9 @@ export class ThrottledQueueStore implements QueueStore {
   setQueueAcl(account: string, name: string, acl: string | undefined) {
     return this.engine.setQueueAcl(account, name, acl);
   }
+  deepestQueues(nowMs: number, limit: number) {
+    return this.engine.deepestQueues(nowMs, limit);
+  }
   countMessages(account: string, name: string, nowMs: number) {
     return this.engine.countMessages(account, name, nowMs);
   }

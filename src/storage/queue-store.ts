@@ -47,6 +47,18 @@ export type MessageFailure = 'queueNotFound' | 'messageNotFound' | 'popReceiptMi
 export type MessageResult<T> =
   { readonly ok: true; readonly value: T } | { readonly ok: false; readonly failure: MessageFailure };
 
+/** How deep a queue is at an instant: what the metrics and insights report (QueueStore.deepestQueues). */
+export interface QueueDepth {
+  readonly account: string;
+  readonly name: string;
+  /** Messages not expired, visible or not (as countMessages counts them); at least 1. */
+  readonly messages: number;
+  /** When the earliest inserted of those messages was inserted. */
+  readonly oldestInsertedMs: number;
+  /** The highest dequeue count among the visible ones; 0 when none is visible. */
+  readonly dequeueCountMax: number;
+}
+
 export interface QueueStore {
   /**
    * Creates the queue with this metadata unless it exists; when it exists, answers its stored
@@ -70,6 +82,12 @@ export interface QueueStore {
 
   /** Messages not expired at `nowMs`, visible or not (the approximate count the service reports). */
   countMessages(account: string, name: string, nowMs: number): Promise<MessageResult<number>>;
+
+  /**
+   * Read-only, one query: the `limit` queues of every account with the most messages unexpired at
+   * `nowMs`, deepest first (ties in account and name order). Queues without such messages are left out.
+   */
+  deepestQueues(nowMs: number, limit: number): Promise<QueueDepth[]>;
 
   /**
    * Durable before it resolves. An id already in the queue is a bug of the caller (the service

@@ -25,7 +25,10 @@ export interface CliOptions {
   stdin?: string;
 }
 
-/** Runs the CLI to completion. AZURE_TABLES_CONNECTION_STRING and CERULEAN_* are not inherited. */
+/** The test runner's own endpoints must not leak into a command run without -c. */
+const ignoredVariables = new Set(['AZURE_TABLES_CONNECTION_STRING', 'AZURE_STORAGE_CONNECTION_STRING']);
+
+/** Runs the CLI to completion. Those variables and CERULEAN_* are not inherited. */
 export function runCli(args: readonly string[], options: CliOptions = {}): Promise<CliResult> {
   return startCli(args, options).result;
 }
@@ -37,7 +40,7 @@ export function startCli(
 ): { result: Promise<CliResult>; signal(name: NodeJS.Signals): void } {
   const env: NodeJS.ProcessEnv = {};
   for (const [name, value] of Object.entries(process.env)) {
-    if (!name.startsWith('CERULEAN_') && name !== 'AZURE_TABLES_CONNECTION_STRING') env[name] = value;
+    if (!name.startsWith('CERULEAN_') && !ignoredVariables.has(name)) env[name] = value;
   }
   const child = spawn(process.execPath, [binPath, ...args], {
     cwd: options.cwd ?? repoRoot,

@@ -18,7 +18,7 @@ function options(metricsPublic: boolean): AdminOptions {
     accounts,
     metricsPublic,
     metrics: async () => ({ contentType: 'text/plain', text: 'cerulean_up 1\n' }),
-    insights: { report: () => ({ findings: [] }), reset: () => undefined },
+    insights: { report: async () => ({ findings: [] }), reset: () => undefined },
     faults: { describe: () => ({ rules: [] }), replace: () => undefined, clear: () => undefined },
   };
 }

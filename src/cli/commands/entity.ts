@@ -6,6 +6,7 @@
 import type { Command } from 'commander';
 import { RestError } from '@azure/data-tables';
 import { type CliCommand, CliError, connectionOption } from '../command.js';
+import { readStdin } from '../stdin.js';
 import { resolveEndpoint } from '../endpoint.js';
 import { decodeJsonLine, encodeJsonLine } from '../formats/jsonl.js';
 import { RowError, requireKeys } from '../formats/row.js';
@@ -97,7 +98,7 @@ async function putEntity(table: string, json: string | undefined, options: Entit
   }
   if (options.ifMatch !== undefined && options.mode === 'insert')
     throw new CliError('--if-match and --mode insert exclude each other', 2);
-  const text = json === undefined || json === '-' ? await readStdin() : json;
+  const text = json === undefined || json === '-' ? await readStdin('the entity') : json;
   let entity;
   try {
     const row = decodeJsonLine(text.trim());
@@ -145,11 +146,4 @@ function entityError(error: unknown, table: string, partitionKey: string, rowKey
     return new CliError(`${table} entity ${keys} has another ETag now (changed since it was read)`);
   }
   return tableError(error, table);
-}
-
-async function readStdin(): Promise<string> {
-  if (process.stdin.isTTY) throw new CliError('give the entity as an argument or on stdin', 2);
-  const chunks: Buffer[] = [];
-  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks).toString('utf8');
 }

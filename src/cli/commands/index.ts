@@ -8,6 +8,7 @@ import { exportCommand } from './export.js';
 import { faultsCommand } from './faults.js';
 import { importCommand } from './import.js';
 import { insightsCommand } from './insights.js';
+import { queueCommand, queuesCommand } from './queues.js';
 import { restoreCommand } from './restore.js';
 import { statsCommand } from './stats.js';
 import { tablesCommand } from './tables.js';
@@ -22,6 +23,8 @@ export const commands: readonly CliCommand[] = [
   getCommand,
   putCommand,
   deleteCommand,
+  queuesCommand,
+  queueCommand,
   statsCommand,
   insightsCommand,
   faultsCommand,

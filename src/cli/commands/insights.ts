@@ -39,11 +39,11 @@ function formatInsights(report: InsightsReport): string {
     lines.push('No findings: nothing in the workload so far goes against the design guides.', '');
   const byTable = new Map<string, Finding[]>();
   for (const finding of report.findings) {
-    const table = `${finding.account}/${finding.table}`;
+    const table = headingOf(finding);
     byTable.set(table, [...(byTable.get(table) ?? []), finding]);
   }
   for (const [table, findings] of byTable) {
-    lines.push(`Table ${table}`);
+    lines.push(table);
     for (const finding of findings) {
       lines.push(`  [${finding.kind}] ${finding.summary}`);
       const evidence = Object.entries(finding.evidence).map(
@@ -57,4 +57,11 @@ function formatInsights(report: InsightsReport): string {
     lines.push('');
   }
   return `${lines.join('\n')}\n`;
+}
+
+/** "Table account/name" or, for queue findings, "Queue account/name". */
+function headingOf(finding: Finding): string {
+  return finding.queue === undefined
+    ? `Table ${finding.account}/${finding.table}`
+    : `Queue ${finding.account}/${finding.queue}`;
 }

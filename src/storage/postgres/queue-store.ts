@@ -13,6 +13,7 @@ import type {
   MessageFailure,
   MessageResult,
   NewMessage,
+  QueueDepth,
   QueueInfo,
   QueueStore,
   StoredMessage,
@@ -44,6 +45,23 @@ const createAttemptsMax = 5;
 
 /** Statement names by text, the same in every store of the process (a name always means one text). */
 const statementNames = new Map<string, string>();
+
+/** bigint columns arrive as text. */
+interface DepthRow {
+  account: string;
+  name: string;
+  messages: string;
+  oldest: string;
+  dequeues: string | number;
+}
+
+const depthOf = (row: DepthRow): QueueDepth => ({
+  account: row.account,
+  name: row.name,
+  messages: Number(row.messages),
+  oldestInsertedMs: Number(row.oldest),
+  dequeueCountMax: Number(row.dequeues),
+});
 
 const failed = (failure: MessageFailure) => ({ ok: false, failure }) as const;
 
@@ -126,6 +144,19 @@ export class PostgresQueueStore implements QueueStore {
       [account, name, nowMs],
     );
     return rows[0] === undefined ? failed('queueNotFound') : { ok: true, value: Number(rows[0].n) };
+  }
+
+  async deepestQueues(nowMs: number, limit: number): Promise<QueueDepth[]> {
+    assertInstant(nowMs, 'nowMs');
+    assert(Number.isSafeInteger(limit) && limit >= 0, 'a limit is a count');
+    const { rows } = await this.query<DepthRow>(
+      'SELECT q.account, q.name, count(*) AS messages, min(m.inserted_ms) AS oldest, ' +
+        'coalesce(max(m.dequeue_count) FILTER (WHERE m.visible_ms <= $1), 0) AS dequeues ' +
+        `FROM ${s}.messages m JOIN ${s}.queues q ON q.id = m.queue_id WHERE ${unexpired('m', '$1')} ` +
+        'GROUP BY q.account, q.name ORDER BY messages DESC, q.account, q.name LIMIT $2',
+      [nowMs, limit],
+    );
+    return rows.map(depthOf);
   }
 
   async putMessage(account: string, name: string, message: NewMessage): Promise<MessageResult<StoredMessage>> {

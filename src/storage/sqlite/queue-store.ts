@@ -5,18 +5,20 @@
 // database has one connection, which they share with the writer.
 import assert from 'node:assert/strict';
 import type Database from 'better-sqlite3';
-import type { MessageResult, NewMessage, QueueInfo, QueueStore, StoredMessage } from '../queue-store.js';
+import type { MessageResult, NewMessage, QueueDepth, QueueInfo, QueueStore, StoredMessage } from '../queue-store.js';
 import { assertInstant, decodeMetadata, encodeMetadata, storedMessage, type MessageRow } from '../queue-rows.js';
 import { messageColumns } from './queue-schema.js';
 import type { QueueWriterApi } from './queue-writer.js';
 
 type Statement = Database.Statement<unknown[], unknown>;
 
+type Query = 'queue' | 'queuesFrom' | 'queuesBetween' | 'acl' | 'count' | 'peek' | 'deepest';
+
 /** Above every character a queue name may hold: the end of a name prefix's range. */
 const prefixEnd = '\u{10FFFF}';
 
 export class SqliteQueueStore implements QueueStore {
-  private readonly sql: Record<'queue' | 'queuesFrom' | 'queuesBetween' | 'acl' | 'count' | 'peek', Statement>;
+  private readonly sql: Record<Query, Statement>;
 
   /** `ownsReader`: `reader` is this store's own connection, closed with it. */
   constructor(
@@ -35,6 +37,12 @@ export class SqliteQueueStore implements QueueStore {
       count: prepare(
         'SELECT count(*) FROM messages WHERE queue_id = ? AND (expires_ms IS NULL OR expires_ms > ?)',
       ).pluck(),
+      deepest: prepare(
+        'SELECT q.account, q.name, count(*) AS messages, min(m.inserted_ms) AS oldestInsertedMs, ' +
+          'coalesce(max(CASE WHEN m.visible_ms <= @now THEN m.dequeue_count END), 0) AS dequeueCountMax ' +
+          'FROM messages m JOIN queues q ON q.id = m.queue_id WHERE (m.expires_ms IS NULL OR m.expires_ms > @now) ' +
+          'GROUP BY q.account, q.name ORDER BY messages DESC, q.account, q.name LIMIT @limit',
+      ),
       // The visibility index from its start: invisible messages lie after `nowMs` and are never read.
       peek: prepare(
         `SELECT ${messageColumns} FROM messages WHERE queue_id = ? AND visible_ms <= ? ` +
@@ -93,6 +101,12 @@ export class SqliteQueueStore implements QueueStore {
     const queueId = this.queueId(account, name);
     if (queueId === undefined) return { ok: false, failure: 'queueNotFound' };
     return { ok: true, value: this.sql.count.get(queueId, nowMs) as number };
+  }
+
+  async deepestQueues(nowMs: number, limit: number): Promise<QueueDepth[]> {
+    assertInstant(nowMs, 'nowMs');
+    assert(Number.isSafeInteger(limit) && limit >= 0, 'a limit is a count');
+    return this.sql.deepest.all({ now: nowMs, limit }) as QueueDepth[];
   }
 
   putMessage(account: string, name: string, message: NewMessage): Promise<MessageResult<StoredMessage>> {

@@ -9,6 +9,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { QueueStore } from '../../../src/storage/queue-store.js';
 import { concurrencyCases } from './cases/concurrency.js';
+import { depthCases } from './cases/depths.js';
 import { durabilityCases } from './cases/durability.js';
 import { expiryCases } from './cases/expiry.js';
 import { messageCases } from './cases/messages.js';
@@ -37,6 +38,7 @@ const groups: readonly { readonly name: string; readonly cases: readonly QueueCa
   { name: 'queues', cases: queueCases },
   { name: 'messages', cases: messageCases },
   { name: 'expiry', cases: expiryCases },
+  { name: 'depths', cases: depthCases },
   { name: 'concurrent claims', cases: concurrencyCases },
   { name: 'durability across reopen', cases: durabilityCases },
 ];
