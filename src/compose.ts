@@ -47,6 +47,8 @@ export interface Composition {
 
 export interface Secondary {
   readonly services: Services;
+  /** The secondary's queue services over the standby: read operations only (the front door refuses the rest). */
+  readonly queueServices: QueueServices;
   readonly replication: ReplicationSource;
   close(): Promise<void>;
 }
@@ -181,7 +183,8 @@ export async function openStores(
  */
 export async function compose(config: StoreConfig, watch?: Watch, options: ComposeOptions = {}): Promise<Composition> {
   const engine = await openStores(config, watch?.onCommit, options);
-  const secondary = await openSecondary(config, engine.tables).catch(async (error: unknown) => {
+  const clock = options.queueClock ?? systemClock;
+  const secondary = await openSecondary(config, engine.tables, clock).catch(async (error: unknown) => {
     await engine.close();
     throw error;
   });
@@ -189,7 +192,6 @@ export async function compose(config: StoreConfig, watch?: Watch, options: Compo
   const store = watch === undefined ? engine.tables : watch.store(engine.tables);
   const services =
     watch === undefined ? createServices(store) : { ...createServices(store), queries: watch.queries(store) };
-  const clock = options.queueClock ?? systemClock;
   const queueStore = watch === undefined ? engine.queues : watch.queueStore(engine.queues, clock);
   const queueServices = {
     queues: new QueueService(queueStore, clock),
@@ -227,20 +229,28 @@ async function openStandby(url: string): Promise<PostgresStore> {
 }
 
 /**
- * The secondary endpoint's table services over a read-only store on the standby, with the
+ * The secondary endpoint's table and queue services over read-only stores on the standby, with the
  * replication status its Get Service Stats reports (storage/postgres/replication.ts).
  */
-async function openSecondary(config: StoreConfig, primary: Store): Promise<Secondary | undefined> {
+async function openSecondary(config: StoreConfig, primary: Store, clock: Clock): Promise<Secondary | undefined> {
   if (config.secondaryDatabase === undefined) return undefined;
   assert(primary instanceof PostgresStore, 'a secondary database is a standby of a PostgreSQL primary');
   const standby = await openStandby(config.secondaryDatabase);
   const replication = new ReplicationWatch(primary, standby);
   await replication.tick();
+  // Over the standby's pool; no expiry purge here: the primary's purge replicates.
+  const queues = standby.openQueueStore();
   return {
     services: { ...createServices(standby), replication },
+    queueServices: {
+      queues: new QueueService(queues, clock),
+      properties: new ServicePropertiesService(standby, 'queue'),
+      replication,
+    },
     replication,
     close: async () => {
       replication.close();
+      queues.close();
       await standby.close();
     },
   };

@@ -92,7 +92,12 @@ export async function serve(argv: readonly string[]): Promise<void> {
   });
   const listeners: Listener[] = [
     listener(tableService, frontDoor.server(tableService, services, secondary?.services), config.port, '--port'),
-    listener(queueService, frontDoor.server(queueService, queueServices), config.queuePort, '--queue-port'),
+    listener(
+      queueService,
+      frontDoor.server(queueService, queueServices, secondary?.queueServices),
+      config.queuePort,
+      '--queue-port',
+    ),
   ];
   // Before the banner: whoever reads it may signal at once.
   stopOnSignals(listeners, { close: closeStores }, log);

@@ -223,7 +223,7 @@ async function dispatch<R extends { readonly kind: string }, S>(
     account,
   );
   // The -secondary endpoint is a read replica; the code for a write is unverified.
-  if (target.secondary && method !== 'GET') {
+  if (target.secondary && (method !== 'GET' || matched?.writes === true)) {
     throw new TableError('InsufficientAccountPermissions', 'The secondary endpoint of an account is read-only.');
   }
   if (target.secondary) services = service.secondaryServices ?? services;

@@ -61,6 +61,8 @@ export interface Route<R extends { readonly kind: string }, S> {
   /** A further condition (a header, `peekonly=true`, …); undefined: none. */
   readonly when?: ((request: RouteRequest) => boolean) | undefined;
   readonly operation: OperationName;
+  /** The operation changes state although its method is GET (Get Messages): refused on the read-only secondary. */
+  readonly writes?: boolean | undefined;
   /**
    * What a SAS must grant, checked by the front door before the handler runs; undefined: the
    * handler checks each thing the request does (the parts of a $batch).

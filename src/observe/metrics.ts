@@ -112,28 +112,8 @@ export class Metrics {
       labelNames: ['kind', 'operation'],
       registers,
     });
-    const diskBytes = new Gauge({
-      name: `${prefix}storage_bytes`,
-      help: 'Size on disk of the store: data files and write-ahead log.',
-      labelNames: ['kind'],
-      registers,
-      async collect() {
-        const usage = await sources.diskUsage?.();
-        if (usage === undefined) return;
-        diskBytes.set({ kind: 'data' }, usage.dataBytes);
-        diskBytes.set({ kind: 'log' }, usage.logBytes);
-      },
-    });
+    registerStoreGauges(sources, registers);
     registerReplicationGauges(sources, registers);
-    const insightFindings = new Gauge({
-      name: `${prefix}insights_findings`,
-      help: 'Design insights currently reported by /_insights, by kind.',
-      labelNames: ['kind'],
-      registers,
-      async collect() {
-        for (const [kind, count] of Object.entries(await sources.insightCounts())) insightFindings.set({ kind }, count);
-      },
-    });
     if (sources.partitions !== undefined) partitionGauge(sources.partitions, registers);
     registerQueueGauges(prefix, sources.queueDepths, registers);
   }
@@ -284,6 +264,31 @@ function registerReplicationGauges(sources: ScrapeSources, registers: Registry[]
     collect() {
       const ms = sources.lastFailoverMs();
       if (ms !== undefined) failover.set(ms / 1000);
+    },
+  });
+}
+
+/** Bytes on disk and the insight counts, read when scraped. */
+function registerStoreGauges(sources: ScrapeSources, registers: Registry[]): void {
+  const diskBytes = new Gauge({
+    name: `${prefix}storage_bytes`,
+    help: 'Size on disk of the store: data files and write-ahead log.',
+    labelNames: ['kind'],
+    registers,
+    async collect() {
+      const usage = await sources.diskUsage?.();
+      if (usage === undefined) return;
+      diskBytes.set({ kind: 'data' }, usage.dataBytes);
+      diskBytes.set({ kind: 'log' }, usage.logBytes);
+    },
+  });
+  const insightFindings = new Gauge({
+    name: `${prefix}insights_findings`,
+    help: 'Design insights currently reported by /_insights, by kind.',
+    labelNames: ['kind'],
+    registers,
+    async collect() {
+      for (const [kind, count] of Object.entries(await sources.insightCounts())) insightFindings.set({ kind }, count);
     },
   });
 }

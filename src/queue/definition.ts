@@ -6,6 +6,7 @@ import { TableError } from '../errors.js';
 import { blobQueueSharedKey } from '../http/auth.js';
 import type { SasNeed, StoredPolicy } from '../http/sas.js';
 import { route, type Route, type ServiceCall, type ServiceDefinition } from '../http/service-definition.js';
+import type { ReplicationSource } from '../storage/replication.js';
 import type { SignedIdentifier } from '../table/protocol/acl-xml.js';
 import * as op from './operations.js';
 import type { QueueCall, QueuePropertiesKeeper } from './operations.js';
@@ -16,6 +17,8 @@ import { parseQueueResource, type QueueResource } from './routes.js';
 export interface QueueServices {
   readonly queues: QueueService;
   readonly properties: QueuePropertiesKeeper;
+  /** The secondary endpoint's replication status (Get Queue Service Stats); undefined: not a replica. */
+  readonly replication?: ReplicationSource | undefined;
 }
 
 type Kind = QueueResource['kind'];
@@ -28,6 +31,7 @@ interface Line<K extends Kind> {
   readonly comp?: string | null;
   readonly when?: (request: { readonly query: URLSearchParams }) => boolean;
   readonly operation: string;
+  readonly writes?: boolean;
   readonly sas: SasNeed;
 }
 
@@ -44,6 +48,7 @@ function queueCall(call: ServiceCall<QueueServices>): QueueCall {
   return {
     queues: call.services.queues,
     properties: call.services.properties,
+    replication: call.services.replication,
     account: call.account,
     method: call.method,
     query: call.query,
@@ -153,6 +158,7 @@ export const queueRoutes: readonly Route<QueueResource, QueueServices>[] = [
       comp: null,
       when: notPeek,
       operation: 'GetMessages',
+      writes: true, // it claims the messages it returns
       sas: need('o', 'p', ['p']),
     },
     (c, r) => op.getMessages(c, r.queue),

@@ -4,6 +4,7 @@
 // are the service's 4xx errors; the front door renders them as XML error bodies.
 import { TableError } from '../errors.js';
 import type { Reply } from '../http/respond.js';
+import type { ReplicationSource } from '../storage/replication.js';
 import { parseSignedIdentifiers, writeSignedIdentifiers, type SignedIdentifier } from '../table/protocol/acl-xml.js';
 import {
   parseServiceProperties,
@@ -36,6 +37,8 @@ export interface QueuePropertiesKeeper {
 export interface QueueCall {
   readonly queues: QueueService;
   readonly properties: QueuePropertiesKeeper;
+  /** The secondary endpoint's replication status; undefined: not a replica. */
+  readonly replication?: ReplicationSource | undefined;
   readonly account: string;
   /** GET and HEAD answer the same headers; HEAD without a body. */
   readonly method: string;
@@ -108,9 +111,13 @@ export async function setServiceProperties(call: QueueCall): Promise<Reply> {
   return { status: 202 };
 }
 
-/** A local server is its own live replica. */
+/** The standby's replication status on the secondary; without a standby, the server is its own live replica. */
 export async function getServiceStats(call: QueueCall): Promise<Reply> {
-  return xml(200, writeServiceStats('live', new Date(call.queues.clock.nowMs())));
+  const { status, lastSyncTime } = call.replication?.status() ?? {
+    status: 'live',
+    lastSyncTime: new Date(call.queues.clock.nowMs()),
+  };
+  return xml(200, writeServiceStats(status, lastSyncTime));
 }
 
 // -- queues ------------------------------------------------------------------------------------

@@ -68,11 +68,13 @@ export interface QueueRequest {
   body?: string | Buffer;
   /** Default SharedKey; 'none' sends no Authorization. */
   auth?: 'SharedKey' | 'SharedKeyLite' | 'none';
+  /** To the read-access secondary endpoint, `/{account}-secondary/…`. */
+  secondary?: boolean;
 }
 
 /** One raw request to the queue endpoint, path-style, signed as the Blob and Queue services sign. */
 export function queueSend(server: RunningServer, request: QueueRequest): Promise<RawResponse> {
-  const path = `/${devAccount}/${request.target}`;
+  const path = `/${devAccount}${request.secondary === true ? '-secondary' : ''}/${request.target}`;
   const body = request.body === undefined ? undefined : Buffer.from(request.body);
   const headers: Record<string, string> = {
     'x-ms-version': queueVersion,
