@@ -44,6 +44,7 @@ export function showBrowser(root: HTMLElement, credentials: Credentials, table: 
   const grid = h('div', { class: 'grid-wrap', id: 'grid-wrap' });
   const names = h('datalist', { id: 'property-names' });
   const reload = (): Promise<void> => load(pageIndex);
+  const pageEntities = (): readonly Entity[] => page?.entities ?? [];
   const selection = new Selection(async (entities) => {
     if ((await deleteSelected(credentials, table, entities)) > 0) await reload();
   });
@@ -51,34 +52,7 @@ export function showBrowser(root: HTMLElement, credentials: Credentials, table: 
     root,
     form.element,
     jumpControls((filter) => form.run({ filter, select: '', top: query.top })),
-    h(
-      'div',
-      { class: 'toolbar row wrap' },
-      h(
-        'button',
-        {
-          type: 'button',
-          id: 'add-entity',
-          class: 'primary',
-          onclick: () => void openEditor(credentials, table, undefined, reload),
-        },
-        '+ Add entity',
-      ),
-      selection.button,
-      h(
-        'button',
-        { type: 'button', id: 'query-code', onclick: () => showQueryCode(table, credentials.account, query) },
-        'Copy as code',
-      ),
-      h('details', { class: 'chooser' }, h('summary', { id: 'columns-button' }, 'Columns'), chooser),
-      transferControls(
-        credentials,
-        table,
-        () => query,
-        () => page?.entities ?? [],
-        reload,
-      ),
-    ),
+    toolbar(credentials, table, selection, chooser, () => query, pageEntities, reload),
     pager.element,
     plan.element,
     grid,
@@ -103,13 +77,7 @@ export function showBrowser(root: HTMLElement, credentials: Credentials, table: 
 
   function render(): void {
     if (page === undefined) return;
-    const columns = ['PartitionKey', 'RowKey', 'Timestamp', ...propertyColumns(page.entities)];
-    replace(
-      names,
-      columns.map((name) => h('option', { value: name })),
-    );
-    fillChooser(chooser, columns.slice(2), hidden, render);
-    const shown = columns.filter((name) => !hidden.has(name));
+    const shown = shownColumns(page.entities, names, chooser, hidden, render);
     const entities = sorted(page.entities, sort);
     const header = gridHeader(shown, sort, (column) => {
       sort = { column, descending: sort?.column === column && !sort.descending };
@@ -123,6 +91,60 @@ export function showBrowser(root: HTMLElement, credentials: Credentials, table: 
   }
 
   void load(0);
+}
+
+/** The row of actions above the grid: add, delete selected, copy as code, columns, export and import. */
+function toolbar(
+  credentials: Credentials,
+  table: string,
+  selection: Selection,
+  chooser: HTMLElement,
+  currentQuery: () => Query,
+  pageEntities: () => readonly Entity[],
+  reload: () => Promise<void>,
+): HTMLElement {
+  return h(
+    'div',
+    { class: 'toolbar row wrap' },
+    h(
+      'button',
+      {
+        type: 'button',
+        id: 'add-entity',
+        class: 'primary',
+        onclick: () => void openEditor(credentials, table, undefined, reload),
+      },
+      '+ Add entity',
+    ),
+    selection.button,
+    h(
+      'button',
+      { type: 'button', id: 'query-code', onclick: () => showQueryCode(table, credentials.account, currentQuery()) },
+      'Copy as code',
+    ),
+    h('details', { class: 'chooser' }, h('summary', { id: 'columns-button' }, 'Columns'), chooser),
+    transferControls(credentials, table, currentQuery, pageEntities, reload),
+  );
+}
+
+/**
+ * The page's columns (keys and Timestamp first) offered as property names and in the column chooser;
+ * returns those not hidden.
+ */
+function shownColumns(
+  entities: readonly Entity[],
+  names: HTMLElement,
+  chooser: HTMLElement,
+  hidden: Set<string>,
+  render: () => void,
+): string[] {
+  const columns = ['PartitionKey', 'RowKey', 'Timestamp', ...propertyColumns(entities)];
+  replace(
+    names,
+    columns.map((name) => h('option', { value: name })),
+  );
+  fillChooser(chooser, columns.slice(2), hidden, render);
+  return columns.filter((name) => !hidden.has(name));
 }
 
 /** Rows ticked for deletion, by `pk/rk` (kept across scrolling: rows come and go in the grid). */

@@ -25,48 +25,10 @@ export interface QueryForm {
 const pageSizeDefault = '100';
 
 export function queryForm(onRun: (query: Query) => void): QueryForm {
-  const rows = h('div', { class: 'conditions' });
-  const filterBox = h('textarea', {
-    id: 'filter',
-    rows: 2,
-    spellcheck: 'false',
-    placeholder: "e.g. PartitionKey eq 'a' and Count gt 5",
-  });
-  const selectBox = h('input', { id: 'select', spellcheck: 'false', placeholder: 'all properties' });
-  const topBox = h('input', { id: 'top', type: 'number', min: 1, max: 1000, value: pageSizeDefault });
-  const builderError = h('p', { class: 'error', id: 'builder-error', role: 'alert' });
-
-  const addRow = (initial?: Condition): void => void rows.appendChild(conditionRow(initial));
-  const conditions = (): Condition[] => readConditions(rows);
-
-  const applyBuilder = (): boolean => {
-    try {
-      filterBox.value = filterText(conditions());
-      builderError.textContent = '';
-      return true;
-    } catch (error) {
-      builderError.textContent = errorMessage(error);
-      return false;
-    }
-  };
-
+  const fields = queryFields();
+  const { filterBox, selectBox, topBox } = fields;
   const query = (): Query => ({ filter: filterBox.value, select: selectBox.value, top: topBox.value });
   const run = (): void => onRun(query());
-
-  const presets = timestampPresets.map((preset) =>
-    h(
-      'button',
-      {
-        type: 'button',
-        onclick: () => {
-          addRow(timestampSince(preset.ms, Date.now()));
-          if (applyBuilder()) run();
-        },
-      },
-      `Timestamp: ${preset.label}`,
-    ),
-  );
-
   const element = h(
     'details',
     { class: 'query', open: true },
@@ -80,29 +42,7 @@ export function queryForm(onRun: (query: Query) => void): QueryForm {
           run();
         },
       },
-      h(
-        'div',
-        { class: 'builder' },
-        rows,
-        builderError,
-        h(
-          'div',
-          { class: 'row wrap' },
-          h('button', { type: 'button', id: 'add-condition', onclick: () => addRow() }, '+ condition'),
-          h(
-            'button',
-            {
-              type: 'button',
-              id: 'apply-builder',
-              onclick: () => {
-                if (applyBuilder()) run();
-              },
-            },
-            'Build filter & run',
-          ),
-          presets,
-        ),
-      ),
+      builderSection(fields, run),
       field('$filter', filterBox),
       h(
         'div',
@@ -110,26 +50,7 @@ export function queryForm(onRun: (query: Query) => void): QueryForm {
         field('$select', selectBox, 'comma-separated names'),
         field('$top (page size)', topBox),
       ),
-      h(
-        'div',
-        { class: 'row wrap' },
-        h('button', { type: 'submit', id: 'run-query', class: 'primary' }, 'Run query'),
-        h(
-          'button',
-          {
-            type: 'button',
-            id: 'clear-query',
-            onclick: () => {
-              replace(rows);
-              filterBox.value = '';
-              selectBox.value = '';
-              topBox.value = pageSizeDefault;
-              run();
-            },
-          },
-          'Clear',
-        ),
-      ),
+      runButtons(fields, run),
     ),
   );
   const runGiven = (given: Query): void => {
@@ -137,6 +58,107 @@ export function queryForm(onRun: (query: Query) => void): QueryForm {
     run();
   };
   return { element, query, run: runGiven };
+}
+
+/** The form's inputs: the builder rows, the raw $filter, $select and $top, and the builder's error line. */
+interface QueryFields {
+  readonly rows: HTMLElement;
+  readonly filterBox: HTMLTextAreaElement;
+  readonly selectBox: HTMLInputElement;
+  readonly topBox: HTMLInputElement;
+  readonly builderError: HTMLElement;
+}
+
+function queryFields(): QueryFields {
+  return {
+    rows: h('div', { class: 'conditions' }),
+    filterBox: h('textarea', {
+      id: 'filter',
+      rows: 2,
+      spellcheck: 'false',
+      placeholder: "e.g. PartitionKey eq 'a' and Count gt 5",
+    }),
+    selectBox: h('input', { id: 'select', spellcheck: 'false', placeholder: 'all properties' }),
+    topBox: h('input', { id: 'top', type: 'number', min: 1, max: 1000, value: pageSizeDefault }),
+    builderError: h('p', { class: 'error', id: 'builder-error', role: 'alert' }),
+  };
+}
+
+/** Writes the builder rows into the raw $filter; on an invalid row shows why and returns false. */
+function applyBuilder(fields: QueryFields): boolean {
+  try {
+    fields.filterBox.value = filterText(readConditions(fields.rows));
+    fields.builderError.textContent = '';
+    return true;
+  } catch (error) {
+    fields.builderError.textContent = errorMessage(error);
+    return false;
+  }
+}
+
+/** The builder: its rows, error line, "+ condition", "Build filter & run" and the Timestamp presets. */
+function builderSection(fields: QueryFields, run: () => void): HTMLElement {
+  const addRow = (initial?: Condition): void => void fields.rows.appendChild(conditionRow(initial));
+  const presets = timestampPresets.map((preset) =>
+    h(
+      'button',
+      {
+        type: 'button',
+        onclick: () => {
+          addRow(timestampSince(preset.ms, Date.now()));
+          if (applyBuilder(fields)) run();
+        },
+      },
+      `Timestamp: ${preset.label}`,
+    ),
+  );
+  return h(
+    'div',
+    { class: 'builder' },
+    fields.rows,
+    fields.builderError,
+    h(
+      'div',
+      { class: 'row wrap' },
+      h('button', { type: 'button', id: 'add-condition', onclick: () => addRow() }, '+ condition'),
+      h(
+        'button',
+        {
+          type: 'button',
+          id: 'apply-builder',
+          onclick: () => {
+            if (applyBuilder(fields)) run();
+          },
+        },
+        'Build filter & run',
+      ),
+      presets,
+    ),
+  );
+}
+
+/** "Run query" (the form's submit) and "Clear", which empties every field and runs. */
+function runButtons(fields: QueryFields, run: () => void): HTMLElement {
+  return h(
+    'div',
+    { class: 'row wrap' },
+    h('button', { type: 'submit', id: 'run-query', class: 'primary' }, 'Run query'),
+    h(
+      'button',
+      {
+        type: 'button',
+        id: 'clear-query',
+        onclick: () => {
+          replace(fields.rows);
+          fields.filterBox.value = '';
+          fields.selectBox.value = '';
+          fields.topBox.value = pageSizeDefault;
+          run();
+        },
+      },
+      'Clear',
+    ),
+  );
 }
 
 /** One builder row: and/or, property, comparison, type, value, and a remove button. */

@@ -25,31 +25,48 @@ export function transferControls(
   pageEntities: () => readonly Entity[],
   reload: () => Promise<void>,
 ): HTMLElement {
-  const format = h(
+  const format = formatSelect();
+  const progress = h('span', { id: 'transfer-progress', role: 'status' });
+  const context: TransferContext = { credentials, table, progress, reload };
+  const fileInput = importFileInput(context);
+  return h(
+    'div',
+    { class: 'transfer row wrap' },
+    format,
+    ...exportButtons(context, format, currentQuery, pageEntities),
+    importLabel(fileInput),
+    fileInput,
+    progress,
+  );
+}
+
+/** The choice of file format for exports. */
+function formatSelect(): HTMLSelectElement {
+  return h(
     'select',
     { id: 'export-format', 'aria-label': 'file format' },
     Object.entries(fileFormats).map(([value, { label }]) => h('option', { value }, label)),
   );
-  const progress = h('span', { id: 'transfer-progress', role: 'status' });
+}
+
+/** "Export page", "Export all results" and the "Stop" button shown while exporting all. */
+function exportButtons(
+  context: TransferContext,
+  format: HTMLSelectElement,
+  currentQuery: () => Query,
+  pageEntities: () => readonly Entity[],
+): HTMLElement[] {
   const stop = { requested: false };
   const cancel = h(
     'button',
     { type: 'button', id: 'export-cancel', hidden: true, onclick: () => (stop.requested = true) },
     'Stop',
   );
-  const fileInput = h('input', {
-    type: 'file',
-    id: 'import-file',
-    accept: '.csv,.jsonl,.json,.ndjson',
-    class: 'sr-only',
-  });
-  const context: TransferContext = { credentials, table, progress, reload };
-
   const exportPage = (): void => {
     const writer = new ExportWriter(format.value as FileFormat);
     writer.add(pageEntities());
-    save(table, writer);
-    progress.textContent = `exported ${writer.count} entities (this page)`;
+    save(context.table, writer);
+    context.progress.textContent = `exported ${writer.count} entities (this page)`;
   };
   const exportAll = async (): Promise<void> => {
     stop.requested = false;
@@ -60,38 +77,46 @@ export function transferControls(
       cancel.hidden = true;
     }
   };
+  return [
+    h('button', { type: 'button', id: 'export-page', onclick: exportPage }, 'Export page'),
+    h('button', { type: 'button', id: 'export-all', onclick: () => void exportAll() }, 'Export all results'),
+    cancel,
+  ];
+}
 
+/** The hidden file input that imports the chosen file. */
+function importFileInput(context: TransferContext): HTMLInputElement {
+  const fileInput = h('input', {
+    type: 'file',
+    id: 'import-file',
+    accept: '.csv,.jsonl,.json,.ndjson',
+    class: 'sr-only',
+  });
   fileInput.addEventListener('change', () => {
     const file = fileInput.files?.[0];
     fileInput.value = '';
     if (file !== undefined) void importFile(context, file);
   });
+  return fileInput;
+}
 
+/** The visible, keyboard-reachable "Import file…" control that opens the file input. */
+function importLabel(fileInput: HTMLInputElement): HTMLElement {
   return h(
-    'div',
-    { class: 'transfer row wrap' },
-    format,
-    h('button', { type: 'button', id: 'export-page', onclick: exportPage }, 'Export page'),
-    h('button', { type: 'button', id: 'export-all', onclick: () => void exportAll() }, 'Export all results'),
-    cancel,
-    h(
-      'label',
-      {
-        class: 'button',
-        for: 'import-file',
-        tabindex: 0,
-        id: 'import-label',
-        onkeydown: (event: Event) => {
-          if ((event as KeyboardEvent).key === 'Enter' || (event as KeyboardEvent).key === ' ') {
-            event.preventDefault();
-            fileInput.click();
-          }
-        },
+    'label',
+    {
+      class: 'button',
+      for: 'import-file',
+      tabindex: 0,
+      id: 'import-label',
+      onkeydown: (event: Event) => {
+        if ((event as KeyboardEvent).key === 'Enter' || (event as KeyboardEvent).key === ' ') {
+          event.preventDefault();
+          fileInput.click();
+        }
       },
-      'Import file…',
-    ),
-    fileInput,
-    progress,
+    },
+    'Import file…',
   );
 }
 

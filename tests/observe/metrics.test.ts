@@ -22,65 +22,12 @@ describe('metrics on disk, with --metrics-partitions', () => {
     assert.equal(sample(before, 'cerulean_requests_total', { operation: 'InsertEntity' }), undefined);
 
     const client = await freshTable(server, 'met');
-    // 8 partitions: p0 takes 6 inserts, p1…p7 one each.
-    const keys = [
-      ...Array.from({ length: 6 }, (_, i) => ['p0', `r${i}`]),
-      ...Array.from({ length: 7 }, (_, i) => [`p${i + 1}`, 'r0']),
-    ];
-    for (const [partitionKey, rowKey] of keys)
-      await client.createEntity({ partitionKey: partitionKey!, rowKey: rowKey!, Size: Number(rowKey!.slice(1)) });
-    for (const rowKey of ['r0', 'r1', 'r2']) await client.getEntity('p0', rowKey);
-    await assert.rejects(
-      client.getEntity('p0', 'missing'),
-      (error: { statusCode?: number }) => error.statusCode === 404,
-    );
-    const scanned = [];
-    for await (const entity of client.listEntities({ queryOptions: { filter: 'Size ge 3' } })) scanned.push(entity);
-    const partition = [];
-    for await (const entity of client.listEntities({ queryOptions: { filter: "PartitionKey eq 'p0'" } }))
-      partition.push(entity);
-    assert.equal(scanned.length, 3);
-    assert.equal(partition.length, 6);
-    await client.submitTransaction(
-      Array.from({ length: 5 }, (_, i) => ['create', { partitionKey: 'p9', rowKey: `b${i}` }] as const),
-    );
+    await driveTraffic(client);
 
     const text = await scrape(server.port);
-    const requests = (labels: Record<string, string>) => sample(text, 'cerulean_requests_total', labels);
-    assert.equal(requests({ operation: 'CreateTable' }), 1, samples(text, 'cerulean_requests_total').join('\n'));
-    assert.equal(requests({ operation: 'InsertEntity' }), 13);
-    assert.equal(requests({ operation: 'QueryEntity', status: '200' }), 3);
-    assert.equal(requests({ operation: 'QueryEntity', status: '404' }), 1);
-    assert.equal(requests({ operation: 'QueryEntities', status: '200' }), 2);
-    assert.equal(requests({ operation: 'EntityGroupTransaction', status: '202' }), 1);
-    assert.equal(sample(text, 'cerulean_request_duration_seconds_count', { operation: 'QueryEntity' }), 4);
-    assert.equal(sample(text, 'cerulean_request_duration_seconds_bucket', { operation: 'QueryEntity', le: '+Inf' }), 4);
-    assert.ok(sample(text, 'cerulean_request_duration_seconds_sum', { operation: 'InsertEntity' })! > 0);
-
-    // The table scan read all 13 entities and returned 3; the partition scan read and returned p0's 6.
-    assert.equal(sample(text, 'cerulean_query_entities_read_total', { class: 'table-scan' }), 13);
-    assert.equal(sample(text, 'cerulean_query_entities_returned_total', { class: 'table-scan' }), 3);
-    assert.equal(sample(text, 'cerulean_query_entities_read_total', { class: 'partition-scan' }), 6);
-    assert.equal(sample(text, 'cerulean_query_entities_returned_total', { class: 'partition-scan' }), 6);
-
-    // Every write job lands in exactly one group commit: the table, 13 inserts, one batch.
-    assert.equal(
-      sample(text, 'cerulean_commit_group_writes_sum'),
-      15,
-      samples(text, 'cerulean_commit_group_writes_sum').join('\n'),
-    );
-    const commits = sample(text, 'cerulean_commit_duration_seconds_count')!;
-    assert.ok(commits >= 1 && commits <= 15, `${commits} commits`);
-    assert.ok(sample(text, 'cerulean_storage_bytes', { kind: 'data' })! > 0);
-    assert.ok(sample(text, 'cerulean_storage_bytes', { kind: 'log' })! > 0);
-
-    // Partition series: the busiest five of the table, p0 first with its 6 inserts + 3 reads + 1 miss + 1 query.
-    const partitions = samples(text, 'cerulean_partition_entities_touched').filter((line) =>
-      line.includes(`table="${client.tableName}"`),
-    );
-    assert.equal(partitions.length, 5, partitions.join('\n'));
-    assert.equal(sample(text, 'cerulean_partition_entities_touched', { table: client.tableName, partition: 'p0' }), 16);
-    assert.equal(sample(text, 'cerulean_partition_entities_touched', { table: client.tableName, partition: 'p9' }), 5);
+    assertRequestSeries(text);
+    assertQueryAndCommitSeries(text);
+    assertPartitionSeries(text, client.tableName);
 
     // Counters move by exactly what happens next.
     for (let i = 0; i < 3; i++) await client.createEntity({ partitionKey: 'more', rowKey: `m${i}` });
@@ -91,6 +38,76 @@ describe('metrics on disk, with --metrics-partitions', () => {
     assert.equal(sample(later, 'cerulean_insights_findings', { kind: 'hot-partition' }), 0);
   });
 });
+
+type TableClient = Awaited<ReturnType<typeof freshTable>>;
+
+/** 13 inserts over 8 partitions, 3 reads and a miss, a table scan, a partition scan, a 5-entity batch. */
+async function driveTraffic(client: TableClient): Promise<void> {
+  // 8 partitions: p0 takes 6 inserts, p1…p7 one each.
+  const keys = [
+    ...Array.from({ length: 6 }, (_, i) => ['p0', `r${i}`]),
+    ...Array.from({ length: 7 }, (_, i) => [`p${i + 1}`, 'r0']),
+  ];
+  for (const [partitionKey, rowKey] of keys)
+    await client.createEntity({ partitionKey: partitionKey!, rowKey: rowKey!, Size: Number(rowKey!.slice(1)) });
+  for (const rowKey of ['r0', 'r1', 'r2']) await client.getEntity('p0', rowKey);
+  await assert.rejects(client.getEntity('p0', 'missing'), (error: { statusCode?: number }) => error.statusCode === 404);
+  const scanned = [];
+  for await (const entity of client.listEntities({ queryOptions: { filter: 'Size ge 3' } })) scanned.push(entity);
+  const partition = [];
+  for await (const entity of client.listEntities({ queryOptions: { filter: "PartitionKey eq 'p0'" } }))
+    partition.push(entity);
+  assert.equal(scanned.length, 3);
+  assert.equal(partition.length, 6);
+  await client.submitTransaction(
+    Array.from({ length: 5 }, (_, i) => ['create', { partitionKey: 'p9', rowKey: `b${i}` }] as const),
+  );
+}
+
+/** Requests by operation and status, and the latency histogram, after driveTraffic. */
+function assertRequestSeries(text: string): void {
+  const requests = (labels: Record<string, string>) => sample(text, 'cerulean_requests_total', labels);
+  assert.equal(requests({ operation: 'CreateTable' }), 1, samples(text, 'cerulean_requests_total').join('\n'));
+  assert.equal(requests({ operation: 'InsertEntity' }), 13);
+  assert.equal(requests({ operation: 'QueryEntity', status: '200' }), 3);
+  assert.equal(requests({ operation: 'QueryEntity', status: '404' }), 1);
+  assert.equal(requests({ operation: 'QueryEntities', status: '200' }), 2);
+  assert.equal(requests({ operation: 'EntityGroupTransaction', status: '202' }), 1);
+  assert.equal(sample(text, 'cerulean_request_duration_seconds_count', { operation: 'QueryEntity' }), 4);
+  assert.equal(sample(text, 'cerulean_request_duration_seconds_bucket', { operation: 'QueryEntity', le: '+Inf' }), 4);
+  assert.ok(sample(text, 'cerulean_request_duration_seconds_sum', { operation: 'InsertEntity' })! > 0);
+}
+
+/** Query entities by class, group commits and sizes on disk, after driveTraffic. */
+function assertQueryAndCommitSeries(text: string): void {
+  // The table scan read all 13 entities and returned 3; the partition scan read and returned p0's 6.
+  assert.equal(sample(text, 'cerulean_query_entities_read_total', { class: 'table-scan' }), 13);
+  assert.equal(sample(text, 'cerulean_query_entities_returned_total', { class: 'table-scan' }), 3);
+  assert.equal(sample(text, 'cerulean_query_entities_read_total', { class: 'partition-scan' }), 6);
+  assert.equal(sample(text, 'cerulean_query_entities_returned_total', { class: 'partition-scan' }), 6);
+
+  // Every write job lands in exactly one group commit: the table, 13 inserts, one batch.
+  assert.equal(
+    sample(text, 'cerulean_commit_group_writes_sum'),
+    15,
+    samples(text, 'cerulean_commit_group_writes_sum').join('\n'),
+  );
+  const commits = sample(text, 'cerulean_commit_duration_seconds_count')!;
+  assert.ok(commits >= 1 && commits <= 15, `${commits} commits`);
+  assert.ok(sample(text, 'cerulean_storage_bytes', { kind: 'data' })! > 0);
+  assert.ok(sample(text, 'cerulean_storage_bytes', { kind: 'log' })! > 0);
+}
+
+/** Partition series after driveTraffic: the busiest five of the table only. */
+function assertPartitionSeries(text: string, tableName: string): void {
+  // p0 first with its 6 inserts + 3 reads + 1 miss + 1 query.
+  const partitions = samples(text, 'cerulean_partition_entities_touched').filter((line) =>
+    line.includes(`table="${tableName}"`),
+  );
+  assert.equal(partitions.length, 5, partitions.join('\n'));
+  assert.equal(sample(text, 'cerulean_partition_entities_touched', { table: tableName, partition: 'p0' }), 16);
+  assert.equal(sample(text, 'cerulean_partition_entities_touched', { table: tableName, partition: 'p9' }), 5);
+}
 
 describe('metrics switches', () => {
   let plain: RunningServer;
