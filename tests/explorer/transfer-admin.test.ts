@@ -318,7 +318,13 @@ describe('explorer in Chromium: export, import, policies, SAS, CORS, accounts, l
     await page.click('.cors-rule button[aria-label="delete rule"]');
     await page.click('#cors-save');
     await page.waitForFunction(() => (globalThis as any).document.querySelectorAll('.cors-rule').length === 0);
-    properties = await service.getProperties();
+    // The row leaves the page at once; the save that follows may still be on its way to the service.
+    const deadlineMs = Date.now() + 60_000;
+    for (;;) {
+      properties = await service.getProperties();
+      if ((properties.cors ?? []).length === 0 || Date.now() > deadlineMs) break;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
     assert.deepEqual(properties.cors ?? [], []);
     assert.equal(properties.logging?.read, true);
   });
