@@ -148,6 +148,38 @@ describe('eventually consistent transactions on a queue', () => {
     assert.deepEqual(JSON.parse(peeked.peekedMessageItems[0]!.messageText), work);
   });
 
+  test('a body that is not JSON fails every delivery and is poisoned as sent', async () => {
+    let handled = 0;
+    const worker = await newWorker({
+      visibilityTimeoutSeconds: 1,
+      maxDequeueCount: 1,
+      handle: async () => void handled++,
+    });
+    await worker.queue.sendMessage('not json');
+    assert.deepEqual(await passWithMessage(worker), { received: 1, done: 0, failed: 0, poisoned: 1 });
+    assert.equal(handled, 0);
+    const peeked = await worker.poison.peekMessages();
+    assert.equal(peeked.peekedMessageItems[0]?.messageText, 'not json');
+  });
+
+  test('run() works messages as they arrive until aborted', async () => {
+    const { current, archive, from, work } = await setUp();
+    const stop = new AbortController();
+    let done!: () => void;
+    const completed = new Promise<void>((resolve) => (done = resolve));
+    const worker = await newWorker({
+      handle: (w) => moveRowSteps(current, w.from, archive, w.to),
+      onOutcome: (outcome) => outcome === 'done' && done(),
+    });
+    const running = worker.run(stop.signal, 50);
+    await enqueueWork(worker.queue, work);
+    await completed;
+    stop.abort();
+    await running;
+    assert.equal(await readRaw(current, from.partitionKey, from.rowKey), undefined);
+    assert.equal((await rowsOf(archive)).length, 1);
+  });
+
   test('a poison queue name must fit the 63-character limit', async () => {
     assert.throws(() => new QueueWorker(service, 'a'.repeat(57), { handle: async () => undefined }), RangeError);
   });
