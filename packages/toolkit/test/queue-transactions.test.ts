@@ -148,6 +148,26 @@ describe('eventually consistent transactions on a queue', () => {
     assert.deepEqual(JSON.parse(peeked.peekedMessageItems[0]!.messageText), work);
   });
 
+  test('a message delivered beyond the limit (its last worker died) is poisoned without another try', async () => {
+    const failing = await newWorker({
+      visibilityTimeoutSeconds: 1,
+      handle: async () => {
+        throw new Error('died on the last allowed delivery');
+      },
+    });
+    const work: MoveWork = { from: { partitionKey: 'p', rowKey: 'r' }, to: { partitionKey: 'p', rowKey: 'r2' } };
+    await enqueueWork(failing.queue, work);
+    assert.equal((await failing.runOnce()).failed, 1);
+    let handled = 0;
+    const strict = new QueueWorker<MoveWork>(service, failing.queueName, {
+      maxDequeueCount: 1,
+      handle: async () => void handled++,
+    });
+    assert.deepEqual(await passWithMessage(strict), { received: 1, done: 0, failed: 0, poisoned: 1 });
+    assert.equal(handled, 0);
+    assert.equal((await strict.poison.peekMessages()).peekedMessageItems.length, 1);
+  });
+
   test('a body that is not JSON fails every delivery and is poisoned as sent', async () => {
     let handled = 0;
     const worker = await newWorker({
