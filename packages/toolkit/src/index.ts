@@ -14,3 +14,4 @@ export * from './patterns/data-series.js';
 export * from './patterns/wide-entity.js';
 export * from './patterns/large-entity.js';
 export * from './patterns/period-tables.js';
+export * from './patterns/queue-transactions.js';

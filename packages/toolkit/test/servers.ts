@@ -18,6 +18,7 @@ const devKey = 'Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/K
 
 export interface TestServer {
   readonly kind: ServerKind;
+  /** Cerulean's also names its queue endpoint (`QueueEndpoint=…`); Azurite here serves tables only. */
   readonly connectionString: string;
   readonly process: ChildProcess;
   stop(): Promise<void>;
@@ -43,13 +44,19 @@ async function startAzurite(): Promise<ServerProcess.NodeProcess<string>> {
   });
 }
 
+/** Adds `QueueEndpoint=…` to a connection string that has none, when there is a queue endpoint. */
+function withQueueEndpoint(connectionString: string, queueUrl: string | undefined): string {
+  if (queueUrl === undefined || /(^|;)QueueEndpoint=/i.test(connectionString)) return connectionString;
+  return `${connectionString.replace(/;?$/, ';')}QueueEndpoint=${queueUrl};`;
+}
+
 export async function startServer(kind: ServerKind): Promise<TestServer> {
   const started =
     kind === 'azurite'
       ? await startAzurite()
       : await startCerulean({ args: ['--in-memory', '--port', '0', '--log-level', 'warn'] }).then((cerulean) => ({
           ...cerulean,
-          ready: cerulean.ready.connectionString,
+          ready: withQueueEndpoint(cerulean.ready.connectionString, cerulean.ready.queueUrl),
         }));
   return {
     kind,
