@@ -91,18 +91,19 @@ export const queueScenarios: readonly Scenario[] = [
   ),
   queueScenario(
     'queue-mix',
-    `half the workers put, half get and delete (an empty get counts); ${mixBacklog} put before`,
+    `half the workers put, half get and delete one message (polling again while the queue is empty); ${mixBacklog} put before`,
     mixBacklog,
     ({ queue, name, concurrency }) => {
       let emptyGets = 0;
+      // An empty get is cheap: counting it as an operation would reward a server whose producers are slow.
       const consume = async (): Promise<void> => {
-        if (!(await getAndDelete(queue, name))) emptyGets++;
+        while (!(await getAndDelete(queue, name))) emptyGets++;
       };
       return {
         operations: Array.from({ length: concurrency }, (_, worker) =>
           worker % 2 === 0 ? () => putMessage(queue, name) : consume,
         ),
-        note: () => (emptyGets === 0 ? undefined : `${emptyGets} gets found the queue empty`),
+        note: () => (emptyGets === 0 ? undefined : `${emptyGets} gets found the queue empty and polled again`),
       };
     },
   ),
