@@ -76,10 +76,9 @@ export class QueueHttpClient {
       .sort()
       .map((name) => `${name}:${headers[name]}\n`)
       .join('');
-    const parameters = Object.keys(query)
-      .map((name) => name.toLowerCase())
+    const parameters = Object.entries(query)
+      .map(([name, value]) => `\n${name.toLowerCase()}:${value}`)
       .sort()
-      .map((name) => `\n${name}:${query[name]}`)
       .join('');
     const stringToSign = `${standard.join('\n')}\n${msHeaders}/${this.endpoint.account}${path}${parameters}`;
     const signature = createHmac('sha256', devAccountKey).update(stringToSign, 'utf8').digest('base64');
