@@ -3,7 +3,7 @@
 // canonicalized x-ms-* headers and every query parameter in the canonicalized resource. Loopback only.
 import http from 'node:http';
 import { createHmac } from 'node:crypto';
-import { devAccountKey, type TableResponse } from './client.js';
+import { collectResponse, devAccountKey, type TableResponse } from './client.js';
 
 export interface QueueEndpoint {
   host: string;
@@ -51,7 +51,7 @@ export class QueueHttpClient {
           headers,
           agent: this.agent,
         },
-        (res) => collect(res, request.readBody === true, resolve, reject),
+        (res) => collectResponse(res, request.readBody === true, resolve, reject),
       );
       req.setTimeout(this.requestTimeoutMs, () =>
         req.destroy(new Error(`no answer within ${this.requestTimeoutMs} ms`)),
@@ -84,23 +84,4 @@ export class QueueHttpClient {
     const signature = createHmac('sha256', devAccountKey).update(stringToSign, 'utf8').digest('base64');
     return `SharedKey ${this.endpoint.account}:${signature}`;
   }
-}
-
-function collect(
-  res: http.IncomingMessage,
-  readBody: boolean,
-  resolve: (response: TableResponse) => void,
-  reject: (error: Error) => void,
-): void {
-  const status = res.statusCode ?? 0;
-  if (!readBody && status < 400) {
-    res.on('end', () => resolve({ status, headers: res.headers, body: '' }));
-    res.on('error', reject);
-    res.resume();
-    return;
-  }
-  const chunks: Buffer[] = [];
-  res.on('data', (chunk: Buffer) => chunks.push(chunk));
-  res.on('end', () => resolve({ status, headers: res.headers, body: Buffer.concat(chunks).toString('utf8') }));
-  res.on('error', reject);
 }
