@@ -110,19 +110,7 @@ export class TableHttpClient {
           headers,
           agent: this.agent,
         },
-        (res) => {
-          const status = res.statusCode ?? 0;
-          if (!request.readBody && status < 400) {
-            res.on('end', () => resolve({ status, headers: res.headers, body: '' }));
-            res.on('error', reject);
-            res.resume();
-            return;
-          }
-          const chunks: Buffer[] = [];
-          res.on('data', (chunk: Buffer) => chunks.push(chunk));
-          res.on('end', () => resolve({ status, headers: res.headers, body: Buffer.concat(chunks).toString('utf8') }));
-          res.on('error', reject);
-        },
+        (res) => collectResponse(res, request.readBody === true, resolve, reject),
       );
       req.setTimeout(this.requestTimeoutMs, () =>
         req.destroy(new Error(`no answer within ${this.requestTimeoutMs} ms`)),
@@ -131,6 +119,26 @@ export class TableHttpClient {
       req.end(request.body);
     });
   }
+}
+
+/** Resolves with the response; a success body is drained unread unless `readBody`. */
+export function collectResponse(
+  res: http.IncomingMessage,
+  readBody: boolean,
+  resolve: (response: TableResponse) => void,
+  reject: (error: Error) => void,
+): void {
+  const status = res.statusCode ?? 0;
+  if (!readBody && status < 400) {
+    res.on('end', () => resolve({ status, headers: res.headers, body: '' }));
+    res.on('error', reject);
+    res.resume();
+    return;
+  }
+  const chunks: Buffer[] = [];
+  res.on('data', (chunk: Buffer) => chunks.push(chunk));
+  res.on('end', () => resolve({ status, headers: res.headers, body: Buffer.concat(chunks).toString('utf8') }));
+  res.on('error', reject);
 }
 
 /** A keep-alive agent holding one socket per worker of a closed loop. */

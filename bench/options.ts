@@ -13,6 +13,8 @@ export interface BenchOptions {
   preload: number;
   rounds: number;
   servers: ServerKind[];
+  /** Base name of the report files in bench/results/ (default latest). */
+  report: string;
 }
 
 export const usage = `usage: npm run bench -- [options]
@@ -24,7 +26,8 @@ export const usage = `usage: npm run bench -- [options]
   --warmup S           warm-up per run in seconds (default 1; quick 0.3)
   --preload N          entities in the main table (default 100000; quick 10000)
   --rounds R           interleaved rounds per server (default 2)
-  --servers a,b        any of ${serverKinds.join(', ')} (default: ${defaultServerKinds.join(',')})`;
+  --servers a,b        any of ${serverKinds.join(', ')} (default: ${defaultServerKinds.join(',')})
+  --report NAME        write bench/results/NAME.{json,md} (default latest)`;
 
 const countMax = 10_000_000;
 const concurrencyMax = 1024;
@@ -40,6 +43,7 @@ const knownFlags = new Set([
   'preload',
   'rounds',
   'servers',
+  'report',
 ]);
 
 /** `--name value`, `--name=value` and the bare switches, by name; unknown names and --help throw the usage. */
@@ -106,5 +110,12 @@ export function parseOptions(argv: readonly string[]): BenchOptions {
     preload: Math.round(number('preload', quick ? 10_000 : 100_000, 1_000, countMax)),
     rounds: Math.round(number('rounds', 2, 1, 10)),
     servers,
+    report: reportName(text('report') ?? 'latest'),
   };
+}
+
+/** A plain file name, so the report stays in bench/results/. */
+function reportName(name: string): string {
+  if (!/^[\w.-]+$/.test(name) || name.startsWith('.')) throw new Error(`--report must be a plain file name\n${usage}`);
+  return name;
 }

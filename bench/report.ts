@@ -215,10 +215,14 @@ function ceilingSection(summary: readonly SummaryRow[]): string[] {
   return lines;
 }
 
-export async function writeReport(directory: string, report: Report): Promise<{ json: string; markdown: string }> {
+export async function writeReport(
+  directory: string,
+  report: Report,
+  name = 'latest',
+): Promise<{ json: string; markdown: string }> {
   await mkdir(directory, { recursive: true });
-  const json = path.join(directory, 'latest.json');
-  const markdown = path.join(directory, 'latest.md');
+  const json = path.join(directory, `${name}.json`);
+  const markdown = path.join(directory, `${name}.md`);
   await writeFile(json, `${JSON.stringify(report, null, 2)}\n`);
   await writeFile(markdown, renderMarkdown(report));
   return { json, markdown };

@@ -1,10 +1,12 @@
 // `npm run bench`: starts every server, preloads the same data into each, runs every
-// scenario × concurrency in interleaved rounds, then writes bench/results/latest.{json,md}.
+// scenario × concurrency in interleaved rounds, then writes bench/results/latest.{json,md} (or --report's name).
 import { mkdtemp, mkdir, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { keepAliveAgent, TableHttpClient } from './client.js';
+import { QueueHttpClient } from './queue-client.js';
+import { queueScenarios } from './queue-scenarios.js';
 import {
   bigDatasetCount,
   partitionDataset,
@@ -89,7 +91,7 @@ async function main(): Promise<void> {
       summary: summarize(runs),
       runs,
     };
-    const written = await writeReport(resultsDirectory, report);
+    const written = await writeReport(resultsDirectory, report, options.report);
     process.stdout.write(`${renderMarkdown(report)}\n`);
     log(`wrote ${written.json} and ${written.markdown}`);
   } finally {
@@ -163,7 +165,11 @@ async function runScenarios(
         preloadSeconds[`${contender.server.kind} (1M)`] = await preloadAll(contender, ['big'], options);
       }
     }
-    const participants = contenders.filter((c) => c.server.kind !== 'bare' || scenario.name === ceilingScenario);
+    const participants = contenders.filter((c) =>
+      scenario.service === 'queue'
+        ? c.server.queue !== undefined
+        : c.server.kind !== 'bare' || scenario.name === ceilingScenario,
+    );
     for (const concurrency of options.concurrency) {
       for (let round = 1; round <= options.rounds; round++) {
         for (const contender of interleaved(participants, round)) {
@@ -176,8 +182,8 @@ async function runScenarios(
 }
 
 function selectScenarios(options: BenchOptions): Scenario[] {
-  const available = [...scenarios, ...bigScenarios];
-  if (options.scenarios.length === 0) return options.big ? available : [...scenarios];
+  const available = [...scenarios, ...queueScenarios, ...bigScenarios];
+  if (options.scenarios.length === 0) return options.big ? available : [...scenarios, ...queueScenarios];
   return options.scenarios.map((name) => {
     const scenario = available.find((s) => s.name === name);
     if (scenario === undefined) {
@@ -280,15 +286,16 @@ async function measure(
   const agent = keepAliveAgent(concurrency);
   const client = new TableHttpClient(server.endpoint, agent, requestTimeoutMs);
   try {
-    const prepared = await scenario.prepare({ client, concurrency, datasets: contender.datasets, runId });
+    const queue = server.queue && new QueueHttpClient(server.queue, agent, requestTimeoutMs);
+    const prepared = await scenario.prepare({ client, concurrency, datasets: contender.datasets, runId, queue });
     if (prepared.wrongAnswer !== undefined) record.wrongAnswer = prepared.wrongAnswer;
+    const plan = loadPlan(concurrency, options);
+    record.result = await runClosedLoop(prepared.operations, plan, () => agent.destroy());
+    await prepared.cleanup?.();
     if (prepared.note !== undefined) {
       record.note = prepared.note;
       log(`${where}: ${prepared.note}`);
     }
-    const plan = loadPlan(concurrency, options);
-    record.result = await runClosedLoop(prepared.operations, plan, () => agent.destroy());
-    await prepared.cleanup?.();
   } catch (error) {
     record.unavailable = `failed: ${message(error)}`;
   } finally {

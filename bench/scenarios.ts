@@ -4,6 +4,7 @@ import { expectStatus, type TableHttpClient, type TableResponse } from './client
 import { bucketMatches, createTable, insertBatch, type Dataset, type DatasetName } from './datasets.js';
 import { bucketCount, entityJson, padded } from './entities.js';
 import type { Operation } from './load.js';
+import type { QueueHttpClient } from './queue-client.js';
 
 export interface ScenarioContext {
   client: TableHttpClient;
@@ -11,6 +12,8 @@ export interface ScenarioContext {
   datasets: Readonly<Partial<Record<DatasetName, Dataset>>>;
   /** Unique per run; names the fresh tables that write scenarios fill. */
   runId: number;
+  /** The server's Queue service, when it has one. */
+  queue?: QueueHttpClient;
 }
 
 export interface PreparedRun {
@@ -20,8 +23,8 @@ export interface PreparedRun {
   wrongAnswer?: string;
   /** Drops what the run wrote, so later runs see the same amount of data. */
   cleanup?: () => Promise<void>;
-  /** What the preparation saw that the report should say (it is printed under the tables). */
-  note?: string;
+  /** What the preparation (or, read after cleanup, the run) saw that the report should say. */
+  readonly note?: string;
 }
 
 export interface Scenario {
@@ -30,6 +33,8 @@ export interface Scenario {
   readonly datasets: readonly DatasetName[];
   /** Whether runs change data (on-disk Azurite then owes a background save). */
   readonly writes: boolean;
+  /** Set for the scenarios of the Queue service: only servers with one run them. */
+  readonly service?: 'queue';
   prepare(context: ScenarioContext): Promise<PreparedRun>;
 }
 

@@ -6,11 +6,12 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { devAccountName, type Endpoint } from './client.js';
+import type { QueueEndpoint } from './queue-client.js';
 import type * as ServerProcess from '../scripts/server-process.mjs';
 
 // From dist/bench/ at run time: the module lives in the repository, not in dist/.
 const serverProcessUrl = new URL('../../scripts/server-process.mjs', import.meta.url);
-const { freeLoopbackPort, startCerulean, startNodeProcess } = (await import(
+const { ceruleanBanner, freeLoopbackPort, startCerulean, startNodeProcess } = (await import(
   serverProcessUrl.href
 )) as typeof ServerProcess;
 
@@ -57,6 +58,8 @@ export const postgresKinds: readonly ServerKind[] = ['cerulean-pg', 'cerulean-pg
 export interface BenchServer {
   readonly kind: ServerKind;
   readonly endpoint: Endpoint;
+  /** Its Queue service, if it serves one (Azurite's runs in a process of its own). */
+  readonly queue?: QueueEndpoint;
   /** Its processes (two for cerulean-pg-2). */
   readonly pids: readonly number[];
   /** Why the process ended on its own, if it did. */
@@ -70,10 +73,19 @@ export interface BenchServer {
   stop(): Promise<void>;
 }
 
+interface ReadyAt {
+  host: string;
+  port: number;
+  /** The Queue service's endpoint, when the same process serves it. */
+  queue?: { host: string; port: number };
+}
+
 interface LaunchSpec {
   args: string[];
-  /** Matches the line that says the server is ready; groups 1 and 2 are host and port. */
-  ready: RegExp;
+  /** A fresh reader of output lines that returns where the server listens once it is ready. */
+  ready: () => (line: string) => ReadyAt | undefined;
+  /** A process of its own that serves the Queue service (Azurite's). */
+  queueProcess?: LaunchSpec;
   /** Interval of a timer-driven background save, 0 if the server has none. */
   flushIntervalMs: number;
   /** Processes to start with these arguments, each on its own port (default 1). */
@@ -105,6 +117,15 @@ export async function startServer(
     throw error;
   }
   const [first, ...more] = processes as [Launched, ...Launched[]];
+  if (spec.queueProcess !== undefined) {
+    try {
+      processes.push(await launch(spec.queueProcess, dataDir));
+    } catch (error) {
+      await Promise.all(processes.map((launched) => launched.stop()));
+      throw error;
+    }
+  }
+  const queueAt = spec.queueProcess === undefined ? first.queue : processes.at(-1);
   let writesEndedAt = Number.NEGATIVE_INFINITY;
   const exitReason = () => processes.map((launched) => launched.exitReason()).find((reason) => reason !== undefined);
   return {
@@ -115,6 +136,7 @@ export async function startServer(
       account: devAccountName,
       morePorts: more.map((launched) => launched.port),
     },
+    ...(queueAt === undefined ? {} : { queue: { host: queueAt.host, port: queueAt.port, account: devAccountName } }),
     pids: processes.map((launched) => launched.pid),
     exitReason,
     exitWithin: async (ms) => {
@@ -140,6 +162,7 @@ interface Launched {
   readonly host: string;
   readonly port: number;
   readonly pid: number;
+  readonly queue: { host: string; port: number } | undefined;
   readonly exited: Promise<void>;
   exitReason(): string | undefined;
   stop(): Promise<void>;
@@ -152,7 +175,7 @@ async function launch(spec: LaunchSpec, dataDir: string): Promise<Launched> {
     startTimeoutMs: readyTimeoutMs,
     stopTimeoutMs,
     outputBytesMax: outputCharsKept,
-    ready: (line) => spec.ready.exec(line.trim()) ?? undefined,
+    ready: spec.ready(),
   });
   let exitReason: string | undefined;
   const exited = started.exited.then(({ code, signal }) => {
@@ -168,13 +191,12 @@ async function launch(spec: LaunchSpec, dataDir: string): Promise<Launched> {
       () => undefined,
       () => undefined,
     );
-  const host = started.ready[1]!;
-  if (!isLoopback(host)) {
+  const { host, port, queue } = started.ready;
+  if (!isLoopback(host) || (queue !== undefined && !isLoopback(queue.host))) {
     await stop();
     throw new Error(`${spec.args[0]} listens on ${host}, not on loopback`);
   }
-  const port = Number(started.ready[2]);
-  return { host, port, pid: started.process.pid!, exited, exitReason: () => exitReason, stop };
+  return { host, port, queue, pid: started.process.pid!, exited, exitReason: () => exitReason, stop };
 }
 
 async function launchSpec(
@@ -185,7 +207,7 @@ async function launchSpec(
 ): Promise<LaunchSpec> {
   const cerulean = (store: string[]) => ({
     args: [path.join(repoRoot, 'bin/cerulean.js'), '--port', '0', '--queue-port', '0', ...store],
-    ready: /Cerulean listening on http:\/\/([^\s/]+):(\d+)\//,
+    ready: ceruleanReady,
     flushIntervalMs: 0,
   });
   switch (kind) {
@@ -199,30 +221,25 @@ async function launchSpec(
       return { ...cerulean(['--database', database]), processes: kind === 'cerulean-pg-2' ? 2 : 1 };
     case 'azurite-disk':
     case 'azurite-memory': {
-      const main = path.join(repoRoot, 'node_modules/azurite/dist/src/table/main.js');
-      if (!existsSync(main)) throw new Error(`Azurite is not installed (${main} missing)`);
-      const port = await freeLoopbackPort();
       // Azurite refuses --location together with --inMemoryPersistence.
       const persistence = kind === 'azurite-memory' ? ['--inMemoryPersistence'] : ['--location', dataDir];
+      const flushIntervalMs = kind === 'azurite-disk' ? azuriteAutosaveMs : 0;
+      const queueProcess = {
+        args: [...(await azuriteArgs(repoRoot, 'queue')), ...persistence],
+        ready: byPattern(/successfully listens on http:\/\/([\d.]+):(\d+)/),
+        flushIntervalMs,
+      };
       return {
-        args: [
-          main,
-          ...persistence,
-          '--tableHost',
-          '127.0.0.1',
-          '--tablePort',
-          String(port),
-          '--disableTelemetry',
-          '--silent',
-        ],
-        ready: /successfully started on ([\d.]+):(\d+)/,
-        flushIntervalMs: kind === 'azurite-disk' ? azuriteAutosaveMs : 0,
+        args: [...(await azuriteArgs(repoRoot, 'table')), ...persistence],
+        ready: byPattern(/successfully started on ([\d.]+):(\d+)/),
+        flushIntervalMs,
+        queueProcess,
       };
     }
     case 'bare':
       return {
         args: [path.join(repoRoot, 'dist/bench/bare-server.js')],
-        ready: /listening on http:\/\/([\d.]+):(\d+)\//,
+        ready: byPattern(/listening on http:\/\/([\d.]+):(\d+)\//),
         flushIntervalMs: 0,
       };
     default: {
@@ -230,6 +247,34 @@ async function launchSpec(
       throw new Error(`unknown server kind ${String(unknown)}`);
     }
   }
+}
+
+/** Azurite's `service` (table or queue) on a free loopback port, without telemetry or access log. */
+async function azuriteArgs(repoRoot: string, service: 'table' | 'queue'): Promise<string[]> {
+  const main = path.join(repoRoot, `node_modules/azurite/dist/src/${service}/main.js`);
+  if (!existsSync(main)) throw new Error(`Azurite is not installed (${main} missing)`);
+  const port = await freeLoopbackPort();
+  return [main, `--${service}Host`, '127.0.0.1', `--${service}Port`, String(port), '--disableTelemetry', '--silent'];
+}
+
+/** Ready at the line `pattern` matches; groups 1 and 2 are host and port. */
+function byPattern(pattern: RegExp): () => (line: string) => ReadyAt | undefined {
+  return () => (line) => {
+    const match = pattern.exec(line.trim());
+    return match === null ? undefined : { host: match[1]!, port: Number(match[2]) };
+  };
+}
+
+/** Cerulean's banner: the Table endpoint, and the Queue endpoint when it prints one. */
+function ceruleanReady(): (line: string) => ReadyAt | undefined {
+  const read = ceruleanBanner();
+  return (line) => {
+    const banner = read(line);
+    if (banner === undefined) return undefined;
+    if (banner.queueUrl === undefined) return { host: banner.host, port: banner.port };
+    const queue = new URL(banner.queueUrl);
+    return { host: banner.host, port: banner.port, queue: { host: queue.hostname, port: Number(queue.port) } };
+  };
 }
 
 function isLoopback(host: string): boolean {
