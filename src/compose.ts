@@ -10,7 +10,7 @@ import { ExpiryPurge, type ExpiryPurgeOptions } from './storage/queue-purge.js';
 import type { QueueStore } from './storage/queue-store.js';
 import { SqliteStore } from './storage/sqlite/sqlite-store.js';
 import type { CommitObserver, Store } from './storage/store.js';
-import { systemClock, type Clock } from './queue/clock.js';
+import { systemClock, type Clock } from './domain/clock.js';
 import type { QueueServices } from './queue/definition.js';
 import { QueueService } from './queue/queue-service.js';
 import { ServicePropertiesService } from './table/service/service-properties.js';
@@ -151,7 +151,7 @@ export interface ComposeOptions {
   readonly wait?: DatabaseWait | undefined;
   /** The purge of expired messages: its interval and bounds (queue-purge.ts). */
   readonly purge?: ExpiryPurgeOptions;
-  /** The queue service's clock (tests inject one: queue/clock.ts); default the system clock. */
+  /** The queue service's clock (tests inject one: domain/clock.ts); default the system clock. */
   readonly queueClock?: Clock;
 }
 

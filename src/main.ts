@@ -17,7 +17,7 @@ import { FrontDoor } from './http/server.js';
 import { operationNamesOf, type ServiceDefinition } from './http/service-definition.js';
 import { tableService } from './table/routes.js';
 import { Observation } from './observe/observation.js';
-import { clockFromEnvironment } from './queue/clock.js';
+import { clockFromEnvironment } from './domain/clock.js';
 import { queueService } from './queue/definition.js';
 
 /** The services this build serves, each on a port of its own. */

@@ -24,7 +24,7 @@ import { azureTargets, Throttle } from './throttle.js';
 import { runAsToolWhen } from './tool-traffic.js';
 import { ThrottledQueueStore } from './throttled-queue-store.js';
 import type { QueueStore } from '../storage/queue-store.js';
-import type { Clock } from '../queue/clock.js';
+import type { Clock } from '../domain/clock.js';
 import type { QueueDepths } from './queue-metrics.js';
 import { Workload } from './workload.js';
 

@@ -5,7 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import { TableError } from '../errors.js';
 import type { MessageFailure, MessageResult, QueueInfo, QueueStore, StoredMessage } from '../storage/queue-store.js';
-import type { Clock } from './clock.js';
+import type { Clock } from '../domain/clock.js';
 import { messageTextBytesMax } from './limits.js';
 import { checkQueueName, sameMetadata } from './names.js';
 

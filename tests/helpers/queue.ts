@@ -40,7 +40,7 @@ export function uniqueQueueName(prefix = 'q'): string {
   return `${prefix}${randomUUID().replaceAll('-', '').slice(0, 16)}`;
 }
 
-/** The test clock: a file whose number (ms) the server adds to its queue clock (src/queue/clock.ts). */
+/** The test clock: a file whose number (ms) the server adds to its queue clock (src/domain/clock.ts). */
 export class TestClock {
   readonly path: string;
   private offsetMs = 0;

@@ -1,5 +1,5 @@
-// The queue service's clock. Visibility and expiry are decided against it, and the store never
-// reads time itself (storage/queue-store.ts), so tests can move time without sleeping.
+// The services' clock (queue visibility and expiry, blob leases). Stores never read time
+// themselves (storage/queue-store.ts), so tests can move time without sleeping.
 import { readFileSync } from 'node:fs';
 
 export interface Clock {

@@ -1,0 +1,163 @@
+// The storage contract of the Blob service, beside the Table service's (store.ts) and the Queue
+// service's (queue-store.ts). Every engine implements it over the same database as its tables and
+// proves it with the blob conformance suite (tests/storage/blob-conformance/).
+//
+// The store keeps three things:
+// - records of containers and blobs (base blobs and their snapshots), replaced by compare-and-swap
+//   on the ETag the service made, so conditional requests and leases are exact with any number of
+//   processes: the service reads a record, decides (conditions, lease, limits), and writes the next
+//   record only if the ETag it read is still current;
+// - each blob's committed blocks, in order, and the blocks staged (uncommitted) under a blob name;
+// - content: bytes written once by writeContent, streamed (never held whole in memory), durable
+//   before it resolves, and shared by reference (a committed block, a staged block, a snapshot and a
+//   copy can all name the same content).
+//
+// It knows nothing of HTTP, XML, headers or the service's limits; `state` is the service's own
+// encoding of everything else (metadata, content headers, lease, public access, ACL, blob type).
+// Time is passed in as whole milliseconds, never read by the store.
+
+/** Content written by writeContent: durable, immutable, named by an id the store chose. */
+export interface ContentRef {
+  readonly id: string;
+  readonly sizeBytes: number;
+}
+
+export interface ContainerRecord {
+  readonly name: string;
+  /** Made by the service (quoted, as sent on the wire); the compare-and-swap token. */
+  readonly etag: string;
+  readonly lastModifiedMs: number;
+  /** The service's encoding of metadata, public access, stored access policies and lease. */
+  readonly state: string;
+}
+
+export interface BlobKey {
+  readonly container: string;
+  readonly name: string;
+  /** '' for the base blob; otherwise the snapshot's timestamp as the service forms it. */
+  readonly snapshot: string;
+}
+
+export interface BlobRecord extends BlobKey {
+  readonly etag: string;
+  readonly lastModifiedMs: number;
+  /** The sum of its committed blocks' sizes; the store keeps it so. */
+  readonly sizeBytes: number;
+  /** The service's encoding of blob type, content headers, metadata, lease, creation time, MD5. */
+  readonly state: string;
+}
+
+/** A block of a blob's content: Put Blob's single block has id ''; append blobs' blocks too. */
+export interface Block {
+  /** The block id as the client sent it (base64 text), or '' for content not put as a block. */
+  readonly blockId: string;
+  readonly content: ContentRef;
+}
+
+/** What List Blobs sees: a blob's record, or a name that has only staged blocks (include=uncommittedblobs). */
+export type ListedBlob =
+  { readonly kind: 'blob'; readonly record: BlobRecord } | { readonly kind: 'uncommitted'; readonly name: string };
+
+/** How a blob's committed content changes with its record. */
+export type ContentChange =
+  /** The record changes, the content stays (Set Blob Properties, metadata, leases). */
+  | { readonly kind: 'keep' }
+  /**
+   * The whole committed block list is replaced (Put Blob, Put Block List, Copy Blob); staged blocks of the name are
+   * dropped.
+   */
+  | { readonly kind: 'replace'; readonly blocks: readonly Block[] }
+  /** One block is added at the end (Append Block). */
+  | { readonly kind: 'append'; readonly block: Block };
+
+/**
+ * The condition on the current record for a write: `undefined` any (or none), `null` there must be
+ * none (create only), a string the current record's ETag must equal it.
+ */
+export type IfEtag = string | null | undefined;
+
+export type WriteOutcome = 'ok' | 'containerNotFound' | 'blobNotFound' | 'etagMismatch';
+
+export interface ListBlobsOptions {
+  readonly prefix: string;
+  /** Start at the first entry whose (name, snapshot) is >= this; undefined: from the start. */
+  readonly from?: { readonly name: string; readonly snapshot: string } | undefined;
+  readonly limit: number;
+  readonly snapshots: boolean;
+  readonly uncommitted: boolean;
+}
+
+export interface BlobStore {
+  /**
+   * Streams `source` into new content and resolves once it is durable. It is referenced by nothing
+   * yet: content no record or staged block references is reclaimed (reclaimContent), no sooner than
+   * the grace the engine documents. If `source` throws (a client that went away, a limit the service
+   * enforces while streaming), whatever was written is discarded and the error is rethrown.
+   */
+  writeContent(source: AsyncIterable<Uint8Array>): Promise<ContentRef>;
+
+  /** Creates the container unless one of that name exists (false). */
+  createContainer(account: string, record: ContainerRecord): Promise<boolean>;
+  getContainer(account: string, name: string): Promise<ContainerRecord | undefined>;
+  /** Containers ordered by name, from the first whose name is >= `fromName`, with the prefix. */
+  listContainers(
+    account: string,
+    prefix: string,
+    fromName: string | undefined,
+    limit: number,
+  ): Promise<ContainerRecord[]>;
+  /** Replaces the container's record if `ifEtag` holds. */
+  updateContainer(account: string, record: ContainerRecord, ifEtag: IfEtag): Promise<WriteOutcome>;
+  /** Deletes the container, its blobs, snapshots and staged blocks (their content is reclaimed later). */
+  deleteContainer(account: string, name: string, ifEtag: IfEtag): Promise<WriteOutcome>;
+
+  getBlob(account: string, key: BlobKey): Promise<BlobRecord | undefined>;
+  /** Blobs ordered by (name, snapshot) with the base blob after its snapshots, as List Blobs orders them. */
+  listBlobs(account: string, container: string, options: ListBlobsOptions): Promise<ListedBlob[]>;
+  /**
+   * Writes a base blob's record (record.snapshot is '') if `ifEtag` holds for the current base
+   * record, and changes its content as `content` says, in one transaction; `record.sizeBytes` must
+   * be the committed size after the change (the store asserts it).
+   */
+  putBlob(account: string, record: BlobRecord, content: ContentChange, ifEtag: IfEtag): Promise<WriteOutcome>;
+  /**
+   * Makes a snapshot (record.snapshot non-empty) of the base blob whose ETag is `ifEtag`: the given
+   * record with the base blob's committed blocks (the content is shared, not copied).
+   */
+  snapshotBlob(account: string, record: BlobRecord, ifEtag: string): Promise<WriteOutcome>;
+  /**
+   * Deletes blob versions in one transaction, if `ifEtag` holds for the base record: `base` the
+   * base blob (and its staged blocks), `snapshots` its snapshots; or one snapshot when
+   * `key.snapshot` is non-empty (then `ifEtag` is about that snapshot and the flags are ignored).
+   */
+  deleteBlob(
+    account: string,
+    key: BlobKey,
+    parts: { readonly base: boolean; readonly snapshots: boolean },
+    ifEtag: IfEtag,
+  ): Promise<WriteOutcome>;
+
+  /** Stages a block under the base blob's name (the blob need not exist); replaces a staged block of the same id. */
+  stageBlock(account: string, container: string, name: string, block: Block): Promise<WriteOutcome>;
+  /** A blob version's committed blocks in order, and (base blob only) the staged ones in staging order. */
+  getBlocks(account: string, key: BlobKey): Promise<{ readonly committed: Block[]; readonly staged: Block[] }>;
+  /**
+   * The bytes [startByte, endByteExclusive) of the blob version whose ETag is `etag`, streamed; the
+   * range is clamped to its size. 'changed' when that version is no longer current (the service
+   * answers as for a condition that failed, or reads again). Content a reader is streaming stays
+   * readable until the reader finishes, even if the blob is replaced or deleted meanwhile.
+   */
+  readContent(
+    account: string,
+    key: BlobKey,
+    etag: string,
+    startByte: number,
+    endByteExclusive: number,
+  ): Promise<AsyncIterable<Buffer> | 'changed'>;
+
+  /**
+   * Removes up to `limit` pieces of content no record or staged block references and that are older
+   * than the engine's grace (and staged blocks older than `stagedBeforeMs`); answers how many.
+   */
+  reclaimContent(nowMs: number, stagedBeforeMs: number, limit: number): Promise<number>;
+}
