@@ -21,7 +21,7 @@ import {
 import type { Account } from './accounts.js';
 import { authorize, type Access } from './authorize.js';
 import { bearerChallenge, type BearerVerifier } from './bearer.js';
-import { BodyTooLargeToDrain, discardBody, readBody } from './body.js';
+import { BodyTooLargeToDrain, bodyChunks, discardBody, readBody } from './body.js';
 import { preflight, withCorsHeaders } from './cors.js';
 import type { Explorer } from './explorer.js';
 import { logFailure, loggedTarget, type Logger } from './log.js';
@@ -239,13 +239,16 @@ async function dispatch<R extends { readonly kind: string }, S>(
     query: target.query,
     headers,
     rawHeaders: request.rawHeaders,
-    body: await readBody(request, bodyBytesMax),
+    body: matched.streamsBody === true ? emptyBody : await readBody(request, bodyBytesMax),
+    bodyStream: matched.streamsBody === true ? bodyChunks(request) : undefined,
     logInfo: (line) => options.log.info(line),
   };
   const execute = (): Promise<Reply> => matched.handler(call, resource);
   if (options.hooks === undefined) return execute();
   return options.hooks.run(matched.operation, () => definition.faultScope(resource, call), execute, headers);
 }
+
+const emptyBody = Buffer.alloc(0);
 
 /** What the request's credential allows, checked in the service's way (Shared Key flavour, SAS scope). */
 function authorizeFor<R extends { readonly kind: string }, S>(
