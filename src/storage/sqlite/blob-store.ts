@@ -62,7 +62,8 @@ interface BlockRow {
   readonly end_byte: number;
 }
 
-const queries = {
+/** The reads, on the store's own connection (exported for the query-plan test). */
+export const blobReaderSql = {
   container: 'SELECT id, name, etag, last_modified_ms, state FROM blob_containers WHERE account = ? AND name = ?',
   containers:
     'SELECT name, etag, last_modified_ms, state FROM blob_containers ' +
@@ -86,7 +87,7 @@ const queries = {
     'WHERE list_id = ? AND ordinal >= ? ORDER BY ordinal LIMIT ?',
 } as const;
 
-type Sql = Record<keyof typeof queries, Statement>;
+type Sql = Record<keyof typeof blobReaderSql, Statement>;
 
 const record = (container: string, row: RecordRow): BlobRecord => ({
   container,
@@ -117,7 +118,9 @@ export class SqliteBlobStore implements BlobStore {
     private readonly graceMs: number = contentGraceMsDefault,
   ) {
     assert(Number.isSafeInteger(graceMs) && graceMs >= 0, 'a grace is a duration');
-    this.sql = Object.fromEntries(Object.entries(queries).map(([key, text]) => [key, reader.prepare(text)])) as Sql;
+    this.sql = Object.fromEntries(
+      Object.entries(blobReaderSql).map(([key, text]) => [key, reader.prepare(text)]),
+    ) as Sql;
   }
 
   writeContent(source: AsyncIterable<Uint8Array>): Promise<ContentRef> {
