@@ -15,12 +15,9 @@ import type {
   BlobRecord,
   BlobStore,
   ContainerRecord,
-  ContentChange,
   ContentRef,
-  IfEtag,
   ListBlobsOptions,
   ListedBlob,
-  WriteOutcome,
 } from '../blob-store.js';
 import { clampRange, listStart, mergeListed } from '../blob-rows.js';
 import type { ContentFiles } from './blob-content.js';
@@ -127,9 +124,14 @@ export class SqliteBlobStore implements BlobStore {
     return this.content.write(source);
   }
 
-  createContainer(account: string, container: ContainerRecord): Promise<boolean> {
-    return this.writer.createContainer(account, container);
-  }
+  // The writes are the writer's jobs as they are (blob-writer.ts).
+  readonly createContainer: BlobStore['createContainer'] = (...args) => this.writer.createContainer(...args);
+  readonly updateContainer: BlobStore['updateContainer'] = (...args) => this.writer.updateContainer(...args);
+  readonly deleteContainer: BlobStore['deleteContainer'] = (...args) => this.writer.deleteContainer(...args);
+  readonly putBlob: BlobStore['putBlob'] = (...args) => this.writer.putBlob(...args);
+  readonly snapshotBlob: BlobStore['snapshotBlob'] = (...args) => this.writer.snapshotBlob(...args);
+  readonly deleteBlob: BlobStore['deleteBlob'] = (...args) => this.writer.deleteBlob(...args);
+  readonly stageBlock: BlobStore['stageBlock'] = (...args) => this.writer.stageBlock(...args);
 
   async getContainer(account: string, name: string): Promise<ContainerRecord | undefined> {
     const row = this.sql.container.get(account, name) as (ContainerRow & { id: number }) | undefined;
@@ -146,14 +148,6 @@ export class SqliteBlobStore implements BlobStore {
     const start = fromName !== undefined && fromName > prefix ? fromName : prefix;
     const rows = this.sql.containers.all(account, start, prefix + prefixEnd, limit) as ContainerRow[];
     return rows.map(containerRecord);
-  }
-
-  updateContainer(account: string, container: ContainerRecord, ifEtag: IfEtag): Promise<WriteOutcome> {
-    return this.writer.updateContainer(account, container, ifEtag);
-  }
-
-  deleteContainer(account: string, name: string, ifEtag: IfEtag): Promise<WriteOutcome> {
-    return this.writer.deleteContainer(account, name, ifEtag);
   }
 
   async getBlob(account: string, key: BlobKey): Promise<BlobRecord | undefined> {
@@ -177,27 +171,6 @@ export class SqliteBlobStore implements BlobStore {
       [name, base, snap],
       limit,
     );
-  }
-
-  putBlob(account: string, blob: BlobRecord, content: ContentChange, ifEtag: IfEtag): Promise<WriteOutcome> {
-    return this.writer.putBlob(account, blob, content, ifEtag);
-  }
-
-  snapshotBlob(account: string, blob: BlobRecord, ifEtag: string): Promise<WriteOutcome> {
-    return this.writer.snapshotBlob(account, blob, ifEtag);
-  }
-
-  deleteBlob(
-    account: string,
-    key: BlobKey,
-    parts: { readonly base: boolean; readonly snapshots: boolean },
-    ifEtag: IfEtag,
-  ): Promise<WriteOutcome> {
-    return this.writer.deleteBlob(account, key, parts, ifEtag);
-  }
-
-  stageBlock(account: string, container: string, name: string, staged: Block): Promise<WriteOutcome> {
-    return this.writer.stageBlock(account, container, name, staged);
   }
 
   async getBlocks(account: string, key: BlobKey): Promise<{ readonly committed: Block[]; readonly staged: Block[] }> {

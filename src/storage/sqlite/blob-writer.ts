@@ -8,6 +8,7 @@ import type {
   Block,
   BlobKey,
   BlobRecord,
+  BlobStore,
   ContainerRecord,
   ContentChange,
   IfEtag,
@@ -23,20 +24,19 @@ export interface ReclaimStep {
   readonly listsDropped: number;
 }
 
+/** The store's writes the writer does as they are (blob-store.ts passes them on). */
+export const blobStoreWrites = [
+  'createContainer',
+  'updateContainer',
+  'deleteContainer',
+  'putBlob',
+  'snapshotBlob',
+  'deleteBlob',
+  'stageBlock',
+] as const satisfies readonly (keyof BlobStore)[];
+
 /** The blob jobs, as the store (blob-store.ts) calls them on the writer, here or across threads. */
-export interface BlobWriterApi {
-  createContainer(account: string, record: ContainerRecord): Promise<boolean>;
-  updateContainer(account: string, record: ContainerRecord, ifEtag: IfEtag): Promise<WriteOutcome>;
-  deleteContainer(account: string, name: string, ifEtag: IfEtag): Promise<WriteOutcome>;
-  putBlob(account: string, record: BlobRecord, content: ContentChange, ifEtag: IfEtag): Promise<WriteOutcome>;
-  snapshotBlob(account: string, record: BlobRecord, ifEtag: string): Promise<WriteOutcome>;
-  deleteBlob(
-    account: string,
-    key: BlobKey,
-    parts: { readonly base: boolean; readonly snapshots: boolean },
-    ifEtag: IfEtag,
-  ): Promise<WriteOutcome>;
-  stageBlock(account: string, container: string, name: string, block: Block): Promise<WriteOutcome>;
+export interface BlobWriterApi extends Pick<BlobStore, (typeof blobStoreWrites)[number]> {
   /** Content files the directory sweep found: those no row references become garbage (unstamped). */
   noteUnreferenced(contentIds: readonly string[]): Promise<void>;
   /**
@@ -55,13 +55,7 @@ export interface BlobWriterApi {
 
 /** The method names, for the writer thread's message handlers (writer-worker.ts, writer-client.ts). */
 export const blobWriterMethods = [
-  'createContainer',
-  'updateContainer',
-  'deleteContainer',
-  'putBlob',
-  'snapshotBlob',
-  'deleteBlob',
-  'stageBlock',
+  ...blobStoreWrites,
   'noteUnreferenced',
   'reclaim',
 ] as const satisfies readonly (keyof BlobWriterApi)[];
@@ -200,7 +194,7 @@ export class SqliteBlobWriter implements BlobWriterApi {
     });
   }
 
-  putBlob(account: string, record: BlobRecord, content: ContentChange, ifEtag: IfEtag): Promise<WriteOutcome> {
+  async putBlob(account: string, record: BlobRecord, content: ContentChange, ifEtag: IfEtag): Promise<WriteOutcome> {
     assert.equal(record.snapshot, '', 'putBlob writes the base blob');
     // Checked before the job where it can be: a job that throws fails its whole group (writer.ts).
     if (content.kind === 'replace') assertCommittedSize(record, blocksSize(content.blocks));
@@ -261,7 +255,7 @@ export class SqliteBlobWriter implements BlobWriterApi {
     }
   }
 
-  snapshotBlob(account: string, record: BlobRecord, ifEtag: string): Promise<WriteOutcome> {
+  async snapshotBlob(account: string, record: BlobRecord, ifEtag: string): Promise<WriteOutcome> {
     assert.notEqual(record.snapshot, '', 'a snapshot has its timestamp');
     return this.runChecked(() => {
       const containerId = this.containerId(account, record.container);
@@ -304,7 +298,7 @@ export class SqliteBlobWriter implements BlobWriterApi {
     });
   }
 
-  stageBlock(account: string, container: string, name: string, block: Block): Promise<WriteOutcome> {
+  async stageBlock(account: string, container: string, name: string, block: Block): Promise<WriteOutcome> {
     assertBlock(block);
     return this.run(() => {
       const containerId = this.containerId(account, container);
