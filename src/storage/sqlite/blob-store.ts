@@ -29,9 +29,8 @@ type Statement = Database.Statement<unknown[], unknown>;
 /**
  * How long content and block lists no row needs any more stay before reclaimContent removes them:
  * longer than any request takes between writing content and committing a record that names it,
- * and than a staged block's trip from Get Block List to Put Block List. Readers of this process
- * need no grace (their lists are pinned); the grace covers a Get Blob answer still being sent
- * by a process that has since restarted, which it need not.
+ * and than a staged block's trip from Get Block List to Put Block List. Readers need none: the
+ * block lists they stream are pinned (and a process that restarted has no readers left).
  */
 export const contentGraceMsDefault = 60 * 60 * 1000;
 
