@@ -9,6 +9,7 @@ import assert from 'node:assert/strict';
 import { setImmediate as turnOfEventLoop } from 'node:timers/promises';
 import type Database from 'better-sqlite3';
 import { stat } from 'node:fs/promises';
+import path from 'node:path';
 import type { Entity } from '../../domain/entity.js';
 import type { KeyRange } from '../../domain/keys.js';
 import type {
@@ -35,6 +36,8 @@ import { ScanPool } from './scan-pool.js';
 import { SplitScanner } from './split-scan.js';
 import type { ScanSplit } from '../scan-split.js';
 import { databaseFile, openDatabase, selectTableSql, settingRow, tableCacheKey } from './schema.js';
+import { DiskContent, MemoryContent } from './blob-content.js';
+import { SqliteBlobStore, type BlobStoresShared } from './blob-store.js';
 import { SqliteQueueStore } from './queue-store.js';
 import { WorkerWriterClient } from './writer-client.js';
 import { encodeWrites, SqliteWriter, type WriterApi } from './writer.js';
@@ -70,6 +73,8 @@ export class SqliteStore implements Store {
   private readonly selectEntity: Statement;
   private readonly selectSetting: Statement;
   private closed = false;
+  /** What the blob stores of this database share, once one is opened. */
+  private blobStores: Promise<BlobStoresShared> | undefined;
   /** The property indexes (property-indexes.ts) by table id: the writer builds them, scans use them. */
   private readonly indexes: Map<number, Set<string>>;
   private readonly indexDemand: IndexDemand;
@@ -303,6 +308,23 @@ export class SqliteStore implements Store {
   openQueueStore(): SqliteQueueStore {
     if (this.file === undefined) return new SqliteQueueStore(this.db, this.writer.queues, false);
     return new SqliteQueueStore(openDatabase(this.file, 'scanner'), this.writer.queues, true);
+  }
+
+  /**
+   * The Blob service's store over this database and its writer, its content in files beside the
+   * database (`<location>/blobs`, blob-content.ts) or in memory; on disk with a read connection of
+   * its own (SqliteBlobStore.close closes it). `contentGraceMs`: see contentGraceMsDefault.
+   */
+  async openBlobStore(options: { readonly contentGraceMs?: number } = {}): Promise<SqliteBlobStore> {
+    // Every blob store of this database has the same content and sees the others' readers.
+    this.blobStores ??= (
+      this.file === undefined ? Promise.resolve(new MemoryContent()) : DiskContent.open(path.dirname(this.file))
+    ).then((content) => ({ content, readers: new Map() }));
+    const shared = await this.blobStores;
+    if (this.file === undefined)
+      return new SqliteBlobStore(this.db, this.writer.blobs, shared, false, options.contentGraceMs);
+    const reader = openDatabase(this.file, 'scanner');
+    return new SqliteBlobStore(reader, this.writer.blobs, shared, true, options.contentGraceMs);
   }
 
   /** The database file and its write-ahead log (`-wal`), as they are now. */
