@@ -10,6 +10,9 @@ const MiB = 1024 * KiB;
  * understanding-the-table-service-data-model).
  */
 export const customPropertiesMax = 252;
+
+/** Names and values of a blob's, container's or queue's metadata together (naming-queues-and-metadata: 8 KiB). */
+export const metadataBytesMax = 8 * KiB;
 /** Property name length (Azure REST: understanding-the-table-service-data-model). */
 export const propertyNameLengthUtf16Max = 255;
 /** Edm.String: 64 KiB = 32 Ki UTF-16 code units (Azure REST: understanding-the-table-service-data-model). */
