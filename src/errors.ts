@@ -215,6 +215,8 @@ export class TableError extends Error {
   readonly status: number;
   /** Extra text for authentication failures (Azure REST: status-and-error-codes2 AuthenticationErrorDetail). */
   readonly authDetail: string | undefined;
+  /** Headers the error reply carries besides the error code (a 416's Content-Range). */
+  replyHeaders: Readonly<Record<string, string>> | undefined;
 
   constructor(code: ErrorCode, detail?: string, authDetail?: string) {
     super(detail ?? errorCodes[code].message);
@@ -222,6 +224,7 @@ export class TableError extends Error {
     this.code = code;
     this.status = errorCodes[code].status;
     this.authDetail = authDetail;
+    this.replyHeaders = undefined;
   }
 }
 

@@ -70,7 +70,7 @@ export interface ContentSeen {
  * Crc64Mismatch, so the store discards what it wrote (BlobStore.writeContent).
  */
 export async function* checkedContent(
-  source: AsyncIterable<Buffer>,
+  source: AsyncIterable<Buffer> | Iterable<Buffer>,
   options: ChecksumOptions,
   seen: ContentSeen,
 ): AsyncGenerator<Buffer, void, undefined> {
