@@ -180,7 +180,9 @@ export interface ComposeOptions {
   readonly wait?: DatabaseWait | undefined;
   /** The purge of expired messages: its interval and bounds (queue-purge.ts). */
   readonly purge?: ExpiryPurgeOptions;
-  /** The queue service's clock (tests inject one: domain/clock.ts); default the system clock. */
+  /** Hears of a failed run of the blob store's reclaimContent (the next run tries again). */
+  readonly onReclaimError?: (error: unknown) => void;
+  /** The queue and blob services' clock (tests inject one: domain/clock.ts); default the system clock. */
   readonly queueClock?: Clock;
 }
 
@@ -236,6 +238,11 @@ export async function compose(config: StoreConfig, watch?: Watch, options: Compo
   };
   const expiry = new ExpiryPurge(engine.queues, { nowMs: () => clock.nowMs(), ...options.purge });
   expiry.start();
+  const reclaim = new ExpiryPurge(
+    { purgeExpired: (nowMs, limit) => engine.blobs.reclaimContent(nowMs, nowMs - stagedBlockLifetimeMs, limit) },
+    { nowMs: () => clock.nowMs(), onError: options.onReclaimError },
+  );
+  reclaim.start();
   return {
     store,
     queues: engine.queues,
@@ -245,11 +252,18 @@ export async function compose(config: StoreConfig, watch?: Watch, options: Compo
     secondary,
     close: async () => {
       await expiry.stop();
+      await reclaim.stop();
       await secondary?.close();
       await engine.close();
     },
   };
 }
+
+/**
+ * Staged blocks never committed are dropped a week after they were staged (put-block: "discarded
+ * after a week"); the store also frees content nothing references, after its own grace.
+ */
+const stagedBlockLifetimeMs = 7 * 24 * 60 * 60 * 1000;
 
 /** How long a start waits for the standby to replay the schema the primary has just migrated. */
 const standbyCatchUpMs = 30_000;
