@@ -7,7 +7,8 @@ import { metadataHeaders } from '../http/metadata-headers.js';
 import type { ServiceCall } from '../http/service-definition.js';
 import type { BlobKey, BlobRecord, ContentChange, WriteOutcome } from '../storage/blob-store.js';
 import { casAttemptsMax } from './blob-limits.js';
-import { httpDate, isSnapshotStamp, nextEtag } from './blob-etag.js';
+import { isSnapshotStamp } from './blob-etag.js';
+import { httpDate, newEtag } from './wire.js';
 import { decodeBlobState, encodeBlobState, metadataMap, type BlobState } from './blob-state.js';
 import { leaseHeaders } from './leases.js';
 import type { BlobResource } from './resources.js';
@@ -80,14 +81,13 @@ export async function requireContainer(call: BlobCall, container: string): Promi
 export function nextRecord(
   call: BlobCall,
   resource: BlobOf,
-  previous: BlobRecord | undefined,
   state: BlobState,
   sizeBytes: number,
 ): BlobRecord {
   const modifiedMs = nowMs(call);
   return {
     ...keyOf(resource),
-    etag: nextEtag(modifiedMs, previous?.etag),
+    etag: newEtag(modifiedMs),
     lastModifiedMs: modifiedMs,
     sizeBytes,
     state: encodeBlobState(state),

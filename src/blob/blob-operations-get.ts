@@ -15,7 +15,7 @@ import {
   type BlobOf,
   type Found,
 } from './blob-access.js';
-import { httpDate } from './blob-etag.js';
+import { httpDate } from './wire.js';
 import { casAttemptsMax, rangeMd5BytesMax } from './blob-limits.js';
 import { evaluate, parseConditions } from './conditions.js';
 import { checkLeaseForRead } from './leases.js';

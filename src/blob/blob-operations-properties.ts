@@ -23,7 +23,7 @@ import {
 } from './blob-access.js';
 import { checkWrite } from './blob-checks.js';
 import { contentHeadersOf } from './blob-content.js';
-import { httpDate } from './blob-etag.js';
+import { httpDate } from './wire.js';
 import { casAttemptsMax } from './blob-limits.js';
 import type { BlobState } from './blob-state.js';
 import { evaluate, parseConditions } from './conditions.js';
@@ -41,7 +41,7 @@ async function changeState(
     if (current === undefined) throw new TableError('BlobNotFound');
     checkWrite(call, conditions, current);
     const state = change(current.state);
-    return { record: nextRecord(call, resource, current.record, state, current.record.sizeBytes), content: { kind: 'keep' } };
+    return { record: nextRecord(call, resource, state, current.record.sizeBytes), content: { kind: 'keep' } };
   }).catch(async (error: unknown) => {
     if (error instanceof TableError && error.code === 'BlobNotFound') return notFound(call, resource.container);
     throw error;
@@ -92,7 +92,7 @@ export async function deleteBlob(call: BlobCall, resource: BlobOf): Promise<Repl
   const conditions = parseConditions(call.headers);
   for (let attempt = 0; attempt < casAttemptsMax; attempt++) {
     const found = await requireBlob(call, keyOf(resource, snapshot));
-    checkWrite(call, conditions, snapshot === '' ? found : { ...found, state: { ...found.state, lease: { kind: 'none' } } });
+    checkWrite(call, conditions, snapshot === '' ? found : { ...found, state: { ...found.state, lease: undefined } });
     const parts = await deletedParts(call, resource, found, option);
     const outcome = await call.services.blobs.deleteBlob(call.account, found.record, parts, found.record.etag);
     if (outcome === 'ok') return { status: 202, headers: { 'x-ms-delete-type-permanent': 'true' } };

@@ -89,6 +89,11 @@ function sasAccess(grant: SasGrant): Access {
   };
 }
 
+/** Whether the request carries a credential of any kind: an Authorization header or a SAS signature. */
+export function hasCredential(headers: AuthorizeRequest['headers'], rawQuery: string): boolean {
+  return firstHeader(headers['authorization']) !== undefined || hasSignature(rawQuery);
+}
+
 function hasSignature(rawQuery: string): boolean {
   return rawQuery.split('&').some((pair) => pair === 'sig' || pair.startsWith('sig='));
 }

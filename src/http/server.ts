@@ -15,11 +15,12 @@ import {
   headersTimeoutMs,
   keepAliveTimeoutMs,
   requestTimeoutMs,
+  streamIdleTimeoutMs,
   unreadBodyDrainBytesMax,
   unreadBodyDrainMs,
 } from '../limits.js';
 import type { Account } from './accounts.js';
-import { authorize, type Access } from './authorize.js';
+import { authorize, hasCredential, type Access } from './authorize.js';
 import { bearerChallenge, type BearerVerifier } from './bearer.js';
 import { BodyTooLargeToDrain, bodyChunks, discardBody, readBody } from './body.js';
 import { preflight, withCorsHeaders } from './cors.js';
@@ -99,7 +100,12 @@ export class FrontDoor {
     answerParserEvents(server, listener, service.fallbackErrors);
     server.maxConnections = connectionsMax;
     server.headersTimeout = headersTimeoutMs;
-    server.requestTimeout = requestTimeoutMs;
+    if (definition.routes.some((route) => route.streamsBody === true)) {
+      server.requestTimeout = 0;
+      server.setTimeout(streamIdleTimeoutMs, (socket) => socket.destroy());
+    } else {
+      server.requestTimeout = requestTimeoutMs;
+    }
     server.keepAliveTimeout = keepAliveTimeoutMs;
     return server;
   }
@@ -214,14 +220,13 @@ async function dispatch<R extends { readonly kind: string }, S>(
   const matched = findRoute(definition.routes, resource, routeRequest);
   known.operation = matched?.operation ?? unknownOperation;
   const resourceName = definition.sas.resourceOf(resource);
-  const access = await authorizeFor(
-    options,
-    { definition, services },
-    request,
-    requestTarget,
-    { ...target, resourceName },
-    account,
-  );
+  const access = await accessOf(options, { definition, services }, request, requestTarget, {
+    ...target,
+    resourceName,
+    resource,
+    known: account,
+    operation: known.operation,
+  });
   // The -secondary endpoint is a read replica; the code for a write is unverified.
   if (target.secondary && (method !== 'GET' || matched?.writes === true)) {
     throw new TableError('InsufficientAccountPermissions', 'The secondary endpoint of an account is read-only.');
@@ -249,6 +254,30 @@ async function dispatch<R extends { readonly kind: string }, S>(
 }
 
 const emptyBody = Buffer.alloc(0);
+
+/**
+ * What the request may do: without any credential, what the service allows anonymously (public
+ * blob containers), if anything; otherwise what its credential allows.
+ */
+async function accessOf<R extends { readonly kind: string }, S>(
+  options: FrontDoorOptions,
+  service: Pick<Service<R, S>, 'definition' | 'services'>,
+  request: IncomingMessage,
+  requestTarget: RequestTarget,
+  target: AccountTarget & {
+    readonly resourceName: string | undefined;
+    readonly resource: R;
+    /** The account the request names, as configured. */
+    readonly known: Account;
+    readonly operation: OperationName;
+  },
+): Promise<Access> {
+  const { definition, services } = service;
+  const anonymous = hasCredential(request.headers, requestTarget.rawQuery)
+    ? undefined
+    : await definition.anonymousAccess?.(services, target.known.name, target.resource, target.operation);
+  return anonymous ?? authorizeFor(options, service, request, requestTarget, target, target.known);
+}
 
 /** What the request's credential allows, checked in the service's way (Shared Key flavour, SAS scope). */
 function authorizeFor<R extends { readonly kind: string }, S>(
