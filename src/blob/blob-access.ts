@@ -78,12 +78,7 @@ export async function requireContainer(call: BlobCall, container: string): Promi
 }
 
 /** The next version of a base blob: a fresh ETag and Last-Modified, the given state and size. */
-export function nextRecord(
-  call: BlobCall,
-  resource: BlobOf,
-  state: BlobState,
-  sizeBytes: number,
-): BlobRecord {
+export function nextRecord(call: BlobCall, resource: BlobOf, state: BlobState, sizeBytes: number): BlobRecord {
   const modifiedMs = nowMs(call);
   return {
     ...keyOf(resource),
@@ -149,7 +144,9 @@ export function describeHeaders(found: Found, atMs: number): Record<string, stri
     ETag: record.etag,
     'Content-Type': state.headers.contentType ?? 'application/octet-stream',
     ...contentHeaders(state),
-    ...(record.snapshot === '' ? leaseHeaders(state.lease, atMs) : { 'x-ms-lease-status': 'unlocked', 'x-ms-lease-state': 'available' }),
+    ...(record.snapshot === ''
+      ? leaseHeaders(state.lease, atMs)
+      : { 'x-ms-lease-status': 'unlocked', 'x-ms-lease-state': 'available' }),
     ...copyHeaders(state),
     'x-ms-server-encrypted': 'true',
     'Accept-Ranges': 'bytes',

@@ -8,7 +8,9 @@ export function unquotedEtag(etag: string): string {
   return etag.replace(/^"|"$/g, '');
 }
 
-/** A snapshot's timestamp: ISO 8601 with seven fractional digits, the last four random (unique per blob in practice). */
+/**
+ * A snapshot's timestamp: ISO 8601 with seven fractional digits, the last four random (unique per blob in practice).
+ */
 export function snapshotStamp(nowMs: number): string {
   const iso = new Date(nowMs).toISOString(); // yyyy-MM-ddTHH:mm:ss.fffZ
   return `${iso.slice(0, 23)}${String(randomInt(10_000)).padStart(4, '0')}Z`;

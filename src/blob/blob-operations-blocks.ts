@@ -35,7 +35,8 @@ export async function putBlock(call: BlobCall, resource: BlobOf): Promise<Reply>
   refuseSnapshot(call);
   checkBlobName(resource.blob);
   const blockId = call.query.get('blockid');
-  if (blockId === null) throw new TableError('MissingRequiredQueryParameter', 'The query parameter blockid is required.');
+  if (blockId === null)
+    throw new TableError('MissingRequiredQueryParameter', 'The query parameter blockid is required.');
   await requireContainer(call, resource.container);
   const current = await findBlob(call, keyOf(resource));
   if (current !== undefined) {

@@ -37,7 +37,10 @@ async function readable(call: BlobCall, resource: BlobOf): Promise<Found | Reply
   const verdict = evaluate(parseConditions(call.headers), found.record);
   if (verdict === 'failed') throw new TableError('ConditionNotMet');
   if (verdict === 'notModified') {
-    return { status: 304, headers: { ETag: found.record.etag, 'Last-Modified': httpDate(found.record.lastModifiedMs) } };
+    return {
+      status: 304,
+      headers: { ETag: found.record.etag, 'Last-Modified': httpDate(found.record.lastModifiedMs) },
+    };
   }
   if (snapshot === '') checkLeaseForRead(found.state.lease, nowMs(call), leaseIdOf(call));
   return found;

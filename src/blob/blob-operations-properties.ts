@@ -30,11 +30,7 @@ import { evaluate, parseConditions } from './conditions.js';
 import { checkLeaseForRead } from './leases.js';
 
 /** Changes an existing base blob's state, keeping its content (404 when there is none). */
-async function changeState(
-  call: BlobCall,
-  resource: BlobOf,
-  change: (state: BlobState) => BlobState,
-): Promise<Reply> {
+async function changeState(call: BlobCall, resource: BlobOf, change: (state: BlobState) => BlobState): Promise<Reply> {
   refuseSnapshot(call);
   const conditions = parseConditions(call.headers);
   const record = await updateBlob(call, resource, (current) => {
