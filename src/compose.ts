@@ -17,7 +17,6 @@ import type { BlobStore } from './storage/blob-store.js';
 import { QueueService } from './queue/queue-service.js';
 import { ServicePropertiesService } from './table/service/service-properties.js';
 import assert from 'node:assert/strict';
-import { TableError } from './errors.js';
 import { describeDatabaseUrl, parseDatabaseUrl } from './storage/postgres/hosts.js';
 import { ReplicationWatch } from './storage/postgres/replication.js';
 import type { ReplicationSource } from './storage/replication.js';
@@ -72,22 +71,9 @@ export interface Stores {
 /** A blob store as an engine opens it: closed before its table store (SQLite: its read connection). */
 type EngineBlobStore = BlobStore & { close?(): void };
 
-/** What each engine offers beside its table store: the blob store over the same database. */
-interface BlobEngine {
-  openBlobStore(): Promise<EngineBlobStore> | EngineBlobStore;
-}
-
-/**
- * The engine's blob store. Until an engine implements `openBlobStore` (the SQLite and PostgreSQL
- * blob stores land separately), a store that answers every call 501 NotImplemented.
- */
+/** The engine's blob store (SQLite opens its content directory first). */
 async function openBlobStoreOf(engine: SqliteStore | PostgresStore): Promise<EngineBlobStore> {
-  const open = (engine as unknown as Partial<BlobEngine>).openBlobStore;
-  if (open !== undefined) return open.call(engine);
-  const refuse = (): never => {
-    throw new TableError('NotImplemented', 'This store does not keep blobs yet.');
-  };
-  return new Proxy({} as BlobStore, { get: (_target, name) => (name === 'then' ? undefined : refuse) });
+  return engine.openBlobStore();
 }
 
 /** How long to wait for a PostgreSQL database that is not up yet, and where to say so. */
