@@ -19,8 +19,15 @@ import {
 } from '@azure/storage-blob';
 import { send } from '../helpers/http.js';
 import { testDatabaseUrl } from '../helpers/postgres.js';
-import { blobPort, blobSend, blobServiceClient, blobVersion, uniqueContainerName } from '../helpers/blob-http.js';
-import { assertQueueError, childText, queueStringToSign, xmlOf } from '../helpers/queue.js';
+import { blobEndpoint, blobServiceClient, blobVersion, uniqueContainerName } from '../helpers/blob.js';
+import {
+  assertQueueError,
+  blobQueueSend,
+  childText,
+  queueStringToSign,
+  xmlOf,
+  type QueueRequest,
+} from '../helpers/queue.js';
 import { hmacBase64 } from '../helpers/http.js';
 import { devAccount, devKey, startServer, type RunningServer } from '../helpers/server.js';
 
@@ -31,6 +38,15 @@ const engines = [
 
 const credential = new StorageSharedKeyCredential(devAccount, devKey);
 const pipeline = { retryOptions: { maxTries: 1 } };
+
+function blobPort(server: RunningServer): number {
+  return Number(new URL(blobEndpoint(server)).port);
+}
+
+/** One raw request to the blob endpoint, signed with Shared Key (or not: `auth`), primary or secondary. */
+function blobSend(server: RunningServer, request: QueueRequest) {
+  return blobQueueSend(blobPort(server), blobVersion, request);
+}
 
 async function refused(work: Promise<unknown>, status: number, code: string): Promise<void> {
   await assert.rejects(work, (error: unknown) => {
