@@ -246,6 +246,7 @@ describe('Blob containers through @azure/storage-blob', () => {
       });
 
       test('raw HTTP: the headers and XML the service answers', () => rawWire(server));
+      test('raw HTTP: Shared Key Lite, and CORS from the Blob service properties', () => liteAndCors(server, service));
       test('raw HTTP: unsupported features, methods and the read-only secondary', () => rawRefusals(server));
     });
   }
@@ -356,6 +357,43 @@ async function hostStyle(server: RunningServer, name: string): Promise<void> {
   const res = await send(blobPort(server), { method: 'GET', path, headers, auth: 'none' });
   assert.equal(res.status, 200, res.text);
   assert.equal(res.headers['x-ms-meta-kind'], 'raw');
+}
+
+async function liteAndCors(server: RunningServer, service: BlobServiceClient): Promise<void> {
+  const name = uniqueContainerName('cors');
+  const lite = await blobSend(server, { method: 'PUT', target: `${name}?restype=container`, auth: 'SharedKeyLite' });
+  assert.equal(lite.status, 201, lite.text);
+  const origin = 'https://app.example';
+  const preflight = (method: string) =>
+    send(blobPort(server), {
+      method: 'OPTIONS',
+      path: `/${devAccount}/${name}/file.txt`,
+      headers: { Origin: origin, 'Access-Control-Request-Method': method },
+      auth: 'none',
+    });
+  assert.equal((await preflight('GET')).status, 403);
+  const rule = {
+    allowedOrigins: origin,
+    allowedMethods: 'GET',
+    allowedHeaders: '',
+    exposedHeaders: '',
+    maxAgeInSeconds: 5,
+  };
+  await service.setProperties({ cors: [rule] });
+  try {
+    const allowed = await preflight('GET');
+    assert.equal(allowed.status, 200, allowed.text);
+    assert.equal(allowed.headers['access-control-allow-origin'], origin);
+    assert.equal((await preflight('DELETE')).status, 403);
+    const read = await blobSend(server, {
+      method: 'GET',
+      target: `${name}?restype=container`,
+      headers: { Origin: origin },
+    });
+    assert.equal(read.headers['access-control-allow-origin'], origin);
+  } finally {
+    await service.setProperties({ cors: [] });
+  }
 }
 
 async function rawRefusals(server: RunningServer): Promise<void> {
