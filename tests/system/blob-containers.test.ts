@@ -237,6 +237,19 @@ describe('Blob containers through @azure/storage-blob', () => {
         const other = await freshContainer(service, 'svc');
         await refused(anonymous(`${other.url}?${direct}`).getAccountInfo(), 403, 'AuthenticationFailed');
 
+        // Each string-to-sign the SDK can make: 2015-04-05, 2018-11-09 (sr and the snapshot time), 2020-12-06 (ses).
+        for (const version of ['2015-04-05', '2018-11-09', '2020-12-06']) {
+          const permissions = ContainerSASPermissions.parse('r');
+          const signed = generateBlobSASQueryParameters(
+            { containerName: container.containerName, permissions, expiresOn, version },
+            credential,
+          ).toString();
+          assert.equal(
+            (await anonymous(`${container.url}?${signed}`).getAccountInfo()).skuName,
+            'Standard_LRS',
+            version,
+          );
+        }
         await container.setAccessPolicy(undefined, [{ id: 'p1', accessPolicy: { permissions: 'r', expiresOn } }]);
         const stored = generateBlobSASQueryParameters(
           { containerName: container.containerName, identifier: 'p1' },
