@@ -71,16 +71,16 @@ export interface Stores {
 
 /** What each engine offers beside its table store: the blob store over the same database. */
 interface BlobEngine {
-  openBlobStore(): BlobStore;
+  openBlobStore(): BlobStore | Promise<BlobStore>;
 }
 
 /**
  * The engine's blob store. Until an engine implements `openBlobStore` (the SQLite and PostgreSQL
  * blob stores land separately), a store that answers every call 501 NotImplemented.
  */
-function openBlobStoreOf(engine: SqliteStore | PostgresStore): BlobStore {
+async function openBlobStoreOf(engine: SqliteStore | PostgresStore): Promise<BlobStore> {
   const open = (engine as unknown as Partial<BlobEngine>).openBlobStore;
-  if (open !== undefined) return open.call(engine);
+  if (open !== undefined) return await open.call(engine);
   const refuse = (): never => {
     throw new TableError('NotImplemented', 'This store does not keep blobs yet.');
   };
@@ -193,7 +193,7 @@ export async function openStores(
       ? await openStore(config, onCommit, onReachability)
       : await openStoreWaiting(config, onCommit, onReachability, wait);
   const queues = tables.openQueueStore();
-  const blobs = openBlobStoreOf(tables);
+  const blobs = await openBlobStoreOf(tables);
   return {
     tables,
     queues,
@@ -282,7 +282,7 @@ async function openSecondary(config: StoreConfig, primary: Store, clock: Clock):
       replication,
     },
     blobServices: {
-      blobs: openBlobStoreOf(standby),
+      blobs: await openBlobStoreOf(standby),
       clock,
       properties: new ServicePropertiesService(standby, 'blob'),
       replication,
