@@ -10,7 +10,8 @@ import {
   type ServicePropertiesUpdate,
 } from '../table/protocol/service-properties-xml.js';
 import { childNamed, escapeXmlText, leafText, parseXml, writeXmlNode, type XmlNode } from '../table/protocol/xml.js';
-import { leaseView, type ContainerState } from './container-state.js';
+import type { ContainerState } from './container-state.js';
+import { leaseHeaders } from './leases.js';
 import { httpDate } from './wire.js';
 
 const declaration = '<?xml version="1.0" encoding="utf-8"?>';
@@ -60,14 +61,16 @@ export function writeContainerListing(listing: ContainerListing): string {
 }
 
 function containerProperties(container: ListedContainer, nowMs: number): XmlNode[] {
-  const lease = leaseView(container.state.lease, nowMs);
+  const lease = leaseHeaders(container.state.lease, nowMs);
   const fields: XmlNode[] = [
     { name: 'Last-Modified', content: httpDate(container.lastModifiedMs) },
+    // Quoted, unlike List Blobs' (the service's sample responses; unverified beyond them).
     { name: 'Etag', content: container.etag },
-    { name: 'LeaseStatus', content: lease.status },
-    { name: 'LeaseState', content: lease.state },
+    { name: 'LeaseStatus', content: lease['x-ms-lease-status']! },
+    { name: 'LeaseState', content: lease['x-ms-lease-state']! },
   ];
-  if (lease.duration !== undefined) fields.push({ name: 'LeaseDuration', content: lease.duration });
+  const duration = lease['x-ms-lease-duration'];
+  if (duration !== undefined) fields.push({ name: 'LeaseDuration', content: duration });
   const access = container.state.publicAccess;
   if (access !== undefined) fields.push({ name: 'PublicAccess', content: access });
   fields.push({ name: 'HasImmutabilityPolicy', content: 'false' }, { name: 'HasLegalHold', content: 'false' });

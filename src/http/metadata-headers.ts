@@ -1,10 +1,10 @@
-// Metadata as the Blob and Queue services carry it: x-ms-meta-* request headers in, response
-// headers out (https://learn.microsoft.com/rest/api/storageservices/naming-queues-and-metadata,
-// https://learn.microsoft.com/rest/api/storageservices/setting-and-retrieving-properties-and-metadata-for-blob-resources).
+// Metadata as the Blob and Queue services carry it: x-ms-meta-* headers, names with their case as
+// sent (https://learn.microsoft.com/rest/api/storageservices/naming-and-referencing-containers--blobs--and-metadata,
+// naming-queues-and-metadata).
 import { TableError } from '../errors.js';
 import { metadataBytesMax } from '../limits.js';
 
-/** A C# identifier, ASCII only (the service's rule for metadata names). */
+/** A C# identifier, ASCII only (the services' rule for metadata names). */
 const metadataName = /^[A-Za-z_][A-Za-z0-9_]*$/;
 const metadataPrefix = 'x-ms-meta-';
 

@@ -248,12 +248,21 @@ async function dispatch<R extends { readonly kind: string }, S>(
     bodyStream: matched.streamsBody === true ? bodyChunks(request) : undefined,
     logInfo: (line) => options.log.info(line),
   };
-  const execute = (): Promise<Reply> => matched.handler(call, resource);
+  const overrides = matched.sasResponseHeaders === true ? access.responseHeaders : undefined;
+  const execute = async (): Promise<Reply> => withResponseHeaders(await matched.handler(call, resource), overrides);
   if (options.hooks === undefined) return execute();
   return options.hooks.run(matched.operation, () => definition.faultScope(resource, call), execute, headers);
 }
 
 const emptyBody = Buffer.alloc(0);
+
+/** A successful reply with some of its headers replaced (names as the reply spells them, any case). */
+function withResponseHeaders(reply: Reply, replaced: Readonly<Record<string, string>> | undefined): Reply {
+  if (replaced === undefined || reply.status >= 300) return reply;
+  const names = new Set(Object.keys(replaced).map((name) => name.toLowerCase()));
+  const kept = Object.entries(reply.headers ?? {}).filter(([name]) => !names.has(name.toLowerCase()));
+  return { ...reply, headers: { ...Object.fromEntries(kept), ...replaced } };
+}
 
 /**
  * What the request may do: without any credential, what the service allows anonymously (public

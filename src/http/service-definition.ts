@@ -72,6 +72,11 @@ export interface Route<R extends { readonly kind: string }, S> {
    */
   readonly streamsBody?: boolean | undefined;
   /**
+   * A blob SAS's response headers (rscc, rscd, rsce, rscl, rsct) replace the reply's own when it
+   * succeeds (Get Blob, Get Blob Properties: create-service-sas).
+   */
+  readonly sasResponseHeaders?: boolean | undefined;
+  /**
    * What a SAS must grant, checked by the front door before the handler runs; undefined: the
    * handler checks each thing the request does (the parts of a $batch).
    */
