@@ -49,7 +49,10 @@ describe('blob writes under contention and at their limits (SQLite)', () => {
       Array.from({ length: writers }, (_, i) => log.appendBlock(`<${String(i).padStart(2, '0')}>`, 4)),
     );
     const offsets = answers.map((answer) => Number(answer.blobAppendOffset)).sort((a, b) => a - b);
-    assert.deepEqual(offsets, Array.from({ length: writers }, (_, i) => i * 4));
+    assert.deepEqual(
+      offsets,
+      Array.from({ length: writers }, (_, i) => i * 4),
+    );
     const content = (await log.downloadToBuffer()).toString();
     assert.equal(content.length, writers * 4);
     assert.equal(new Set(content.match(/<\d\d>/g)).size, writers);
@@ -59,9 +62,7 @@ describe('blob writes under contention and at their limits (SQLite)', () => {
   test('of leases acquired at once by different ids, exactly one wins', async () => {
     const blob = blobServiceClient(server).getContainerClient(container).getBlockBlobClient('contended');
     await blob.upload('x', 1);
-    const tries = await Promise.allSettled(
-      Array.from({ length: 8 }, () => blob.getBlobLeaseClient().acquireLease(-1)),
-    );
+    const tries = await Promise.allSettled(Array.from({ length: 8 }, () => blob.getBlobLeaseClient().acquireLease(-1)));
     assert.equal(tries.filter((t) => t.status === 'fulfilled').length, 1);
     for (const failed of tries.filter((t) => t.status === 'rejected')) {
       assert.equal((failed as PromiseRejectedResult).reason.code, 'LeaseAlreadyPresent');
