@@ -289,6 +289,30 @@ describe('PostgreSQL blob store', { skip: unavailable }, () => {
     }
   });
 
+  test('two stores racing Append Block on one ETag: exactly one block is added', async () => {
+    const { store, other } = db();
+    const name = await container(store);
+    const key = { container: name, name: 'log', snapshot: '' };
+    let current = blob(name, 'log', 0);
+    assert.equal(await store.putBlob(account, current, { kind: 'replace', blocks: [] }, null), 'ok');
+    let expected = '';
+    for (let round = 0; round < 10; round++) {
+      const lines = await Promise.all([0, 1, 2, 3].map((i) => store.writeContent(pieces(`${round}.${i};`))));
+      const records = lines.map((line) => blob(name, 'log', current.sizeBytes + line.sizeBytes));
+      const outcomes = await Promise.all(
+        lines.map((line, i) =>
+          (i % 2 === 0 ? store : other).putBlob(account, records[i]!, { kind: 'append', block: put(line) }, current.etag),
+        ),
+      );
+      assert.equal(outcomes.filter((o) => o === 'ok').length, 1, `round ${round}: ${outcomes.join(' ')}`);
+      const winner = outcomes.indexOf('ok');
+      current = records[winner]!;
+      expected += `${round}.${winner};`;
+    }
+    assert.equal(await text(await other.readContent(account, key, current.etag, 0, 1e6)), expected);
+    assert.equal((await other.getBlocks(account, key)).committed.length, 10);
+  });
+
   test('two stores racing to create one name (create-only): exactly one succeeds', async () => {
     const { store, other } = db();
     const name = await container(store);
