@@ -19,7 +19,7 @@ import type {
   ListBlobsOptions,
   ListedBlob,
 } from '../blob-store.js';
-import { clampRange, listStart, mergeListed } from '../blob-rows.js';
+import { clampRange, compareCodePoints, listStart, mergeListed } from '../blob-rows.js';
 import type { ContentFiles } from './blob-content.js';
 import { blobColumns } from './blob-schema.js';
 import type { BlobWriterApi } from './blob-writer.js';
@@ -101,20 +101,29 @@ const block = (row: { block_id: string; content_id: string; content_size: number
   content: { id: row.content_id, sizeBytes: row.content_size },
 });
 
+/** What every blob store over one database shares (SqliteStore.openBlobStore). */
+export interface BlobStoresShared {
+  readonly content: ContentFiles;
+  /** Readers streaming each block list now, by list id: reclaimContent leaves these lists alone. */
+  readonly readers: Map<number, number>;
+}
+
 export class SqliteBlobStore implements BlobStore {
   private readonly sql: Sql;
-  /** Readers streaming each block list now: reclaimContent leaves these lists alone. */
-  private readonly readers = new Map<number, number>();
+  private readonly content: ContentFiles;
+  private readonly readers: Map<number, number>;
 
   /** `ownsReader`: `reader` is this store's own connection, closed with it. */
   constructor(
     private readonly reader: Database.Database,
     private readonly writer: BlobWriterApi,
-    private readonly content: ContentFiles,
+    shared: BlobStoresShared,
     private readonly ownsReader: boolean,
     private readonly graceMs: number = contentGraceMsDefault,
   ) {
     assert(Number.isSafeInteger(graceMs) && graceMs >= 0, 'a grace is a duration');
+    this.content = shared.content;
+    this.readers = shared.readers;
     this.sql = Object.fromEntries(
       Object.entries(blobReaderSql).map(([key, text]) => [key, reader.prepare(text)]),
     ) as Sql;
@@ -145,7 +154,7 @@ export class SqliteBlobStore implements BlobStore {
     limit: number,
   ): Promise<ContainerRecord[]> {
     assert(Number.isSafeInteger(limit) && limit >= 0, 'a list limit is a count');
-    const start = fromName !== undefined && fromName > prefix ? fromName : prefix;
+    const start = fromName !== undefined && compareCodePoints(fromName, prefix) > 0 ? fromName : prefix;
     const rows = this.sql.containers.all(account, start, prefix + prefixEnd, limit) as ContainerRow[];
     return rows.map(containerRecord);
   }
