@@ -73,7 +73,11 @@ export async function reclaimContent(
   await connection.query('write', named(markCandidatesSql, [nowMs, limit]));
   const left = limit - (staged.rowCount ?? 0);
   if (left <= 0) return limit;
-  const removed = await connection.transaction((client) => sweep(client, nowMs - graceMs, left), () => true, 0);
+  const removed = await connection.transaction(
+    (client) => sweep(client, nowMs - graceMs, left),
+    () => true,
+    0,
+  );
   return limit - left + removed;
 }
 
