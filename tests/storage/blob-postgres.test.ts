@@ -301,7 +301,12 @@ describe('PostgreSQL blob store', { skip: unavailable }, () => {
       const records = lines.map((line) => blob(name, 'log', current.sizeBytes + line.sizeBytes));
       const outcomes = await Promise.all(
         lines.map((line, i) =>
-          (i % 2 === 0 ? store : other).putBlob(account, records[i]!, { kind: 'append', block: put(line) }, current.etag),
+          (i % 2 === 0 ? store : other).putBlob(
+            account,
+            records[i]!,
+            { kind: 'append', block: put(line) },
+            current.etag,
+          ),
         ),
       );
       assert.equal(outcomes.filter((o) => o === 'ok').length, 1, `round ${round}: ${outcomes.join(' ')}`);

@@ -256,6 +256,21 @@ async function listByHierarchy(context: Context): Promise<void> {
   assert.deepEqual(flat, names);
 }
 
+async function listSnapshotsAndUncommitted(context: Context): Promise<void> {
+  const container = await freshContainer(context);
+  const blob = container.getBlockBlobClient('b');
+  await blob.upload('v1', 2);
+  const { snapshot } = await blob.createSnapshot();
+  await container.getBlockBlobClient('staged-only').stageBlock(Buffer.from('id').toString('base64'), 'x', 1);
+  const listed: string[] = [];
+  const options = { includeSnapshots: true, includeUncommitedBlobs: true, includeCopy: true, includeDeleted: true };
+  for await (const item of container.listBlobsFlat(options)) listed.push(`${item.name}@${item.snapshot ?? ''}`);
+  assert.deepEqual(listed, [`b@${snapshot!}`, 'b@', 'staged-only@']);
+  const plain: string[] = [];
+  for await (const item of container.listBlobsFlat()) plain.push(item.name);
+  assert.deepEqual(plain, ['b']);
+}
+
 const cases: readonly [string, (context: Context) => Promise<void>][] = [
   ['put, get, properties; missing blob and container', putAndGet],
   ['uploadData in parallel blocks; ranged downloads; 416; range MD5', parallelBlocksAndRanges],
@@ -265,6 +280,7 @@ const cases: readonly [string, (context: Context) => Promise<void>][] = [
   ['append blobs and their conditions', appendBlobs],
   ['blob and container leases over the test clock', leases],
   ['list blobs flat and by hierarchy, paged', listByHierarchy],
+  ['list snapshots and names with only staged blocks on request', listSnapshotsAndUncommitted],
 ];
 
 for (const engine of engines) {
