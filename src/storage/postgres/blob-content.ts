@@ -13,6 +13,7 @@ import assert from 'node:assert/strict';
 import type { ContentRef } from '../blob-store.js';
 import { named } from './blob-statements.js';
 import type { PostgresConnection } from './connection.js';
+import { isMissingTable } from './failures.js';
 import { schemaName as s } from './schema.js';
 
 /**
@@ -25,7 +26,11 @@ export const chunkBytesDefault = 512 * 1024;
 const newContentSql = `WITH c AS (INSERT INTO ${s}.blob_contents (chunk_bytes) VALUES ($1) RETURNING id),
   k AS (INSERT INTO ${s}.blob_reclaim_candidates (content_id) SELECT id FROM c)
   SELECT id FROM c`;
-const chunkSql = `INSERT INTO ${s}.blob_chunks (content_id, seq, data) VALUES ($1, $2, $3)`;
+// Each chunk starts the content's grace again (blob-reclaim.ts): only a writer that stalls for the
+// grace loses its content, however long the whole write takes.
+const chunkSql = `WITH touched AS (
+    UPDATE ${s}.blob_reclaim_candidates SET marked_ms = NULL WHERE content_id = $1 AND marked_ms IS NOT NULL
+  ) INSERT INTO ${s}.blob_chunks (content_id, seq, data) VALUES ($1, $2, $3)`;
 const completeSql = `UPDATE ${s}.blob_contents SET size_bytes = $2 WHERE id = $1 AND size_bytes IS NULL`;
 const discardSql = `DELETE FROM ${s}.blob_contents WHERE id = $1 AND size_bytes IS NULL`;
 /**
@@ -51,11 +56,25 @@ export async function writeContent(
   try {
     const sizeBytes = await writeChunks(connection, id, source, chunkBytes);
     const { rowCount } = await connection.query('write', named(completeSql, [id, sizeBytes]));
-    assert.equal(rowCount, 1, `content ${id} was reclaimed while it was written (a write longer than the grace)`);
+    if (rowCount !== 1) reclaimedUnder(id);
     return { id, sizeBytes };
   } catch (error) {
     // At once if it can; otherwise reclaimContent does, after the grace (it is a candidate).
     await connection.query('write', named(discardSql, [id])).catch(() => undefined);
+    throw error;
+  }
+}
+
+function reclaimedUnder(id: string): never {
+  assert.fail(`content ${id} was reclaimed while it was written (a pause longer than the grace)`);
+}
+
+/** One chunk; a content gone (its foreign key) was reclaimed under the writer. */
+async function writeChunk(connection: PostgresConnection, id: string, seq: number, data: Buffer): Promise<void> {
+  try {
+    await connection.query('write', named(chunkSql, [id, seq, data]));
+  } catch (error) {
+    if (isMissingTable(error)) reclaimedUnder(id);
     throw error;
   }
 }
@@ -78,12 +97,12 @@ async function writeChunks(
       filled += n;
       offset += n;
       if (filled === chunkBytes) {
-        await connection.query('write', named(chunkSql, [id, seq++, chunk]));
+        await writeChunk(connection, id, seq++, chunk);
         filled = 0;
       }
     }
   }
-  if (filled > 0) await connection.query('write', named(chunkSql, [id, seq++, chunk.subarray(0, filled)]));
+  if (filled > 0) await writeChunk(connection, id, seq++, chunk.subarray(0, filled));
   return (seq - (filled > 0 ? 1 : 0)) * chunkBytes + filled;
 }
 

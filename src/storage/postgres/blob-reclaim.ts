@@ -39,12 +39,12 @@ const dueCandidatesSql = `SELECT content_id AS id FROM ${s}.blob_reclaim_candida
   ORDER BY marked_ms LIMIT $2 FOR UPDATE SKIP LOCKED`;
 // FOR UPDATE conflicts with the FOR KEY SHARE a write naming the content takes (its foreign key).
 const lockContentsSql = `SELECT id FROM ${s}.blob_contents WHERE id = ANY($1::bigint[]) FOR UPDATE SKIP LOCKED`;
-// Content found unreferenced is made incomplete first (size null), so no write can name it again
-// while its chunks go over several passes.
+// Content found unreferenced is marked as being removed first (size -1), so no write can name it
+// again, nor a writer still sending complete it, while its chunks go over several passes.
 const referenced = (id: string): string => `(EXISTS (SELECT 1 FROM ${s}.blob_blocks b WHERE b.content_id = ${id})
   OR EXISTS (SELECT 1 FROM ${s}.blob_staged t WHERE t.content_id = ${id}))`;
 const referencedSql = `SELECT x.id FROM unnest($1::bigint[]) AS x(id) WHERE ${referenced('x.id')}`;
-const unreferencedSql = `UPDATE ${s}.blob_contents c SET size_bytes = NULL WHERE c.id IN (
+const unreferencedSql = `UPDATE ${s}.blob_contents c SET size_bytes = -1 WHERE c.id IN (
   SELECT x.id FROM unnest($1::bigint[]) AS x(id) WHERE NOT ${referenced('x.id')} LIMIT $2
 ) RETURNING c.id`;
 const deleteChunksSql = `DELETE FROM ${s}.blob_chunks WHERE ctid IN (
