@@ -82,6 +82,8 @@ async function containerLifecycle(service: BlobServiceClient): Promise<void> {
   assert.equal(properties.leaseStatus, 'unlocked');
   assert.equal(properties.hasImmutabilityPolicy, false);
   assert.equal(properties.hasLegalHold, false);
+  assert.equal(properties.defaultEncryptionScope, '$account-encryption-key');
+  assert.equal(properties.denyEncryptionScopeOverride, false);
   assert.equal(properties.etag, created.etag);
   const changed = await container.setMetadata({ size: 'large' });
   assert.notEqual(changed.etag, created.etag);
@@ -135,6 +137,7 @@ async function listingPages(service: BlobServiceClient): Promise<void> {
   assert.ok(pages >= 3, `${pages} pages of at most 2 for 5 containers`);
   assert.deepEqual(seen[2]?.metadata, { letter: 'c' });
   assert.equal(seen[0]?.properties.leaseState, 'available');
+  assert.equal(seen[0]?.properties.defaultEncryptionScope, '$account-encryption-key');
   assert.match(seen[0]?.properties.etag ?? '', /^"0x[0-9A-F]+"$/);
 }
 
