@@ -13,12 +13,12 @@ import {
   generateAccountSASQueryParameters,
   generateBlobSASQueryParameters,
   BlobServiceClient,
-  RestError,
   StorageSharedKeyCredential,
   type ContainerItem,
 } from '@azure/storage-blob';
 import { send } from '../helpers/http.js';
 import { testDatabaseUrl } from '../helpers/postgres.js';
+import { refused } from '../helpers/rest-errors.js';
 import { blobEndpoint, blobServiceClient, blobVersion, uniqueContainerName } from '../helpers/blob.js';
 import {
   assertQueueError,
@@ -46,15 +46,6 @@ function blobPort(server: RunningServer): number {
 /** One raw request to the blob endpoint, signed with Shared Key (or not: `auth`), primary or secondary. */
 function blobSend(server: RunningServer, request: QueueRequest) {
   return blobQueueSend(blobPort(server), blobVersion, request);
-}
-
-async function refused(work: Promise<unknown>, status: number, code: string): Promise<void> {
-  await assert.rejects(work, (error: unknown) => {
-    assert.ok(error instanceof RestError, String(error));
-    assert.equal(error.statusCode, status);
-    assert.equal(error.code, code);
-    return true;
-  });
 }
 
 async function freshContainer(service: BlobServiceClient, prefix = 'c'): Promise<ContainerClient> {
