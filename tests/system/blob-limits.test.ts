@@ -105,6 +105,32 @@ describe('blob writes under contention and at their limits (SQLite)', () => {
     assert.equal(plain.contentType, 'application/json');
   });
 
+  test('Put Block List of 50,000 blocks (a body over the 4 MiB request cap) commits; one more is too long', async () => {
+    const id = Buffer.alloc(64, 7).toString('base64');
+    const staged = await blobSend(server, {
+      method: 'PUT',
+      target: `${container}/many?comp=block&blockid=${encodeURIComponent(id)}`,
+      body: 'x',
+    });
+    assert.equal(staged.status, 201, staged.text);
+    const list = (count: number) => `<BlockList>${`<Latest>${id}</Latest>`.repeat(count)}</BlockList>`;
+    assert.ok(list(50_000).length > 4 * 1024 * 1024);
+    const tooLong = await blobSend(server, {
+      method: 'PUT',
+      target: `${container}/many?comp=blocklist`,
+      body: list(50_001),
+    });
+    assertQueueError(tooLong, 400, 'BlockListTooLong');
+    const committed = await blobSend(server, {
+      method: 'PUT',
+      target: `${container}/many?comp=blocklist`,
+      body: list(50_000),
+    });
+    assert.equal(committed.status, 201, committed.text);
+    const head = await blobSend(server, { method: 'HEAD', target: `${container}/many` });
+    assert.equal(head.headers['content-length'], '50000');
+  });
+
   test('errors of blob writes are the service XML, never a 500', async () => {
     const res = await blobSend(server, { method: 'PUT', target: `${container}/b`, body: 'x' });
     assertQueueError(res, 400, 'MissingRequiredHeader');
