@@ -395,6 +395,39 @@ describe('PostgreSQL blob store: reclaim', { skip: unavailable }, () => {
     assert.equal(await store.contentExists(big), false);
   });
 
+  test('a write keeps its content while chunks arrive within the grace, however long it takes', async () => {
+    const { store } = db();
+    let step = 0;
+    async function* slow(): AsyncGenerator<Uint8Array> {
+      for (const piece of ['aaaaa', 'bbbbb', 'ccccc', 'ddddd']) {
+        yield Buffer.from(piece);
+        // A chunk each, and a pass a grace later than the one before after each.
+        await store.reclaimContent(t0 + 10 * graceMs + step++ * graceMs, t0 - 1, 100);
+      }
+    }
+    const content = await store.writeContent(slow());
+    const name = await container(store);
+    const record = blob(name, 'slow', content.sizeBytes);
+    assert.equal(await store.putBlob(account, record, { kind: 'replace', blocks: [put(content)] }, null), 'ok');
+    const key = { container: name, name: 'slow', snapshot: '' };
+    assert.equal(await text(await store.readContent(account, key, record.etag, 0, 100)), 'aaaaabbbbbcccccddddd');
+  });
+
+  test('a write that pauses longer than the grace fails, and leaves what reclaim removes', async () => {
+    const { store } = db();
+    async function* stalled(): AsyncGenerator<Uint8Array> {
+      yield Buffer.from('aaaaa');
+      await store.reclaimContent(t0 + 100 * graceMs, t0 - 1, 100);
+      await store.reclaimContent(t0 + 101 * graceMs, t0 - 1, 100);
+      yield Buffer.from('bbbbb');
+    }
+    await assert.rejects(store.writeContent(stalled()), /a pause longer than the grace/);
+    await store.reclaimContent(t0 + 102 * graceMs, t0 - 1, 100);
+    await store.reclaimContent(t0 + 103 * graceMs, t0 - 1, 100);
+    await store.reclaimContent(t0 + 104 * graceMs, t0 - 1, 100);
+    assert.equal(await store.reclaimContent(t0 + 105 * graceMs, t0 - 1, 100), 0);
+  });
+
   test('a source that fails leaves nothing behind', async () => {
     const { store, url } = db();
     const before = await rowCount(url, 'blob_chunks');

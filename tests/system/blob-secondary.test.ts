@@ -6,10 +6,11 @@ import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { blobEndpoint, blobServiceClient, blobVersion, uniqueContainerName } from '../helpers/blob.js';
 import type { RawResponse } from '../helpers/http.js';
-import { postgresBin, startCluster, type Cluster } from '../helpers/pg-cluster.js';
+import { postgresBin } from '../helpers/pg-cluster.js';
 import { postgresUnavailable } from '../helpers/postgres.js';
 import { assertQueueError, blobQueueSend, childText, xmlOf, type QueueRequest } from '../helpers/queue.js';
-import { startServer, type RunningServer } from '../helpers/server.js';
+import type { RunningServer } from '../helpers/server.js';
+import { startStandbyServer, type StandbyServer } from '../helpers/standby-server.js';
 
 const bin = postgresBin();
 const skip = postgresUnavailable() ?? (bin === undefined ? 'SKIPPED: no PostgreSQL server binaries' : undefined);
@@ -31,22 +32,13 @@ async function replicated(server: RunningServer, target: string): Promise<RawRes
 }
 
 describe('the blob secondary endpoint on a hot standby', { skip }, () => {
-  let primary: Cluster;
-  let standby: Cluster;
+  let setup: StandbyServer | undefined;
   let server: RunningServer;
   before(async () => {
-    primary = await startCluster(bin!);
-    standby = await startCluster(bin!, { standbyOf: primary.url });
-    server = await startServer({
-      database: primary.url,
-      args: ['--secondary-database', standby.url, '--log-level', 'warn'],
-    });
+    setup = await startStandbyServer(bin!);
+    server = setup.server;
   });
-  after(async () => {
-    await server?.stop();
-    primary?.destroy();
-    standby?.destroy();
-  });
+  after(async () => setup?.stop());
 
   test('a container and its blob are read on the secondary once replicated', async () => {
     const container = blobServiceClient(server).getContainerClient(uniqueContainerName('sec'));
