@@ -23,8 +23,11 @@ import { schemaName as s } from './schema.js';
  */
 export const chunkBytesDefault = 512 * 1024;
 
-const newContentSql = `WITH c AS (INSERT INTO ${s}.blob_contents (chunk_bytes) VALUES ($1) RETURNING id),
-  k AS (INSERT INTO ${s}.blob_reclaim_candidates (content_id) SELECT id FROM c)
+// A new content with its first chunk (none when empty), complete ($4 its size) or not ($4 null).
+const newContentSql = `WITH c AS (
+    INSERT INTO ${s}.blob_contents (chunk_bytes, size_bytes) VALUES ($1, $4) RETURNING id
+  ), k AS (INSERT INTO ${s}.blob_reclaim_candidates (content_id) SELECT id FROM c),
+  d AS (INSERT INTO ${s}.blob_chunks (content_id, seq, data) SELECT id, 0, $3 FROM c WHERE $2)
   SELECT id FROM c`;
 // Each chunk starts the content's grace again (blob-reclaim.ts): only a writer that stalls for the
 // grace loses its content, however long the whole write takes.
@@ -44,17 +47,31 @@ const readChunkSql = `SELECT substring(c.data FROM g FOR least($4, $3 + $5 - g))
 /** Bytes per row read: hex text of 64 KiB, below V8's large objects (128 KiB). */
 const readPieceBytes = 32 * 1024;
 
-/** Streams `source` into new content (BlobStore.writeContent). */
+/**
+ * Streams `source` into new content (BlobStore.writeContent). Content of one chunk or less (most
+ * blocks) is one statement; larger, its first chunk comes with the content row and its size
+ * after the last.
+ */
 export async function writeContent(
   connection: PostgresConnection,
   source: AsyncIterable<Uint8Array>,
   chunkBytes: number,
 ): Promise<ContentRef> {
   assert(Number.isSafeInteger(chunkBytes) && chunkBytes > 0, 'a chunk holds at least one byte');
-  const { rows } = await connection.query<{ id: string }>('write', named(newContentSql, [chunkBytes]));
+  const chunks = rechunked(source, chunkBytes)[Symbol.asyncIterator]();
+  const first = await chunks.next();
+  const data = first.done === true ? Buffer.alloc(0) : first.value;
+  const whole = data.length < chunkBytes;
+  const values = [chunkBytes, data.length > 0, data, whole ? data.length : null];
+  const { rows } = await connection.query<{ id: string }>('write', named(newContentSql, values));
   const id = rows[0]!.id;
+  if (whole) return { id, sizeBytes: data.length };
   try {
-    const sizeBytes = await writeChunks(connection, id, source, chunkBytes);
+    let sizeBytes = data.length;
+    for (let seq = 1, next = await chunks.next(); next.done !== true; seq++, next = await chunks.next()) {
+      await writeChunk(connection, id, seq, next.value);
+      sizeBytes += next.value.length;
+    }
     const { rowCount } = await connection.query('write', named(completeSql, [id, sizeBytes]));
     if (rowCount !== 1) reclaimedUnder(id);
     return { id, sizeBytes };
@@ -79,31 +96,27 @@ async function writeChunk(connection: PostgresConnection, id: string, seq: numbe
   }
 }
 
-/** Writes the source's bytes as chunks of `chunkBytes` (the last may be shorter); their total. */
-async function writeChunks(
-  connection: PostgresConnection,
-  id: string,
-  source: AsyncIterable<Uint8Array>,
-  chunkBytes: number,
-): Promise<number> {
-  // One buffer, reused: a chunk's statement has completed (so sent) before the next is filled.
+/**
+ * The source's bytes in chunks of `chunkBytes`, the last shorter (none for no bytes). One buffer,
+ * reused: the caller is done with a chunk (its statement completed, so sent) before it asks for
+ * the next.
+ */
+async function* rechunked(source: AsyncIterable<Uint8Array>, chunkBytes: number): AsyncGenerator<Buffer> {
   const chunk = Buffer.allocUnsafe(chunkBytes);
   let filled = 0;
-  let seq = 0;
   for await (const piece of source) {
-    for (let offset = 0; offset < piece.length;) {
+    for (let offset = 0; offset < piece.length; ) {
       const n = Math.min(piece.length - offset, chunkBytes - filled);
       chunk.set(piece.subarray(offset, offset + n), filled);
       filled += n;
       offset += n;
       if (filled === chunkBytes) {
-        await writeChunk(connection, id, seq++, chunk);
+        yield chunk;
         filled = 0;
       }
     }
   }
-  if (filled > 0) await writeChunk(connection, id, seq++, chunk.subarray(0, filled));
-  return (seq - (filled > 0 ? 1 : 0)) * chunkBytes + filled;
+  if (filled > 0) yield chunk.subarray(0, filled);
 }
 
 /** A part of one content: `lengthBytes` bytes from `offsetBytes`. */
