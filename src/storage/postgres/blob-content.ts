@@ -105,7 +105,7 @@ async function* rechunked(source: AsyncIterable<Uint8Array>, chunkBytes: number)
   const chunk = Buffer.allocUnsafe(chunkBytes);
   let filled = 0;
   for await (const piece of source) {
-    for (let offset = 0; offset < piece.length; ) {
+    for (let offset = 0; offset < piece.length;) {
       const n = Math.min(piece.length - offset, chunkBytes - filled);
       chunk.set(piece.subarray(offset, offset + n), filled);
       filled += n;
