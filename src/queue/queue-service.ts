@@ -2,11 +2,11 @@
 // https://learn.microsoft.com/rest/api/storageservices/queue-service-rest-api, checked before the
 // store is asked, and the store's answers turned into the service's errors. It knows seconds and
 // milliseconds, not HTTP or XML (queue/operations.ts reads requests, queue/queue-xml.ts writes bodies).
-import { randomUUID } from 'node:crypto';
 import { TableError } from '../errors.js';
 import type { MessageFailure, MessageResult, QueueInfo, QueueStore, StoredMessage } from '../storage/queue-store.js';
 import type { Clock } from '../domain/clock.js';
 import { messageTextBytesMax } from './limits.js';
+import { newMessageId } from './message-ids.js';
 import { checkQueueName, sameMetadata } from './names.js';
 
 export interface PutOptions {
@@ -26,7 +26,7 @@ export class QueueService {
   constructor(
     private readonly store: QueueStore,
     readonly clock: Clock,
-    private readonly newId: () => string = randomUUID,
+    private readonly newId: () => string = newMessageId,
   ) {}
 
   /** 'created' (201), or 'exists' with the same metadata (204); different metadata is 409 QueueAlreadyExists. */

@@ -86,6 +86,8 @@ interface StoredVersion {
 
 export class SqliteWriter implements WriterApi {
   private readonly clock: CommitClock;
+  /** The clock as the database holds it: a group that took no Timestamp (queue jobs) leaves it be. */
+  private savedClock: bigint;
   readonly queues: SqliteQueueWriter;
   private readonly tableIds = new Map<string, number>();
   private queue: Job[] = [];
@@ -147,6 +149,7 @@ export class SqliteWriter implements WriterApi {
       { value: bigint } | undefined;
     // The clock resumes after the last Timestamp ever written, even if the wall clock went back.
     this.clock = new CommitClock(saved?.value ?? 0n);
+    this.savedClock = this.clock.last;
     this.queues = new SqliteQueueWriter(db, (job) => this.enqueue(() => ({ result: job(), undo: false })));
   }
 
@@ -240,8 +243,11 @@ export class SqliteWriter implements WriterApi {
         this.sql.releaseSavepoint.run();
         results.push(result);
       }
-      this.sql.saveClock.run(this.clock.last);
+      // Writing the clock's row only when it moved spares a queue-only group one page of log.
+      const clock = this.clock.last;
+      if (clock !== this.savedClock) this.sql.saveClock.run(clock);
       this.sql.commit.run();
+      this.savedClock = clock;
     } catch (error) {
       if (this.db.inTransaction) this.db.exec('ROLLBACK');
       this.tableIds.clear();
