@@ -2,7 +2,7 @@
 // https://learn.microsoft.com/rest/api/storageservices/queue-service-rest-api, checked before the
 // store is asked, and the store's answers turned into the service's errors. It knows seconds and
 // milliseconds, not HTTP or XML (queue/operations.ts reads requests, queue/queue-xml.ts writes bodies).
-import { TableError } from '../errors.js';
+import { DetailedError, TableError } from '../errors.js';
 import type { MessageFailure, MessageResult, QueueInfo, QueueStore, StoredMessage } from '../storage/queue-store.js';
 import type { Clock } from '../domain/clock.js';
 import { messageTextBytesMax } from './limits.js';
@@ -155,12 +155,16 @@ export class QueueService {
   }
 }
 
-/** The text must fit in 64 KiB as UTF-8 (Azurite counts the same way; put-message). */
+/**
+ * The text must fit in 64 KiB as UTF-8 (Azurite counts the same way; put-message). The service's
+ * 413 names the limit in bytes in a <MaxLimit> element after the message, as Azurite's does.
+ */
 function checkMessageText(text: string): void {
   if (Buffer.byteLength(text, 'utf8') > messageTextBytesMax) {
-    throw new TableError(
+    throw new DetailedError(
       'RequestBodyTooLarge',
       'The request body is too large and exceeds the maximum permissible limit.',
+      [['MaxLimit', String(messageTextBytesMax)]],
     );
   }
 }
