@@ -134,7 +134,16 @@ export class QueueService {
     answer(await this.store.deleteMessage(account, queue, id, popReceipt, this.clock.nowMs()));
   }
 
-  /** Update Message: new visibility, optionally new text; the answer carries the new pop receipt. */
+  /**
+   * Update Message: new visibility, optionally new text; the answer carries the new pop receipt. An
+   * expired message is 404 MessageNotFound, even before the purge removes it. A new visibility
+   * later than the message's expiry is taken, not refused (the message then expires unseen): the
+   * update-message page says it "cannot be set to a value later than the expiry time", but the
+   * service's REST specification says it can (the `visibilitytimeout` of Update in
+   * https://github.com/Azure/azure-rest-api-specs, as the SDKs document it), the service answered
+   * 204 to one (https://github.com/Azure/azure-sdk-for-java/issues/105), and Azurite takes it too.
+   * Unverified against today's service.
+   */
   async updateMessage(
     account: string,
     queue: string,
