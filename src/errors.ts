@@ -158,7 +158,10 @@ export class DetailedError extends TableError {
 
   constructor(code: ErrorCode, detail: string | undefined, elements: readonly (readonly [string, string])[]) {
     super(code, detail);
-    assert(elements.every(([name]) => /^[A-Za-z][A-Za-z0-9]*$/.test(name)), 'error detail names are XML names');
+    assert(
+      elements.every(([name]) => /^[A-Za-z][A-Za-z0-9]*$/.test(name)),
+      'error detail names are XML names',
+    );
     this.elements = elements;
   }
 }
