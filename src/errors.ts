@@ -1,6 +1,7 @@
 // The one error vocabulary: every expected failure is a TableError carrying the Azure error code,
 // its HTTP status and message (Azure REST: table-service-error-codes). http/ renders it; nothing else builds error
 // bodies.
+import assert from 'node:assert/strict';
 
 export interface ErrorSpec {
   readonly status: number;
@@ -233,6 +234,23 @@ export class TableError extends Error {
     this.status = errorCodes[code].status;
     this.authDetail = authDetail;
     this.replyHeaders = undefined;
+  }
+}
+
+/**
+ * A TableError whose XML body names more facts after <Message>, in the order given, e.g. the
+ * <MaxLimit> of a queue's 413 RequestBodyTooLarge (put-message). JSON error bodies leave them out.
+ */
+export class DetailedError extends TableError {
+  readonly elements: readonly (readonly [name: string, value: string])[];
+
+  constructor(code: ErrorCode, detail: string | undefined, elements: readonly (readonly [string, string])[]) {
+    super(code, detail);
+    assert(
+      elements.every(([name]) => /^[A-Za-z][A-Za-z0-9]*$/.test(name)),
+      'error detail names are XML names',
+    );
+    this.elements = elements;
   }
 }
 

@@ -6,7 +6,7 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { randomUUID } from 'node:crypto';
 import { clientRequestIdLengthMax } from '../limits.js';
-import { TableError, type ErrorCode } from '../errors.js';
+import { DetailedError, TableError, type ErrorCode } from '../errors.js';
 import { escapeXmlText } from '../table/protocol/xml.js';
 import { isVersionShaped } from './request-checks.js';
 import { lingerAfterReply } from './linger.js';
@@ -144,7 +144,7 @@ export function errorReply(context: ResponseContext, error: unknown, extraHeader
     return {
       status: tableError.status,
       headers: { ...headers, 'Content-Type': 'application/xml' },
-      body: xmlError(tableError.code, text, tableError.authDetail),
+      body: xmlError(tableError, text),
     };
   }
   return {
@@ -162,10 +162,11 @@ export function jsonError(code: ErrorCode, text: string): string {
   return JSON.stringify({ 'odata.error': { code, message: { lang: 'en-US', value: text } } });
 }
 
-function xmlError(code: ErrorCode, text: string, authDetail: string | undefined): string {
-  const detail =
-    authDetail === undefined
-      ? ''
-      : `<AuthenticationErrorDetail>${escapeXmlText(authDetail)}</AuthenticationErrorDetail>`;
-  return `<?xml version="1.0" encoding="utf-8"?><Error><Code>${code}</Code><Message>${escapeXmlText(text)}</Message>${detail}</Error>`;
+function xmlError(error: TableError, text: string): string {
+  const elements: (readonly [string, string])[] = [];
+  if (error.authDetail !== undefined) elements.push(['AuthenticationErrorDetail', error.authDetail]);
+  if (error instanceof DetailedError) elements.push(...error.elements);
+  const detail = elements.map(([name, value]) => `<${name}>${escapeXmlText(value)}</${name}>`).join('');
+  const message = `<Message>${escapeXmlText(text)}</Message>`;
+  return `<?xml version="1.0" encoding="utf-8"?><Error><Code>${error.code}</Code>${message}${detail}</Error>`;
 }

@@ -2,11 +2,11 @@
 // https://learn.microsoft.com/rest/api/storageservices/queue-service-rest-api, checked before the
 // store is asked, and the store's answers turned into the service's errors. It knows seconds and
 // milliseconds, not HTTP or XML (queue/operations.ts reads requests, queue/queue-xml.ts writes bodies).
-import { randomUUID } from 'node:crypto';
-import { TableError } from '../errors.js';
+import { DetailedError, TableError } from '../errors.js';
 import type { MessageFailure, MessageResult, QueueInfo, QueueStore, StoredMessage } from '../storage/queue-store.js';
 import type { Clock } from '../domain/clock.js';
 import { messageTextBytesMax } from './limits.js';
+import { newMessageId } from './message-ids.js';
 import { checkQueueName, sameMetadata } from './names.js';
 
 export interface PutOptions {
@@ -26,7 +26,7 @@ export class QueueService {
   constructor(
     private readonly store: QueueStore,
     readonly clock: Clock,
-    private readonly newId: () => string = randomUUID,
+    private readonly newId: () => string = newMessageId,
   ) {}
 
   /** 'created' (201), or 'exists' with the same metadata (204); different metadata is 409 QueueAlreadyExists. */
@@ -134,7 +134,16 @@ export class QueueService {
     answer(await this.store.deleteMessage(account, queue, id, popReceipt, this.clock.nowMs()));
   }
 
-  /** Update Message: new visibility, optionally new text; the answer carries the new pop receipt. */
+  /**
+   * Update Message: new visibility, optionally new text; the answer carries the new pop receipt. An
+   * expired message is 404 MessageNotFound, even before the purge removes it. A new visibility
+   * later than the message's expiry is taken, not refused (the message then expires unseen): the
+   * update-message page says it "cannot be set to a value later than the expiry time", but the
+   * service's REST specification says it can (the `visibilitytimeout` of Update in
+   * https://github.com/Azure/azure-rest-api-specs, as the SDKs document it), the service answered
+   * 204 to one (https://github.com/Azure/azure-sdk-for-java/issues/105), and Azurite takes it too.
+   * Unverified against today's service.
+   */
   async updateMessage(
     account: string,
     queue: string,
@@ -155,12 +164,16 @@ export class QueueService {
   }
 }
 
-/** The text must fit in 64 KiB as UTF-8 (Azurite counts the same way; put-message). */
+/**
+ * The text must fit in 64 KiB as UTF-8 (Azurite counts the same way; put-message). The service's
+ * 413 names the limit in bytes in a <MaxLimit> element after the message, as Azurite's does.
+ */
 function checkMessageText(text: string): void {
   if (Buffer.byteLength(text, 'utf8') > messageTextBytesMax) {
-    throw new TableError(
+    throw new DetailedError(
       'RequestBodyTooLarge',
       'The request body is too large and exceeds the maximum permissible limit.',
+      [['MaxLimit', String(messageTextBytesMax)]],
     );
   }
 }

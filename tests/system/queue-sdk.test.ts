@@ -126,6 +126,26 @@ async function visibilityAndExpiry(context: Context): Promise<void> {
   assert.deepEqual(left, ['forever'], 'the 10-minute message expired');
 }
 
+async function updateAndExpiry(context: Context): Promise<void> {
+  const { clock } = context;
+  const queue = await freshQueue(context);
+  const sent = await queue.sendMessage('short-lived', { messageTimeToLive: 60 });
+  const message = (await queue.receiveMessages({ visibilityTimeout: 30 })).receivedMessageItems[0]!;
+  // Invisible past its expiry: taken, as the service takes it (see QueueService.updateMessage).
+  const updated = await queue.updateMessage(message.messageId, message.popReceipt, undefined, 120);
+  assert.equal(updated._response.status, 204);
+  assert.ok(updated.nextVisibleOn!.getTime() > sent.expiresOn.getTime());
+  clock.advance(61_000);
+  // Expired, still invisible: an update or delete with its current pop receipt finds no message.
+  await refused(queue.updateMessage(message.messageId, updated.popReceipt!, 'late', 0), 404, 'MessageNotFound');
+  await refused(queue.deleteMessage(message.messageId, updated.popReceipt!), 404, 'MessageNotFound');
+  const other = await queue.sendMessage('visible, then expired', { messageTimeToLive: 10 });
+  clock.advance(11_000);
+  await refused(queue.updateMessage(other.messageId, other.popReceipt, 'late', 0), 404, 'MessageNotFound');
+  assert.equal((await queue.peekMessages({ numberOfMessages: 32 })).peekedMessageItems.length, 0);
+  assert.equal((await queue.getProperties()).approximateMessagesCount, 0);
+}
+
 async function accessPolicies(context: Context): Promise<void> {
   const queue = await freshQueue(context);
   const startsOn = new Date('2024-01-01T00:00:00Z');
@@ -206,6 +226,7 @@ const cases: readonly [string, (context: Context) => Promise<void>][] = [
   ['list queues: prefix, pages with continuation, metadata on request', listQueues],
   ['send, peek, receive, update, delete, clear', messageLifecycle],
   ['visibility and expiry follow the clock', visibilityAndExpiry],
+  ['update: a visibility past the expiry is taken; an expired message is 404 MessageNotFound', updateAndExpiry],
   ['stored access policies', accessPolicies],
   ['service properties, CORS, stats', serviceProperties],
   ['service SAS (generateSasUrl) and account SAS (generateAccountSasUrl)', sharedAccessSignatures],

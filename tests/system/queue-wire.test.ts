@@ -218,12 +218,40 @@ test('messages: 64 KiB of UTF-8 text passes, a byte more is 413 RequestBodyTooLa
     body: messageBody('é'.repeat(32 * 1024) + 'a'),
   });
   assertQueueError(over, 413, 'RequestBodyTooLarge');
+  // The service names the limit, in bytes, after the message (Azurite does too).
+  assert.deepEqual(
+    xmlOf(over).children.map((child) => child.name),
+    ['Code', 'Message', 'MaxLimit'],
+  );
+  assert.equal(childText(xmlOf(over), 'MaxLimit'), '65536');
   const huge = await call({
     method: 'POST',
     target: `${queue}/messages`,
     body: messageBody('a'.repeat(5 * 1024 * 1024)),
   });
   assert.equal(huge.status, 413);
+});
+
+test('messages: an update whose new text is over 64 KiB is 413 RequestBodyTooLarge with its MaxLimit', async () => {
+  const queue = await freshQueue();
+  await putMessage(queue, 'small');
+  const got = xmlOf(await call({ method: 'GET', target: `${queue}/messages` })).children[0]!;
+  const [id, receipt] = [childText(got, 'MessageId')!, childText(got, 'PopReceipt')!];
+  const update = await call({
+    method: 'PUT',
+    target: `${queue}/messages/${id}?popreceipt=${encodeURIComponent(receipt)}&visibilitytimeout=0`,
+    body: messageBody('a'.repeat(64 * 1024 + 1)),
+  });
+  assertQueueError(update, 413, 'RequestBodyTooLarge');
+  assert.equal(childText(xmlOf(update), 'MaxLimit'), '65536');
+  // The refused update changed nothing: the pop receipt still holds, and the text is the old one.
+  const visible = await call({
+    method: 'PUT',
+    target: `${queue}/messages/${id}?popreceipt=${encodeURIComponent(receipt)}&visibilitytimeout=0`,
+  });
+  assert.equal(visible.status, 204, visible.text);
+  const peeked = xmlOf(await call({ method: 'GET', target: `${queue}/messages?peekonly=true` })).children[0]!;
+  assert.equal(childText(peeked, 'MessageText'), 'small');
 });
 
 test('messages: numbers out of range and not numbers', async () => {

@@ -43,10 +43,12 @@ export class SqliteQueueStore implements QueueStore {
           'FROM messages m JOIN queues q ON q.id = m.queue_id WHERE (m.expires_ms IS NULL OR m.expires_ms > @now) ' +
           'GROUP BY q.account, q.name ORDER BY messages DESC, q.account, q.name LIMIT @limit',
       ),
-      // The visibility index from its start: invisible messages lie after `nowMs` and are never read.
+      // The queue by its key, then its visibility index from the start (invisible messages lie
+      // after `nowMs` and are never read): one statement, one read transaction, for the usual peek.
       peek: prepare(
-        `SELECT ${messageColumns} FROM messages WHERE queue_id = ? AND visible_ms <= ? ` +
-          'AND (expires_ms IS NULL OR expires_ms > ?) ORDER BY visible_ms, seq LIMIT ?',
+        `SELECT ${messageColumns.replace(/(\w+)/g, 'm.$1')} FROM queues q JOIN messages m ON m.queue_id = q.id ` +
+          'WHERE q.account = ? AND q.name = ? AND m.visible_ms <= ? AND (m.expires_ms IS NULL OR m.expires_ms > ?) ' +
+          'ORDER BY m.visible_ms, m.seq LIMIT ?',
       ),
     };
   }
@@ -131,9 +133,9 @@ export class SqliteQueueStore implements QueueStore {
   ): Promise<MessageResult<StoredMessage[]>> {
     assert(Number.isSafeInteger(count) && count >= 1, 'a peek reads at least one message');
     assertInstant(nowMs, 'nowMs');
-    const queueId = this.queueId(account, name);
-    if (queueId === undefined) return { ok: false, failure: 'queueNotFound' };
-    const rows = this.sql.peek.all(queueId, nowMs, nowMs, count) as MessageRow[];
+    const rows = this.sql.peek.all(account, name, nowMs, nowMs, count) as MessageRow[];
+    // Nothing to show: an empty queue, or none.
+    if (rows.length === 0 && this.queueId(account, name) === undefined) return { ok: false, failure: 'queueNotFound' };
     return { ok: true, value: rows.map(storedMessage) };
   }
 

@@ -68,7 +68,7 @@ export function queueCallName(method: string): string {
 
 /**
  * Runs one job in the writer's next group commit. A queue job decides before it writes, so it
- * never needs its savepoint rolled back; one that throws fails its whole group (writer.ts).
+ * never needs undoing and runs without a savepoint; one that throws fails its whole group (writer.ts).
  */
 export type RunJob = <T>(job: () => T) => Promise<T>;
 

@@ -2,6 +2,7 @@
 // together run in one transaction with one fsync (group commit), each inside its own SAVEPOINT so
 // a failed condition undoes only that job. It runs on a worker thread for an on-disk store (the
 // fsync never blocks the HTTP thread) and inline for an in-memory one.
+import assert from 'node:assert/strict';
 import type Database from 'better-sqlite3';
 import { performance } from 'node:perf_hooks';
 import type { CommitObserver, CommitResult, SettingChange, Write, WriteCondition } from '../store.js';
@@ -77,6 +78,8 @@ export interface WriterApi {
 interface Job {
   /** Runs inside the group's transaction; `undo` asks for its savepoint to be rolled back. */
   readonly run: () => { readonly result: unknown; readonly undo: boolean };
+  /** False for a job that never asks for an undo (queue jobs): it runs without a savepoint. */
+  readonly savepoint: boolean;
   readonly resolve: (result: never) => void;
   readonly reject: (error: unknown) => void;
 }
@@ -89,6 +92,8 @@ interface StoredVersion {
 
 export class SqliteWriter implements WriterApi {
   private readonly clock: CommitClock;
+  /** The clock as the database holds it: a group that took no Timestamp (queue jobs) leaves it be. */
+  private savedClock: bigint;
   readonly queues: SqliteQueueWriter;
   readonly blobs: SqliteBlobWriter;
   private readonly tableIds = new Map<string, number>();
@@ -151,9 +156,11 @@ export class SqliteWriter implements WriterApi {
       { value: bigint } | undefined;
     // The clock resumes after the last Timestamp ever written, even if the wall clock went back.
     this.clock = new CommitClock(saved?.value ?? 0n);
-    const runJob = <T>(job: () => T): Promise<T> => this.enqueue(() => ({ result: job(), undo: false }));
-    this.queues = new SqliteQueueWriter(db, runJob);
-    this.blobs = new SqliteBlobWriter(db, runJob);
+    this.savedClock = this.clock.last;
+    // Queue jobs never undo: no savepoint. Blob jobs keep theirs (a job that refuses a write may
+    // have begun it).
+    this.queues = new SqliteQueueWriter(db, (job) => this.enqueue(() => ({ result: job(), undo: false }), false));
+    this.blobs = new SqliteBlobWriter(db, (job) => this.enqueue(() => ({ result: job(), undo: false })));
   }
 
   commit(account: string, table: string, writes: EncodedWrites): Promise<CommitResult> {
@@ -219,9 +226,9 @@ export class SqliteWriter implements WriterApi {
     this.flush();
   }
 
-  private enqueue<T>(run: Job['run']): Promise<T> {
+  private enqueue<T>(run: Job['run'], savepoint = true): Promise<T> {
     return new Promise<T>((resolve, reject) => {
-      this.queue.push({ run, resolve: resolve as (result: never) => void, reject });
+      this.queue.push({ run, savepoint, resolve: resolve as (result: never) => void, reject });
       if (!this.flushScheduled) {
         this.flushScheduled = true;
         setImmediate(() => this.flush());
@@ -239,15 +246,12 @@ export class SqliteWriter implements WriterApi {
     const startedMs = performance.now();
     try {
       this.sql.begin.run();
-      for (const job of group) {
-        this.sql.savepoint.run();
-        const { result, undo } = job.run();
-        if (undo) this.sql.rollbackToSavepoint.run();
-        this.sql.releaseSavepoint.run();
-        results.push(result);
-      }
-      this.sql.saveClock.run(this.clock.last);
+      for (const job of group) results.push(this.runJob(job));
+      // Writing the clock's row only when it moved spares a queue-only group one page of log.
+      const clock = this.clock.last;
+      if (clock !== this.savedClock) this.sql.saveClock.run(clock);
       this.sql.commit.run();
+      this.savedClock = clock;
     } catch (error) {
       if (this.db.inTransaction) this.db.exec('ROLLBACK');
       this.tableIds.clear();
@@ -256,6 +260,20 @@ export class SqliteWriter implements WriterApi {
     }
     this.onCommit?.({ durationMs: performance.now() - startedMs, writes: group.length });
     group.forEach((job, i) => job.resolve(results[i] as never));
+  }
+
+  /** One job inside the group's transaction, in a savepoint of its own if it may need undoing. */
+  private runJob(job: Job): unknown {
+    if (!job.savepoint) {
+      const { result, undo } = job.run();
+      assert(!undo, 'a job without a savepoint has nothing to undo');
+      return result;
+    }
+    this.sql.savepoint.run();
+    const { result, undo } = job.run();
+    if (undo) this.sql.rollbackToSavepoint.run();
+    this.sql.releaseSavepoint.run();
+    return result;
   }
 
   private applyCommit(account: string, table: string, writes: EncodedWrites): CommitResult {
