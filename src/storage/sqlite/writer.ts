@@ -157,10 +157,10 @@ export class SqliteWriter implements WriterApi {
     // The clock resumes after the last Timestamp ever written, even if the wall clock went back.
     this.clock = new CommitClock(saved?.value ?? 0n);
     this.savedClock = this.clock.last;
-    // Queue jobs never undo: no savepoint. Blob jobs keep theirs (a job that refuses a write may
-    // have begun it).
-    this.queues = new SqliteQueueWriter(db, (job) => this.enqueue(() => ({ result: job(), undo: false }), false));
-    this.blobs = new SqliteBlobWriter(db, (job) => this.enqueue(() => ({ result: job(), undo: false })));
+    // Queue and blob jobs never undo (they decide before they write), so they need no savepoint.
+    const runJob = <T>(job: () => T): Promise<T> => this.enqueue(() => ({ result: job(), undo: false }), false);
+    this.queues = new SqliteQueueWriter(db, runJob);
+    this.blobs = new SqliteBlobWriter(db, runJob);
   }
 
   commit(account: string, table: string, writes: EncodedWrites): Promise<CommitResult> {
