@@ -24,6 +24,7 @@ import { bearerChallenge, type BearerVerifier } from './bearer.js';
 import { BodyTooLargeToDrain, discardBody, readBody } from './body.js';
 import { preflight, withCorsHeaders } from './cors.js';
 import type { Explorer } from './explorer.js';
+import { ownOrigin, ownOriginPreflight, withOwnOriginCors, type ListenerPort } from './explorer-origin.js';
 import { logFailure, loggedTarget, type Logger } from './log.js';
 import { answerParserEvents } from './parser-events.js';
 import { errorReply, responseContext, send, type Reply, type ResponseContext } from './respond.js';
@@ -59,6 +60,8 @@ export interface FrontDoorOptions {
 /** The shared front door; `server()` makes each service's listener. */
 export class FrontDoor {
   private inFlight = 0;
+  /** Every service's server made here, for the explorer: its endpoints and own origins. */
+  private readonly servers: { readonly service: string; readonly server: http.Server }[] = [];
 
   constructor(readonly options: FrontDoorOptions) {}
 
@@ -74,6 +77,7 @@ export class FrontDoor {
       services,
       secondaryServices,
       fallbackErrors: definition.errorFormat(new URLSearchParams(), {}, undefined),
+      listeners: () => this.listening(),
     };
     const listener = (request: IncomingMessage, response: ServerResponse): void => {
       if (this.inFlight >= this.options.requestsInFlightMax) {
@@ -101,7 +105,16 @@ export class FrontDoor {
     server.headersTimeout = headersTimeoutMs;
     server.requestTimeout = requestTimeoutMs;
     server.keepAliveTimeout = keepAliveTimeoutMs;
+    this.servers.push({ service: definition.name, server });
     return server;
+  }
+
+  /** Each service's port, of the servers listening now. */
+  private listening(): ListenerPort[] {
+    return this.servers.flatMap(({ service, server }) => {
+      const address = server.address();
+      return address === null || typeof address === 'string' ? [] : [{ service, port: address.port }];
+    });
   }
 }
 
@@ -112,6 +125,8 @@ interface Service<R extends { readonly kind: string }, S> {
   readonly secondaryServices?: S | undefined;
   /** Its error format before anything of a request is known. */
   readonly fallbackErrors: ErrorFormat;
+  /** Every service's listener of this front door (explorer-origin.ts). */
+  readonly listeners: () => ListenerPort[];
 }
 
 async function handle<R extends { readonly kind: string }, S>(
@@ -124,7 +139,14 @@ async function handle<R extends { readonly kind: string }, S>(
   const context = responseContext(request.headers, service.fallbackErrors);
   // Cerulean's own paths start with `/_`, which no account name can: answered before account parsing.
   if (options.explorer?.claims(splitRequestTarget(request.url ?? '/').rawPath)) {
-    send(response, context, await settleUnreadBody(request, options.explorer.reply(request, context)));
+    const reply = options.explorer.reply(request, context, service.listeners());
+    send(response, context, await settleUnreadBody(request, reply));
+    return;
+  }
+  // The explorer's page on another port of this server: CORS from here, not the account's rules.
+  const explorerOrigin = options.explorer && ownOrigin(request, service.listeners());
+  if (explorerOrigin !== undefined && request.method === 'OPTIONS') {
+    send(response, context, await settleUnreadBody(request, ownOriginPreflight(explorerOrigin, request)));
     return;
   }
   const known: KnownRequest = { account: undefined, operation: unknownOperation };
@@ -143,7 +165,9 @@ async function handle<R extends { readonly kind: string }, S>(
       options.hooks?.answered(known.operation, 'dropped', performance.now() - startedMs);
     return;
   }
-  if (known.account !== undefined && request.headers.origin !== undefined) {
+  if (explorerOrigin !== undefined) {
+    reply = withOwnOriginCors(explorerOrigin, reply);
+  } else if (known.account !== undefined && request.headers.origin !== undefined) {
     const cors = await service.definition.corsRules(service.services, known.account);
     reply = withCorsHeaders(cors, request.headers, request.method ?? '', reply);
   }
