@@ -145,7 +145,7 @@ function accountPrefix(account: string): string {
   return hostStyle ? '' : `/${account}`;
 }
 
-async function apiError(response: Response): Promise<ApiError> {
+export async function apiError(response: Response): Promise<ApiError> {
   const text = await response.text();
   const code = response.headers.get('x-ms-error-code') ?? 'Error';
   let message = text;

@@ -4,6 +4,7 @@ import { byId, h, replace } from './dom.js';
 import { showBrowser } from './browse.js';
 import { showCors } from './cors.js';
 import { showPolicies } from './policies.js';
+import { clearQueues, initQueues, refreshQueues } from './queues.js';
 import { attempt, devAccount, rememberedAccount, rememberedKey, rememberKey, status, succeeded } from './session.js';
 
 let credentials: Credentials | undefined;
@@ -36,6 +37,9 @@ async function start(): Promise<void> {
     event.preventDefault();
     void createNamedTable();
   });
+  initQueues(() => credentials);
+  byId('service-tables').addEventListener('click', () => showService('tables'));
+  byId('service-queues').addEventListener('click', () => showService('queues'));
   byId('cors-open').addEventListener('click', () => {
     if (credentials === undefined) return;
     currentTable = undefined;
@@ -75,6 +79,7 @@ async function refreshTables(): Promise<void> {
     // Wrong key or account: show nothing of the account used before, neither its tables nor the
     // rows of the table that was open.
     replace(byId('table-list'));
+    clearQueues();
     showHint('Connect with the account key to see its tables.');
     byId<HTMLButtonElement>('cors-open').disabled = true;
     delete document.body.dataset['connected'];
@@ -82,6 +87,7 @@ async function refreshTables(): Promise<void> {
   }
   byId<HTMLButtonElement>('cors-open').disabled = false;
   document.body.dataset['connected'] = credentials.account;
+  if (!byId('queues-section').hidden) void refreshQueues();
   status(
     `${credentials.account}: ${names.length} table${names.length === 1 ? '' : 's'}${prefix === '' ? '' : ` starting with '${prefix}'`}`,
   );
@@ -197,6 +203,17 @@ function tableNameReason(name: string): string | undefined {
   if (name.length > 63) return `at most 63 characters (this has ${name.length})`;
   if (name.toLowerCase() === 'tables') return '"tables" is reserved';
   return undefined;
+}
+
+/** Shows the tables or the queues in the left pane; the main area waits for a pick. */
+function showService(service: 'tables' | 'queues'): void {
+  byId('service-tables').setAttribute('aria-selected', String(service === 'tables'));
+  byId('service-queues').setAttribute('aria-selected', String(service === 'queues'));
+  byId('tables-section').hidden = service !== 'tables';
+  byId('queues-section').hidden = service !== 'queues';
+  showHint(service === 'tables' ? 'Pick a table.' : 'Pick a queue.');
+  if (service === 'queues') void refreshQueues();
+  else void refreshTables();
 }
 
 function showHint(text: string): void {
