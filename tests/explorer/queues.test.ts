@@ -3,6 +3,8 @@
 // Queues are created, paged and deleted, messages put, peeked (dequeue counts as Get Messages
 // through the official SDK leaves them), shown base64-decoded, flagged as poison, and cleared.
 import assert from 'node:assert/strict';
+import { existsSync, writeFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { after, before, describe, test } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import type { QueueClient } from '@azure/storage-queue';
@@ -10,6 +12,8 @@ import { browserSkip, browserTimeoutMs, launchBrowser } from '../helpers/browser
 import { openExplorer } from '../helpers/explorer.js';
 import { queueServiceClient } from '../helpers/queue.js';
 import { startServer, type RunningServer } from '../helpers/server.js';
+
+const screenshotPath = fileURLToPath(new URL('../../../docs/explorer-queues.png', import.meta.url));
 
 describe('explorer in Chromium: queues', { skip: browserSkip() }, () => {
   let server: RunningServer;
@@ -114,6 +118,9 @@ describe('explorer in Chromium: queues', { skip: browserSkip() }, () => {
     await refresh(2);
     assert.deepEqual(await dequeueCounts(), ['5', '5']);
     assert.equal((await page.$$('#messages tr.poison .poison-hint')).length, 2);
+    // Ids and times differ on every run: docs/explorer-queues.png is rewritten only when asked.
+    if (process.env['CERULEAN_UPDATE_SCREENSHOT'] === '1' || !existsSync(screenshotPath))
+      writeFileSync(screenshotPath, await page.screenshot());
   });
 
   test('base64 text as the SDKs write it is shown as stored, and decoded on request', async () => {
