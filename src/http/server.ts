@@ -100,12 +100,12 @@ export class FrontDoor {
       tls === undefined
         ? http.createServer(serverOptions, listener)
         : https.createServer({ ...serverOptions, cert: tls.cert, key: tls.key }, listener);
+    this.servers.push({ service: definition.name, server });
     answerParserEvents(server, listener, service.fallbackErrors);
     server.maxConnections = connectionsMax;
     server.headersTimeout = headersTimeoutMs;
     server.requestTimeout = requestTimeoutMs;
     server.keepAliveTimeout = keepAliveTimeoutMs;
-    this.servers.push({ service: definition.name, server });
     return server;
   }
 
