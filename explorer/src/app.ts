@@ -4,11 +4,13 @@ import { byId, h, replace } from './dom.js';
 import { showBrowser } from './browse.js';
 import { showCors } from './cors.js';
 import { showPolicies } from './policies.js';
-import { clearQueues, initQueues, refreshQueues } from './queues.js';
+import type { NameList } from './name-list.js';
+import { initQueues } from './queues.js';
 import { attempt, devAccount, rememberedAccount, rememberedKey, rememberKey, status, succeeded } from './session.js';
 
 let credentials: Credentials | undefined;
 let currentTable: string | undefined;
+let queues: NameList | undefined;
 
 const views = [
   { id: 'entities', label: 'Entities', show: showBrowser },
@@ -37,7 +39,7 @@ async function start(): Promise<void> {
     event.preventDefault();
     void createNamedTable();
   });
-  initQueues(() => credentials);
+  queues = initQueues(() => credentials);
   byId('service-tables').addEventListener('click', () => showService('tables'));
   byId('service-queues').addEventListener('click', () => showService('queues'));
   byId('cors-open').addEventListener('click', () => {
@@ -79,7 +81,7 @@ async function refreshTables(): Promise<void> {
     // Wrong key or account: show nothing of the account used before, neither its tables nor the
     // rows of the table that was open.
     replace(byId('table-list'));
-    clearQueues();
+    queues?.clear();
     showHint('Connect with the account key to see its tables.');
     byId<HTMLButtonElement>('cors-open').disabled = true;
     delete document.body.dataset['connected'];
@@ -87,7 +89,7 @@ async function refreshTables(): Promise<void> {
   }
   byId<HTMLButtonElement>('cors-open').disabled = false;
   document.body.dataset['connected'] = credentials.account;
-  if (!byId('queues-section').hidden) void refreshQueues();
+  if (!byId('queues-section').hidden) void queues?.refresh();
   status(
     `${credentials.account}: ${names.length} table${names.length === 1 ? '' : 's'}${prefix === '' ? '' : ` starting with '${prefix}'`}`,
   );
@@ -212,7 +214,7 @@ function showService(service: 'tables' | 'queues'): void {
   byId('tables-section').hidden = service !== 'tables';
   byId('queues-section').hidden = service !== 'queues';
   showHint(service === 'tables' ? 'Pick a table.' : 'Pick a queue.');
-  if (service === 'queues') void refreshQueues();
+  if (service === 'queues') void queues?.refresh();
   else void refreshTables();
 }
 

@@ -3,6 +3,7 @@
 // put and clear. Calls go to the Queue service's own port (endpoints.ts).
 import { isBase64, type Credentials } from './api.js';
 import { byId, field, h, replace } from './dom.js';
+import { lowerCaseNameReason, NameList } from './name-list.js';
 import {
   approximateMessageCount,
   clearMessages,
@@ -26,128 +27,23 @@ export const poisonDequeueCount = 5;
 /** Put Message's default time to live: 7 days. */
 const defaultTtlSeconds = 7 * 24 * 3600;
 
-let credentials: () => Credentials | undefined = () => undefined;
-let currentQueue: string | undefined;
-let listGeneration = 0;
-let nextMarker: string | undefined;
-
 /** Wires the pane's controls; `current` gives the credentials in use (undefined before connecting). */
-export function initQueues(current: () => Credentials | undefined): void {
-  credentials = current;
-  byId('queue-filter').addEventListener('input', () => void refreshQueues());
-  byId('queue-more').addEventListener('click', () => void loadQueuePage(listGeneration, true));
-  byId('create-queue-form').addEventListener('submit', (event) => {
-    event.preventDefault();
-    void createNamedQueue();
+export function initQueues(current: () => Credentials | undefined): NameList {
+  return new NameList({
+    kind: 'queue',
+    pageSize: queuesPerPage,
+    contents: 'every message in it',
+    credentials: current,
+    page: listQueues,
+    create: createQueue,
+    remove: deleteQueue,
+    open: openQueue,
+    nameReason: lowerCaseNameReason,
   });
-}
-
-/** Lists the queues from the first page (after connecting, or when the prefix changes). */
-export async function refreshQueues(): Promise<void> {
-  if (credentials() === undefined) return;
-  nextMarker = undefined;
-  await loadQueuePage(++listGeneration, false);
-}
-
-/** Forgets the queues of the account used before (a failed connect). */
-export function clearQueues(): void {
-  listGeneration++;
-  currentQueue = undefined;
-  replace(byId('queue-list'));
-  byId('queue-more').hidden = true;
-}
-
-async function loadQueuePage(generation: number, more: boolean): Promise<void> {
-  const using = credentials();
-  if (using === undefined) return;
-  const prefix = byId<HTMLInputElement>('queue-filter').value;
-  const page = await attempt(() => listQueues(using, prefix, more ? nextMarker : undefined, queuesPerPage));
-  if (generation !== listGeneration || page === undefined) return;
-  nextMarker = page.nextMarker;
-  byId('queue-more').hidden = nextMarker === undefined;
-  const items = page.names.map((name) => queueItem(using, name));
-  if (more) byId('queue-list').append(...items);
-  else replace(byId('queue-list'), items);
-  markCurrent();
-}
-
-function queueItem(using: Credentials, name: string): HTMLElement {
-  return h(
-    'li',
-    {},
-    h(
-      'button',
-      { type: 'button', class: 'table-link', 'data-queue': name, onclick: () => openQueue(using, name) },
-      name,
-    ),
-    h(
-      'button',
-      {
-        type: 'button',
-        class: 'icon danger',
-        title: `Delete queue ${name}`,
-        'aria-label': `Delete queue ${name}`,
-        onclick: () => void removeQueue(using, name),
-      },
-      '×',
-    ),
-  );
-}
-
-function markCurrent(): void {
-  for (const button of document.querySelectorAll<HTMLButtonElement>('#queue-list .table-link')) {
-    button.setAttribute('aria-current', String(button.dataset['queue'] === currentQueue));
-  }
-}
-
-async function createNamedQueue(): Promise<void> {
-  const using = credentials();
-  const input = byId<HTMLInputElement>('new-queue');
-  const name = input.value.trim();
-  if (using === undefined || name === '') return;
-  const reason = queueNameReason(name);
-  if (reason !== undefined) {
-    status(`Queue name '${name}': ${reason}.`, 'error');
-    input.setAttribute('aria-invalid', 'true');
-    return;
-  }
-  input.removeAttribute('aria-invalid');
-  if (!(await succeeded(() => createQueue(using, name)))) return;
-  input.value = '';
-  status(`Queue ${name} created.`);
-  await refreshQueues();
-  openQueue(using, name);
-}
-
-async function removeQueue(using: Credentials, name: string): Promise<void> {
-  if (!confirm(`Delete queue ${name} and every message in it? This cannot be undone.`)) return;
-  if (!(await succeeded(() => deleteQueue(using, name)))) return;
-  status(`Queue ${name} deleted.`);
-  if (currentQueue === name) {
-    currentQueue = undefined;
-    replace(byId('main'), h('p', { class: 'hint' }, 'Pick a queue.'));
-  }
-  await refreshQueues();
-}
-
-/**
- * Which rule of queue names `name` breaks (https://learn.microsoft.com/rest/api/storageservices/naming-queues-and-metadata):
- * 3 to 63 lower-case letters, digits and single dashes, starting and ending with a letter or digit.
- */
-export function queueNameReason(name: string): string | undefined {
-  const bad = [...name].find((c) => !/[a-z0-9-]/.test(c));
-  if (bad !== undefined) return `only lower-case letters, digits and dashes may appear, not ${JSON.stringify(bad)}`;
-  if (name.length < 3) return `at least 3 characters (this has ${name.length})`;
-  if (name.length > 63) return `at most 63 characters (this has ${name.length})`;
-  if (name.startsWith('-') || name.endsWith('-')) return 'it must start and end with a letter or digit';
-  if (name.includes('--')) return 'two dashes may not follow each other';
-  return undefined;
 }
 
 /** Opens one queue's view in the main area. */
 export function openQueue(using: Credentials, queue: string): void {
-  currentQueue = queue;
-  markCurrent();
   const view = new QueueView(using, queue);
   replace(byId('main'), view.root);
   void view.refresh();
