@@ -10,7 +10,10 @@ export interface NamePage {
 }
 
 export interface NameListOptions {
-  /** 'queue' or 'container': element ids (`{kind}-list`, `{kind}-filter`, `{kind}-more`, `new-{kind}`, `create-{kind}-form`), data attribute, words. */
+  /**
+   * 'queue' or 'container': names the elements (`{kind}-list`, `{kind}-filter`, `{kind}-more`,
+   * `new-{kind}`, `create-{kind}-form`), the list buttons' data attribute, and the words.
+   */
   readonly kind: string;
   readonly pageSize: number;
   /** What deleting one also deletes, for the confirmation: "every message in it". */
