@@ -91,7 +91,8 @@ function signature(credentials: Credentials, method: string, url: URL, headers: 
     values.set(name.toLowerCase(), [...(values.get(name.toLowerCase()) ?? []), value]);
   }
   const parameters = [...values.keys()].sort().map((name) => `\n${name}:${values.get(name)!.sort().join(',')}`);
-  const resource = `/${credentials.account}${url.pathname.slice(credentials.account.length + 1)}`;
+  // Path-style, as the emulators sign it: the account, then the path with the account again.
+  const resource = `/${credentials.account}${url.pathname}`;
   const text = `${[method, ...standard].join('\n')}\n${canonicalHeaders}${resource}${parameters.join('')}`;
   return hmacBase64(credentials.key, text);
 }
