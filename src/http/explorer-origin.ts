@@ -16,6 +16,19 @@ export interface ListenerPort {
   readonly port: number;
 }
 
+/**
+ * Services whose listener serves content anyone with write access chose, with the type they chose
+ * (a blob of text/html runs as a page of the blob port's origin). The explorer is not served on
+ * them (it keeps the key in the tab's sessionStorage, which such a page could read) and their
+ * origins are not the explorer's.
+ */
+const userContentServices: ReadonlySet<string> = new Set(['blob']);
+
+/** Whether this service's listener serves the explorer's page. */
+export function servesExplorer(service: string): boolean {
+  return !userContentServices.has(service);
+}
+
 /** How long a browser may keep an own-origin preflight's grant. */
 const preflightMaxAgeSeconds = 600;
 
@@ -42,7 +55,7 @@ export function requestHostName(request: IncomingMessage): string | undefined {
   }
 }
 
-/** The origins of this server's listeners on the host name the request used. */
+/** The origins of this server's listeners on the host name the request used: where the page may connect. */
 export function ownOrigins(request: IncomingMessage, listeners: readonly ListenerPort[]): string[] {
   const hostName = requestHostName(request);
   if (hostName === undefined) return [];
@@ -50,7 +63,12 @@ export function ownOrigins(request: IncomingMessage, listeners: readonly Listene
   return listeners.map(({ port }) => `${scheme}//${hostName}:${port}`);
 }
 
-/** The request's Origin when it is one of ownOrigins (compared as the URL parser normalizes them). */
+/** The origins the explorer's page is served from. */
+function explorerOrigins(request: IncomingMessage, listeners: readonly ListenerPort[]): string[] {
+  return ownOrigins(request, listeners.filter(({ service }) => servesExplorer(service)));
+}
+
+/** The request's Origin when the explorer is served there (compared as the URL parser normalizes them). */
 export function ownOrigin(request: IncomingMessage, listeners: readonly ListenerPort[]): string | undefined {
   const origin = firstHeader(request.headers.origin);
   if (origin === undefined) return undefined;
@@ -60,7 +78,7 @@ export function ownOrigin(request: IncomingMessage, listeners: readonly Listener
   } catch {
     return undefined;
   }
-  return ownOrigins(request, listeners).includes(normalized) ? origin : undefined;
+  return explorerOrigins(request, listeners).includes(normalized) ? origin : undefined;
 }
 
 /** The answer to an own-origin preflight: whatever method and headers it asks for. */

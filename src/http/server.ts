@@ -24,7 +24,13 @@ import { bearerChallenge, type BearerVerifier } from './bearer.js';
 import { BodyTooLargeToDrain, discardBody, readBody } from './body.js';
 import { preflight, withCorsHeaders } from './cors.js';
 import type { Explorer } from './explorer.js';
-import { ownOrigin, ownOriginPreflight, withOwnOriginCors, type ListenerPort } from './explorer-origin.js';
+import {
+  ownOrigin,
+  ownOriginPreflight,
+  servesExplorer,
+  withOwnOriginCors,
+  type ListenerPort,
+} from './explorer-origin.js';
 import { logFailure, loggedTarget, type Logger } from './log.js';
 import { answerParserEvents } from './parser-events.js';
 import { errorReply, responseContext, send, type Reply, type ResponseContext } from './respond.js';
@@ -138,8 +144,9 @@ async function handle<R extends { readonly kind: string }, S>(
   const startedMs = performance.now();
   const context = responseContext(request.headers, service.fallbackErrors);
   // Cerulean's own paths start with `/_`, which no account name can: answered before account parsing.
-  if (options.explorer?.claims(splitRequestTarget(request.url ?? '/').rawPath)) {
-    const reply = options.explorer.reply(request, context, service.listeners());
+  const explorer = servesExplorer(service.definition.name) ? options.explorer : undefined;
+  if (explorer?.claims(splitRequestTarget(request.url ?? '/').rawPath)) {
+    const reply = explorer.reply(request, context, service.listeners());
     send(response, context, await settleUnreadBody(request, reply));
     return;
   }
