@@ -6,6 +6,7 @@ import { showCors } from './cors.js';
 import { showPolicies } from './policies.js';
 import type { NameList } from './name-list.js';
 import { initQueues } from './queues.js';
+import { loadEndpoints } from './endpoints.js';
 import { attempt, devAccount, rememberedAccount, rememberedKey, rememberKey, status, succeeded } from './session.js';
 
 let credentials: Credentials | undefined;
@@ -48,7 +49,7 @@ async function start(): Promise<void> {
     markCurrent();
     showCors(byId('main'), credentials);
   });
-  const names = await loadAccountNames();
+  const [names] = await Promise.all([loadAccountNames(), loadEndpoints()]);
   replace(
     byId('account-names'),
     names.map((name) => h('option', { value: name })),

@@ -34,8 +34,8 @@ const signedStandardHeaders = [
 ];
 
 /** The URL of a request: the query built with encodeURIComponent (a space is %20, never '+'). */
-export async function serviceUrl(service: ServiceName, account: string, request: ServiceRequest): Promise<URL> {
-  const origin = await serviceOrigin(service);
+export function serviceUrl(service: ServiceName, account: string, request: ServiceRequest): URL {
+  const origin = serviceOrigin(service);
   if (origin === undefined) throw new Error(`This server serves no ${service} service.`);
   const url = new URL(`/${account}${request.path === '' ? '/' : request.path}`, origin);
   url.search = Object.entries(request.query ?? {})
@@ -55,7 +55,7 @@ export async function serviceCall(
   if (request.body !== undefined && !Object.keys(request.headers ?? {}).some((name) => /^content-type$/i.test(name))) {
     throw new Error('a request with a body must name its Content-Type');
   }
-  const url = await serviceUrl(service, credentials.account, request);
+  const url = serviceUrl(service, credentials.account, request);
   const headers: Record<string, string> = {
     'x-ms-date': new Date().toUTCString(),
     'x-ms-version': apiVersion,

@@ -10,7 +10,8 @@ import type { Browser, Page } from 'playwright-core';
 import type { QueueClient } from '@azure/storage-queue';
 import { browserSkip, browserTimeoutMs, launchBrowser } from '../helpers/browser.js';
 import { openExplorer } from '../helpers/explorer.js';
-import { queueServiceClient } from '../helpers/queue.js';
+import { queueEndpoint, queueServiceClient } from '../helpers/queue.js';
+import { tableClient } from '../helpers/sdk.js';
 import { startServer, type RunningServer } from '../helpers/server.js';
 
 const screenshotPath = fileURLToPath(new URL('../../../docs/explorer-queues.png', import.meta.url));
@@ -179,6 +180,23 @@ describe('explorer in Chromium: queues', { skip: browserSkip() }, () => {
     await page.click('#queue-list button[aria-label="Delete queue orders"]');
     await page.waitForFunction(() => (globalThis as any).document.querySelectorAll('#queue-list li').length === 0);
     assert.equal(await queue('orders').exists(), false);
+  });
+
+  test('the page served from the queue port reaches the tables on theirs', async () => {
+    await tableClient(server, 'FromQueuePort').createTable();
+    const other = await browser.newPage();
+    try {
+      other.setDefaultTimeout(browserTimeoutMs);
+      other.on('pageerror', (error) => pageErrors.push(error.message));
+      await other.goto(`${new URL(queueEndpoint(server)).origin}/_explorer/`);
+      await other.waitForSelector('#table-list .table-link[data-table="FromQueuePort"]');
+      await other.fill('#new-table', 'MadeFromQueuePort');
+      await other.click('#create-table');
+      await other.waitForSelector('#table-list .table-link[data-table="MadeFromQueuePort"]');
+      await tableClient(server, 'MadeFromQueuePort').createEntity({ partitionKey: 'p', rowKey: 'r' });
+    } finally {
+      await other.close();
+    }
   });
 
   test('no errors on the page', () => {
