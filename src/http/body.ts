@@ -24,6 +24,45 @@ export async function readBody(request: IncomingMessage, bytesMax: number): Prom
   return Buffer.concat(chunks, size);
 }
 
+/**
+ * The body as it arrives, chunk by chunk, for operations that stream it to storage (blob content)
+ * and never hold it whole. Stopping early leaves the rest unread (the front door then drains a
+ * little or closes the connection); a client that goes away before the end is BodyAborted.
+ */
+export async function* bodyChunks(request: IncomingMessage): AsyncGenerator<Buffer, void, undefined> {
+  for (;;) {
+    const chunk = request.read() as Buffer | null;
+    if (chunk !== null) {
+      yield chunk;
+      continue;
+    }
+    if (request.readableEnded || isEmptyAndReceived(request)) return;
+    if (request.destroyed) throw new BodyAborted();
+    await nextBodyEvent(request);
+  }
+}
+
+/** Resolves at the next 'readable' or 'end'; rejects with BodyAborted when the client goes away first. */
+function nextBodyEvent(request: IncomingMessage): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const onReady = (): void => finish(undefined);
+    const onClose = (): void => finish(request.readableEnded ? undefined : new BodyAborted());
+    function finish(error: BodyAborted | undefined): void {
+      request.off('readable', onReady).off('end', onReady).off('close', onClose).off('error', onClose);
+      if (error === undefined) resolve();
+      else reject(error);
+    }
+    request.once('readable', onReady).once('end', onReady).once('close', onClose).once('error', onClose);
+  });
+}
+
+/** The client went away before the body's end: nothing can be answered, and nothing is kept. */
+export class BodyAborted extends TableError {
+  constructor() {
+    super('InvalidInput', 'The request body ended before it was complete.');
+  }
+}
+
 /** 413 for a body too large even to read and drop: the reply must close the connection. */
 export class BodyTooLargeToDrain extends TableError {
   constructor() {

@@ -1,6 +1,9 @@
 // Writing responses: the headers every response carries (docs/protocol-notes.md#headers-on-every-response) and the one
 // place where errors become Azure error bodies (Azure REST: status-and-error-codes2).
+import assert from 'node:assert/strict';
 import { STATUS_CODES, type ServerResponse } from 'node:http';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import { randomUUID } from 'node:crypto';
 import { clientRequestIdLengthMax } from '../limits.js';
 import { TableError, type ErrorCode } from '../errors.js';
@@ -13,6 +16,12 @@ export interface Reply {
   readonly status: number;
   readonly headers?: Readonly<Record<string, string>>;
   readonly body?: string | Buffer;
+  /**
+   * A body streamed instead of `body` (blob content), never held whole; the reply's headers must
+   * then carry its Content-Length. If the stream fails midway the connection is destroyed: the
+   * client sees a short body, never a different one.
+   */
+  readonly stream?: AsyncIterable<Buffer>;
   /** Called once the body has been handed to the OS, when its buffer may be reused (never if the connection fails). */
   readonly onSent?: () => void;
 }
@@ -59,8 +68,16 @@ export function send(response: ServerResponse, context: ResponseContext, reply: 
   const { headers, body } = wireForm(context, reply);
   if (reply.headers?.['Connection'] === 'close') lingerAfterReply(response.req, response.socket);
   response.writeHead(reply.status, headers);
-  if (reply.onSent === undefined) response.end(body);
+  if (reply.stream !== undefined) streamBody(response, reply.stream, reply.onSent);
+  else if (reply.onSent === undefined) response.end(body);
   else response.end(body, reply.onSent);
+}
+
+function streamBody(response: ServerResponse, stream: AsyncIterable<Buffer>, onSent: (() => void) | undefined): void {
+  pipeline(Readable.from(stream, { objectMode: false }), response).then(
+    () => onSent?.(),
+    () => response.destroy(),
+  );
 }
 
 /**
@@ -94,7 +111,13 @@ function wireForm(
   };
   if (context.clientRequestId !== undefined) headers['x-ms-client-request-id'] = context.clientRequestId;
   const { body } = reply;
-  headers['Content-Length'] = body === undefined ? 0 : typeof body === 'string' ? Buffer.byteLength(body) : body.length;
+  if (reply.stream !== undefined || reply.headers?.['Content-Length'] !== undefined) {
+    // A streamed body, or a HEAD answering the length of the body a GET would have.
+    assert(body === undefined && reply.headers?.['Content-Length'] !== undefined, 'a streamed reply names its length');
+  } else {
+    headers['Content-Length'] =
+      body === undefined ? 0 : typeof body === 'string' ? Buffer.byteLength(body) : body.length;
+  }
   return { headers, body };
 }
 
@@ -116,7 +139,7 @@ export function errorReply(context: ResponseContext, error: unknown, extraHeader
   const tableError = error instanceof TableError ? error : new TableError('InternalError');
   const time = new Date().toISOString().replace('Z', '0000Z');
   const text = `${tableError.message}\nRequestId:${context.requestId}\nTime:${time}`;
-  const headers = { 'x-ms-error-code': tableError.code, ...extraHeaders };
+  const headers = { 'x-ms-error-code': tableError.code, ...tableError.replyHeaders, ...extraHeaders };
   if (context.errorFormat.kind === 'xml') {
     return {
       status: tableError.status,

@@ -35,7 +35,10 @@ export interface ServiceCall<S> {
   readonly headers: Headers;
   /** Header names and values as sent, in pairs (node lower-cases `headers`; metadata names keep their case). */
   readonly rawHeaders: readonly string[];
+  /** The whole body, read under the front door's cap; empty when the route streams it. */
   readonly body: Buffer;
+  /** The body as it arrives, for a route with `streamsBody` (blob content); undefined otherwise. */
+  readonly bodyStream: AsyncIterable<Buffer> | undefined;
   /** A line for the server log at info level (query plans). */
   readonly logInfo: (line: string) => void;
 }
@@ -63,6 +66,16 @@ export interface Route<R extends { readonly kind: string }, S> {
   readonly operation: OperationName;
   /** The operation changes state although its method is GET (Get Messages): refused on the read-only secondary. */
   readonly writes?: boolean | undefined;
+  /**
+   * The handler reads the body itself, streamed (ServiceCall.bodyStream): blob content of any size,
+   * never held whole and not bound by the front door's body cap; the handler enforces its limits.
+   */
+  readonly streamsBody?: boolean | undefined;
+  /**
+   * A blob SAS's response headers (rscc, rscd, rsce, rscl, rsct) replace the reply's own when it
+   * succeeds (Get Blob, Get Blob Properties: create-service-sas).
+   */
+  readonly sasResponseHeaders?: boolean | undefined;
   /**
    * What a SAS must grant, checked by the front door before the handler runs; undefined: the
    * handler checks each thing the request does (the parts of a $batch).
@@ -109,6 +122,12 @@ export interface ServiceDefinition<R extends { readonly kind: string }, S> {
   errorFormat(query: URLSearchParams, headers: Headers, resource: R | undefined): ErrorFormat;
   readonly sharedKey: SharedKeyFlavour;
   readonly sas: SasFlavour<R, S>;
+  /**
+   * The access of a request that carries no credential at all (no Authorization header, no SAS):
+   * undefined to authorize it as usual (which fails); may throw the service's answer instead.
+   * The Blob service's public containers; undefined: every request needs a credential.
+   */
+  anonymousAccess?(services: S, account: string, resource: R, operation: OperationName): Promise<Access | undefined>;
   /** The account's CORS rules for this service (its Set Service Properties). */
   corsRules(services: S, account: string): Promise<readonly CorsRule[]>;
   /** The table or queue fault rules match a request by; may read the body ($batch). */
