@@ -6,12 +6,17 @@ import { showCors } from './cors.js';
 import { showPolicies } from './policies.js';
 import type { NameList } from './name-list.js';
 import { initQueues } from './queues.js';
-import { loadEndpoints } from './endpoints.js';
+import { initBlobs } from './blobs.js';
+import { loadEndpoints, serviceOrigin } from './endpoints.js';
 import { attempt, devAccount, rememberedAccount, rememberedKey, rememberKey, status, succeeded } from './session.js';
 
 let credentials: Credentials | undefined;
 let currentTable: string | undefined;
 let queues: NameList | undefined;
+let containers: NameList | undefined;
+
+type Service = 'tables' | 'queues' | 'blobs';
+const services: readonly Service[] = ['tables', 'queues', 'blobs'];
 
 const views = [
   { id: 'entities', label: 'Entities', show: showBrowser },
@@ -41,8 +46,8 @@ async function start(): Promise<void> {
     void createNamedTable();
   });
   queues = initQueues(() => credentials);
-  byId('service-tables').addEventListener('click', () => showService('tables'));
-  byId('service-queues').addEventListener('click', () => showService('queues'));
+  containers = initBlobs(() => credentials);
+  for (const service of services) byId(`service-${service}`).addEventListener('click', () => showService(service));
   byId('cors-open').addEventListener('click', () => {
     if (credentials === undefined) return;
     currentTable = undefined;
@@ -50,6 +55,8 @@ async function start(): Promise<void> {
     showCors(byId('main'), credentials);
   });
   const [names] = await Promise.all([loadAccountNames(), loadEndpoints()]);
+  // The Blob service is offered when this server serves it.
+  byId('service-blobs').hidden = serviceOrigin('blob') === undefined;
   replace(
     byId('account-names'),
     names.map((name) => h('option', { value: name })),
@@ -83,6 +90,7 @@ async function refreshTables(): Promise<void> {
     // rows of the table that was open.
     replace(byId('table-list'));
     queues?.clear();
+    containers?.clear();
     showHint('Connect with the account key to see its tables.');
     byId<HTMLButtonElement>('cors-open').disabled = true;
     delete document.body.dataset['connected'];
@@ -91,6 +99,7 @@ async function refreshTables(): Promise<void> {
   byId<HTMLButtonElement>('cors-open').disabled = false;
   document.body.dataset['connected'] = credentials.account;
   if (!byId('queues-section').hidden) void queues?.refresh();
+  if (!byId('blobs-section').hidden) void containers?.refresh();
   status(
     `${credentials.account}: ${names.length} table${names.length === 1 ? '' : 's'}${prefix === '' ? '' : ` starting with '${prefix}'`}`,
   );
@@ -208,15 +217,14 @@ function tableNameReason(name: string): string | undefined {
   return undefined;
 }
 
-/** Shows the tables or the queues in the left pane; the main area waits for a pick. */
-function showService(service: 'tables' | 'queues'): void {
-  byId('service-tables').setAttribute('aria-selected', String(service === 'tables'));
-  byId('service-queues').setAttribute('aria-selected', String(service === 'queues'));
-  byId('tables-section').hidden = service !== 'tables';
-  byId('queues-section').hidden = service !== 'queues';
-  showHint(service === 'tables' ? 'Pick a table.' : 'Pick a queue.');
-  if (service === 'queues') void queues?.refresh();
-  else void refreshTables();
+/** Shows the tables, queues or containers in the left pane; the main area waits for a pick. */
+function showService(service: Service): void {
+  for (const each of services) {
+    byId(`service-${each}`).setAttribute('aria-selected', String(each === service));
+    byId(`${each}-section`).hidden = each !== service;
+  }
+  showHint({ tables: 'Pick a table.', queues: 'Pick a queue.', blobs: 'Pick a container.' }[service]);
+  void { tables: refreshTables, queues: () => queues?.refresh(), blobs: () => containers?.refresh() }[service]();
 }
 
 function showHint(text: string): void {

@@ -226,7 +226,7 @@ function checkedLetters(permissions: readonly HTMLElement[]): string {
     .join('');
 }
 
-async function copyUrl(output: HTMLTextAreaElement): Promise<void> {
+export async function copyUrl(output: HTMLTextAreaElement): Promise<void> {
   try {
     await navigator.clipboard.writeText(output.value);
   } catch {

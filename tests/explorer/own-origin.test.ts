@@ -1,7 +1,8 @@
 // The explorer across the service ports (docs/explorer.md "Across the service ports"), over raw
 // HTTP: endpoints.json names each service's port, the page's CSP lets it reach those ports and no
-// other, and a request whose Origin is one of this server's own listeners gets CORS without any
-// account CORS rule, while every other Origin is answered as before (here: no rules, no grant).
+// other, the blob port serves no explorer, and a request whose Origin is the table or queue
+// listener gets CORS without any account CORS rule, while every other Origin (the blob port's
+// too) is answered as before (here: no rules, no grant).
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { send } from '../helpers/http.js';
@@ -11,9 +12,11 @@ import { startServer, type RunningServer } from '../helpers/server.js';
 describe('explorer: the other services of this server', () => {
   let server: RunningServer;
   let tableOrigin: string;
+  const blobPort = (): number => Number(new URL(server.blobUrl!).port);
   before(async () => {
     server = await startServer({ inMemory: true });
     tableOrigin = `http://127.0.0.1:${server.port}`;
+    assert.ok(server.blobUrl, 'the server printed no blob endpoint');
   });
   after(() => server.stop());
 
@@ -29,30 +32,33 @@ describe('explorer: the other services of this server', () => {
       },
     });
 
-  test('endpoints.json names the port of each service, on every listener', async () => {
+  test('endpoints.json names the port of each service, on the table and queue listeners', async () => {
     for (const port of [server.port, queuePort(server)]) {
       const response = await send(port, { method: 'GET', path: '/_explorer/endpoints.json', auth: 'none' });
       assert.equal(response.status, 200);
       assert.equal(response.headers['content-type'], 'application/json; charset=utf-8');
-      assert.deepEqual(
-        new Set(response.json().services.map((s: { service: string; port: number }) => s.service)),
-        new Set(['table', 'queue']),
-      );
-      assert.deepEqual(
-        Object.fromEntries(response.json().services.map((s: { service: string; port: number }) => [s.service, s.port])),
-        { table: server.port, queue: queuePort(server) },
-      );
+      const services = response.json().services as { service: string; port: number }[];
+      assert.deepEqual(Object.fromEntries(services.map((s) => [s.service, s.port])), {
+        table: server.port,
+        queue: queuePort(server),
+        blob: blobPort(),
+      });
     }
+  });
+
+  test('the blob port serves no explorer: its pages are whatever was uploaded', async () => {
+    const response = await send(blobPort(), { method: 'GET', path: '/_explorer/', auth: 'none' });
+    assert.equal(response.status, 404);
+    assert.equal(response.headers['content-security-policy'], undefined);
+    assert.doesNotMatch(response.text, /Cerulean explorer/);
   });
 
   test("the page's CSP connects to this server's ports on the host it was loaded from, nothing else", async () => {
     const response = await send(server.port, { method: 'GET', path: '/_explorer/', auth: 'none' });
     const connect = /connect-src ([^;]*)/.exec(String(response.headers['content-security-policy']))?.[1];
     const sources = new Set(connect?.split(' '));
-    assert.deepEqual(
-      sources,
-      new Set(["'self'", `http://127.0.0.1:${server.port}`, `http://127.0.0.1:${queuePort(server)}`]),
-    );
+    const ports = [server.port, queuePort(server), blobPort()];
+    assert.deepEqual(sources, new Set(["'self'", ...ports.map((port) => `http://127.0.0.1:${port}`)]));
     const bad = await send(server.port, {
       method: 'GET',
       path: '/_explorer/',
@@ -77,6 +83,7 @@ describe('explorer: the other services of this server', () => {
       `http://localhost:${server.port}`, // another host name than the request's
       `https://127.0.0.1:${server.port}`, // another scheme
       'http://127.0.0.1:1', // a port that is not this server's
+      `http://127.0.0.1:${blobPort()}`, // the blob port serves user content, not the explorer
       'null',
     ];
     for (const origin of foreign) {
