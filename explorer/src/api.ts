@@ -2,6 +2,7 @@
 // Shared Key Lite (HMAC-SHA256 through Web Crypto) under the key the user gave, exactly as an SDK
 // would sign it. No privileged endpoint exists: the server authorizes these requests like any other.
 import { entityFromWire, parseWireJson, type Entity, type WireEntity } from './edm.js';
+import { tableOrigin } from './endpoints.js';
 
 const apiVersion = '2019-02-02';
 const jsonAccept = 'application/json;odata=minimalmetadata';
@@ -107,7 +108,7 @@ interface Call {
 
 /** Signs and sends one request; throws ApiError for any status of 400 or more. */
 export async function call(credentials: Credentials, request: Call): Promise<Response> {
-  const url = new URL(`${accountPrefix(credentials.account)}${request.path}`, location.origin);
+  const url = new URL(`${accountPrefix(credentials.account)}${request.path}`, tableOrigin());
   for (const [name, value] of Object.entries(request.query ?? {})) {
     if (value !== undefined && value !== '') url.searchParams.set(name, value);
   }
@@ -145,7 +146,7 @@ function accountPrefix(account: string): string {
   return hostStyle ? '' : `/${account}`;
 }
 
-async function apiError(response: Response): Promise<ApiError> {
+export async function apiError(response: Response): Promise<ApiError> {
   const text = await response.text();
   const code = response.headers.get('x-ms-error-code') ?? 'Error';
   let message = text;
@@ -265,7 +266,7 @@ export interface InsightFinding {
 export async function tableInsights(credentials: Credentials, table: string): Promise<InsightFinding[]> {
   const date = new Date().toUTCString();
   const signature = await hmacBase64(credentials.key, `${date}\n/${credentials.account}/_insights`);
-  const response = await fetch(new URL('/_insights', location.origin), {
+  const response = await fetch(new URL('/_insights', tableOrigin()), {
     headers: {
       'x-ms-date': date,
       'x-ms-version': apiVersion,
@@ -338,7 +339,7 @@ export async function upsertBatch(
 ): Promise<void> {
   const batch = `batch_${crypto.randomUUID()}`;
   const changeset = `changeset_${crypto.randomUUID()}`;
-  const base = `${location.origin}${accountPrefix(credentials.account)}`;
+  const base = `${tableOrigin()}${accountPrefix(credentials.account)}`;
   const parts = entities.map((entity, index) =>
     [
       `--${changeset}`,

@@ -4,10 +4,19 @@ import { byId, h, replace } from './dom.js';
 import { showBrowser } from './browse.js';
 import { showCors } from './cors.js';
 import { showPolicies } from './policies.js';
+import type { NameList } from './name-list.js';
+import { initQueues } from './queues.js';
+import { initBlobs } from './blobs.js';
+import { loadEndpoints, serviceOrigin } from './endpoints.js';
 import { attempt, devAccount, rememberedAccount, rememberedKey, rememberKey, status, succeeded } from './session.js';
 
 let credentials: Credentials | undefined;
 let currentTable: string | undefined;
+let queues: NameList | undefined;
+let containers: NameList | undefined;
+
+type Service = 'tables' | 'queues' | 'blobs';
+const services: readonly Service[] = ['tables', 'queues', 'blobs'];
 
 const views = [
   { id: 'entities', label: 'Entities', show: showBrowser },
@@ -36,13 +45,18 @@ async function start(): Promise<void> {
     event.preventDefault();
     void createNamedTable();
   });
+  queues = initQueues(() => credentials);
+  containers = initBlobs(() => credentials);
+  for (const service of services) byId(`service-${service}`).addEventListener('click', () => showService(service));
   byId('cors-open').addEventListener('click', () => {
     if (credentials === undefined) return;
     currentTable = undefined;
     markCurrent();
     showCors(byId('main'), credentials);
   });
-  const names = await loadAccountNames();
+  const [names] = await Promise.all([loadAccountNames(), loadEndpoints()]);
+  // The Blob service is offered when this server serves it.
+  byId('service-blobs').hidden = serviceOrigin('blob') === undefined;
   replace(
     byId('account-names'),
     names.map((name) => h('option', { value: name })),
@@ -75,6 +89,8 @@ async function refreshTables(): Promise<void> {
     // Wrong key or account: show nothing of the account used before, neither its tables nor the
     // rows of the table that was open.
     replace(byId('table-list'));
+    queues?.clear();
+    containers?.clear();
     showHint('Connect with the account key to see its tables.');
     byId<HTMLButtonElement>('cors-open').disabled = true;
     delete document.body.dataset['connected'];
@@ -82,6 +98,8 @@ async function refreshTables(): Promise<void> {
   }
   byId<HTMLButtonElement>('cors-open').disabled = false;
   document.body.dataset['connected'] = credentials.account;
+  if (!byId('queues-section').hidden) void queues?.refresh();
+  if (!byId('blobs-section').hidden) void containers?.refresh();
   status(
     `${credentials.account}: ${names.length} table${names.length === 1 ? '' : 's'}${prefix === '' ? '' : ` starting with '${prefix}'`}`,
   );
@@ -197,6 +215,16 @@ function tableNameReason(name: string): string | undefined {
   if (name.length > 63) return `at most 63 characters (this has ${name.length})`;
   if (name.toLowerCase() === 'tables') return '"tables" is reserved';
   return undefined;
+}
+
+/** Shows the tables, queues or containers in the left pane; the main area waits for a pick. */
+function showService(service: Service): void {
+  for (const each of services) {
+    byId(`service-${each}`).setAttribute('aria-selected', String(each === service));
+    byId(`${each}-section`).hidden = each !== service;
+  }
+  showHint({ tables: 'Pick a table.', queues: 'Pick a queue.', blobs: 'Pick a container.' }[service]);
+  void { tables: refreshTables, queues: () => queues?.refresh(), blobs: () => containers?.refresh() }[service]();
 }
 
 function showHint(text: string): void {

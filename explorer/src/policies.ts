@@ -2,6 +2,7 @@
 // signed here with the account key (optionally naming a stored policy).
 import { getTableAcl, setTableAcl, type AccessPolicy, type Credentials } from './api.js';
 import { field, h, replace } from './dom.js';
+import { tableOrigin } from './endpoints.js';
 import { tablePermissions, tableSas } from './sas.js';
 import { attempt, errorMessage, status, succeeded } from './session.js';
 
@@ -174,7 +175,7 @@ function sasCard(credentials: Credentials, table: string, policy: HTMLSelectElem
     }
     try {
       const token = await tableSas(credentials, sasRequest(table, letters, [start, expiry], policy, keys));
-      output.value = `${location.origin}/${credentials.account}/${table}?${token}`;
+      output.value = `${tableOrigin()}/${credentials.account}/${table}?${token}`;
     } catch (caught) {
       error.textContent = errorMessage(caught);
     }
@@ -225,7 +226,7 @@ function checkedLetters(permissions: readonly HTMLElement[]): string {
     .join('');
 }
 
-async function copyUrl(output: HTMLTextAreaElement): Promise<void> {
+export async function copyUrl(output: HTMLTextAreaElement): Promise<void> {
   try {
     await navigator.clipboard.writeText(output.value);
   } catch {

@@ -4,6 +4,7 @@
 import { deleteEntity, type Credentials, type Query } from './api.js';
 import { byId, h, replace } from './dom.js';
 import { entityToWire, type Entity } from './edm.js';
+import { tableOrigin } from './endpoints.js';
 import { errorMessage, status } from './session.js';
 
 /** A string literal of OData $filter: quotes doubled. */
@@ -41,7 +42,7 @@ export function jumpControls(onJump: (filter: string) => void): HTMLElement {
 
 /** The query as code for @azure/data-tables (JavaScript) and azure-data-tables (Python). */
 export function querySnippets(table: string, account: string, query: Query): { javascript: string; python: string } {
-  const endpoint = `${location.origin}/${account}`;
+  const endpoint = `${tableOrigin()}/${account}`;
   const filter = query.filter.trim();
   const select = query.select
     .split(',')

@@ -1,13 +1,15 @@
 // The web explorer's static files at /_explorer/ (docs/explorer.md). The explorer is a client of the public
 // REST API: the browser signs its own requests with the key the user types, so nothing here reads
 // the store or knows a key. Assets are looked up by exact name in a fixed table built at startup,
-// so no request path can reach any other file. The only dynamic asset is accounts.json: account
-// NAMES (never keys), so the account picker can offer every configured account.
+// so no request path can reach any other file. The dynamic assets are accounts.json: account
+// NAMES (never keys), so the account picker can offer every configured account; and endpoints.json:
+// each service's port, so the page can call the services on their own ports (explorer-origin.ts).
 import { readFileSync, readdirSync } from 'node:fs';
 import type { IncomingMessage } from 'node:http';
 import { extname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { TableError } from '../errors.js';
+import { ownOrigins, type ListenerPort } from './explorer-origin.js';
 import { errorReply, type Reply, type ResponseContext } from './respond.js';
 
 export const explorerPath = '/_explorer/';
@@ -28,20 +30,22 @@ const contentTypes: Readonly<Record<string, string>> = {
  * No inline script or style, nothing from elsewhere, no framing, no plugins: data shown as text
  * could not run even if a bug rendered it as markup.
  */
-const contentSecurityPolicy = [
-  "default-src 'self'",
-  "script-src 'self'",
-  "style-src 'self'",
-  "img-src 'self' data:",
-  "connect-src 'self'",
-  "object-src 'none'",
-  "base-uri 'none'",
-  "form-action 'none'",
-  "frame-ancestors 'none'",
-].join('; ');
+function contentSecurityPolicy(connectOrigins: readonly string[]): string {
+  return [
+    "default-src 'self'",
+    "script-src 'self'",
+    "style-src 'self'",
+    "img-src 'self' data:",
+    // The other services' ports of this server (explorer-origin.ts), and nothing else.
+    ["connect-src 'self'", ...connectOrigins].join(' '),
+    "object-src 'none'",
+    "base-uri 'none'",
+    "form-action 'none'",
+    "frame-ancestors 'none'",
+  ].join('; ');
+}
 
 const securityHeaders: Readonly<Record<string, string>> = {
-  'Content-Security-Policy': contentSecurityPolicy,
   'X-Frame-Options': 'DENY',
   'Referrer-Policy': 'no-referrer',
   'Cross-Origin-Opener-Policy': 'same-origin',
@@ -55,8 +59,11 @@ interface Asset {
 export interface Explorer {
   /** Whether this request is for the explorer (its path starts with /_explorer). */
   claims(rawPath: string): boolean;
-  /** The file the request names, or an Azure-style error (the caller sends it). */
-  reply(request: IncomingMessage, context: ResponseContext): Reply;
+  /**
+   * The file the request names, or an Azure-style error (the caller sends it). `listeners`: every
+   * service listener of this server that is listening, for endpoints.json and the page's CSP.
+   */
+  reply(request: IncomingMessage, context: ResponseContext, listeners: readonly ListenerPort[]): Reply;
 }
 
 /**
@@ -75,31 +82,44 @@ export function createExplorer(accountNames: readonly string[], warn: (message: 
   });
   return {
     claims: (rawPath) => rawPath === '/_explorer' || rawPath.startsWith(explorerPath),
-    reply: (request, context) => reply(assets, request, context),
+    reply: (request, context, listeners) => {
+      const csp = contentSecurityPolicy(ownOrigins(request, listeners));
+      const lookup = (name: string) => (name === 'endpoints.json' ? endpointsAsset(listeners) : assets.get(name));
+      const reply = answer(lookup, request, context);
+      return { ...reply, headers: { ...reply.headers, ...securityHeaders, 'Content-Security-Policy': csp } };
+    },
   };
 }
 
-function reply(assets: ReadonlyMap<string, Asset>, request: IncomingMessage, context: ResponseContext): Reply {
+function answer(
+  lookup: (name: string) => Asset | undefined,
+  request: IncomingMessage,
+  context: ResponseContext,
+): Reply {
   const url = request.url ?? '/';
   const rawPath = url.split('?', 1)[0]!;
   if (request.method !== 'GET' && request.method !== 'HEAD') {
-    return withSecurity(errorReply(context, new TableError('MethodNotAllowed')));
+    return errorReply(context, new TableError('MethodNotAllowed'));
   }
-  if (rawPath === '/_explorer') return withSecurity({ status: 301, headers: { Location: explorerPath } });
+  if (rawPath === '/_explorer') return { status: 301, headers: { Location: explorerPath } };
   const name = rawPath.slice(explorerPath.length) || 'index.html';
-  const asset = assets.get(name);
+  const asset = lookup(name);
   if (asset === undefined) {
-    return withSecurity(errorReply(context, new TableError('ResourceNotFound', 'The explorer has no such file.')));
+    return errorReply(context, new TableError('ResourceNotFound', 'The explorer has no such file.'));
   }
-  return withSecurity({
+  return {
     status: 200,
     headers: { 'Content-Type': asset.contentType },
     body: request.method === 'HEAD' ? undefined : asset.body,
-  });
+  };
 }
 
-function withSecurity(reply: Reply): Reply {
-  return { ...reply, headers: { ...reply.headers, ...securityHeaders } };
+/** `{"services": [{"service": "table", "port": 10002}, …]}`: ports only, the page keeps its own host name. */
+function endpointsAsset(listeners: readonly ListenerPort[]): Asset {
+  return {
+    contentType: 'application/json; charset=utf-8',
+    body: Buffer.from(JSON.stringify({ services: listeners })),
+  };
 }
 
 /** Every file of the asset folders whose extension has a content type, by bare file name. */

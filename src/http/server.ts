@@ -25,6 +25,13 @@ import { bearerChallenge, type BearerVerifier } from './bearer.js';
 import { BodyTooLargeToDrain, bodyChunks, discardBody, readBody } from './body.js';
 import { preflight, withCorsHeaders } from './cors.js';
 import type { Explorer } from './explorer.js';
+import {
+  ownOrigin,
+  ownOriginPreflight,
+  servesExplorer,
+  withOwnOriginCors,
+  type ListenerPort,
+} from './explorer-origin.js';
 import { logFailure, loggedTarget, type Logger } from './log.js';
 import { answerParserEvents } from './parser-events.js';
 import { errorReply, responseContext, send, type Reply, type ResponseContext } from './respond.js';
@@ -60,6 +67,8 @@ export interface FrontDoorOptions {
 /** The shared front door; `server()` makes each service's listener. */
 export class FrontDoor {
   private inFlight = 0;
+  /** Every service's server made here, for the explorer: its endpoints and own origins. */
+  private readonly servers: { readonly service: string; readonly server: http.Server }[] = [];
 
   constructor(readonly options: FrontDoorOptions) {}
 
@@ -75,6 +84,7 @@ export class FrontDoor {
       services,
       secondaryServices,
       fallbackErrors: definition.errorFormat(new URLSearchParams(), {}, undefined),
+      listeners: () => this.listening(),
     };
     const listener = (request: IncomingMessage, response: ServerResponse): void => {
       if (this.inFlight >= this.options.requestsInFlightMax) {
@@ -97,6 +107,7 @@ export class FrontDoor {
       tls === undefined
         ? http.createServer(serverOptions, listener)
         : https.createServer({ ...serverOptions, cert: tls.cert, key: tls.key }, listener);
+    this.servers.push({ service: definition.name, server });
     answerParserEvents(server, listener, service.fallbackErrors);
     server.maxConnections = connectionsMax;
     server.headersTimeout = headersTimeoutMs;
@@ -109,6 +120,14 @@ export class FrontDoor {
     server.keepAliveTimeout = keepAliveTimeoutMs;
     return server;
   }
+
+  /** Each service's port, of the servers listening now. */
+  private listening(): ListenerPort[] {
+    return this.servers.flatMap(({ service, server }) => {
+      const address = server.address();
+      return address === null || typeof address === 'string' ? [] : [{ service, port: address.port }];
+    });
+  }
 }
 
 /** One service as its listener holds it. */
@@ -118,6 +137,8 @@ interface Service<R extends { readonly kind: string }, S> {
   readonly secondaryServices?: S | undefined;
   /** Its error format before anything of a request is known. */
   readonly fallbackErrors: ErrorFormat;
+  /** Every service's listener of this front door (explorer-origin.ts). */
+  readonly listeners: () => ListenerPort[];
 }
 
 async function handle<R extends { readonly kind: string }, S>(
@@ -129,8 +150,16 @@ async function handle<R extends { readonly kind: string }, S>(
   const startedMs = performance.now();
   const context = responseContext(request.headers, service.fallbackErrors);
   // Cerulean's own paths start with `/_`, which no account name can: answered before account parsing.
-  if (options.explorer?.claims(splitRequestTarget(request.url ?? '/').rawPath)) {
-    send(response, context, await settleUnreadBody(request, options.explorer.reply(request, context)));
+  const explorer = servesExplorer(service.definition.name) ? options.explorer : undefined;
+  if (explorer?.claims(splitRequestTarget(request.url ?? '/').rawPath)) {
+    const reply = explorer.reply(request, context, service.listeners());
+    send(response, context, await settleUnreadBody(request, reply));
+    return;
+  }
+  // The explorer's page on another port of this server: CORS from here, not the account's rules.
+  const explorerOrigin = options.explorer && ownOrigin(request, service.listeners());
+  if (explorerOrigin !== undefined && request.method === 'OPTIONS') {
+    send(response, context, await settleUnreadBody(request, ownOriginPreflight(explorerOrigin, request)));
     return;
   }
   const known: KnownRequest = { account: undefined, operation: unknownOperation };
@@ -149,7 +178,9 @@ async function handle<R extends { readonly kind: string }, S>(
       options.hooks?.answered(known.operation, 'dropped', performance.now() - startedMs);
     return;
   }
-  if (known.account !== undefined && request.headers.origin !== undefined) {
+  if (explorerOrigin !== undefined) {
+    reply = withOwnOriginCors(explorerOrigin, reply);
+  } else if (known.account !== undefined && request.headers.origin !== undefined) {
     const cors = await service.definition.corsRules(service.services, known.account);
     reply = withCorsHeaders(cors, request.headers, request.method ?? '', reply);
   }

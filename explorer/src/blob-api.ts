@@ -1,0 +1,246 @@
+// The explorer's client of the Blob service (https://learn.microsoft.com/rest/api/storageservices/blob-service-rest-api):
+// containers, blobs listed a folder at a time, upload (one Put Blob, or blocks and a block list
+// for a large file), download, properties and metadata, and service SAS URLs for one blob.
+import { appendXml, childText, hmacBase64, type Credentials } from './api.js';
+import { serviceCall, serviceUrl } from './service-call.js';
+
+/** Files up to this size go up in one Put Blob; larger ones in blocks of blockBytes. */
+export const singlePutBytesMax = 8 * 1024 * 1024;
+export const blockBytes = 4 * 1024 * 1024;
+/** The service SAS format the explorer writes (create-service-sas, with the encryption scope field). */
+export const blobSasVersion = '2020-12-06';
+
+export interface ListPage<T> {
+  readonly items: T[];
+  readonly nextMarker: string | undefined;
+}
+
+export interface BlobItem {
+  readonly name: string;
+  readonly sizeBytes: number;
+  readonly contentType: string;
+  readonly lastModified: string;
+}
+
+export interface FolderPage {
+  /** The folders (BlobPrefix names, ending in '/') directly under the prefix. */
+  readonly folders: string[];
+  readonly blobs: BlobItem[];
+  readonly nextMarker: string | undefined;
+}
+
+export interface BlobProperties {
+  /** Every response header of Get Blob Properties but the metadata, by lower-case name. */
+  readonly headers: [string, string][];
+  readonly metadata: [string, string][];
+}
+
+const containerPath = (container: string): string => `/${encodeURIComponent(container)}`;
+
+/** `/{container}/{blob}` with each segment of the blob name percent-encoded, '/' kept. */
+export function blobPath(container: string, blob: string): string {
+  return `${containerPath(container)}/${blob.split('/').map(encodeURIComponent).join('/')}`;
+}
+
+function parseXml(text: string): XMLDocument {
+  return new DOMParser().parseFromString(text, 'application/xml');
+}
+
+function nextMarkerOf(xml: XMLDocument): string | undefined {
+  const marker = childText(xml.documentElement, 'NextMarker');
+  return marker === '' ? undefined : marker;
+}
+
+export async function listContainers(
+  credentials: Credentials,
+  prefix: string,
+  marker: string | undefined,
+  pageSizeMax: number,
+): Promise<ListPage<string>> {
+  const response = await serviceCall('blob', credentials, {
+    method: 'GET',
+    path: '',
+    query: { comp: 'list', prefix, marker, maxresults: String(pageSizeMax) },
+  });
+  const xml = parseXml(await response.text());
+  const items = [...xml.getElementsByTagName('Container')].map((container) => childText(container, 'Name'));
+  return { items, nextMarker: nextMarkerOf(xml) };
+}
+
+export async function createContainer(credentials: Credentials, container: string): Promise<void> {
+  await serviceCall('blob', credentials, {
+    method: 'PUT',
+    path: containerPath(container),
+    query: { restype: 'container' },
+  });
+}
+
+export async function deleteContainer(credentials: Credentials, container: string): Promise<void> {
+  await serviceCall('blob', credentials, {
+    method: 'DELETE',
+    path: containerPath(container),
+    query: { restype: 'container' },
+  });
+}
+
+/** One page of List Blobs under `prefix` with delimiter '/': the folders and blobs of one level. */
+export async function listFolder(
+  credentials: Credentials,
+  container: string,
+  prefix: string,
+  marker: string | undefined,
+  pageSizeMax: number,
+): Promise<FolderPage> {
+  const response = await serviceCall('blob', credentials, {
+    method: 'GET',
+    path: containerPath(container),
+    query: { restype: 'container', comp: 'list', prefix, delimiter: '/', marker, maxresults: String(pageSizeMax) },
+  });
+  const xml = parseXml(await response.text());
+  const folders = [...xml.getElementsByTagName('BlobPrefix')].map((folder) => childText(folder, 'Name'));
+  const blobs = [...xml.getElementsByTagName('Blob')].map((blob) => ({
+    name: childText(blob, 'Name'),
+    sizeBytes: Number(childText(blob, 'Content-Length')),
+    contentType: childText(blob, 'Content-Type'),
+    lastModified: childText(blob, 'Last-Modified'),
+  }));
+  return { folders, blobs, nextMarker: nextMarkerOf(xml) };
+}
+
+/**
+ * Uploads a file as a block blob: one Put Blob up to singlePutBytesMax, else Put Block for every
+ * blockBytes and one Put Block List. `progress` hears the bytes sent so far.
+ */
+export async function uploadBlob(
+  credentials: Credentials,
+  container: string,
+  blob: string,
+  file: Blob,
+  progress: (sentBytes: number) => void,
+): Promise<void> {
+  const contentType = file.type === '' ? 'application/octet-stream' : file.type;
+  const path = blobPath(container, blob);
+  if (file.size <= singlePutBytesMax) {
+    const headers = { 'Content-Type': contentType, 'x-ms-blob-type': 'BlockBlob' };
+    await serviceCall('blob', credentials, { method: 'PUT', path, headers, body: file });
+    progress(file.size);
+    return;
+  }
+  const ids: string[] = [];
+  for (let offset = 0; offset < file.size; offset += blockBytes) {
+    // Block ids of one blob must have one length: a fixed-width number, base64.
+    const id = btoa(`block-${String(ids.length).padStart(6, '0')}`);
+    ids.push(id);
+    const body = file.slice(offset, offset + blockBytes);
+    const headers = { 'Content-Type': 'application/octet-stream' };
+    await serviceCall('blob', credentials, {
+      method: 'PUT',
+      path,
+      query: { comp: 'block', blockid: id },
+      headers,
+      body,
+    });
+    progress(Math.min(offset + blockBytes, file.size));
+  }
+  const xml = document.implementation.createDocument(null, 'BlockList', null);
+  for (const id of ids) appendXml(xml.documentElement, 'Latest', id);
+  await serviceCall('blob', credentials, {
+    method: 'PUT',
+    path,
+    query: { comp: 'blocklist' },
+    headers: { 'Content-Type': 'application/xml', 'x-ms-blob-content-type': contentType },
+    body: `<?xml version="1.0" encoding="utf-8"?>${new XMLSerializer().serializeToString(xml.documentElement)}`,
+  });
+}
+
+export async function downloadBlob(credentials: Credentials, container: string, blob: string): Promise<Blob> {
+  const response = await serviceCall('blob', credentials, { method: 'GET', path: blobPath(container, blob) });
+  return response.blob();
+}
+
+export async function deleteBlob(credentials: Credentials, container: string, blob: string): Promise<void> {
+  await serviceCall('blob', credentials, { method: 'DELETE', path: blobPath(container, blob) });
+}
+
+/** Response headers about the exchange, not the blob: left out of its properties. */
+const transportHeaders: ReadonlySet<string> = new Set([
+  'connection',
+  'keep-alive',
+  'date',
+  'server',
+  'vary',
+  'x-ms-request-id',
+  'x-ms-client-request-id',
+  'x-ms-version',
+  'x-content-type-options',
+]);
+
+/** Get Blob Properties: its system properties and its metadata (x-ms-meta-*). */
+export async function blobProperties(
+  credentials: Credentials,
+  container: string,
+  blob: string,
+): Promise<BlobProperties> {
+  const response = await serviceCall('blob', credentials, { method: 'HEAD', path: blobPath(container, blob) });
+  const headers: [string, string][] = [];
+  const metadata: [string, string][] = [];
+  for (const [name, value] of response.headers) {
+    if (name.startsWith('x-ms-meta-')) metadata.push([name.slice('x-ms-meta-'.length), value]);
+    else if (!transportHeaders.has(name) && !name.startsWith('access-control-')) headers.push([name, value]);
+  }
+  return { headers, metadata };
+}
+
+/** Set Blob Metadata: replaces all of it. Names must be C# identifiers; values ASCII. */
+export async function setBlobMetadata(
+  credentials: Credentials,
+  container: string,
+  blob: string,
+  metadata: readonly [string, string][],
+): Promise<void> {
+  const headers = Object.fromEntries(metadata.map(([name, value]) => [`x-ms-meta-${name}`, value]));
+  await serviceCall('blob', credentials, {
+    method: 'PUT',
+    path: blobPath(container, blob),
+    query: { comp: 'metadata' },
+    headers,
+  });
+}
+
+/**
+ * A service SAS URL for one blob (https://learn.microsoft.com/rest/api/storageservices/create-service-sas,
+ * version 2020-12-06): `permissions` of r, a, c, w, d in that order, valid until `expiry` (ISO 8601).
+ */
+export async function blobSasUrl(
+  credentials: Credentials,
+  container: string,
+  blob: string,
+  permissions: string,
+  expiry: string,
+): Promise<string> {
+  const fields = [
+    permissions,
+    '', // st: from now
+    expiry,
+    `/blob/${credentials.account}/${container}/${blob}`,
+    '', // si: no stored policy
+    '', // sip: any address
+    '', // spr: http and https (the local server speaks http)
+    blobSasVersion,
+    'b', // sr: a blob
+    '', // snapshot time
+    '', // encryption scope
+    '', // rscc, rscd, rsce, rscl, rsct: the blob's own headers
+    '',
+    '',
+    '',
+    '',
+  ];
+  const sig = await hmacBase64(credentials.key, fields.join('\n'));
+  const url = serviceUrl('blob', credentials.account, { method: 'GET', path: blobPath(container, blob) });
+  const params = { sv: blobSasVersion, sr: 'b', sp: permissions, se: expiry, sig };
+  url.search = Object.entries(params)
+    .map(([name, value]) => `${name}=${encodeURIComponent(value)}`)
+    .join('&');
+  return url.toString();
+}

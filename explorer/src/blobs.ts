@@ -1,0 +1,336 @@
+// The Blobs side of the explorer: containers in the left pane (NameList), and one container's
+// view: its blobs a folder at a time (List Blobs with delimiter '/'), upload, download, delete,
+// and one blob's properties, metadata and a SAS URL. Calls go to the Blob service's own port.
+import type { Credentials } from './api.js';
+import {
+  blobProperties,
+  blobSasUrl,
+  createContainer,
+  deleteBlob,
+  deleteContainer,
+  downloadBlob,
+  listContainers,
+  listFolder,
+  setBlobMetadata,
+  uploadBlob,
+  type BlobItem,
+  type FolderPage,
+} from './blob-api.js';
+import { byId, download, field, h, replace } from './dom.js';
+import { lowerCaseNameReason, NameList } from './name-list.js';
+import { copyUrl } from './policies.js';
+import { attempt, errorMessage, status, succeeded } from './session.js';
+
+const containersPerPage = 50;
+const blobsPerPage = 200;
+/** Metadata names are C# identifiers (naming-and-referencing-containers--blobs--and-metadata). */
+const metadataName = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+export function initBlobs(current: () => Credentials | undefined): NameList {
+  return new NameList({
+    kind: 'container',
+    pageSize: containersPerPage,
+    contents: 'every blob in it',
+    credentials: current,
+    page: async (using, prefix, marker, pageSize) => {
+      const page = await listContainers(using, prefix, marker, pageSize);
+      return { names: page.items, nextMarker: page.nextMarker };
+    },
+    create: createContainer,
+    remove: deleteContainer,
+    open: (using, container) => {
+      const view = new ContainerView(using, container);
+      replace(byId('main'), view.root);
+      void view.openFolder('');
+    },
+    nameReason: (name) => (name === '$root' ? undefined : lowerCaseNameReason(name)),
+  });
+}
+
+/** One container: a breadcrumb of folders, the folder's listing, upload, and the details of one blob. */
+class ContainerView {
+  readonly root: HTMLElement;
+  private prefix = '';
+  private nextMarker: string | undefined;
+  private readonly crumbs = h('nav', { class: 'row wrap crumbs', id: 'blob-path', 'aria-label': 'Folder' });
+  private readonly rows = h('tbody');
+  private readonly more = h('button', { type: 'button', id: 'blobs-more', hidden: true }, 'More blobs');
+  private readonly details = h('div', { id: 'blob-details' });
+  private readonly progress = h('span', { id: 'upload-progress', class: 'hint' });
+
+  constructor(
+    private readonly using: Credentials,
+    private readonly container: string,
+  ) {
+    const upload = h('input', { type: 'file', id: 'upload-file', multiple: true });
+    upload.addEventListener('change', () => void this.upload(upload));
+    this.more.addEventListener('click', () => void this.load(true));
+    this.root = h(
+      'div',
+      { class: 'view', 'data-container-view': container },
+      h('h2', {}, container),
+      this.crumbs,
+      h(
+        'div',
+        { class: 'row wrap toolbar' },
+        h(
+          'button',
+          { type: 'button', id: 'blobs-refresh', onclick: () => void this.openFolder(this.prefix) },
+          'Refresh',
+        ),
+        h('label', { for: 'upload-file' }, 'Upload into this folder:'),
+        upload,
+        this.progress,
+      ),
+      h(
+        'table',
+        { id: 'blobs', class: 'messages' },
+        h(
+          'thead',
+          {},
+          h(
+            'tr',
+            {},
+            ['Name', 'Size', 'Type', 'Modified', ''].map((label) => h('th', {}, label)),
+          ),
+        ),
+        this.rows,
+      ),
+      this.more,
+      this.details,
+    );
+  }
+
+  /** Lists the folder `prefix` ('' for the top, else ending in '/') from its first page. */
+  async openFolder(prefix: string): Promise<void> {
+    this.prefix = prefix;
+    this.nextMarker = undefined;
+    replace(this.details);
+    const parts = prefix.split('/').slice(0, -1);
+    replace(
+      this.crumbs,
+      h(
+        'button',
+        { type: 'button', class: 'link', 'data-prefix': '', onclick: () => void this.openFolder('') },
+        this.container,
+      ),
+      parts.flatMap((part, i) => {
+        const at = `${parts.slice(0, i + 1).join('/')}/`;
+        return [
+          '/',
+          h(
+            'button',
+            { type: 'button', class: 'link', 'data-prefix': at, onclick: () => void this.openFolder(at) },
+            part,
+          ),
+        ];
+      }),
+    );
+    await this.load(false);
+  }
+
+  private async load(more: boolean): Promise<void> {
+    const prefix = this.prefix;
+    const marker = more ? this.nextMarker : undefined;
+    const page = await attempt(() => listFolder(this.using, this.container, prefix, marker, blobsPerPage));
+    if (page === undefined || prefix !== this.prefix) return;
+    this.nextMarker = page.nextMarker;
+    this.more.hidden = page.nextMarker === undefined;
+    const rows = this.rowsOf(page);
+    if (more) this.rows.append(...rows);
+    else
+      replace(
+        this.rows,
+        rows.length > 0 ? rows : h('tr', {}, h('td', { colspan: 5, class: 'hint' }, 'No blobs here.')),
+      );
+    this.rows.dataset['loaded'] = String(Date.now());
+  }
+
+  private rowsOf(page: FolderPage): HTMLElement[] {
+    const folders = page.folders.map((folder) =>
+      h(
+        'tr',
+        { 'data-folder': folder },
+        h(
+          'td',
+          { colspan: 5 },
+          h(
+            'button',
+            { type: 'button', class: 'link', onclick: () => void this.openFolder(folder) },
+            folder.slice(this.prefix.length),
+          ),
+        ),
+      ),
+    );
+    return [...folders, ...page.blobs.map((blob) => this.blobRow(blob))];
+  }
+
+  private blobRow(blob: BlobItem): HTMLElement {
+    const action = (label: string, id: string, run: () => Promise<void>) =>
+      h('button', { type: 'button', class: id, onclick: () => void run() }, label);
+    return h(
+      'tr',
+      { 'data-blob': blob.name },
+      h('td', { class: 'blob-name' }, blob.name.slice(this.prefix.length)),
+      h('td', { class: 'number' }, sizeText(blob.sizeBytes)),
+      h('td', {}, blob.contentType),
+      h('td', {}, blob.lastModified),
+      h(
+        'td',
+        { class: 'row' },
+        action('Download', 'blob-download', () => this.download(blob.name)),
+        action('Properties', 'blob-properties', () => this.showDetails(blob.name)),
+        action('×', 'blob-delete danger icon', () => this.remove(blob.name)),
+      ),
+    );
+  }
+
+  private async upload(input: HTMLInputElement): Promise<void> {
+    const files = [...(input.files ?? [])];
+    for (const file of files) {
+      const name = `${this.prefix}${file.name}`;
+      const report = (sentBytes: number): void => {
+        this.progress.textContent = `${file.name}: ${sizeText(sentBytes)} of ${sizeText(file.size)}`;
+      };
+      if (!(await succeeded(() => uploadBlob(this.using, this.container, name, file, report)))) return;
+      status(`Uploaded ${name}.`);
+    }
+    input.value = '';
+    this.progress.textContent = `uploaded ${files.length} file${files.length === 1 ? '' : 's'}`;
+    await this.load(false);
+  }
+
+  private async download(name: string): Promise<void> {
+    const content = await attempt(() => downloadBlob(this.using, this.container, name));
+    if (content !== undefined) download(name.split('/').pop()!, content);
+  }
+
+  private async remove(name: string): Promise<void> {
+    if (!confirm(`Delete blob ${name}? This cannot be undone.`)) return;
+    if (!(await succeeded(() => deleteBlob(this.using, this.container, name)))) return;
+    status(`Blob ${name} deleted.`);
+    await this.load(false);
+  }
+
+  private async showDetails(name: string): Promise<void> {
+    const properties = await attempt(() => blobProperties(this.using, this.container, name));
+    if (properties === undefined) return;
+    replace(
+      this.details,
+      h('h3', {}, name),
+      h(
+        'table',
+        { class: 'messages', id: 'blob-headers' },
+        h(
+          'tbody',
+          {},
+          properties.headers.map(([header, value]) => h('tr', {}, h('th', {}, header), h('td', {}, value))),
+        ),
+      ),
+      metadataCard(this.using, this.container, name, properties.metadata),
+      sasCard(this.using, this.container, name),
+    );
+  }
+}
+
+function metadataCard(using: Credentials, container: string, blob: string, metadata: [string, string][]): HTMLElement {
+  const list = h('div', { id: 'metadata-list' });
+  const addRow = ([name, value]: [string, string]): void => {
+    const row = h(
+      'div',
+      { class: 'row metadata-row' },
+      h('input', { class: 'metadata-name', value: name, placeholder: 'name', 'aria-label': 'Metadata name' }),
+      h('input', { class: 'metadata-value', value, placeholder: 'value', 'aria-label': 'Metadata value' }),
+    );
+    row.append(h('button', { type: 'button', class: 'icon danger', onclick: () => row.remove() }, '×'));
+    list.append(row);
+  };
+  metadata.forEach(addRow);
+  const save = async (): Promise<void> => {
+    const pairs = [...list.querySelectorAll('.metadata-row')].map((row): [string, string] => [
+      row.querySelector<HTMLInputElement>('.metadata-name')!.value.trim(),
+      row.querySelector<HTMLInputElement>('.metadata-value')!.value,
+    ]);
+    const bad = pairs.find(([name, value]) => !metadataName.test(name) || !/^[\x20-\x7e]*$/.test(value));
+    if (bad !== undefined) {
+      status(
+        `Metadata '${bad[0]}': names are letters, digits and _ (not first a digit); values printable ASCII.`,
+        'error',
+      );
+      return;
+    }
+    if (await succeeded(() => setBlobMetadata(using, container, blob, pairs))) status(`Metadata of ${blob} saved.`);
+  };
+  return h(
+    'section',
+    { class: 'card' },
+    h('h3', {}, 'Metadata'),
+    list,
+    h(
+      'div',
+      { class: 'row' },
+      h('button', { type: 'button', id: 'metadata-add', onclick: () => addRow(['', '']) }, '+ metadata'),
+      h(
+        'button',
+        { type: 'button', id: 'metadata-save', class: 'primary', onclick: () => void save() },
+        'Save metadata',
+      ),
+    ),
+  );
+}
+
+function sasCard(using: Credentials, container: string, blob: string): HTMLElement {
+  const letters = ['r', 'a', 'c', 'w', 'd'] as const;
+  const names = { r: 'read', a: 'add', c: 'create', w: 'write', d: 'delete' };
+  const boxes = letters.map((letter) =>
+    h('input', { type: 'checkbox', id: `blob-sas-${letter}`, value: letter, checked: letter === 'r' }),
+  );
+  const hours = h('input', { id: 'blob-sas-hours', type: 'number', min: 1, value: 1 });
+  const output = h('textarea', { id: 'blob-sas-url', readonly: true, rows: 3, spellcheck: 'false' });
+  const generate = async (): Promise<void> => {
+    const permissions = boxes
+      .filter((box) => box.checked)
+      .map((box) => box.value)
+      .join('');
+    const expiry = new Date(Date.now() + Number(hours.value) * 3_600_000).toISOString().replace(/\.\d{3}Z$/, 'Z');
+    try {
+      output.value = await blobSasUrl(using, container, blob, permissions, expiry);
+    } catch (error) {
+      status(errorMessage(error), 'error');
+    }
+  };
+  return h(
+    'section',
+    { class: 'card' },
+    h('h3', {}, 'Shared access signature for this blob'),
+    h(
+      'div',
+      { class: 'row wrap' },
+      boxes.map((box) => h('label', { class: 'check' }, box, names[box.value as keyof typeof names])),
+    ),
+    field('Valid for (hours)', hours),
+    h(
+      'div',
+      { class: 'row' },
+      h(
+        'button',
+        { type: 'button', id: 'blob-sas-generate', class: 'primary', onclick: () => void generate() },
+        'Make SAS URL',
+      ),
+      h('button', { type: 'button', id: 'blob-sas-copy', onclick: () => void copyUrl(output) }, 'Copy'),
+    ),
+    field('SAS URL', output, 'Anyone holding this URL has these rights on this blob until it expires.'),
+  );
+}
+
+function sizeText(bytes: number): string {
+  if (bytes < 1024) return `${bytes} B`;
+  const units = ['KiB', 'MiB', 'GiB', 'TiB'];
+  let value = bytes / 1024;
+  let unit = 0;
+  while (value >= 1024 && unit < units.length - 1) {
+    value /= 1024;
+    unit++;
+  }
+  return `${value.toFixed(value < 10 ? 1 : 0)} ${units[unit]}`;
+}
