@@ -1,6 +1,6 @@
 // Composition: configuration → stores → services, shared by the server (main.ts) and every tool
-// that works on a store. One engine holds every service's data: opening it gives the table store
-// and the queue store over the same database. Process concerns (signals, the banner, listening)
+// that works on a store. One engine holds every service's data: opening it gives the table store,
+// the queue store and the blob store over the same database. Process concerns (signals, the banner, listening)
 // stay with the caller.
 import type { ScanSplit } from './storage/scan-split.js';
 import type { QueryService } from './table/service/query.js';
@@ -12,9 +12,12 @@ import { SqliteStore } from './storage/sqlite/sqlite-store.js';
 import type { CommitObserver, Store } from './storage/store.js';
 import { systemClock, type Clock } from './domain/clock.js';
 import type { QueueServices } from './queue/definition.js';
+import type { BlobServices } from './blob/services.js';
+import type { BlobStore } from './storage/blob-store.js';
 import { QueueService } from './queue/queue-service.js';
 import { ServicePropertiesService } from './table/service/service-properties.js';
 import assert from 'node:assert/strict';
+import { TableError } from './errors.js';
 import { describeDatabaseUrl, parseDatabaseUrl } from './storage/postgres/hosts.js';
 import { ReplicationWatch } from './storage/postgres/replication.js';
 import type { ReplicationSource } from './storage/replication.js';
@@ -39,6 +42,8 @@ export interface Composition {
   readonly services: Services;
   /** The Queue service's operations and its own service properties (kept in the table store's settings). */
   readonly queueServices: QueueServices;
+  /** The Blob service's store, clock and service properties (kept in the table store's settings too). */
+  readonly blobServices: BlobServices;
   /** The read-access secondary's table services, over a hot standby (with --secondary-database). */
   readonly secondary?: Secondary | undefined;
   /** Stops the expiry purge, then closes the secondary, the queue store and the table store. */
@@ -49,16 +54,37 @@ export interface Secondary {
   readonly services: Services;
   /** The secondary's queue services over the standby: read operations only (the front door refuses the rest). */
   readonly queueServices: QueueServices;
+  /** The secondary's blob services over the standby: read operations only. */
+  readonly blobServices: BlobServices;
   readonly replication: ReplicationSource;
   close(): Promise<void>;
 }
 
-/** Both services' stores over one engine's database. */
+/** Every service's store over one engine's database. */
 export interface Stores {
   readonly tables: SqliteStore | PostgresStore;
   readonly queues: QueueStore;
+  readonly blobs: BlobStore;
   /** Closes the queue store, then the table store (whose writer or pool the queue store shares). */
   close(): Promise<void>;
+}
+
+/** What each engine offers beside its table store: the blob store over the same database. */
+interface BlobEngine {
+  openBlobStore(): BlobStore;
+}
+
+/**
+ * The engine's blob store. Until an engine implements `openBlobStore` (the SQLite and PostgreSQL
+ * blob stores land separately), a store that answers every call 501 NotImplemented.
+ */
+function openBlobStoreOf(engine: SqliteStore | PostgresStore): BlobStore {
+  const open = (engine as unknown as Partial<BlobEngine>).openBlobStore;
+  if (open !== undefined) return open.call(engine);
+  const refuse = (): never => {
+    throw new TableError('NotImplemented', 'This store does not keep blobs yet.');
+  };
+  return new Proxy({} as BlobStore, { get: () => refuse });
 }
 
 /** How long to wait for a PostgreSQL database that is not up yet, and where to say so. */
@@ -167,9 +193,11 @@ export async function openStores(
       ? await openStore(config, onCommit, onReachability)
       : await openStoreWaiting(config, onCommit, onReachability, wait);
   const queues = tables.openQueueStore();
+  const blobs = openBlobStoreOf(tables);
   return {
     tables,
     queues,
+    blobs,
     close: async () => {
       queues.close();
       await tables.close();
@@ -197,6 +225,11 @@ export async function compose(config: StoreConfig, watch?: Watch, options: Compo
     queues: new QueueService(queueStore, clock),
     properties: new ServicePropertiesService(store, 'queue'),
   };
+  const blobServices: BlobServices = {
+    blobs: engine.blobs,
+    clock,
+    properties: new ServicePropertiesService(store, 'blob'),
+  };
   const expiry = new ExpiryPurge(engine.queues, { nowMs: () => clock.nowMs(), ...options.purge });
   expiry.start();
   return {
@@ -204,6 +237,7 @@ export async function compose(config: StoreConfig, watch?: Watch, options: Compo
     queues: engine.queues,
     services,
     queueServices,
+    blobServices,
     secondary,
     close: async () => {
       await expiry.stop();
@@ -245,6 +279,12 @@ async function openSecondary(config: StoreConfig, primary: Store, clock: Clock):
     queueServices: {
       queues: new QueueService(queues, clock),
       properties: new ServicePropertiesService(standby, 'queue'),
+      replication,
+    },
+    blobServices: {
+      blobs: openBlobStoreOf(standby),
+      clock,
+      properties: new ServicePropertiesService(standby, 'blob'),
       replication,
     },
     replication,

@@ -10,6 +10,9 @@ const MiB = 1024 * KiB;
  * understanding-the-table-service-data-model).
  */
 export const customPropertiesMax = 252;
+
+/** Names and values of a blob's, container's or queue's metadata together (naming-queues-and-metadata: 8 KiB). */
+export const metadataBytesMax = 8 * KiB;
 /** Property name length (Azure REST: understanding-the-table-service-data-model). */
 export const propertyNameLengthUtf16Max = 255;
 /** Edm.String: 64 KiB = 32 Ki UTF-16 code units (Azure REST: understanding-the-table-service-data-model). */
@@ -104,6 +107,13 @@ export const connectionsMax = 10_000;
 export const headersBytesMax = 64 * KiB;
 export const headersTimeoutMs = 30_000;
 export const requestTimeoutMs = 120_000;
+/**
+ * A service with streamed bodies (blob uploads and downloads of any size) has no bound on a whole
+ * request, which a 1 GiB upload at a few MiB/s would outlast; instead a connection on which no byte
+ * moves for this long is closed, so a stalled or silent client still cannot pin the server
+ * (the connection cap bounds how many trickle along).
+ */
+export const streamIdleTimeoutMs = 120_000;
 /**
  * An idle keep-alive connection is closed after this. Longer than the clients' own idle limits
  * (undici 4 s, the SDKs' agents keep sockets until the server closes them): a client that reuses
