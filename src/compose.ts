@@ -64,27 +64,30 @@ export interface Secondary {
 export interface Stores {
   readonly tables: SqliteStore | PostgresStore;
   readonly queues: QueueStore;
-  readonly blobs: BlobStore;
-  /** Closes the queue store, then the table store (whose writer or pool the queue store shares). */
+  readonly blobs: EngineBlobStore;
+  /** Closes the queue and blob stores, then the table store (whose writer or pool they share). */
   close(): Promise<void>;
 }
 
+/** A blob store as an engine opens it: closed before its table store (SQLite: its read connection). */
+type EngineBlobStore = BlobStore & { close?(): void };
+
 /** What each engine offers beside its table store: the blob store over the same database. */
 interface BlobEngine {
-  openBlobStore(): BlobStore;
+  openBlobStore(): Promise<EngineBlobStore> | EngineBlobStore;
 }
 
 /**
  * The engine's blob store. Until an engine implements `openBlobStore` (the SQLite and PostgreSQL
  * blob stores land separately), a store that answers every call 501 NotImplemented.
  */
-function openBlobStoreOf(engine: SqliteStore | PostgresStore): BlobStore {
+async function openBlobStoreOf(engine: SqliteStore | PostgresStore): Promise<EngineBlobStore> {
   const open = (engine as unknown as Partial<BlobEngine>).openBlobStore;
   if (open !== undefined) return open.call(engine);
   const refuse = (): never => {
     throw new TableError('NotImplemented', 'This store does not keep blobs yet.');
   };
-  return new Proxy({} as BlobStore, { get: () => refuse });
+  return new Proxy({} as BlobStore, { get: (_target, name) => (name === 'then' ? undefined : refuse) });
 }
 
 /** How long to wait for a PostgreSQL database that is not up yet, and where to say so. */
@@ -193,13 +196,14 @@ export async function openStores(
       ? await openStore(config, onCommit, onReachability)
       : await openStoreWaiting(config, onCommit, onReachability, wait);
   const queues = tables.openQueueStore();
-  const blobs = openBlobStoreOf(tables);
+  const blobs = await openBlobStoreOf(tables);
   return {
     tables,
     queues,
     blobs,
     close: async () => {
       queues.close();
+      blobs.close?.();
       await tables.close();
     },
   };
@@ -274,6 +278,7 @@ async function openSecondary(config: StoreConfig, primary: Store, clock: Clock):
   await replication.tick();
   // Over the standby's pool; no expiry purge here: the primary's purge replicates.
   const queues = standby.openQueueStore();
+  const blobs = await openBlobStoreOf(standby);
   return {
     services: { ...createServices(standby), replication },
     queueServices: {
@@ -282,7 +287,7 @@ async function openSecondary(config: StoreConfig, primary: Store, clock: Clock):
       replication,
     },
     blobServices: {
-      blobs: openBlobStoreOf(standby),
+      blobs,
       clock,
       properties: new ServicePropertiesService(standby, 'blob'),
       replication,
@@ -291,6 +296,7 @@ async function openSecondary(config: StoreConfig, primary: Store, clock: Clock):
     close: async () => {
       replication.close();
       queues.close();
+      blobs.close?.();
       await standby.close();
     },
   };
