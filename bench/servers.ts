@@ -306,7 +306,7 @@ function ceruleanReady(): (line: string) => ReadyAt | undefined {
     const banner = read(line);
     if (banner === undefined) return undefined;
     const queue = at(banner.queueUrl);
-    const blob = at((banner as { blobUrl?: string }).blobUrl);
+    const blob = at(banner.blobUrl);
     return { host: banner.host, port: banner.port, ...(queue && { queue }), ...(blob && { blob }) };
   };
 }
