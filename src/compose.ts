@@ -17,7 +17,6 @@ import type { BlobStore } from './storage/blob-store.js';
 import { QueueService } from './queue/queue-service.js';
 import { ServicePropertiesService } from './table/service/service-properties.js';
 import assert from 'node:assert/strict';
-import { TableError } from './errors.js';
 import { describeDatabaseUrl, parseDatabaseUrl } from './storage/postgres/hosts.js';
 import { ReplicationWatch } from './storage/postgres/replication.js';
 import type { ReplicationSource } from './storage/replication.js';
@@ -72,22 +71,9 @@ export interface Stores {
 /** A blob store as an engine opens it: closed before its table store (SQLite: its read connection). */
 type EngineBlobStore = BlobStore & { close?(): void };
 
-/** What each engine offers beside its table store: the blob store over the same database. */
-interface BlobEngine {
-  openBlobStore(): Promise<EngineBlobStore> | EngineBlobStore;
-}
-
-/**
- * The engine's blob store. Until an engine implements `openBlobStore` (the SQLite and PostgreSQL
- * blob stores land separately), a store that answers every call 501 NotImplemented.
- */
+/** The engine's blob store (SQLite opens its content directory first). */
 async function openBlobStoreOf(engine: SqliteStore | PostgresStore): Promise<EngineBlobStore> {
-  const open = (engine as unknown as Partial<BlobEngine>).openBlobStore;
-  if (open !== undefined) return open.call(engine);
-  const refuse = (): never => {
-    throw new TableError('NotImplemented', 'This store does not keep blobs yet.');
-  };
-  return new Proxy({} as BlobStore, { get: (_target, name) => (name === 'then' ? undefined : refuse) });
+  return engine.openBlobStore();
 }
 
 /** How long to wait for a PostgreSQL database that is not up yet, and where to say so. */
@@ -180,7 +166,9 @@ export interface ComposeOptions {
   readonly wait?: DatabaseWait | undefined;
   /** The purge of expired messages: its interval and bounds (queue-purge.ts). */
   readonly purge?: ExpiryPurgeOptions;
-  /** The queue service's clock (tests inject one: domain/clock.ts); default the system clock. */
+  /** Hears of a failed run of the blob store's reclaimContent (the next run tries again). */
+  readonly onReclaimError?: (error: unknown) => void;
+  /** The queue and blob services' clock (tests inject one: domain/clock.ts); default the system clock. */
   readonly queueClock?: Clock;
 }
 
@@ -236,6 +224,11 @@ export async function compose(config: StoreConfig, watch?: Watch, options: Compo
   };
   const expiry = new ExpiryPurge(engine.queues, { nowMs: () => clock.nowMs(), ...options.purge });
   expiry.start();
+  const reclaim = new ExpiryPurge(
+    { purgeExpired: (nowMs, limit) => engine.blobs.reclaimContent(nowMs, nowMs - stagedBlockLifetimeMs, limit) },
+    { nowMs: () => clock.nowMs(), onError: options.onReclaimError },
+  );
+  reclaim.start();
   return {
     store,
     queues: engine.queues,
@@ -245,11 +238,18 @@ export async function compose(config: StoreConfig, watch?: Watch, options: Compo
     secondary,
     close: async () => {
       await expiry.stop();
+      await reclaim.stop();
       await secondary?.close();
       await engine.close();
     },
   };
 }
+
+/**
+ * Staged blocks never committed are dropped a week after they were staged (put-block: "discarded
+ * after a week"); the store also frees content nothing references, after its own grace.
+ */
+const stagedBlockLifetimeMs = 7 * 24 * 60 * 60 * 1000;
 
 /** How long a start waits for the standby to replay the schema the primary has just migrated. */
 const standbyCatchUpMs = 30_000;

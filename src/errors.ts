@@ -39,7 +39,9 @@ export const errorCodes = {
     status: 400,
     message: 'All commands in a batch must operate on same entity group.',
   },
+  ConditionNotMet: { status: 412, message: 'The condition specified using HTTP conditional header(s) is not met.' },
   ContainerAlreadyExists: { status: 409, message: 'The specified container already exists.' },
+  ContainerNotFound: { status: 404, message: 'The specified container does not exist.' },
   CorsPreflightFailure: { status: 403, message: 'CORS not enabled or no matching rule found for this request.' },
   DuplicatePropertiesSpecified: { status: 400, message: 'A property is specified more than one time.' },
   EntityAlreadyExists: { status: 409, message: 'The specified entity already exists.' },
@@ -84,6 +86,18 @@ export const errorCodes = {
   InternalError: { status: 500, message: 'The server encountered an internal error. Please retry the request.' },
   JsonFormatNotSupported: { status: 415, message: 'JSON format is not supported.' },
   KeyValueTooLarge: { status: 400, message: 'The size of the key value exceeds the maximum permitted.' },
+  LeaseIdMismatchWithContainerOperation: {
+    status: 412,
+    message: 'The lease ID specified did not match the lease ID for the container.',
+  },
+  LeaseIdMissing: {
+    status: 412,
+    message: 'There is currently a lease on the container and no lease ID was specified in the request.',
+  },
+  LeaseNotPresentWithContainerOperation: {
+    status: 412,
+    message: 'There is currently no lease on the container.',
+  },
   MessageNotFound: { status: 404, message: 'The specified message does not exist.' },
   MessageTooLarge: { status: 400, message: 'The message exceeds the maximum allowed size.' },
   MetadataTooLarge: { status: 400, message: 'The size of the request metadata exceeds the maximum size permitted.' },
@@ -121,6 +135,7 @@ export const errorCodes = {
   TableAlreadyExists: { status: 409, message: 'The table specified already exists.' },
   TableNotFound: { status: 404, message: 'The table specified does not exist.' },
   TooManyProperties: { status: 400, message: 'The entity contains more properties than allowed.' },
+  UnsupportedHeader: { status: 400, message: 'One of the HTTP headers specified in the request is not supported.' },
   UnsupportedQueryParameter: {
     status: 400,
     message: 'One of the query parameters specified in the request URI is not supported.',
@@ -140,8 +155,6 @@ export const errorCodes = {
   },
   BlockListTooLong: { status: 400, message: 'The block list may not contain more than 50,000 blocks.' },
   CannotVerifyCopySource: { status: 404, message: 'The specified blob does not exist.' },
-  ConditionNotMet: { status: 412, message: 'The condition specified using HTTP conditional header(s) is not met.' },
-  ContainerNotFound: { status: 404, message: 'The specified container does not exist.' },
   CopyAcrossAccountsNotSupported: {
     status: 400,
     message: 'The copy source account and destination account must be the same.',
@@ -164,17 +177,9 @@ export const errorCodes = {
     status: 412,
     message: 'The lease ID specified did not match the lease ID for the blob.',
   },
-  LeaseIdMismatchWithContainerOperation: {
-    status: 412,
-    message: 'The lease ID specified did not match the lease ID for the container.',
-  },
   LeaseIdMismatchWithLeaseOperation: {
     status: 409,
     message: 'The lease ID specified did not match the lease ID for the blob.',
-  },
-  LeaseIdMissing: {
-    status: 412,
-    message: 'There is currently a lease on the blob and no lease ID was specified in the request.',
   },
   LeaseIsBreakingAndCannotBeAcquired: {
     status: 409,
@@ -191,7 +196,6 @@ export const errorCodes = {
   },
   LeaseLost: { status: 412, message: 'A lease ID was specified, but the lease for the blob has expired.' },
   LeaseNotPresentWithBlobOperation: { status: 412, message: 'There is currently no lease on the blob.' },
-  LeaseNotPresentWithContainerOperation: { status: 412, message: 'There is currently no lease on the container.' },
   LeaseNotPresentWithLeaseOperation: { status: 409, message: 'There is currently no lease on the blob.' },
   MaxBlobSizeConditionNotMet: { status: 412, message: 'The max blob size condition specified was not met.' },
   Md5Mismatch: {
@@ -205,7 +209,6 @@ export const errorCodes = {
     message: 'The source condition specified using HTTP conditional header(s) is not met.',
   },
   SnapshotsPresent: { status: 409, message: 'This operation is not permitted because the blob has snapshots.' },
-  UnsupportedHeader: { status: 400, message: 'One of the headers specified in the request is not supported.' },
   // -- end of the Blob service's blob codes --
   XMethodIncorrectCount: { status: 400, message: 'More than one X-HTTP-Method is specified.' },
   XMethodIncorrectValue: { status: 400, message: 'The specified X-HTTP-Method is invalid.' },

@@ -11,8 +11,6 @@ const MiB = 1024 * KiB;
  */
 export const customPropertiesMax = 252;
 
-/** Names and values of a blob's, container's or queue's metadata together (naming-queues-and-metadata: 8 KiB). */
-export const metadataBytesMax = 8 * KiB;
 /** Property name length (Azure REST: understanding-the-table-service-data-model). */
 export const propertyNameLengthUtf16Max = 255;
 /** Edm.String: 64 KiB = 32 Ki UTF-16 code units (Azure REST: understanding-the-table-service-data-model). */
@@ -61,6 +59,8 @@ export const filterLengthUtf16Max = 32 * KiB;
 export const jsonDepthMax = 64;
 /** Clock skew allowed for SAS start and expiry times (Azure REST: create-service-sas: "a few minutes"). */
 export const sasClockSkewMs = 5 * 60 * 1000;
+/** Names and values of all metadata of a queue, container or blob together (naming-queues-and-metadata: 8 KiB). */
+export const metadataBytesMax = 8 * 1024;
 /** Stored access policies per table (Azure REST: set-table-acl). */
 export const storedPoliciesMax = 5;
 /** Stored access policy Id length (Azure REST: set-table-acl). */

@@ -75,7 +75,9 @@ export async function serve(argv: readonly string[]): Promise<void> {
     const wait = { seconds: config.waitForDatabaseSeconds, report: (line: string) => log.warn(line) };
     const purge = { onError: (error: unknown) => log.error('purging expired queue messages failed', error) };
     const queueClock = clockFromEnvironment(process.env);
-    composition = await compose(config, observation, { wait, onReachability: reachabilityLog(log), purge, queueClock });
+    const onReclaimError = (error: unknown) => log.error('reclaiming unreferenced blob content failed', error);
+    const options = { wait, onReachability: reachabilityLog(log), purge, onReclaimError, queueClock };
+    composition = await compose(config, observation, options);
   } catch (error) {
     process.stderr.write(`cannot open the store: ${(error as Error).message}\n`);
     process.exit(1);

@@ -7,7 +7,8 @@ import { metadataHeaders } from '../http/metadata-headers.js';
 import type { ServiceCall } from '../http/service-definition.js';
 import type { BlobKey, BlobRecord, ContentChange, WriteOutcome } from '../storage/blob-store.js';
 import { casAttemptsMax } from './blob-limits.js';
-import { httpDate, isSnapshotStamp, nextEtag } from './blob-etag.js';
+import { isSnapshotStamp } from './blob-etag.js';
+import { httpDate, newEtag } from './wire.js';
 import { decodeBlobState, encodeBlobState, metadataMap, type BlobState } from './blob-state.js';
 import { leaseHeaders } from './leases.js';
 import type { BlobResource } from './resources.js';
@@ -77,17 +78,11 @@ export async function requireContainer(call: BlobCall, container: string): Promi
 }
 
 /** The next version of a base blob: a fresh ETag and Last-Modified, the given state and size. */
-export function nextRecord(
-  call: BlobCall,
-  resource: BlobOf,
-  previous: BlobRecord | undefined,
-  state: BlobState,
-  sizeBytes: number,
-): BlobRecord {
+export function nextRecord(call: BlobCall, resource: BlobOf, state: BlobState, sizeBytes: number): BlobRecord {
   const modifiedMs = nowMs(call);
   return {
     ...keyOf(resource),
-    etag: nextEtag(modifiedMs, previous?.etag),
+    etag: newEtag(modifiedMs),
     lastModifiedMs: modifiedMs,
     sizeBytes,
     state: encodeBlobState(state),
@@ -149,7 +144,9 @@ export function describeHeaders(found: Found, atMs: number): Record<string, stri
     ETag: record.etag,
     'Content-Type': state.headers.contentType ?? 'application/octet-stream',
     ...contentHeaders(state),
-    ...(record.snapshot === '' ? leaseHeaders(state.lease, atMs) : { 'x-ms-lease-status': 'unlocked', 'x-ms-lease-state': 'available' }),
+    ...(record.snapshot === ''
+      ? leaseHeaders(state.lease, atMs)
+      : { 'x-ms-lease-status': 'unlocked', 'x-ms-lease-state': 'available' }),
     ...copyHeaders(state),
     'x-ms-server-encrypted': 'true',
     'Accept-Ranges': 'bytes',

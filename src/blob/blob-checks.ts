@@ -31,7 +31,6 @@ export function checkWrite(call: BlobCall, conditions: Conditions, current: Foun
   else if (leaseId !== undefined && leaseId !== '') throw new TableError('LeaseNotPresentWithBlobOperation');
 }
 
-
 /** The x-ms-blob-type of Put Blob: BlockBlob or AppendBlob; page blobs are not served. */
 export function blobTypeOf(call: BlobCall): 'BlockBlob' | 'AppendBlob' {
   const type = header(call, 'x-ms-blob-type');

@@ -1,36 +1,11 @@
-// ETags and times as the Blob service writes them: a quoted `"0x8D…"` hex of a .NET tick count,
-// RFC 1123 dates, and snapshot timestamps with seven fractional digits
-// (https://learn.microsoft.com/rest/api/storageservices/specifying-conditional-headers-for-blob-service-operations,
-// creating-a-snapshot-of-a-blob).
+// Snapshot timestamps as the Blob service writes them, seven fractional digits, and ETags as
+// List Blobs writes them (https://learn.microsoft.com/rest/api/storageservices/creating-a-snapshot-of-a-blob,
+// list-blobs). New ETags and dates are wire.ts's.
 import { randomInt } from 'node:crypto';
-
-/** .NET ticks (100 ns) at the Unix epoch. */
-const epochTicks = 621_355_968_000_000_000n;
-const ticksPerMs = 10_000n;
-
-/**
- * The ETag of a version written at `nowMs`: the tick count of that millisecond plus a random tick
- * within it, so two writes in one millisecond differ; never equal to `previous`.
- */
-export function nextEtag(nowMs: number, previous?: string): string {
-  let ticks = epochTicks + BigInt(Math.trunc(nowMs)) * ticksPerMs + BigInt(randomInt(10_000));
-  let etag = etagOfTicks(ticks);
-  while (etag === previous) etag = etagOfTicks(++ticks);
-  return etag;
-}
-
-function etagOfTicks(ticks: bigint): string {
-  return `"0x${ticks.toString(16).toUpperCase()}"`;
-}
 
 /** The ETag as List Blobs' XML writes it: without the quotes. */
 export function unquotedEtag(etag: string): string {
   return etag.replace(/^"|"$/g, '');
-}
-
-/** RFC 1123 in GMT (Last-Modified, x-ms-creation-time, List Blobs' dates). */
-export function httpDate(ms: number): string {
-  return new Date(ms).toUTCString();
 }
 
 /**

@@ -74,7 +74,7 @@ export async function appendBlock(call: BlobCall, resource: BlobOf): Promise<Rep
     const found = checkAppend(call, checks, current, received.content.sizeBytes);
     offset = found.record.sizeBytes;
     const state = { ...found.state, committedBlockCount: found.state.committedBlockCount + 1 };
-    const next = nextRecord(call, resource, found.record, state, offset + received.content.sizeBytes);
+    const next = nextRecord(call, resource, state, offset + received.content.sizeBytes);
     return { record: next, content: { kind: 'append', block: { blockId: '', content: received.content } } };
   });
   return {

@@ -23,7 +23,7 @@ import {
 } from './blob-access.js';
 import { checkBlobName, checkWrite } from './blob-checks.js';
 import { contentHeadersOf, receiveContent, receiveSmallBody } from './blob-content.js';
-import { httpDate } from './blob-etag.js';
+import { httpDate } from './wire.js';
 import { blockBytesMax, blockListBodyBytesMax, stagedBlocksMax } from './blob-limits.js';
 import { parseBlockList, writeBlockList } from './block-list-xml.js';
 import { checkBlockId, resolveBlockList, totalSize } from './block-lists.js';
@@ -35,7 +35,8 @@ export async function putBlock(call: BlobCall, resource: BlobOf): Promise<Reply>
   refuseSnapshot(call);
   checkBlobName(resource.blob);
   const blockId = call.query.get('blockid');
-  if (blockId === null) throw new TableError('MissingRequiredQueryParameter', 'The query parameter blockid is required.');
+  if (blockId === null)
+    throw new TableError('MissingRequiredQueryParameter', 'The query parameter blockid is required.');
   await requireContainer(call, resource.container);
   const current = await findBlob(call, keyOf(resource));
   if (current !== undefined) {
@@ -83,7 +84,7 @@ export async function putBlockList(call: BlobCall, resource: BlobOf): Promise<Re
       lease: current?.state.lease ?? noLease,
       committedBlockCount: 0,
     };
-    const next = nextRecord(call, resource, current?.record, state, totalSize(blocks));
+    const next = nextRecord(call, resource, state, totalSize(blocks));
     return { record: next, content: { kind: 'replace' as const, blocks } };
   });
   return { status: 201, headers: writtenHeaders(record) };

@@ -80,7 +80,7 @@ export async function copyBlob(call: BlobCall, resource: BlobOf): Promise<Reply>
       lease: current?.state.lease ?? noLease,
       copy: { id: copyId, source: sourceText, completedMs: nowMs(call), sizeBytes },
     };
-    const next = nextRecord(call, resource, current?.record, state, sizeBytes);
+    const next = nextRecord(call, resource, state, sizeBytes);
     return { record: next, content: { kind: 'replace', blocks } };
   });
   return {

@@ -15,7 +15,7 @@ import {
   type BlobOf,
   type Found,
 } from './blob-access.js';
-import { httpDate } from './blob-etag.js';
+import { httpDate } from './wire.js';
 import { casAttemptsMax, rangeMd5BytesMax } from './blob-limits.js';
 import { evaluate, parseConditions } from './conditions.js';
 import { checkLeaseForRead } from './leases.js';
@@ -37,7 +37,10 @@ async function readable(call: BlobCall, resource: BlobOf): Promise<Found | Reply
   const verdict = evaluate(parseConditions(call.headers), found.record);
   if (verdict === 'failed') throw new TableError('ConditionNotMet');
   if (verdict === 'notModified') {
-    return { status: 304, headers: { ETag: found.record.etag, 'Last-Modified': httpDate(found.record.lastModifiedMs) } };
+    return {
+      status: 304,
+      headers: { ETag: found.record.etag, 'Last-Modified': httpDate(found.record.lastModifiedMs) },
+    };
   }
   if (snapshot === '') checkLeaseForRead(found.state.lease, nowMs(call), leaseIdOf(call));
   return found;

@@ -23,25 +23,21 @@ import {
 } from './blob-access.js';
 import { checkWrite } from './blob-checks.js';
 import { contentHeadersOf } from './blob-content.js';
-import { httpDate } from './blob-etag.js';
+import { httpDate } from './wire.js';
 import { casAttemptsMax } from './blob-limits.js';
 import type { BlobState } from './blob-state.js';
 import { evaluate, parseConditions } from './conditions.js';
 import { checkLeaseForRead } from './leases.js';
 
 /** Changes an existing base blob's state, keeping its content (404 when there is none). */
-async function changeState(
-  call: BlobCall,
-  resource: BlobOf,
-  change: (state: BlobState) => BlobState,
-): Promise<Reply> {
+async function changeState(call: BlobCall, resource: BlobOf, change: (state: BlobState) => BlobState): Promise<Reply> {
   refuseSnapshot(call);
   const conditions = parseConditions(call.headers);
   const record = await updateBlob(call, resource, (current) => {
     if (current === undefined) throw new TableError('BlobNotFound');
     checkWrite(call, conditions, current);
     const state = change(current.state);
-    return { record: nextRecord(call, resource, current.record, state, current.record.sizeBytes), content: { kind: 'keep' } };
+    return { record: nextRecord(call, resource, state, current.record.sizeBytes), content: { kind: 'keep' } };
   }).catch(async (error: unknown) => {
     if (error instanceof TableError && error.code === 'BlobNotFound') return notFound(call, resource.container);
     throw error;
@@ -92,7 +88,7 @@ export async function deleteBlob(call: BlobCall, resource: BlobOf): Promise<Repl
   const conditions = parseConditions(call.headers);
   for (let attempt = 0; attempt < casAttemptsMax; attempt++) {
     const found = await requireBlob(call, keyOf(resource, snapshot));
-    checkWrite(call, conditions, snapshot === '' ? found : { ...found, state: { ...found.state, lease: { kind: 'none' } } });
+    checkWrite(call, conditions, snapshot === '' ? found : { ...found, state: { ...found.state, lease: undefined } });
     const parts = await deletedParts(call, resource, found, option);
     const outcome = await call.services.blobs.deleteBlob(call.account, found.record, parts, found.record.etag);
     if (outcome === 'ok') return { status: 202, headers: { 'x-ms-delete-type-permanent': 'true' } };

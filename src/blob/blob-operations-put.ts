@@ -60,7 +60,7 @@ export async function putBlob(call: BlobCall, resource: BlobOf): Promise<Reply> 
       lease: current?.state.lease ?? noLease,
       committedBlockCount: 0,
     };
-    return { record: nextRecord(call, resource, current?.record, state, sizeBytes), content: { kind: 'replace', blocks } };
+    return { record: nextRecord(call, resource, state, sizeBytes), content: { kind: 'replace', blocks } };
   });
   const reply: Record<string, string> = writtenHeaders(record);
   if (md5 !== undefined) reply['Content-MD5'] = md5.toString('base64');

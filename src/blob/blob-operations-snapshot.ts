@@ -38,7 +38,8 @@ export async function snapshotBlob(call: BlobCall, resource: BlobOf): Promise<Re
     const state = encodeBlobState({ ...found.state, metadata, lease: noLease });
     const record = { ...found.record, snapshot, state };
     const outcome = await call.services.blobs.snapshotBlob(call.account, record, found.record.etag);
-    if (outcome === 'ok') return { status: 201, headers: { ...writtenHeaders(found.record), 'x-ms-snapshot': snapshot } };
+    if (outcome === 'ok')
+      return { status: 201, headers: { ...writtenHeaders(found.record), 'x-ms-snapshot': snapshot } };
     if (outcome !== 'etagMismatch') throw writeFailure(outcome);
   }
   throw new TableError('ServerBusy', 'The blob changed under every attempt to snapshot it; retry the request.');

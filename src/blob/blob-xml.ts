@@ -10,9 +10,9 @@ import {
   type ServicePropertiesUpdate,
 } from '../table/protocol/service-properties-xml.js';
 import { childNamed, escapeXmlText, leafText, parseXml, writeXmlNode, type XmlNode } from '../table/protocol/xml.js';
-import { httpDate } from './blob-etag.js';
 import type { ContainerState } from './container-state.js';
 import { leaseHeaders } from './leases.js';
+import { httpDate } from './wire.js';
 
 const declaration = '<?xml version="1.0" encoding="utf-8"?>';
 

@@ -11,7 +11,6 @@ import type { ContainerRecord } from '../storage/blob-store.js';
 import { parseSignedIdentifiers, writeSignedIdentifiers } from '../table/protocol/acl-xml.js';
 import { checkContainerName } from './container-names.js';
 import { casAttemptsMax } from './blob-limits.js';
-import { httpDate, nextEtag } from './blob-etag.js';
 import { checkWriteConditions, parseConditions } from './conditions.js';
 import {
   decodeContainerState,
@@ -22,7 +21,7 @@ import {
 } from './container-state.js';
 import { checkLeaseForWrite, leaseHeaders } from './leases.js';
 import type { BlobServices } from './services.js';
-import { bodyText, xmlReply } from './wire.js';
+import { bodyText, httpDate, newEtag, xmlReply } from './wire.js';
 
 type Call = ServiceCall<BlobServices>;
 
@@ -37,7 +36,7 @@ export async function createContainer(call: Call, name: string): Promise<Reply> 
     publicAccess: publicAccessOf(call),
   };
   const nowMs = call.services.clock.nowMs();
-  const record = { name, etag: nextEtag(nowMs), lastModifiedMs: nowMs, state: encodeContainerState(state) };
+  const record = { name, etag: newEtag(nowMs), lastModifiedMs: nowMs, state: encodeContainerState(state) };
   if (!(await call.services.blobs.createContainer(call.account, record)))
     throw new TableError('ContainerAlreadyExists');
   return { status: 201, headers: versionHeaders(record) };
@@ -128,7 +127,7 @@ export async function changeContainer(
     const nowMs = call.services.clock.nowMs();
     const next = {
       name,
-      etag: nextEtag(nowMs, record.etag),
+      etag: newEtag(nowMs),
       lastModifiedMs: nowMs,
       state: encodeContainerState(change(state)),
     };

@@ -175,6 +175,13 @@ export const serviceAndContainerRoutes: readonly Route<BlobResource, BlobService
   ),
 ];
 
+/** The reads whose replies a blob SAS's rscc, rscd, rsce, rscl and rsct rewrite (create-service-sas). */
+const sasRewrittenReads: ReadonlySet<string> = new Set(['GetBlob', 'GetBlobProperties']);
+
+function withSasResponseHeaders(line: Route<BlobResource, BlobServices>): Route<BlobResource, BlobServices> {
+  return sasRewrittenReads.has(line.operation) ? { ...line, sasResponseHeaders: true } : line;
+}
+
 /** The container a request addresses, and (blob requests) `container/blob`: what a service SAS must cover. */
 function resourceOf(resource: BlobResource): string | undefined {
   if (resource.kind === 'service') return undefined;
@@ -185,7 +192,7 @@ export const blobService: ServiceDefinition<BlobResource, BlobServices> = {
   name: 'blob',
   endpointKey: 'BlobEndpoint',
   parseResource: (path) => parseBlobResource(path),
-  routes: [...serviceAndContainerRoutes, ...blobRoutes],
+  routes: [...serviceAndContainerRoutes, ...blobRoutes.map(withSasResponseHeaders)],
   unrouted,
   errorFormat: () => ({ kind: 'xml' }),
   sharedKey: blobQueueSharedKey,

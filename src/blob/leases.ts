@@ -5,58 +5,30 @@
 import { randomUUID } from 'node:crypto';
 import { TableError, type ErrorCode } from '../errors.js';
 import { leaseBreakSecondsMax, leaseSecondsMax, leaseSecondsMin } from './blob-limits.js';
+import { leaseHeaders, leaseView, type LeaseFields, type LeaseState } from './container-state.js';
 
-/** A lease as stored; `expired` and `broken` are what `leased` and `breaking` become with time. */
-export type StoredLease =
-  | { readonly kind: 'none' }
-  /** durationSeconds -1: infinite (expiresMs null). */
-  | {
-      readonly kind: 'leased';
-      readonly id: string;
-      readonly durationSeconds: number;
-      readonly expiresMs: number | null;
-    }
-  | { readonly kind: 'breaking'; readonly id: string; readonly durationSeconds: number; readonly breakEndsMs: number }
-  | { readonly kind: 'broken'; readonly id: string };
+/**
+ * The lease as stored (container-state.ts's LeaseFields, shared by blobs and containers); undefined:
+ * none. Its state at a moment is leaseView's: leased until expiresMs (infinite: no end), breaking
+ * until breakEndsMs, then broken; a fixed lease past its end is expired.
+ */
+export type StoredLease = LeaseFields | undefined;
 
-export const noLease: StoredLease = { kind: 'none' };
+export const noLease: StoredLease = undefined;
 
-export type LeaseState = 'available' | 'leased' | 'expired' | 'breaking' | 'broken';
-
-/** The lease's state at `nowMs`. */
 export function leaseState(lease: StoredLease, nowMs: number): LeaseState {
-  switch (lease.kind) {
-    case 'none':
-      return 'available';
-    case 'leased':
-      return lease.expiresMs !== null && lease.expiresMs <= nowMs ? 'expired' : 'leased';
-    case 'breaking':
-      return lease.breakEndsMs <= nowMs ? 'broken' : 'breaking';
-    case 'broken':
-      return 'broken';
-  }
+  return leaseView(lease, nowMs).state;
 }
 
-/** x-ms-lease-status, x-ms-lease-state and (while leased) x-ms-lease-duration, as Get Blob Properties answers them. */
-export function leaseHeaders(lease: StoredLease, nowMs: number): Record<string, string> {
-  const state = leaseState(lease, nowMs);
-  const locked = state === 'leased' || state === 'breaking';
-  const headers: Record<string, string> = {
-    'x-ms-lease-status': locked ? 'locked' : 'unlocked',
-    'x-ms-lease-state': state,
-  };
-  if (state === 'leased' && lease.kind === 'leased') {
-    headers['x-ms-lease-duration'] = lease.durationSeconds === -1 ? 'infinite' : 'fixed';
-  }
-  return headers;
-}
+export { leaseHeaders };
 
 /** Who the lease errors name: blob or container (their messages differ). */
 export type LeaseTarget = 'blob' | 'container';
 
+/** The error with its message naming the target (the catalogue words some for blobs, some for containers). */
 function leaseError(code: ErrorCode, target: LeaseTarget): TableError {
-  const message = new TableError(code).message;
-  return new TableError(code, target === 'blob' ? message : message.replace(/\bblob\b/g, 'container'));
+  const message = new TableError(code).message.replace(/\b(blob|container)\b/g, target);
+  return new TableError(code, message);
 }
 
 /**
@@ -74,7 +46,7 @@ export function checkLeaseForWrite(
   const given = leaseId === undefined || leaseId === '' ? undefined : leaseId.toLowerCase();
   if (state === 'leased' || state === 'breaking') {
     if (given === undefined) throw leaseError('LeaseIdMissing', target);
-    if (lease.kind !== 'none' && lease.id.toLowerCase() !== given) {
+    if (lease !== undefined && lease.id.toLowerCase() !== given) {
       throw new TableError(
         target === 'blob' ? 'LeaseIdMismatchWithBlobOperation' : 'LeaseIdMismatchWithContainerOperation',
       );
@@ -93,7 +65,7 @@ export function checkLeaseForRead(lease: StoredLease, nowMs: number, leaseId: st
   if (leaseId === undefined || leaseId === '') return;
   const state = leaseState(lease, nowMs);
   if (state !== 'leased' && state !== 'breaking') throw new TableError('LeaseNotPresentWithBlobOperation');
-  if (lease.kind !== 'none' && lease.id.toLowerCase() !== leaseId.toLowerCase()) {
+  if (lease !== undefined && lease.id.toLowerCase() !== leaseId.toLowerCase()) {
     throw new TableError('LeaseIdMismatchWithBlobOperation');
   }
 }
@@ -195,98 +167,79 @@ export function applyLease(
   target: LeaseTarget,
 ): LeaseOutcome {
   const state = leaseState(lease, nowMs);
-  const sameId = lease.kind !== 'none' && request.leaseId?.toLowerCase() === lease.id.toLowerCase();
+  const sameId = lease !== undefined && request.leaseId?.toLowerCase() === lease.id.toLowerCase();
   const fail = (code: ErrorCode): never => {
     throw leaseError(code, target);
   };
+  if (lease === undefined || state === 'available') {
+    if (request.action !== 'acquire') fail('LeaseNotPresentWithLeaseOperation');
+    return granted(request.durationSeconds!, request.proposedId ?? randomUUID(), nowMs, 201);
+  }
   switch (request.action) {
     case 'acquire':
       return acquire(lease, state, request, nowMs, fail);
     case 'renew':
-      if (state === 'available') fail('LeaseNotPresentWithLeaseOperation');
       if (!sameId) fail('LeaseIdMismatchWithLeaseOperation');
       if (state === 'breaking' || state === 'broken') fail('LeaseIsBrokenAndCannotBeRenewed');
-      return granted(
-        lease.kind === 'leased' ? lease.durationSeconds : -1,
-        lease.kind === 'none' ? '' : lease.id,
-        nowMs,
-        200,
-      );
+      return granted(lease.durationSeconds, lease.id, nowMs, 200);
     case 'change':
-      return change(lease, state, request, sameId, nowMs, fail);
+      return change(lease, state, request, sameId, fail);
     case 'release':
-      if (state === 'available') fail('LeaseNotPresentWithLeaseOperation');
       if (!sameId) fail('LeaseIdMismatchWithLeaseOperation');
       return { lease: noLease, status: 200 };
     case 'break':
-      return breakLease(lease, state, request, nowMs, fail);
+      return breakLease(lease, state, request, nowMs);
   }
 }
 
 function granted(durationSeconds: number, id: string, nowMs: number, status: number): LeaseOutcome {
-  const expiresMs = durationSeconds === -1 ? null : nowMs + durationSeconds * 1000;
-  return { lease: { kind: 'leased', id, durationSeconds, expiresMs }, status, leaseId: id };
+  const expiresMs = durationSeconds === -1 ? undefined : nowMs + durationSeconds * 1000;
+  return { lease: { id, durationSeconds, expiresMs }, status, leaseId: id };
 }
 
 function acquire(
-  lease: StoredLease,
+  lease: LeaseFields,
   state: LeaseState,
   request: LeaseRequest,
   nowMs: number,
   fail: (code: ErrorCode) => never,
 ): LeaseOutcome {
-  const duration = request.durationSeconds!;
   if (state === 'leased' || state === 'breaking') {
-    const current = lease.kind === 'none' ? '' : lease.id.toLowerCase();
-    // Acquiring again with the lease's own id (as x-ms-proposed-lease-id) renews it.
-    if (request.proposedId?.toLowerCase() !== current) fail('LeaseAlreadyPresent');
+    // Acquiring again with the lease's own id (as x-ms-proposed-lease-id) renews it for the new duration.
+    if (request.proposedId?.toLowerCase() !== lease.id.toLowerCase()) fail('LeaseAlreadyPresent');
     if (state === 'breaking') fail('LeaseIsBreakingAndCannotBeAcquired');
-    return granted(duration, (lease as { id: string }).id, nowMs, 201);
+    return granted(request.durationSeconds!, lease.id, nowMs, 201);
   }
-  return granted(duration, request.proposedId ?? randomUUID(), nowMs, 201);
+  return granted(request.durationSeconds!, request.proposedId ?? randomUUID(), nowMs, 201);
 }
 
 function change(
-  lease: StoredLease,
+  lease: LeaseFields,
   state: LeaseState,
   request: LeaseRequest,
   sameId: boolean,
-  nowMs: number,
   fail: (code: ErrorCode) => never,
 ): LeaseOutcome {
-  if (state === 'available' || state === 'expired' || state === 'broken') fail('LeaseNotPresentWithLeaseOperation');
   if (state === 'breaking') fail('LeaseIsBreakingAndCannotBeChanged');
+  if (state !== 'leased') fail('LeaseNotPresentWithLeaseOperation');
   const proposed = request.proposedId!;
-  const current = lease as Extract<StoredLease, { kind: 'leased' }>;
   // Changing to the id already in force succeeds (the request is idempotent).
-  if (!sameId && proposed.toLowerCase() !== current.id.toLowerCase()) fail('LeaseIdMismatchWithLeaseOperation');
-  void nowMs;
-  return { lease: { ...current, id: proposed }, status: 200, leaseId: proposed };
+  if (!sameId && proposed.toLowerCase() !== lease.id.toLowerCase()) fail('LeaseIdMismatchWithLeaseOperation');
+  return { lease: { ...lease, id: proposed }, status: 200, leaseId: proposed };
 }
 
-function breakLease(
-  lease: StoredLease,
-  state: LeaseState,
-  request: LeaseRequest,
-  nowMs: number,
-  fail: (code: ErrorCode) => never,
-): LeaseOutcome {
-  if (state === 'available') fail('LeaseNotPresentWithLeaseOperation');
-  const id = (lease as { id: string }).id;
-  if (state === 'broken' || state === 'expired')
-    return { lease: { kind: 'broken', id }, status: 202, leaseTimeSeconds: 0 };
-  // A fixed lease breaks when it would have expired, unless a shorter period is given; an infinite one at once.
+/**
+ * 202 with x-ms-lease-time. A fixed lease breaks when it would have ended, or sooner with a break
+ * period; an infinite one at once, or after the period; breaking again can only shorten the wait.
+ * An expired or broken lease is broken at once.
+ */
+function breakLease(lease: LeaseFields, state: LeaseState, request: LeaseRequest, nowMs: number): LeaseOutcome {
+  const periodEndsMs = request.breakSeconds === undefined ? undefined : nowMs + request.breakSeconds * 1000;
   let breakEndsMs: number;
-  if (lease.kind === 'breaking') {
-    breakEndsMs = Math.min(lease.breakEndsMs, nowMs + (request.breakSeconds ?? Infinity) * 1000);
-  } else {
-    const leased = lease as Extract<StoredLease, { kind: 'leased' }>;
-    const periodEndsMs = request.breakSeconds === undefined ? Infinity : nowMs + request.breakSeconds * 1000;
-    breakEndsMs = Math.min(leased.expiresMs ?? nowMs, periodEndsMs);
-    if (leased.expiresMs === null && request.breakSeconds !== undefined) breakEndsMs = periodEndsMs;
-  }
+  if (state === 'expired' || state === 'broken') breakEndsMs = Math.min(lease.breakEndsMs ?? nowMs, nowMs);
+  else if (state === 'breaking') breakEndsMs = Math.min(lease.breakEndsMs!, periodEndsMs ?? Infinity);
+  else if (lease.expiresMs === undefined) breakEndsMs = periodEndsMs ?? nowMs;
+  else breakEndsMs = Math.min(lease.expiresMs, periodEndsMs ?? Infinity);
   const leaseTimeSeconds = Math.max(0, Math.ceil((breakEndsMs - nowMs) / 1000));
-  if (breakEndsMs <= nowMs) return { lease: { kind: 'broken', id }, status: 202, leaseTimeSeconds: 0 };
-  const durationSeconds = lease.kind === 'leased' || lease.kind === 'breaking' ? lease.durationSeconds : -1;
-  return { lease: { kind: 'breaking', id, durationSeconds, breakEndsMs }, status: 202, leaseTimeSeconds };
+  return { lease: { ...lease, expiresMs: undefined, breakEndsMs }, status: 202, leaseTimeSeconds };
 }

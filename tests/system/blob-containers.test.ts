@@ -6,6 +6,8 @@ import assert from 'node:assert/strict';
 import {
   AccountSASPermissions,
   AnonymousCredential,
+  BlobClient,
+  BlobSASPermissions,
   ContainerClient,
   ContainerSASPermissions,
   generateAccountSASQueryParameters,
@@ -206,6 +208,10 @@ describe('Blob containers through @azure/storage-blob', () => {
         await refused(viaPolicy.getAccountInfo(), 403, 'AuthorizationFailure');
       });
 
+      test('a blob SAS reads its blob with the response headers it names, and no other blob', () =>
+        blobSasOverrides(service));
+      test('anonymous reads of blobs and listings follow the public access level', () => anonymousBlobs(service));
+
       test('anonymous requests read what the public access level allows, and nothing else', async () => {
         const open = await freshContainer(service, 'pub');
         await open.setAccessPolicy('container');
@@ -228,6 +234,58 @@ describe('Blob containers through @azure/storage-blob', () => {
     });
   }
 });
+
+async function blobSasOverrides(service: BlobServiceClient): Promise<void> {
+  const container = await freshContainer(service, 'rsc');
+  const blob = container.getBlockBlobClient('folder/report.csv');
+  await blob.upload('a,b\n1,2\n', 8, { blobHTTPHeaders: { blobContentType: 'text/csv' } });
+  const sas = generateBlobSASQueryParameters(
+    {
+      containerName: container.containerName,
+      blobName: blob.name,
+      permissions: BlobSASPermissions.parse('r'),
+      expiresOn: new Date(Date.now() + 3_600_000),
+      contentType: 'application/octet-stream',
+      contentDisposition: 'attachment; filename="report.csv"',
+      cacheControl: 'no-store',
+    },
+    credential,
+  ).toString();
+  const viaSas = new BlobClient(`${blob.url}?${sas}`, new AnonymousCredential(), pipeline);
+  const download = await viaSas.download();
+  assert.equal(download.contentType, 'application/octet-stream');
+  assert.equal(download.contentDisposition, 'attachment; filename="report.csv"');
+  assert.equal(download.cacheControl, 'no-store');
+  assert.equal(download.contentLength, 8);
+  const properties = await viaSas.getProperties();
+  assert.equal(properties.contentType, 'application/octet-stream');
+  // Without the SAS the blob keeps its own headers.
+  assert.equal((await blob.getProperties()).contentType, 'text/csv');
+  await refused(viaSas.delete(), 403, 'AuthorizationPermissionMismatch');
+  const sibling = container.getBlockBlobClient('folder/other.csv');
+  await sibling.upload('x', 1);
+  const wrongBlob = new BlobClient(`${sibling.url}?${sas}`, new AnonymousCredential(), pipeline);
+  await refused(wrongBlob.download(), 403, 'AuthenticationFailed');
+}
+
+async function anonymousBlobs(service: BlobServiceClient): Promise<void> {
+  const blobLevel = service.getContainerClient(uniqueContainerName('anb'));
+  await blobLevel.create({ access: 'blob' });
+  await blobLevel.getBlockBlobClient('open.txt').upload('hello', 5);
+  const reader = anonymous(blobLevel.url);
+  assert.equal((await reader.getBlobClient('open.txt').downloadToBuffer()).toString(), 'hello');
+  await refused(reader.listBlobsFlat().next(), 404, 'ResourceNotFound');
+  await refused(reader.getBlockBlobClient('new.txt').upload('no', 2), 404, 'ResourceNotFound');
+  const containerLevel = service.getContainerClient(uniqueContainerName('anc'));
+  await containerLevel.create({ access: 'container' });
+  await containerLevel.getBlockBlobClient('listed.txt').upload('x', 1);
+  const names = [];
+  for await (const item of anonymous(containerLevel.url).listBlobsFlat()) names.push(item.name);
+  assert.deepEqual(names, ['listed.txt']);
+  const closed = await freshContainer(service, 'anp');
+  await closed.getBlockBlobClient('secret.txt').upload('s', 1);
+  await refused(anonymous(closed.url).getBlobClient('secret.txt').download(), 404, 'ResourceNotFound');
+}
 
 async function rawWire(server: RunningServer): Promise<void> {
   const name = uniqueContainerName('raw');
