@@ -4,13 +4,14 @@
 // cases with chunks a few bytes long, so that every range crosses chunk and block edges. Skipped,
 // loudly, without a PostgreSQL: tests/helpers/postgres.ts.
 import assert from 'node:assert/strict';
-import { createHash, randomBytes } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import type { BlobStore, Block, BlobRecord, ContentRef } from '../../src/storage/blob-store.js';
 import type { PostgresBlobStore } from '../../src/storage/postgres/blob-store.js';
 import { PostgresStore } from '../../src/storage/postgres/postgres-store.js';
 import { createDatabase, dropDatabase, onDatabase, postgresUnavailable } from '../helpers/postgres.js';
-import { liveBytes } from '../helpers/memory.js';
+import { runBlobConformance, type BlobStoreUnderTest } from './blob-conformance/index.js';
 
 const account = 'devstoreaccount1';
 const t0 = Date.UTC(2026, 0, 1);
@@ -80,7 +81,45 @@ async function rowCount(url: string, table: string): Promise<number> {
   });
 }
 
+// The suite's memory bound is on live memory where gc is exposed: this engine's driver hands bytea
+// over as hex text, three times the bytes in garbage, which V8 may not collect for tens of MiB.
+setFlagsFromString('--expose-gc');
+global.gc ??= runInNewContext('gc') as typeof global.gc;
+
+/** The conformance suite's store: the engine's own chunk size, a grace of a minute. */
+async function onPostgres(): Promise<BlobStoreUnderTest> {
+  const url = await createDatabase();
+  let tables = await PostgresStore.open({ url });
+  let blobs = tables.openBlobStore({ contentGraceMs: graceMs });
+  return {
+    get store() {
+      return blobs;
+    },
+    contentGraceMs: graceMs,
+    contentExists: (ref) => blobs.contentExists(ref),
+    async close() {
+      await tables.close();
+      await dropDatabase(url);
+    },
+    async reopen() {
+      await tables.close();
+      tables = await PostgresStore.open({ url });
+      blobs = tables.openBlobStore({ contentGraceMs: graceMs });
+      return blobs;
+    },
+  };
+}
+
 const unavailable = postgresUnavailable();
+if (unavailable === undefined) {
+  runBlobConformance('PostgreSQL', onPostgres, {
+    skip: {
+      'a reader keeps reading its version while the blob is replaced, deleted and content reclaimed':
+        'content goes a grace after reclaim passes saw it unreferenced (blob-reclaim.ts), whoever reads it; ' +
+        'the case moves the clock past the grace mid-read. The reader within the grace: below',
+    },
+  });
+}
 
 describe('PostgreSQL blob store', { skip: unavailable }, () => {
   const db = databaseForSuite();
@@ -330,60 +369,6 @@ describe('PostgreSQL blob store: reclaim', { skip: unavailable }, () => {
       ),
       0,
     );
-  });
-});
-
-describe('PostgreSQL blob store: large content', { skip: unavailable }, () => {
-  let url: string;
-  let first: PostgresStore;
-  before(async () => {
-    url = await createDatabase();
-    first = await PostgresStore.open({ url });
-  });
-  after(async () => {
-    await first?.close();
-    if (url !== undefined) await dropDatabase(url);
-  });
-
-  test('64 MiB in and out in bounded memory', async () => {
-    const store = first.openBlobStore();
-    const name = await container(store);
-    const totalBytes = 64 * 1024 * 1024;
-    const pieceBytes = 64 * 1024;
-    const baseline = liveBytes();
-    let peak = 0;
-    const written = createHash('sha256');
-    async function* source(): AsyncGenerator<Uint8Array> {
-      for (let at = 0; at < totalBytes; at += pieceBytes) {
-        const piece = randomBytes(pieceBytes);
-        written.update(piece);
-        if (at % (8 * 1024 * 1024) === 0) peak = Math.max(peak, liveBytes() - baseline);
-        yield piece;
-      }
-    }
-    const content = await store.writeContent(source());
-    assert.equal(content.sizeBytes, totalBytes);
-    const record = blob(name, 'big', totalBytes);
-    assert.equal(await store.putBlob(account, record, { kind: 'replace', blocks: [put(content)] }, null), 'ok');
-    const key = { container: name, name: 'big', snapshot: '' };
-    const read = createHash('sha256');
-    let readBytes = 0;
-    for await (const part of (await store.readContent(
-      account,
-      key,
-      record.etag,
-      0,
-      totalBytes,
-    )) as AsyncIterable<Buffer>) {
-      read.update(part);
-      readBytes += part.length;
-      if (readBytes % (8 * 1024 * 1024) < part.length) peak = Math.max(peak, liveBytes() - baseline);
-    }
-    assert.equal(readBytes, totalBytes);
-    assert.equal(read.digest('hex'), written.digest('hex'));
-    // A whole-blob buffer would hold 64 MiB (its hex text from the driver, 128 MiB). Streaming
-    // measures up to about 20 MiB here: buffers freed are returned in the background, after the collection.
-    assert(peak < 40 * 1024 * 1024, `live memory grew by ${Math.round(peak / 1024 / 1024)} MiB`);
   });
 });
 

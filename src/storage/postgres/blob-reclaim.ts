@@ -58,12 +58,10 @@ export async function reclaimContent(
   await connection.query('write', named(markStagedSql, [nowMs, limit]));
   const staged = await connection.query('write', named(expireStagedSql, [stagedBeforeMs, limit]));
   await connection.query('write', named(markCandidatesSql, [nowMs, limit]));
-  const removed = await connection.transaction(
-    (client) => sweep(client, nowMs - graceMs, limit),
-    () => true,
-    0,
-  );
-  return (staged.rowCount ?? 0) + removed;
+  const left = limit - (staged.rowCount ?? 0);
+  if (left <= 0) return limit;
+  const removed = await connection.transaction((client) => sweep(client, nowMs - graceMs, left), () => true, 0);
+  return limit - left + removed;
 }
 
 /** Removes unreferenced content marked at or before `markedBeforeMs`; how many. */

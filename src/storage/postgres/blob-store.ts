@@ -20,6 +20,7 @@ import type {
   ListedBlob,
   WriteOutcome,
 } from '../blob-store.js';
+import { clampRange } from '../blob-rows.js';
 import { readSegments, writeContent, type ContentSegment } from './blob-content.js';
 import { ContainerStatements } from './blob-containers.js';
 import { reclaimContent } from './blob-reclaim.js';
@@ -41,6 +42,7 @@ const versionWhere = `c.account = $1 AND c.name = $2 AND b.name = $3 AND b.is_ba
 const versionFrom = `${s}.blobs b JOIN ${s}.blob_containers c ON c.id = b.container_id`;
 const blobColumns = 'b.name, b.snapshot, b.etag, b.last_modified_ms, b.size_bytes, b.state';
 
+const contentExistsSql = `SELECT 1 FROM ${s}.blob_contents WHERE id = $1`;
 const getBlobSql = `SELECT ${blobColumns} FROM ${versionFrom} WHERE ${versionWhere}`;
 // The blocks of [$6, $7) of the version whose ETag is $5 (none when it is another): from the last
 // non-empty block starting at or before $6, by index, so a read touches only its blocks.
@@ -234,16 +236,18 @@ export class PostgresBlobStore implements BlobStore {
     startByte: number,
     endByteExclusive: number,
   ): Promise<AsyncIterable<Buffer> | 'changed'> {
-    assert(Number.isSafeInteger(startByte) && startByte >= 0, 'a range starts at a byte');
-    assert(
-      Number.isSafeInteger(endByteExclusive) && endByteExclusive >= startByte,
-      'a range ends at or after its start',
-    );
-    const values = [account, key.container, key.name, key.snapshot, etag, startByte, endByteExclusive];
+    const [start, end] = clampRange(startByte, endByteExclusive, Number.MAX_SAFE_INTEGER);
+    const values = [account, key.container, key.name, key.snapshot, etag, start, end];
     const { rows } = await this.connection.query<ReadRow>('read', named(readBlocksSql, values));
     if (rows[0] === undefined || rows[0].etag !== etag) return 'changed';
-    const endByte = Math.min(endByteExclusive, Number(rows[0].size_bytes));
-    return readSegments(this.connection, segmentsOf(rows, startByte, endByte));
+    const [from, to] = clampRange(start, end, Number(rows[0].size_bytes));
+    return readSegments(this.connection, segmentsOf(rows, from, to));
+  }
+
+  /** Whether the content is still kept (tests see what reclaimContent did). */
+  async contentExists(ref: ContentRef): Promise<boolean> {
+    const { rowCount } = await this.connection.query('read', named(contentExistsSql, [ref.id]));
+    return rowCount === 1;
   }
 
   reclaimContent(nowMs: number, stagedBeforeMs: number, limit: number): Promise<number> {

@@ -7,6 +7,7 @@
 import assert from 'node:assert/strict';
 import type pg from 'pg';
 import type { Block, BlobKey, BlobRecord, ContentChange, IfEtag, WriteOutcome } from '../blob-store.js';
+import { assertCommittedSize, etagOutcome } from '../blob-rows.js';
 import { named, run } from './blob-statements.js';
 import { RaceLost } from './connection.js';
 import { schemaName as s } from './schema.js';
@@ -41,14 +42,6 @@ const copyBlocksSql = `INSERT INTO ${s}.blob_blocks (blob_id, seq, block_id, con
 const deleteVersionSql = `DELETE FROM ${s}.blobs WHERE id = $1`;
 const deleteSnapshotsSql = `DELETE FROM ${s}.blobs WHERE container_id = $1 AND name = $2 AND NOT is_base`;
 
-/** Whether `ifEtag` holds for the current version (undefined: there is none). */
-export function condition(ifEtag: IfEtag, current: { readonly etag: string } | undefined): WriteOutcome {
-  if (ifEtag === undefined) return 'ok';
-  if (ifEtag === null) return current === undefined ? 'ok' : 'etagMismatch';
-  if (current === undefined) return 'blobNotFound';
-  return current.etag === ifEtag ? 'ok' : 'etagMismatch';
-}
-
 /** A blob version locked in its container, the condition on it held. */
 interface Locked {
   readonly containerId: string;
@@ -71,7 +64,7 @@ async function lockVersion(
   if (containerId === undefined) return 'containerNotFound';
   const values = [containerId, key.name, key.snapshot];
   const version = (await run<VersionRow>(client, named(versionSql(lock), values))).rows[0];
-  const outcome = condition(ifEtag, version);
+  const outcome = etagOutcome(version?.etag, ifEtag);
   return outcome === 'ok' ? { containerId, version } : outcome;
 }
 
@@ -89,7 +82,7 @@ export async function putBlob(
   const { containerId, version: current } = locked;
   if (content.kind !== 'replace' && current === undefined) return 'blobNotFound';
   const currentBytes = current === undefined ? 0 : Number(current.size_bytes);
-  assert.equal(record.sizeBytes, sizeAfter(currentBytes, content), 'a blob record states its committed size');
+  assertCommittedSize(record, sizeAfter(currentBytes, content));
   const blobId = await writeRecord(client, containerId, record, current);
   if (content.kind === 'replace') {
     if (current !== undefined) await run(client, named(deleteBlocksSql, [blobId]));
@@ -155,7 +148,7 @@ export async function snapshotBlob(
   const locked = await lockVersion(client, account, { ...record, snapshot: '' }, 'SHARE', ifEtag);
   if (typeof locked === 'string') return locked;
   const { containerId, version: base } = locked;
-  assert.equal(record.sizeBytes, Number(base!.size_bytes), 'a snapshot has its base blob size');
+  assertCommittedSize(record, Number(base!.size_bytes));
   const { name, snapshot, etag, lastModifiedMs, sizeBytes, state } = record;
   const values = [containerId, name, snapshot, etag, lastModifiedMs, sizeBytes, state];
   const { rows } = await run<{ id: string }>(client, named(insertBlobSql, values));
