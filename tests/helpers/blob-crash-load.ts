@@ -42,8 +42,7 @@ async function put(server: RunningServer, target: string, body: Buffer | string,
   if (answer.status !== 201) throw new Error(`PUT ${target}: HTTP ${answer.status} ${answer.text.slice(0, 300)}`);
 }
 
-/** Put Blob of a new random version, over and over, until a request fails (the kill). Each writer below
- * loops until a request fails, and throws then. */
+/** Put Blob of a new random version, over and over; like the writers below, it throws once a request fails. */
 export async function putVersions(server: RunningServer, container: string, ledger: VersionLedger): Promise<void> {
   for (;;) {
     const content = randomBytes(randomInt(1, 1536) * 1024);
