@@ -33,14 +33,6 @@ function on<K extends Kind>(line: Line<K>, handler: (call: Call, resource: Of<K>
   return route<BlobResource, BlobServices, K>(line, handler);
 }
 
-/** GET and HEAD answer the same headers; HEAD without a body (the front door drops it). */
-function getAndHead<K extends Kind>(
-  line: Omit<Line<K>, 'method'>,
-  handler: (call: Call, resource: Of<K>) => Promise<Reply>,
-): Route<BlobResource, BlobServices>[] {
-  return [on({ ...line, method: 'GET' }, handler), on({ ...line, method: 'HEAD' }, handler)];
-}
-
 // What a SAS must grant (create-account-sas, create-service-sas): a service SAS all of `service`
 // ('' = none may), an account SAS one of `account` with the resource type.
 const need = (resourceType: 's' | 'c' | 'o', service: string, account: string[]): SasNeed => ({
@@ -51,52 +43,45 @@ const need = (resourceType: 's' | 'c' | 'o', service: string, account: string[])
 // A service SAS is for blobs (and List Blobs): it may not manage containers; neither SAS may read or
 // set a container's ACL (as for queues; unverified for blobs).
 const keyOnly = need('c', '', []);
-const container = 'container';
+/** GET and HEAD answer the same headers; HEAD without a body (the front door drops it). */
+const reads = ['GET', 'HEAD'];
 
-/** Names from Azure Storage Analytics logging (storage-analytics-logged-operations-and-status-messages). */
-export const serviceAndContainerRoutes: readonly Route<BlobResource, BlobServices>[] = [
-  on(
-    { resource: 'service', method: 'GET', comp: 'list', operation: 'ListContainers', sas: need('s', '', ['l']) },
-    (c) => service.listContainers(c),
-  ),
-  on(
-    {
-      resource: 'service',
-      method: 'GET',
-      restype: 'service',
-      comp: 'properties',
-      operation: 'GetBlobServiceProperties',
-      sas: need('s', '', ['r']),
-    },
-    (c) => service.getServiceProperties(c),
-  ),
-  on(
-    {
-      resource: 'service',
-      method: 'PUT',
-      restype: 'service',
-      comp: 'properties',
-      operation: 'SetBlobServiceProperties',
-      sas: need('s', '', ['w']),
-    },
-    (c) => service.setServiceProperties(c),
-  ),
-  on(
-    {
-      resource: 'service',
-      method: 'GET',
-      restype: 'service',
-      comp: 'stats',
-      operation: 'GetBlobServiceStats',
-      sas: need('s', '', ['r']),
-    },
-    (c) => service.getServiceStats(c),
-  ),
-  // Any SAS may ask (get-account-information); on any resource of the account.
-  ...(['service', 'container', 'blob'] as const).flatMap((resource) =>
-    getAndHead(
+/** `?restype=service&comp=…` lines: an account SAS with one of `letters`, no service SAS. */
+function serviceLine(
+  method: string,
+  comp: string,
+  operation: string,
+  letters: string,
+  handler: (call: Call) => Promise<Reply>,
+) {
+  return on(
+    { resource: 'service', method, restype: 'service', comp, operation, sas: need('s', '', [letters]) },
+    handler,
+  );
+}
+
+/** `{container}?restype=container[&comp=…]` lines, one per method. */
+function containerLines(
+  methods: readonly string[],
+  comp: string | null,
+  operation: string,
+  sas: SasNeed,
+  handler: (call: Call, container: string) => Promise<Reply>,
+) {
+  return methods.map((method) =>
+    on({ resource: 'container', method, restype: 'container', comp, operation, sas }, (c, r) =>
+      handler(c, r.container),
+    ),
+  );
+}
+
+/** Any SAS may ask (get-account-information), on any resource of the account. */
+const accountInformation = (['service', 'container', 'blob'] as const).flatMap((resource) =>
+  reads.map((method) =>
+    on(
       {
         resource,
+        method,
         restype: 'account',
         comp: 'properties',
         operation: 'GetAccountInformation',
@@ -105,74 +90,25 @@ export const serviceAndContainerRoutes: readonly Route<BlobResource, BlobService
       () => service.getAccountInformation(),
     ),
   ),
+);
+
+/** Names from Azure Storage Analytics logging (storage-analytics-logged-operations-and-status-messages). */
+export const serviceAndContainerRoutes: readonly Route<BlobResource, BlobServices>[] = [
   on(
-    {
-      resource: 'container',
-      method: 'PUT',
-      restype: container,
-      comp: null,
-      operation: 'CreateContainer',
-      sas: need('c', '', ['c', 'w']),
-    },
-    (c, r) => containers.createContainer(c, r.container),
+    { resource: 'service', method: 'GET', comp: 'list', operation: 'ListContainers', sas: need('s', '', ['l']) },
+    (c) => service.listContainers(c),
   ),
-  on(
-    {
-      resource: 'container',
-      method: 'DELETE',
-      restype: container,
-      comp: null,
-      operation: 'DeleteContainer',
-      sas: need('c', '', ['d']),
-    },
-    (c, r) => containers.deleteContainer(c, r.container),
-  ),
-  ...getAndHead(
-    {
-      resource: 'container',
-      restype: container,
-      comp: null,
-      operation: 'GetContainerProperties',
-      sas: need('c', '', ['r']),
-    },
-    (c, r) => containers.getContainerProperties(c, r.container),
-  ),
-  ...getAndHead(
-    {
-      resource: 'container',
-      restype: container,
-      comp: 'metadata',
-      operation: 'GetContainerMetadata',
-      sas: need('c', '', ['r']),
-    },
-    (c, r) => containers.getContainerMetadata(c, r.container),
-  ),
-  on(
-    {
-      resource: 'container',
-      method: 'PUT',
-      restype: container,
-      comp: 'metadata',
-      operation: 'SetContainerMetadata',
-      sas: need('c', '', ['w']),
-    },
-    (c, r) => containers.setContainerMetadata(c, r.container),
-  ),
-  ...getAndHead(
-    { resource: 'container', restype: container, comp: 'acl', operation: 'GetContainerACL', sas: keyOnly },
-    (c, r) => containers.getContainerAcl(c, r.container),
-  ),
-  on(
-    {
-      resource: 'container',
-      method: 'PUT',
-      restype: container,
-      comp: 'acl',
-      operation: 'SetContainerACL',
-      sas: keyOnly,
-    },
-    (c, r) => containers.setContainerAcl(c, r.container),
-  ),
+  serviceLine('GET', 'properties', 'GetBlobServiceProperties', 'r', service.getServiceProperties),
+  serviceLine('PUT', 'properties', 'SetBlobServiceProperties', 'w', service.setServiceProperties),
+  serviceLine('GET', 'stats', 'GetBlobServiceStats', 'r', service.getServiceStats),
+  ...accountInformation,
+  ...containerLines(['PUT'], null, 'CreateContainer', need('c', '', ['c', 'w']), containers.createContainer),
+  ...containerLines(['DELETE'], null, 'DeleteContainer', need('c', '', ['d']), containers.deleteContainer),
+  ...containerLines(reads, null, 'GetContainerProperties', need('c', '', ['r']), containers.getContainerProperties),
+  ...containerLines(reads, 'metadata', 'GetContainerMetadata', need('c', '', ['r']), containers.getContainerMetadata),
+  ...containerLines(['PUT'], 'metadata', 'SetContainerMetadata', need('c', '', ['w']), containers.setContainerMetadata),
+  ...containerLines(reads, 'acl', 'GetContainerACL', keyOnly, containers.getContainerAcl),
+  ...containerLines(['PUT'], 'acl', 'SetContainerACL', keyOnly, containers.setContainerAcl),
 ];
 
 /** The reads whose replies a blob SAS's rscc, rscd, rsce, rscl and rsct rewrite (create-service-sas). */

@@ -19,8 +19,15 @@ import {
 } from '@azure/storage-blob';
 import { send } from '../helpers/http.js';
 import { testDatabaseUrl } from '../helpers/postgres.js';
-import { blobPort, blobSend, blobServiceClient, blobVersion, uniqueContainerName } from '../helpers/blob-http.js';
-import { assertQueueError, childText, queueStringToSign, xmlOf } from '../helpers/queue.js';
+import { blobEndpoint, blobServiceClient, blobVersion, uniqueContainerName } from '../helpers/blob.js';
+import {
+  assertQueueError,
+  blobQueueSend,
+  childText,
+  queueStringToSign,
+  xmlOf,
+  type QueueRequest,
+} from '../helpers/queue.js';
 import { hmacBase64 } from '../helpers/http.js';
 import { devAccount, devKey, startServer, type RunningServer } from '../helpers/server.js';
 
@@ -31,6 +38,15 @@ const engines = [
 
 const credential = new StorageSharedKeyCredential(devAccount, devKey);
 const pipeline = { retryOptions: { maxTries: 1 } };
+
+function blobPort(server: RunningServer): number {
+  return Number(new URL(blobEndpoint(server)).port);
+}
+
+/** One raw request to the blob endpoint, signed with Shared Key (or not: `auth`), primary or secondary. */
+function blobSend(server: RunningServer, request: QueueRequest) {
+  return blobQueueSend(blobPort(server), blobVersion, request);
+}
 
 async function refused(work: Promise<unknown>, status: number, code: string): Promise<void> {
   await assert.rejects(work, (error: unknown) => {
@@ -76,6 +92,29 @@ async function containerLifecycle(service: BlobServiceClient): Promise<void> {
   await refused(container.delete(), 404, 'ContainerNotFound');
   await refused(container.getProperties(), 404, 'ContainerNotFound');
   await refused(service.getContainerClient('Bad_Name').create(), 400, 'InvalidResourceName');
+}
+
+async function leasedContainer(service: BlobServiceClient): Promise<void> {
+  const container = await freshContainer(service, 'lease');
+  const lease = container.getBlobLeaseClient();
+  await lease.acquireLease(-1);
+  const properties = await container.getProperties();
+  assert.equal(properties.leaseState, 'leased');
+  assert.equal(properties.leaseStatus, 'locked');
+  assert.equal(properties.leaseDuration, 'infinite');
+  const listed = (await service.listContainers({ prefix: container.containerName }).next()).value as ContainerItem;
+  assert.equal(listed?.properties.leaseState, 'leased');
+  assert.equal(listed?.properties.leaseDuration, 'infinite');
+  await refused(container.delete(), 412, 'LeaseIdMissing');
+  await refused(
+    container.delete({ conditions: { leaseId: '11111111-1111-1111-1111-111111111111' } }),
+    412,
+    'LeaseIdMismatchWithContainerOperation',
+  );
+  // Metadata may change without the lease id.
+  await container.setMetadata({ still: 'writable' });
+  await container.delete({ conditions: { leaseId: lease.leaseId } });
+  assert.equal(await container.exists(), false);
 }
 
 async function listingPages(service: BlobServiceClient): Promise<void> {
@@ -156,6 +195,7 @@ describe('Blob containers through @azure/storage-blob', () => {
 
       test('create, properties, metadata, exists, delete and their errors', () => containerLifecycle(service));
       test('List Containers pages by marker, with metadata', () => listingPages(service));
+      test('a leased container shows its lease and is deleted only with its lease id', () => leasedContainer(service));
       test('stored access policies and the public access level', () => accessPolicies(service));
       test('service properties, account information and stats', () => serviceProperties(service));
 
@@ -230,6 +270,7 @@ describe('Blob containers through @azure/storage-blob', () => {
       });
 
       test('raw HTTP: the headers and XML the service answers', () => rawWire(server));
+      test('raw HTTP: Shared Key Lite, and CORS from the Blob service properties', () => liteAndCors(server, service));
       test('raw HTTP: unsupported features, methods and the read-only secondary', () => rawRefusals(server));
     });
   }
@@ -340,6 +381,43 @@ async function hostStyle(server: RunningServer, name: string): Promise<void> {
   const res = await send(blobPort(server), { method: 'GET', path, headers, auth: 'none' });
   assert.equal(res.status, 200, res.text);
   assert.equal(res.headers['x-ms-meta-kind'], 'raw');
+}
+
+async function liteAndCors(server: RunningServer, service: BlobServiceClient): Promise<void> {
+  const name = uniqueContainerName('cors');
+  const lite = await blobSend(server, { method: 'PUT', target: `${name}?restype=container`, auth: 'SharedKeyLite' });
+  assert.equal(lite.status, 201, lite.text);
+  const origin = 'https://app.example';
+  const preflight = (method: string) =>
+    send(blobPort(server), {
+      method: 'OPTIONS',
+      path: `/${devAccount}/${name}/file.txt`,
+      headers: { Origin: origin, 'Access-Control-Request-Method': method },
+      auth: 'none',
+    });
+  assert.equal((await preflight('GET')).status, 403);
+  const rule = {
+    allowedOrigins: origin,
+    allowedMethods: 'GET',
+    allowedHeaders: '',
+    exposedHeaders: '',
+    maxAgeInSeconds: 5,
+  };
+  await service.setProperties({ cors: [rule] });
+  try {
+    const allowed = await preflight('GET');
+    assert.equal(allowed.status, 200, allowed.text);
+    assert.equal(allowed.headers['access-control-allow-origin'], origin);
+    assert.equal((await preflight('DELETE')).status, 403);
+    const read = await blobSend(server, {
+      method: 'GET',
+      target: `${name}?restype=container`,
+      headers: { Origin: origin },
+    });
+    assert.equal(read.headers['access-control-allow-origin'], origin);
+  } finally {
+    await service.setProperties({ cors: [] });
+  }
 }
 
 async function rawRefusals(server: RunningServer): Promise<void> {

@@ -120,7 +120,19 @@ describe('the server process', () => {
       url.port = String(port);
       const child = spawn(
         process.execPath,
-        [binPath, '--database', url.href, '--wait-for-database', '60', '--port', '0', '--queue-port', '0', '--blob-port', '0'],
+        [
+          binPath,
+          '--database',
+          url.href,
+          '--wait-for-database',
+          '60',
+          '--port',
+          '0',
+          '--queue-port',
+          '0',
+          '--blob-port',
+          '0',
+        ],
         {
           stdio: ['ignore', 'pipe', 'pipe'],
         },
