@@ -10,27 +10,37 @@ import { TableError } from '../errors.js';
  */
 const crc64Polynomial = 0x9a6c9329ac4bc9b5n;
 const mask64 = (1n << 64n) - 1n;
-const crc64Table: readonly bigint[] = Array.from({ length: 256 }, (_, index) => {
+/** The byte table, split into 32-bit halves so the loop runs on plain numbers (BigInt is ~100× slower). */
+const tableLow = new Uint32Array(256);
+const tableHigh = new Uint32Array(256);
+for (let index = 0; index < 256; index++) {
   let crc = BigInt(index);
   for (let bit = 0; bit < 8; bit++) crc = crc & 1n ? (crc >> 1n) ^ crc64Polynomial : crc >> 1n;
-  return crc;
-});
+  tableLow[index] = Number(crc & 0xffffffffn);
+  tableHigh[index] = Number(crc >> 32n);
+}
 
 /** The running CRC64 of bytes fed in order. */
 export class Crc64 {
-  private crc = mask64;
+  private low = 0xffffffff;
+  private high = 0xffffffff;
 
   update(bytes: Uint8Array): this {
-    let crc = this.crc;
-    for (const byte of bytes) crc = crc64Table[Number((crc ^ BigInt(byte)) & 0xffn)]! ^ (crc >> 8n);
-    this.crc = crc;
+    let { low, high } = this;
+    for (let at = 0; at < bytes.length; at++) {
+      const index = (low ^ bytes[at]!) & 0xff;
+      low = (((low >>> 8) | (high << 24)) ^ tableLow[index]!) >>> 0;
+      high = ((high >>> 8) ^ tableHigh[index]!) >>> 0;
+    }
+    this.low = low;
+    this.high = high;
     return this;
   }
 
   /** The 8 bytes, little-endian. */
   digest(): Buffer {
     const bytes = Buffer.alloc(8);
-    bytes.writeBigUInt64LE(this.crc ^ mask64);
+    bytes.writeBigUInt64LE(((BigInt(this.high) << 32n) | BigInt(this.low)) ^ mask64);
     return bytes;
   }
 }

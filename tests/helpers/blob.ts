@@ -48,6 +48,8 @@ export function blobSend(server: RunningServer, request: BlobRequest): Promise<R
     'x-ms-version': blobVersion,
     'x-ms-date': new Date().toUTCString(),
     'Content-Length': String(body?.length ?? 0),
+    // The raw sender would call a body JSON otherwise (after signing).
+    ...(body !== undefined && { 'Content-Type': 'application/octet-stream' }),
     ...request.headers,
   };
   headers['Authorization'] =

@@ -20,7 +20,9 @@ async function refused(work: Promise<unknown>, status: number, code: string): Pr
   await assert.rejects(work, (error: unknown) => {
     assert.ok(error instanceof RestError, String(error));
     assert.equal(error.statusCode, status, error.message);
-    assert.equal(error.code, code, error.message);
+    // A HEAD's error has no body: the SDK reads the code from x-ms-error-code into details.
+    const details = error.details as { errorCode?: string } | undefined;
+    assert.equal(error.code ?? details?.errorCode, code, error.message);
     return true;
   });
 }
@@ -65,7 +67,11 @@ async function putAndGet(context: Context): Promise<void> {
   assert.equal(properties.leaseState, 'available');
   assert.equal(properties.accessTier, 'Hot');
   await refused(container.getBlobClient('missing').getProperties(), 404, 'BlobNotFound');
-  await refused(context.service.getContainerClient('nocontainer').getBlobClient('b').download(), 404, 'ContainerNotFound');
+  await refused(
+    context.service.getContainerClient('nocontainer').getBlobClient('b').download(),
+    404,
+    'ContainerNotFound',
+  );
 }
 
 async function parallelBlocksAndRanges(context: Context): Promise<void> {
@@ -108,7 +114,11 @@ async function stagedBlocks(context: Context): Promise<void> {
   await blob.commitBlockList([id(2), id(1)], { metadata: { a: '1' } });
   assert.equal((await blob.downloadToBuffer()).toString(), 'bbaaa');
   await refused(blob.commitBlockList([id(3)]), 400, 'InvalidBlockList');
-  await refused(blob.stageBlock(Buffer.from('short').toString('base64'), Buffer.from('x'), 1), 400, 'InvalidBlobOrBlock');
+  await refused(
+    blob.stageBlock(Buffer.from('short').toString('base64'), Buffer.from('x'), 1),
+    400,
+    'InvalidBlobOrBlock',
+  );
   // Committed blocks can be named again with new ones.
   await blob.stageBlock(id(3), Buffer.from('c'), 1);
   await blob.commitBlockList([id(1), id(3)]);
@@ -211,13 +221,15 @@ async function leases(context: Context): Promise<void> {
 async function listByHierarchy(context: Context): Promise<void> {
   const container = await freshContainer(context);
   const names = ['a.txt', 'photos/1.jpg', 'photos/2.jpg', 'photos/deep/3.jpg', 'videos/v.mp4', 'z.txt'];
-  for (const name of names) await container.getBlockBlobClient(name).upload(name, name.length, { metadata: { n: '1' } });
+  for (const name of names)
+    await container.getBlockBlobClient(name).upload(name, name.length, { metadata: { n: '1' } });
   const top: string[] = [];
   for await (const item of container.listBlobsByHierarchy('/')) top.push(`${item.kind}:${item.name}`);
-  assert.deepEqual(top, ['blob:a.txt', 'prefix:photos/', 'prefix:videos/', 'blob:z.txt']);
+  // The SDK yields a page's prefixes before its blobs.
+  assert.deepEqual(top.sort(), ['blob:a.txt', 'blob:z.txt', 'prefix:photos/', 'prefix:videos/']);
   const inside: string[] = [];
   for await (const item of container.listBlobsByHierarchy('/', { prefix: 'photos/' })) inside.push(item.name);
-  assert.deepEqual(inside, ['photos/1.jpg', 'photos/2.jpg', 'photos/deep/']);
+  assert.deepEqual(inside.sort(), ['photos/1.jpg', 'photos/2.jpg', 'photos/deep/']);
   const paged: string[] = [];
   for await (const page of container.listBlobsByHierarchy('/').byPage({ maxPageSize: 1 })) {
     assert.ok(page.segment.blobItems.length + page.segment.blobPrefixes!.length <= 1);
