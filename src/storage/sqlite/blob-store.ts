@@ -19,7 +19,7 @@ import type {
   ListBlobsOptions,
   ListedBlob,
 } from '../blob-store.js';
-import { clampRange, listStart, mergeListed } from '../blob-rows.js';
+import { clampRange, compareCodePoints, listStart, mergeListed } from '../blob-rows.js';
 import type { ContentFiles } from './blob-content.js';
 import { blobColumns } from './blob-schema.js';
 import type { BlobWriterApi } from './blob-writer.js';
@@ -145,7 +145,7 @@ export class SqliteBlobStore implements BlobStore {
     limit: number,
   ): Promise<ContainerRecord[]> {
     assert(Number.isSafeInteger(limit) && limit >= 0, 'a list limit is a count');
-    const start = fromName !== undefined && fromName > prefix ? fromName : prefix;
+    const start = fromName !== undefined && compareCodePoints(fromName, prefix) > 0 ? fromName : prefix;
     const rows = this.sql.containers.all(account, start, prefix + prefixEnd, limit) as ContainerRow[];
     return rows.map(containerRecord);
   }

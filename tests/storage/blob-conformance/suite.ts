@@ -12,6 +12,7 @@ import { containerCases } from './cases/containers.js';
 import { contentCases } from './cases/content.js';
 import { durabilityCases } from './cases/durability.js';
 import { listCases } from './cases/listing.js';
+import { modelCases } from './cases/model.js';
 import { reclaimCases } from './cases/reclaim.js';
 import { runConformanceGroups, type ConformanceCase } from '../conformance-groups.js';
 import type { BlobStoreFactory, BlobStoreUnderTest } from './support.js';
@@ -36,6 +37,7 @@ const groups: readonly { readonly name: string; readonly cases: readonly BlobCas
   { name: 'blocks', cases: blockCases },
   { name: 'content', cases: contentCases },
   { name: 'reclaim', cases: reclaimCases },
+  { name: 'model', cases: modelCases },
   { name: 'durability across reopen', cases: durabilityCases },
 ];
 
