@@ -352,6 +352,20 @@ describe('PostgreSQL blob store: reclaim', { skip: unavailable }, () => {
     assert.equal(await rowCount(url, 'blob_contents'), 0);
   });
 
+  test('content of more chunks than a pass deletes goes over passes, and cannot be named meanwhile', async () => {
+    const { store, url } = db();
+    const name = await container(store);
+    const big = await store.writeContent(pieces(Buffer.alloc(1100 * 5, 'x')));
+    assert.equal(await store.reclaimContent(t0, t0 - 1, 100), 0);
+    const before = await rowCount(url, 'blob_chunks');
+    assert.equal(await store.reclaimContent(t0 + graceMs, t0 - 1, 100), 0, 'more chunks than one pass deletes');
+    assert.equal(before - (await rowCount(url, 'blob_chunks')), 1024);
+    const record = blob(name, 'late', big.sizeBytes);
+    await assert.rejects(store.putBlob(account, record, { kind: 'replace', blocks: [put(big)] }, null));
+    assert.equal(await store.reclaimContent(t0 + graceMs, t0 - 1, 100), 1);
+    assert.equal(await store.contentExists(big), false);
+  });
+
   test('a source that fails leaves nothing behind', async () => {
     const { store, url } = db();
     const before = await rowCount(url, 'blob_chunks');

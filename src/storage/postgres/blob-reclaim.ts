@@ -39,11 +39,24 @@ const dueCandidatesSql = `SELECT content_id FROM ${s}.blob_reclaim_candidates WH
   ORDER BY marked_ms LIMIT $2 FOR UPDATE SKIP LOCKED`;
 // FOR UPDATE conflicts with the FOR KEY SHARE a write naming the content takes (its foreign key).
 const lockContentsSql = `SELECT id FROM ${s}.blob_contents WHERE id = ANY($1::bigint[]) FOR UPDATE SKIP LOCKED`;
-const deleteUnreferencedSql = `DELETE FROM ${s}.blob_contents c WHERE c.id = ANY($1::bigint[])
+// Content found unreferenced is made incomplete first (size null), so no write can name it again
+// while its chunks go over several passes.
+const unreferencedSql = `UPDATE ${s}.blob_contents c SET size_bytes = NULL WHERE c.id = ANY($1::bigint[])
   AND NOT EXISTS (SELECT 1 FROM ${s}.blob_blocks b WHERE b.content_id = c.id)
-  AND NOT EXISTS (SELECT 1 FROM ${s}.blob_staged t WHERE t.content_id = c.id)`;
-// The rest are referenced again: no longer candidates, until a release makes them so.
+  AND NOT EXISTS (SELECT 1 FROM ${s}.blob_staged t WHERE t.content_id = c.id)
+  RETURNING c.id`;
+const deleteChunksSql = `DELETE FROM ${s}.blob_chunks WHERE ctid IN (
+  SELECT ctid FROM ${s}.blob_chunks WHERE content_id = ANY($1::bigint[]) LIMIT $2)`;
+const deleteEmptiedSql = `DELETE FROM ${s}.blob_contents c WHERE c.id = ANY($1::bigint[])
+  AND NOT EXISTS (SELECT 1 FROM ${s}.blob_chunks k WHERE k.content_id = c.id)`;
+// Those referenced again are no longer candidates, until a release makes them so.
 const dropCandidatesSql = `DELETE FROM ${s}.blob_reclaim_candidates WHERE content_id = ANY($1::bigint[])`;
+
+/**
+ * Chunk rows one pass deletes at most (512 MiB of chunks of 512 KiB), so that a pass over
+ * content of any size ends within the statement timeout; larger content goes over several.
+ */
+const chunksPerPassMax = 1024;
 
 /** BlobStore.reclaimContent: the staged blocks and content removed. */
 export async function reclaimContent(
@@ -70,7 +83,11 @@ async function sweep(client: pg.ClientBase, markedBeforeMs: number, limit: numbe
   if (due.rows.length === 0) return 0;
   const ids = due.rows.map((row) => row.content_id);
   const locked = (await run<{ id: string }>(client, named(lockContentsSql, [ids]))).rows.map((row) => row.id);
-  const { rowCount } = await run(client, named(deleteUnreferencedSql, [locked]));
-  await run(client, named(dropCandidatesSql, [locked]));
+  const dying = (await run<{ id: string }>(client, named(unreferencedSql, [locked]))).rows.map((row) => row.id);
+  const gone = new Set(dying);
+  const referenced = locked.filter((id) => !gone.has(id));
+  await run(client, named(deleteChunksSql, [dying, chunksPerPassMax]));
+  const { rowCount } = await run(client, named(deleteEmptiedSql, [dying]));
+  await run(client, named(dropCandidatesSql, [referenced]));
   return rowCount ?? 0;
 }
