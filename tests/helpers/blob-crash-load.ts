@@ -5,7 +5,7 @@
 // whose request was in flight at the kill (a write the server committed but could not answer).
 import assert from 'node:assert/strict';
 import { createHash, randomBytes, randomInt } from 'node:crypto';
-import { blobSend } from './blob-http.js';
+import { blobSend } from './blob.js';
 import type { RawResponse } from './http.js';
 import type { RunningServer } from './server.js';
 

@@ -7,7 +7,7 @@ import { createHash } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { blobConnectionString, uniqueContainerName } from '../helpers/blob-http.js';
+import { blobConnectionString, uniqueContainerName } from '../helpers/blob.js';
 import { makeTempDir, removeDir, startServer, type RunningServer } from '../helpers/server.js';
 
 const run = promisify(execFile);

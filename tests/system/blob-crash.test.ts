@@ -21,7 +21,7 @@ import {
   type AppendLedger,
   type VersionLedger,
 } from '../helpers/blob-crash-load.js';
-import { blobSend, uniqueContainerName } from '../helpers/blob-http.js';
+import { blobSend, uniqueContainerName } from '../helpers/blob.js';
 import { contentCensus, type StoreAt } from '../helpers/blob-store-check.js';
 import { createDatabase, dropDatabase, testDatabaseUrl } from '../helpers/postgres.js';
 import { makeTempDir, removeDir, startServer, type RunningServer, type ServerOptions } from '../helpers/server.js';

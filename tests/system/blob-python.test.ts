@@ -6,7 +6,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
-import { blobConnectionString, uniqueContainerName } from '../helpers/blob-http.js';
+import { blobConnectionString, uniqueContainerName } from '../helpers/blob.js';
 import { testDatabaseUrl } from '../helpers/postgres.js';
 import { startServer, type RunningServer, type ServerOptions } from '../helpers/server.js';
 
