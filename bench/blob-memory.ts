@@ -2,10 +2,9 @@
 // streamed Put Blob and once as 256 Put Block requests of 4 MiB (4 in flight) and a Put Block List,
 // while the resident set size of the process serving blobs is sampled from /proc/PID/status. A
 // server that streams stays near its idle size; one that buffers grows by the blob's size.
-import { keepAliveAgent } from './client.js';
 import { BlobHttpClient } from './blob-client.js';
 import { putBlob } from './blob-scenarios.js';
-import { expectStatus } from './client.js';
+import { expectStatus, keepAliveAgent } from './client.js';
 import { residentKiB } from './proc-stat.js';
 import { waitForQuiet, type BenchServer, type ServerKind } from './servers.js';
 
