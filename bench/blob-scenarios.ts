@@ -19,7 +19,7 @@ const blockBlob = { 'x-ms-blob-type': 'BlockBlob', 'content-type': 'application/
 const transferSizes: readonly TransferSize[] = [
   { label: '4k', bytes: 4 * kib },
   { label: '1m', bytes: mib, concurrencyMax: 16 },
-  { label: '64m', bytes: 64 * mib, concurrencyMax: 4 },
+  { label: '64m', bytes: 64 * mib, concurrencyMax: 4, windowOpsPerWorkerMin: 4 },
 ];
 
 function blobClientOf(context: ScenarioContext): BlobHttpClient {
@@ -47,6 +47,8 @@ interface TransferSize {
   readonly label: string;
   readonly bytes: number;
   readonly concurrencyMax?: number;
+  /** A window of the default length holds a transfer or two of 64 MiB: ask for more. */
+  readonly windowOpsPerWorkerMin?: number;
 }
 
 /**
@@ -67,6 +69,7 @@ function transferScenario(
     service: 'blob',
     bytesPerOperation: size.bytes,
     ...(size.concurrencyMax === undefined ? {} : { concurrencyMax: size.concurrencyMax }),
+    ...(size.windowOpsPerWorkerMin === undefined ? {} : { windowOpsPerWorkerMin: size.windowOpsPerWorkerMin }),
     prepare: async (context): Promise<PreparedRun> => {
       const blob = blobClientOf(context);
       const container = `bench-${direction}-${size.label}-${context.runId}`;

@@ -286,14 +286,14 @@ function interleaved(participants: readonly Contender[], round: number): Contend
   return round % 2 === 1 ? ordered : ordered.reverse();
 }
 
-function loadPlan(concurrency: number, options: BenchOptions): LoadPlan {
+function loadPlan(concurrency: number, options: BenchOptions, windowOpsPerWorker = 1): LoadPlan {
   const durationMs = options.durationS * 1000;
   return {
     concurrency,
     warmupMs: options.warmupS * 1000,
     durationMs,
     durationMaxMs: Math.max(3 * durationMs, 30_000),
-    windowOpsMin: concurrency,
+    windowOpsMin: concurrency * windowOpsPerWorker,
     drainMs: 1_000,
     opsMax: 10_000_000,
     errorsMax: 1_000,
@@ -329,7 +329,7 @@ async function measure(
     const blob = server.blob && new BlobHttpClient(server.blob, agent, requestTimeoutMs);
     const prepared = await scenario.prepare({ client, concurrency, datasets: contender.datasets, runId, queue, blob });
     if (prepared.wrongAnswer !== undefined) record.wrongAnswer = prepared.wrongAnswer;
-    const plan = loadPlan(concurrency, options);
+    const plan = loadPlan(concurrency, options, scenario.windowOpsPerWorkerMin);
     record.result = await runClosedLoop(prepared.operations, plan, () => agent.destroy());
     await prepared.cleanup?.();
     if (prepared.note !== undefined) {

@@ -42,6 +42,8 @@ export interface Scenario {
   readonly bytesPerOperation?: number;
   /** Higher --concurrency levels run at this one instead (large transfers). */
   readonly concurrencyMax?: number;
+  /** Completions per worker the window must hold at least (default 1): slow operations need more for a rate. */
+  readonly windowOpsPerWorkerMin?: number;
   prepare(context: ScenarioContext): Promise<PreparedRun>;
 }
 
