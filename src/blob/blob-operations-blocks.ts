@@ -1,5 +1,6 @@
 // Put Block, Put Block List and Get Block List
 // (https://learn.microsoft.com/rest/api/storageservices/put-block, put-block-list, get-block-list).
+import { createHash } from 'node:crypto';
 import { TableError } from '../errors.js';
 import type { Reply } from '../http/respond.js';
 import { decodeUtf8 } from '../http/body.js';
@@ -27,6 +28,7 @@ import { httpDate } from './wire.js';
 import { blockBytesMax, blockListBodyBytesMax, stagedBlocksMax } from './blob-limits.js';
 import { parseBlockList, writeBlockList } from './block-list-xml.js';
 import { checkBlockId, resolveBlockList, totalSize } from './block-lists.js';
+import { parseDigestHeader } from './checksums.js';
 import { evaluate, parseConditions } from './conditions.js';
 import { checkLeaseForRead, checkLeaseForWrite, noLease } from './leases.js';
 
@@ -66,7 +68,13 @@ export async function putBlock(call: BlobCall, resource: BlobOf): Promise<Reply>
 export async function putBlockList(call: BlobCall, resource: BlobOf): Promise<Reply> {
   refuseSnapshot(call);
   checkBlobName(resource.blob);
-  const entries = parseBlockList(decodeXml(await receiveSmallBody(call, blockListBodyBytesMax)));
+  const body = await receiveSmallBody(call, blockListBodyBytesMax);
+  // Content-MD5 here is the body's (transactional), checked like any other request content's.
+  const bodyMd5 = parseDigestHeader(header(call, 'content-md5'), 16, 'InvalidMd5');
+  if (bodyMd5 !== undefined && !bodyMd5.equals(createHash('md5').update(body).digest())) {
+    throw new TableError('Md5Mismatch');
+  }
+  const entries = parseBlockList(decodeXml(body));
   const metadata = [...metadataFromHeaders(call.rawHeaders)];
   const headers = contentHeadersOf(call, false, undefined);
   const conditions = parseConditions(call.headers);

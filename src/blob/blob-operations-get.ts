@@ -21,15 +21,6 @@ import { evaluate, parseConditions } from './conditions.js';
 import { checkLeaseForRead } from './leases.js';
 import { contentRange, requestedRange, resolveRange, type ResolvedRange } from './ranges.js';
 
-/** SAS response-header overrides (create-service-sas: rscc, rscd, rsce, rscl, rsct). */
-const overrides: readonly (readonly [string, string])[] = [
-  ['rscc', 'Cache-Control'],
-  ['rscd', 'Content-Disposition'],
-  ['rsce', 'Content-Encoding'],
-  ['rscl', 'Content-Language'],
-  ['rsct', 'Content-Type'],
-];
-
 /** The version to answer, its conditions checked: 304 (as a reply) or 412 ConditionNotMet. */
 async function readable(call: BlobCall, resource: BlobOf): Promise<Found | Reply> {
   const snapshot = snapshotOf(call);
@@ -50,15 +41,6 @@ function isReply(value: Found | Reply): value is Reply {
   return 'status' in value;
 }
 
-function withOverrides(call: BlobCall, headers: Record<string, string>): Record<string, string> {
-  if (call.query.get('sig') === null) return headers;
-  for (const [parameter, name] of overrides) {
-    const value = call.query.get(parameter);
-    if (value !== null) headers[name] = value;
-  }
-  return headers;
-}
-
 /** HEAD: every header of the blob version and its whole length, no body. */
 export async function getBlobProperties(call: BlobCall, resource: BlobOf): Promise<Reply> {
   const found = await readable(call, resource);
@@ -70,7 +52,7 @@ export async function getBlobProperties(call: BlobCall, resource: BlobOf): Promi
     headers['x-ms-access-tier-inferred'] = 'true';
   }
   headers['Content-Length'] = String(found.record.sizeBytes);
-  return { status: 200, headers: withOverrides(call, headers) };
+  return { status: 200, headers: headers };
 }
 
 /**
@@ -130,12 +112,12 @@ async function answer(
     headers['Content-MD5'] = contentMd5;
   }
   const status = range === undefined ? 200 : 206;
-  if (!rangeMd5) return { status, headers: withOverrides(call, headers), stream };
+  if (!rangeMd5) return { status, headers: headers, stream };
   // At most 4 MiB: held to hash it before the headers go out.
   const chunks: Buffer[] = [];
   for await (const chunk of stream) chunks.push(chunk);
   const body = Buffer.concat(chunks);
   headers['Content-MD5'] = createHash('md5').update(body).digest('base64');
   delete headers['Content-Length'];
-  return { status, headers: withOverrides(call, headers), body };
+  return { status, headers: headers, body };
 }

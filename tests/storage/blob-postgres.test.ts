@@ -289,6 +289,35 @@ describe('PostgreSQL blob store', { skip: unavailable }, () => {
     }
   });
 
+  test('two stores racing Append Block on one ETag: exactly one block is added', async () => {
+    const { store, other } = db();
+    const name = await container(store);
+    const key = { container: name, name: 'log', snapshot: '' };
+    let current = blob(name, 'log', 0);
+    assert.equal(await store.putBlob(account, current, { kind: 'replace', blocks: [] }, null), 'ok');
+    let expected = '';
+    for (let round = 0; round < 10; round++) {
+      const lines = await Promise.all([0, 1, 2, 3].map((i) => store.writeContent(pieces(`${round}.${i};`))));
+      const records = lines.map((line) => blob(name, 'log', current.sizeBytes + line.sizeBytes));
+      const outcomes = await Promise.all(
+        lines.map((line, i) =>
+          (i % 2 === 0 ? store : other).putBlob(
+            account,
+            records[i]!,
+            { kind: 'append', block: put(line) },
+            current.etag,
+          ),
+        ),
+      );
+      assert.equal(outcomes.filter((o) => o === 'ok').length, 1, `round ${round}: ${outcomes.join(' ')}`);
+      const winner = outcomes.indexOf('ok');
+      current = records[winner]!;
+      expected += `${round}.${winner};`;
+    }
+    assert.equal(await text(await other.readContent(account, key, current.etag, 0, 1e6)), expected);
+    assert.equal((await other.getBlocks(account, key)).committed.length, 10);
+  });
+
   test('two stores racing to create one name (create-only): exactly one succeeds', async () => {
     const { store, other } = db();
     const name = await container(store);
@@ -364,6 +393,39 @@ describe('PostgreSQL blob store: reclaim', { skip: unavailable }, () => {
     await assert.rejects(store.putBlob(account, record, { kind: 'replace', blocks: [put(big)] }, null));
     assert.equal(await store.reclaimContent(t0 + graceMs, t0 - 1, 100), 1);
     assert.equal(await store.contentExists(big), false);
+  });
+
+  test('a write keeps its content while chunks arrive within the grace, however long it takes', async () => {
+    const { store } = db();
+    let step = 0;
+    async function* slow(): AsyncGenerator<Uint8Array> {
+      for (const piece of ['aaaaa', 'bbbbb', 'ccccc', 'ddddd']) {
+        yield Buffer.from(piece);
+        // A chunk each, and a pass a grace later than the one before after each.
+        await store.reclaimContent(t0 + 10 * graceMs + step++ * graceMs, t0 - 1, 100);
+      }
+    }
+    const content = await store.writeContent(slow());
+    const name = await container(store);
+    const record = blob(name, 'slow', content.sizeBytes);
+    assert.equal(await store.putBlob(account, record, { kind: 'replace', blocks: [put(content)] }, null), 'ok');
+    const key = { container: name, name: 'slow', snapshot: '' };
+    assert.equal(await text(await store.readContent(account, key, record.etag, 0, 100)), 'aaaaabbbbbcccccddddd');
+  });
+
+  test('a write that pauses longer than the grace fails, and leaves what reclaim removes', async () => {
+    const { store } = db();
+    async function* stalled(): AsyncGenerator<Uint8Array> {
+      yield Buffer.from('aaaaa');
+      await store.reclaimContent(t0 + 100 * graceMs, t0 - 1, 100);
+      await store.reclaimContent(t0 + 101 * graceMs, t0 - 1, 100);
+      yield Buffer.from('bbbbb');
+    }
+    await assert.rejects(store.writeContent(stalled()), /a pause longer than the grace/);
+    await store.reclaimContent(t0 + 102 * graceMs, t0 - 1, 100);
+    await store.reclaimContent(t0 + 103 * graceMs, t0 - 1, 100);
+    await store.reclaimContent(t0 + 104 * graceMs, t0 - 1, 100);
+    assert.equal(await store.reclaimContent(t0 + 105 * graceMs, t0 - 1, 100), 0);
   });
 
   test('a source that fails leaves nothing behind', async () => {

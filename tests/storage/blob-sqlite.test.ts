@@ -211,3 +211,34 @@ describe('SQLite blob content files', () => {
     }
   });
 });
+
+test('blob stores of one database share content and readers: one reads what another wrote while it reclaims', async () => {
+  for (const location of [undefined, mkdtempSync(path.join(os.tmpdir(), 'cerulean-blob-two-'))]) {
+    const tables = await SqliteStore.open({ location });
+    const [first, second] = [
+      await tables.openBlobStore({ contentGraceMs }),
+      await tables.openBlobStore({ contentGraceMs }),
+    ];
+    try {
+      await first.createContainer(account, container('c'));
+      const blocks = [
+        { blockId: '', content: await write(first, 'one,') },
+        { blockId: '', content: await write(first, 'two') },
+      ];
+      const record = blob('c', 'b', 7);
+      await first.putBlob(account, record, { kind: 'replace', blocks }, null);
+      const chunks = await second.readContent(account, key('c', 'b'), record.etag, 0, Infinity);
+      const reader = (chunks as AsyncIterable<Buffer>)[Symbol.asyncIterator]();
+      const head = await reader.next();
+      await first.deleteBlob(account, key('c', 'b'), { base: true, snapshots: true }, undefined);
+      await reclaimAll(under(first));
+      const rest = await reader.next();
+      assert.equal(`${head.value}${rest.value}`, 'one,two', location === undefined ? 'in memory' : 'on disk');
+    } finally {
+      first.close();
+      second.close();
+      await tables.close();
+      if (location !== undefined) rmSync(location, { recursive: true, force: true });
+    }
+  }
+});

@@ -13,6 +13,7 @@ import assert from 'node:assert/strict';
 import type { ContentRef } from '../blob-store.js';
 import { named } from './blob-statements.js';
 import type { PostgresConnection } from './connection.js';
+import { isMissingTable } from './failures.js';
 import { schemaName as s } from './schema.js';
 
 /**
@@ -22,10 +23,17 @@ import { schemaName as s } from './schema.js';
  */
 export const chunkBytesDefault = 512 * 1024;
 
-const newContentSql = `WITH c AS (INSERT INTO ${s}.blob_contents (chunk_bytes) VALUES ($1) RETURNING id),
-  k AS (INSERT INTO ${s}.blob_reclaim_candidates (content_id) SELECT id FROM c)
+// A new content with its first chunk (none when empty), complete ($4 its size) or not ($4 null).
+const newContentSql = `WITH c AS (
+    INSERT INTO ${s}.blob_contents (chunk_bytes, size_bytes) VALUES ($1, $4) RETURNING id
+  ), k AS (INSERT INTO ${s}.blob_reclaim_candidates (content_id) SELECT id FROM c),
+  d AS (INSERT INTO ${s}.blob_chunks (content_id, seq, data) SELECT id, 0, $3 FROM c WHERE $2)
   SELECT id FROM c`;
-const chunkSql = `INSERT INTO ${s}.blob_chunks (content_id, seq, data) VALUES ($1, $2, $3)`;
+// Each chunk starts the content's grace again (blob-reclaim.ts): only a writer that stalls for the
+// grace loses its content, however long the whole write takes.
+const chunkSql = `WITH touched AS (
+    UPDATE ${s}.blob_reclaim_candidates SET marked_ms = NULL WHERE content_id = $1 AND marked_ms IS NOT NULL
+  ) INSERT INTO ${s}.blob_chunks (content_id, seq, data) VALUES ($1, $2, $3)`;
 const completeSql = `UPDATE ${s}.blob_contents SET size_bytes = $2 WHERE id = $1 AND size_bytes IS NULL`;
 const discardSql = `DELETE FROM ${s}.blob_contents WHERE id = $1 AND size_bytes IS NULL`;
 /**
@@ -39,19 +47,33 @@ const readChunkSql = `SELECT substring(c.data FROM g FOR least($4, $3 + $5 - g))
 /** Bytes per row read: hex text of 64 KiB, below V8's large objects (128 KiB). */
 const readPieceBytes = 32 * 1024;
 
-/** Streams `source` into new content (BlobStore.writeContent). */
+/**
+ * Streams `source` into new content (BlobStore.writeContent). Content of one chunk or less (most
+ * blocks) is one statement; larger, its first chunk comes with the content row and its size
+ * after the last.
+ */
 export async function writeContent(
   connection: PostgresConnection,
   source: AsyncIterable<Uint8Array>,
   chunkBytes: number,
 ): Promise<ContentRef> {
   assert(Number.isSafeInteger(chunkBytes) && chunkBytes > 0, 'a chunk holds at least one byte');
-  const { rows } = await connection.query<{ id: string }>('write', named(newContentSql, [chunkBytes]));
+  const chunks = rechunked(source, chunkBytes)[Symbol.asyncIterator]();
+  const first = await chunks.next();
+  const data = first.done === true ? Buffer.alloc(0) : first.value;
+  const whole = data.length < chunkBytes;
+  const values = [chunkBytes, data.length > 0, data, whole ? data.length : null];
+  const { rows } = await connection.query<{ id: string }>('write', named(newContentSql, values));
   const id = rows[0]!.id;
+  if (whole) return { id, sizeBytes: data.length };
   try {
-    const sizeBytes = await writeChunks(connection, id, source, chunkBytes);
+    let sizeBytes = data.length;
+    for (let seq = 1, next = await chunks.next(); next.done !== true; seq++, next = await chunks.next()) {
+      await writeChunk(connection, id, seq, next.value);
+      sizeBytes += next.value.length;
+    }
     const { rowCount } = await connection.query('write', named(completeSql, [id, sizeBytes]));
-    assert.equal(rowCount, 1, `content ${id} was reclaimed while it was written (a write longer than the grace)`);
+    if (rowCount !== 1) reclaimedUnder(id);
     return { id, sizeBytes };
   } catch (error) {
     // At once if it can; otherwise reclaimContent does, after the grace (it is a candidate).
@@ -60,31 +82,41 @@ export async function writeContent(
   }
 }
 
-/** Writes the source's bytes as chunks of `chunkBytes` (the last may be shorter); their total. */
-async function writeChunks(
-  connection: PostgresConnection,
-  id: string,
-  source: AsyncIterable<Uint8Array>,
-  chunkBytes: number,
-): Promise<number> {
-  // One buffer, reused: a chunk's statement has completed (so sent) before the next is filled.
+function reclaimedUnder(id: string): never {
+  assert.fail(`content ${id} was reclaimed while it was written (a pause longer than the grace)`);
+}
+
+/** One chunk; a content gone (its foreign key) was reclaimed under the writer. */
+async function writeChunk(connection: PostgresConnection, id: string, seq: number, data: Buffer): Promise<void> {
+  try {
+    await connection.query('write', named(chunkSql, [id, seq, data]));
+  } catch (error) {
+    if (isMissingTable(error)) reclaimedUnder(id);
+    throw error;
+  }
+}
+
+/**
+ * The source's bytes in chunks of `chunkBytes`, the last shorter (none for no bytes). One buffer,
+ * reused: the caller is done with a chunk (its statement completed, so sent) before it asks for
+ * the next.
+ */
+async function* rechunked(source: AsyncIterable<Uint8Array>, chunkBytes: number): AsyncGenerator<Buffer> {
   const chunk = Buffer.allocUnsafe(chunkBytes);
   let filled = 0;
-  let seq = 0;
   for await (const piece of source) {
-    for (let offset = 0; offset < piece.length;) {
+    for (let offset = 0; offset < piece.length; ) {
       const n = Math.min(piece.length - offset, chunkBytes - filled);
       chunk.set(piece.subarray(offset, offset + n), filled);
       filled += n;
       offset += n;
       if (filled === chunkBytes) {
-        await connection.query('write', named(chunkSql, [id, seq++, chunk]));
+        yield chunk;
         filled = 0;
       }
     }
   }
-  if (filled > 0) await connection.query('write', named(chunkSql, [id, seq++, chunk.subarray(0, filled)]));
-  return (seq - (filled > 0 ? 1 : 0)) * chunkBytes + filled;
+  if (filled > 0) yield chunk.subarray(0, filled);
 }
 
 /** A part of one content: `lengthBytes` bytes from `offsetBytes`. */

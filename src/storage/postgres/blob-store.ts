@@ -254,6 +254,9 @@ export class PostgresBlobStore implements BlobStore {
     return reclaimContent(this.connection, this.options.contentGraceMs, nowMs, stagedBeforeMs, limit);
   }
 
+  /** Nothing of its own to close: the connection is the table store's, closed with it. */
+  close(): void {}
+
   /** A write's transaction, kept when it answers 'ok'. */
   private async write(body: (client: pg.PoolClient) => Promise<WriteOutcome>): Promise<WriteOutcome> {
     const outcome = await this.connection.transaction<WriteOutcome | typeof contentGone>(
