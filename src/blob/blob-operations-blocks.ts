@@ -50,15 +50,15 @@ export async function putBlock(call: BlobCall, resource: BlobOf): Promise<Reply>
   if (staged.length >= stagedBlocksMax && !staged.some((block) => block.blockId === blockId)) {
     throw new TableError('BlockCountExceedsLimit', 'The uncommitted block count cannot exceed 100,000 blocks.');
   }
-  const received = await receiveContent(call, blockBytesMax, false);
+  const received = await receiveContent(call, blockBytesMax, true);
   const outcome = await call.services.blobs.stageBlock(call.account, resource.container, resource.blob, {
     blockId,
     content: received.content,
   });
   if (outcome !== 'ok') throw writeFailure(outcome);
   const headers: Record<string, string> = { 'x-ms-request-server-encrypted': 'true' };
-  const md5 = header(call, 'content-md5');
-  if (md5 !== undefined) headers['Content-MD5'] = md5;
+  // The service answers the MD5 it computed (put-block), sent or not.
+  headers['Content-MD5'] = received.md5!.toString('base64');
   const crc64 = header(call, 'x-ms-content-crc64');
   if (crc64 !== undefined) headers['x-ms-content-crc64'] = crc64;
   return { status: 201, headers };

@@ -333,6 +333,63 @@ describe('PostgreSQL blob store', { skip: unavailable }, () => {
   });
 });
 
+describe('PostgreSQL blob store: reclaim racing writes in two processes', { skip: unavailable }, () => {
+  let url: string;
+  let stores: PostgresStore[] = [];
+  before(async () => {
+    url = await createDatabase();
+    stores = await Promise.all([PostgresStore.open({ url }), PostgresStore.open({ url })]);
+  });
+  after(async () => {
+    await Promise.all(stores.map((each) => each.close()));
+    if (url !== undefined) await dropDatabase(url);
+  });
+
+  test('with no grace at all, content a committed block names is never removed', async () => {
+    // No grace: fresh content may go before its record names it, which fails that write, never a
+    // later read. Each writer owns its names, so the last write it saw succeed is what must read back.
+    const [a, b] = stores.map((each) => each.openBlobStore({ chunkBytes: 5, contentGraceMs: 0 }));
+    const name = await container(a!);
+    const expected = new Map<string, { etag: string; text: string }>();
+    let refused = 0;
+    let written = 0;
+    const deadline = Date.now() + 3_000;
+    const writer = async (store: BlobStore, id: number) => {
+      for (let i = 0; Date.now() < deadline; i++) {
+        const blobName = `w${id}-${i % 3}`;
+        const value = `writer ${id} write ${i} `.repeat(1 + (i % 3));
+        try {
+          const content = await store.writeContent(pieces(value));
+          const record = blob(name, blobName, content.sizeBytes);
+          assert.equal(
+            await store.putBlob(account, record, { kind: 'replace', blocks: [put(content)] }, undefined),
+            'ok',
+          );
+          expected.set(blobName, { etag: record.etag, text: value });
+          written++;
+        } catch (error) {
+          assert.match(String(error), /content/, 'only a write naming content reclaimed under it fails');
+          refused++;
+        }
+      }
+    };
+    const reclaimer = async (store: BlobStore) => {
+      while (Date.now() < deadline) await store.reclaimContent(Date.now(), 0, 50);
+    };
+    await Promise.all([writer(a!, 0), writer(b!, 1), writer(a!, 2), writer(b!, 3), reclaimer(a!), reclaimer(b!)]);
+    for (let pass = 0; pass < 3; pass++) await a!.reclaimContent(Date.now() + pass, 0, 1000);
+    assert.ok(written > 0, `${refused} refused, none written`);
+    for (const [blobName, { etag: current, text: value }] of expected) {
+      const key = { container: name, name: blobName, snapshot: '' };
+      assert.equal(
+        await text(await b!.readContent(account, key, current, 0, 1e6)),
+        value,
+        `${blobName}, ${refused} refused`,
+      );
+    }
+  });
+});
+
 describe('PostgreSQL blob store: reclaim', { skip: unavailable }, () => {
   const db = databaseForSuite();
 

@@ -1,8 +1,9 @@
 // Blob content in the database (blob-schema.ts): written chunk by chunk as the source yields it,
 // read chunk by chunk as the reader pulls, so memory stays one chunk per request whatever the size.
 //
-// A write is several transactions, not one: the content row first (a reclaim candidate from its
-// start), then each chunk in its own statement, then its size, which marks it complete. One
+// A write larger than a chunk is several transactions, not one: the content row with its first
+// chunk (a reclaim candidate from its start), then each chunk in its own statement, then its size,
+// which marks it complete (content of one chunk or less is one statement, complete). One
 // transaction over a whole upload would hold a pooled connection for as long as the client takes
 // to send (a slow client, or many, would starve every other request), die at the session's
 // idle-in-transaction limit when the client pauses, and hold back vacuum for the whole database;
@@ -105,7 +106,7 @@ async function* rechunked(source: AsyncIterable<Uint8Array>, chunkBytes: number)
   const chunk = Buffer.allocUnsafe(chunkBytes);
   let filled = 0;
   for await (const piece of source) {
-    for (let offset = 0; offset < piece.length; ) {
+    for (let offset = 0; offset < piece.length;) {
       const n = Math.min(piece.length - offset, chunkBytes - filled);
       chunk.set(piece.subarray(offset, offset + n), filled);
       filled += n;

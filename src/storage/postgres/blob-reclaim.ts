@@ -6,8 +6,9 @@
 // A release clears the mark, so the grace always starts after the last reference went. A reader
 // resolves its blocks while the blob still references them (blob-store.ts readContent), so it
 // started before that release, and has the whole grace to finish: longer than any request
-// (limits.ts requestTimeoutMs is 2 minutes) and than reading several GiB at 1 MiB/s. A writer
-// likewise has the grace between writeContent's start and referencing the content.
+// (limits.ts requestTimeoutMs is 2 minutes) and than reading several GiB at 1 MiB/s. A writer's
+// every chunk clears the mark too (blob-content.ts), so it loses its content only by pausing for
+// the grace; after its last chunk it has the grace to write the record naming the content.
 //
 // Staged blocks age from the first pass that saw them (`seen_ms`): never removed younger than
 // asked, at most one pass interval older.
@@ -15,7 +16,8 @@
 // Each step locks its rows FOR UPDATE SKIP LOCKED (a row a write holds waits for the next pass)
 // and decides in a later statement, whose snapshot sees every write that committed before the
 // lock; a write that comes after waits for the lock and then meets the outcome (a candidate gone is
-// inserted again by its release; content gone fails a write that names it, blob-writes.ts).
+// inserted again by its release; content being removed or gone fails a write that names it:
+// blob-statements.ts lockedContents).
 import assert from 'node:assert/strict';
 import type pg from 'pg';
 import { named, run } from './blob-statements.js';

@@ -24,7 +24,7 @@ import { clampRange } from '../blob-rows.js';
 import { readSegments, writeContent, type ContentSegment } from './blob-content.js';
 import { ContainerStatements } from './blob-containers.js';
 import { reclaimContent } from './blob-reclaim.js';
-import { named } from './blob-statements.js';
+import { lockedContents, named } from './blob-statements.js';
 import { deleteBlob, putBlob, snapshotBlob } from './blob-writes.js';
 import type { PostgresConnection } from './connection.js';
 import { isMissingTable } from './failures.js';
@@ -67,8 +67,9 @@ const getBlocksSql = `SELECT 'committed' AS kind, k.seq::bigint AS seq, k.block_
     WHERE c.account = $1 AND c.name = $2 AND t.name = $3 AND $4 = ''
   ORDER BY kind, seq`;
 // Only complete content of the stated size; the re-staged block goes last in staging order.
-const stageSql = `INSERT INTO ${s}.blob_staged (container_id, name, block_id, content_id)
-  SELECT c.id, $3, $4, n.id FROM ${s}.blob_containers c JOIN ${s}.blob_contents n ON n.id = $5 AND n.size_bytes = $6
+const stageSql = `WITH n AS (${lockedContents('ARRAY[$5::bigint]')})
+  INSERT INTO ${s}.blob_staged (container_id, name, block_id, content_id)
+  SELECT c.id, $3, $4, n.id FROM ${s}.blob_containers c JOIN n ON n.size_bytes = $6
   WHERE c.account = $1 AND c.name = $2
   ON CONFLICT (container_id, name, block_id) DO UPDATE
   SET content_id = excluded.content_id, seq = excluded.seq, seen_ms = NULL`;

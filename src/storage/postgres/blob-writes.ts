@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import type pg from 'pg';
 import type { Block, BlobKey, BlobRecord, ContentChange, IfEtag, WriteOutcome } from '../blob-store.js';
 import { assertCommittedSize, etagOutcome } from '../blob-rows.js';
-import { named, run } from './blob-statements.js';
+import { lockedContents, named, run } from './blob-statements.js';
 import { RaceLost } from './connection.js';
 import { schemaName as s } from './schema.js';
 
@@ -28,15 +28,16 @@ const insertBlobSql = `INSERT INTO ${s}.blobs (container_id, name, snapshot, eta
 const updateBlobSql = `UPDATE ${s}.blobs SET etag = $2, last_modified_ms = $3, size_bytes = $4, state = $5 WHERE id = $1`;
 const deleteBlocksSql = `DELETE FROM ${s}.blob_blocks WHERE blob_id = $1`;
 const deleteStagedSql = `DELETE FROM ${s}.blob_staged WHERE container_id = $1 AND name = $2`;
-// Only complete content of the size the caller says: the count inserted tells a bug that named other content.
-const insertBlocksSql = `INSERT INTO ${s}.blob_blocks (blob_id, seq, block_id, content_id, start_byte, size_bytes)
+const insertBlocksSql = `WITH c AS (${lockedContents('$3::bigint[]')})
+  INSERT INTO ${s}.blob_blocks (blob_id, seq, block_id, content_id, start_byte, size_bytes)
   SELECT $1, b.seq - 1, b.block_id, c.id, b.start_byte, c.size_bytes
   FROM unnest($2::text[], $3::bigint[], $4::bigint[], $5::bigint[])
     WITH ORDINALITY AS b(block_id, content_id, size_bytes, start_byte, seq)
-  JOIN ${s}.blob_contents c ON c.id = b.content_id AND c.size_bytes = b.size_bytes`;
-const appendBlockSql = `INSERT INTO ${s}.blob_blocks (blob_id, seq, block_id, content_id, start_byte, size_bytes)
+  JOIN c ON c.id = b.content_id AND c.size_bytes = b.size_bytes`;
+const appendBlockSql = `WITH c AS (${lockedContents('ARRAY[$3::bigint]')})
+  INSERT INTO ${s}.blob_blocks (blob_id, seq, block_id, content_id, start_byte, size_bytes)
   SELECT $1, coalesce((SELECT max(seq) + 1 FROM ${s}.blob_blocks WHERE blob_id = $1), 0), $2, c.id, $5, c.size_bytes
-  FROM ${s}.blob_contents c WHERE c.id = $3 AND c.size_bytes = $4`;
+  FROM c WHERE c.size_bytes = $4`;
 const copyBlocksSql = `INSERT INTO ${s}.blob_blocks (blob_id, seq, block_id, content_id, start_byte, size_bytes)
   SELECT $2, seq, block_id, content_id, start_byte, size_bytes FROM ${s}.blob_blocks WHERE blob_id = $1`;
 const deleteVersionSql = `DELETE FROM ${s}.blobs WHERE id = $1`;
