@@ -35,3 +35,10 @@ export async function childrenOf(pid: number): Promise<number[]> {
 export async function processIds(): Promise<string[]> {
   return (await readdir('/proc')).filter((entry) => /^\d+$/.test(entry));
 }
+
+/** The resident set size of a process in KiB (/proc/PID/status VmRSS), or undefined once it is gone. */
+export async function residentKiB(pid: number): Promise<number | undefined> {
+  const status = await readFile(`/proc/${pid}/status`, 'utf8').catch(() => undefined);
+  const match = status === undefined ? null : /^VmRSS:\s+(\d+) kB$/m.exec(status);
+  return match === null ? undefined : Number(match[1]);
+}

@@ -1,6 +1,9 @@
 // Turns the runs into the best-of-rounds table: JSON for tools, markdown for people.
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import type { UploadMemoryRecord } from './blob-memory.js';
+import { blobTransferSection, uploadMemorySection } from './blob-report.js';
+import { milliseconds, opsPerSec, ratio } from './format.js';
 import type { LoadResult } from './load.js';
 import { serverLabels, type ServerKind } from './servers.js';
 
@@ -52,12 +55,16 @@ export interface ReportMeta {
   preloadSeconds: Record<string, number>;
   /** Server kinds that could not be started, with the reason. */
   notStarted: Record<string, string>;
+  /** Bytes one operation moves, for the blob transfer scenarios. */
+  bytesPerOperation?: Record<string, number>;
 }
 
 export interface Report {
   meta: ReportMeta;
   summary: SummaryRow[];
   runs: RunRecord[];
+  /** The resident memory of each server during a 1 GiB upload, when measured. */
+  uploadMemory?: UploadMemoryRecord[];
 }
 
 const comparedServers: readonly ServerKind[] = ['cerulean', 'azurite-disk', 'azurite-memory'];
@@ -116,11 +123,15 @@ export function renderMarkdown(report: Report): string {
       'The machine is shared and noisy: compare ratios within one run only.',
     '',
   ];
+  const bytes = meta.bytesPerOperation ?? {};
+  const transfers = summary.filter((row) => bytes[row.scenario] !== undefined);
   lines.push(
-    ...comparedSection(summary),
+    ...comparedSection(summary.filter((row) => bytes[row.scenario] === undefined)),
+    ...blobTransferSection(transfers, bytes),
+    ...uploadMemorySection(report.uploadMemory ?? []),
     ...postgresSection(summary),
     ...unobservedSection(summary),
-    ...ceilingSection(summary),
+    ...ceilingSection(summary.filter((row) => bytes[row.scenario] === undefined)),
   );
   lines.push(
     'Scenarios (one operation is):',
@@ -232,18 +243,6 @@ function cellColumns(cell: Cell | undefined): string {
   if (cell === undefined) return '– | – | –';
   if (cell.best === undefined) return `n/a (${shorten(cell.unavailable ?? 'no result')}) | – | –`;
   return `${opsPerSec(cell.best.opsPerSec)} | ${milliseconds(cell.best.p50Ms)} | ${milliseconds(cell.best.p99Ms)}`;
-}
-
-function opsPerSec(value: number): string {
-  return value >= 100 ? Math.round(value).toLocaleString('en-US') : value.toFixed(value >= 10 ? 1 : 2);
-}
-
-function milliseconds(value: number): string {
-  return value >= 100 ? Math.round(value).toString() : value.toPrecision(2);
-}
-
-function ratio(value: number | undefined): string {
-  return value === undefined ? '–' : `${value.toFixed(2)}×`;
 }
 
 function shorten(text: string): string {

@@ -5,6 +5,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { keepAliveAgent, TableHttpClient } from './client.js';
+import { BlobHttpClient } from './blob-client.js';
+import { measureUploadMemory, uploadRssProbe } from './blob-memory.js';
+import { bareServes, blobScenarios } from './blob-scenarios.js';
 import { QueueHttpClient } from './queue-client.js';
 import { queueScenarios } from './queue-scenarios.js';
 import {
@@ -61,9 +64,7 @@ async function main(): Promise<void> {
   const contenders: Contender[] = [];
   let postgres: BenchPostgres | undefined;
   try {
-    const wanted = options.servers.filter(
-      (kind) => kind !== 'bare' || selected.some((s) => s.name === ceilingScenario),
-    );
+    const wanted = options.servers.filter((kind) => !isBare(kind) || selected.some((s) => runsOn(s, kind)));
     if (wanted.some((kind) => postgresKinds.includes(kind))) {
       try {
         postgres = await benchPostgres();
@@ -75,6 +76,12 @@ async function main(): Promise<void> {
     contenders.push(...(await startContenders(startable, workRoot, notStarted, postgres)));
     const preloadSeconds = await preloadUpfront(contenders, selected, options);
     const runs = await runScenarios(contenders, selected, options, preloadSeconds);
+    const uploadMemory = options.scenarios.includes(uploadRssProbe)
+      ? await measureUploadMemory(
+          contenders.filter((c) => c.unavailable === undefined).map((c) => c.server),
+          requestTimeoutMs,
+        )
+      : undefined;
     const report: Report = {
       meta: {
         command: `npm run bench${process.argv.length > 2 ? ` -- ${process.argv.slice(2).join(' ')}` : ''}`,
@@ -85,11 +92,15 @@ async function main(): Promise<void> {
         loadAverageAtStart,
         options: { ...options, bestOf: 'highest ops/s of the rounds' },
         scenarios: Object.fromEntries(selected.map((s) => [s.name, s.summary])),
+        bytesPerOperation: Object.fromEntries(
+          selected.flatMap((s) => (s.bytesPerOperation === undefined ? [] : [[s.name, s.bytesPerOperation]])),
+        ),
         preloadSeconds,
         notStarted,
       },
       summary: summarize(runs),
       runs,
+      ...(uploadMemory === undefined ? {} : { uploadMemory }),
     };
     const written = await writeReport(resultsDirectory, report, options.report);
     process.stdout.write(`${renderMarkdown(report)}\n`);
@@ -137,7 +148,7 @@ async function preloadUpfront(
   const preloadSeconds: Record<string, number> = {};
   await Promise.all(
     contenders.map(async (contender) => {
-      if (contender.server.kind === 'bare') {
+      if (isBare(contender.server.kind)) {
         // It answers any key without holding data; it only needs the key layout.
         for (const name of upfront) contender.datasets[name] = datasetFor(name, options);
         return;
@@ -161,16 +172,12 @@ async function runScenarios(
   for (const scenario of selected) {
     if (scenario.datasets.includes('big')) {
       for (const contender of contenders) {
-        if (contender.server.kind === 'bare') continue;
+        if (isBare(contender.server.kind)) continue;
         preloadSeconds[`${contender.server.kind} (1M)`] = await preloadAll(contender, ['big'], options);
       }
     }
-    const participants = contenders.filter((c) =>
-      scenario.service === 'queue'
-        ? c.server.queue !== undefined
-        : c.server.kind !== 'bare' || scenario.name === ceilingScenario,
-    );
-    for (const concurrency of options.concurrency) {
+    const participants = contenders.filter((c) => runsOn(scenario, c.server.kind, c.server));
+    for (const concurrency of concurrencyLevels(scenario, options)) {
       for (let round = 1; round <= options.rounds; round++) {
         for (const contender of interleaved(participants, round)) {
           runs.push(await measure(contender, servers, scenario, concurrency, round, ++runId, options));
@@ -181,16 +188,48 @@ async function runScenarios(
   return runs;
 }
 
+/**
+ * Whether `scenario` runs on a server of `kind` (on `server` once started: whether it has the service).
+ * The bare servers run the point-read request shape and the blob transfers only.
+ */
+function runsOn(scenario: Scenario, kind: ServerKind, server?: BenchServer): boolean {
+  if (isBare(kind)) {
+    return scenario.service === 'blob' ? bareServes(scenario) : kind === 'bare' && scenario.name === ceilingScenario;
+  }
+  if (server === undefined || scenario.service === undefined) return true;
+  return scenario.service === 'queue' ? server.queue !== undefined : server.blob !== undefined;
+}
+
+function isBare(kind: ServerKind): boolean {
+  return kind === 'bare' || kind === 'bare-disk';
+}
+
+/** The --concurrency levels, those above the scenario's cap run at the cap (once). */
+function concurrencyLevels(scenario: Scenario, options: BenchOptions): number[] {
+  const cap = scenario.concurrencyMax ?? Number.POSITIVE_INFINITY;
+  return [...new Set(options.concurrency.map((level) => Math.min(level, cap)))];
+}
+
+/** The scenarios named (a service's name stands for all of its scenarios), or the default set. */
 function selectScenarios(options: BenchOptions): Scenario[] {
-  const available = [...scenarios, ...queueScenarios, ...bigScenarios];
-  if (options.scenarios.length === 0) return options.big ? available : [...scenarios, ...queueScenarios];
-  return options.scenarios.map((name) => {
-    const scenario = available.find((s) => s.name === name);
-    if (scenario === undefined) {
-      throw new Error(`unknown scenario ${name}; known: ${available.map((s) => s.name).join(', ')}`);
+  const groups: Record<string, readonly Scenario[]> = {
+    table: scenarios,
+    queue: queueScenarios,
+    blob: blobScenarios,
+  };
+  const defaults = [...scenarios, ...queueScenarios, ...blobScenarios];
+  const available = [...defaults, ...bigScenarios];
+  if (options.scenarios.length === 0) return options.big ? available : defaults;
+  const selected = options.scenarios.flatMap((name) => {
+    if (name === uploadRssProbe) return [];
+    const scenario = groups[name] ?? available.filter((s) => s.name === name);
+    if (scenario.length === 0) {
+      const known = [...Object.keys(groups), ...available.map((s) => s.name), uploadRssProbe];
+      throw new Error(`unknown scenario ${name}; known: ${known.join(', ')}`);
     }
     return scenario;
   });
+  return [...new Set(selected)];
 }
 
 function datasetFor(name: DatasetName, options: BenchOptions): Dataset {
@@ -247,14 +286,14 @@ function interleaved(participants: readonly Contender[], round: number): Contend
   return round % 2 === 1 ? ordered : ordered.reverse();
 }
 
-function loadPlan(concurrency: number, options: BenchOptions): LoadPlan {
+function loadPlan(concurrency: number, options: BenchOptions, windowOpsPerWorker = 1): LoadPlan {
   const durationMs = options.durationS * 1000;
   return {
     concurrency,
     warmupMs: options.warmupS * 1000,
     durationMs,
     durationMaxMs: Math.max(3 * durationMs, 30_000),
-    windowOpsMin: concurrency,
+    windowOpsMin: concurrency * windowOpsPerWorker,
     drainMs: 1_000,
     opsMax: 10_000_000,
     errorsMax: 1_000,
@@ -287,9 +326,10 @@ async function measure(
   const client = new TableHttpClient(server.endpoint, agent, requestTimeoutMs);
   try {
     const queue = server.queue && new QueueHttpClient(server.queue, agent, requestTimeoutMs);
-    const prepared = await scenario.prepare({ client, concurrency, datasets: contender.datasets, runId, queue });
+    const blob = server.blob && new BlobHttpClient(server.blob, agent, requestTimeoutMs);
+    const prepared = await scenario.prepare({ client, concurrency, datasets: contender.datasets, runId, queue, blob });
     if (prepared.wrongAnswer !== undefined) record.wrongAnswer = prepared.wrongAnswer;
-    const plan = loadPlan(concurrency, options);
+    const plan = loadPlan(concurrency, options, scenario.windowOpsPerWorkerMin);
     record.result = await runClosedLoop(prepared.operations, plan, () => agent.destroy());
     await prepared.cleanup?.();
     if (prepared.note !== undefined) {

@@ -4,6 +4,7 @@ import { expectStatus, type TableHttpClient, type TableResponse } from './client
 import { bucketMatches, createTable, insertBatch, type Dataset, type DatasetName } from './datasets.js';
 import { bucketCount, entityJson, padded } from './entities.js';
 import type { Operation } from './load.js';
+import type { BlobHttpClient } from './blob-client.js';
 import type { QueueHttpClient } from './queue-client.js';
 
 export interface ScenarioContext {
@@ -14,6 +15,8 @@ export interface ScenarioContext {
   runId: number;
   /** The server's Queue service, when it has one. */
   queue?: QueueHttpClient;
+  /** The server's Blob service, when it has one. */
+  blob?: BlobHttpClient;
 }
 
 export interface PreparedRun {
@@ -33,8 +36,14 @@ export interface Scenario {
   readonly datasets: readonly DatasetName[];
   /** Whether runs change data (on-disk Azurite then owes a background save). */
   readonly writes: boolean;
-  /** Set for the scenarios of the Queue service: only servers with one run them. */
-  readonly service?: 'queue';
+  /** Set for the scenarios of the Queue and Blob services: only servers with one run them. */
+  readonly service?: 'queue' | 'blob';
+  /** Bytes one operation moves (blob transfers): the report shows MiB/s too. */
+  readonly bytesPerOperation?: number;
+  /** Higher --concurrency levels run at this one instead (large transfers). */
+  readonly concurrencyMax?: number;
+  /** Completions per worker the window must hold at least (default 1): slow operations need more for a rate. */
+  readonly windowOpsPerWorkerMin?: number;
   prepare(context: ScenarioContext): Promise<PreparedRun>;
 }
 

@@ -6,6 +6,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { devAccountName, type Endpoint } from './client.js';
+import type { BlobEndpoint } from './blob-client.js';
 import type { QueueEndpoint } from './queue-client.js';
 import type * as ServerProcess from '../scripts/server-process.mjs';
 
@@ -29,6 +30,7 @@ export const serverKinds = [
   'azurite-disk',
   'azurite-memory',
   'bare',
+  'bare-disk',
   'cerulean-unobserved',
 ] as const;
 /** Run unless --servers names others; cerulean-unobserved only measures what metrics cost. */
@@ -39,6 +41,7 @@ export const defaultServerKinds: readonly ServerKind[] = [
   'azurite-disk',
   'azurite-memory',
   'bare',
+  'bare-disk',
 ];
 export type ServerKind = (typeof serverKinds)[number];
 
@@ -49,6 +52,7 @@ export const serverLabels: Readonly<Record<ServerKind, string>> = {
   'azurite-disk': 'Azurite (disk)',
   'azurite-memory': 'Azurite (memory)',
   bare: 'bare node:http',
+  'bare-disk': 'bare node:http, blobs to files (fsync)',
   'cerulean-unobserved': 'Cerulean --no-metrics',
 };
 
@@ -60,6 +64,10 @@ export interface BenchServer {
   readonly endpoint: Endpoint;
   /** Its Queue service, if it serves one (Azurite's runs in a process of its own). */
   readonly queue?: QueueEndpoint;
+  /** Its Blob service, if it serves one (Azurite's runs in a process of its own). */
+  readonly blob?: BlobEndpoint;
+  /** The process serving the Blob service, whose memory the 1 GiB upload samples. */
+  readonly blobPid?: number;
   /** Its processes (two for cerulean-pg-2). */
   readonly pids: readonly number[];
   /** Why the process ended on its own, if it did. */
@@ -78,14 +86,18 @@ interface ReadyAt {
   port: number;
   /** The Queue service's endpoint, when the same process serves it. */
   queue?: { host: string; port: number };
+  /** The Blob service's endpoint, when the same process serves it. */
+  blob?: { host: string; port: number };
 }
+
+type SideService = 'queue' | 'blob';
 
 interface LaunchSpec {
   args: string[];
   /** A fresh reader of output lines that returns where the server listens once it is ready. */
   ready: () => (line: string) => ReadyAt | undefined;
-  /** A process of its own that serves the Queue service (Azurite's). */
-  queueProcess?: LaunchSpec;
+  /** Processes of their own that serve the Queue and Blob services (Azurite's). */
+  sideProcesses?: Partial<Record<SideService, LaunchSpec>>;
   /** Interval of a timer-driven background save, 0 if the server has none. */
   flushIntervalMs: number;
   /** Processes to start with these arguments, each on its own port (default 1). */
@@ -117,15 +129,18 @@ export async function startServer(
     throw error;
   }
   const [first, ...more] = processes as [Launched, ...Launched[]];
-  if (spec.queueProcess !== undefined) {
-    try {
-      processes.push(await launch(spec.queueProcess, dataDir));
-    } catch (error) {
-      await Promise.all(processes.map((launched) => launched.stop()));
-      throw error;
+  const side: Partial<Record<SideService, Launched>> = {};
+  try {
+    for (const [service, sideSpec] of Object.entries(spec.sideProcesses ?? {}) as [SideService, LaunchSpec][]) {
+      side[service] = await launch(sideSpec, dataDir);
+      processes.push(side[service]);
     }
+  } catch (error) {
+    await Promise.all(processes.map((launched) => launched.stop()));
+    throw error;
   }
-  const queueAt = spec.queueProcess === undefined ? first.queue : processes.at(-1);
+  const queueAt = side.queue ?? first.queue;
+  const blobAt = side.blob ?? first.blob;
   let writesEndedAt = Number.NEGATIVE_INFINITY;
   const exitReason = () => processes.map((launched) => launched.exitReason()).find((reason) => reason !== undefined);
   return {
@@ -137,6 +152,9 @@ export async function startServer(
       morePorts: more.map((launched) => launched.port),
     },
     ...(queueAt === undefined ? {} : { queue: { host: queueAt.host, port: queueAt.port, account: devAccountName } }),
+    ...(blobAt === undefined
+      ? {}
+      : { blob: { host: blobAt.host, port: blobAt.port, account: devAccountName }, blobPid: (side.blob ?? first).pid }),
     pids: processes.map((launched) => launched.pid),
     exitReason,
     exitWithin: async (ms) => {
@@ -163,6 +181,7 @@ interface Launched {
   readonly port: number;
   readonly pid: number;
   readonly queue: { host: string; port: number } | undefined;
+  readonly blob: { host: string; port: number } | undefined;
   readonly exited: Promise<void>;
   exitReason(): string | undefined;
   stop(): Promise<void>;
@@ -191,12 +210,12 @@ async function launch(spec: LaunchSpec, dataDir: string): Promise<Launched> {
       () => undefined,
       () => undefined,
     );
-  const { host, port, queue } = started.ready;
-  if (!isLoopback(host) || (queue !== undefined && !isLoopback(queue.host))) {
+  const { host, port, queue, blob } = started.ready;
+  if (![host, queue?.host, blob?.host].every((name) => name === undefined || isLoopback(name))) {
     await stop();
     throw new Error(`${spec.args[0]} listens on ${host}, not on loopback`);
   }
-  return { host, port, queue, pid: started.process.pid!, exited, exitReason: () => exitReason, stop };
+  return { host, port, queue, blob, pid: started.process.pid!, exited, exitReason: () => exitReason, stop };
 }
 
 async function launchSpec(
@@ -224,24 +243,34 @@ async function launchSpec(
       // Azurite refuses --location together with --inMemoryPersistence.
       const persistence = kind === 'azurite-memory' ? ['--inMemoryPersistence'] : ['--location', dataDir];
       const flushIntervalMs = kind === 'azurite-disk' ? azuriteAutosaveMs : 0;
-      const queueProcess = {
-        args: [...(await azuriteArgs(repoRoot, 'queue')), ...persistence],
+      const sideProcess = async (service: SideService) => ({
+        args: [...(await azuriteArgs(repoRoot, service)), ...persistence],
         ready: byPattern(/successfully listens on http:\/\/([\d.]+):(\d+)/),
         flushIntervalMs,
-      };
+      });
       return {
         args: [...(await azuriteArgs(repoRoot, 'table')), ...persistence],
         ready: byPattern(/successfully started on ([\d.]+):(\d+)/),
         flushIntervalMs,
-        queueProcess,
+        sideProcesses: { queue: await sideProcess('queue'), blob: await sideProcess('blob') },
       };
     }
     case 'bare':
+    case 'bare-disk': {
+      const ready = byPattern(/listening on http:\/\/([\d.]+):(\d+)\//);
       return {
-        args: [path.join(repoRoot, 'dist/bench/bare-server.js')],
-        ready: byPattern(/listening on http:\/\/([\d.]+):(\d+)\//),
+        args: [path.join(repoRoot, 'dist/bench/bare-server.js'), ...(kind === 'bare' ? [] : ['--location', dataDir])],
+        // It takes blob requests on its one port.
+        ready: () => {
+          const read = ready();
+          return (line) => {
+            const at = read(line);
+            return at && { ...at, blob: { host: at.host, port: at.port } };
+          };
+        },
         flushIntervalMs: 0,
       };
+    }
     default: {
       const unknown: never = kind;
       throw new Error(`unknown server kind ${String(unknown)}`);
@@ -249,8 +278,8 @@ async function launchSpec(
   }
 }
 
-/** Azurite's `service` (table or queue) on a free loopback port, without telemetry or access log. */
-async function azuriteArgs(repoRoot: string, service: 'table' | 'queue'): Promise<string[]> {
+/** Azurite's `service` (table, queue or blob) on a free loopback port, without telemetry or access log. */
+async function azuriteArgs(repoRoot: string, service: 'table' | SideService): Promise<string[]> {
   const main = path.join(repoRoot, `node_modules/azurite/dist/src/${service}/main.js`);
   if (!existsSync(main)) throw new Error(`Azurite is not installed (${main} missing)`);
   const port = await freeLoopbackPort();
@@ -265,15 +294,20 @@ function byPattern(pattern: RegExp): () => (line: string) => ReadyAt | undefined
   };
 }
 
-/** Cerulean's banner: the Table endpoint, and the Queue endpoint when it prints one. */
+/** Cerulean's banner: the Table endpoint, and the Queue and Blob endpoints when it prints them. */
 function ceruleanReady(): (line: string) => ReadyAt | undefined {
   const read = ceruleanBanner();
+  const at = (url: string | undefined): { host: string; port: number } | undefined => {
+    if (url === undefined) return undefined;
+    const parsed = new URL(url);
+    return { host: parsed.hostname, port: Number(parsed.port) };
+  };
   return (line) => {
     const banner = read(line);
     if (banner === undefined) return undefined;
-    if (banner.queueUrl === undefined) return { host: banner.host, port: banner.port };
-    const queue = new URL(banner.queueUrl);
-    return { host: banner.host, port: banner.port, queue: { host: queue.hostname, port: Number(queue.port) } };
+    const queue = at(banner.queueUrl);
+    const blob = at(banner.blobUrl);
+    return { host: banner.host, port: banner.port, ...(queue && { queue }), ...(blob && { blob }) };
   };
 }
 

@@ -8,7 +8,9 @@ import { after, before, describe, test } from 'node:test';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import type { BlobStore, Block, BlobRecord, ContentRef } from '../../src/storage/blob-store.js';
-import type { PostgresBlobStore } from '../../src/storage/postgres/blob-store.js';
+import { TableError } from '../../src/errors.js';
+import { PostgresBlobStore } from '../../src/storage/postgres/blob-store.js';
+import { PostgresConnection } from '../../src/storage/postgres/connection.js';
 import { PostgresStore } from '../../src/storage/postgres/postgres-store.js';
 import { createDatabase, dropDatabase, onDatabase, postgresUnavailable } from '../helpers/postgres.js';
 import { runBlobConformance, type BlobStoreUnderTest } from './blob-conformance/index.js';
@@ -503,6 +505,35 @@ describe('PostgreSQL blob store: reclaim', { skip: unavailable }, () => {
       0,
     );
   });
+});
+
+test('a database out of reach: every blob operation answers 503 ServerBusy', async () => {
+  // Nothing listens on port 1: every connection is refused before anything is sent.
+  const connection = PostgresConnection.create('postgres://cerulean@127.0.0.1:1/cerulean');
+  const store = new PostgresBlobStore(connection, { chunkBytes: 5, contentGraceMs: graceMs });
+  const key = { container: 'c', name: 'b', snapshot: '' };
+  const content = { id: '1', sizeBytes: 1 };
+  const busy = (error: unknown) => error instanceof TableError && error.code === 'ServerBusy' && error.status === 503;
+  try {
+    await assert.rejects(store.writeContent(pieces('abc')), busy);
+    await assert.rejects(
+      store.createContainer(account, { name: 'c', etag: '"e"', lastModifiedMs: t0, state: '' }),
+      busy,
+    );
+    await assert.rejects(
+      store.listBlobs(account, 'c', { prefix: '', limit: 5, snapshots: true, uncommitted: true }),
+      busy,
+    );
+    await assert.rejects(
+      store.putBlob(account, blob('c', 'b', 1), { kind: 'replace', blocks: [put(content)] }, null),
+      busy,
+    );
+    await assert.rejects(store.stageBlock(account, 'c', 'b', put(content, 'QQ==')), busy);
+    await assert.rejects(store.readContent(account, key, '"e"', 0, 10), busy);
+    await assert.rejects(store.reclaimContent(t0, t0, 10), busy);
+  } finally {
+    await connection.close();
+  }
 });
 
 if (unavailable !== undefined) test('PostgreSQL blob store', { skip: unavailable }, () => undefined);

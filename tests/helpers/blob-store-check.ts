@@ -1,0 +1,90 @@
+// After a crash test: opens the server's blob store directly (the server stopped), lets
+// reclaimContent run as if hours had passed, and answers which content the store holds and which
+// content its records and staged blocks name, so a test can say nothing is orphaned and nothing
+// named is missing. On SQLite the content is files under <location>/blobs/ (src/storage/sqlite/
+// blob-content.ts); on PostgreSQL rows of blob_contents (docs/blob-storage-postgres.md).
+import { readdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { BlobStore } from '../../src/storage/blob-store.js';
+import { PostgresStore } from '../../src/storage/postgres/postgres-store.js';
+import { SqliteStore } from '../../src/storage/sqlite/sqlite-store.js';
+import { onDatabase } from './postgres.js';
+
+export type StoreAt = { readonly location: string } | { readonly database: string };
+
+export interface ContentCensus {
+  /** Content ids the store holds. */
+  readonly stored: ReadonlySet<string>;
+  /** Content ids a blob version's committed blocks or a staged block names. */
+  readonly referenced: ReadonlySet<string>;
+  /** What the reclaim passes removed, in total. */
+  readonly reclaimed: number;
+}
+
+const account = 'devstoreaccount1';
+/** Longer than any engine's content grace (an hour by default). */
+const passApartMs = 3 * 60 * 60_000;
+const reclaimPasses = 4;
+const entriesMax = 1_000_000;
+
+export async function contentCensus(at: StoreAt): Promise<ContentCensus> {
+  if ('location' in at) {
+    const tables = await SqliteStore.open({ location: at.location });
+    try {
+      const blobs = await tables.openBlobStore();
+      try {
+        const { referenced, reclaimed } = await reclaimAndList(blobs);
+        return { stored: await contentFiles(at.location), referenced, reclaimed };
+      } finally {
+        blobs.close();
+      }
+    } finally {
+      await tables.close();
+    }
+  }
+  const store = await PostgresStore.open({ url: at.database });
+  try {
+    const { referenced, reclaimed } = await reclaimAndList(store.openBlobStore());
+    const stored = await onDatabase(at.database, async (client) => {
+      const { rows } = await client.query<{ id: string }>('SELECT id::text AS id FROM cerulean.blob_contents');
+      return new Set(rows.map((row) => row.id));
+    });
+    return { stored, referenced, reclaimed };
+  } finally {
+    await store.close();
+  }
+}
+
+/**
+ * Reclaim passes a grace apart (the first marks, a later one removes), keeping staged blocks (the
+ * service keeps uncommitted blocks for days); then the content every container's blobs and
+ * uncommitted names refer to.
+ */
+async function reclaimAndList(blobs: BlobStore): Promise<{ referenced: Set<string>; reclaimed: number }> {
+  let reclaimed = 0;
+  const startMs = Date.now() + passApartMs;
+  for (let pass = 0; pass < reclaimPasses; pass++) {
+    reclaimed += await blobs.reclaimContent(startMs + pass * passApartMs, 0, entriesMax);
+  }
+  const referenced = new Set<string>();
+  for (const container of await blobs.listContainers(account, '', undefined, entriesMax)) {
+    const options = { prefix: '', limit: entriesMax, snapshots: true, uncommitted: true };
+    for (const listed of await blobs.listBlobs(account, container.name, options)) {
+      const key =
+        listed.kind === 'blob' ? listed.record : { container: container.name, name: listed.name, snapshot: '' };
+      const { committed, staged } = await blobs.getBlocks(account, key);
+      for (const block of [...committed, ...staged]) referenced.add(block.content.id);
+    }
+  }
+  return { referenced, reclaimed };
+}
+
+/** The content files under <location>/blobs/<2 hex digits>/, temporary ones included. */
+async function contentFiles(location: string): Promise<Set<string>> {
+  const root = join(location, 'blobs');
+  const files = new Set<string>();
+  for (const slice of await readdir(root)) {
+    for (const name of await readdir(join(root, slice))) files.add(name);
+  }
+  return files;
+}
