@@ -135,6 +135,7 @@ export const blobService: ServiceDefinition<BlobResource, BlobServices> = {
   unrouted,
   errorFormat: () => ({ kind: 'xml' }),
   sharedKey: blobQueueSharedKey,
+  noDefaultCacheControl: true,
   sas: {
     accountServiceLetter: 'b',
     resourceOf,

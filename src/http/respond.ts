@@ -33,6 +33,8 @@ export interface ResponseContext {
   readonly clientRequestId: string | undefined;
   /** How this request's errors are written (the service, and for tables the operation, decide). */
   errorFormat: ErrorFormat;
+  /** The Cache-Control of replies that name none; undefined: none (blob replies carry the blob's own). */
+  cacheControl: string | undefined;
 }
 
 /** The Table service's JSON errors at minimal metadata: the format before anything is known. */
@@ -61,6 +63,7 @@ export function responseContext(
         ? clientRequestId
         : undefined,
     errorFormat,
+    cacheControl: 'no-cache',
   };
 }
 
@@ -101,7 +104,7 @@ function wireForm(
   reply: Reply,
 ): { headers: Record<string, string | number>; body: string | Buffer | undefined } {
   const headers: Record<string, string | number> = {
-    'Cache-Control': 'no-cache',
+    ...(context.cacheControl === undefined ? {} : { 'Cache-Control': context.cacheControl }),
     'X-Content-Type-Options': 'nosniff',
     Server: 'Cerulean',
     'x-ms-request-id': context.requestId,

@@ -149,6 +149,7 @@ async function handle<R extends { readonly kind: string }, S>(
 ): Promise<void> {
   const startedMs = performance.now();
   const context = responseContext(request.headers, service.fallbackErrors);
+  if (service.definition.noDefaultCacheControl === true) context.cacheControl = undefined;
   // Cerulean's own paths start with `/_`, which no account name can: answered before account parsing.
   const explorer = servesExplorer(service.definition.name) ? options.explorer : undefined;
   if (explorer?.claims(splitRequestTarget(request.url ?? '/').rawPath)) {

@@ -121,6 +121,11 @@ export interface ServiceDefinition<R extends { readonly kind: string }, S> {
   /** Error bodies for this request; `resource` is undefined when the target did not parse. */
   errorFormat(query: URLSearchParams, headers: Headers, resource: R | undefined): ErrorFormat;
   readonly sharedKey: SharedKeyFlavour;
+  /**
+   * Replies without a Cache-Control of their own get none, instead of `no-cache`: the Blob
+   * service, whose Get Blob answers the blob's own Cache-Control, and only when it has one.
+   */
+  readonly noDefaultCacheControl?: boolean | undefined;
   readonly sas: SasFlavour<R, S>;
   /**
    * The access of a request that carries no credential at all (no Authorization header, no SAS):

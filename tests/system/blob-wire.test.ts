@@ -57,6 +57,11 @@ async function putBlobHeaders(send: Send): Promise<void> {
   assert.equal(head.headers['accept-ranges'], 'bytes');
   assert.ok(head.headers['x-ms-creation-time']);
   assert.equal(head.body.length, 0);
+  // No Cache-Control of the front door's own: a blob has one only when it was given one.
+  assert.equal(head.headers['cache-control'], undefined);
+  assert.equal((await send({ method: 'GET', target: `${c}/b` })).headers['cache-control'], undefined);
+  assert.equal((await put(send, `${c}/cached`, 'x', { 'x-ms-blob-cache-control': 'max-age=60' })).status, 201);
+  assert.equal((await send({ method: 'GET', target: `${c}/cached` })).headers['cache-control'], 'max-age=60');
 }
 
 async function checksumsVerified(send: Send): Promise<void> {
