@@ -117,8 +117,8 @@ if (unavailable === undefined) {
   runBlobConformance('PostgreSQL', onPostgres, {
     skip: {
       'a reader keeps reading its version while the blob is replaced, deleted and content reclaimed':
-        'content goes a grace after reclaim passes saw it unreferenced (blob-reclaim.ts), whoever reads it; ' +
-        'the case moves the clock past the grace mid-read. The reader within the grace: below',
+        'unreferenced content goes once reclaim passes a grace apart saw it neither referenced nor read ' +
+        '(blob-reclaim.ts); the case moves the clock graces on while its reader reads nothing. Readers: below',
     },
   });
 }
