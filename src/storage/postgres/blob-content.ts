@@ -45,6 +45,17 @@ const discardSql = `DELETE FROM ${s}.blob_contents WHERE id = $1 AND size_bytes 
 const readChunkSql = `SELECT substring(c.data FROM g FOR least($4, $3 + $5 - g)) AS data
   FROM ${s}.blob_chunks c, generate_series($3::integer, $3 + $5 - 1, $4) AS g
   WHERE c.content_id = $1 AND c.seq = $2 ORDER BY g`;
+/**
+ * readChunkSql, first starting the grace of the content again if a reclaim pass marked it and
+ * nothing references it any more (blob-reclaim.ts): a reader that goes on reading keeps it,
+ * however long it takes; content still referenced is left alone, however often it is read.
+ */
+const readChunkHoldingSql = `WITH held AS (
+    UPDATE ${s}.blob_reclaim_candidates k SET marked_ms = NULL
+    WHERE k.content_id = $1 AND k.marked_ms IS NOT NULL
+      AND NOT EXISTS (SELECT 1 FROM ${s}.blob_blocks b WHERE b.content_id = $1)
+      AND NOT EXISTS (SELECT 1 FROM ${s}.blob_staged t WHERE t.content_id = $1)
+  ) ${readChunkSql}`;
 /** Bytes per row read: hex text of 64 KiB, below V8's large objects (128 KiB). */
 const readPieceBytes = 32 * 1024;
 
@@ -135,7 +146,10 @@ export interface ContentSegment {
 export async function* readSegments(
   connection: PostgresConnection,
   segments: readonly ContentSegment[],
+  holding: boolean,
 ): AsyncGenerator<Buffer> {
+  // A read either way: holding content is idempotent, and harmless if its outcome is lost.
+  const text = holding ? readChunkHoldingSql : readChunkSql;
   for (const { contentId, chunkBytes, offsetBytes, lengthBytes } of segments) {
     const endByte = offsetBytes + lengthBytes;
     for (let at = offsetBytes; at < endByte;) {
@@ -143,9 +157,9 @@ export async function* readSegments(
       const within = at - seq * chunkBytes;
       const n = Math.min(endByte - at, chunkBytes - within);
       const values = [contentId, seq, within + 1, readPieceBytes, n];
-      const { rows } = await connection.query<{ data: Buffer }>('read', named(readChunkSql, values));
+      const { rows } = await connection.query<{ data: Buffer }>('read', named(text, values));
       const bytes = rows.reduce((sum, row) => sum + row.data.length, 0);
-      // Content stays for the grace after its last reference went (blob-reclaim.ts): longer than a read.
+      // Content stays for the grace after its last reference went or its last read (blob-reclaim.ts).
       assert.equal(bytes, n, `content ${contentId} lost chunk ${seq} under a reader`);
       yield* rows.map((row) => row.data);
       at += n;

@@ -5,8 +5,9 @@
 // first pass's `nowMs`; a pass at least the grace later removes it if nothing references it then.
 // A release clears the mark, so the grace always starts after the last reference went. A reader
 // resolves its blocks while the blob still references them (blob-store.ts readContent), so it
-// started before that release, and has the whole grace to finish: longer than any request
-// (limits.ts requestTimeoutMs is 2 minutes) and than reading several GiB at 1 MiB/s. A writer's
+// started before that release, and has the grace: longer than any request (limits.ts
+// requestTimeoutMs is 2 minutes); each chunk it reads clears the mark of content it still reads
+// and nothing references (blob-content.ts), so it keeps it as long as it reads on. A writer's
 // every chunk clears the mark too (blob-content.ts), so it loses its content only by pausing for
 // the grace; after its last chunk it has the grace to write the record naming the content.
 //

@@ -35,6 +35,8 @@ export interface PostgresBlobOptions {
   readonly chunkBytes: number;
   /** How long unreferenced content stays (blob-reclaim.ts contentGraceMsDefault). */
   readonly contentGraceMs: number;
+  /** Whether readers start the grace of content they read again (blob-content.ts); not on a standby. */
+  readonly readersHoldContent: boolean;
 }
 
 /** The blob version named by parameters $1 (account) to $4 (snapshot). */
@@ -242,7 +244,7 @@ export class PostgresBlobStore implements BlobStore {
     const { rows } = await this.connection.query<ReadRow>('read', named(readBlocksSql, values));
     if (rows[0] === undefined || rows[0].etag !== etag) return 'changed';
     const [from, to] = clampRange(start, end, Number(rows[0].size_bytes));
-    return readSegments(this.connection, segmentsOf(rows, from, to));
+    return readSegments(this.connection, segmentsOf(rows, from, to), this.options.readersHoldContent);
   }
 
   /** Whether the content is still kept (tests see what reclaimContent did). */

@@ -169,17 +169,10 @@ export async function deleteBlob(
   const locked = await lockVersion(client, account, key, 'UPDATE', ifEtag);
   if (typeof locked === 'string') return locked;
   const { containerId, version } = locked;
-  if (key.snapshot !== '') {
-    if (version === undefined) return 'blobNotFound';
-    await run(client, named(deleteVersionSql, [version.id]));
-    return 'ok';
-  }
-  let deleted = 0;
-  if (parts.base && version !== undefined) {
-    deleted += (await run(client, named(deleteVersionSql, [version.id]))).rowCount ?? 0;
-    await run(client, named(deleteStagedSql, [containerId, key.name]));
-  }
-  // Snapshots whose base blob is gone (deleted without them) are deleted like any.
-  if (parts.snapshots) deleted += (await run(client, named(deleteSnapshotsSql, [containerId, key.name]))).rowCount ?? 0;
-  return version === undefined && deleted === 0 ? 'blobNotFound' : 'ok';
+  // No version, no delete: snapshots of a base blob already gone are named one by one.
+  if (version === undefined) return 'blobNotFound';
+  if (key.snapshot !== '' || parts.base) await run(client, named(deleteVersionSql, [version.id]));
+  if (key.snapshot === '' && parts.base) await run(client, named(deleteStagedSql, [containerId, key.name]));
+  if (key.snapshot === '' && parts.snapshots) await run(client, named(deleteSnapshotsSql, [containerId, key.name]));
+  return 'ok';
 }

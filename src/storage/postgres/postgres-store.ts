@@ -80,6 +80,7 @@ export class PostgresStore implements Store {
     private readonly indexes: PropertyIndexes,
     stepExamineMax: number,
     private readonly onCommit: CommitObserver | undefined,
+    private readonly readOnly: boolean,
   ) {
     this.groups = new EntityGroups(connection);
     this.committer = new Committer(connection, this.groups);
@@ -102,7 +103,8 @@ export class PostgresStore implements Store {
         client.release(true);
         throw error;
       }
-      return new PostgresStore(connection, indexes, options.stepExamineMax ?? stepExamineMaxDefault, options.onCommit);
+      const stepExamineMax = options.stepExamineMax ?? stepExamineMaxDefault;
+      return new PostgresStore(connection, indexes, stepExamineMax, options.onCommit, options.readOnly === true);
     } catch (error) {
       await indexes.close();
       await connection.close();
@@ -218,10 +220,12 @@ export class PostgresStore implements Store {
    * The Blob service's store over this store's database and connection (docs/blob-storage-postgres.md);
    * it fails once this store is closed. Tests make the chunks small and the grace short.
    */
-  openBlobStore(options: Partial<PostgresBlobOptions> = {}): PostgresBlobStore {
+  openBlobStore(options: Partial<Omit<PostgresBlobOptions, 'readersHoldContent'>> = {}): PostgresBlobStore {
     return new PostgresBlobStore(this.connection, {
       chunkBytes: options.chunkBytes ?? chunkBytesDefault,
       contentGraceMs: options.contentGraceMs ?? contentGraceMsDefault,
+      // A standby cannot write: its readers have the grace alone.
+      readersHoldContent: !this.readOnly,
     });
   }
 
