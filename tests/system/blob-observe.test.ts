@@ -1,13 +1,15 @@
 // The Blob service under Cerulean's own observation: metrics count its operations under their
 // Storage Analytics names and the bytes of blob content uploaded and downloaded, fault rules pick
 // blob operations by name and container, and the throttle admits requests against a bucket per
-// blob (the service's 500 requests/s target for a single blob).
+// blob (the service's 500 requests/s target for a single blob), and /_insights finds small blocks
+// and large blobs downloaded whole again and again.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { blobSend, blobServiceClient, uniqueContainerName } from '../helpers/blob.js';
-import { sample, scrape } from '../helpers/metrics.js';
+import { repeatedReadsMin, smallBlocksMin } from '../../src/observe/blob-insights.js';
+import { insights, sample, scrape } from '../helpers/metrics.js';
 import { assertQueueError, childText, xmlOf } from '../helpers/queue.js';
 import { makeTempDir, removeDir, startServer, type RunningServer } from '../helpers/server.js';
 
@@ -135,5 +137,49 @@ describe('--throttle: a bucket per blob', () => {
     assert.equal((await putBlob(server, `${container}/cold`, Buffer.from('c'))).status, 201);
     const text = await scrape(server.port);
     assert.equal(sample(text, 'cerulean_throttled_requests_total', { scope: 'blob' }), 8 - passed.length);
+  });
+});
+
+describe('/_insights: blob traffic', () => {
+  let server: RunningServer;
+  before(async () => {
+    server = await startServer({ inMemory: true });
+  });
+  after(async () => {
+    await server?.stop();
+  });
+
+  test('small Put Block calls and a large blob read whole again and again are found; ranges and tools are not', async () => {
+    const container = uniqueContainerName('ins');
+    await createContainer(server, container);
+    for (let n = 0; n < smallBlocksMin; n++) {
+      const target = `${container}/small?comp=block&blockid=${encodeURIComponent(blockId(n))}`;
+      assert.equal((await blobSend(server, { method: 'PUT', target, body: Buffer.alloc(1024, n) })).status, 201);
+    }
+    const large = Buffer.alloc(1024 * 1024, 7);
+    for (const name of ['large', 'ranged', 'tooled']) {
+      assert.equal((await putBlob(server, `${container}/${name}`, large)).status, 201);
+    }
+    const read = async (name: string, headers: Record<string, string> = {}) => {
+      const answer = await blobSend(server, { method: 'GET', target: `${container}/${name}`, headers });
+      assert.ok(answer.status === 200 || answer.status === 206, answer.text);
+    };
+    for (let i = 0; i < repeatedReadsMin; i++) {
+      await read('large');
+      await read('ranged', { 'x-ms-range': 'bytes=0-1048575' });
+      await read('tooled', { 'User-Agent': 'cerulean-cli/1.0' });
+    }
+    const report = await insights(server.port);
+    const blobFindings = report.findings.filter((finding) => finding.container === container);
+    const small = blobFindings.filter((finding) => finding.kind === 'small-blocks');
+    assert.equal(small.length, 1, JSON.stringify(blobFindings));
+    assert.equal(small[0]!.evidence['smallPutBlocks'], smallBlocksMin);
+    const repeated = blobFindings.filter((finding) => finding.kind === 'repeated-whole-read');
+    assert.deepEqual(
+      repeated.map((finding) => [finding.blob, finding.evidence['reads'], finding.evidence['bytes']]),
+      [['large', repeatedReadsMin, large.length]],
+    );
+    assert.equal(report.counts['small-blocks'], 1);
+    assert.equal(report.counts['repeated-whole-read'], 1);
   });
 });
