@@ -1,8 +1,9 @@
 // Throttling emulation (`--throttle`): the service's scalability targets as token buckets, one per
-// account and one per partition (or per blob: the Blob service's target is per blob), refilled at the target rate and holding one second of it (the
-// burst). A request is admitted when both buckets hold its cost (at most one full bucket: a batch
-// larger than a bucket passes from a full one); its entities are then taken, so the buckets may go
-// into debt and refuse what follows until the rate has paid it back. Refused requests get what the
+// account and one per partition (or per blob: the Blob service's target is per blob), refilled at
+// the target rate and holding one second of it (the burst). A request is admitted when both
+// buckets hold its cost (at most one full bucket: a batch larger than a bucket passes from a full
+// one); its entities are then taken, so the buckets may go into debt and refuse what follows until
+// the rate has paid it back. Refused requests get what the
 // service answers: 503 ServerBusy, and are not executed.
 import { causedBy, TableError } from '../errors.js';
 import { partitionBucketsMax } from '../limits.js';

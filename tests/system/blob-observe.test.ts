@@ -44,14 +44,22 @@ describe('/_metrics: blob operations and bytes', () => {
       assert.equal((await blobSend(server, { method: 'PUT', target, body: Buffer.alloc(size, n) })).status, 201);
     }
     const list = `<?xml version="1.0" encoding="utf-8"?><BlockList><Latest>${blockId(1)}</Latest><Latest>${blockId(2)}</Latest></BlockList>`;
-    const committed = await blobSend(server, { method: 'PUT', target: `${container}/blocks?comp=blocklist`, body: list });
+    const committed = await blobSend(server, {
+      method: 'PUT',
+      target: `${container}/blocks?comp=blocklist`,
+      body: list,
+    });
     assert.equal(committed.status, 201, committed.text);
     // A whole read through the official SDK, a range read raw, and a Get Blob of a missing blob.
     const download = await blobServiceClient(server).getContainerClient(container).getBlobClient('whole').download();
     let downloaded = 0;
     for await (const chunk of download.readableStreamBody!) downloaded += (chunk as Buffer).length;
     assert.equal(downloaded, 3000);
-    const range = await blobSend(server, { method: 'GET', target: `${container}/blocks`, headers: { 'x-ms-range': 'bytes=0-99' } });
+    const range = await blobSend(server, {
+      method: 'GET',
+      target: `${container}/blocks`,
+      headers: { 'x-ms-range': 'bytes=0-99' },
+    });
     assert.equal(range.status, 206);
     assert.equal((await blobSend(server, { method: 'GET', target: `${container}/missing` })).status, 404);
 

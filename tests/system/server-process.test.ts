@@ -27,7 +27,10 @@ describe('the server process', () => {
       assert.equal(lines[1], "Run 'cerulean serve --help' for the options.");
     }
     const throttle = await runCli(['--throttle', 'fast']);
-    assert.match(throttle.stderr, /^cerulean: --throttle must be 'azure' or 'partition=N,account=M,blob=K', not 'fast'\n/);
+    assert.match(
+      throttle.stderr,
+      /^cerulean: --throttle must be 'azure' or 'partition=N,account=M,blob=K', not 'fast'\n/,
+    );
   });
 
   test('the help is made from the flag table: every flag with its variable and default', async () => {
