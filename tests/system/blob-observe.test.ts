@@ -9,6 +9,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { blobSend, blobServiceClient, uniqueContainerName } from '../helpers/blob.js';
 import { repeatedReadsMin, smallBlocksMin } from '../../src/observe/blob-insights.js';
+import { describeRun, runCli } from '../helpers/cli.js';
 import { insights, sample, scrape } from '../helpers/metrics.js';
 import { assertQueueError, childText, xmlOf } from '../helpers/queue.js';
 import { makeTempDir, removeDir, startServer, type RunningServer } from '../helpers/server.js';
@@ -189,5 +190,10 @@ describe('/_insights: blob traffic', () => {
     );
     assert.equal(report.counts['small-blocks'], 1);
     assert.equal(report.counts['repeated-whole-read'], 1);
+    const text = await scrape(server.port);
+    assert.equal(sample(text, 'cerulean_insights_findings', { kind: 'repeated-whole-read' }), 1);
+    const cli = await runCli(['insights', '-c', server.connectionString]);
+    assert.equal(cli.code, 0, describeRun(cli));
+    assert.match(cli.stdout, new RegExp(`^Container devstoreaccount1/${container}$`, 'm'));
   });
 });
