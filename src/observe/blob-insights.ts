@@ -1,6 +1,8 @@
 // Blob insights, read from the blob watch (blob-watch.ts) in the terms of the Blob storage
 // performance checklist (https://learn.microsoft.com/azure/storage/blobs/storage-performance-checklist):
-// content staged in many small blocks, and the same large blob downloaded whole again and again.
+// content staged in many small blocks, the same large blob downloaded whole again and again, and
+// requests refused again and again for a lease
+// (https://learn.microsoft.com/azure/storage/blobs/concurrency-manage).
 import { largeReadBytes, smallBlockBytes, type ContainerWatch } from './blob-watch.js';
 
 /** Small Put Block calls a container must see before its block sizes say anything. */
@@ -9,9 +11,11 @@ export const smallBlocksMin = 50;
 const smallBlocksShare = 0.5;
 /** Whole unconditional reads of one large blob that make a repeated download. */
 export const repeatedReadsMin = 10;
+/** Requests refused for a lease in one container that make contention rather than a one-off race. */
+export const leaseRefusalsMin = 20;
 
 export interface BlobFinding {
-  readonly kind: 'small-blocks' | 'repeated-whole-read';
+  readonly kind: 'small-blocks' | 'repeated-whole-read' | 'lease-conflicts';
   readonly account: string;
   readonly container: string;
   /** The blob of a repeated-whole-read finding. */
@@ -23,7 +27,7 @@ export interface BlobFinding {
 }
 
 export function blobFindings(containers: readonly ContainerWatch[]): BlobFinding[] {
-  return containers.flatMap((watch) => [...smallBlocks(watch), ...repeatedReads(watch)]);
+  return containers.flatMap((watch) => [...smallBlocks(watch), ...repeatedReads(watch), ...leaseConflicts(watch)]);
 }
 
 function smallBlocks(watch: ContainerWatch): BlobFinding[] {
@@ -66,4 +70,24 @@ function repeatedReads(watch: ContainerWatch): BlobFinding[] {
         'body), or read only the ranges you need (x-ms-range). Content many clients read belongs behind a CDN.',
       wastedEntities: 0,
     }));
+}
+
+function leaseConflicts(watch: ContainerWatch): BlobFinding[] {
+  const refusals = [...watch.leaseRefusals.values()].reduce((sum, count) => sum + count, 0);
+  if (refusals < leaseRefusalsMin) return [];
+  return [
+    {
+      kind: 'lease-conflicts',
+      account: watch.account,
+      container: watch.container,
+      summary: `${refusals} requests to blobs of container ${watch.container} were refused for a lease.`,
+      evidence: Object.fromEntries([['refusals', refusals], ...watch.leaseRefusals]),
+      pattern:
+        'Clients race for leases or write without the lease they hold. Send the lease ID with each write to a ' +
+        'leased blob (x-ms-lease-id); renew a lease well before it expires; poll Acquire Lease with backoff ' +
+        'rather than in a loop; where exclusive access is not needed, write with an ETag condition (If-Match) ' +
+        'instead of a lease.',
+      wastedEntities: 0,
+    },
+  ];
 }

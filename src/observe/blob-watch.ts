@@ -1,5 +1,6 @@
 // The blob side of the workload watch: per container, in bounded memory, the Put Block calls and
-// how many were small, and the blobs read whole, unconditionally, again and again. Blob insights
+// how many were small, the blobs read whole, unconditionally, again and again, and the requests a
+// lease refused. Blob insights
 // (blob-insights.ts) are read from it. Requests of Cerulean's own tools are left out, as for tables
 // (tool-traffic.ts): an export's reads are no application's access pattern.
 import type { IncomingHttpHeaders } from 'node:http';
@@ -28,6 +29,8 @@ export interface ContainerWatch {
   putBlocks: number;
   smallPutBlocks: number;
   putBlockBytes: number;
+  /** Blob requests refused for a lease (409 LeaseAlreadyPresent, 412 LeaseIdMissing, …), by error code. */
+  readonly leaseRefusals: Map<string, number>;
   /** Whole, unconditional reads (200, no Range, no If-None-Match / If-Modified-Since) of large blobs, by blob. */
   readonly wholeReads: TopCounter<BlobReadWatch>;
 }
@@ -61,6 +64,13 @@ export class BlobWatch {
     else if (facts.operation === 'GetBlob') this.getBlob(facts);
   }
 
+  /** A blob request refused with `code`: counted when it is a lease's refusal. */
+  refused(account: string, object: string, code: string): void {
+    if (!code.startsWith('Lease') || servingTool()) return;
+    const watch = this.container({ account, object });
+    if (watch !== undefined) watch.leaseRefusals.set(code, (watch.leaseRefusals.get(code) ?? 0) + 1);
+  }
+
   private putBlock(facts: BlobRequestFacts): void {
     const bytes = Number(facts.headers['content-length']);
     if (facts.status !== 201 || !Number.isSafeInteger(bytes)) return; // chunked: size unknown
@@ -81,7 +91,7 @@ export class BlobWatch {
     if (entry !== undefined) entry.value.bytes = facts.replyBytes;
   }
 
-  private container(facts: BlobRequestFacts): ContainerWatch | undefined {
+  private container(facts: Pick<BlobRequestFacts, 'account' | 'object'>): ContainerWatch | undefined {
     const container = facts.object.slice(0, facts.object.indexOf('/'));
     return this.containers.add(`${facts.account}\u0000${container}`, 1, () => ({
       account: facts.account,
@@ -89,6 +99,7 @@ export class BlobWatch {
       putBlocks: 0,
       smallPutBlocks: 0,
       putBlockBytes: 0,
+      leaseRefusals: new Map(),
       wholeReads: new TopCounter<BlobReadWatch>(partitionsWatchedMax),
     }))?.value;
   }

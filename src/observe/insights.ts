@@ -20,6 +20,7 @@ export const insightKinds = [
   'repeated-dequeue',
   'small-blocks',
   'repeated-whole-read',
+  'lease-conflicts',
 ] as const;
 
 export type InsightKind = (typeof insightKinds)[number];
@@ -31,7 +32,7 @@ export interface Finding {
   readonly table?: string;
   /** The queue of a queue finding (poison-backlog, repeated-dequeue); absent from a table finding. */
   readonly queue?: string;
-  /** The container of a blob finding (small-blocks, repeated-whole-read), and the blob of a repeated read. */
+  /** The container of a blob finding (small-blocks, repeated-whole-read, lease-conflicts); a repeated read's blob. */
   readonly container?: string;
   readonly blob?: string;
   /** One line, with the numbers. */

@@ -11,6 +11,7 @@ import { InjectedFault, type RequestHooks, type RunTarget } from '../http/hooks.
 import type { Logger } from '../http/log.js';
 import type { Reply } from '../http/respond.js';
 import type { OperationName } from '../http/service-definition.js';
+import { TableError } from '../errors.js';
 import { QueryService } from '../table/service/query.js';
 import type { CommitStats, Store } from '../storage/store.js';
 import type { ObserveConfig } from './config.js';
@@ -162,7 +163,13 @@ export class Observation {
     if (object === undefined) return execute;
     return async () => {
       this.throttle?.admitBlob(target!.account, object);
-      let reply = await execute();
+      let reply: Reply;
+      try {
+        reply = await execute();
+      } catch (error) {
+        if (error instanceof TableError) this.blobs?.refused(target!.account, object, error.code);
+        throw error;
+      }
       if (this.metrics !== undefined && operation === 'GetBlob') {
         reply = countedReply(reply, (bytes) => this.metrics!.blobBytesMoved('downloaded', operation, bytes));
       }

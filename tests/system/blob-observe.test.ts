@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { blobSend, blobServiceClient, uniqueContainerName } from '../helpers/blob.js';
-import { repeatedReadsMin, smallBlocksMin } from '../../src/observe/blob-insights.js';
+import { leaseRefusalsMin, repeatedReadsMin, smallBlocksMin } from '../../src/observe/blob-insights.js';
 import { describeRun, runCli } from '../helpers/cli.js';
 import { insights, sample, scrape } from '../helpers/metrics.js';
 import { assertQueueError, childText, xmlOf } from '../helpers/queue.js';
@@ -158,7 +158,7 @@ describe('/_insights: blob traffic', () => {
     await server?.stop();
   });
 
-  test('small Put Block calls and a large blob read whole again and again are found; ranges and tools are not', async () => {
+  test('small blocks, a large blob read whole again and again, lease refusals; not ranges, not tools', async () => {
     const container = uniqueContainerName('ins');
     await createContainer(server, container);
     for (let n = 0; n < smallBlocksMin; n++) {
@@ -178,6 +178,15 @@ describe('/_insights: blob traffic', () => {
       await read('ranged', { 'x-ms-range': 'bytes=0-1048575' });
       await read('tooled', { 'User-Agent': 'cerulean-cli/1.0' });
     }
+    // A blob leased forever, written again and again without the lease: 412 LeaseIdMissing each time.
+    const lease = { 'x-ms-lease-action': 'acquire', 'x-ms-lease-duration': '-1' };
+    assert.equal(
+      (await blobSend(server, { method: 'PUT', target: `${container}/large?comp=lease`, headers: lease })).status,
+      201,
+    );
+    for (let i = 0; i < leaseRefusalsMin; i++) {
+      assertQueueError(await putBlob(server, `${container}/large`, Buffer.from('x')), 412, 'LeaseIdMissing');
+    }
     const report = await insights(server.port);
     const blobFindings = report.findings.filter((finding) => finding.container === container);
     const small = blobFindings.filter((finding) => finding.kind === 'small-blocks');
@@ -187,6 +196,11 @@ describe('/_insights: blob traffic', () => {
     assert.deepEqual(
       repeated.map((finding) => [finding.blob, finding.evidence['reads'], finding.evidence['bytes']]),
       [['large', repeatedReadsMin, large.length]],
+    );
+    const leases = blobFindings.filter((finding) => finding.kind === 'lease-conflicts');
+    assert.deepEqual(
+      leases.map((finding) => finding.evidence),
+      [{ refusals: leaseRefusalsMin, LeaseIdMissing: leaseRefusalsMin }],
     );
     assert.equal(report.counts['small-blocks'], 1);
     assert.equal(report.counts['repeated-whole-read'], 1);
