@@ -55,7 +55,7 @@ function features({ observe, explorer }: BannerFacts['features']): string {
     observe.throttle === undefined
       ? 'throttling off'
       : `throttling on (${observe.throttle.partitionPerSecond}/s per partition, ` +
-        `${observe.throttle.accountPerSecond}/s per account)`;
+        `${observe.throttle.blobPerSecond}/s per blob, ${observe.throttle.accountPerSecond}/s per account)`;
   return [
     observe.metrics ? 'metrics on (/_metrics, /_insights)' : 'metrics off',
     throttle,

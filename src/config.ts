@@ -150,7 +150,9 @@ export const serverFlags: readonly ServerFlag[] = [
     name: 'throttle',
     value: '<rates>',
     env: 'CERULEAN_THROTTLE',
-    help: "'azure' (2000 entities/s per partition, 20000 per account) or 'partition=N,account=M': 503 past them",
+    help:
+      "'azure' (2000 entities/s per partition, 500 requests/s per blob, 20000 per account) or " +
+      "'partition=N,account=M,blob=K': 503 past them",
   },
   {
     name: 'faults',

@@ -149,4 +149,5 @@ export const blobService: ServiceDefinition<BlobResource, BlobServices> = {
   anonymousAccess,
   corsRules: async (services, account) => (await services.properties.get(account)).cors,
   faultScope: (resource) => (resource.kind === 'service' ? undefined : resource.container),
+  objectScope: (resource) => (resource.kind === 'blob' ? `${resource.container}/${resource.blob}` : undefined),
 };

@@ -277,13 +277,19 @@ async function dispatch<R extends { readonly kind: string }, S>(
     headers,
     rawHeaders: request.rawHeaders,
     body: matched.streamsBody === true ? emptyBody : await readBody(request, bodyBytesMax),
-    bodyStream: matched.streamsBody === true ? bodyChunks(request) : undefined,
+    bodyStream: matched.streamsBody === true ? watchedBody(options.hooks, matched.operation, request) : undefined,
     logInfo: (line) => options.log.info(line),
   };
   const overrides = matched.sasResponseHeaders === true ? access.responseHeaders : undefined;
   const execute = async (): Promise<Reply> => withResponseHeaders(await matched.handler(call, resource), overrides);
   if (options.hooks === undefined) return execute();
-  return options.hooks.run(matched.operation, () => definition.faultScope(resource, call), execute, headers);
+  const runTarget = { account: account.name, object: definition.objectScope?.(resource) };
+  return options.hooks.run(matched.operation, () => definition.faultScope(resource, call), execute, headers, runTarget);
+}
+
+function watchedBody(hooks: RequestHooks | undefined, operation: OperationName, request: IncomingMessage) {
+  const chunks = bodyChunks(request);
+  return hooks?.watchBody === undefined ? chunks : hooks.watchBody(operation, chunks);
 }
 
 const emptyBody = Buffer.alloc(0);

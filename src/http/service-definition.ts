@@ -137,6 +137,8 @@ export interface ServiceDefinition<R extends { readonly kind: string }, S> {
   corsRules(services: S, account: string): Promise<readonly CorsRule[]>;
   /** The table or queue fault rules match a request by; may read the body ($batch). */
   faultScope(resource: R, call: ServiceCall<S>): string | undefined;
+  /** The one object a per-object rate target applies to (a blob), for the throttle and the blob watch. */
+  objectScope?(resource: R): string | undefined;
 }
 
 /** Every operation name a set of services can count, for fault rules and metrics. */

@@ -1,6 +1,8 @@
 // Design insights: the workload watch read in the terms of the Azure Table design guides
 // ("Design for querying", "Table design patterns", scalability targets). Each finding names the
 // anti-pattern, shows its evidence and the pattern that fixes it.
+import { blobFindings } from './blob-insights.js';
+import type { ContainerWatch } from './blob-watch.js';
 import type { QueueDepths } from './queue-metrics.js';
 import { queueFindings } from './queue-insights.js';
 import { largeEntityBytes, wideEntityProperties, type TableWatch, type Workload } from './workload.js';
@@ -16,6 +18,9 @@ export const insightKinds = [
   'wide-entity',
   'poison-backlog',
   'repeated-dequeue',
+  'small-blocks',
+  'repeated-whole-read',
+  'lease-conflicts',
 ] as const;
 
 export type InsightKind = (typeof insightKinds)[number];
@@ -27,6 +32,9 @@ export interface Finding {
   readonly table?: string;
   /** The queue of a queue finding (poison-backlog, repeated-dequeue); absent from a table finding. */
   readonly queue?: string;
+  /** The container of a blob finding (small-blocks, repeated-whole-read, lease-conflicts); a repeated read's blob. */
+  readonly container?: string;
+  readonly blob?: string;
   /** One line, with the numbers. */
   readonly summary: string;
   readonly evidence: Readonly<Record<string, string | number>>;
@@ -66,8 +74,16 @@ export interface InsightOptions {
   readonly splitEntitiesPerSecond: number;
 }
 
-/** `queues`: the deepest queues, for the queue findings (none when absent). */
-export function insights(workload: Workload, options: InsightOptions, queues?: QueueDepths): InsightsReport {
+/**
+ * `queues`: the deepest queues, for the queue findings (none when absent); `containers`: the blob
+ * watch's containers, for the blob findings.
+ */
+export function insights(
+  workload: Workload,
+  options: InsightOptions,
+  queues?: QueueDepths,
+  containers: readonly ContainerWatch[] = [],
+): InsightsReport {
   const findings: Finding[] = workload
     .watched()
     .flatMap((watch) => [
@@ -79,6 +95,7 @@ export function insights(workload: Workload, options: InsightOptions, queues?: Q
       ...entityExtremes(watch),
     ]);
   if (queues !== undefined) findings.push(...queueFindings(queues.depths, queues.nowMs));
+  findings.push(...blobFindings(containers));
   findings.sort((a, b) => b.wastedEntities - a.wastedEntities); // stable: ties keep their order
   const counts = Object.fromEntries(insightKinds.map((kind) => [kind, 0])) as Record<InsightKind, number>;
   for (const finding of findings) counts[finding.kind]++;

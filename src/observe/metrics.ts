@@ -65,6 +65,7 @@ export class Metrics {
   private readonly commitSeconds: Histogram;
   private readonly commitGroupWrites: Histogram;
   private readonly faults: Counter<'kind' | 'operation'>;
+  private readonly blobBytes: BlobByteSeries;
 
   constructor(sources: ScrapeSources) {
     const registers = [this.registry];
@@ -112,6 +113,7 @@ export class Metrics {
       labelNames: ['kind', 'operation'],
       registers,
     });
+    this.blobBytes = new BlobByteSeries(registers);
     registerStoreGauges(sources, registers);
     registerReplicationGauges(sources, registers);
     if (sources.partitions !== undefined) partitionGauge(sources.partitions, registers);
@@ -141,9 +143,42 @@ export class Metrics {
     this.faults.inc({ kind, operation });
   }
 
+  /** Bytes of blob content received (a streamed request body, as read) or sent (a Get Blob reply). */
+  blobBytesMoved(direction: 'uploaded' | 'downloaded', operation: OperationName, bytes: number): void {
+    if (bytes > 0) this.blobBytes.add(direction, operation, bytes);
+  }
+
   /** The exposition text and its content type. */
   async scrape(): Promise<{ contentType: string; text: string }> {
     return { contentType: this.registry.contentType, text: await this.registry.metrics() };
+  }
+}
+
+/** Blob traffic in bytes, two counters by operation (children cached: no label hashing per request). */
+class BlobByteSeries {
+  private readonly counters: Record<'uploaded' | 'downloaded', Counter<'operation'>>;
+  private readonly children = new Map<string, { inc(value: number): void }>();
+
+  constructor(registers: Registry[]) {
+    const counter = (direction: string, help: string): Counter<'operation'> =>
+      new Counter({ name: `${prefix}blob_${direction}_bytes_total`, help, labelNames: ['operation'], registers });
+    this.counters = {
+      uploaded: counter(
+        'uploaded',
+        'Bytes of streamed blob request bodies (Put Blob, Put Block, Append Block, Put Block List) read, by operation.',
+      ),
+      downloaded: counter('downloaded', 'Bytes of blob content sent in Get Blob replies, by operation.'),
+    };
+  }
+
+  add(direction: 'uploaded' | 'downloaded', operation: OperationName, bytes: number): void {
+    const key = `${direction} ${operation}`;
+    let child = this.children.get(key);
+    if (child === undefined) {
+      child = this.counters[direction].labels({ operation });
+      this.children.set(key, child);
+    }
+    child.inc(bytes);
   }
 }
 

@@ -7,13 +7,16 @@ import type { IncomingMessage } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Account } from '../http/accounts.js';
 import type { RequestTarget } from '../http/account-target.js';
-import { InjectedFault, type RequestHooks } from '../http/hooks.js';
+import { InjectedFault, type RequestHooks, type RunTarget } from '../http/hooks.js';
 import type { Logger } from '../http/log.js';
 import type { Reply } from '../http/respond.js';
 import type { OperationName } from '../http/service-definition.js';
+import { TableError } from '../errors.js';
 import { QueryService } from '../table/service/query.js';
 import type { CommitStats, Store } from '../storage/store.js';
 import type { ObserveConfig } from './config.js';
+import { countedChunks, countedReply } from './blob-traffic.js';
+import { BlobWatch } from './blob-watch.js';
 import { answerAdmin } from './admin.js';
 import { FaultPlan, parseFaultDocument } from './faults.js';
 import { insights, type InsightsReport } from './insights.js';
@@ -25,6 +28,7 @@ import { runAsToolWhen } from './tool-traffic.js';
 import { ThrottledQueueStore } from './throttled-queue-store.js';
 import type { QueueStore } from '../storage/queue-store.js';
 import type { Clock } from '../domain/clock.js';
+import type { IncomingHttpHeaders } from 'node:http';
 import type { QueueDepths } from './queue-metrics.js';
 import { Workload } from './workload.js';
 
@@ -36,6 +40,8 @@ const insightQueuesMax = 100;
 export class Observation {
   readonly metrics: Metrics | undefined;
   readonly workload: Workload | undefined;
+  /** The blob side of the workload watch: on with it. */
+  readonly blobs: BlobWatch | undefined;
   readonly throttle: Throttle | undefined;
   readonly faults: FaultPlan;
   private engine: Store | undefined;
@@ -57,6 +63,7 @@ export class Observation {
       config.faultsFile === undefined ? undefined : readFaultsFile(config.faultsFile, operations),
     );
     this.workload = config.metrics ? new Workload() : undefined;
+    this.blobs = config.metrics ? new BlobWatch() : undefined;
     this.metrics = config.metrics
       ? new Metrics({
           diskUsage: async () => this.engine?.sizeOnDisk?.(),
@@ -96,7 +103,8 @@ export class Observation {
     const partitionPerSecond = this.throttle?.rates.partitionPerSecond ?? azureTargets.partitionPerSecond;
     // The store unreachable: the table findings still answer.
     const queues = await this.queueDepths(insightQueuesMax).catch(() => undefined);
-    return insights(this.workload, { splitEntitiesPerSecond: partitionPerSecond / 2 }, queues);
+    const containers = this.blobs?.watched() ?? [];
+    return insights(this.workload, { splitEntitiesPerSecond: partitionPerSecond / 2 }, queues, containers);
   }
 
   hooks(accounts: ReadonlyMap<string, Account>): RequestHooks {
@@ -108,7 +116,10 @@ export class Observation {
           metrics: this.metrics && (() => this.metrics!.scrape()),
           insights: this.workload && {
             report: async () => (await this.insights())!,
-            reset: () => this.workload!.reset(),
+            reset: () => {
+              this.workload!.reset();
+              this.blobs?.reset();
+            },
           },
           faults: {
             describe: () => this.faults.describe(),
@@ -123,9 +134,55 @@ export class Observation {
           },
         }),
       // Without fault rules nothing stands between the request and its operation.
-      run: (operation, table, execute, headers) =>
-        runAsToolWhen(headers, () => (this.faults.empty ? execute() : this.run(operation, table, execute))),
+      run: (operation, table, execute, headers, target) => {
+        const blobExecute = this.blobExecute(operation, execute, headers, target);
+        return runAsToolWhen(headers, () =>
+          this.faults.empty ? blobExecute() : this.run(operation, table, blobExecute),
+        );
+      },
       answered: (operation, status, durationMs) => this.metrics?.request(operation, status, durationMs),
+      watchBody: (operation, chunks) =>
+        this.metrics === undefined
+          ? chunks
+          : countedChunks(chunks, (bytes) => this.metrics!.blobBytesMoved('uploaded', operation, bytes)),
+    };
+  }
+
+  /**
+   * A blob request's operation as observation sees it: admitted by the throttle against its blob's
+   * target (after any fault: a fault's request is not executed), its download counted and its
+   * answer told to the blob watch. Other requests' `execute` as it is.
+   */
+  private blobExecute(
+    operation: OperationName,
+    execute: () => Promise<Reply>,
+    headers: IncomingHttpHeaders,
+    target: RunTarget | undefined,
+  ): () => Promise<Reply> {
+    const object = target?.object;
+    if (object === undefined) return execute;
+    return async () => {
+      this.throttle?.admitBlob(target!.account, object);
+      let reply: Reply;
+      try {
+        reply = await execute();
+      } catch (error) {
+        if (error instanceof TableError) this.blobs?.refused(target!.account, object, error.code);
+        throw error;
+      }
+      if (this.metrics !== undefined && operation === 'GetBlob') {
+        reply = countedReply(reply, (bytes) => this.metrics!.blobBytesMoved('downloaded', operation, bytes));
+      }
+      const length = reply.headers?.['Content-Length'];
+      this.blobs?.answered({
+        operation,
+        account: target!.account,
+        object,
+        headers,
+        status: reply.status,
+        replyBytes: length === undefined ? undefined : Number(length),
+      });
+      return reply;
     };
   }
 

@@ -35,6 +35,9 @@ export interface Finding {
   kind: string;
   account: string;
   table: string;
+  /** A blob finding's container, and the blob of a repeated read. */
+  container?: string;
+  blob?: string;
   summary: string;
   evidence: Record<string, string | number>;
   pattern: string;

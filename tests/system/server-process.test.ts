@@ -27,7 +27,10 @@ describe('the server process', () => {
       assert.equal(lines[1], "Run 'cerulean serve --help' for the options.");
     }
     const throttle = await runCli(['--throttle', 'fast']);
-    assert.match(throttle.stderr, /^cerulean: --throttle must be 'azure' or 'partition=N,account=M', not 'fast'\n/);
+    assert.match(
+      throttle.stderr,
+      /^cerulean: --throttle must be 'azure' or 'partition=N,account=M,blob=K', not 'fast'\n/,
+    );
   });
 
   test('the help is made from the flag table: every flag with its variable and default', async () => {
@@ -88,7 +91,10 @@ describe('the server process', () => {
       // The helper returns at the connection string; the rest of the banner follows it.
       while (!server.output().stdout.includes('\nData: ')) await new Promise((resolve) => setTimeout(resolve, 20));
       const { stdout } = server.output();
-      assert.match(stdout, /^Features: metrics off, throttling on \(2000\/s per partition, 20000\/s per account\), /m);
+      assert.match(
+        stdout,
+        /^Features: metrics off, throttling on \(2000\/s per partition, 500\/s per blob, 20000\/s per account\), /m,
+      );
       assert.match(
         stdout,
         new RegExp(`fault rules from ${faults.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}, explorer on$`, 'm'),

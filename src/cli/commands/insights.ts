@@ -59,9 +59,9 @@ function formatInsights(report: InsightsReport): string {
   return `${lines.join('\n')}\n`;
 }
 
-/** "Table account/name" or, for queue findings, "Queue account/name". */
+/** "Table account/name" or, for queue findings, "Queue account/name", for blob findings "Container account/name". */
 function headingOf(finding: Finding): string {
-  return finding.queue === undefined
-    ? `Table ${finding.account}/${finding.table}`
-    : `Queue ${finding.account}/${finding.queue}`;
+  if (finding.queue !== undefined) return `Queue ${finding.account}/${finding.queue}`;
+  if (finding.container !== undefined) return `Container ${finding.account}/${finding.container}`;
+  return `Table ${finding.account}/${finding.table}`;
 }
