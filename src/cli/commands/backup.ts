@@ -1,13 +1,20 @@
 // cerulean backup <file>: a consistent snapshot of a (running) server's data, taken by the storage
-// engine itself while the server keeps serving.
+// engine itself while the server keeps serving; or, with -c, an account backup of containers and
+// blobs through the public Blob API of any endpoint (src/cli/blob-backup.ts).
 import path from 'node:path';
 import type { Command } from 'commander';
 import { type DataSource, UseEngineToolsError, backupData } from '../../storage/backup.js';
+import { backupBlobs, type BlobTotals } from '../blob-backup.js';
+import { resolveBlobEndpoint } from '../blob-endpoint.js';
+import { blobError } from '../blob-errors.js';
 import { type CliCommand, CliError, formatCount, locationOf, locationOption } from '../command.js';
+import { blobConnectionOption, collect } from './blob-options.js';
 
 interface BackupOptions {
   location?: string;
   database?: string;
+  connectionString?: string;
+  container: string[];
 }
 
 export const backupCommand: CliCommand = {
@@ -15,16 +22,36 @@ export const backupCommand: CliCommand = {
   register(program: Command) {
     program
       .command('backup')
-      .description("snapshot a server's data directory into one file, while the server runs (SQLite online backup)")
-      .argument('<file>', 'the backup file to write (replaced if it exists)')
+      .description(
+        "snapshot a server's data directory into one file, while the server runs (SQLite online backup); " +
+          "or, with -c, an account's containers and blobs",
+      )
+      .argument('<file>', 'the backup file to write (a snapshot replaces it; an account backup refuses to)')
       .addOption(locationOption('the data directory to back up'))
       .option('--database <url>', 'a database URL instead (postgres://…: use pg_dump)')
-      .addHelpText('after', '\nExample:\n  cerulean backup nightly.sqlite --location ./data\n')
+      .addOption(blobConnectionOption('back up the containers and blobs of this account through its Blob API'))
+      .option('--container <name>', 'with -c: a container to back up (repeat for more; default all)', collect, [])
+      .addHelpText(
+        'after',
+        '\nExamples:\n  cerulean backup nightly.sqlite --location ./data\n' +
+          '  cerulean backup blobs.backup -c UseDevelopmentStorage=true\n',
+      )
       .action((file: string, options: BackupOptions) => backup(file, options));
   },
 };
 
 async function backup(file: string, options: BackupOptions): Promise<void> {
+  if (accountMode(options)) {
+    const endpoint = resolveBlobEndpoint(options.connectionString);
+    let totals: BlobTotals;
+    try {
+      totals = await backupBlobs(endpoint, file, options.container);
+    } catch (error) {
+      throw blobError(error, endpoint.label);
+    }
+    process.stderr.write(`backup: ${describeTotals(totals)} written to ${file}\n`);
+    return;
+  }
   const source = dataSourceOf(options);
   try {
     const summary = await backupData(source, file);
@@ -34,6 +61,22 @@ async function backup(file: string, options: BackupOptions): Promise<void> {
   } catch (error) {
     throw engineError(error);
   }
+}
+
+/** -c (or --container) asks for an account backup; it excludes --location and --database. */
+export function accountMode(options: { connectionString?: string; container?: string[]; location?: string }): boolean {
+  const account = options.connectionString !== undefined || (options.container?.length ?? 0) > 0;
+  const engine = options.location !== undefined || ('database' in options && options.database !== undefined);
+  if (account && engine) throw new CliError('-c and --container exclude --location and --database', 2);
+  return account;
+}
+
+export function describeTotals(totals: BlobTotals): string {
+  const skipped = totals.skipped > 0 ? ` (${formatCount(totals.skipped)} page blobs skipped)` : '';
+  return (
+    `${formatCount(totals.containers)} containers, ${formatCount(totals.blobs)} blobs, ` +
+    `${formatCount(totals.bytes)} bytes${skipped}`
+  );
 }
 
 export function dataSourceOf(options: { location?: string; database?: string }): DataSource {

@@ -1,12 +1,20 @@
-// cerulean restore <file> --location DIR: a backup back into an empty data directory.
+// cerulean restore <file>: a data-directory snapshot back into an empty data directory, or an
+// account backup (cerulean backup -c) back into an account through its Blob API.
 import type { Command } from 'commander';
 import { restoreData } from '../../storage/backup.js';
-import { type CliCommand, formatCount, locationOption } from '../command.js';
-import { dataSourceOf, engineError } from './backup.js';
+import { isAccountBackup } from '../account-backup.js';
+import { restoreBlobs } from '../blob-backup.js';
+import { resolveBlobEndpoint } from '../blob-endpoint.js';
+import { blobError } from '../blob-errors.js';
+import { type CliCommand, CliError, formatCount, locationOption } from '../command.js';
+import { accountMode, dataSourceOf, describeTotals, engineError } from './backup.js';
+import { blobConnectionOption } from './blob-options.js';
 
 interface RestoreOptions {
   location?: string;
   database?: string;
+  connectionString?: string;
+  replace?: boolean;
 }
 
 export const restoreCommand: CliCommand = {
@@ -14,19 +22,28 @@ export const restoreCommand: CliCommand = {
   register(program: Command) {
     program
       .command('restore')
-      .description('put a backup into an empty data directory; then start the server on it')
+      .description('put a backup into an empty data directory (then start the server on it), or into an account')
       .argument('<file>', 'a file written by cerulean backup')
       .addOption(locationOption('the data directory to create; must be empty or absent'))
       .option('--database <url>', 'a database URL instead (postgres://…: use pg_restore)')
+      .addOption(blobConnectionOption('for an account backup: the account to restore into (default the local server)'))
+      .option('--replace', 'account backup: write into containers that exist, replacing blobs of the same names')
       .addHelpText(
         'after',
-        '\nExample:\n  cerulean restore nightly.sqlite --location ./restored && cerulean --location ./restored\n',
+        '\nExamples:\n  cerulean restore nightly.sqlite --location ./restored && cerulean --location ./restored\n' +
+          '  cerulean restore blobs.backup -c UseDevelopmentStorage=true\n',
       )
       .action((file: string, options: RestoreOptions) => restore(file, options));
   },
 };
 
-function restore(file: string, options: RestoreOptions): void {
+async function restore(file: string, options: RestoreOptions): Promise<void> {
+  const account = await isAccountBackup(file).catch((error: Error) => {
+    throw new CliError(`cannot read ${file}: ${error.message}`);
+  });
+  if (account) return restoreAccount(file, options);
+  if (accountMode({ ...options, location: undefined }) || options.replace)
+    throw new CliError(`${file} is a data-directory snapshot: restore it with --location or --database`, 2);
   const target = dataSourceOf(options);
   try {
     const { tables } = restoreData(file, target);
@@ -35,5 +52,17 @@ function restore(file: string, options: RestoreOptions): void {
     );
   } catch (error) {
     throw engineError(error);
+  }
+}
+
+async function restoreAccount(file: string, options: RestoreOptions): Promise<void> {
+  if (options.location !== undefined || options.database !== undefined)
+    throw new CliError(`${file} is an account backup: restore it with -c, not --location or --database`, 2);
+  const endpoint = resolveBlobEndpoint(options.connectionString);
+  try {
+    const totals = await restoreBlobs(endpoint, file, { replace: options.replace === true });
+    process.stderr.write(`restore: ${describeTotals(totals)} restored into ${endpoint.label}\n`);
+  } catch (error) {
+    throw blobError(error, endpoint.label);
   }
 }
