@@ -2,7 +2,14 @@
 // storage (large entities, index lists). The caller passes a ContainerClient of @azure/storage-blob
 // (an optional peer dependency: only these options need it; it is imported for types only).
 import type { ContainerClient } from '@azure/storage-blob';
-import { ConcurrencyConflictError, backoffMs, defaultRetryPolicy, statusOf, withRetry, type RetryPolicy } from './retry.js';
+import {
+  ConcurrencyConflictError,
+  backoffMs,
+  defaultRetryPolicy,
+  statusOf,
+  withRetry,
+  type RetryPolicy,
+} from './retry.js';
 import { setTimeout as delay } from 'node:timers/promises';
 
 export interface BlobVersion {
@@ -35,7 +42,8 @@ export type BlobChange = Buffer | null | undefined;
 
 /**
  * Optimistic read-modify-write of one blob: reads it (absent: undefined), lets `change` compute its
- * next content (it may read other state: that read comes after the blob's), and writes it under If-Match on the ETag read (If-None-Match: * when it was
+ * next content (it may read other state: that read comes after the blob's), and writes it under If-Match on the ETag
+ * read (If-None-Match: * when it was
  * absent), so a concurrent writer's change is never overwritten: the loser re-reads and re-applies
  * its change. `change` may run more than once: keep it free of side effects. At most `maxAttempts`
  * rounds, then ConcurrencyConflictError.

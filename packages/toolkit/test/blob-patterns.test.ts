@@ -23,7 +23,9 @@ import { uniqueTableName, type TestServer } from './servers.js';
 const servers = serversForFile();
 
 async function newContainer(server: TestServer): Promise<ContainerClient> {
-  const service = BlobServiceClient.fromConnectionString(server.blobConnectionString, { retryOptions: { maxTries: 1 } });
+  const service = BlobServiceClient.fromConnectionString(server.blobConnectionString, {
+    retryOptions: { maxTries: 1 },
+  });
   const container = service.getContainerClient(uniqueTableName('c').toLowerCase());
   await container.create();
   return container;

@@ -1,6 +1,7 @@
 // cerulean backup <file>: a consistent snapshot of a (running) server's data, taken by the storage
 // engine itself while the server keeps serving; or, with -c, an account backup of containers and
 // blobs through the public Blob API of any endpoint (src/cli/blob-backup.ts).
+import { existsSync } from 'node:fs';
 import path from 'node:path';
 import type { Command } from 'commander';
 import { type DataSource, UseEngineToolsError, backupData } from '../../storage/backup.js';
@@ -60,6 +61,13 @@ async function backup(file: string, options: BackupOptions): Promise<void> {
     );
   } catch (error) {
     throw engineError(error);
+  }
+  // The SQLite engine keeps blob content in files beside its database, which the snapshot does not copy.
+  if ('location' in source && existsSync(path.join(source.location, 'blobs'))) {
+    process.stderr.write(
+      'backup: blob content (the blobs/ folder of the data directory) is not in the snapshot; ' +
+        'back containers and blobs up with: cerulean backup FILE -c CONNECTION\n',
+    );
   }
 }
 

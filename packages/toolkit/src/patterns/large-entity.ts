@@ -8,6 +8,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import type { TableClient } from '@azure/data-tables';
 import type { ContainerClient } from '@azure/storage-blob';
+import { readBlob } from '../blob.js';
 import { codecs, joinComponents, prefixRange } from '../keys.js';
 import { limits } from '../limits.js';
 import { keys } from '../filter.js';
@@ -110,7 +111,12 @@ export class LargeObjectStore {
         }
       }, this.retry);
     } else {
-      info = { version, size: data.byteLength, sha256, chunks: Math.max(1, Math.ceil(data.byteLength / bytesPerChunk)) };
+      info = {
+        version,
+        size: data.byteLength,
+        sha256,
+        chunks: Math.max(1, Math.ceil(data.byteLength / bytesPerChunk)),
+      };
       await this.writeChunks(partitionKey, name, data, info);
     }
     await this.writeHead(partitionKey, name, info);
@@ -194,14 +200,7 @@ export class LargeObjectStore {
   /** The blob's bytes, checked; undefined when there is no such blob. */
   private async getBlob(info: LargeObjectInfo): Promise<Uint8Array | undefined> {
     if (!this.blobs) throw new Error(`${info.blob}: a value kept in a blob needs the store's blobs option`);
-    const data = await withRetry(async () => {
-      try {
-        return await this.blobs!.getBlobClient(info.blob!).downloadToBuffer();
-      } catch (error) {
-        if (statusOf(error) === 404) return undefined;
-        throw error;
-      }
-    }, this.retry);
+    const data = (await readBlob(this.blobs, info.blob!, this.retry))?.content;
     if (data === undefined) return undefined;
     return checked(info, data);
   }
