@@ -206,7 +206,7 @@ async function launchSpec(
   database: string | undefined,
 ): Promise<LaunchSpec> {
   const cerulean = (store: string[]) => ({
-    args: [path.join(repoRoot, 'bin/cerulean.js'), '--port', '0', '--queue-port', '0', ...store],
+    args: [path.join(repoRoot, 'bin/cerulean.js'), '--port', '0', '--queue-port', '0', '--blob-port', '0', ...store],
     ready: ceruleanReady,
     flushIntervalMs: 0,
   });

@@ -46,6 +46,8 @@ export interface CeruleanBanner {
   readonly url: string;
   /** The Queue service's endpoint, when the banner names one. */
   readonly queueUrl: string | undefined;
+  /** The Blob service's endpoint, when the banner names one. */
+  readonly blobUrl: string | undefined;
   readonly host: string;
   readonly port: number;
   readonly connectionString: string;

@@ -25,6 +25,7 @@ export const stopTimeoutMsDefault = 60_000;
 
 const listeningPrefix = 'Cerulean listening on ';
 const queueEndpointPrefix = 'Queue endpoint: ';
+const blobEndpointPrefix = 'Blob endpoint: ';
 const connectionStringPrefix = 'Connection string: ';
 
 /**
@@ -34,13 +35,15 @@ const connectionStringPrefix = 'Connection string: ';
 export function ceruleanBanner() {
   let url;
   let queueUrl;
+  let blobUrl;
   return (line) => {
     if (line.startsWith(listeningPrefix)) url = line.slice(listeningPrefix.length).trim();
     else if (line.startsWith(queueEndpointPrefix)) queueUrl = line.slice(queueEndpointPrefix.length).trim();
+    else if (line.startsWith(blobEndpointPrefix)) blobUrl = line.slice(blobEndpointPrefix.length).trim();
     else if (line.startsWith(connectionStringPrefix) && url !== undefined) {
       const parsed = new URL(url);
       const connectionString = line.slice(connectionStringPrefix.length).trim();
-      return { url, queueUrl, host: parsed.hostname, port: Number(parsed.port), connectionString };
+      return { url, queueUrl, blobUrl, host: parsed.hostname, port: Number(parsed.port), connectionString };
     }
     return undefined;
   };
@@ -49,12 +52,13 @@ export function ceruleanBanner() {
 /** `node bin/cerulean.js …args` until its banner is out. */
 export function startCerulean(options) {
   const { args = [], ...rest } = options;
-  // Processes started side by side must not meet on the default queue port.
+  // Processes started side by side must not meet on the default queue and blob ports.
   const queuePort = args.includes('--queue-port') ? [] : ['--queue-port', '0'];
+  const blobPort = args.includes('--blob-port') ? [] : ['--blob-port', '0'];
   return startNodeProcess({
     name: 'cerulean',
     ...rest,
-    args: [ceruleanBin, ...args, ...queuePort],
+    args: [ceruleanBin, ...args, ...queuePort, ...blobPort],
     ready: ceruleanBanner(),
   });
 }

@@ -1,6 +1,6 @@
 // Composition: configuration → stores → services, shared by the server (main.ts) and every tool
-// that works on a store. One engine holds every service's data: opening it gives the table store
-// and the queue store over the same database. Process concerns (signals, the banner, listening)
+// that works on a store. One engine holds every service's data: opening it gives the table store,
+// the queue store and the blob store over the same database. Process concerns (signals, the banner, listening)
 // stay with the caller.
 import type { ScanSplit } from './storage/scan-split.js';
 import type { QueryService } from './table/service/query.js';
@@ -12,6 +12,8 @@ import { SqliteStore } from './storage/sqlite/sqlite-store.js';
 import type { CommitObserver, Store } from './storage/store.js';
 import { systemClock, type Clock } from './domain/clock.js';
 import type { QueueServices } from './queue/definition.js';
+import type { BlobServices } from './blob/services.js';
+import type { BlobStore } from './storage/blob-store.js';
 import { QueueService } from './queue/queue-service.js';
 import { ServicePropertiesService } from './table/service/service-properties.js';
 import assert from 'node:assert/strict';
@@ -39,6 +41,8 @@ export interface Composition {
   readonly services: Services;
   /** The Queue service's operations and its own service properties (kept in the table store's settings). */
   readonly queueServices: QueueServices;
+  /** The Blob service's store, clock and service properties (kept in the table store's settings too). */
+  readonly blobServices: BlobServices;
   /** The read-access secondary's table services, over a hot standby (with --secondary-database). */
   readonly secondary?: Secondary | undefined;
   /** Stops the expiry purge, then closes the secondary, the queue store and the table store. */
@@ -49,16 +53,27 @@ export interface Secondary {
   readonly services: Services;
   /** The secondary's queue services over the standby: read operations only (the front door refuses the rest). */
   readonly queueServices: QueueServices;
+  /** The secondary's blob services over the standby: read operations only. */
+  readonly blobServices: BlobServices;
   readonly replication: ReplicationSource;
   close(): Promise<void>;
 }
 
-/** Both services' stores over one engine's database. */
+/** Every service's store over one engine's database. */
 export interface Stores {
   readonly tables: SqliteStore | PostgresStore;
   readonly queues: QueueStore;
-  /** Closes the queue store, then the table store (whose writer or pool the queue store shares). */
+  readonly blobs: EngineBlobStore;
+  /** Closes the queue and blob stores, then the table store (whose writer or pool they share). */
   close(): Promise<void>;
+}
+
+/** A blob store as an engine opens it: closed before its table store (SQLite: its read connection). */
+type EngineBlobStore = BlobStore & { close?(): void };
+
+/** The engine's blob store (SQLite opens its content directory first). */
+async function openBlobStoreOf(engine: SqliteStore | PostgresStore): Promise<EngineBlobStore> {
+  return engine.openBlobStore();
 }
 
 /** How long to wait for a PostgreSQL database that is not up yet, and where to say so. */
@@ -151,7 +166,9 @@ export interface ComposeOptions {
   readonly wait?: DatabaseWait | undefined;
   /** The purge of expired messages: its interval and bounds (queue-purge.ts). */
   readonly purge?: ExpiryPurgeOptions;
-  /** The queue service's clock (tests inject one: domain/clock.ts); default the system clock. */
+  /** Hears of a failed run of the blob store's reclaimContent (the next run tries again). */
+  readonly onReclaimError?: (error: unknown) => void;
+  /** The queue and blob services' clock (tests inject one: domain/clock.ts); default the system clock. */
   readonly queueClock?: Clock;
 }
 
@@ -167,11 +184,14 @@ export async function openStores(
       ? await openStore(config, onCommit, onReachability)
       : await openStoreWaiting(config, onCommit, onReachability, wait);
   const queues = tables.openQueueStore();
+  const blobs = await openBlobStoreOf(tables);
   return {
     tables,
     queues,
+    blobs,
     close: async () => {
       queues.close();
+      blobs.close?.();
       await tables.close();
     },
   };
@@ -197,21 +217,39 @@ export async function compose(config: StoreConfig, watch?: Watch, options: Compo
     queues: new QueueService(queueStore, clock),
     properties: new ServicePropertiesService(store, 'queue'),
   };
+  const blobServices: BlobServices = {
+    blobs: engine.blobs,
+    clock,
+    properties: new ServicePropertiesService(store, 'blob'),
+  };
   const expiry = new ExpiryPurge(engine.queues, { nowMs: () => clock.nowMs(), ...options.purge });
   expiry.start();
+  const reclaim = new ExpiryPurge(
+    { purgeExpired: (nowMs, limit) => engine.blobs.reclaimContent(nowMs, nowMs - stagedBlockLifetimeMs, limit) },
+    { nowMs: () => clock.nowMs(), onError: options.onReclaimError },
+  );
+  reclaim.start();
   return {
     store,
     queues: engine.queues,
     services,
     queueServices,
+    blobServices,
     secondary,
     close: async () => {
       await expiry.stop();
+      await reclaim.stop();
       await secondary?.close();
       await engine.close();
     },
   };
 }
+
+/**
+ * Staged blocks never committed are dropped a week after they were staged (put-block: "discarded
+ * after a week"); the store also frees content nothing references, after its own grace.
+ */
+const stagedBlockLifetimeMs = 7 * 24 * 60 * 60 * 1000;
 
 /** How long a start waits for the standby to replay the schema the primary has just migrated. */
 const standbyCatchUpMs = 30_000;
@@ -240,6 +278,7 @@ async function openSecondary(config: StoreConfig, primary: Store, clock: Clock):
   await replication.tick();
   // Over the standby's pool; no expiry purge here: the primary's purge replicates.
   const queues = standby.openQueueStore();
+  const blobs = await openBlobStoreOf(standby);
   return {
     services: { ...createServices(standby), replication },
     queueServices: {
@@ -247,10 +286,17 @@ async function openSecondary(config: StoreConfig, primary: Store, clock: Clock):
       properties: new ServicePropertiesService(standby, 'queue'),
       replication,
     },
+    blobServices: {
+      blobs,
+      clock,
+      properties: new ServicePropertiesService(standby, 'blob'),
+      replication,
+    },
     replication,
     close: async () => {
       replication.close();
       queues.close();
+      blobs.close?.();
       await standby.close();
     },
   };

@@ -15,6 +15,8 @@ export interface Config {
   readonly port: number;
   /** The Queue service's port, used once the queue service is registered (0: any free one). */
   readonly queuePort: number;
+  /** The Blob service's port (0: any free one). */
+  readonly blobPort: number;
   /** Data directory; undefined with --in-memory. */
   readonly location: string | undefined;
   /** PostgreSQL connection URL (postgres:// or postgresql://): the PostgreSQL engine instead of SQLite. */
@@ -70,6 +72,13 @@ export const serverFlags: readonly ServerFlag[] = [
     env: 'CERULEAN_QUEUE_PORT',
     defaultText: '10001',
     help: 'Queue service port, 0 = any free',
+  },
+  {
+    name: 'blob-port',
+    value: '<number>',
+    env: 'CERULEAN_BLOB_PORT',
+    defaultText: '10000',
+    help: 'Blob service port, 0 = any free',
   },
   { name: 'location', value: '<dir>', env: 'CERULEAN_LOCATION', defaultText: './data', help: 'data directory' },
   { name: 'in-memory', env: 'CERULEAN_IN_MEMORY', help: 'keep nothing on disk' },
@@ -264,6 +273,7 @@ export function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Con
     host,
     port: portNumber('--port', text('port') ?? '10002'),
     queuePort: portNumber('--queue-port', text('queue-port') ?? '10001'),
+    blobPort: portNumber('--blob-port', text('blob-port') ?? '10000'),
     location: on('in-memory') === true ? undefined : (location ?? './data'),
     // --location and --in-memory on the command line exclude a database, from the environment too.
     database: databaseUrl(text('database'), flags.given.has('location') || flags.given.has('in-memory')),

@@ -39,6 +39,9 @@ export const errorCodes = {
     status: 400,
     message: 'All commands in a batch must operate on same entity group.',
   },
+  ConditionNotMet: { status: 412, message: 'The condition specified using HTTP conditional header(s) is not met.' },
+  ContainerAlreadyExists: { status: 409, message: 'The specified container already exists.' },
+  ContainerNotFound: { status: 404, message: 'The specified container does not exist.' },
   CorsPreflightFailure: { status: 403, message: 'CORS not enabled or no matching rule found for this request.' },
   DuplicatePropertiesSpecified: { status: 400, message: 'A property is specified more than one time.' },
   EntityAlreadyExists: { status: 409, message: 'The specified entity already exists.' },
@@ -83,6 +86,18 @@ export const errorCodes = {
   InternalError: { status: 500, message: 'The server encountered an internal error. Please retry the request.' },
   JsonFormatNotSupported: { status: 415, message: 'JSON format is not supported.' },
   KeyValueTooLarge: { status: 400, message: 'The size of the key value exceeds the maximum permitted.' },
+  LeaseIdMismatchWithContainerOperation: {
+    status: 412,
+    message: 'The lease ID specified did not match the lease ID for the container.',
+  },
+  LeaseIdMissing: {
+    status: 412,
+    message: 'There is currently a lease on the container and no lease ID was specified in the request.',
+  },
+  LeaseNotPresentWithContainerOperation: {
+    status: 412,
+    message: 'There is currently no lease on the container.',
+  },
   MessageNotFound: { status: 404, message: 'The specified message does not exist.' },
   MessageTooLarge: { status: 400, message: 'The message exceeds the maximum allowed size.' },
   MetadataTooLarge: { status: 400, message: 'The size of the request metadata exceeds the maximum size permitted.' },
@@ -120,11 +135,81 @@ export const errorCodes = {
   TableAlreadyExists: { status: 409, message: 'The table specified already exists.' },
   TableNotFound: { status: 404, message: 'The table specified does not exist.' },
   TooManyProperties: { status: 400, message: 'The entity contains more properties than allowed.' },
+  UnsupportedHeader: { status: 400, message: 'One of the HTTP headers specified in the request is not supported.' },
+  UnsupportedQueryParameter: {
+    status: 400,
+    message: 'One of the query parameters specified in the request URI is not supported.',
+  },
   UnsupportedHttpVerb: { status: 405, message: "The resource doesn't support the specified HTTP verb." },
   UpdateConditionNotSatisfied: {
     status: 412,
     message: 'The update condition specified in the request was not satisfied.',
   },
+  // -- Blob service: blobs, blocks, leases, conditions (blob-service-error-codes) --
+  AppendPositionConditionNotMet: { status: 412, message: 'The append position condition specified was not met.' },
+  BlobAlreadyExists: { status: 409, message: 'The specified blob already exists.' },
+  BlobNotFound: { status: 404, message: 'The specified blob does not exist.' },
+  BlockCountExceedsLimit: {
+    status: 409,
+    message: 'The committed block count cannot exceed the maximum limit of 50,000 blocks.',
+  },
+  BlockListTooLong: { status: 400, message: 'The block list may not contain more than 50,000 blocks.' },
+  CannotVerifyCopySource: { status: 404, message: 'The specified blob does not exist.' },
+  CopyAcrossAccountsNotSupported: {
+    status: 400,
+    message: 'The copy source account and destination account must be the same.',
+  },
+  Crc64Mismatch: {
+    status: 400,
+    message: 'The CRC64 value specified in the request did not match with the CRC64 value calculated by the server.',
+  },
+  InvalidBlobOrBlock: { status: 400, message: 'The specified blob or block content is invalid.' },
+  InvalidBlobType: { status: 409, message: 'The blob type is invalid for this operation.' },
+  InvalidBlockId: { status: 400, message: 'The specified block ID is invalid. The block ID must be Base64-encoded.' },
+  InvalidBlockList: { status: 400, message: 'The specified block list is invalid.' },
+  InvalidMd5: {
+    status: 400,
+    message: 'The MD5 value specified in the request is invalid. The MD5 value must be 128 bits and Base64-encoded.',
+  },
+  InvalidRange: { status: 416, message: 'The range specified is invalid for the current size of the resource.' },
+  LeaseAlreadyPresent: { status: 409, message: 'There is already a lease present.' },
+  LeaseIdMismatchWithBlobOperation: {
+    status: 412,
+    message: 'The lease ID specified did not match the lease ID for the blob.',
+  },
+  LeaseIdMismatchWithLeaseOperation: {
+    status: 409,
+    message: 'The lease ID specified did not match the lease ID for the blob.',
+  },
+  LeaseIsBreakingAndCannotBeAcquired: {
+    status: 409,
+    message:
+      'The lease ID matched, but the lease is currently in breaking state and cannot be acquired until it is broken.',
+  },
+  LeaseIsBreakingAndCannotBeChanged: {
+    status: 409,
+    message: 'The lease ID matched, but the lease is currently in breaking state and cannot be changed.',
+  },
+  LeaseIsBrokenAndCannotBeRenewed: {
+    status: 409,
+    message: 'The lease ID matched, but the lease has been broken explicitly and cannot be renewed.',
+  },
+  LeaseLost: { status: 412, message: 'A lease ID was specified, but the lease for the blob has expired.' },
+  LeaseNotPresentWithBlobOperation: { status: 412, message: 'There is currently no lease on the blob.' },
+  LeaseNotPresentWithLeaseOperation: { status: 409, message: 'There is currently no lease on the blob.' },
+  MaxBlobSizeConditionNotMet: { status: 412, message: 'The max blob size condition specified was not met.' },
+  Md5Mismatch: {
+    status: 400,
+    message: 'The MD5 value specified in the request did not match with the MD5 value calculated by the server.',
+  },
+  MissingContentLengthHeader: { status: 411, message: 'The Content-Length header was not specified.' },
+  NoPendingCopyOperation: { status: 409, message: 'There is currently no pending copy operation.' },
+  SourceConditionNotMet: {
+    status: 412,
+    message: 'The source condition specified using HTTP conditional header(s) is not met.',
+  },
+  SnapshotsPresent: { status: 409, message: 'This operation is not permitted because the blob has snapshots.' },
+  // -- end of the Blob service's blob codes --
   XMethodIncorrectCount: { status: 400, message: 'More than one X-HTTP-Method is specified.' },
   XMethodIncorrectValue: { status: 400, message: 'The specified X-HTTP-Method is invalid.' },
   XMethodNotUsingPost: { status: 400, message: 'The request uses X-HTTP-Method with an HTTP verb other than POST.' },
@@ -138,6 +223,8 @@ export class TableError extends Error {
   readonly status: number;
   /** Extra text for authentication failures (Azure REST: status-and-error-codes2 AuthenticationErrorDetail). */
   readonly authDetail: string | undefined;
+  /** Headers the error reply carries besides the error code (a 416's Content-Range). */
+  replyHeaders: Readonly<Record<string, string>> | undefined;
 
   constructor(code: ErrorCode, detail?: string, authDetail?: string) {
     super(detail ?? errorCodes[code].message);
@@ -145,6 +232,7 @@ export class TableError extends Error {
     this.code = code;
     this.status = errorCodes[code].status;
     this.authDetail = authDetail;
+    this.replyHeaders = undefined;
   }
 }
 

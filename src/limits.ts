@@ -10,6 +10,7 @@ const MiB = 1024 * KiB;
  * understanding-the-table-service-data-model).
  */
 export const customPropertiesMax = 252;
+
 /** Property name length (Azure REST: understanding-the-table-service-data-model). */
 export const propertyNameLengthUtf16Max = 255;
 /** Edm.String: 64 KiB = 32 Ki UTF-16 code units (Azure REST: understanding-the-table-service-data-model). */
@@ -58,6 +59,8 @@ export const filterLengthUtf16Max = 32 * KiB;
 export const jsonDepthMax = 64;
 /** Clock skew allowed for SAS start and expiry times (Azure REST: create-service-sas: "a few minutes"). */
 export const sasClockSkewMs = 5 * 60 * 1000;
+/** Names and values of all metadata of a queue, container or blob together (naming-queues-and-metadata: 8 KiB). */
+export const metadataBytesMax = 8 * 1024;
 /** Stored access policies per table (Azure REST: set-table-acl). */
 export const storedPoliciesMax = 5;
 /** Stored access policy Id length (Azure REST: set-table-acl). */
@@ -104,6 +107,13 @@ export const connectionsMax = 10_000;
 export const headersBytesMax = 64 * KiB;
 export const headersTimeoutMs = 30_000;
 export const requestTimeoutMs = 120_000;
+/**
+ * A service with streamed bodies (blob uploads and downloads of any size) has no bound on a whole
+ * request, which a 1 GiB upload at a few MiB/s would outlast; instead a connection on which no byte
+ * moves for this long is closed, so a stalled or silent client still cannot pin the server
+ * (the connection cap bounds how many trickle along).
+ */
+export const streamIdleTimeoutMs = 120_000;
 /**
  * An idle keep-alive connection is closed after this. Longer than the clients' own idle limits
  * (undici 4 s, the SDKs' agents keep sockets until the server closes them): a client that reuses

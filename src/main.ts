@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createSecureContext } from 'node:tls';
-import { compose, describeStore, type ReachabilityObserver } from './compose.js';
+import { compose, describeStore, type Composition, type ReachabilityObserver } from './compose.js';
 import { banner } from './banner.js';
 import { lockLocation } from './location-lock.js';
 import { loadConfig, serverUsage, UsageError, type Config } from './config.js';
@@ -19,9 +19,10 @@ import { tableService } from './table/routes.js';
 import { Observation } from './observe/observation.js';
 import { clockFromEnvironment } from './domain/clock.js';
 import { queueService } from './queue/definition.js';
+import { blobService } from './blob/definition.js';
 
 /** The services this build serves, each on a port of its own. */
-const definitions = [tableService, queueService];
+const definitions = [tableService, queueService, blobService];
 
 /** One service's listener. */
 interface Listener {
@@ -74,12 +75,14 @@ export async function serve(argv: readonly string[]): Promise<void> {
     const wait = { seconds: config.waitForDatabaseSeconds, report: (line: string) => log.warn(line) };
     const purge = { onError: (error: unknown) => log.error('purging expired queue messages failed', error) };
     const queueClock = clockFromEnvironment(process.env);
-    composition = await compose(config, observation, { wait, onReachability: reachabilityLog(log), purge, queueClock });
+    const onReclaimError = (error: unknown) => log.error('reclaiming unreferenced blob content failed', error);
+    const options = { wait, onReachability: reachabilityLog(log), purge, onReclaimError, queueClock };
+    composition = await compose(config, observation, options);
   } catch (error) {
     process.stderr.write(`cannot open the store: ${(error as Error).message}\n`);
     process.exit(1);
   }
-  const { services, queueServices, secondary, close: closeStores } = composition;
+  const { close: closeStores } = composition;
   const explorer = config.explorer ? createExplorer([...accounts.keys()], (message) => log.warn(message)) : undefined;
   const hooks = observation.hooks(accounts);
   const frontDoor = new FrontDoor({
@@ -90,7 +93,21 @@ export async function serve(argv: readonly string[]): Promise<void> {
     hooks,
     ...security,
   });
-  const listeners: Listener[] = [
+  const listeners = serviceListeners(frontDoor, composition, config);
+  // Before the banner: whoever reads it may signal at once.
+  stopOnSignals(listeners, { close: closeStores }, log);
+  const ports = await listenAll(listeners, config.host);
+  const scheme = security.tls === undefined ? 'http' : 'https';
+  process.stdout.write(startBanner(config, scheme, ports, listeners, accounts, explorer !== undefined));
+}
+
+/** Each service's listener on its port: the Table service first (the banner's first line names it). */
+function serviceListeners(
+  frontDoor: FrontDoor,
+  { services, queueServices, blobServices, secondary }: Composition,
+  config: Config,
+): Listener[] {
+  return [
     listener(tableService, frontDoor.server(tableService, services, secondary?.services), config.port, '--port'),
     listener(
       queueService,
@@ -98,12 +115,13 @@ export async function serve(argv: readonly string[]): Promise<void> {
       config.queuePort,
       '--queue-port',
     ),
+    listener(
+      blobService,
+      frontDoor.server(blobService, blobServices, secondary?.blobServices),
+      config.blobPort,
+      '--blob-port',
+    ),
   ];
-  // Before the banner: whoever reads it may signal at once.
-  stopOnSignals(listeners, { close: closeStores }, log);
-  const ports = await listenAll(listeners, config.host);
-  const scheme = security.tls === undefined ? 'http' : 'https';
-  process.stdout.write(startBanner(config, scheme, ports, listeners, accounts, explorer !== undefined));
 }
 
 function startBanner(

@@ -1,7 +1,133 @@
-// The Blob service's routes for blobs and for leases (containers' and blobs'); the container and
-// service routes are in definition.ts, which puts these after them.
-import type { Route } from '../http/service-definition.js';
+// The Blob service's routes for blobs, List Blobs and leases (containers' and blobs'); the service
+// and other container routes are in definition.ts, which puts these after them. Operation names
+// are Storage Analytics' (storage-analytics-logged-operations-and-status-messages).
+import { TableError } from '../errors.js';
+import { firstHeader } from '../http/headers.js';
+import type { Reply } from '../http/respond.js';
+import type { SasNeed } from '../http/sas.js';
+import { route, type Route, type RouteRequest, type ServiceCall } from '../http/service-definition.js';
+import type { BlobOf } from './blob-access.js';
+import { appendBlock } from './blob-operations-append.js';
+import { getBlockList, putBlock, putBlockList } from './blob-operations-blocks.js';
+import { abortCopyBlob, copyBlob } from './blob-operations-copy.js';
+import { getBlob, getBlobProperties } from './blob-operations-get.js';
+import { leaseBlob, leaseContainer } from './blob-operations-lease.js';
+import { deleteBlob, getBlobMetadata, setBlobMetadata, setBlobProperties } from './blob-operations-properties.js';
+import { putBlob } from './blob-operations-put.js';
+import { snapshotBlob } from './blob-operations-snapshot.js';
+import { listBlobs } from './list-blobs.js';
 import type { BlobResource } from './resources.js';
 import type { BlobServices } from './services.js';
 
-export const blobRoutes: readonly Route<BlobResource, BlobServices>[] = [];
+type Call = ServiceCall<BlobServices>;
+
+interface Line {
+  readonly method: string;
+  readonly comp: string | null;
+  readonly operation: string;
+  readonly sas: SasNeed;
+  readonly when?: (request: RouteRequest) => boolean;
+  readonly streamsBody?: boolean;
+}
+
+function blob(
+  line: Line,
+  handler: (call: Call, resource: BlobOf) => Promise<Reply>,
+): Route<BlobResource, BlobServices> {
+  return route<BlobResource, BlobServices, 'blob'>({ ...line, resource: 'blob' }, handler);
+}
+
+// What a SAS must grant (create-service-sas, create-account-sas): a service SAS all of `service`,
+// an account SAS one of `account`, for objects.
+const object = (service: string, account: string[]): SasNeed => ({ resourceType: 'o', service, account });
+const read = object('r', ['r']);
+const write = object('w', ['w']);
+const create = object('w', ['w', 'c']);
+
+const has = (name: string) => (request: RouteRequest) => firstHeader(request.headers[name]) !== undefined;
+const hasNot = (name: string) => (request: RouteRequest) => firstHeader(request.headers[name]) === undefined;
+const both = (a: (r: RouteRequest) => boolean, b: (r: RouteRequest) => boolean) => (r: RouteRequest) => a(r) && b(r);
+
+/** One route per lease action, named as Storage Analytics names them (AcquireBlobLease, BreakContainerLease, …). */
+function leaseLines(
+  target: 'Blob' | 'Container',
+  make: (operation: string, when: (r: RouteRequest) => boolean) => Route<BlobResource, BlobServices>,
+): Route<BlobResource, BlobServices>[] {
+  const actions = ['acquire', 'renew', 'change', 'release', 'break'];
+  const named = actions.map((action) =>
+    make(`${action[0]!.toUpperCase()}${action.slice(1)}${target}Lease`, (request) => {
+      return firstHeader(request.headers['x-ms-lease-action'])?.toLowerCase() === action;
+    }),
+  );
+  // A missing or unknown action: the handler answers it (400).
+  return [...named, make(`${target}Lease`, () => true)];
+}
+
+const notServed = (what: string) => async (): Promise<Reply> => {
+  throw new TableError('NotImplemented', `Cerulean does not serve ${what}.`);
+};
+
+export const blobRoutes: readonly Route<BlobResource, BlobServices>[] = [
+  route<BlobResource, BlobServices, 'container'>(
+    {
+      resource: 'container',
+      method: 'GET',
+      restype: 'container',
+      comp: 'list',
+      operation: 'ListBlobs',
+      sas: { resourceType: 'c', service: 'l', account: ['l'] },
+    },
+    (c, r) => listBlobs(c, r.container),
+  ),
+  ...leaseLines('Container', (operation, when) =>
+    route<BlobResource, BlobServices, 'container'>(
+      { resource: 'container', method: 'PUT', restype: 'container', comp: 'lease', when, operation, sas: write },
+      (c, r) => leaseContainer(c, r.container),
+    ),
+  ),
+  blob(
+    {
+      method: 'PUT',
+      comp: null,
+      when: both(has('x-ms-copy-source'), has('x-ms-blob-type')),
+      operation: 'PutBlobFromURL',
+      sas: create,
+    },
+    notServed('Put Blob From URL'),
+  ),
+  blob({ method: 'PUT', comp: null, when: has('x-ms-copy-source'), operation: 'CopyBlob', sas: create }, copyBlob),
+  blob({ method: 'PUT', comp: null, operation: 'PutBlob', sas: create, streamsBody: true }, putBlob),
+  blob({ method: 'GET', comp: null, operation: 'GetBlob', sas: read }, getBlob),
+  blob({ method: 'HEAD', comp: null, operation: 'GetBlobProperties', sas: read }, getBlobProperties),
+  blob({ method: 'DELETE', comp: null, operation: 'DeleteBlob', sas: object('d', ['d']) }, deleteBlob),
+  blob({ method: 'PUT', comp: 'properties', operation: 'SetBlobProperties', sas: write }, setBlobProperties),
+  blob({ method: 'GET', comp: 'metadata', operation: 'GetBlobMetadata', sas: read }, getBlobMetadata),
+  blob({ method: 'HEAD', comp: 'metadata', operation: 'GetBlobMetadata', sas: read }, getBlobMetadata),
+  blob({ method: 'PUT', comp: 'metadata', operation: 'SetBlobMetadata', sas: write }, setBlobMetadata),
+  blob(
+    { method: 'PUT', comp: 'block', when: has('x-ms-copy-source'), operation: 'PutBlockFromURL', sas: write },
+    notServed('Put Block From URL'),
+  ),
+  blob(
+    {
+      method: 'PUT',
+      comp: 'block',
+      when: hasNot('x-ms-copy-source'),
+      operation: 'PutBlock',
+      sas: write,
+      streamsBody: true,
+    },
+    putBlock,
+  ),
+  blob({ method: 'PUT', comp: 'blocklist', operation: 'PutBlockList', sas: write, streamsBody: true }, putBlockList),
+  blob({ method: 'GET', comp: 'blocklist', operation: 'GetBlockList', sas: read }, getBlockList),
+  blob(
+    { method: 'PUT', comp: 'appendblock', operation: 'AppendBlock', sas: object('w', ['w', 'a']), streamsBody: true },
+    appendBlock,
+  ),
+  blob({ method: 'PUT', comp: 'snapshot', operation: 'SnapshotBlob', sas: create }, snapshotBlob),
+  blob({ method: 'PUT', comp: 'copy', operation: 'AbortCopyBlob', sas: write }, abortCopyBlob),
+  ...leaseLines('Blob', (operation, when) =>
+    blob({ method: 'PUT', comp: 'lease', when, operation, sas: write }, leaseBlob),
+  ),
+];

@@ -38,6 +38,8 @@ export interface Access {
   requireKey(keys: EntityKeys): void;
   /** Reads are limited to this range; undefined = no limit. */
   readonly keyRange: KeyRange | undefined;
+  /** Response headers a blob SAS sets on the blob reads it makes (rscc, …); undefined: none. */
+  readonly responseHeaders?: Readonly<Record<string, string>> | undefined;
 }
 
 /** Shared Key and verified bearer tokens act as the account owner (no RBAC roles locally). */
@@ -86,7 +88,13 @@ function sasAccess(grant: SasGrant): Access {
       }
     },
     keyRange: limited ? range : undefined,
+    responseHeaders: grant.kind === 'service' ? grant.responseHeaders : undefined,
   };
+}
+
+/** Whether the request carries a credential of any kind: an Authorization header or a SAS signature. */
+export function hasCredential(headers: AuthorizeRequest['headers'], rawQuery: string): boolean {
+  return firstHeader(headers['authorization']) !== undefined || hasSignature(rawQuery);
 }
 
 function hasSignature(rawQuery: string): boolean {

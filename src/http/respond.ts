@@ -139,7 +139,7 @@ export function errorReply(context: ResponseContext, error: unknown, extraHeader
   const tableError = error instanceof TableError ? error : new TableError('InternalError');
   const time = new Date().toISOString().replace('Z', '0000Z');
   const text = `${tableError.message}\nRequestId:${context.requestId}\nTime:${time}`;
-  const headers = { 'x-ms-error-code': tableError.code, ...extraHeaders };
+  const headers = { 'x-ms-error-code': tableError.code, ...tableError.replyHeaders, ...extraHeaders };
   if (context.errorFormat.kind === 'xml') {
     return {
       status: tableError.status,

@@ -27,6 +27,13 @@ const sasParamNames = [
   'srt',
   'ses',
   'sig',
+  'sr',
+  'rscc',
+  'rscd',
+  'rsce',
+  'rscl',
+  'rsct',
+  'skoid',
 ] as const;
 export type SasParamName = (typeof sasParamNames)[number];
 /** The SAS query parameters present, percent-decoded. */
@@ -34,6 +41,8 @@ export type SasParams = Partial<Record<SasParamName, string>>;
 
 const tablePermissions = ['r', 'a', 'u', 'd'] as const;
 const queuePermissions = ['r', 'a', 'u', 'p'] as const;
+/** Blob and container letters (create-service-sas): read, add, create, write, delete, … */
+const blobPermissions = [...'racwdxyltmeopif'];
 export type QueuePermission = (typeof queuePermissions)[number];
 const accountPermissions = ['r', 'w', 'd', 'l', 'a', 'c', 'u', 'p'] as const;
 const resourceTypes = ['s', 'c', 'o'] as const;
@@ -53,10 +62,12 @@ export type SasGrant =
       readonly kind: 'service';
       /** The table as named by `tn` (any case), or the queue the URL names (a queue SAS names none). */
       readonly table: string;
-      /** Table letters r a u d; queue letters r a u p. */
-      readonly permissions: ReadonlySet<TablePermission | QueuePermission>;
+      /** Table letters r a u d; queue letters r a u p; blob letters (blobPermissions). */
+      readonly permissions: ReadonlySet<string>;
       /** The keys the token may touch (spk/srk/epk/erk); open bounds are absent. */
       readonly keyRange: KeyRange;
+      /** A blob SAS's response headers (rscc, rscd, rsce, rscl, rsct) that replace the blob's own on reads. */
+      readonly responseHeaders?: Readonly<Record<string, string>> | undefined;
     }
   | {
       readonly kind: 'account';
@@ -93,6 +104,7 @@ export async function verifySas(rawQuery: string, context: SasContext): Promise<
   if (context.serviceLetter === 'q' && params.ss === undefined && params.srt === undefined) {
     return verifyQueueSas(params, context);
   }
+  if (context.serviceLetter === 'b' && params.sr !== undefined) return verifyBlobSas(params, rawQuery, context);
   if (params.tn !== undefined) return verifyServiceSas(params, params.tn, context);
   if (params.ss !== undefined || params.srt !== undefined) return verifyAccountSas(params, context);
   throw authenticationFailed('The SAS has neither tn (service SAS) nor ss and srt (account SAS).');
@@ -233,6 +245,70 @@ async function verifyQueueSas(params: SasParams, context: SasContext): Promise<S
   checkProtocol(params.spr, context.https);
   checkSourceIp(params.sip, context.clientIp);
   return { kind: 'service', table: queue, permissions: letters(sp, queuePermissions), keyRange: {} };
+}
+
+/** The fields each blob SAS version signs after the canonicalized resource, then the response headers. */
+function blobSasFields(params: SasParams, signedTimestamp: string): (string | undefined)[] {
+  const version = params.sv ?? '';
+  const fields: (string | undefined)[] = [params.si];
+  if (version >= '2015-04-05') fields.push(params.sip, params.spr);
+  fields.push(version);
+  if (version >= '2018-11-09') fields.push(params.sr, signedTimestamp);
+  if (version >= '2020-12-06') fields.push(params.ses);
+  fields.push(params.rscc, params.rscd, params.rsce, params.rscl, params.rsct);
+  return fields;
+}
+
+/**
+ * A blob service SAS (create-service-sas): for the container (`sr=c`) or the blob (`sr=b`, and
+ * its snapshot `bs` or version `bv`) the URL names, signed as `/blob/{account}/{container}[/{blob}]`
+ * (no `/blob` before 2015-02-21); `resource` is `container` or `container/blob`, as the URL names it.
+ */
+export function blobSasStringToSign(
+  params: SasParams,
+  accountName: string,
+  resource: string,
+  rawQuery: string,
+): string {
+  const version = params.sv ?? '';
+  const slash = resource.indexOf('/');
+  const signed = params.sr === 'c' && slash !== -1 ? resource.slice(0, slash) : resource;
+  const canonical = version >= '2015-02-21' ? `/blob/${accountName}/${signed}` : `/${accountName}/${signed}`;
+  const query = new URLSearchParams(rawQuery);
+  const timestamp = params.sr === 'bs' ? query.get('snapshot') : params.sr === 'bv' ? query.get('versionid') : '';
+  const fields = [params.sp, params.st, params.se, canonical, ...blobSasFields(params, timestamp ?? '')];
+  return fields.map((field) => field ?? '').join('\n');
+}
+
+const blobResources: ReadonlySet<string> = new Set(['c', 'b', 'bs', 'bv']);
+
+async function verifyBlobSas(params: SasParams, rawQuery: string, context: SasContext): Promise<SasGrant> {
+  requireParam(params, 'sv');
+  if (params.skoid !== undefined) {
+    throw authenticationFailed('User delegation SAS is not supported: Cerulean issues no user delegation keys.');
+  }
+  if (!blobResources.has(params.sr ?? ''))
+    throw authenticationFailed(`The SAS resource sr '${params.sr}' is not valid.`);
+  const resource = context.tableName ?? '';
+  const container = resource.split('/')[0] ?? '';
+  checkSignature(blobSasStringToSign(params, context.account.name, resource, rawQuery), params, context.account);
+  const { st, se, sp } = await effectivePolicy(params, container, context);
+  checkTimeWindow(st, se, context.now);
+  checkProtocol(params.spr, context.https);
+  checkSourceIp(params.sip, context.clientIp);
+  if (params.sr !== 'c' && !resource.includes('/')) {
+    throw new TableError('AuthorizationFailure', undefined, 'A blob SAS (sr=b) cannot be used on its container.');
+  }
+  const overrides = {
+    'Cache-Control': params.rscc,
+    'Content-Disposition': params.rscd,
+    'Content-Encoding': params.rsce,
+    'Content-Language': params.rscl,
+    'Content-Type': params.rsct,
+  };
+  const given = Object.entries(overrides).filter((entry): entry is [string, string] => entry[1] !== undefined);
+  const responseHeaders = Object.fromEntries(given);
+  return { kind: 'service', table: resource, permissions: letters(sp, blobPermissions), keyRange: {}, responseHeaders };
 }
 
 async function verifyAccountSas(params: SasParams, context: SasContext): Promise<SasGrant> {

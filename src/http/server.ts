@@ -15,11 +15,12 @@ import {
   headersTimeoutMs,
   keepAliveTimeoutMs,
   requestTimeoutMs,
+  streamIdleTimeoutMs,
   unreadBodyDrainBytesMax,
   unreadBodyDrainMs,
 } from '../limits.js';
 import type { Account } from './accounts.js';
-import { authorize, type Access } from './authorize.js';
+import { authorize, hasCredential, type Access } from './authorize.js';
 import { bearerChallenge, type BearerVerifier } from './bearer.js';
 import { BodyTooLargeToDrain, bodyChunks, discardBody, readBody } from './body.js';
 import { preflight, withCorsHeaders } from './cors.js';
@@ -99,7 +100,12 @@ export class FrontDoor {
     answerParserEvents(server, listener, service.fallbackErrors);
     server.maxConnections = connectionsMax;
     server.headersTimeout = headersTimeoutMs;
-    server.requestTimeout = requestTimeoutMs;
+    if (definition.routes.some((route) => route.streamsBody === true)) {
+      server.requestTimeout = 0;
+      server.setTimeout(streamIdleTimeoutMs, (socket) => socket.destroy());
+    } else {
+      server.requestTimeout = requestTimeoutMs;
+    }
     server.keepAliveTimeout = keepAliveTimeoutMs;
     return server;
   }
@@ -214,14 +220,13 @@ async function dispatch<R extends { readonly kind: string }, S>(
   const matched = findRoute(definition.routes, resource, routeRequest);
   known.operation = matched?.operation ?? unknownOperation;
   const resourceName = definition.sas.resourceOf(resource);
-  const access = await authorizeFor(
-    options,
-    { definition, services },
-    request,
-    requestTarget,
-    { ...target, resourceName },
-    account,
-  );
+  const access = await accessOf(options, { definition, services }, request, requestTarget, {
+    ...target,
+    resourceName,
+    resource,
+    known: account,
+    operation: known.operation,
+  });
   // The -secondary endpoint is a read replica; the code for a write is unverified.
   if (target.secondary && (method !== 'GET' || matched?.writes === true)) {
     throw new TableError('InsufficientAccountPermissions', 'The secondary endpoint of an account is read-only.');
@@ -243,12 +248,45 @@ async function dispatch<R extends { readonly kind: string }, S>(
     bodyStream: matched.streamsBody === true ? bodyChunks(request) : undefined,
     logInfo: (line) => options.log.info(line),
   };
-  const execute = (): Promise<Reply> => matched.handler(call, resource);
+  const overrides = matched.sasResponseHeaders === true ? access.responseHeaders : undefined;
+  const execute = async (): Promise<Reply> => withResponseHeaders(await matched.handler(call, resource), overrides);
   if (options.hooks === undefined) return execute();
   return options.hooks.run(matched.operation, () => definition.faultScope(resource, call), execute, headers);
 }
 
 const emptyBody = Buffer.alloc(0);
+
+/** A successful reply with some of its headers replaced (names as the reply spells them, any case). */
+function withResponseHeaders(reply: Reply, replaced: Readonly<Record<string, string>> | undefined): Reply {
+  if (replaced === undefined || reply.status >= 300) return reply;
+  const names = new Set(Object.keys(replaced).map((name) => name.toLowerCase()));
+  const kept = Object.entries(reply.headers ?? {}).filter(([name]) => !names.has(name.toLowerCase()));
+  return { ...reply, headers: { ...Object.fromEntries(kept), ...replaced } };
+}
+
+/**
+ * What the request may do: without any credential, what the service allows anonymously (public
+ * blob containers), if anything; otherwise what its credential allows.
+ */
+async function accessOf<R extends { readonly kind: string }, S>(
+  options: FrontDoorOptions,
+  service: Pick<Service<R, S>, 'definition' | 'services'>,
+  request: IncomingMessage,
+  requestTarget: RequestTarget,
+  target: AccountTarget & {
+    readonly resourceName: string | undefined;
+    readonly resource: R;
+    /** The account the request names, as configured. */
+    readonly known: Account;
+    readonly operation: OperationName;
+  },
+): Promise<Access> {
+  const { definition, services } = service;
+  const anonymous = hasCredential(request.headers, requestTarget.rawQuery)
+    ? undefined
+    : await definition.anonymousAccess?.(services, target.known.name, target.resource, target.operation);
+  return anonymous ?? authorizeFor(options, service, request, requestTarget, target, target.known);
+}
 
 /** What the request's credential allows, checked in the service's way (Shared Key flavour, SAS scope). */
 function authorizeFor<R extends { readonly kind: string }, S>(

@@ -72,6 +72,11 @@ export interface Route<R extends { readonly kind: string }, S> {
    */
   readonly streamsBody?: boolean | undefined;
   /**
+   * A blob SAS's response headers (rscc, rscd, rsce, rscl, rsct) replace the reply's own when it
+   * succeeds (Get Blob, Get Blob Properties: create-service-sas).
+   */
+  readonly sasResponseHeaders?: boolean | undefined;
+  /**
    * What a SAS must grant, checked by the front door before the handler runs; undefined: the
    * handler checks each thing the request does (the parts of a $batch).
    */
@@ -117,6 +122,12 @@ export interface ServiceDefinition<R extends { readonly kind: string }, S> {
   errorFormat(query: URLSearchParams, headers: Headers, resource: R | undefined): ErrorFormat;
   readonly sharedKey: SharedKeyFlavour;
   readonly sas: SasFlavour<R, S>;
+  /**
+   * The access of a request that carries no credential at all (no Authorization header, no SAS):
+   * undefined to authorize it as usual (which fails); may throw the service's answer instead.
+   * The Blob service's public containers; undefined: every request needs a credential.
+   */
+  anonymousAccess?(services: S, account: string, resource: R, operation: OperationName): Promise<Access | undefined>;
   /** The account's CORS rules for this service (its Set Service Properties). */
   corsRules(services: S, account: string): Promise<readonly CorsRule[]>;
   /** The table or queue fault rules match a request by; may read the body ($batch). */

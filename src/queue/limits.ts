@@ -7,8 +7,6 @@ const secondsPerDay = 24 * 60 * 60;
 /** https://learn.microsoft.com/rest/api/storageservices/naming-queues-and-metadata */
 export const queueNameLengthMin = 3;
 export const queueNameLengthMax = 63;
-/** Names and values of all metadata together (naming-queues-and-metadata: 8 KiB). */
-export const metadataBytesMax = 8 * 1024;
 
 /** Message text, in UTF-8 bytes as Azurite counts it (put-message: "up to 64 KiB in size"). */
 export const messageTextBytesMax = 64 * 1024;

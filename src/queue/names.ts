@@ -1,7 +1,7 @@
 // Queue names and metadata names, checked before anything reaches the store
 // (https://learn.microsoft.com/rest/api/storageservices/naming-queues-and-metadata).
 import { TableError } from '../errors.js';
-import { metadataBytesMax, queueNameLengthMax, queueNameLengthMin } from './limits.js';
+import { queueNameLengthMax, queueNameLengthMin } from './limits.js';
 
 /**
  * Lower-case letters, digits and single hyphens, starting and ending with a letter or digit.
@@ -15,41 +15,7 @@ export function checkQueueName(name: string): void {
   if (!/^[a-z0-9]+(?:-[a-z0-9]+)*$/.test(name)) throw new TableError('InvalidResourceName');
 }
 
-/** A C# identifier, ASCII only (the service's rule for metadata names). */
-const metadataName = /^[A-Za-z_][A-Za-z0-9_]*$/;
-const metadataPrefix = 'x-ms-meta-';
-
-/**
- * The x-ms-meta-* headers of a request, names with their case as sent (`rawHeaders` keeps it;
- * node lower-cases `headers`). A name that is no C# identifier, or given twice in any case, is
- * 400 InvalidMetadata; names and values over 8 KiB together are 400 MetadataTooLarge.
- */
-export function metadataFromHeaders(rawHeaders: readonly string[]): Map<string, string> {
-  const metadata = new Map<string, string>();
-  const seen = new Set<string>();
-  let bytes = 0;
-  for (let i = 0; i + 1 < rawHeaders.length; i += 2) {
-    const header = rawHeaders[i]!;
-    if (!header.toLowerCase().startsWith(metadataPrefix)) continue;
-    const name = header.slice(metadataPrefix.length);
-    const value = rawHeaders[i + 1]!.trim();
-    if (!metadataName.test(name) || seen.has(name.toLowerCase())) {
-      throw new TableError('InvalidMetadata', `The metadata name '${name}' is not valid or is given twice.`);
-    }
-    seen.add(name.toLowerCase());
-    bytes += Buffer.byteLength(name) + Buffer.byteLength(value);
-    metadata.set(name, value);
-  }
-  if (bytes > metadataBytesMax) throw new TableError('MetadataTooLarge');
-  return metadata;
-}
-
-/** Metadata as x-ms-meta-* response headers. */
-export function metadataHeaders(metadata: ReadonlyMap<string, string>): Record<string, string> {
-  const headers: Record<string, string> = {};
-  for (const [name, value] of metadata) headers[`${metadataPrefix}${name}`] = value;
-  return headers;
-}
+export { metadataFromHeaders, metadataHeaders } from '../http/metadata-headers.js';
 
 /** Create Queue's "same metadata" test: names compare case-insensitively, values exactly. */
 export function sameMetadata(a: ReadonlyMap<string, string>, b: ReadonlyMap<string, string>): boolean {

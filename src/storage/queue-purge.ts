@@ -1,7 +1,8 @@
 // The periodic removal of expired messages: every `intervalMs`, batches of purgeExpired until a
 // batch comes back short or the run's bound is reached, so one run's work is bounded and the
 // rest waits for the next. Expired messages are never returned anyway; this only frees their space.
-// The composition root (compose.ts) starts it with the queue store and stops it before closing.
+// The composition root (compose.ts) starts it with the queue store and stops it before closing;
+// it runs the blob store's reclaimContent the same way.
 import assert from 'node:assert/strict';
 import type { QueueStore } from './queue-store.js';
 
@@ -27,7 +28,7 @@ export class ExpiryPurge {
   private running: Promise<number> | undefined;
 
   constructor(
-    private readonly store: QueueStore,
+    private readonly store: Pick<QueueStore, 'purgeExpired'>,
     private readonly options: ExpiryPurgeOptions = {},
   ) {
     this.intervalMs = options.intervalMs ?? 60_000;

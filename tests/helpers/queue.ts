@@ -74,10 +74,15 @@ export interface QueueRequest {
 
 /** One raw request to the queue endpoint, path-style, signed as the Blob and Queue services sign. */
 export function queueSend(server: RunningServer, request: QueueRequest): Promise<RawResponse> {
+  return blobQueueSend(queuePort(server), queueVersion, request);
+}
+
+/** One raw request to a Blob or Queue endpoint on `port`, path-style, signed with that services' Shared Key. */
+export function blobQueueSend(port: number, version: string, request: QueueRequest): Promise<RawResponse> {
   const path = `/${devAccount}${request.secondary === true ? '-secondary' : ''}/${request.target}`;
   const body = request.body === undefined ? undefined : Buffer.from(request.body);
   const headers: Record<string, string> = {
-    'x-ms-version': queueVersion,
+    'x-ms-version': version,
     'x-ms-date': new Date().toUTCString(),
     ...(body !== undefined && { 'Content-Type': 'application/xml', 'Content-Length': String(body.length) }),
     ...request.headers,
@@ -87,7 +92,7 @@ export function queueSend(server: RunningServer, request: QueueRequest): Promise
     headers['Authorization'] =
       `${scheme} ${devAccount}:${hmacBase64(devKey, queueStringToSign(scheme, request.method, path, headers))}`;
   }
-  return send(queuePort(server), { method: request.method, path, headers, ...(body && { body }), auth: 'none' });
+  return send(port, { method: request.method, path, headers, ...(body && { body }), auth: 'none' });
 }
 
 /** The Blob/Queue string-to-sign, from the docs. */

@@ -27,7 +27,7 @@ export interface ServerOptions {
   /** Extra environment; `undefined` removes a variable. CERULEAN_* and AZURITE_ACCOUNTS are never inherited. */
   env?: Record<string, string | undefined>;
   /**
-   * Extra arguments. `--port 0`, `--queue-port 0` (parallel tests must not collide on the default
+   * Extra arguments. `--port 0`, `--queue-port 0`, `--blob-port 0` (parallel tests must not collide on the default
    * ports) and a temp `--location` are added only when neither args nor env choose them.
    */
   args?: string[];
@@ -69,6 +69,8 @@ export interface RunningServer {
   readonly url: string;
   /** The Queue service's endpoint as printed; undefined when the server serves no queues. */
   readonly queueUrl: string | undefined;
+  /** The Blob service's endpoint as printed; undefined when the server serves no blobs. */
+  readonly blobUrl: string | undefined;
   readonly connectionString: string;
   readonly process: ChildProcess;
   /** What the process printed so far (for failure messages). */
@@ -110,6 +112,7 @@ function planArgs(options: ServerOptions, env: NodeJS.ProcessEnv): ArgPlan {
   const args: string[] = [];
   if (!given.includes('--port') && env.CERULEAN_PORT === undefined) args.push('--port', '0');
   if (!given.includes('--queue-port') && env.CERULEAN_QUEUE_PORT === undefined) args.push('--queue-port', '0');
+  if (!given.includes('--blob-port') && env.CERULEAN_BLOB_PORT === undefined) args.push('--blob-port', '0');
   let ownedDir: string | undefined;
   if (options.database !== undefined) args.push('--database', options.database);
   else if (options.inMemory) args.push('--in-memory');
@@ -148,7 +151,7 @@ export async function startServer(requested: ServerOptions = {}): Promise<Runnin
   const ended = server.exited.then(() => {
     if (ownedDir !== undefined) removeDir(ownedDir);
   });
-  const { url, queueUrl, host, port, connectionString } = server.ready;
+  const { url, queueUrl, blobUrl, host, port, connectionString } = server.ready;
   const thenDropFresh = async <T>(stopping: Promise<T>): Promise<T> => {
     try {
       return await stopping;
@@ -162,6 +165,7 @@ export async function startServer(requested: ServerOptions = {}): Promise<Runnin
     port,
     url,
     queueUrl,
+    blobUrl,
     connectionString,
     process: server.process,
     output: server.output,

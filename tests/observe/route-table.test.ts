@@ -80,9 +80,11 @@ describe('the route table', () => {
     assert.equal(await requests({ operation: 'UpdateEntity', status: '204' }), 1);
   });
 
-  test('the banner names the queue endpoint, and the connection string both services', () => {
+  test('the banner names the queue and blob endpoints, and the connection string every service', () => {
     assert.match(server.queueUrl ?? '', /^http:\/\/127\.0\.0\.1:\d+\/devstoreaccount1$/);
+    assert.match(server.blobUrl ?? '', /^http:\/\/127\.0\.0\.1:\d+\/devstoreaccount1$/);
     assert.match(server.connectionString, /;TableEndpoint=http:\/\/127\.0\.0\.1:\d+\/devstoreaccount1;/);
-    assert.match(server.connectionString, /;QueueEndpoint=http:\/\/127\.0\.0\.1:\d+\/devstoreaccount1;$/);
+    assert.match(server.connectionString, /;QueueEndpoint=http:\/\/127\.0\.0\.1:\d+\/devstoreaccount1;/);
+    assert.match(server.connectionString, /;BlobEndpoint=http:\/\/127\.0\.0\.1:\d+\/devstoreaccount1;$/);
   });
 });

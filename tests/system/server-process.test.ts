@@ -37,6 +37,10 @@ describe('the server process', () => {
       help.stdout,
       /^ {2}--queue-port <number> +Queue service port, 0 = any free \(CERULEAN_QUEUE_PORT, default 10001\)$/m,
     );
+    assert.match(
+      help.stdout,
+      /^ {2}--blob-port <number> +Blob service port, 0 = any free \(CERULEAN_BLOB_PORT, default 10000\)$/m,
+    );
     assert.match(help.stdout, /^ {2}--wait-for-database <seconds> .*\(CERULEAN_WAIT_FOR_DATABASE, default 0\)$/m);
     assert.match(help.stdout, /^ {2}--no-metrics +.*\(CERULEAN_METRICS=0\)$/m);
   });
@@ -54,7 +58,7 @@ describe('the server process', () => {
     });
 
     test('a second server on the same --location is refused with one line', async () => {
-      const second = await runCli(['--location', dir, '--port', '0', '--queue-port', '0']);
+      const second = await runCli(['--location', dir, '--port', '0', '--queue-port', '0', '--blob-port', '0']);
       assert.equal(second.code, 1, second.stderr);
       assert.equal(
         second.stderr,
@@ -116,7 +120,19 @@ describe('the server process', () => {
       url.port = String(port);
       const child = spawn(
         process.execPath,
-        [binPath, '--database', url.href, '--wait-for-database', '60', '--port', '0', '--queue-port', '0'],
+        [
+          binPath,
+          '--database',
+          url.href,
+          '--wait-for-database',
+          '60',
+          '--port',
+          '0',
+          '--queue-port',
+          '0',
+          '--blob-port',
+          '0',
+        ],
         {
           stdio: ['ignore', 'pipe', 'pipe'],
         },

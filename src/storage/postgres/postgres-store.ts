@@ -23,6 +23,9 @@ import type {
   Write,
 } from '../store.js';
 import { autoIndexRowsDefault } from '../property-index.js';
+import { chunkBytesDefault } from './blob-content.js';
+import { contentGraceMsDefault } from './blob-reclaim.js';
+import { PostgresBlobStore, type PostgresBlobOptions } from './blob-store.js';
 import { encodeKey, storableName, storedEntity } from './codec.js';
 import { Committer, failed } from './commit.js';
 import { PostgresConnection } from './connection.js';
@@ -209,6 +212,17 @@ export class PostgresStore implements Store {
   /** The Queue service's store over this store's database and pool; it fails once this store is closed. */
   openQueueStore(): PostgresQueueStore {
     return new PostgresQueueStore(this.connection.pool);
+  }
+
+  /**
+   * The Blob service's store over this store's database and connection (docs/blob-storage-postgres.md);
+   * it fails once this store is closed. Tests make the chunks small and the grace short.
+   */
+  openBlobStore(options: Partial<PostgresBlobOptions> = {}): PostgresBlobStore {
+    return new PostgresBlobStore(this.connection, {
+      chunkBytes: options.chunkBytes ?? chunkBytesDefault,
+      contentGraceMs: options.contentGraceMs ?? contentGraceMsDefault,
+    });
   }
 
   lastFailoverMs(): number | undefined {

@@ -20,6 +20,7 @@
 import assert from 'node:assert/strict';
 import type pg from 'pg';
 import { storedJsonVersion } from '../stored-json.js';
+import { blobMigration } from './blob-schema.js';
 import { queueMigration } from './queue-schema.js';
 
 // Schema version 1 keeps properties in stored JSON form 1 (codec.ts): a new form needs a
@@ -60,6 +61,8 @@ const migrations: readonly string[] = [
   `ALTER TABLE ${schemaName}.entities ADD COLUMN doc text;`,
   // Version 3: the Queue service's queues and messages (queue-schema.ts).
   queueMigration(schemaName),
+  // Version 4: the Blob service's containers, blobs, blocks and chunked content (blob-schema.ts).
+  blobMigration(schemaName),
 ];
 
 /** Any constant: the advisory lock that serializes migrations between processes. */

@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import type { SettingKey } from '../store.js';
+import { blobSchema } from './blob-schema.js';
 import { queueSchema } from './queue-schema.js';
 
 export const databaseFileName = 'cerulean.sqlite';
@@ -59,6 +60,7 @@ export function openDatabase(file: string, role: keyof typeof cacheKiB): Databas
     db.pragma('synchronous = FULL');
     db.exec(schema);
     db.exec(queueSchema);
+    db.exec(blobSchema);
   }
   db.pragma(`cache_size = -${cacheKiB[role]}`);
   return db;

@@ -9,6 +9,7 @@ import assert from 'node:assert/strict';
 import { setImmediate as turnOfEventLoop } from 'node:timers/promises';
 import type Database from 'better-sqlite3';
 import { stat } from 'node:fs/promises';
+import path from 'node:path';
 import type { Entity } from '../../domain/entity.js';
 import type { KeyRange } from '../../domain/keys.js';
 import type {
@@ -35,6 +36,8 @@ import { ScanPool } from './scan-pool.js';
 import { SplitScanner } from './split-scan.js';
 import type { ScanSplit } from '../scan-split.js';
 import { databaseFile, openDatabase, selectTableSql, settingRow, tableCacheKey } from './schema.js';
+import { DiskContent, MemoryContent } from './blob-content.js';
+import { SqliteBlobStore } from './blob-store.js';
 import { SqliteQueueStore } from './queue-store.js';
 import { WorkerWriterClient } from './writer-client.js';
 import { encodeWrites, SqliteWriter, type WriterApi } from './writer.js';
@@ -303,6 +306,19 @@ export class SqliteStore implements Store {
   openQueueStore(): SqliteQueueStore {
     if (this.file === undefined) return new SqliteQueueStore(this.db, this.writer.queues, false);
     return new SqliteQueueStore(openDatabase(this.file, 'scanner'), this.writer.queues, true);
+  }
+
+  /**
+   * The Blob service's store over this database and its writer, its content in files beside the
+   * database (`<location>/blobs`, blob-content.ts) or in memory; on disk with a read connection of
+   * its own (SqliteBlobStore.close closes it). `contentGraceMs`: see contentGraceMsDefault.
+   */
+  async openBlobStore(options: { readonly contentGraceMs?: number } = {}): Promise<SqliteBlobStore> {
+    if (this.file === undefined)
+      return new SqliteBlobStore(this.db, this.writer.blobs, new MemoryContent(), false, options.contentGraceMs);
+    const content = await DiskContent.open(path.dirname(this.file));
+    const reader = openDatabase(this.file, 'scanner');
+    return new SqliteBlobStore(reader, this.writer.blobs, content, true, options.contentGraceMs);
   }
 
   /** The database file and its write-ahead log (`-wal`), as they are now. */

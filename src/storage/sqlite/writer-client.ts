@@ -1,5 +1,6 @@
 // The reading side's handle on the writer thread: a WriterApi whose calls are messages.
 import type { CommitObserver, CommitResult, SettingChange } from '../store.js';
+import { blobCallName, blobWriterMethods, type BlobWriterApi } from './blob-writer.js';
 import { queueCallName, queueWriterMethods, type QueueWriterApi } from './queue-writer.js';
 import { WorkerRpc } from './worker-rpc.js';
 import type { EncodedWrites, WriterApi } from './writer.js';
@@ -7,14 +8,16 @@ import type { EncodedWrites, WriterApi } from './writer.js';
 export class WorkerWriterClient implements WriterApi {
   /** The queue jobs, each a message to the writer thread. */
   readonly queues: QueueWriterApi;
+  /** The blob jobs, likewise. */
+  readonly blobs: BlobWriterApi;
 
   private constructor(private readonly rpc: WorkerRpc) {
-    const call =
-      (method: string) =>
-      (...args: unknown[]) =>
-        rpc.call(queueCallName(method), args);
-    const calls = queueWriterMethods.map((method) => [method, call(method)]);
-    this.queues = Object.fromEntries(calls) as unknown as QueueWriterApi;
+    const calls = (methods: readonly string[], callName: (method: string) => string) =>
+      Object.fromEntries(
+        methods.map((method) => [method, (...args: unknown[]) => rpc.call(callName(method), args)]),
+      ) as unknown;
+    this.queues = calls(queueWriterMethods, queueCallName) as QueueWriterApi;
+    this.blobs = calls(blobWriterMethods, blobCallName) as BlobWriterApi;
   }
 
   /** Starts the writer thread; resolves once it has opened the database and created the schema. */

@@ -1,6 +1,7 @@
 // Worker-thread host of the SqliteWriter: owns the only write connection of an on-disk store.
 import { workerData } from 'node:worker_threads';
 import { openDatabase } from './schema.js';
+import { blobCallName, blobWriterMethods } from './blob-writer.js';
 import { queueCallName, queueWriterMethods } from './queue-writer.js';
 import { serveCalls } from './worker-rpc.js';
 import { SqliteWriter } from './writer.js';
@@ -18,6 +19,9 @@ const calls = serveCalls(
     putSettings: writer.putSettings.bind(writer),
     ...Object.fromEntries(
       queueWriterMethods.map((method) => [queueCallName(method), writer.queues[method].bind(writer.queues)]),
+    ),
+    ...Object.fromEntries(
+      blobWriterMethods.map((method) => [blobCallName(method), writer.blobs[method].bind(writer.blobs)]),
     ),
   },
   () => {

@@ -8,6 +8,7 @@ import type { CommitObserver, CommitResult, SettingChange, Write, WriteCondition
 import { CommitClock, conditionFailure, mergeProperties } from '../write.js';
 import { decodeProperties, encodeKey, encodeProperties } from './codec.js';
 import { createIndexSql, indexName, listIndexes } from './property-indexes.js';
+import { SqliteBlobWriter, type BlobWriterApi } from './blob-writer.js';
 import { SqliteQueueWriter, type QueueWriterApi } from './queue-writer.js';
 import { selectTableSql, settingRow, tableCacheKey } from './schema.js';
 
@@ -69,6 +70,8 @@ export interface WriterApi {
   putSettings(account: string, changes: readonly SettingChange[]): Promise<'ok' | 'tableNotFound'>;
   /** The Queue service's writes, jobs of the same group commits (queue-writer.ts). */
   readonly queues: QueueWriterApi;
+  /** The Blob service's record writes, jobs of the same group commits (blob-writer.ts). */
+  readonly blobs: BlobWriterApi;
 }
 
 interface Job {
@@ -87,6 +90,7 @@ interface StoredVersion {
 export class SqliteWriter implements WriterApi {
   private readonly clock: CommitClock;
   readonly queues: SqliteQueueWriter;
+  readonly blobs: SqliteBlobWriter;
   private readonly tableIds = new Map<string, number>();
   private queue: Job[] = [];
   private flushScheduled = false;
@@ -147,7 +151,9 @@ export class SqliteWriter implements WriterApi {
       { value: bigint } | undefined;
     // The clock resumes after the last Timestamp ever written, even if the wall clock went back.
     this.clock = new CommitClock(saved?.value ?? 0n);
-    this.queues = new SqliteQueueWriter(db, (job) => this.enqueue(() => ({ result: job(), undo: false })));
+    const runJob = <T>(job: () => T): Promise<T> => this.enqueue(() => ({ result: job(), undo: false }));
+    this.queues = new SqliteQueueWriter(db, runJob);
+    this.blobs = new SqliteBlobWriter(db, runJob);
   }
 
   commit(account: string, table: string, writes: EncodedWrites): Promise<CommitResult> {

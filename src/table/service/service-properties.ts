@@ -30,12 +30,13 @@ const legacySetting: SettingKey = { scope: 'account', name: 'properties' };
 /**
  * Get and Set Table (or Queue) Service Properties. Nothing is cached: a change made through one
  * process is in force on the next request to any process over the same store. Each service keeps
- * its own properties: the queue service's settings are named `queue.properties.*`.
+ * its own properties: the queue service's settings are named `queue.properties.*`, the blob service's
+ * `blob.properties.*`.
  */
 export class ServicePropertiesService {
   constructor(
     private readonly store: Store,
-    private readonly service: 'table' | 'queue' = 'table',
+    private readonly service: 'table' | 'queue' | 'blob' = 'table',
   ) {}
 
   async get(account: string): Promise<ServiceProperties> {

@@ -1,0 +1,36 @@
+// The Blob service's limits for blobs and blocks, with their units and sources
+// (https://learn.microsoft.com/rest/api/storageservices/put-blob, put-block, put-block-list,
+// append-block, lease-blob, list-blobs, get-blob).
+const KiB = 1024;
+const MiB = 1024 * KiB;
+
+/**
+ * One Put Blob's content: 5000 MiB, the limit put-blob documents for version 2019-12-12 and later;
+ * Cerulean applies it to every version (older versions allowed 256 MiB or 64 MiB).
+ */
+export const putBlobBytesMax = 5000 * MiB;
+/** One Put Block's content: 4000 MiB (put-block, version 2019-12-12 and later). */
+export const blockBytesMax = 4000 * MiB;
+/** A block id decodes to at most 64 bytes (put-block). */
+export const blockIdBytesMax = 64;
+/** Staged (uncommitted) blocks under one blob name (put-block: 100,000). */
+export const stagedBlocksMax = 100_000;
+/** Committed blocks of a block blob (put-block-list: 50,000). */
+export const committedBlocksMax = 50_000;
+/** One Append Block's content: 4 MiB (append-block, before version 2022-11-02). */
+export const appendBlockBytesMax = 4 * MiB;
+/** Blocks of an append blob (append-block: 50,000). */
+export const appendBlocksMax = 50_000;
+/** Put Block List's XML body: 50,000 ids of up to 64 bytes, base64, in markup; 8 MiB is ample. */
+export const blockListBodyBytesMax = 8 * MiB;
+/** x-ms-range-get-content-md5 is allowed for ranges up to 4 MiB (get-blob). */
+export const rangeMd5BytesMax = 4 * MiB;
+/** Lease durations: 15 to 60 s, or -1 infinite (lease-blob). */
+export const leaseSecondsMin = 15;
+export const leaseSecondsMax = 60;
+/** x-ms-lease-break-period: 0 to 60 s (lease-blob). */
+export const leaseBreakSecondsMax = 60;
+/** List Blobs' page: maxresults above 5000 are answered with 5000 (list-blobs). */
+export const listBlobsPageMax = 5000;
+/** Compare-and-swap attempts before a write gives up under contention (answered 503 ServerBusy). */
+export const casAttemptsMax = 32;

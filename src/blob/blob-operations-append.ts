@@ -1,0 +1,89 @@
+// Append Block (https://learn.microsoft.com/rest/api/storageservices/append-block).
+import { TableError } from '../errors.js';
+import type { Reply } from '../http/respond.js';
+import {
+  findBlob,
+  header,
+  keyOf,
+  nextRecord,
+  notFound,
+  refuseSnapshot,
+  updateBlob,
+  writtenHeaders,
+  type BlobCall,
+  type BlobOf,
+  type Found,
+} from './blob-access.js';
+import { checkWrite } from './blob-checks.js';
+import { receiveContent } from './blob-content.js';
+import { appendBlockBytesMax, appendBlocksMax } from './blob-limits.js';
+import { decodeBlobState } from './blob-state.js';
+import { parseConditions, type Conditions } from './conditions.js';
+
+interface AppendConditions {
+  readonly conditions: Conditions;
+  /** x-ms-blob-condition-appendpos: the blob's size must be this. */
+  readonly appendPosition: number | undefined;
+  /** x-ms-blob-condition-maxsize: the blob's size after the append must not exceed this. */
+  readonly maxSizeBytes: number | undefined;
+}
+
+function numberHeader(call: BlobCall, name: string): number | undefined {
+  const text = header(call, name);
+  if (text === undefined) return undefined;
+  if (!/^\d{1,16}$/.test(text)) throw new TableError('InvalidHeaderValue', `The value of ${name} is not valid.`);
+  return Number(text);
+}
+
+/** Everything that must hold of the blob for `sizeBytes` more to be appended. */
+function checkAppend(call: BlobCall, checks: AppendConditions, current: Found | undefined, sizeBytes: number): Found {
+  if (current === undefined) throw new TableError('BlobNotFound');
+  if (current.state.blobType !== 'AppendBlob') throw new TableError('InvalidBlobType');
+  checkWrite(call, checks.conditions, current);
+  const size = current.record.sizeBytes;
+  if (checks.maxSizeBytes !== undefined && size + sizeBytes > checks.maxSizeBytes) {
+    throw new TableError('MaxBlobSizeConditionNotMet');
+  }
+  if (checks.appendPosition !== undefined && size !== checks.appendPosition) {
+    throw new TableError('AppendPositionConditionNotMet');
+  }
+  if (current.state.committedBlockCount >= appendBlocksMax) throw new TableError('BlockCountExceedsLimit');
+  return current;
+}
+
+/**
+ * 201 Created with x-ms-blob-append-offset (where the block landed) and
+ * x-ms-blob-committed-block-count. The checks run on the declared length before the body is read,
+ * and again on the blob as it is when the block is added (another append may have come first).
+ */
+export async function appendBlock(call: BlobCall, resource: BlobOf): Promise<Reply> {
+  refuseSnapshot(call);
+  const checks: AppendConditions = {
+    conditions: parseConditions(call.headers),
+    appendPosition: numberHeader(call, 'x-ms-blob-condition-appendpos'),
+    maxSizeBytes: numberHeader(call, 'x-ms-blob-condition-maxsize'),
+  };
+  const declared = Number(header(call, 'content-length') ?? 0);
+  if (declared === 0) throw new TableError('InvalidHeaderValue', 'An appended block must not be empty.');
+  const first = await findBlob(call, keyOf(resource));
+  if (first === undefined) return notFound(call, resource.container);
+  checkAppend(call, checks, first, Math.min(declared, appendBlockBytesMax));
+  const received = await receiveContent(call, appendBlockBytesMax, true);
+  let offset = 0;
+  const record = await updateBlob(call, resource, (current) => {
+    const found = checkAppend(call, checks, current, received.content.sizeBytes);
+    offset = found.record.sizeBytes;
+    const state = { ...found.state, committedBlockCount: found.state.committedBlockCount + 1 };
+    const next = nextRecord(call, resource, state, offset + received.content.sizeBytes);
+    return { record: next, content: { kind: 'append', block: { blockId: '', content: received.content } } };
+  });
+  return {
+    status: 201,
+    headers: {
+      ...writtenHeaders(record),
+      'Content-MD5': received.md5!.toString('base64'),
+      'x-ms-blob-append-offset': String(offset),
+      'x-ms-blob-committed-block-count': String(decodeBlobState(record.state).committedBlockCount),
+    },
+  };
+}

@@ -1,0 +1,128 @@
+// Put Block, Put Block List and Get Block List
+// (https://learn.microsoft.com/rest/api/storageservices/put-block, put-block-list, get-block-list).
+import { TableError } from '../errors.js';
+import type { Reply } from '../http/respond.js';
+import { decodeUtf8 } from '../http/body.js';
+import { metadataFromHeaders } from '../http/metadata-headers.js';
+import {
+  findBlob,
+  header,
+  keyOf,
+  leaseIdOf,
+  nextRecord,
+  notFound,
+  nowMs,
+  refuseSnapshot,
+  requireContainer,
+  snapshotOf,
+  updateBlob,
+  writeFailure,
+  writtenHeaders,
+  type BlobCall,
+  type BlobOf,
+} from './blob-access.js';
+import { checkBlobName, checkWrite } from './blob-checks.js';
+import { contentHeadersOf, receiveContent, receiveSmallBody } from './blob-content.js';
+import { httpDate } from './wire.js';
+import { blockBytesMax, blockListBodyBytesMax, stagedBlocksMax } from './blob-limits.js';
+import { parseBlockList, writeBlockList } from './block-list-xml.js';
+import { checkBlockId, resolveBlockList, totalSize } from './block-lists.js';
+import { evaluate, parseConditions } from './conditions.js';
+import { checkLeaseForRead, checkLeaseForWrite, noLease } from './leases.js';
+
+/** 201 Created: the block is staged under the blob's name (the blob need not exist yet). */
+export async function putBlock(call: BlobCall, resource: BlobOf): Promise<Reply> {
+  refuseSnapshot(call);
+  checkBlobName(resource.blob);
+  const blockId = call.query.get('blockid');
+  if (blockId === null)
+    throw new TableError('MissingRequiredQueryParameter', 'The query parameter blockid is required.');
+  await requireContainer(call, resource.container);
+  const current = await findBlob(call, keyOf(resource));
+  if (current !== undefined) {
+    if (current.state.blobType !== 'BlockBlob') throw new TableError('InvalidBlobType');
+    checkLeaseForWrite(current.state.lease, nowMs(call), leaseIdOf(call), 'blob');
+  }
+  const { committed, staged } = await call.services.blobs.getBlocks(call.account, keyOf(resource));
+  checkBlockId(blockId, staged.length > 0 ? staged : committed);
+  if (staged.length >= stagedBlocksMax && !staged.some((block) => block.blockId === blockId)) {
+    throw new TableError('BlockCountExceedsLimit', 'The uncommitted block count cannot exceed 100,000 blocks.');
+  }
+  const received = await receiveContent(call, blockBytesMax, false);
+  const outcome = await call.services.blobs.stageBlock(call.account, resource.container, resource.blob, {
+    blockId,
+    content: received.content,
+  });
+  if (outcome !== 'ok') throw writeFailure(outcome);
+  const headers: Record<string, string> = { 'x-ms-request-server-encrypted': 'true' };
+  const md5 = header(call, 'content-md5');
+  if (md5 !== undefined) headers['Content-MD5'] = md5;
+  const crc64 = header(call, 'x-ms-content-crc64');
+  if (crc64 !== undefined) headers['x-ms-content-crc64'] = crc64;
+  return { status: 201, headers };
+}
+
+/** 201 Created: the blob becomes the named blocks, in order; staged blocks not named are dropped. */
+export async function putBlockList(call: BlobCall, resource: BlobOf): Promise<Reply> {
+  refuseSnapshot(call);
+  checkBlobName(resource.blob);
+  const entries = parseBlockList(decodeXml(await receiveSmallBody(call, blockListBodyBytesMax)));
+  const metadata = [...metadataFromHeaders(call.rawHeaders)];
+  const headers = contentHeadersOf(call, false, undefined);
+  const conditions = parseConditions(call.headers);
+  await requireContainer(call, resource.container);
+  const record = await updateBlob(call, resource, async (current) => {
+    if (current !== undefined && current.state.blobType !== 'BlockBlob') throw new TableError('InvalidBlobType');
+    checkWrite(call, conditions, current);
+    const { committed, staged } = await call.services.blobs.getBlocks(call.account, keyOf(resource));
+    const blocks = resolveBlockList(entries, committed, staged);
+    const state = {
+      blobType: 'BlockBlob' as const,
+      createdMs: current?.state.createdMs ?? nowMs(call),
+      headers,
+      metadata,
+      lease: current?.state.lease ?? noLease,
+      committedBlockCount: 0,
+    };
+    const next = nextRecord(call, resource, state, totalSize(blocks));
+    return { record: next, content: { kind: 'replace' as const, blocks } };
+  });
+  return { status: 201, headers: writtenHeaders(record) };
+}
+
+function decodeXml(body: Buffer): string {
+  try {
+    return decodeUtf8(body);
+  } catch {
+    throw new TableError('InvalidXmlDocument', 'The request body is not valid UTF-8.');
+  }
+}
+
+/** 200 with the committed and/or uncommitted blocks (blocklisttype: committed, the default; uncommitted; all). */
+export async function getBlockList(call: BlobCall, resource: BlobOf): Promise<Reply> {
+  const snapshot = snapshotOf(call);
+  const listType = (call.query.get('blocklisttype') ?? 'committed').toLowerCase();
+  if (!['committed', 'uncommitted', 'all'].includes(listType)) {
+    throw new TableError('InvalidQueryParameterValue', `The value '${listType}' of blocklisttype is not valid.`);
+  }
+  const found = await findBlob(call, keyOf(resource, snapshot));
+  if (found !== undefined) {
+    if (evaluate(parseConditions(call.headers), found.record) !== 'ok') throw new TableError('ConditionNotMet');
+    if (snapshot === '') checkLeaseForRead(found.state.lease, nowMs(call), leaseIdOf(call));
+  }
+  const { committed, staged } = await call.services.blobs.getBlocks(call.account, keyOf(resource, snapshot));
+  if (found === undefined && staged.length === 0) return notFound(call, resource.container);
+  const listed = (blocks: typeof committed) =>
+    blocks.filter((b) => b.blockId !== '').map((b) => ({ blockId: b.blockId, sizeBytes: b.content.sizeBytes }));
+  const body = writeBlockList(
+    listType === 'uncommitted' ? undefined : listed(found === undefined ? [] : committed),
+    listType === 'committed' ? undefined : listed(staged),
+  );
+  const headers: Record<string, string> = { 'Content-Type': 'application/xml' };
+  if (found !== undefined) {
+    headers['ETag'] = found.record.etag;
+    headers['Last-Modified'] = httpDate(found.record.lastModifiedMs);
+    headers['x-ms-blob-content-length'] = String(found.record.sizeBytes);
+  }
+  return { status: 200, headers, body };
+}

@@ -1,0 +1,99 @@
+// Copy Blob within the account, done at once: the copy shares the source's content, no byte is
+// copied (https://learn.microsoft.com/rest/api/storageservices/copy-blob, abort-copy-blob).
+import { randomUUID } from 'node:crypto';
+import { TableError } from '../errors.js';
+import type { Reply } from '../http/respond.js';
+import { metadataFromHeaders } from '../http/metadata-headers.js';
+import type { BlobKey } from '../storage/blob-store.js';
+import {
+  findBlob,
+  header,
+  keyOf,
+  nextRecord,
+  nowMs,
+  refuseSnapshot,
+  requireBlob,
+  requireContainer,
+  updateBlob,
+  writtenHeaders,
+  type BlobCall,
+  type BlobOf,
+} from './blob-access.js';
+import { checkBlobName, checkWrite } from './blob-checks.js';
+import { isSnapshotStamp } from './blob-etag.js';
+import { totalSize } from './block-lists.js';
+import { checkSourceConditions, parseConditions } from './conditions.js';
+import { noLease } from './leases.js';
+import { parseBlobResource } from './resources.js';
+
+/**
+ * The blob x-ms-copy-source names, path-style (`…/{account}/{container}/{blob}`) or host-style
+ * (`{account}.blob.…/{container}/{blob}`), with its `snapshot`. A source in another account or
+ * outside this service is 400 CopyAcrossAccountsNotSupported: Cerulean copies only what it holds
+ * (the service would fetch any URL, asynchronously).
+ */
+export function copySourceKey(source: string, account: string): BlobKey {
+  let url: URL;
+  try {
+    url = new URL(source);
+  } catch {
+    throw new TableError('InvalidHeaderValue', 'The x-ms-copy-source header is not a URL.');
+  }
+  const hostStyle = url.hostname.split('.')[0] === account && url.hostname.includes('.blob.');
+  let path = url.pathname.slice(1);
+  if (!hostStyle) {
+    const slash = path.indexOf('/');
+    if (slash === -1 || path.slice(0, slash) !== account) throw new TableError('CopyAcrossAccountsNotSupported');
+    path = path.slice(slash + 1);
+  }
+  const resource = parseBlobResource(path);
+  if (resource.kind !== 'blob') throw new TableError('InvalidHeaderValue', 'The x-ms-copy-source names no blob.');
+  const snapshot = url.searchParams.get('snapshot') ?? '';
+  if (snapshot !== '' && !isSnapshotStamp(snapshot)) {
+    throw new TableError('InvalidHeaderValue', 'The snapshot of x-ms-copy-source is not valid.');
+  }
+  return { container: resource.container, name: resource.blob, snapshot };
+}
+
+/** 202 Accepted with x-ms-copy-status: success and x-ms-copy-id; the copy is complete when it answers. */
+export async function copyBlob(call: BlobCall, resource: BlobOf): Promise<Reply> {
+  refuseSnapshot(call);
+  checkBlobName(resource.blob);
+  const sourceText = header(call, 'x-ms-copy-source')!;
+  const sourceKey = copySourceKey(sourceText, call.account);
+  const requested = metadataFromHeaders(call.rawHeaders);
+  const conditions = parseConditions(call.headers);
+  const sourceConditions = parseConditions(call.headers, 'x-ms-source-');
+  await requireContainer(call, resource.container);
+  const copyId = randomUUID();
+  const record = await updateBlob(call, resource, async (current) => {
+    checkWrite(call, conditions, current);
+    const source = await findBlob(call, sourceKey);
+    if (source === undefined) throw new TableError('CannotVerifyCopySource');
+    checkSourceConditions(sourceConditions, source.record);
+    const blocks = (await call.services.blobs.getBlocks(call.account, sourceKey)).committed;
+    const sizeBytes = totalSize(blocks);
+    const state = {
+      ...source.state,
+      createdMs: current?.state.createdMs ?? nowMs(call),
+      metadata: requested.size > 0 ? [...requested] : source.state.metadata,
+      lease: current?.state.lease ?? noLease,
+      copy: { id: copyId, source: sourceText, completedMs: nowMs(call), sizeBytes },
+    };
+    const next = nextRecord(call, resource, state, sizeBytes);
+    return { record: next, content: { kind: 'replace', blocks } };
+  });
+  return {
+    status: 202,
+    headers: { ...writtenHeaders(record), 'x-ms-copy-id': copyId, 'x-ms-copy-status': 'success' },
+  };
+}
+
+/** Every copy is finished when Copy Blob answers, so there is never one to abort: 409 NoPendingCopyOperation. */
+export async function abortCopyBlob(call: BlobCall, resource: BlobOf): Promise<Reply> {
+  if (call.query.get('copyid') === null) {
+    throw new TableError('MissingRequiredQueryParameter', 'The query parameter copyid is required.');
+  }
+  await requireBlob(call, keyOf(resource));
+  throw new TableError('NoPendingCopyOperation');
+}

@@ -1,0 +1,123 @@
+// Get Blob (streamed, whole or a range) and Get Blob Properties
+// (https://learn.microsoft.com/rest/api/storageservices/get-blob, get-blob-properties).
+import { createHash } from 'node:crypto';
+import { TableError } from '../errors.js';
+import type { Reply } from '../http/respond.js';
+import {
+  describeHeaders,
+  header,
+  keyOf,
+  leaseIdOf,
+  nowMs,
+  requireBlob,
+  snapshotOf,
+  type BlobCall,
+  type BlobOf,
+  type Found,
+} from './blob-access.js';
+import { httpDate } from './wire.js';
+import { casAttemptsMax, rangeMd5BytesMax } from './blob-limits.js';
+import { evaluate, parseConditions } from './conditions.js';
+import { checkLeaseForRead } from './leases.js';
+import { contentRange, requestedRange, resolveRange, type ResolvedRange } from './ranges.js';
+
+/** The version to answer, its conditions checked: 304 (as a reply) or 412 ConditionNotMet. */
+async function readable(call: BlobCall, resource: BlobOf): Promise<Found | Reply> {
+  const snapshot = snapshotOf(call);
+  const found = await requireBlob(call, keyOf(resource, snapshot));
+  const verdict = evaluate(parseConditions(call.headers), found.record);
+  if (verdict === 'failed') throw new TableError('ConditionNotMet');
+  if (verdict === 'notModified') {
+    return {
+      status: 304,
+      headers: { ETag: found.record.etag, 'Last-Modified': httpDate(found.record.lastModifiedMs) },
+    };
+  }
+  if (snapshot === '') checkLeaseForRead(found.state.lease, nowMs(call), leaseIdOf(call));
+  return found;
+}
+
+function isReply(value: Found | Reply): value is Reply {
+  return 'status' in value;
+}
+
+/** HEAD: every header of the blob version and its whole length, no body. */
+export async function getBlobProperties(call: BlobCall, resource: BlobOf): Promise<Reply> {
+  const found = await readable(call, resource);
+  if (isReply(found)) return found;
+  const headers = describeHeaders(found, nowMs(call));
+  if (found.state.headers.contentMd5 !== undefined) headers['Content-MD5'] = found.state.headers.contentMd5;
+  if (found.state.blobType === 'BlockBlob') {
+    headers['x-ms-access-tier'] = 'Hot';
+    headers['x-ms-access-tier-inferred'] = 'true';
+  }
+  headers['Content-Length'] = String(found.record.sizeBytes);
+  return { status: 200, headers: headers };
+}
+
+/**
+ * 200 with the whole blob, or 206 with the range (Content-Range); a range starting at or past the
+ * end is 416 InvalidRange with `Content-Range: bytes * /size`. The bytes are those of the version
+ * whose headers are sent: if it is replaced between the read of its record and of its content,
+ * the read starts over.
+ */
+export async function getBlob(call: BlobCall, resource: BlobOf): Promise<Reply> {
+  const range = requestedRange(call.headers);
+  const rangeMd5 = header(call, 'x-ms-range-get-content-md5')?.toLowerCase() === 'true';
+  if (rangeMd5 && range === undefined) {
+    throw new TableError('InvalidHeaderValue', 'x-ms-range-get-content-md5 needs a range.');
+  }
+  for (let attempt = 0; attempt < casAttemptsMax; attempt++) {
+    const found = await readable(call, resource);
+    if (isReply(found)) return found;
+    const size = found.record.sizeBytes;
+    const resolved = range === undefined ? { start: 0, endExclusive: size } : resolveRange(range, size);
+    if (resolved === 'unsatisfiable') {
+      const error = new TableError('InvalidRange');
+      error.replyHeaders = { 'Content-Range': `bytes */${size}` };
+      throw error;
+    }
+    if (rangeMd5 && resolved.endExclusive - resolved.start > rangeMd5BytesMax) {
+      throw new TableError('OutOfRangeInput', 'x-ms-range-get-content-md5 is allowed for ranges of at most 4 MiB.');
+    }
+    const { record } = found;
+    const stream = await call.services.blobs.readContent(
+      call.account,
+      record,
+      record.etag,
+      resolved.start,
+      resolved.endExclusive,
+    );
+    if (stream === 'changed') continue;
+    return answer(call, found, range === undefined ? undefined : resolved, stream, rangeMd5);
+  }
+  throw new TableError('ServerBusy', 'The blob changed under every attempt to read it; retry the request.');
+}
+
+async function answer(
+  call: BlobCall,
+  found: Found,
+  range: ResolvedRange | undefined,
+  stream: AsyncIterable<Buffer>,
+  rangeMd5: boolean,
+): Promise<Reply> {
+  const headers = describeHeaders(found, nowMs(call));
+  const { contentMd5 } = found.state.headers;
+  const length = range === undefined ? found.record.sizeBytes : range.endExclusive - range.start;
+  headers['Content-Length'] = String(length);
+  if (range !== undefined) {
+    headers['Content-Range'] = contentRange(range, found.record.sizeBytes);
+    if (contentMd5 !== undefined) headers['x-ms-blob-content-md5'] = contentMd5;
+  } else if (contentMd5 !== undefined) {
+    headers['Content-MD5'] = contentMd5;
+  }
+  const status = range === undefined ? 200 : 206;
+  if (!rangeMd5) return { status, headers: headers, stream };
+  // At most 4 MiB: held to hash it before the headers go out.
+  const chunks: Buffer[] = [];
+  for await (const chunk of stream) chunks.push(chunk);
+  const body = Buffer.concat(chunks);
+  headers['Content-MD5'] = createHash('md5').update(body).digest('base64');
+  delete headers['Content-Length'];
+  return { status, headers: headers, body };
+}

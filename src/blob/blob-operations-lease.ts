@@ -1,0 +1,70 @@
+// Lease Blob and Lease Container (https://learn.microsoft.com/rest/api/storageservices/lease-blob,
+// lease-container): the action is applied to the lease as it stands by the services' clock and
+// stored by compare-and-swap. Chosen: a lease action gives the record a new ETag (the token of the
+// compare-and-swap, so two clients racing to acquire cannot both win) but keeps Last-Modified.
+import { TableError } from '../errors.js';
+import type { Reply } from '../http/respond.js';
+import type { ServiceCall } from '../http/service-definition.js';
+import { findBlob, keyOf, nowMs, refuseSnapshot, writeFailure, type BlobCall, type BlobOf } from './blob-access.js';
+import { casAttemptsMax } from './blob-limits.js';
+import { encodeBlobState } from './blob-state.js';
+import { checkWriteConditions, parseConditions } from './conditions.js';
+import { decodeContainerState, encodeContainerState } from './container-state.js';
+import { applyLease, parseLeaseRequest, type LeaseOutcome } from './leases.js';
+import type { BlobServices } from './services.js';
+import { httpDate, newEtag } from './wire.js';
+
+function leaseReply(outcome: LeaseOutcome, etag: string, lastModifiedMs: number): Reply {
+  const headers: Record<string, string> = { ETag: etag, 'Last-Modified': httpDate(lastModifiedMs) };
+  if (outcome.leaseId !== undefined) headers['x-ms-lease-id'] = outcome.leaseId;
+  if (outcome.leaseTimeSeconds !== undefined) headers['x-ms-lease-time'] = String(outcome.leaseTimeSeconds);
+  return { status: outcome.status, headers };
+}
+
+export async function leaseBlob(call: BlobCall, resource: BlobOf): Promise<Reply> {
+  refuseSnapshot(call);
+  const request = parseLeaseRequest(call.headers);
+  const conditions = parseConditions(call.headers);
+  for (let attempt = 0; attempt < casAttemptsMax; attempt++) {
+    const found = await findBlob(call, keyOf(resource));
+    if (found === undefined) {
+      const container = await call.services.blobs.getContainer(call.account, resource.container);
+      throw new TableError(container === undefined ? 'ContainerNotFound' : 'BlobNotFound');
+    }
+    checkWriteConditions(conditions, found.record);
+    const outcome = applyLease(found.state.lease, request, nowMs(call), 'blob');
+    const record = {
+      ...found.record,
+      etag: newEtag(nowMs(call)),
+      state: encodeBlobState({ ...found.state, lease: outcome.lease }),
+    };
+    const written = await call.services.blobs.putBlob(call.account, record, { kind: 'keep' }, found.record.etag);
+    if (written === 'ok') return leaseReply(outcome, record.etag, record.lastModifiedMs);
+    if (written !== 'etagMismatch') throw writeFailure(written);
+  }
+  throw new TableError('ServerBusy', 'The blob changed under every attempt to lease it; retry the request.');
+}
+
+/** Lease Container: only the date conditions apply (lease-container). */
+export async function leaseContainer(call: ServiceCall<BlobServices>, container: string): Promise<Reply> {
+  const request = parseLeaseRequest(call.headers);
+  const { ifModifiedSinceMs, ifUnmodifiedSinceMs } = parseConditions(call.headers);
+  const dates = { ifMatch: undefined, ifNoneMatch: undefined, ifModifiedSinceMs, ifUnmodifiedSinceMs };
+  const blobs = call.services.blobs;
+  for (let attempt = 0; attempt < casAttemptsMax; attempt++) {
+    const found = await blobs.getContainer(call.account, container);
+    if (found === undefined) throw new TableError('ContainerNotFound');
+    checkWriteConditions(dates, found);
+    const state = decodeContainerState(found.state);
+    const outcome = applyLease(state.lease, request, Math.trunc(call.services.clock.nowMs()), 'container');
+    const record = {
+      ...found,
+      etag: newEtag(call.services.clock.nowMs()),
+      state: encodeContainerState({ ...state, lease: outcome.lease }),
+    };
+    const written = await blobs.updateContainer(call.account, record, found.etag);
+    if (written === 'ok') return leaseReply(outcome, record.etag, record.lastModifiedMs);
+    if (written !== 'etagMismatch') throw new TableError('ContainerNotFound');
+  }
+  throw new TableError('ServerBusy', 'The container changed under every attempt to lease it; retry the request.');
+}

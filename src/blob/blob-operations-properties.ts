@@ -1,0 +1,120 @@
+// Set Blob Properties, Get and Set Blob Metadata, Delete Blob
+// (https://learn.microsoft.com/rest/api/storageservices/set-blob-properties, get-blob-metadata,
+// set-blob-metadata, delete-blob).
+import { TableError } from '../errors.js';
+import type { Reply } from '../http/respond.js';
+import { metadataFromHeaders, metadataHeaders } from '../http/metadata-headers.js';
+import {
+  header,
+  keyOf,
+  leaseIdOf,
+  nextRecord,
+  nowMs,
+  notFound,
+  refuseSnapshot,
+  requireBlob,
+  snapshotOf,
+  updateBlob,
+  writeFailure,
+  writtenHeaders,
+  type BlobCall,
+  type BlobOf,
+  type Found,
+} from './blob-access.js';
+import { checkWrite } from './blob-checks.js';
+import { contentHeadersOf } from './blob-content.js';
+import { httpDate } from './wire.js';
+import { casAttemptsMax } from './blob-limits.js';
+import type { BlobState } from './blob-state.js';
+import { evaluate, parseConditions } from './conditions.js';
+import { checkLeaseForRead } from './leases.js';
+
+/** Changes an existing base blob's state, keeping its content (404 when there is none). */
+async function changeState(call: BlobCall, resource: BlobOf, change: (state: BlobState) => BlobState): Promise<Reply> {
+  refuseSnapshot(call);
+  const conditions = parseConditions(call.headers);
+  const record = await updateBlob(call, resource, (current) => {
+    if (current === undefined) throw new TableError('BlobNotFound');
+    checkWrite(call, conditions, current);
+    const state = change(current.state);
+    return { record: nextRecord(call, resource, state, current.record.sizeBytes), content: { kind: 'keep' } };
+  }).catch(async (error: unknown) => {
+    if (error instanceof TableError && error.code === 'BlobNotFound') return notFound(call, resource.container);
+    throw error;
+  });
+  return { status: 200, headers: writtenHeaders(record) };
+}
+
+/** Every content header is replaced: one the request leaves out is cleared (set-blob-properties). */
+export async function setBlobProperties(call: BlobCall, resource: BlobOf): Promise<Reply> {
+  const headers = contentHeadersOf(call, false, undefined);
+  return changeState(call, resource, (state) => ({ ...state, headers }));
+}
+
+export async function setBlobMetadata(call: BlobCall, resource: BlobOf): Promise<Reply> {
+  const metadata = [...metadataFromHeaders(call.rawHeaders)];
+  return changeState(call, resource, (state) => ({ ...state, metadata }));
+}
+
+/** GET or HEAD ?comp=metadata: the metadata headers, ETag and Last-Modified. */
+export async function getBlobMetadata(call: BlobCall, resource: BlobOf): Promise<Reply> {
+  const snapshot = snapshotOf(call);
+  const found = await requireBlob(call, keyOf(resource, snapshot));
+  if (evaluate(parseConditions(call.headers), found.record) !== 'ok') throw new TableError('ConditionNotMet');
+  if (snapshot === '') checkLeaseForRead(found.state.lease, nowMs(call), leaseIdOf(call));
+  return {
+    status: 200,
+    headers: {
+      ...metadataHeaders(new Map(found.state.metadata)),
+      ETag: found.record.etag,
+      'Last-Modified': httpDate(found.record.lastModifiedMs),
+    },
+  };
+}
+
+/**
+ * 202 Accepted. The base blob with snapshots needs x-ms-delete-snapshots (include: all of them,
+ * only: the snapshots alone), else 409 SnapshotsPresent; `snapshot=` deletes that one snapshot.
+ */
+export async function deleteBlob(call: BlobCall, resource: BlobOf): Promise<Reply> {
+  const snapshot = snapshotOf(call);
+  const option = header(call, 'x-ms-delete-snapshots');
+  if (option !== undefined && option !== 'include' && option !== 'only') {
+    throw new TableError('InvalidHeaderValue', `The value '${option}' of x-ms-delete-snapshots is not valid.`);
+  }
+  if (snapshot !== '' && option !== undefined) {
+    throw new TableError('InvalidQueryParameterValue', 'x-ms-delete-snapshots cannot be used to delete a snapshot.');
+  }
+  const conditions = parseConditions(call.headers);
+  for (let attempt = 0; attempt < casAttemptsMax; attempt++) {
+    const found = await requireBlob(call, keyOf(resource, snapshot));
+    checkWrite(call, conditions, snapshot === '' ? found : { ...found, state: { ...found.state, lease: undefined } });
+    const parts = await deletedParts(call, resource, found, option);
+    const outcome = await call.services.blobs.deleteBlob(call.account, found.record, parts, found.record.etag);
+    if (outcome === 'ok') return { status: 202, headers: { 'x-ms-delete-type-permanent': 'true' } };
+    if (outcome === 'blobNotFound') continue;
+    if (outcome !== 'etagMismatch') throw writeFailure(outcome);
+  }
+  throw new TableError('ServerBusy', 'The blob changed under every attempt to delete it; retry the request.');
+}
+
+async function deletedParts(
+  call: BlobCall,
+  resource: BlobOf,
+  found: Found,
+  option: string | undefined,
+): Promise<{ base: boolean; snapshots: boolean }> {
+  if (found.record.snapshot !== '') return { base: false, snapshots: false };
+  if (option === 'only') return { base: false, snapshots: true };
+  if (option === 'include') return { base: true, snapshots: true };
+  const [first] = await call.services.blobs.listBlobs(call.account, resource.container, {
+    prefix: resource.blob,
+    limit: 1,
+    snapshots: true,
+    uncommitted: false,
+  });
+  if (first?.kind === 'blob' && first.record.name === resource.blob && first.record.snapshot !== '') {
+    throw new TableError('SnapshotsPresent');
+  }
+  return { base: true, snapshots: false };
+}

@@ -1,0 +1,70 @@
+// Put Blob: a block blob's whole content in one streamed request, or a new empty append blob
+// (https://learn.microsoft.com/rest/api/storageservices/put-blob).
+import { TableError } from '../errors.js';
+import type { Reply } from '../http/respond.js';
+import { metadataFromHeaders } from '../http/metadata-headers.js';
+import type { Block } from '../storage/blob-store.js';
+import {
+  findBlob,
+  header,
+  keyOf,
+  nextRecord,
+  nowMs,
+  refuseSnapshot,
+  requireContainer,
+  updateBlob,
+  writtenHeaders,
+  type BlobCall,
+  type BlobOf,
+} from './blob-access.js';
+import { checkBlobName, checkWrite, blobTypeOf } from './blob-checks.js';
+import { contentHeadersOf, receiveContent } from './blob-content.js';
+import { putBlobBytesMax } from './blob-limits.js';
+import { noLease } from './leases.js';
+import { parseConditions } from './conditions.js';
+
+/**
+ * 201 Created. Conditions and lease are checked before the body is read (a refused request reads
+ * nothing) and again, atomically, when the record is written. Without x-ms-blob-content-md5 the
+ * blob keeps the MD5 of what was received, as the service does for Put Blob.
+ */
+export async function putBlob(call: BlobCall, resource: BlobOf): Promise<Reply> {
+  refuseSnapshot(call);
+  checkBlobName(resource.blob);
+  const blobType = blobTypeOf(call);
+  const metadata = [...metadataFromHeaders(call.rawHeaders)];
+  const conditions = parseConditions(call.headers);
+  await requireContainer(call, resource.container);
+  checkWrite(call, conditions, await findBlob(call, keyOf(resource)));
+  let blocks: Block[] = [];
+  let sizeBytes = 0;
+  let md5: Buffer | undefined;
+  if (blobType === 'AppendBlob') {
+    if (Number(header(call, 'content-length') ?? 0) !== 0) {
+      throw new TableError('InvalidHeaderValue', 'The Content-Length of Put Blob for an append blob must be 0.');
+    }
+  } else {
+    const received = await receiveContent(call, putBlobBytesMax, true);
+    blocks = [{ blockId: '', content: received.content }];
+    sizeBytes = received.content.sizeBytes;
+    md5 = received.md5;
+  }
+  const headers = contentHeadersOf(call, true, md5?.toString('base64'));
+  const record = await updateBlob(call, resource, (current) => {
+    checkWrite(call, conditions, current);
+    const state = {
+      blobType,
+      createdMs: current?.state.createdMs ?? nowMs(call),
+      headers,
+      metadata,
+      lease: current?.state.lease ?? noLease,
+      committedBlockCount: 0,
+    };
+    return { record: nextRecord(call, resource, state, sizeBytes), content: { kind: 'replace', blocks } };
+  });
+  const reply: Record<string, string> = writtenHeaders(record);
+  if (md5 !== undefined) reply['Content-MD5'] = md5.toString('base64');
+  const crc64 = header(call, 'x-ms-content-crc64');
+  if (crc64 !== undefined) reply['x-ms-content-crc64'] = crc64;
+  return { status: 201, headers: reply };
+}

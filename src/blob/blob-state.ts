@@ -1,0 +1,54 @@
+// A blob record's `state` (storage/blob-store.ts): everything of a blob version the store does not
+// know itself, as JSON: blob type, content headers, metadata, lease, creation time, copy facts and
+// the append blob's committed block count. Decoding checks the shape, so a record another version
+// wrote wrongly fails loudly rather than answering nonsense.
+import assert from 'node:assert/strict';
+import { noLease, type StoredLease } from './leases.js';
+
+export type BlobType = 'BlockBlob' | 'AppendBlob';
+
+/** The content headers a blob keeps (put-blob's x-ms-blob-content-*, set-blob-properties). */
+export interface ContentHeaders {
+  readonly contentType?: string | undefined;
+  readonly contentEncoding?: string | undefined;
+  readonly contentLanguage?: string | undefined;
+  readonly contentDisposition?: string | undefined;
+  readonly cacheControl?: string | undefined;
+  /** Base64 of the 16 bytes. */
+  readonly contentMd5?: string | undefined;
+}
+
+/** A finished synchronous copy (copy-blob): what Get Blob Properties reports of it. */
+export interface CopyFacts {
+  readonly id: string;
+  readonly source: string;
+  readonly completedMs: number;
+  readonly sizeBytes: number;
+}
+
+export interface BlobState {
+  readonly blobType: BlobType;
+  readonly createdMs: number;
+  readonly headers: ContentHeaders;
+  /** Names with their case as sent, in the order sent. */
+  readonly metadata: readonly (readonly [string, string])[];
+  readonly lease: StoredLease;
+  /** Append blobs: the blocks appended so far; block blobs: 0. */
+  readonly committedBlockCount: number;
+  readonly copy?: CopyFacts | undefined;
+}
+
+export function encodeBlobState(state: BlobState): string {
+  return JSON.stringify(state);
+}
+
+export function decodeBlobState(text: string): BlobState {
+  const state = JSON.parse(text) as BlobState;
+  assert(state.blobType === 'BlockBlob' || state.blobType === 'AppendBlob', `a blob state has a blob type: ${text}`);
+  assert(Array.isArray(state.metadata) && typeof state.createdMs === 'number', `a blob state is whole: ${text}`);
+  return { ...state, lease: state.lease ?? noLease };
+}
+
+export function metadataMap(state: BlobState): Map<string, string> {
+  return new Map(state.metadata);
+}

@@ -1,0 +1,110 @@
+// The Blob service's XML bodies that the service and container operations answer: the List
+// Containers listing and the blob flavour of the service properties
+// (https://learn.microsoft.com/rest/api/storageservices/list-containers2,
+// https://learn.microsoft.com/rest/api/storageservices/get-blob-service-properties). Pure: text in, text out.
+import { TableError } from '../errors.js';
+import {
+  parseServiceProperties,
+  writeServiceProperties,
+  type ServiceProperties,
+  type ServicePropertiesUpdate,
+} from '../table/protocol/service-properties-xml.js';
+import { childNamed, escapeXmlText, leafText, parseXml, writeXmlNode, type XmlNode } from '../table/protocol/xml.js';
+import type { ContainerState } from './container-state.js';
+import { leaseHeaders } from './leases.js';
+import { httpDate } from './wire.js';
+
+const declaration = '<?xml version="1.0" encoding="utf-8"?>';
+
+export interface ListedContainer {
+  readonly name: string;
+  readonly etag: string;
+  readonly lastModifiedMs: number;
+  readonly state: ContainerState;
+}
+
+export interface ContainerListing {
+  /** e.g. http://127.0.0.1:10000/devstoreaccount1 */
+  readonly serviceEndpoint: string;
+  /** Echoed only when the request gave them. */
+  readonly prefix?: string | undefined;
+  readonly marker?: string | undefined;
+  readonly maxResults?: number | undefined;
+  readonly containers: readonly ListedContainer[];
+  readonly withMetadata: boolean;
+  readonly nowMs: number;
+  /** Empty when this page is the last. */
+  readonly nextMarker: string;
+}
+
+export function writeContainerListing(listing: ContainerListing): string {
+  const content: XmlNode[] = [];
+  if (listing.prefix !== undefined) content.push({ name: 'Prefix', content: listing.prefix });
+  if (listing.marker !== undefined) content.push({ name: 'Marker', content: listing.marker });
+  if (listing.maxResults !== undefined) content.push({ name: 'MaxResults', content: String(listing.maxResults) });
+  const containers = listing.containers.map((container): XmlNode => {
+    const fields: XmlNode[] = [
+      { name: 'Name', content: container.name },
+      { name: 'Properties', content: containerProperties(container, listing.nowMs) },
+    ];
+    if (listing.withMetadata) {
+      const entries = container.state.metadata.map(([name, value]): XmlNode => ({ name, content: value }));
+      fields.push({ name: 'Metadata', content: entries });
+    }
+    return { name: 'Container', content: fields };
+  });
+  content.push({ name: 'Containers', content: containers });
+  content.push({ name: 'NextMarker', content: listing.nextMarker });
+  const inner = content.map(writeXmlNode).join('');
+  const endpoint = escapeXmlText(listing.serviceEndpoint);
+  return `${declaration}<EnumerationResults ServiceEndpoint="${endpoint}">${inner}</EnumerationResults>`;
+}
+
+function containerProperties(container: ListedContainer, nowMs: number): XmlNode[] {
+  const lease = leaseHeaders(container.state.lease, nowMs);
+  const fields: XmlNode[] = [
+    { name: 'Last-Modified', content: httpDate(container.lastModifiedMs) },
+    // Quoted, unlike List Blobs' (the service's sample responses; unverified beyond them).
+    { name: 'Etag', content: container.etag },
+    { name: 'LeaseStatus', content: lease['x-ms-lease-status']! },
+    { name: 'LeaseState', content: lease['x-ms-lease-state']! },
+  ];
+  const duration = lease['x-ms-lease-duration'];
+  if (duration !== undefined) fields.push({ name: 'LeaseDuration', content: duration });
+  const access = container.state.publicAccess;
+  if (access !== undefined) fields.push({ name: 'PublicAccess', content: access });
+  fields.push({ name: 'HasImmutabilityPolicy', content: 'false' }, { name: 'HasLegalHold', content: 'false' });
+  return fields;
+}
+
+/** The features of Set Blob Service Properties that Cerulean keeps off: enabling one is refused. */
+const featuresOff = ['DeleteRetentionPolicy', 'StaticWebsite', 'ContainerDeleteRetentionPolicy'] as const;
+
+/**
+ * Set Blob Service Properties: the settings every service has (logging, metrics, CORS), kept.
+ * DefaultServiceVersion is accepted and not kept (Cerulean answers each request in the version it
+ * asks for). Soft delete and the static website are not served: a body that enables one is 400
+ * InvalidXmlNodeValue (the service would keep them; refusing says so rather than pretend).
+ */
+export function parseBlobServiceProperties(text: string): ServicePropertiesUpdate {
+  const update = parseServiceProperties(text);
+  const root = parseXml(text);
+  for (const feature of featuresOff) {
+    const element = childNamed(root, feature);
+    const enabled = element === undefined ? undefined : childNamed(element, 'Enabled');
+    if (enabled !== undefined && leafText(enabled).trim() === 'true') {
+      throw new TableError('InvalidXmlNodeValue', `${feature} cannot be enabled: Cerulean does not serve it.`);
+    }
+  }
+  return update;
+}
+
+/** Get Blob Service Properties: the shared elements, then soft delete and static website, both off. */
+export function writeBlobServiceProperties(properties: ServiceProperties): string {
+  const shared = writeServiceProperties(properties);
+  const off = (name: string): XmlNode => ({ name, content: [{ name: 'Enabled', content: 'false' }] });
+  const extras = [off('DeleteRetentionPolicy'), off('StaticWebsite')].map(writeXmlNode).join('');
+  const end = '</StorageServiceProperties>';
+  if (!shared.endsWith(end)) throw new Error('the service properties document ends with its root element');
+  return `${shared.slice(0, -end.length)}${extras}${end}`;
+}

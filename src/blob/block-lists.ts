@@ -1,0 +1,59 @@
+// Block ids and block list resolution (https://learn.microsoft.com/rest/api/storageservices/put-block,
+// put-block-list). Pure: the operations fetch the blocks and store the result.
+import { TableError } from '../errors.js';
+import type { Block } from '../storage/blob-store.js';
+import { blockIdBytesMax, committedBlocksMax } from './blob-limits.js';
+import type { BlockListEntry } from './block-list-xml.js';
+
+/**
+ * A block id: base64 text decoding to at most 64 bytes (400 InvalidBlockId otherwise, our reading
+ * of put-block; the service answers some such ids with InvalidQueryParameterValue). Every id of a
+ * blob must decode to the same length: one that differs from the blob's other blocks is 400
+ * InvalidBlobOrBlock, as the service answers it.
+ */
+export function checkBlockId(blockId: string, others: readonly Block[]): void {
+  const bytes = decodedLength(blockId);
+  if (bytes === undefined || bytes === 0 || bytes > blockIdBytesMax) {
+    throw new TableError('InvalidBlockId', `The block id '${blockId}' is not base64 of 1 to 64 bytes.`);
+  }
+  const other = others.find((block) => block.blockId !== '' && block.blockId !== blockId);
+  if (other !== undefined && decodedLength(other.blockId) !== bytes) {
+    throw new TableError('InvalidBlobOrBlock', 'All block ids of a blob must have the same length.');
+  }
+}
+
+function decodedLength(blockId: string): number | undefined {
+  if (!/^[A-Za-z0-9+/]*={0,2}$/.test(blockId) || blockId.length % 4 !== 0) return undefined;
+  return Buffer.from(blockId, 'base64').length;
+}
+
+/**
+ * The committed block list Put Block List names: Committed from the blob's committed blocks,
+ * Uncommitted from the staged ones, Latest the staged one if any else the committed one. A block
+ * not found is 400 InvalidBlockList; more than 50,000 is 400 BlockListTooLong.
+ */
+export function resolveBlockList(
+  entries: readonly BlockListEntry[],
+  committed: readonly Block[],
+  staged: readonly Block[],
+): Block[] {
+  if (entries.length > committedBlocksMax) throw new TableError('BlockListTooLong');
+  const committedById = new Map(committed.filter((b) => b.blockId !== '').map((b) => [b.blockId, b]));
+  const stagedById = new Map(staged.map((b) => [b.blockId, b]));
+  return entries.map((entry) => {
+    const block =
+      entry.kind === 'Committed'
+        ? committedById.get(entry.blockId)
+        : entry.kind === 'Uncommitted'
+          ? stagedById.get(entry.blockId)
+          : (stagedById.get(entry.blockId) ?? committedById.get(entry.blockId));
+    if (block === undefined) {
+      throw new TableError('InvalidBlockList', `The block '${entry.blockId}' (${entry.kind}) is not there.`);
+    }
+    return block;
+  });
+}
+
+export function totalSize(blocks: readonly Block[]): number {
+  return blocks.reduce((sum, block) => sum + block.content.sizeBytes, 0);
+}

@@ -1,0 +1,46 @@
+// Anonymous reads: a request with no credential at all may read what its container's public
+// access level allows (https://learn.microsoft.com/azure/storage/blobs/anonymous-read-access-configure):
+// `blob`, the blobs' content, properties, metadata and committed block lists; `container`, that and
+// the container's properties and metadata and its blob listing.
+import { TableError } from '../errors.js';
+import type { Access } from '../http/authorize.js';
+import type { OperationName } from '../http/service-definition.js';
+import { decodeContainerState } from './container-state.js';
+import type { BlobResource } from './resources.js';
+import type { BlobServices } from './services.js';
+
+const blobReads: ReadonlySet<OperationName> = new Set([
+  'GetBlob',
+  'GetBlobProperties',
+  'GetBlobMetadata',
+  'GetBlockList',
+]);
+const containerReads: ReadonlySet<OperationName> = new Set([
+  ...blobReads,
+  'GetContainerProperties',
+  'GetContainerMetadata',
+  'ListBlobs',
+]);
+
+/** What an anonymous reader may do: exactly the operation it was allowed, nothing more. */
+const anonymousRead: Access = { require: () => undefined, requireKey: () => undefined, keyRange: undefined };
+
+/**
+ * The access of a request without credentials: anonymousRead when the container's level allows
+ * the operation; undefined for account-level requests (the front door answers them as for a
+ * missing signature). Otherwise 404 ResourceNotFound, whether or not the container exists, so
+ * that nothing private is revealed (as the service answers; unverified for every operation).
+ */
+export async function anonymousAccess(
+  services: BlobServices,
+  account: string,
+  resource: BlobResource,
+  operation: OperationName,
+): Promise<Access | undefined> {
+  if (resource.kind === 'service') return undefined;
+  const record = await services.blobs.getContainer(account, resource.container);
+  const level = record === undefined ? undefined : decodeContainerState(record.state).publicAccess;
+  const allowed = level === 'container' ? containerReads : level === 'blob' ? blobReads : undefined;
+  if (allowed?.has(operation) === true) return anonymousRead;
+  throw new TableError('ResourceNotFound');
+}

@@ -1,0 +1,185 @@
+// The Blob service's container operations: Create, Delete, Get Properties, Get/Set Metadata,
+// Get/Set ACL (https://learn.microsoft.com/rest/api/storageservices/operations-on-containers).
+// Every change is a compare-and-swap on the ETag read (storage/blob-store.ts), tried again when
+// another request changed the container in between.
+import { TableError } from '../errors.js';
+import { firstHeader } from '../http/headers.js';
+import { metadataFromHeaders, metadataHeaders } from '../http/metadata-headers.js';
+import type { Reply } from '../http/respond.js';
+import type { ServiceCall } from '../http/service-definition.js';
+import type { ContainerRecord } from '../storage/blob-store.js';
+import { parseSignedIdentifiers, writeSignedIdentifiers } from '../table/protocol/acl-xml.js';
+import { checkContainerName } from './container-names.js';
+import { casAttemptsMax } from './blob-limits.js';
+import { checkWriteConditions, parseConditions } from './conditions.js';
+import {
+  decodeContainerState,
+  encodeContainerState,
+  newContainerState,
+  type ContainerState,
+  type PublicAccess,
+} from './container-state.js';
+import { checkLeaseForWrite, leaseHeaders } from './leases.js';
+import type { BlobServices } from './services.js';
+import { bodyText, httpDate, newEtag, xmlReply } from './wire.js';
+
+type Call = ServiceCall<BlobServices>;
+
+/** Blob permission letters a container's stored access policy may hold (create-service-sas). */
+export const containerPolicyLetters = 'racwdxyltmeopi';
+
+export async function createContainer(call: Call, name: string): Promise<Reply> {
+  checkContainerName(name);
+  const state: ContainerState = {
+    ...newContainerState,
+    metadata: [...metadataFromHeaders(call.rawHeaders)],
+    publicAccess: publicAccessOf(call),
+  };
+  const nowMs = call.services.clock.nowMs();
+  const record = { name, etag: newEtag(nowMs), lastModifiedMs: nowMs, state: encodeContainerState(state) };
+  if (!(await call.services.blobs.createContainer(call.account, record)))
+    throw new TableError('ContainerAlreadyExists');
+  return { status: 201, headers: versionHeaders(record) };
+}
+
+/** 202 Accepted; a leased container needs its lease id (delete-container). */
+export async function deleteContainer(call: Call, name: string): Promise<Reply> {
+  for (let attempt = 0; attempt < casAttemptsMax; attempt++) {
+    const record = await existing(call, name);
+    checkDateConditions(call, record);
+    checkLease(call, decodeContainerState(record.state), true);
+    const outcome = await call.services.blobs.deleteContainer(call.account, name, record.etag);
+    if (outcome === 'ok') return { status: 202 };
+    if (outcome === 'containerNotFound') throw new TableError('ContainerNotFound');
+  }
+  throw new TableError('ServerBusy', 'The container kept changing; try again.');
+}
+
+/** Get Container Properties (GET or HEAD): metadata, lease and public access as headers. */
+export async function getContainerProperties(call: Call, name: string): Promise<Reply> {
+  const record = await existing(call, name);
+  const state = decodeContainerState(record.state);
+  checkLease(call, state, false);
+  const nowMs = call.services.clock.nowMs();
+  return {
+    status: 200,
+    headers: {
+      ...versionHeaders(record),
+      ...metadataHeaders(new Map(state.metadata)),
+      ...leaseHeaders(state.lease, nowMs),
+      ...publicAccessHeader(state),
+      'x-ms-has-immutability-policy': 'false',
+      'x-ms-has-legal-hold': 'false',
+    },
+  };
+}
+
+export async function getContainerMetadata(call: Call, name: string): Promise<Reply> {
+  const record = await existing(call, name);
+  const state = decodeContainerState(record.state);
+  checkLease(call, state, false);
+  return { status: 200, headers: { ...versionHeaders(record), ...metadataHeaders(new Map(state.metadata)) } };
+}
+
+/** Replaces all metadata; If-Unmodified-Since is not allowed here (set-container-metadata). */
+export async function setContainerMetadata(call: Call, name: string): Promise<Reply> {
+  if (call.headers['if-unmodified-since'] !== undefined) {
+    throw new TableError('UnsupportedHeader', 'If-Unmodified-Since is not supported by Set Container Metadata.');
+  }
+  const metadata = [...metadataFromHeaders(call.rawHeaders)];
+  const record = await changeContainer(call, name, (state) => ({ ...state, metadata }));
+  return { status: 200, headers: versionHeaders(record) };
+}
+
+/** The stored access policies, and the public access level as a header (get-container-acl). */
+export async function getContainerAcl(call: Call, name: string): Promise<Reply> {
+  const record = await existing(call, name);
+  const state = decodeContainerState(record.state);
+  checkLease(call, state, false);
+  return xmlReply(200, writeSignedIdentifiers(state.policies), {
+    ...versionHeaders(record),
+    ...publicAccessHeader(state),
+  });
+}
+
+/** Sets both the policies (at most 5) and the public access level: no header makes the container private. */
+export async function setContainerAcl(call: Call, name: string): Promise<Reply> {
+  const policies = parseSignedIdentifiers(bodyText(call.body), containerPolicyLetters);
+  const publicAccess = publicAccessOf(call);
+  const record = await changeContainer(call, name, (state) => ({ ...state, policies, publicAccess }));
+  return { status: 200, headers: versionHeaders(record) };
+}
+
+/**
+ * Reads the container, checks the request's date conditions and lease, and writes the changed
+ * state with a new ETag if nothing changed it meanwhile; answers the record written.
+ */
+export async function changeContainer(
+  call: Call,
+  name: string,
+  change: (state: ContainerState) => ContainerState,
+): Promise<ContainerRecord> {
+  for (let attempt = 0; attempt < casAttemptsMax; attempt++) {
+    const record = await existing(call, name);
+    checkDateConditions(call, record);
+    const state = decodeContainerState(record.state);
+    checkLease(call, state, false);
+    const nowMs = call.services.clock.nowMs();
+    const next = {
+      name,
+      etag: newEtag(nowMs),
+      lastModifiedMs: nowMs,
+      state: encodeContainerState(change(state)),
+    };
+    const outcome = await call.services.blobs.updateContainer(call.account, next, record.etag);
+    if (outcome === 'ok') return next;
+    if (outcome === 'containerNotFound') throw new TableError('ContainerNotFound');
+  }
+  throw new TableError('ServerBusy', 'The container kept changing; try again.');
+}
+
+/** The container's record; 404 ContainerNotFound (a bad name cannot exist: InvalidResourceName first). */
+export async function existing(call: Call, name: string): Promise<ContainerRecord> {
+  checkContainerName(name);
+  const record = await call.services.blobs.getContainer(call.account, name);
+  if (record === undefined) throw new TableError('ContainerNotFound');
+  return record;
+}
+
+export function versionHeaders(record: { readonly etag: string; readonly lastModifiedMs: number }) {
+  return { ETag: record.etag, 'Last-Modified': httpDate(record.lastModifiedMs) };
+}
+
+function publicAccessHeader(state: ContainerState): Record<string, string> {
+  return state.publicAccess === undefined ? {} : { 'x-ms-blob-public-access': state.publicAccess };
+}
+
+/** x-ms-blob-public-access: container or blob; absent: private; anything else 400 InvalidHeaderValue. */
+function publicAccessOf(call: Call): PublicAccess | undefined {
+  const value = firstHeader(call.headers['x-ms-blob-public-access']);
+  if (value === undefined) return undefined;
+  if (value === 'container' || value === 'blob') return value;
+  throw new TableError('InvalidHeaderValue', `The value '${value}' of x-ms-blob-public-access is not valid.`);
+}
+
+/**
+ * x-ms-lease-id must name the lease in force if given; to delete a leased container it must be
+ * given (delete-container); other writes and reads of a leased container need none.
+ */
+function checkLease(call: Call, state: ContainerState, required: boolean): void {
+  const given = firstHeader(call.headers['x-ms-lease-id']);
+  const nowMs = call.services.clock.nowMs();
+  if (required || given !== undefined) checkLeaseForWrite(state.lease, nowMs, given, 'container');
+}
+
+/**
+ * If-Modified-Since and If-Unmodified-Since on the container's Last-Modified; the ETag conditions
+ * are not for containers (delete-container: 400 when given; unverified code).
+ */
+function checkDateConditions(call: Call, record: ContainerRecord): void {
+  const conditions = parseConditions(call.headers);
+  if (conditions.ifMatch !== undefined || conditions.ifNoneMatch !== undefined) {
+    throw new TableError('UnsupportedHeader', 'If-Match and If-None-Match are not supported for containers.');
+  }
+  checkWriteConditions(conditions, record);
+}

@@ -1,0 +1,148 @@
+// The Blob service as the front door sees it (http/service-definition.ts): its resources, its
+// route table (service and container routes here, then the blob and lease routes of
+// blob-routes.ts), XML error bodies, the Blob/Queue Shared Key format, its SAS side, anonymous
+// reads of public containers and its CORS rules
+// (https://learn.microsoft.com/rest/api/storageservices/blob-service-rest-api).
+import { blobQueueSharedKey } from '../http/auth.js';
+import type { Reply } from '../http/respond.js';
+import type { SasNeed, StoredPolicy } from '../http/sas.js';
+import { route, type Route, type ServiceCall, type ServiceDefinition } from '../http/service-definition.js';
+import { anonymousAccess } from './container-access.js';
+import { blobRoutes } from './blob-routes.js';
+import * as containers from './container-operations.js';
+import { decodeContainerState } from './container-state.js';
+import { parseBlobResource, type BlobResource } from './resources.js';
+import * as service from './service-operations.js';
+import type { BlobServices } from './services.js';
+import { unrouted } from './service-unrouted.js';
+
+type Kind = BlobResource['kind'];
+type Of<K extends Kind> = Extract<BlobResource, { readonly kind: K }>;
+type Call = ServiceCall<BlobServices>;
+
+interface Line<K extends Kind> {
+  readonly resource: K;
+  readonly method: string;
+  readonly restype?: string;
+  readonly comp?: string | null;
+  readonly operation: string;
+  readonly sas: SasNeed;
+}
+
+function on<K extends Kind>(line: Line<K>, handler: (call: Call, resource: Of<K>) => Promise<Reply>) {
+  return route<BlobResource, BlobServices, K>(line, handler);
+}
+
+// What a SAS must grant (create-account-sas, create-service-sas): a service SAS all of `service`
+// ('' = none may), an account SAS one of `account` with the resource type.
+const need = (resourceType: 's' | 'c' | 'o', service: string, account: string[]): SasNeed => ({
+  resourceType,
+  service,
+  account,
+});
+// A service SAS is for blobs (and List Blobs): it may not manage containers; neither SAS may read or
+// set a container's ACL (as for queues; unverified for blobs).
+const keyOnly = need('c', '', []);
+/** GET and HEAD answer the same headers; HEAD without a body (the front door drops it). */
+const reads = ['GET', 'HEAD'];
+
+/** `?restype=service&comp=…` lines: an account SAS with one of `letters`, no service SAS. */
+function serviceLine(
+  method: string,
+  comp: string,
+  operation: string,
+  letters: string,
+  handler: (call: Call) => Promise<Reply>,
+) {
+  return on(
+    { resource: 'service', method, restype: 'service', comp, operation, sas: need('s', '', [letters]) },
+    handler,
+  );
+}
+
+/** `{container}?restype=container[&comp=…]` lines, one per method. */
+function containerLines(
+  methods: readonly string[],
+  comp: string | null,
+  operation: string,
+  sas: SasNeed,
+  handler: (call: Call, container: string) => Promise<Reply>,
+) {
+  return methods.map((method) =>
+    on({ resource: 'container', method, restype: 'container', comp, operation, sas }, (c, r) =>
+      handler(c, r.container),
+    ),
+  );
+}
+
+/** Any SAS may ask (get-account-information), on any resource of the account. */
+const accountInformation = (['service', 'container', 'blob'] as const).flatMap((resource) =>
+  reads.map((method) =>
+    on(
+      {
+        resource,
+        method,
+        restype: 'account',
+        comp: 'properties',
+        operation: 'GetAccountInformation',
+        sas: need('s', 'r', ['r']),
+      },
+      () => service.getAccountInformation(),
+    ),
+  ),
+);
+
+/** Names from Azure Storage Analytics logging (storage-analytics-logged-operations-and-status-messages). */
+export const serviceAndContainerRoutes: readonly Route<BlobResource, BlobServices>[] = [
+  on(
+    { resource: 'service', method: 'GET', comp: 'list', operation: 'ListContainers', sas: need('s', '', ['l']) },
+    (c) => service.listContainers(c),
+  ),
+  serviceLine('GET', 'properties', 'GetBlobServiceProperties', 'r', service.getServiceProperties),
+  serviceLine('PUT', 'properties', 'SetBlobServiceProperties', 'w', service.setServiceProperties),
+  serviceLine('GET', 'stats', 'GetBlobServiceStats', 'r', service.getServiceStats),
+  ...accountInformation,
+  ...containerLines(['PUT'], null, 'CreateContainer', need('c', '', ['c', 'w']), containers.createContainer),
+  ...containerLines(['DELETE'], null, 'DeleteContainer', need('c', '', ['d']), containers.deleteContainer),
+  ...containerLines(reads, null, 'GetContainerProperties', need('c', '', ['r']), containers.getContainerProperties),
+  ...containerLines(reads, 'metadata', 'GetContainerMetadata', need('c', '', ['r']), containers.getContainerMetadata),
+  ...containerLines(['PUT'], 'metadata', 'SetContainerMetadata', need('c', '', ['w']), containers.setContainerMetadata),
+  ...containerLines(reads, 'acl', 'GetContainerACL', keyOnly, containers.getContainerAcl),
+  ...containerLines(['PUT'], 'acl', 'SetContainerACL', keyOnly, containers.setContainerAcl),
+];
+
+/** The reads whose replies a blob SAS's rscc, rscd, rsce, rscl and rsct rewrite (create-service-sas). */
+const sasRewrittenReads: ReadonlySet<string> = new Set(['GetBlob', 'GetBlobProperties']);
+
+function withSasResponseHeaders(line: Route<BlobResource, BlobServices>): Route<BlobResource, BlobServices> {
+  return sasRewrittenReads.has(line.operation) ? { ...line, sasResponseHeaders: true } : line;
+}
+
+/** The container a request addresses, and (blob requests) `container/blob`: what a service SAS must cover. */
+function resourceOf(resource: BlobResource): string | undefined {
+  if (resource.kind === 'service') return undefined;
+  return resource.kind === 'container' ? resource.container : `${resource.container}/${resource.blob}`;
+}
+
+export const blobService: ServiceDefinition<BlobResource, BlobServices> = {
+  name: 'blob',
+  endpointKey: 'BlobEndpoint',
+  parseResource: (path) => parseBlobResource(path),
+  routes: [...serviceAndContainerRoutes, ...blobRoutes.map(withSasResponseHeaders)],
+  unrouted,
+  errorFormat: () => ({ kind: 'xml' }),
+  sharedKey: blobQueueSharedKey,
+  sas: {
+    accountServiceLetter: 'b',
+    resourceOf,
+    async findPolicy(services, account, resourceName, id): Promise<StoredPolicy | undefined> {
+      const name = resourceName.split('/')[0] ?? '';
+      const record = await services.blobs.getContainer(account, name).catch(() => undefined);
+      if (record === undefined) return undefined;
+      return decodeContainerState(record.state).policies.find((identifier) => identifier.id === id);
+    },
+  },
+  anonymousAccess,
+  corsRules: async (services, account) => (await services.properties.get(account)).cors,
+  faultScope: (resource) => (resource.kind === 'service' ? undefined : resource.container),
+};

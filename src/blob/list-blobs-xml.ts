@@ -1,0 +1,113 @@
+// List Blobs' response body (https://learn.microsoft.com/rest/api/storageservices/list-blobs):
+// EnumerationResults with Blob and BlobPrefix entries, properties in the order the service writes
+// them. Pure: records in, text out.
+import { escapeXmlText, writeXmlNode, type XmlNode } from '../table/protocol/xml.js';
+import { unquotedEtag } from './blob-etag.js';
+import type { BlobState } from './blob-state.js';
+import { leaseView } from './container-state.js';
+import { httpDate } from './wire.js';
+import type { BlobRecord } from '../storage/blob-store.js';
+
+export type ListEntry =
+  | { readonly kind: 'blob'; readonly record: BlobRecord; readonly state: BlobState }
+  | { readonly kind: 'uncommitted'; readonly name: string }
+  | { readonly kind: 'prefix'; readonly name: string };
+
+export interface BlobListing {
+  /** e.g. http://127.0.0.1:10000/devstoreaccount1/ */
+  readonly serviceEndpoint: string;
+  readonly container: string;
+  /** Echoed only when the request gave them. */
+  readonly prefix?: string | undefined;
+  readonly marker?: string | undefined;
+  readonly maxResults?: number | undefined;
+  readonly delimiter?: string | undefined;
+  readonly entries: readonly ListEntry[];
+  readonly withMetadata: boolean;
+  readonly withCopy: boolean;
+  /** '' when this page is the last. */
+  readonly nextMarker: string;
+  readonly nowMs: number;
+}
+
+export function writeBlobListing(listing: BlobListing): string {
+  const echoed: XmlNode[] = [];
+  if (listing.prefix !== undefined) echoed.push({ name: 'Prefix', content: listing.prefix });
+  if (listing.marker !== undefined) echoed.push({ name: 'Marker', content: listing.marker });
+  if (listing.maxResults !== undefined) echoed.push({ name: 'MaxResults', content: String(listing.maxResults) });
+  if (listing.delimiter !== undefined) echoed.push({ name: 'Delimiter', content: listing.delimiter });
+  const blobs: XmlNode = { name: 'Blobs', content: listing.entries.map((entry) => entryNode(entry, listing)) };
+  const body = [...echoed, blobs, leaf('NextMarker', listing.nextMarker)].map(writeXmlNode).join('');
+  const attributes =
+    `ServiceEndpoint="${escapeXmlText(listing.serviceEndpoint)}" ` +
+    `ContainerName="${escapeXmlText(listing.container)}"`;
+  return `<?xml version="1.0" encoding="utf-8"?><EnumerationResults ${attributes}>${body}</EnumerationResults>`;
+}
+
+function entryNode(entry: ListEntry, listing: BlobListing): XmlNode {
+  if (entry.kind === 'prefix') return { name: 'BlobPrefix', content: [{ name: 'Name', content: entry.name }] };
+  if (entry.kind === 'uncommitted') {
+    // Chosen (unverified): a name with only staged blocks lists as an empty block blob with no dates or ETag.
+    const properties: XmlNode[] = [
+      { name: 'Content-Length', content: '0' },
+      { name: 'BlobType', content: 'BlockBlob' },
+      { name: 'LeaseStatus', content: 'unlocked' },
+      { name: 'LeaseState', content: 'available' },
+      { name: 'ServerEncrypted', content: 'true' },
+    ];
+    return {
+      name: 'Blob',
+      content: [
+        { name: 'Name', content: entry.name },
+        { name: 'Properties', content: properties },
+      ],
+    };
+  }
+  const { record, state } = entry;
+  const content: XmlNode[] = [{ name: 'Name', content: record.name }];
+  if (record.snapshot !== '') content.push({ name: 'Snapshot', content: record.snapshot });
+  content.push({ name: 'Properties', content: propertyNodes(record, state, listing) });
+  if (listing.withMetadata) {
+    content.push({ name: 'Metadata', content: state.metadata.map(([name, value]) => leaf(name, value)) });
+  }
+  return { name: 'Blob', content };
+}
+
+/** An element with text, or `<Name />` when there is none, as the service writes empty properties. */
+function leaf(name: string, value: string | undefined): XmlNode {
+  return { name, content: value === undefined || value === '' ? [] : value };
+}
+
+function propertyNodes(record: BlobRecord, state: BlobState, listing: BlobListing): XmlNode[] {
+  const h = state.headers;
+  const lease = leaseView(record.snapshot === '' ? state.lease : undefined, listing.nowMs);
+  const nodes: XmlNode[] = [
+    leaf('Creation-Time', httpDate(state.createdMs)),
+    leaf('Last-Modified', httpDate(record.lastModifiedMs)),
+    leaf('Etag', unquotedEtag(record.etag)),
+    leaf('Content-Length', String(record.sizeBytes)),
+    leaf('Content-Type', h.contentType ?? 'application/octet-stream'),
+    leaf('Content-Encoding', h.contentEncoding),
+    leaf('Content-Language', h.contentLanguage),
+    leaf('Content-MD5', h.contentMd5),
+    leaf('Content-Disposition', h.contentDisposition),
+    leaf('Cache-Control', h.cacheControl),
+    leaf('BlobType', state.blobType),
+    leaf('LeaseStatus', lease.status),
+    leaf('LeaseState', lease.state),
+  ];
+  if (lease.duration !== undefined) nodes.push(leaf('LeaseDuration', lease.duration));
+  if (listing.withCopy && state.copy !== undefined) {
+    const { copy } = state;
+    nodes.push(
+      leaf('CopyId', copy.id),
+      leaf('CopyStatus', 'success'),
+      leaf('CopySource', copy.source),
+      leaf('CopyProgress', `${copy.sizeBytes}/${copy.sizeBytes}`),
+      leaf('CopyCompletionTime', httpDate(copy.completedMs)),
+    );
+  }
+  nodes.push(leaf('ServerEncrypted', 'true'));
+  if (state.blobType === 'BlockBlob') nodes.push(leaf('AccessTier', 'Hot'), leaf('AccessTierInferred', 'true'));
+  return nodes;
+}

@@ -1,0 +1,50 @@
+// The answer to a Blob service request no route matches: a method the resource does not have, a
+// feature Cerulean does not serve, or a request the service would not recognise.
+import { TableError } from '../errors.js';
+import type { BlobResource } from './resources.js';
+
+/**
+ * `comp` values of features the service has and Cerulean does not serve: page blobs, blob index
+ * tags, incremental copy, query acceleration, batches, user delegation keys, immutability and
+ * legal holds, expiry, container rename and restore, access tiers.
+ */
+const featuresNotServed: ReadonlyMap<string, string> = new Map([
+  ['page', 'page blobs'],
+  ['pagelist', 'page blobs'],
+  ['incrementalcopy', 'incremental copy'],
+  ['tags', 'blob index tags'],
+  ['blobs', 'finding blobs by tags'],
+  ['query', 'query acceleration'],
+  ['batch', 'blob batches'],
+  ['userdelegationkey', 'user delegation keys'],
+  ['immutabilitypolicies', 'immutability policies'],
+  ['legalhold', 'legal holds'],
+  ['expiry', 'blob expiry'],
+  ['rename', 'container rename'],
+  ['undelete', 'soft delete'],
+  ['tier', 'access tiers'],
+]);
+
+/**
+ * A method the resource has not: 405 UnsupportedHttpVerb. A feature Cerulean does not serve: 400
+ * UnsupportedQueryParameter naming it (chosen: the service serves these, so it has no code for
+ * this; a 400 tells clients not to retry). A container path without restype=container: 400
+ * InvalidUri (the service reads it as a blob of `$root`; chosen, unverified). Anything else (an
+ * unknown comp or restype): 400 InvalidQueryParameterValue (unverified).
+ */
+export function unrouted(resource: BlobResource, query: URLSearchParams, otherMethods: boolean): TableError {
+  if (otherMethods) return new TableError('UnsupportedHttpVerb');
+  const comp = (query.get('comp') ?? '').toLowerCase();
+  const feature = featuresNotServed.get(comp);
+  if (feature !== undefined) {
+    return new TableError('UnsupportedQueryParameter', `Cerulean does not serve ${feature} (comp=${comp}).`);
+  }
+  if (resource.kind === 'container' && query.get('restype') === null) {
+    return new TableError(
+      'InvalidUri',
+      'A container is addressed with restype=container; blobs of $root as /$root/{blob}.',
+    );
+  }
+  const what = comp === '' ? `restype '${query.get('restype') ?? ''}'` : `comp '${comp}'`;
+  return new TableError('InvalidQueryParameterValue', `The ${what} is not valid for this resource.`);
+}

@@ -1,0 +1,293 @@
+// The Blob service's store on the PostgreSQL engine (tables: blob-schema.ts; layout and reasons:
+// docs/blob-storage-postgres.md), over the table store's connection and pool: any number of
+// Cerulean processes over one database serve the same containers, blobs and content. Content is
+// chunked rows written and read as it streams (blob-content.ts); the writes of blob versions are
+// transactions that lock the rows they compare ETags on (blob-writes.ts); unreferenced content
+// goes a grace after its last reference (blob-reclaim.ts). Failures are answered as the table
+// store's are (connection.ts: 503 ServerBusy for a database out of reach).
+import assert from 'node:assert/strict';
+import type pg from 'pg';
+import type {
+  Block,
+  BlobKey,
+  BlobRecord,
+  BlobStore,
+  ContainerRecord,
+  ContentChange,
+  ContentRef,
+  IfEtag,
+  ListBlobsOptions,
+  ListedBlob,
+  WriteOutcome,
+} from '../blob-store.js';
+import { readSegments, writeContent, type ContentSegment } from './blob-content.js';
+import { ContainerStatements } from './blob-containers.js';
+import { reclaimContent } from './blob-reclaim.js';
+import { named } from './blob-statements.js';
+import { deleteBlob, putBlob, snapshotBlob } from './blob-writes.js';
+import type { PostgresConnection } from './connection.js';
+import { isMissingTable } from './failures.js';
+import { schemaName as s } from './schema.js';
+
+export interface PostgresBlobOptions {
+  /** Bytes per content chunk row (blob-content.ts chunkBytesDefault). */
+  readonly chunkBytes: number;
+  /** How long unreferenced content stays (blob-reclaim.ts contentGraceMsDefault). */
+  readonly contentGraceMs: number;
+}
+
+/** The blob version named by parameters $1 (account) to $4 (snapshot). */
+const versionWhere = `c.account = $1 AND c.name = $2 AND b.name = $3 AND b.is_base = ($4 = '') AND b.snapshot = $4`;
+const versionFrom = `${s}.blobs b JOIN ${s}.blob_containers c ON c.id = b.container_id`;
+const blobColumns = 'b.name, b.snapshot, b.etag, b.last_modified_ms, b.size_bytes, b.state';
+
+const getBlobSql = `SELECT ${blobColumns} FROM ${versionFrom} WHERE ${versionWhere}`;
+// The blocks of [$6, $7) of the version whose ETag is $5 (none when it is another): from the last
+// non-empty block starting at or before $6, by index, so a read touches only its blocks.
+const readBlocksSql = `WITH v AS (SELECT b.id, b.etag, b.size_bytes FROM ${versionFrom} WHERE ${versionWhere})
+  SELECT v.etag, v.size_bytes, k.content_id, k.start_byte, k.size_bytes AS block_bytes, k.chunk_bytes FROM v
+  LEFT JOIN LATERAL (
+    SELECT k.content_id, k.start_byte, k.size_bytes, t.chunk_bytes, k.seq
+    FROM ${s}.blob_blocks k JOIN ${s}.blob_contents t ON t.id = k.content_id
+    WHERE k.blob_id = v.id AND v.etag = $5 AND k.size_bytes > 0 AND k.start_byte < $7
+      AND k.start_byte >= coalesce((
+        SELECT max(f.start_byte) FROM ${s}.blob_blocks f
+        WHERE f.blob_id = v.id AND f.start_byte <= $6 AND f.size_bytes > 0
+      ), 0)
+  ) k ON true
+  ORDER BY k.start_byte, k.seq`;
+const getBlocksSql = `SELECT 'committed' AS kind, k.seq::bigint AS seq, k.block_id, k.content_id, k.size_bytes
+    FROM ${s}.blob_blocks k JOIN ${versionFrom} ON b.id = k.blob_id WHERE ${versionWhere}
+  UNION ALL
+  SELECT 'staged', t.seq, t.block_id, t.content_id, n.size_bytes
+    FROM ${s}.blob_staged t JOIN ${s}.blob_contents n ON n.id = t.content_id
+    JOIN ${s}.blob_containers c ON c.id = t.container_id
+    WHERE c.account = $1 AND c.name = $2 AND t.name = $3 AND $4 = ''
+  ORDER BY kind, seq`;
+// Only complete content of the stated size; the re-staged block goes last in staging order.
+const stageSql = `INSERT INTO ${s}.blob_staged (container_id, name, block_id, content_id)
+  SELECT c.id, $3, $4, n.id FROM ${s}.blob_containers c JOIN ${s}.blob_contents n ON n.id = $5 AND n.size_bytes = $6
+  WHERE c.account = $1 AND c.name = $2
+  ON CONFLICT (container_id, name, block_id) DO UPDATE
+  SET content_id = excluded.content_id, seq = excluded.seq, seen_ms = NULL`;
+const listBlobsSql = `WITH c AS (SELECT id FROM ${s}.blob_containers WHERE account = $1 AND name = $2)
+  SELECT * FROM ((
+    SELECT b.name, b.snapshot, b.is_base, b.etag, b.last_modified_ms, b.size_bytes, b.state FROM ${s}.blobs b, c
+    WHERE b.container_id = c.id AND b.name >= $3 AND ($4::text IS NULL OR b.name < $4) AND ($5 OR b.is_base)
+      AND ($6::text IS NULL OR (b.name, b.is_base, b.snapshot) >= ($6, $7, $8))
+    ORDER BY b.name, b.is_base, b.snapshot LIMIT $9
+  ) UNION ALL (
+    SELECT DISTINCT t.name, '', true, NULL::text, NULL::bigint, NULL::bigint, NULL::text FROM ${s}.blob_staged t, c
+    WHERE $10 AND t.container_id = c.id AND t.name >= $3 AND ($4::text IS NULL OR t.name < $4)
+      AND ($6::text IS NULL OR t.name >= $6)
+      AND NOT EXISTS (SELECT 1 FROM ${s}.blobs b WHERE b.container_id = c.id AND b.name = t.name AND b.is_base)
+    ORDER BY t.name LIMIT $9
+  )) x ORDER BY name, is_base, snapshot LIMIT $9`;
+
+/** A blob version's row; bigint columns arrive as text. */
+interface BlobRow {
+  readonly name: string;
+  readonly snapshot: string;
+  readonly etag: string;
+  readonly last_modified_ms: string;
+  readonly size_bytes: string;
+  readonly state: string;
+}
+
+const blobRecord = (container: string, row: BlobRow): BlobRecord => ({
+  container,
+  name: row.name,
+  snapshot: row.snapshot,
+  etag: row.etag,
+  lastModifiedMs: Number(row.last_modified_ms),
+  sizeBytes: Number(row.size_bytes),
+  state: row.state,
+});
+
+interface BlockRow {
+  readonly kind: 'committed' | 'staged';
+  readonly block_id: string;
+  readonly content_id: string;
+  readonly size_bytes: string;
+}
+
+const block = (row: BlockRow): Block => ({
+  blockId: row.block_id,
+  content: { id: row.content_id, sizeBytes: Number(row.size_bytes) },
+});
+
+/** What a write's transaction answers when content it names was reclaimed under it. */
+const contentGone = 'contentGone';
+
+export class PostgresBlobStore implements BlobStore {
+  private readonly containers: ContainerStatements;
+
+  constructor(
+    private readonly connection: PostgresConnection,
+    private readonly options: PostgresBlobOptions,
+  ) {
+    this.containers = new ContainerStatements(connection);
+  }
+
+  writeContent(source: AsyncIterable<Uint8Array>): Promise<ContentRef> {
+    return writeContent(this.connection, source, this.options.chunkBytes);
+  }
+
+  createContainer(account: string, record: ContainerRecord): Promise<boolean> {
+    return this.containers.create(account, record);
+  }
+
+  getContainer(account: string, name: string): Promise<ContainerRecord | undefined> {
+    return this.containers.get(account, name);
+  }
+
+  listContainers(account: string, prefix: string, fromName: string | undefined, limit: number) {
+    return this.containers.list(account, prefix, fromName, limit);
+  }
+
+  updateContainer(account: string, record: ContainerRecord, ifEtag: IfEtag): Promise<WriteOutcome> {
+    return this.containers.update(account, record, ifEtag);
+  }
+
+  deleteContainer(account: string, name: string, ifEtag: IfEtag): Promise<WriteOutcome> {
+    return this.containers.delete(account, name, ifEtag);
+  }
+
+  async getBlob(account: string, key: BlobKey): Promise<BlobRecord | undefined> {
+    const values = [account, key.container, key.name, key.snapshot];
+    const { rows } = await this.connection.query<BlobRow>('read', named(getBlobSql, values));
+    return rows[0] && blobRecord(key.container, rows[0]);
+  }
+
+  async listBlobs(account: string, container: string, options: ListBlobsOptions): Promise<ListedBlob[]> {
+    const { prefix, from, limit } = options;
+    assert(Number.isSafeInteger(limit) && limit >= 0, 'a list limit is a count');
+    // The prefix's range ends before the prefix followed by the largest character.
+    const values = [
+      account,
+      container,
+      prefix,
+      prefix === '' ? null : `${prefix}\u{10FFFF}`,
+      options.snapshots,
+      from?.name ?? null,
+      from === undefined ? false : from.snapshot === '',
+      from?.snapshot ?? '',
+      limit,
+      options.uncommitted,
+    ];
+    const { rows } = await this.connection.query<BlobRow | { name: string; etag: null }>(
+      'read',
+      named(listBlobsSql, values),
+    );
+    return rows.map((row): ListedBlob =>
+      row.etag === null
+        ? { kind: 'uncommitted', name: row.name }
+        : { kind: 'blob', record: blobRecord(container, row as BlobRow) },
+    );
+  }
+
+  putBlob(account: string, record: BlobRecord, content: ContentChange, ifEtag: IfEtag): Promise<WriteOutcome> {
+    return this.write((client) => putBlob(client, account, record, content, ifEtag));
+  }
+
+  snapshotBlob(account: string, record: BlobRecord, ifEtag: string): Promise<WriteOutcome> {
+    return this.write((client) => snapshotBlob(client, account, record, ifEtag));
+  }
+
+  deleteBlob(
+    account: string,
+    key: BlobKey,
+    parts: { readonly base: boolean; readonly snapshots: boolean },
+    ifEtag: IfEtag,
+  ): Promise<WriteOutcome> {
+    return this.write((client) => deleteBlob(client, account, key, parts, ifEtag));
+  }
+
+  async stageBlock(account: string, container: string, name: string, staged: Block): Promise<WriteOutcome> {
+    const { id, sizeBytes } = staged.content;
+    const values = [account, container, name, staged.blockId, id, sizeBytes];
+    try {
+      const { rowCount } = await this.connection.rawQuery('write', named(stageSql, values));
+      if (rowCount === 1) return 'ok';
+    } catch (error) {
+      // The container was deleted between finding it and inserting (its foreign key).
+      if (isMissingTable(error)) return 'containerNotFound';
+      throw this.connection.failure(error);
+    }
+    assert((await this.getContainer(account, container)) === undefined, `content ${id} is not complete content`);
+    return 'containerNotFound';
+  }
+
+  async getBlocks(account: string, key: BlobKey): Promise<{ readonly committed: Block[]; readonly staged: Block[] }> {
+    const values = [account, key.container, key.name, key.snapshot];
+    const { rows } = await this.connection.query<BlockRow>('read', named(getBlocksSql, values));
+    return {
+      committed: rows.filter((row) => row.kind === 'committed').map(block),
+      staged: rows.filter((row) => row.kind === 'staged').map(block),
+    };
+  }
+
+  async readContent(
+    account: string,
+    key: BlobKey,
+    etag: string,
+    startByte: number,
+    endByteExclusive: number,
+  ): Promise<AsyncIterable<Buffer> | 'changed'> {
+    assert(Number.isSafeInteger(startByte) && startByte >= 0, 'a range starts at a byte');
+    assert(
+      Number.isSafeInteger(endByteExclusive) && endByteExclusive >= startByte,
+      'a range ends at or after its start',
+    );
+    const values = [account, key.container, key.name, key.snapshot, etag, startByte, endByteExclusive];
+    const { rows } = await this.connection.query<ReadRow>('read', named(readBlocksSql, values));
+    if (rows[0] === undefined || rows[0].etag !== etag) return 'changed';
+    const endByte = Math.min(endByteExclusive, Number(rows[0].size_bytes));
+    return readSegments(this.connection, segmentsOf(rows, startByte, endByte));
+  }
+
+  reclaimContent(nowMs: number, stagedBeforeMs: number, limit: number): Promise<number> {
+    return reclaimContent(this.connection, this.options.contentGraceMs, nowMs, stagedBeforeMs, limit);
+  }
+
+  /** A write's transaction, kept when it answers 'ok'. */
+  private async write(body: (client: pg.PoolClient) => Promise<WriteOutcome>): Promise<WriteOutcome> {
+    const outcome = await this.connection.transaction<WriteOutcome | typeof contentGone>(
+      body,
+      (result) => result === 'ok',
+      // A foreign key violation: the containers a write names are locked, so content it names.
+      contentGone,
+    );
+    assert(outcome !== contentGone, 'content a write named was reclaimed before it (a request longer than the grace)');
+    return outcome;
+  }
+}
+
+/** A row of readBlocksSql; block columns null when the version has no block in the range. */
+interface ReadRow {
+  readonly etag: string;
+  readonly size_bytes: string;
+  readonly content_id: string | null;
+  readonly start_byte: string | null;
+  readonly block_bytes: string | null;
+  readonly chunk_bytes: number | null;
+}
+
+/** The parts of the blocks' content in [startByte, endByte). */
+function segmentsOf(rows: readonly ReadRow[], startByte: number, endByte: number): ContentSegment[] {
+  const segments: ContentSegment[] = [];
+  for (const row of rows) {
+    if (row.content_id === null) continue;
+    const blockStart = Number(row.start_byte);
+    const from = Math.max(startByte, blockStart);
+    const to = Math.min(endByte, blockStart + Number(row.block_bytes));
+    if (to <= from) continue;
+    segments.push({
+      contentId: row.content_id,
+      chunkBytes: row.chunk_bytes!,
+      offsetBytes: from - blockStart,
+      lengthBytes: to - from,
+    });
+  }
+  return segments;
+}

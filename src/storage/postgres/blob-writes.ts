@@ -1,0 +1,191 @@
+// The Blob store's writes of blob versions, each one transaction (PostgresConnection.transaction):
+// the container row is locked FOR KEY SHARE (so it cannot be deleted under the write, while
+// writes to other blobs in it go on), the blob version FOR UPDATE (FOR SHARE to snapshot it),
+// and only then is the ETag compared: two writes conditioned on one ETag, from any processes,
+// meet at the row lock and the second sees the first's ETag. A create that meets another
+// create of the same name loses the race (RaceLost) and starts over, then sees the row.
+import assert from 'node:assert/strict';
+import type pg from 'pg';
+import type { Block, BlobKey, BlobRecord, ContentChange, IfEtag, WriteOutcome } from '../blob-store.js';
+import { named, run } from './blob-statements.js';
+import { RaceLost } from './connection.js';
+import { schemaName as s } from './schema.js';
+
+/** A blob version's row, locked. bigint columns arrive as text. */
+interface VersionRow {
+  readonly id: string;
+  readonly etag: string;
+  readonly size_bytes: string;
+}
+
+const containerLockSql = `SELECT id FROM ${s}.blob_containers WHERE account = $1 AND name = $2 FOR KEY SHARE`;
+const versionSql = (lock: 'UPDATE' | 'SHARE'): string =>
+  `SELECT id, etag, size_bytes FROM ${s}.blobs
+   WHERE container_id = $1 AND name = $2 AND is_base = ($3 = '') AND snapshot = $3 FOR ${lock}`;
+const insertBlobSql = `INSERT INTO ${s}.blobs (container_id, name, snapshot, etag, last_modified_ms, size_bytes, state)
+  VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT DO NOTHING RETURNING id`;
+const updateBlobSql = `UPDATE ${s}.blobs SET etag = $2, last_modified_ms = $3, size_bytes = $4, state = $5 WHERE id = $1`;
+const deleteBlocksSql = `DELETE FROM ${s}.blob_blocks WHERE blob_id = $1`;
+const deleteStagedSql = `DELETE FROM ${s}.blob_staged WHERE container_id = $1 AND name = $2`;
+// Only complete content of the size the caller says: the count inserted tells a bug that named other content.
+const insertBlocksSql = `INSERT INTO ${s}.blob_blocks (blob_id, seq, block_id, content_id, start_byte, size_bytes)
+  SELECT $1, b.seq - 1, b.block_id, c.id, b.start_byte, c.size_bytes
+  FROM unnest($2::text[], $3::bigint[], $4::bigint[], $5::bigint[])
+    WITH ORDINALITY AS b(block_id, content_id, size_bytes, start_byte, seq)
+  JOIN ${s}.blob_contents c ON c.id = b.content_id AND c.size_bytes = b.size_bytes`;
+const appendBlockSql = `INSERT INTO ${s}.blob_blocks (blob_id, seq, block_id, content_id, start_byte, size_bytes)
+  SELECT $1, coalesce((SELECT max(seq) + 1 FROM ${s}.blob_blocks WHERE blob_id = $1), 0), $2, c.id, $5, c.size_bytes
+  FROM ${s}.blob_contents c WHERE c.id = $3 AND c.size_bytes = $4`;
+const copyBlocksSql = `INSERT INTO ${s}.blob_blocks (blob_id, seq, block_id, content_id, start_byte, size_bytes)
+  SELECT $2, seq, block_id, content_id, start_byte, size_bytes FROM ${s}.blob_blocks WHERE blob_id = $1`;
+const deleteVersionSql = `DELETE FROM ${s}.blobs WHERE id = $1`;
+const deleteSnapshotsSql = `DELETE FROM ${s}.blobs WHERE container_id = $1 AND name = $2 AND NOT is_base`;
+
+/** Whether `ifEtag` holds for the current version (undefined: there is none). */
+export function condition(ifEtag: IfEtag, current: { readonly etag: string } | undefined): WriteOutcome {
+  if (ifEtag === undefined) return 'ok';
+  if (ifEtag === null) return current === undefined ? 'ok' : 'etagMismatch';
+  if (current === undefined) return 'blobNotFound';
+  return current.etag === ifEtag ? 'ok' : 'etagMismatch';
+}
+
+/** A blob version locked in its container, the condition on it held. */
+interface Locked {
+  readonly containerId: string;
+  readonly version: VersionRow | undefined;
+}
+
+/**
+ * Locks the container (FOR KEY SHARE) and then the version `key` names (FOR `lock`), and checks
+ * `ifEtag` on it: what was locked, or the outcome that ends the write.
+ */
+async function lockVersion(
+  client: pg.ClientBase,
+  account: string,
+  key: BlobKey,
+  lock: 'UPDATE' | 'SHARE',
+  ifEtag: IfEtag,
+): Promise<Locked | Exclude<WriteOutcome, 'ok'>> {
+  const containers = await run<{ id: string }>(client, named(containerLockSql, [account, key.container]));
+  const containerId = containers.rows[0]?.id;
+  if (containerId === undefined) return 'containerNotFound';
+  const values = [containerId, key.name, key.snapshot];
+  const version = (await run<VersionRow>(client, named(versionSql(lock), values))).rows[0];
+  const outcome = condition(ifEtag, version);
+  return outcome === 'ok' ? { containerId, version } : outcome;
+}
+
+/** BlobStore.putBlob's transaction. */
+export async function putBlob(
+  client: pg.ClientBase,
+  account: string,
+  record: BlobRecord,
+  content: ContentChange,
+  ifEtag: IfEtag,
+): Promise<WriteOutcome> {
+  assert.equal(record.snapshot, '', 'putBlob writes base blobs; snapshotBlob makes snapshots');
+  const locked = await lockVersion(client, account, record, 'UPDATE', ifEtag);
+  if (typeof locked === 'string') return locked;
+  const { containerId, version: current } = locked;
+  if (content.kind !== 'replace' && current === undefined) return 'blobNotFound';
+  const currentBytes = current === undefined ? 0 : Number(current.size_bytes);
+  assert.equal(record.sizeBytes, sizeAfter(currentBytes, content), 'a blob record states its committed size');
+  const blobId = await writeRecord(client, containerId, record, current);
+  if (content.kind === 'replace') {
+    if (current !== undefined) await run(client, named(deleteBlocksSql, [blobId]));
+    await insertBlocks(client, blobId, content.blocks);
+    await run(client, named(deleteStagedSql, [containerId, record.name]));
+  } else if (content.kind === 'append') {
+    const { blockId, content: ref } = content.block;
+    const values = [blobId, blockId, ref.id, ref.sizeBytes, currentBytes];
+    const { rowCount } = await run(client, named(appendBlockSql, values));
+    assert.equal(rowCount, 1, `content ${ref.id} of ${ref.sizeBytes} bytes is not complete content`);
+  }
+  return 'ok';
+}
+
+function sizeAfter(currentBytes: number, content: ContentChange): number {
+  if (content.kind === 'keep') return currentBytes;
+  if (content.kind === 'append') return currentBytes + content.block.content.sizeBytes;
+  return content.blocks.reduce((sum, block) => sum + block.content.sizeBytes, 0);
+}
+
+/** Updates the current version's row or inserts the first; the row's id. */
+async function writeRecord(
+  client: pg.ClientBase,
+  containerId: string,
+  record: BlobRecord,
+  current: VersionRow | undefined,
+): Promise<string> {
+  const { name, snapshot, etag, lastModifiedMs, sizeBytes, state } = record;
+  if (current !== undefined) {
+    await run(client, named(updateBlobSql, [current.id, etag, lastModifiedMs, sizeBytes, state]));
+    return current.id;
+  }
+  const values = [containerId, name, snapshot, etag, lastModifiedMs, sizeBytes, state];
+  const { rows } = await run<{ id: string }>(client, named(insertBlobSql, values));
+  // Another transaction created it since this one looked: start over, and meet its row.
+  if (rows[0] === undefined) throw new RaceLost();
+  return rows[0].id;
+}
+
+async function insertBlocks(client: pg.ClientBase, blobId: string, blocks: readonly Block[]): Promise<void> {
+  if (blocks.length === 0) return;
+  const starts: number[] = [];
+  let at = 0;
+  for (const block of blocks) {
+    starts.push(at);
+    at += block.content.sizeBytes;
+  }
+  const ids = blocks.map((block) => block.blockId);
+  const contents = blocks.map((block) => block.content.id);
+  const sizes = blocks.map((block) => block.content.sizeBytes);
+  const { rowCount } = await run(client, named(insertBlocksSql, [blobId, ids, contents, sizes, starts]));
+  assert.equal(rowCount, blocks.length, 'every block names complete content of its stated size');
+}
+
+/** BlobStore.snapshotBlob's transaction. */
+export async function snapshotBlob(
+  client: pg.ClientBase,
+  account: string,
+  record: BlobRecord,
+  ifEtag: string,
+): Promise<WriteOutcome> {
+  assert.notEqual(record.snapshot, '', 'a snapshot has a timestamp');
+  const locked = await lockVersion(client, account, { ...record, snapshot: '' }, 'SHARE', ifEtag);
+  if (typeof locked === 'string') return locked;
+  const { containerId, version: base } = locked;
+  assert.equal(record.sizeBytes, Number(base!.size_bytes), 'a snapshot has its base blob size');
+  const { name, snapshot, etag, lastModifiedMs, sizeBytes, state } = record;
+  const values = [containerId, name, snapshot, etag, lastModifiedMs, sizeBytes, state];
+  const { rows } = await run<{ id: string }>(client, named(insertBlobSql, values));
+  assert(rows[0] !== undefined, `the snapshot ${snapshot} of ${name} exists already`);
+  await run(client, named(copyBlocksSql, [base!.id, rows[0].id]));
+  return 'ok';
+}
+
+/** BlobStore.deleteBlob's transaction. */
+export async function deleteBlob(
+  client: pg.ClientBase,
+  account: string,
+  key: BlobKey,
+  parts: { readonly base: boolean; readonly snapshots: boolean },
+  ifEtag: IfEtag,
+): Promise<WriteOutcome> {
+  const locked = await lockVersion(client, account, key, 'UPDATE', ifEtag);
+  if (typeof locked === 'string') return locked;
+  const { containerId, version } = locked;
+  if (key.snapshot !== '') {
+    if (version === undefined) return 'blobNotFound';
+    await run(client, named(deleteVersionSql, [version.id]));
+    return 'ok';
+  }
+  let deleted = 0;
+  if (parts.base && version !== undefined) {
+    deleted += (await run(client, named(deleteVersionSql, [version.id]))).rowCount ?? 0;
+    await run(client, named(deleteStagedSql, [containerId, key.name]));
+  }
+  // Snapshots whose base blob is gone (deleted without them) are deleted like any.
+  if (parts.snapshots) deleted += (await run(client, named(deleteSnapshotsSql, [containerId, key.name]))).rowCount ?? 0;
+  return version === undefined && deleted === 0 ? 'blobNotFound' : 'ok';
+}

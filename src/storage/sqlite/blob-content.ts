@@ -1,0 +1,202 @@
+// The bytes of blob content, beside the SQLite database: one file per ContentRef at
+// `<location>/blobs/<first two hex digits of the id>/<id>` (256 directories, created once, so no
+// directory grows past 1/256 of the files and a sweep walks one of them per step).
+//
+// A write streams into `<id>.tmp` in the same directory, fsyncs the file, renames it to `<id>` and
+// fsyncs the directory before it resolves: the content and its name are both on disk before any
+// row refers to them (the rows' commit fsyncs the write-ahead log after). A crash at any point
+// leaves either no file, a `.tmp` file, or a complete file no row names yet: the sweep
+// (sweep()) finds the latter two, and reclaimContent removes them after the grace.
+//
+// Files are read with streams on the calling thread; a file removed while a reader has it open
+// stays readable to that reader (POSIX unlink semantics).
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { createReadStream } from 'node:fs';
+import { mkdir, open, opendir, rename, rm, stat, type FileHandle } from 'node:fs/promises';
+import path from 'node:path';
+import type { ContentRef } from '../blob-store.js';
+import { assertContentId, contentIdPattern } from '../blob-rows.js';
+
+/** Bytes written to a file at once: small chunks from the source are gathered up to this. */
+const writeChunkBytes = 256 * 1024;
+/** The size of the chunks a reader yields. */
+export const readChunkBytes = 256 * 1024;
+
+/** Where content lives: files (on disk) or memory (an in-memory store). */
+export interface ContentFiles {
+  write(source: AsyncIterable<Uint8Array>): Promise<ContentRef>;
+  /** The bytes [start, endExclusive) of one piece of content. */
+  read(id: string, start: number, endExclusive: number): AsyncIterable<Buffer>;
+  exists(id: string): Promise<boolean>;
+  remove(ids: readonly string[]): Promise<void>;
+  /**
+   * One step of the sweep: ids of content older than `beforeMs` (by its write time) from the next
+   * slices of the store, until it has looked at `entriesMax` or at all of them, removing temporary
+   * files of that age (writes that never finished) on the way.
+   */
+  sweep(beforeMs: number, entriesMax: number): Promise<string[]>;
+}
+
+export function newContentId(): string {
+  return randomUUID().replaceAll('-', '');
+}
+
+const tempSuffix = '.tmp';
+
+export class DiskContent implements ContentFiles {
+  private sweepNext = 0;
+
+  private constructor(private readonly root: string) {}
+
+  /** Creates `<location>/blobs` and its 256 directories (fsynced) if they are not there yet. */
+  static async open(location: string): Promise<DiskContent> {
+    const root = path.join(location, 'blobs');
+    await mkdir(root, { recursive: true });
+    for (let i = 0; i < 256; i++) await mkdir(path.join(root, slice(i)), { recursive: true });
+    await syncDirectory(root);
+    await syncDirectory(location);
+    return new DiskContent(root);
+  }
+
+  path(id: string): string {
+    assertContentId(id);
+    return path.join(this.root, id.slice(0, 2), id);
+  }
+
+  async write(source: AsyncIterable<Uint8Array>): Promise<ContentRef> {
+    const id = newContentId();
+    const final = this.path(id);
+    const temp = final + tempSuffix;
+    const file = await open(temp, 'wx');
+    let sizeBytes = 0;
+    try {
+      sizeBytes = await writeAll(file, source);
+      await file.sync();
+    } catch (error) {
+      await file.close().catch(() => undefined);
+      await rm(temp, { force: true });
+      throw error;
+    }
+    await file.close();
+    await rename(temp, final);
+    await syncDirectory(path.dirname(final));
+    return { id, sizeBytes };
+  }
+
+  read(id: string, start: number, endExclusive: number): AsyncIterable<Buffer> {
+    if (endExclusive <= start) return emptyChunks();
+    return createReadStream(this.path(id), { start, end: endExclusive - 1, highWaterMark: readChunkBytes });
+  }
+
+  exists(id: string): Promise<boolean> {
+    return stat(this.path(id)).then(
+      () => true,
+      () => false,
+    );
+  }
+
+  async remove(ids: readonly string[]): Promise<void> {
+    for (const id of ids) await rm(this.path(id), { force: true });
+  }
+
+  async sweep(beforeMs: number, entriesMax: number): Promise<string[]> {
+    const found: string[] = [];
+    let entries = 0;
+    for (let slices = 0; slices < 256 && entries < entriesMax; slices++) {
+      const directory = path.join(this.root, slice(this.sweepNext));
+      this.sweepNext = (this.sweepNext + 1) % 256;
+      for await (const entry of await opendir(directory)) {
+        entries++;
+        const file = path.join(directory, entry.name);
+        const info = await stat(file).catch(() => undefined);
+        if (info === undefined || info.mtimeMs >= beforeMs) continue;
+        if (entry.name.endsWith(tempSuffix)) await rm(file, { force: true });
+        else if (contentIdPattern.test(entry.name)) found.push(entry.name);
+      }
+    }
+    return found;
+  }
+}
+
+function slice(index: number): string {
+  return index.toString(16).padStart(2, '0');
+}
+
+async function writeAll(file: FileHandle, source: AsyncIterable<Uint8Array>): Promise<number> {
+  let sizeBytes = 0;
+  let pending: Buffer[] = [];
+  let pendingBytes = 0;
+  const flush = async () => {
+    if (pendingBytes === 0) return;
+    const chunk = pending.length === 1 ? pending[0]! : Buffer.concat(pending, pendingBytes);
+    pending = [];
+    pendingBytes = 0;
+    await file.write(chunk, 0, chunk.length);
+  };
+  for await (const chunk of source) {
+    assert(chunk instanceof Uint8Array, 'content arrives as bytes');
+    // Copied: the source may reuse its buffer once it yields the next chunk.
+    pending.push(Buffer.from(chunk));
+    pendingBytes += chunk.length;
+    sizeBytes += chunk.length;
+    if (pendingBytes >= writeChunkBytes) await flush();
+  }
+  await flush();
+  return sizeBytes;
+}
+
+/** Makes a directory's entries (a created or renamed file) durable. */
+async function syncDirectory(directory: string): Promise<void> {
+  const handle = await open(directory, 'r');
+  try {
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+}
+
+async function* emptyChunks(): AsyncIterable<Buffer> {}
+
+/** Content of an in-memory store: chunks in a map, with the time each was written (for the sweep). */
+export class MemoryContent implements ContentFiles {
+  private readonly pieces = new Map<string, { readonly chunks: Buffer[]; readonly writtenMs: number }>();
+
+  async write(source: AsyncIterable<Uint8Array>): Promise<ContentRef> {
+    const chunks: Buffer[] = [];
+    let sizeBytes = 0;
+    for await (const chunk of source) {
+      chunks.push(Buffer.from(chunk));
+      sizeBytes += chunk.length;
+    }
+    const id = newContentId();
+    this.pieces.set(id, { chunks, writtenMs: Date.now() });
+    return { id, sizeBytes };
+  }
+
+  async *read(id: string, start: number, endExclusive: number): AsyncIterable<Buffer> {
+    const piece = this.pieces.get(id);
+    assert(piece !== undefined, `content ${id} is there while a row names it`);
+    let offset = 0;
+    for (const chunk of piece.chunks) {
+      const from = Math.max(start - offset, 0);
+      const to = Math.min(endExclusive - offset, chunk.length);
+      if (from < to) yield chunk.subarray(from, to);
+      offset += chunk.length;
+      if (offset >= endExclusive) return;
+    }
+  }
+
+  async exists(id: string): Promise<boolean> {
+    return this.pieces.has(id);
+  }
+
+  async remove(ids: readonly string[]): Promise<void> {
+    for (const id of ids) this.pieces.delete(id);
+  }
+
+  async sweep(beforeMs: number): Promise<string[]> {
+    // In memory, pieces are few enough to look at all of them.
+    return [...this.pieces].filter(([, piece]) => piece.writtenMs < beforeMs).map(([id]) => id);
+  }
+}

@@ -1,0 +1,296 @@
+// The Blob service's store on the SQLite engine, over the same database and the same writer as the
+// tables and queues: record writes are jobs of the one writer (blob-writer.ts), durable before they
+// answer; content is in files beside the database (blob-content.ts), durable before any row names
+// it. Reads run on a connection of their own in autocommit, as the queue store's do, so each sees
+// every write acknowledged before it started; an in-memory database shares its one connection.
+//
+// A reader streams the block list its blob version named when it started: lists never change but
+// by appends past its end, and a dead list stays until reclaimContent drops it, which it never does
+// while a reader of this process streams it (pinnedLists), nor within the grace after it died.
+import assert from 'node:assert/strict';
+import type Database from 'better-sqlite3';
+import type {
+  Block,
+  BlobKey,
+  BlobRecord,
+  BlobStore,
+  ContainerRecord,
+  ContentChange,
+  ContentRef,
+  IfEtag,
+  ListBlobsOptions,
+  ListedBlob,
+  WriteOutcome,
+} from '../blob-store.js';
+import { clampRange, listStart, mergeListed } from '../blob-rows.js';
+import type { ContentFiles } from './blob-content.js';
+import { blobColumns } from './blob-schema.js';
+import type { BlobWriterApi } from './blob-writer.js';
+
+type Statement = Database.Statement<unknown[], unknown>;
+
+/**
+ * How long content and block lists no row needs any more stay before reclaimContent removes them:
+ * longer than any request takes between writing content and committing a record that names it,
+ * and than a staged block's trip from Get Block List to Put Block List. Readers of this process
+ * need no grace (their lists are pinned); the grace covers a Get Blob answer still being sent
+ * by a process that has since restarted, which it need not.
+ */
+export const contentGraceMsDefault = 60 * 60 * 1000;
+
+/** Directory entries one reclaimContent call's sweep looks at, per piece it may remove. */
+const sweepEntriesPerLimit = 16;
+/** Block rows a reader reads at once. */
+const blockPageRows = 64;
+/** Above every character a blob name may hold: the end of a name prefix's range. */
+const prefixEnd = '\u{10FFFF}';
+
+interface RecordRow {
+  readonly name: string;
+  readonly snapshot: string;
+  readonly etag: string;
+  readonly last_modified_ms: number;
+  readonly size_bytes: number;
+  readonly state: string;
+}
+
+interface BlockRow {
+  readonly ordinal: number;
+  readonly block_id: string;
+  readonly content_id: string;
+  readonly content_size: number;
+  readonly end_byte: number;
+}
+
+const queries = {
+  container: 'SELECT id, name, etag, last_modified_ms, state FROM blob_containers WHERE account = ? AND name = ?',
+  containers:
+    'SELECT name, etag, last_modified_ms, state FROM blob_containers ' +
+    'WHERE account = ? AND name >= ? AND name < ? ORDER BY name LIMIT ?',
+  blob: `SELECT ${blobColumns}, list_id FROM blobs WHERE container_id = ? AND name = ? AND base = ? AND snapshot = ?`,
+  blobs:
+    `SELECT ${blobColumns} FROM blobs WHERE container_id = @container AND (name, base, snapshot) >= (@name, @base, @snap) ` +
+    'AND name < @end AND (@snapshots OR base = 1) ORDER BY name, base, snapshot LIMIT @limit',
+  uncommitted:
+    'SELECT DISTINCT name FROM blob_staged s WHERE container_id = @container AND name >= @name AND name < @end ' +
+    'AND NOT EXISTS (SELECT 1 FROM blobs b WHERE b.container_id = s.container_id AND b.name = s.name AND b.base = 1) ' +
+    'ORDER BY name LIMIT @limit',
+  blocks:
+    'SELECT ordinal, block_id, content_id, content_size, end_byte FROM blob_blocks WHERE list_id = ? ORDER BY ordinal',
+  staged: 'SELECT block_id, content_id, content_size FROM blob_staged WHERE container_id = ? AND name = ? ORDER BY seq',
+  firstBlock:
+    'SELECT ordinal, block_id, content_id, content_size, end_byte FROM blob_blocks ' +
+    'WHERE list_id = ? AND end_byte > ? ORDER BY end_byte, ordinal LIMIT 1',
+  blocksFrom:
+    'SELECT ordinal, block_id, content_id, content_size, end_byte FROM blob_blocks ' +
+    'WHERE list_id = ? AND ordinal >= ? ORDER BY ordinal LIMIT ?',
+} as const;
+
+type Sql = Record<keyof typeof queries, Statement>;
+
+const record = (container: string, row: RecordRow): BlobRecord => ({
+  container,
+  name: row.name,
+  snapshot: row.snapshot,
+  etag: row.etag,
+  lastModifiedMs: row.last_modified_ms,
+  sizeBytes: row.size_bytes,
+  state: row.state,
+});
+
+const block = (row: { block_id: string; content_id: string; content_size: number }): Block => ({
+  blockId: row.block_id,
+  content: { id: row.content_id, sizeBytes: row.content_size },
+});
+
+export class SqliteBlobStore implements BlobStore {
+  private readonly sql: Sql;
+  /** Readers streaming each block list now: reclaimContent leaves these lists alone. */
+  private readonly readers = new Map<number, number>();
+
+  /** `ownsReader`: `reader` is this store's own connection, closed with it. */
+  constructor(
+    private readonly reader: Database.Database,
+    private readonly writer: BlobWriterApi,
+    private readonly content: ContentFiles,
+    private readonly ownsReader: boolean,
+    private readonly graceMs: number = contentGraceMsDefault,
+  ) {
+    assert(Number.isSafeInteger(graceMs) && graceMs >= 0, 'a grace is a duration');
+    this.sql = Object.fromEntries(Object.entries(queries).map(([key, text]) => [key, reader.prepare(text)])) as Sql;
+  }
+
+  writeContent(source: AsyncIterable<Uint8Array>): Promise<ContentRef> {
+    return this.content.write(source);
+  }
+
+  createContainer(account: string, container: ContainerRecord): Promise<boolean> {
+    return this.writer.createContainer(account, container);
+  }
+
+  async getContainer(account: string, name: string): Promise<ContainerRecord | undefined> {
+    const row = this.sql.container.get(account, name) as (ContainerRow & { id: number }) | undefined;
+    return row && containerRecord(row);
+  }
+
+  async listContainers(
+    account: string,
+    prefix: string,
+    fromName: string | undefined,
+    limit: number,
+  ): Promise<ContainerRecord[]> {
+    assert(Number.isSafeInteger(limit) && limit >= 0, 'a list limit is a count');
+    const start = fromName !== undefined && fromName > prefix ? fromName : prefix;
+    const rows = this.sql.containers.all(account, start, prefix + prefixEnd, limit) as ContainerRow[];
+    return rows.map(containerRecord);
+  }
+
+  updateContainer(account: string, container: ContainerRecord, ifEtag: IfEtag): Promise<WriteOutcome> {
+    return this.writer.updateContainer(account, container, ifEtag);
+  }
+
+  deleteContainer(account: string, name: string, ifEtag: IfEtag): Promise<WriteOutcome> {
+    return this.writer.deleteContainer(account, name, ifEtag);
+  }
+
+  async getBlob(account: string, key: BlobKey): Promise<BlobRecord | undefined> {
+    const row = this.version(account, key);
+    return row && record(key.container, row);
+  }
+
+  async listBlobs(account: string, container: string, options: ListBlobsOptions): Promise<ListedBlob[]> {
+    assert(Number.isSafeInteger(options.limit) && options.limit >= 0, 'a list limit is a count');
+    const containerId = this.containerId(account, container);
+    if (containerId === undefined || options.limit === 0) return [];
+    const [name, base, snap] = listStart(options);
+    const end = options.prefix + prefixEnd;
+    const limit = options.limit;
+    const bounds = { container: containerId, name, end, limit };
+    const rows = this.sql.blobs.all({ ...bounds, base, snap, snapshots: options.snapshots ? 1 : 0 }) as RecordRow[];
+    const names = options.uncommitted ? (this.sql.uncommitted.pluck().all(bounds) as string[]) : [];
+    return mergeListed(
+      rows.map((row) => record(container, row)),
+      names,
+      [name, base, snap],
+      limit,
+    );
+  }
+
+  putBlob(account: string, blob: BlobRecord, content: ContentChange, ifEtag: IfEtag): Promise<WriteOutcome> {
+    return this.writer.putBlob(account, blob, content, ifEtag);
+  }
+
+  snapshotBlob(account: string, blob: BlobRecord, ifEtag: string): Promise<WriteOutcome> {
+    return this.writer.snapshotBlob(account, blob, ifEtag);
+  }
+
+  deleteBlob(
+    account: string,
+    key: BlobKey,
+    parts: { readonly base: boolean; readonly snapshots: boolean },
+    ifEtag: IfEtag,
+  ): Promise<WriteOutcome> {
+    return this.writer.deleteBlob(account, key, parts, ifEtag);
+  }
+
+  stageBlock(account: string, container: string, name: string, staged: Block): Promise<WriteOutcome> {
+    return this.writer.stageBlock(account, container, name, staged);
+  }
+
+  async getBlocks(account: string, key: BlobKey): Promise<{ readonly committed: Block[]; readonly staged: Block[] }> {
+    const containerId = this.containerId(account, key.container);
+    if (containerId === undefined) return { committed: [], staged: [] };
+    const row = this.version(account, key);
+    const committed = row === undefined ? [] : (this.sql.blocks.all(row.list_id) as BlockRow[]).map(block);
+    const staged = key.snapshot === '' ? (this.sql.staged.all(containerId, key.name) as BlockRow[]).map(block) : [];
+    return { committed, staged };
+  }
+
+  async readContent(
+    account: string,
+    key: BlobKey,
+    etag: string,
+    startByte: number,
+    endByteExclusive: number,
+  ): Promise<AsyncIterable<Buffer> | 'changed'> {
+    const row = this.version(account, key);
+    if (row === undefined || row.etag !== etag) return 'changed';
+    const [start, end] = clampRange(startByte, endByteExclusive, row.size_bytes);
+    return this.stream(row.list_id, start, end);
+  }
+
+  /** The bytes [start, end) of a block list, block by block; unpins the list when done or abandoned. */
+  private async *stream(listId: number, start: number, end: number): AsyncIterable<Buffer> {
+    // Pinned from the first read on: until then the list is live or died less than a grace ago.
+    this.pin(listId, 1);
+    try {
+      if (start >= end) return;
+      let next = this.sql.firstBlock.get(listId, start) as BlockRow | undefined;
+      let offset = start;
+      while (next !== undefined && offset < end) {
+        const page = this.sql.blocksFrom.all(listId, next.ordinal, blockPageRows) as BlockRow[];
+        for (const row of page) {
+          const blockStart = row.end_byte - row.content_size;
+          const from = Math.max(offset, blockStart);
+          const to = Math.min(end, row.end_byte);
+          if (from < to) yield* this.content.read(row.content_id, from - blockStart, to - blockStart);
+          offset = Math.max(offset, to);
+          if (offset >= end) break;
+        }
+        const last = page.at(-1);
+        next = page.length < blockPageRows || last === undefined ? undefined : { ...last, ordinal: last.ordinal + 1 };
+      }
+      assert(offset >= end, `block list ${listId} holds fewer bytes than its blob's size`);
+    } finally {
+      this.pin(listId, -1);
+    }
+  }
+
+  private pin(listId: number, change: 1 | -1): void {
+    const count = (this.readers.get(listId) ?? 0) + change;
+    if (count === 0) this.readers.delete(listId);
+    else this.readers.set(listId, count);
+  }
+
+  async reclaimContent(nowMs: number, stagedBeforeMs: number, limit: number): Promise<number> {
+    assert(Number.isSafeInteger(limit) && limit >= 1, 'a reclaim removes at least one piece');
+    const found = await this.content.sweep(nowMs - this.graceMs, sweepEntriesPerLimit * limit);
+    for (let i = 0; i < found.length; i += 500) await this.writer.noteUnreferenced(found.slice(i, i + 500));
+    const step = await this.writer.reclaim(nowMs, stagedBeforeMs, this.graceMs, limit, [...this.readers.keys()]);
+    await this.content.remove(step.contentIds);
+    return step.contentIds.length + step.stagedDropped;
+  }
+
+  /** Whether the content is still kept (tests). */
+  contentExists(ref: ContentRef): Promise<boolean> {
+    return this.content.exists(ref.id);
+  }
+
+  /** Closes this store's own read connection; the writer closes with the table store. */
+  close(): void {
+    if (this.ownsReader && this.reader.open) this.reader.close();
+  }
+
+  private version(account: string, key: BlobKey): (RecordRow & { list_id: number }) | undefined {
+    const containerId = this.containerId(account, key.container);
+    if (containerId === undefined) return undefined;
+    const base = key.snapshot === '' ? 1 : 0;
+    return this.sql.blob.get(containerId, key.name, base, key.snapshot) as
+      (RecordRow & { list_id: number }) | undefined;
+  }
+
+  private containerId(account: string, name: string): number | undefined {
+    return (this.sql.container.get(account, name) as { id: number } | undefined)?.id;
+  }
+}
+
+interface ContainerRow {
+  readonly name: string;
+  readonly etag: string;
+  readonly last_modified_ms: number;
+  readonly state: string;
+}
+
+function containerRecord(row: ContainerRow): ContainerRecord {
+  return { name: row.name, etag: row.etag, lastModifiedMs: row.last_modified_ms, state: row.state };
+}

@@ -1,0 +1,369 @@
+// The Blob service's writes in the SQLite engine: jobs of the one SqliteWriter (writer.ts), in its
+// group commits, durable before they answer. Each job decides its compare-and-swap on the current
+// row and then writes, so it never needs its savepoint rolled back. Content is already durable in
+// its file when a job references it (blob-content.ts).
+import assert from 'node:assert/strict';
+import type Database from 'better-sqlite3';
+import type {
+  Block,
+  BlobKey,
+  BlobRecord,
+  ContainerRecord,
+  ContentChange,
+  IfEtag,
+  WriteOutcome,
+} from '../blob-store.js';
+import { assertBlock, assertCommittedSize, blocksSize, etagOutcome } from '../blob-rows.js';
+import type { RunJob } from './queue-writer.js';
+
+/** What one reclaim job did: the content ids to remove now (no row names them any more). */
+export interface ReclaimStep {
+  readonly contentIds: string[];
+  readonly stagedDropped: number;
+  readonly listsDropped: number;
+}
+
+/** The blob jobs, as the store (blob-store.ts) calls them on the writer, here or across threads. */
+export interface BlobWriterApi {
+  createContainer(account: string, record: ContainerRecord): Promise<boolean>;
+  updateContainer(account: string, record: ContainerRecord, ifEtag: IfEtag): Promise<WriteOutcome>;
+  deleteContainer(account: string, name: string, ifEtag: IfEtag): Promise<WriteOutcome>;
+  putBlob(account: string, record: BlobRecord, content: ContentChange, ifEtag: IfEtag): Promise<WriteOutcome>;
+  snapshotBlob(account: string, record: BlobRecord, ifEtag: string): Promise<WriteOutcome>;
+  deleteBlob(
+    account: string,
+    key: BlobKey,
+    parts: { readonly base: boolean; readonly snapshots: boolean },
+    ifEtag: IfEtag,
+  ): Promise<WriteOutcome>;
+  stageBlock(account: string, container: string, name: string, block: Block): Promise<WriteOutcome>;
+  /** Content files the directory sweep found: those no row references become garbage (unstamped). */
+  noteUnreferenced(contentIds: readonly string[]): Promise<void>;
+  /**
+   * Stamps what waits for a grace, then drops staged blocks stamped before `stagedBeforeMs`, dead
+   * lists stamped a grace ago (but none in `pinnedLists`, which readers stream) and garbage stamped
+   * a grace ago; at most `limit` of each.
+   */
+  reclaim(
+    nowMs: number,
+    stagedBeforeMs: number,
+    graceMs: number,
+    limit: number,
+    pinnedLists: readonly number[],
+  ): Promise<ReclaimStep>;
+}
+
+/** The method names, for the writer thread's message handlers (writer-worker.ts, writer-client.ts). */
+export const blobWriterMethods = [
+  'createContainer',
+  'updateContainer',
+  'deleteContainer',
+  'putBlob',
+  'snapshotBlob',
+  'deleteBlob',
+  'stageBlock',
+  'noteUnreferenced',
+  'reclaim',
+] as const satisfies readonly (keyof BlobWriterApi)[];
+
+/** The writer thread's handler name of a blob job. */
+export function blobCallName(method: string): string {
+  return `blob.${method}`;
+}
+
+type Statement = Database.Statement<unknown[], unknown>;
+interface Head {
+  readonly etag: string;
+  readonly size_bytes: number;
+  readonly list_id: number;
+}
+
+const sql = {
+  containerId: 'SELECT id FROM blob_containers WHERE account = ? AND name = ?',
+  containerEtag: 'SELECT id, etag FROM blob_containers WHERE account = ? AND name = ?',
+  nextContainerId: 'SELECT coalesce(max(id), 0) + 1 FROM blob_containers',
+  insertContainer:
+    'INSERT INTO blob_containers (account, name, id, etag, last_modified_ms, state) VALUES (?, ?, ?, ?, ?, ?)',
+  updateContainer: 'UPDATE blob_containers SET etag = ?, last_modified_ms = ?, state = ? WHERE id = ?',
+  deleteContainer: 'DELETE FROM blob_containers WHERE id = ?',
+  killContainerLists: 'UPDATE blob_lists SET dead = 1 WHERE id IN (SELECT list_id FROM blobs WHERE container_id = ?)',
+  deleteContainerBlobs: 'DELETE FROM blobs WHERE container_id = ?',
+  stagedOfContainerToGarbage:
+    'INSERT INTO blob_garbage (content_id, stamp_ms) SELECT content_id, NULL FROM blob_staged ' +
+    'WHERE container_id = ? ON CONFLICT (content_id) DO UPDATE SET stamp_ms = NULL',
+  deleteContainerStaged: 'DELETE FROM blob_staged WHERE container_id = ?',
+  head: 'SELECT etag, size_bytes, list_id FROM blobs WHERE container_id = ? AND name = ? AND base = ? AND snapshot = ?',
+  upsertBlob:
+    'INSERT INTO blobs (container_id, name, base, snapshot, etag, last_modified_ms, size_bytes, state, list_id) ' +
+    'VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (container_id, name, base, snapshot) DO UPDATE SET ' +
+    'etag = excluded.etag, last_modified_ms = excluded.last_modified_ms, size_bytes = excluded.size_bytes, ' +
+    'state = excluded.state, list_id = excluded.list_id',
+  deleteVersion: 'DELETE FROM blobs WHERE container_id = ? AND name = ? AND base = ? AND snapshot = ?',
+  snapshotLists: 'SELECT list_id FROM blobs WHERE container_id = ? AND name = ? AND base = 0',
+  deleteSnapshots: 'DELETE FROM blobs WHERE container_id = ? AND name = ? AND base = 0',
+  newList: 'INSERT INTO blob_lists (dead) VALUES (0)',
+  killList: 'UPDATE blob_lists SET dead = 1 WHERE id = ?',
+  insertBlock:
+    'INSERT INTO blob_blocks (list_id, ordinal, block_id, content_id, content_size, end_byte) VALUES (?, ?, ?, ?, ?, ?)',
+  nextOrdinal: 'SELECT coalesce(max(ordinal), -1) + 1 FROM blob_blocks WHERE list_id = ?',
+  copyList:
+    'INSERT INTO blob_blocks (list_id, ordinal, block_id, content_id, content_size, end_byte) ' +
+    'SELECT ?, ordinal, block_id, content_id, content_size, end_byte FROM blob_blocks WHERE list_id = ?',
+  stagedOfNameToGarbage:
+    'INSERT INTO blob_garbage (content_id, stamp_ms) SELECT content_id, NULL FROM blob_staged ' +
+    'WHERE container_id = ? AND name = ? ON CONFLICT (content_id) DO UPDATE SET stamp_ms = NULL',
+  deleteStagedOfName: 'DELETE FROM blob_staged WHERE container_id = ? AND name = ?',
+  stagedById: 'SELECT seq, content_id FROM blob_staged WHERE container_id = ? AND name = ? AND block_id = ?',
+  deleteStagedBySeq: 'DELETE FROM blob_staged WHERE seq = ?',
+  insertStaged:
+    'INSERT INTO blob_staged (container_id, name, block_id, content_id, content_size, stamp_ms) ' +
+    'VALUES (?, ?, ?, ?, ?, NULL)',
+  garbage:
+    'INSERT INTO blob_garbage (content_id, stamp_ms) VALUES (?, NULL) ON CONFLICT (content_id) DO UPDATE SET stamp_ms = NULL',
+  garbageIfNew: 'INSERT OR IGNORE INTO blob_garbage (content_id, stamp_ms) VALUES (?, NULL)',
+  referencedByBlock: 'SELECT 1 FROM blob_blocks WHERE content_id = ? LIMIT 1',
+  referencedByStaged: 'SELECT 1 FROM blob_staged WHERE content_id = ? LIMIT 1',
+  stampLists: 'UPDATE blob_lists SET stamp_ms = ? WHERE dead = 1 AND stamp_ms IS NULL',
+  stampStaged: 'UPDATE blob_staged SET stamp_ms = ? WHERE stamp_ms IS NULL',
+  stampGarbage: 'UPDATE blob_garbage SET stamp_ms = ? WHERE stamp_ms IS NULL',
+  oldStaged: 'SELECT seq, content_id FROM blob_staged WHERE stamp_ms < ? ORDER BY stamp_ms LIMIT ?',
+  oldLists: 'SELECT id FROM blob_lists WHERE dead = 1 AND stamp_ms <= ? ORDER BY stamp_ms LIMIT ?',
+  listToGarbage:
+    'INSERT INTO blob_garbage (content_id, stamp_ms) SELECT content_id, NULL FROM blob_blocks ' +
+    'WHERE list_id = ? ON CONFLICT (content_id) DO UPDATE SET stamp_ms = NULL',
+  deleteListBlocks: 'DELETE FROM blob_blocks WHERE list_id = ?',
+  deleteList: 'DELETE FROM blob_lists WHERE id = ?',
+  oldGarbage: 'SELECT content_id FROM blob_garbage WHERE stamp_ms <= ? ORDER BY stamp_ms LIMIT ?',
+  deleteGarbage: 'DELETE FROM blob_garbage WHERE content_id = ?',
+} as const;
+
+type Sql = Record<keyof typeof sql, Statement>;
+
+export class SqliteBlobWriter implements BlobWriterApi {
+  private readonly sql: Sql;
+
+  constructor(
+    db: Database.Database,
+    private readonly run: RunJob,
+  ) {
+    this.sql = Object.fromEntries(Object.entries(sql).map(([key, text]) => [key, db.prepare(text)])) as Sql;
+    for (const key of ['containerId', 'nextContainerId', 'nextOrdinal', 'referencedByBlock', 'referencedByStaged'])
+      this.sql[key as keyof Sql].pluck();
+  }
+
+  createContainer(account: string, record: ContainerRecord): Promise<boolean> {
+    return this.run(() => {
+      if (this.containerId(account, record.name) !== undefined) return false;
+      const { name, etag, lastModifiedMs, state } = record;
+      this.sql.insertContainer.run(account, name, this.sql.nextContainerId.get(), etag, lastModifiedMs, state);
+      return true;
+    });
+  }
+
+  updateContainer(account: string, record: ContainerRecord, ifEtag: IfEtag): Promise<WriteOutcome> {
+    return this.run(() => {
+      const current = this.sql.containerEtag.get(account, record.name) as { id: number; etag: string } | undefined;
+      if (current === undefined) return 'containerNotFound';
+      const outcome = etagOutcome(current.etag, ifEtag);
+      if (outcome !== 'ok') return outcome;
+      this.sql.updateContainer.run(record.etag, record.lastModifiedMs, record.state, current.id);
+      return 'ok';
+    });
+  }
+
+  deleteContainer(account: string, name: string, ifEtag: IfEtag): Promise<WriteOutcome> {
+    return this.run(() => {
+      const current = this.sql.containerEtag.get(account, name) as { id: number; etag: string } | undefined;
+      if (current === undefined) return 'containerNotFound';
+      const outcome = etagOutcome(current.etag, ifEtag);
+      if (outcome !== 'ok') return outcome;
+      // Its block lists die with its blobs (reclaimContent drops them later); staged content is garbage now.
+      this.sql.killContainerLists.run(current.id);
+      this.sql.deleteContainerBlobs.run(current.id);
+      this.sql.stagedOfContainerToGarbage.run(current.id);
+      this.sql.deleteContainerStaged.run(current.id);
+      this.sql.deleteContainer.run(current.id);
+      return 'ok';
+    });
+  }
+
+  putBlob(account: string, record: BlobRecord, content: ContentChange, ifEtag: IfEtag): Promise<WriteOutcome> {
+    assert.equal(record.snapshot, '', 'putBlob writes the base blob');
+    // Checked before the job where it can be: a job that throws fails its whole group (writer.ts).
+    if (content.kind === 'replace') assertCommittedSize(record, blocksSize(content.blocks));
+    if (content.kind === 'append') assertBlock(content.block);
+    return this.run(() => {
+      const containerId = this.containerId(account, record.container);
+      if (containerId === undefined) return 'containerNotFound';
+      const current = this.head(containerId, record.name, '');
+      const outcome = etagOutcome(current?.etag, ifEtag);
+      if (outcome !== 'ok') return outcome;
+      if (current === undefined && content.kind !== 'replace') return 'blobNotFound';
+      const listId = this.changeContent(containerId, record, current, content);
+      this.writeRecord(containerId, record, listId);
+      return 'ok';
+    });
+  }
+
+  /** Applies `content` to the base blob's blocks (asserting the record's size); its list id after. */
+  private changeContent(containerId: number, record: BlobRecord, current: Head | undefined, content: ContentChange) {
+    switch (content.kind) {
+      case 'keep':
+        assertCommittedSize(record, current!.size_bytes);
+        return current!.list_id;
+      case 'append': {
+        const { list_id: listId, size_bytes: size } = current!;
+        assertCommittedSize(record, size + content.block.content.sizeBytes);
+        const ordinal = this.sql.nextOrdinal.get(listId) as number;
+        const { blockId, content: ref } = content.block;
+        this.sql.insertBlock.run(listId, ordinal, blockId, ref.id, ref.sizeBytes, record.sizeBytes);
+        return listId;
+      }
+      case 'replace': {
+        if (current !== undefined) this.sql.killList.run(current.list_id);
+        const listId = this.newList();
+        let end = 0;
+        content.blocks.forEach(({ blockId, content: ref }, ordinal) => {
+          end += ref.sizeBytes;
+          this.sql.insertBlock.run(listId, ordinal, blockId, ref.id, ref.sizeBytes, end);
+        });
+        this.dropStaged(containerId, record.name);
+        return listId;
+      }
+    }
+  }
+
+  snapshotBlob(account: string, record: BlobRecord, ifEtag: string): Promise<WriteOutcome> {
+    assert.notEqual(record.snapshot, '', 'a snapshot has its timestamp');
+    return this.run(() => {
+      const containerId = this.containerId(account, record.container);
+      if (containerId === undefined) return 'containerNotFound';
+      const base = this.head(containerId, record.name, '');
+      const outcome = etagOutcome(base?.etag, ifEtag);
+      if (outcome !== 'ok') return outcome;
+      assertCommittedSize(record, base!.size_bytes);
+      assert(this.head(containerId, record.name, record.snapshot) === undefined, 'a snapshot is made once');
+      // The rows are copied (the list of the base may grow by appends); the content is shared.
+      const listId = this.newList();
+      this.sql.copyList.run(listId, base!.list_id);
+      this.writeRecord(containerId, record, listId);
+      return 'ok';
+    });
+  }
+
+  deleteBlob(
+    account: string,
+    key: BlobKey,
+    parts: { readonly base: boolean; readonly snapshots: boolean },
+    ifEtag: IfEtag,
+  ): Promise<WriteOutcome> {
+    return this.run(() => {
+      const containerId = this.containerId(account, key.container);
+      if (containerId === undefined) return 'containerNotFound';
+      const current = this.head(containerId, key.name, key.snapshot);
+      if (current === undefined) return 'blobNotFound';
+      const outcome = etagOutcome(current.etag, ifEtag);
+      if (outcome !== 'ok') return outcome;
+      if (key.snapshot !== '' || parts.base) this.deleteVersion(containerId, key.name, key.snapshot, current.list_id);
+      if (key.snapshot === '' && parts.base) this.dropStaged(containerId, key.name);
+      if (key.snapshot === '' && parts.snapshots) {
+        for (const listId of this.sql.snapshotLists.pluck().all(containerId, key.name) as number[])
+          this.sql.killList.run(listId);
+        this.sql.deleteSnapshots.run(containerId, key.name);
+      }
+      return 'ok';
+    });
+  }
+
+  stageBlock(account: string, container: string, name: string, block: Block): Promise<WriteOutcome> {
+    assertBlock(block);
+    return this.run(() => {
+      const containerId = this.containerId(account, container);
+      if (containerId === undefined) return 'containerNotFound';
+      const previous = this.sql.stagedById.get(containerId, name, block.blockId) as
+        { seq: number; content_id: string } | undefined;
+      if (previous !== undefined) {
+        this.sql.deleteStagedBySeq.run(previous.seq);
+        this.sql.garbage.run(previous.content_id);
+      }
+      this.sql.insertStaged.run(containerId, name, block.blockId, block.content.id, block.content.sizeBytes);
+      return 'ok';
+    });
+  }
+
+  noteUnreferenced(contentIds: readonly string[]): Promise<void> {
+    return this.run(() => {
+      for (const id of contentIds) if (!this.referenced(id)) this.sql.garbageIfNew.run(id);
+    });
+  }
+
+  reclaim(
+    nowMs: number,
+    stagedBeforeMs: number,
+    graceMs: number,
+    limit: number,
+    pinnedLists: readonly number[],
+  ): Promise<ReclaimStep> {
+    assert(Number.isSafeInteger(limit) && limit >= 1, 'a reclaim removes at least one piece');
+    return this.run(() => {
+      this.sql.stampLists.run(nowMs);
+      this.sql.stampStaged.run(nowMs);
+      this.sql.stampGarbage.run(nowMs);
+      const staged = this.sql.oldStaged.all(stagedBeforeMs, limit) as { seq: number; content_id: string }[];
+      for (const { seq, content_id: contentId } of staged) {
+        this.sql.deleteStagedBySeq.run(seq);
+        this.sql.garbage.run(contentId);
+      }
+      const pinned = new Set(pinnedLists);
+      const lists = (this.sql.oldLists.pluck().all(nowMs - graceMs, limit + pinned.size) as number[])
+        .filter((id) => !pinned.has(id))
+        .slice(0, limit);
+      for (const listId of lists) {
+        this.sql.listToGarbage.run(listId);
+        this.sql.deleteListBlocks.run(listId);
+        this.sql.deleteList.run(listId);
+      }
+      const contentIds: string[] = [];
+      for (const id of this.sql.oldGarbage.pluck().all(nowMs - graceMs, limit) as string[]) {
+        this.sql.deleteGarbage.run(id);
+        if (!this.referenced(id)) contentIds.push(id);
+      }
+      return { contentIds, stagedDropped: staged.length, listsDropped: lists.length };
+    });
+  }
+
+  private referenced(contentId: string): boolean {
+    return (
+      this.sql.referencedByBlock.get(contentId) !== undefined ||
+      this.sql.referencedByStaged.get(contentId) !== undefined
+    );
+  }
+
+  private deleteVersion(containerId: number, name: string, snapshot: string, listId: number): void {
+    this.sql.killList.run(listId);
+    this.sql.deleteVersion.run(containerId, name, snapshot === '' ? 1 : 0, snapshot);
+  }
+
+  private dropStaged(containerId: number, name: string): void {
+    this.sql.stagedOfNameToGarbage.run(containerId, name);
+    this.sql.deleteStagedOfName.run(containerId, name);
+  }
+
+  private writeRecord(containerId: number, record: BlobRecord, listId: number): void {
+    const { name, snapshot, etag, lastModifiedMs, sizeBytes, state } = record;
+    const base = snapshot === '' ? 1 : 0;
+    this.sql.upsertBlob.run(containerId, name, base, snapshot, etag, lastModifiedMs, sizeBytes, state, listId);
+  }
+
+  private newList(): number {
+    return Number(this.sql.newList.run().lastInsertRowid);
+  }
+
+  private head(containerId: number, name: string, snapshot: string): Head | undefined {
+    return this.sql.head.get(containerId, name, snapshot === '' ? 1 : 0, snapshot) as Head | undefined;
+  }
+
+  private containerId(account: string, name: string): number | undefined {
+    return this.sql.containerId.get(account, name) as number | undefined;
+  }
+}

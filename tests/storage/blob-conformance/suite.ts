@@ -1,0 +1,104 @@
+// The Blob store conformance suite: one function that takes a factory for an engine's BlobStore
+// (src/storage/blob-store.ts) and registers every case of the contract against it, like the queue
+// store's suite (tests/storage/queue-conformance/suite.ts). An engine that cannot run a case passes
+// a skip entry with its written reason; a skip naming no case is an error.
+//
+// Each group gets a fresh store; each case works in accounts of its own.
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import type { BlobStore } from '../../../src/storage/blob-store.js';
+import { blobCases } from './cases/blobs.js';
+import { blockCases } from './cases/blocks.js';
+import { containerCases } from './cases/containers.js';
+import { contentCases } from './cases/content.js';
+import { durabilityCases } from './cases/durability.js';
+import { listCases } from './cases/listing.js';
+import { reclaimCases } from './cases/reclaim.js';
+import type { BlobStoreFactory, BlobStoreUnderTest } from './support.js';
+
+export interface BlobCaseContext {
+  readonly store: BlobStore;
+  readonly subject: BlobStoreUnderTest;
+  /** A fresh account name. */
+  account(): string;
+  /** Creates container 'c' in a fresh account; the account. */
+  withContainer(): Promise<string>;
+  /** Closes the store and opens the same data again; throws if the engine cannot. */
+  reopen(): Promise<BlobStore>;
+}
+
+export interface BlobCase {
+  /** Unique across the suite: the key of a skip entry. */
+  readonly name: string;
+  run(context: BlobCaseContext): Promise<void>;
+}
+
+const groups: readonly { readonly name: string; readonly cases: readonly BlobCase[] }[] = [
+  { name: 'containers', cases: containerCases },
+  { name: 'blobs', cases: blobCases },
+  { name: 'listing', cases: listCases },
+  { name: 'blocks', cases: blockCases },
+  { name: 'content', cases: contentCases },
+  { name: 'reclaim', cases: reclaimCases },
+  { name: 'durability across reopen', cases: durabilityCases },
+];
+
+export interface BlobConformanceOptions {
+  /** Case name → the written reason this engine does not run it. */
+  readonly skip?: Readonly<Record<string, string>>;
+}
+
+export function runBlobConformance(
+  engine: string,
+  factory: BlobStoreFactory,
+  options: BlobConformanceOptions = {},
+): void {
+  const skip = new Map(Object.entries(options.skip ?? {}));
+  const names = new Set(groups.flatMap((group) => group.cases.map((each) => each.name)));
+  assert.equal(names.size, groups.flatMap((group) => group.cases).length, 'case names are unique');
+  for (const [name, reason] of skip) {
+    assert.ok(names.has(name), `${engine}: the skip list names no case "${name}"`);
+    assert.ok(reason.trim().length > 0, `${engine}: the skip of "${name}" needs a written reason`);
+  }
+  describe(`BlobStore conformance: ${engine}`, () => {
+    for (const group of groups) {
+      describe(group.name, () => {
+        let subject: BlobStoreUnderTest | undefined;
+        let context: BlobCaseContext | undefined;
+        before(async () => {
+          subject = await factory();
+          context = caseContext(subject);
+        });
+        after(() => subject?.close());
+        for (const each of group.cases) {
+          const reason = skip.get(each.name);
+          test(each.name, reason === undefined ? {} : { skip: reason }, () => each.run(context!));
+        }
+      });
+    }
+  });
+}
+
+let accounts = 0;
+
+function caseContext(subject: BlobStoreUnderTest): BlobCaseContext {
+  let store = subject.store;
+  const context: BlobCaseContext = {
+    get store() {
+      return store;
+    },
+    subject,
+    account: () => `acct${accounts++}`,
+    async withContainer() {
+      const account = context.account();
+      assert.ok(await store.createContainer(account, { name: 'c', etag: '"c0"', lastModifiedMs: 0, state: '' }));
+      return account;
+    },
+    async reopen() {
+      assert.ok(subject.reopen !== undefined, 'this engine keeps nothing across a reopen');
+      store = await subject.reopen();
+      return store;
+    },
+  };
+  return context;
+}
