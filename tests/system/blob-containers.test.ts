@@ -94,6 +94,29 @@ async function containerLifecycle(service: BlobServiceClient): Promise<void> {
   await refused(service.getContainerClient('Bad_Name').create(), 400, 'InvalidResourceName');
 }
 
+async function leasedContainer(service: BlobServiceClient): Promise<void> {
+  const container = await freshContainer(service, 'lease');
+  const lease = container.getBlobLeaseClient();
+  await lease.acquireLease(-1);
+  const properties = await container.getProperties();
+  assert.equal(properties.leaseState, 'leased');
+  assert.equal(properties.leaseStatus, 'locked');
+  assert.equal(properties.leaseDuration, 'infinite');
+  const listed = (await service.listContainers({ prefix: container.containerName }).next()).value as ContainerItem;
+  assert.equal(listed?.properties.leaseState, 'leased');
+  assert.equal(listed?.properties.leaseDuration, 'infinite');
+  await refused(container.delete(), 412, 'LeaseIdMissing');
+  await refused(
+    container.delete({ conditions: { leaseId: '11111111-1111-1111-1111-111111111111' } }),
+    412,
+    'LeaseIdMismatchWithContainerOperation',
+  );
+  // Metadata may change without the lease id.
+  await container.setMetadata({ still: 'writable' });
+  await container.delete({ conditions: { leaseId: lease.leaseId } });
+  assert.equal(await container.exists(), false);
+}
+
 async function listingPages(service: BlobServiceClient): Promise<void> {
   const prefix = uniqueContainerName('p');
   const names = ['a', 'b', 'c', 'd', 'e'].map((letter) => `${prefix}-${letter}`);
@@ -172,6 +195,7 @@ describe('Blob containers through @azure/storage-blob', () => {
 
       test('create, properties, metadata, exists, delete and their errors', () => containerLifecycle(service));
       test('List Containers pages by marker, with metadata', () => listingPages(service));
+      test('a leased container shows its lease and is deleted only with its lease id', () => leasedContainer(service));
       test('stored access policies and the public access level', () => accessPolicies(service));
       test('service properties, account information and stats', () => serviceProperties(service));
 
@@ -213,6 +237,19 @@ describe('Blob containers through @azure/storage-blob', () => {
         const other = await freshContainer(service, 'svc');
         await refused(anonymous(`${other.url}?${direct}`).getAccountInfo(), 403, 'AuthenticationFailed');
 
+        // Each string-to-sign the SDK can make: 2015-04-05, 2018-11-09 (sr and the snapshot time), 2020-12-06 (ses).
+        for (const version of ['2015-04-05', '2018-11-09', '2020-12-06']) {
+          const permissions = ContainerSASPermissions.parse('r');
+          const signed = generateBlobSASQueryParameters(
+            { containerName: container.containerName, permissions, expiresOn, version },
+            credential,
+          ).toString();
+          assert.equal(
+            (await anonymous(`${container.url}?${signed}`).getAccountInfo()).skuName,
+            'Standard_LRS',
+            version,
+          );
+        }
         await container.setAccessPolicy(undefined, [{ id: 'p1', accessPolicy: { permissions: 'r', expiresOn } }]);
         const stored = generateBlobSASQueryParameters(
           { containerName: container.containerName, identifier: 'p1' },
