@@ -27,11 +27,23 @@ export function listPlace(name: string, snapshot: string): ListPlace {
 }
 
 export function compareListPlaces(a: ListPlace, b: ListPlace): number {
-  for (let i = 0; i < 3; i++) {
-    if (a[i]! < b[i]!) return -1;
-    if (a[i]! > b[i]!) return 1;
+  return compareCodePoints(a[0], b[0]) || a[1] - b[1] || compareCodePoints(a[2], b[2]);
+}
+
+/**
+ * Strings in code point order, which is the byte order of their UTF-8 (SQLite's BINARY collation,
+ * PostgreSQL's "C"); JavaScript's `<` compares UTF-16 units, which puts U+E000..U+FFFF after the
+ * characters beyond U+FFFF.
+ */
+export function compareCodePoints(a: string, b: string): number {
+  if (a === b) return 0;
+  const length = Math.min(a.length, b.length);
+  for (let i = 0; i < length; i++) {
+    const x = a.codePointAt(i)!;
+    const y = b.codePointAt(i)!;
+    if (x !== y) return x < y ? -1 : 1;
   }
-  return 0;
+  return a.length - b.length;
 }
 
 /** Where a listing starts: options.from in List Blobs' order, or the prefix. */

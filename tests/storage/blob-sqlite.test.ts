@@ -1,11 +1,19 @@
 // The SQLite engine's blob store against the blob conformance suite, in memory (writer inline,
-// content in memory) and on disk (writer thread, content files beside the database).
-import { mkdtempSync, rmSync } from 'node:fs';
+// content in memory) and on disk (writer thread, content files beside the database); then what is
+// particular to it: the content files' layout and fsync order (under strace), the sweep of files a
+// crash leaves, reclaim across a restart, and a 50,000-block blob read by its end-byte index.
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { afterEach, beforeEach, describe, test } from 'node:test';
+import Database from 'better-sqlite3';
+import type { BlobRecord } from '../../src/storage/blob-store.js';
+import { blobReaderSql, type SqliteBlobStore } from '../../src/storage/sqlite/blob-store.js';
 import { SqliteStore } from '../../src/storage/sqlite/sqlite-store.js';
-import type { SqliteBlobStore } from '../../src/storage/sqlite/blob-store.js';
 import { runBlobConformance, type BlobStoreUnderTest } from './blob-conformance/index.js';
+import { blob, container, readAll, reclaimAll, write } from './blob-conformance/support.js';
 
 const contentGraceMs = 60_000;
 
@@ -51,3 +59,186 @@ runBlobConformance('SQLite in memory', inMemory, {
   },
 });
 runBlobConformance('SQLite on disk', onDisk);
+
+// -- SQLite on disk only: the files beside the database --------------------------------------
+
+const loadScript = path.join(import.meta.dirname, '..', 'helpers', 'blob-load.js');
+const account = 'acct';
+const key = (container: string, name: string) => ({ container, name, snapshot: '' });
+
+/** Content files under `<location>/blobs/<2 hex>/`, by name. */
+function contentFiles(location: string): string[] {
+  const root = path.join(location, 'blobs');
+  return readdirSync(root).flatMap((slice) => readdirSync(path.join(root, slice)));
+}
+
+async function withStore<T>(location: string, run: (blobs: SqliteBlobStore) => Promise<T>): Promise<T> {
+  const tables = await SqliteStore.open({ location });
+  const blobs = await tables.openBlobStore({ contentGraceMs });
+  try {
+    return await run(blobs);
+  } finally {
+    blobs.close();
+    await tables.close();
+  }
+}
+
+function under(blobs: SqliteBlobStore): BlobStoreUnderTest {
+  return { store: blobs, contentGraceMs, contentExists: (ref) => blobs.contentExists(ref), close: async () => {} };
+}
+
+async function putText(blobs: SqliteBlobStore, name: string, text: string): Promise<BlobRecord> {
+  const block = { blockId: '', content: await write(blobs, text) };
+  const record = { ...blob('c', name, Buffer.byteLength(text)) };
+  assert.equal(await blobs.putBlob(account, record, { kind: 'replace', blocks: [block] }, undefined), 'ok');
+  return record;
+}
+
+describe('SQLite blob content files', () => {
+  let location = '';
+  beforeEach(() => {
+    location = mkdtempSync(path.join(os.tmpdir(), 'cerulean-blob-files-'));
+  });
+  afterEach(() => rmSync(location, { recursive: true, force: true }));
+
+  test(
+    'content is fsynced under a temporary name, renamed, its directory fsynced, before the commit naming it',
+    {
+      skip: spawnSync('strace', ['-V']).status === 0 ? false : 'needs strace',
+    },
+    async () => {
+      const trace = path.join(location, 'trace');
+      const traced = spawnSync(
+        'strace',
+        ['-f', '-y', '-o', trace, '-e', 'trace=fsync,fdatasync,rename', process.execPath, loadScript, location, '1'],
+        { encoding: 'utf8' },
+      );
+      assert.equal(traced.status, 0, traced.stderr);
+      const acked = traced.stdout
+        .split('\n')
+        .find((line) => line.startsWith('ack '))!
+        .split(' ');
+      const calls = readFileSync(trace, 'utf8').split('\n');
+      const blocks = await withStore(location, (blobs) => blobs.getBlocks(account, key('load', acked[1]!)));
+      assert.ok(blocks.committed.length >= 1);
+      const logSyncs = calls.flatMap((line, at) => (/fsync\(\d+<[^>]*cerulean\.sqlite-wal>/.test(line) ? [at] : []));
+      const lastLogSync = logSyncs.at(-1) ?? -1;
+      for (const { content } of blocks.committed) {
+        const file = path.join(location, 'blobs', content.id.slice(0, 2), content.id);
+        assert.ok(statSync(file).isFile(), `${file} is where the layout says`);
+        const fileSync = calls.findIndex((line) => line.includes(`fsync(`) && line.includes(`<${file}.tmp>`));
+        const renamed = calls.findIndex((line) => line.includes(`rename("${file}.tmp", "${file}")`));
+        const directory = path.dirname(file);
+        const directorySync = calls.findIndex((line, at) => at > renamed && line.includes(`<${directory}>`));
+        assert.ok(
+          fileSync >= 0 && fileSync < renamed,
+          `the file is fsynced before its rename (${fileSync}, ${renamed})`,
+        );
+        assert.ok(renamed < directorySync, 'its directory is fsynced after the rename');
+        assert.ok(directorySync < lastLogSync, 'the commit that names it is fsynced after');
+      }
+    },
+  );
+
+  test('a content write whose source fails leaves no file', async () => {
+    await withStore(location, async (blobs) => {
+      const before = contentFiles(location);
+      async function* failing(): AsyncIterable<Uint8Array> {
+        yield Buffer.alloc(300 * 1024, 1);
+        throw new Error('gone');
+      }
+      await assert.rejects(blobs.writeContent(failing()), /gone/);
+      assert.deepEqual(contentFiles(location), before);
+    });
+  });
+
+  test('the sweep reclaims what a crash leaves: uncommitted content, temporary and unknown files', async () => {
+    const kept = await withStore(location, async (blobs) => {
+      await blobs.createContainer(account, container('c'));
+      const record = await putText(blobs, 'kept', 'committed');
+      await write(blobs, 'written, never committed');
+      return record;
+    });
+    const stray = ['0123456789abcdef0123456789abcdef', 'fedcba9876543210fedcba9876543210.tmp'];
+    writeFileSync(path.join(location, 'blobs', '01', stray[0]!), 'unknown to the database');
+    writeFileSync(path.join(location, 'blobs', 'fe', stray[1]!), 'a write cut short');
+    writeFileSync(path.join(location, 'blobs', '00', 'notes.txt'), 'not content');
+    assert.equal(contentFiles(location).length, 2 + 3);
+    await withStore(location, async (blobs) => {
+      await reclaimAll(under(blobs));
+      assert.deepEqual(
+        contentFiles(location).sort(),
+        [
+          ...(await blobs.getBlocks(account, key('c', 'kept'))).committed.map((each) => each.content.id),
+          'notes.txt',
+        ].sort(),
+      );
+      assert.equal(await readAll(blobs, account, kept), 'committed');
+    });
+  });
+
+  test('after a restart, content dereferenced before it is still reclaimed; the rest is kept', async () => {
+    const [old, current] = await withStore(location, async (blobs) => {
+      await blobs.createContainer(account, container('c'));
+      await putText(blobs, 'b', 'first');
+      const { committed } = await blobs.getBlocks(account, key('c', 'b'));
+      return [committed[0]!.content, await putText(blobs, 'b', 'second')] as const;
+    });
+    await withStore(location, async (blobs) => {
+      await reclaimAll(under(blobs));
+      assert.equal(await blobs.contentExists(old), false);
+      assert.equal(await readAll(blobs, account, current), 'second');
+    });
+  });
+
+  test('a blob of 50,000 blocks: one commit, ranged reads find their first block by the end-byte index', async () => {
+    await withStore(location, async (blobs) => {
+      await blobs.createContainer(account, container('c'));
+      const pieces = await Promise.all(['0123456789', 'abcdefghij'].map((text) => write(blobs, text)));
+      const blocks = Array.from({ length: 50_000 }, (_, i) => ({ blockId: `b${i}`, content: pieces[i % 2]! }));
+      const record = blob('c', 'many', 500_000);
+      assert.equal(await blobs.putBlob(account, record, { kind: 'replace', blocks }, null), 'ok');
+      assert.equal(await readAll(blobs, account, record, 250_005, 250_025), '56789abcdefghij01234');
+      assert.equal(await readAll(blobs, account, record, 499_998), 'ij');
+      assert.equal((await blobs.getBlocks(account, key('c', 'many'))).committed.length, 50_000);
+    });
+    const db = new Database(path.join(location, 'cerulean.sqlite'), { readonly: true });
+    try {
+      const plan = db.prepare(`EXPLAIN QUERY PLAN ${blobReaderSql.firstBlock}`).all(1, 0) as { detail: string }[];
+      assert.match(plan.map((row) => row.detail).join('\n'), /USING (COVERING )?INDEX blob_blocks_by_end/);
+    } finally {
+      db.close();
+    }
+  });
+});
+
+test('blob stores of one database share content and readers: one reads what another wrote while it reclaims', async () => {
+  for (const location of [undefined, mkdtempSync(path.join(os.tmpdir(), 'cerulean-blob-two-'))]) {
+    const tables = await SqliteStore.open({ location });
+    const [first, second] = [
+      await tables.openBlobStore({ contentGraceMs }),
+      await tables.openBlobStore({ contentGraceMs }),
+    ];
+    try {
+      await first.createContainer(account, container('c'));
+      const blocks = [
+        { blockId: '', content: await write(first, 'one,') },
+        { blockId: '', content: await write(first, 'two') },
+      ];
+      const record = blob('c', 'b', 7);
+      await first.putBlob(account, record, { kind: 'replace', blocks }, null);
+      const chunks = await second.readContent(account, key('c', 'b'), record.etag, 0, Infinity);
+      const reader = (chunks as AsyncIterable<Buffer>)[Symbol.asyncIterator]();
+      const head = await reader.next();
+      await first.deleteBlob(account, key('c', 'b'), { base: true, snapshots: true }, undefined);
+      await reclaimAll(under(first));
+      const rest = await reader.next();
+      assert.equal(`${head.value}${rest.value}`, 'one,two', location === undefined ? 'in memory' : 'on disk');
+    } finally {
+      first.close();
+      second.close();
+      await tables.close();
+      if (location !== undefined) rmSync(location, { recursive: true, force: true });
+    }
+  }
+});

@@ -15,14 +15,11 @@ import type {
   BlobRecord,
   BlobStore,
   ContainerRecord,
-  ContentChange,
   ContentRef,
-  IfEtag,
   ListBlobsOptions,
   ListedBlob,
-  WriteOutcome,
 } from '../blob-store.js';
-import { clampRange, listStart, mergeListed } from '../blob-rows.js';
+import { clampRange, compareCodePoints, listStart, mergeListed } from '../blob-rows.js';
 import type { ContentFiles } from './blob-content.js';
 import { blobColumns } from './blob-schema.js';
 import type { BlobWriterApi } from './blob-writer.js';
@@ -62,7 +59,8 @@ interface BlockRow {
   readonly end_byte: number;
 }
 
-const queries = {
+/** The reads, on the store's own connection (exported for the query-plan test). */
+export const blobReaderSql = {
   container: 'SELECT id, name, etag, last_modified_ms, state FROM blob_containers WHERE account = ? AND name = ?',
   containers:
     'SELECT name, etag, last_modified_ms, state FROM blob_containers ' +
@@ -86,7 +84,7 @@ const queries = {
     'WHERE list_id = ? AND ordinal >= ? ORDER BY ordinal LIMIT ?',
 } as const;
 
-type Sql = Record<keyof typeof queries, Statement>;
+type Sql = Record<keyof typeof blobReaderSql, Statement>;
 
 const record = (container: string, row: RecordRow): BlobRecord => ({
   container,
@@ -103,30 +101,46 @@ const block = (row: { block_id: string; content_id: string; content_size: number
   content: { id: row.content_id, sizeBytes: row.content_size },
 });
 
+/** What every blob store over one database shares (SqliteStore.openBlobStore). */
+export interface BlobStoresShared {
+  readonly content: ContentFiles;
+  /** Readers streaming each block list now, by list id: reclaimContent leaves these lists alone. */
+  readonly readers: Map<number, number>;
+}
+
 export class SqliteBlobStore implements BlobStore {
   private readonly sql: Sql;
-  /** Readers streaming each block list now: reclaimContent leaves these lists alone. */
-  private readonly readers = new Map<number, number>();
+  private readonly content: ContentFiles;
+  private readonly readers: Map<number, number>;
 
   /** `ownsReader`: `reader` is this store's own connection, closed with it. */
   constructor(
     private readonly reader: Database.Database,
     private readonly writer: BlobWriterApi,
-    private readonly content: ContentFiles,
+    shared: BlobStoresShared,
     private readonly ownsReader: boolean,
     private readonly graceMs: number = contentGraceMsDefault,
   ) {
     assert(Number.isSafeInteger(graceMs) && graceMs >= 0, 'a grace is a duration');
-    this.sql = Object.fromEntries(Object.entries(queries).map(([key, text]) => [key, reader.prepare(text)])) as Sql;
+    this.content = shared.content;
+    this.readers = shared.readers;
+    this.sql = Object.fromEntries(
+      Object.entries(blobReaderSql).map(([key, text]) => [key, reader.prepare(text)]),
+    ) as Sql;
   }
 
   writeContent(source: AsyncIterable<Uint8Array>): Promise<ContentRef> {
     return this.content.write(source);
   }
 
-  createContainer(account: string, container: ContainerRecord): Promise<boolean> {
-    return this.writer.createContainer(account, container);
-  }
+  // The writes are the writer's jobs as they are (blob-writer.ts).
+  readonly createContainer: BlobStore['createContainer'] = (...args) => this.writer.createContainer(...args);
+  readonly updateContainer: BlobStore['updateContainer'] = (...args) => this.writer.updateContainer(...args);
+  readonly deleteContainer: BlobStore['deleteContainer'] = (...args) => this.writer.deleteContainer(...args);
+  readonly putBlob: BlobStore['putBlob'] = (...args) => this.writer.putBlob(...args);
+  readonly snapshotBlob: BlobStore['snapshotBlob'] = (...args) => this.writer.snapshotBlob(...args);
+  readonly deleteBlob: BlobStore['deleteBlob'] = (...args) => this.writer.deleteBlob(...args);
+  readonly stageBlock: BlobStore['stageBlock'] = (...args) => this.writer.stageBlock(...args);
 
   async getContainer(account: string, name: string): Promise<ContainerRecord | undefined> {
     const row = this.sql.container.get(account, name) as (ContainerRow & { id: number }) | undefined;
@@ -140,17 +154,9 @@ export class SqliteBlobStore implements BlobStore {
     limit: number,
   ): Promise<ContainerRecord[]> {
     assert(Number.isSafeInteger(limit) && limit >= 0, 'a list limit is a count');
-    const start = fromName !== undefined && fromName > prefix ? fromName : prefix;
+    const start = fromName !== undefined && compareCodePoints(fromName, prefix) > 0 ? fromName : prefix;
     const rows = this.sql.containers.all(account, start, prefix + prefixEnd, limit) as ContainerRow[];
     return rows.map(containerRecord);
-  }
-
-  updateContainer(account: string, container: ContainerRecord, ifEtag: IfEtag): Promise<WriteOutcome> {
-    return this.writer.updateContainer(account, container, ifEtag);
-  }
-
-  deleteContainer(account: string, name: string, ifEtag: IfEtag): Promise<WriteOutcome> {
-    return this.writer.deleteContainer(account, name, ifEtag);
   }
 
   async getBlob(account: string, key: BlobKey): Promise<BlobRecord | undefined> {
@@ -174,27 +180,6 @@ export class SqliteBlobStore implements BlobStore {
       [name, base, snap],
       limit,
     );
-  }
-
-  putBlob(account: string, blob: BlobRecord, content: ContentChange, ifEtag: IfEtag): Promise<WriteOutcome> {
-    return this.writer.putBlob(account, blob, content, ifEtag);
-  }
-
-  snapshotBlob(account: string, blob: BlobRecord, ifEtag: string): Promise<WriteOutcome> {
-    return this.writer.snapshotBlob(account, blob, ifEtag);
-  }
-
-  deleteBlob(
-    account: string,
-    key: BlobKey,
-    parts: { readonly base: boolean; readonly snapshots: boolean },
-    ifEtag: IfEtag,
-  ): Promise<WriteOutcome> {
-    return this.writer.deleteBlob(account, key, parts, ifEtag);
-  }
-
-  stageBlock(account: string, container: string, name: string, staged: Block): Promise<WriteOutcome> {
-    return this.writer.stageBlock(account, container, name, staged);
   }
 
   async getBlocks(account: string, key: BlobKey): Promise<{ readonly committed: Block[]; readonly staged: Block[] }> {

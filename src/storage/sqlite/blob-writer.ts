@@ -8,6 +8,7 @@ import type {
   Block,
   BlobKey,
   BlobRecord,
+  BlobStore,
   ContainerRecord,
   ContentChange,
   IfEtag,
@@ -23,20 +24,19 @@ export interface ReclaimStep {
   readonly listsDropped: number;
 }
 
+/** The store's writes the writer does as they are (blob-store.ts passes them on). */
+export const blobStoreWrites = [
+  'createContainer',
+  'updateContainer',
+  'deleteContainer',
+  'putBlob',
+  'snapshotBlob',
+  'deleteBlob',
+  'stageBlock',
+] as const satisfies readonly (keyof BlobStore)[];
+
 /** The blob jobs, as the store (blob-store.ts) calls them on the writer, here or across threads. */
-export interface BlobWriterApi {
-  createContainer(account: string, record: ContainerRecord): Promise<boolean>;
-  updateContainer(account: string, record: ContainerRecord, ifEtag: IfEtag): Promise<WriteOutcome>;
-  deleteContainer(account: string, name: string, ifEtag: IfEtag): Promise<WriteOutcome>;
-  putBlob(account: string, record: BlobRecord, content: ContentChange, ifEtag: IfEtag): Promise<WriteOutcome>;
-  snapshotBlob(account: string, record: BlobRecord, ifEtag: string): Promise<WriteOutcome>;
-  deleteBlob(
-    account: string,
-    key: BlobKey,
-    parts: { readonly base: boolean; readonly snapshots: boolean },
-    ifEtag: IfEtag,
-  ): Promise<WriteOutcome>;
-  stageBlock(account: string, container: string, name: string, block: Block): Promise<WriteOutcome>;
+export interface BlobWriterApi extends Pick<BlobStore, (typeof blobStoreWrites)[number]> {
   /** Content files the directory sweep found: those no row references become garbage (unstamped). */
   noteUnreferenced(contentIds: readonly string[]): Promise<void>;
   /**
@@ -55,13 +55,7 @@ export interface BlobWriterApi {
 
 /** The method names, for the writer thread's message handlers (writer-worker.ts, writer-client.ts). */
 export const blobWriterMethods = [
-  'createContainer',
-  'updateContainer',
-  'deleteContainer',
-  'putBlob',
-  'snapshotBlob',
-  'deleteBlob',
-  'stageBlock',
+  ...blobStoreWrites,
   'noteUnreferenced',
   'reclaim',
 ] as const satisfies readonly (keyof BlobWriterApi)[];
@@ -72,6 +66,16 @@ export function blobCallName(method: string): string {
 }
 
 type Statement = Database.Statement<unknown[], unknown>;
+/** Arguments the rows show wrong (a bug of the caller): the caller's call fails with this. */
+type Misuse = { readonly misuse: string };
+const misuse = (message: string): Misuse => ({ misuse: message });
+
+/**
+ * Block rows one reclaim call drops at most (beside the lists' garbage rows): a dead list of 50,000
+ * blocks goes over a few calls, so no single job holds the writer for long.
+ */
+const reclaimBlockRowsMax = 10_000;
+
 interface Head {
   readonly etag: string;
   readonly size_bytes: number;
@@ -128,10 +132,13 @@ const sql = {
   stampGarbage: 'UPDATE blob_garbage SET stamp_ms = ? WHERE stamp_ms IS NULL',
   oldStaged: 'SELECT seq, content_id FROM blob_staged WHERE stamp_ms < ? ORDER BY stamp_ms LIMIT ?',
   oldLists: 'SELECT id FROM blob_lists WHERE dead = 1 AND stamp_ms <= ? ORDER BY stamp_ms LIMIT ?',
-  listToGarbage:
+  tailStart:
+    'SELECT min(ordinal) AS first, count(*) AS rows FROM ' +
+    '(SELECT ordinal FROM blob_blocks WHERE list_id = ? ORDER BY ordinal DESC LIMIT ?)',
+  tailToGarbage:
     'INSERT INTO blob_garbage (content_id, stamp_ms) SELECT content_id, NULL FROM blob_blocks ' +
-    'WHERE list_id = ? ON CONFLICT (content_id) DO UPDATE SET stamp_ms = NULL',
-  deleteListBlocks: 'DELETE FROM blob_blocks WHERE list_id = ?',
+    'WHERE list_id = ? AND ordinal >= ? ON CONFLICT (content_id) DO UPDATE SET stamp_ms = NULL',
+  deleteTail: 'DELETE FROM blob_blocks WHERE list_id = ? AND ordinal >= ?',
   deleteList: 'DELETE FROM blob_lists WHERE id = ?',
   oldGarbage: 'SELECT content_id FROM blob_garbage WHERE stamp_ms <= ? ORDER BY stamp_ms LIMIT ?',
   deleteGarbage: 'DELETE FROM blob_garbage WHERE content_id = ?',
@@ -187,33 +194,48 @@ export class SqliteBlobWriter implements BlobWriterApi {
     });
   }
 
-  putBlob(account: string, record: BlobRecord, content: ContentChange, ifEtag: IfEtag): Promise<WriteOutcome> {
+  async putBlob(account: string, record: BlobRecord, content: ContentChange, ifEtag: IfEtag): Promise<WriteOutcome> {
     assert.equal(record.snapshot, '', 'putBlob writes the base blob');
     // Checked before the job where it can be: a job that throws fails its whole group (writer.ts).
     if (content.kind === 'replace') assertCommittedSize(record, blocksSize(content.blocks));
     if (content.kind === 'append') assertBlock(content.block);
-    return this.run(() => {
+    return this.runChecked(() => {
       const containerId = this.containerId(account, record.container);
       if (containerId === undefined) return 'containerNotFound';
       const current = this.head(containerId, record.name, '');
       const outcome = etagOutcome(current?.etag, ifEtag);
       if (outcome !== 'ok') return outcome;
       if (current === undefined && content.kind !== 'replace') return 'blobNotFound';
+      const sizeBytes =
+        content.kind === 'keep'
+          ? current!.size_bytes
+          : content.kind === 'append'
+            ? current!.size_bytes + content.block.content.sizeBytes
+            : record.sizeBytes;
+      if (record.sizeBytes !== sizeBytes) return misuse(`blob ${record.name}: the committed size is ${sizeBytes}`);
       const listId = this.changeContent(containerId, record, current, content);
       this.writeRecord(containerId, record, listId);
       return 'ok';
     });
   }
 
-  /** Applies `content` to the base blob's blocks (asserting the record's size); its list id after. */
+  /**
+   * Runs a job that may find the caller's arguments inconsistent with the rows (a Misuse): that
+   * caller's call fails, before the job wrote anything, and the other jobs of its group go on.
+   */
+  private async runChecked(job: () => WriteOutcome | Misuse): Promise<WriteOutcome> {
+    const result = await this.run(job);
+    if (typeof result === 'string') return result;
+    throw new assert.AssertionError({ message: result.misuse });
+  }
+
+  /** Applies `content` to the base blob's blocks (its size checked already); its list id after. */
   private changeContent(containerId: number, record: BlobRecord, current: Head | undefined, content: ContentChange) {
     switch (content.kind) {
       case 'keep':
-        assertCommittedSize(record, current!.size_bytes);
         return current!.list_id;
       case 'append': {
-        const { list_id: listId, size_bytes: size } = current!;
-        assertCommittedSize(record, size + content.block.content.sizeBytes);
+        const listId = current!.list_id;
         const ordinal = this.sql.nextOrdinal.get(listId) as number;
         const { blockId, content: ref } = content.block;
         this.sql.insertBlock.run(listId, ordinal, blockId, ref.id, ref.sizeBytes, record.sizeBytes);
@@ -233,16 +255,17 @@ export class SqliteBlobWriter implements BlobWriterApi {
     }
   }
 
-  snapshotBlob(account: string, record: BlobRecord, ifEtag: string): Promise<WriteOutcome> {
+  async snapshotBlob(account: string, record: BlobRecord, ifEtag: string): Promise<WriteOutcome> {
     assert.notEqual(record.snapshot, '', 'a snapshot has its timestamp');
-    return this.run(() => {
+    return this.runChecked(() => {
       const containerId = this.containerId(account, record.container);
       if (containerId === undefined) return 'containerNotFound';
       const base = this.head(containerId, record.name, '');
       const outcome = etagOutcome(base?.etag, ifEtag);
       if (outcome !== 'ok') return outcome;
-      assertCommittedSize(record, base!.size_bytes);
-      assert(this.head(containerId, record.name, record.snapshot) === undefined, 'a snapshot is made once');
+      if (record.sizeBytes !== base!.size_bytes) return misuse(`blob ${record.name}: the committed size differs`);
+      if (this.head(containerId, record.name, record.snapshot) !== undefined)
+        return misuse(`blob ${record.name}: snapshot ${record.snapshot} exists already`);
       // The rows are copied (the list of the base may grow by appends); the content is shared.
       const listId = this.newList();
       this.sql.copyList.run(listId, base!.list_id);
@@ -275,7 +298,7 @@ export class SqliteBlobWriter implements BlobWriterApi {
     });
   }
 
-  stageBlock(account: string, container: string, name: string, block: Block): Promise<WriteOutcome> {
+  async stageBlock(account: string, container: string, name: string, block: Block): Promise<WriteOutcome> {
     assertBlock(block);
     return this.run(() => {
       const containerId = this.containerId(account, container);
@@ -314,22 +337,42 @@ export class SqliteBlobWriter implements BlobWriterApi {
         this.sql.deleteStagedBySeq.run(seq);
         this.sql.garbage.run(contentId);
       }
-      const pinned = new Set(pinnedLists);
-      const lists = (this.sql.oldLists.pluck().all(nowMs - graceMs, limit + pinned.size) as number[])
-        .filter((id) => !pinned.has(id))
-        .slice(0, limit);
-      for (const listId of lists) {
-        this.sql.listToGarbage.run(listId);
-        this.sql.deleteListBlocks.run(listId);
-        this.sql.deleteList.run(listId);
-      }
+      const listsDropped = this.dropDeadLists(nowMs - graceMs, limit, new Set(pinnedLists));
       const contentIds: string[] = [];
       for (const id of this.sql.oldGarbage.pluck().all(nowMs - graceMs, limit) as string[]) {
         this.sql.deleteGarbage.run(id);
         if (!this.referenced(id)) contentIds.push(id);
       }
-      return { contentIds, stagedDropped: staged.length, listsDropped: lists.length };
+      return { contentIds, stagedDropped: staged.length, listsDropped };
     });
+  }
+
+  /**
+   * Drops dead lists stamped at or before `stampedBeforeMs`, none of `pinned`, at most `limit` of
+   * them and reclaimBlockRowsMax of their rows (from a list's end: a list partly dropped is read by
+   * no one); their content becomes garbage. Answers how many lists went whole.
+   */
+  private dropDeadLists(stampedBeforeMs: number, limit: number, pinned: ReadonlySet<number>): number {
+    const lists = (this.sql.oldLists.pluck().all(stampedBeforeMs, limit + pinned.size) as number[])
+      .filter((id) => !pinned.has(id))
+      .slice(0, limit);
+    let rowsLeft = reclaimBlockRowsMax;
+    let dropped = 0;
+    for (const listId of lists) {
+      if (rowsLeft <= 0) break;
+      const requested = rowsLeft;
+      const from = this.sql.tailStart.get(listId, requested) as { first: number | null; rows: number };
+      if (from.rows > 0) {
+        this.sql.tailToGarbage.run(listId, from.first);
+        this.sql.deleteTail.run(listId, from.first);
+      }
+      rowsLeft -= from.rows;
+      if (from.rows < requested) {
+        this.sql.deleteList.run(listId);
+        dropped++;
+      }
+    }
+    return dropped;
   }
 
   private referenced(contentId: string): boolean {

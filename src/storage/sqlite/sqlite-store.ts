@@ -37,7 +37,7 @@ import { SplitScanner } from './split-scan.js';
 import type { ScanSplit } from '../scan-split.js';
 import { databaseFile, openDatabase, selectTableSql, settingRow, tableCacheKey } from './schema.js';
 import { DiskContent, MemoryContent } from './blob-content.js';
-import { SqliteBlobStore } from './blob-store.js';
+import { SqliteBlobStore, type BlobStoresShared } from './blob-store.js';
 import { SqliteQueueStore } from './queue-store.js';
 import { WorkerWriterClient } from './writer-client.js';
 import { encodeWrites, SqliteWriter, type WriterApi } from './writer.js';
@@ -73,6 +73,8 @@ export class SqliteStore implements Store {
   private readonly selectEntity: Statement;
   private readonly selectSetting: Statement;
   private closed = false;
+  /** What the blob stores of this database share, once one is opened. */
+  private blobStores: Promise<BlobStoresShared> | undefined;
   /** The property indexes (property-indexes.ts) by table id: the writer builds them, scans use them. */
   private readonly indexes: Map<number, Set<string>>;
   private readonly indexDemand: IndexDemand;
@@ -314,11 +316,15 @@ export class SqliteStore implements Store {
    * its own (SqliteBlobStore.close closes it). `contentGraceMs`: see contentGraceMsDefault.
    */
   async openBlobStore(options: { readonly contentGraceMs?: number } = {}): Promise<SqliteBlobStore> {
+    // Every blob store of this database has the same content and sees the others' readers.
+    this.blobStores ??= (
+      this.file === undefined ? Promise.resolve(new MemoryContent()) : DiskContent.open(path.dirname(this.file))
+    ).then((content) => ({ content, readers: new Map() }));
+    const shared = await this.blobStores;
     if (this.file === undefined)
-      return new SqliteBlobStore(this.db, this.writer.blobs, new MemoryContent(), false, options.contentGraceMs);
-    const content = await DiskContent.open(path.dirname(this.file));
+      return new SqliteBlobStore(this.db, this.writer.blobs, shared, false, options.contentGraceMs);
     const reader = openDatabase(this.file, 'scanner');
-    return new SqliteBlobStore(reader, this.writer.blobs, content, true, options.contentGraceMs);
+    return new SqliteBlobStore(reader, this.writer.blobs, shared, true, options.contentGraceMs);
   }
 
   /** The database file and its write-ahead log (`-wal`), as they are now. */

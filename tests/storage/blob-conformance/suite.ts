@@ -5,7 +5,6 @@
 //
 // Each group gets a fresh store; each case works in accounts of its own.
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
 import type { BlobStore } from '../../../src/storage/blob-store.js';
 import { blobCases } from './cases/blobs.js';
 import { blockCases } from './cases/blocks.js';
@@ -13,7 +12,9 @@ import { containerCases } from './cases/containers.js';
 import { contentCases } from './cases/content.js';
 import { durabilityCases } from './cases/durability.js';
 import { listCases } from './cases/listing.js';
+import { modelCases } from './cases/model.js';
 import { reclaimCases } from './cases/reclaim.js';
+import { runConformanceGroups, type ConformanceCase } from '../conformance-groups.js';
 import type { BlobStoreFactory, BlobStoreUnderTest } from './support.js';
 
 export interface BlobCaseContext {
@@ -27,11 +28,7 @@ export interface BlobCaseContext {
   reopen(): Promise<BlobStore>;
 }
 
-export interface BlobCase {
-  /** Unique across the suite: the key of a skip entry. */
-  readonly name: string;
-  run(context: BlobCaseContext): Promise<void>;
-}
+export type BlobCase = ConformanceCase<BlobCaseContext>;
 
 const groups: readonly { readonly name: string; readonly cases: readonly BlobCase[] }[] = [
   { name: 'containers', cases: containerCases },
@@ -40,6 +37,7 @@ const groups: readonly { readonly name: string; readonly cases: readonly BlobCas
   { name: 'blocks', cases: blockCases },
   { name: 'content', cases: contentCases },
   { name: 'reclaim', cases: reclaimCases },
+  { name: 'model', cases: modelCases },
   { name: 'durability across reopen', cases: durabilityCases },
 ];
 
@@ -53,30 +51,7 @@ export function runBlobConformance(
   factory: BlobStoreFactory,
   options: BlobConformanceOptions = {},
 ): void {
-  const skip = new Map(Object.entries(options.skip ?? {}));
-  const names = new Set(groups.flatMap((group) => group.cases.map((each) => each.name)));
-  assert.equal(names.size, groups.flatMap((group) => group.cases).length, 'case names are unique');
-  for (const [name, reason] of skip) {
-    assert.ok(names.has(name), `${engine}: the skip list names no case "${name}"`);
-    assert.ok(reason.trim().length > 0, `${engine}: the skip of "${name}" needs a written reason`);
-  }
-  describe(`BlobStore conformance: ${engine}`, () => {
-    for (const group of groups) {
-      describe(group.name, () => {
-        let subject: BlobStoreUnderTest | undefined;
-        let context: BlobCaseContext | undefined;
-        before(async () => {
-          subject = await factory();
-          context = caseContext(subject);
-        });
-        after(() => subject?.close());
-        for (const each of group.cases) {
-          const reason = skip.get(each.name);
-          test(each.name, reason === undefined ? {} : { skip: reason }, () => each.run(context!));
-        }
-      });
-    }
-  });
+  runConformanceGroups(`BlobStore conformance: ${engine}`, groups, factory, caseContext, options.skip);
 }
 
 let accounts = 0;

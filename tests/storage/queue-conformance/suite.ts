@@ -6,7 +6,6 @@
 // Each group gets a fresh store; each case works in accounts of its own. Time is passed in
 // (nowMs), so visibility and expiry are tested without waiting.
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
 import type { QueueStore } from '../../../src/storage/queue-store.js';
 import { concurrencyCases } from './cases/concurrency.js';
 import { depthCases } from './cases/depths.js';
@@ -14,6 +13,7 @@ import { durabilityCases } from './cases/durability.js';
 import { expiryCases } from './cases/expiry.js';
 import { messageCases } from './cases/messages.js';
 import { queueCases } from './cases/queues.js';
+import { runConformanceGroups, type ConformanceCase } from '../conformance-groups.js';
 import type { QueueStoreFactory, QueueStoreUnderTest } from './support.js';
 
 export interface QueueCaseContext {
@@ -28,11 +28,7 @@ export interface QueueCaseContext {
   reopen(): Promise<QueueStore>;
 }
 
-export interface QueueCase {
-  /** Unique across the suite: the key of a skip entry. */
-  readonly name: string;
-  run(context: QueueCaseContext): Promise<void>;
-}
+export type QueueCase = ConformanceCase<QueueCaseContext>;
 
 const groups: readonly { readonly name: string; readonly cases: readonly QueueCase[] }[] = [
   { name: 'queues', cases: queueCases },
@@ -53,30 +49,7 @@ export function runQueueConformance(
   factory: QueueStoreFactory,
   options: QueueConformanceOptions = {},
 ): void {
-  const skip = new Map(Object.entries(options.skip ?? {}));
-  const names = new Set(groups.flatMap((group) => group.cases.map((each) => each.name)));
-  assert.equal(names.size, groups.flatMap((group) => group.cases).length, 'case names are unique');
-  for (const [name, reason] of skip) {
-    assert.ok(names.has(name), `${engine}: the skip list names no case "${name}"`);
-    assert.ok(reason.trim().length > 0, `${engine}: the skip of "${name}" needs a written reason`);
-  }
-  describe(`QueueStore conformance: ${engine}`, () => {
-    for (const group of groups) {
-      describe(group.name, () => {
-        let subject: QueueStoreUnderTest | undefined;
-        let context: QueueCaseContext | undefined;
-        before(async () => {
-          subject = await factory();
-          context = caseContext(subject);
-        });
-        after(() => subject?.close());
-        for (const each of group.cases) {
-          const reason = skip.get(each.name);
-          test(each.name, reason === undefined ? {} : { skip: reason }, () => each.run(context!));
-        }
-      });
-    }
-  });
+  runConformanceGroups(`QueueStore conformance: ${engine}`, groups, factory, caseContext, options.skip);
 }
 
 let accounts = 0;

@@ -127,4 +127,26 @@ export const blobCases: readonly BlobCase[] = [
       assert.equal(await store.getBlob(acct, key('b', 's1')), undefined);
     },
   },
+  {
+    name: 'a record whose size its content does not have is refused, and only that call',
+    async run({ store, withContainer }) {
+      const acct = await withContainer();
+      const first = blob('c', 'b', 3);
+      await store.putBlob(acct, first, { kind: 'replace', blocks: [await blockOf(store, 'abc')] }, null);
+      const other = await blockOf(store, 'o');
+      const append = { kind: 'append', block: await blockOf(store, 'd') } as const;
+      // Sent together, so an engine that groups writes has them in one group.
+      const [keep, appended, replaced, snapshot, fine] = await Promise.allSettled([
+        store.putBlob(acct, blob('c', 'b', 4), { kind: 'keep' }, first.etag),
+        store.putBlob(acct, blob('c', 'b', 3), append, first.etag),
+        store.putBlob(acct, blob('c', 'b', 2), { kind: 'replace', blocks: [other] }, first.etag),
+        store.snapshotBlob(acct, { ...blob('c', 'b', 5), snapshot: 's' }, first.etag),
+        store.putBlob(acct, blob('c', 'other', 1), { kind: 'replace', blocks: [other] }, null),
+      ]);
+      for (const refused of [keep, appended, replaced, snapshot]) assert.equal(refused.status, 'rejected');
+      assert.deepEqual(fine, { status: 'fulfilled', value: 'ok' });
+      assert.deepEqual(await store.getBlob(acct, key('b')), first);
+      assert.equal(await store.getBlob(acct, key('b', 's')), undefined);
+    },
+  },
 ];
