@@ -51,14 +51,15 @@ export async function backupBlobs(endpoint: BlobEndpoint, file: string, containe
       await writer.record(await readContainer(endpoint.service, name));
       totals.containers++;
       const container = endpoint.service.getContainerClient(name);
-      const { names: blobs, skipped } = await listCarriedBlobs(container);
+      const { items, skipped } = await listCarriedBlobs(container);
       totals.skipped += skipped;
-      for (const blob of blobs) {
-        const open = await openBlob(container, blob);
+      for (const item of items) {
+        const open = await openBlob(container, item);
+        if (open === undefined) continue; // deleted since the listing
         await writer.record(open.header);
         const bytes = await writer.content(open.content);
         if (bytes !== open.header.sizeBytes)
-          throw new Error(`${name}/${blob}: ${bytes} bytes read, the service announced ${open.header.sizeBytes}`);
+          throw new Error(`${name}/${item.name}: ${bytes} bytes read, the service announced ${open.header.sizeBytes}`);
         totals.blobs++;
         totals.bytes += bytes;
       }

@@ -8,6 +8,7 @@
 import { createHash } from 'node:crypto';
 import type {
   BlobHTTPHeaders,
+  BlobItem,
   BlobServiceClient,
   ContainerClient,
   PublicAccessType,
@@ -93,43 +94,71 @@ export async function listContainerNames(service: BlobServiceClient): Promise<st
   return names;
 }
 
-/** The names of the container's base blobs that can be carried, and how many others (page blobs) there are. */
-export async function listCarriedBlobs(container: ContainerClient): Promise<{ names: string[]; skipped: number }> {
-  const names: string[] = [];
+/** The container's base blobs that can be carried, as listed, and how many others (page blobs) there are. */
+export async function listCarriedBlobs(container: ContainerClient): Promise<{ items: BlobItem[]; skipped: number }> {
+  const items: BlobItem[] = [];
   let skipped = 0;
-  for await (const item of container.listBlobsFlat()) {
-    if (item.properties.blobType === 'BlockBlob' || item.properties.blobType === 'AppendBlob') names.push(item.name);
+  for await (const item of container.listBlobsFlat({ includeMetadata: true })) {
+    if (item.properties.blobType === 'BlockBlob' || item.properties.blobType === 'AppendBlob') items.push(item);
     else skipped++;
   }
-  return { names, skipped };
+  return { items, skipped };
 }
 
+/** Rounds of list-then-read for a blob that writers keep changing. */
+const readRounds = 5;
+
 /**
- * One Get Blob: its headers, metadata and content belong to one version of the blob, whatever
- * writers do meanwhile (the SDK resumes a broken download only under If-Match on that version).
+ * The blob's headers and metadata as List Blobs gave them, and its content by one Get Blob under
+ * If-Match on the listed ETag, so all of it belongs to one version; if the blob changed since the
+ * listing, it is listed again. (List Blobs, not the Get Blob reply: that reply may carry headers
+ * the blob does not have, like a server's default Cache-Control.) Undefined if the blob is gone.
  */
-export async function openBlob(container: ContainerClient, name: string): Promise<OpenBlob> {
-  const response = await container.getBlobClient(name).download(0);
-  const blobType = response.blobType;
-  if (blobType !== 'BlockBlob' && blobType !== 'AppendBlob') throw new Error(`${name}: a ${blobType} is not carried`);
-  const md5 = response.blobContentMD5 ?? response.contentMD5;
-  const optional = (key: string, value: string | undefined) => (value === undefined ? {} : { [key]: value });
-  const header: BlobHeader = {
+export async function openBlob(container: ContainerClient, listed: BlobItem): Promise<OpenBlob | undefined> {
+  let item: BlobItem | undefined = listed;
+  for (let round = 1; item !== undefined; round++) {
+    try {
+      const response = await container
+        .getBlobClient(item.name)
+        .download(0, undefined, { conditions: { ifMatch: item.properties.etag } });
+      const body = response.readableStreamBody as AsyncIterable<Buffer> | undefined;
+      return { header: headerOf(container.containerName, item), content: body ?? emptyContent() };
+    } catch (error) {
+      const status = (error as { statusCode?: number }).statusCode;
+      if (status !== 412 || round >= readRounds) throw error;
+    }
+    item = await relist(container, item.name);
+  }
+  return undefined;
+}
+
+async function relist(container: ContainerClient, name: string): Promise<BlobItem | undefined> {
+  for await (const item of container.listBlobsFlat({ prefix: name, includeMetadata: true })) {
+    if (item.name === name) return item;
+    if (item.name > name) break;
+  }
+  return undefined;
+}
+
+/** A listed blob's header. Listings show absent headers as empty elements: those are left out. */
+function headerOf(container: string, item: BlobItem): BlobHeader {
+  const p = item.properties;
+  const optional = (key: string, value: string | undefined) => (value ? { [key]: value } : {});
+  const md5 = p.contentMD5 && p.contentMD5.byteLength > 0 ? Buffer.from(p.contentMD5).toString('base64') : undefined;
+  return {
     kind: 'blob',
-    container: container.containerName,
-    name,
-    blobType,
-    sizeBytes: response.contentLength ?? 0,
-    ...optional('contentType', response.contentType),
-    ...optional('contentEncoding', response.contentEncoding),
-    ...optional('contentLanguage', response.contentLanguage),
-    ...optional('contentDisposition', response.contentDisposition),
-    ...optional('cacheControl', response.cacheControl),
-    ...optional('contentMd5', md5 === undefined ? undefined : Buffer.from(md5).toString('base64')),
-    metadata: response.metadata ?? {},
+    container,
+    name: item.name,
+    blobType: p.blobType as CarriedBlobType,
+    sizeBytes: p.contentLength ?? 0,
+    ...optional('contentType', p.contentType),
+    ...optional('contentEncoding', p.contentEncoding),
+    ...optional('contentLanguage', p.contentLanguage),
+    ...optional('contentDisposition', p.contentDisposition),
+    ...optional('cacheControl', p.cacheControl),
+    ...optional('contentMd5', md5),
+    metadata: typeof item.metadata === 'object' ? item.metadata : {},
   };
-  const body = response.readableStreamBody as AsyncIterable<Buffer> | undefined;
-  return { header, content: body ?? emptyContent() };
 }
 
 async function* emptyContent(): AsyncIterable<Buffer> {}

@@ -24,14 +24,15 @@ export async function copyContainer(
 ): Promise<ContainerCopy> {
   const target = await writeContainer(destination.service, await readContainer(source.service, name));
   const container = source.service.getContainerClient(name);
-  const { names, skipped } = await listCarriedBlobs(container);
+  const { items, skipped } = await listCarriedBlobs(container);
   const sizes = new Map<string, number>();
   let bytes = 0;
-  for (const blob of names) {
+  for (const item of items) {
     if (interruption.requested) break;
-    const open = await openBlob(container, blob);
+    const open = await openBlob(container, item);
+    if (open === undefined) continue; // deleted since the listing
     bytes += await writeBlob(target, open);
-    sizes.set(blob, open.header.sizeBytes);
+    sizes.set(item.name, open.header.sizeBytes);
   }
   const differences: string[] = [];
   const found = new Map<string, number>();

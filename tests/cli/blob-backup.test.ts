@@ -7,21 +7,33 @@ import { readFileSync, statSync, truncateSync, existsSync, copyFileSync } from '
 import { join } from 'node:path';
 import { describeRun, runCli } from '../helpers/cli.js';
 import { makeTempDir, removeDir } from '../helpers/server.js';
-import { describeContainer, seedContainer, startAzuriteBlob, type BlobTestEndpoint } from './blob-endpoints.js';
+import {
+  describeContainer,
+  seedContainer,
+  startAzuriteBlob,
+  startCeruleanBlob,
+  type BlobTestEndpoint,
+} from './blob-endpoints.js';
 
 describe('cerulean backup / restore / copy of containers and blobs', () => {
+  // Cerulean on disk, a second Cerulean in memory, and Azurite.
   let origin: BlobTestEndpoint;
   let other: BlobTestEndpoint;
+  let azurite: BlobTestEndpoint;
   let dir: string;
 
   before(async () => {
-    [origin, other] = await Promise.all([startAzuriteBlob(), startAzuriteBlob()]);
+    [origin, other, azurite] = await Promise.all([
+      startCeruleanBlob(),
+      startCeruleanBlob({ inMemory: true }),
+      startAzuriteBlob(),
+    ]);
     dir = makeTempDir('cerulean-blob-backup-');
     await seedContainer(origin.service, 'photos');
     await seedContainer(origin.service, 'archive');
   });
   after(async () => {
-    await Promise.allSettled([origin?.stop(), other?.stop()]);
+    await Promise.allSettled([origin?.stop(), other?.stop(), azurite?.stop()]);
     if (dir) removeDir(dir);
   });
 
@@ -64,14 +76,17 @@ describe('cerulean backup / restore / copy of containers and blobs', () => {
     await other.service.getContainerClient('photos').delete();
   });
 
-  test('copy --container between two endpoints carries blobs, headers, metadata and the ACL', async () => {
-    const copy = await runCli(['copy', origin.connectionString, other.connectionString, '--container', 'archive']);
-    assert.equal(copy.code, 0, describeRun(copy));
-    assert.match(copy.stdout, /^archive: 3 blobs, [\d,]+ bytes copied, sizes match\n$/);
-    assert.deepEqual(
-      await describeContainer(other.service, 'archive'),
-      await describeContainer(origin.service, 'archive'),
-    );
+  test('copy --container from Cerulean to Azurite and on to another Cerulean carries everything', async () => {
+    const expected = await describeContainer(origin.service, 'archive');
+    for (const [from, to] of [
+      [origin, azurite],
+      [azurite, other],
+    ] as const) {
+      const copy = await runCli(['copy', from.connectionString, to.connectionString, '--container', 'archive']);
+      assert.equal(copy.code, 0, describeRun(copy));
+      assert.match(copy.stdout, /^archive: 3 blobs, [\d,]+ bytes copied, sizes match\n$/);
+      assert.deepEqual(await describeContainer(to.service, 'archive'), expected, `at ${to.blobUrl}`);
+    }
   });
 
   test('a connection string without a BlobEndpoint, or a missing container, fails with one line', async () => {

@@ -3,7 +3,16 @@
 import { createHash } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { BlobServiceClient, StorageSharedKeyCredential } from '@azure/storage-blob';
-import { devAccount, devKey, freeLoopbackPort, makeTempDir, removeDir, startNodeProcess } from '../helpers/server.js';
+import {
+  devAccount,
+  devKey,
+  freeLoopbackPort,
+  makeTempDir,
+  removeDir,
+  startNodeProcess,
+  startServer,
+  type ServerOptions,
+} from '../helpers/server.js';
 
 const azuriteBlobMain = fileURLToPath(new URL('../../../node_modules/azurite/dist/src/blob/main.js', import.meta.url));
 
@@ -25,6 +34,16 @@ export function blobEndpointAt(blobUrl: string, stop: () => Promise<void>): Blob
     }),
     stop,
   };
+}
+
+/** A Cerulean server process (its own store, on disk unless `options` say otherwise) and its Blob endpoint. */
+export async function startCeruleanBlob(options: ServerOptions = {}): Promise<BlobTestEndpoint> {
+  const server = await startServer(options);
+  if (server.blobUrl === undefined) {
+    await server.stop();
+    throw new Error('the server printed no Blob endpoint');
+  }
+  return blobEndpointAt(server.blobUrl, async () => void (await server.stop()));
 }
 
 /** Azurite's Blob service in memory. */
@@ -72,8 +91,11 @@ export async function describeContainer(service: BlobServiceClient, name: string
       type: p.blobType,
       size: p.contentLength,
       sha256: createHash('sha256').update(content).digest('hex'),
-      headers: [p.contentType, p.contentEncoding, p.contentLanguage, p.contentDisposition, p.cacheControl],
-      metadata: item.metadata ?? {},
+      // An absent header is an empty element in a listing (Cerulean, Azure) or no element (Azurite).
+      headers: [p.contentType, p.contentEncoding, p.contentLanguage, p.contentDisposition, p.cacheControl].map(
+        (value) => value || undefined,
+      ),
+      metadata: typeof item.metadata === 'object' ? item.metadata : {},
     });
   }
   return {
