@@ -38,9 +38,8 @@ export const restoreCommand: CliCommand = {
 };
 
 async function restore(file: string, options: RestoreOptions): Promise<void> {
-  const account = await isAccountBackup(file).catch((error: Error) => {
-    throw new CliError(`cannot read ${file}: ${error.message}`);
-  });
+  // A file that cannot be read is left to the engine's restore, which says why in its own terms.
+  const account = await isAccountBackup(file).catch(() => false);
   if (account) return restoreAccount(file, options);
   if (accountMode({ ...options, location: undefined }) || options.replace)
     throw new CliError(`${file} is a data-directory snapshot: restore it with --location or --database`, 2);
