@@ -6,6 +6,7 @@ import { createWriteStream, type WriteStream } from 'node:fs';
 import { open, type FileHandle } from 'node:fs/promises';
 import { once } from 'node:events';
 import type { BlobHeader, ContainerHeader } from './blob-transfer.js';
+import type { EntityRecord, TableRecord } from './table-backup.js';
 
 export const backupFormat = 'cerulean-account-backup';
 export const backupVersion = 1;
@@ -21,6 +22,8 @@ export interface BackupHead {
 
 export interface BackupEnd {
   readonly kind: 'end';
+  readonly tables: number;
+  readonly entities: number;
   readonly containers: number;
   readonly blobs: number;
   readonly bytes: number;
@@ -31,7 +34,8 @@ export interface ContentEnd {
   readonly sha256: string;
 }
 
-export type BackupRecord = BackupHead | ContainerHeader | BlobHeader | ContentEnd | BackupEnd;
+export type BackupRecord =
+  BackupHead | TableRecord | EntityRecord | ContainerHeader | BlobHeader | ContentEnd | BackupEnd;
 
 /** Appends records and content to a file, respecting the stream's back-pressure. */
 export class BackupWriter {

@@ -5,7 +5,8 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, statSync, truncateSync, existsSync, copyFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { describeRun, runCli } from '../helpers/cli.js';
+import { TableClient } from '@azure/data-tables';
+import { comparableLines, describeRun, extremeEntities, runCli } from '../helpers/cli.js';
 import { makeTempDir, removeDir } from '../helpers/server.js';
 import {
   describeContainer,
@@ -37,34 +38,49 @@ describe('cerulean backup / restore / copy of containers and blobs', () => {
     if (dir) removeDir(dir);
   });
 
-  test('backup, wipe, restore: every blob byte-exact with its headers and metadata, containers with their ACL', async () => {
+  test('backup, wipe, restore: every blob and entity exact, with headers, metadata and the ACL', async () => {
+    const account = origin.accountConnectionString!;
+    const table = TableClient.fromConnectionString(account, 'Edge', { allowInsecureConnection: true });
+    await table.createTable();
+    for (const entity of extremeEntities()) await table.createEntity(entity as never);
+    const exported = async () => {
+      const result = await runCli(['export', 'Edge', '-c', account]);
+      assert.equal(result.code, 0, describeRun(result));
+      return comparableLines(result.stdout);
+    };
+    const entitiesBefore = await exported();
     const before = await describeContainer(origin.service, 'photos');
     const file = join(dir, 'account.backup');
-    const backup = await runCli(['backup', file, '-c', origin.connectionString]);
+    const backup = await runCli(['backup', file, '-c', account]);
     assert.equal(backup.code, 0, describeRun(backup));
-    assert.match(backup.stderr, /backup: 2 containers, 6 blobs, [\d,]+ bytes written to /);
+    assert.match(backup.stderr, /backup: 1 tables, [1-9]\d* entities, 2 containers, 6 blobs, [\d,]+ bytes written to /);
     assert.ok(!existsSync(`${file}.partial`));
-    assert.ok(!readFileSync(file).includes(origin.connectionString.split('AccountKey=')[1]!.split(';')[0]!));
+    assert.ok(!readFileSync(file).includes(account.split('AccountKey=')[1]!.split(';')[0]!), 'no key in the file');
 
+    await table.deleteTable();
     await origin.service.getContainerClient('photos').delete();
     await origin.service.getContainerClient('archive').delete();
     await waitUntilGone(origin, 'photos');
-    const restore = await runCli(['restore', file, '-c', origin.connectionString]);
+    const restore = await runCli(['restore', file, '-c', account]);
     assert.equal(restore.code, 0, describeRun(restore));
-    assert.match(restore.stderr, /restore: 2 containers, 6 blobs, [\d,]+ bytes restored into http:/);
+    assert.match(restore.stderr, /restore: 1 tables, [1-9]\d* entities, 2 containers, 6 blobs, [\d,]+ bytes restored /);
     assert.deepEqual(await describeContainer(origin.service, 'photos'), before);
+    assert.deepEqual(await exported(), entitiesBefore);
 
-    const again = await runCli(['restore', file, '-c', origin.connectionString]);
+    const again = await runCli(['restore', file, '-c', account]);
     assert.equal(again.code, 1, describeRun(again));
-    assert.match(again.stderr, /container \w+ exists at .*: delete it first, or give --replace/);
-    const replaced = await runCli(['restore', file, '-c', origin.connectionString, '--replace']);
+    assert.match(again.stderr, /table Edge exists at .*: delete it first, or give --replace/);
+    const replaced = await runCli(['restore', file, '-c', account, '--replace']);
     assert.equal(replaced.code, 0, describeRun(replaced));
     assert.deepEqual(await describeContainer(origin.service, 'photos'), before);
+    const snapshot = await runCli(['restore', file, '--location', join(dir, 'restored')]);
+    assert.equal(snapshot.code, 2, describeRun(snapshot));
+    assert.match(snapshot.stderr, /is an account backup: restore it with -c, not --location/);
   });
 
   test('a truncated backup fails with one line and never commits the damaged block blob', async () => {
     const file = join(dir, 'photos.backup');
-    const backup = await runCli(['backup', file, '-c', origin.connectionString, '--container', 'photos']);
+    const backup = await runCli(['backup', file, '-c', origin.accountConnectionString!, '--container', 'photos']);
     assert.equal(backup.code, 0, describeRun(backup));
     const damaged = join(dir, 'damaged.backup');
     copyFileSync(file, damaged);
@@ -92,8 +108,11 @@ describe('cerulean backup / restore / copy of containers and blobs', () => {
   test('a connection string without a BlobEndpoint, or a missing container, fails with one line', async () => {
     const noBlob = origin.connectionString.replace(/BlobEndpoint=[^;]*/, 'QueueEndpoint=http://127.0.0.1:1/x');
     const backup = await runCli(['backup', join(dir, 'none.backup'), '-c', noBlob]);
-    assert.equal(backup.code, 1, describeRun(backup));
-    assert.match(backup.stderr, /the connection string names no BlobEndpoint/);
+    assert.equal(backup.code, 2, describeRun(backup));
+    assert.match(backup.stderr, /the connection string names no TableEndpoint and no BlobEndpoint/);
+    const named = await runCli(['backup', join(dir, 'none.backup'), '-c', noBlob, '--container', 'photos']);
+    assert.equal(named.code, 2, describeRun(named));
+    assert.ok(!existsSync(join(dir, 'none.backup')));
     const copy = await runCli(['copy', origin.connectionString, other.connectionString, '--container', 'absent']);
     assert.equal(copy.code, 1, describeRun(copy));
     assert.match(copy.stderr, /^cerulean copy: container absent: 404 ContainerNotFound: .*\n$/);

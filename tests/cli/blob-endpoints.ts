@@ -21,13 +21,20 @@ export interface BlobTestEndpoint {
   readonly blobUrl: string;
   /** Names only the Blob endpoint. */
   readonly connectionString: string;
+  /** Cerulean's own, naming its Table, Queue and Blob endpoints; undefined for Azurite's Blob service. */
+  readonly accountConnectionString: string | undefined;
   readonly service: BlobServiceClient;
   stop(): Promise<void>;
 }
 
-export function blobEndpointAt(blobUrl: string, stop: () => Promise<void>): BlobTestEndpoint {
+export function blobEndpointAt(
+  blobUrl: string,
+  stop: () => Promise<void>,
+  accountConnectionString?: string,
+): BlobTestEndpoint {
   return {
     blobUrl,
+    accountConnectionString,
     connectionString: `AccountName=${devAccount};AccountKey=${devKey};BlobEndpoint=${blobUrl}`,
     service: new BlobServiceClient(blobUrl, new StorageSharedKeyCredential(devAccount, devKey), {
       retryOptions: { maxTries: 1 },
@@ -43,7 +50,7 @@ export async function startCeruleanBlob(options: ServerOptions = {}): Promise<Bl
     await server.stop();
     throw new Error('the server printed no Blob endpoint');
   }
-  return blobEndpointAt(server.blobUrl, async () => void (await server.stop()));
+  return blobEndpointAt(server.blobUrl, async () => void (await server.stop()), server.connectionString);
 }
 
 /** Azurite's Blob service in memory. */

@@ -1,13 +1,14 @@
 // cerulean backup <file>: a consistent snapshot of a (running) server's data, taken by the storage
-// engine itself while the server keeps serving; or, with -c, an account backup of containers and
-// blobs through the public Blob API of any endpoint (src/cli/blob-backup.ts).
+// engine itself while the server keeps serving; or, with -c, an account backup of tables and
+// containers through the public APIs of any endpoint (src/cli/backup-run.ts).
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import type { Command } from 'commander';
 import { type DataSource, UseEngineToolsError, backupData } from '../../storage/backup.js';
-import { backupBlobs, type BlobTotals } from '../blob-backup.js';
-import { resolveBlobEndpoint } from '../blob-endpoint.js';
+import { backupAccount, type AccountEndpoints, type AccountTotals } from '../backup-run.js';
+import { connectionReaches, resolveBlobEndpoint } from '../blob-endpoint.js';
 import { blobError } from '../blob-errors.js';
+import { resolveEndpoint } from '../endpoint.js';
 import { type CliCommand, CliError, formatCount, locationOf, locationOption } from '../command.js';
 import { blobConnectionOption, collect } from './blob-options.js';
 
@@ -16,6 +17,7 @@ interface BackupOptions {
   database?: string;
   connectionString?: string;
   container: string[];
+  table: string[];
 }
 
 export const backupCommand: CliCommand = {
@@ -25,17 +27,19 @@ export const backupCommand: CliCommand = {
       .command('backup')
       .description(
         "snapshot a server's data directory into one file, while the server runs (SQLite online backup); " +
-          "or, with -c, an account's containers and blobs",
+          "or, with -c, an account's tables and containers through its APIs",
       )
       .argument('<file>', 'the backup file to write (a snapshot replaces it; an account backup refuses to)')
       .addOption(locationOption('the data directory to back up'))
       .option('--database <url>', 'a database URL instead (postgres://…: use pg_dump)')
-      .addOption(blobConnectionOption('back up the containers and blobs of this account through its Blob API'))
-      .option('--container <name>', 'with -c: a container to back up (repeat for more; default all)', collect, [])
+      .addOption(blobConnectionOption('back up the tables and containers of this account through its APIs'))
+      .option('-t, --table <name>', 'account backup: a table to back up (repeat for more)', collect, [])
+      .option('--container <name>', 'account backup: a container to back up (repeat for more)', collect, [])
       .addHelpText(
         'after',
-        '\nExamples:\n  cerulean backup nightly.sqlite --location ./data\n' +
-          '  cerulean backup blobs.backup -c UseDevelopmentStorage=true\n',
+        '\nAn account backup holds every table and container unless -t or --container name some.\n' +
+          '\nExamples:\n  cerulean backup nightly.sqlite --location ./data\n' +
+          '  cerulean backup account.backup -c UseDevelopmentStorage=true\n',
       )
       .action((file: string, options: BackupOptions) => backup(file, options));
   },
@@ -43,12 +47,16 @@ export const backupCommand: CliCommand = {
 
 async function backup(file: string, options: BackupOptions): Promise<void> {
   if (accountMode(options)) {
-    const endpoint = resolveBlobEndpoint(options.connectionString);
-    let totals: BlobTotals;
+    const endpoints = accountEndpoints(options.connectionString);
+    if (options.table.length > 0 && endpoints.tables === undefined)
+      throw new CliError('-t names tables, but the connection string names no TableEndpoint', 2);
+    if (options.container.length > 0 && endpoints.blobs === undefined)
+      throw new CliError('--container names containers, but the connection string names no BlobEndpoint', 2);
+    let totals: AccountTotals;
     try {
-      totals = await backupBlobs(endpoint, file, options.container);
+      totals = await backupAccount(endpoints, file, { tables: options.table, containers: options.container });
     } catch (error) {
-      throw blobError(error, endpoint.label);
+      throw blobError(error, endpoints.label);
     }
     process.stderr.write(`backup: ${describeTotals(totals)} written to ${file}\n`);
     return;
@@ -71,17 +79,39 @@ async function backup(file: string, options: BackupOptions): Promise<void> {
   }
 }
 
-/** -c (or --container) asks for an account backup; it excludes --location and --database. */
-export function accountMode(options: { connectionString?: string; container?: string[]; location?: string }): boolean {
-  const account = options.connectionString !== undefined || (options.container?.length ?? 0) > 0;
+/** -c, -t or --container ask for an account backup; they exclude --location and --database. */
+export function accountMode(options: {
+  connectionString?: string;
+  container?: string[];
+  table?: string[];
+  location?: string;
+}): boolean {
+  const named = (options.container?.length ?? 0) + (options.table?.length ?? 0) > 0;
+  const account = options.connectionString !== undefined || named;
   const engine = options.location !== undefined || ('database' in options && options.database !== undefined);
-  if (account && engine) throw new CliError('-c and --container exclude --location and --database', 2);
+  if (account && engine) throw new CliError('-c, -t and --container exclude --location and --database', 2);
   return account;
 }
 
-export function describeTotals(totals: BlobTotals): string {
+/**
+ * The services a connection string reaches (an http(s) URL: the Blob service's, with its SAS);
+ * without one, both of the local server or the environment's connection strings.
+ */
+function accountEndpoints(text: string | undefined): AccountEndpoints {
+  const url = text !== undefined && /^https?:\/\//i.test(text.trim());
+  const tables =
+    text === undefined || (!url && connectionReaches(text, 'TableEndpoint')) ? resolveEndpoint(text) : undefined;
+  const blobs = text === undefined || connectionReaches(text, 'BlobEndpoint') ? resolveBlobEndpoint(text) : undefined;
+  if (tables === undefined && blobs === undefined)
+    throw new CliError('the connection string names no TableEndpoint and no BlobEndpoint', 2);
+  const label = [tables?.label, blobs?.label].filter((part) => part !== undefined).join(' and ');
+  return { label, tables, blobs };
+}
+
+export function describeTotals(totals: AccountTotals): string {
   const skipped = totals.skipped > 0 ? ` (${formatCount(totals.skipped)} page blobs skipped)` : '';
   return (
+    `${formatCount(totals.tables)} tables, ${formatCount(totals.entities)} entities, ` +
     `${formatCount(totals.containers)} containers, ${formatCount(totals.blobs)} blobs, ` +
     `${formatCount(totals.bytes)} bytes${skipped}`
   );

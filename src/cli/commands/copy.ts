@@ -12,6 +12,7 @@ import { encodeJsonLine } from '../formats/jsonl.js';
 import type { Row } from '../formats/row.js';
 import { Interruption, interruptedError } from '../interrupt.js';
 import { startProgress } from '../progress.js';
+import { listTableNames } from '../table-backup.js';
 import { RejectsFile } from '../rejects.js';
 import { countEntities, scanPages } from '../scan.js';
 import { fromSdkEntity } from '../sdk-entity.js';
@@ -149,13 +150,7 @@ async function copyContainers(sourceText: string, destinationText: string, names
 
 async function listTables(endpoint: Endpoint): Promise<string[]> {
   if (endpoint.namedTable !== undefined) return [endpoint.namedTable];
-  const names: string[] = [];
-  try {
-    for await (const table of endpoint.service().listTables()) names.push(table.name!);
-  } catch (error) {
-    throw tableError(error, endpoint.label);
-  }
-  return names;
+  return listTableNames(endpoint);
 }
 
 /** Copies one table and checks it: 'ok', the check that failed, or 'interrupted'. */

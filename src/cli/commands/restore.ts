@@ -1,10 +1,9 @@
 // cerulean restore <file>: a data-directory snapshot back into an empty data directory, or an
-// account backup (cerulean backup -c) back into an account through its Blob API.
+// account backup (cerulean backup -c) back into an account through its APIs.
 import type { Command } from 'commander';
 import { restoreData } from '../../storage/backup.js';
 import { isAccountBackup } from '../account-backup.js';
-import { restoreBlobs } from '../blob-backup.js';
-import { resolveBlobEndpoint } from '../blob-endpoint.js';
+import { restoreAccount } from '../backup-run.js';
 import { blobError } from '../blob-errors.js';
 import { type CliCommand, CliError, formatCount, locationOption } from '../command.js';
 import { accountMode, dataSourceOf, describeTotals, engineError } from './backup.js';
@@ -27,7 +26,7 @@ export const restoreCommand: CliCommand = {
       .addOption(locationOption('the data directory to create; must be empty or absent'))
       .option('--database <url>', 'a database URL instead (postgres://…: use pg_restore)')
       .addOption(blobConnectionOption('for an account backup: the account to restore into (default the local server)'))
-      .option('--replace', 'account backup: write into containers that exist, replacing blobs of the same names')
+      .option('--replace', 'account backup: write into tables and containers that exist (same names are replaced)')
       .addHelpText(
         'after',
         '\nExamples:\n  cerulean restore nightly.sqlite --location ./restored && cerulean --location ./restored\n' +
@@ -40,7 +39,7 @@ export const restoreCommand: CliCommand = {
 async function restore(file: string, options: RestoreOptions): Promise<void> {
   // A file that cannot be read is left to the engine's restore, which says why in its own terms.
   const account = await isAccountBackup(file).catch(() => false);
-  if (account) return restoreAccount(file, options);
+  if (account) return restoreAccountBackup(file, options);
   if (accountMode({ ...options, location: undefined }) || options.replace)
     throw new CliError(`${file} is a data-directory snapshot: restore it with --location or --database`, 2);
   const target = dataSourceOf(options);
@@ -54,14 +53,14 @@ async function restore(file: string, options: RestoreOptions): Promise<void> {
   }
 }
 
-async function restoreAccount(file: string, options: RestoreOptions): Promise<void> {
+async function restoreAccountBackup(file: string, options: RestoreOptions): Promise<void> {
   if (options.location !== undefined || options.database !== undefined)
     throw new CliError(`${file} is an account backup: restore it with -c, not --location or --database`, 2);
-  const endpoint = resolveBlobEndpoint(options.connectionString);
+  const where = options.connectionString === undefined ? 'the local server' : 'the account';
   try {
-    const totals = await restoreBlobs(endpoint, file, { replace: options.replace === true });
-    process.stderr.write(`restore: ${describeTotals(totals)} restored into ${endpoint.label}\n`);
+    const totals = await restoreAccount(options.connectionString, file, { replace: options.replace === true });
+    process.stderr.write(`restore: ${describeTotals(totals)} restored into ${where}\n`);
   } catch (error) {
-    throw blobError(error, endpoint.label);
+    throw blobError(error, where);
   }
 }
