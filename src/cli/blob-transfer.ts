@@ -241,7 +241,13 @@ async function writeAppendBlob(container: ContainerClient, header: BlobHeader, b
   for await (const block of blocks) await client.appendBlock(block, block.byteLength);
 }
 
-/** One Put Blob when the content fits one block; else staged blocks and one Put Block List. */
+/** Put Block requests of one blob in flight at once: at most this many blocks are held in memory. */
+const stagedInFlightMax = 4;
+
+/**
+ * One Put Blob when the content fits one block; else blocks staged (up to `stagedInFlightMax` at a
+ * time) and one Put Block List once all are staged and the content is verified.
+ */
 async function writeBlockBlob(
   container: ContainerClient,
   header: BlobHeader,
@@ -251,20 +257,29 @@ async function writeBlockBlob(
   const client = container.getBlockBlobClient(header.name);
   const options = { blobHTTPHeaders: httpHeaders(header), metadata: header.metadata };
   const ids: string[] = [];
+  const inFlight = new Set<Promise<unknown>>();
+  const stage = async (block: Buffer) => {
+    const id = blockId(ids.length);
+    ids.push(id);
+    const staging = client.stageBlock(id, block, block.byteLength);
+    inFlight.add(staging);
+    staging.then(
+      () => inFlight.delete(staging),
+      () => undefined, // raised by the race or the wait below
+    );
+    if (inFlight.size >= stagedInFlightMax) await Promise.race(inFlight);
+  };
   let first: Buffer | undefined;
   for await (const block of blocks) {
     if (ids.length === 0 && first === undefined) {
       first = block;
       continue;
     }
-    if (first !== undefined) {
-      ids.push(blockId(0));
-      await client.stageBlock(ids[0]!, first, first.byteLength);
-      first = undefined;
-    }
-    ids.push(blockId(ids.length));
-    await client.stageBlock(ids.at(-1)!, block, block.byteLength);
+    if (first !== undefined) await stage(first);
+    first = undefined;
+    await stage(block);
   }
+  await Promise.all(inFlight);
   verify();
   if (ids.length === 0) {
     const single = first ?? Buffer.alloc(0);
