@@ -144,9 +144,7 @@ export function describeHeaders(found: Found, atMs: number): Record<string, stri
     ETag: record.etag,
     'Content-Type': state.headers.contentType ?? 'application/octet-stream',
     ...contentHeaders(state),
-    ...(record.snapshot === ''
-      ? leaseHeaders(state.lease, atMs)
-      : { 'x-ms-lease-status': 'unlocked', 'x-ms-lease-state': 'available' }),
+    ...leaseHeaders(state.lease, atMs), // a snapshot's state has no lease: available
     ...copyHeaders(state),
     'x-ms-server-encrypted': 'true',
     'Accept-Ranges': 'bytes',

@@ -1,5 +1,6 @@
 // Put Block, Put Block List and Get Block List
 // (https://learn.microsoft.com/rest/api/storageservices/put-block, put-block-list, get-block-list).
+import { createHash } from 'node:crypto';
 import { TableError } from '../errors.js';
 import type { Reply } from '../http/respond.js';
 import { decodeUtf8 } from '../http/body.js';
@@ -27,6 +28,7 @@ import { httpDate } from './wire.js';
 import { blockBytesMax, blockListBodyBytesMax, stagedBlocksMax } from './blob-limits.js';
 import { parseBlockList, writeBlockList } from './block-list-xml.js';
 import { checkBlockId, resolveBlockList, totalSize } from './block-lists.js';
+import { parseDigestHeader } from './checksums.js';
 import { evaluate, parseConditions } from './conditions.js';
 import { checkLeaseForRead, checkLeaseForWrite, noLease } from './leases.js';
 
@@ -48,15 +50,15 @@ export async function putBlock(call: BlobCall, resource: BlobOf): Promise<Reply>
   if (staged.length >= stagedBlocksMax && !staged.some((block) => block.blockId === blockId)) {
     throw new TableError('BlockCountExceedsLimit', 'The uncommitted block count cannot exceed 100,000 blocks.');
   }
-  const received = await receiveContent(call, blockBytesMax, false);
+  const received = await receiveContent(call, blockBytesMax, true);
   const outcome = await call.services.blobs.stageBlock(call.account, resource.container, resource.blob, {
     blockId,
     content: received.content,
   });
   if (outcome !== 'ok') throw writeFailure(outcome);
   const headers: Record<string, string> = { 'x-ms-request-server-encrypted': 'true' };
-  const md5 = header(call, 'content-md5');
-  if (md5 !== undefined) headers['Content-MD5'] = md5;
+  // The service answers the MD5 it computed (put-block), sent or not.
+  headers['Content-MD5'] = received.md5!.toString('base64');
   const crc64 = header(call, 'x-ms-content-crc64');
   if (crc64 !== undefined) headers['x-ms-content-crc64'] = crc64;
   return { status: 201, headers };
@@ -66,7 +68,13 @@ export async function putBlock(call: BlobCall, resource: BlobOf): Promise<Reply>
 export async function putBlockList(call: BlobCall, resource: BlobOf): Promise<Reply> {
   refuseSnapshot(call);
   checkBlobName(resource.blob);
-  const entries = parseBlockList(decodeXml(await receiveSmallBody(call, blockListBodyBytesMax)));
+  const body = await receiveSmallBody(call, blockListBodyBytesMax);
+  // Content-MD5 here is the body's (transactional), checked like any other request content's.
+  const bodyMd5 = parseDigestHeader(header(call, 'content-md5'), 16, 'InvalidMd5');
+  if (bodyMd5 !== undefined && !bodyMd5.equals(createHash('md5').update(body).digest())) {
+    throw new TableError('Md5Mismatch');
+  }
+  const entries = parseBlockList(decodeXml(body));
   const metadata = [...metadataFromHeaders(call.rawHeaders)];
   const headers = contentHeadersOf(call, false, undefined);
   const conditions = parseConditions(call.headers);

@@ -45,11 +45,16 @@ export async function leaseBlob(call: BlobCall, resource: BlobOf): Promise<Reply
   throw new TableError('ServerBusy', 'The blob changed under every attempt to lease it; retry the request.');
 }
 
-/** Lease Container: only the date conditions apply (lease-container). */
+/**
+ * Lease Container: only the date conditions apply; If-Match and If-None-Match are 400 UnsupportedHeader
+ * (lease-container).
+ */
 export async function leaseContainer(call: ServiceCall<BlobServices>, container: string): Promise<Reply> {
   const request = parseLeaseRequest(call.headers);
-  const { ifModifiedSinceMs, ifUnmodifiedSinceMs } = parseConditions(call.headers);
-  const dates = { ifMatch: undefined, ifNoneMatch: undefined, ifModifiedSinceMs, ifUnmodifiedSinceMs };
+  const dates = parseConditions(call.headers);
+  if (dates.ifMatch !== undefined || dates.ifNoneMatch !== undefined) {
+    throw new TableError('UnsupportedHeader', 'If-Match and If-None-Match are not supported for containers.');
+  }
   const blobs = call.services.blobs;
   for (let attempt = 0; attempt < casAttemptsMax; attempt++) {
     const found = await blobs.getContainer(call.account, container);

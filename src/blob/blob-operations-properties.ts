@@ -88,7 +88,7 @@ export async function deleteBlob(call: BlobCall, resource: BlobOf): Promise<Repl
   const conditions = parseConditions(call.headers);
   for (let attempt = 0; attempt < casAttemptsMax; attempt++) {
     const found = await requireBlob(call, keyOf(resource, snapshot));
-    checkWrite(call, conditions, snapshot === '' ? found : { ...found, state: { ...found.state, lease: undefined } });
+    checkWrite(call, conditions, found); // a snapshot has no lease of its own
     const parts = await deletedParts(call, resource, found, option);
     const outcome = await call.services.blobs.deleteBlob(call.account, found.record, parts, found.record.etag);
     if (outcome === 'ok') return { status: 202, headers: { 'x-ms-delete-type-permanent': 'true' } };

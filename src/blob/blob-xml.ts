@@ -73,7 +73,12 @@ function containerProperties(container: ListedContainer, nowMs: number): XmlNode
   if (duration !== undefined) fields.push({ name: 'LeaseDuration', content: duration });
   const access = container.state.publicAccess;
   if (access !== undefined) fields.push({ name: 'PublicAccess', content: access });
-  fields.push({ name: 'HasImmutabilityPolicy', content: 'false' }, { name: 'HasLegalHold', content: 'false' });
+  fields.push(
+    { name: 'HasImmutabilityPolicy', content: 'false' },
+    { name: 'HasLegalHold', content: 'false' },
+    { name: 'DefaultEncryptionScope', content: '$account-encryption-key' },
+    { name: 'DenyEncryptionScopeOverride', content: 'false' },
+  );
   return fields;
 }
 

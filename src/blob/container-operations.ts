@@ -70,6 +70,9 @@ export async function getContainerProperties(call: Call, name: string): Promise<
       ...publicAccessHeader(state),
       'x-ms-has-immutability-policy': 'false',
       'x-ms-has-legal-hold': 'false',
+      // Every container is encrypted with the account's key; no encryption scopes are served.
+      'x-ms-default-encryption-scope': '$account-encryption-key',
+      'x-ms-deny-encryption-scope-override': 'false',
     },
   };
 }

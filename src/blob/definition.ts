@@ -14,7 +14,7 @@ import { decodeContainerState } from './container-state.js';
 import { parseBlobResource, type BlobResource } from './resources.js';
 import * as service from './service-operations.js';
 import type { BlobServices } from './services.js';
-import { unrouted } from './service-unrouted.js';
+import { refuseVersions, unrouted } from './service-unrouted.js';
 
 type Kind = BlobResource['kind'];
 type Of<K extends Kind> = Extract<BlobResource, { readonly kind: K }>;
@@ -127,7 +127,10 @@ function resourceOf(resource: BlobResource): string | undefined {
 export const blobService: ServiceDefinition<BlobResource, BlobServices> = {
   name: 'blob',
   endpointKey: 'BlobEndpoint',
-  parseResource: (path) => parseBlobResource(path),
+  parseResource(path, query) {
+    refuseVersions(query);
+    return parseBlobResource(path);
+  },
   routes: [...serviceAndContainerRoutes, ...blobRoutes.map(withSasResponseHeaders)],
   unrouted,
   errorFormat: () => ({ kind: 'xml' }),

@@ -48,3 +48,13 @@ export function unrouted(resource: BlobResource, query: URLSearchParams, otherMe
   const what = comp === '' ? `restype '${query.get('restype') ?? ''}'` : `comp '${comp}'`;
   return new TableError('InvalidQueryParameterValue', `The ${what} is not valid for this resource.`);
 }
+
+/**
+ * Blob versions are not served: a request naming one (`versionid`) is refused before routing, for
+ * every operation (the base blob must not answer in its place). Same answer as featuresNotServed.
+ */
+export function refuseVersions(query: URLSearchParams): void {
+  if (query.has('versionid')) {
+    throw new TableError('UnsupportedQueryParameter', 'Cerulean does not serve blob versions (versionid).');
+  }
+}

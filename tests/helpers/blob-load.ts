@@ -9,8 +9,8 @@ import { createHash, randomBytes } from 'node:crypto';
 import type { Block, BlobRecord, BlobStore, ContentChange } from '../../src/storage/blob-store.js';
 import { SqliteStore } from '../../src/storage/sqlite/sqlite-store.js';
 
-export const account = 'acct';
-export const container = 'load';
+const account = 'acct';
+const container = 'load';
 const loops = 3;
 const chunkBytes = 64 * 1024;
 

@@ -383,10 +383,15 @@ describe('the PostgreSQL store', { skip: postgresUnavailable() }, () => {
       ]);
       assert.ok(written.ok);
       await old.close();
-      // What version 1 left behind: no doc column, no queue tables, schema_version 1.
+      // What version 1 left behind: no doc column, no queue or blob tables, schema_version 1.
       await onDatabase(url, async (client) => {
         await client.query('ALTER TABLE cerulean.entities DROP COLUMN doc');
         await client.query('DROP TABLE cerulean.messages, cerulean.queues');
+        await client.query(
+          'DROP TABLE cerulean.blob_reclaim_candidates, cerulean.blob_staged, cerulean.blob_blocks, ' +
+            'cerulean.blob_chunks, cerulean.blob_contents, cerulean.blobs, cerulean.blob_containers',
+        );
+        await client.query('DROP FUNCTION cerulean.blob_released(), cerulean.blob_restaged()');
         await client.query('DELETE FROM cerulean.schema_version WHERE version > 1');
       });
       const upgraded = await openPostgresStore({ url });

@@ -105,6 +105,19 @@ describe('a verified token acts for the account', () => {
     assert.equal((await bearer(rs, { method: 'DELETE', path: devPath(`Tables('${table}')`) })).status, 204);
   });
 
+  test('a token creates, reads and deletes a blob container; a forged one is refused there too', async () => {
+    const port = Number(new URL(server.blobUrl ?? assert.fail('no blob endpoint')).port);
+    const token = jwt('RS256', rsa.privateKey, claims(), 'rsa');
+    const headers = { 'x-ms-version': '2021-12-02' };
+    const path = devPath(`${uniqueTableName('jwt').toLowerCase()}?restype=container`);
+    assert.equal((await bearer(token, { method: 'PUT', path, headers }, port)).status, 201);
+    const read = await bearer(token, { method: 'GET', path, headers }, port);
+    assert.equal(read.status, 200, describeResponse(read));
+    const forged = jwt('RS256', stranger.privateKey, claims(), 'rsa');
+    assertRefused(await bearer(forged, { method: 'GET', path, headers }, port));
+    assert.equal((await bearer(token, { method: 'DELETE', path, headers }, port)).status, 202);
+  });
+
   test('a token without kid is tried against every key; an array audience with the slash form passes', async () => {
     const token = jwt('RS256', rsa.privateKey, claims({ aud: ['https://example', 'https://storage.azure.com/'] }));
     assert.equal((await bearer(token, { method: 'GET', path: devPath('Tables') })).status, 200);

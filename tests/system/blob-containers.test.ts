@@ -13,12 +13,12 @@ import {
   generateAccountSASQueryParameters,
   generateBlobSASQueryParameters,
   BlobServiceClient,
-  RestError,
   StorageSharedKeyCredential,
   type ContainerItem,
 } from '@azure/storage-blob';
 import { send } from '../helpers/http.js';
 import { testDatabaseUrl } from '../helpers/postgres.js';
+import { refused } from '../helpers/rest-errors.js';
 import { blobEndpoint, blobServiceClient, blobVersion, uniqueContainerName } from '../helpers/blob.js';
 import {
   assertQueueError,
@@ -48,15 +48,6 @@ function blobSend(server: RunningServer, request: QueueRequest) {
   return blobQueueSend(blobPort(server), blobVersion, request);
 }
 
-async function refused(work: Promise<unknown>, status: number, code: string): Promise<void> {
-  await assert.rejects(work, (error: unknown) => {
-    assert.ok(error instanceof RestError, String(error));
-    assert.equal(error.statusCode, status);
-    assert.equal(error.code, code);
-    return true;
-  });
-}
-
 async function freshContainer(service: BlobServiceClient, prefix = 'c'): Promise<ContainerClient> {
   const container = service.getContainerClient(uniqueContainerName(prefix));
   await container.create();
@@ -82,6 +73,8 @@ async function containerLifecycle(service: BlobServiceClient): Promise<void> {
   assert.equal(properties.leaseStatus, 'unlocked');
   assert.equal(properties.hasImmutabilityPolicy, false);
   assert.equal(properties.hasLegalHold, false);
+  assert.equal(properties.defaultEncryptionScope, '$account-encryption-key');
+  assert.equal(properties.denyEncryptionScopeOverride, false);
   assert.equal(properties.etag, created.etag);
   const changed = await container.setMetadata({ size: 'large' });
   assert.notEqual(changed.etag, created.etag);
@@ -135,6 +128,7 @@ async function listingPages(service: BlobServiceClient): Promise<void> {
   assert.ok(pages >= 3, `${pages} pages of at most 2 for 5 containers`);
   assert.deepEqual(seen[2]?.metadata, { letter: 'c' });
   assert.equal(seen[0]?.properties.leaseState, 'available');
+  assert.equal(seen[0]?.properties.defaultEncryptionScope, '$account-encryption-key');
   assert.match(seen[0]?.properties.etag ?? '', /^"0x[0-9A-F]+"$/);
 }
 
@@ -440,6 +434,11 @@ async function rawRefusals(server: RunningServer): Promise<void> {
   assertQueueError(tags, 400, 'UnsupportedQueryParameter');
   const page = await blobSend(server, { method: 'PUT', target: `${name}/disk.vhd?comp=page` });
   assertQueueError(page, 400, 'UnsupportedQueryParameter');
+  const version = await blobSend(server, {
+    method: 'GET',
+    target: `${name}/a.txt?versionid=2024-01-01T00:00:00.0000000Z`,
+  });
+  assertQueueError(version, 400, 'UnsupportedQueryParameter');
   const post = await blobSend(server, { method: 'POST', target: `${name}?restype=container` });
   assertQueueError(post, 405, 'UnsupportedHttpVerb');
   const unknown = await blobSend(server, { method: 'GET', target: `${name}?restype=container&comp=nonsense` });

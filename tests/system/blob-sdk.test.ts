@@ -5,6 +5,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash, randomBytes } from 'node:crypto';
+import { Readable } from 'node:stream';
 import { RestError, type BlobServiceClient, type ContainerClient } from '@azure/storage-blob';
 import { blobServiceClient, uniqueContainerName } from '../helpers/blob.js';
 import { testDatabaseUrl } from '../helpers/postgres.js';
@@ -83,6 +84,14 @@ async function parallelBlocksAndRanges(context: Context): Promise<void> {
   assert.equal(blocks.committedBlocks?.length, 6);
   assert.equal(blocks.blobContentLength, content.length);
   assert.deepEqual(await blob.downloadToBuffer(), content);
+  const streamed = container.getBlockBlobClient('streamed.bin');
+  await streamed.uploadStream(
+    Readable.from([content.subarray(0, 3_000_000), content.subarray(3_000_000)]),
+    1024 * 1024,
+    3,
+  );
+  assert.equal((await streamed.getBlockList('committed')).committedBlocks?.length, 6);
+  assert.deepEqual(await streamed.downloadToBuffer(), content);
   const range = await blob.download(1_000_000, 2_500_000);
   assert.equal(range._response.status, 206);
   assert.equal(range.contentRange, `bytes 1000000-3499999/${content.length}`);
@@ -160,7 +169,9 @@ async function snapshotsAndCopies(context: Context): Promise<void> {
   const copied = await (await copy.beginCopyFromURL(blob.url)).pollUntilDone();
   assert.equal(copied.copyStatus, 'success');
   assert.equal((await copy.downloadToBuffer()).toString(), 'second!');
-  await copy.syncCopyFromURL(old.url).catch(() => undefined);
+  const synced = await copy.syncCopyFromURL(old.url);
+  assert.equal(synced.copyStatus, 'success');
+  assert.equal((await copy.downloadToBuffer()).toString(), 'first');
   await blob.delete({ deleteSnapshots: 'only' });
   await refused(old.getProperties(), 404, 'BlobNotFound');
   assert.equal((await blob.downloadToBuffer()).toString(), 'second!');
@@ -245,6 +256,21 @@ async function listByHierarchy(context: Context): Promise<void> {
   assert.deepEqual(flat, names);
 }
 
+async function listSnapshotsAndUncommitted(context: Context): Promise<void> {
+  const container = await freshContainer(context);
+  const blob = container.getBlockBlobClient('b');
+  await blob.upload('v1', 2);
+  const { snapshot } = await blob.createSnapshot();
+  await container.getBlockBlobClient('staged-only').stageBlock(Buffer.from('id').toString('base64'), 'x', 1);
+  const listed: string[] = [];
+  const options = { includeSnapshots: true, includeUncommitedBlobs: true, includeCopy: true, includeDeleted: true };
+  for await (const item of container.listBlobsFlat(options)) listed.push(`${item.name}@${item.snapshot ?? ''}`);
+  assert.deepEqual(listed, [`b@${snapshot!}`, 'b@', 'staged-only@']);
+  const plain: string[] = [];
+  for await (const item of container.listBlobsFlat()) plain.push(item.name);
+  assert.deepEqual(plain, ['b']);
+}
+
 const cases: readonly [string, (context: Context) => Promise<void>][] = [
   ['put, get, properties; missing blob and container', putAndGet],
   ['uploadData in parallel blocks; ranged downloads; 416; range MD5', parallelBlocksAndRanges],
@@ -254,6 +280,7 @@ const cases: readonly [string, (context: Context) => Promise<void>][] = [
   ['append blobs and their conditions', appendBlobs],
   ['blob and container leases over the test clock', leases],
   ['list blobs flat and by hierarchy, paged', listByHierarchy],
+  ['list snapshots and names with only staged blocks on request', listSnapshotsAndUncommitted],
 ];
 
 for (const engine of engines) {

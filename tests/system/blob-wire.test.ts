@@ -117,7 +117,9 @@ async function blockLists(send: Send): Promise<void> {
   const c = await freshContainer(send);
   const stage = (id: string, body: string) =>
     send({ method: 'PUT', target: `${c}/b?comp=block&blockid=${encodeURIComponent(id)}`, body });
-  assert.equal((await stage(blockId(1), 'ab')).status, 201);
+  const staged = await stage(blockId(1), 'ab');
+  assert.equal(staged.status, 201);
+  assert.equal(staged.headers['content-md5'], createHash('md5').update('ab').digest('base64'));
   assertError(await stage('***', 'x'), 400, 'InvalidBlockId');
   assertError(await stage(Buffer.from('x'.repeat(65)).toString('base64'), 'x'), 400, 'InvalidBlockId');
   assertError(await stage(Buffer.from('longer-id').toString('base64'), 'x'), 400, 'InvalidBlobOrBlock');

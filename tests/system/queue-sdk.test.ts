@@ -10,10 +10,10 @@ import {
   QueueClient,
   QueueSASPermissions,
   QueueServiceClient,
-  RestError,
   StorageSharedKeyCredential,
 } from '@azure/storage-queue';
 import { testDatabaseUrl } from '../helpers/postgres.js';
+import { refused } from '../helpers/rest-errors.js';
 import { TestClock, queueServiceClient, uniqueQueueName } from '../helpers/queue.js';
 import { devAccount, devKey, startServer, type RunningServer } from '../helpers/server.js';
 
@@ -21,15 +21,6 @@ const engines = [
   { label: 'SQLite', options: {} },
   ...(testDatabaseUrl() === undefined ? [] : [{ label: 'PostgreSQL', options: { database: 'fresh' } }]),
 ];
-
-async function refused(work: Promise<unknown>, status: number, code: string): Promise<void> {
-  await assert.rejects(work, (error: unknown) => {
-    assert.ok(error instanceof RestError, String(error));
-    assert.equal(error.statusCode, status);
-    assert.equal(error.code, code);
-    return true;
-  });
-}
 
 /** What each case works with: the SDK's service client over one server, and that server's clock. */
 interface Context {

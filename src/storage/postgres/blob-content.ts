@@ -1,8 +1,9 @@
 // Blob content in the database (blob-schema.ts): written chunk by chunk as the source yields it,
 // read chunk by chunk as the reader pulls, so memory stays one chunk per request whatever the size.
 //
-// A write is several transactions, not one: the content row first (a reclaim candidate from its
-// start), then each chunk in its own statement, then its size, which marks it complete. One
+// A write larger than a chunk is several transactions, not one: the content row with its first
+// chunk (a reclaim candidate from its start), then each chunk in its own statement, then its size,
+// which marks it complete (content of one chunk or less is one statement, complete). One
 // transaction over a whole upload would hold a pooled connection for as long as the client takes
 // to send (a slow client, or many, would starve every other request), die at the session's
 // idle-in-transaction limit when the client pauses, and hold back vacuum for the whole database;
@@ -13,6 +14,7 @@ import assert from 'node:assert/strict';
 import type { ContentRef } from '../blob-store.js';
 import { named } from './blob-statements.js';
 import type { PostgresConnection } from './connection.js';
+import { isMissingTable } from './failures.js';
 import { schemaName as s } from './schema.js';
 
 /**
@@ -22,28 +24,57 @@ import { schemaName as s } from './schema.js';
  */
 export const chunkBytesDefault = 512 * 1024;
 
-const newContentSql = `WITH c AS (INSERT INTO ${s}.blob_contents (chunk_bytes) VALUES ($1) RETURNING id),
-  k AS (INSERT INTO ${s}.blob_reclaim_candidates (content_id) SELECT id FROM c)
+// A new content with its first chunk (none when empty), complete ($4 its size) or not ($4 null).
+const newContentSql = `WITH c AS (
+    INSERT INTO ${s}.blob_contents (chunk_bytes, size_bytes) VALUES ($1, $4) RETURNING id
+  ), k AS (INSERT INTO ${s}.blob_reclaim_candidates (content_id) SELECT id FROM c),
+  d AS (INSERT INTO ${s}.blob_chunks (content_id, seq, data) SELECT id, 0, $3 FROM c WHERE $2)
   SELECT id FROM c`;
-const chunkSql = `INSERT INTO ${s}.blob_chunks (content_id, seq, data) VALUES ($1, $2, $3)`;
+// Each chunk starts the content's grace again (blob-reclaim.ts): only a writer that stalls for the
+// grace loses its content, however long the whole write takes.
+const chunkSql = `WITH touched AS (
+    UPDATE ${s}.blob_reclaim_candidates SET marked_ms = NULL WHERE content_id = $1 AND marked_ms IS NOT NULL
+  ) INSERT INTO ${s}.blob_chunks (content_id, seq, data) VALUES ($1, $2, $3)`;
 const completeSql = `UPDATE ${s}.blob_contents SET size_bytes = $2 WHERE id = $1 AND size_bytes IS NULL`;
 const discardSql = `DELETE FROM ${s}.blob_contents WHERE id = $1 AND size_bytes IS NULL`;
-/** substring counts from 1. */
-const readChunkSql = `SELECT substring(data FROM $3 FOR $4) AS data FROM ${s}.blob_chunks WHERE content_id = $1 AND seq = $2`;
+/**
+ * A chunk's bytes [$3, $3 + $5) (substring counts from 1) in rows of at most $4 bytes. The driver
+ * hands bytea over as hex text, which it then decodes: small pieces keep those strings short-lived
+ * garbage a minor collection frees (a string of a MiB would wait for a full one).
+ */
+const readChunkSql = `SELECT substring(c.data FROM g FOR least($4, $3 + $5 - g)) AS data
+  FROM ${s}.blob_chunks c, generate_series($3::integer, $3 + $5 - 1, $4) AS g
+  WHERE c.content_id = $1 AND c.seq = $2 ORDER BY g`;
+/** Bytes per row read: hex text of 64 KiB, below V8's large objects (128 KiB). */
+const readPieceBytes = 32 * 1024;
 
-/** Streams `source` into new content (BlobStore.writeContent). */
+/**
+ * Streams `source` into new content (BlobStore.writeContent). Content of one chunk or less (most
+ * blocks) is one statement; larger, its first chunk comes with the content row and its size
+ * after the last.
+ */
 export async function writeContent(
   connection: PostgresConnection,
   source: AsyncIterable<Uint8Array>,
   chunkBytes: number,
 ): Promise<ContentRef> {
   assert(Number.isSafeInteger(chunkBytes) && chunkBytes > 0, 'a chunk holds at least one byte');
-  const { rows } = await connection.query<{ id: string }>('write', named(newContentSql, [chunkBytes]));
+  const chunks = rechunked(source, chunkBytes)[Symbol.asyncIterator]();
+  const first = await chunks.next();
+  const data = first.done === true ? Buffer.alloc(0) : first.value;
+  const whole = data.length < chunkBytes;
+  const values = [chunkBytes, data.length > 0, data, whole ? data.length : null];
+  const { rows } = await connection.query<{ id: string }>('write', named(newContentSql, values));
   const id = rows[0]!.id;
+  if (whole) return { id, sizeBytes: data.length };
   try {
-    const sizeBytes = await writeChunks(connection, id, source, chunkBytes);
+    let sizeBytes = data.length;
+    for (let seq = 1, next = await chunks.next(); next.done !== true; seq++, next = await chunks.next()) {
+      await writeChunk(connection, id, seq, next.value);
+      sizeBytes += next.value.length;
+    }
     const { rowCount } = await connection.query('write', named(completeSql, [id, sizeBytes]));
-    assert.equal(rowCount, 1, `content ${id} was reclaimed while it was written (a write longer than the grace)`);
+    if (rowCount !== 1) reclaimedUnder(id);
     return { id, sizeBytes };
   } catch (error) {
     // At once if it can; otherwise reclaimContent does, after the grace (it is a candidate).
@@ -52,17 +83,28 @@ export async function writeContent(
   }
 }
 
-/** Writes the source's bytes as chunks of `chunkBytes` (the last may be shorter); their total. */
-async function writeChunks(
-  connection: PostgresConnection,
-  id: string,
-  source: AsyncIterable<Uint8Array>,
-  chunkBytes: number,
-): Promise<number> {
-  // One buffer, reused: a chunk's statement has completed (so sent) before the next is filled.
+function reclaimedUnder(id: string): never {
+  assert.fail(`content ${id} was reclaimed while it was written (a pause longer than the grace)`);
+}
+
+/** One chunk; a content gone (its foreign key) was reclaimed under the writer. */
+async function writeChunk(connection: PostgresConnection, id: string, seq: number, data: Buffer): Promise<void> {
+  try {
+    await connection.query('write', named(chunkSql, [id, seq, data]));
+  } catch (error) {
+    if (isMissingTable(error)) reclaimedUnder(id);
+    throw error;
+  }
+}
+
+/**
+ * The source's bytes in chunks of `chunkBytes`, the last shorter (none for no bytes). One buffer,
+ * reused: the caller is done with a chunk (its statement completed, so sent) before it asks for
+ * the next.
+ */
+async function* rechunked(source: AsyncIterable<Uint8Array>, chunkBytes: number): AsyncGenerator<Buffer> {
   const chunk = Buffer.allocUnsafe(chunkBytes);
   let filled = 0;
-  let seq = 0;
   for await (const piece of source) {
     for (let offset = 0; offset < piece.length;) {
       const n = Math.min(piece.length - offset, chunkBytes - filled);
@@ -70,13 +112,12 @@ async function writeChunks(
       filled += n;
       offset += n;
       if (filled === chunkBytes) {
-        await connection.query('write', named(chunkSql, [id, seq++, chunk]));
+        yield chunk;
         filled = 0;
       }
     }
   }
-  if (filled > 0) await connection.query('write', named(chunkSql, [id, seq++, chunk.subarray(0, filled)]));
-  return (seq - (filled > 0 ? 1 : 0)) * chunkBytes + filled;
+  if (filled > 0) yield chunk.subarray(0, filled);
 }
 
 /** A part of one content: `lengthBytes` bytes from `offsetBytes`. */
@@ -101,14 +142,12 @@ export async function* readSegments(
       const seq = Math.floor(at / chunkBytes);
       const within = at - seq * chunkBytes;
       const n = Math.min(endByte - at, chunkBytes - within);
-      const { rows } = await connection.query<{ data: Buffer }>(
-        'read',
-        named(readChunkSql, [contentId, seq, within + 1, n]),
-      );
-      const data = rows[0]?.data;
+      const values = [contentId, seq, within + 1, readPieceBytes, n];
+      const { rows } = await connection.query<{ data: Buffer }>('read', named(readChunkSql, values));
+      const bytes = rows.reduce((sum, row) => sum + row.data.length, 0);
       // Content stays for the grace after its last reference went (blob-reclaim.ts): longer than a read.
-      assert(data !== undefined && data.length === n, `content ${contentId} lost chunk ${seq} under a reader`);
-      yield data;
+      assert.equal(bytes, n, `content ${contentId} lost chunk ${seq} under a reader`);
+      yield* rows.map((row) => row.data);
       at += n;
     }
   }

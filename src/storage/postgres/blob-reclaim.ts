@@ -6,8 +6,9 @@
 // A release clears the mark, so the grace always starts after the last reference went. A reader
 // resolves its blocks while the blob still references them (blob-store.ts readContent), so it
 // started before that release, and has the whole grace to finish: longer than any request
-// (limits.ts requestTimeoutMs is 2 minutes) and than reading several GiB at 1 MiB/s. A writer
-// likewise has the grace between writeContent's start and referencing the content.
+// (limits.ts requestTimeoutMs is 2 minutes) and than reading several GiB at 1 MiB/s. A writer's
+// every chunk clears the mark too (blob-content.ts), so it loses its content only by pausing for
+// the grace; after its last chunk it has the grace to write the record naming the content.
 //
 // Staged blocks age from the first pass that saw them (`seen_ms`): never removed younger than
 // asked, at most one pass interval older.
@@ -15,11 +16,12 @@
 // Each step locks its rows FOR UPDATE SKIP LOCKED (a row a write holds waits for the next pass)
 // and decides in a later statement, whose snapshot sees every write that committed before the
 // lock; a write that comes after waits for the lock and then meets the outcome (a candidate gone is
-// inserted again by its release; content gone fails a write that names it, blob-writes.ts).
+// inserted again by its release; content being removed or gone fails a write that names it:
+// blob-statements.ts lockedContents).
 import assert from 'node:assert/strict';
 import type pg from 'pg';
 import { named, run } from './blob-statements.js';
-import type { PostgresConnection } from './connection.js';
+import type { PostgresConnection, Statement } from './connection.js';
 import { schemaName as s } from './schema.js';
 
 /** How long unreferenced content stays readable (see above): an hour. */
@@ -35,16 +37,37 @@ const expireStagedSql = `DELETE FROM ${s}.blob_staged t USING (
 const markCandidatesSql = `UPDATE ${s}.blob_reclaim_candidates k SET marked_ms = $1 FROM (
     SELECT content_id FROM ${s}.blob_reclaim_candidates WHERE marked_ms IS NULL LIMIT $2 FOR UPDATE SKIP LOCKED
   ) n WHERE k.content_id = n.content_id`;
-const dueCandidatesSql = `SELECT content_id FROM ${s}.blob_reclaim_candidates WHERE marked_ms <= $1
+const dueCandidatesSql = `SELECT content_id AS id FROM ${s}.blob_reclaim_candidates WHERE marked_ms <= $1
   ORDER BY marked_ms LIMIT $2 FOR UPDATE SKIP LOCKED`;
 // FOR UPDATE conflicts with the FOR KEY SHARE a write naming the content takes (its foreign key).
 const lockContentsSql = `SELECT id FROM ${s}.blob_contents WHERE id = ANY($1::bigint[]) FOR UPDATE SKIP LOCKED`;
-const deleteUnreferencedSql = `DELETE FROM ${s}.blob_contents c WHERE c.id = ANY($1::bigint[])
-  AND NOT EXISTS (SELECT 1 FROM ${s}.blob_blocks b WHERE b.content_id = c.id)
-  AND NOT EXISTS (SELECT 1 FROM ${s}.blob_staged t WHERE t.content_id = c.id)`;
-// The rest are referenced again: no longer candidates, until a release makes them so.
+// Content found unreferenced is marked as being removed first (size -1), so no write can name it
+// again, nor a writer still sending complete it, while its chunks go over several passes.
+const referenced = (id: string): string => `(EXISTS (SELECT 1 FROM ${s}.blob_blocks b WHERE b.content_id = ${id})
+  OR EXISTS (SELECT 1 FROM ${s}.blob_staged t WHERE t.content_id = ${id}))`;
+const referencedSql = `SELECT x.id FROM unnest($1::bigint[]) AS x(id) WHERE ${referenced('x.id')}`;
+const unreferencedSql = `UPDATE ${s}.blob_contents c SET size_bytes = -1 WHERE c.id IN (
+  SELECT x.id FROM unnest($1::bigint[]) AS x(id) WHERE NOT ${referenced('x.id')} LIMIT $2
+) RETURNING c.id`;
+const deleteChunksSql = `DELETE FROM ${s}.blob_chunks WHERE ctid IN (
+  SELECT ctid FROM ${s}.blob_chunks WHERE content_id = ANY($1::bigint[]) LIMIT $2)`;
+const deleteEmptiedSql = `DELETE FROM ${s}.blob_contents c WHERE c.id = ANY($1::bigint[])
+  AND NOT EXISTS (SELECT 1 FROM ${s}.blob_chunks k WHERE k.content_id = c.id)`;
+// Those referenced again are no longer candidates, until a release makes them so.
 const dropCandidatesSql = `DELETE FROM ${s}.blob_reclaim_candidates WHERE content_id = ANY($1::bigint[])`;
 
+/**
+ * Chunk rows one pass deletes at most (512 MiB of chunks of 512 KiB), so that a pass over
+ * content of any size ends within the statement timeout; larger content goes over several.
+ */
+const chunksPerPassMax = 1024;
+
+/**
+ * Rows a pass marks, and candidates it examines, at most, beyond `limit`: marking and dropping
+ * candidates referenced again are cheap, and a pass that did only `limit` of them would fall
+ * behind a store that writes faster than its caller reclaims.
+ */
+const bookkeepingRowsPerPass = 10_000;
 /** BlobStore.reclaimContent: the staged blocks and content removed. */
 export async function reclaimContent(
   connection: PostgresConnection,
@@ -55,24 +78,29 @@ export async function reclaimContent(
 ): Promise<number> {
   assert(Number.isSafeInteger(nowMs) && Number.isSafeInteger(stagedBeforeMs), 'instants are whole milliseconds');
   assert(Number.isSafeInteger(limit) && limit >= 1, 'a reclaim pass removes at least one piece');
-  await connection.query('write', named(markStagedSql, [nowMs, limit]));
+  const rows = Math.max(limit, bookkeepingRowsPerPass);
+  await connection.query('write', named(markStagedSql, [nowMs, rows]));
   const staged = await connection.query('write', named(expireStagedSql, [stagedBeforeMs, limit]));
-  await connection.query('write', named(markCandidatesSql, [nowMs, limit]));
-  const removed = await connection.transaction(
-    (client) => sweep(client, nowMs - graceMs, limit),
-    () => true,
-    0,
-  );
-  return (staged.rowCount ?? 0) + removed;
+  await connection.query('write', named(markCandidatesSql, [nowMs, rows]));
+  const left = limit - (staged.rowCount ?? 0);
+  if (left <= 0) return limit;
+  const sweeping = (client: pg.ClientBase) => sweep(client, nowMs - graceMs, rows, left);
+  const removed = await connection.transaction(sweeping, () => true, 0);
+  return limit - left + removed;
 }
 
-/** Removes unreferenced content marked at or before `markedBeforeMs`; how many. */
-async function sweep(client: pg.ClientBase, markedBeforeMs: number, limit: number): Promise<number> {
-  const due = await run<{ content_id: string }>(client, named(dueCandidatesSql, [markedBeforeMs, limit]));
-  if (due.rows.length === 0) return 0;
-  const ids = due.rows.map((row) => row.content_id);
-  const locked = (await run<{ id: string }>(client, named(lockContentsSql, [ids]))).rows.map((row) => row.id);
-  const { rowCount } = await run(client, named(deleteUnreferencedSql, [locked]));
-  await run(client, named(dropCandidatesSql, [locked]));
+/**
+ * Examines up to `rows` candidates marked at or before `markedBeforeMs`, and removes up to `limit`
+ * of their content that nothing references; how many went whole.
+ */
+async function sweep(client: pg.ClientBase, markedBeforeMs: number, rows: number, limit: number): Promise<number> {
+  const ids = async (statement: Statement) => (await run<{ id: string }>(client, statement)).rows.map((r) => r.id);
+  const due = await ids(named(dueCandidatesSql, [markedBeforeMs, rows]));
+  if (due.length === 0) return 0;
+  const locked = await ids(named(lockContentsSql, [due]));
+  await run(client, named(dropCandidatesSql, [await ids(named(referencedSql, [locked]))]));
+  const dying = await ids(named(unreferencedSql, [locked, limit]));
+  await run(client, named(deleteChunksSql, [dying, chunksPerPassMax]));
+  const { rowCount } = await run(client, named(deleteEmptiedSql, [dying]));
   return rowCount ?? 0;
 }

@@ -9,7 +9,8 @@
 // - blob_staged: uncommitted blocks under a name; `seq` is the staging order; `seen_ms` is when a
 //   reclaim pass first saw the block (its age, blob-reclaim.ts).
 // - blob_contents / blob_chunks: content in bytea chunks of `chunk_bytes` (the last may be
-//   shorter), keyed by (content_id, seq). `size_bytes` is null until the write completed. Chunks
+//   shorter), keyed by (content_id, seq). `size_bytes` is null until the write completed, -1 once
+//   reclaim is removing it (only complete content of the right size can be named). Chunks
 //   are stored uncompressed out of line (STORAGE EXTERNAL), so a substring reads only its part.
 // - blob_reclaim_candidates: content that may be unreferenced: every new content, and every content a
 //   block row let go of, deleted or staged again with other content (the triggers below, in the

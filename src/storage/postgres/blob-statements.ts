@@ -2,6 +2,7 @@
 // much as running most of these). A name always means one text, in every store of the process.
 import type pg from 'pg';
 import type { Statement } from './connection.js';
+import { schemaName as s } from './schema.js';
 
 const names = new Map<string, string>();
 
@@ -22,3 +23,12 @@ export function run<Row extends pg.QueryResultRow = pg.QueryResultRow>(
 ): Promise<pg.QueryResult<Row>> {
   return client.query<Row>({ name: statement.name, text: statement.text, values: [...statement.values] });
 }
+
+/**
+ * The complete content of ids `ids` (an SQL array), locked FOR KEY SHARE for a write that names
+ * it: reclaim, which holds content FOR UPDATE while it decides (blob-reclaim.ts), cannot take it
+ * now, and content it has begun removing (size -1) is seen so once the write has waited for it.
+ * A write compares the sizes with those it states and counts the rows it wrote.
+ */
+export const lockedContents = (ids: string): string =>
+  `SELECT id, size_bytes FROM ${s}.blob_contents WHERE id = ANY(${ids}) AND size_bytes >= 0 FOR KEY SHARE`;

@@ -20,10 +20,11 @@ import type {
   ListedBlob,
   WriteOutcome,
 } from '../blob-store.js';
+import { clampRange } from '../blob-rows.js';
 import { readSegments, writeContent, type ContentSegment } from './blob-content.js';
 import { ContainerStatements } from './blob-containers.js';
 import { reclaimContent } from './blob-reclaim.js';
-import { named } from './blob-statements.js';
+import { lockedContents, named } from './blob-statements.js';
 import { deleteBlob, putBlob, snapshotBlob } from './blob-writes.js';
 import type { PostgresConnection } from './connection.js';
 import { isMissingTable } from './failures.js';
@@ -41,6 +42,7 @@ const versionWhere = `c.account = $1 AND c.name = $2 AND b.name = $3 AND b.is_ba
 const versionFrom = `${s}.blobs b JOIN ${s}.blob_containers c ON c.id = b.container_id`;
 const blobColumns = 'b.name, b.snapshot, b.etag, b.last_modified_ms, b.size_bytes, b.state';
 
+const contentExistsSql = `SELECT 1 FROM ${s}.blob_contents WHERE id = $1`;
 const getBlobSql = `SELECT ${blobColumns} FROM ${versionFrom} WHERE ${versionWhere}`;
 // The blocks of [$6, $7) of the version whose ETag is $5 (none when it is another): from the last
 // non-empty block starting at or before $6, by index, so a read touches only its blocks.
@@ -65,8 +67,9 @@ const getBlocksSql = `SELECT 'committed' AS kind, k.seq::bigint AS seq, k.block_
     WHERE c.account = $1 AND c.name = $2 AND t.name = $3 AND $4 = ''
   ORDER BY kind, seq`;
 // Only complete content of the stated size; the re-staged block goes last in staging order.
-const stageSql = `INSERT INTO ${s}.blob_staged (container_id, name, block_id, content_id)
-  SELECT c.id, $3, $4, n.id FROM ${s}.blob_containers c JOIN ${s}.blob_contents n ON n.id = $5 AND n.size_bytes = $6
+const stageSql = `WITH n AS (${lockedContents('ARRAY[$5::bigint]')})
+  INSERT INTO ${s}.blob_staged (container_id, name, block_id, content_id)
+  SELECT c.id, $3, $4, n.id FROM ${s}.blob_containers c JOIN n ON n.size_bytes = $6
   WHERE c.account = $1 AND c.name = $2
   ON CONFLICT (container_id, name, block_id) DO UPDATE
   SET content_id = excluded.content_id, seq = excluded.seq, seen_ms = NULL`;
@@ -234,21 +237,26 @@ export class PostgresBlobStore implements BlobStore {
     startByte: number,
     endByteExclusive: number,
   ): Promise<AsyncIterable<Buffer> | 'changed'> {
-    assert(Number.isSafeInteger(startByte) && startByte >= 0, 'a range starts at a byte');
-    assert(
-      Number.isSafeInteger(endByteExclusive) && endByteExclusive >= startByte,
-      'a range ends at or after its start',
-    );
-    const values = [account, key.container, key.name, key.snapshot, etag, startByte, endByteExclusive];
+    const [start, end] = clampRange(startByte, endByteExclusive, Number.MAX_SAFE_INTEGER);
+    const values = [account, key.container, key.name, key.snapshot, etag, start, end];
     const { rows } = await this.connection.query<ReadRow>('read', named(readBlocksSql, values));
     if (rows[0] === undefined || rows[0].etag !== etag) return 'changed';
-    const endByte = Math.min(endByteExclusive, Number(rows[0].size_bytes));
-    return readSegments(this.connection, segmentsOf(rows, startByte, endByte));
+    const [from, to] = clampRange(start, end, Number(rows[0].size_bytes));
+    return readSegments(this.connection, segmentsOf(rows, from, to));
+  }
+
+  /** Whether the content is still kept (tests see what reclaimContent did). */
+  async contentExists(ref: ContentRef): Promise<boolean> {
+    const { rowCount } = await this.connection.query('read', named(contentExistsSql, [ref.id]));
+    return rowCount === 1;
   }
 
   reclaimContent(nowMs: number, stagedBeforeMs: number, limit: number): Promise<number> {
     return reclaimContent(this.connection, this.options.contentGraceMs, nowMs, stagedBeforeMs, limit);
   }
+
+  /** Nothing of its own to close: the connection is the table store's, closed with it. */
+  close(): void {}
 
   /** A write's transaction, kept when it answers 'ok'. */
   private async write(body: (client: pg.PoolClient) => Promise<WriteOutcome>): Promise<WriteOutcome> {

@@ -7,7 +7,8 @@
 import assert from 'node:assert/strict';
 import type pg from 'pg';
 import type { Block, BlobKey, BlobRecord, ContentChange, IfEtag, WriteOutcome } from '../blob-store.js';
-import { named, run } from './blob-statements.js';
+import { assertCommittedSize, etagOutcome } from '../blob-rows.js';
+import { lockedContents, named, run } from './blob-statements.js';
 import { RaceLost } from './connection.js';
 import { schemaName as s } from './schema.js';
 
@@ -27,27 +28,20 @@ const insertBlobSql = `INSERT INTO ${s}.blobs (container_id, name, snapshot, eta
 const updateBlobSql = `UPDATE ${s}.blobs SET etag = $2, last_modified_ms = $3, size_bytes = $4, state = $5 WHERE id = $1`;
 const deleteBlocksSql = `DELETE FROM ${s}.blob_blocks WHERE blob_id = $1`;
 const deleteStagedSql = `DELETE FROM ${s}.blob_staged WHERE container_id = $1 AND name = $2`;
-// Only complete content of the size the caller says: the count inserted tells a bug that named other content.
-const insertBlocksSql = `INSERT INTO ${s}.blob_blocks (blob_id, seq, block_id, content_id, start_byte, size_bytes)
+const insertBlocksSql = `WITH c AS (${lockedContents('$3::bigint[]')})
+  INSERT INTO ${s}.blob_blocks (blob_id, seq, block_id, content_id, start_byte, size_bytes)
   SELECT $1, b.seq - 1, b.block_id, c.id, b.start_byte, c.size_bytes
   FROM unnest($2::text[], $3::bigint[], $4::bigint[], $5::bigint[])
     WITH ORDINALITY AS b(block_id, content_id, size_bytes, start_byte, seq)
-  JOIN ${s}.blob_contents c ON c.id = b.content_id AND c.size_bytes = b.size_bytes`;
-const appendBlockSql = `INSERT INTO ${s}.blob_blocks (blob_id, seq, block_id, content_id, start_byte, size_bytes)
+  JOIN c ON c.id = b.content_id AND c.size_bytes = b.size_bytes`;
+const appendBlockSql = `WITH c AS (${lockedContents('ARRAY[$3::bigint]')})
+  INSERT INTO ${s}.blob_blocks (blob_id, seq, block_id, content_id, start_byte, size_bytes)
   SELECT $1, coalesce((SELECT max(seq) + 1 FROM ${s}.blob_blocks WHERE blob_id = $1), 0), $2, c.id, $5, c.size_bytes
-  FROM ${s}.blob_contents c WHERE c.id = $3 AND c.size_bytes = $4`;
+  FROM c WHERE c.size_bytes = $4`;
 const copyBlocksSql = `INSERT INTO ${s}.blob_blocks (blob_id, seq, block_id, content_id, start_byte, size_bytes)
   SELECT $2, seq, block_id, content_id, start_byte, size_bytes FROM ${s}.blob_blocks WHERE blob_id = $1`;
 const deleteVersionSql = `DELETE FROM ${s}.blobs WHERE id = $1`;
 const deleteSnapshotsSql = `DELETE FROM ${s}.blobs WHERE container_id = $1 AND name = $2 AND NOT is_base`;
-
-/** Whether `ifEtag` holds for the current version (undefined: there is none). */
-export function condition(ifEtag: IfEtag, current: { readonly etag: string } | undefined): WriteOutcome {
-  if (ifEtag === undefined) return 'ok';
-  if (ifEtag === null) return current === undefined ? 'ok' : 'etagMismatch';
-  if (current === undefined) return 'blobNotFound';
-  return current.etag === ifEtag ? 'ok' : 'etagMismatch';
-}
 
 /** A blob version locked in its container, the condition on it held. */
 interface Locked {
@@ -71,7 +65,7 @@ async function lockVersion(
   if (containerId === undefined) return 'containerNotFound';
   const values = [containerId, key.name, key.snapshot];
   const version = (await run<VersionRow>(client, named(versionSql(lock), values))).rows[0];
-  const outcome = condition(ifEtag, version);
+  const outcome = etagOutcome(version?.etag, ifEtag);
   return outcome === 'ok' ? { containerId, version } : outcome;
 }
 
@@ -89,7 +83,7 @@ export async function putBlob(
   const { containerId, version: current } = locked;
   if (content.kind !== 'replace' && current === undefined) return 'blobNotFound';
   const currentBytes = current === undefined ? 0 : Number(current.size_bytes);
-  assert.equal(record.sizeBytes, sizeAfter(currentBytes, content), 'a blob record states its committed size');
+  assertCommittedSize(record, sizeAfter(currentBytes, content));
   const blobId = await writeRecord(client, containerId, record, current);
   if (content.kind === 'replace') {
     if (current !== undefined) await run(client, named(deleteBlocksSql, [blobId]));
@@ -155,7 +149,7 @@ export async function snapshotBlob(
   const locked = await lockVersion(client, account, { ...record, snapshot: '' }, 'SHARE', ifEtag);
   if (typeof locked === 'string') return locked;
   const { containerId, version: base } = locked;
-  assert.equal(record.sizeBytes, Number(base!.size_bytes), 'a snapshot has its base blob size');
+  assertCommittedSize(record, Number(base!.size_bytes));
   const { name, snapshot, etag, lastModifiedMs, sizeBytes, state } = record;
   const values = [containerId, name, snapshot, etag, lastModifiedMs, sizeBytes, state];
   const { rows } = await run<{ id: string }>(client, named(insertBlobSql, values));

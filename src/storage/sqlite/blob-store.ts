@@ -29,9 +29,8 @@ type Statement = Database.Statement<unknown[], unknown>;
 /**
  * How long content and block lists no row needs any more stay before reclaimContent removes them:
  * longer than any request takes between writing content and committing a record that names it,
- * and than a staged block's trip from Get Block List to Put Block List. Readers of this process
- * need no grace (their lists are pinned); the grace covers a Get Blob answer still being sent
- * by a process that has since restarted, which it need not.
+ * and than a staged block's trip from Get Block List to Put Block List. Readers need none: the
+ * block lists they stream are pinned (and a process that restarted has no readers left).
  */
 export const contentGraceMsDefault = 60 * 60 * 1000;
 
@@ -79,6 +78,8 @@ export const blobReaderSql = {
   firstBlock:
     'SELECT ordinal, block_id, content_id, content_size, end_byte FROM blob_blocks ' +
     'WHERE list_id = ? AND end_byte > ? ORDER BY end_byte, ordinal LIMIT 1',
+  referencedByBlock: 'SELECT 1 FROM blob_blocks WHERE content_id = ? LIMIT 1',
+  referencedByStaged: 'SELECT 1 FROM blob_staged WHERE content_id = ? LIMIT 1',
   blocksFrom:
     'SELECT ordinal, block_id, content_id, content_size, end_byte FROM blob_blocks ' +
     'WHERE list_id = ? AND ordinal >= ? ORDER BY ordinal LIMIT ?',
@@ -239,7 +240,10 @@ export class SqliteBlobStore implements BlobStore {
 
   async reclaimContent(nowMs: number, stagedBeforeMs: number, limit: number): Promise<number> {
     assert(Number.isSafeInteger(limit) && limit >= 1, 'a reclaim removes at least one piece');
-    const found = await this.content.sweep(nowMs - this.graceMs, sweepEntriesPerLimit * limit);
+    // Files a row names are left here, on the read connection; the writer checks the rest again.
+    const found = (await this.content.sweep(nowMs - this.graceMs, sweepEntriesPerLimit * limit)).filter(
+      (id) => this.sql.referencedByBlock.get(id) === undefined && this.sql.referencedByStaged.get(id) === undefined,
+    );
     for (let i = 0; i < found.length; i += 500) await this.writer.noteUnreferenced(found.slice(i, i + 500));
     const step = await this.writer.reclaim(nowMs, stagedBeforeMs, this.graceMs, limit, [...this.readers.keys()]);
     await this.content.remove(step.contentIds);
