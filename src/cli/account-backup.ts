@@ -41,6 +41,8 @@ export type BackupRecord =
 export class BackupWriter {
   private readonly out: WriteStream;
   private failure: Error | undefined;
+  /** Ctrl-C: the next write fails, so the caller removes the partial file. */
+  interruption: { readonly requested: boolean } | undefined;
 
   constructor(readonly file: string) {
     this.out = createWriteStream(file, { flags: 'wx' });
@@ -66,6 +68,7 @@ export class BackupWriter {
   }
 
   private async write(chunk: Buffer): Promise<void> {
+    if (this.interruption?.requested) throw new Error('interrupted');
     if (this.failure) throw this.failure;
     if (!this.out.write(chunk)) await this.drained();
     if (this.failure) throw this.failure;

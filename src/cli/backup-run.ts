@@ -1,7 +1,8 @@
 // Account backups: the tables (with their entities) and the containers (with their blobs) of an
 // account into an account backup file (src/cli/account-backup.ts) through the public APIs, and
 // back into an account.
-import { rename, rm } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { link, rm } from 'node:fs/promises';
 import {
   BackupFormatError,
   BackupReader,
@@ -23,6 +24,7 @@ import {
 import type { BlobHeader } from './blob-transfer.js';
 import { CliError } from './command.js';
 import { resolveEndpoint, type Endpoint } from './endpoint.js';
+import { Interruption, interruptedError } from './interrupt.js';
 import { RejectsFile } from './rejects.js';
 import { TableRestorer, backupTable, listTableNames } from './table-backup.js';
 
@@ -68,8 +70,13 @@ export async function backupAccount(
   const tables = await pick(endpoints.tables, selection.tables, listTableNames);
   const containers = await pick(endpoints.blobs, selection.containers, (e) => listContainerNames(e.service));
   const partial = `${file}.partial`;
+  if (existsSync(file)) throw new CliError(`${file} exists: an account backup never replaces a file`, 2);
+  if (existsSync(partial))
+    throw new CliError(`${partial} exists (left by a backup that was killed?): remove it, or name another file`, 2);
   const writer = new BackupWriter(partial);
   const totals = noTotals();
+  const interruption = new Interruption('backup');
+  writer.interruption = interruption;
   try {
     const createdOn = new Date().toISOString();
     const head = { kind: 'backup', format: backupFormat, version: backupVersion, createdOn } as const;
@@ -85,9 +92,14 @@ export async function backupAccount(
   } catch (error) {
     writer.abandon();
     await rm(partial, { force: true });
+    if (interruption.requested) throw interruptedError(`nothing written: ${partial} removed`);
     throw error;
+  } finally {
+    interruption.dispose();
   }
-  await rename(partial, file);
+  // A link fails if the name was taken meanwhile, where a rename would replace that file.
+  await link(partial, file);
+  await rm(partial);
   return totals;
 }
 

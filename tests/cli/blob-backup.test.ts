@@ -24,12 +24,12 @@ describe('cerulean backup / restore / copy of containers and blobs', () => {
   let dir: string;
 
   before(async () => {
+    dir = makeTempDir('cerulean-blob-backup-');
     [origin, other, azurite] = await Promise.all([
-      startCeruleanBlob(),
+      startCeruleanBlob({ location: join(dir, 'data') }),
       startCeruleanBlob({ inMemory: true }),
       startAzuriteBlob(),
     ]);
-    dir = makeTempDir('cerulean-blob-backup-');
     await seedContainer(origin.service, 'photos');
     await seedContainer(origin.service, 'archive');
   });
@@ -76,6 +76,15 @@ describe('cerulean backup / restore / copy of containers and blobs', () => {
     const snapshot = await runCli(['restore', file, '--location', join(dir, 'restored')]);
     assert.equal(snapshot.code, 2, describeRun(snapshot));
     assert.match(snapshot.stderr, /is an account backup: restore it with -c, not --location/);
+    const existing = await runCli(['backup', file, '-c', account]);
+    assert.equal(existing.code, 2, describeRun(existing));
+    assert.match(existing.stderr, /account\.backup exists: an account backup never replaces a file/);
+  });
+
+  test('a data-directory snapshot says that it does not hold the blob content files', async () => {
+    const backup = await runCli(['backup', join(dir, 'snapshot.sqlite'), '--location', join(dir, 'data')]);
+    assert.equal(backup.code, 0, describeRun(backup));
+    assert.match(backup.stderr, /blob content \(the blobs\/ folder of the data directory\) is not in the snapshot/);
   });
 
   test('a truncated backup fails with one line and never commits the damaged block blob', async () => {
