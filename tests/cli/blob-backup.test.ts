@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { readFileSync, statSync, truncateSync, existsSync, copyFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { TableClient } from '@azure/data-tables';
-import { comparableLines, describeRun, extremeEntities, runCli } from '../helpers/cli.js';
+import { comparableLines, describeRun, extremeEntities, runCli, startCli } from '../helpers/cli.js';
 import { makeTempDir, removeDir } from '../helpers/server.js';
 import {
   describeContainer,
@@ -79,6 +79,30 @@ describe('cerulean backup / restore / copy of containers and blobs', () => {
     const existing = await runCli(['backup', file, '-c', account]);
     assert.equal(existing.code, 2, describeRun(existing));
     assert.match(existing.stderr, /account\.backup exists: an account backup never replaces a file/);
+  });
+
+  test('Ctrl-C during an account backup removes its partial file and says so', async () => {
+    const account = origin.accountConnectionString!;
+    // Every page of the table scan is slow, so the backup is surely under way when the signal comes.
+    const rules = { rules: [{ kind: 'latency', every: 1, latencyMs: 400, operations: ['QueryEntities'] }] };
+    const set = await runCli(['faults', 'set', JSON.stringify(rules), '-c', account]);
+    assert.equal(set.code, 0, describeRun(set));
+    const file = join(dir, 'interrupted.backup');
+    try {
+      const run = startCli(['backup', file, '-c', account]);
+      for (let waitedMs = 0; !existsSync(`${file}.partial`); waitedMs += 20) {
+        assert.ok(waitedMs < 60_000, 'the backup never started');
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      run.signal('SIGINT');
+      const interrupted = await run.result;
+      assert.equal(interrupted.code, 130, describeRun(interrupted));
+      assert.match(interrupted.stderr, /interrupted: nothing written: .*interrupted\.backup\.partial removed/);
+      assert.equal(existsSync(file), false);
+      assert.equal(existsSync(`${file}.partial`), false);
+    } finally {
+      await runCli(['faults', 'clear', '-c', account]);
+    }
   });
 
   test('a data-directory snapshot says that it does not hold the blob content files', async () => {
