@@ -10,7 +10,7 @@ import { connectionReaches, resolveBlobEndpoint } from '../blob-endpoint.js';
 import { blobError } from '../blob-errors.js';
 import { resolveEndpoint } from '../endpoint.js';
 import { type CliCommand, CliError, formatCount, locationOf, locationOption } from '../command.js';
-import { blobConnectionOption, collect } from './blob-options.js';
+import { accountConnectionOption, collect } from './blob-options.js';
 
 interface BackupOptions {
   location?: string;
@@ -32,7 +32,7 @@ export const backupCommand: CliCommand = {
       .argument('<file>', 'the backup file to write (a snapshot replaces it; an account backup refuses to)')
       .addOption(locationOption('the data directory to back up'))
       .option('--database <url>', 'a database URL instead (postgres://…: use pg_dump)')
-      .addOption(blobConnectionOption('back up the tables and containers of this account through its APIs'))
+      .addOption(accountConnectionOption('back up the tables and containers of this account through its APIs'))
       .option('-t, --table <name>', 'account backup: a table to back up (repeat for more)', collect, [])
       .option('--container <name>', 'account backup: a container to back up (repeat for more)', collect, [])
       .addHelpText(

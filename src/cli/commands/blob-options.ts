@@ -1,13 +1,15 @@
-// Options shared by the commands that reach a Blob endpoint (backup, restore).
+// Options shared by the commands that make and restore account backups (backup, restore).
 import { Option } from 'commander';
 import { defaultBlobEndpointUrl } from '../blob-endpoint.js';
+import { connectionStringVariable } from '../endpoint.js';
 import { storageConnectionStringVariable } from '../storage-connection.js';
 
-export function blobConnectionOption(what: string): Option {
+export function accountConnectionOption(what: string): Option {
   return new Option(
     '-c, --connection-string <string>',
-    `${what}: a connection string with a BlobEndpoint, UseDevelopmentStorage=true (${defaultBlobEndpointUrl}), ` +
-      `or an account SAS URL (env ${storageConnectionStringVariable})`,
+    `${what}: a connection string (its TableEndpoint and BlobEndpoint), UseDevelopmentStorage=true ` +
+      `(blobs at ${defaultBlobEndpointUrl}), or a Blob service SAS URL ` +
+      `(env ${connectionStringVariable} and ${storageConnectionStringVariable})`,
   );
 }
 

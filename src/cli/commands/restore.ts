@@ -7,7 +7,7 @@ import { restoreAccount } from '../backup-run.js';
 import { blobError } from '../blob-errors.js';
 import { type CliCommand, CliError, formatCount, locationOption } from '../command.js';
 import { accountMode, dataSourceOf, describeTotals, engineError } from './backup.js';
-import { blobConnectionOption } from './blob-options.js';
+import { accountConnectionOption } from './blob-options.js';
 
 interface RestoreOptions {
   location?: string;
@@ -25,7 +25,9 @@ export const restoreCommand: CliCommand = {
       .argument('<file>', 'a file written by cerulean backup')
       .addOption(locationOption('the data directory to create; must be empty or absent'))
       .option('--database <url>', 'a database URL instead (postgres://…: use pg_restore)')
-      .addOption(blobConnectionOption('for an account backup: the account to restore into (default the local server)'))
+      .addOption(
+        accountConnectionOption('for an account backup: the account to restore into (default the local server)'),
+      )
       .option('--replace', 'account backup: write into tables and containers that exist (same names are replaced)')
       .addHelpText(
         'after',
