@@ -24,8 +24,11 @@ export interface ContainerHeader {
   readonly metadata: Record<string, string>;
   /** Anonymous read access: 'container', 'blob', or null for none. */
   readonly publicAccess: PublicAccessType | null;
-  /** Stored access policies; times as ISO 8601 text. */
-  readonly acl: readonly { id: string; start?: string; expiry?: string; permissions?: string }[];
+  /**
+   * Stored access policies; times as ISO 8601 text. Null when they could not be read (only the
+   * account key may read them, not a SAS): then neither they nor the public access are restored.
+   */
+  readonly acl: readonly { id: string; start?: string; expiry?: string; permissions?: string }[] | null;
 }
 
 export type CarriedBlobType = 'BlockBlob' | 'AppendBlob';
@@ -55,18 +58,24 @@ export interface OpenBlob {
 export async function readContainer(service: BlobServiceClient, name: string): Promise<ContainerHeader> {
   const client = service.getContainerClient(name);
   const properties = await client.getProperties();
-  const policy = await client.getAccessPolicy();
+  const policy = await client.getAccessPolicy().catch((error: unknown) => {
+    if ((error as { statusCode?: number }).statusCode === 403) return undefined;
+    throw error;
+  });
   return {
     kind: 'container',
     name,
     metadata: properties.metadata ?? {},
-    publicAccess: policy.blobPublicAccess ?? null,
-    acl: policy.signedIdentifiers.map(({ id, accessPolicy }) => ({
-      id,
-      ...(accessPolicy.startsOn ? { start: accessPolicy.startsOn.toISOString() } : {}),
-      ...(accessPolicy.expiresOn ? { expiry: accessPolicy.expiresOn.toISOString() } : {}),
-      ...(accessPolicy.permissions ? { permissions: accessPolicy.permissions } : {}),
-    })),
+    publicAccess: policy?.blobPublicAccess ?? properties.blobPublicAccess ?? null,
+    acl:
+      policy === undefined
+        ? null
+        : policy.signedIdentifiers.map(({ id, accessPolicy }) => ({
+            id,
+            ...(accessPolicy.startsOn ? { start: accessPolicy.startsOn.toISOString() } : {}),
+            ...(accessPolicy.expiresOn ? { expiry: accessPolicy.expiresOn.toISOString() } : {}),
+            ...(accessPolicy.permissions ? { permissions: accessPolicy.permissions } : {}),
+          })),
   };
 }
 
@@ -75,6 +84,7 @@ export async function writeContainer(service: BlobServiceClient, header: Contain
   const client = service.getContainerClient(header.name);
   await client.createIfNotExists();
   await client.setMetadata(header.metadata);
+  if (header.acl === null) return client;
   const identifiers: SignedIdentifier[] = header.acl.map((entry) => ({
     id: entry.id,
     accessPolicy: {
