@@ -1,7 +1,7 @@
 // Containers and blobs read from one Blob endpoint and written to another (or to and from a backup
 // file), through the official Blob SDK. Content is streamed in blocks of `blockBytes`, never held
-// whole: a block blob larger than one block is staged block by block and committed with its
-// headers and metadata in one Put Block List; an append blob is created, then appended to.
+// whole: a block blob larger than one block is staged a few blocks at a time and committed with its
+// headers and metadata in one Put Block List; an append blob is created, then appended to in order.
 //
 // Chosen: page blobs and snapshots are not carried (the caller counts what it skips); blocks are
 // re-cut, so a copied block blob has the same bytes under other block ids.

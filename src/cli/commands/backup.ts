@@ -38,7 +38,7 @@ export const backupCommand: CliCommand = {
       .addHelpText(
         'after',
         '\nAn account backup holds every table and container unless -t or --container name some.\n' +
-          '\nExamples:\n  cerulean backup nightly.sqlite --location ./data\n' +
+          '\nExample:\n  cerulean backup nightly.sqlite --location ./data\n' +
           '  cerulean backup account.backup -c UseDevelopmentStorage=true\n',
       )
       .action((file: string, options: BackupOptions) => backup(file, options));

@@ -71,7 +71,7 @@ export const copyCommand: CliCommand = {
           '\n--container copies a container (metadata, public access, ACL) and its block and append blobs (content,\n' +
           'content headers, metadata), streamed; the connection strings then need a BlobEndpoint. Each is checked:\n' +
           'every blob copied is at the destination with its size.\n' +
-          '\nExamples:\n  cerulean copy "$AZURE_CONNECTION_STRING" UseDevelopmentStorage=true --table People\n' +
+          '\nExample:\n  cerulean copy "$AZURE_CONNECTION_STRING" UseDevelopmentStorage=true --table People\n' +
           '  cerulean copy "$AZURE_STORAGE_CONNECTION_STRING" UseDevelopmentStorage=true --container photos\n',
       )
       .action((source: string, destination: string, options: CopyOptions) => copy(source, destination, options));

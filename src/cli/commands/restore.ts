@@ -31,7 +31,7 @@ export const restoreCommand: CliCommand = {
       .option('--replace', 'account backup: write into tables and containers that exist (same names are replaced)')
       .addHelpText(
         'after',
-        '\nExamples:\n  cerulean restore nightly.sqlite --location ./restored && cerulean --location ./restored\n' +
+        '\nExample:\n  cerulean restore nightly.sqlite --location ./restored && cerulean --location ./restored\n' +
           '  cerulean restore blobs.backup -c UseDevelopmentStorage=true\n',
       )
       .action((file: string, options: RestoreOptions) => restore(file, options));
