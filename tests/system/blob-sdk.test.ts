@@ -8,6 +8,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { Readable } from 'node:stream';
 import { RestError, type BlobServiceClient, type ContainerClient } from '@azure/storage-blob';
 import { blobServiceClient, uniqueContainerName } from '../helpers/blob.js';
+import { refused } from '../helpers/rest-errors.js';
 import { testDatabaseUrl } from '../helpers/postgres.js';
 import { TestClock } from '../helpers/queue.js';
 import { startServer, type RunningServer } from '../helpers/server.js';
@@ -16,17 +17,6 @@ const engines = [
   { label: 'SQLite', options: {} },
   ...(testDatabaseUrl() === undefined ? [] : [{ label: 'PostgreSQL', options: { database: 'fresh' } }]),
 ];
-
-async function refused(work: Promise<unknown>, status: number, code: string): Promise<void> {
-  await assert.rejects(work, (error: unknown) => {
-    assert.ok(error instanceof RestError, String(error));
-    assert.equal(error.statusCode, status, error.message);
-    // A HEAD's error has no body: the SDK reads the code from x-ms-error-code into details.
-    const details = error.details as { errorCode?: string } | undefined;
-    assert.equal(error.code ?? details?.errorCode, code, error.message);
-    return true;
-  });
-}
 
 interface Context {
   readonly service: BlobServiceClient;
