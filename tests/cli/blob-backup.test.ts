@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { readFileSync, statSync, truncateSync, existsSync, copyFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { TableClient } from '@azure/data-tables';
+import { AccountSASPermissions, AccountSASResourceTypes } from '@azure/storage-blob';
 import { comparableLines, describeRun, extremeEntities, runCli, startCli } from '../helpers/cli.js';
 import { makeTempDir, removeDir } from '../helpers/server.js';
 import {
@@ -136,6 +137,22 @@ describe('cerulean backup / restore / copy of containers and blobs', () => {
       assert.match(copy.stdout, /^archive: 3 blobs, [\d,]+ bytes copied, sizes match\n$/);
       assert.deepEqual(await describeContainer(to.service, 'archive'), expected, `at ${to.blobUrl}`);
     }
+  });
+
+  test('through a read-only account SAS: blobs, headers and metadata round-trip; the ACL is not readable', async () => {
+    const sasUrl = origin.service.generateAccountSasUrl(
+      new Date(Date.now() + 3_600_000),
+      AccountSASPermissions.parse('rl'),
+      AccountSASResourceTypes.parse('sco').toString(),
+    );
+    const file = join(dir, 'sas.backup');
+    const backup = await runCli(['backup', file, '-c', sasUrl, '--container', 'photos']);
+    assert.equal(backup.code, 0, describeRun(backup));
+    assert.match(readFileSync(file, 'utf8').split('\n')[1]!, /"name":"photos",.*"acl":null/);
+    const restore = await runCli(['restore', file, '-c', azurite.connectionString]);
+    assert.equal(restore.code, 0, describeRun(restore));
+    const expected = (await describeContainer(origin.service, 'photos')) as Record<string, unknown>;
+    assert.deepEqual(await describeContainer(azurite.service, 'photos'), { ...expected, publicAccess: null, acl: [] });
   });
 
   test('a connection string without a BlobEndpoint, or a missing container, fails with one line', async () => {
