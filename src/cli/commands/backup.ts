@@ -10,7 +10,7 @@ import { connectionReaches, resolveBlobEndpoint } from '../blob-endpoint.js';
 import { blobError } from '../blob-errors.js';
 import { resolveEndpoint } from '../endpoint.js';
 import { type CliCommand, CliError, formatCount, locationOf, locationOption } from '../command.js';
-import { accountConnectionOption, collect } from './blob-options.js';
+import { accountConnectionOption, collect } from './account-options.js';
 
 interface BackupOptions {
   location?: string;

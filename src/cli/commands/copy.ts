@@ -18,7 +18,7 @@ import { countEntities, scanPages } from '../scan.js';
 import { fromSdkEntity } from '../sdk-entity.js';
 import { errorCodeOf, tableError } from '../service-errors.js';
 import { EntityWriter, type WriteMode, writeModes } from '../writer.js';
-import { collect } from './blob-options.js';
+import { collect } from './account-options.js';
 import { createTableIfMissing } from './import.js';
 
 interface CopyOptions {

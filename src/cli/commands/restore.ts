@@ -7,7 +7,7 @@ import { restoreAccount } from '../backup-run.js';
 import { blobError } from '../blob-errors.js';
 import { type CliCommand, CliError, formatCount, locationOption } from '../command.js';
 import { accountMode, dataSourceOf, describeTotals, engineError } from './backup.js';
-import { accountConnectionOption } from './blob-options.js';
+import { accountConnectionOption } from './account-options.js';
 
 interface RestoreOptions {
   location?: string;
