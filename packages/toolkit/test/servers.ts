@@ -20,26 +20,31 @@ export interface TestServer {
   readonly kind: ServerKind;
   /** Cerulean's also names its queue endpoint (`QueueEndpoint=…`); Azurite here serves tables only. */
   readonly connectionString: string;
+  /** Names the Blob endpoint (Cerulean's own; for Azurite, its Blob service in a second process). */
+  readonly blobConnectionString: string;
   readonly process: ChildProcess;
   stop(): Promise<void>;
 }
 
-async function startAzurite(): Promise<ServerProcess.NodeProcess<string>> {
+const account = `AccountName=devstoreaccount1;AccountKey=${devKey}`;
+
+/** One of Azurite's services in memory: `service` is 'table' or 'blob'. */
+async function startAzurite(service: 'table' | 'blob'): Promise<ServerProcess.NodeProcess<string>> {
   const port = await freeLoopbackPort();
-  const main = createRequire(import.meta.url).resolve('azurite/dist/src/table/main.js');
+  const main = createRequire(import.meta.url).resolve(`azurite/dist/src/${service}/main.js`);
+  const endpointName = service === 'table' ? 'TableEndpoint' : 'BlobEndpoint';
   return startNodeProcess({
-    name: 'azurite',
-    args: [main, '--inMemoryPersistence', '--tableHost', '127.0.0.1', '--tablePort', String(port)].concat([
+    name: `azurite ${service}`,
+    args: [main, '--inMemoryPersistence', `--${service}Host`, '127.0.0.1', `--${service}Port`, String(port)].concat([
       '--disableTelemetry',
       '--silent',
       '--skipApiVersionCheck',
     ]),
     ready: (line) => {
-      const started = /successfully started on 127\.0\.0\.1:(\d+)/.exec(line);
+      const started = /successfully (?:started on |listens on http:\/\/)127\.0\.0\.1:(\d+)/.exec(line);
       if (started === null) return undefined;
       const endpoint = `http://127.0.0.1:${started[1]}/devstoreaccount1`;
-      const account = `AccountName=devstoreaccount1;AccountKey=${devKey}`;
-      return `DefaultEndpointsProtocol=http;${account};TableEndpoint=${endpoint};`;
+      return `DefaultEndpointsProtocol=http;${account};${endpointName}=${endpoint};`;
     },
   });
 }
@@ -51,19 +56,28 @@ function withQueueEndpoint(connectionString: string, queueUrl: string | undefine
 }
 
 export async function startServer(kind: ServerKind): Promise<TestServer> {
-  const started =
-    kind === 'azurite'
-      ? await startAzurite()
-      : await startCerulean({ args: ['--in-memory', '--port', '0', '--log-level', 'warn'] }).then((cerulean) => ({
-          ...cerulean,
-          ready: withQueueEndpoint(cerulean.ready.connectionString, cerulean.ready.queueUrl),
-        }));
+  if (kind === 'azurite') {
+    const [tables, blobs] = await Promise.all([startAzurite('table'), startAzurite('blob')]);
+    return {
+      kind,
+      connectionString: tables.ready,
+      blobConnectionString: blobs.ready,
+      process: tables.process,
+      stop: async () => {
+        // Either may have needed SIGKILL, but both are stopped.
+        await Promise.all([tables.stop().catch(() => undefined), blobs.stop().catch(() => undefined)]);
+      },
+    };
+  }
+  const cerulean = await startCerulean({ args: ['--in-memory', '--port', '0', '--log-level', 'warn'] });
+  const { blobUrl } = cerulean.ready as { blobUrl?: string };
   return {
     kind,
-    connectionString: started.ready,
-    process: started.process,
+    connectionString: withQueueEndpoint(cerulean.ready.connectionString, cerulean.ready.queueUrl),
+    blobConnectionString: `DefaultEndpointsProtocol=http;${account};BlobEndpoint=${blobUrl};`,
+    process: cerulean.process,
     stop: async () => {
-      await started.stop().catch(() => undefined); // it needed SIGKILL, but it is stopped
+      await cerulean.stop().catch(() => undefined); // it needed SIGKILL, but it is stopped
     },
   };
 }

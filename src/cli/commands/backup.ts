@@ -1,13 +1,23 @@
 // cerulean backup <file>: a consistent snapshot of a (running) server's data, taken by the storage
-// engine itself while the server keeps serving.
+// engine itself while the server keeps serving; or, with -c, an account backup of tables and
+// containers through the public APIs of any endpoint (src/cli/backup-run.ts).
+import { existsSync } from 'node:fs';
 import path from 'node:path';
 import type { Command } from 'commander';
 import { type DataSource, UseEngineToolsError, backupData } from '../../storage/backup.js';
+import { backupAccount, type AccountEndpoints, type AccountTotals } from '../backup-run.js';
+import { connectionReaches, resolveBlobEndpoint } from '../blob-endpoint.js';
+import { blobError } from '../blob-errors.js';
+import { resolveEndpoint } from '../endpoint.js';
 import { type CliCommand, CliError, formatCount, locationOf, locationOption } from '../command.js';
+import { accountConnectionOption, collect } from './account-options.js';
 
 interface BackupOptions {
   location?: string;
   database?: string;
+  connectionString?: string;
+  container: string[];
+  table: string[];
 }
 
 export const backupCommand: CliCommand = {
@@ -15,16 +25,42 @@ export const backupCommand: CliCommand = {
   register(program: Command) {
     program
       .command('backup')
-      .description("snapshot a server's data directory into one file, while the server runs (SQLite online backup)")
-      .argument('<file>', 'the backup file to write (replaced if it exists)')
+      .description(
+        "snapshot a server's data directory into one file, while the server runs (SQLite online backup); " +
+          "or, with -c, an account's tables and containers through its APIs",
+      )
+      .argument('<file>', 'the backup file to write (a snapshot replaces it; an account backup refuses to)')
       .addOption(locationOption('the data directory to back up'))
       .option('--database <url>', 'a database URL instead (postgres://…: use pg_dump)')
-      .addHelpText('after', '\nExample:\n  cerulean backup nightly.sqlite --location ./data\n')
+      .addOption(accountConnectionOption('back up the tables and containers of this account through its APIs'))
+      .option('-t, --table <name>', 'account backup: a table to back up (repeat for more)', collect, [])
+      .option('--container <name>', 'account backup: a container to back up (repeat for more)', collect, [])
+      .addHelpText(
+        'after',
+        '\nAn account backup holds every table and container unless -t or --container name some.\n' +
+          '\nExample:\n  cerulean backup nightly.sqlite --location ./data\n' +
+          '  cerulean backup account.backup -c UseDevelopmentStorage=true\n',
+      )
       .action((file: string, options: BackupOptions) => backup(file, options));
   },
 };
 
 async function backup(file: string, options: BackupOptions): Promise<void> {
+  if (accountMode(options)) {
+    const endpoints = accountEndpoints(options.connectionString);
+    if (options.table.length > 0 && endpoints.tables === undefined)
+      throw new CliError('-t names tables, but the connection string names no TableEndpoint', 2);
+    if (options.container.length > 0 && endpoints.blobs === undefined)
+      throw new CliError('--container names containers, but the connection string names no BlobEndpoint', 2);
+    let totals: AccountTotals;
+    try {
+      totals = await backupAccount(endpoints, file, { tables: options.table, containers: options.container });
+    } catch (error) {
+      throw blobError(error, endpoints.label);
+    }
+    process.stderr.write(`backup: ${describeTotals(totals)} written to ${file}\n`);
+    return;
+  }
   const source = dataSourceOf(options);
   try {
     const summary = await backupData(source, file);
@@ -34,6 +70,51 @@ async function backup(file: string, options: BackupOptions): Promise<void> {
   } catch (error) {
     throw engineError(error);
   }
+  // The SQLite engine keeps blob content in files beside its database, which the snapshot does not copy.
+  if ('location' in source && existsSync(path.join(source.location, 'blobs'))) {
+    process.stderr.write(
+      'backup: blob content (the blobs/ folder of the data directory) is not in the snapshot; ' +
+        'back containers and blobs up with: cerulean backup FILE -c CONNECTION\n',
+    );
+  }
+}
+
+/** -c, -t or --container ask for an account backup; they exclude --location and --database. */
+export function accountMode(options: {
+  connectionString?: string;
+  container?: string[];
+  table?: string[];
+  location?: string;
+}): boolean {
+  const named = (options.container?.length ?? 0) + (options.table?.length ?? 0) > 0;
+  const account = options.connectionString !== undefined || named;
+  const engine = options.location !== undefined || ('database' in options && options.database !== undefined);
+  if (account && engine) throw new CliError('-c, -t and --container exclude --location and --database', 2);
+  return account;
+}
+
+/**
+ * The services a connection string reaches (an http(s) URL: the Blob service's, with its SAS);
+ * without one, both of the local server or the environment's connection strings.
+ */
+function accountEndpoints(text: string | undefined): AccountEndpoints {
+  const url = text !== undefined && /^https?:\/\//i.test(text.trim());
+  const tables =
+    text === undefined || (!url && connectionReaches(text, 'TableEndpoint')) ? resolveEndpoint(text) : undefined;
+  const blobs = text === undefined || connectionReaches(text, 'BlobEndpoint') ? resolveBlobEndpoint(text) : undefined;
+  if (tables === undefined && blobs === undefined)
+    throw new CliError('the connection string names no TableEndpoint and no BlobEndpoint', 2);
+  const label = [tables?.label, blobs?.label].filter((part) => part !== undefined).join(' and ');
+  return { label, tables, blobs };
+}
+
+export function describeTotals(totals: AccountTotals): string {
+  const skipped = totals.skipped > 0 ? ` (${formatCount(totals.skipped)} page blobs skipped)` : '';
+  return (
+    `${formatCount(totals.tables)} tables, ${formatCount(totals.entities)} entities, ` +
+    `${formatCount(totals.containers)} containers, ${formatCount(totals.blobs)} blobs, ` +
+    `${formatCount(totals.bytes)} bytes${skipped}`
+  );
 }
 
 export function dataSourceOf(options: { location?: string; database?: string }): DataSource {

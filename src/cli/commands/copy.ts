@@ -1,23 +1,29 @@
 // cerulean copy <source> <destination>: tables, or a whole account, between any two endpoints
 // (Azure, Azurite, Cerulean), ending with a count check per table and a value-by-value comparison
-// of a sample of its entities (--verify).
+// of a sample of its entities (--verify); and containers with their blobs (--container).
 import type { TableClient } from '@azure/data-tables';
 import { type Command, Option } from 'commander';
+import { resolveBlobEndpoint } from '../blob-endpoint.js';
+import { blobError } from '../blob-errors.js';
 import { type CliCommand, CliError, formatCount, wholeNumber } from '../command.js';
+import { copyContainer, describeContainerCopy } from '../container-copy.js';
 import { type Endpoint, resolveEndpoint } from '../endpoint.js';
 import { encodeJsonLine } from '../formats/jsonl.js';
 import type { Row } from '../formats/row.js';
 import { Interruption, interruptedError } from '../interrupt.js';
 import { startProgress } from '../progress.js';
+import { listTableNames } from '../table-backup.js';
 import { RejectsFile } from '../rejects.js';
 import { countEntities, scanPages } from '../scan.js';
 import { fromSdkEntity } from '../sdk-entity.js';
 import { errorCodeOf, tableError } from '../service-errors.js';
 import { EntityWriter, type WriteMode, writeModes } from '../writer.js';
+import { collect } from './account-options.js';
 import { createTableIfMissing } from './import.js';
 
 interface CopyOptions {
   table: string[];
+  container: string[];
   mode: WriteMode;
   rejects: string;
   skipExisting?: boolean;
@@ -36,6 +42,12 @@ export const copyCommand: CliCommand = {
       .argument('<source>', 'connection string or SAS URL to copy from')
       .argument('<destination>', 'connection string or SAS URL to copy to')
       .option('-t, --table <name>', 'a table to copy (repeat for more; default every table)', collect, [])
+      .option(
+        '--container <name>',
+        'a container to copy with its blobs, through the Blob endpoints (repeat for more; then tables only if -t)',
+        collect,
+        [],
+      )
       .addOption(
         new Option('-m, --mode <mode>', 'how entities are written: insert, upsert (replace) or merge')
           .choices(writeModes)
@@ -56,17 +68,21 @@ export const copyCommand: CliCommand = {
           'is reported, not passed. Ctrl-C stops after the requests under way and says what was copied.\n' +
           '\nExit status: 0 when every table has as many entities at the destination as were read from the source\n' +
           'and every compared entity holds the same values; 130 when interrupted.\n' +
-          '\nExample:\n  cerulean copy "$AZURE_CONNECTION_STRING" UseDevelopmentStorage=true --table People\n',
+          '\n--container copies a container (metadata, public access, ACL) and its block and append blobs (content,\n' +
+          'content headers, metadata), streamed; the connection strings then need a BlobEndpoint. Each is checked:\n' +
+          'every blob copied is at the destination with its size.\n' +
+          '\nExample:\n  cerulean copy "$AZURE_CONNECTION_STRING" UseDevelopmentStorage=true --table People\n' +
+          '  cerulean copy "$AZURE_STORAGE_CONNECTION_STRING" UseDevelopmentStorage=true --container photos\n',
       )
       .action((source: string, destination: string, options: CopyOptions) => copy(source, destination, options));
   },
 };
 
-function collect(value: string, previous: string[]): string[] {
-  return [...previous, value];
-}
-
 async function copy(sourceText: string, destinationText: string, options: CopyOptions): Promise<void> {
+  if (options.container.length > 0) {
+    await copyContainers(sourceText, destinationText, options.container);
+    if (options.table.length === 0) return;
+  }
   const source = resolveEndpoint(sourceText);
   const destination = resolveEndpoint(destinationText);
   if (options.skipExisting && options.mode !== 'upsert' && options.mode !== 'insert') {
@@ -108,15 +124,33 @@ async function copy(sourceText: string, destinationText: string, options: CopyOp
   process.stderr.write(`copy: ${tables.length} table(s) copied, counts match${verified}\n`);
 }
 
+async function copyContainers(sourceText: string, destinationText: string, names: string[]): Promise<void> {
+  const source = resolveBlobEndpoint(sourceText);
+  const destination = resolveBlobEndpoint(destinationText);
+  const interruption = new Interruption('copy');
+  const failed: string[] = [];
+  try {
+    for (const name of names) {
+      const copied = await copyContainer(source, destination, name, interruption).catch((error: unknown) => {
+        throw blobError(error, `container ${name}`);
+      });
+      process.stdout.write(describeContainerCopy(name, copied));
+      if (copied.interrupted) {
+        const done = names.indexOf(name);
+        throw interruptedError(`${done} of ${names.length} container(s) copied, ${name} in part; run the copy again`);
+      }
+      if (copied.differences.length > 0) failed.push(name);
+    }
+  } finally {
+    interruption.dispose();
+  }
+  if (failed.length > 0) throw new CliError(`size check failed for ${failed.join(', ')}`);
+  process.stderr.write(`copy: ${names.length} container(s) copied, sizes match\n`);
+}
+
 async function listTables(endpoint: Endpoint): Promise<string[]> {
   if (endpoint.namedTable !== undefined) return [endpoint.namedTable];
-  const names: string[] = [];
-  try {
-    for await (const table of endpoint.service().listTables()) names.push(table.name!);
-  } catch (error) {
-    throw tableError(error, endpoint.label);
-  }
-  return names;
+  return listTableNames(endpoint);
 }
 
 /** Copies one table and checks it: 'ok', the check that failed, or 'interrupted'. */

@@ -1,0 +1,229 @@
+// Account backups: the tables (with their entities) and the containers (with their blobs) of an
+// account into an account backup file (src/cli/account-backup.ts) through the public APIs, and
+// back into an account.
+import { existsSync } from 'node:fs';
+import { link, rm } from 'node:fs/promises';
+import {
+  BackupFormatError,
+  BackupReader,
+  BackupWriter,
+  backupFormat,
+  backupVersion,
+  type BackupEnd,
+  type BackupRecord,
+} from './account-backup.js';
+import { connectionReaches, resolveBlobEndpoint, type BlobEndpoint } from './blob-endpoint.js';
+import {
+  listCarriedBlobs,
+  listContainerNames,
+  openBlob,
+  readContainer,
+  writeBlob,
+  writeContainer,
+} from './blob-transfer.js';
+import type { BlobHeader } from './blob-transfer.js';
+import { CliError } from './command.js';
+import { resolveEndpoint, type Endpoint } from './endpoint.js';
+import { Interruption, interruptedError } from './interrupt.js';
+import { RejectsFile } from './rejects.js';
+import { TableRestorer, backupTable, listTableNames } from './table-backup.js';
+
+export interface AccountTotals {
+  tables: number;
+  entities: number;
+  containers: number;
+  blobs: number;
+  bytes: number;
+  /** Page blobs, which are not carried. */
+  skipped: number;
+}
+
+/** What an account backup reaches: either service may be absent from the connection string. */
+export interface AccountEndpoints {
+  readonly label: string;
+  readonly tables: Endpoint | undefined;
+  readonly blobs: BlobEndpoint | undefined;
+}
+
+/** Named tables and containers only; both empty: everything the endpoints reach. */
+export interface AccountSelection {
+  readonly tables: readonly string[];
+  readonly containers: readonly string[];
+}
+
+const noTotals = (): AccountTotals => ({ tables: 0, entities: 0, containers: 0, blobs: 0, bytes: 0, skipped: 0 });
+
+/**
+ * Writes the selection to `file`, first as `<file>.partial`, renamed once complete and on disk: a
+ * file of that name is always whole.
+ */
+export async function backupAccount(
+  endpoints: AccountEndpoints,
+  file: string,
+  selection: AccountSelection,
+): Promise<AccountTotals> {
+  const everything = selection.tables.length === 0 && selection.containers.length === 0;
+  const pick = async <T>(endpoint: T | undefined, named: readonly string[], all: (e: T) => Promise<string[]>) => {
+    if (endpoint === undefined) return [];
+    return named.length > 0 ? [...named] : everything ? all(endpoint) : [];
+  };
+  const tables = await pick(endpoints.tables, selection.tables, listTableNames);
+  const containers = await pick(endpoints.blobs, selection.containers, (e) => listContainerNames(e.service));
+  const partial = `${file}.partial`;
+  if (existsSync(file)) throw new CliError(`${file} exists: an account backup never replaces a file`, 2);
+  if (existsSync(partial))
+    throw new CliError(`${partial} exists (left by a backup that was killed?): remove it, or name another file`, 2);
+  const writer = new BackupWriter(partial);
+  const totals = noTotals();
+  const interruption = new Interruption('backup');
+  writer.interruption = interruption;
+  try {
+    const createdOn = new Date().toISOString();
+    const head = { kind: 'backup', format: backupFormat, version: backupVersion, createdOn } as const;
+    await writer.record({ ...head, source: endpoints.label });
+    for (const table of tables) {
+      totals.entities += await backupTable(endpoints.tables!, writer, table);
+      totals.tables++;
+    }
+    for (const container of containers) await backupContainer(endpoints.blobs!, writer, container, totals);
+    const { tables: t, entities, containers: c, blobs, bytes } = totals;
+    await writer.record({ kind: 'end', tables: t, entities, containers: c, blobs, bytes });
+    await writer.close();
+  } catch (error) {
+    writer.abandon();
+    await rm(partial, { force: true });
+    if (interruption.requested) throw interruptedError(`nothing written: ${partial} removed`);
+    throw error;
+  } finally {
+    interruption.dispose();
+  }
+  // A link fails if the name was taken meanwhile, where a rename would replace that file.
+  await link(partial, file);
+  await rm(partial);
+  return totals;
+}
+
+async function backupContainer(endpoint: BlobEndpoint, writer: BackupWriter, name: string, totals: AccountTotals) {
+  await writer.record(await readContainer(endpoint.service, name));
+  totals.containers++;
+  const container = endpoint.service.getContainerClient(name);
+  const { items, skipped } = await listCarriedBlobs(container);
+  totals.skipped += skipped;
+  for (const item of items) {
+    const open = await openBlob(container, item);
+    if (open === undefined) continue; // deleted since the listing
+    await writer.record(open.header);
+    const bytes = await writer.content(open.content);
+    if (bytes !== open.header.sizeBytes)
+      throw new Error(`${name}/${item.name}: ${bytes} bytes read, the service announced ${open.header.sizeBytes}`);
+    totals.blobs++;
+    totals.bytes += bytes;
+  }
+}
+
+export interface RestoreOptions {
+  /** Write into tables and containers that exist already, replacing entities and blobs of the same names. */
+  readonly replace: boolean;
+}
+
+/** Puts the tables and containers of an account backup file into the account `connection` names. */
+export async function restoreAccount(
+  connection: string | undefined,
+  file: string,
+  options: RestoreOptions,
+): Promise<AccountTotals> {
+  const reader = await BackupReader.open(file);
+  const rejects = new RejectsFile(`${file}.rejects.jsonl`);
+  const restoring = new Restoring(connection, reader, rejects, options);
+  try {
+    const head = await reader.record();
+    if (head?.kind !== 'backup' || head.format !== backupFormat)
+      throw new BackupFormatError(`${file}: not an account backup`);
+    if (head.version > backupVersion)
+      throw new BackupFormatError(
+        `${file}: format version ${head.version}; this cerulean reads up to ${backupVersion}`,
+      );
+    for (let record = await reader.record(); ; record = await reader.record()) {
+      if (record === undefined) throw new BackupFormatError(`${file}: the file ends before its end record`);
+      if (record.kind === 'end') return await restoring.end(record);
+      await restoring.record(record);
+    }
+  } finally {
+    rejects.close();
+    await reader.close();
+  }
+}
+
+/** One restore under way: its endpoints (resolved when first needed), counts and the current table. */
+class Restoring {
+  readonly totals = noTotals();
+  private tables: TableRestorer | undefined;
+  private blobs: BlobEndpoint | undefined;
+
+  constructor(
+    private readonly connection: string | undefined,
+    private readonly reader: BackupReader,
+    private readonly rejects: RejectsFile,
+    private readonly options: RestoreOptions,
+  ) {}
+
+  async record(record: BackupRecord): Promise<void> {
+    if (record.kind === 'table') {
+      if (this.connection !== undefined && !connectionReaches(this.connection, 'TableEndpoint'))
+        throw new CliError(`the backup holds tables: give a connection string that names a TableEndpoint`, 2);
+      this.tables ??= new TableRestorer(resolveEndpoint(this.connection), this.rejects, this.options.replace);
+      await this.tables.startTable(record.name);
+      this.totals.tables++;
+    } else if (record.kind === 'entity') {
+      if (this.tables === undefined) throw new BackupFormatError(`${this.reader.file}: an entity before any table`);
+      await this.tables.entity(record);
+      this.totals.entities++;
+    } else if (record.kind === 'container') {
+      await this.tables?.finish();
+      this.blobs ??= resolveBlobEndpoint(this.connection);
+      if (!this.options.replace && (await this.blobs.service.getContainerClient(record.name).exists()))
+        throw new CliError(
+          `container ${record.name} exists at ${this.blobs.label}: delete it first, or give --replace`,
+        );
+      await writeContainer(this.blobs.service, record);
+      this.totals.containers++;
+    } else if (record.kind === 'blob') {
+      if (this.blobs === undefined) throw new BackupFormatError(`${this.reader.file}: a blob before any container`);
+      this.totals.bytes += await restoreBlob(this.blobs, this.reader, record);
+      this.totals.blobs++;
+    } else {
+      throw new BackupFormatError(`${this.reader.file}: a ${record.kind} record out of place`);
+    }
+  }
+
+  async end(end: BackupEnd): Promise<AccountTotals> {
+    await this.tables?.finish();
+    const { file } = this.reader;
+    const keys = ['tables', 'entities', 'containers', 'blobs', 'bytes'] as const;
+    if (keys.some((key) => end[key] !== this.totals[key])) {
+      const counts = (source: BackupEnd | AccountTotals) => keys.map((key) => `${source[key]} ${key}`).join(', ');
+      throw new BackupFormatError(`${file}: the end record counts ${counts(end)}; read ${counts(this.totals)}`);
+    }
+    if (this.rejects.count > 0)
+      throw new CliError(`${this.rejects.count} entities refused by the destination, see ${this.rejects.file}`);
+    return this.totals;
+  }
+}
+
+/** Streams one blob's content from the file; its SHA-256 is checked before a block blob is committed. */
+async function restoreBlob(endpoint: BlobEndpoint, reader: BackupReader, header: BlobHeader): Promise<number> {
+  const container = endpoint.service.getContainerClient(header.container);
+  let expected: string | undefined;
+  const content = async function* () {
+    yield* reader.content(header.sizeBytes);
+    const trailer = await reader.record();
+    if (trailer?.kind !== 'content')
+      throw new BackupFormatError(`${reader.file}: ${header.name} has no content record`);
+    expected = trailer.sha256;
+  };
+  const check = (sha256: string) => {
+    if (sha256 !== expected)
+      throw new BackupFormatError(`${reader.file}: ${header.container}/${header.name} is damaged (SHA-256 differs)`);
+  };
+  return writeBlob(container, { header, content: content() }, { check });
+}
