@@ -11,13 +11,13 @@ import type { BlockListEntry } from './block-list-xml.js';
  * blob must decode to the same length: one that differs from the blob's other blocks is 400
  * InvalidBlobOrBlock, as the service answers it.
  */
-export function checkBlockId(blockId: string, others: readonly Block[]): void {
+export function checkBlockId(blockId: string, otherBlockId: string | undefined): void {
   const bytes = decodedLength(blockId);
   if (bytes === undefined || bytes === 0 || bytes > blockIdBytesMax) {
     throw new TableError('InvalidBlockId', `The block id '${blockId}' is not base64 of 1 to 64 bytes.`);
   }
-  const other = others.find((block) => block.blockId !== '' && block.blockId !== blockId);
-  if (other !== undefined && decodedLength(other.blockId) !== bytes) {
+  // '' names content not put as a block (Put Blob): it constrains nothing.
+  if (otherBlockId !== undefined && otherBlockId !== '' && decodedLength(otherBlockId) !== bytes) {
     throw new TableError('InvalidBlobOrBlock', 'All block ids of a blob must have the same length.');
   }
 }

@@ -54,6 +54,13 @@ export interface Block {
   readonly content: ContentRef;
 }
 
+/** BlobStore.blockSummary's answer. */
+export interface BlockSummary {
+  readonly stagedCount: number;
+  readonly stagedHasId: boolean;
+  readonly sampleBlockId: string | undefined;
+}
+
 /** What List Blobs sees: a blob's record, or a name that has only staged blocks (include=uncommittedblobs). */
 export type ListedBlob =
   { readonly kind: 'blob'; readonly record: BlobRecord } | { readonly kind: 'uncommitted'; readonly name: string };
@@ -139,6 +146,12 @@ export interface BlobStore {
 
   /** Stages a block under the base blob's name (the blob need not exist); replaces a staged block of the same id. */
   stageBlock(account: string, container: string, name: string, block: Block): Promise<WriteOutcome>;
+  /**
+   * What Put Block checks before it stages, without reading every block of a blob with many: how
+   * many blocks are staged under the name, whether `blockId` is one of them, and one block id of the
+   * name (a staged one, else one of the base blob's committed blocks; undefined: none).
+   */
+  blockSummary(account: string, container: string, name: string, blockId: string): Promise<BlockSummary>;
   /** A blob version's committed blocks in order, and (base blob only) the staged ones in staging order. */
   getBlocks(account: string, key: BlobKey): Promise<{ readonly committed: Block[]; readonly staged: Block[] }>;
   /**

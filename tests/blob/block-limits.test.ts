@@ -39,6 +39,11 @@ function callOver(record: BlobRecord | undefined, staged: Block[], query: string
     getContainer: async () => ({ name: 'c', etag: '"0x1"', lastModifiedMs: 0, state: '{}' }),
     getBlob: async () => record,
     getBlocks: async () => ({ committed: [], staged }),
+    blockSummary: async (_account: string, _container: string, _name: string, blockId: string) => ({
+      stagedCount: staged.length,
+      stagedHasId: staged.some((block) => block.blockId === blockId),
+      sampleBlockId: staged[0]?.blockId,
+    }),
     writeContent: async () => assert.fail('the body was read'),
   };
   return {

@@ -12,6 +12,7 @@ import type {
   BlobKey,
   BlobRecord,
   BlobStore,
+  BlockSummary,
   ContainerRecord,
   ContentChange,
   ContentRef,
@@ -68,6 +69,13 @@ const getBlocksSql = `SELECT 'committed' AS kind, k.seq::bigint AS seq, k.block_
     JOIN ${s}.blob_containers c ON c.id = t.container_id
     WHERE c.account = $1 AND c.name = $2 AND t.name = $3 AND $4 = ''
   ORDER BY kind, seq`;
+const stagedWhere = `${s}.blob_staged t JOIN ${s}.blob_containers c ON c.id = t.container_id
+    WHERE c.account = $1 AND c.name = $2 AND t.name = $3`;
+const blockSummarySql = `SELECT (SELECT count(*) FROM ${stagedWhere})::int AS staged_count,
+  EXISTS (SELECT 1 FROM ${stagedWhere} AND t.block_id = $5) AS staged_has_id,
+  COALESCE((SELECT t.block_id FROM ${stagedWhere} LIMIT 1),
+    (SELECT k.block_id FROM ${s}.blob_blocks k JOIN ${versionFrom} ON b.id = k.blob_id WHERE ${versionWhere} LIMIT 1))
+    AS sample_block_id`;
 // Only complete content of the stated size; the re-staged block goes last in staging order.
 const stageSql = `WITH n AS (${lockedContents('ARRAY[$5::bigint]')})
   INSERT INTO ${s}.blob_staged (container_id, name, block_id, content_id)
@@ -108,6 +116,12 @@ const blobRecord = (container: string, row: BlobRow): BlobRecord => ({
   sizeBytes: Number(row.size_bytes),
   state: row.state,
 });
+
+interface SummaryRow {
+  readonly staged_count: number;
+  readonly staged_has_id: boolean;
+  readonly sample_block_id: string | null;
+}
 
 interface BlockRow {
   readonly kind: 'committed' | 'staged';
@@ -221,6 +235,17 @@ export class PostgresBlobStore implements BlobStore {
     }
     assert((await this.getContainer(account, container)) === undefined, `content ${id} is not complete content`);
     return 'containerNotFound';
+  }
+
+  async blockSummary(account: string, container: string, name: string, blockId: string): Promise<BlockSummary> {
+    const values = [account, container, name, '', blockId];
+    const { rows } = await this.connection.query<SummaryRow>('read', named(blockSummarySql, values));
+    const row = rows[0]!;
+    return {
+      stagedCount: row.staged_count,
+      stagedHasId: row.staged_has_id,
+      sampleBlockId: row.sample_block_id ?? undefined,
+    };
   }
 
   async getBlocks(account: string, key: BlobKey): Promise<{ readonly committed: Block[]; readonly staged: Block[] }> {

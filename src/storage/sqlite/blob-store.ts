@@ -14,6 +14,7 @@ import type {
   BlobKey,
   BlobRecord,
   BlobStore,
+  BlockSummary,
   ContainerRecord,
   ContentRef,
   ListBlobsOptions,
@@ -75,6 +76,10 @@ export const blobReaderSql = {
   blocks:
     'SELECT ordinal, block_id, content_id, content_size, end_byte FROM blob_blocks WHERE list_id = ? ORDER BY ordinal',
   staged: 'SELECT block_id, content_id, content_size FROM blob_staged WHERE container_id = ? AND name = ? ORDER BY seq',
+  stagedCount: 'SELECT count(*) AS n FROM blob_staged WHERE container_id = ? AND name = ?',
+  stagedHas: 'SELECT 1 FROM blob_staged WHERE container_id = ? AND name = ? AND block_id = ?',
+  stagedSample: 'SELECT block_id FROM blob_staged WHERE container_id = ? AND name = ? LIMIT 1',
+  committedSample: 'SELECT block_id FROM blob_blocks WHERE list_id = ? LIMIT 1',
   firstBlock:
     'SELECT ordinal, block_id, content_id, content_size, end_byte FROM blob_blocks ' +
     'WHERE list_id = ? AND end_byte > ? ORDER BY end_byte, ordinal LIMIT 1',
@@ -181,6 +186,19 @@ export class SqliteBlobStore implements BlobStore {
       [name, base, snap],
       limit,
     );
+  }
+
+  async blockSummary(account: string, container: string, name: string, blockId: string): Promise<BlockSummary> {
+    const containerId = this.containerId(account, container);
+    if (containerId === undefined) return { stagedCount: 0, stagedHasId: false, sampleBlockId: undefined };
+    const stagedCount = (this.sql.stagedCount.get(containerId, name) as { n: number }).n;
+    const stagedHasId = this.sql.stagedHas.get(containerId, name, blockId) !== undefined;
+    let sample = this.sql.stagedSample.get(containerId, name) as { block_id: string } | undefined;
+    if (sample === undefined) {
+      const base = this.version(account, { container, name, snapshot: '' });
+      if (base !== undefined) sample = this.sql.committedSample.get(base.list_id) as { block_id: string } | undefined;
+    }
+    return { stagedCount, stagedHasId, sampleBlockId: sample?.block_id };
   }
 
   async getBlocks(account: string, key: BlobKey): Promise<{ readonly committed: Block[]; readonly staged: Block[] }> {

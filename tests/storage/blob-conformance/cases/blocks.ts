@@ -27,6 +27,27 @@ export const blockCases: readonly BlobCase[] = [
     },
   },
   {
+    name: 'blockSummary counts the staged blocks, finds an id, and samples a staged id, else a committed one',
+    async run({ store, account, withContainer }) {
+      const none = { stagedCount: 0, stagedHasId: false, sampleBlockId: undefined };
+      assert.deepEqual(await store.blockSummary(account(), 'c', 'b', 'AA'), none, 'no container');
+      const acct = await withContainer();
+      assert.deepEqual(await store.blockSummary(acct, 'c', 'b', 'AA'), none);
+      const a = await blockOf(store, 'aaa', 'QUE=');
+      await store.putBlob(acct, blob('c', 'b', 3), { kind: 'replace', blocks: [a] }, null);
+      assert.deepEqual(await store.blockSummary(acct, 'c', 'b', 'AA'), { ...none, sampleBlockId: 'QUE=' });
+      await store.stageBlock(acct, 'c', 'b', await blockOf(store, 'x', 'QkI='));
+      await store.stageBlock(acct, 'c', 'b', await blockOf(store, 'y', 'Q0M='));
+      await store.stageBlock(acct, 'c', 'b', await blockOf(store, 'z', 'QkI='));
+      const summary = await store.blockSummary(acct, 'c', 'b', 'Q0M=');
+      assert.equal(summary.stagedCount, 2);
+      assert.equal(summary.stagedHasId, true);
+      assert.ok(summary.sampleBlockId === 'QkI=' || summary.sampleBlockId === 'Q0M=', summary.sampleBlockId);
+      assert.equal((await store.blockSummary(acct, 'c', 'b', 'RUU=')).stagedHasId, false);
+      assert.equal((await store.blockSummary(acct, 'c', 'other', 'QkI=')).stagedCount, 0, 'per name');
+    },
+  },
+  {
     name: "a 'replace' commit sets the committed list in order and drops the name's staged blocks",
     async run({ store, withContainer }) {
       const acct = await withContainer();
