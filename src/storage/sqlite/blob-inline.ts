@@ -8,8 +8,8 @@ import assert from 'node:assert/strict';
 /**
  * Content up to this size is a row; larger content a file. A row goes through the one writer thread
  * and is written twice (the log, then the database at a checkpoint), and a reader reads it whole on
- * the calling thread. Measured (docs/blob-storage.md), a 64 KiB Put Blob is 1.6 to 2.3 times as fast
- * as a row as as a file; at 256 KiB a row loses under concurrency.
+ * the calling thread. Measured (docs/blob-storage.md), a 64 KiB Put Blob goes 1.6 to 2.3 times as fast
+ * with a row as with a file; at 256 KiB a row loses under concurrency.
  */
 export const inlineBytesMaxDefault = 64 * 1024;
 
