@@ -2,11 +2,14 @@
 // reclaimContent run as if hours had passed, and answers which content the store holds and which
 // content its records and staged blocks name, so a test can say nothing is orphaned and nothing
 // named is missing. On SQLite the content is files under <location>/blobs/ (src/storage/sqlite/
-// blob-content.ts); on PostgreSQL rows of blob_contents (docs/blob-storage-postgres.md).
+// blob-content.ts) and, when small, rows of blob_inline (blob-inline.ts); on PostgreSQL rows of
+// blob_contents (docs/blob-storage-postgres.md).
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import type { BlobStore } from '../../src/storage/blob-store.js';
 import { PostgresStore } from '../../src/storage/postgres/postgres-store.js';
+import { databaseFileName } from '../../src/storage/sqlite/schema.js';
 import { SqliteStore } from '../../src/storage/sqlite/sqlite-store.js';
 import { onDatabase } from './postgres.js';
 
@@ -34,7 +37,8 @@ export async function contentCensus(at: StoreAt): Promise<ContentCensus> {
       const blobs = await tables.openBlobStore();
       try {
         const { referenced, reclaimed } = await reclaimAndList(blobs);
-        return { stored: await contentFiles(at.location), referenced, reclaimed };
+        const stored = new Set([...(await contentFiles(at.location)), ...inlineContent(at.location)]);
+        return { stored, referenced, reclaimed };
       } finally {
         blobs.close();
       }
@@ -77,6 +81,16 @@ async function reclaimAndList(blobs: BlobStore): Promise<{ referenced: Set<strin
     }
   }
   return { referenced, reclaimed };
+}
+
+/** The content ids of the inline rows of the SQLite database at `location`. */
+function inlineContent(location: string): string[] {
+  const db = new Database(join(location, databaseFileName), { readonly: true });
+  try {
+    return db.prepare('SELECT content_id FROM blob_inline').pluck().all() as string[];
+  } finally {
+    db.close();
+  }
 }
 
 /** The content files under <location>/blobs/<2 hex digits>/, temporary ones included. */

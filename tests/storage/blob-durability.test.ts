@@ -81,12 +81,13 @@ async function checkBlobs(store: BlobStore, logged: Logged): Promise<void> {
   }
 }
 
-/** Content files on disk that no block row, committed or staged, names. */
+/** Content on disk, files and inline rows, that no block row, committed or staged, names. */
 function unreferencedFiles(location: string): string[] {
   const root = path.join(location, 'blobs');
   const files = readdirSync(root).flatMap((slice) => readdirSync(path.join(root, slice)));
   const db = new Database(path.join(location, 'cerulean.sqlite'), { readonly: true });
   try {
+    files.push(...(db.prepare('SELECT content_id FROM blob_inline').pluck().all() as string[]));
     const named = new Set(
       db.prepare('SELECT content_id FROM blob_blocks UNION SELECT content_id FROM blob_staged').pluck().all(),
     );

@@ -1,7 +1,9 @@
 // The SQLite engine's blob store against the blob conformance suite, in memory (writer inline,
-// content in memory) and on disk (writer thread, content files beside the database); then what is
-// particular to it: the content files' layout and fsync order (under strace), the sweep of files a
-// crash leaves, reclaim across a restart, and a 50,000-block blob read by its end-byte index.
+// content in memory) and on disk (writer thread, content files beside the database and small
+// content in rows; and files only); then what is particular to it: the content files' layout and
+// fsync order (under strace), small content as rows (no file, across a reopen, and a database made
+// before there were such rows), the sweep of what a crash leaves, reclaim across a restart, and a
+// 50,000-block blob read by its end-byte index.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -13,7 +15,7 @@ import type { BlobRecord } from '../../src/storage/blob-store.js';
 import { blobReaderSql, type SqliteBlobStore } from '../../src/storage/sqlite/blob-store.js';
 import { SqliteStore } from '../../src/storage/sqlite/sqlite-store.js';
 import { runBlobConformance, type BlobStoreUnderTest } from './blob-conformance/index.js';
-import { blob, container, readAll, reclaimAll, write } from './blob-conformance/support.js';
+import { blob, chunksOf, container, readAll, reclaimAll, write } from './blob-conformance/support.js';
 
 const contentGraceMs = 60_000;
 
@@ -23,10 +25,10 @@ async function inMemory(): Promise<BlobStoreUnderTest> {
   return { store, contentGraceMs, contentExists: (ref) => store.contentExists(ref), close: () => tables.close() };
 }
 
-async function onDisk(): Promise<BlobStoreUnderTest> {
+async function onDisk(inlineBytesMax?: number): Promise<BlobStoreUnderTest> {
   const location = mkdtempSync(path.join(os.tmpdir(), 'cerulean-blob-conformance-'));
   let tables = await SqliteStore.open({ location });
-  let blobs: SqliteBlobStore = await tables.openBlobStore({ contentGraceMs });
+  let blobs: SqliteBlobStore = await tables.openBlobStore({ contentGraceMs, inlineBytesMax });
   const close = async () => {
     blobs.close();
     await tables.close();
@@ -44,7 +46,7 @@ async function onDisk(): Promise<BlobStoreUnderTest> {
     async reopen() {
       await close();
       tables = await SqliteStore.open({ location });
-      blobs = await tables.openBlobStore({ contentGraceMs });
+      blobs = await tables.openBlobStore({ contentGraceMs, inlineBytesMax });
       return blobs;
     },
   };
@@ -58,7 +60,9 @@ runBlobConformance('SQLite in memory', inMemory, {
       'an in-memory store keeps its content in memory',
   },
 });
-runBlobConformance('SQLite on disk', onDisk);
+runBlobConformance('SQLite on disk', () => onDisk());
+// The suite's content is small: without rows for it, every piece is a file.
+runBlobConformance('SQLite on disk, files only', () => onDisk(0));
 
 // -- SQLite on disk only: the files beside the database --------------------------------------
 
@@ -70,6 +74,16 @@ const key = (container: string, name: string) => ({ container, name, snapshot: '
 function contentFiles(location: string): string[] {
   const root = path.join(location, 'blobs');
   return readdirSync(root).flatMap((slice) => readdirSync(path.join(root, slice)));
+}
+
+/** Content ids of the inline rows of the database at `location`. */
+function inlineIds(location: string): string[] {
+  const db = new Database(path.join(location, 'cerulean.sqlite'), { readonly: true });
+  try {
+    return db.prepare('SELECT content_id FROM blob_inline ORDER BY content_id').pluck().all() as string[];
+  } finally {
+    db.close();
+  }
 }
 
 async function withStore<T>(location: string, run: (blobs: SqliteBlobStore) => Promise<T>): Promise<T> {
@@ -123,8 +137,15 @@ describe('SQLite blob content files', () => {
       assert.ok(blocks.committed.length >= 1);
       const logSyncs = calls.flatMap((line, at) => (/fsync\(\d+<[^>]*cerulean\.sqlite-wal>/.test(line) ? [at] : []));
       const lastLogSync = logSyncs.at(-1) ?? -1;
+      const inline = new Set(inlineIds(location));
       for (const { content } of blocks.committed) {
         const file = path.join(location, 'blobs', content.id.slice(0, 2), content.id);
+        if (inline.has(content.id)) {
+          // A row (the load's sizes are random): its durability is the log's fsync alone.
+          assert.ok(content.sizeBytes <= 64 * 1024 && lastLogSync >= 0);
+          assert.ok(!calls.some((line) => line.includes(content.id)), 'small content has no file');
+          continue;
+        }
         assert.ok(statSync(file).isFile(), `${file} is where the layout says`);
         const fileSync = calls.findIndex((line) => line.includes(`fsync(`) && line.includes(`<${file}.tmp>`));
         const renamed = calls.findIndex((line) => line.includes(`rename("${file}.tmp", "${file}")`));
@@ -157,21 +178,22 @@ describe('SQLite blob content files', () => {
       await blobs.createContainer(account, container('c'));
       const record = await putText(blobs, 'kept', 'committed');
       await write(blobs, 'written, never committed');
+      await blobs.writeContent(chunksOf(Buffer.alloc(100 * 1024, 7), 16 * 1024));
       return record;
     });
+    assert.equal(inlineIds(location).length, 2, 'the small content is two rows');
     const stray = ['0123456789abcdef0123456789abcdef', 'fedcba9876543210fedcba9876543210.tmp'];
     writeFileSync(path.join(location, 'blobs', '01', stray[0]!), 'unknown to the database');
     writeFileSync(path.join(location, 'blobs', 'fe', stray[1]!), 'a write cut short');
     writeFileSync(path.join(location, 'blobs', '00', 'notes.txt'), 'not content');
-    assert.equal(contentFiles(location).length, 2 + 3);
+    assert.equal(contentFiles(location).length, 1 + 3);
     await withStore(location, async (blobs) => {
       await reclaimAll(under(blobs));
+      assert.deepEqual(contentFiles(location), ['notes.txt']);
+      const { committed } = await blobs.getBlocks(account, key('c', 'kept'));
       assert.deepEqual(
-        contentFiles(location).sort(),
-        [
-          ...(await blobs.getBlocks(account, key('c', 'kept'))).committed.map((each) => each.content.id),
-          'notes.txt',
-        ].sort(),
+        inlineIds(location),
+        committed.map((each) => each.content.id),
       );
       assert.equal(await readAll(blobs, account, kept), 'committed');
     });
@@ -189,6 +211,58 @@ describe('SQLite blob content files', () => {
       assert.equal(await blobs.contentExists(old), false);
       assert.equal(await readAll(blobs, account, current), 'second');
     });
+  });
+
+  test('small content is a row, no file: read whole and in ranges, shared by a snapshot, after a reopen', async () => {
+    const text = 'x'.repeat(64 * 1024 - 5) + 'small';
+    const record = await withStore(location, async (blobs) => {
+      await blobs.createContainer(account, container('c'));
+      const put = await putText(blobs, 'b', text);
+      await blobs.snapshotBlob(account, { ...put, snapshot: 'snap', etag: '"s"' }, put.etag);
+      return put;
+    });
+    assert.deepEqual(contentFiles(location), [], 'no file for content of 64 KiB or less');
+    assert.equal(inlineIds(location).length, 1, 'one row, named by the blob and its snapshot');
+    await withStore(location, async (blobs) => {
+      assert.equal(await readAll(blobs, account, record), text);
+      assert.equal(await readAll(blobs, account, record, text.length - 7, text.length - 2), 'xxsma');
+      assert.equal(await readAll(blobs, account, { ...record, snapshot: 'snap', etag: '"s"' }, 65_531), 'small');
+      await blobs.deleteBlob(account, key('c', 'b'), { base: true, snapshots: false }, undefined);
+      await reclaimAll(under(blobs));
+      assert.equal(inlineIds(location).length, 1, 'the snapshot still names it');
+      await blobs.deleteBlob(account, { ...key('c', 'b'), snapshot: 'snap' }, { base: true, snapshots: false }, undefined);
+      await reclaimAll(under(blobs));
+      assert.deepEqual(inlineIds(location), [], 'reclaimed once nothing names it');
+    });
+  });
+
+  test('content that grows past 64 KiB on the way is a file, with every byte', async () => {
+    const bytes = Buffer.from(Array.from({ length: 64 * 1024 + 1 }, (_, i) => i % 251));
+    await withStore(location, async (blobs) => {
+      const ref = await blobs.writeContent(chunksOf(bytes, 1000));
+      assert.equal(ref.sizeBytes, bytes.length);
+      assert.deepEqual(contentFiles(location), [ref.id]);
+      assert.deepEqual(inlineIds(location), []);
+      const file = path.join(location, 'blobs', ref.id.slice(0, 2), ref.id);
+      assert.ok(readFileSync(file).equals(bytes));
+    });
+  });
+
+  test('a database made before content rows existed opens, reads its files and takes rows', async () => {
+    const big = 'b'.repeat(100 * 1024);
+    const old = await withStore(location, async (blobs) => {
+      await blobs.createContainer(account, container('c'));
+      return putText(blobs, 'old', big);
+    });
+    const db = new Database(path.join(location, 'cerulean.sqlite'));
+    db.exec('DROP TABLE blob_inline');
+    db.close();
+    await withStore(location, async (blobs) => {
+      assert.equal(await readAll(blobs, account, old), big);
+      const record = await putText(blobs, 'new', 'small');
+      assert.equal(await readAll(blobs, account, record), 'small');
+    });
+    assert.equal(inlineIds(location).length, 1);
   });
 
   test('a blob of 50,000 blocks: one commit, ranged reads find their first block by the end-byte index', async () => {

@@ -1,6 +1,6 @@
 // The Blob service's tables in the SQLite database, beside the tables' (schema.ts) and the queues'
-// (queue-schema.ts). The content itself is not here but in files beside the database
-// (blob-content.ts); these rows name it by id.
+// (queue-schema.ts). Content is in files beside the database (blob-content.ts), or, when small, in
+// blob_inline rows (blob-inline.ts); the other rows name it by id, whichever it is.
 //
 // - blob_containers: one row per (account, name), with a surrogate id that keeps blob keys short.
 // - blobs: base blobs and snapshots, keyed (container_id, name, base, snapshot) where base is 1
@@ -13,6 +13,9 @@
 //   A block row keeps end_byte, the blob offset its block ends at: a ranged read finds its first
 //   block with one probe of (list_id, end_byte), and an Append Block adds one row.
 // - blob_staged: uncommitted blocks by (container, blob name, block id), in staging order (seq).
+// - blob_inline: small content, by id, with the time it was written (a file's mtime, for the
+//   sweep that finds content a crash or a failed request left unnamed). A rowid table: its rows are
+//   large. A database made before it gets the table, empty, when opened: its content is all files.
 // - blob_garbage: content ids that lost a reference (a dropped staged block, a dropped dead list)
 //   or that the directory sweep found referenced by nothing, each removed a grace after it was
 //   first stamped if it is still referenced by nothing then.
@@ -77,6 +80,11 @@ CREATE TABLE IF NOT EXISTS blob_garbage (
   stamp_ms INTEGER
 ) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS blob_garbage_by_stamp ON blob_garbage (stamp_ms);
+CREATE TABLE IF NOT EXISTS blob_inline (
+  content_id TEXT PRIMARY KEY,
+  written_ms INTEGER NOT NULL,
+  bytes BLOB NOT NULL
+);
 `;
 
 /** The columns a BlobRecord is read from (blobRecord), by the reader and the writer. */

@@ -1,8 +1,9 @@
 // The Blob service's store on the SQLite engine, over the same database and the same writer as the
 // tables and queues: record writes are jobs of the one writer (blob-writer.ts), durable before they
-// answer; content is in files beside the database (blob-content.ts), durable before any row names
-// it. Reads run on a connection of their own in autocommit, as the queue store's do, so each sees
-// every write acknowledged before it started; an in-memory database shares its one connection.
+// answer; content is in files beside the database (blob-content.ts) or, when small, in rows of its
+// own (blob-inline.ts), durable before any row names it. Reads run on a connection of their own in
+// autocommit, as the queue store's do, so each sees every write acknowledged before it started; an
+// in-memory database shares its one connection.
 //
 // A reader streams the block list its blob version named when it started: lists never change but
 // by appends past its end, and a dead list stays until reclaimContent drops it, which it never does
@@ -21,7 +22,8 @@ import type {
   ListedBlob,
 } from '../blob-store.js';
 import { clampRange, compareCodePoints, listStart, mergeListed } from '../blob-rows.js';
-import type { ContentFiles } from './blob-content.js';
+import { newContentId, type ContentFiles } from './blob-content.js';
+import { inlineBytesMaxDefault, inlineReaderSql, readHead } from './blob-inline.js';
 import { blobColumns } from './blob-schema.js';
 import type { BlobWriterApi } from './blob-writer.js';
 
@@ -90,7 +92,7 @@ export const blobReaderSql = {
     'WHERE list_id = ? AND ordinal >= ? ORDER BY ordinal LIMIT ?',
 } as const;
 
-type Sql = Record<keyof typeof blobReaderSql, Statement>;
+type Sql = Record<keyof typeof blobReaderSql | keyof typeof inlineReaderSql, Statement>;
 
 const record = (container: string, row: RecordRow): BlobRecord => ({
   container,
@@ -114,10 +116,21 @@ export interface BlobStoresShared {
   readonly readers: Map<number, number>;
 }
 
+export interface SqliteBlobStoreOptions {
+  /** See contentGraceMsDefault. */
+  readonly contentGraceMs?: number | undefined;
+  /** Content up to this size is a row of the database, larger a file (inlineBytesMaxDefault); 0: files only. */
+  readonly inlineBytesMax?: number | undefined;
+}
+
 export class SqliteBlobStore implements BlobStore {
   private readonly sql: Sql;
   private readonly content: ContentFiles;
   private readonly readers: Map<number, number>;
+  private readonly graceMs: number;
+  private readonly inlineBytesMax: number;
+  /** Where the sweep of inline content goes on: the last content id it looked at. */
+  private inlineSweepAfter = '';
 
   /** `ownsReader`: `reader` is this store's own connection, closed with it. */
   constructor(
@@ -125,18 +138,32 @@ export class SqliteBlobStore implements BlobStore {
     private readonly writer: BlobWriterApi,
     shared: BlobStoresShared,
     private readonly ownsReader: boolean,
-    private readonly graceMs: number = contentGraceMsDefault,
+    options: SqliteBlobStoreOptions = {},
   ) {
-    assert(Number.isSafeInteger(graceMs) && graceMs >= 0, 'a grace is a duration');
+    this.graceMs = options.contentGraceMs ?? contentGraceMsDefault;
+    this.inlineBytesMax = options.inlineBytesMax ?? inlineBytesMaxDefault;
+    assert(Number.isSafeInteger(this.graceMs) && this.graceMs >= 0, 'a grace is a duration');
+    assert(Number.isSafeInteger(this.inlineBytesMax) && this.inlineBytesMax >= 0, 'a size is a count of bytes');
     this.content = shared.content;
     this.readers = shared.readers;
     this.sql = Object.fromEntries(
-      Object.entries(blobReaderSql).map(([key, text]) => [key, reader.prepare(text)]),
+      Object.entries({ ...blobReaderSql, ...inlineReaderSql }).map(([key, text]) => [key, reader.prepare(text)]),
     ) as Sql;
+    this.sql.inlineBytes.pluck();
   }
 
-  writeContent(source: AsyncIterable<Uint8Array>): Promise<ContentRef> {
-    return this.content.write(source);
+  /**
+   * Small content becomes a row, durable with the writer's next group commit; content that grows
+   * past inlineBytesMax on the way goes to a file, with the bytes read so far.
+   */
+  async writeContent(source: AsyncIterable<Uint8Array>): Promise<ContentRef> {
+    if (this.inlineBytesMax === 0) return this.content.write(source);
+    const head = await readHead(source, this.inlineBytesMax);
+    if ('rest' in head) return this.content.write(head.rest);
+    const id = newContentId();
+    // The system clock, as a file's mtime: the sweep compares it with nowMs - grace likewise.
+    await this.writer.putInline(id, Date.now(), head.whole);
+    return { id, sizeBytes: head.whole.length };
   }
 
   // The writes are the writer's jobs as they are (blob-writer.ts).
@@ -237,7 +264,7 @@ export class SqliteBlobStore implements BlobStore {
           const blockStart = row.end_byte - row.content_size;
           const from = Math.max(offset, blockStart);
           const to = Math.min(end, row.end_byte);
-          if (from < to) yield* this.content.read(row.content_id, from - blockStart, to - blockStart);
+          if (from < to) yield* this.piece(row.content_id, from - blockStart, to - blockStart);
           offset = Math.max(offset, to);
           if (offset >= end) break;
         }
@@ -250,6 +277,14 @@ export class SqliteBlobStore implements BlobStore {
     }
   }
 
+  /** The bytes [start, end) of one piece of content, inline or in its file. */
+  private piece(id: string, start: number, end: number): AsyncIterable<Buffer> | Buffer[] {
+    const bytes = this.sql.inlineBytes.get(id) as Buffer | undefined;
+    if (bytes === undefined) return this.content.read(id, start, end);
+    assert(end <= bytes.length, `inline content ${id} holds the bytes its block row says`);
+    return [bytes.subarray(start, end)];
+  }
+
   private pin(listId: number, change: 1 | -1): void {
     const count = (this.readers.get(listId) ?? 0) + change;
     if (count === 0) this.readers.delete(listId);
@@ -258,19 +293,32 @@ export class SqliteBlobStore implements BlobStore {
 
   async reclaimContent(nowMs: number, stagedBeforeMs: number, limit: number): Promise<number> {
     assert(Number.isSafeInteger(limit) && limit >= 1, 'a reclaim removes at least one piece');
-    // Files a row names are left here, on the read connection; the writer checks the rest again.
-    const found = (await this.content.sweep(nowMs - this.graceMs, sweepEntriesPerLimit * limit)).filter(
+    const beforeMs = nowMs - this.graceMs;
+    const entriesMax = sweepEntriesPerLimit * limit;
+    // Content a row names is left here, on the read connection; the writer checks the rest again.
+    const found = [...(await this.content.sweep(beforeMs, entriesMax)), ...this.sweepInline(beforeMs, entriesMax)];
+    const unreferenced = found.filter(
       (id) => this.sql.referencedByBlock.get(id) === undefined && this.sql.referencedByStaged.get(id) === undefined,
     );
-    for (let i = 0; i < found.length; i += 500) await this.writer.noteUnreferenced(found.slice(i, i + 500));
+    for (let i = 0; i < unreferenced.length; i += 500)
+      await this.writer.noteUnreferenced(unreferenced.slice(i, i + 500));
     const step = await this.writer.reclaim(nowMs, stagedBeforeMs, this.graceMs, limit, [...this.readers.keys()]);
     await this.content.remove(step.contentIds);
-    return step.contentIds.length + step.stagedDropped;
+    return step.contentIds.length + step.inlineDropped + step.stagedDropped;
+  }
+
+  /** One step of the sweep over inline content, as over the files: ids written before `beforeMs`. */
+  private sweepInline(beforeMs: number, entriesMax: number): string[] {
+    const rows = this.sql.inlineAfter.all(this.inlineSweepAfter, entriesMax) as
+      { content_id: string; written_ms: number }[];
+    // Round the table as the file sweep rounds the directories: from the start once at its end.
+    this.inlineSweepAfter = rows.length < entriesMax ? '' : rows.at(-1)!.content_id;
+    return rows.filter((row) => row.written_ms < beforeMs).map((row) => row.content_id);
   }
 
   /** Whether the content is still kept (tests). */
-  contentExists(ref: ContentRef): Promise<boolean> {
-    return this.content.exists(ref.id);
+  async contentExists(ref: ContentRef): Promise<boolean> {
+    return this.sql.inlineBytes.get(ref.id) !== undefined || this.content.exists(ref.id);
   }
 
   /** Closes this store's own read connection; the writer closes with the table store. */

@@ -1,7 +1,7 @@
 // The Blob service's writes in the SQLite engine: jobs of the one SqliteWriter (writer.ts), in its
 // group commits, durable before they answer. Each job decides its compare-and-swap on the current
 // row and then writes, so it never needs its savepoint rolled back. Content is already durable in
-// its file when a job references it (blob-content.ts).
+// its file (blob-content.ts) or its row (putInline, blob-inline.ts) when a job references it.
 import assert from 'node:assert/strict';
 import type Database from 'better-sqlite3';
 import type {
@@ -14,12 +14,14 @@ import type {
   IfEtag,
   WriteOutcome,
 } from '../blob-store.js';
-import { assertBlock, assertCommittedSize, blocksSize, etagOutcome } from '../blob-rows.js';
+import { assertBlock, assertCommittedSize, assertContentId, blocksSize, etagOutcome } from '../blob-rows.js';
 import type { RunJob } from './queue-writer.js';
 
-/** What one reclaim job did: the content ids to remove now (no row names them any more). */
+/** What one reclaim job did: the content files to remove now (no row names them any more). */
 export interface ReclaimStep {
   readonly contentIds: string[];
+  /** Inline content rows the job deleted (no row names them any more). */
+  readonly inlineDropped: number;
   readonly stagedDropped: number;
   readonly listsDropped: number;
 }
@@ -37,6 +39,8 @@ export const blobStoreWrites = [
 
 /** The blob jobs, as the store (blob-store.ts) calls them on the writer, here or across threads. */
 export interface BlobWriterApi extends Pick<BlobStore, (typeof blobStoreWrites)[number]> {
+  /** Small content as a row (blob-inline.ts), written at `writtenMs`; durable once this resolves. */
+  putInline(contentId: string, writtenMs: number, bytes: Uint8Array): Promise<void>;
   /** Content files the directory sweep found: those no row references become garbage (unstamped). */
   noteUnreferenced(contentIds: readonly string[]): Promise<void>;
   /**
@@ -56,6 +60,7 @@ export interface BlobWriterApi extends Pick<BlobStore, (typeof blobStoreWrites)[
 /** The method names, for the writer thread's message handlers (writer-worker.ts, writer-client.ts). */
 export const blobWriterMethods = [
   ...blobStoreWrites,
+  'putInline',
   'noteUnreferenced',
   'reclaim',
 ] as const satisfies readonly (keyof BlobWriterApi)[];
@@ -142,6 +147,8 @@ const sql = {
   deleteList: 'DELETE FROM blob_lists WHERE id = ?',
   oldGarbage: 'SELECT content_id FROM blob_garbage WHERE stamp_ms <= ? ORDER BY stamp_ms LIMIT ?',
   deleteGarbage: 'DELETE FROM blob_garbage WHERE content_id = ?',
+  insertInline: 'INSERT INTO blob_inline (content_id, written_ms, bytes) VALUES (?, ?, ?)',
+  deleteInline: 'DELETE FROM blob_inline WHERE content_id = ?',
 } as const;
 
 type Sql = Record<keyof typeof sql, Statement>;
@@ -314,6 +321,15 @@ export class SqliteBlobWriter implements BlobWriterApi {
     });
   }
 
+  putInline(contentId: string, writtenMs: number, bytes: Uint8Array): Promise<void> {
+    assertContentId(contentId);
+    // Across threads a Buffer arrives as a Uint8Array; SQLite binds a Buffer as a BLOB.
+    const blob = Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    return this.run(() => {
+      this.sql.insertInline.run(contentId, writtenMs, blob);
+    });
+  }
+
   noteUnreferenced(contentIds: readonly string[]): Promise<void> {
     return this.run(() => {
       for (const id of contentIds) if (!this.referenced(id)) this.sql.garbageIfNew.run(id);
@@ -339,11 +355,15 @@ export class SqliteBlobWriter implements BlobWriterApi {
       }
       const listsDropped = this.dropDeadLists(nowMs - graceMs, limit, new Set(pinnedLists));
       const contentIds: string[] = [];
+      let inlineDropped = 0;
       for (const id of this.sql.oldGarbage.pluck().all(nowMs - graceMs, limit) as string[]) {
         this.sql.deleteGarbage.run(id);
-        if (!this.referenced(id)) contentIds.push(id);
+        if (this.referenced(id)) continue;
+        // An inline row goes with this commit; a file is unlinked after it (the caller).
+        if (this.sql.deleteInline.run(id).changes > 0) inlineDropped++;
+        else contentIds.push(id);
       }
-      return { contentIds, stagedDropped: staged.length, listsDropped };
+      return { contentIds, inlineDropped, stagedDropped: staged.length, listsDropped };
     });
   }
 

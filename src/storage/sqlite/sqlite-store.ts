@@ -37,7 +37,7 @@ import { SplitScanner } from './split-scan.js';
 import type { ScanSplit } from '../scan-split.js';
 import { databaseFile, openDatabase, selectTableSql, settingRow, tableCacheKey } from './schema.js';
 import { DiskContent, MemoryContent } from './blob-content.js';
-import { SqliteBlobStore, type BlobStoresShared } from './blob-store.js';
+import { SqliteBlobStore, type BlobStoresShared, type SqliteBlobStoreOptions } from './blob-store.js';
 import { SqliteQueueStore } from './queue-store.js';
 import { WorkerWriterClient } from './writer-client.js';
 import { encodeWrites, SqliteWriter, type WriterApi } from './writer.js';
@@ -312,19 +312,20 @@ export class SqliteStore implements Store {
 
   /**
    * The Blob service's store over this database and its writer, its content in files beside the
-   * database (`<location>/blobs`, blob-content.ts) or in memory; on disk with a read connection of
-   * its own (SqliteBlobStore.close closes it). `contentGraceMs`: see contentGraceMsDefault.
+   * database (`<location>/blobs`, blob-content.ts) and small content in rows (blob-inline.ts), or in
+   * memory; on disk with a read connection of its own (SqliteBlobStore.close closes it).
    */
-  async openBlobStore(options: { readonly contentGraceMs?: number } = {}): Promise<SqliteBlobStore> {
+  async openBlobStore(options: SqliteBlobStoreOptions = {}): Promise<SqliteBlobStore> {
     // Every blob store of this database has the same content and sees the others' readers.
     this.blobStores ??= (
       this.file === undefined ? Promise.resolve(new MemoryContent()) : DiskContent.open(path.dirname(this.file))
     ).then((content) => ({ content, readers: new Map() }));
     const shared = await this.blobStores;
+    // In memory, content is in memory either way: a map holds it at less cost than the database.
     if (this.file === undefined)
-      return new SqliteBlobStore(this.db, this.writer.blobs, shared, false, options.contentGraceMs);
+      return new SqliteBlobStore(this.db, this.writer.blobs, shared, false, { ...options, inlineBytesMax: 0 });
     const reader = openDatabase(this.file, 'scanner');
-    return new SqliteBlobStore(reader, this.writer.blobs, shared, true, options.contentGraceMs);
+    return new SqliteBlobStore(reader, this.writer.blobs, shared, true, options);
   }
 
   /** The database file and its write-ahead log (`-wal`), as they are now. */
