@@ -36,8 +36,11 @@ export function blobEndpointAt(
     blobUrl,
     accountConnectionString,
     connectionString: `AccountName=${devAccount};AccountKey=${devKey};BlobEndpoint=${blobUrl}`,
+    // No retries, so no keep-alive either: a request on a pooled socket the server closes at that
+    // moment for idleness (Azurite: after 5 s) would fail with "socket hang up", unretried.
     service: new BlobServiceClient(blobUrl, new StorageSharedKeyCredential(devAccount, devKey), {
       retryOptions: { maxTries: 1 },
+      keepAliveOptions: { enable: false },
     }),
     stop,
   };

@@ -23,8 +23,11 @@ import { uniqueTableName, type TestServer } from './servers.js';
 const servers = serversForFile();
 
 async function newContainer(server: TestServer): Promise<ContainerClient> {
+  // No retries, so no keep-alive either: a pooled socket Azurite closes for idleness (after 5 s)
+  // just as a request goes out would fail it with "socket hang up", unretried.
   const service = BlobServiceClient.fromConnectionString(server.blobConnectionString, {
     retryOptions: { maxTries: 1 },
+    keepAliveOptions: { enable: false },
   });
   const container = service.getContainerClient(uniqueTableName('c').toLowerCase());
   await container.create();
