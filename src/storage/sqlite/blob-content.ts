@@ -123,25 +123,16 @@ function slice(index: number): string {
   return index.toString(16).padStart(2, '0');
 }
 
-/**
- * Writes the source's bytes in order, in writes of about `writeChunkBytes`, with one write in flight
- * while the next piece is read from the source: the network and the disk overlap, and at most two
- * pieces are held.
- */
 async function writeAll(file: FileHandle, source: AsyncIterable<Uint8Array>): Promise<number> {
   let sizeBytes = 0;
   let pending: Buffer[] = [];
   let pendingBytes = 0;
-  let inFlight: Promise<unknown> = Promise.resolve();
   const flush = async () => {
     if (pendingBytes === 0) return;
     const chunk = pending.length === 1 ? pending[0]! : Buffer.concat(pending, pendingBytes);
     pending = [];
     pendingBytes = 0;
-    await inFlight;
-    const written = file.write(chunk, 0, chunk.length);
-    written.catch(() => undefined); // awaited by the next flush or at the end; never unhandled meanwhile
-    inFlight = written;
+    await file.write(chunk, 0, chunk.length);
   };
   for await (const chunk of source) {
     assert(chunk instanceof Uint8Array, 'content arrives as bytes');
@@ -152,7 +143,6 @@ async function writeAll(file: FileHandle, source: AsyncIterable<Uint8Array>): Pr
     if (pendingBytes >= writeChunkBytes) await flush();
   }
   await flush();
-  await inFlight;
   return sizeBytes;
 }
 
