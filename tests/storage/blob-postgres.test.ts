@@ -5,8 +5,6 @@
 // loudly, without a PostgreSQL: tests/helpers/postgres.ts.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
 import type { BlobStore, Block, BlobRecord, ContentRef } from '../../src/storage/blob-store.js';
 import { TableError } from '../../src/errors.js';
 import { PostgresBlobStore } from '../../src/storage/postgres/blob-store.js';
@@ -82,11 +80,6 @@ async function rowCount(url: string, table: string): Promise<number> {
     return Number(rows[0]!.n);
   });
 }
-
-// The suite's memory bound is on live memory where gc is exposed: this engine's driver hands bytea
-// over as hex text, three times the bytes in garbage, which V8 may not collect for tens of MiB.
-setFlagsFromString('--expose-gc');
-global.gc ??= runInNewContext('gc') as typeof global.gc;
 
 /** The conformance suite's store: the engine's own chunk size, a grace of a minute. */
 async function onPostgres(): Promise<BlobStoreUnderTest> {

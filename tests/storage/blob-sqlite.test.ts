@@ -10,19 +10,12 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, test } from 'node:test';
-import { setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
 import Database from 'better-sqlite3';
 import type { BlobRecord } from '../../src/storage/blob-store.js';
 import { blobReaderSql, type SqliteBlobStore } from '../../src/storage/sqlite/blob-store.js';
 import { SqliteStore } from '../../src/storage/sqlite/sqlite-store.js';
 import { runBlobConformance, type BlobStoreUnderTest } from './blob-conformance/index.js';
 import { blob, chunksOf, container, readAll, reclaimAll, write } from './blob-conformance/support.js';
-
-// The suite's memory bound is on live memory where gc is exposed: streaming copies every chunk,
-// and on a busy machine V8 may leave tens of MiB of them uncollected between samples.
-setFlagsFromString('--expose-gc');
-global.gc ??= runInNewContext('gc') as typeof global.gc;
 
 const contentGraceMs = 60_000;
 
