@@ -10,6 +10,7 @@ import type { ServiceCall } from '../http/service-definition.js';
 import type { ContainerRecord } from '../storage/blob-store.js';
 import { parseSignedIdentifiers, writeSignedIdentifiers } from '../table/protocol/acl-xml.js';
 import { checkContainerName } from './container-names.js';
+import { leaseIdOf, nowMs } from './blob-access.js';
 import { casAttemptsMax } from './blob-limits.js';
 import { checkWriteConditions, parseConditions } from './conditions.js';
 import {
@@ -35,8 +36,8 @@ export async function createContainer(call: Call, name: string): Promise<Reply> 
     metadata: [...metadataFromHeaders(call.rawHeaders)],
     publicAccess: publicAccessOf(call),
   };
-  const nowMs = call.services.clock.nowMs();
-  const record = { name, etag: newEtag(nowMs), lastModifiedMs: nowMs, state: encodeContainerState(state) };
+  const atMs = nowMs(call);
+  const record = { name, etag: newEtag(atMs), lastModifiedMs: atMs, state: encodeContainerState(state) };
   if (!(await call.services.blobs.createContainer(call.account, record)))
     throw new TableError('ContainerAlreadyExists');
   return { status: 201, headers: versionHeaders(record) };
@@ -60,13 +61,13 @@ export async function getContainerProperties(call: Call, name: string): Promise<
   const record = await existing(call, name);
   const state = decodeContainerState(record.state);
   checkLease(call, state, false);
-  const nowMs = call.services.clock.nowMs();
+  const atMs = nowMs(call);
   return {
     status: 200,
     headers: {
       ...versionHeaders(record),
       ...metadataHeaders(new Map(state.metadata)),
-      ...leaseHeaders(state.lease, nowMs),
+      ...leaseHeaders(state.lease, atMs),
       ...publicAccessHeader(state),
       'x-ms-has-immutability-policy': 'false',
       'x-ms-has-legal-hold': 'false',
@@ -127,11 +128,11 @@ export async function changeContainer(
     checkDateConditions(call, record);
     const state = decodeContainerState(record.state);
     checkLease(call, state, false);
-    const nowMs = call.services.clock.nowMs();
+    const atMs = nowMs(call);
     const next = {
       name,
-      etag: newEtag(nowMs),
-      lastModifiedMs: nowMs,
+      etag: newEtag(atMs),
+      lastModifiedMs: atMs,
       state: encodeContainerState(change(state)),
     };
     const outcome = await call.services.blobs.updateContainer(call.account, next, record.etag);
@@ -170,9 +171,8 @@ function publicAccessOf(call: Call): PublicAccess | undefined {
  * given (delete-container); other writes and reads of a leased container need none.
  */
 function checkLease(call: Call, state: ContainerState, required: boolean): void {
-  const given = firstHeader(call.headers['x-ms-lease-id']);
-  const nowMs = call.services.clock.nowMs();
-  if (required || given !== undefined) checkLeaseForWrite(state.lease, nowMs, given, 'container');
+  const given = leaseIdOf(call);
+  if (required || given !== undefined) checkLeaseForWrite(state.lease, nowMs(call), given, 'container');
 }
 
 /**
