@@ -1,12 +1,12 @@
 // What every blob operation shares: reading the request's headers, finding the blob (or saying
-// which of container and blob is missing), the compare-and-swap loop that makes a check and its
-// write one atomic step, and the headers that describe a blob version.
+// which of container and blob is missing), the compare-and-swap write that makes a check and its
+// write one atomic step (cas-retry.ts), and the headers that describe a blob version.
 import { TableError } from '../errors.js';
 import { firstHeader } from '../http/headers.js';
 import { metadataHeaders } from '../http/metadata-headers.js';
 import type { ServiceCall } from '../http/service-definition.js';
 import type { BlobKey, BlobRecord, ContentChange, WriteOutcome } from '../storage/blob-store.js';
-import { casAttemptsMax } from './blob-limits.js';
+import { raced, retryWhileRaced } from './cas-retry.js';
 import { isSnapshotStamp } from './blob-etag.js';
 import { httpDate, newEtag } from './wire.js';
 import { decodeBlobState, encodeBlobState, metadataMap, type BlobState } from './blob-state.js';
@@ -103,7 +103,7 @@ export async function updateBlob(
   resource: BlobOf,
   decide: (current: Found | undefined) => Write | Promise<Write>,
 ): Promise<BlobRecord> {
-  for (let attempt = 0; attempt < casAttemptsMax; attempt++) {
+  return retryWhileRaced('The blob changed under every attempt to write it; retry the request.', async () => {
     const current = await findBlob(call, keyOf(resource));
     const write = await decide(current);
     const outcome = await call.services.blobs.putBlob(
@@ -114,8 +114,8 @@ export async function updateBlob(
     );
     if (outcome === 'ok') return write.record;
     if (outcome !== 'etagMismatch') throw writeFailure(outcome);
-  }
-  throw new TableError('ServerBusy', 'The blob changed under every attempt to write it; retry the request.');
+    return raced;
+  });
 }
 
 export function writeFailure(outcome: Exclude<WriteOutcome, 'ok'>): TableError {

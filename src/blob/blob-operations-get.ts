@@ -16,7 +16,8 @@ import {
   type Found,
 } from './blob-access.js';
 import { httpDate } from './wire.js';
-import { casAttemptsMax, rangeMd5BytesMax } from './blob-limits.js';
+import { rangeMd5BytesMax } from './blob-limits.js';
+import { raced, retryWhileRaced } from './cas-retry.js';
 import { evaluate, parseConditions } from './conditions.js';
 import { checkLeaseForRead } from './leases.js';
 import { contentRange, requestedRange, resolveRange, type ResolvedRange } from './ranges.js';
@@ -67,7 +68,7 @@ export async function getBlob(call: BlobCall, resource: BlobOf): Promise<Reply> 
   if (rangeMd5 && range === undefined) {
     throw new TableError('InvalidHeaderValue', 'x-ms-range-get-content-md5 needs a range.');
   }
-  for (let attempt = 0; attempt < casAttemptsMax; attempt++) {
+  return retryWhileRaced('The blob changed under every attempt to read it; retry the request.', async () => {
     const found = await readable(call, resource);
     if (isReply(found)) return found;
     const size = found.record.sizeBytes;
@@ -88,10 +89,9 @@ export async function getBlob(call: BlobCall, resource: BlobOf): Promise<Reply> 
       resolved.start,
       resolved.endExclusive,
     );
-    if (stream === 'changed') continue;
+    if (stream === 'changed') return raced;
     return answer(call, found, range === undefined ? undefined : resolved, stream, rangeMd5);
-  }
-  throw new TableError('ServerBusy', 'The blob changed under every attempt to read it; retry the request.');
+  });
 }
 
 async function answer(

@@ -6,7 +6,7 @@ import { TableError } from '../errors.js';
 import type { Reply } from '../http/respond.js';
 import type { ServiceCall } from '../http/service-definition.js';
 import { findBlob, keyOf, nowMs, refuseSnapshot, writeFailure, type BlobCall, type BlobOf } from './blob-access.js';
-import { casAttemptsMax } from './blob-limits.js';
+import { raced, retryWhileRaced } from './cas-retry.js';
 import { encodeBlobState } from './blob-state.js';
 import { checkWriteConditions, parseConditions } from './conditions.js';
 import { decodeContainerState, encodeContainerState } from './container-state.js';
@@ -25,7 +25,7 @@ export async function leaseBlob(call: BlobCall, resource: BlobOf): Promise<Reply
   refuseSnapshot(call);
   const request = parseLeaseRequest(call.headers);
   const conditions = parseConditions(call.headers);
-  for (let attempt = 0; attempt < casAttemptsMax; attempt++) {
+  return retryWhileRaced('The blob changed under every attempt to lease it; retry the request.', async () => {
     const found = await findBlob(call, keyOf(resource));
     if (found === undefined) {
       const container = await call.services.blobs.getContainer(call.account, resource.container);
@@ -41,8 +41,8 @@ export async function leaseBlob(call: BlobCall, resource: BlobOf): Promise<Reply
     const written = await call.services.blobs.putBlob(call.account, record, { kind: 'keep' }, found.record.etag);
     if (written === 'ok') return leaseReply(outcome, record.etag, record.lastModifiedMs);
     if (written !== 'etagMismatch') throw writeFailure(written);
-  }
-  throw new TableError('ServerBusy', 'The blob changed under every attempt to lease it; retry the request.');
+    return raced;
+  });
 }
 
 /**
@@ -56,7 +56,7 @@ export async function leaseContainer(call: ServiceCall<BlobServices>, container:
     throw new TableError('UnsupportedHeader', 'If-Match and If-None-Match are not supported for containers.');
   }
   const blobs = call.services.blobs;
-  for (let attempt = 0; attempt < casAttemptsMax; attempt++) {
+  return retryWhileRaced('The container changed under every attempt to lease it; retry the request.', async () => {
     const found = await blobs.getContainer(call.account, container);
     if (found === undefined) throw new TableError('ContainerNotFound');
     checkWriteConditions(dates, found);
@@ -70,6 +70,6 @@ export async function leaseContainer(call: ServiceCall<BlobServices>, container:
     const written = await blobs.updateContainer(call.account, record, found.etag);
     if (written === 'ok') return leaseReply(outcome, record.etag, record.lastModifiedMs);
     if (written !== 'etagMismatch') throw new TableError('ContainerNotFound');
-  }
-  throw new TableError('ServerBusy', 'The container changed under every attempt to lease it; retry the request.');
+    return raced;
+  });
 }

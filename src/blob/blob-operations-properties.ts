@@ -24,7 +24,7 @@ import {
 import { checkWrite } from './blob-checks.js';
 import { contentHeadersOf } from './blob-content.js';
 import { httpDate } from './wire.js';
-import { casAttemptsMax } from './blob-limits.js';
+import { raced, retryWhileRaced } from './cas-retry.js';
 import type { BlobState } from './blob-state.js';
 import { evaluate, parseConditions } from './conditions.js';
 import { checkLeaseForRead } from './leases.js';
@@ -86,16 +86,16 @@ export async function deleteBlob(call: BlobCall, resource: BlobOf): Promise<Repl
     throw new TableError('InvalidQueryParameterValue', 'x-ms-delete-snapshots cannot be used to delete a snapshot.');
   }
   const conditions = parseConditions(call.headers);
-  for (let attempt = 0; attempt < casAttemptsMax; attempt++) {
+  return retryWhileRaced('The blob changed under every attempt to delete it; retry the request.', async () => {
     const found = await requireBlob(call, keyOf(resource, snapshot));
     checkWrite(call, conditions, found); // a snapshot has no lease of its own
     const parts = await deletedParts(call, resource, found, option);
     const outcome = await call.services.blobs.deleteBlob(call.account, found.record, parts, found.record.etag);
     if (outcome === 'ok') return { status: 202, headers: { 'x-ms-delete-type-permanent': 'true' } };
-    if (outcome === 'blobNotFound') continue;
+    if (outcome === 'blobNotFound') return raced;
     if (outcome !== 'etagMismatch') throw writeFailure(outcome);
-  }
-  throw new TableError('ServerBusy', 'The blob changed under every attempt to delete it; retry the request.');
+    return raced;
+  });
 }
 
 async function deletedParts(

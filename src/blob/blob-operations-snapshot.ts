@@ -15,8 +15,8 @@ import {
   type BlobOf,
 } from './blob-access.js';
 import { snapshotStamp } from './blob-etag.js';
-import { casAttemptsMax } from './blob-limits.js';
 import { encodeBlobState } from './blob-state.js';
+import { raced, retryWhileRaced } from './cas-retry.js';
 import { evaluate, parseConditions } from './conditions.js';
 import { checkLeaseForRead, noLease } from './leases.js';
 
@@ -29,7 +29,7 @@ export async function snapshotBlob(call: BlobCall, resource: BlobOf): Promise<Re
   refuseSnapshot(call);
   const requested = metadataFromHeaders(call.rawHeaders);
   const conditions = parseConditions(call.headers);
-  for (let attempt = 0; attempt < casAttemptsMax; attempt++) {
+  return retryWhileRaced('The blob changed under every attempt to snapshot it; retry the request.', async () => {
     const found = await requireBlob(call, keyOf(resource));
     if (evaluate(conditions, found.record) !== 'ok') throw new TableError('ConditionNotMet');
     checkLeaseForRead(found.state.lease, nowMs(call), leaseIdOf(call));
@@ -41,6 +41,6 @@ export async function snapshotBlob(call: BlobCall, resource: BlobOf): Promise<Re
     if (outcome === 'ok')
       return { status: 201, headers: { ...writtenHeaders(found.record), 'x-ms-snapshot': snapshot } };
     if (outcome !== 'etagMismatch') throw writeFailure(outcome);
-  }
-  throw new TableError('ServerBusy', 'The blob changed under every attempt to snapshot it; retry the request.');
+    return raced;
+  });
 }

@@ -1,7 +1,7 @@
 // The Blob service's container operations: Create, Delete, Get Properties, Get/Set Metadata,
 // Get/Set ACL (https://learn.microsoft.com/rest/api/storageservices/operations-on-containers).
 // Every change is a compare-and-swap on the ETag read (storage/blob-store.ts), tried again when
-// another request changed the container in between.
+// another request changed the container in between (cas-retry.ts).
 import { TableError } from '../errors.js';
 import { firstHeader } from '../http/headers.js';
 import { metadataFromHeaders, metadataHeaders } from '../http/metadata-headers.js';
@@ -11,7 +11,7 @@ import type { ContainerRecord } from '../storage/blob-store.js';
 import { parseSignedIdentifiers, writeSignedIdentifiers } from '../table/protocol/acl-xml.js';
 import { checkContainerName } from './container-names.js';
 import { leaseIdOf, nowMs } from './blob-access.js';
-import { casAttemptsMax } from './blob-limits.js';
+import { raced, retryWhileRaced } from './cas-retry.js';
 import { checkWriteConditions, parseConditions } from './conditions.js';
 import {
   decodeContainerState,
@@ -45,15 +45,15 @@ export async function createContainer(call: Call, name: string): Promise<Reply> 
 
 /** 202 Accepted; a leased container needs its lease id (delete-container). */
 export async function deleteContainer(call: Call, name: string): Promise<Reply> {
-  for (let attempt = 0; attempt < casAttemptsMax; attempt++) {
+  return retryWhileRaced('The container kept changing; try again.', async () => {
     const record = await existing(call, name);
     checkDateConditions(call, record);
     checkLease(call, decodeContainerState(record.state), true);
     const outcome = await call.services.blobs.deleteContainer(call.account, name, record.etag);
     if (outcome === 'ok') return { status: 202 };
     if (outcome === 'containerNotFound') throw new TableError('ContainerNotFound');
-  }
-  throw new TableError('ServerBusy', 'The container kept changing; try again.');
+    return raced;
+  });
 }
 
 /** Get Container Properties (GET or HEAD): metadata, lease and public access as headers. */
@@ -123,7 +123,7 @@ export async function changeContainer(
   name: string,
   change: (state: ContainerState) => ContainerState,
 ): Promise<ContainerRecord> {
-  for (let attempt = 0; attempt < casAttemptsMax; attempt++) {
+  return retryWhileRaced('The container kept changing; try again.', async () => {
     const record = await existing(call, name);
     checkDateConditions(call, record);
     const state = decodeContainerState(record.state);
@@ -138,8 +138,8 @@ export async function changeContainer(
     const outcome = await call.services.blobs.updateContainer(call.account, next, record.etag);
     if (outcome === 'ok') return next;
     if (outcome === 'containerNotFound') throw new TableError('ContainerNotFound');
-  }
-  throw new TableError('ServerBusy', 'The container kept changing; try again.');
+    return raced;
+  });
 }
 
 /** The container's record; 404 ContainerNotFound (a bad name cannot exist: InvalidResourceName first). */
