@@ -179,7 +179,7 @@ async function settle(database: string): Promise<void> {
   }
 }
 
-/** The postmaster listening on `port` (its command line names the port, as pg-cluster.ts starts it). */
+/** The postmaster listening on `port` (its command line names the port, as scripts/pg-cluster.mjs starts it). */
 async function postmasterOf(port: string): Promise<number | undefined> {
   for (const entry of await processIds()) {
     const cmdline = await readFile(`/proc/${entry}/cmdline`, 'utf8').catch(() => '');

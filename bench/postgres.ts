@@ -2,7 +2,11 @@
 // throwaway one started from Debian's server binaries (as `npm test` does), with a fresh database
 // per contender. Without either, those contenders are left out with the reason.
 import pg from 'pg';
-import { postgresBin, startCluster, type Cluster } from '../tests/helpers/pg-cluster.js';
+import type * as PgCluster from '../scripts/pg-cluster.mjs';
+
+// From dist/bench/ at run time: the module lives in the repository, not in dist/ (as for `npm test`).
+const pgClusterUrl = new URL('../../scripts/pg-cluster.mjs', import.meta.url);
+const { postgresBin, startCluster } = (await import(pgClusterUrl.href)) as typeof PgCluster;
 
 export interface BenchPostgres {
   /** A fresh, empty database for `name`; its URL. */
@@ -11,7 +15,7 @@ export interface BenchPostgres {
 }
 
 export async function benchPostgres(): Promise<BenchPostgres> {
-  let cluster: Cluster | undefined;
+  let cluster: PgCluster.Cluster | undefined;
   let adminUrl = process.env['CERULEAN_BENCH_DATABASE_URL'];
   if (adminUrl === undefined) {
     const bin = postgresBin();

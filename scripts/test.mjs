@@ -7,6 +7,7 @@
 // already set is used as it is and no cluster is started. Without binaries the PostgreSQL tests
 // skip, loudly, unless CI is set: then this fails. Extra arguments replace `dist/tests/`.
 import { spawn, spawnSync } from 'node:child_process';
+import { postgresBin, startCluster } from './pg-cluster.mjs';
 
 const urlVariable = 'CERULEAN_TEST_DATABASE_URL';
 
@@ -21,7 +22,6 @@ for (const project of ['tsconfig.json', 'explorer/tsconfig.json']) {
   const compile = spawnSync(process.execPath, ['node_modules/typescript/bin/tsc', '-p', project], { stdio: 'inherit' });
   if (compile.status !== 0) process.exit(compile.status ?? 1);
 }
-const { postgresBin, startCluster } = await import('../dist/tests/helpers/pg-cluster.js');
 
 const env = { ...process.env };
 let cluster;

@@ -9,6 +9,7 @@ import { dirname, join, normalize, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const srcDir = fileURLToPath(new URL('../../src/', import.meta.url));
+const repoDir = fileURLToPath(new URL('../../', import.meta.url));
 
 /** Bottom first. A path belongs to the layer of its longest matching prefix (relative to src/). */
 const layers: readonly { readonly name: string; readonly prefixes: readonly string[]; readonly strict?: true }[] = [
@@ -51,11 +52,12 @@ function placeOf(path: string): { layer: number; prefix: string } {
   return found;
 }
 
-function* sourceFiles(dir: string): Generator<string> {
+/** The .ts files under `dir`, relative to `base` (src/ unless told). */
+function* sourceFiles(dir: string, base = srcDir): Generator<string> {
   for (const entry of readdirSync(dir, { withFileTypes: true })) {
     const path = join(dir, entry.name);
-    if (entry.isDirectory()) yield* sourceFiles(path);
-    else if (entry.name.endsWith('.ts')) yield relative(srcDir, path).split('\\').join('/');
+    if (entry.isDirectory()) yield* sourceFiles(path, base);
+    else if (entry.name.endsWith('.ts')) yield relative(base, path).split('\\').join('/');
   }
 }
 
@@ -103,6 +105,22 @@ test('every import in src/ points down the layers of docs/architecture.md', () =
     layerViolations(sourceFiles(srcDir), (file) => readFileSync(join(srcDir, file), 'utf8')),
     [],
   );
+});
+
+/** Imports from `folder` (relative to the repository) into `other`: bench/ and tests/ share only src/ and scripts/. */
+function importsInto(folder: string, other: string): string[] {
+  const files = sourceFiles(join(repoDir, folder), repoDir);
+  const read = (file: string) => readFileSync(join(repoDir, file), 'utf8');
+  return [...files].flatMap((file) =>
+    importsOf(file, read)
+      .filter((target) => target.startsWith(other))
+      .map((target) => `${file} → ${target}`),
+  );
+}
+
+test('the benchmark, a tool, and the tests import nothing of each other (shared code lives in scripts/)', () => {
+  assert.deepEqual(importsInto('bench/', 'tests/'), []);
+  assert.deepEqual(importsInto('tests/', 'bench/'), []);
 });
 
 test('the check reports imports up, across and into an engine, and lets the allowed ones through', () => {
