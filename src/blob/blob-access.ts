@@ -9,8 +9,15 @@ import type { BlobKey, BlobRecord, ContentChange, WriteOutcome } from '../storag
 import { raced, retryWhileRaced } from './cas-retry.js';
 import { isSnapshotStamp } from './blob-etag.js';
 import { httpDate, newEtag } from './wire.js';
-import { decodeBlobState, encodeBlobState, metadataMap, type BlobState } from './blob-state.js';
-import { leaseHeaders } from './leases.js';
+import {
+  decodeBlobState,
+  encodeBlobState,
+  metadataMap,
+  type BlobState,
+  type BlobType,
+  type ContentHeaders,
+} from './blob-state.js';
+import { leaseHeaders, noLease } from './leases.js';
 import type { BlobResource } from './resources.js';
 import type { BlobServices } from './services.js';
 
@@ -86,6 +93,27 @@ export function nextRecord(call: BlobCall, resource: BlobOf, state: BlobState, s
     lastModifiedMs: modifiedMs,
     sizeBytes,
     state: encodeBlobState(state),
+  };
+}
+
+/**
+ * The state of a base blob's new content (Put Blob, Put Block List): the request's blob type,
+ * content headers and metadata; the creation time and lease of the version it replaces, if any.
+ */
+export function newContentState(
+  call: BlobCall,
+  current: Found | undefined,
+  blobType: BlobType,
+  headers: ContentHeaders,
+  metadata: BlobState['metadata'],
+): BlobState {
+  return {
+    blobType,
+    createdMs: current?.state.createdMs ?? nowMs(call),
+    headers,
+    metadata,
+    lease: current?.state.lease ?? noLease,
+    committedBlockCount: 0,
   };
 }
 

@@ -10,6 +10,7 @@ import {
   header,
   keyOf,
   leaseIdOf,
+  newContentState,
   nextRecord,
   notFound,
   nowMs,
@@ -30,7 +31,7 @@ import { parseBlockList, writeBlockList } from './block-list-xml.js';
 import { checkBlockId, resolveBlockList, totalSize } from './block-lists.js';
 import { parseDigestHeader } from './checksums.js';
 import { evaluate, parseConditions } from './conditions.js';
-import { checkLeaseForRead, checkLeaseForWrite, noLease } from './leases.js';
+import { checkLeaseForRead, checkLeaseForWrite } from './leases.js';
 
 /** 201 Created: the block is staged under the blob's name (the blob need not exist yet). */
 export async function putBlock(call: BlobCall, resource: BlobOf): Promise<Reply> {
@@ -85,14 +86,7 @@ export async function putBlockList(call: BlobCall, resource: BlobOf): Promise<Re
     checkWrite(call, conditions, current);
     const { committed, staged } = await call.services.blobs.getBlocks(call.account, keyOf(resource));
     const blocks = resolveBlockList(entries, committed, staged);
-    const state = {
-      blobType: 'BlockBlob' as const,
-      createdMs: current?.state.createdMs ?? nowMs(call),
-      headers,
-      metadata,
-      lease: current?.state.lease ?? noLease,
-      committedBlockCount: 0,
-    };
+    const state = newContentState(call, current, 'BlockBlob', headers, metadata);
     const next = nextRecord(call, resource, state, totalSize(blocks));
     return { record: next, content: { kind: 'replace' as const, blocks } };
   });

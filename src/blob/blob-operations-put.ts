@@ -8,8 +8,8 @@ import {
   findBlob,
   header,
   keyOf,
+  newContentState,
   nextRecord,
-  nowMs,
   refuseSnapshot,
   requireContainer,
   updateBlob,
@@ -20,7 +20,6 @@ import {
 import { checkBlobName, checkWrite, blobTypeOf } from './blob-checks.js';
 import { contentHeadersOf, receiveContent } from './blob-content.js';
 import { putBlobBytesMax } from './blob-limits.js';
-import { noLease } from './leases.js';
 import { parseConditions } from './conditions.js';
 
 /**
@@ -52,14 +51,7 @@ export async function putBlob(call: BlobCall, resource: BlobOf): Promise<Reply> 
   const headers = contentHeadersOf(call, true, md5?.toString('base64'));
   const record = await updateBlob(call, resource, (current) => {
     checkWrite(call, conditions, current);
-    const state = {
-      blobType,
-      createdMs: current?.state.createdMs ?? nowMs(call),
-      headers,
-      metadata,
-      lease: current?.state.lease ?? noLease,
-      committedBlockCount: 0,
-    };
+    const state = newContentState(call, current, blobType, headers, metadata);
     return { record: nextRecord(call, resource, state, sizeBytes), content: { kind: 'replace', blocks } };
   });
   const reply: Record<string, string> = writtenHeaders(record);

@@ -58,9 +58,7 @@ export async function deleteContainer(call: Call, name: string): Promise<Reply> 
 
 /** Get Container Properties (GET or HEAD): metadata, lease and public access as headers. */
 export async function getContainerProperties(call: Call, name: string): Promise<Reply> {
-  const record = await existing(call, name);
-  const state = decodeContainerState(record.state);
-  checkLease(call, state, false);
+  const { record, state } = await readableContainer(call, name);
   const atMs = nowMs(call);
   return {
     status: 200,
@@ -79,9 +77,7 @@ export async function getContainerProperties(call: Call, name: string): Promise<
 }
 
 export async function getContainerMetadata(call: Call, name: string): Promise<Reply> {
-  const record = await existing(call, name);
-  const state = decodeContainerState(record.state);
-  checkLease(call, state, false);
+  const { record, state } = await readableContainer(call, name);
   return { status: 200, headers: { ...versionHeaders(record), ...metadataHeaders(new Map(state.metadata)) } };
 }
 
@@ -97,9 +93,7 @@ export async function setContainerMetadata(call: Call, name: string): Promise<Re
 
 /** The stored access policies, and the public access level as a header (get-container-acl). */
 export async function getContainerAcl(call: Call, name: string): Promise<Reply> {
-  const record = await existing(call, name);
-  const state = decodeContainerState(record.state);
-  checkLease(call, state, false);
+  const { record, state } = await readableContainer(call, name);
   return xmlReply(200, writeSignedIdentifiers(state.policies), {
     ...versionHeaders(record),
     ...publicAccessHeader(state),
@@ -148,6 +142,17 @@ export async function existing(call: Call, name: string): Promise<ContainerRecor
   const record = await call.services.blobs.getContainer(call.account, name);
   if (record === undefined) throw new TableError('ContainerNotFound');
   return record;
+}
+
+/** The container and its state for a read: a lease id, if given, must be the lease in force. */
+async function readableContainer(
+  call: Call,
+  name: string,
+): Promise<{ record: ContainerRecord; state: ContainerState }> {
+  const record = await existing(call, name);
+  const state = decodeContainerState(record.state);
+  checkLease(call, state, false);
+  return { record, state };
 }
 
 export function versionHeaders(record: { readonly etag: string; readonly lastModifiedMs: number }) {
