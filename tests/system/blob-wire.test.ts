@@ -376,6 +376,24 @@ async function nextPage(send: Send, c: string, marker: string): Promise<void> {
   );
 }
 
+/** A name XML cannot carry is `<Name Encoded="true">`, percent-encoded UTF-8; the body stays well-formed XML. */
+async function encodedNames(send: Send): Promise<void> {
+  const c = await freshContainer(send);
+  await put(send, `${c}/${encodeURIComponent('a\uFFFFb')}`, 'x');
+  await put(send, `${c}/${encodeURIComponent('d\u0001/e')}`, 'x');
+  await put(send, `${c}/plain%20name`, 'x');
+  const res = await send({ method: 'GET', target: `${c}?restype=container&comp=list&delimiter=/` });
+  assert.equal(res.status, 200, res.text);
+  assert.ok(res.text.includes('<Blob><Name Encoded="true">a%EF%BF%BFb</Name>'), res.text);
+  assert.ok(res.text.includes('<BlobPrefix><Name Encoded="true">d%01%2F</Name></BlobPrefix>'), res.text);
+  assert.ok(res.text.includes('<Blob><Name>plain name</Name>'), res.text);
+  const blobs = xmlOf(res).children.find((e) => e.name === 'Blobs')!;
+  assert.deepEqual(
+    blobs.children.map((e) => e.children[0]!.attributes.get('Encoded') ?? ''),
+    ['true', 'true', ''],
+  );
+}
+
 const cases: readonly [string, (send: Send, clock: TestClock) => Promise<void>][] = [
   ['Put Blob and Get Blob Properties headers', putBlobHeaders],
   ['Content-MD5 and x-ms-content-crc64 are verified; nothing is kept on a mismatch', checksumsVerified],
@@ -387,6 +405,7 @@ const cases: readonly [string, (send: Send, clock: TestClock) => Promise<void>][
   ['snapshots and deletes', snapshotsAndDeletes],
   ['copies within the account; other accounts refused; nothing to abort', copies],
   ['List Blobs XML: element order, folders as one result, markers', listXml],
+  ['List Blobs: names XML cannot carry are Encoded', encodedNames],
 ];
 
 for (const engine of engines) {
