@@ -3,14 +3,11 @@
 // (https://learn.microsoft.com/rest/api/storageservices/list-containers2,
 // https://learn.microsoft.com/rest/api/storageservices/get-blob-service-properties). Pure: text in, text out.
 import { TableError } from '../errors.js';
-import {
-  parseServiceProperties,
-  writeServiceProperties,
-  type ServiceProperties,
-  type ServicePropertiesUpdate,
-} from '../table/protocol/service-properties-xml.js';
+import { isVersionShaped } from '../http/request-checks.js';
+import { parseServiceProperties, writeServiceProperties } from '../table/protocol/service-properties-xml.js';
 import { childNamed, escapeXmlText, leafText, parseXml, writeXmlNode, type XmlNode } from '../table/protocol/xml.js';
 import type { ContainerState } from './container-state.js';
+import type { BlobServiceProperties, BlobServicePropertiesUpdate } from './services.js';
 import { leaseHeaders } from './leases.js';
 import { httpDate } from './wire.js';
 
@@ -86,12 +83,13 @@ function containerProperties(container: ListedContainer, nowMs: number): XmlNode
 const featuresOff = ['DeleteRetentionPolicy', 'StaticWebsite', 'ContainerDeleteRetentionPolicy'] as const;
 
 /**
- * Set Blob Service Properties: the settings every service has (logging, metrics, CORS), kept.
- * DefaultServiceVersion is accepted and not kept (Cerulean answers each request in the version it
- * asks for). Soft delete and the static website are not served: a body that enables one is 400
- * InvalidXmlNodeValue (the service would keep them; refusing says so rather than pretend).
+ * Set Blob Service Properties: the settings every service has (logging, metrics, CORS), kept, and
+ * DefaultServiceVersion, kept when it is a date-shaped version (anything else is 400
+ * InvalidXmlNodeValue; which versions the service accepts is unverified). Soft delete and the static
+ * website are not served: a body that enables one is 400 InvalidXmlNodeValue (the service would keep
+ * them; refusing says so rather than pretend).
  */
-export function parseBlobServiceProperties(text: string): ServicePropertiesUpdate {
+export function parseBlobServiceProperties(text: string): BlobServicePropertiesUpdate {
   const update = parseServiceProperties(text);
   const root = parseXml(text);
   for (const feature of featuresOff) {
@@ -101,15 +99,32 @@ export function parseBlobServiceProperties(text: string): ServicePropertiesUpdat
       throw new TableError('InvalidXmlNodeValue', `${feature} cannot be enabled: Cerulean does not serve it.`);
     }
   }
-  return update;
+  const versionElement = childNamed(root, 'DefaultServiceVersion');
+  if (versionElement === undefined) return update;
+  const defaultServiceVersion = leafText(versionElement).trim();
+  if (!isVersionShaped(defaultServiceVersion)) {
+    throw new TableError(
+      'InvalidXmlNodeValue',
+      `The DefaultServiceVersion '${defaultServiceVersion}' is not a version.`,
+    );
+  }
+  return { ...update, defaultServiceVersion };
 }
 
-/** Get Blob Service Properties: the shared elements, then soft delete and static website, both off. */
-export function writeBlobServiceProperties(properties: ServiceProperties): string {
+/**
+ * Get Blob Service Properties: the shared elements, DefaultServiceVersion when one was set, then soft
+ * delete and static website, both off (the order of get-blob-service-properties).
+ */
+export function writeBlobServiceProperties(properties: BlobServiceProperties): string {
   const shared = writeServiceProperties(properties);
   const off = (name: string): XmlNode => ({ name, content: [{ name: 'Enabled', content: 'false' }] });
-  const extras = [off('DeleteRetentionPolicy'), off('StaticWebsite')].map(writeXmlNode).join('');
+  const version = properties.defaultServiceVersion;
+  const extras = [
+    ...(version === undefined ? [] : [{ name: 'DefaultServiceVersion', content: version }]),
+    off('DeleteRetentionPolicy'),
+    off('StaticWebsite'),
+  ];
   const end = '</StorageServiceProperties>';
   if (!shared.endsWith(end)) throw new Error('the service properties document ends with its root element');
-  return `${shared.slice(0, -end.length)}${extras}${end}`;
+  return `${shared.slice(0, -end.length)}${extras.map(writeXmlNode).join('')}${end}`;
 }

@@ -288,6 +288,33 @@ async function namesXmlCannotCarry(context: Context): Promise<void> {
   assert.deepEqual(inFolder, ['f\uFFFF/g']);
 }
 
+/** DefaultServiceVersion is kept and returned; a set that leaves it out keeps it, and keeps CORS when it sets it. */
+async function defaultServiceVersion({ service }: Context): Promise<void> {
+  assert.equal((await service.getProperties()).defaultServiceVersion, undefined);
+  const rule = {
+    allowedOrigins: '*',
+    allowedMethods: 'GET',
+    allowedHeaders: '*',
+    exposedHeaders: '*',
+    maxAgeInSeconds: 5,
+  };
+  await service.setProperties({ defaultServiceVersion: '2020-10-02', cors: [rule] });
+  let properties = await service.getProperties();
+  assert.equal(properties.defaultServiceVersion, '2020-10-02');
+  assert.deepEqual(properties.cors, [rule]);
+  await service.setProperties({ cors: [] });
+  properties = await service.getProperties();
+  assert.equal(properties.defaultServiceVersion, '2020-10-02');
+  assert.deepEqual(properties.cors, []);
+  await service.setProperties({ defaultServiceVersion: '2021-08-06' });
+  properties = await service.getProperties();
+  assert.equal(properties.defaultServiceVersion, '2021-08-06');
+  assert.deepEqual(properties.cors, []);
+  assert.equal(properties.staticWebsite?.enabled, false);
+  await refused(service.setProperties({ defaultServiceVersion: 'latest' }), 400, 'InvalidXmlNodeValue');
+  assert.equal((await service.getProperties()).defaultServiceVersion, '2021-08-06');
+}
+
 const cases: readonly [string, (context: Context) => Promise<void>][] = [
   ['put, get, properties; missing blob and container', putAndGet],
   ['uploadData in parallel blocks; ranged downloads; 416; range MD5', parallelBlocksAndRanges],
@@ -299,6 +326,7 @@ const cases: readonly [string, (context: Context) => Promise<void>][] = [
   ['list blobs flat and by hierarchy, paged', listByHierarchy],
   ['list snapshots and names with only staged blocks on request', listSnapshotsAndUncommitted],
   ['names XML cannot carry round-trip through listBlobsFlat and listBlobsByHierarchy', namesXmlCannotCarry],
+  ['Set/Get Blob Service Properties keep DefaultServiceVersion', defaultServiceVersion],
 ];
 
 for (const engine of engines) {
