@@ -9,6 +9,7 @@ import { childNamed, escapeXmlText, leafText, parseXml, writeXmlNode, type XmlNo
 import type { ContainerState } from './container-state.js';
 import type { BlobServiceProperties, BlobServicePropertiesUpdate } from './services.js';
 import { leaseHeaders } from './leases.js';
+import { visibleEtag } from './blob-etag.js';
 import { httpDate } from './wire.js';
 
 const declaration = '<?xml version="1.0" encoding="utf-8"?>';
@@ -62,7 +63,7 @@ function containerProperties(container: ListedContainer, nowMs: number): XmlNode
   const fields: XmlNode[] = [
     { name: 'Last-Modified', content: httpDate(container.lastModifiedMs) },
     // Quoted, unlike List Blobs' (the service's sample responses; unverified beyond them).
-    { name: 'Etag', content: container.etag },
+    { name: 'Etag', content: visibleEtag(container.etag) },
     { name: 'LeaseStatus', content: lease['x-ms-lease-status']! },
     { name: 'LeaseState', content: lease['x-ms-lease-state']! },
   ];

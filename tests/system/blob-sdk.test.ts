@@ -219,6 +219,48 @@ async function leases(context: Context): Promise<void> {
   await container.delete({ conditions: { leaseId: '11111111-2222-3333-4444-555555555555' } });
 }
 
+/**
+ * Every lease action on a blob and on a container answers, and leaves, the ETag and Last-Modified
+ * the resource had: conditions on that ETag keep holding, the listings show it too.
+ */
+async function leasesKeepEtag(context: Context): Promise<void> {
+  const container = await freshContainer(context);
+  const blob = container.getBlockBlobClient('b');
+  const { etag, lastModified } = await blob.upload('x', 1);
+  const same = async (response: { etag?: string; lastModified?: Date }): Promise<void> => {
+    assert.equal(response.etag, etag);
+    assert.equal(response.lastModified?.getTime(), lastModified?.getTime());
+    const properties = await blob.getProperties();
+    assert.equal(properties.etag, etag);
+    assert.equal(properties.lastModified?.getTime(), lastModified?.getTime());
+  };
+  const lease = blob.getBlobLeaseClient();
+  context.clock.advance(2_000); // a lease action a while after the write still keeps its date
+  await same(await lease.acquireLease(15));
+  await same(await lease.renewLease());
+  await same(await lease.changeLease('11111111-2222-3333-4444-555555555555'));
+  await same(await lease.breakLease(5));
+  await same(await lease.releaseLease());
+  await same(await lease.acquireLease(-1));
+  for await (const item of container.listBlobsFlat()) assert.equal(`"${item.properties.etag}"`, etag);
+  await blob.setMetadata({ k: 'v' }, { conditions: { ifMatch: etag, leaseId: lease.leaseId } });
+  assert.notEqual((await blob.getProperties()).etag, etag);
+  const before = await container.getProperties();
+  const containerLease = container.getBlobLeaseClient();
+  const containerSame = async (response: { etag?: string; lastModified?: Date }): Promise<void> => {
+    assert.equal(response.etag, before.etag);
+    assert.equal(response.lastModified?.getTime(), before.lastModified?.getTime());
+    assert.equal((await container.getProperties()).etag, before.etag);
+  };
+  await containerSame(await containerLease.acquireLease(20));
+  await containerSame(await containerLease.renewLease());
+  await containerSame(await containerLease.breakLease(0));
+  await containerSame(await containerLease.releaseLease());
+  for await (const item of context.service.listContainers({ prefix: container.containerName })) {
+    assert.equal(item.properties.etag, before.etag);
+  }
+}
+
 async function listByHierarchy(context: Context): Promise<void> {
   const container = await freshContainer(context);
   const names = ['a.txt', 'photos/1.jpg', 'photos/2.jpg', 'photos/deep/3.jpg', 'videos/v.mp4', 'z.txt'];
@@ -323,6 +365,7 @@ const cases: readonly [string, (context: Context) => Promise<void>][] = [
   ['snapshots, deletes with snapshots, copies', snapshotsAndCopies],
   ['append blobs and their conditions', appendBlobs],
   ['blob and container leases over the test clock', leases],
+  ['lease actions keep ETag and Last-Modified of blobs and containers', leasesKeepEtag],
   ['list blobs flat and by hierarchy, paged', listByHierarchy],
   ['list snapshots and names with only staged blocks on request', listSnapshotsAndUncommitted],
   ['names XML cannot carry round-trip through listBlobsFlat and listBlobsByHierarchy', namesXmlCannotCarry],

@@ -394,6 +394,34 @@ async function encodedNames(send: Send): Promise<void> {
   );
 }
 
+/**
+ * A lease action keeps the ETag clients see, yet a write that read the blob before an acquire never
+ * lands after it and drops the lease: every acquire that succeeded leaves the blob leased, whatever
+ * metadata writes without a lease id raced it.
+ */
+async function leaseRacesWrites(send: Send): Promise<void> {
+  const c = await freshContainer(send);
+  for (let round = 0; round < 15; round++) {
+    const target = `${c}/r${round}`;
+    const etag = (await put(send, target, 'x')).headers['etag'];
+    const acquire = send({
+      method: 'PUT',
+      target: `${target}?comp=lease`,
+      headers: { 'x-ms-lease-action': 'acquire', 'x-ms-lease-duration': '-1' },
+    });
+    const writes = Array.from({ length: 4 }, (_, i) =>
+      send({ method: 'PUT', target: `${target}?comp=metadata`, headers: { 'x-ms-meta-n': String(i) } }),
+    );
+    const [acquired, ...written] = await Promise.all([acquire, ...writes]);
+    assert.equal(acquired.status, 201, acquired.text);
+    // 412 LeaseIdMissing once the lease is in force; 503 ServerBusy if the races outlast the retries.
+    for (const write of written) assert.ok([200, 412, 503].includes(write.status), write.text);
+    const head = await send({ method: 'HEAD', target });
+    assert.equal(head.headers['x-ms-lease-state'], 'leased');
+    if (written.every((write) => write.status !== 200)) assert.equal(head.headers['etag'], etag);
+  }
+}
+
 const cases: readonly [string, (send: Send, clock: TestClock) => Promise<void>][] = [
   ['Put Blob and Get Blob Properties headers', putBlobHeaders],
   ['Content-MD5 and x-ms-content-crc64 are verified; nothing is kept on a mismatch', checksumsVerified],
@@ -402,6 +430,7 @@ const cases: readonly [string, (send: Send, clock: TestClock) => Promise<void>][
   ['append blobs: offsets, conditions, the 4 MiB limit, blob types', appendLimits],
   ['conditional requests: 304 for reads, 412 ConditionNotMet and 409 BlobAlreadyExists for writes', conditions],
   ['leases on the wire, broken by the test clock; a container lease blocks its deletion', leasesOnTheWire],
+  ['a lease action keeps the ETag yet no racing write drops the lease', leaseRacesWrites],
   ['snapshots and deletes', snapshotsAndDeletes],
   ['copies within the account; other accounts refused; nothing to abort', copies],
   ['List Blobs XML: element order, folders as one result, markers', listXml],
