@@ -14,6 +14,18 @@ import { httpDate } from './wire.js';
 
 const declaration = '<?xml version="1.0" encoding="utf-8"?>';
 
+/** What XML 1.0 cannot carry (https://www.w3.org/TR/xml/#charsets). */
+const notXmlCharacters = /[^\t\n\r\u0020-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/gu;
+
+/**
+ * A request's echoed prefix, marker or delimiter without the characters XML cannot carry, so the body
+ * stays well-formed. Chosen (unverified): the SDKs read these elements as plain text, so an Encoded
+ * attribute would reach them as an object instead of a string; the echo is informational.
+ */
+export function xmlCarriable(text: string): string {
+  return text.replace(notXmlCharacters, '');
+}
+
 export interface ListedContainer {
   readonly name: string;
   readonly etag: string;
@@ -37,8 +49,8 @@ export interface ContainerListing {
 
 export function writeContainerListing(listing: ContainerListing): string {
   const content: XmlNode[] = [];
-  if (listing.prefix !== undefined) content.push({ name: 'Prefix', content: listing.prefix });
-  if (listing.marker !== undefined) content.push({ name: 'Marker', content: listing.marker });
+  if (listing.prefix !== undefined) content.push({ name: 'Prefix', content: xmlCarriable(listing.prefix) });
+  if (listing.marker !== undefined) content.push({ name: 'Marker', content: xmlCarriable(listing.marker) });
   if (listing.maxResults !== undefined) content.push({ name: 'MaxResults', content: String(listing.maxResults) });
   const containers = listing.containers.map((container): XmlNode => {
     const fields: XmlNode[] = [

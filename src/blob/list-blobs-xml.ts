@@ -3,6 +3,7 @@
 // them. Pure: records in, text out.
 import { escapeXmlText, writeXmlNode, type XmlNode } from '../table/protocol/xml.js';
 import { unquotedEtag } from './blob-etag.js';
+import { xmlCarriable } from './blob-xml.js';
 import type { BlobState } from './blob-state.js';
 import { leaseView } from './container-state.js';
 import { httpDate } from './wire.js';
@@ -30,8 +31,6 @@ export interface BlobListing {
   readonly nowMs: number;
 }
 
-/** What XML 1.0 cannot carry (https://www.w3.org/TR/xml/#charsets). */
-const notXmlCharacter = /[^\t\n\r\u0020-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/u;
 /**
  * What makes a name Encoded: what XML cannot carry, and a carriage return, which XML readers turn into
  * a line feed (the JS SDK's does, and it does not decode `&#xD;`). Chosen (unverified): the docs name
@@ -50,21 +49,12 @@ export function writeNameElement(name: string): string {
   return `<Name>${escapeXmlText(name)}</Name>`;
 }
 
-/**
- * A request's echoed prefix or delimiter that XML cannot carry: the characters XML cannot carry are
- * left out. Chosen (unverified): the SDKs read these elements as plain text, so an Encoded attribute
- * would reach them as an object instead of a string.
- */
-function echoText(text: string): string {
-  return text.replace(new RegExp(notXmlCharacter.source, 'gu'), '');
-}
-
 export function writeBlobListing(listing: BlobListing): string {
   const echoed: XmlNode[] = [];
-  if (listing.prefix !== undefined) echoed.push({ name: 'Prefix', content: echoText(listing.prefix) });
-  if (listing.marker !== undefined) echoed.push({ name: 'Marker', content: listing.marker });
+  if (listing.prefix !== undefined) echoed.push({ name: 'Prefix', content: xmlCarriable(listing.prefix) });
+  if (listing.marker !== undefined) echoed.push({ name: 'Marker', content: xmlCarriable(listing.marker) });
   if (listing.maxResults !== undefined) echoed.push({ name: 'MaxResults', content: String(listing.maxResults) });
-  if (listing.delimiter !== undefined) echoed.push({ name: 'Delimiter', content: echoText(listing.delimiter) });
+  if (listing.delimiter !== undefined) echoed.push({ name: 'Delimiter', content: xmlCarriable(listing.delimiter) });
   const blobs = `<Blobs>${listing.entries.map((entry) => writeEntry(entry, listing)).join('')}</Blobs>`;
   const body = echoed.map(writeXmlNode).join('') + blobs + writeXmlNode(leaf('NextMarker', listing.nextMarker));
   const attributes =
