@@ -16,6 +16,7 @@ import type { BlobServices } from './blob/services.js';
 import type { BlobStore } from './storage/blob-store.js';
 import { QueueService } from './queue/queue-service.js';
 import { ServicePropertiesService } from './table/service/service-properties.js';
+import { BlobServicePropertiesService } from './blob/blob-properties.js';
 import assert from 'node:assert/strict';
 import { describeDatabaseUrl, parseDatabaseUrl } from './storage/postgres/hosts.js';
 import { ReplicationWatch } from './storage/postgres/replication.js';
@@ -220,7 +221,7 @@ export async function compose(config: StoreConfig, watch?: Watch, options: Compo
   const blobServices: BlobServices = {
     blobs: engine.blobs,
     clock,
-    properties: new ServicePropertiesService(store, 'blob'),
+    properties: new BlobServicePropertiesService(store),
   };
   const expiry = new ExpiryPurge(engine.queues, { nowMs: () => clock.nowMs(), ...options.purge });
   expiry.start();
@@ -289,7 +290,7 @@ async function openSecondary(config: StoreConfig, primary: Store, clock: Clock):
     blobServices: {
       blobs,
       clock,
-      properties: new ServicePropertiesService(standby, 'blob'),
+      properties: new BlobServicePropertiesService(standby),
       replication,
     },
     replication,

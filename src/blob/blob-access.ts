@@ -7,7 +7,7 @@ import { metadataHeaders } from '../http/metadata-headers.js';
 import type { ServiceCall } from '../http/service-definition.js';
 import type { BlobKey, BlobRecord, ContentChange, WriteOutcome } from '../storage/blob-store.js';
 import { raced, retryWhileRaced } from './cas-retry.js';
-import { isSnapshotStamp } from './blob-etag.js';
+import { isSnapshotStamp, visibleEtag } from './blob-etag.js';
 import { httpDate, newEtag } from './wire.js';
 import {
   decodeBlobState,
@@ -155,7 +155,7 @@ export function writeFailure(outcome: Exclude<WriteOutcome, 'ok'>): TableError {
 /** ETag and Last-Modified of a write's reply, with x-ms-request-server-encrypted as the service answers. */
 export function writtenHeaders(record: BlobRecord): Record<string, string> {
   return {
-    ETag: record.etag,
+    ETag: visibleEtag(record.etag),
     'Last-Modified': httpDate(record.lastModifiedMs),
     'x-ms-request-server-encrypted': 'true',
   };
@@ -169,7 +169,7 @@ export function describeHeaders(found: Found, atMs: number): Record<string, stri
     'x-ms-creation-time': httpDate(state.createdMs),
     ...metadataHeaders(metadataMap(state)),
     'x-ms-blob-type': state.blobType,
-    ETag: record.etag,
+    ETag: visibleEtag(record.etag),
     'Content-Type': state.headers.contentType ?? 'application/octet-stream',
     ...contentHeaders(state),
     ...leaseHeaders(state.lease, atMs), // a snapshot's state has no lease: available

@@ -25,6 +25,7 @@ import {
 } from './blob-access.js';
 import { checkBlobName, checkWrite } from './blob-checks.js';
 import { contentHeadersOf, receiveContent, receiveSmallBody } from './blob-content.js';
+import { visibleEtag } from './blob-etag.js';
 import { httpDate } from './wire.js';
 import { blockBytesMax, blockListBodyBytesMax, stagedBlocksMax } from './blob-limits.js';
 import { parseBlockList, writeBlockList } from './block-list-xml.js';
@@ -123,7 +124,7 @@ export async function getBlockList(call: BlobCall, resource: BlobOf): Promise<Re
   );
   const headers: Record<string, string> = { 'Content-Type': 'application/xml' };
   if (found !== undefined) {
-    headers['ETag'] = found.record.etag;
+    headers['ETag'] = visibleEtag(found.record.etag);
     headers['Last-Modified'] = httpDate(found.record.lastModifiedMs);
     headers['x-ms-blob-content-length'] = String(found.record.sizeBytes);
   }

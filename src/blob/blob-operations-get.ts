@@ -15,6 +15,7 @@ import {
   type BlobOf,
   type Found,
 } from './blob-access.js';
+import { visibleEtag } from './blob-etag.js';
 import { httpDate } from './wire.js';
 import { rangeMd5BytesMax } from './blob-limits.js';
 import { raced, retryWhileRaced } from './cas-retry.js';
@@ -31,7 +32,7 @@ async function readable(call: BlobCall, resource: BlobOf): Promise<Found | Reply
   if (verdict === 'notModified') {
     return {
       status: 304,
-      headers: { ETag: found.record.etag, 'Last-Modified': httpDate(found.record.lastModifiedMs) },
+      headers: { ETag: visibleEtag(found.record.etag), 'Last-Modified': httpDate(found.record.lastModifiedMs) },
     };
   }
   if (snapshot === '') checkLeaseForRead(found.state.lease, nowMs(call), leaseIdOf(call));

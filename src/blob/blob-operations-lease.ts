@@ -1,21 +1,23 @@
 // Lease Blob and Lease Container (https://learn.microsoft.com/rest/api/storageservices/lease-blob,
 // lease-container): the action is applied to the lease as it stands by the services' clock and
-// stored by compare-and-swap. Chosen: a lease action gives the record a new ETag (the token of the
-// compare-and-swap, so two clients racing to acquire cannot both win) but keeps Last-Modified.
+// stored by compare-and-swap. A lease action keeps the ETag clients see and Last-Modified, as the
+// service does; the record still gets a new compare-and-swap token (leaseEtag, blob-etag.ts explains
+// why), so two clients racing to acquire cannot both win and no write drops a lease it did not see.
 import { TableError } from '../errors.js';
 import type { Reply } from '../http/respond.js';
 import type { ServiceCall } from '../http/service-definition.js';
 import { findBlob, keyOf, nowMs, refuseSnapshot, writeFailure, type BlobCall, type BlobOf } from './blob-access.js';
 import { raced, retryWhileRaced } from './cas-retry.js';
+import { leaseEtag, visibleEtag } from './blob-etag.js';
 import { encodeBlobState } from './blob-state.js';
 import { checkWriteConditions, parseConditions } from './conditions.js';
 import { decodeContainerState, encodeContainerState } from './container-state.js';
 import { applyLease, parseLeaseRequest, type LeaseOutcome } from './leases.js';
 import type { BlobServices } from './services.js';
-import { httpDate, newEtag } from './wire.js';
+import { httpDate } from './wire.js';
 
 function leaseReply(outcome: LeaseOutcome, etag: string, lastModifiedMs: number): Reply {
-  const headers: Record<string, string> = { ETag: etag, 'Last-Modified': httpDate(lastModifiedMs) };
+  const headers: Record<string, string> = { ETag: visibleEtag(etag), 'Last-Modified': httpDate(lastModifiedMs) };
   if (outcome.leaseId !== undefined) headers['x-ms-lease-id'] = outcome.leaseId;
   if (outcome.leaseTimeSeconds !== undefined) headers['x-ms-lease-time'] = String(outcome.leaseTimeSeconds);
   return { status: outcome.status, headers };
@@ -35,7 +37,7 @@ export async function leaseBlob(call: BlobCall, resource: BlobOf): Promise<Reply
     const outcome = applyLease(found.state.lease, request, nowMs(call), 'blob');
     const record = {
       ...found.record,
-      etag: newEtag(nowMs(call)),
+      etag: leaseEtag(found.record.etag),
       state: encodeBlobState({ ...found.state, lease: outcome.lease }),
     };
     const written = await call.services.blobs.putBlob(call.account, record, { kind: 'keep' }, found.record.etag);
@@ -64,7 +66,7 @@ export async function leaseContainer(call: ServiceCall<BlobServices>, container:
     const outcome = applyLease(state.lease, request, Math.trunc(call.services.clock.nowMs()), 'container');
     const record = {
       ...found,
-      etag: newEtag(call.services.clock.nowMs()),
+      etag: leaseEtag(found.etag),
       state: encodeContainerState({ ...state, lease: outcome.lease }),
     };
     const written = await blobs.updateContainer(call.account, record, found.etag);

@@ -23,6 +23,7 @@ import {
 } from './blob-access.js';
 import { checkWrite } from './blob-checks.js';
 import { contentHeadersOf } from './blob-content.js';
+import { visibleEtag } from './blob-etag.js';
 import { httpDate } from './wire.js';
 import { raced, retryWhileRaced } from './cas-retry.js';
 import type { BlobState } from './blob-state.js';
@@ -66,7 +67,7 @@ export async function getBlobMetadata(call: BlobCall, resource: BlobOf): Promise
     status: 200,
     headers: {
       ...metadataHeaders(new Map(found.state.metadata)),
-      ETag: found.record.etag,
+      ETag: visibleEtag(found.record.etag),
       'Last-Modified': httpDate(found.record.lastModifiedMs),
     },
   };

@@ -3,18 +3,28 @@
 // (https://learn.microsoft.com/rest/api/storageservices/list-containers2,
 // https://learn.microsoft.com/rest/api/storageservices/get-blob-service-properties). Pure: text in, text out.
 import { TableError } from '../errors.js';
-import {
-  parseServiceProperties,
-  writeServiceProperties,
-  type ServiceProperties,
-  type ServicePropertiesUpdate,
-} from '../table/protocol/service-properties-xml.js';
+import { isVersionShaped } from '../http/request-checks.js';
+import { parseServiceProperties, writeServiceProperties } from '../table/protocol/service-properties-xml.js';
 import { childNamed, escapeXmlText, leafText, parseXml, writeXmlNode, type XmlNode } from '../table/protocol/xml.js';
 import type { ContainerState } from './container-state.js';
+import type { BlobServiceProperties, BlobServicePropertiesUpdate } from './services.js';
 import { leaseHeaders } from './leases.js';
+import { visibleEtag } from './blob-etag.js';
 import { httpDate } from './wire.js';
 
 const declaration = '<?xml version="1.0" encoding="utf-8"?>';
+
+/** What XML 1.0 cannot carry (https://www.w3.org/TR/xml/#charsets). */
+const notXmlCharacters = /[^\t\n\r\u0020-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/gu;
+
+/**
+ * A request's echoed prefix, marker or delimiter without the characters XML cannot carry, so the body
+ * stays well-formed. Chosen (unverified): the SDKs read these elements as plain text, so an Encoded
+ * attribute would reach them as an object instead of a string; the echo is informational.
+ */
+export function xmlCarriable(text: string): string {
+  return text.replace(notXmlCharacters, '');
+}
 
 export interface ListedContainer {
   readonly name: string;
@@ -39,8 +49,8 @@ export interface ContainerListing {
 
 export function writeContainerListing(listing: ContainerListing): string {
   const content: XmlNode[] = [];
-  if (listing.prefix !== undefined) content.push({ name: 'Prefix', content: listing.prefix });
-  if (listing.marker !== undefined) content.push({ name: 'Marker', content: listing.marker });
+  if (listing.prefix !== undefined) content.push({ name: 'Prefix', content: xmlCarriable(listing.prefix) });
+  if (listing.marker !== undefined) content.push({ name: 'Marker', content: xmlCarriable(listing.marker) });
   if (listing.maxResults !== undefined) content.push({ name: 'MaxResults', content: String(listing.maxResults) });
   const containers = listing.containers.map((container): XmlNode => {
     const fields: XmlNode[] = [
@@ -65,7 +75,7 @@ function containerProperties(container: ListedContainer, nowMs: number): XmlNode
   const fields: XmlNode[] = [
     { name: 'Last-Modified', content: httpDate(container.lastModifiedMs) },
     // Quoted, unlike List Blobs' (the service's sample responses; unverified beyond them).
-    { name: 'Etag', content: container.etag },
+    { name: 'Etag', content: visibleEtag(container.etag) },
     { name: 'LeaseStatus', content: lease['x-ms-lease-status']! },
     { name: 'LeaseState', content: lease['x-ms-lease-state']! },
   ];
@@ -86,12 +96,13 @@ function containerProperties(container: ListedContainer, nowMs: number): XmlNode
 const featuresOff = ['DeleteRetentionPolicy', 'StaticWebsite', 'ContainerDeleteRetentionPolicy'] as const;
 
 /**
- * Set Blob Service Properties: the settings every service has (logging, metrics, CORS), kept.
- * DefaultServiceVersion is accepted and not kept (Cerulean answers each request in the version it
- * asks for). Soft delete and the static website are not served: a body that enables one is 400
- * InvalidXmlNodeValue (the service would keep them; refusing says so rather than pretend).
+ * Set Blob Service Properties: the settings every service has (logging, metrics, CORS), kept, and
+ * DefaultServiceVersion, kept when it is a date-shaped version (anything else is 400
+ * InvalidXmlNodeValue; which versions the service accepts is unverified). Soft delete and the static
+ * website are not served: a body that enables one is 400 InvalidXmlNodeValue (the service would keep
+ * them; refusing says so rather than pretend).
  */
-export function parseBlobServiceProperties(text: string): ServicePropertiesUpdate {
+export function parseBlobServiceProperties(text: string): BlobServicePropertiesUpdate {
   const update = parseServiceProperties(text);
   const root = parseXml(text);
   for (const feature of featuresOff) {
@@ -101,15 +112,32 @@ export function parseBlobServiceProperties(text: string): ServicePropertiesUpdat
       throw new TableError('InvalidXmlNodeValue', `${feature} cannot be enabled: Cerulean does not serve it.`);
     }
   }
-  return update;
+  const versionElement = childNamed(root, 'DefaultServiceVersion');
+  if (versionElement === undefined) return update;
+  const defaultServiceVersion = leafText(versionElement).trim();
+  if (!isVersionShaped(defaultServiceVersion)) {
+    throw new TableError(
+      'InvalidXmlNodeValue',
+      `The DefaultServiceVersion '${defaultServiceVersion}' is not a version.`,
+    );
+  }
+  return { ...update, defaultServiceVersion };
 }
 
-/** Get Blob Service Properties: the shared elements, then soft delete and static website, both off. */
-export function writeBlobServiceProperties(properties: ServiceProperties): string {
+/**
+ * Get Blob Service Properties: the shared elements, DefaultServiceVersion when one was set, then soft
+ * delete and static website, both off (the order of get-blob-service-properties).
+ */
+export function writeBlobServiceProperties(properties: BlobServiceProperties): string {
   const shared = writeServiceProperties(properties);
   const off = (name: string): XmlNode => ({ name, content: [{ name: 'Enabled', content: 'false' }] });
-  const extras = [off('DeleteRetentionPolicy'), off('StaticWebsite')].map(writeXmlNode).join('');
+  const version = properties.defaultServiceVersion;
+  const extras = [
+    ...(version === undefined ? [] : [{ name: 'DefaultServiceVersion', content: version }]),
+    off('DeleteRetentionPolicy'),
+    off('StaticWebsite'),
+  ];
   const end = '</StorageServiceProperties>';
   if (!shared.endsWith(end)) throw new Error('the service properties document ends with its root element');
-  return `${shared.slice(0, -end.length)}${extras}${end}`;
+  return `${shared.slice(0, -end.length)}${extras.map(writeXmlNode).join('')}${end}`;
 }

@@ -5,6 +5,7 @@
 // read, so the check and the write are one atomic step.
 import { TableError } from '../errors.js';
 import type { Headers } from '../http/service-definition.js';
+import { visibleEtag } from './blob-etag.js';
 
 export interface Conditions {
   readonly ifMatch: readonly string[] | undefined;
@@ -73,12 +74,12 @@ export function evaluate(conditions: Conditions, current: Versioned | undefined)
   const { ifMatch, ifNoneMatch, ifModifiedSinceMs, ifUnmodifiedSinceMs } = conditions;
   if (current === undefined) return ifMatch !== undefined || ifUnmodifiedSinceMs !== undefined ? 'failed' : 'ok';
   if (ifMatch !== undefined) {
-    if (!matches(ifMatch, current.etag)) return 'failed';
+    if (!matches(ifMatch, visibleEtag(current.etag))) return 'failed';
   } else if (ifUnmodifiedSinceMs !== undefined && seconds(current.lastModifiedMs) > seconds(ifUnmodifiedSinceMs)) {
     return 'failed';
   }
   if (ifNoneMatch !== undefined) {
-    if (matches(ifNoneMatch, current.etag)) return 'notModified';
+    if (matches(ifNoneMatch, visibleEtag(current.etag))) return 'notModified';
   } else if (ifModifiedSinceMs !== undefined && seconds(current.lastModifiedMs) <= seconds(ifModifiedSinceMs)) {
     return 'notModified';
   }

@@ -22,6 +22,7 @@ import {
 } from './container-state.js';
 import { checkLeaseForWrite, leaseHeaders } from './leases.js';
 import type { BlobServices } from './services.js';
+import { visibleEtag } from './blob-etag.js';
 import { bodyText, httpDate, newEtag, xmlReply } from './wire.js';
 
 type Call = ServiceCall<BlobServices>;
@@ -156,7 +157,7 @@ async function readableContainer(
 }
 
 export function versionHeaders(record: { readonly etag: string; readonly lastModifiedMs: number }) {
-  return { ETag: record.etag, 'Last-Modified': httpDate(record.lastModifiedMs) };
+  return { ETag: visibleEtag(record.etag), 'Last-Modified': httpDate(record.lastModifiedMs) };
 }
 
 function publicAccessHeader(state: ContainerState): Record<string, string> {

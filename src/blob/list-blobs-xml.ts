@@ -3,6 +3,7 @@
 // them. Pure: records in, text out.
 import { escapeXmlText, writeXmlNode, type XmlNode } from '../table/protocol/xml.js';
 import { unquotedEtag } from './blob-etag.js';
+import { xmlCarriable } from './blob-xml.js';
 import type { BlobState } from './blob-state.js';
 import { leaseView } from './container-state.js';
 import { httpDate } from './wire.js';
@@ -30,22 +31,47 @@ export interface BlobListing {
   readonly nowMs: number;
 }
 
+/**
+ * What makes a name Encoded: what XML cannot carry, and a carriage return, which XML readers turn into
+ * a line feed (the JS SDK's does, and it does not decode `&#xD;`). Chosen (unverified): the docs name
+ * only U+FFFE and U+FFFF; encoding more is harmless to clients, which all decode Encoded names.
+ */
+const encodedNameCharacter = /[^\t\n\u0020-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/u;
+
+/**
+ * A blob's or folder's `<Name>`. A name holding a character XML cannot carry (U+FFFE, U+FFFF, most
+ * control characters; all valid in blob names) is written `<Name Encoded="true">` with the name
+ * percent-encoded as UTF-8, which the SDKs decode (the JS SDK's list deserializer applies
+ * decodeURIComponent when Encoded is true). Any other name is written as text.
+ */
+export function writeNameElement(name: string): string {
+  if (encodedNameCharacter.test(name)) return `<Name Encoded="true">${encodeURIComponent(name)}</Name>`;
+  return `<Name>${escapeXmlText(name)}</Name>`;
+}
+
 export function writeBlobListing(listing: BlobListing): string {
   const echoed: XmlNode[] = [];
-  if (listing.prefix !== undefined) echoed.push({ name: 'Prefix', content: listing.prefix });
-  if (listing.marker !== undefined) echoed.push({ name: 'Marker', content: listing.marker });
+  if (listing.prefix !== undefined) echoed.push({ name: 'Prefix', content: xmlCarriable(listing.prefix) });
+  if (listing.marker !== undefined) echoed.push({ name: 'Marker', content: xmlCarriable(listing.marker) });
   if (listing.maxResults !== undefined) echoed.push({ name: 'MaxResults', content: String(listing.maxResults) });
-  if (listing.delimiter !== undefined) echoed.push({ name: 'Delimiter', content: listing.delimiter });
-  const blobs: XmlNode = { name: 'Blobs', content: listing.entries.map((entry) => entryNode(entry, listing)) };
-  const body = [...echoed, blobs, leaf('NextMarker', listing.nextMarker)].map(writeXmlNode).join('');
+  if (listing.delimiter !== undefined) echoed.push({ name: 'Delimiter', content: xmlCarriable(listing.delimiter) });
+  const blobs = `<Blobs>${listing.entries.map((entry) => writeEntry(entry, listing)).join('')}</Blobs>`;
+  const body = echoed.map(writeXmlNode).join('') + blobs + writeXmlNode(leaf('NextMarker', listing.nextMarker));
   const attributes =
     `ServiceEndpoint="${escapeXmlText(listing.serviceEndpoint)}" ` +
     `ContainerName="${escapeXmlText(listing.container)}"`;
   return `<?xml version="1.0" encoding="utf-8"?><EnumerationResults ${attributes}>${body}</EnumerationResults>`;
 }
 
-function entryNode(entry: ListEntry, listing: BlobListing): XmlNode {
-  if (entry.kind === 'prefix') return { name: 'BlobPrefix', content: [{ name: 'Name', content: entry.name }] };
+function writeEntry(entry: ListEntry, listing: BlobListing): string {
+  if (entry.kind === 'prefix') return `<BlobPrefix>${writeNameElement(entry.name)}</BlobPrefix>`;
+  const name = entry.kind === 'blob' ? entry.record.name : entry.name;
+  const rest = entryNodes(entry, listing).map(writeXmlNode).join('');
+  return `<Blob>${writeNameElement(name)}${rest}</Blob>`;
+}
+
+/** A Blob entry's elements after its Name. */
+function entryNodes(entry: Exclude<ListEntry, { kind: 'prefix' }>, listing: BlobListing): XmlNode[] {
   if (entry.kind === 'uncommitted') {
     // Chosen (unverified): a name with only staged blocks lists as an empty block blob with no dates or ETag.
     const properties: XmlNode[] = [
@@ -55,22 +81,16 @@ function entryNode(entry: ListEntry, listing: BlobListing): XmlNode {
       { name: 'LeaseState', content: 'available' },
       { name: 'ServerEncrypted', content: 'true' },
     ];
-    return {
-      name: 'Blob',
-      content: [
-        { name: 'Name', content: entry.name },
-        { name: 'Properties', content: properties },
-      ],
-    };
+    return [{ name: 'Properties', content: properties }];
   }
   const { record, state } = entry;
-  const content: XmlNode[] = [{ name: 'Name', content: record.name }];
+  const content: XmlNode[] = [];
   if (record.snapshot !== '') content.push({ name: 'Snapshot', content: record.snapshot });
   content.push({ name: 'Properties', content: propertyNodes(record, state, listing) });
   if (listing.withMetadata) {
     content.push({ name: 'Metadata', content: state.metadata.map(([name, value]) => leaf(name, value)) });
   }
-  return { name: 'Blob', content };
+  return content;
 }
 
 /** An element with text, or `<Name />` when there is none, as the service writes empty properties. */

@@ -5,10 +5,22 @@ import type { ServiceProperties, ServicePropertiesUpdate } from '../table/protoc
 import type { BlobStore } from '../storage/blob-store.js';
 import type { ReplicationSource } from '../storage/replication.js';
 
+/**
+ * The Blob service's properties: the shared ones and DefaultServiceVersion, a date-shaped version.
+ * Chosen: it is kept and returned, but a request without x-ms-version is answered as before (Cerulean's
+ * behaviour does not depend on the version asked for, and its x-ms-version reply header is set before
+ * the request's account is known).
+ */
+export interface BlobServiceProperties extends ServiceProperties {
+  readonly defaultServiceVersion?: string;
+}
+
+export type BlobServicePropertiesUpdate = ServicePropertiesUpdate & { readonly defaultServiceVersion?: string };
+
 /** Blob service properties per account (kept beside the other services', under their own names). */
 export interface BlobPropertiesKeeper {
-  get(account: string): Promise<ServiceProperties>;
-  set(account: string, update: ServicePropertiesUpdate): Promise<void>;
+  get(account: string): Promise<BlobServiceProperties>;
+  set(account: string, update: BlobServicePropertiesUpdate): Promise<void>;
 }
 
 export interface BlobServices {

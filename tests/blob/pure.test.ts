@@ -7,6 +7,7 @@ import { TableError, type ErrorCode } from '../../src/errors.js';
 import { parseBlockList, writeBlockList } from '../../src/blob/block-list-xml.js';
 import { checkBlockId, resolveBlockList } from '../../src/blob/block-lists.js';
 import { Crc64, checkedContent, type ContentSeen } from '../../src/blob/checksums.js';
+import { leaseEtag, unquotedEtag, visibleEtag } from '../../src/blob/blob-etag.js';
 import { evaluate, parseConditions } from '../../src/blob/conditions.js';
 import {
   applyLease,
@@ -47,6 +48,22 @@ describe('conditional headers', () => {
   test('x-ms-source-if-* are read with their prefix', () => {
     const conditions = parseConditions({ 'x-ms-source-if-match': '"0x9"', 'if-match': '"0x8D1"' }, 'x-ms-source-');
     assert.deepEqual(conditions.ifMatch, ['"0x9"']);
+  });
+});
+
+describe('lease actions keep the visible ETag', () => {
+  test('each lease action stores a new token; clients see the same ETag; conditions match it', () => {
+    const written = '"0x8DC1234567890AB"';
+    const once = leaseEtag(written);
+    const twice = leaseEtag(once);
+    assert.equal(new Set([written, once, twice]).size, 3);
+    assert.equal(visibleEtag(once), written);
+    assert.equal(visibleEtag(twice), written);
+    assert.equal(unquotedEtag(twice), '0x8DC1234567890AB');
+    const record = { etag: twice, lastModifiedMs: 0 };
+    assert.equal(evaluate(parseConditions({ 'if-match': written }), record), 'ok');
+    assert.equal(evaluate(parseConditions({ 'if-none-match': written }), record), 'notModified');
+    assert.equal(evaluate(parseConditions({ 'if-match': once }), record), 'failed');
   });
 });
 

@@ -219,6 +219,48 @@ async function leases(context: Context): Promise<void> {
   await container.delete({ conditions: { leaseId: '11111111-2222-3333-4444-555555555555' } });
 }
 
+/**
+ * Every lease action on a blob and on a container answers, and leaves, the ETag and Last-Modified
+ * the resource had: conditions on that ETag keep holding, the listings show it too.
+ */
+async function leasesKeepEtag(context: Context): Promise<void> {
+  const container = await freshContainer(context);
+  const blob = container.getBlockBlobClient('b');
+  const { etag, lastModified } = await blob.upload('x', 1);
+  const same = async (response: { etag?: string; lastModified?: Date }): Promise<void> => {
+    assert.equal(response.etag, etag);
+    assert.equal(response.lastModified?.getTime(), lastModified?.getTime());
+    const properties = await blob.getProperties();
+    assert.equal(properties.etag, etag);
+    assert.equal(properties.lastModified?.getTime(), lastModified?.getTime());
+  };
+  const lease = blob.getBlobLeaseClient();
+  context.clock.advance(2_000); // a lease action a while after the write still keeps its date
+  await same(await lease.acquireLease(15));
+  await same(await lease.renewLease());
+  await same(await lease.changeLease('11111111-2222-3333-4444-555555555555'));
+  await same(await lease.breakLease(5));
+  await same(await lease.releaseLease());
+  await same(await lease.acquireLease(-1));
+  for await (const item of container.listBlobsFlat()) assert.equal(`"${item.properties.etag}"`, etag);
+  await blob.setMetadata({ k: 'v' }, { conditions: { ifMatch: etag, leaseId: lease.leaseId } });
+  assert.notEqual((await blob.getProperties()).etag, etag);
+  const before = await container.getProperties();
+  const containerLease = container.getBlobLeaseClient();
+  const containerSame = async (response: { etag?: string; lastModified?: Date }): Promise<void> => {
+    assert.equal(response.etag, before.etag);
+    assert.equal(response.lastModified?.getTime(), before.lastModified?.getTime());
+    assert.equal((await container.getProperties()).etag, before.etag);
+  };
+  await containerSame(await containerLease.acquireLease(20));
+  await containerSame(await containerLease.renewLease());
+  await containerSame(await containerLease.breakLease(0));
+  await containerSame(await containerLease.releaseLease());
+  for await (const item of context.service.listContainers({ prefix: container.containerName })) {
+    assert.equal(item.properties.etag, before.etag);
+  }
+}
+
 async function listByHierarchy(context: Context): Promise<void> {
   const container = await freshContainer(context);
   const names = ['a.txt', 'photos/1.jpg', 'photos/2.jpg', 'photos/deep/3.jpg', 'videos/v.mp4', 'z.txt'];
@@ -261,6 +303,60 @@ async function listSnapshotsAndUncommitted(context: Context): Promise<void> {
   assert.deepEqual(plain, ['b']);
 }
 
+/**
+ * Names with characters XML 1.0 cannot carry (U+FFFE, U+FFFF, control characters) and a carriage
+ * return come back from listBlobsFlat and listBlobsByHierarchy exactly as they were put, in Blob and
+ * BlobPrefix alike (the service writes them `<Name Encoded="true">`, percent-encoded).
+ */
+async function namesXmlCannotCarry(context: Context): Promise<void> {
+  const container = await freshContainer(context);
+  const names = ['a\uFFFEb', 'c\u0001d/e', 'f\uFFFF/g', 'h\ri', 'j%41 & <k>'];
+  for (const name of names) await container.getBlockBlobClient(name).upload('x', 1);
+  const flat: string[] = [];
+  for await (const item of container.listBlobsFlat()) flat.push(item.name);
+  assert.deepEqual(flat, [...names].sort());
+  const byPage: string[] = [];
+  for await (const page of container.listBlobsFlat().byPage({ maxPageSize: 2 })) {
+    byPage.push(...page.segment.blobItems.map((item) => item.name));
+  }
+  assert.deepEqual(byPage, [...names].sort());
+  const tree: string[] = [];
+  for await (const item of container.listBlobsByHierarchy('/')) tree.push(`${item.kind}:${item.name}`);
+  // Each page's prefixes come before its blobs in the SDK's iterator: compare as sets.
+  const expectedTree = ['blob:a\uFFFEb', 'prefix:c\u0001d/', 'prefix:f\uFFFF/', 'blob:h\ri', 'blob:j%41 & <k>'];
+  assert.deepEqual(tree.sort(), expectedTree.sort());
+  const inFolder: string[] = [];
+  for await (const item of container.listBlobsByHierarchy('/', { prefix: 'f\uFFFF/' })) inFolder.push(item.name);
+  assert.deepEqual(inFolder, ['f\uFFFF/g']);
+}
+
+/** DefaultServiceVersion is kept and returned; a set that leaves it out keeps it, and keeps CORS when it sets it. */
+async function defaultServiceVersion({ service }: Context): Promise<void> {
+  assert.equal((await service.getProperties()).defaultServiceVersion, undefined);
+  const rule = {
+    allowedOrigins: '*',
+    allowedMethods: 'GET',
+    allowedHeaders: '*',
+    exposedHeaders: '*',
+    maxAgeInSeconds: 5,
+  };
+  await service.setProperties({ defaultServiceVersion: '2020-10-02', cors: [rule] });
+  let properties = await service.getProperties();
+  assert.equal(properties.defaultServiceVersion, '2020-10-02');
+  assert.deepEqual(properties.cors, [rule]);
+  await service.setProperties({ cors: [] });
+  properties = await service.getProperties();
+  assert.equal(properties.defaultServiceVersion, '2020-10-02');
+  assert.deepEqual(properties.cors, []);
+  await service.setProperties({ defaultServiceVersion: '2021-08-06' });
+  properties = await service.getProperties();
+  assert.equal(properties.defaultServiceVersion, '2021-08-06');
+  assert.deepEqual(properties.cors, []);
+  assert.equal(properties.staticWebsite?.enabled, false);
+  await refused(service.setProperties({ defaultServiceVersion: 'latest' }), 400, 'InvalidXmlNodeValue');
+  assert.equal((await service.getProperties()).defaultServiceVersion, '2021-08-06');
+}
+
 const cases: readonly [string, (context: Context) => Promise<void>][] = [
   ['put, get, properties; missing blob and container', putAndGet],
   ['uploadData in parallel blocks; ranged downloads; 416; range MD5', parallelBlocksAndRanges],
@@ -269,8 +365,11 @@ const cases: readonly [string, (context: Context) => Promise<void>][] = [
   ['snapshots, deletes with snapshots, copies', snapshotsAndCopies],
   ['append blobs and their conditions', appendBlobs],
   ['blob and container leases over the test clock', leases],
+  ['lease actions keep ETag and Last-Modified of blobs and containers', leasesKeepEtag],
   ['list blobs flat and by hierarchy, paged', listByHierarchy],
   ['list snapshots and names with only staged blocks on request', listSnapshotsAndUncommitted],
+  ['names XML cannot carry round-trip through listBlobsFlat and listBlobsByHierarchy', namesXmlCannotCarry],
+  ['Set/Get Blob Service Properties keep DefaultServiceVersion', defaultServiceVersion],
 ];
 
 for (const engine of engines) {

@@ -376,6 +376,65 @@ async function nextPage(send: Send, c: string, marker: string): Promise<void> {
   );
 }
 
+/** A name XML cannot carry is `<Name Encoded="true">`, percent-encoded UTF-8; the body stays well-formed XML. */
+async function encodedNames(send: Send): Promise<void> {
+  const c = await freshContainer(send);
+  await put(send, `${c}/${encodeURIComponent('a\uFFFFb')}`, 'x');
+  await put(send, `${c}/${encodeURIComponent('d\u0001/e')}`, 'x');
+  await put(send, `${c}/plain%20name`, 'x');
+  const res = await send({ method: 'GET', target: `${c}?restype=container&comp=list&delimiter=/` });
+  assert.equal(res.status, 200, res.text);
+  assert.ok(res.text.includes('<Blob><Name Encoded="true">a%EF%BF%BFb</Name>'), res.text);
+  assert.ok(res.text.includes('<BlobPrefix><Name Encoded="true">d%01%2F</Name></BlobPrefix>'), res.text);
+  assert.ok(res.text.includes('<Blob><Name>plain name</Name>'), res.text);
+  const blobs = xmlOf(res).children.find((e) => e.name === 'Blobs')!;
+  assert.deepEqual(
+    blobs.children.map((e) => e.children[0]!.attributes.get('Encoded') ?? ''),
+    ['true', 'true', ''],
+  );
+  // Echoed request values XML cannot carry are left out; the listings stay well-formed.
+  const odd = encodeURIComponent('a\uFFFF\u0001');
+  const listed = await send({
+    method: 'GET',
+    target: `${c}?restype=container&comp=list&prefix=${odd}&delimiter=${odd}`,
+  });
+  assert.equal(listed.status, 200, listed.text);
+  assert.equal(childText(xmlOf(listed), 'Prefix'), 'a');
+  assert.equal(childText(xmlOf(listed), 'Delimiter'), 'a');
+  const containers = await send({ method: 'GET', target: `?comp=list&prefix=${odd}&marker=${odd}` });
+  assert.equal(containers.status, 200, containers.text);
+  assert.equal(childText(xmlOf(containers), 'Prefix'), 'a');
+  assert.equal(childText(xmlOf(containers), 'Marker'), 'a');
+}
+
+/**
+ * A lease action keeps the ETag clients see, yet a write that read the blob before an acquire never
+ * lands after it and drops the lease: every acquire that succeeded leaves the blob leased, whatever
+ * metadata writes without a lease id raced it.
+ */
+async function leaseRacesWrites(send: Send): Promise<void> {
+  const c = await freshContainer(send);
+  for (let round = 0; round < 15; round++) {
+    const target = `${c}/r${round}`;
+    const etag = (await put(send, target, 'x')).headers['etag'];
+    const acquire = send({
+      method: 'PUT',
+      target: `${target}?comp=lease`,
+      headers: { 'x-ms-lease-action': 'acquire', 'x-ms-lease-duration': '-1' },
+    });
+    const writes = Array.from({ length: 4 }, (_, i) =>
+      send({ method: 'PUT', target: `${target}?comp=metadata`, headers: { 'x-ms-meta-n': String(i) } }),
+    );
+    const [acquired, ...written] = await Promise.all([acquire, ...writes]);
+    assert.equal(acquired.status, 201, acquired.text);
+    // 412 LeaseIdMissing once the lease is in force; 503 ServerBusy if the races outlast the retries.
+    for (const write of written) assert.ok([200, 412, 503].includes(write.status), write.text);
+    const head = await send({ method: 'HEAD', target });
+    assert.equal(head.headers['x-ms-lease-state'], 'leased');
+    if (written.every((write) => write.status !== 200)) assert.equal(head.headers['etag'], etag);
+  }
+}
+
 const cases: readonly [string, (send: Send, clock: TestClock) => Promise<void>][] = [
   ['Put Blob and Get Blob Properties headers', putBlobHeaders],
   ['Content-MD5 and x-ms-content-crc64 are verified; nothing is kept on a mismatch', checksumsVerified],
@@ -384,9 +443,11 @@ const cases: readonly [string, (send: Send, clock: TestClock) => Promise<void>][
   ['append blobs: offsets, conditions, the 4 MiB limit, blob types', appendLimits],
   ['conditional requests: 304 for reads, 412 ConditionNotMet and 409 BlobAlreadyExists for writes', conditions],
   ['leases on the wire, broken by the test clock; a container lease blocks its deletion', leasesOnTheWire],
+  ['a lease action keeps the ETag yet no racing write drops the lease', leaseRacesWrites],
   ['snapshots and deletes', snapshotsAndDeletes],
   ['copies within the account; other accounts refused; nothing to abort', copies],
   ['List Blobs XML: element order, folders as one result, markers', listXml],
+  ['List Blobs: names XML cannot carry are Encoded; echoes stay well-formed', encodedNames],
 ];
 
 for (const engine of engines) {

@@ -3,7 +3,7 @@
 // which are kept and returned but drive nothing, and the CORS rules src/http/cors.ts applies.
 // Every set is durable before it is acknowledged. The XML bodies are protocol/service-properties-xml.ts.
 import type { MetricsSettings, ServiceProperties, ServicePropertiesUpdate } from '../../domain/service-properties.js';
-import type { SettingKey, Store } from '../../storage/store.js';
+import type { SettingChange, SettingKey, Store } from '../../storage/store.js';
 
 const disabledMetrics: MetricsSettings = { version: '1.0', enabled: false, retentionPolicy: { enabled: false } };
 
@@ -35,7 +35,7 @@ const legacySetting: SettingKey = { scope: 'account', name: 'properties' };
  */
 export class ServicePropertiesService {
   constructor(
-    private readonly store: Store,
+    protected readonly store: Store,
     private readonly service: 'table' | 'queue' | 'blob' = 'table',
   ) {}
 
@@ -60,10 +60,19 @@ export class ServicePropertiesService {
    * for Table): only the sections named are written, all of them in one atomic step.
    */
   async set(account: string, update: ServicePropertiesUpdate): Promise<void> {
-    const changes = sections.flatMap((section) => {
+    await this.putChanges(account, this.changesOf(update));
+  }
+
+  /** The settings an update writes, one per section it names. */
+  protected changesOf(update: ServicePropertiesUpdate): SettingChange[] {
+    return sections.flatMap((section) => {
       const value = update[section];
       return value === undefined ? [] : [{ key: this.sectionSetting(section), value: JSON.stringify(value) }];
     });
+  }
+
+  /** Writes `changes` in one atomic step (a service's own settings beside the shared sections). */
+  protected async putChanges(account: string, changes: readonly SettingChange[]): Promise<void> {
     if (changes.length > 0) await this.store.putSettings(account, changes);
   }
 
