@@ -2,8 +2,8 @@
 // content (64 KiB or less) among them; larger content is in files beside the database
 // (blob-content.ts), which a backup adds to the same file, as rows of two tables of its own:
 //
-// - cerulean_backup_files: one row per content file the snapshot's rows name (block rows of any
-//   list, staged blocks), with its size and SHA-256;
+// - cerulean_backup_files: one row per content file the snapshot's rows name (block rows of the
+//   lists its blobs name, staged blocks), with its size and SHA-256;
 // - cerulean_backup_chunks: its bytes, in pieces of at most 1 MiB by (content id, seq).
 //
 // One file rather than a directory: a backup is then one thing to copy, keep and name
@@ -71,6 +71,7 @@ export async function addContent(location: string, db: Database.Database): Promi
   // Nothing here needs to survive a crash before the final fsync (backup.ts): the file is `.partial`.
   db.pragma('synchronous = OFF');
   db.exec(contentSchema);
+  dropDeadLists(db);
   const named = namedFilesSql(db);
   if (named !== undefined) db.exec(`INSERT INTO ${filesTable} (content_id, size_bytes) ${named}`);
   const page = db.prepare(
@@ -95,6 +96,19 @@ export async function addContent(location: string, db: Database.Database): Promi
     after = rows.at(-1)!.content_id;
   }
   return { files, bytes };
+}
+
+/**
+ * Drops from the snapshot the block lists no blob names (a blob rewritten or deleted since): the
+ * server keeps them a while only for its readers in flight (blob-store.ts), and a restored server
+ * has none. Their content is not copied, and no row of the backup names content it lacks.
+ */
+function dropDeadLists(db: Database.Database): void {
+  if (!hasTable(db, 'blob_blocks')) return;
+  db.exec(
+    'DELETE FROM blob_blocks WHERE list_id NOT IN (SELECT list_id FROM blobs); ' +
+      'DELETE FROM blob_lists WHERE id NOT IN (SELECT list_id FROM blobs);',
+  );
 }
 
 /** Reads one content file in pieces of `buffer`'s size, passing each to `put`; its SHA-256. */
