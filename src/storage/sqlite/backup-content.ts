@@ -191,7 +191,7 @@ export function writeContentOut(db: Database.Database, location: string, file: s
     after = rows.at(-1)!.content_id;
   }
   // The files' names are durable before the database that names them is put in place.
-  for (const directory of [...directories, path.join(location, 'blobs')]) syncPath(directory);
+  if (directories.size > 0) for (const directory of [...directories, path.join(location, 'blobs')]) syncPath(directory);
   db.exec(`DROP TABLE ${chunksTable}; DROP TABLE ${filesTable};`);
   return { files, bytes };
 }
