@@ -46,7 +46,10 @@ describe('cerulean backup / restore --location of a data directory with blobs', 
       liveBefore = churn.liveAcked;
       const backup = await runCli(['backup', file, '--location', join(dir, 'data')]);
       assert.equal(backup.code, 0, describeRun(backup));
-      assert.match(backup.stderr, /backup: \d+ tables, [\d,]+ bytes written to .*nightly\.sqlite \(with \d+ blob content files, [\d,]+ bytes\)\n$/);
+      assert.match(
+        backup.stderr,
+        /bytes written to .*nightly\.sqlite \(with [1-9]\d* blob content files, [\d,]+ bytes/,
+      );
     } finally {
       churn.stop = true;
       await running;
@@ -58,13 +61,19 @@ describe('cerulean backup / restore --location of a data directory with blobs', 
     flipOneByte(damaged);
     const refused = await runCli(['restore', damaged, '--location', join(dir, 'from-damaged')]);
     assert.equal(refused.code, 1, describeRun(refused));
-    assert.match(refused.stderr, /damaged\.sqlite is damaged: blob content [0-9a-f]{32} differs from its size or SHA-256/);
+    assert.match(
+      refused.stderr,
+      /damaged\.sqlite is damaged: blob content [0-9a-f]{32} differs from its size or SHA-256/,
+    );
     assert.ok(!existsSync(join(dir, 'from-damaged', 'cerulean.sqlite')), 'no database put in place');
 
     const restoredDir = join(dir, 'restored');
     const restore = await runCli(['restore', file, '--location', restoredDir]);
     assert.equal(restore.code, 0, describeRun(restore));
-    assert.match(restore.stderr, /restore: \d+ tables restored into .*restored \(with \d+ blob content files, [\d,]+ bytes\)\n$/);
+    assert.match(
+      restore.stderr,
+      /restore: \d+ tables restored into .*restored \(with \d+ blob content files, [\d,]+ bytes\)\n$/,
+    );
     const again = await runCli(['restore', file, '--location', restoredDir]);
     assert.equal(again.code, 1, describeRun(again));
     assert.match(again.stderr, /is not empty; restore only into an empty or new directory/);
@@ -105,7 +114,10 @@ async function seedBlobs(container: ContainerClient): Promise<void> {
   const blocks = container.getBlockBlobClient('blocks');
   const sizes = [2 * MiB, MiB + 7, 40 * KiB];
   for (const [i, size] of sizes.entries()) await blocks.stageBlock(blockId(i), patternBytes(size, `b${i}`), size);
-  await blocks.commitBlockList(sizes.map((_, i) => blockId(i)), { metadata: { version: 'first' } });
+  await blocks.commitBlockList(
+    sizes.map((_, i) => blockId(i)),
+    { metadata: { version: 'first' } },
+  );
   await blocks.createSnapshot();
   const rewrite = patternBytes(3 * MiB + 1, 'rewrite');
   await blocks.stageBlock(blockId(9), rewrite, rewrite.length);

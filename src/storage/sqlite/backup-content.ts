@@ -82,7 +82,7 @@ export async function addContent(location: string, db: Database.Database): Promi
   const buffer = Buffer.allocUnsafe(chunkBytesMax);
   let files = 0;
   let bytes = 0;
-  for (let after = ''; ; ) {
+  for (let after = ''; ;) {
     const rows = page.all(after) as { content_id: string; size_bytes: number }[];
     if (rows.length === 0) break;
     for (const row of rows) {
@@ -138,7 +138,8 @@ async function copyFileIn(
       put(seq, chunk); // SQLite copies the bytes: the buffer is reused for the next piece
       offset += bytesRead;
     }
-    if (offset !== sizeBytes) throw new Error(`blob content ${id}: its file holds ${offset} bytes, its rows say ${sizeBytes}`);
+    if (offset !== sizeBytes)
+      throw new Error(`blob content ${id}: its file holds ${offset} bytes, its rows say ${sizeBytes}`);
     return hash.digest('hex');
   } finally {
     await handle.close();
@@ -160,7 +161,9 @@ export function contentStillNamed(db: Database.Database, id: string): boolean {
  */
 export function writeContentOut(db: Database.Database, location: string, file: string): ContentSummary {
   const named = namedFilesSql(db);
-  const held = hasTable(db, filesTable) ? `SELECT content_id FROM ${filesTable} WHERE sha256 IS NOT NULL` : 'SELECT NULL';
+  const held = hasTable(db, filesTable)
+    ? `SELECT content_id FROM ${filesTable} WHERE sha256 IS NOT NULL`
+    : 'SELECT NULL';
   const missing =
     named === undefined
       ? 0
@@ -172,13 +175,14 @@ export function writeContentOut(db: Database.Database, location: string, file: s
     );
   if (!hasTable(db, filesTable)) return { files: 0, bytes: 0 };
   const page = db.prepare(
-    `SELECT content_id, size_bytes, sha256 FROM ${filesTable} WHERE content_id > ? ORDER BY content_id LIMIT ${filesPerPage}`,
+    `SELECT content_id, size_bytes, sha256 FROM ${filesTable} ` +
+      `WHERE content_id > ? ORDER BY content_id LIMIT ${filesPerPage}`,
   );
   const chunks = db.prepare(`SELECT bytes FROM ${chunksTable} WHERE content_id = ? ORDER BY seq`).pluck();
   const directories = new Set<string>();
   let files = 0;
   let bytes = 0;
-  for (let after = ''; ; ) {
+  for (let after = ''; ;) {
     const rows = page.all(after) as { content_id: string; size_bytes: number; sha256: string }[];
     if (rows.length === 0) break;
     for (const row of rows) {
@@ -209,7 +213,7 @@ function writeFileOut(
     let sizeBytes = 0;
     for (const chunk of chunks) {
       hash.update(chunk);
-      for (let written = 0; written < chunk.length; )
+      for (let written = 0; written < chunk.length;)
         written += fs.writeSync(fd, chunk, written, chunk.length - written);
       sizeBytes += chunk.length;
     }
