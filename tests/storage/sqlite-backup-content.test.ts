@@ -5,7 +5,8 @@
 // while a row names it is damage, and the backup says so. Real SQLite, real files, the store's own
 // reclaimContent (the CLI test tests/cli/blob-data-backup.test.ts runs the commands against a server).
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { createReadStream, existsSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, test } from 'node:test';
@@ -90,6 +91,32 @@ describe('SQLite data-directory backup of blob content against reclaim', () => {
     await assert.rejects(backup, /the data directory is damaged: blob content [0-9a-f]{32} is named .* missing/);
     assert.equal(existsSync(file), false);
     assert.equal(existsSync(`${file}.partial`), false);
+  });
+
+  test('a 256 MiB blob is backed up and restored in bounded memory, byte-exact', async () => {
+    const mebibyte = 1024 * 1024;
+    const chunk = Buffer.alloc(mebibyte, 'big ');
+    const chunks = async function* () {
+      for (let i = 0; i < 256; i++) yield chunk;
+    };
+    const ref = await blobs.writeContent(chunks());
+    const record = blob('c', 'big', ref.sizeBytes);
+    const change = { kind: 'replace', blocks: [{ blockId: '', content: ref }] } as const;
+    assert.equal(await blobs.putBlob(account, record, change, undefined), 'ok');
+    const peakBeforeBytes = process.resourceUsage().maxRSS * 1024;
+    const file = path.join(dir, 'backup.sqlite');
+    await backupSqlite(path.join(dir, 'data'), file);
+    const location = path.join(dir, 'restored');
+    restoreSqlite(file, location);
+    // The peak resident memory of the process, which holds SQLite's caches as well as the heap: a
+    // copy that held the blob whole would add its 256 MiB.
+    const growthBytes = process.resourceUsage().maxRSS * 1024 - peakBeforeBytes;
+    assert.ok(growthBytes < 96 * mebibyte, `the peak resident memory grew by ${growthBytes} bytes`);
+    const restored = createHash('sha256');
+    for await (const piece of createReadStream(contentFilePath(location, ref.id))) restored.update(piece as Buffer);
+    const expected = createHash('sha256');
+    for await (const piece of chunks()) expected.update(piece);
+    assert.equal(restored.digest('hex'), expected.digest('hex'));
   });
 
   /** Restores `file` into a new directory and reads the blobs there: exactly `names`, each whole. */
