@@ -67,6 +67,18 @@ describe('cerulean backup / restore --location of a data directory with blobs', 
     );
     assert.ok(!existsSync(join(dir, 'from-damaged', 'cerulean.sqlite')), 'no database put in place');
 
+    // A backup as made before backups held blob content: the snapshot alone.
+    const older = join(dir, 'older.sqlite');
+    copyFileSync(file, older);
+    withDatabase(older, (db) => db.exec('DROP TABLE cerulean_backup_chunks; DROP TABLE cerulean_backup_files'));
+    const lossy = await runCli(['restore', older, '--location', join(dir, 'from-older')]);
+    assert.equal(lossy.code, 1, describeRun(lossy));
+    assert.match(
+      lossy.stderr,
+      /older\.sqlite does not hold \d+ pieces of blob content its blobs need .*: restore refused/,
+    );
+    assert.ok(!existsSync(join(dir, 'from-older', 'cerulean.sqlite')), 'no database put in place');
+
     const restoredDir = join(dir, 'restored');
     const restore = await runCli(['restore', file, '--location', restoredDir]);
     assert.equal(restore.code, 0, describeRun(restore));
@@ -230,13 +242,19 @@ function contentFiles(location: string): string[] {
 
 /** Damages one byte of the backup's copy of one content file, through SQLite (the file stays a sound database). */
 function flipOneByte(file: string): void {
-  const db = new Database(file);
-  try {
+  withDatabase(file, (db) => {
     const row = db.prepare('SELECT rowid, bytes FROM cerulean_backup_chunks LIMIT 1').get() as
       { rowid: number; bytes: Buffer } | undefined;
     assert.ok(row !== undefined, 'the backup holds content files');
     row.bytes[0] = row.bytes[0]! ^ 0xff;
     db.prepare('UPDATE cerulean_backup_chunks SET bytes = ? WHERE rowid = ?').run(row.bytes, row.rowid);
+  });
+}
+
+function withDatabase(file: string, use: (db: Database.Database) => void): void {
+  const db = new Database(file);
+  try {
+    use(db);
   } finally {
     db.close();
   }

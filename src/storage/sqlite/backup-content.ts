@@ -163,14 +163,14 @@ export function writeContentOut(db: Database.Database, location: string, file: s
   const named = namedFilesSql(db);
   const held = hasTable(db, filesTable)
     ? `SELECT content_id FROM ${filesTable} WHERE sha256 IS NOT NULL`
-    : 'SELECT NULL';
+    : "SELECT '' WHERE 0"; // no NULL: NOT IN a list holding NULL is never true
   const missing =
     named === undefined
       ? 0
       : (db.prepare(`SELECT count(*) AS n FROM (${named}) WHERE content_id NOT IN (${held})`).get() as { n: number }).n;
   if (missing > 0)
     throw new Error(
-      `${file} does not hold the content of ${missing} blob blocks its blobs need ` +
+      `${file} does not hold ${missing} pieces of blob content its blobs need ` +
         '(a backup made before backups held blob content): restore refused',
     );
   if (!hasTable(db, filesTable)) return { files: 0, bytes: 0 };
