@@ -50,36 +50,40 @@ describe('SQLite data-directory backup of blob content against reclaim', () => {
     for (const nowMs of times) while ((await blobs.reclaimContent(nowMs, 0, 1000)) > 0);
   }
 
-  test('within the grace after the snapshot, reclaim leaves every file it names: one snapshot suffices', async () => {
+  /**
+   * Backs up with `duringFirst` run between the first snapshot and its copy (with the time the
+   * backup started); the attempts it made (snapshots) and what it holds.
+   */
+  async function backUpAround(duringFirst: (startMs: number) => Promise<void>) {
     const startMs = Date.now();
     const attempts: number[] = [];
     const file = path.join(dir, 'backup.sqlite');
     const summary = await backupSqlite(path.join(dir, 'data'), file, {
       afterSnapshot: async (attempt) => {
         attempts.push(attempt);
-        await deleteAndReclaim([startMs, startMs + contentGraceMs - 1, startMs + contentGraceMs - 1]);
+        if (attempt === 1) await duringFirst(startMs);
       },
     });
+    return { file, attempts, content: summary.content };
+  }
+
+  test('within the grace after the snapshot, reclaim leaves every file it names: one snapshot suffices', async () => {
+    const { file, attempts, content } = await backUpAround((startMs) =>
+      deleteAndReclaim([startMs, startMs + contentGraceMs - 1, startMs + contentGraceMs - 1]),
+    );
     assert.deepEqual(attempts, [1]);
-    assert.deepEqual(summary.content, { files: 2, bytes: 2 * sizeBytes });
+    assert.deepEqual(content, { files: 2, bytes: 2 * sizeBytes });
     await assertRestored(file, ['doomed', 'kept']);
   });
 
   test('a file the snapshot names, reclaimed before it was copied: a new snapshot without it', async () => {
-    const startMs = Date.now();
-    const attempts: number[] = [];
-    const file = path.join(dir, 'backup.sqlite');
-    const summary = await backupSqlite(path.join(dir, 'data'), file, {
-      afterSnapshot: async (attempt) => {
-        attempts.push(attempt);
-        if (attempt > 1) return;
-        // Each step waits a grace after the one before: the list dies, then its content goes.
-        await deleteAndReclaim([1, 2, 3, 4].map((step) => startMs + step * (contentGraceMs + 1)));
-        assert.equal(existsSync(contentFilePath(path.join(dir, 'data'), doomed.contentId)), false, 'reclaimed');
-      },
+    const { file, attempts, content } = await backUpAround(async (startMs) => {
+      // Each step waits a grace after the one before: the list dies, then its content goes.
+      await deleteAndReclaim([1, 2, 3, 4].map((step) => startMs + step * (contentGraceMs + 1)));
+      assert.equal(existsSync(contentFilePath(path.join(dir, 'data'), doomed.contentId)), false, 'reclaimed');
     });
     assert.deepEqual(attempts, [1, 2]);
-    assert.deepEqual(summary.content, { files: 1, bytes: sizeBytes });
+    assert.deepEqual(content, { files: 1, bytes: sizeBytes });
     await assertRestored(file, ['kept']);
   });
 
