@@ -56,28 +56,7 @@ describe('cerulean backup / restore --location of a data directory with blobs', 
     }
     await origin.stop();
 
-    const damaged = join(dir, 'damaged.sqlite');
-    copyFileSync(file, damaged);
-    flipOneByte(damaged);
-    const refused = await runCli(['restore', damaged, '--location', join(dir, 'from-damaged')]);
-    assert.equal(refused.code, 1, describeRun(refused));
-    assert.match(
-      refused.stderr,
-      /damaged\.sqlite is damaged: blob content [0-9a-f]{32} differs from its size or SHA-256/,
-    );
-    assert.ok(!existsSync(join(dir, 'from-damaged', 'cerulean.sqlite')), 'no database put in place');
-
-    // A backup as made before backups held blob content: the snapshot alone.
-    const older = join(dir, 'older.sqlite');
-    copyFileSync(file, older);
-    withDatabase(older, (db) => db.exec('DROP TABLE cerulean_backup_chunks; DROP TABLE cerulean_backup_files'));
-    const lossy = await runCli(['restore', older, '--location', join(dir, 'from-older')]);
-    assert.equal(lossy.code, 1, describeRun(lossy));
-    assert.match(
-      lossy.stderr,
-      /older\.sqlite does not hold \d+ pieces of blob content its blobs need .*: restore refused/,
-    );
-    assert.ok(!existsSync(join(dir, 'from-older', 'cerulean.sqlite')), 'no database put in place');
+    await assertRefused(file, dir);
 
     const restoredDir = join(dir, 'restored');
     const restore = await runCli(['restore', file, '--location', restoredDir]);
@@ -109,6 +88,32 @@ describe('cerulean backup / restore --location of a data directory with blobs', 
     }
   });
 });
+
+/** Damaged copies of backup `file` are refused, and leave no database in the directory given. */
+async function assertRefused(file: string, dir: string): Promise<void> {
+  const damaged = join(dir, 'damaged.sqlite');
+  copyFileSync(file, damaged);
+  flipOneByte(damaged);
+  const refused = await runCli(['restore', damaged, '--location', join(dir, 'from-damaged')]);
+  assert.equal(refused.code, 1, describeRun(refused));
+  assert.match(
+    refused.stderr,
+    /damaged\.sqlite is damaged: blob content [0-9a-f]{32} differs from its size or SHA-256/,
+  );
+  assert.ok(!existsSync(join(dir, 'from-damaged', 'cerulean.sqlite')), 'no database put in place');
+
+  // A backup as made before backups held blob content: the snapshot alone.
+  const older = join(dir, 'older.sqlite');
+  copyFileSync(file, older);
+  withDatabase(older, (db) => db.exec('DROP TABLE cerulean_backup_chunks; DROP TABLE cerulean_backup_files'));
+  const lossy = await runCli(['restore', older, '--location', join(dir, 'from-older')]);
+  assert.equal(lossy.code, 1, describeRun(lossy));
+  assert.match(
+    lossy.stderr,
+    /older\.sqlite does not hold \d+ pieces of blob content its blobs need .*: restore refused/,
+  );
+  assert.ok(!existsSync(join(dir, 'from-older', 'cerulean.sqlite')), 'no database put in place');
+}
 
 /**
  * Blobs of every kind and size: empty, 4 KiB (inline), 1 MiB and a few MiB from blocks (files), an
