@@ -2,6 +2,9 @@
 // uses. SQLite data directories are copied with SQLite's online backup; a PostgreSQL database has
 // its own tools, which do it better than we could.
 import { backupSqlite, restoreSqlite } from './sqlite/backup.js';
+import type { ContentSummary } from './sqlite/backup-content.js';
+
+export type { ContentSummary };
 
 /** Where the data lives: a data directory (SQLite) or a database URL (a server engine). */
 export type DataSource = { readonly location: string } | { readonly databaseUrl: string };
@@ -9,6 +12,8 @@ export type DataSource = { readonly location: string } | { readonly databaseUrl:
 export interface BackupSummary {
   readonly bytes: number;
   readonly tables: number;
+  /** The blob content files (beside the SQLite database) in the backup. */
+  readonly content: ContentSummary;
 }
 
 /** The engine cannot do this itself; `message` says which tool can. */
@@ -21,7 +26,7 @@ export function backupData(source: DataSource, file: string): Promise<BackupSumm
   return backupSqlite(source.location, file);
 }
 
-export function restoreData(file: string, target: DataSource): { tables: number } {
+export function restoreData(file: string, target: DataSource): { tables: number; content: ContentSummary } {
   if ('databaseUrl' in target) throw engineTools(target.databaseUrl, 'restore');
   return restoreSqlite(file, target.location);
 }

@@ -106,10 +106,11 @@ describe('cerulean backup / restore / copy of containers and blobs', () => {
     }
   });
 
-  test('a data-directory snapshot says that it does not hold the blob content files', async () => {
+  test('a data-directory snapshot holds the blob content files and says how many', async () => {
     const backup = await runCli(['backup', join(dir, 'snapshot.sqlite'), '--location', join(dir, 'data')]);
     assert.equal(backup.code, 0, describeRun(backup));
-    assert.match(backup.stderr, /blob content \(the blobs\/ folder of the data directory\) is not in the snapshot/);
+    assert.match(backup.stderr, /snapshot\.sqlite \(with [1-9]\d* blob content files, [\d,]+ bytes\)\n$/);
+    assert.doesNotMatch(backup.stderr, /not in the snapshot/);
   });
 
   test('a truncated backup fails with one line and never commits the damaged block blob', async () => {

@@ -1,10 +1,9 @@
 // cerulean backup <file>: a consistent snapshot of a (running) server's data, taken by the storage
 // engine itself while the server keeps serving; or, with -c, an account backup of tables and
 // containers through the public APIs of any endpoint (src/cli/backup-run.ts).
-import { existsSync } from 'node:fs';
 import path from 'node:path';
 import type { Command } from 'commander';
-import { type DataSource, UseEngineToolsError, backupData } from '../../storage/backup.js';
+import { type ContentSummary, type DataSource, UseEngineToolsError, backupData } from '../../storage/backup.js';
 import { backupAccount, type AccountEndpoints, type AccountTotals } from '../backup-run.js';
 import { connectionReaches, resolveBlobEndpoint } from '../blob-endpoint.js';
 import { blobError } from '../blob-errors.js';
@@ -63,20 +62,18 @@ async function backup(file: string, options: BackupOptions): Promise<void> {
   }
   const source = dataSourceOf(options);
   try {
-    const summary = await backupData(source, file);
-    process.stderr.write(
-      `backup: ${formatCount(summary.tables)} tables, ${formatCount(summary.bytes)} bytes written to ${file}\n`,
-    );
+    const { tables, bytes, content } = await backupData(source, file);
+    const written = `${formatCount(tables)} tables, ${formatCount(bytes)} bytes written to ${file}`;
+    process.stderr.write(`backup: ${written}${describeContent(content)}\n`);
   } catch (error) {
     throw engineError(error);
   }
-  // The SQLite engine keeps blob content in files beside its database, which the snapshot does not copy.
-  if ('location' in source && existsSync(path.join(source.location, 'blobs'))) {
-    process.stderr.write(
-      'backup: blob content (the blobs/ folder of the data directory) is not in the snapshot; ' +
-        'back containers and blobs up with: cerulean backup FILE -c CONNECTION\n',
-    );
-  }
+}
+
+/** The blob content files a data-directory backup holds, for its summary line (nothing when none). */
+export function describeContent(content: ContentSummary): string {
+  if (content.files === 0) return '';
+  return ` (with ${formatCount(content.files)} blob content files, ${formatCount(content.bytes)} bytes)`;
 }
 
 /** -c, -t or --container ask for an account backup; they exclude --location and --database. */

@@ -6,7 +6,7 @@ import { isAccountBackup } from '../account-backup.js';
 import { restoreAccount } from '../backup-run.js';
 import { blobError } from '../blob-errors.js';
 import { type CliCommand, CliError, formatCount, locationOption } from '../command.js';
-import { accountMode, dataSourceOf, describeTotals, engineError } from './backup.js';
+import { accountMode, dataSourceOf, describeContent, describeTotals, engineError } from './backup.js';
 import { accountConnectionOption } from './account-options.js';
 
 interface RestoreOptions {
@@ -46,10 +46,9 @@ async function restore(file: string, options: RestoreOptions): Promise<void> {
     throw new CliError(`${file} is a data-directory snapshot: restore it with --location or --database`, 2);
   const target = dataSourceOf(options);
   try {
-    const { tables } = restoreData(file, target);
-    process.stderr.write(
-      `restore: ${formatCount(tables)} tables restored into ${'location' in target ? target.location : 'the database'}\n`,
-    );
+    const { tables, content } = restoreData(file, target);
+    const into = 'location' in target ? target.location : 'the database';
+    process.stderr.write(`restore: ${formatCount(tables)} tables restored into ${into}${describeContent(content)}\n`);
   } catch (error) {
     throw engineError(error);
   }

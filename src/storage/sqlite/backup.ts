@@ -1,46 +1,92 @@
 // Backup and restore of the SQLite engine's data directory, for `cerulean backup` / `restore`.
 // A backup uses SQLite's online backup API over its own read-only connection: it copies the pages
 // of one read transaction, so it holds every transaction committed before it began (a write is
-// acknowledged only once committed) and nothing half-written, while the server keeps serving.
+// acknowledged only once committed) and nothing half-written, while the server keeps serving. The
+// blob content files its rows name are then added into the same file (backup-content.ts says how,
+// and why they are all still there).
 import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
+import {
+  ContentFileMissingError,
+  addContent,
+  contentStillNamed,
+  syncPath,
+  writeContentOut,
+  type ContentSummary,
+} from './backup-content.js';
 import { databaseFile, databaseFileName } from './schema.js';
 
 /** SQLite's page count per backup step is an int; this many copies the whole file in one step. */
 const pagesPerStepAll = 0x7fffffff;
+/** Snapshots taken at most when content files the last one named were reclaimed before they were copied. */
+const snapshotAttemptsMax = 3;
 
 export interface SqliteBackupSummary {
   readonly bytes: number;
   readonly tables: number;
+  /** The blob content files in the backup. */
+  readonly content: ContentSummary;
 }
 
-/** Writes a snapshot of the database under `location` to `file` (replaced atomically). */
-export async function backupSqlite(location: string, file: string): Promise<SqliteBackupSummary> {
+/** For tests: runs between the snapshot and the copy of the content files it names. */
+export interface SqliteBackupHooks {
+  readonly afterSnapshot?: (attempt: number) => Promise<void>;
+}
+
+/** Writes a snapshot of the data directory `location` to `file` (replaced atomically). */
+export async function backupSqlite(
+  location: string,
+  file: string,
+  hooks: SqliteBackupHooks = {},
+): Promise<SqliteBackupSummary> {
   const source = path.join(location, databaseFileName);
   if (!fs.existsSync(source)) throw new Error(`no Cerulean database in ${location} (${databaseFileName} is missing)`);
   const partial = `${file}.partial`;
-  fs.rmSync(partial, { force: true });
+  let content: ContentSummary | undefined;
+  for (let attempt = 1; content === undefined; attempt++) {
+    fs.rmSync(partial, { force: true });
+    try {
+      await snapshot(source, partial);
+      await hooks.afterSnapshot?.(attempt);
+      content = await withDatabase(partial, {}, (db) => addContent(location, db));
+    } catch (error) {
+      fs.rmSync(partial, { force: true });
+      if (!(error instanceof ContentFileMissingError)) throw error;
+      const named = withDatabase(source, { readonly: true }, (db) => contentStillNamed(db, error.contentId));
+      if (named) throw new Error(`the data directory is damaged: ${error.message}`);
+      // Reclaimed since the snapshot, a grace after its rows went: the copy took that long.
+      if (attempt === snapshotAttemptsMax)
+        throw new Error(
+          `${error.message}: it was reclaimed before it was copied, ${attempt} times ` +
+            '(the backup takes longer than the server keeps unnamed content, one hour by default)',
+        );
+    }
+  }
+  const tables = countTables(partial);
+  syncPath(partial);
+  fs.renameSync(partial, file);
+  syncPath(path.dirname(path.resolve(file)));
+  return { bytes: fs.statSync(file).size, tables, content };
+}
+
+/** Copies the database `source` to `partial` in one read transaction. */
+async function snapshot(source: string, partial: string): Promise<void> {
   const db = new Database(source, { readonly: true, fileMustExist: true });
   try {
     // The first step copies 100 pages and the second all the rest, inside one read transaction
     // (a write between the two restarts the copy, which then finishes in one step).
     await db.backup(partial, { progress: () => pagesPerStepAll });
-  } catch (error) {
-    fs.rmSync(partial, { force: true });
-    throw error;
   } finally {
     db.close();
   }
-  const tables = countTables(partial);
-  syncFile(partial);
-  fs.renameSync(partial, file);
-  syncFile(path.dirname(path.resolve(file)));
-  return { bytes: fs.statSync(file).size, tables };
 }
 
-/** Puts the database of backup `file` into `location`, which must be empty or absent. */
-export function restoreSqlite(file: string, location: string): { tables: number } {
+/**
+ * Puts the backup `file` into `location`, which must be empty or absent: the blob content files
+ * first, each on disk, then the database that names them.
+ */
+export function restoreSqlite(file: string, location: string): { tables: number; content: ContentSummary } {
   if (fs.existsSync(location) && fs.readdirSync(location).length > 0) {
     throw new Error(`${location} is not empty; restore only into an empty or new directory`);
   }
@@ -49,10 +95,36 @@ export function restoreSqlite(file: string, location: string): { tables: number 
   const target = databaseFile(location); // creates the directory
   const partial = `${target}.partial`;
   fs.copyFileSync(file, partial); // the backup is a closed file: a plain copy is a faithful one
-  syncFile(partial);
+  let content: ContentSummary;
+  try {
+    content = withDatabase(partial, {}, (db) => {
+      const written = writeContentOut(db, location, file);
+      db.exec('VACUUM'); // the pages the content held are free now: give them back
+      return written;
+    });
+  } catch (error) {
+    fs.rmSync(partial, { force: true });
+    throw error;
+  }
+  syncPath(partial);
   fs.renameSync(partial, target);
-  syncFile(location);
-  return { tables };
+  syncPath(location);
+  return { tables, content };
+}
+
+function withDatabase<T>(file: string, options: Database.Options, use: (db: Database.Database) => T): T {
+  const db = new Database(file, { ...options, fileMustExist: true });
+  let closeNow = true;
+  try {
+    const result = use(db);
+    if (result instanceof Promise) {
+      closeNow = false;
+      return result.finally(() => db.close()) as T;
+    }
+    return result;
+  } finally {
+    if (closeNow) db.close();
+  }
 }
 
 /** Checks that `file` is an intact Cerulean database and returns how many tables it holds. */
@@ -71,14 +143,5 @@ function countTables(file: string): number {
     throw new Error(`${file} is not a Cerulean backup: ${(error as Error).message}`);
   } finally {
     db.close();
-  }
-}
-
-function syncFile(file: string): void {
-  const fd = fs.openSync(file, 'r');
-  try {
-    fs.fsyncSync(fd);
-  } finally {
-    fs.closeSync(fd);
   }
 }

@@ -119,6 +119,15 @@ export class DiskContent implements ContentFiles {
   }
 }
 
+/**
+ * Where the file of content `id` is in the data directory `location` (DiskContent's layout), for
+ * readers outside a store: the backup of a data directory copies these files, its restore writes them.
+ */
+export function contentFilePath(location: string, id: string): string {
+  assertContentId(id);
+  return path.join(location, 'blobs', id.slice(0, 2), id);
+}
+
 function slice(index: number): string {
   return index.toString(16).padStart(2, '0');
 }
