@@ -1,49 +1,8 @@
 // Content checksums: MD5 (Content-MD5, x-ms-blob-content-md5) and Azure Storage's CRC64
-// (x-ms-content-crc64), computed while content streams through, never over a held copy
+// (x-ms-content-crc64, crc64.ts), computed while content streams through, never over a held copy
 // (https://learn.microsoft.com/rest/api/storageservices/put-blob, put-block).
-import { createHash, type Hash } from 'node:crypto';
 import { TableError } from '../errors.js';
-
-/**
- * Azure Storage's CRC64: the reflected polynomial 0x9A6C9329AC4BC9B5, all ones in and out
- * (CRC-64/NVME); its wire form is the 8 bytes little-endian, base64.
- */
-const crc64Polynomial = 0x9a6c9329ac4bc9b5n;
-const mask64 = (1n << 64n) - 1n;
-/** The byte table, split into 32-bit halves so the loop runs on plain numbers (BigInt is ~100× slower). */
-const tableLow = new Uint32Array(256);
-const tableHigh = new Uint32Array(256);
-for (let index = 0; index < 256; index++) {
-  let crc = BigInt(index);
-  for (let bit = 0; bit < 8; bit++) crc = crc & 1n ? (crc >> 1n) ^ crc64Polynomial : crc >> 1n;
-  tableLow[index] = Number(crc & 0xffffffffn);
-  tableHigh[index] = Number(crc >> 32n);
-}
-
-/** The running CRC64 of bytes fed in order. */
-export class Crc64 {
-  private low = 0xffffffff;
-  private high = 0xffffffff;
-
-  update(bytes: Uint8Array): this {
-    let { low, high } = this;
-    for (let at = 0; at < bytes.length; at++) {
-      const index = (low ^ bytes[at]!) & 0xff;
-      low = (((low >>> 8) | (high << 24)) ^ tableLow[index]!) >>> 0;
-      high = ((high >>> 8) ^ tableHigh[index]!) >>> 0;
-    }
-    this.low = low;
-    this.high = high;
-    return this;
-  }
-
-  /** The 8 bytes, little-endian. */
-  digest(): Buffer {
-    const bytes = Buffer.alloc(8);
-    bytes.writeBigUInt64LE(((BigInt(this.high) << 32n) | BigInt(this.low)) ^ mask64);
-    return bytes;
-  }
-}
+import { digester, type Digester } from './digests.js';
 
 /** A header's base64 digest of the given byte length; anything else is 400 `code`. */
 export function parseDigestHeader(
@@ -57,6 +16,14 @@ export function parseDigestHeader(
   return decoded;
 }
 
+/**
+ * Bodies declared at least this long are hashed on the digest thread (digests.ts): below it, the
+ * round trips to the thread cost more than the hashing they move.
+ */
+export const offThreadBytesMin = 256 * 1024;
+/** The pieces a body hashed off this thread is gathered into: shared memory, each written once. */
+const sharedPieceBytes = 256 * 1024;
+
 export interface ChecksumOptions {
   /** Content-MD5 as sent (base64), verified at the end. */
   readonly md5?: Buffer | undefined;
@@ -66,6 +33,8 @@ export interface ChecksumOptions {
   readonly computeMd5?: boolean;
   /** More bytes than this: 413 RequestBodyTooLarge, reading stops. */
   readonly sizeBytesMax: number;
+  /** The Content-Length the request declared, when it did. */
+  readonly sizeBytesDeclared?: number | undefined;
 }
 
 /** What `checkedContent` saw once its source ended. */
@@ -77,23 +46,57 @@ export interface ContentSeen {
 /**
  * The source passed through, counting and hashing as it goes: past the size limit it throws
  * 413 RequestBodyTooLarge, and at its end a checksum that differs throws 400 Md5Mismatch or
- * Crc64Mismatch, so the store discards what it wrote (BlobStore.writeContent).
+ * Crc64Mismatch, so the store discards what it wrote (BlobStore.writeContent). A large body comes
+ * out in pieces of shared memory that are not reused (see offThreadBytesMin); a small one as it came.
  */
 export async function* checkedContent(
   source: AsyncIterable<Buffer> | Iterable<Buffer>,
   options: ChecksumOptions,
   seen: ContentSeen,
 ): AsyncGenerator<Buffer, void, undefined> {
-  const md5: Hash | undefined = options.md5 !== undefined || options.computeMd5 ? createHash('md5') : undefined;
-  const crc64 = options.crc64 === undefined ? undefined : new Crc64();
-  for await (const chunk of source) {
-    seen.sizeBytes += chunk.length;
-    if (seen.sizeBytes > options.sizeBytesMax) throw new TableError('RequestBodyTooLarge');
-    md5?.update(chunk);
-    crc64?.update(chunk);
-    yield chunk;
+  const wanted = { md5: options.md5 !== undefined || options.computeMd5 === true, crc64: options.crc64 !== undefined };
+  const offThread = (wanted.md5 || wanted.crc64) && (options.sizeBytesDeclared ?? 0) >= offThreadBytesMin;
+  const digests: Digester = digester(wanted, offThread);
+  let finished = false;
+  try {
+    for await (const chunk of offThread ? sharedPieces(source, sharedPieceBytes) : source) {
+      seen.sizeBytes += chunk.length;
+      if (seen.sizeBytes > options.sizeBytesMax) throw new TableError('RequestBodyTooLarge');
+      await digests.update(chunk);
+      yield chunk;
+    }
+    finished = true;
+    const { md5, crc64 } = await digests.finish();
+    seen.md5 = md5;
+    if (options.md5 !== undefined && !options.md5.equals(md5!)) throw new TableError('Md5Mismatch');
+    if (options.crc64 !== undefined && !options.crc64.equals(crc64!)) throw new TableError('Crc64Mismatch');
+  } finally {
+    if (!finished) digests.abandon();
   }
-  seen.md5 = md5?.digest();
-  if (options.md5 !== undefined && !options.md5.equals(seen.md5!)) throw new TableError('Md5Mismatch');
-  if (options.crc64 !== undefined && !options.crc64.equals(crc64!.digest())) throw new TableError('Crc64Mismatch');
+}
+
+/**
+ * The source's bytes in fresh SharedArrayBuffer pieces of `pieceBytes` (the last may be shorter):
+ * one copy, which the digest thread and the store then share without another.
+ */
+async function* sharedPieces(
+  source: AsyncIterable<Buffer> | Iterable<Buffer>,
+  pieceBytes: number,
+): AsyncGenerator<Buffer, void, undefined> {
+  let piece = Buffer.from(new SharedArrayBuffer(pieceBytes));
+  let filled = 0;
+  for await (const chunk of source) {
+    let taken = 0;
+    while (taken < chunk.length) {
+      const copied = chunk.copy(piece, filled, taken);
+      taken += copied;
+      filled += copied;
+      if (filled === pieceBytes) {
+        yield piece;
+        piece = Buffer.from(new SharedArrayBuffer(pieceBytes));
+        filled = 0;
+      }
+    }
+  }
+  if (filled > 0) yield piece.subarray(0, filled);
 }

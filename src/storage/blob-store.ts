@@ -99,7 +99,9 @@ export interface BlobStore {
    * Streams `source` into new content and resolves once it is durable. It is referenced by nothing
    * yet: content no record or staged block references is reclaimed (reclaimContent), no sooner than
    * the grace the engine documents. If `source` throws (a client that went away, a limit the service
-   * enforces while streaming), whatever was written is discarded and the error is rethrown.
+   * enforces while streaming), whatever was written is discarded and the error is rethrown. The
+   * source hands its chunks over: it does not change a chunk's bytes once it has yielded it, so the
+   * store may keep one (to gather or write it later) without a copy.
    */
   writeContent(source: AsyncIterable<Uint8Array>): Promise<ContentRef>;
 

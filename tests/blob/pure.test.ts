@@ -2,11 +2,12 @@
 // checksums while streaming, block ids and block list resolution, the block list XML.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { TableError, type ErrorCode } from '../../src/errors.js';
 import { parseBlockList, writeBlockList } from '../../src/blob/block-list-xml.js';
 import { checkBlockId, resolveBlockList } from '../../src/blob/block-lists.js';
-import { Crc64, checkedContent, type ContentSeen } from '../../src/blob/checksums.js';
+import { checkedContent, offThreadBytesMin, type ContentSeen } from '../../src/blob/checksums.js';
+import { Crc64 } from '../../src/blob/crc64.js';
 import { leaseEtag, unquotedEtag, visibleEtag } from '../../src/blob/blob-etag.js';
 import { evaluate, parseConditions } from '../../src/blob/conditions.js';
 import {
@@ -211,6 +212,56 @@ describe('checksums', () => {
       drain(checkedContent(parts, { sizeBytesMax: 10 }, { sizeBytes: 0, md5: undefined })),
       (e: TableError) => e.code === 'RequestBodyTooLarge',
     );
+  });
+  test('CRC64 is the same over any split of the bytes (8-byte steps and the single-byte tail)', () => {
+    const bytes = randomBytes(1000);
+    const whole = new Crc64().update(bytes).digest();
+    for (const cut of [0, 1, 7, 8, 9, 500, 999, 1000]) {
+      assert.deepEqual(
+        new Crc64().update(bytes.subarray(0, cut)).update(bytes.subarray(cut)).digest(),
+        whole,
+        `cut ${cut}`,
+      );
+    }
+  });
+  test('a large body is hashed on the digest thread: the same digests, pieces unchanged, mismatches thrown', async () => {
+    const bytes = randomBytes(offThreadBytesMin * 3 + 12_345);
+    // Odd-sized chunks, so pieces are gathered across chunk boundaries.
+    const chunks = Array.from({ length: Math.ceil(bytes.length / 40_000) }, (_, i) =>
+      bytes.subarray(i * 40_000, (i + 1) * 40_000),
+    );
+    const md5 = createHash('md5').update(bytes).digest();
+    const crc64 = new Crc64().update(bytes).digest();
+    const options = { md5, crc64, sizeBytesMax: bytes.length, sizeBytesDeclared: bytes.length };
+    const seen: ContentSeen = { sizeBytes: 0, md5: undefined };
+    const out: Buffer[] = [];
+    for await (const piece of checkedContent(chunks, options, seen)) out.push(piece);
+    assert.ok(
+      out.every((piece) => piece.buffer instanceof SharedArrayBuffer),
+      'pieces in shared memory',
+    );
+    assert.deepEqual(Buffer.concat(out), bytes);
+    assert.deepEqual(seen.md5, md5);
+    const fresh = (): ContentSeen => ({ sizeBytes: 0, md5: undefined });
+    await assert.rejects(
+      drain(checkedContent(chunks, { ...options, md5: Buffer.alloc(16) }, fresh())),
+      (e: TableError) => e.code === 'Md5Mismatch',
+    );
+    await assert.rejects(
+      drain(checkedContent(chunks, { ...options, crc64: Buffer.alloc(8) }, fresh())),
+      (e: TableError) => e.code === 'Crc64Mismatch',
+    );
+    await assert.rejects(
+      drain(checkedContent(chunks, { ...options, sizeBytesMax: offThreadBytesMin }, fresh())),
+      (e: TableError) => e.code === 'RequestBodyTooLarge',
+    );
+    // A body abandoned half way (the client went away) leaves the thread ready for the next.
+    const abandoned = checkedContent(chunks, options, fresh());
+    await abandoned.next();
+    await abandoned.return();
+    const again = fresh();
+    await drain(checkedContent(chunks, options, again));
+    assert.deepEqual(again.md5, md5);
   });
 });
 

@@ -132,26 +132,45 @@ function slice(index: number): string {
   return index.toString(16).padStart(2, '0');
 }
 
+/**
+ * Writes the source's bytes in pieces of at least writeChunkBytes (small chunks gathered), one
+ * write in flight while the next piece is read from the source, so the disk and the socket work at
+ * once. At most two pieces are held: the one being written and the one being gathered.
+ */
 async function writeAll(file: FileHandle, source: AsyncIterable<Uint8Array>): Promise<number> {
   let sizeBytes = 0;
   let pending: Buffer[] = [];
   let pendingBytes = 0;
-  const flush = async () => {
+  let writing: Promise<void> = Promise.resolve();
+  let failure: { error: unknown } | undefined;
+  const flush = async (): Promise<void> => {
+    await writing;
+    if (failure !== undefined) throw failure.error;
     if (pendingBytes === 0) return;
     const chunk = pending.length === 1 ? pending[0]! : Buffer.concat(pending, pendingBytes);
     pending = [];
     pendingBytes = 0;
-    await file.write(chunk, 0, chunk.length);
+    // Handled at once (a rejection left for later would be an unhandled one), thrown by the next flush.
+    writing = file.write(chunk, 0, chunk.length).then(
+      () => undefined,
+      (error: unknown) => void (failure = { error }),
+    );
   };
-  for await (const chunk of source) {
-    assert(chunk instanceof Uint8Array, 'content arrives as bytes');
-    // Copied: the source may reuse its buffer once it yields the next chunk.
-    pending.push(Buffer.from(chunk));
-    pendingBytes += chunk.length;
-    sizeBytes += chunk.length;
-    if (pendingBytes >= writeChunkBytes) await flush();
+  try {
+    for await (const chunk of source) {
+      assert(chunk instanceof Uint8Array, 'content arrives as bytes');
+      // No copy: the source hands its chunks over (BlobStore.writeContent).
+      pending.push(Buffer.from(chunk.buffer, chunk.byteOffset, chunk.length));
+      pendingBytes += chunk.length;
+      sizeBytes += chunk.length;
+      if (pendingBytes >= writeChunkBytes) await flush();
+    }
+    await flush();
+  } finally {
+    // Never close the file under a write still in flight.
+    await writing;
   }
-  await flush();
+  if (failure !== undefined) throw failure.error;
   return sizeBytes;
 }
 

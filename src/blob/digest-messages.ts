@@ -1,0 +1,17 @@
+// What digests.ts and the digest thread say to each other.
+
+export type DigestRequest =
+  | { readonly kind: 'start'; readonly id: number; readonly md5: boolean; readonly crc64: boolean }
+  /** `bytes` lies in a SharedArrayBuffer, which the sender leaves unchanged until 'updated'. */
+  | { readonly kind: 'update'; readonly id: number; readonly bytes: Uint8Array }
+  | { readonly kind: 'finish'; readonly id: number }
+  | { readonly kind: 'abandon'; readonly id: number };
+
+export type DigestAnswer =
+  | { readonly kind: 'updated'; readonly id: number }
+  | {
+      readonly kind: 'finished';
+      readonly id: number;
+      readonly md5: Uint8Array | undefined;
+      readonly crc64: Uint8Array | undefined;
+    };
