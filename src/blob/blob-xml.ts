@@ -14,16 +14,24 @@ import { httpDate } from './wire.js';
 
 const declaration = '<?xml version="1.0" encoding="utf-8"?>';
 
-/** What XML 1.0 cannot carry (https://www.w3.org/TR/xml/#charsets). */
-const notXmlCharacters = /[^\t\n\r\u0020-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/gu;
+/** What a listing repeats of its request, each only when the request gave it (list-containers2, list-blobs). */
+export interface ListingEcho {
+  readonly prefix?: string | undefined;
+  readonly marker?: string | undefined;
+  readonly maxResults?: number | undefined;
+}
 
 /**
- * A request's echoed prefix, marker or delimiter without the characters XML cannot carry, so the body
- * stays well-formed. Chosen (unverified): the SDKs read these elements as plain text, so an Encoded
- * attribute would reach them as an object instead of a string; the echo is informational.
+ * The echo's Prefix, Marker and MaxResults elements. Characters XML cannot carry come out as U+FFFD
+ * (escapeXmlText): the SDKs read these elements as plain text, so an Encoded form would reach them as
+ * an object instead of a string; the echo is informational.
  */
-export function xmlCarriable(text: string): string {
-  return text.replace(notXmlCharacters, '');
+export function echoNodes(echo: ListingEcho): XmlNode[] {
+  const nodes: XmlNode[] = [];
+  if (echo.prefix !== undefined) nodes.push({ name: 'Prefix', content: echo.prefix });
+  if (echo.marker !== undefined) nodes.push({ name: 'Marker', content: echo.marker });
+  if (echo.maxResults !== undefined) nodes.push({ name: 'MaxResults', content: String(echo.maxResults) });
+  return nodes;
 }
 
 export interface ListedContainer {
@@ -33,13 +41,9 @@ export interface ListedContainer {
   readonly state: ContainerState;
 }
 
-export interface ContainerListing {
+export interface ContainerListing extends ListingEcho {
   /** e.g. http://127.0.0.1:10000/devstoreaccount1 */
   readonly serviceEndpoint: string;
-  /** Echoed only when the request gave them. */
-  readonly prefix?: string | undefined;
-  readonly marker?: string | undefined;
-  readonly maxResults?: number | undefined;
   readonly containers: readonly ListedContainer[];
   readonly withMetadata: boolean;
   readonly nowMs: number;
@@ -48,10 +52,7 @@ export interface ContainerListing {
 }
 
 export function writeContainerListing(listing: ContainerListing): string {
-  const content: XmlNode[] = [];
-  if (listing.prefix !== undefined) content.push({ name: 'Prefix', content: xmlCarriable(listing.prefix) });
-  if (listing.marker !== undefined) content.push({ name: 'Marker', content: xmlCarriable(listing.marker) });
-  if (listing.maxResults !== undefined) content.push({ name: 'MaxResults', content: String(listing.maxResults) });
+  const content = echoNodes(listing);
   const containers = listing.containers.map((container): XmlNode => {
     const fields: XmlNode[] = [
       { name: 'Name', content: container.name },

@@ -3,7 +3,7 @@
 // them. Pure: records in, text out.
 import { escapeXmlText, writeXmlNode, type XmlNode } from '../table/protocol/xml.js';
 import { unquotedEtag } from './blob-etag.js';
-import { xmlCarriable } from './blob-xml.js';
+import { echoNodes, type ListingEcho } from './blob-xml.js';
 import type { BlobState } from './blob-state.js';
 import { leaseView } from './container-state.js';
 import { httpDate } from './wire.js';
@@ -14,14 +14,11 @@ export type ListEntry =
   | { readonly kind: 'uncommitted'; readonly name: string }
   | { readonly kind: 'prefix'; readonly name: string };
 
-export interface BlobListing {
+export interface BlobListing extends ListingEcho {
   /** e.g. http://127.0.0.1:10000/devstoreaccount1/ */
   readonly serviceEndpoint: string;
   readonly container: string;
-  /** Echoed only when the request gave them. */
-  readonly prefix?: string | undefined;
-  readonly marker?: string | undefined;
-  readonly maxResults?: number | undefined;
+  /** Echoed, after MaxResults, only when the request gave it. */
   readonly delimiter?: string | undefined;
   readonly entries: readonly ListEntry[];
   readonly withMetadata: boolean;
@@ -50,11 +47,8 @@ export function writeNameElement(name: string): string {
 }
 
 export function writeBlobListing(listing: BlobListing): string {
-  const echoed: XmlNode[] = [];
-  if (listing.prefix !== undefined) echoed.push({ name: 'Prefix', content: xmlCarriable(listing.prefix) });
-  if (listing.marker !== undefined) echoed.push({ name: 'Marker', content: xmlCarriable(listing.marker) });
-  if (listing.maxResults !== undefined) echoed.push({ name: 'MaxResults', content: String(listing.maxResults) });
-  if (listing.delimiter !== undefined) echoed.push({ name: 'Delimiter', content: xmlCarriable(listing.delimiter) });
+  const echoed = echoNodes(listing);
+  if (listing.delimiter !== undefined) echoed.push({ name: 'Delimiter', content: listing.delimiter });
   const blobs = `<Blobs>${listing.entries.map((entry) => writeEntry(entry, listing)).join('')}</Blobs>`;
   const body = echoed.map(writeXmlNode).join('') + blobs + writeXmlNode(leaf('NextMarker', listing.nextMarker));
   const attributes =

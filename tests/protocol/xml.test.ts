@@ -155,6 +155,13 @@ describe('writer', () => {
     assert.equal(escapeXmlText(`<a href="x">'&'</a>`), '&lt;a href=&quot;x&quot;&gt;&apos;&amp;&apos;&lt;/a&gt;');
   });
 
+  test('writes each character XML cannot carry as U+FFFD, keeps tab, line breaks and astral characters', () => {
+    const text = 'a\u0000\u0001\u001F\uFFFE\uFFFF\uD800b\uDFFF\t\n\r\u{1F600}\uFFFD';
+    const written = escapeXmlText(text);
+    assert.equal(written, 'a\uFFFD\uFFFD\uFFFD\uFFFD\uFFFD\uFFFDb\uFFFD\t\n\r\u{1F600}\uFFFD');
+    assert.equal(parseXml(writeXmlNode({ name: 'v', content: text })).text, written);
+  });
+
   test('round trip: any XML-legal text written as a leaf reads back unchanged', () => {
     const random = seededRandom(7);
     const alphabet = [

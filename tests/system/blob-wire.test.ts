@@ -406,19 +406,19 @@ async function encodedNames(send: Send): Promise<void> {
     blobs.children.map((e) => e.children[0]!.attributes.get('Encoded') ?? ''),
     ['true', 'true', ''],
   );
-  // Echoed request values XML cannot carry are left out; the listings stay well-formed.
+  // Echoed request values: what XML cannot carry comes out as U+FFFD; the listings stay well-formed.
   const odd = encodeURIComponent('a\uFFFF\u0001');
   const listed = await send({
     method: 'GET',
     target: `${c}?restype=container&comp=list&prefix=${odd}&delimiter=${odd}`,
   });
   assert.equal(listed.status, 200, listed.text);
-  assert.equal(childText(xmlOf(listed), 'Prefix'), 'a');
-  assert.equal(childText(xmlOf(listed), 'Delimiter'), 'a');
+  assert.equal(childText(xmlOf(listed), 'Prefix'), 'a\uFFFD\uFFFD');
+  assert.equal(childText(xmlOf(listed), 'Delimiter'), 'a\uFFFD\uFFFD');
   const containers = await send({ method: 'GET', target: `?comp=list&prefix=${odd}&marker=${odd}` });
   assert.equal(containers.status, 200, containers.text);
-  assert.equal(childText(xmlOf(containers), 'Prefix'), 'a');
-  assert.equal(childText(xmlOf(containers), 'Marker'), 'a');
+  assert.equal(childText(xmlOf(containers), 'Prefix'), 'a\uFFFD\uFFFD');
+  assert.equal(childText(xmlOf(containers), 'Marker'), 'a\uFFFD\uFFFD');
 }
 
 /**

@@ -33,8 +33,24 @@ export function writeXmlNode(node: XmlNode): string {
   return `<${node.name}>${node.content.map(writeXmlNode).join('')}</${node.name}>`;
 }
 
+/**
+ * What a writer must not emit as it stands: the five special characters, and every character XML 1.0
+ * cannot carry in any form, not even as a character reference (https://www.w3.org/TR/xml/#charsets):
+ * C0 controls but tab, line feed and carriage return; U+FFFE and U+FFFF; lone surrogates.
+ */
+const unwritable = /[<>&'"]|[^\t\n\r\u0020-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/gu;
+
+/**
+ * Text for element content or a quoted attribute value: the five special characters as entities, and
+ * each character XML cannot carry as U+FFFD, so a body that repeats request text (an error message, a
+ * listing's echoed prefix) always parses. Chosen (unverified against the service): U+FFFD rather than
+ * dropping, so an echo shows that and where something was left out and never reads as a different
+ * value. A carriage return stays: XML carries it, though readers turn it into a line feed, and the JS
+ * SDK's reader would show `&#xD;` as it stands. Data that must come back exactly (blob names) is
+ * written in a form of its own before reaching here (list-blobs-xml.ts).
+ */
 export function escapeXmlText(text: string): string {
-  return text.replace(/[<>&'"]/g, (c) => entityOf[c]!);
+  return text.replace(unwritable, (c) => entityOf[c] ?? '\uFFFD');
 }
 
 const entityOf: Readonly<Record<string, string>> = {
