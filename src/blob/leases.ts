@@ -96,8 +96,10 @@ export interface LeaseOutcome {
 
 const guidPattern = /^[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{12}$/i;
 
+type RequestHeaders = { readonly [name: string]: string | string[] | undefined };
+
 /** The headers of a Lease Blob / Lease Container request, checked (400 on a missing or bad value). */
-export function parseLeaseRequest(headers: { readonly [name: string]: string | string[] | undefined }): LeaseRequest {
+export function parseLeaseRequest(headers: RequestHeaders): LeaseRequest {
   const action = single(headers['x-ms-lease-action'])?.toLowerCase();
   if (action === undefined) throw new TableError('MissingRequiredHeader', 'The header x-ms-lease-action is required.');
   if (!['acquire', 'renew', 'change', 'release', 'break'].includes(action)) {
@@ -105,8 +107,8 @@ export function parseLeaseRequest(headers: { readonly [name: string]: string | s
   }
   const request: LeaseRequest = {
     action: action as LeaseAction,
-    leaseId: guidHeader(headers, 'x-ms-lease-id'),
-    proposedId: guidHeader(headers, 'x-ms-proposed-lease-id'),
+    leaseId: checkedHeader(headers, 'x-ms-lease-id', guidPattern, 'a GUID'),
+    proposedId: checkedHeader(headers, 'x-ms-proposed-lease-id', guidPattern, 'a GUID'),
     durationSeconds: integerHeader(headers, 'x-ms-lease-duration'),
     breakSeconds: integerHeader(headers, 'x-ms-lease-break-period'),
   };
@@ -138,25 +140,17 @@ function single(value: string | string[] | undefined): string | undefined {
   return Array.isArray(value) ? value[0] : value;
 }
 
-function guidHeader(
-  headers: { readonly [name: string]: string | string[] | undefined },
-  name: string,
-): string | undefined {
-  const value = single(headers[name]);
+/** A header's value, undefined when absent; a value `pattern` refuses is 400 InvalidHeaderValue. */
+function checkedHeader(headers: RequestHeaders, name: string, pattern: RegExp, what: string): string | undefined {
+  const value = single(headers[name])?.trim();
   if (value === undefined) return undefined;
-  if (!guidPattern.test(value)) throw new TableError('InvalidHeaderValue', `The value of ${name} is not a GUID.`);
+  if (!pattern.test(value)) throw new TableError('InvalidHeaderValue', `The value of ${name} is not ${what}.`);
   return value;
 }
 
-function integerHeader(
-  headers: { readonly [name: string]: string | string[] | undefined },
-  name: string,
-): number | undefined {
-  const value = single(headers[name]);
-  if (value === undefined) return undefined;
-  if (!/^-?\d{1,10}$/.test(value.trim()))
-    throw new TableError('InvalidHeaderValue', `The value of ${name} is not an integer.`);
-  return Number(value.trim());
+function integerHeader(headers: RequestHeaders, name: string): number | undefined {
+  const text = checkedHeader(headers, name, /^-?\d{1,10}$/, 'an integer');
+  return text === undefined ? undefined : Number(text);
 }
 
 /** Applies a lease action to the lease as it stands at `nowMs` (lease-blob's table of outcomes). */
