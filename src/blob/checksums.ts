@@ -23,6 +23,7 @@ export function parseDigestHeader(
 export const offThreadBytesMin = 256 * 1024;
 /** The pieces a body hashed off this thread is gathered into: shared memory, each written once. */
 const sharedPieceBytes = 256 * 1024;
+const piecesPerSlab = 4;
 
 export interface ChecksumOptions {
   /** Content-MD5 as sent (base64), verified at the end. */
@@ -77,26 +78,36 @@ export async function* checkedContent(
 
 /**
  * The source's bytes in fresh SharedArrayBuffer pieces of `pieceBytes` (the last may be shorter):
- * one copy, which the digest thread and the store then share without another.
+ * one copy, which the digest thread and the store then share without another. Pieces are cut
+ * from slabs of `piecesPerSlab`, as allocating shared memory costs far more per call than per byte.
  */
 async function* sharedPieces(
   source: AsyncIterable<Buffer> | Iterable<Buffer>,
   pieceBytes: number,
 ): AsyncGenerator<Buffer, void, undefined> {
-  let piece = Buffer.from(new SharedArrayBuffer(pieceBytes));
+  let slab = Buffer.from(new SharedArrayBuffer(pieceBytes * piecesPerSlab));
+  let pieceStart = 0;
   let filled = 0;
   for await (const chunk of source) {
     let taken = 0;
     while (taken < chunk.length) {
-      const copied = chunk.copy(piece, filled, taken);
+      const copied = chunk.copy(
+        slab,
+        pieceStart + filled,
+        taken,
+        taken + Math.min(chunk.length - taken, pieceBytes - filled),
+      );
       taken += copied;
       filled += copied;
-      if (filled === pieceBytes) {
-        yield piece;
-        piece = Buffer.from(new SharedArrayBuffer(pieceBytes));
-        filled = 0;
+      if (filled < pieceBytes) continue;
+      yield slab.subarray(pieceStart, pieceStart + pieceBytes);
+      filled = 0;
+      pieceStart += pieceBytes;
+      if (pieceStart === slab.length) {
+        slab = Buffer.from(new SharedArrayBuffer(pieceBytes * piecesPerSlab));
+        pieceStart = 0;
       }
     }
   }
-  if (filled > 0) yield piece.subarray(0, filled);
+  if (filled > 0) yield slab.subarray(pieceStart, pieceStart + filled);
 }

@@ -78,9 +78,8 @@ export class DiskContent implements ContentFiles {
       await rm(temp, { force: true });
       throw error;
     }
-    await file.close();
-    await rename(temp, final);
-    await syncDirectory(path.dirname(final));
+    // The file's bytes are durable: closing it need not wait for, nor hold up, its name.
+    await Promise.all([file.close(), rename(temp, final).then(() => syncDirectory(path.dirname(final)))]);
     return { id, sizeBytes };
   }
 
