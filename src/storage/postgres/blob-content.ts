@@ -38,28 +38,6 @@ const chunkSql = `WITH touched AS (
 const completeSql = `UPDATE ${s}.blob_contents SET size_bytes = $2 WHERE id = $1 AND size_bytes IS NULL`;
 const discardSql = `DELETE FROM ${s}.blob_contents WHERE id = $1 AND size_bytes IS NULL`;
 /**
- * A chunk's bytes [$3, $3 + $5) (substring counts from 1) in rows of at most $4 bytes. The driver
- * hands bytea over as hex text, which it then decodes: small pieces keep those strings short-lived
- * garbage a minor collection frees (a string of a MiB would wait for a full one).
- */
-const readChunkSql = `SELECT substring(c.data FROM g FOR least($4, $3 + $5 - g)) AS data
-  FROM ${s}.blob_chunks c, generate_series($3::integer, $3 + $5 - 1, $4) AS g
-  WHERE c.content_id = $1 AND c.seq = $2 ORDER BY g`;
-/**
- * readChunkSql, first starting the grace of the content again if a reclaim pass marked it and
- * nothing references it any more (blob-reclaim.ts): a reader that goes on reading keeps it,
- * however long it takes; content still referenced is left alone, however often it is read.
- */
-const readChunkHoldingSql = `WITH held AS (
-    UPDATE ${s}.blob_reclaim_candidates k SET marked_ms = NULL
-    WHERE k.content_id = $1 AND k.marked_ms IS NOT NULL
-      AND NOT EXISTS (SELECT 1 FROM ${s}.blob_blocks b WHERE b.content_id = $1)
-      AND NOT EXISTS (SELECT 1 FROM ${s}.blob_staged t WHERE t.content_id = $1)
-  ) ${readChunkSql}`;
-/** Bytes per row read: hex text of 64 KiB, below V8's large objects (128 KiB). */
-const readPieceBytes = 32 * 1024;
-
-/**
  * Streams `source` into new content (BlobStore.writeContent). Content of one chunk or less (most
  * blocks) is one statement; larger, its first chunk comes with the content row and its size
  * after the last.
@@ -129,40 +107,4 @@ async function* rechunked(source: AsyncIterable<Uint8Array>, chunkBytes: number)
     }
   }
   if (filled > 0) yield chunk.subarray(0, filled);
-}
-
-/** A part of one content: `lengthBytes` bytes from `offsetBytes`. */
-export interface ContentSegment {
-  readonly contentId: string;
-  readonly chunkBytes: number;
-  readonly offsetBytes: number;
-  readonly lengthBytes: number;
-}
-
-/**
- * The segments' bytes, in order, one chunk's part per statement, each statement when the reader
- * asks for more (a slow reader holds no connection between chunks).
- */
-export async function* readSegments(
-  connection: PostgresConnection,
-  segments: readonly ContentSegment[],
-  holding: boolean,
-): AsyncGenerator<Buffer> {
-  // A read either way: holding content is idempotent, and harmless if its outcome is lost.
-  const text = holding ? readChunkHoldingSql : readChunkSql;
-  for (const { contentId, chunkBytes, offsetBytes, lengthBytes } of segments) {
-    const endByte = offsetBytes + lengthBytes;
-    for (let at = offsetBytes; at < endByte;) {
-      const seq = Math.floor(at / chunkBytes);
-      const within = at - seq * chunkBytes;
-      const n = Math.min(endByte - at, chunkBytes - within);
-      const values = [contentId, seq, within + 1, readPieceBytes, n];
-      const { rows } = await connection.query<{ data: Buffer }>('read', named(text, values));
-      const bytes = rows.reduce((sum, row) => sum + row.data.length, 0);
-      // Content stays for the grace after its last reference went or its last read (blob-reclaim.ts).
-      assert.equal(bytes, n, `content ${contentId} lost chunk ${seq} under a reader`);
-      yield* rows.map((row) => row.data);
-      at += n;
-    }
-  }
 }

@@ -22,7 +22,8 @@ import type {
   WriteOutcome,
 } from '../blob-store.js';
 import { clampRange } from '../blob-rows.js';
-import { readSegments, writeContent, type ContentSegment } from './blob-content.js';
+import { writeContent } from './blob-content.js';
+import { readSegments, type ContentSegment } from './blob-content-read.js';
 import { ContainerStatements } from './blob-containers.js';
 import { reclaimContent } from './blob-reclaim.js';
 import { lockedContents, named } from './blob-statements.js';
