@@ -5,8 +5,10 @@
 // loudly, without a PostgreSQL: tests/helpers/postgres.ts.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { setImmediate } from 'node:timers/promises';
 import type { BlobStore, Block, BlobRecord, ContentRef } from '../../src/storage/blob-store.js';
 import { TableError } from '../../src/errors.js';
+import { chunksPerWriteMax } from '../../src/storage/postgres/blob-content.js';
 import { PostgresBlobStore } from '../../src/storage/postgres/blob-store.js';
 import { PostgresConnection } from '../../src/storage/postgres/connection.js';
 import { PostgresStore } from '../../src/storage/postgres/postgres-store.js';
@@ -488,11 +490,14 @@ describe('PostgreSQL blob store: reclaim', { skip: unavailable }, () => {
   test('a write keeps its content while chunks arrive within the grace, however long it takes', async () => {
     const { store } = db();
     let step = 0;
+    // A statement's worth of chunks (blob-content.ts chunksPerWriteMax) a piece, and a pass half a
+    // grace later than the one before after each, over four graces. The statement of a piece may
+    // still be in flight during the next pass, never the one after.
+    const pieces = 'abcdefgh'.split('').map((letter) => letter.repeat(5 * chunksPerWriteMax));
     async function* slow(): AsyncGenerator<Uint8Array> {
-      for (const piece of ['aaaaa', 'bbbbb', 'ccccc', 'ddddd']) {
+      for (const piece of pieces) {
         yield Buffer.from(piece);
-        // A chunk each, and a pass a grace later than the one before after each.
-        await store.reclaimContent(t0 + 10 * graceMs + step++ * graceMs, t0 - 1, 100);
+        await store.reclaimContent(t0 + 10 * graceMs + (step++ * graceMs) / 2, t0 - 1, 100);
       }
     }
     const content = await store.writeContent(slow());
@@ -500,13 +505,19 @@ describe('PostgreSQL blob store: reclaim', { skip: unavailable }, () => {
     const record = blob(name, 'slow', content.sizeBytes);
     assert.equal(await store.putBlob(account, record, { kind: 'replace', blocks: [put(content)] }, null), 'ok');
     const key = { container: name, name: 'slow', snapshot: '' };
-    assert.equal(await text(await store.readContent(account, key, record.etag, 0, 100)), 'aaaaabbbbbcccccddddd');
+    assert.equal(await text(await store.readContent(account, key, record.etag, 0, 1000)), pieces.join(''));
   });
 
   test('a write that pauses longer than the grace fails, and leaves what reclaim removes', async () => {
-    const { store } = db();
+    const { store, url } = db();
+    const before = await rowCount(url, 'blob_chunks');
+    const batch = 'a'.repeat(5 * chunksPerWriteMax);
     async function* stalled(): AsyncGenerator<Uint8Array> {
-      yield Buffer.from('aaaaa');
+      yield Buffer.from(batch);
+      yield Buffer.from(batch);
+      yield Buffer.from(batch);
+      // Once the first two statements are in (the third waits for more), a pause of two graces.
+      while ((await rowCount(url, 'blob_chunks')) < before + 2 * chunksPerWriteMax) await setImmediate();
       await store.reclaimContent(t0 + 100 * graceMs, t0 - 1, 100);
       await store.reclaimContent(t0 + 101 * graceMs, t0 - 1, 100);
       yield Buffer.from('bbbbb');
