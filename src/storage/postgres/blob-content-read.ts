@@ -46,18 +46,27 @@ function* readSteps(segments: readonly ContentSegment[]): Generator<ReadStep> {
 }
 
 /**
- * The COPY of a step's bytes, each chunk's part a row, in order. COPY takes no parameters: the
- * literals are a content id (digits, as the database gave it) and numbers checked here.
+ * Bytes a row of a COPY carries at most: messages of the driver's socket reads' size (64 KiB) let
+ * it reuse its buffer; a message of a whole chunk has it grow a new one each time.
+ */
+const copyRowBytesMax = 64 * 1024;
+
+/**
+ * The COPY of a step's bytes, in rows of at most copyRowBytesMax, in order. COPY takes no
+ * parameters: the literals are a content id (digits, as the database gave it) and numbers checked here.
  */
 function copyText(step: ReadStep, holding: boolean): string {
   const { contentId: id, chunkBytes: size, fromSeq, toSeq, fromByte: from, toByte: to } = step;
   assert.match(id, /^[1-9][0-9]*$/, 'a content id is a positive integer');
   for (const n of [size, fromSeq, toSeq, from, to]) assert(Number.isSafeInteger(n) && n >= 0, 'a count');
-  const first = `seq::bigint * ${size}`;
-  const part = `substring(data FROM (greatest(${from} - ${first}, 0) + 1)::integer
-    FOR (least(${to}, ${first} + ${size}) - greatest(${from}, ${first}))::integer)`;
-  const select = `SELECT ${part} FROM ${s}.blob_chunks
-    WHERE content_id = ${id} AND seq BETWEEN ${fromSeq} AND ${toSeq} ORDER BY seq`;
+  // Each chunk's part [b.first, b.last) within it, in pieces from each p.at.
+  const first = `c.seq::bigint * ${size}`;
+  const select = `SELECT substring(c.data FROM p.at + 1 FOR least(${copyRowBytesMax}, b.last - p.at))
+    FROM ${s}.blob_chunks c,
+      LATERAL (SELECT greatest(${from} - ${first}, 0)::integer AS first,
+        (least(${to}, ${first} + ${size}) - ${first})::integer AS last) b,
+      LATERAL generate_series(b.first, b.last - 1, ${copyRowBytesMax}) AS p(at)
+    WHERE c.content_id = ${id} AND c.seq BETWEEN ${fromSeq} AND ${toSeq} ORDER BY c.seq, p.at`;
   return `${holding ? holdSql(id) : ''}COPY (${select}) TO STDOUT (FORMAT binary)`;
 }
 
@@ -74,12 +83,12 @@ const holdSql = (id: string): string => `UPDATE ${s}.blob_reclaim_candidates k S
 
 interface Pending {
   readonly step: ReadStep;
-  readonly rows: Promise<Buffer[]>;
+  readonly bytes: Promise<Buffer>;
 }
 
 /**
- * The segments' bytes, in order, one buffer per chunk's part: each statement starts when the
- * reader has taken the previous statement's chunks, and so runs while it sends them.
+ * The segments' bytes, in order, one buffer a statement: each statement starts when the reader
+ * has taken the previous statement's, and so runs while it sends them.
  */
 export async function* readSegments(
   connection: PostgresConnection,
@@ -91,18 +100,18 @@ export async function* readSegments(
     const next = steps.next();
     if (next.done === true) return undefined;
     // A read either way: holding content is idempotent, and harmless if its outcome is lost.
-    const rows = copyOut(connection, copyText(next.value, holding));
+    const step = next.value;
+    const bytes = copyOut(connection, copyText(step, holding), step.toByte - step.fromByte);
     // A reader that stops early never awaits the one ahead: its failure is nobody's.
-    rows.catch(() => undefined);
-    return { step: next.value, rows };
+    bytes.catch(() => undefined);
+    return { step, bytes };
   };
   for (let pending = start(); pending !== undefined;) {
-    const { step, rows } = pending;
-    const parts = await rows;
+    const { step, bytes } = pending;
+    const value = await bytes;
     pending = start();
-    const bytes = parts.reduce((sum, part) => sum + part.length, 0);
     // Content stays for the grace after its last reference went or its last read (blob-reclaim.ts).
-    assert.equal(bytes, step.toByte - step.fromByte, `content ${step.contentId} lost chunks under a reader`);
-    yield* parts;
+    assert.equal(value.length, step.toByte - step.fromByte, `content ${step.contentId} lost chunks under a reader`);
+    yield value;
   }
 }

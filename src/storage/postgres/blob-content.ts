@@ -1,13 +1,13 @@
-// Blob content in the database (blob-schema.ts): written chunk by chunk as the source yields it,
-// read chunk by chunk as the reader pulls, so memory stays one chunk per request whatever the size.
+// Writing blob content into the database (blob-schema.ts; blob-content-read.ts reads it): in
+// statements of a few chunks as the source yields them, so memory stays bounded whatever the size.
 //
-// A write larger than a chunk is several transactions, not one: the content row with its first
-// chunk (a reclaim candidate from its start), then each chunk in its own statement, then its size,
-// which marks it complete (content of one chunk or less is one statement, complete). One
-// transaction over a whole upload would hold a pooled connection for as long as the client takes
-// to send (a slow client, or many, would starve every other request), die at the session's
-// idle-in-transaction limit when the client pauses, and hold back vacuum for the whole database;
-// the price of several is that a process that dies mid-write leaves rows behind, which
+// A write larger than a statement is several transactions, not one: the content row with its
+// first chunks (a reclaim candidate from its start), then more chunks a statement, the last of
+// which writes its size, marking it complete (content of one statement or less is one statement,
+// complete). One transaction over a whole upload would hold a pooled connection for as long as
+// the client takes to send (a slow client, or many, would starve every other request), die at the
+// session's idle-in-transaction limit when the client pauses, and hold back vacuum for the whole
+// database; the price of several is that a process that dies mid-write leaves rows behind, which
 // reclaimContent removes after the grace like any unreferenced content. Each statement commits
 // durably (synchronous_commit on), so the content is durable when its size is.
 import assert from 'node:assert/strict';

@@ -20,30 +20,42 @@ type Stage = 'header' | 'skip' | 'fieldCount' | 'length' | 'data' | 'done';
 
 /**
  * COPY's binary format as it arrives, in messages split anywhere: rows of one non-null column,
- * each row's value copied once, from the driver's buffer (which it reuses) into a Buffer of its own.
+ * their values copied once, from the driver's buffer (which it reuses) into one Buffer of the
+ * `expectedBytes` the caller knows they add up to.
  */
 export class BinaryRows {
-  readonly rows: Buffer[] = [];
+  readonly bytes: Buffer;
+  private filled = 0;
   private stage: Stage = 'header';
   /** A fixed-size field being gathered (the header, a field count, a length). */
   private readonly field = Buffer.alloc(headerBytes);
   private fieldFilled = 0;
   private skipBytes = 0;
-  private row = Buffer.alloc(0);
-  private rowFilled = 0;
+  /** Bytes of the row being copied still to come. */
+  private rowBytesLeft = 0;
+
+  constructor(expectedBytes: number) {
+    this.bytes = Buffer.allocUnsafe(expectedBytes);
+  }
 
   get done(): boolean {
     return this.stage === 'done';
+  }
+
+  /** The rows' bytes so far. */
+  get value(): Buffer {
+    return this.bytes.subarray(0, this.filled);
   }
 
   push(payload: Buffer): void {
     for (let at = 0; at < payload.length;) {
       assert.notEqual(this.stage, 'done', 'COPY sent data after its trailer');
       if (this.stage === 'data') {
-        const n = payload.copy(this.row, this.rowFilled, at);
-        this.rowFilled += n;
+        const n = payload.copy(this.bytes, this.filled, at, at + Math.min(this.rowBytesLeft, payload.length - at));
+        this.filled += n;
+        this.rowBytesLeft -= n;
         at += n;
-        if (this.rowFilled === this.row.length) this.rowEnded();
+        if (this.rowBytesLeft === 0) this.expect('fieldCount');
       } else if (this.stage === 'skip') {
         const n = Math.min(this.skipBytes, payload.length - at);
         this.skipBytes -= n;
@@ -83,35 +95,33 @@ export class BinaryRows {
     } else {
       const length = this.field.readInt32BE(0);
       assert(length >= 0, 'a COPY of a column that is never null');
-      this.row = Buffer.allocUnsafe(length);
-      this.rowFilled = 0;
-      if (length === 0) this.rowEnded();
-      else this.expect('data');
+      assert(this.filled + length <= this.bytes.length, 'COPY sent more bytes than expected');
+      this.rowBytesLeft = length;
+      this.expect(length === 0 ? 'fieldCount' : 'data');
     }
-  }
-
-  private rowEnded(): void {
-    this.rows.push(this.row);
-    this.expect('fieldCount');
   }
 }
 
-/** One COPY TO STDOUT run by the driver's client (its Submittable interface); `done` settles with the rows. */
+/** One COPY TO STDOUT run by the driver's client (its Submittable interface); `done` settles with the bytes. */
 class CopyOut implements pg.Submittable {
-  readonly done: Promise<Buffer[]>;
+  readonly done: Promise<Buffer>;
   /** Set by the driver when it times the query (query_timeout): called once the query is over. */
   callback: ((error: Error | null) => void) | undefined;
-  private readonly parsed = new BinaryRows();
+  private readonly parsed: BinaryRows;
   private settle!: (error: Error | null) => void;
 
-  constructor(private readonly text: string) {
-    this.done = new Promise<Buffer[]>((resolve, reject) => {
+  constructor(
+    private readonly text: string,
+    expectedBytes: number,
+  ) {
+    this.parsed = new BinaryRows(expectedBytes);
+    this.done = new Promise<Buffer>((resolve, reject) => {
       let settled = false;
       this.settle = (error) => {
         if (settled) return;
         settled = true;
         this.callback?.(error);
-        if (error === null) resolve(this.parsed.rows);
+        if (error === null) resolve(this.parsed.value);
         else reject(error);
       };
     });
@@ -146,10 +156,11 @@ class CopyOut implements pg.Submittable {
 const guardedClients = new WeakSet<pg.PoolClient>();
 
 /**
- * The rows of `COPY (query) TO STDOUT (FORMAT binary)` for `copyText`, a read: a failure is the
- * Azure error PostgresConnection.query answers (503 ServerBusy for a database out of reach).
+ * The rows of `COPY (query) TO STDOUT (FORMAT binary)` for `copyText`, one after the other, at most
+ * `expectedBytes`; a read: a failure is the Azure error PostgresConnection.query answers (503
+ * ServerBusy for a database out of reach).
  */
-export async function copyOut(connection: PostgresConnection, copyText: string): Promise<Buffer[]> {
+export async function copyOut(connection: PostgresConnection, copyText: string, expectedBytes: number): Promise<Buffer> {
   assert(!connection.isClosed, 'store is closed');
   let client: pg.PoolClient;
   try {
@@ -163,9 +174,9 @@ export async function copyOut(connection: PostgresConnection, copyText: string):
     guardedClients.add(client);
   }
   try {
-    const rows = await client.query(new CopyOut(copyText)).done;
+    const bytes = await client.query(new CopyOut(copyText, expectedBytes)).done;
     client.release();
-    return rows;
+    return bytes;
   } catch (error) {
     client.release(isConnectionFailure(error));
     throw connection.failure(error);
