@@ -72,15 +72,18 @@ const discardSql = `DELETE FROM ${s}.blob_contents WHERE id = $1 AND size_bytes 
 export async function writeContent(
   connection: PostgresConnection,
   source: AsyncIterable<Uint8Array>,
-  chunkBytes: number,
+  buffers: ChunkBuffers,
 ): Promise<ContentRef> {
-  assert(Number.isSafeInteger(chunkBytes) && chunkBytes > 0, 'a chunk holds at least one byte');
-  const chunker = new Chunker(source, chunkBytes);
+  const chunker = new Chunker(source, buffers);
   const first = await chunker.next(chunksPerWriteMax);
   const firstBytes = bytesOf(first.chunks);
-  const values = [chunkBytes, first.last ? firstBytes : null, ...first.chunks];
+  const values = [buffers.chunkBytes, first.last ? firstBytes : null, ...first.chunks];
   const created = connection.query<{ id: string }>('write', named(newContentSql(first.chunks.length), values));
-  if (first.last) return { id: (await created).rows[0]!.id, sizeBytes: firstBytes };
+  if (first.last) {
+    const { rows } = await created;
+    buffers.give(first.chunks);
+    return { id: rows[0]!.id, sizeBytes: firstBytes };
+  }
   const writing = new PipelinedWrite(connection, created, first.chunks);
   try {
     return await writing.rest(chunker, firstBytes);
@@ -141,6 +144,7 @@ class PipelinedWrite {
     }
     const id = await this.id;
     if ((await this.inFlight) !== 1) reclaimedUnder(id);
+    chunker.recycle(this.inFlightChunks);
     return { id, sizeBytes };
   }
 
@@ -163,22 +167,53 @@ interface Batch {
 }
 
 /**
- * The source's bytes in chunks of `chunkBytes`, the last shorter (none for no bytes), copied into
- * buffers the caller gives back (recycle) once its statement is done with them.
+ * Chunk buffers a store's writes take and give back once their statement is done with them, so
+ * that a write allocates none once the store is warm (buffers of half a MiB are each an
+ * allocation the collector accounts for). It keeps spareChunksMax at most.
+ */
+export class ChunkBuffers {
+  private readonly spare: Buffer[] = [];
+
+  constructor(readonly chunkBytes: number) {
+    assert(Number.isSafeInteger(chunkBytes) && chunkBytes > 0, 'a chunk holds at least one byte');
+  }
+
+  take(): Buffer {
+    return this.spare.pop() ?? Buffer.allocUnsafe(this.chunkBytes);
+  }
+
+  /** Chunks `take` gave (a last chunk may be the start of one), no longer used. */
+  give(chunks: readonly Buffer[]): void {
+    for (const chunk of chunks) {
+      if (this.spare.length >= spareChunksMax) return;
+      const whole = chunk.byteOffset === 0 && chunk.buffer.byteLength === this.chunkBytes;
+      if (chunk.length === this.chunkBytes) this.spare.push(chunk);
+      else if (whole) this.spare.push(Buffer.from(chunk.buffer, 0, this.chunkBytes));
+    }
+  }
+}
+
+/** Spare chunk buffers a store keeps: 8 MiB of 512 KiB chunks, two writes' worth. */
+const spareChunksMax = 16;
+
+/**
+ * The source's bytes in chunks, the last shorter (none for no bytes), copied into buffers the
+ * caller gives back (recycle) once its statement is done with them.
  */
 class Chunker {
   private readonly pieces: AsyncIterator<Uint8Array>;
+  private readonly chunkBytes: number;
   /** A piece read ahead, to know whether the chunks before it were the last; `at` its bytes used. */
   private piece: Uint8Array | undefined;
   private at = 0;
   private ended = false;
-  private readonly spare: Buffer[] = [];
 
   constructor(
     source: AsyncIterable<Uint8Array>,
-    private readonly chunkBytes: number,
+    private readonly buffers: ChunkBuffers,
   ) {
     this.pieces = source[Symbol.asyncIterator]();
+    this.chunkBytes = buffers.chunkBytes;
   }
 
   /** Up to `count` chunks: `count` full ones unless the source ends first; `last` if it has. */
@@ -199,16 +234,16 @@ class Chunker {
       filled = 0;
     }
     if (filled > 0) chunks.push(chunk.subarray(0, filled));
-    else this.spare.push(chunk);
+    else this.buffers.give([chunk]);
     return { chunks, last: true };
   }
 
   recycle(chunks: readonly Buffer[]): void {
-    for (const chunk of chunks) if (chunk.length === this.chunkBytes) this.spare.push(chunk);
+    this.buffers.give(chunks);
   }
 
   private fresh(): Buffer {
-    return this.spare.pop() ?? Buffer.allocUnsafe(this.chunkBytes);
+    return this.buffers.take();
   }
 
   /** Whether the source has bytes not yet taken, reading a piece ahead if need be. */
