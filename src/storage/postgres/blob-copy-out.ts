@@ -108,6 +108,8 @@ class CopyOut implements pg.Submittable {
   /** Set by the driver when it times the query (query_timeout): called once the query is over. */
   callback: ((error: Error | null) => void) | undefined;
   private readonly parsed: BinaryRows;
+  /** What the data was not, if it was not what the caller expects. */
+  private malformed: Error | undefined;
   private settle!: (error: Error | null) => void;
 
   constructor(
@@ -132,11 +134,17 @@ class CopyOut implements pg.Submittable {
   }
 
   handleCopyData(message: { chunk: Buffer }): void {
-    this.parsed.push(message.chunk);
+    if (this.malformed !== undefined) return;
+    // Thrown here, it would end the process from the driver's socket handler: kept for the end.
+    try {
+      this.parsed.push(message.chunk);
+    } catch (error) {
+      this.malformed = error instanceof Error ? error : new Error(String(error));
+    }
   }
 
   handleReadyForQuery(): void {
-    this.settle(this.parsed.done ? null : new Error('COPY ended without its trailer'));
+    this.settle(this.malformed ?? (this.parsed.done ? null : new Error('COPY ended without its trailer')));
   }
 
   /** A failure of the statement (ReadyForQuery follows) or of the connection (nothing follows). */
