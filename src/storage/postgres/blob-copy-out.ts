@@ -168,7 +168,11 @@ const guardedClients = new WeakSet<pg.PoolClient>();
  * `expectedBytes`; a read: a failure is the Azure error PostgresConnection.query answers (503
  * ServerBusy for a database out of reach).
  */
-export async function copyOut(connection: PostgresConnection, copyText: string, expectedBytes: number): Promise<Buffer> {
+export async function copyOut(
+  connection: PostgresConnection,
+  copyText: string,
+  expectedBytes: number,
+): Promise<Buffer> {
   assert(!connection.isClosed, 'store is closed');
   let client: pg.PoolClient;
   try {
