@@ -2,8 +2,8 @@
 // statements of a few chunks as the source yields them, so memory stays bounded whatever the size.
 //
 // A write larger than a statement is several transactions, not one: the content row with its
-// first chunks (a reclaim candidate from its start), then more chunks a statement, the last of
-// which writes its size, marking it complete (content of one statement or less is one statement,
+// first chunk (a reclaim candidate from its start), then more chunks a statement, the last of
+// which writes its size, marking it complete (content of one chunk or less is one statement,
 // complete). One transaction over a whole upload would hold a pooled connection for as long as
 // the client takes to send (a slow client, or many, would starve every other request), die at the
 // session's idle-in-transaction limit when the client pauses, and hold back vacuum for the whole
@@ -65,9 +65,11 @@ const moreChunksSql = (count: number, completing: boolean): string => `WITH touc
 const discardSql = `DELETE FROM ${s}.blob_contents WHERE id = $1 AND size_bytes IS NULL`;
 
 /**
- * Streams `source` into new content (BlobStore.writeContent), up to chunksPerWriteMax chunks a
- * statement: content of that size or less (most blocks) is one statement; larger, each statement
- * is in flight while the next one's chunks arrive, and the last completes it.
+ * Streams `source` into new content (BlobStore.writeContent): content of one chunk or less (most
+ * blocks) is one statement; larger, the first chunk goes as soon as it is in, then up to
+ * chunksPerWriteMax chunks a statement, each in flight while the next one's chunks arrive, the
+ * last completing it. The database stores the first chunk while the rest arrives (for content of a
+ * few chunks, that costs a commit and saves more than it costs).
  */
 export async function writeContent(
   connection: PostgresConnection,
@@ -75,7 +77,7 @@ export async function writeContent(
   buffers: ChunkBuffers,
 ): Promise<ContentRef> {
   const chunker = new Chunker(source, buffers);
-  const first = await chunker.next(chunksPerWriteMax);
+  const first = await chunker.next(1);
   const firstBytes = bytesOf(first.chunks);
   const values = [buffers.chunkBytes, first.last ? firstBytes : null, ...first.chunks];
   const created = connection.query<{ id: string }>('write', named(newContentSql(first.chunks.length), values));
