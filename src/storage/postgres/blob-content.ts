@@ -125,6 +125,8 @@ class PipelinedWrite {
     let sizeBytes = writtenBytes;
     for (let last = false; !last;) {
       const batch = await chunker.next(chunksPerWriteMax);
+      // A batch follows one that was not the last: the source had more bytes.
+      assert(batch.chunks.length > 0, 'a batch after one that was not the last has chunks');
       const id = await this.id;
       await this.inFlight;
       chunker.recycle(this.inFlightChunks);
