@@ -5,8 +5,10 @@
 // loudly, without a PostgreSQL: tests/helpers/postgres.ts.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { setImmediate } from 'node:timers/promises';
 import type { BlobStore, Block, BlobRecord, ContentRef } from '../../src/storage/blob-store.js';
 import { TableError } from '../../src/errors.js';
+import { chunksPerWriteMax } from '../../src/storage/postgres/blob-content.js';
 import { PostgresBlobStore } from '../../src/storage/postgres/blob-store.js';
 import { PostgresConnection } from '../../src/storage/postgres/connection.js';
 import { PostgresStore } from '../../src/storage/postgres/postgres-store.js';
@@ -423,25 +425,34 @@ describe('PostgreSQL blob store: reclaim', { skip: unavailable }, () => {
   test('a reader that goes on reading keeps its content past the grace', async () => {
     const { store } = db();
     const name = await container(store);
-    const value = '0123456789abcdefghijklmnopqrst';
+    // 24 chunks of 5 bytes: six statements of four chunks (blob-content-read.ts), a part each, each
+    // run when the reader takes the one before.
+    const value = '0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ'.repeat(2).slice(0, 120);
     const content = await store.writeContent(pieces(value));
     const record = blob(name, 'read slowly', content.sizeBytes);
     assert.equal(await store.putBlob(account, record, { kind: 'replace', blocks: [put(content)] }, null), 'ok');
     const key = { container: name, name: 'read slowly', snapshot: '' };
-    const chunks = (await store.readContent(account, key, record.etag, 0, 100)) as AsyncIterable<Buffer>;
+    const chunks = (await store.readContent(account, key, record.etag, 0, 1000)) as AsyncIterable<Buffer>;
     const reader = chunks[Symbol.asyncIterator]();
     let read = (await reader.next()).value!.toString();
     assert.equal(await store.deleteBlob(account, key, { base: true, snapshots: false }, undefined), 'ok');
-    // A chunk every half grace, reclaim passes in between, over three graces.
-    for (let pass = 1; read.length < value.length; pass++) {
-      await store.reclaimContent(t0 + 20 * graceMs + (pass * graceMs) / 2, t0 - 1, 100);
+    // A statement's part every grace, reclaim passes every half grace, over five graces:
+    // without the reads holding the content, a pass would remove it under the reader. Once the
+    // last statement has run, nothing holds it.
+    let pass = 1;
+    let removed = 0;
+    for (; read.length < value.length; pass++) {
+      removed += await store.reclaimContent(t0 + 20 * graceMs + (pass * graceMs) / 2, t0 - 1, 100);
       if (pass % 2 === 0) read += (await reader.next()).value!.toString();
     }
     assert.equal(read, value);
     assert.equal((await reader.next()).done, true);
-    // Once the reader is done, a grace later it goes.
-    assert.equal(await store.reclaimContent(t0 + 30 * graceMs, t0 - 1, 100), 0);
-    assert.equal(await store.reclaimContent(t0 + 31 * graceMs, t0 - 1, 100), 1);
+    // It goes within a grace or so of the last statement.
+    const lastPassMs = t0 + 20 * graceMs + (pass * graceMs) / 2;
+    for (let later = 1; later <= 4; later++) {
+      removed += await store.reclaimContent(lastPassMs + (later * graceMs) / 2, t0 - 1, 100);
+    }
+    assert.equal(removed, 1);
     assert.equal(await store.contentExists(content), false);
   });
 
@@ -477,11 +488,14 @@ describe('PostgreSQL blob store: reclaim', { skip: unavailable }, () => {
   test('a write keeps its content while chunks arrive within the grace, however long it takes', async () => {
     const { store } = db();
     let step = 0;
+    // A statement's worth of chunks (blob-content.ts chunksPerWriteMax) a piece, and a pass half a
+    // grace later than the one before after each, over four graces. The statement of a piece may
+    // still be in flight during the next pass, never the one after.
+    const pieces = 'abcdefgh'.split('').map((letter) => letter.repeat(5 * chunksPerWriteMax));
     async function* slow(): AsyncGenerator<Uint8Array> {
-      for (const piece of ['aaaaa', 'bbbbb', 'ccccc', 'ddddd']) {
+      for (const piece of pieces) {
         yield Buffer.from(piece);
-        // A chunk each, and a pass a grace later than the one before after each.
-        await store.reclaimContent(t0 + 10 * graceMs + step++ * graceMs, t0 - 1, 100);
+        await store.reclaimContent(t0 + 10 * graceMs + (step++ * graceMs) / 2, t0 - 1, 100);
       }
     }
     const content = await store.writeContent(slow());
@@ -489,13 +503,19 @@ describe('PostgreSQL blob store: reclaim', { skip: unavailable }, () => {
     const record = blob(name, 'slow', content.sizeBytes);
     assert.equal(await store.putBlob(account, record, { kind: 'replace', blocks: [put(content)] }, null), 'ok');
     const key = { container: name, name: 'slow', snapshot: '' };
-    assert.equal(await text(await store.readContent(account, key, record.etag, 0, 100)), 'aaaaabbbbbcccccddddd');
+    assert.equal(await text(await store.readContent(account, key, record.etag, 0, 1000)), pieces.join(''));
   });
 
   test('a write that pauses longer than the grace fails, and leaves what reclaim removes', async () => {
-    const { store } = db();
+    const { store, url } = db();
+    const before = await rowCount(url, 'blob_chunks');
+    const batch = 'a'.repeat(5 * chunksPerWriteMax);
     async function* stalled(): AsyncGenerator<Uint8Array> {
-      yield Buffer.from('aaaaa');
+      yield Buffer.from(batch);
+      yield Buffer.from(batch);
+      yield Buffer.from(batch);
+      // Once the first two statements are in (the third waits for more), a pause of two graces.
+      while ((await rowCount(url, 'blob_chunks')) < before + 2 * chunksPerWriteMax) await setImmediate();
       await store.reclaimContent(t0 + 100 * graceMs, t0 - 1, 100);
       await store.reclaimContent(t0 + 101 * graceMs, t0 - 1, 100);
       yield Buffer.from('bbbbb');

@@ -1,13 +1,13 @@
-// Blob content in the database (blob-schema.ts): written chunk by chunk as the source yields it,
-// read chunk by chunk as the reader pulls, so memory stays one chunk per request whatever the size.
+// Writing blob content into the database (blob-schema.ts; blob-content-read.ts reads it): in
+// statements of a few chunks as the source yields them, so memory stays bounded whatever the size.
 //
-// A write larger than a chunk is several transactions, not one: the content row with its first
-// chunk (a reclaim candidate from its start), then each chunk in its own statement, then its size,
-// which marks it complete (content of one chunk or less is one statement, complete). One
-// transaction over a whole upload would hold a pooled connection for as long as the client takes
-// to send (a slow client, or many, would starve every other request), die at the session's
-// idle-in-transaction limit when the client pauses, and hold back vacuum for the whole database;
-// the price of several is that a process that dies mid-write leaves rows behind, which
+// A write larger than a statement is several transactions, not one: the content row with its
+// first chunk (a reclaim candidate from its start), then more chunks a statement, the last of
+// which writes its size, marking it complete (content of one chunk or less is one statement,
+// complete). One transaction over a whole upload would hold a pooled connection for as long as
+// the client takes to send (a slow client, or many, would starve every other request), die at the
+// session's idle-in-transaction limit when the client pauses, and hold back vacuum for the whole
+// database; the price of several is that a process that dies mid-write leaves rows behind, which
 // reclaimContent removes after the grace like any unreferenced content. Each statement commits
 // durably (synchronous_commit on), so the content is durable when its size is.
 import assert from 'node:assert/strict';
@@ -18,151 +18,248 @@ import { isMissingTable } from './failures.js';
 import { schemaName as s } from './schema.js';
 
 /**
- * Bytes per chunk row: large enough that a row's overhead and a statement's round trip are small
- * beside its bytes, small enough that a request holds little memory (one chunk, and its hex
- * text when read).
+ * Bytes per chunk row: large enough that a row's overhead is small beside its bytes, small enough
+ * that a read of a few bytes reads little (blob-content-read.ts).
  */
 export const chunkBytesDefault = 512 * 1024;
 
-// A new content with its first chunk (none when empty), complete ($4 its size) or not ($4 null).
-const newContentSql = `WITH c AS (
-    INSERT INTO ${s}.blob_contents (chunk_bytes, size_bytes) VALUES ($1, $4) RETURNING id
-  ), k AS (INSERT INTO ${s}.blob_reclaim_candidates (content_id) SELECT id FROM c),
-  d AS (INSERT INTO ${s}.blob_chunks (content_id, seq, data) SELECT id, 0, $3 FROM c WHERE $2)
-  SELECT id FROM c`;
-// Each chunk starts the content's grace again (blob-reclaim.ts): only a writer that stalls for the
-// grace loses its content, however long the whole write takes.
-const chunkSql = `WITH touched AS (
-    UPDATE ${s}.blob_reclaim_candidates SET marked_ms = NULL WHERE content_id = $1 AND marked_ms IS NOT NULL
-  ) INSERT INTO ${s}.blob_chunks (content_id, seq, data) VALUES ($1, $2, $3)`;
-const completeSql = `UPDATE ${s}.blob_contents SET size_bytes = $2 WHERE id = $1 AND size_bytes IS NULL`;
-const discardSql = `DELETE FROM ${s}.blob_contents WHERE id = $1 AND size_bytes IS NULL`;
 /**
- * A chunk's bytes [$3, $3 + $5) (substring counts from 1) in rows of at most $4 bytes. The driver
- * hands bytea over as hex text, which it then decodes: small pieces keep those strings short-lived
- * garbage a minor collection frees (a string of a MiB would wait for a full one).
+ * Chunks one statement writes at most (2 MiB of 512 KiB chunks): each statement is a durable
+ * commit, whose flush costs as much as a few hundred KiB of bytes, so fewer and larger statements
+ * write faster; a writer holds two statements' chunks at most.
  */
-const readChunkSql = `SELECT substring(c.data FROM g FOR least($4, $3 + $5 - g)) AS data
-  FROM ${s}.blob_chunks c, generate_series($3::integer, $3 + $5 - 1, $4) AS g
-  WHERE c.content_id = $1 AND c.seq = $2 ORDER BY g`;
-/**
- * readChunkSql, first starting the grace of the content again if a reclaim pass marked it and
- * nothing references it any more (blob-reclaim.ts): a reader that goes on reading keeps it,
- * however long it takes; content still referenced is left alone, however often it is read.
- */
-const readChunkHoldingSql = `WITH held AS (
-    UPDATE ${s}.blob_reclaim_candidates k SET marked_ms = NULL
-    WHERE k.content_id = $1 AND k.marked_ms IS NOT NULL
-      AND NOT EXISTS (SELECT 1 FROM ${s}.blob_blocks b WHERE b.content_id = $1)
-      AND NOT EXISTS (SELECT 1 FROM ${s}.blob_staged t WHERE t.content_id = $1)
-  ) ${readChunkSql}`;
-/** Bytes per row read: hex text of 64 KiB, below V8's large objects (128 KiB). */
-const readPieceBytes = 32 * 1024;
+export const chunksPerWriteMax = 4;
+
+/** `(seq, $n::bytea)` rows of `count` chunks, their data the parameters from $`first`. */
+const chunkValues = (count: number, first: number): string =>
+  Array.from({ length: count }, (_, i) => `(${i}, $${first + i}::bytea)`).join(', ');
 
 /**
- * Streams `source` into new content (BlobStore.writeContent). Content of one chunk or less (most
- * blocks) is one statement; larger, its first chunk comes with the content row and its size
- * after the last.
+ * A new content ($1 bytes a chunk, $2 its size if complete, else null) with its first `count`
+ * chunks ($3...): its id. A reclaim candidate from its start.
+ */
+const newContentSql = (count: number): string => `WITH c AS (
+    INSERT INTO ${s}.blob_contents (chunk_bytes, size_bytes) VALUES ($1, $2::bigint) RETURNING id
+  ), k AS (INSERT INTO ${s}.blob_reclaim_candidates (content_id) SELECT id FROM c)
+  ${count === 0 ? '' : `, d AS (INSERT INTO ${s}.blob_chunks (content_id, seq, data)
+    SELECT c.id, v.seq, v.data FROM c, (VALUES ${chunkValues(count, 3)}) AS v(seq, data))`}
+  SELECT id FROM c`;
+
+/**
+ * `count` more chunks ($3... or, completing, $4...) of content $1 from chunk $2. Each statement
+ * starts the content's grace again (blob-reclaim.ts): only a writer that stalls for the grace
+ * loses its content, however long the whole write takes. The last also completes it with its
+ * size ($3), if every chunk before these is there ($2 of them): `completed` 1.
+ */
+const moreChunksSql = (count: number, completing: boolean): string => `WITH touched AS (
+    UPDATE ${s}.blob_reclaim_candidates SET marked_ms = NULL WHERE content_id = $1 AND marked_ms IS NOT NULL
+  ), d AS (INSERT INTO ${s}.blob_chunks (content_id, seq, data)
+    SELECT $1, $2::integer + v.i, v.data FROM (VALUES ${chunkValues(count, completing ? 4 : 3)}) AS v(i, data))
+  ${
+    completing
+      ? `, done AS (UPDATE ${s}.blob_contents SET size_bytes = $3 WHERE id = $1 AND size_bytes IS NULL
+      AND (SELECT count(*) FROM ${s}.blob_chunks WHERE content_id = $1) = $2 RETURNING id)
+    SELECT count(*)::integer AS completed FROM done`
+      : 'SELECT 1 AS completed'
+  }`;
+const discardSql = `DELETE FROM ${s}.blob_contents WHERE id = $1 AND size_bytes IS NULL`;
+
+/**
+ * Streams `source` into new content (BlobStore.writeContent): content of one chunk or less (most
+ * blocks) is one statement; larger, the first chunk goes as soon as it is in, then up to
+ * chunksPerWriteMax chunks a statement, each in flight while the next one's chunks arrive, the
+ * last completing it. The database stores the first chunk while the rest arrives (for content of a
+ * few chunks, that costs a commit and saves more than it costs).
  */
 export async function writeContent(
   connection: PostgresConnection,
   source: AsyncIterable<Uint8Array>,
-  chunkBytes: number,
+  buffers: ChunkBuffers,
 ): Promise<ContentRef> {
-  assert(Number.isSafeInteger(chunkBytes) && chunkBytes > 0, 'a chunk holds at least one byte');
-  const chunks = rechunked(source, chunkBytes)[Symbol.asyncIterator]();
-  const first = await chunks.next();
-  const data = first.done === true ? Buffer.alloc(0) : first.value;
-  const whole = data.length < chunkBytes;
-  const values = [chunkBytes, data.length > 0, data, whole ? data.length : null];
-  const { rows } = await connection.query<{ id: string }>('write', named(newContentSql, values));
-  const id = rows[0]!.id;
-  if (whole) return { id, sizeBytes: data.length };
+  const chunker = new Chunker(source, buffers);
+  const first = await chunker.next(1);
+  const firstBytes = bytesOf(first.chunks);
+  const values = [buffers.chunkBytes, first.last ? firstBytes : null, ...first.chunks];
+  const created = connection.query<{ id: string }>('write', named(newContentSql(first.chunks.length), values));
+  if (first.last) {
+    const { rows } = await created;
+    buffers.give(first.chunks);
+    return { id: rows[0]!.id, sizeBytes: firstBytes };
+  }
+  const writing = new PipelinedWrite(connection, created, first.chunks);
   try {
-    let sizeBytes = data.length;
-    for (let seq = 1, next = await chunks.next(); next.done !== true; seq++, next = await chunks.next()) {
-      await writeChunk(connection, id, seq, next.value);
-      sizeBytes += next.value.length;
-    }
-    const { rowCount } = await connection.query('write', named(completeSql, [id, sizeBytes]));
-    if (rowCount !== 1) reclaimedUnder(id);
-    return { id, sizeBytes };
+    return await writing.rest(chunker, firstBytes);
   } catch (error) {
     // At once if it can; otherwise reclaimContent does, after the grace (it is a candidate).
-    await connection.query('write', named(discardSql, [id])).catch(() => undefined);
+    const id = await writing.settled();
+    if (id !== undefined) await connection.query('write', named(discardSql, [id])).catch(() => undefined);
     throw error;
   }
 }
 
+const bytesOf = (chunks: readonly Buffer[]): number => chunks.reduce((sum, chunk) => sum + chunk.length, 0);
+
+/** A write of more than one statement: one statement in flight while the chunks of the next arrive. */
+class PipelinedWrite {
+  /** The content's id, once the first statement is done. */
+  private readonly id: Promise<string>;
+  /** The statement in flight: for the last, whether it completed the content (1). */
+  private inFlight: Promise<number>;
+  private inFlightChunks: Buffer[];
+
+  constructor(
+    private readonly connection: PostgresConnection,
+    created: Promise<{ rows: { id: string }[] }>,
+    chunks: Buffer[],
+  ) {
+    this.id = created.then(({ rows }) => rows[0]!.id);
+    this.inFlight = this.id.then(() => 0);
+    // Awaited once the next chunks are in: a failure meanwhile is not unhandled.
+    this.inFlight.catch(() => undefined);
+    this.inFlightChunks = chunks;
+  }
+
+  /** The chunks after the first statement's `writtenBytes`; the content once complete. */
+  async rest(chunker: Chunker, writtenBytes: number): Promise<ContentRef> {
+    let seq = this.inFlightChunks.length;
+    let sizeBytes = writtenBytes;
+    for (let last = false; !last;) {
+      const batch = await chunker.next(chunksPerWriteMax);
+      // A batch follows one that was not the last: the source had more bytes.
+      assert(batch.chunks.length > 0, 'a batch after one that was not the last has chunks');
+      const id = await this.id;
+      await this.inFlight;
+      chunker.recycle(this.inFlightChunks);
+      sizeBytes += bytesOf(batch.chunks);
+      last = batch.last;
+      const values = last ? [id, seq, sizeBytes, ...batch.chunks] : [id, seq, ...batch.chunks];
+      const text = moreChunksSql(batch.chunks.length, last);
+      this.inFlight = this.connection.query<{ completed: number }>('write', named(text, values)).then(
+        ({ rows }) => rows[0]!.completed,
+        (error: unknown) => {
+          // Its foreign key: the content was removed.
+          if (isMissingTable(error)) reclaimedUnder(id);
+          throw error;
+        },
+      );
+      this.inFlight.catch(() => undefined);
+      this.inFlightChunks = batch.chunks;
+      seq += batch.chunks.length;
+    }
+    const id = await this.id;
+    if ((await this.inFlight) !== 1) reclaimedUnder(id);
+    chunker.recycle(this.inFlightChunks);
+    return { id, sizeBytes };
+  }
+
+  /** Once nothing is in flight: the content's id, if its first statement wrote it. */
+  async settled(): Promise<string | undefined> {
+    await this.inFlight.catch(() => undefined);
+    return this.id.catch(() => undefined);
+  }
+}
+
+/** The content was reclaimed under its writer: fails the write. */
 function reclaimedUnder(id: string): never {
   assert.fail(`content ${id} was reclaimed while it was written (a pause longer than the grace)`);
 }
 
-/** One chunk; a content gone (its foreign key) was reclaimed under the writer. */
-async function writeChunk(connection: PostgresConnection, id: string, seq: number, data: Buffer): Promise<void> {
-  try {
-    await connection.query('write', named(chunkSql, [id, seq, data]));
-  } catch (error) {
-    if (isMissingTable(error)) reclaimedUnder(id);
-    throw error;
-  }
+/** Chunks of a source, and whether they are its last. */
+interface Batch {
+  readonly chunks: Buffer[];
+  readonly last: boolean;
 }
 
 /**
- * The source's bytes in chunks of `chunkBytes`, the last shorter (none for no bytes). One buffer,
- * reused: the caller is done with a chunk (its statement completed, so sent) before it asks for
- * the next.
+ * Chunk buffers a store's writes take and give back once their statement is done with them, so
+ * that a write allocates none once the store is warm (buffers of half a MiB are each an
+ * allocation the collector accounts for). It keeps spareChunksMax at most.
  */
-async function* rechunked(source: AsyncIterable<Uint8Array>, chunkBytes: number): AsyncGenerator<Buffer> {
-  const chunk = Buffer.allocUnsafe(chunkBytes);
-  let filled = 0;
-  for await (const piece of source) {
-    for (let offset = 0; offset < piece.length;) {
-      const n = Math.min(piece.length - offset, chunkBytes - filled);
-      chunk.set(piece.subarray(offset, offset + n), filled);
+export class ChunkBuffers {
+  private readonly spare: Buffer[] = [];
+
+  constructor(readonly chunkBytes: number) {
+    assert(Number.isSafeInteger(chunkBytes) && chunkBytes > 0, 'a chunk holds at least one byte');
+  }
+
+  take(): Buffer {
+    return this.spare.pop() ?? Buffer.allocUnsafe(this.chunkBytes);
+  }
+
+  /** Chunks `take` gave (a last chunk may be the start of one), no longer used. */
+  give(chunks: readonly Buffer[]): void {
+    for (const chunk of chunks) {
+      if (this.spare.length >= spareChunksMax) return;
+      const whole = chunk.byteOffset === 0 && chunk.buffer.byteLength === this.chunkBytes;
+      if (chunk.length === this.chunkBytes) this.spare.push(chunk);
+      else if (whole) this.spare.push(Buffer.from(chunk.buffer, 0, this.chunkBytes));
+    }
+  }
+}
+
+/** Spare chunk buffers a store keeps: 8 MiB of 512 KiB chunks, two writes' worth. */
+const spareChunksMax = 16;
+
+/**
+ * The source's bytes in chunks, the last shorter (none for no bytes), copied into buffers the
+ * caller gives back (recycle) once its statement is done with them.
+ */
+class Chunker {
+  private readonly pieces: AsyncIterator<Uint8Array>;
+  private readonly chunkBytes: number;
+  /** A piece read ahead, to know whether the chunks before it were the last; `at` its bytes used. */
+  private piece: Uint8Array | undefined;
+  private at = 0;
+  private ended = false;
+
+  constructor(
+    source: AsyncIterable<Uint8Array>,
+    private readonly buffers: ChunkBuffers,
+  ) {
+    this.pieces = source[Symbol.asyncIterator]();
+    this.chunkBytes = buffers.chunkBytes;
+  }
+
+  /** Up to `count` chunks: `count` full ones unless the source ends first; `last` if it has. */
+  async next(count: number): Promise<Batch> {
+    const chunks: Buffer[] = [];
+    let chunk = this.fresh();
+    let filled = 0;
+    while (await this.more()) {
+      const piece = this.piece!;
+      const n = Math.min(piece.length - this.at, this.chunkBytes - filled);
+      chunk.set(piece.subarray(this.at, this.at + n), filled);
       filled += n;
-      offset += n;
-      if (filled === chunkBytes) {
-        yield chunk;
-        filled = 0;
+      this.at += n;
+      if (filled < this.chunkBytes) continue;
+      chunks.push(chunk);
+      if (chunks.length === count) return { chunks, last: !(await this.more()) };
+      chunk = this.fresh();
+      filled = 0;
+    }
+    if (filled > 0) chunks.push(chunk.subarray(0, filled));
+    else this.buffers.give([chunk]);
+    return { chunks, last: true };
+  }
+
+  recycle(chunks: readonly Buffer[]): void {
+    this.buffers.give(chunks);
+  }
+
+  private fresh(): Buffer {
+    return this.buffers.take();
+  }
+
+  /** Whether the source has bytes not yet taken, reading a piece ahead if need be. */
+  private async more(): Promise<boolean> {
+    while (!this.ended && (this.piece === undefined || this.at === this.piece.length)) {
+      const next = await this.pieces.next();
+      if (next.done === true) this.ended = true;
+      else {
+        this.piece = next.value;
+        this.at = 0;
       }
     }
-  }
-  if (filled > 0) yield chunk.subarray(0, filled);
-}
-
-/** A part of one content: `lengthBytes` bytes from `offsetBytes`. */
-export interface ContentSegment {
-  readonly contentId: string;
-  readonly chunkBytes: number;
-  readonly offsetBytes: number;
-  readonly lengthBytes: number;
-}
-
-/**
- * The segments' bytes, in order, one chunk's part per statement, each statement when the reader
- * asks for more (a slow reader holds no connection between chunks).
- */
-export async function* readSegments(
-  connection: PostgresConnection,
-  segments: readonly ContentSegment[],
-  holding: boolean,
-): AsyncGenerator<Buffer> {
-  // A read either way: holding content is idempotent, and harmless if its outcome is lost.
-  const text = holding ? readChunkHoldingSql : readChunkSql;
-  for (const { contentId, chunkBytes, offsetBytes, lengthBytes } of segments) {
-    const endByte = offsetBytes + lengthBytes;
-    for (let at = offsetBytes; at < endByte;) {
-      const seq = Math.floor(at / chunkBytes);
-      const within = at - seq * chunkBytes;
-      const n = Math.min(endByte - at, chunkBytes - within);
-      const values = [contentId, seq, within + 1, readPieceBytes, n];
-      const { rows } = await connection.query<{ data: Buffer }>('read', named(text, values));
-      const bytes = rows.reduce((sum, row) => sum + row.data.length, 0);
-      // Content stays for the grace after its last reference went or its last read (blob-reclaim.ts).
-      assert.equal(bytes, n, `content ${contentId} lost chunk ${seq} under a reader`);
-      yield* rows.map((row) => row.data);
-      at += n;
-    }
+    return !this.ended;
   }
 }

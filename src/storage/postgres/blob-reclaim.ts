@@ -6,10 +6,10 @@
 // A release clears the mark, so the grace always starts after the last reference went. A reader
 // resolves its blocks while the blob still references them (blob-store.ts readContent), so it
 // started before that release, and has the grace: longer than any request (limits.ts
-// requestTimeoutMs is 2 minutes); each chunk it reads clears the mark of content it still reads
-// and nothing references (blob-content.ts), so it keeps it as long as it reads on. A writer's
-// every chunk clears the mark too (blob-content.ts), so it loses its content only by pausing for
-// the grace; after its last chunk it has the grace to write the record naming the content.
+// requestTimeoutMs is 2 minutes); each statement it reads with clears the mark of content it still
+// reads and nothing references (blob-content-read.ts), so it keeps it as long as it reads on. A
+// writer's every statement clears the mark too (blob-content.ts), so it loses its content only by
+// pausing for the grace; after its last chunk it has the grace to write the record naming it.
 //
 // Staged blocks age from the first pass that saw them (`seen_ms`): never removed younger than
 // asked, at most one pass interval older.

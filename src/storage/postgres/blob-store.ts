@@ -22,7 +22,8 @@ import type {
   WriteOutcome,
 } from '../blob-store.js';
 import { clampRange } from '../blob-rows.js';
-import { readSegments, writeContent, type ContentSegment } from './blob-content.js';
+import { ChunkBuffers, writeContent } from './blob-content.js';
+import { readSegments, type ContentSegment } from './blob-content-read.js';
 import { ContainerStatements } from './blob-containers.js';
 import { reclaimContent } from './blob-reclaim.js';
 import { lockedContents, named } from './blob-statements.js';
@@ -140,16 +141,18 @@ const contentGone = 'contentGone';
 
 export class PostgresBlobStore implements BlobStore {
   private readonly containers: ContainerStatements;
+  private readonly chunkBuffers: ChunkBuffers;
 
   constructor(
     private readonly connection: PostgresConnection,
     private readonly options: PostgresBlobOptions,
   ) {
     this.containers = new ContainerStatements(connection);
+    this.chunkBuffers = new ChunkBuffers(options.chunkBytes);
   }
 
   writeContent(source: AsyncIterable<Uint8Array>): Promise<ContentRef> {
-    return writeContent(this.connection, source, this.options.chunkBytes);
+    return writeContent(this.connection, source, this.chunkBuffers);
   }
 
   createContainer(account: string, record: ContainerRecord): Promise<boolean> {

@@ -19,16 +19,26 @@ interface VersionRow {
   readonly size_bytes: string;
 }
 
-const containerLockSql = `SELECT id FROM ${s}.blob_containers WHERE account = $1 AND name = $2 FOR KEY SHARE`;
-const versionSql = (lock: 'UPDATE' | 'SHARE'): string =>
-  `SELECT id, etag, size_bytes FROM ${s}.blobs
-   WHERE container_id = $1 AND name = $2 AND is_base = ($3 = '') AND snapshot = $3 FOR ${lock}`;
+/**
+ * The container ($1, $2) locked FOR KEY SHARE, then the version ($3, $4) in it FOR `lock`: in that
+ * order, as the join reads them (the container first, the version for it), in one round trip. No
+ * row: no container; null version columns: no version.
+ */
+const lockSql = (lock: 'UPDATE' | 'SHARE'): string => `WITH c AS MATERIALIZED (
+    SELECT id FROM ${s}.blob_containers WHERE account = $1 AND name = $2 FOR KEY SHARE
+  ) SELECT c.id AS container_id, v.id, v.etag, v.size_bytes FROM c LEFT JOIN LATERAL (
+    SELECT id, etag, size_bytes FROM ${s}.blobs
+    WHERE container_id = c.id AND name = $3 AND is_base = ($4 = '') AND snapshot = $4 FOR ${lock}
+  ) v ON true`;
 const insertBlobSql = `INSERT INTO ${s}.blobs (container_id, name, snapshot, etag, last_modified_ms, size_bytes, state)
   VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT DO NOTHING RETURNING id`;
 const updateBlobSql = `UPDATE ${s}.blobs SET etag = $2, last_modified_ms = $3, size_bytes = $4, state = $5 WHERE id = $1`;
-const deleteBlocksSql = `DELETE FROM ${s}.blob_blocks WHERE blob_id = $1`;
+// updateBlobSql, and the version's blocks deleted (a replacement's), in one round trip.
+const replaceBlobSql = `WITH u AS (${updateBlobSql}) DELETE FROM ${s}.blob_blocks WHERE blob_id = $1`;
 const deleteStagedSql = `DELETE FROM ${s}.blob_staged WHERE container_id = $1 AND name = $2`;
-const insertBlocksSql = `WITH c AS (${lockedContents('$3::bigint[]')})
+// The blocks of blob $1, and the staged blocks of its name ($6, $7) deleted, in one round trip.
+const insertBlocksSql = `WITH t AS (DELETE FROM ${s}.blob_staged WHERE container_id = $6 AND name = $7),
+  c AS (${lockedContents('$3::bigint[]')})
   INSERT INTO ${s}.blob_blocks (blob_id, seq, block_id, content_id, start_byte, size_bytes)
   SELECT $1, b.seq - 1, b.block_id, c.id, b.start_byte, c.size_bytes
   FROM unnest($2::text[], $3::bigint[], $4::bigint[], $5::bigint[])
@@ -42,6 +52,14 @@ const copyBlocksSql = `INSERT INTO ${s}.blob_blocks (blob_id, seq, block_id, con
   SELECT $2, seq, block_id, content_id, start_byte, size_bytes FROM ${s}.blob_blocks WHERE blob_id = $1`;
 const deleteVersionSql = `DELETE FROM ${s}.blobs WHERE id = $1`;
 const deleteSnapshotsSql = `DELETE FROM ${s}.blobs WHERE container_id = $1 AND name = $2 AND NOT is_base`;
+
+/** A row of lockSql: the version's columns null when there is none. */
+interface LockedRow {
+  readonly container_id: string;
+  readonly id: string | null;
+  readonly etag: string | null;
+  readonly size_bytes: string | null;
+}
 
 /** A blob version locked in its container, the condition on it held. */
 interface Locked {
@@ -60,11 +78,11 @@ async function lockVersion(
   lock: 'UPDATE' | 'SHARE',
   ifEtag: IfEtag,
 ): Promise<Locked | Exclude<WriteOutcome, 'ok'>> {
-  const containers = await run<{ id: string }>(client, named(containerLockSql, [account, key.container]));
-  const containerId = containers.rows[0]?.id;
-  if (containerId === undefined) return 'containerNotFound';
-  const values = [containerId, key.name, key.snapshot];
-  const version = (await run<VersionRow>(client, named(versionSql(lock), values))).rows[0];
+  const values = [account, key.container, key.name, key.snapshot];
+  const row = (await run<LockedRow>(client, named(lockSql(lock), values))).rows[0];
+  if (row === undefined) return 'containerNotFound';
+  const containerId = row.container_id;
+  const version = row.id === null ? undefined : { id: row.id, etag: row.etag!, size_bytes: row.size_bytes! };
   const outcome = etagOutcome(version?.etag, ifEtag);
   return outcome === 'ok' ? { containerId, version } : outcome;
 }
@@ -84,11 +102,9 @@ export async function putBlob(
   if (content.kind !== 'replace' && current === undefined) return 'blobNotFound';
   const currentBytes = current === undefined ? 0 : Number(current.size_bytes);
   assertCommittedSize(record, sizeAfter(currentBytes, content));
-  const blobId = await writeRecord(client, containerId, record, current);
+  const blobId = await writeRecord(client, containerId, record, current, content.kind === 'replace');
   if (content.kind === 'replace') {
-    if (current !== undefined) await run(client, named(deleteBlocksSql, [blobId]));
-    await insertBlocks(client, blobId, content.blocks);
-    await run(client, named(deleteStagedSql, [containerId, record.name]));
+    await insertBlocks(client, blobId, content.blocks, [containerId, record.name]);
   } else if (content.kind === 'append') {
     const { blockId, content: ref } = content.block;
     const values = [blobId, blockId, ref.id, ref.sizeBytes, currentBytes];
@@ -104,16 +120,18 @@ function sizeAfter(currentBytes: number, content: ContentChange): number {
   return content.blocks.reduce((sum, block) => sum + block.content.sizeBytes, 0);
 }
 
-/** Updates the current version's row or inserts the first; the row's id. */
+/** Updates the current version's row (deleting its blocks if `replacing`) or inserts the first; the row's id. */
 async function writeRecord(
   client: pg.ClientBase,
   containerId: string,
   record: BlobRecord,
   current: VersionRow | undefined,
+  replacing: boolean,
 ): Promise<string> {
   const { name, snapshot, etag, lastModifiedMs, sizeBytes, state } = record;
   if (current !== undefined) {
-    await run(client, named(updateBlobSql, [current.id, etag, lastModifiedMs, sizeBytes, state]));
+    const text = replacing ? replaceBlobSql : updateBlobSql;
+    await run(client, named(text, [current.id, etag, lastModifiedMs, sizeBytes, state]));
     return current.id;
   }
   const values = [containerId, name, snapshot, etag, lastModifiedMs, sizeBytes, state];
@@ -123,8 +141,17 @@ async function writeRecord(
   return rows[0].id;
 }
 
-async function insertBlocks(client: pg.ClientBase, blobId: string, blocks: readonly Block[]): Promise<void> {
-  if (blocks.length === 0) return;
+/** The blocks of blob `blobId`, and the staged blocks of its name ([container id, name]) deleted. */
+async function insertBlocks(
+  client: pg.ClientBase,
+  blobId: string,
+  blocks: readonly Block[],
+  stagedOf: readonly [string, string],
+): Promise<void> {
+  if (blocks.length === 0) {
+    await run(client, named(deleteStagedSql, stagedOf));
+    return;
+  }
   const starts: number[] = [];
   let at = 0;
   for (const block of blocks) {
@@ -134,7 +161,7 @@ async function insertBlocks(client: pg.ClientBase, blobId: string, blocks: reado
   const ids = blocks.map((block) => block.blockId);
   const contents = blocks.map((block) => block.content.id);
   const sizes = blocks.map((block) => block.content.sizeBytes);
-  const { rowCount } = await run(client, named(insertBlocksSql, [blobId, ids, contents, sizes, starts]));
+  const { rowCount } = await run(client, named(insertBlocksSql, [blobId, ids, contents, sizes, starts, ...stagedOf]));
   assert.equal(rowCount, blocks.length, 'every block names complete content of its stated size');
 }
 
