@@ -21,9 +21,10 @@ export function parseDigestHeader(
  * round trips to the thread cost more than the hashing they move.
  */
 export const offThreadBytesMin = 256 * 1024;
-/** The pieces a body hashed off this thread is gathered into: shared memory, each written once. */
-const sharedPieceBytes = 256 * 1024;
-const piecesPerSlab = 4;
+/** The pieces a body hashed off this thread is gathered into, each written once. */
+const pieceBytes = 256 * 1024;
+/** Pieces of one body at the digest thread at once: bounds the memory a body holds there. */
+const piecesHashingMax = 4;
 
 export interface ChecksumOptions {
   /** Content-MD5 as sent (base64), verified at the end. */
@@ -48,7 +49,7 @@ export interface ContentSeen {
  * The source passed through, counting and hashing as it goes: past the size limit it throws
  * 413 RequestBodyTooLarge, and at its end a checksum that differs throws 400 Md5Mismatch or
  * Crc64Mismatch, so the store discards what it wrote (BlobStore.writeContent). A large body comes
- * out in pieces of shared memory that are not reused (see offThreadBytesMin); a small one as it came.
+ * out in fresh pieces, each once hashed (see offThreadBytesMin); a small one as it came.
  */
 export async function* checkedContent(
   source: AsyncIterable<Buffer> | Iterable<Buffer>,
@@ -59,13 +60,23 @@ export async function* checkedContent(
   const offThread = (wanted.md5 || wanted.crc64) && (options.sizeBytesDeclared ?? 0) >= offThreadBytesMin;
   const digests: Digester = digester(wanted, offThread);
   let finished = false;
+  /** Pieces at the digest thread, oldest first; each passed on once hashed. */
+  const hashing: Promise<Buffer>[] = [];
   try {
-    for await (const chunk of offThread ? sharedPieces(source, sharedPieceBytes) : source) {
+    for await (const chunk of offThread ? ownedPieces(source, pieceBytes) : source) {
       seen.sizeBytes += chunk.length;
       if (seen.sizeBytes > options.sizeBytesMax) throw new TableError('RequestBodyTooLarge');
-      await digests.update(chunk);
-      yield chunk;
+      const hashed = digests.update(chunk);
+      if (!(hashed instanceof Promise)) {
+        yield hashed;
+        continue;
+      }
+      // Handled now, awaited in turn below: a failure while an earlier piece is awaited is not unhandled.
+      hashed.catch(() => undefined);
+      hashing.push(hashed);
+      if (hashing.length >= piecesHashingMax) yield await hashing.shift()!;
     }
+    while (hashing.length > 0) yield await hashing.shift()!;
     finished = true;
     const { md5, crc64 } = await digests.finish();
     seen.md5 = md5;
@@ -77,37 +88,26 @@ export async function* checkedContent(
 }
 
 /**
- * The source's bytes in fresh SharedArrayBuffer pieces of `pieceBytes` (the last may be shorter):
- * one copy, which the digest thread and the store then share without another. Pieces are cut
- * from slabs of `piecesPerSlab`, as allocating shared memory costs far more per call than per byte.
+ * The source's bytes in fresh pieces of `pieceBytes` (the last may be shorter), each owning its
+ * whole ArrayBuffer so it can be transferred to the digest thread and back: the one copy they cost.
  */
-async function* sharedPieces(
+async function* ownedPieces(
   source: AsyncIterable<Buffer> | Iterable<Buffer>,
   pieceBytes: number,
 ): AsyncGenerator<Buffer, void, undefined> {
-  let slab = Buffer.from(new SharedArrayBuffer(pieceBytes * piecesPerSlab));
-  let pieceStart = 0;
+  let piece = Buffer.allocUnsafeSlow(pieceBytes);
   let filled = 0;
   for await (const chunk of source) {
     let taken = 0;
     while (taken < chunk.length) {
-      const copied = chunk.copy(
-        slab,
-        pieceStart + filled,
-        taken,
-        taken + Math.min(chunk.length - taken, pieceBytes - filled),
-      );
+      const copied = chunk.copy(piece, filled, taken, taken + Math.min(chunk.length - taken, pieceBytes - filled));
       taken += copied;
       filled += copied;
       if (filled < pieceBytes) continue;
-      yield slab.subarray(pieceStart, pieceStart + pieceBytes);
+      yield piece;
+      piece = Buffer.allocUnsafeSlow(pieceBytes);
       filled = 0;
-      pieceStart += pieceBytes;
-      if (pieceStart === slab.length) {
-        slab = Buffer.from(new SharedArrayBuffer(pieceBytes * piecesPerSlab));
-        pieceStart = 0;
-      }
     }
   }
-  if (filled > 0) yield slab.subarray(pieceStart, pieceStart + filled);
+  if (filled > 0) yield piece.subarray(0, filled);
 }

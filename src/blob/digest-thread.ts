@@ -2,7 +2,7 @@
 // HTTP, so hashing a 64 MiB upload (about 100 ms of MD5 alone) overlaps reading it from the socket
 // and writing it to disk instead of adding to them. Started by digests.ts; one for the process.
 //
-// It reads pieces through shared memory (SharedArrayBuffer), so a piece is never copied to reach it.
+// Pieces come and go by transfer (digest-messages.ts), never copied and never kept here.
 import assert from 'node:assert/strict';
 import { createHash, type Hash } from 'node:crypto';
 import { parentPort } from 'node:worker_threads';
@@ -15,7 +15,7 @@ assert(port !== null, 'digest-thread.js runs as a worker thread');
 const running = new Map<number, { md5: Hash | undefined; crc64: Crc64 | undefined }>();
 
 function answer(message: DigestAnswer): void {
-  port!.postMessage(message);
+  port!.postMessage(message, message.kind === 'updated' ? [message.bytes.buffer as ArrayBuffer] : []);
 }
 
 port.on('message', (request: DigestRequest) => {
@@ -31,7 +31,7 @@ port.on('message', (request: DigestRequest) => {
       assert(digests !== undefined, 'an update follows its start');
       digests.md5?.update(request.bytes);
       digests.crc64?.update(request.bytes);
-      answer({ kind: 'updated', id: request.id });
+      answer({ kind: 'updated', id: request.id, bytes: request.bytes });
       return;
     }
     case 'finish': {

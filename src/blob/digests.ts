@@ -17,16 +17,20 @@ export interface Digests {
 }
 
 export interface Digester {
-  /** Feeds the next bytes, in order; a promise means: wait for it before feeding more. */
-  update(bytes: Buffer): Promise<void> | undefined;
+  /**
+   * Feeds the next bytes, in order, and gives them back once hashed: at once on this thread; on the
+   * digest thread, later, as a new Buffer over the same memory, and the caller must not touch
+   * `bytes` meanwhile (it is transferred there and back).
+   */
+  update(bytes: Buffer): Buffer | Promise<Buffer>;
   finish(): Promise<Digests>;
   /** Drops the digests of a body that failed; the digester takes no more calls. */
   abandon(): void;
 }
 
 /**
- * A digester on this thread, or (`offThread`) on the digest thread, which takes only bytes that lie
- * in a SharedArrayBuffer and are left unchanged until the next update's promise settles.
+ * A digester on this thread, or (`offThread`) on the digest thread, which takes only bytes that own
+ * their whole ArrayBuffer (as Buffer.allocUnsafeSlow makes them), so they can be transferred.
  */
 export function digester(wanted: DigestsWanted, offThread: boolean): Digester {
   return offThread ? DigestThread.shared().start(wanted) : new InlineDigester(wanted);
@@ -41,10 +45,10 @@ class InlineDigester implements Digester {
     this.crc64 = wanted.crc64 ? new Crc64() : undefined;
   }
 
-  update(bytes: Buffer): undefined {
+  update(bytes: Buffer): Buffer {
     this.md5?.update(bytes);
     this.crc64?.update(bytes);
-    return undefined;
+    return bytes;
   }
 
   async finish(): Promise<Digests> {
@@ -53,9 +57,6 @@ class InlineDigester implements Digester {
 
   abandon(): void {}
 }
-
-/** Pieces of one body handed to the thread and not hashed yet: bounds the memory a body pins. */
-const piecesInFlightMax = 4;
 
 /** The process's digest thread, started on first use; it does not keep the process alive. */
 class DigestThread {
@@ -86,7 +87,7 @@ class DigestThread {
     const forget = (): void => {
       if (this.bodies.delete(id) && this.bodies.size === 0) this.worker.unref();
     };
-    const body = new ThreadDigester(id, (request) => this.worker.postMessage(request), forget);
+    const body = new ThreadDigester(id, (request, transfer) => this.worker.postMessage(request, transfer), forget);
     if (this.bodies.size === 0) this.worker.ref();
     this.bodies.set(id, body);
     this.worker.postMessage({ kind: 'start', id, ...wanted } satisfies DigestRequest);
@@ -95,42 +96,42 @@ class DigestThread {
 }
 
 class ThreadDigester implements Digester {
-  private inFlight = 0;
-  private resume: { resolve(): void; reject(error: Error): void } | undefined;
+  /** The updates not answered yet, oldest first (the thread answers in order). */
+  private readonly waiting: { resolve(bytes: Buffer): void; reject(error: Error): void }[] = [];
   private finished: { resolve(digests: Digests): void; reject(error: Error): void } | undefined;
   private failure: Error | undefined;
 
   constructor(
     private readonly id: number,
-    private readonly send: (request: DigestRequest) => void,
+    private readonly send: (request: DigestRequest, transfer: ArrayBuffer[]) => void,
     private readonly forget: () => void,
   ) {}
 
-  update(bytes: Buffer): Promise<void> | undefined {
-    assert(bytes.buffer instanceof SharedArrayBuffer, 'the digest thread reads shared memory');
+  update(bytes: Buffer): Promise<Buffer> {
+    assert(
+      bytes.byteOffset === 0 && !(bytes.buffer instanceof SharedArrayBuffer),
+      'a piece owns its whole ArrayBuffer, to be transferred',
+    );
     if (this.failure !== undefined) return Promise.reject(this.failure);
-    this.send({ kind: 'update', id: this.id, bytes });
-    if (++this.inFlight < piecesInFlightMax) return undefined;
-    return new Promise((resolve, reject) => (this.resume = { resolve, reject }));
+    this.send({ kind: 'update', id: this.id, bytes }, [bytes.buffer]);
+    return new Promise((resolve, reject) => this.waiting.push({ resolve, reject }));
   }
 
   finish(): Promise<Digests> {
     if (this.failure !== undefined) return Promise.reject(this.failure);
-    this.send({ kind: 'finish', id: this.id });
+    this.send({ kind: 'finish', id: this.id }, []);
     return new Promise((resolve, reject) => (this.finished = { resolve, reject }));
   }
 
   abandon(): void {
     this.forget();
-    if (this.failure === undefined) this.send({ kind: 'abandon', id: this.id });
+    if (this.failure === undefined) this.send({ kind: 'abandon', id: this.id }, []);
   }
 
   answered(answer: DigestAnswer): void {
     if (answer.kind === 'updated') {
-      this.inFlight--;
-      const resume = this.resume;
-      this.resume = undefined;
-      resume?.resolve();
+      const { buffer, byteOffset, byteLength } = answer.bytes;
+      this.waiting.shift()?.resolve(Buffer.from(buffer, byteOffset, byteLength));
       return;
     }
     this.forget();
@@ -140,7 +141,7 @@ class ThreadDigester implements Digester {
 
   failed(error: Error): void {
     this.failure = error;
-    this.resume?.reject(error);
+    for (const waiter of this.waiting.splice(0)) waiter.reject(error);
     this.finished?.reject(error);
   }
 }
