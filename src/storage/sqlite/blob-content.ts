@@ -20,8 +20,11 @@ import { assertContentId, contentIdPattern } from '../blob-rows.js';
 
 /** Bytes written to a file at once: small chunks from the source are gathered up to this. */
 const writeChunkBytes = 256 * 1024;
-/** The size of the chunks a reader yields. */
-export const readChunkBytes = 256 * 1024;
+/**
+ * The size of the chunks a reader yields: a 1 MiB Get Blob is one read, not four (each a trip
+ * through the thread pool). A reader holds about this much at a time.
+ */
+export const readChunkBytes = 1024 * 1024;
 
 /** Where content lives: files (on disk) or memory (an in-memory store). */
 export interface ContentFiles {
