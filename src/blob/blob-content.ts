@@ -48,18 +48,9 @@ export async function receiveContent(call: BlobCall, sizeBytesMax: number, compu
   const seen: ContentSeen = { sizeBytes: 0, md5: undefined };
   const source = call.bodyStream ?? [call.body];
   const content = await call.services.blobs.writeContent(
-    checkedContent(
-      source,
-      { md5, crc64, computeMd5, sizeBytesMax, sizeBytesDeclared: numberOrUndefined(declared) },
-      seen,
-    ),
+    checkedContent(source, { md5, crc64, computeMd5, sizeBytesMax, sizeBytesDeclared: Number(declared ?? 0) }, seen),
   );
   return { content, md5: seen.md5 };
-}
-
-function numberOrUndefined(text: string | undefined): number | undefined {
-  const value = Number(text);
-  return text === undefined || !Number.isSafeInteger(value) ? undefined : value;
 }
 
 /** The request body read whole under `sizeBytesMax` (Put Block List's XML). */

@@ -100,7 +100,8 @@ async function* ownedPieces(
   for await (const chunk of source) {
     let taken = 0;
     while (taken < chunk.length) {
-      const copied = chunk.copy(piece, filled, taken, taken + Math.min(chunk.length - taken, pieceBytes - filled));
+      // copy stops at the piece's end; the rest of the chunk goes to the next piece.
+      const copied = chunk.copy(piece, filled, taken);
       taken += copied;
       filled += copied;
       if (filled < pieceBytes) continue;

@@ -36,7 +36,8 @@ export function digester(wanted: DigestsWanted, offThread: boolean): Digester {
   return offThread ? DigestThread.shared().start(wanted) : new InlineDigester(wanted);
 }
 
-class InlineDigester implements Digester {
+/** MD5 and CRC64 on the calling thread: the digester for small bodies, and the digest thread's own. */
+export class InlineDigester implements Digester {
   private readonly md5: Hash | undefined;
   private readonly crc64: Crc64 | undefined;
 
@@ -45,14 +46,19 @@ class InlineDigester implements Digester {
     this.crc64 = wanted.crc64 ? new Crc64() : undefined;
   }
 
-  update(bytes: Buffer): Buffer {
+  update<Bytes extends Uint8Array>(bytes: Bytes): Bytes {
     this.md5?.update(bytes);
     this.crc64?.update(bytes);
     return bytes;
   }
 
-  async finish(): Promise<Digests> {
+  /** The digests of everything fed so far; the digester takes no more calls. */
+  digests(): Digests {
     return { md5: this.md5?.digest(), crc64: this.crc64?.digest() };
+  }
+
+  async finish(): Promise<Digests> {
+    return this.digests();
   }
 
   abandon(): void {}

@@ -143,20 +143,16 @@ async function writeAll(file: FileHandle, source: AsyncIterable<Uint8Array>): Pr
   let sizeBytes = 0;
   let pending: Buffer[] = [];
   let pendingBytes = 0;
-  let writing: Promise<void> = Promise.resolve();
-  let failure: { error: unknown } | undefined;
+  let writing: Promise<unknown> = Promise.resolve();
   const flush = async (): Promise<void> => {
     await writing;
-    if (failure !== undefined) throw failure.error;
     if (pendingBytes === 0) return;
     const chunk = pending.length === 1 ? pending[0]! : Buffer.concat(pending, pendingBytes);
     pending = [];
     pendingBytes = 0;
-    // Handled at once (a rejection left for later would be an unhandled one), thrown by the next flush.
-    writing = file.write(chunk, 0, chunk.length).then(
-      () => undefined,
-      (error: unknown) => void (failure = { error }),
-    );
+    writing = file.write(chunk, 0, chunk.length);
+    // Handled now (a rejection left for later would be an unhandled one); awaiting it rethrows it.
+    writing.catch(() => undefined);
   };
   try {
     for await (const chunk of source) {
@@ -168,11 +164,11 @@ async function writeAll(file: FileHandle, source: AsyncIterable<Uint8Array>): Pr
       if (pendingBytes >= writeChunkBytes) await flush();
     }
     await flush();
-  } finally {
-    // Never close the file under a write still in flight.
     await writing;
+  } finally {
+    // Never close the file under a write still in flight (its failure, if any, was thrown above).
+    await writing.catch(() => undefined);
   }
-  if (failure !== undefined) throw failure.error;
   return sizeBytes;
 }
 
