@@ -10,7 +10,6 @@
 import assert from 'node:assert/strict';
 import type pg from 'pg';
 import type { PostgresConnection } from './connection.js';
-import { isConnectionFailure } from './failures.js';
 
 /** The signature every binary COPY starts with, then flags and the header extension's length. */
 const signature = Buffer.from('PGCOPY\n\xff\r\n\0', 'latin1');
@@ -160,37 +159,11 @@ class CopyOut implements pg.Submittable {
   handleCopyInResponse(): void {}
 }
 
-/** Checked-out clients given an 'error' listener here (once each: the pool reuses them). */
-const guardedClients = new WeakSet<pg.PoolClient>();
-
 /**
  * The rows of `COPY (query) TO STDOUT (FORMAT binary)` for `copyText`, one after the other, at most
  * `expectedBytes`; a read: a failure is the Azure error PostgresConnection.query answers (503
  * ServerBusy for a database out of reach).
  */
-export async function copyOut(
-  connection: PostgresConnection,
-  copyText: string,
-  expectedBytes: number,
-): Promise<Buffer> {
-  assert(!connection.isClosed, 'store is closed');
-  let client: pg.PoolClient;
-  try {
-    client = await connection.pool.connect();
-  } catch (error) {
-    throw connection.failure(error);
-  }
-  // A connection that breaks while checked out emits 'error', which would end the process unheard.
-  if (!guardedClients.has(client)) {
-    client.on('error', () => undefined);
-    guardedClients.add(client);
-  }
-  try {
-    const bytes = await client.query(new CopyOut(copyText, expectedBytes)).done;
-    client.release();
-    return bytes;
-  } catch (error) {
-    client.release(isConnectionFailure(error));
-    throw connection.failure(error);
-  }
+export function copyOut(connection: PostgresConnection, copyText: string, expectedBytes: number): Promise<Buffer> {
+  return connection.read((client) => client.query(new CopyOut(copyText, expectedBytes)).done);
 }

@@ -152,9 +152,26 @@ export class PostgresConnection {
     effect: Effect,
     statement: Statement,
   ): Promise<pg.QueryResult<Row>> {
+    return this.onClient(effect, (client) => client.query<Row>(queryConfig(statement)));
+  }
+
+  /**
+   * A read that `run` makes on a pooled connection through the driver itself (a custom
+   * submittable, such as a COPY: blob-copy-out.ts); a failure as an Azure error, as query's.
+   */
+  async read<T>(run: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+    try {
+      return await this.onClient('read', run);
+    } catch (error) {
+      throw this.failure(error);
+    }
+  }
+
+  /** `run` on a pooled connection, released after; a broken one is discarded (rawQuery's errors). */
+  private async onClient<T>(effect: Effect, run: (client: pg.PoolClient) => Promise<T>): Promise<T> {
     const client = await this.checkOut();
     try {
-      const result = await client.query<Row>(queryConfig(statement));
+      const result = await run(client);
       client.release();
       return result;
     } catch (error) {
