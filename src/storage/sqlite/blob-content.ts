@@ -50,21 +50,24 @@ const tempSuffix = '.tmp';
 export class DiskContent implements ContentFiles {
   private sweepNext = 0;
 
-  private constructor(private readonly root: string) {}
+  private readonly root: string;
+
+  private constructor(private readonly location: string) {
+    this.root = contentRoot(location);
+  }
 
   /** Creates `<location>/blobs` and its 256 directories (fsynced) if they are not there yet. */
   static async open(location: string): Promise<DiskContent> {
-    const root = path.join(location, 'blobs');
+    const root = contentRoot(location);
     await mkdir(root, { recursive: true });
     for (let i = 0; i < 256; i++) await mkdir(path.join(root, slice(i)), { recursive: true });
     await syncDirectory(root);
     await syncDirectory(location);
-    return new DiskContent(root);
+    return new DiskContent(location);
   }
 
   path(id: string): string {
-    assertContentId(id);
-    return path.join(this.root, id.slice(0, 2), id);
+    return contentFilePath(this.location, id);
   }
 
   async write(source: AsyncIterable<Uint8Array>): Promise<ContentRef> {
@@ -122,12 +125,17 @@ export class DiskContent implements ContentFiles {
 }
 
 /**
- * Where the file of content `id` is in the data directory `location` (DiskContent's layout), for
- * readers outside a store: the backup of a data directory copies these files, its restore writes them.
+ * Where the file of content `id` is in the data directory `location`: DiskContent's layout, and
+ * the backup of a data directory's too (it copies these files, its restore writes them).
  */
 export function contentFilePath(location: string, id: string): string {
   assertContentId(id);
-  return path.join(location, 'blobs', id.slice(0, 2), id);
+  return path.join(contentRoot(location), id.slice(0, 2), id);
+}
+
+/** The folder of a data directory's content files. */
+function contentRoot(location: string): string {
+  return path.join(location, 'blobs');
 }
 
 function slice(index: number): string {
