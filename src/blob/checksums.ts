@@ -61,7 +61,7 @@ export async function* checkedContent(
   const digests: Digester = digester(wanted, offThread);
   let finished = false;
   /** Pieces at the digest thread, oldest first; each passed on once hashed. */
-  const hashing: Promise<Buffer>[] = [];
+  const hashing: PieceHashing[] = [];
   try {
     for await (const chunk of offThread ? ownedPieces(source, pieceBytes) : source) {
       seen.sizeBytes += chunk.length;
@@ -71,12 +71,13 @@ export async function* checkedContent(
         yield hashed;
         continue;
       }
-      // Handled now, awaited in turn below: a failure while an earlier piece is awaited is not unhandled.
-      hashed.catch(() => undefined);
-      hashing.push(hashed);
-      if (hashing.length >= piecesHashingMax) yield await hashing.shift()!;
+      hashing.push(pieceHashing(hashed));
+      if (hashing.length >= piecesHashingMax) yield await hashing.shift()!.piece;
+      // Pieces already back are passed on now, so the store writes them while the rest of the body
+      // arrives (a body of up to piecesHashingMax pieces would otherwise reach it only at its end).
+      while (hashing[0]?.hashed === true) yield await hashing.shift()!.piece;
     }
-    while (hashing.length > 0) yield await hashing.shift()!;
+    while (hashing.length > 0) yield await hashing.shift()!.piece;
     finished = true;
     const { md5, crc64 } = await digests.finish();
     seen.md5 = md5;
@@ -85,6 +86,22 @@ export async function* checkedContent(
   } finally {
     if (!finished) digests.abandon();
   }
+}
+
+/** A piece at the digest thread: `hashed` once it is back. */
+interface PieceHashing {
+  readonly piece: Promise<Buffer>;
+  hashed: boolean;
+}
+
+function pieceHashing(piece: Promise<Buffer>): PieceHashing {
+  const entry: PieceHashing = { piece, hashed: false };
+  // Also handles a failure now; it is rethrown when the piece is awaited in turn (not unhandled).
+  piece.then(
+    () => (entry.hashed = true),
+    () => undefined,
+  );
+  return entry;
 }
 
 /**

@@ -6,12 +6,13 @@
 // 50,000-block blob read by its end-byte index.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, test } from 'node:test';
 import Database from 'better-sqlite3';
 import type { BlobRecord } from '../../src/storage/blob-store.js';
+import { DiskContent } from '../../src/storage/sqlite/blob-content.js';
 import { blobReaderSql, type SqliteBlobStore } from '../../src/storage/sqlite/blob-store.js';
 import { SqliteStore } from '../../src/storage/sqlite/sqlite-store.js';
 import { runBlobConformance, type BlobStoreUnderTest } from './blob-conformance/index.js';
@@ -116,26 +117,29 @@ describe('SQLite blob content files', () => {
   afterEach(() => rmSync(location, { recursive: true, force: true }));
 
   test(
-    'content is fsynced under a temporary name, renamed, its directory fsynced, before the commit naming it',
+    'content is created at its name, the file and its directory fsynced, before the commit naming it',
     {
       skip: spawnSync('strace', ['-V']).status === 0 ? false : 'needs strace',
     },
     async () => {
       const trace = path.join(location, 'trace');
+      const calls = ['trace=openat,fsync,fdatasync,rename'];
       const traced = spawnSync(
         'strace',
-        ['-f', '-y', '-o', trace, '-e', 'trace=fsync,fdatasync,rename', process.execPath, loadScript, location, '1'],
-        { encoding: 'utf8' },
+        ['-f', '-y', '-o', trace, '-e', ...calls, process.execPath, loadScript, location, '1'],
+        {
+          encoding: 'utf8',
+        },
       );
       assert.equal(traced.status, 0, traced.stderr);
       const acked = traced.stdout
         .split('\n')
         .find((line) => line.startsWith('ack '))!
         .split(' ');
-      const calls = readFileSync(trace, 'utf8').split('\n');
+      const lines = readFileSync(trace, 'utf8').split('\n');
       const blocks = await withStore(location, (blobs) => blobs.getBlocks(account, key('load', acked[1]!)));
       assert.ok(blocks.committed.length >= 1);
-      const logSyncs = calls.flatMap((line, at) => (/fsync\(\d+<[^>]*cerulean\.sqlite-wal>/.test(line) ? [at] : []));
+      const logSyncs = lines.flatMap((line, at) => (/fsync\(\d+<[^>]*cerulean\.sqlite-wal>/.test(line) ? [at] : []));
       const lastLogSync = logSyncs.at(-1) ?? -1;
       const inline = new Set(inlineIds(location));
       for (const { content } of blocks.committed) {
@@ -143,23 +147,80 @@ describe('SQLite blob content files', () => {
         if (inline.has(content.id)) {
           // A row (the load's sizes are random): its durability is the log's fsync alone.
           assert.ok(content.sizeBytes <= 64 * 1024 && lastLogSync >= 0);
-          assert.ok(!calls.some((line) => line.includes(content.id)), 'small content has no file');
+          assert.ok(!lines.some((line) => line.includes(content.id)), 'small content has no file');
           continue;
         }
         assert.ok(statSync(file).isFile(), `${file} is where the layout says`);
-        const fileSync = calls.findIndex((line) => line.includes(`fsync(`) && line.includes(`<${file}.tmp>`));
-        const renamed = calls.findIndex((line) => line.includes(`rename("${file}.tmp", "${file}")`));
-        const directory = path.dirname(file);
-        const directorySync = calls.findIndex((line, at) => at > renamed && line.includes(`<${directory}>`));
-        assert.ok(
-          fileSync >= 0 && fileSync < renamed,
-          `the file is fsynced before its rename (${fileSync}, ${renamed})`,
+        const created = lines.findIndex(
+          (line) => line.includes(`openat(`) && line.includes(`"${file}", O_WRONLY|O_CREAT|O_EXCL`),
         );
-        assert.ok(renamed < directorySync, 'its directory is fsynced after the rename');
-        assert.ok(directorySync < lastLogSync, 'the commit that names it is fsynced after');
+        const fileSync = lines.findIndex((line) => line.includes(`fsync(`) && line.includes(`<${file}>`));
+        const directory = path.dirname(file);
+        const directorySync = lines.findIndex(
+          (line, at) => at > created && line.includes(`fsync(`) && line.includes(`<${directory}>`),
+        );
+        assert.ok(
+          created >= 0 && created < fileSync,
+          `the file is created exclusively, then fsynced (${created}, ${fileSync})`,
+        );
+        assert.ok(directorySync > created, 'its directory is fsynced after the file was created');
+        assert.ok(!lines.some((line) => line.includes('rename(') && line.includes(content.id)), 'no rename');
+        assert.ok(Math.max(fileSync, directorySync) < lastLogSync, 'the commit that names it is fsynced after both');
       }
     },
   );
+
+  describe('a body that stalls for longer than the grace', () => {
+    /** Starts a write whose body ends only on `resume`; gives its file once a piece is written there. */
+    async function stalledWrite(
+      content: DiskContent,
+    ): Promise<{ written: Promise<unknown>; file: string; resume(): void }> {
+      let resume = (): void => undefined;
+      const stalled = new Promise<void>((resolve) => (resume = resolve));
+      async function* body(): AsyncIterable<Uint8Array> {
+        // One whole piece (blob-content.ts writes 256 KiB at once), then nothing more: the file's
+        // last write is the one before the stall.
+        yield Buffer.alloc(256 * 1024, 1);
+        await stalled;
+      }
+      const written = content.write(body());
+      written.catch(() => undefined);
+      for (let tries = 0; contentFiles(location).length === 0; tries++) {
+        assert.ok(tries < 1_000, 'the write creates its file');
+        await new Promise((resolve) => setTimeout(resolve, 5));
+      }
+      const [name] = contentFiles(location);
+      const file = path.join(location, 'blobs', name!.slice(0, 2), name!);
+      // Its first piece is written (the size shows it) before the file is made to look abandoned.
+      for (let tries = 0; statSync(file).size === 0; tries++) {
+        assert.ok(tries < 1_000, 'the first piece is written');
+        await new Promise((resolve) => setTimeout(resolve, 5));
+      }
+      const twoHoursAgo = new Date(Date.now() - 2 * 60 * 60 * 1000);
+      utimesSync(file, twoHoursAgo, twoHoursAgo);
+      return { written, file, resume };
+    }
+
+    test('fails its write when the sweep removed the file meanwhile', async () => {
+      const content = await DiskContent.open(location);
+      const { written, resume } = await stalledWrite(content);
+      const swept = await content.sweep(Date.now() - contentGraceMs, 10_000);
+      assert.equal(swept.length, 1, 'the sweep takes the stalled file for abandoned');
+      await content.remove(swept);
+      resume();
+      await assert.rejects(written, /swept/);
+      assert.deepEqual(contentFiles(location), []);
+    });
+
+    test('leaves a file the sweep will not take for a grace once its write resolves', async () => {
+      const content = await DiskContent.open(location);
+      const { written, file, resume } = await stalledWrite(content);
+      resume();
+      await written;
+      assert.deepEqual(await content.sweep(Date.now() - contentGraceMs, 10_000), []);
+      assert.equal(statSync(file).size, 256 * 1024);
+    });
+  });
 
   test('a content write whose source fails leaves no file', async () => {
     await withStore(location, async (blobs) => {
@@ -230,7 +291,12 @@ describe('SQLite blob content files', () => {
       await blobs.deleteBlob(account, key('c', 'b'), { base: true, snapshots: false }, undefined);
       await reclaimAll(under(blobs));
       assert.equal(inlineIds(location).length, 1, 'the snapshot still names it');
-      await blobs.deleteBlob(account, { ...key('c', 'b'), snapshot: 'snap' }, { base: true, snapshots: false }, undefined);
+      await blobs.deleteBlob(
+        account,
+        { ...key('c', 'b'), snapshot: 'snap' },
+        { base: true, snapshots: false },
+        undefined,
+      );
       await reclaimAll(under(blobs));
       assert.deepEqual(inlineIds(location), [], 'reclaimed once nothing names it');
     });

@@ -2,18 +2,19 @@
 // `<location>/blobs/<first two hex digits of the id>/<id>` (256 directories, created once, so no
 // directory grows past 1/256 of the files and a sweep walks one of them per step).
 //
-// A write streams into `<id>.tmp` in the same directory, fsyncs the file, renames it to `<id>` and
-// fsyncs the directory before it resolves: the content and its name are both on disk before any
-// row refers to them (the rows' commit fsyncs the write-ahead log after). A crash at any point
-// leaves either no file, a `.tmp` file, or a complete file no row names yet: the sweep
-// (sweep()) finds the latter two, and reclaimContent removes them after the grace.
+// A write streams into `<id>` (created exclusively), then fsyncs the file and its directory at
+// once before it resolves: the content and its name are both on disk before any row refers to them
+// (the rows' commit fsyncs the write-ahead log after). No temporary name is needed, because a file
+// is only ever read through a row that names it: a crash at any point leaves no file, or a file
+// (whole or partial) no row names yet, which the sweep (sweep()) finds and reclaimContent removes
+// after the grace. `<id>.tmp` files, which earlier versions wrote and renamed, are removed likewise.
 //
 // Files are read with streams on the calling thread; a file removed while a reader has it open
 // stays readable to that reader (POSIX unlink semantics).
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { createReadStream } from 'node:fs';
-import { mkdir, open, opendir, rename, rm, stat, type FileHandle } from 'node:fs/promises';
+import { createReadStream, type Stats } from 'node:fs';
+import { mkdir, open, opendir, rm, stat, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import type { ContentRef } from '../blob-store.js';
 import { assertContentId, contentIdPattern } from '../blob-rows.js';
@@ -45,6 +46,9 @@ export function newContentId(): string {
   return randomUUID().replaceAll('-', '');
 }
 
+/** A file written to within this long is safe from the sweep for about its grace (keepFromSweep). */
+const mtimeFreshMs = 1_000;
+/** Files under a temporary name: writes of earlier versions that never finished. */
 const tempSuffix = '.tmp';
 
 export class DiskContent implements ContentFiles {
@@ -72,20 +76,22 @@ export class DiskContent implements ContentFiles {
 
   async write(source: AsyncIterable<Uint8Array>): Promise<ContentRef> {
     const id = newContentId();
-    const final = this.path(id);
-    const temp = final + tempSuffix;
-    const file = await open(temp, 'wx');
+    const name = this.path(id);
+    const file = await open(name, 'wx');
     let sizeBytes = 0;
     try {
       sizeBytes = await writeAll(file, source);
-      await file.sync();
+      // The bytes and the name are flushed at once: each fsync waits for its own, and no row names
+      // the file before both are done (the module's comment says why no temporary name is needed).
+      const [, , info] = await Promise.all([file.sync(), syncDirectory(path.dirname(name)), file.stat()]);
+      await keepFromSweep(file, info);
     } catch (error) {
       await file.close().catch(() => undefined);
-      await rm(temp, { force: true });
+      await rm(name, { force: true });
       throw error;
     }
-    // The file's bytes are durable: closing it need not wait for, nor hold up, its name.
-    await Promise.all([file.close(), rename(temp, final).then(() => syncDirectory(path.dirname(final)))]);
+    // Durable: closing the file need not hold up the commit that names it.
+    file.close().catch(() => undefined);
     return { id, sizeBytes };
   }
 
@@ -178,6 +184,22 @@ async function writeAll(file: FileHandle, source: AsyncIterable<Uint8Array>): Pr
     await writing.catch(() => undefined);
   }
   return sizeBytes;
+}
+
+/**
+ * A file whose write resolves must outlive the commit that names it, but the sweep takes any file
+ * untouched (by mtime) for longer than the grace for abandoned, even one still being written: a
+ * body that trickled in for longer than that. Such a file gets a fresh mtime (the grace is far
+ * longer than a commit), and a file the sweep already removed fails the write.
+ */
+async function keepFromSweep(file: FileHandle, info: Stats): Promise<void> {
+  let checked = info;
+  if (Date.now() - checked.mtimeMs > mtimeFreshMs) {
+    const nowDate = new Date();
+    await file.utimes(nowDate, nowDate);
+    checked = await file.stat();
+  }
+  if (checked.nlink === 0) throw new Error('blob content was swept while its body was received (a stalled upload)');
 }
 
 /** Makes a directory's entries (a created or renamed file) durable. */
