@@ -158,7 +158,10 @@ async function handle<R extends { readonly kind: string }, S>(
     return;
   }
   // The explorer's page on another port of this server: CORS from here, not the account's rules.
-  const explorerOrigin = options.explorer && ownOrigin(request, service.listeners());
+  // Only a request with an Origin can come from the explorer's page: the listeners' ports (a system
+  // call each) are not looked up for the others.
+  const explorerOrigin =
+    options.explorer && request.headers.origin !== undefined ? ownOrigin(request, service.listeners()) : undefined;
   if (explorerOrigin !== undefined && request.method === 'OPTIONS') {
     send(response, context, await settleUnreadBody(request, ownOriginPreflight(explorerOrigin, request)));
     return;

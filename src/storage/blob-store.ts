@@ -9,7 +9,8 @@
 //   record only if the ETag it read is still current;
 // - each blob's committed blocks, in order, and the blocks staged (uncommitted) under a blob name;
 // - content: bytes written once by writeContent, streamed (never held whole in memory), durable
-//   before it resolves, and shared by reference (a committed block, a staged block, a snapshot and a
+//   before it resolves (or, when small, with the write that first names it: ContentRef.unwritten),
+//   and shared by reference (a committed block, a staged block, a snapshot and a
 //   copy can all name the same content).
 //
 // It knows nothing of HTTP, XML, headers or the service's limits; `state` is the service's own
@@ -20,6 +21,19 @@
 export interface ContentRef {
   readonly id: string;
   readonly sizeBytes: number;
+  /**
+   * Small content an engine keeps as a row of its database may come back not written yet, its
+   * bytes here: the write that first names the ref (putBlob, stageBlock) writes them in the same
+   * transaction, so they are durable before any row names them, and content nothing names is never
+   * written at all. Only the engine that made the ref reads this; the ref is not kept past the write.
+   */
+  readonly unwritten?: UnwrittenContent | undefined;
+}
+
+export interface UnwrittenContent {
+  readonly bytes: Uint8Array;
+  /** When writeContent received them (the sweep's clock: the system clock, as a file's mtime). */
+  readonly writtenMs: number;
 }
 
 export interface ContainerRecord {

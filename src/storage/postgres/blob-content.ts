@@ -41,8 +41,12 @@ const chunkValues = (count: number, first: number): string =>
 const newContentSql = (count: number): string => `WITH c AS (
     INSERT INTO ${s}.blob_contents (chunk_bytes, size_bytes) VALUES ($1, $2::bigint) RETURNING id
   ), k AS (INSERT INTO ${s}.blob_reclaim_candidates (content_id) SELECT id FROM c)
-  ${count === 0 ? '' : `, d AS (INSERT INTO ${s}.blob_chunks (content_id, seq, data)
-    SELECT c.id, v.seq, v.data FROM c, (VALUES ${chunkValues(count, 3)}) AS v(seq, data))`}
+  ${
+    count === 0
+      ? ''
+      : `, d AS (INSERT INTO ${s}.blob_chunks (content_id, seq, data)
+    SELECT c.id, v.seq, v.data FROM c, (VALUES ${chunkValues(count, 3)}) AS v(seq, data))`
+  }
   SELECT id FROM c`;
 
 /**

@@ -1,7 +1,7 @@
 // The Blob service's store on the SQLite engine, over the same database and the same writer as the
 // tables and queues: record writes are jobs of the one writer (blob-writer.ts), durable before they
 // answer; content is in files beside the database (blob-content.ts) or, when small, in rows of its
-// own (blob-inline.ts), durable before any row names it. Reads run on a connection of their own in
+// own (blob-inline.ts), written with the first row that names it. Reads run on a connection of their own in
 // autocommit, as the queue store's do, so each sees every write acknowledged before it started; an
 // in-memory database shares its one connection.
 //
@@ -153,17 +153,17 @@ export class SqliteBlobStore implements BlobStore {
   }
 
   /**
-   * Small content becomes a row, durable with the writer's next group commit; content that grows
-   * past inlineBytesMax on the way goes to a file, with the bytes read so far.
+   * Small content becomes a row, written by the job that first names the ref (ContentRef.unwritten):
+   * one commit for a small Put Blob, not two. Content that grows past inlineBytesMax on the way
+   * goes to a file, with the bytes read so far.
    */
   async writeContent(source: AsyncIterable<Uint8Array>): Promise<ContentRef> {
     if (this.inlineBytesMax === 0) return this.content.write(source);
     const head = await readHead(source, this.inlineBytesMax);
     if ('rest' in head) return this.content.write(head.rest);
-    const id = newContentId();
     // The system clock, as a file's mtime: the sweep compares it with nowMs - grace likewise.
-    await this.writer.putInline(id, Date.now(), head.whole);
-    return { id, sizeBytes: head.whole.length };
+    const unwritten = { bytes: head.whole, writtenMs: Date.now() };
+    return { id: newContentId(), sizeBytes: head.whole.length, unwritten };
   }
 
   // The writes are the writer's jobs as they are (blob-writer.ts).
@@ -309,8 +309,10 @@ export class SqliteBlobStore implements BlobStore {
 
   /** One step of the sweep over inline content, as over the files: ids written before `beforeMs`. */
   private sweepInline(beforeMs: number, entriesMax: number): string[] {
-    const rows = this.sql.inlineAfter.all(this.inlineSweepAfter, entriesMax) as
-      { content_id: string; written_ms: number }[];
+    const rows = this.sql.inlineAfter.all(this.inlineSweepAfter, entriesMax) as {
+      content_id: string;
+      written_ms: number;
+    }[];
     // Round the table as the file sweep rounds the directories: from the start once at its end.
     this.inlineSweepAfter = rows.length < entriesMax ? '' : rows.at(-1)!.content_id;
     return rows.filter((row) => row.written_ms < beforeMs).map((row) => row.content_id);

@@ -1,7 +1,8 @@
 // The Blob service's writes in the SQLite engine: jobs of the one SqliteWriter (writer.ts), in its
 // group commits, durable before they answer. Each job decides its compare-and-swap on the current
 // row and then writes, so it never needs its savepoint rolled back. Content is already durable in
-// its file (blob-content.ts) or its row (putInline, blob-inline.ts) when a job references it.
+// its file (blob-content.ts) when a job references it; small content (blob-inline.ts) comes with
+// the job that first names it (ContentRef.unwritten), which writes its row in the same commit.
 import assert from 'node:assert/strict';
 import type Database from 'better-sqlite3';
 import type {
@@ -11,6 +12,7 @@ import type {
   BlobStore,
   ContainerRecord,
   ContentChange,
+  ContentRef,
   IfEtag,
   WriteOutcome,
 } from '../blob-store.js';
@@ -39,8 +41,6 @@ export const blobStoreWrites = [
 
 /** The blob jobs, as the store (blob-store.ts) calls them on the writer, here or across threads. */
 export interface BlobWriterApi extends Pick<BlobStore, (typeof blobStoreWrites)[number]> {
-  /** Small content as a row (blob-inline.ts), written at `writtenMs`; durable once this resolves. */
-  putInline(contentId: string, writtenMs: number, bytes: Uint8Array): Promise<void>;
   /** Content files the directory sweep found: those no row references become garbage (unstamped). */
   noteUnreferenced(contentIds: readonly string[]): Promise<void>;
   /**
@@ -60,7 +60,6 @@ export interface BlobWriterApi extends Pick<BlobStore, (typeof blobStoreWrites)[
 /** The method names, for the writer thread's message handlers (writer-worker.ts, writer-client.ts). */
 export const blobWriterMethods = [
   ...blobStoreWrites,
-  'putInline',
   'noteUnreferenced',
   'reclaim',
 ] as const satisfies readonly (keyof BlobWriterApi)[];
@@ -147,7 +146,7 @@ const sql = {
   deleteList: 'DELETE FROM blob_lists WHERE id = ?',
   oldGarbage: 'SELECT content_id FROM blob_garbage WHERE stamp_ms <= ? ORDER BY stamp_ms LIMIT ?',
   deleteGarbage: 'DELETE FROM blob_garbage WHERE content_id = ?',
-  insertInline: 'INSERT INTO blob_inline (content_id, written_ms, bytes) VALUES (?, ?, ?)',
+  insertInline: 'INSERT OR IGNORE INTO blob_inline (content_id, written_ms, bytes) VALUES (?, ?, ?)',
   deleteInline: 'DELETE FROM blob_inline WHERE content_id = ?',
 } as const;
 
@@ -245,6 +244,7 @@ export class SqliteBlobWriter implements BlobWriterApi {
         const listId = current!.list_id;
         const ordinal = this.sql.nextOrdinal.get(listId) as number;
         const { blockId, content: ref } = content.block;
+        this.writeUnwritten(ref);
         this.sql.insertBlock.run(listId, ordinal, blockId, ref.id, ref.sizeBytes, record.sizeBytes);
         return listId;
       }
@@ -254,6 +254,7 @@ export class SqliteBlobWriter implements BlobWriterApi {
         let end = 0;
         content.blocks.forEach(({ blockId, content: ref }, ordinal) => {
           end += ref.sizeBytes;
+          this.writeUnwritten(ref);
           this.sql.insertBlock.run(listId, ordinal, blockId, ref.id, ref.sizeBytes, end);
         });
         this.dropStaged(containerId, record.name);
@@ -316,18 +317,22 @@ export class SqliteBlobWriter implements BlobWriterApi {
         this.sql.deleteStagedBySeq.run(previous.seq);
         this.sql.garbage.run(previous.content_id);
       }
+      this.writeUnwritten(block.content);
       this.sql.insertStaged.run(containerId, name, block.blockId, block.content.id, block.content.sizeBytes);
       return 'ok';
     });
   }
 
-  putInline(contentId: string, writtenMs: number, bytes: Uint8Array): Promise<void> {
-    assertContentId(contentId);
-    // Across threads a Buffer arrives as a Uint8Array; SQLite binds a Buffer as a BLOB.
+  /** Writes the row of content that came not yet written (ContentRef.unwritten), in the calling job. */
+  private writeUnwritten(ref: ContentRef): void {
+    if (ref.unwritten === undefined) return;
+    assertContentId(ref.id);
+    const { bytes, writtenMs } = ref.unwritten;
+    assert.equal(bytes.byteLength, ref.sizeBytes, 'unwritten content holds the bytes its ref says');
+    // Across threads a Buffer arrives as a Uint8Array; SQLite binds a Buffer as a BLOB. A ref named
+    // again (the same content in a second write) finds its row there already.
     const blob = Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-    return this.run(() => {
-      this.sql.insertInline.run(contentId, writtenMs, blob);
-    });
+    this.sql.insertInline.run(ref.id, writtenMs, blob);
   }
 
   noteUnreferenced(contentIds: readonly string[]): Promise<void> {

@@ -63,6 +63,11 @@ export async function write(store: BlobStore, text: string): Promise<ContentRef>
   return ref;
 }
 
+/** Blocks as the store gives them back: refs without bytes written along with them (ContentRef.unwritten). */
+export function asStored(blocks: readonly Block[]): Block[] {
+  return blocks.map(({ blockId, content }) => ({ blockId, content: { id: content.id, sizeBytes: content.sizeBytes } }));
+}
+
 export async function blockOf(store: BlobStore, text: string, blockId = ''): Promise<Block> {
   return { blockId, content: await write(store, text) };
 }

@@ -2,7 +2,7 @@
 // record, snapshots sharing their base's content, and deletes of a base, its snapshots or one snapshot.
 import assert from 'node:assert/strict';
 import type { BlobCase } from '../suite.js';
-import { blob, blockOf, readAll, snapshotOf } from '../support.js';
+import { asStored, blob, blockOf, readAll, snapshotOf } from '../support.js';
 
 const key = (name: string, snapshot = '') => ({ container: 'c', name, snapshot });
 
@@ -87,7 +87,11 @@ export const blobCases: readonly BlobCase[] = [
       assert.equal(await store.snapshotBlob(acct, { ...snapshot, name: 'none' }, base.etag), 'blobNotFound');
       assert.equal(await store.snapshotBlob(acct, snapshot, base.etag), 'ok');
       assert.deepEqual(await store.getBlob(acct, key('b', snapshot.snapshot)), snapshot);
-      assert.deepEqual((await store.getBlocks(acct, key('b', snapshot.snapshot))).committed, blocks, 'shared content');
+      assert.deepEqual(
+        (await store.getBlocks(acct, key('b', snapshot.snapshot))).committed,
+        asStored(blocks),
+        'shared content',
+      );
       const appended = blob('c', 'b', 7);
       assert.equal(
         await store.putBlob(acct, appended, { kind: 'append', block: await blockOf(store, 'g') }, base.etag),
@@ -96,7 +100,7 @@ export const blobCases: readonly BlobCase[] = [
       const replaced = blob('c', 'b', 1);
       await store.putBlob(acct, replaced, { kind: 'replace', blocks: [await blockOf(store, 'z')] }, appended.etag);
       assert.equal(await readAll(store, acct, snapshot), 'abcdef');
-      assert.deepEqual((await store.getBlocks(acct, key('b', snapshot.snapshot))).committed, blocks);
+      assert.deepEqual((await store.getBlocks(acct, key('b', snapshot.snapshot))).committed, asStored(blocks));
       assert.equal(await readAll(store, acct, replaced), 'z');
     },
   },

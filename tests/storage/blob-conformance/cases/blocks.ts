@@ -2,7 +2,7 @@
 // and a delete of the base blob drop the name's staged blocks; committed blocks in order.
 import assert from 'node:assert/strict';
 import type { BlobCase } from '../suite.js';
-import { blob, blockOf, readAll } from '../support.js';
+import { asStored, blob, blockOf, readAll } from '../support.js';
 
 const key = (name: string, snapshot = '') => ({ container: 'c', name, snapshot });
 const ids = (blocks: readonly { readonly blockId: string }[]) => blocks.map((each) => each.blockId);
@@ -21,7 +21,7 @@ export const blockCases: readonly BlobCase[] = [
       const { committed, staged } = await store.getBlocks(acct, key('b'));
       assert.deepEqual(committed, []);
       assert.deepEqual(ids(staged), ['AB', 'AA']);
-      assert.deepEqual(staged[1], again, 'the later block of an id replaces the earlier');
+      assert.deepEqual(staged[1], asStored([again])[0], 'the later block of an id replaces the earlier');
       assert.equal(await store.getBlob(acct, key('b')), undefined, 'staging makes no blob');
       assert.deepEqual((await store.getBlocks(acct, key('other'))).staged, []);
     },

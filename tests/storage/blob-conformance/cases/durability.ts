@@ -2,7 +2,7 @@
 // snapshot, committed and staged block is there again, and its content reads back.
 import assert from 'node:assert/strict';
 import type { BlobCase } from '../suite.js';
-import { blob, blockOf, container, readAll } from '../support.js';
+import { asStored, blob, blockOf, container, readAll } from '../support.js';
 
 export const durabilityCases: readonly BlobCase[] = [
   {
@@ -27,8 +27,8 @@ export const durabilityCases: readonly BlobCase[] = [
       assert.deepEqual(await reopened.getBlob(acct, { container: 'c', name: 'b', snapshot: '' }), base);
       assert.deepEqual(await reopened.getBlob(acct, { container: 'c', name: 'b', snapshot: 's' }), snapshot);
       assert.deepEqual(await reopened.getBlocks(acct, { container: 'c', name: 'b', snapshot: '' }), {
-        committed: blocks,
-        staged: [staged],
+        committed: asStored(blocks),
+        staged: asStored([staged]),
       });
       assert.equal(await readAll(reopened, acct, base), 'hello world');
       assert.equal(await readAll(reopened, acct, snapshot, 3), 'lo world');

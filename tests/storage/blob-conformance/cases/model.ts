@@ -7,7 +7,7 @@ import type { Block, BlobRecord, BlobStore, IfEtag, WriteOutcome } from '../../.
 import { compareListPlaces, etagOutcome, listPlace } from '../../../../src/storage/blob-rows.js';
 import { seededRandom, type Random } from '../../../query/random.js';
 import type { BlobCase } from '../suite.js';
-import { blob, blockOf, listedNames, readAll } from '../support.js';
+import { asStored, blob, blockOf, listedNames, readAll } from '../support.js';
 
 const seedVariable = 'CERULEAN_BLOB_MODEL_SEED';
 const names = ['a', 'b', 'b/c'];
@@ -148,9 +148,9 @@ class Sequence {
     assert.equal(await readAll(this.store, this.account, version.record, start, end), text.slice(start, end));
     const key = { container: 'c', name: version.record.name, snapshot: version.record.snapshot };
     const blocks = await this.store.getBlocks(this.account, key);
-    assert.deepEqual(blocks.committed, version.blocks, `after operation ${step}: the committed blocks`);
+    assert.deepEqual(blocks.committed, asStored(version.blocks), `after operation ${step}: the committed blocks`);
     const staged = version.record.snapshot === '' ? (this.staged.get(version.record.name) ?? []) : [];
-    assert.deepEqual(blocks.staged, staged, `after operation ${step}: the staged blocks`);
+    assert.deepEqual(blocks.staged, asStored(staged), `after operation ${step}: the staged blocks`);
   }
 }
 
