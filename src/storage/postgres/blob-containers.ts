@@ -16,8 +16,12 @@ const listSql = `SELECT ${columns} FROM ${s}.blob_containers
   WHERE account = $1 AND name >= $2 AND ($3::text IS NULL OR name < $3) ORDER BY name LIMIT $4`;
 const updateSql = `UPDATE ${s}.blob_containers SET etag = $3, last_modified_ms = $4, state = $5
   WHERE account = $1 AND name = $2 AND ($6::text IS NULL OR etag = $6)`;
-// Its blobs, blocks and staged blocks go with it (ON DELETE CASCADE); their content is released.
-const deleteSql = `DELETE FROM ${s}.blob_containers WHERE account = $1 AND name = $2 AND ($3::text IS NULL OR etag = $3)`;
+// One row, whatever the container holds: its account set to null, no lookup finds it and its name is
+// free; its blobs, blocks and staged blocks go later, in batches (blob-container-reclaim.ts). Setting
+// a column of the unique key locks the row FOR UPDATE, so it waits for the writes in it (which hold
+// it FOR KEY SHARE, blob-writes.ts); a write that comes after finds no container.
+const deleteSql = `UPDATE ${s}.blob_containers SET account = NULL
+  WHERE account = $1 AND name = $2 AND ($3::text IS NULL OR etag = $3)`;
 
 /** bigint columns arrive as text. */
 interface ContainerRow {

@@ -11,6 +11,9 @@
 // writer's every statement clears the mark too (blob-content.ts), so it loses its content only by
 // pausing for the grace; after its last chunk it has the grace to write the record naming it.
 //
+// The blobs and staged blocks of deleted containers go first, in bounded batches
+// (blob-container-reclaim.ts); their content then as any other released content.
+//
 // Staged blocks age from the first pass that saw them (`seen_ms`): never removed younger than
 // asked, at most one pass interval older.
 //
@@ -21,6 +24,7 @@
 // blob-statements.ts lockedContents).
 import assert from 'node:assert/strict';
 import type pg from 'pg';
+import { reclaimDeletedContainers } from './blob-container-reclaim.js';
 import { named, run } from './blob-statements.js';
 import type { PostgresConnection, Statement } from './connection.js';
 import { schemaName as s } from './schema.js';
@@ -69,7 +73,7 @@ const chunksPerPassMax = 1024;
  * behind a store that writes faster than its caller reclaims.
  */
 const bookkeepingRowsPerPass = 10_000;
-/** BlobStore.reclaimContent: the staged blocks and content removed. */
+/** BlobStore.reclaimContent: the rows of deleted containers, staged blocks and content removed. */
 export async function reclaimContent(
   connection: PostgresConnection,
   graceMs: number,
@@ -80,10 +84,13 @@ export async function reclaimContent(
   assert(Number.isSafeInteger(nowMs) && Number.isSafeInteger(stagedBeforeMs), 'instants are whole milliseconds');
   assert(Number.isSafeInteger(limit) && limit >= 1, 'a reclaim pass removes at least one piece');
   const rows = Math.max(limit, bookkeepingRowsPerPass);
+  // First the rows of deleted containers, so the content they release is marked in this pass.
+  const deleted = await reclaimDeletedContainers(connection, limit);
   await connection.query('write', named(markStagedSql, [nowMs, rows]));
-  const staged = await connection.query('write', named(expireStagedSql, [stagedBeforeMs, limit]));
+  const staged =
+    deleted < limit ? await connection.query('write', named(expireStagedSql, [stagedBeforeMs, limit - deleted])) : undefined;
   await connection.query('write', named(markCandidatesSql, [nowMs, rows]));
-  const left = limit - (staged.rowCount ?? 0);
+  const left = limit - deleted - (staged?.rowCount ?? 0);
   if (left <= 0) return limit;
   const sweeping = (client: pg.ClientBase) => sweep(client, nowMs - graceMs, rows, left);
   const removed = await connection.transaction(sweeping, () => true, 0);

@@ -16,6 +16,9 @@
 //   block row let go of, deleted or staged again with other content (the triggers below, in the
 //   transaction that let go). `marked_ms` is when a reclaim pass first saw it; a new release
 //   clears it (blob-reclaim.ts).
+// - Schema version 5 (blobDeletedContainersMigration): a deleted container keeps its row, its
+//   account set to null, until reclaim has removed its blobs and staged blocks in batches
+//   (blob-container-reclaim.ts).
 
 /** The migration, for the schema (namespace) `s` (schema.ts passes its own). */
 export const blobMigration = (s: string): string => recordTables(s) + contentTables(s) + releaseTriggers(s);
@@ -109,3 +112,13 @@ const releaseTriggers = (s: string): string => `
   CREATE TRIGGER blob_staged_replaced AFTER UPDATE ON ${s}.blob_staged
     REFERENCING OLD TABLE AS released NEW TABLE AS kept
     FOR EACH STATEMENT EXECUTE FUNCTION ${s}.blob_restaged();`;
+
+
+/**
+ * Version 5: Delete Container sets the container's account to null, which no lookup by (account,
+ * name) matches, so it is gone for every reader at once and its name is free; its rows go later, in
+ * bounded batches (blob-container-reclaim.ts), found by the partial index.
+ */
+export const blobDeletedContainersMigration = (s: string): string => `
+  ALTER TABLE ${s}.blob_containers ALTER COLUMN account DROP NOT NULL;
+  CREATE INDEX blob_containers_deleted ON ${s}.blob_containers (id) WHERE account IS NULL;`;

@@ -20,7 +20,7 @@
 import assert from 'node:assert/strict';
 import type pg from 'pg';
 import { storedJsonVersion } from '../stored-json.js';
-import { blobMigration } from './blob-schema.js';
+import { blobDeletedContainersMigration, blobMigration } from './blob-schema.js';
 import { queueMigration } from './queue-schema.js';
 
 // Schema version 1 keeps properties in stored JSON form 1 (codec.ts): a new form needs a
@@ -63,6 +63,8 @@ const migrations: readonly string[] = [
   queueMigration(schemaName),
   // Version 4: the Blob service's containers, blobs, blocks and chunked content (blob-schema.ts).
   blobMigration(schemaName),
+  // Version 5: a deleted container's rows are reclaimed after it is gone (blob-schema.ts).
+  blobDeletedContainersMigration(schemaName),
 ];
 
 /** Any constant: the advisory lock that serializes migrations between processes. */

@@ -3,6 +3,10 @@
 // blob_inline rows (blob-inline.ts); the other rows name it by id, whichever it is.
 //
 // - blob_containers: one row per (account, name), with a surrogate id that keeps blob keys short.
+// - blob_containers_deleted: the ids of deleted containers whose blobs and staged blocks are
+//   still there: Delete Container moves the id here (one row, however many blobs), reclaimContent
+//   removes the rest in bounded batches. No lookup by name finds them, and no new container takes
+//   the id while it is here.
 // - blobs: base blobs and snapshots, keyed (container_id, name, base, snapshot) where base is 1
 //   for the base blob ('' snapshot) and 0 for a snapshot: the key order is List Blobs' order.
 //   Each names its committed block list (list_id).
@@ -33,6 +37,9 @@ CREATE TABLE IF NOT EXISTS blob_containers (
   state TEXT NOT NULL,
   PRIMARY KEY (account, name)
 ) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS blob_containers_deleted (
+  id INTEGER PRIMARY KEY
+);
 CREATE TABLE IF NOT EXISTS blobs (
   container_id INTEGER NOT NULL,
   name TEXT NOT NULL,

@@ -304,7 +304,7 @@ export class SqliteBlobStore implements BlobStore {
       await this.writer.noteUnreferenced(unreferenced.slice(i, i + 500));
     const step = await this.writer.reclaim(nowMs, stagedBeforeMs, this.graceMs, limit, [...this.readers.keys()]);
     await this.content.remove(step.contentIds);
-    return step.contentIds.length + step.inlineDropped + step.stagedDropped;
+    return step.contentIds.length + step.inlineDropped + step.stagedDropped + step.deletedDropped;
   }
 
   /** One step of the sweep over inline content, as over the files: ids written before `beforeMs`. */

@@ -26,6 +26,8 @@ export interface ReclaimStep {
   readonly inlineDropped: number;
   readonly stagedDropped: number;
   readonly listsDropped: number;
+  /** Blobs and staged blocks of deleted containers removed, and deleted containers left empty. */
+  readonly deletedDropped: number;
 }
 
 /** The store's writes the writer does as they are (blob-store.ts passes them on). */
@@ -44,9 +46,10 @@ export interface BlobWriterApi extends Pick<BlobStore, (typeof blobStoreWrites)[
   /** Content files the directory sweep found: those no row references become garbage (unstamped). */
   noteUnreferenced(contentIds: readonly string[]): Promise<void>;
   /**
-   * Stamps what waits for a grace, then drops staged blocks stamped before `stagedBeforeMs`, dead
-   * lists stamped a grace ago (but none in `pinnedLists`, which readers stream) and garbage stamped
-   * a grace ago; at most `limit` of each.
+   * Removes up to `limit` blobs and staged blocks of deleted containers (their lists die, their
+   * staged content is garbage), stamps what waits for a grace, then drops staged blocks stamped
+   * before `stagedBeforeMs`, dead lists stamped a grace ago (but none in `pinnedLists`, which
+   * readers stream) and garbage stamped a grace ago; at most `limit` of each.
    */
   reclaim(
     nowMs: number,
@@ -89,17 +92,18 @@ interface Head {
 const sql = {
   containerId: 'SELECT id FROM blob_containers WHERE account = ? AND name = ?',
   containerEtag: 'SELECT id, etag FROM blob_containers WHERE account = ? AND name = ?',
-  nextContainerId: 'SELECT coalesce(max(id), 0) + 1 FROM blob_containers',
+  nextContainerId:
+    'SELECT max(coalesce((SELECT max(id) FROM blob_containers), 0), ' +
+    'coalesce((SELECT max(id) FROM blob_containers_deleted), 0)) + 1',
   insertContainer:
     'INSERT INTO blob_containers (account, name, id, etag, last_modified_ms, state) VALUES (?, ?, ?, ?, ?, ?)',
   updateContainer: 'UPDATE blob_containers SET etag = ?, last_modified_ms = ?, state = ? WHERE id = ?',
   deleteContainer: 'DELETE FROM blob_containers WHERE id = ?',
-  killContainerLists: 'UPDATE blob_lists SET dead = 1 WHERE id IN (SELECT list_id FROM blobs WHERE container_id = ?)',
-  deleteContainerBlobs: 'DELETE FROM blobs WHERE container_id = ?',
-  stagedOfContainerToGarbage:
-    'INSERT INTO blob_garbage (content_id, stamp_ms) SELECT content_id, NULL FROM blob_staged ' +
-    'WHERE container_id = ? ON CONFLICT (content_id) DO UPDATE SET stamp_ms = NULL',
-  deleteContainerStaged: 'DELETE FROM blob_staged WHERE container_id = ?',
+  noteDeletedContainer: 'INSERT INTO blob_containers_deleted (id) VALUES (?)',
+  deletedContainers: 'SELECT id FROM blob_containers_deleted ORDER BY id LIMIT ?',
+  blobsOfContainer: 'SELECT name, snapshot, list_id FROM blobs WHERE container_id = ? LIMIT ?',
+  stagedOfContainer: 'SELECT seq, content_id FROM blob_staged WHERE container_id = ? LIMIT ?',
+  forgetDeletedContainer: 'DELETE FROM blob_containers_deleted WHERE id = ?',
   head: 'SELECT etag, size_bytes, list_id FROM blobs WHERE container_id = ? AND name = ? AND base = ? AND snapshot = ?',
   upsertBlob:
     'INSERT INTO blobs (container_id, name, base, snapshot, etag, last_modified_ms, size_bytes, state, list_id) ' +
@@ -190,12 +194,10 @@ export class SqliteBlobWriter implements BlobWriterApi {
       if (current === undefined) return 'containerNotFound';
       const outcome = etagOutcome(current.etag, ifEtag);
       if (outcome !== 'ok') return outcome;
-      // Its block lists die with its blobs (reclaimContent drops them later); staged content is garbage now.
-      this.sql.killContainerLists.run(current.id);
-      this.sql.deleteContainerBlobs.run(current.id);
-      this.sql.stagedOfContainerToGarbage.run(current.id);
-      this.sql.deleteContainerStaged.run(current.id);
+      // Two rows, however many blobs it holds: no lookup by name finds it now, and reclaim removes
+      // its blobs and staged blocks later, a batch a job (reclaimDeletedContainers).
       this.sql.deleteContainer.run(current.id);
+      this.sql.noteDeletedContainer.run(current.id);
       return 'ok';
     });
   }
@@ -350,6 +352,7 @@ export class SqliteBlobWriter implements BlobWriterApi {
   ): Promise<ReclaimStep> {
     assert(Number.isSafeInteger(limit) && limit >= 1, 'a reclaim removes at least one piece');
     return this.run(() => {
+      const deletedDropped = this.dropDeletedContainers(limit);
       this.sql.stampLists.run(nowMs);
       this.sql.stampStaged.run(nowMs);
       this.sql.stampGarbage.run(nowMs);
@@ -368,8 +371,34 @@ export class SqliteBlobWriter implements BlobWriterApi {
         if (this.sql.deleteInline.run(id).changes > 0) inlineDropped++;
         else contentIds.push(id);
       }
-      return { contentIds, inlineDropped, stagedDropped: staged.length, listsDropped };
+      return { contentIds, inlineDropped, stagedDropped: staged.length, listsDropped, deletedDropped };
     });
+  }
+
+  /**
+   * Up to `limit` blobs and staged blocks of deleted containers, as deleteBlob drops them: a blob's
+   * list dies (dropped a grace later, in bounded batches), a staged block's content is garbage. A
+   * container with none left is forgotten (counted too). Answers how many went.
+   */
+  private dropDeletedContainers(limit: number): number {
+    let dropped = 0;
+    for (const id of this.sql.deletedContainers.pluck().all(limit) as number[]) {
+      const blobs = this.sql.blobsOfContainer.all(id, limit - dropped) as
+        { name: string; snapshot: string; list_id: number }[];
+      for (const row of blobs) this.deleteVersion(id, row.name, row.snapshot, row.list_id);
+      dropped += blobs.length;
+      const staged = this.sql.stagedOfContainer.all(id, limit - dropped) as { seq: number; content_id: string }[];
+      for (const { seq, content_id: contentId } of staged) {
+        this.sql.deleteStagedBySeq.run(seq);
+        this.sql.garbage.run(contentId);
+      }
+      dropped += staged.length;
+      if (dropped >= limit) break;
+      this.sql.forgetDeletedContainer.run(id);
+      dropped++;
+      if (dropped >= limit) break;
+    }
+    return dropped;
   }
 
   /**

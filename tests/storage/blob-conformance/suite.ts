@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import type { BlobStore } from '../../../src/storage/blob-store.js';
 import { blobCases } from './cases/blobs.js';
 import { blockCases } from './cases/blocks.js';
+import { containerDeleteCases } from './cases/container-delete.js';
 import { containerCases } from './cases/containers.js';
 import { contentCases } from './cases/content.js';
 import { durabilityCases } from './cases/durability.js';
@@ -37,6 +38,7 @@ const groups: readonly { readonly name: string; readonly cases: readonly BlobCas
   { name: 'blocks', cases: blockCases },
   { name: 'content', cases: contentCases },
   { name: 'reclaim', cases: reclaimCases },
+  { name: 'container delete', cases: containerDeleteCases },
   { name: 'model', cases: modelCases },
   { name: 'durability across reopen', cases: durabilityCases },
 ];
