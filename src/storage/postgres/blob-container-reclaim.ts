@@ -64,7 +64,11 @@ async function reclaimContainer(connection: PostgresConnection, id: string, limi
   let removed = 0;
   while (removed < limit) {
     const batch = Math.min(limit - removed, blobsPerBatchMax);
-    const blobs = await connection.transaction((client) => removeBlobs(client, id, batch), () => true, 0);
+    const blobs = await connection.transaction(
+      (client) => removeBlobs(client, id, batch),
+      () => true,
+      0,
+    );
     const stagedMax = batch - blobs;
     const staged = stagedMax > 0 ? await connection.query('write', named(deleteStagedSql, [id, stagedMax])) : undefined;
     const pieces = blobs + (staged?.rowCount ?? 0);

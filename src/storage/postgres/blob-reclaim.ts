@@ -88,7 +88,9 @@ export async function reclaimContent(
   const deleted = await reclaimDeletedContainers(connection, limit);
   await connection.query('write', named(markStagedSql, [nowMs, rows]));
   const staged =
-    deleted < limit ? await connection.query('write', named(expireStagedSql, [stagedBeforeMs, limit - deleted])) : undefined;
+    deleted < limit
+      ? await connection.query('write', named(expireStagedSql, [stagedBeforeMs, limit - deleted]))
+      : undefined;
   await connection.query('write', named(markCandidatesSql, [nowMs, rows]));
   const left = limit - deleted - (staged?.rowCount ?? 0);
   if (left <= 0) return limit;

@@ -383,8 +383,11 @@ export class SqliteBlobWriter implements BlobWriterApi {
   private dropDeletedContainers(limit: number): number {
     let dropped = 0;
     for (const id of this.sql.deletedContainers.pluck().all(limit) as number[]) {
-      const blobs = this.sql.blobsOfContainer.all(id, limit - dropped) as
-        { name: string; snapshot: string; list_id: number }[];
+      const blobs = this.sql.blobsOfContainer.all(id, limit - dropped) as {
+        name: string;
+        snapshot: string;
+        list_id: number;
+      }[];
       for (const row of blobs) this.deleteVersion(id, row.name, row.snapshot, row.list_id);
       dropped += blobs.length;
       const staged = this.sql.stagedOfContainer.all(id, limit - dropped) as { seq: number; content_id: string }[];

@@ -29,7 +29,10 @@ async function fill(store: BlobStore, acct: string, count: number): Promise<Fill
     blocks.push(block);
   }
   assert.equal(await store.snapshotBlob(acct, { ...blobs[0]!, snapshot: 's', etag: '"s"' }, blobs[0]!.etag), 'ok');
-  for (const [name, id] of [['staged', 'QQ=='], ['b1', 'Qg==']] as const) {
+  for (const [name, id] of [
+    ['staged', 'QQ=='],
+    ['b1', 'Qg=='],
+  ] as const) {
     const block = await blockOf(store, `staged under ${name}`, id);
     assert.equal(await store.stageBlock(acct, 'c', name, block), 'ok');
     blocks.push(block);
