@@ -39,12 +39,21 @@ export async function createContainer(call: Call, name: string): Promise<Reply> 
   };
   const atMs = nowMs(call);
   const record = { name, etag: newEtag(atMs), lastModifiedMs: atMs, state: encodeContainerState(state) };
+  // A name whose container was deleted is free at once, even while its old blobs are still being
+  // reclaimed: the store keys them by the old container, so the new one never sees them. Azure
+  // answers 409 ContainerBeingDeleted for a while instead (delete-container), a side effect of its
+  // garbage collection that clients must retry through for an unknown time; Cerulean's reclaim
+  // runs every minute and has nothing to protect by refusing, and tests that delete and create
+  // one name again (as Azurite allows) keep working.
   if (!(await call.services.blobs.createContainer(call.account, record)))
     throw new TableError('ContainerAlreadyExists');
   return { status: 201, headers: versionHeaders(record) };
 }
 
-/** 202 Accepted; a leased container needs its lease id (delete-container). */
+/**
+ * 202 Accepted; a leased container needs its lease id (delete-container). The container is gone at
+ * once for every request; its blobs are reclaimed in the background (BlobStore.deleteContainer).
+ */
 export async function deleteContainer(call: Call, name: string): Promise<Reply> {
   return retryWhileRaced('The container kept changing; try again.', async () => {
     const record = await existing(call, name);

@@ -119,7 +119,10 @@ export interface BlobStore {
    */
   writeContent(source: AsyncIterable<Uint8Array>): Promise<ContentRef>;
 
-  /** Creates the container unless one of that name exists (false). */
+  /**
+   * Creates the container unless one of that name exists (false). A deleted container whose rows
+   * are still being reclaimed does not exist: the new one is empty, and never sees them.
+   */
   createContainer(account: string, record: ContainerRecord): Promise<boolean>;
   getContainer(account: string, name: string): Promise<ContainerRecord | undefined>;
   /** Containers ordered by name, from the first whose name is >= `fromName`, with the prefix. */
@@ -131,7 +134,12 @@ export interface BlobStore {
   ): Promise<ContainerRecord[]>;
   /** Replaces the container's record if `ifEtag` holds. */
   updateContainer(account: string, record: ContainerRecord, ifEtag: IfEtag): Promise<WriteOutcome>;
-  /** Deletes the container, its blobs, snapshots and staged blocks (their content is reclaimed later). */
+  /**
+   * Deletes the container, at once for every reader and writer, in time and work independent of
+   * what it holds: its blobs, snapshots and staged blocks are removed later by reclaimContent, in
+   * batches, and their content after them. A crash before that leaves them invisible, and
+   * reclaimed still.
+   */
   deleteContainer(account: string, name: string, ifEtag: IfEtag): Promise<WriteOutcome>;
 
   getBlob(account: string, key: BlobKey): Promise<BlobRecord | undefined>;
@@ -185,8 +193,11 @@ export interface BlobStore {
   ): Promise<AsyncIterable<Buffer> | 'changed'>;
 
   /**
-   * Removes up to `limit` pieces of content no record or staged block references and that are older
-   * than the engine's grace (and staged blocks older than `stagedBeforeMs`); answers how many.
+   * Removes up to `limit` blobs and staged blocks of deleted containers (then each emptied
+   * container, a piece too), up to `limit` pieces of content no record or staged block references
+   * and that are older than the engine's grace, and staged blocks older than `stagedBeforeMs`;
+   * answers how many. Each call's work is bounded, so a caller calls again while it answers
+   * `limit` or more.
    */
   reclaimContent(nowMs: number, stagedBeforeMs: number, limit: number): Promise<number>;
 }
