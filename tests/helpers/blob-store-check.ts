@@ -11,9 +11,39 @@ import type { BlobStore } from '../../src/storage/blob-store.js';
 import { PostgresStore } from '../../src/storage/postgres/postgres-store.js';
 import { databaseFileName } from '../../src/storage/sqlite/schema.js';
 import { SqliteStore } from '../../src/storage/sqlite/sqlite-store.js';
-import { onDatabase } from './postgres.js';
+import { createDatabase, dropDatabase, onDatabase, testDatabaseUrl } from './postgres.js';
+import { makeTempDir, removeDir, type ServerOptions } from './server.js';
 
 export type StoreAt = { readonly location: string } | { readonly database: string };
+
+/** An engine a test runs servers on, then opens its store directly (the server stopped). */
+export interface StoreEngine {
+  readonly label: string;
+  /** A new data directory or database: server options for it, where its store is, how to remove it. */
+  data(): Promise<{ options: ServerOptions; at: StoreAt; cleanup: () => Promise<void> }>;
+}
+
+/** SQLite on disk, and PostgreSQL when the tests have a cluster. */
+export const storeEngines: readonly StoreEngine[] = [
+  {
+    label: 'SQLite',
+    data: async () => {
+      const location = makeTempDir();
+      return { options: { location }, at: { location }, cleanup: async () => removeDir(location) };
+    },
+  },
+  ...(testDatabaseUrl() === undefined
+    ? []
+    : [
+        {
+          label: 'PostgreSQL',
+          data: async () => {
+            const database = await createDatabase();
+            return { options: { database }, at: { database }, cleanup: () => dropDatabase(database) };
+          },
+        },
+      ]),
+];
 
 export interface ContentCensus {
   /** Content ids the store holds. */

@@ -16,41 +16,15 @@ import { PostgresStore } from '../../src/storage/postgres/postgres-store.js';
 import { databaseFileName } from '../../src/storage/sqlite/schema.js';
 import { SqliteStore } from '../../src/storage/sqlite/sqlite-store.js';
 import { blobServiceClient } from '../helpers/blob.js';
-import { contentCensus, type StoreAt } from '../helpers/blob-store-check.js';
-import { createDatabase, dropDatabase, onDatabase, testDatabaseUrl } from '../helpers/postgres.js';
+import { contentCensus, storeEngines, type StoreAt } from '../helpers/blob-store-check.js';
+import { onDatabase } from '../helpers/postgres.js';
 import { refused } from '../helpers/rest-errors.js';
-import { makeTempDir, removeDir, startServer, type ServerOptions } from '../helpers/server.js';
+import { startServer } from '../helpers/server.js';
 
 /** Blobs in the deleted container: a few dozen, enough for several batches of `batchPieces`. */
 const blobCount = 40;
 /** The reclaim batch (reclaimContent's limit) the test runs with, instead of the server's 500. */
 const batchPieces = 7;
-
-interface Engine {
-  readonly label: string;
-  data(): Promise<{ options: ServerOptions; at: StoreAt; cleanup: () => Promise<void> }>;
-}
-
-const engines: Engine[] = [
-  {
-    label: 'SQLite',
-    data: async () => {
-      const location = makeTempDir();
-      return { options: { location }, at: { location }, cleanup: async () => removeDir(location) };
-    },
-  },
-  ...(testDatabaseUrl() === undefined
-    ? []
-    : [
-        {
-          label: 'PostgreSQL',
-          data: async () => {
-            const database = await createDatabase();
-            return { options: { database }, at: { database }, cleanup: () => dropDatabase(database) };
-          },
-        },
-      ]),
-];
 
 /** The blob store at `at`, opened directly (the server stopped), for `use`. */
 async function withStore<T>(at: StoreAt, use: (blobs: BlobStore) => Promise<T>): Promise<T> {
@@ -129,7 +103,7 @@ async function reclaimInBatches(blobs: BlobStore, atMs: number): Promise<number>
   }
 }
 
-for (const engine of engines) {
+for (const engine of storeEngines) {
   describe(`Delete Container of many blobs on ${engine.label}`, () => {
     test('gone at once, its name free at once, its blobs and content reclaimed in batches after kill -9', async () => {
       const { options, at, cleanup } = await engine.data();

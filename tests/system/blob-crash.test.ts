@@ -22,9 +22,8 @@ import {
   type VersionLedger,
 } from '../helpers/blob-crash-load.js';
 import { blobSend, uniqueContainerName } from '../helpers/blob.js';
-import { contentCensus, type StoreAt } from '../helpers/blob-store-check.js';
-import { createDatabase, dropDatabase, testDatabaseUrl } from '../helpers/postgres.js';
-import { makeTempDir, removeDir, startServer, type RunningServer, type ServerOptions } from '../helpers/server.js';
+import { contentCensus, storeEngines } from '../helpers/blob-store-check.js';
+import { startServer, type RunningServer } from '../helpers/server.js';
 
 const writersPerKind = 3;
 /** After every writer's first acknowledgement, the kill comes within this. */
@@ -109,33 +108,7 @@ async function checkAfterRestart(server: RunningServer, container: string, ledge
   }
 }
 
-interface Engine {
-  readonly label: string;
-  data(): Promise<{ options: ServerOptions; at: StoreAt; cleanup: () => Promise<void> }>;
-}
-
-const engines: Engine[] = [
-  {
-    label: 'SQLite',
-    data: async () => {
-      const location = makeTempDir();
-      return { options: { location }, at: { location }, cleanup: async () => removeDir(location) };
-    },
-  },
-  ...(testDatabaseUrl() === undefined
-    ? []
-    : [
-        {
-          label: 'PostgreSQL',
-          data: async () => {
-            const database = await createDatabase();
-            return { options: { database }, at: { database }, cleanup: () => dropDatabase(database) };
-          },
-        },
-      ]),
-];
-
-for (const engine of engines) {
+for (const engine of storeEngines) {
   describe(`blob crash on ${engine.label}`, () => {
     test('kill -9 under uploads, block commits and appends: acknowledged writes whole, nothing orphaned', async (t) => {
       const { options, at, cleanup } = await engine.data();

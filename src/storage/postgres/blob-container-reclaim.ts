@@ -50,7 +50,7 @@ const deleteEmptiedContainerSql = `DELETE FROM ${s}.blob_containers c WHERE c.id
  */
 export async function reclaimDeletedContainers(connection: PostgresConnection, limit: number): Promise<number> {
   assert(Number.isSafeInteger(limit) && limit >= 1, 'a reclaim pass removes at least one piece');
-  const ids = await connection.query<{ id: string }>('write', named(deletedSql, [containersPerPassMax]));
+  const ids = await connection.query<{ id: string }>('read', named(deletedSql, [containersPerPassMax]));
   let removed = 0;
   for (const { id } of ids.rows) {
     removed += await reclaimContainer(connection, id, limit - removed);

@@ -378,9 +378,11 @@ export class SqliteBlobWriter implements BlobWriterApi {
   /**
    * Up to `limit` blobs and staged blocks of deleted containers, as deleteBlob drops them: a blob's
    * list dies (dropped a grace later, in bounded batches), a staged block's content is garbage. A
-   * container with none left is forgotten (counted too). Answers how many went.
+   * container with none left is forgotten (counted too). At most reclaimBlockRowsMax whatever the
+   * limit, so the job is short. Answers how many went.
    */
-  private dropDeletedContainers(limit: number): number {
+  private dropDeletedContainers(requested: number): number {
+    const limit = Math.min(requested, reclaimBlockRowsMax);
     let dropped = 0;
     for (const id of this.sql.deletedContainers.pluck().all(limit) as number[]) {
       const blobs = this.sql.blobsOfContainer.all(id, limit - dropped) as {
