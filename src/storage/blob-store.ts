@@ -194,10 +194,10 @@ export interface BlobStore {
 
   /**
    * Removes up to `limit` blobs and staged blocks of deleted containers (then each emptied
-   * container, a piece too), up to `limit` pieces of content no record or staged block references
-   * and that are older than the engine's grace, and staged blocks older than `stagedBeforeMs`;
-   * answers how many. Each call's work is bounded, so a caller calls again while it answers
-   * `limit` or more.
+   * container, a piece too), and up to `limit` pieces of content no record or staged block
+   * references and that are older than the engine's grace (and staged blocks older than
+   * `stagedBeforeMs`); answers how many. Each call's work is bounded, so a caller calls again
+   * while it answers `limit` or more.
    */
   reclaimContent(nowMs: number, stagedBeforeMs: number, limit: number): Promise<number>;
 }

@@ -84,19 +84,17 @@ export async function reclaimContent(
   assert(Number.isSafeInteger(nowMs) && Number.isSafeInteger(stagedBeforeMs), 'instants are whole milliseconds');
   assert(Number.isSafeInteger(limit) && limit >= 1, 'a reclaim pass removes at least one piece');
   const rows = Math.max(limit, bookkeepingRowsPerPass);
-  // First the rows of deleted containers, so the content they release is marked in this pass.
+  // First the rows of deleted containers (a budget of their own, so that a container of millions
+  // of blobs does not hold back the rest), so the content they release is marked in this pass.
   const deleted = await reclaimDeletedContainers(connection, limit);
   await connection.query('write', named(markStagedSql, [nowMs, rows]));
-  const staged =
-    deleted < limit
-      ? await connection.query('write', named(expireStagedSql, [stagedBeforeMs, limit - deleted]))
-      : undefined;
+  const staged = await connection.query('write', named(expireStagedSql, [stagedBeforeMs, limit]));
   await connection.query('write', named(markCandidatesSql, [nowMs, rows]));
-  const left = limit - deleted - (staged?.rowCount ?? 0);
-  if (left <= 0) return limit;
+  const left = limit - (staged.rowCount ?? 0);
+  if (left <= 0) return deleted + limit;
   const sweeping = (client: pg.ClientBase) => sweep(client, nowMs - graceMs, rows, left);
   const removed = await connection.transaction(sweeping, () => true, 0);
-  return limit - left + removed;
+  return deleted + limit - left + removed;
 }
 
 /**
