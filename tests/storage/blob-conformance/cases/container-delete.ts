@@ -85,7 +85,7 @@ export const containerDeleteCases: readonly BlobCase[] = [
     },
   },
   {
-    name: 'a deleted container rows go in batches of the limit, then its content; what others name stays',
+    name: "a deleted container's rows go in batches of the limit, then its content; what others name stays",
     async run({ store, subject, account }) {
       const acct = account();
       await store.createContainer(acct, container('c'));
