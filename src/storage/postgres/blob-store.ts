@@ -26,7 +26,8 @@ import { ChunkBuffers, writeContent } from './blob-content.js';
 import { readSegments, type ContentSegment } from './blob-content-read.js';
 import { ContainerStatements } from './blob-containers.js';
 import { reclaimContent } from './blob-reclaim.js';
-import { lockedContents, named } from './blob-statements.js';
+import { named } from './blob-statements.js';
+import { ContentIds, namedContents, unwrittenAmong, unwrittenSql, unwrittenValues } from './blob-unwritten.js';
 import { deleteBlob, putBlob, snapshotBlob } from './blob-writes.js';
 import type { PostgresConnection } from './connection.js';
 import { isMissingTable } from './failures.js';
@@ -78,12 +79,15 @@ const blockSummarySql = `SELECT (SELECT count(*) FROM ${stagedWhere})::int AS st
     (SELECT k.block_id FROM ${s}.blob_blocks k JOIN ${versionFrom} ON b.id = k.blob_id WHERE ${versionWhere} LIMIT 1))
     AS sample_block_id`;
 // Only complete content of the stated size; the re-staged block goes last in staging order.
-const stageSql = `WITH n AS (${lockedContents('ARRAY[$5::bigint]')})
+// Unwritten content (blob-unwritten.ts) is written only if the container is there to stage it in.
+const stageSql = (unwritten: number): string => `WITH ${unwrittenSql(unwritten, 7, containerThere)}
+  n AS (${namedContents('ARRAY[$5::bigint]', unwritten)})
   INSERT INTO ${s}.blob_staged (container_id, name, block_id, content_id)
   SELECT c.id, $3, $4, n.id FROM ${s}.blob_containers c JOIN n ON n.size_bytes = $6
   WHERE c.account = $1 AND c.name = $2
   ON CONFLICT (container_id, name, block_id) DO UPDATE
   SET content_id = excluded.content_id, seq = excluded.seq, seen_ms = NULL`;
+const containerThere = `EXISTS (SELECT 1 FROM ${s}.blob_containers WHERE account = $1 AND name = $2)`;
 const listBlobsSql = `WITH c AS (SELECT id FROM ${s}.blob_containers WHERE account = $1 AND name = $2)
   SELECT * FROM ((
     SELECT b.name, b.snapshot, b.is_base, b.etag, b.last_modified_ms, b.size_bytes, b.state FROM ${s}.blobs b, c
@@ -142,6 +146,7 @@ const contentGone = 'contentGone';
 export class PostgresBlobStore implements BlobStore {
   private readonly containers: ContainerStatements;
   private readonly chunkBuffers: ChunkBuffers;
+  private readonly contentIds: ContentIds;
 
   constructor(
     private readonly connection: PostgresConnection,
@@ -149,10 +154,11 @@ export class PostgresBlobStore implements BlobStore {
   ) {
     this.containers = new ContainerStatements(connection);
     this.chunkBuffers = new ChunkBuffers(options.chunkBytes);
+    this.contentIds = new ContentIds(connection);
   }
 
   writeContent(source: AsyncIterable<Uint8Array>): Promise<ContentRef> {
-    return writeContent(this.connection, source, this.chunkBuffers);
+    return writeContent(this.connection, source, this.chunkBuffers, this.contentIds);
   }
 
   createContainer(account: string, record: ContainerRecord): Promise<boolean> {
@@ -209,7 +215,7 @@ export class PostgresBlobStore implements BlobStore {
   }
 
   putBlob(account: string, record: BlobRecord, content: ContentChange, ifEtag: IfEtag): Promise<WriteOutcome> {
-    return this.write((client) => putBlob(client, account, record, content, ifEtag));
+    return this.write((client) => putBlob(client, account, record, content, ifEtag, this.options.chunkBytes));
   }
 
   snapshotBlob(account: string, record: BlobRecord, ifEtag: string): Promise<WriteOutcome> {
@@ -227,9 +233,11 @@ export class PostgresBlobStore implements BlobStore {
 
   async stageBlock(account: string, container: string, name: string, staged: Block): Promise<WriteOutcome> {
     const { id, sizeBytes } = staged.content;
-    const values = [account, container, name, staged.blockId, id, sizeBytes];
+    const unwritten = unwrittenAmong([staged.content]);
+    const values: unknown[] = [account, container, name, staged.blockId, id, sizeBytes];
+    values.push(...unwrittenValues(unwritten, this.options.chunkBytes));
     try {
-      const { rowCount } = await this.connection.rawQuery('write', named(stageSql, values));
+      const { rowCount } = await this.connection.rawQuery('write', named(stageSql(unwritten.length), values));
       if (rowCount === 1) return 'ok';
     } catch (error) {
       // The container was deleted between finding it and inserting (its foreign key).

@@ -8,7 +8,8 @@ import assert from 'node:assert/strict';
 import type pg from 'pg';
 import type { Block, BlobKey, BlobRecord, ContentChange, IfEtag, WriteOutcome } from '../blob-store.js';
 import { assertCommittedSize, etagOutcome } from '../blob-rows.js';
-import { lockedContents, named, run } from './blob-statements.js';
+import { named, run } from './blob-statements.js';
+import { namedContents, unwrittenAmong, unwrittenSql, unwrittenValues } from './blob-unwritten.js';
 import { RaceLost } from './connection.js';
 import { schemaName as s } from './schema.js';
 
@@ -36,15 +37,19 @@ const updateBlobSql = `UPDATE ${s}.blobs SET etag = $2, last_modified_ms = $3, s
 // updateBlobSql, and the version's blocks deleted (a replacement's), in one round trip.
 const replaceBlobSql = `WITH u AS (${updateBlobSql}) DELETE FROM ${s}.blob_blocks WHERE blob_id = $1`;
 const deleteStagedSql = `DELETE FROM ${s}.blob_staged WHERE container_id = $1 AND name = $2`;
-// The blocks of blob $1, and the staged blocks of its name ($6, $7) deleted, in one round trip.
-const insertBlocksSql = `WITH t AS (DELETE FROM ${s}.blob_staged WHERE container_id = $6 AND name = $7),
-  c AS (${lockedContents('$3::bigint[]')})
+// The blocks of blob $1, and the staged blocks of its name ($6, $7) deleted, and the `unwritten`
+// contents it names written (blob-unwritten.ts), in one round trip.
+const insertBlocksSql = (unwritten: number): string => `WITH t AS (
+    DELETE FROM ${s}.blob_staged WHERE container_id = $6 AND name = $7
+  ), ${unwrittenSql(unwritten, 8)}
+  c AS (${namedContents('$3::bigint[]', unwritten)})
   INSERT INTO ${s}.blob_blocks (blob_id, seq, block_id, content_id, start_byte, size_bytes)
   SELECT $1, b.seq - 1, b.block_id, c.id, b.start_byte, c.size_bytes
   FROM unnest($2::text[], $3::bigint[], $4::bigint[], $5::bigint[])
     WITH ORDINALITY AS b(block_id, content_id, size_bytes, start_byte, seq)
   JOIN c ON c.id = b.content_id AND c.size_bytes = b.size_bytes`;
-const appendBlockSql = `WITH c AS (${lockedContents('ARRAY[$3::bigint]')})
+const appendBlockSql = (unwritten: number): string => `WITH ${unwrittenSql(unwritten, 6)}
+  c AS (${namedContents('ARRAY[$3::bigint]', unwritten)})
   INSERT INTO ${s}.blob_blocks (blob_id, seq, block_id, content_id, start_byte, size_bytes)
   SELECT $1, coalesce((SELECT max(seq) + 1 FROM ${s}.blob_blocks WHERE blob_id = $1), 0), $2, c.id, $5, c.size_bytes
   FROM c WHERE c.size_bytes = $4`;
@@ -87,13 +92,14 @@ async function lockVersion(
   return outcome === 'ok' ? { containerId, version } : outcome;
 }
 
-/** BlobStore.putBlob's transaction. */
+/** BlobStore.putBlob's transaction; unwritten content it names is written in chunks of `chunkBytes`. */
 export async function putBlob(
   client: pg.ClientBase,
   account: string,
   record: BlobRecord,
   content: ContentChange,
   ifEtag: IfEtag,
+  chunkBytes: number,
 ): Promise<WriteOutcome> {
   assert.equal(record.snapshot, '', 'putBlob writes base blobs; snapshotBlob makes snapshots');
   const locked = await lockVersion(client, account, record, 'UPDATE', ifEtag);
@@ -104,11 +110,12 @@ export async function putBlob(
   assertCommittedSize(record, sizeAfter(currentBytes, content));
   const blobId = await writeRecord(client, containerId, record, current, content.kind === 'replace');
   if (content.kind === 'replace') {
-    await insertBlocks(client, blobId, content.blocks, [containerId, record.name]);
+    await insertBlocks(client, blobId, content.blocks, [containerId, record.name], chunkBytes);
   } else if (content.kind === 'append') {
     const { blockId, content: ref } = content.block;
-    const values = [blobId, blockId, ref.id, ref.sizeBytes, currentBytes];
-    const { rowCount } = await run(client, named(appendBlockSql, values));
+    const unwritten = unwrittenAmong([ref]);
+    const values = [blobId, blockId, ref.id, ref.sizeBytes, currentBytes, ...unwrittenValues(unwritten, chunkBytes)];
+    const { rowCount } = await run(client, named(appendBlockSql(unwritten.length), values));
     assert.equal(rowCount, 1, `content ${ref.id} of ${ref.sizeBytes} bytes is not complete content`);
   }
   return 'ok';
@@ -141,12 +148,16 @@ async function writeRecord(
   return rows[0].id;
 }
 
-/** The blocks of blob `blobId`, and the staged blocks of its name ([container id, name]) deleted. */
+/**
+ * The blocks of blob `blobId`, and the staged blocks of its name ([container id, name]) deleted;
+ * unwritten content they name written in chunks of `chunkBytes`.
+ */
 async function insertBlocks(
   client: pg.ClientBase,
   blobId: string,
   blocks: readonly Block[],
   stagedOf: readonly [string, string],
+  chunkBytes: number,
 ): Promise<void> {
   if (blocks.length === 0) {
     await run(client, named(deleteStagedSql, stagedOf));
@@ -161,7 +172,9 @@ async function insertBlocks(
   const ids = blocks.map((block) => block.blockId);
   const contents = blocks.map((block) => block.content.id);
   const sizes = blocks.map((block) => block.content.sizeBytes);
-  const { rowCount } = await run(client, named(insertBlocksSql, [blobId, ids, contents, sizes, starts, ...stagedOf]));
+  const unwritten = unwrittenAmong(blocks.map((block) => block.content));
+  const values = [blobId, ids, contents, sizes, starts, ...stagedOf, ...unwrittenValues(unwritten, chunkBytes)];
+  const { rowCount } = await run(client, named(insertBlocksSql(unwritten.length), values));
   assert.equal(rowCount, blocks.length, 'every block names complete content of its stated size');
 }
 
