@@ -8,6 +8,7 @@
 // (WriteOutcomeUnknown, 500 InternalError).
 import pg from 'pg';
 import { TableError } from '../../errors.js';
+import { beginWithNext } from './begin-with.js';
 import {
   azureError,
   isConnectionFailure,
@@ -242,12 +243,15 @@ async function attemptTransaction<T>(
   keep: (result: T) => boolean,
 ): Promise<Attempt<T>> {
   let committing = false;
+  // BEGIN goes with the body's first statement, in its round trip (begin-with.ts).
+  const begun = beginWithNext(client);
   try {
-    await client.query('BEGIN');
     const result = await body(client);
     committing = keep(result);
     let broken = false;
-    if (committing) await client.query('COMMIT');
+    // A body that sent no statement opened no transaction: nothing to end.
+    if (!begun()) committing = false;
+    else if (committing) await client.query('COMMIT');
     // A result not kept (a failed condition, say) stands however the rollback goes: nothing was
     // committed. A connection whose rollback failed is discarded, which ends the transaction.
     else await client.query('ROLLBACK').catch(() => (broken = true));
@@ -255,7 +259,8 @@ async function attemptTransaction<T>(
     return { ok: true, result };
   } catch (error) {
     const broken = isConnectionFailure(error);
-    if (!broken) await client.query('ROLLBACK').catch(() => undefined);
+    const opened = begun();
+    if (!broken && opened) await client.query('ROLLBACK').catch(() => undefined);
     client.release(broken);
     return { ok: false, error: committing ? sentWriteFailure(error) : error };
   }
