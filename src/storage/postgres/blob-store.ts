@@ -50,9 +50,12 @@ const blobColumns = 'b.name, b.snapshot, b.etag, b.last_modified_ms, b.size_byte
 const contentExistsSql = `SELECT 1 FROM ${s}.blob_contents WHERE id = $1`;
 const getBlobSql = `SELECT ${blobColumns} FROM ${versionFrom} WHERE ${versionWhere}`;
 // The blocks of [$6, $7) of the version whose ETag is $5 (none when it is another): from the last
-// non-empty block starting at or before $6, by index, so a read touches only its blocks.
+// non-empty block starting at or before $6, by index, so a read touches only its blocks. If $8,
+// also the range's bytes, a row per chunk they touch (`part`): a small read is one round trip,
+// its bytes from the snapshot that found the version current.
 const readBlocksSql = `WITH v AS (SELECT b.id, b.etag, b.size_bytes FROM ${versionFrom} WHERE ${versionWhere})
-  SELECT v.etag, v.size_bytes, k.content_id, k.start_byte, k.size_bytes AS block_bytes, k.chunk_bytes FROM v
+  SELECT v.etag, v.size_bytes, k.content_id, k.start_byte, k.size_bytes AS block_bytes, k.chunk_bytes, d.part
+  FROM v
   LEFT JOIN LATERAL (
     SELECT k.content_id, k.start_byte, k.size_bytes, t.chunk_bytes, k.seq
     FROM ${s}.blob_blocks k JOIN ${s}.blob_contents t ON t.id = k.content_id
@@ -62,7 +65,16 @@ const readBlocksSql = `WITH v AS (SELECT b.id, b.etag, b.size_bytes FROM ${versi
         WHERE f.blob_id = v.id AND f.start_byte <= $6 AND f.size_bytes > 0
       ), 0)
   ) k ON true
-  ORDER BY k.start_byte, k.seq`;
+  LEFT JOIN LATERAL (
+    SELECT c.seq, substring(c.data FROM (greatest(r.lo, e.first) - e.first + 1)::integer
+      FOR greatest(least(r.hi, e.first + k.chunk_bytes) - greatest(r.lo, e.first), 0)::integer) AS part
+    FROM (SELECT greatest($6, k.start_byte) - k.start_byte AS lo,
+      least($7, k.start_byte + k.size_bytes) - k.start_byte AS hi) r,
+      ${s}.blob_chunks c, LATERAL (SELECT c.seq::bigint * k.chunk_bytes AS first) e
+    WHERE $8 AND r.lo < r.hi AND c.content_id = k.content_id
+      AND c.seq BETWEEN r.lo / k.chunk_bytes AND (r.hi - 1) / k.chunk_bytes
+  ) d ON true
+  ORDER BY k.start_byte, k.seq, d.seq`;
 const getBlocksSql = `SELECT 'committed' AS kind, k.seq::bigint AS seq, k.block_id, k.content_id, k.size_bytes
     FROM ${s}.blob_blocks k JOIN ${versionFrom} ON b.id = k.blob_id WHERE ${versionWhere}
   UNION ALL
@@ -276,10 +288,13 @@ export class PostgresBlobStore implements BlobStore {
     endByteExclusive: number,
   ): Promise<AsyncIterable<Buffer> | 'changed'> {
     const [start, end] = clampRange(startByte, endByteExclusive, Number.MAX_SAFE_INTEGER);
-    const values = [account, key.container, key.name, key.snapshot, etag, start, end];
+    // Within a chunk, so that a read of many chunks (a small chunk size) streams as any other.
+    const inline = end - start <= Math.min(inlineReadBytesMax, this.options.chunkBytes);
+    const values = [account, key.container, key.name, key.snapshot, etag, start, end, inline];
     const { rows } = await this.connection.query<ReadRow>('read', named(readBlocksSql, values));
     if (rows[0] === undefined || rows[0].etag !== etag) return 'changed';
     const [from, to] = clampRange(start, end, Number(rows[0].size_bytes));
+    if (inline) return inlineBytes(rows, to - from);
     return readSegments(this.connection, segmentsOf(rows, from, to), this.options.readersHoldContent);
   }
 
@@ -309,6 +324,12 @@ export class PostgresBlobStore implements BlobStore {
   }
 }
 
+/**
+ * Reads of at most this many bytes come with the statement that finds their blocks (as bytea,
+ * which the driver hands over as hex text: cheap at this size), not in statements of their own.
+ */
+const inlineReadBytesMax = 64 * 1024;
+
 /** A row of readBlocksSql; block columns null when the version has no block in the range. */
 interface ReadRow {
   readonly etag: string;
@@ -317,6 +338,15 @@ interface ReadRow {
   readonly start_byte: string | null;
   readonly block_bytes: string | null;
   readonly chunk_bytes: number | null;
+  /** The range's bytes in a chunk, in order (an inline read only). */
+  readonly part: Buffer | null;
+}
+
+/** An inline read's bytes (readBlocksSql's parts), `lengthBytes` of them. */
+async function* inlineBytes(rows: readonly ReadRow[], lengthBytes: number): AsyncGenerator<Buffer> {
+  const bytes = Buffer.concat(rows.flatMap((row) => (row.part === null ? [] : [row.part])));
+  assert.equal(bytes.length, lengthBytes, 'a small read has every byte of its range');
+  if (lengthBytes > 0) yield bytes;
 }
 
 /** The parts of the blocks' content in [startByte, endByte). */
