@@ -3,7 +3,9 @@
 // writes to other blobs in it go on), the blob version FOR UPDATE (FOR SHARE to snapshot it),
 // and only then is the ETag compared: two writes conditioned on one ETag, from any processes,
 // meet at the row lock and the second sees the first's ETag. A create that meets another
-// create of the same name loses the race (RaceLost) and starts over, then sees the row.
+// create of the same name loses the race (RaceLost) and starts over, then sees the row. The
+// write itself is then one statement (its record, blocks and small content), in a snapshot
+// taken after the lock, so it sees everything the writes before it committed.
 import assert from 'node:assert/strict';
 import type pg from 'pg';
 import type { Block, BlobKey, BlobRecord, ContentChange, IfEtag, WriteOutcome } from '../blob-store.js';
@@ -34,25 +36,47 @@ const lockSql = (lock: 'UPDATE' | 'SHARE'): string => `WITH c AS MATERIALIZED (
 const insertBlobSql = `INSERT INTO ${s}.blobs (container_id, name, snapshot, etag, last_modified_ms, size_bytes, state)
   VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT DO NOTHING RETURNING id`;
 const updateBlobSql = `UPDATE ${s}.blobs SET etag = $2, last_modified_ms = $3, size_bytes = $4, state = $5 WHERE id = $1`;
-// updateBlobSql, and the version's blocks deleted (a replacement's), in one round trip.
-const replaceBlobSql = `WITH u AS (${updateBlobSql}) DELETE FROM ${s}.blob_blocks WHERE blob_id = $1`;
 const deleteStagedSql = `DELETE FROM ${s}.blob_staged WHERE container_id = $1 AND name = $2`;
-// The blocks of blob $1, and the staged blocks of its name ($6, $7) deleted, and the `unwritten`
-// contents it names written (blob-unwritten.ts), in one round trip.
-const insertBlocksSql = (unwritten: number): string => `WITH t AS (
-    DELETE FROM ${s}.blob_staged WHERE container_id = $6 AND name = $7
-  ), ${unwrittenSql(unwritten, 8)}
-  c AS (${namedContents('$3::bigint[]', unwritten)})
+
+/**
+ * A replacement (Put Blob, Put Block List) in one round trip: the record written, updating
+ * version $1 (`existing`) or inserting the first in container $2 under name $3 (none if another
+ * write inserted it meanwhile: `id` null), with $4 to $7 its columns; its old blocks and the
+ * name's staged blocks deleted; its blocks ($8 ids, $9 contents, $10 sizes, $11 first bytes)
+ * inserted, naming only complete content of the stated sizes, and the `unwritten` contents they
+ * name (from $12) written (blob-unwritten.ts). The new blocks are inserted once the old are
+ * deleted (k reads `gone`), so they may take the same seqs. Answers the version's id and the
+ * blocks inserted.
+ */
+const replaceSql = (existing: boolean, unwritten: number): string => `WITH v AS (${
+  existing
+    ? `UPDATE ${s}.blobs SET etag = $4, last_modified_ms = $5, size_bytes = $6, state = $7 WHERE id = $1 RETURNING id`
+    : `INSERT INTO ${s}.blobs (container_id, name, snapshot, etag, last_modified_ms, size_bytes, state)
+      SELECT $2, $3, '', $4, $5, $6, $7 WHERE $1::bigint IS NULL ON CONFLICT DO NOTHING RETURNING id`
+  }),
+  gone AS (DELETE FROM ${s}.blob_blocks WHERE blob_id = $1 RETURNING 1),
+  t AS (DELETE FROM ${s}.blob_staged WHERE container_id = $2 AND name = $3),
+  ${unwrittenSql(unwritten, 12)}
+  c AS (${namedContents('$9::bigint[]', unwritten)}),
+  k AS (INSERT INTO ${s}.blob_blocks (blob_id, seq, block_id, content_id, start_byte, size_bytes)
+    SELECT v.id, b.seq - 1, b.block_id, c.id, b.start_byte, c.size_bytes
+    FROM v, unnest($8::text[], $9::bigint[], $10::bigint[], $11::bigint[])
+      WITH ORDINALITY AS b(block_id, content_id, size_bytes, start_byte, seq)
+    JOIN c ON c.id = b.content_id AND c.size_bytes = b.size_bytes
+    WHERE (SELECT count(*) FROM gone) >= 0 RETURNING 1)
+  SELECT (SELECT id FROM v) AS id, (SELECT count(*) FROM k)::integer AS blocks`;
+
+/**
+ * An append (Append Block) in one round trip: version $1's record updated ($2 to $5, as
+ * updateBlobSql), and block $6 of content $7 of $8 bytes (complete content of that size only) at
+ * its end, from byte $9; the content written if `unwritten` (from $10).
+ */
+const appendSql = (unwritten: number): string => `WITH u AS (${updateBlobSql}),
+  ${unwrittenSql(unwritten, 10)}
+  c AS (${namedContents('ARRAY[$7::bigint]', unwritten)})
   INSERT INTO ${s}.blob_blocks (blob_id, seq, block_id, content_id, start_byte, size_bytes)
-  SELECT $1, b.seq - 1, b.block_id, c.id, b.start_byte, c.size_bytes
-  FROM unnest($2::text[], $3::bigint[], $4::bigint[], $5::bigint[])
-    WITH ORDINALITY AS b(block_id, content_id, size_bytes, start_byte, seq)
-  JOIN c ON c.id = b.content_id AND c.size_bytes = b.size_bytes`;
-const appendBlockSql = (unwritten: number): string => `WITH ${unwrittenSql(unwritten, 6)}
-  c AS (${namedContents('ARRAY[$3::bigint]', unwritten)})
-  INSERT INTO ${s}.blob_blocks (blob_id, seq, block_id, content_id, start_byte, size_bytes)
-  SELECT $1, coalesce((SELECT max(seq) + 1 FROM ${s}.blob_blocks WHERE blob_id = $1), 0), $2, c.id, $5, c.size_bytes
-  FROM c WHERE c.size_bytes = $4`;
+  SELECT $1, coalesce((SELECT max(seq) + 1 FROM ${s}.blob_blocks WHERE blob_id = $1), 0), $6, c.id, $9, c.size_bytes
+  FROM c WHERE c.size_bytes = $8`;
 const copyBlocksSql = `INSERT INTO ${s}.blob_blocks (blob_id, seq, block_id, content_id, start_byte, size_bytes)
   SELECT $2, seq, block_id, content_id, start_byte, size_bytes FROM ${s}.blob_blocks WHERE blob_id = $1`;
 const deleteVersionSql = `DELETE FROM ${s}.blobs WHERE id = $1`;
@@ -108,15 +132,18 @@ export async function putBlob(
   if (content.kind !== 'replace' && current === undefined) return 'blobNotFound';
   const currentBytes = current === undefined ? 0 : Number(current.size_bytes);
   assertCommittedSize(record, sizeAfter(currentBytes, content));
-  const blobId = await writeRecord(client, containerId, record, current, content.kind === 'replace');
+  const { etag, lastModifiedMs, sizeBytes, state } = record;
   if (content.kind === 'replace') {
-    await insertBlocks(client, blobId, content.blocks, [containerId, record.name], chunkBytes);
+    await replaceBlob(client, containerId, record, current, content.blocks, chunkBytes);
   } else if (content.kind === 'append') {
     const { blockId, content: ref } = content.block;
     const unwritten = unwrittenAmong([ref]);
-    const values = [blobId, blockId, ref.id, ref.sizeBytes, currentBytes, ...unwrittenValues(unwritten, chunkBytes)];
-    const { rowCount } = await run(client, named(appendBlockSql(unwritten.length), values));
+    const values: unknown[] = [current!.id, etag, lastModifiedMs, sizeBytes, state, blockId, ref.id, ref.sizeBytes];
+    values.push(currentBytes, ...unwrittenValues(unwritten, chunkBytes));
+    const { rowCount } = await run(client, named(appendSql(unwritten.length), values));
     assert.equal(rowCount, 1, `content ${ref.id} of ${ref.sizeBytes} bytes is not complete content`);
+  } else {
+    await run(client, named(updateBlobSql, [current!.id, etag, lastModifiedMs, sizeBytes, state]));
   }
   return 'ok';
 }
@@ -127,55 +154,39 @@ function sizeAfter(currentBytes: number, content: ContentChange): number {
   return content.blocks.reduce((sum, block) => sum + block.content.sizeBytes, 0);
 }
 
-/** Updates the current version's row (deleting its blocks if `replacing`) or inserts the first; the row's id. */
-async function writeRecord(
+/**
+ * Writes the base blob's record over `current` (or as the first version), with `blocks`, deleting
+ * the name's staged blocks; unwritten content they name written in chunks of `chunkBytes`.
+ */
+async function replaceBlob(
   client: pg.ClientBase,
   containerId: string,
   record: BlobRecord,
   current: VersionRow | undefined,
-  replacing: boolean,
-): Promise<string> {
-  const { name, snapshot, etag, lastModifiedMs, sizeBytes, state } = record;
-  if (current !== undefined) {
-    const text = replacing ? replaceBlobSql : updateBlobSql;
-    await run(client, named(text, [current.id, etag, lastModifiedMs, sizeBytes, state]));
-    return current.id;
-  }
-  const values = [containerId, name, snapshot, etag, lastModifiedMs, sizeBytes, state];
-  const { rows } = await run<{ id: string }>(client, named(insertBlobSql, values));
-  // Another transaction created it since this one looked: start over, and meet its row.
-  if (rows[0] === undefined) throw new RaceLost();
-  return rows[0].id;
-}
-
-/**
- * The blocks of blob `blobId`, and the staged blocks of its name ([container id, name]) deleted;
- * unwritten content they name written in chunks of `chunkBytes`.
- */
-async function insertBlocks(
-  client: pg.ClientBase,
-  blobId: string,
   blocks: readonly Block[],
-  stagedOf: readonly [string, string],
   chunkBytes: number,
 ): Promise<void> {
-  if (blocks.length === 0) {
-    await run(client, named(deleteStagedSql, stagedOf));
-    return;
-  }
   const starts: number[] = [];
   let at = 0;
   for (const block of blocks) {
     starts.push(at);
     at += block.content.sizeBytes;
   }
-  const ids = blocks.map((block) => block.blockId);
-  const contents = blocks.map((block) => block.content.id);
-  const sizes = blocks.map((block) => block.content.sizeBytes);
+  const { name, etag, lastModifiedMs, sizeBytes, state } = record;
   const unwritten = unwrittenAmong(blocks.map((block) => block.content));
-  const values = [blobId, ids, contents, sizes, starts, ...stagedOf, ...unwrittenValues(unwritten, chunkBytes)];
-  const { rowCount } = await run(client, named(insertBlocksSql(unwritten.length), values));
-  assert.equal(rowCount, blocks.length, 'every block names complete content of its stated size');
+  const values: unknown[] = [current?.id ?? null, containerId, name, etag, lastModifiedMs, sizeBytes, state];
+  values.push(
+    blocks.map((block) => block.blockId),
+    blocks.map((block) => block.content.id),
+    blocks.map((block) => block.content.sizeBytes),
+    starts,
+    ...unwrittenValues(unwritten, chunkBytes),
+  );
+  const text = replaceSql(current !== undefined, unwritten.length);
+  const row = (await run<{ id: string | null; blocks: number }>(client, named(text, values))).rows[0]!;
+  // Another transaction created it since this one looked: start over (this one is rolled back), and meet its row.
+  if (row.id === null) throw new RaceLost();
+  assert.equal(row.blocks, blocks.length, 'every block names complete content of its stated size');
 }
 
 /** BlobStore.snapshotBlob's transaction. */
