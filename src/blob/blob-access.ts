@@ -78,6 +78,22 @@ export async function requireBlob(call: BlobCall, key: BlobKey): Promise<Found> 
   return (await findBlob(call, key)) ?? notFound(call, key.container);
 }
 
+/**
+ * requireBlob, with the version's whole content (`bytes`) when it has at most `contentBytesMax`
+ * bytes and the store reads both at once (BlobStore.getBlobAndContent): one read, not two.
+ */
+export async function requireBlobAndContent(
+  call: BlobCall,
+  key: BlobKey,
+  contentBytesMax: number,
+): Promise<Found & { readonly bytes?: Buffer | undefined }> {
+  const store = call.services.blobs;
+  if (store.getBlobAndContent === undefined) return requireBlob(call, key);
+  const found = await store.getBlobAndContent(call.account, key, contentBytesMax);
+  if (found === undefined) return notFound(call, key.container);
+  return { record: found.record, state: decodeBlobState(found.record.state), bytes: found.bytes };
+}
+
 export async function requireContainer(call: BlobCall, container: string): Promise<void> {
   if ((await call.services.blobs.getContainer(call.account, container)) === undefined) {
     throw new TableError('ContainerNotFound');

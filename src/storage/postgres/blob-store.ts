@@ -8,6 +8,7 @@
 import assert from 'node:assert/strict';
 import type pg from 'pg';
 import type {
+  BlobAndContent,
   Block,
   BlobKey,
   BlobRecord,
@@ -49,6 +50,14 @@ const blobColumns = 'b.name, b.snapshot, b.etag, b.last_modified_ms, b.size_byte
 
 const contentExistsSql = `SELECT 1 FROM ${s}.blob_contents WHERE id = $1`;
 const getBlobSql = `SELECT ${blobColumns} FROM ${versionFrom} WHERE ${versionWhere}`;
+// getBlobSql with, if the version has at most $5 bytes, every chunk of its blocks in order.
+const getBlobAndContentSql = `WITH v AS (SELECT b.id, ${blobColumns} FROM ${versionFrom} WHERE ${versionWhere})
+  SELECT v.name, v.snapshot, v.etag, v.last_modified_ms, v.size_bytes, v.state, d.data FROM v LEFT JOIN LATERAL (
+    SELECT c.data, k.seq, c.seq AS chunk_seq
+    FROM ${s}.blob_blocks k JOIN ${s}.blob_chunks c ON c.content_id = k.content_id
+    WHERE k.blob_id = v.id AND v.size_bytes <= $5 AND k.size_bytes > 0
+  ) d ON true
+  ORDER BY d.seq, d.chunk_seq`;
 // The blocks of [$6, $7) of the version whose ETag is $5 (none when it is another): from the last
 // non-empty block starting at or before $6, by index, so a read touches only its blocks. If $8,
 // also the range's bytes, a row per chunk they touch (`part`): a small read is one round trip,
@@ -197,6 +206,20 @@ export class PostgresBlobStore implements BlobStore {
     const values = [account, key.container, key.name, key.snapshot];
     const { rows } = await this.connection.query<BlobRow>('read', named(getBlobSql, values));
     return rows[0] && blobRecord(key.container, rows[0]);
+  }
+
+  async getBlobAndContent(account: string, key: BlobKey, contentBytesMax: number): Promise<BlobAndContent | undefined> {
+    const values = [account, key.container, key.name, key.snapshot, contentBytesMax];
+    const { rows } = await this.connection.query<BlobRow & { data: Buffer | null }>(
+      'read',
+      named(getBlobAndContentSql, values),
+    );
+    if (rows[0] === undefined) return undefined;
+    const record = blobRecord(key.container, rows[0]);
+    if (record.sizeBytes > contentBytesMax) return { record, bytes: undefined };
+    const bytes = Buffer.concat(rows.flatMap((row) => (row.data === null ? [] : [row.data])));
+    assert.equal(bytes.length, record.sizeBytes, 'a version has every byte of its size');
+    return { record, bytes };
   }
 
   async listBlobs(account: string, container: string, options: ListBlobsOptions): Promise<ListedBlob[]> {
