@@ -35,8 +35,9 @@ export class ContentIds {
 
   /** The batch on its way (started if none is): a failure fails the writes that wait for it. */
   private refill(): Promise<void> {
+    // A read to the client: whatever became of it, no data changed (ids taken are gaps at most).
     this.refilling ??= this.connection
-      .query<{ id: string }>('write', named(reserveSql, [idsPerReserveMax]))
+      .query<{ id: string }>('read', named(reserveSql, [idsPerReserveMax]))
       .then(({ rows }) => {
         this.spare.push(...rows.map((row) => row.id));
       })
