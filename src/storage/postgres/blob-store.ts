@@ -50,12 +50,13 @@ const blobColumns = 'b.name, b.snapshot, b.etag, b.last_modified_ms, b.size_byte
 
 const contentExistsSql = `SELECT 1 FROM ${s}.blob_contents WHERE id = $1`;
 const getBlobSql = `SELECT ${blobColumns} FROM ${versionFrom} WHERE ${versionWhere}`;
-// getBlobSql with, if the version has at most $5 bytes, every chunk of its blocks in order.
+// getBlobSql with, if the version has at most $5 bytes, every chunk of its blocks in order. OFFSET 0
+// keeps the subquery whole, so the size test gates it (a larger version's chunks are never looked up).
 const getBlobAndContentSql = `WITH v AS (SELECT b.id, ${blobColumns} FROM ${versionFrom} WHERE ${versionWhere})
   SELECT v.name, v.snapshot, v.etag, v.last_modified_ms, v.size_bytes, v.state, d.data FROM v LEFT JOIN LATERAL (
     SELECT c.data, k.seq, c.seq AS chunk_seq
     FROM ${s}.blob_blocks k JOIN ${s}.blob_chunks c ON c.content_id = k.content_id
-    WHERE k.blob_id = v.id AND v.size_bytes <= $5 AND k.size_bytes > 0
+    WHERE k.blob_id = v.id AND v.size_bytes <= $5 AND k.size_bytes > 0 OFFSET 0
   ) d ON true
   ORDER BY d.seq, d.chunk_seq`;
 // The blocks of [$6, $7) of the version whose ETag is $5 (none when it is another): from the last
@@ -81,7 +82,7 @@ const readBlocksSql = `WITH v AS (SELECT b.id, b.etag, b.size_bytes FROM ${versi
       least($7, k.start_byte + k.size_bytes) - k.start_byte AS hi) r,
       ${s}.blob_chunks c, LATERAL (SELECT c.seq::bigint * k.chunk_bytes AS first) e
     WHERE $8 AND r.lo < r.hi AND c.content_id = k.content_id
-      AND c.seq BETWEEN r.lo / k.chunk_bytes AND (r.hi - 1) / k.chunk_bytes
+      AND c.seq BETWEEN r.lo / k.chunk_bytes AND (r.hi - 1) / k.chunk_bytes OFFSET 0
   ) d ON true
   ORDER BY k.start_byte, k.seq, d.seq`;
 const getBlocksSql = `SELECT 'committed' AS kind, k.seq::bigint AS seq, k.block_id, k.content_id, k.size_bytes
