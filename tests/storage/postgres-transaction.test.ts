@@ -4,6 +4,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type pg from 'pg';
+import { commitWith } from '../../src/storage/postgres/commit-with.js';
 import { PostgresConnection } from '../../src/storage/postgres/connection.js';
 import { createDatabase, dropDatabase, postgresUnavailable } from '../helpers/postgres.js';
 
@@ -67,6 +68,49 @@ describe('PostgreSQL transactions', { skip: unavailable }, () => {
     assert.equal(second.ids[0], second.ids[1], 'both statements in one transaction');
     assert.notEqual(second.ids[0], first.ids[0]);
     assert.equal(second.roundTrips, 3, 'BEGIN with the first statement, the second, COMMIT');
+  });
+
+  test('COMMIT goes with the last statement; a failing one commits nothing', async () => {
+    await connection.query('write', { text: 'CREATE TABLE IF NOT EXISTS c (n integer)', values: [] });
+    const insert = (n: number) => ({ name: 'test_insert_c', text: 'INSERT INTO c VALUES ($1)', values: [n] });
+    // The last statement fails when $1 is 0, after its insert: the whole transaction goes.
+    const checked = (n: number) => ({
+      name: 'test_checked_c',
+      text: 'WITH i AS (INSERT INTO c VALUES ($1) RETURNING n) SELECT 1 / (SELECT n FROM i) AS ok',
+      values: [n],
+    });
+    const transact = (last: number) =>
+      connection.transaction(
+        async (client) => {
+          await client.query(insert(1));
+          await commitWith(client, checked(last));
+          return true;
+        },
+        () => true,
+        false,
+      );
+    await transact(2); // prepares both statements on the connection
+    let roundTrips = 0;
+    const count = () => roundTrips++;
+    let protocol: NodeJS.EventEmitter | undefined;
+    connection.pool.once('acquire', (client: pg.PoolClient) => {
+      protocol = (client as unknown as { connection: NodeJS.EventEmitter }).connection;
+      protocol.on('readyForQuery', count);
+    });
+    await transact(3);
+    protocol?.off('readyForQuery', count);
+    assert.equal(roundTrips, 2, 'BEGIN with the first statement, COMMIT with the last');
+    // The database's error (a division by zero) as the Azure error a failed write is.
+    await assert.rejects(transact(0), /not valid/);
+    const { rows } = await connection.query<{ n: number }>('read', {
+      text: 'SELECT n FROM c ORDER BY n',
+      values: [],
+    });
+    assert.deepEqual(
+      rows.map((row) => row.n),
+      [1, 1, 2, 3],
+      'the two kept transactions, nothing of the failed one',
+    );
   });
 
   test('a transaction rolled back leaves nothing, and the connection serves the next one', async () => {

@@ -8,20 +8,21 @@
 import pg from 'pg';
 
 /** What of the driver's Query this needs beyond its typings (pg/lib/query.js). */
-interface QueryInternals {
+export interface QueryInternals {
   prepare(connection: ProtocolConnection): void;
   handleCommandComplete(message: unknown, connection: ProtocolConnection): void;
 }
 
 /** The driver's connection's message writers (pg/lib/connection.js). */
-interface ProtocolConnection {
+export interface ProtocolConnection {
   parse(message: { text: string }): void;
   bind(message: object): void;
   execute(message: object): void;
+  sync(): void;
   readonly parsedStatements: Record<string, string | undefined>;
 }
 
-const queryInternals = pg.Query.prototype as unknown as QueryInternals;
+export const queryInternals = pg.Query.prototype as unknown as QueryInternals;
 
 /** The statement `config` preceded by BEGIN, as one query of the driver. */
 class BeginThen extends pg.Query {
@@ -58,14 +59,26 @@ function canCarry(client: pg.ClientBase, config: unknown): config is pg.QueryCon
 
 /** `config` run on `client` after BEGIN, in one round trip. */
 function beginWith(client: pg.ClientBase, config: pg.QueryConfig): Promise<pg.QueryResult> {
+  return runQuery(client, new BeginThen({ ...config, queryMode: 'extended' } as pg.QueryConfig));
+}
+
+/** A query object of the driver run on `client`: its result. */
+export function runQuery<Row extends pg.QueryResultRow>(
+  client: pg.ClientBase,
+  query: pg.Query,
+): Promise<pg.QueryResult<Row>> {
   return new Promise((resolve, reject) => {
-    const query = new BeginThen({ ...config, queryMode: 'extended' } as pg.QueryConfig);
-    (query as unknown as { callback: (error: Error | null, result: pg.QueryResult) => void }).callback = (
+    (query as unknown as { callback: (error: Error | null, result: pg.QueryResult<Row>) => void }).callback = (
       error,
       result,
     ) => (error ? reject(error) : resolve(result));
     client.query(query);
   });
+}
+
+/** Whether `client`'s transaction has sent BEGIN (beginWithNext's hook is gone). */
+export function hasBegun(client: pg.ClientBase): boolean {
+  return !Object.hasOwn(client, 'query');
 }
 
 /**

@@ -10,9 +10,9 @@ import assert from 'node:assert/strict';
 import type pg from 'pg';
 import type { Block, BlobKey, BlobRecord, ContentChange, IfEtag, WriteOutcome } from '../blob-store.js';
 import { assertCommittedSize, etagOutcome } from '../blob-rows.js';
-import { named, run } from './blob-statements.js';
+import { named, run, runAndCommit } from './blob-statements.js';
 import { namedContents, unwrittenAmong, unwrittenSql, unwrittenValues } from './blob-unwritten.js';
-import { RaceLost } from './connection.js';
+import { RaceLost, type Statement } from './connection.js';
 import { schemaName as s } from './schema.js';
 
 /** A blob version's row, locked. bigint columns arrive as text. */
@@ -39,24 +39,32 @@ const updateBlobSql = `UPDATE ${s}.blobs SET etag = $2, last_modified_ms = $3, s
 const deleteStagedSql = `DELETE FROM ${s}.blob_staged WHERE container_id = $1 AND name = $2`;
 
 /**
+ * A division by zero unless `condition`: how a statement that goes with its COMMIT (commit-with.ts)
+ * fails, aborting its transaction, when it finds it wrote less than it should. It depends on rows
+ * the statement wrote, so the planner cannot fold it.
+ */
+const unlessFails = (condition: string): string => `1 / (${condition})::integer`;
+const failedCheck = '22012';
+
+/**
  * A replacement (Put Blob, Put Block List) in one round trip: the record written, updating
- * version $1 (`existing`) or inserting the first in container $2 under name $3 (none if another
- * write inserted it meanwhile: `id` null), with $4 to $7 its columns; its old blocks and the
- * name's staged blocks deleted; its blocks ($8 ids, $9 contents, $10 sizes, $11 first bytes)
- * inserted, naming only complete content of the stated sizes, and the `unwritten` contents they
- * name (from $12) written (blob-unwritten.ts). The new blocks are inserted once the old are
- * deleted (k reads `gone`), so they may take the same seqs. Answers the version's id and the
- * blocks inserted.
+ * version $1 (`existing`) or inserting the first in container $2 under name $3 (a unique
+ * violation if another write inserted it meanwhile), with $4 to $7 its columns; its old blocks
+ * and the name's staged blocks deleted; its blocks ($8 ids, $9 contents, $10 sizes, $11 first
+ * bytes, $12 how many) inserted, naming only complete content of the stated sizes (failedCheck
+ * otherwise), and the `unwritten` contents they name (from $13) written (blob-unwritten.ts). The
+ * new blocks are inserted once the old are deleted (k reads `gone`), so they may take the same
+ * seqs.
  */
 const replaceSql = (existing: boolean, unwritten: number): string => `WITH v AS (${
   existing
     ? `UPDATE ${s}.blobs SET etag = $4, last_modified_ms = $5, size_bytes = $6, state = $7 WHERE id = $1 RETURNING id`
     : `INSERT INTO ${s}.blobs (container_id, name, snapshot, etag, last_modified_ms, size_bytes, state)
-      SELECT $2, $3, '', $4, $5, $6, $7 WHERE $1::bigint IS NULL ON CONFLICT DO NOTHING RETURNING id`
+      SELECT $2, $3, '', $4, $5, $6, $7 WHERE $1::bigint IS NULL RETURNING id`
   }),
   gone AS (DELETE FROM ${s}.blob_blocks WHERE blob_id = $1 RETURNING 1),
   t AS (DELETE FROM ${s}.blob_staged WHERE container_id = $2 AND name = $3),
-  ${unwrittenSql(unwritten, 12)}
+  ${unwrittenSql(unwritten, 13)}
   c AS (${namedContents('$9::bigint[]', unwritten)}),
   k AS (INSERT INTO ${s}.blob_blocks (blob_id, seq, block_id, content_id, start_byte, size_bytes)
     SELECT v.id, b.seq - 1, b.block_id, c.id, b.start_byte, c.size_bytes
@@ -64,19 +72,20 @@ const replaceSql = (existing: boolean, unwritten: number): string => `WITH v AS 
       WITH ORDINALITY AS b(block_id, content_id, size_bytes, start_byte, seq)
     JOIN c ON c.id = b.content_id AND c.size_bytes = b.size_bytes
     WHERE (SELECT count(*) FROM gone) >= 0 RETURNING 1)
-  SELECT (SELECT id FROM v) AS id, (SELECT count(*) FROM k)::integer AS blocks`;
+  SELECT ${unlessFails('(SELECT count(*) FROM k) = $12 AND EXISTS (SELECT 1 FROM v)')} AS done`;
 
 /**
  * An append (Append Block) in one round trip: version $1's record updated ($2 to $5, as
- * updateBlobSql), and block $6 of content $7 of $8 bytes (complete content of that size only) at
- * its end, from byte $9; the content written if `unwritten` (from $10).
+ * updateBlobSql), and block $6 of content $7 of $8 bytes (complete content of that size only:
+ * failedCheck otherwise) at its end, from byte $9; the content written if `unwritten` (from $10).
  */
 const appendSql = (unwritten: number): string => `WITH u AS (${updateBlobSql}),
   ${unwrittenSql(unwritten, 10)}
-  c AS (${namedContents('ARRAY[$7::bigint]', unwritten)})
-  INSERT INTO ${s}.blob_blocks (blob_id, seq, block_id, content_id, start_byte, size_bytes)
-  SELECT $1, coalesce((SELECT max(seq) + 1 FROM ${s}.blob_blocks WHERE blob_id = $1), 0), $6, c.id, $9, c.size_bytes
-  FROM c WHERE c.size_bytes = $8`;
+  c AS (${namedContents('ARRAY[$7::bigint]', unwritten)}),
+  k AS (INSERT INTO ${s}.blob_blocks (blob_id, seq, block_id, content_id, start_byte, size_bytes)
+    SELECT $1, coalesce((SELECT max(seq) + 1 FROM ${s}.blob_blocks WHERE blob_id = $1), 0), $6, c.id, $9, c.size_bytes
+    FROM c WHERE c.size_bytes = $8 RETURNING 1)
+  SELECT ${unlessFails('(SELECT count(*) FROM k) = 1')} AS done`;
 const copyBlocksSql = `INSERT INTO ${s}.blob_blocks (blob_id, seq, block_id, content_id, start_byte, size_bytes)
   SELECT $2, seq, block_id, content_id, start_byte, size_bytes FROM ${s}.blob_blocks WHERE blob_id = $1`;
 const deleteVersionSql = `DELETE FROM ${s}.blobs WHERE id = $1`;
@@ -132,20 +141,35 @@ export async function putBlob(
   if (content.kind !== 'replace' && current === undefined) return 'blobNotFound';
   const currentBytes = current === undefined ? 0 : Number(current.size_bytes);
   assertCommittedSize(record, sizeAfter(currentBytes, content));
-  const { etag, lastModifiedMs, sizeBytes, state } = record;
-  if (content.kind === 'replace') {
-    await replaceBlob(client, containerId, record, current, content.blocks, chunkBytes);
-  } else if (content.kind === 'append') {
-    const { blockId, content: ref } = content.block;
-    const unwritten = unwrittenAmong([ref]);
-    const values: unknown[] = [current!.id, etag, lastModifiedMs, sizeBytes, state, blockId, ref.id, ref.sizeBytes];
-    values.push(currentBytes, ...unwrittenValues(unwritten, chunkBytes));
-    const { rowCount } = await run(client, named(appendSql(unwritten.length), values));
-    assert.equal(rowCount, 1, `content ${ref.id} of ${ref.sizeBytes} bytes is not complete content`);
-  } else {
-    await run(client, named(updateBlobSql, [current!.id, etag, lastModifiedMs, sizeBytes, state]));
-  }
+  // The write goes with COMMIT (commit-with.ts): it fails, rather than answers, if it cannot write all.
+  await runAndCommit(client, writeStatement(containerId, record, current, content, chunkBytes)).catch(
+    (error: unknown) => {
+      const { code, table } = error as { code?: string; table?: string };
+      // Another transaction created the blob since this one looked: start over, and meet its row.
+      if (code === '23505' && table === 'blobs') throw new RaceLost();
+      assert.notEqual(code, failedCheck, 'every block a write names is complete content of its stated size');
+      throw error;
+    },
+  );
   return 'ok';
+}
+
+/** The statement that writes `record` over `current` (or as the first version) with `content`. */
+function writeStatement(
+  containerId: string,
+  record: BlobRecord,
+  current: VersionRow | undefined,
+  content: ContentChange,
+  chunkBytes: number,
+): Statement {
+  const { etag, lastModifiedMs, sizeBytes, state } = record;
+  if (content.kind === 'replace') return replaceStatement(containerId, record, current, content.blocks, chunkBytes);
+  if (content.kind === 'keep') return named(updateBlobSql, [current!.id, etag, lastModifiedMs, sizeBytes, state]);
+  const { blockId, content: ref } = content.block;
+  const unwritten = unwrittenAmong([ref]);
+  const values: unknown[] = [current!.id, etag, lastModifiedMs, sizeBytes, state, blockId, ref.id, ref.sizeBytes];
+  values.push(current!.size_bytes, ...unwrittenValues(unwritten, chunkBytes));
+  return named(appendSql(unwritten.length), values);
 }
 
 function sizeAfter(currentBytes: number, content: ContentChange): number {
@@ -155,17 +179,17 @@ function sizeAfter(currentBytes: number, content: ContentChange): number {
 }
 
 /**
- * Writes the base blob's record over `current` (or as the first version), with `blocks`, deleting
- * the name's staged blocks; unwritten content they name written in chunks of `chunkBytes`.
+ * The statement that writes the base blob's record over `current` (or as the first version), with
+ * `blocks`, deleting the name's staged blocks; unwritten content they name written in chunks of
+ * `chunkBytes`.
  */
-async function replaceBlob(
-  client: pg.ClientBase,
+function replaceStatement(
   containerId: string,
   record: BlobRecord,
   current: VersionRow | undefined,
   blocks: readonly Block[],
   chunkBytes: number,
-): Promise<void> {
+): Statement {
   const starts: number[] = [];
   let at = 0;
   for (const block of blocks) {
@@ -180,13 +204,10 @@ async function replaceBlob(
     blocks.map((block) => block.content.id),
     blocks.map((block) => block.content.sizeBytes),
     starts,
+    blocks.length,
     ...unwrittenValues(unwritten, chunkBytes),
   );
-  const text = replaceSql(current !== undefined, unwritten.length);
-  const row = (await run<{ id: string | null; blocks: number }>(client, named(text, values))).rows[0]!;
-  // Another transaction created it since this one looked: start over (this one is rolled back), and meet its row.
-  if (row.id === null) throw new RaceLost();
-  assert.equal(row.blocks, blocks.length, 'every block names complete content of its stated size');
+  return named(replaceSql(current !== undefined, unwritten.length), values);
 }
 
 /** BlobStore.snapshotBlob's transaction. */

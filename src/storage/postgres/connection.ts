@@ -6,9 +6,11 @@
 // when it certainly did not happen: its connection failed before the statement (or, in a
 // transaction, COMMIT) was sent. Once sent, a lost connection leaves the outcome unknown
 // (WriteOutcomeUnknown, 500 InternalError).
+import assert from 'node:assert/strict';
 import pg from 'pg';
 import { TableError } from '../../errors.js';
 import { beginWithNext } from './begin-with.js';
+import { sentCommit } from './commit-with.js';
 import {
   azureError,
   isConnectionFailure,
@@ -249,8 +251,10 @@ async function attemptTransaction<T>(
     const result = await body(client);
     committing = keep(result);
     let broken = false;
+    // A body whose last statement carried COMMIT (commit-with.ts) is committed already.
+    if (sentCommit(client)) assert(committing, 'a transaction that committed keeps its result');
     // A body that sent no statement opened no transaction: nothing to end.
-    if (!begun()) committing = false;
+    else if (!begun()) committing = false;
     else if (committing) await client.query('COMMIT');
     // A result not kept (a failed condition, say) stands however the rollback goes: nothing was
     // committed. A connection whose rollback failed is discarded, which ends the transaction.
@@ -258,6 +262,8 @@ async function attemptTransaction<T>(
     client.release(broken);
     return { ok: true, result };
   } catch (error) {
+    // A failure once COMMIT went with the last statement leaves the outcome as unknown as COMMIT's own.
+    if (sentCommit(client)) committing = true;
     const broken = isConnectionFailure(error);
     const opened = begun();
     if (!broken && opened) await client.query('ROLLBACK').catch(() => undefined);
