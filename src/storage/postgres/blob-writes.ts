@@ -5,7 +5,9 @@
 // meet at the row lock and the second sees the first's ETag. A create that meets another
 // create of the same name loses the race (RaceLost) and starts over, then sees the row. The
 // write itself is then one statement (its record, blocks and small content), in a snapshot
-// taken after the lock, so it sees everything the writes before it committed.
+// taken after the lock, so it sees everything the writes before it committed; putBlob's goes
+// with its COMMIT (commit-with.ts), so it fails, as an error of the database, whenever it could
+// not write everything.
 import assert from 'node:assert/strict';
 import type pg from 'pg';
 import type { Block, BlobKey, BlobRecord, ContentChange, IfEtag, WriteOutcome } from '../blob-store.js';
