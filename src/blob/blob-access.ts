@@ -78,6 +78,22 @@ export async function requireBlob(call: BlobCall, key: BlobKey): Promise<Found> 
   return (await findBlob(call, key)) ?? notFound(call, key.container);
 }
 
+/**
+ * requireBlob, with the version's whole content (`bytes`) when it has at most `contentBytesMax`
+ * bytes and the store reads both at once (BlobStore.getBlobAndContent): one read, not two.
+ */
+export async function requireBlobAndContent(
+  call: BlobCall,
+  key: BlobKey,
+  contentBytesMax: number,
+): Promise<Found & { readonly bytes?: Buffer | undefined }> {
+  const store = call.services.blobs;
+  if (store.getBlobAndContent === undefined) return requireBlob(call, key);
+  const found = await store.getBlobAndContent(call.account, key, contentBytesMax);
+  if (found === undefined) return notFound(call, key.container);
+  return { record: found.record, state: decodeBlobState(found.record.state), bytes: found.bytes };
+}
+
 export async function requireContainer(call: BlobCall, container: string): Promise<void> {
   if ((await call.services.blobs.getContainer(call.account, container)) === undefined) {
     throw new TableError('ContainerNotFound');
@@ -125,14 +141,20 @@ export interface Write {
 /**
  * Read → decide → compare-and-swap, again while another writer wins: `decide` sees the base blob
  * as it is now (undefined: none) and checks conditions, lease and limits against it each time.
+ * `read` is the base blob as the request read it already (before its body, say): the first
+ * attempt decides on that instead of reading again, which is as exact, since its write lands only
+ * if the blob still has the ETag read; if it changed meanwhile, the next attempt reads afresh.
  */
 export async function updateBlob(
   call: BlobCall,
   resource: BlobOf,
   decide: (current: Found | undefined) => Write | Promise<Write>,
+  read?: { readonly found: Found | undefined },
 ): Promise<BlobRecord> {
+  let first = read;
   return retryWhileRaced('The blob changed under every attempt to write it; retry the request.', async () => {
-    const current = await findBlob(call, keyOf(resource));
+    const current = first === undefined ? await findBlob(call, keyOf(resource)) : first.found;
+    first = undefined;
     const write = await decide(current);
     const outcome = await call.services.blobs.putBlob(
       call.account,

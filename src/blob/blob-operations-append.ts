@@ -76,7 +76,7 @@ export async function appendBlock(call: BlobCall, resource: BlobOf): Promise<Rep
     const state = { ...found.state, committedBlockCount: found.state.committedBlockCount + 1 };
     const next = nextRecord(call, resource, state, offset + received.content.sizeBytes);
     return { record: next, content: { kind: 'append', block: { blockId: '', content: received.content } } };
-  });
+  }, { found: first });
   return {
     status: 201,
     headers: {

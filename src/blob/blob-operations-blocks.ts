@@ -41,9 +41,10 @@ export async function putBlock(call: BlobCall, resource: BlobOf): Promise<Reply>
   const blockId = call.query.get('blockid');
   if (blockId === null)
     throw new TableError('MissingRequiredQueryParameter', 'The query parameter blockid is required.');
-  await requireContainer(call, resource.container);
+  // A blob found is in its container: only a blob not found needs the container looked up.
   const current = await findBlob(call, keyOf(resource));
-  if (current !== undefined) {
+  if (current === undefined) await requireContainer(call, resource.container);
+  else {
     if (current.state.blobType !== 'BlockBlob') throw new TableError('InvalidBlobType');
     checkLeaseForWrite(current.state.lease, nowMs(call), leaseIdOf(call), 'blob');
   }

@@ -10,6 +10,7 @@ import {
   leaseIdOf,
   nowMs,
   requireBlob,
+  requireBlobAndContent,
   snapshotOf,
   type BlobCall,
   type BlobOf,
@@ -23,10 +24,23 @@ import { evaluate, parseConditions } from './conditions.js';
 import { checkLeaseForRead } from './leases.js';
 import { contentRange, requestedRange, resolveRange, type ResolvedRange } from './ranges.js';
 
-/** The version to answer, its conditions checked: 304 (as a reply) or 412 ConditionNotMet. */
-async function readable(call: BlobCall, resource: BlobOf): Promise<Found | Reply> {
+/**
+ * Bytes of a blob Get Blob reads with its record, from stores that can (requireBlobAndContent):
+ * small blobs are a round trip, not two.
+ */
+const readWithRecordBytesMax = 64 * 1024;
+
+type Readable = Found & { readonly bytes?: Buffer | undefined };
+
+/**
+ * The version to answer, its conditions checked: 304 (as a reply) or 412 ConditionNotMet; with its
+ * whole content if it has at most `contentBytesMax` bytes and the store reads them together.
+ */
+async function readable(call: BlobCall, resource: BlobOf, contentBytesMax = 0): Promise<Readable | Reply> {
   const snapshot = snapshotOf(call);
-  const found = await requireBlob(call, keyOf(resource, snapshot));
+  const key = keyOf(resource, snapshot);
+  const found =
+    contentBytesMax > 0 ? await requireBlobAndContent(call, key, contentBytesMax) : await requireBlob(call, key);
   const verdict = evaluate(parseConditions(call.headers), found.record);
   if (verdict === 'failed') throw new TableError('ConditionNotMet');
   if (verdict === 'notModified') {
@@ -39,7 +53,7 @@ async function readable(call: BlobCall, resource: BlobOf): Promise<Found | Reply
   return found;
 }
 
-function isReply(value: Found | Reply): value is Reply {
+function isReply(value: Readable | Reply): value is Reply {
   return 'status' in value;
 }
 
@@ -70,7 +84,7 @@ export async function getBlob(call: BlobCall, resource: BlobOf): Promise<Reply> 
     throw new TableError('InvalidHeaderValue', 'x-ms-range-get-content-md5 needs a range.');
   }
   return retryWhileRaced('The blob changed under every attempt to read it; retry the request.', async () => {
-    const found = await readable(call, resource);
+    const found = await readable(call, resource, readWithRecordBytesMax);
     if (isReply(found)) return found;
     const size = found.record.sizeBytes;
     const resolved = range === undefined ? { start: 0, endExclusive: size } : resolveRange(range, size);
@@ -82,17 +96,20 @@ export async function getBlob(call: BlobCall, resource: BlobOf): Promise<Reply> 
     if (rangeMd5 && resolved.endExclusive - resolved.start > rangeMd5BytesMax) {
       throw new TableError('OutOfRangeInput', 'x-ms-range-get-content-md5 is allowed for ranges of at most 4 MiB.');
     }
-    const { record } = found;
-    const stream = await call.services.blobs.readContent(
-      call.account,
-      record,
-      record.etag,
-      resolved.start,
-      resolved.endExclusive,
-    );
+    const { record, bytes } = found;
+    // Bytes read with the record are that version's: no second read, nothing that can change.
+    const { start, endExclusive } = resolved;
+    const stream =
+      bytes === undefined
+        ? await call.services.blobs.readContent(call.account, record, record.etag, start, endExclusive)
+        : bytesOf(bytes.subarray(start, endExclusive));
     if (stream === 'changed') return raced;
     return answer(call, found, range === undefined ? undefined : resolved, stream, rangeMd5);
   });
+}
+
+async function* bytesOf(bytes: Buffer): AsyncGenerator<Buffer> {
+  if (bytes.length > 0) yield bytes;
 }
 
 async function answer(

@@ -33,8 +33,10 @@ export async function putBlob(call: BlobCall, resource: BlobOf): Promise<Reply> 
   const blobType = blobTypeOf(call);
   const metadata = [...metadataFromHeaders(call.rawHeaders)];
   const conditions = parseConditions(call.headers);
-  await requireContainer(call, resource.container);
-  checkWrite(call, conditions, await findBlob(call, keyOf(resource)));
+  // A blob found is in its container: only a blob not found needs the container looked up.
+  const found = await findBlob(call, keyOf(resource));
+  if (found === undefined) await requireContainer(call, resource.container);
+  checkWrite(call, conditions, found);
   let blocks: Block[] = [];
   let sizeBytes = 0;
   let md5: Buffer | undefined;
@@ -53,7 +55,7 @@ export async function putBlob(call: BlobCall, resource: BlobOf): Promise<Reply> 
     checkWrite(call, conditions, current);
     const state = newContentState(call, current, blobType, headers, metadata);
     return { record: nextRecord(call, resource, state, sizeBytes), content: { kind: 'replace', blocks } };
-  });
+  }, { found });
   const reply: Record<string, string> = writtenHeaders(record);
   if (md5 !== undefined) reply['Content-MD5'] = md5.toString('base64');
   const crc64 = header(call, 'x-ms-content-crc64');

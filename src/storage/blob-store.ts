@@ -68,6 +68,13 @@ export interface Block {
   readonly content: ContentRef;
 }
 
+/** BlobStore.getBlobAndContent's answer: a version's record and, when small, its whole content. */
+export interface BlobAndContent {
+  readonly record: BlobRecord;
+  /** Every byte of the version, read with its record; undefined when it has more than asked for. */
+  readonly bytes: Buffer | undefined;
+}
+
 /** BlobStore.blockSummary's answer. */
 export interface BlockSummary {
   readonly stagedCount: number;
@@ -143,6 +150,12 @@ export interface BlobStore {
   deleteContainer(account: string, name: string, ifEtag: IfEtag): Promise<WriteOutcome>;
 
   getBlob(account: string, key: BlobKey): Promise<BlobRecord | undefined>;
+  /**
+   * Optional, for an engine whose every read is a round trip: getBlob and, if the version has at
+   * most `contentBytesMax` bytes, its whole content, read together from one snapshot (so the
+   * bytes are the record's version's). Without it, the service reads with getBlob and readContent.
+   */
+  getBlobAndContent?(account: string, key: BlobKey, contentBytesMax: number): Promise<BlobAndContent | undefined>;
   /** Blobs ordered by (name, snapshot) with the base blob after its snapshots, as List Blobs orders them. */
   listBlobs(account: string, container: string, options: ListBlobsOptions): Promise<ListedBlob[]>;
   /**

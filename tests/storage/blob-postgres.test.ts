@@ -330,6 +330,65 @@ describe('PostgreSQL blob store', { skip: unavailable }, () => {
   });
 });
 
+describe('PostgreSQL blob store: small content is written by the write that names it', { skip: unavailable }, () => {
+  const db = databaseForSuite();
+
+  /** The transaction ids that wrote the blob's row and its first block's content row and chunk. */
+  async function writers(url: string, container: string, name: string): Promise<string[]> {
+    return onDatabase(url, async (client) => {
+      const { rows } = await client.query<{ b: string; c: string; d: string }>(
+        `SELECT b.xmin::text AS b, n.xmin::text AS c, d.xmin::text AS d FROM cerulean.blobs b
+          JOIN cerulean.blob_containers t ON t.id = b.container_id
+          JOIN cerulean.blob_blocks k ON k.blob_id = b.id
+          JOIN cerulean.blob_contents n ON n.id = k.content_id
+          JOIN cerulean.blob_chunks d ON d.content_id = n.id
+          WHERE t.name = $1 AND b.name = $2`,
+        [container, name],
+      );
+      return rows.flatMap((row) => [row.b, row.c, row.d]);
+    });
+  }
+
+  test('one chunk or less: no row until a write names it, and none if that write is refused', async () => {
+    const { store, url } = db();
+    const name = await container(store);
+    const contentRows = await rowCount(url, 'blob_contents');
+    const small = await store.writeContent(pieces('abc'));
+    assert.notEqual(small.unwritten, undefined);
+    assert.equal(await store.contentExists(small), false);
+    const refused = blob(name, 'b', 3);
+    const replace = { kind: 'replace', blocks: [put(small)] } as const;
+    assert.equal(await store.putBlob(account, refused, replace, '"0x1"'), 'blobNotFound');
+    assert.equal(await store.stageBlock(account, 'nocontainer', 'b', put(small, 'AA')), 'containerNotFound');
+    assert.equal(await store.contentExists(small), false, 'a refused write wrote no content');
+    assert.equal(await rowCount(url, 'blob_contents'), contentRows);
+    const record = blob(name, 'b', 3);
+    assert.equal(await store.putBlob(account, record, replace, null), 'ok');
+    const [first, ...rest] = await writers(url, name, 'b');
+    assert.deepEqual(rest, [first, first], 'the record, its content and its chunk in one transaction');
+    assert.equal(await text(await store.readContent(account, { ...record }, record.etag, 0, 10)), 'abc');
+  });
+
+  test('staged and appended small content is written with its row; released, it is reclaimed', async () => {
+    const { store } = db();
+    const name = await container(store);
+    const staged = await store.writeContent(pieces('xy'));
+    assert.equal(await store.stageBlock(account, name, 'b', put(staged, 'AA')), 'ok');
+    assert.equal(await store.contentExists(staged), true);
+    const record = blob(name, 'b', 2);
+    assert.equal(await store.putBlob(account, record, { kind: 'replace', blocks: [put(staged, 'AA')] }, null), 'ok');
+    const appended = await store.writeContent(pieces('z'));
+    const next = blob(name, 'b', 3);
+    assert.equal(await store.putBlob(account, next, { kind: 'append', block: put(appended) }, record.etag), 'ok');
+    assert.equal(await text(await store.readContent(account, next, next.etag, 0, 10)), 'xyz');
+    const key = { container: name, name: 'b', snapshot: '' };
+    assert.equal(await store.deleteBlob(account, key, { base: true, snapshots: false }, undefined), 'ok');
+    for (let pass = 0; pass < 3; pass++) await store.reclaimContent(t0 + 10 * graceMs + pass * graceMs, t0, 100);
+    assert.equal(await store.contentExists(staged), false, 'content born referenced is reclaimed once released');
+    assert.equal(await store.contentExists(appended), false);
+  });
+});
+
 describe('PostgreSQL blob store: reclaim racing writes in two processes', { skip: unavailable }, () => {
   let url: string;
   let stores: PostgresStore[] = [];

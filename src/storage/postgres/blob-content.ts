@@ -3,16 +3,18 @@
 //
 // A write larger than a statement is several transactions, not one: the content row with its
 // first chunk (a reclaim candidate from its start), then more chunks a statement, the last of
-// which writes its size, marking it complete (content of one chunk or less is one statement,
-// complete). One transaction over a whole upload would hold a pooled connection for as long as
-// the client takes to send (a slow client, or many, would starve every other request), die at the
-// session's idle-in-transaction limit when the client pauses, and hold back vacuum for the whole
-// database; the price of several is that a process that dies mid-write leaves rows behind, which
-// reclaimContent removes after the grace like any unreferenced content. Each statement commits
-// durably (synchronous_commit on), so the content is durable when its size is.
+// which writes its size, marking it complete (content of one chunk or less is written by the
+// transaction that names it: blob-unwritten.ts). One transaction over a whole upload would hold a
+// pooled connection for as long as the client takes to send (a slow client, or many, would
+// starve every other request), die at the session's idle-in-transaction limit when the client
+// pauses, and hold back vacuum for the whole database; the price of several is that a process
+// that dies mid-write leaves rows behind, which reclaimContent removes after the grace like any
+// unreferenced content. Each statement commits durably (synchronous_commit on), so the content is
+// durable when its size is.
 import assert from 'node:assert/strict';
 import type { ContentRef } from '../blob-store.js';
 import { named } from './blob-statements.js';
+import type { ContentIds } from './blob-unwritten.js';
 import type { PostgresConnection } from './connection.js';
 import { isMissingTable } from './failures.js';
 import { schemaName as s } from './schema.js';
@@ -35,18 +37,14 @@ const chunkValues = (count: number, first: number): string =>
   Array.from({ length: count }, (_, i) => `(${i}, $${first + i}::bytea)`).join(', ');
 
 /**
- * A new content ($1 bytes a chunk, $2 its size if complete, else null) with its first `count`
- * chunks ($3...): its id. A reclaim candidate from its start.
+ * A new content ($1 bytes a chunk), incomplete (its size null), with its first `count` chunks
+ * ($2...): its id. A reclaim candidate from its start.
  */
 const newContentSql = (count: number): string => `WITH c AS (
-    INSERT INTO ${s}.blob_contents (chunk_bytes, size_bytes) VALUES ($1, $2::bigint) RETURNING id
-  ), k AS (INSERT INTO ${s}.blob_reclaim_candidates (content_id) SELECT id FROM c)
-  ${
-    count === 0
-      ? ''
-      : `, d AS (INSERT INTO ${s}.blob_chunks (content_id, seq, data)
-    SELECT c.id, v.seq, v.data FROM c, (VALUES ${chunkValues(count, 3)}) AS v(seq, data))`
-  }
+    INSERT INTO ${s}.blob_contents (chunk_bytes, size_bytes) VALUES ($1, NULL) RETURNING id
+  ), k AS (INSERT INTO ${s}.blob_reclaim_candidates (content_id) SELECT id FROM c),
+  d AS (INSERT INTO ${s}.blob_chunks (content_id, seq, data)
+    SELECT c.id, v.seq, v.data FROM c, (VALUES ${chunkValues(count, 2)}) AS v(seq, data))
   SELECT id FROM c`;
 
 /**
@@ -70,7 +68,8 @@ const discardSql = `DELETE FROM ${s}.blob_contents WHERE id = $1 AND size_bytes 
 
 /**
  * Streams `source` into new content (BlobStore.writeContent): content of one chunk or less (most
- * blocks) is one statement; larger, the first chunk goes as soon as it is in, then up to
+ * blocks) comes back unwritten, for the write that names it to write (blob-unwritten.ts);
+ * larger, the first chunk goes as soon as it is in, then up to
  * chunksPerWriteMax chunks a statement, each in flight while the next one's chunks arrive, the
  * last completing it. The database stores the first chunk while the rest arrives (for content of a
  * few chunks, that costs a commit and saves more than it costs).
@@ -79,17 +78,19 @@ export async function writeContent(
   connection: PostgresConnection,
   source: AsyncIterable<Uint8Array>,
   buffers: ChunkBuffers,
+  ids: ContentIds,
 ): Promise<ContentRef> {
   const chunker = new Chunker(source, buffers);
   const first = await chunker.next(1);
   const firstBytes = bytesOf(first.chunks);
-  const values = [buffers.chunkBytes, first.last ? firstBytes : null, ...first.chunks];
-  const created = connection.query<{ id: string }>('write', named(newContentSql(first.chunks.length), values));
   if (first.last) {
-    const { rows } = await created;
+    // Copied out of the chunk buffer (most are far smaller), which goes back to be used again.
+    const bytes = Buffer.from(first.chunks[0] ?? Buffer.alloc(0));
     buffers.give(first.chunks);
-    return { id: rows[0]!.id, sizeBytes: firstBytes };
+    return { id: await ids.next(), sizeBytes: firstBytes, unwritten: { bytes, writtenMs: Date.now() } };
   }
+  const values = [buffers.chunkBytes, ...first.chunks];
+  const created = connection.query<{ id: string }>('write', named(newContentSql(first.chunks.length), values));
   const writing = new PipelinedWrite(connection, created, first.chunks);
   try {
     return await writing.rest(chunker, firstBytes);

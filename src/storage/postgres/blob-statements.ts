@@ -1,6 +1,7 @@
 // Named statements of the Blob store: each connection prepares a text once (planning costs as
 // much as running most of these). A name always means one text, in every store of the process.
 import type pg from 'pg';
+import { commitWith } from './commit-with.js';
 import type { Statement } from './connection.js';
 import { schemaName as s } from './schema.js';
 
@@ -22,6 +23,17 @@ export function run<Row extends pg.QueryResultRow = pg.QueryResultRow>(
   statement: Statement,
 ): Promise<pg.QueryResult<Row>> {
   return client.query<Row>({ name: statement.name, text: statement.text, values: [...statement.values] });
+}
+
+/**
+ * `statement`, the last of a transaction, with its COMMIT in the same round trip (commit-with.ts):
+ * its every failure must be an error of the database.
+ */
+export function runAndCommit<Row extends pg.QueryResultRow = pg.QueryResultRow>(
+  client: pg.ClientBase,
+  statement: Statement,
+): Promise<pg.QueryResult<Row>> {
+  return commitWith<Row>(client, { name: statement.name, text: statement.text, values: [...statement.values] });
 }
 
 /**

@@ -8,6 +8,7 @@
 import assert from 'node:assert/strict';
 import type pg from 'pg';
 import type {
+  BlobAndContent,
   Block,
   BlobKey,
   BlobRecord,
@@ -26,7 +27,8 @@ import { ChunkBuffers, writeContent } from './blob-content.js';
 import { readSegments, type ContentSegment } from './blob-content-read.js';
 import { ContainerStatements } from './blob-containers.js';
 import { reclaimContent } from './blob-reclaim.js';
-import { lockedContents, named } from './blob-statements.js';
+import { named } from './blob-statements.js';
+import { ContentIds, namedContents, unwrittenAmong, unwrittenSql, unwrittenValues } from './blob-unwritten.js';
 import { deleteBlob, putBlob, snapshotBlob } from './blob-writes.js';
 import type { PostgresConnection } from './connection.js';
 import { isMissingTable } from './failures.js';
@@ -48,10 +50,22 @@ const blobColumns = 'b.name, b.snapshot, b.etag, b.last_modified_ms, b.size_byte
 
 const contentExistsSql = `SELECT 1 FROM ${s}.blob_contents WHERE id = $1`;
 const getBlobSql = `SELECT ${blobColumns} FROM ${versionFrom} WHERE ${versionWhere}`;
+// getBlobSql with, if the version has at most $5 bytes, every chunk of its blocks in order. OFFSET 0
+// keeps the subquery whole, so the size test gates it (a larger version's chunks are never looked up).
+const getBlobAndContentSql = `WITH v AS (SELECT b.id, ${blobColumns} FROM ${versionFrom} WHERE ${versionWhere})
+  SELECT v.name, v.snapshot, v.etag, v.last_modified_ms, v.size_bytes, v.state, d.data FROM v LEFT JOIN LATERAL (
+    SELECT c.data, k.seq, c.seq AS chunk_seq
+    FROM ${s}.blob_blocks k JOIN ${s}.blob_chunks c ON c.content_id = k.content_id
+    WHERE k.blob_id = v.id AND v.size_bytes <= $5 AND k.size_bytes > 0 OFFSET 0
+  ) d ON true
+  ORDER BY d.seq, d.chunk_seq`;
 // The blocks of [$6, $7) of the version whose ETag is $5 (none when it is another): from the last
-// non-empty block starting at or before $6, by index, so a read touches only its blocks.
+// non-empty block starting at or before $6, by index, so a read touches only its blocks. If $8,
+// also the range's bytes, a row per chunk they touch (`part`): a small read is one round trip,
+// its bytes from the snapshot that found the version current.
 const readBlocksSql = `WITH v AS (SELECT b.id, b.etag, b.size_bytes FROM ${versionFrom} WHERE ${versionWhere})
-  SELECT v.etag, v.size_bytes, k.content_id, k.start_byte, k.size_bytes AS block_bytes, k.chunk_bytes FROM v
+  SELECT v.etag, v.size_bytes, k.content_id, k.start_byte, k.size_bytes AS block_bytes, k.chunk_bytes, d.part
+  FROM v
   LEFT JOIN LATERAL (
     SELECT k.content_id, k.start_byte, k.size_bytes, t.chunk_bytes, k.seq
     FROM ${s}.blob_blocks k JOIN ${s}.blob_contents t ON t.id = k.content_id
@@ -61,7 +75,16 @@ const readBlocksSql = `WITH v AS (SELECT b.id, b.etag, b.size_bytes FROM ${versi
         WHERE f.blob_id = v.id AND f.start_byte <= $6 AND f.size_bytes > 0
       ), 0)
   ) k ON true
-  ORDER BY k.start_byte, k.seq`;
+  LEFT JOIN LATERAL (
+    SELECT c.seq, substring(c.data FROM (greatest(r.lo, e.first) - e.first + 1)::integer
+      FOR greatest(least(r.hi, e.first + k.chunk_bytes) - greatest(r.lo, e.first), 0)::integer) AS part
+    FROM (SELECT greatest($6, k.start_byte) - k.start_byte AS lo,
+      least($7, k.start_byte + k.size_bytes) - k.start_byte AS hi) r,
+      ${s}.blob_chunks c, LATERAL (SELECT c.seq::bigint * k.chunk_bytes AS first) e
+    WHERE $8 AND r.lo < r.hi AND c.content_id = k.content_id
+      AND c.seq BETWEEN r.lo / k.chunk_bytes AND (r.hi - 1) / k.chunk_bytes OFFSET 0
+  ) d ON true
+  ORDER BY k.start_byte, k.seq, d.seq`;
 const getBlocksSql = `SELECT 'committed' AS kind, k.seq::bigint AS seq, k.block_id, k.content_id, k.size_bytes
     FROM ${s}.blob_blocks k JOIN ${versionFrom} ON b.id = k.blob_id WHERE ${versionWhere}
   UNION ALL
@@ -78,12 +101,15 @@ const blockSummarySql = `SELECT (SELECT count(*) FROM ${stagedWhere})::int AS st
     (SELECT k.block_id FROM ${s}.blob_blocks k JOIN ${versionFrom} ON b.id = k.blob_id WHERE ${versionWhere} LIMIT 1))
     AS sample_block_id`;
 // Only complete content of the stated size; the re-staged block goes last in staging order.
-const stageSql = `WITH n AS (${lockedContents('ARRAY[$5::bigint]')})
+// Unwritten content (blob-unwritten.ts) is written only if the container is there to stage it in.
+const stageSql = (unwritten: number): string => `WITH ${unwrittenSql(unwritten, 7, containerThere)}
+  n AS (${namedContents('ARRAY[$5::bigint]', unwritten)})
   INSERT INTO ${s}.blob_staged (container_id, name, block_id, content_id)
   SELECT c.id, $3, $4, n.id FROM ${s}.blob_containers c JOIN n ON n.size_bytes = $6
   WHERE c.account = $1 AND c.name = $2
   ON CONFLICT (container_id, name, block_id) DO UPDATE
   SET content_id = excluded.content_id, seq = excluded.seq, seen_ms = NULL`;
+const containerThere = `EXISTS (SELECT 1 FROM ${s}.blob_containers WHERE account = $1 AND name = $2)`;
 const listBlobsSql = `WITH c AS (SELECT id FROM ${s}.blob_containers WHERE account = $1 AND name = $2)
   SELECT * FROM ((
     SELECT b.name, b.snapshot, b.is_base, b.etag, b.last_modified_ms, b.size_bytes, b.state FROM ${s}.blobs b, c
@@ -142,6 +168,7 @@ const contentGone = 'contentGone';
 export class PostgresBlobStore implements BlobStore {
   private readonly containers: ContainerStatements;
   private readonly chunkBuffers: ChunkBuffers;
+  private readonly contentIds: ContentIds;
 
   constructor(
     private readonly connection: PostgresConnection,
@@ -149,10 +176,11 @@ export class PostgresBlobStore implements BlobStore {
   ) {
     this.containers = new ContainerStatements(connection);
     this.chunkBuffers = new ChunkBuffers(options.chunkBytes);
+    this.contentIds = new ContentIds(connection);
   }
 
   writeContent(source: AsyncIterable<Uint8Array>): Promise<ContentRef> {
-    return writeContent(this.connection, source, this.chunkBuffers);
+    return writeContent(this.connection, source, this.chunkBuffers, this.contentIds);
   }
 
   createContainer(account: string, record: ContainerRecord): Promise<boolean> {
@@ -179,6 +207,20 @@ export class PostgresBlobStore implements BlobStore {
     const values = [account, key.container, key.name, key.snapshot];
     const { rows } = await this.connection.query<BlobRow>('read', named(getBlobSql, values));
     return rows[0] && blobRecord(key.container, rows[0]);
+  }
+
+  async getBlobAndContent(account: string, key: BlobKey, contentBytesMax: number): Promise<BlobAndContent | undefined> {
+    const values = [account, key.container, key.name, key.snapshot, contentBytesMax];
+    const { rows } = await this.connection.query<BlobRow & { data: Buffer | null }>(
+      'read',
+      named(getBlobAndContentSql, values),
+    );
+    if (rows[0] === undefined) return undefined;
+    const record = blobRecord(key.container, rows[0]);
+    if (record.sizeBytes > contentBytesMax) return { record, bytes: undefined };
+    const bytes = Buffer.concat(rows.flatMap((row) => (row.data === null ? [] : [row.data])));
+    assert.equal(bytes.length, record.sizeBytes, 'a version has every byte of its size');
+    return { record, bytes };
   }
 
   async listBlobs(account: string, container: string, options: ListBlobsOptions): Promise<ListedBlob[]> {
@@ -209,7 +251,7 @@ export class PostgresBlobStore implements BlobStore {
   }
 
   putBlob(account: string, record: BlobRecord, content: ContentChange, ifEtag: IfEtag): Promise<WriteOutcome> {
-    return this.write((client) => putBlob(client, account, record, content, ifEtag));
+    return this.write((client) => putBlob(client, account, record, content, ifEtag, this.options.chunkBytes));
   }
 
   snapshotBlob(account: string, record: BlobRecord, ifEtag: string): Promise<WriteOutcome> {
@@ -227,9 +269,11 @@ export class PostgresBlobStore implements BlobStore {
 
   async stageBlock(account: string, container: string, name: string, staged: Block): Promise<WriteOutcome> {
     const { id, sizeBytes } = staged.content;
-    const values = [account, container, name, staged.blockId, id, sizeBytes];
+    const unwritten = unwrittenAmong([staged.content]);
+    const values: unknown[] = [account, container, name, staged.blockId, id, sizeBytes];
+    values.push(...unwrittenValues(unwritten, this.options.chunkBytes));
     try {
-      const { rowCount } = await this.connection.rawQuery('write', named(stageSql, values));
+      const { rowCount } = await this.connection.rawQuery('write', named(stageSql(unwritten.length), values));
       if (rowCount === 1) return 'ok';
     } catch (error) {
       // The container was deleted between finding it and inserting (its foreign key).
@@ -268,10 +312,13 @@ export class PostgresBlobStore implements BlobStore {
     endByteExclusive: number,
   ): Promise<AsyncIterable<Buffer> | 'changed'> {
     const [start, end] = clampRange(startByte, endByteExclusive, Number.MAX_SAFE_INTEGER);
-    const values = [account, key.container, key.name, key.snapshot, etag, start, end];
+    // Within a chunk, so that a read of many chunks (a small chunk size) streams as any other.
+    const inline = end - start <= Math.min(inlineReadBytesMax, this.options.chunkBytes);
+    const values = [account, key.container, key.name, key.snapshot, etag, start, end, inline];
     const { rows } = await this.connection.query<ReadRow>('read', named(readBlocksSql, values));
     if (rows[0] === undefined || rows[0].etag !== etag) return 'changed';
     const [from, to] = clampRange(start, end, Number(rows[0].size_bytes));
+    if (inline) return inlineBytes(rows, to - from);
     return readSegments(this.connection, segmentsOf(rows, from, to), this.options.readersHoldContent);
   }
 
@@ -301,6 +348,12 @@ export class PostgresBlobStore implements BlobStore {
   }
 }
 
+/**
+ * Reads of at most this many bytes come with the statement that finds their blocks (as bytea,
+ * which the driver hands over as hex text: cheap at this size), not in statements of their own.
+ */
+const inlineReadBytesMax = 64 * 1024;
+
 /** A row of readBlocksSql; block columns null when the version has no block in the range. */
 interface ReadRow {
   readonly etag: string;
@@ -309,6 +362,15 @@ interface ReadRow {
   readonly start_byte: string | null;
   readonly block_bytes: string | null;
   readonly chunk_bytes: number | null;
+  /** The range's bytes in a chunk, in order (an inline read only). */
+  readonly part: Buffer | null;
+}
+
+/** An inline read's bytes (readBlocksSql's parts), `lengthBytes` of them. */
+async function* inlineBytes(rows: readonly ReadRow[], lengthBytes: number): AsyncGenerator<Buffer> {
+  const bytes = Buffer.concat(rows.flatMap((row) => (row.part === null ? [] : [row.part])));
+  assert.equal(bytes.length, lengthBytes, 'a small read has every byte of its range');
+  if (lengthBytes > 0) yield bytes;
 }
 
 /** The parts of the blocks' content in [startByte, endByte). */

@@ -3,13 +3,18 @@
 // writes to other blobs in it go on), the blob version FOR UPDATE (FOR SHARE to snapshot it),
 // and only then is the ETag compared: two writes conditioned on one ETag, from any processes,
 // meet at the row lock and the second sees the first's ETag. A create that meets another
-// create of the same name loses the race (RaceLost) and starts over, then sees the row.
+// create of the same name loses the race (RaceLost) and starts over, then sees the row. The
+// write itself is then one statement (its record, blocks and small content), in a snapshot
+// taken after the lock, so it sees everything the writes before it committed; putBlob's goes
+// with its COMMIT (commit-with.ts), so it fails, as an error of the database, whenever it could
+// not write everything.
 import assert from 'node:assert/strict';
 import type pg from 'pg';
 import type { Block, BlobKey, BlobRecord, ContentChange, IfEtag, WriteOutcome } from '../blob-store.js';
 import { assertCommittedSize, etagOutcome } from '../blob-rows.js';
-import { lockedContents, named, run } from './blob-statements.js';
-import { RaceLost } from './connection.js';
+import { named, run, runAndCommit } from './blob-statements.js';
+import { namedContents, unwrittenAmong, unwrittenSql, unwrittenValues } from './blob-unwritten.js';
+import { RaceLost, type Statement } from './connection.js';
 import { schemaName as s } from './schema.js';
 
 /** A blob version's row, locked. bigint columns arrive as text. */
@@ -33,21 +38,56 @@ const lockSql = (lock: 'UPDATE' | 'SHARE'): string => `WITH c AS MATERIALIZED (
 const insertBlobSql = `INSERT INTO ${s}.blobs (container_id, name, snapshot, etag, last_modified_ms, size_bytes, state)
   VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT DO NOTHING RETURNING id`;
 const updateBlobSql = `UPDATE ${s}.blobs SET etag = $2, last_modified_ms = $3, size_bytes = $4, state = $5 WHERE id = $1`;
-// updateBlobSql, and the version's blocks deleted (a replacement's), in one round trip.
-const replaceBlobSql = `WITH u AS (${updateBlobSql}) DELETE FROM ${s}.blob_blocks WHERE blob_id = $1`;
 const deleteStagedSql = `DELETE FROM ${s}.blob_staged WHERE container_id = $1 AND name = $2`;
-// The blocks of blob $1, and the staged blocks of its name ($6, $7) deleted, in one round trip.
-const insertBlocksSql = `WITH t AS (DELETE FROM ${s}.blob_staged WHERE container_id = $6 AND name = $7),
-  c AS (${lockedContents('$3::bigint[]')})
-  INSERT INTO ${s}.blob_blocks (blob_id, seq, block_id, content_id, start_byte, size_bytes)
-  SELECT $1, b.seq - 1, b.block_id, c.id, b.start_byte, c.size_bytes
-  FROM unnest($2::text[], $3::bigint[], $4::bigint[], $5::bigint[])
-    WITH ORDINALITY AS b(block_id, content_id, size_bytes, start_byte, seq)
-  JOIN c ON c.id = b.content_id AND c.size_bytes = b.size_bytes`;
-const appendBlockSql = `WITH c AS (${lockedContents('ARRAY[$3::bigint]')})
-  INSERT INTO ${s}.blob_blocks (blob_id, seq, block_id, content_id, start_byte, size_bytes)
-  SELECT $1, coalesce((SELECT max(seq) + 1 FROM ${s}.blob_blocks WHERE blob_id = $1), 0), $2, c.id, $5, c.size_bytes
-  FROM c WHERE c.size_bytes = $4`;
+
+/**
+ * A division by zero unless `condition`: how a statement that goes with its COMMIT (commit-with.ts)
+ * fails, aborting its transaction, when it finds it wrote less than it should. It depends on rows
+ * the statement wrote, so the planner cannot fold it.
+ */
+const unlessFails = (condition: string): string => `1 / (${condition})::integer`;
+const failedCheck = '22012';
+
+/**
+ * A replacement (Put Blob, Put Block List) in one round trip: the record written, updating
+ * version $1 (`existing`) or inserting the first in container $2 under name $3 (a unique
+ * violation if another write inserted it meanwhile), with $4 to $7 its columns; its old blocks
+ * and the name's staged blocks deleted; its blocks ($8 ids, $9 contents, $10 sizes, $11 first
+ * bytes, $12 how many) inserted, naming only complete content of the stated sizes (failedCheck
+ * otherwise), and the `unwritten` contents they name (from $13) written (blob-unwritten.ts). The
+ * new blocks are inserted once the old are deleted (k reads `gone`), so they may take the same
+ * seqs.
+ */
+const replaceSql = (existing: boolean, unwritten: number): string => `WITH v AS (${
+  existing
+    ? `UPDATE ${s}.blobs SET etag = $4, last_modified_ms = $5, size_bytes = $6, state = $7 WHERE id = $1 RETURNING id`
+    : `INSERT INTO ${s}.blobs (container_id, name, snapshot, etag, last_modified_ms, size_bytes, state)
+      SELECT $2, $3, '', $4, $5, $6, $7 WHERE $1::bigint IS NULL RETURNING id`
+  }),
+  gone AS (DELETE FROM ${s}.blob_blocks WHERE blob_id = $1 RETURNING 1),
+  t AS (DELETE FROM ${s}.blob_staged WHERE container_id = $2 AND name = $3),
+  ${unwrittenSql(unwritten, 13)}
+  c AS (${namedContents('$9::bigint[]', unwritten)}),
+  k AS (INSERT INTO ${s}.blob_blocks (blob_id, seq, block_id, content_id, start_byte, size_bytes)
+    SELECT v.id, b.seq - 1, b.block_id, c.id, b.start_byte, c.size_bytes
+    FROM v, unnest($8::text[], $9::bigint[], $10::bigint[], $11::bigint[])
+      WITH ORDINALITY AS b(block_id, content_id, size_bytes, start_byte, seq)
+    JOIN c ON c.id = b.content_id AND c.size_bytes = b.size_bytes
+    WHERE (SELECT count(*) FROM gone) >= 0 RETURNING 1)
+  SELECT ${unlessFails('(SELECT count(*) FROM k) = $12 AND EXISTS (SELECT 1 FROM v)')} AS done`;
+
+/**
+ * An append (Append Block) in one round trip: version $1's record updated ($2 to $5, as
+ * updateBlobSql), and block $6 of content $7 of $8 bytes (complete content of that size only:
+ * failedCheck otherwise) at its end, from byte $9; the content written if `unwritten` (from $10).
+ */
+const appendSql = (unwritten: number): string => `WITH u AS (${updateBlobSql}),
+  ${unwrittenSql(unwritten, 10)}
+  c AS (${namedContents('ARRAY[$7::bigint]', unwritten)}),
+  k AS (INSERT INTO ${s}.blob_blocks (blob_id, seq, block_id, content_id, start_byte, size_bytes)
+    SELECT $1, coalesce((SELECT max(seq) + 1 FROM ${s}.blob_blocks WHERE blob_id = $1), 0), $6, c.id, $9, c.size_bytes
+    FROM c WHERE c.size_bytes = $8 RETURNING 1)
+  SELECT ${unlessFails('(SELECT count(*) FROM k) = 1')} AS done`;
 const copyBlocksSql = `INSERT INTO ${s}.blob_blocks (blob_id, seq, block_id, content_id, start_byte, size_bytes)
   SELECT $2, seq, block_id, content_id, start_byte, size_bytes FROM ${s}.blob_blocks WHERE blob_id = $1`;
 const deleteVersionSql = `DELETE FROM ${s}.blobs WHERE id = $1`;
@@ -87,13 +127,14 @@ async function lockVersion(
   return outcome === 'ok' ? { containerId, version } : outcome;
 }
 
-/** BlobStore.putBlob's transaction. */
+/** BlobStore.putBlob's transaction; unwritten content it names is written in chunks of `chunkBytes`. */
 export async function putBlob(
   client: pg.ClientBase,
   account: string,
   record: BlobRecord,
   content: ContentChange,
   ifEtag: IfEtag,
+  chunkBytes: number,
 ): Promise<WriteOutcome> {
   assert.equal(record.snapshot, '', 'putBlob writes base blobs; snapshotBlob makes snapshots');
   const locked = await lockVersion(client, account, record, 'UPDATE', ifEtag);
@@ -102,16 +143,35 @@ export async function putBlob(
   if (content.kind !== 'replace' && current === undefined) return 'blobNotFound';
   const currentBytes = current === undefined ? 0 : Number(current.size_bytes);
   assertCommittedSize(record, sizeAfter(currentBytes, content));
-  const blobId = await writeRecord(client, containerId, record, current, content.kind === 'replace');
-  if (content.kind === 'replace') {
-    await insertBlocks(client, blobId, content.blocks, [containerId, record.name]);
-  } else if (content.kind === 'append') {
-    const { blockId, content: ref } = content.block;
-    const values = [blobId, blockId, ref.id, ref.sizeBytes, currentBytes];
-    const { rowCount } = await run(client, named(appendBlockSql, values));
-    assert.equal(rowCount, 1, `content ${ref.id} of ${ref.sizeBytes} bytes is not complete content`);
-  }
+  // The write goes with COMMIT (commit-with.ts): it fails, rather than answers, if it cannot write all.
+  await runAndCommit(client, writeStatement(containerId, record, current, content, chunkBytes)).catch(
+    (error: unknown) => {
+      const { code, table } = error as { code?: string; table?: string };
+      // Another transaction created the blob since this one looked: start over, and meet its row.
+      if (code === '23505' && table === 'blobs') throw new RaceLost();
+      assert.notEqual(code, failedCheck, 'every block a write names is complete content of its stated size');
+      throw error;
+    },
+  );
   return 'ok';
+}
+
+/** The statement that writes `record` over `current` (or as the first version) with `content`. */
+function writeStatement(
+  containerId: string,
+  record: BlobRecord,
+  current: VersionRow | undefined,
+  content: ContentChange,
+  chunkBytes: number,
+): Statement {
+  const { etag, lastModifiedMs, sizeBytes, state } = record;
+  if (content.kind === 'replace') return replaceStatement(containerId, record, current, content.blocks, chunkBytes);
+  if (content.kind === 'keep') return named(updateBlobSql, [current!.id, etag, lastModifiedMs, sizeBytes, state]);
+  const { blockId, content: ref } = content.block;
+  const unwritten = unwrittenAmong([ref]);
+  const values: unknown[] = [current!.id, etag, lastModifiedMs, sizeBytes, state, blockId, ref.id, ref.sizeBytes];
+  values.push(current!.size_bytes, ...unwrittenValues(unwritten, chunkBytes));
+  return named(appendSql(unwritten.length), values);
 }
 
 function sizeAfter(currentBytes: number, content: ContentChange): number {
@@ -120,49 +180,36 @@ function sizeAfter(currentBytes: number, content: ContentChange): number {
   return content.blocks.reduce((sum, block) => sum + block.content.sizeBytes, 0);
 }
 
-/** Updates the current version's row (deleting its blocks if `replacing`) or inserts the first; the row's id. */
-async function writeRecord(
-  client: pg.ClientBase,
+/**
+ * The statement that writes the base blob's record over `current` (or as the first version), with
+ * `blocks`, deleting the name's staged blocks; unwritten content they name written in chunks of
+ * `chunkBytes`.
+ */
+function replaceStatement(
   containerId: string,
   record: BlobRecord,
   current: VersionRow | undefined,
-  replacing: boolean,
-): Promise<string> {
-  const { name, snapshot, etag, lastModifiedMs, sizeBytes, state } = record;
-  if (current !== undefined) {
-    const text = replacing ? replaceBlobSql : updateBlobSql;
-    await run(client, named(text, [current.id, etag, lastModifiedMs, sizeBytes, state]));
-    return current.id;
-  }
-  const values = [containerId, name, snapshot, etag, lastModifiedMs, sizeBytes, state];
-  const { rows } = await run<{ id: string }>(client, named(insertBlobSql, values));
-  // Another transaction created it since this one looked: start over, and meet its row.
-  if (rows[0] === undefined) throw new RaceLost();
-  return rows[0].id;
-}
-
-/** The blocks of blob `blobId`, and the staged blocks of its name ([container id, name]) deleted. */
-async function insertBlocks(
-  client: pg.ClientBase,
-  blobId: string,
   blocks: readonly Block[],
-  stagedOf: readonly [string, string],
-): Promise<void> {
-  if (blocks.length === 0) {
-    await run(client, named(deleteStagedSql, stagedOf));
-    return;
-  }
+  chunkBytes: number,
+): Statement {
   const starts: number[] = [];
   let at = 0;
   for (const block of blocks) {
     starts.push(at);
     at += block.content.sizeBytes;
   }
-  const ids = blocks.map((block) => block.blockId);
-  const contents = blocks.map((block) => block.content.id);
-  const sizes = blocks.map((block) => block.content.sizeBytes);
-  const { rowCount } = await run(client, named(insertBlocksSql, [blobId, ids, contents, sizes, starts, ...stagedOf]));
-  assert.equal(rowCount, blocks.length, 'every block names complete content of its stated size');
+  const { name, etag, lastModifiedMs, sizeBytes, state } = record;
+  const unwritten = unwrittenAmong(blocks.map((block) => block.content));
+  const values: unknown[] = [current?.id ?? null, containerId, name, etag, lastModifiedMs, sizeBytes, state];
+  values.push(
+    blocks.map((block) => block.blockId),
+    blocks.map((block) => block.content.id),
+    blocks.map((block) => block.content.sizeBytes),
+    starts,
+    blocks.length,
+    ...unwrittenValues(unwritten, chunkBytes),
+  );
+  return named(replaceSql(current !== undefined, unwritten.length), values);
 }
 
 /** BlobStore.snapshotBlob's transaction. */

@@ -6,8 +6,11 @@
 // when it certainly did not happen: its connection failed before the statement (or, in a
 // transaction, COMMIT) was sent. Once sent, a lost connection leaves the outcome unknown
 // (WriteOutcomeUnknown, 500 InternalError).
+import assert from 'node:assert/strict';
 import pg from 'pg';
 import { TableError } from '../../errors.js';
+import { beginWithNext } from './begin-with.js';
+import { sentCommit } from './commit-with.js';
 import {
   azureError,
   isConnectionFailure,
@@ -242,20 +245,28 @@ async function attemptTransaction<T>(
   keep: (result: T) => boolean,
 ): Promise<Attempt<T>> {
   let committing = false;
+  // BEGIN goes with the body's first statement, in its round trip (begin-with.ts).
+  const begun = beginWithNext(client);
   try {
-    await client.query('BEGIN');
     const result = await body(client);
     committing = keep(result);
     let broken = false;
-    if (committing) await client.query('COMMIT');
+    // A body whose last statement carried COMMIT (commit-with.ts) is committed already.
+    if (sentCommit(client)) assert(committing, 'a transaction that committed keeps its result');
+    // A body that sent no statement opened no transaction: nothing to end.
+    else if (!begun()) committing = false;
+    else if (committing) await client.query('COMMIT');
     // A result not kept (a failed condition, say) stands however the rollback goes: nothing was
     // committed. A connection whose rollback failed is discarded, which ends the transaction.
     else await client.query('ROLLBACK').catch(() => (broken = true));
     client.release(broken);
     return { ok: true, result };
   } catch (error) {
+    // A failure once COMMIT went with the last statement leaves the outcome as unknown as COMMIT's own.
+    if (sentCommit(client)) committing = true;
     const broken = isConnectionFailure(error);
-    if (!broken) await client.query('ROLLBACK').catch(() => undefined);
+    const opened = begun();
+    if (!broken && opened) await client.query('ROLLBACK').catch(() => undefined);
     client.release(broken);
     return { ok: false, error: committing ? sentWriteFailure(error) : error };
   }

@@ -47,6 +47,33 @@ async function peakMemoryAbove<T>(run: () => Promise<T>): Promise<{ result: T; p
 
 export const contentCases: readonly BlobCase[] = [
   {
+    name: 'getBlobAndContent (if the engine has it): the record, and its whole content when small enough',
+    async run({ store, account, withContainer }) {
+      if (store.getBlobAndContent === undefined) return;
+      const acct = await withContainer();
+      const blocks = [
+        await blockOf(store, 'abcd', 'QQ=='),
+        await blockOf(store, '', 'Qg=='),
+        await blockOf(store, 'efg', 'Qw=='),
+      ];
+      const record = blob('c', 'b', 7);
+      await store.putBlob(acct, record, { kind: 'replace', blocks }, null);
+      const whole = await store.getBlobAndContent(acct, key('b'), 7);
+      assert.deepEqual(whole?.record, record);
+      assert.equal(whole?.bytes?.toString(), 'abcdefg');
+      assert.deepEqual(await store.getBlobAndContent(acct, key('b'), 6), { record, bytes: undefined }, 'too large');
+      const snapshot = { ...record, snapshot: '2026-01-01T00:00:00.0000000Z', etag: '"snap"' };
+      assert.equal(await store.snapshotBlob(acct, snapshot, record.etag), 'ok');
+      const empty = blob('c', 'b', 0);
+      await store.putBlob(acct, empty, { kind: 'replace', blocks: [] }, record.etag);
+      assert.equal((await store.getBlobAndContent(acct, key('b'), 7))?.bytes?.length, 0);
+      const kept = await store.getBlobAndContent(acct, key('b', snapshot.snapshot), 100);
+      assert.equal(kept?.bytes?.toString(), 'abcdefg', "a snapshot's content");
+      assert.equal(await store.getBlobAndContent(acct, key('none'), 7), undefined);
+      assert.equal(await store.getBlobAndContent(account(), key('b'), 7), undefined);
+    },
+  },
+  {
     name: 'readContent clamps its range, reads across block boundaries, answers changed for an old ETag',
     async run({ store, account, withContainer }) {
       const acct = await withContainer();
