@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
+import type { BlobRecord, BlobStore } from '../../../../src/storage/blob-store.js';
 import type { BlobCase } from '../suite.js';
 import { blob, blockOf, chunksOf, collect, readAll, reclaimAll } from '../support.js';
 
@@ -45,19 +46,25 @@ async function peakMemoryAbove<T>(run: () => Promise<T>): Promise<{ result: T; p
   }
 }
 
+/** Blob `b` of container `c`: "abcdefg" in three blocks, the middle one empty. */
+async function putAbcdefg(store: BlobStore, acct: string): Promise<BlobRecord> {
+  const blocks = [
+    await blockOf(store, 'abcd', 'QQ=='),
+    await blockOf(store, '', 'Qg=='),
+    await blockOf(store, 'efg', 'Qw=='),
+  ];
+  const record = blob('c', 'b', 7);
+  await store.putBlob(acct, record, { kind: 'replace', blocks }, null);
+  return record;
+}
+
 export const contentCases: readonly BlobCase[] = [
   {
     name: 'getBlobAndContent (if the engine has it): the record, and its whole content when small enough',
     async run({ store, account, withContainer }) {
       if (store.getBlobAndContent === undefined) return;
       const acct = await withContainer();
-      const blocks = [
-        await blockOf(store, 'abcd', 'QQ=='),
-        await blockOf(store, '', 'Qg=='),
-        await blockOf(store, 'efg', 'Qw=='),
-      ];
-      const record = blob('c', 'b', 7);
-      await store.putBlob(acct, record, { kind: 'replace', blocks }, null);
+      const record = await putAbcdefg(store, acct);
       const whole = await store.getBlobAndContent(acct, key('b'), 7);
       assert.deepEqual(whole?.record, record);
       assert.equal(whole?.bytes?.toString(), 'abcdefg');
@@ -77,13 +84,7 @@ export const contentCases: readonly BlobCase[] = [
     name: 'readContent clamps its range, reads across block boundaries, answers changed for an old ETag',
     async run({ store, account, withContainer }) {
       const acct = await withContainer();
-      const blocks = [
-        await blockOf(store, 'abcd', 'QQ=='),
-        await blockOf(store, '', 'Qg=='),
-        await blockOf(store, 'efg', 'Qw=='),
-      ];
-      const record = blob('c', 'b', 7);
-      await store.putBlob(acct, record, { kind: 'replace', blocks }, null);
+      const record = await putAbcdefg(store, acct);
       assert.equal(await readAll(store, acct, record), 'abcdefg');
       assert.equal(await readAll(store, acct, record, 2, 6), 'cdef');
       assert.equal(await readAll(store, acct, record, 4, 5), 'e');
