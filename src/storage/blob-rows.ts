@@ -2,7 +2,15 @@
 // Blobs' order (a name's snapshots, then its base blob) and the merge of names that have only
 // staged blocks into it, and the checks on the sizes and content ids the service passes in.
 import assert from 'node:assert/strict';
-import type { Block, BlobRecord, IfEtag, ListBlobsOptions, ListedBlob, WriteOutcome } from './blob-store.js';
+import type {
+  Block,
+  BlobRecord,
+  ContentRef,
+  IfEtag,
+  ListBlobsOptions,
+  ListedBlob,
+  WriteOutcome,
+} from './blob-store.js';
 
 /**
  * The outcome of a write conditioned on `ifEtag` against the current record's ETag (undefined:
@@ -95,6 +103,18 @@ export function assertBlock(block: Block): void {
 /** The committed size after a change, which the record the service passes must state. */
 export function assertCommittedSize(record: BlobRecord, sizeBytes: number): void {
   assert.equal(record.sizeBytes, sizeBytes, `blob ${record.name}: the record's size is its committed blocks' sum`);
+}
+
+/**
+ * The bytes of content that came not yet written (ContentRef.unwritten), as a Buffer (across
+ * threads a Buffer arrives as a plain Uint8Array; a database binds a Buffer as bytes), checked to
+ * be as many as the ref says.
+ */
+export function unwrittenBytes(ref: ContentRef): Buffer {
+  assert(ref.unwritten !== undefined, 'content that came unwritten');
+  const { bytes } = ref.unwritten;
+  assert.equal(bytes.byteLength, ref.sizeBytes, 'unwritten content holds the bytes its ref says');
+  return Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
 }
 
 export function blocksSize(blocks: readonly Block[]): number {

@@ -7,6 +7,7 @@
 // Such content needs no reclaim candidate row (blob-schema.ts): it is born referenced, in the
 // transaction that references it, and the triggers make it a candidate when that reference goes.
 import assert from 'node:assert/strict';
+import { unwrittenBytes } from '../blob-rows.js';
 import type { ContentRef } from '../blob-store.js';
 import type { PostgresConnection } from './connection.js';
 import { lockedContents, named } from './blob-statements.js';
@@ -58,9 +59,7 @@ const reserveSql = `SELECT nextval(pg_get_serial_sequence('${s}.blob_contents', 
 export function unwrittenAmong(refs: readonly ContentRef[]): ContentRef[] {
   const byId = new Map<string, ContentRef>();
   for (const ref of refs) {
-    if (ref.unwritten === undefined) continue;
-    assert.equal(ref.unwritten.bytes.byteLength, ref.sizeBytes, 'unwritten content holds the bytes its ref says');
-    byId.set(ref.id, ref);
+    if (ref.unwritten !== undefined) byId.set(ref.id, ref);
   }
   return [...byId.values()];
 }
@@ -71,8 +70,7 @@ export function unwrittenValues(refs: readonly ContentRef[], chunkBytes: number)
   const values: unknown[] = [chunkBytes];
   for (const ref of refs) {
     assert(ref.sizeBytes <= chunkBytes, 'unwritten content is one chunk or less');
-    const bytes = ref.unwritten!.bytes;
-    values.push(ref.id, ref.sizeBytes, Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes));
+    values.push(ref.id, ref.sizeBytes, unwrittenBytes(ref));
   }
   return values;
 }

@@ -16,7 +16,14 @@ import type {
   IfEtag,
   WriteOutcome,
 } from '../blob-store.js';
-import { assertBlock, assertCommittedSize, assertContentId, blocksSize, etagOutcome } from '../blob-rows.js';
+import {
+  assertBlock,
+  assertCommittedSize,
+  assertContentId,
+  blocksSize,
+  etagOutcome,
+  unwrittenBytes,
+} from '../blob-rows.js';
 import type { RunJob } from './queue-writer.js';
 
 /** What one reclaim job did: the content files to remove now (no row names them any more). */
@@ -329,12 +336,8 @@ export class SqliteBlobWriter implements BlobWriterApi {
   private writeUnwritten(ref: ContentRef): void {
     if (ref.unwritten === undefined) return;
     assertContentId(ref.id);
-    const { bytes, writtenMs } = ref.unwritten;
-    assert.equal(bytes.byteLength, ref.sizeBytes, 'unwritten content holds the bytes its ref says');
-    // Across threads a Buffer arrives as a Uint8Array; SQLite binds a Buffer as a BLOB. A ref named
-    // again (the same content in a second write) finds its row there already.
-    const blob = Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-    this.sql.insertInline.run(ref.id, writtenMs, blob);
+    // A ref named again (the same content in a second write) finds its row there already.
+    this.sql.insertInline.run(ref.id, ref.unwritten.writtenMs, unwrittenBytes(ref));
   }
 
   noteUnreferenced(contentIds: readonly string[]): Promise<void> {
