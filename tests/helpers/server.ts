@@ -41,6 +41,15 @@ export interface ServerOptions {
 }
 
 /**
+ * The engines a system test runs its server on: SQLite (the default), and a fresh database of the
+ * test cluster when there is one.
+ */
+export const serverEngines: readonly { readonly label: string; readonly options: ServerOptions }[] = [
+  { label: 'SQLite', options: {} },
+  ...(testDatabaseUrl() === undefined ? [] : [{ label: 'PostgreSQL', options: { database: 'fresh' } }]),
+];
+
+/**
  * CERULEAN_TEST_ENGINE=postgres runs a test file written for SQLite on PostgreSQL instead (see
  * tests/system/postgres-engine.test.ts): in memory becomes a fresh database, and a data directory
  * a database of its own, the same one each time the directory is named.

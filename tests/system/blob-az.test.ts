@@ -9,16 +9,10 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { blobConnectionString, uniqueContainerName } from '../helpers/blob.js';
-import { testDatabaseUrl } from '../helpers/postgres.js';
-import { makeTempDir, removeDir, startServer, type RunningServer } from '../helpers/server.js';
+import { makeTempDir, removeDir, type RunningServer, serverEngines, startServer } from '../helpers/server.js';
 
 const run = promisify(execFile);
 const commandTimeoutMs = 120_000;
-
-const engines = [
-  { label: 'SQLite', options: {} },
-  ...(testDatabaseUrl() === undefined ? [] : [{ label: 'PostgreSQL', options: { database: 'fresh' as const } }]),
-];
 
 let workDir: string;
 before(() => {
@@ -52,7 +46,7 @@ function sha256(bytes: Buffer): string {
   return createHash('sha256').update(bytes).digest('hex');
 }
 
-for (const engine of engines)
+for (const engine of serverEngines)
   describe(`the Azure CLI on ${engine.label}`, () => {
     let server: RunningServer;
     before(async () => {

@@ -17,7 +17,6 @@ import {
   type ContainerItem,
 } from '@azure/storage-blob';
 import { send } from '../helpers/http.js';
-import { testDatabaseUrl } from '../helpers/postgres.js';
 import { refused } from '../helpers/rest-errors.js';
 import { blobEndpoint, blobServiceClient, blobVersion, uniqueContainerName } from '../helpers/blob.js';
 import {
@@ -29,12 +28,7 @@ import {
   type QueueRequest,
 } from '../helpers/queue.js';
 import { hmacBase64 } from '../helpers/http.js';
-import { devAccount, devKey, startServer, type RunningServer } from '../helpers/server.js';
-
-const engines = [
-  { label: 'SQLite', options: {} },
-  ...(testDatabaseUrl() === undefined ? [] : [{ label: 'PostgreSQL', options: { database: 'fresh' } }]),
-];
+import { devAccount, devKey, type RunningServer, serverEngines, startServer } from '../helpers/server.js';
 
 const credential = new StorageSharedKeyCredential(devAccount, devKey);
 const pipeline = { retryOptions: { maxTries: 1 } };
@@ -177,7 +171,7 @@ async function serviceProperties(service: BlobServiceClient): Promise<void> {
 }
 
 describe('Blob containers through @azure/storage-blob', () => {
-  for (const engine of engines) {
+  for (const engine of serverEngines) {
     describe(engine.label, () => {
       let server: RunningServer;
       let service: BlobServiceClient;

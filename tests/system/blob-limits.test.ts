@@ -9,8 +9,7 @@ import { BlobSASPermissions, BlobClient } from '@azure/storage-blob';
 import { blobEndpoint, blobSend, blobServiceClient, blobVersion, uniqueContainerName } from '../helpers/blob.js';
 import { hmacBase64 } from '../helpers/http.js';
 import { assertQueueError, queueStringToSign } from '../helpers/queue.js';
-import { testDatabaseUrl } from '../helpers/postgres.js';
-import { devAccount, devKey, startServer, type RunningServer } from '../helpers/server.js';
+import { devAccount, devKey, type RunningServer, serverEngines, startServer } from '../helpers/server.js';
 
 /** Sends a request head and `bodyBytes` of its body on a raw socket; resolves to what came back. */
 async function rawExchange(server: RunningServer, path: string, headers: Record<string, string>, bodyBytes: number) {
@@ -30,12 +29,7 @@ async function rawExchange(server: RunningServer, path: string, headers: Record<
   return Buffer.concat(chunks).toString('latin1');
 }
 
-const engines = [
-  { label: 'SQLite', options: {} },
-  ...(testDatabaseUrl() === undefined ? [] : [{ label: 'PostgreSQL', options: { database: 'fresh' } }]),
-];
-
-for (const engine of engines)
+for (const engine of serverEngines)
   describe(`blob writes under contention and at their limits on ${engine.label}`, () => {
     let server: RunningServer;
     let container: string;

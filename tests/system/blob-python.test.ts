@@ -7,8 +7,7 @@ import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { blobConnectionString, uniqueContainerName } from '../helpers/blob.js';
-import { testDatabaseUrl } from '../helpers/postgres.js';
-import { startServer, type RunningServer, type ServerOptions } from '../helpers/server.js';
+import { type RunningServer, serverEngines, startServer } from '../helpers/server.js';
 
 const run = promisify(execFile);
 const commandTimeoutMs = 120_000;
@@ -71,12 +70,7 @@ out["containers_after"] = [c.name for c in service.list_containers(name_starts_w
 print(json.dumps(out))
 `;
 
-const engines: { label: string; options: ServerOptions }[] = [
-  { label: 'SQLite', options: {} },
-  ...(testDatabaseUrl() === undefined ? [] : [{ label: 'PostgreSQL', options: { database: 'fresh' } }]),
-];
-
-for (const engine of engines) {
+for (const engine of serverEngines) {
   describe(`Debian's Python SDK, blobs on ${engine.label}`, () => {
     let server: RunningServer;
     before(async () => {

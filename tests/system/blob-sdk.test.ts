@@ -9,14 +9,8 @@ import { Readable } from 'node:stream';
 import { RestError, type BlobServiceClient, type ContainerClient } from '@azure/storage-blob';
 import { blobServiceClient, uniqueContainerName } from '../helpers/blob.js';
 import { refused } from '../helpers/rest-errors.js';
-import { testDatabaseUrl } from '../helpers/postgres.js';
 import { TestClock } from '../helpers/queue.js';
-import { startServer, type RunningServer } from '../helpers/server.js';
-
-const engines = [
-  { label: 'SQLite', options: {} },
-  ...(testDatabaseUrl() === undefined ? [] : [{ label: 'PostgreSQL', options: { database: 'fresh' } }]),
-];
+import { type RunningServer, serverEngines, startServer } from '../helpers/server.js';
 
 interface Context {
   readonly service: BlobServiceClient;
@@ -372,7 +366,7 @@ const cases: readonly [string, (context: Context) => Promise<void>][] = [
   ['Set/Get Blob Service Properties keep DefaultServiceVersion', defaultServiceVersion],
 ];
 
-for (const engine of engines) {
+for (const engine of serverEngines) {
   describe(`blobs through the JS SDK on ${engine.label}`, () => {
     const clock = new TestClock();
     let server: RunningServer;

@@ -7,14 +7,8 @@ import { createHash, randomBytes } from 'node:crypto';
 import { Crc64 } from '../../src/blob/crc64.js';
 import { blobSend, uniqueContainerName, type BlobRequest } from '../helpers/blob.js';
 import type { RawResponse } from '../helpers/http.js';
-import { testDatabaseUrl } from '../helpers/postgres.js';
 import { TestClock, assertQueueError, childText, xmlOf } from '../helpers/queue.js';
-import { startServer, type RunningServer } from '../helpers/server.js';
-
-const engines = [
-  { label: 'SQLite', options: {} },
-  ...(testDatabaseUrl() === undefined ? [] : [{ label: 'PostgreSQL', options: { database: 'fresh' } }]),
-];
+import { type RunningServer, serverEngines, startServer } from '../helpers/server.js';
 
 /** An XML error answer; a HEAD's has no body, only x-ms-error-code. */
 function assertError(response: RawResponse, status: number, code: string): void {
@@ -464,7 +458,7 @@ const cases: readonly [string, (send: Send, clock: TestClock) => Promise<void>][
   ['List Blobs: names XML cannot carry are Encoded; echoes stay well-formed', encodedNames],
 ];
 
-for (const engine of engines) {
+for (const engine of serverEngines) {
   describe(`blob operations on the wire on ${engine.label}`, () => {
     const clock = new TestClock();
     let server: RunningServer;

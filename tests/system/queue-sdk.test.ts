@@ -12,15 +12,9 @@ import {
   QueueServiceClient,
   StorageSharedKeyCredential,
 } from '@azure/storage-queue';
-import { testDatabaseUrl } from '../helpers/postgres.js';
 import { refused } from '../helpers/rest-errors.js';
 import { TestClock, queueServiceClient, uniqueQueueName } from '../helpers/queue.js';
-import { devAccount, devKey, startServer, type RunningServer } from '../helpers/server.js';
-
-const engines = [
-  { label: 'SQLite', options: {} },
-  ...(testDatabaseUrl() === undefined ? [] : [{ label: 'PostgreSQL', options: { database: 'fresh' } }]),
-];
+import { devAccount, devKey, type RunningServer, serverEngines, startServer } from '../helpers/server.js';
 
 /** What each case works with: the SDK's service client over one server, and that server's clock. */
 interface Context {
@@ -232,7 +226,7 @@ const cases: readonly [string, (context: Context) => Promise<void>][] = [
   ['service SAS (generateSasUrl) and account SAS (generateAccountSasUrl)', sharedAccessSignatures],
 ];
 
-for (const engine of engines) {
+for (const engine of serverEngines) {
   describe(`queues through the JS SDK on ${engine.label}`, () => {
     const clock = new TestClock();
     let server: RunningServer;
