@@ -67,6 +67,8 @@ export type SasGrant =
       readonly keyRange: KeyRange;
       /** A blob SAS's response headers (rscc, rscd, rsce, rscl, rsct) that replace the blob's own on reads. */
       readonly responseHeaders?: Readonly<Record<string, string>> | undefined;
+      /** The signed version (sv): some letters grant more from a version on (SasNeed.serviceAlso). */
+      readonly version?: string | undefined;
     }
   | {
       readonly kind: 'account';
@@ -116,7 +118,24 @@ export interface SasNeed {
   readonly service: string;
   /** Account SAS: any one of these strings, each with all its letters required. */
   readonly account: readonly string[];
+  /**
+   * More letters that grant it to a service SAS, each from a signed version (sv) on: Add for
+   * Append Block, Delete for Break Lease from 2017-07-29 (create-service-sas).
+   */
+  readonly serviceAlso?: readonly { readonly letters: string; readonly since?: string }[] | undefined;
+  /**
+   * Create ('c') grants it to either kind of SAS too, but only for a blob that does not exist yet:
+   * "users can create new blobs, but may not overwrite existing blobs" (create-account-sas,
+   * create-service-sas). authorizeSas then answers 'createOnly' and the operation checks.
+   */
+  readonly create?: boolean | undefined;
 }
+
+/**
+ * What a grant allows of a need: undefined, all of it; 'createOnly', only through Create ('c'), so
+ * the operation may make a new blob but must refuse to replace one (403 AuthorizationPermissionMismatch).
+ */
+export type SasVerdict = 'createOnly' | undefined;
 
 export const sasNeeds = {
   getServiceProperties: { resourceType: 's', service: '', account: ['r'] },
@@ -141,17 +160,22 @@ export const sasNeeds = {
  * service-level operation gets AuthorizationPermissionMismatch, as in Azurite (code unverified).
  * Entity keys are checked separately with keyInRange.
  */
-export function authorizeSas(grant: SasGrant, need: SasNeed): void {
-  if (grant.kind === 'service') {
-    if (need.service === '' || !hasAll(grant.permissions, need.service)) {
-      throw new TableError('AuthorizationPermissionMismatch');
-    }
-    return;
+export function authorizeSas(grant: SasGrant, need: SasNeed): SasVerdict {
+  if (grant.kind === 'account' && !grant.resourceTypes.has(need.resourceType)) {
+    throw new TableError('AuthorizationResourceTypeMismatch');
   }
-  if (!grant.resourceTypes.has(need.resourceType)) throw new TableError('AuthorizationResourceTypeMismatch');
-  if (!need.account.some((letters) => hasAll(grant.permissions, letters))) {
-    throw new TableError('AuthorizationPermissionMismatch');
-  }
+  if (grantsAll(grant, need)) return undefined;
+  if (need.create === true && grant.permissions.has('c' as never)) return 'createOnly';
+  throw new TableError('AuthorizationPermissionMismatch');
+}
+
+function grantsAll(grant: SasGrant, need: SasNeed): boolean {
+  if (grant.kind === 'account') return need.account.some((letters) => hasAll(grant.permissions, letters));
+  if (need.service !== '' && hasAll(grant.permissions, need.service)) return true;
+  const version = grant.version ?? '';
+  return (need.serviceAlso ?? []).some(
+    ({ letters, since }) => hasAll(grant.permissions, letters) && version >= (since ?? ''),
+  );
 }
 
 /** Whether (partitionKey, rowKey) lies in a service SAS key range (Azure REST: create-service-sas table). */
@@ -298,6 +322,8 @@ async function verifyBlobSas(params: SasParams, rawQuery: string, context: SasCo
   if (params.sr !== 'c' && !resource.includes('/')) {
     throw new TableError('AuthorizationFailure', undefined, 'A blob SAS (sr=b) cannot be used on its container.');
   }
+  // What the SAS covers: its container (sr=c) or its blob; see sasCovers.
+  const signed = params.sr === 'c' ? container : resource;
   const overrides = {
     'Cache-Control': params.rscc,
     'Content-Disposition': params.rscd,
@@ -307,7 +333,8 @@ async function verifyBlobSas(params: SasParams, rawQuery: string, context: SasCo
   };
   const given = Object.entries(overrides).filter((entry): entry is [string, string] => entry[1] !== undefined);
   const responseHeaders = Object.fromEntries(given);
-  return { kind: 'service', table: resource, permissions: letters(sp, blobPermissions), keyRange: {}, responseHeaders };
+  const permissions = letters(sp, blobPermissions);
+  return { kind: 'service', table: signed, permissions, keyRange: {}, responseHeaders, version: params.sv };
 }
 
 async function verifyAccountSas(params: SasParams, context: SasContext): Promise<SasGrant> {
