@@ -51,17 +51,7 @@ export function blobSas(fields: BlobSasFields, key = devKey): string {
   if (sv >= '2020-12-06') lines.push('');
   lines.push('', '', '', '', '');
   const sig = hmacBase64(key, lines.join('\n'));
-  const query: Record<string, string | undefined> = {
-    sv,
-    sr: fields.sr,
-    sp: fields.sp,
-    st: fields.st,
-    se,
-    sip: fields.sip,
-    spr: fields.spr,
-    sig,
-  };
-  return queryOf(query);
+  return queryOf({ sv, sr: fields.sr, sp: fields.sp, ...limits(fields, se), sig });
 }
 
 export interface AccountSasFields {
@@ -81,17 +71,12 @@ export function accountSas(fields: AccountSasFields, key = devKey): string {
   const lines = [devAccount, fields.sp, ss, fields.srt, fields.st ?? '', se, fields.sip ?? '', fields.spr ?? ''];
   lines.push(sasVersion, '');
   const sig = hmacBase64(key, `${lines.join('\n')}\n`);
-  return queryOf({
-    sv: sasVersion,
-    ss,
-    srt: fields.srt,
-    sp: fields.sp,
-    st: fields.st,
-    se,
-    sip: fields.sip,
-    spr: fields.spr,
-    sig,
-  });
+  return queryOf({ sv: sasVersion, ss, srt: fields.srt, sp: fields.sp, ...limits(fields, se), sig });
+}
+
+/** The optional limits of either SAS, in the order the SDKs write them. */
+function limits(fields: { st?: string; sip?: string; spr?: string }, se: string): Record<string, string | undefined> {
+  return { st: fields.st, se, sip: fields.sip, spr: fields.spr };
 }
 
 function queryOf(params: Record<string, string | undefined>): string {

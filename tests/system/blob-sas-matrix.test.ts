@@ -125,9 +125,14 @@ const accountInformationRows: Row[] = (['service', 'container', 'blob'] as const
 );
 
 /** A copy whose source carries its own read SAS, so that only the destination's permission decides. */
-function copyRequest(f: Fixture, server: RunningServer, extra: Record<string, string> = {}): SasRequest {
+function copyRequest(
+  f: Fixture,
+  server: RunningServer,
+  extra: Record<string, string> = {},
+  target = blobPath(f),
+): SasRequest {
   const sourceSas = blobSas({ sr: 'b', resource: `${f.container}/src`, sp: 'r' });
-  return on(`${f.container}/${f.blob}`, 'PUT', {
+  return on(target, 'PUT', {
     'x-ms-copy-source': blobUrl(server, f.container, 'src', sourceSas),
     ...extra,
   });
@@ -159,6 +164,27 @@ function createRows(route: string, request: Row['request'], allowedStatus?: numb
 }
 
 const blobPath = (f: Fixture, query = '') => `${f.container}/${f.blob}${query}`;
+const blockPath = (f: Fixture) => blobPath(f, `?comp=block&blockid=${encodeURIComponent(blockId)}`);
+
+/**
+ * A blob operation whose service SAS letters and account SAS letters (srt=o) are the same, as the two tables give them.
+ */
+function objectRow(
+  route: string,
+  fixture: FixtureKind,
+  request: Row['request'],
+  letters: string,
+  allowedStatus?: number,
+): Row {
+  return {
+    route,
+    fixture,
+    request,
+    service: letters,
+    account: { srt: 'o', letters },
+    ...(allowedStatus && { allowedStatus }),
+  };
+}
 
 const rows: Row[] = [
   // Service level: account SAS only (create-account-sas: "service-level operations ... not available with a service
@@ -246,106 +272,55 @@ const rows: Row[] = [
   // A container SAS cannot lease a container (create-service-sas); an account SAS with srt=c and w can.
   ...leaseRows('container', undefined, undefined),
   // Blob level (srt=o). Reads: Read (r).
-  {
-    route: 'GET blob GetBlob',
-    fixture: 'blob',
-    request: (f) => on(blobPath(f), 'GET'),
-    service: 'r',
-    account: { srt: 'o', letters: 'r' },
-  },
-  {
-    route: 'HEAD blob GetBlobProperties',
-    fixture: 'blob',
-    request: (f) => on(blobPath(f), 'HEAD'),
-    service: 'r',
-    account: { srt: 'o', letters: 'r' },
-  },
-  ...(['GET', 'HEAD'] as const).map((method): Row => ({
-    route: `${method} blob GetBlobMetadata`,
-    fixture: 'blob',
-    request: (f) => on(blobPath(f, '?comp=metadata'), method),
-    service: 'r',
-    account: { srt: 'o', letters: 'r' },
-  })),
-  {
-    route: 'GET blob GetBlockList',
-    fixture: 'blob',
-    request: (f) => on(blobPath(f, '?comp=blocklist'), 'GET'),
-    service: 'r',
-    account: { srt: 'o', letters: 'r' },
-  },
+  objectRow('GET blob GetBlob', 'blob', (f) => on(blobPath(f), 'GET'), 'r'),
+  objectRow('HEAD blob GetBlobProperties', 'blob', (f) => on(blobPath(f), 'HEAD'), 'r'),
+  objectRow('GET blob GetBlobMetadata', 'blob', (f) => on(blobPath(f, '?comp=metadata'), 'GET'), 'r'),
+  objectRow('HEAD blob GetBlobMetadata', 'blob', (f) => on(blobPath(f, '?comp=metadata'), 'HEAD'), 'r'),
+  objectRow('GET blob GetBlockList', 'blob', (f) => on(blobPath(f, '?comp=blocklist'), 'GET'), 'r'),
   // Create (c): "write a new blob, snapshot a blob, or copy a blob to a new blob"; Write (w) any.
   ...createRows('PUT blob PutBlob', (f) => on(blobPath(f), 'PUT', { 'x-ms-blob-type': 'BlockBlob' }, 'new content')),
   ...createRows('PUT blob CopyBlob', (f, server) => copyRequest(f, server)),
   ...createRows('PUT blob PutBlockList', (f) => on(blobPath(f, '?comp=blocklist'), 'PUT', {}, emptyBlockList)),
   // Staging a block: as Create or Write (Cerulean's choice: staging is the first step of writing a new blob).
-  ...createRows('PUT blob PutBlock', (f) =>
-    on(blobPath(f, `?comp=block&blockid=${encodeURIComponent(blockId)}`), 'PUT', {}, 'x'),
-  ),
+  ...createRows('PUT blob PutBlock', (f) => on(blockPath(f), 'PUT', {}, 'x')),
+  objectRow('PUT blob SnapshotBlob', 'blob', (f) => on(blobPath(f, '?comp=snapshot'), 'PUT'), 'cw'),
   // Not served (501 once authorized), checked as what they are: Put Blob From URL creates, Put Block From URL writes.
-  {
-    route: 'PUT blob PutBlobFromURL',
-    fixture: 'newBlob',
-    request: (f, server) => copyRequest(f, server, { 'x-ms-blob-type': 'BlockBlob' }),
-    allowedStatus: 501,
-    service: 'cw',
-    account: { srt: 'o', letters: 'cw' },
-  },
-  {
-    route: 'PUT blob PutBlockFromURL',
-    fixture: 'blob',
-    request: (f, server) => ({
-      ...on(blobPath(f, `?comp=block&blockid=${encodeURIComponent(blockId)}`), 'PUT'),
-      headers: { 'x-ms-copy-source': blobUrl(server, f.container, 'src') },
-    }),
-    allowedStatus: 501,
-    service: 'w',
-    account: { srt: 'o', letters: 'w' },
-  },
-  {
-    route: 'PUT blob SnapshotBlob',
-    fixture: 'blob',
-    request: (f) => on(blobPath(f, '?comp=snapshot'), 'PUT'),
-    service: 'cw',
-    account: { srt: 'o', letters: 'cw' },
-  },
+  objectRow(
+    'PUT blob PutBlobFromURL',
+    'newBlob',
+    (f, s) => copyRequest(f, s, { 'x-ms-blob-type': 'BlockBlob' }),
+    'cw',
+    501,
+  ),
+  objectRow(
+    'PUT blob PutBlockFromURL',
+    'blob',
+    (f, s) => copyRequest(f, s, {}, blockPath(f)),
+    'w',
+    501,
+  ),
   // Add (a): "add a block to an append blob" (both tables).
-  {
-    route: 'PUT blob AppendBlock',
-    fixture: 'appendBlob',
-    request: (f) => on(blobPath(f, '?comp=appendblock'), 'PUT', {}, 'more'),
-    service: 'aw',
-    account: { srt: 'o', letters: 'aw' },
-  },
-  {
-    route: 'PUT blob SetBlobProperties',
-    fixture: 'blob',
-    request: (f) => on(blobPath(f, '?comp=properties'), 'PUT', { 'x-ms-blob-content-type': 'text/plain' }),
-    service: 'w',
-    account: { srt: 'o', letters: 'w' },
-  },
-  {
-    route: 'PUT blob SetBlobMetadata',
-    fixture: 'blob',
-    request: (f) => on(blobPath(f, '?comp=metadata'), 'PUT', { 'x-ms-meta-a': '1' }),
-    service: 'w',
-    account: { srt: 'o', letters: 'w' },
-  },
-  {
-    route: 'PUT blob AbortCopyBlob',
-    fixture: 'blob',
-    request: (f) => on(blobPath(f, `?comp=copy&copyid=${randomUUID()}`), 'PUT', { 'x-ms-copy-action': 'abort' }),
-    allowedStatus: 409,
-    service: 'w',
-    account: { srt: 'o', letters: 'w' },
-  },
-  {
-    route: 'DELETE blob DeleteBlob',
-    fixture: 'blob',
-    request: (f) => on(blobPath(f), 'DELETE'),
-    service: 'd',
-    account: { srt: 'o', letters: 'd' },
-  },
+  objectRow('PUT blob AppendBlock', 'appendBlob', (f) => on(blobPath(f, '?comp=appendblock'), 'PUT', {}, 'more'), 'aw'),
+  objectRow(
+    'PUT blob SetBlobProperties',
+    'blob',
+    (f) => on(blobPath(f, '?comp=properties'), 'PUT', { 'x-ms-blob-content-type': 'text/plain' }),
+    'w',
+  ),
+  objectRow(
+    'PUT blob SetBlobMetadata',
+    'blob',
+    (f) => on(blobPath(f, '?comp=metadata'), 'PUT', { 'x-ms-meta-a': '1' }),
+    'w',
+  ),
+  objectRow(
+    'PUT blob AbortCopyBlob',
+    'blob',
+    (f) => on(blobPath(f, `?comp=copy&copyid=${randomUUID()}`), 'PUT', { 'x-ms-copy-action': 'abort' }),
+    'w',
+    409,
+  ),
+  objectRow('DELETE blob DeleteBlob', 'blob', (f) => on(blobPath(f), 'DELETE'), 'd'),
   // Write (w): "snapshot or lease the blob"; Delete (d) breaks one from 2017-07-29 (service SAS).
   ...leaseRows('blob', 'w', 'wd'),
 ];
