@@ -15,7 +15,7 @@ import type { QueueServices } from './queue/definition.js';
 import type { BlobServices } from './blob/services.js';
 import type { BlobStore } from './storage/blob-store.js';
 import { QueueService } from './queue/queue-service.js';
-import { ServicePropertiesService } from './table/service/service-properties.js';
+import { ServicePropertiesService } from './storage/service-properties.js';
 import { BlobServicePropertiesService } from './blob/blob-properties.js';
 import assert from 'node:assert/strict';
 import { describeDatabaseUrl, parseDatabaseUrl } from './storage/postgres/hosts.js';

@@ -4,8 +4,8 @@
 // https://learn.microsoft.com/rest/api/storageservices/get-blob-service-properties). Pure: text in, text out.
 import { TableError } from '../errors.js';
 import { isVersionShaped } from '../http/request-checks.js';
-import { parseServiceProperties, writeServiceProperties } from '../table/protocol/service-properties-xml.js';
-import { childNamed, escapeXmlText, leafText, parseXml, writeXmlNode, type XmlNode } from '../table/protocol/xml.js';
+import { parseServiceProperties, writeServiceProperties } from '../wire/service-properties-xml.js';
+import { childNamed, escapeXmlText, leafText, parseXml, writeXmlNode, type XmlNode } from '../wire/xml.js';
 import type { ContainerState } from './container-state.js';
 import type { BlobServiceProperties, BlobServicePropertiesUpdate } from './services.js';
 import { leaseHeaders } from './leases.js';

@@ -3,7 +3,7 @@
 // request may name 50,000 blocks, more elements than the general XML reader allows, so it has its
 // own strict reader for this one flat shape: anything else is 400 InvalidXmlDocument.
 import { TableError } from '../errors.js';
-import { escapeXmlText } from '../table/protocol/xml.js';
+import { escapeXmlText } from '../wire/xml.js';
 
 export type BlockListKind = 'Committed' | 'Uncommitted' | 'Latest';
 

@@ -8,7 +8,7 @@ import { metadataFromHeaders, metadataHeaders } from '../http/metadata-headers.j
 import type { Reply } from '../http/respond.js';
 import type { ServiceCall } from '../http/service-definition.js';
 import type { ContainerRecord } from '../storage/blob-store.js';
-import { parseSignedIdentifiers, writeSignedIdentifiers } from '../table/protocol/acl-xml.js';
+import { parseSignedIdentifiers, writeSignedIdentifiers } from '../wire/acl-xml.js';
 import { checkContainerName } from './container-names.js';
 import { leaseIdOf, nowMs } from './blob-access.js';
 import { raced, retryWhileRaced } from './cas-retry.js';

@@ -7,7 +7,7 @@ import { pipeline } from 'node:stream/promises';
 import { randomUUID } from 'node:crypto';
 import { clientRequestIdLengthMax } from '../limits.js';
 import { DetailedError, TableError, type ErrorCode } from '../errors.js';
-import { escapeXmlText } from '../table/protocol/xml.js';
+import { escapeXmlText } from '../wire/xml.js';
 import { isVersionShaped } from './request-checks.js';
 import { lingerAfterReply } from './linger.js';
 import type { ErrorFormat } from './service-definition.js';

@@ -7,7 +7,7 @@ import { blobQueueSharedKey } from '../http/auth.js';
 import type { SasNeed, StoredPolicy } from '../http/sas.js';
 import { route, type Route, type ServiceCall, type ServiceDefinition } from '../http/service-definition.js';
 import type { ReplicationSource } from '../storage/replication.js';
-import type { SignedIdentifier } from '../table/protocol/acl-xml.js';
+import type { SignedIdentifier } from '../wire/acl-xml.js';
 import * as op from './operations.js';
 import type { QueueCall, QueuePropertiesKeeper } from './operations.js';
 import type { QueueService } from './queue-service.js';

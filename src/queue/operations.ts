@@ -5,14 +5,14 @@
 import { TableError } from '../errors.js';
 import type { Reply } from '../http/respond.js';
 import type { ReplicationSource } from '../storage/replication.js';
-import { parseSignedIdentifiers, writeSignedIdentifiers, type SignedIdentifier } from '../table/protocol/acl-xml.js';
+import { parseSignedIdentifiers, writeSignedIdentifiers, type SignedIdentifier } from '../wire/acl-xml.js';
 import {
   parseServiceProperties,
   writeServiceProperties,
   writeServiceStats,
   type ServiceProperties,
   type ServicePropertiesUpdate,
-} from '../table/protocol/service-properties-xml.js';
+} from '../wire/service-properties-xml.js';
 import {
   dequeueVisibilitySecondsDefault,
   dequeueVisibilitySecondsMin,

@@ -1,9 +1,9 @@
 // The Queue service's XML bodies: QueueMessage requests, QueueMessagesList and EnumerationResults
 // responses (https://learn.microsoft.com/rest/api/storageservices/put-message, get-messages,
 // peek-messages, list-queues1). Pure: text in, text out. Request bodies go through the strict
-// reader of protocol/xml.ts (no DOCTYPE, bounded depth): malformed XML is 400 InvalidXmlDocument.
+// reader of src/wire/xml.ts (no DOCTYPE, bounded depth): malformed XML is 400 InvalidXmlDocument.
 import { TableError } from '../errors.js';
-import { childNamed, escapeXmlText, leafText, parseXml, writeXmlNode, type XmlNode } from '../table/protocol/xml.js';
+import { childNamed, escapeXmlText, leafText, parseXml, writeXmlNode, type XmlNode } from '../wire/xml.js';
 import type { StoredMessage } from '../storage/queue-store.js';
 import { neverExpiresWireMs } from './limits.js';
 

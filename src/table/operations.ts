@@ -17,12 +17,12 @@ import {
   type EntityUrlContext,
   type MetadataLevel,
 } from './protocol/odata.js';
-import { parseSignedIdentifiers, writeSignedIdentifiers } from './protocol/acl-xml.js';
+import { parseSignedIdentifiers, writeSignedIdentifiers } from '../wire/acl-xml.js';
 import {
   parseServiceProperties,
   writeServiceProperties,
   writeServiceStats,
-} from './protocol/service-properties-xml.js';
+} from '../wire/service-properties-xml.js';
 import type { Services } from './service/services.js';
 import type { TableInfo } from '../storage/store.js';
 import type { Access } from '../http/authorize.js';

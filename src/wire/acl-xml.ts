@@ -1,11 +1,11 @@
 // The XML body of Get/Set Table ACL: stored access policies (Azure REST: get-table-acl). Pure: no I/O.
-import { dateTimeTicksMax, formatDateTimeTicks, parseIsoTicks } from '../../domain/edm.js';
-import { TableError } from '../../errors.js';
-import { storedPoliciesMax, storedPolicyIdLengthMax } from '../../limits.js';
-import type { SignedIdentifier } from '../../domain/signed-identifier.js';
+import { dateTimeTicksMax, formatDateTimeTicks, parseIsoTicks } from '../domain/edm.js';
+import { TableError } from '../errors.js';
+import { storedPoliciesMax, storedPolicyIdLengthMax } from '../limits.js';
+import type { SignedIdentifier } from '../domain/signed-identifier.js';
 import { childNamed, leafText, parseXml, writeXmlDocument, type XmlElement, type XmlNode } from './xml.js';
 
-export type { SignedIdentifier } from '../../domain/signed-identifier.js';
+export type { SignedIdentifier } from '../domain/signed-identifier.js';
 
 /**
  * Reads a Set Table ACL body. An empty body clears the policies (unverified). Unknown elements are

@@ -1,7 +1,7 @@
 // The XML bodies of Get/Set Table Service Properties and Get Table Service Stats
 // (Azure REST: set-table-service-properties, get-table-service-stats), and the settings they carry. Pure: no I/O.
-import { TableError } from '../../errors.js';
-import { corsListEntriesMax, corsRulesMax, retentionDaysMax } from '../../limits.js';
+import { TableError } from '../errors.js';
+import { corsListEntriesMax, corsRulesMax, retentionDaysMax } from '../limits.js';
 import type {
   CorsRule,
   LoggingSettings,
@@ -9,7 +9,7 @@ import type {
   RetentionPolicy,
   ServiceProperties,
   ServicePropertiesUpdate,
-} from '../../domain/service-properties.js';
+} from '../domain/service-properties.js';
 import { childNamed, leafText, parseXml, writeXmlDocument, type XmlElement, type XmlNode } from './xml.js';
 
 export type {
@@ -19,7 +19,7 @@ export type {
   RetentionPolicy,
   ServiceProperties,
   ServicePropertiesUpdate,
-} from '../../domain/service-properties.js';
+} from '../domain/service-properties.js';
 
 /**
  * Reads a Set Table Service Properties body. Unknown elements are ignored

@@ -3,8 +3,8 @@
 // character data, CDATA, the five predefined entities and character references; it skips the
 // declaration, comments and processing instructions; it refuses DOCTYPE (no entity expansion).
 // Every failure is 400 InvalidXmlDocument with the offset where reading stopped.
-import { TableError } from '../../errors.js';
-import { xmlDepthMax, xmlElementsMax } from '../../limits.js';
+import { TableError } from '../errors.js';
+import { xmlDepthMax, xmlElementsMax } from '../limits.js';
 
 export interface XmlElement {
   readonly name: string;

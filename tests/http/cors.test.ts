@@ -2,7 +2,7 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { TableError } from '../../src/errors.js';
 import { preflight, withCorsHeaders } from '../../src/http/cors.js';
-import type { CorsRule } from '../../src/table/protocol/service-properties-xml.js';
+import type { CorsRule } from '../../src/wire/service-properties-xml.js';
 
 const contoso: CorsRule = {
   allowedOrigins: ['http://www.contoso.com', 'http://www.fabrikam.com'],

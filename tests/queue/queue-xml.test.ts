@@ -1,7 +1,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { TableError, type ErrorCode } from '../../src/errors.js';
-import { parseXml } from '../../src/table/protocol/xml.js';
+import { parseXml } from '../../src/wire/xml.js';
 import { parseQueueMessage, writeMessagesList, writeQueueListing, wireDate } from '../../src/queue/queue-xml.js';
 import type { StoredMessage } from '../../src/storage/queue-store.js';
 

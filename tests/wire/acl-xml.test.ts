@@ -5,7 +5,7 @@ import {
   normalizePolicyTime,
   parseSignedIdentifiers,
   writeSignedIdentifiers,
-} from '../../src/table/protocol/acl-xml.js';
+} from '../../src/wire/acl-xml.js';
 
 function refused(text: string, code: ErrorCode): void {
   assert.throws(

@@ -6,8 +6,8 @@ import {
   writeServiceProperties,
   writeServiceStats,
   type ServiceProperties,
-} from '../../src/table/protocol/service-properties-xml.js';
-import { defaultServiceProperties } from '../../src/table/service/service-properties.js';
+} from '../../src/wire/service-properties-xml.js';
+import { defaultServiceProperties } from '../../src/storage/service-properties.js';
 
 function refused(text: string, code: ErrorCode): void {
   assert.throws(

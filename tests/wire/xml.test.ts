@@ -10,7 +10,7 @@ import {
   writeXmlDocument,
   writeXmlNode,
   type XmlElement,
-} from '../../src/table/protocol/xml.js';
+} from '../../src/wire/xml.js';
 import { seededRandom } from '../query/random.js';
 import { scaled } from '../helpers/scale.js';
 

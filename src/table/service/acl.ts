@@ -1,6 +1,6 @@
 // Table ACLs: the stored access policies of Get/Set Table ACL (Azure REST: get-table-acl) and the lookup a
 // service SAS with `si` makes on every request, so that changing or removing a policy takes effect
-// at once (Azure REST: create-service-sas). The XML body is protocol/acl-xml.ts.
+// at once (Azure REST: create-service-sas). The XML body is src/wire/acl-xml.ts.
 import { TableError } from '../../errors.js';
 import type { SignedIdentifier } from '../../domain/signed-identifier.js';
 import type { Store } from '../../storage/store.js';

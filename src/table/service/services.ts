@@ -4,7 +4,7 @@ import type { Store } from '../../storage/store.js';
 import { AclService } from './acl.js';
 import { EntityService } from './entities.js';
 import { QueryService } from './query.js';
-import { ServicePropertiesService } from './service-properties.js';
+import { ServicePropertiesService } from '../../storage/service-properties.js';
 import { TableService } from './tables.js';
 
 export interface Services {
