@@ -11,7 +11,7 @@ import { InjectedFault, type RequestHooks, type RunTarget } from '../http/hooks.
 import type { Logger } from '../http/log.js';
 import type { Reply } from '../http/respond.js';
 import type { OperationName } from '../http/service-definition.js';
-import { TableError } from '../errors.js';
+import { StorageError } from '../errors.js';
 import { QueryService } from '../table/service/query.js';
 import type { CommitStats, Store } from '../storage/store.js';
 import type { ObserveConfig } from './config.js';
@@ -167,7 +167,7 @@ export class Observation {
       try {
         reply = await execute();
       } catch (error) {
-        if (error instanceof TableError) this.blobs?.refused(target!.account, object, error.code);
+        if (error instanceof StorageError) this.blobs?.refused(target!.account, object, error.code);
         throw error;
       }
       if (this.metrics !== undefined && operation === 'GetBlob') {

@@ -1,6 +1,6 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { TableError, type ErrorCode } from '../../src/errors.js';
+import { StorageError, type ErrorCode } from '../../src/errors.js';
 import {
   normalizePolicyTime,
   parseSignedIdentifiers,
@@ -10,7 +10,7 @@ import {
 function refused(text: string, code: ErrorCode): void {
   assert.throws(
     () => parseSignedIdentifiers(text),
-    (error: unknown) => error instanceof TableError && error.code === code,
+    (error: unknown) => error instanceof StorageError && error.code === code,
     text,
   );
 }
@@ -109,7 +109,7 @@ describe('normalizePolicyTime', () => {
     ]) {
       assert.throws(
         () => normalizePolicyTime('Expiry', text),
-        (error: unknown) => (error as TableError).code === 'InvalidXmlNodeValue',
+        (error: unknown) => (error as StorageError).code === 'InvalidXmlNodeValue',
         text,
       );
     }

@@ -1,6 +1,6 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { TableError, type ErrorCode } from '../../src/errors.js';
+import { StorageError, type ErrorCode } from '../../src/errors.js';
 import {
   parseServiceProperties,
   writeServiceProperties,
@@ -12,7 +12,7 @@ import { defaultServiceProperties } from '../../src/storage/service-properties.j
 function refused(text: string, code: ErrorCode): void {
   assert.throws(
     () => parseServiceProperties(text),
-    (error: unknown) => error instanceof TableError && error.code === code,
+    (error: unknown) => error instanceof StorageError && error.code === code,
     text,
   );
 }

@@ -1,7 +1,7 @@
 // Table ACLs: the stored access policies of Get/Set Table ACL (Azure REST: get-table-acl) and the lookup a
 // service SAS with `si` makes on every request, so that changing or removing a policy takes effect
 // at once (Azure REST: create-service-sas). The XML body is src/wire/acl-xml.ts.
-import { TableError } from '../../errors.js';
+import { StorageError } from '../../errors.js';
 import type { SignedIdentifier } from '../../domain/signed-identifier.js';
 import type { Store } from '../../storage/store.js';
 
@@ -21,7 +21,7 @@ export class AclService {
     if (
       (await this.store.putSettings(account, [{ key: { scope: 'table', table }, value: document }])) === 'tableNotFound'
     ) {
-      throw new TableError('TableNotFound');
+      throw new StorageError('TableNotFound');
     }
   }
 
@@ -36,6 +36,6 @@ export class AclService {
   }
 
   private async requireTable(account: string, table: string): Promise<void> {
-    if ((await this.store.getTable(account, table)) === undefined) throw new TableError('TableNotFound');
+    if ((await this.store.getTable(account, table)) === undefined) throw new StorageError('TableNotFound');
   }
 }
