@@ -24,7 +24,7 @@ import {
   writeServiceStats,
 } from '../wire/service-properties-xml.js';
 import type { Services } from './service/services.js';
-import type { TableInfo } from '../storage/store.js';
+import type { TableInfo } from '../storage/table-store.js';
 import type { Access } from '../http/authorize.js';
 import { decodeUtf8 } from '../http/body.js';
 import type { Reply } from '../http/respond.js';

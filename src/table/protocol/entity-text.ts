@@ -35,7 +35,7 @@ import {
   isAnnotatedType,
   storedJsonVersion,
 } from '../../storage/stored-json.js';
-import type { StoredProperties } from '../../storage/store.js';
+import type { StoredProperties } from '../../storage/table-store.js';
 import { decodeEntityBody, validatePropertyName, type DecodedEntity } from './entity-json.js';
 
 assert(storedJsonVersion === 1, 'entity-text writes stored JSON form v1');

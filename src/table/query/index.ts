@@ -6,7 +6,7 @@ import { compilePredicate, readEntityProperty, readTableProperty } from './evalu
 import { parseFilter } from './parser.js';
 import { planQuery, tableScan } from './plan.js';
 import { storageConditions } from './pushdown.js';
-import type { PropertyCondition } from '../../storage/store.js';
+import type { PropertyCondition } from '../../storage/table-store.js';
 import type { QueryPlan } from './plan.js';
 import { type Entity } from '../../domain/entity.js';
 

@@ -3,10 +3,10 @@
 // at once (Azure REST: create-service-sas). The XML body is src/wire/acl-xml.ts.
 import { StorageError } from '../../errors.js';
 import type { SignedIdentifier } from '../../domain/signed-identifier.js';
-import type { Store } from '../../storage/store.js';
+import type { TableStore } from '../../storage/table-store.js';
 
 export class AclService {
-  constructor(private readonly store: Store) {}
+  constructor(private readonly store: TableStore) {}
 
   /** The table's policies in the order they were set; 404 TableNotFound without the table. */
   async get(account: string, table: string): Promise<SignedIdentifier[]> {

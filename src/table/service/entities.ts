@@ -9,14 +9,14 @@ import { BatchOperationError, StorageError } from '../../errors.js';
 import { batchOperationsMax } from '../../limits.js';
 import type {
   CommitResult,
-  Store,
+  TableStore,
   StoredProperties,
   TableInfo,
   Write,
   WriteAction,
   WriteCondition,
   WriteFailure,
-} from '../../storage/store.js';
+} from '../../storage/table-store.js';
 import { mayNameTable, requireTable } from './tables.js';
 
 /**
@@ -54,7 +54,7 @@ export interface Written extends EntityKeys {
 }
 
 export class EntityService {
-  constructor(private readonly store: Store) {}
+  constructor(private readonly store: TableStore) {}
 
   async get(table: TableInfo, keys: EntityKeys): Promise<Entity> {
     return found(keys, await this.store.getEntity(table, keys.partitionKey, keys.rowKey));

@@ -2,7 +2,7 @@
 import { StorageError } from '../../errors.js';
 import { pageSizeMax, tableNameLengthMax } from '../../limits.js';
 import { compileTableFilter } from '../query/index.js';
-import type { Store, TableInfo } from '../../storage/store.js';
+import type { TableStore, TableInfo } from '../../storage/table-store.js';
 
 // A letter, then letters and digits: 3 to tableNameLengthMax characters (Azure REST:
 // understanding-the-table-service-data-model).
@@ -24,7 +24,7 @@ export function mayNameTable(name: string): boolean {
 }
 
 /** The table as created (its stored case), or 404 TableNotFound. */
-export async function requireTable(store: Store, account: string, name: string): Promise<TableInfo> {
+export async function requireTable(store: TableStore, account: string, name: string): Promise<TableInfo> {
   const table = mayNameTable(name) ? await store.getTable(account, name) : undefined;
   if (table === undefined) throw new StorageError('TableNotFound');
   return table;
@@ -37,7 +37,7 @@ export interface TablePage {
 }
 
 export class TableService {
-  constructor(private readonly store: Store) {}
+  constructor(private readonly store: TableStore) {}
 
   async create(account: string, name: string): Promise<TableInfo> {
     validateTableName(name);
