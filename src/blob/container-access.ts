@@ -2,7 +2,7 @@
 // access level allows (https://learn.microsoft.com/azure/storage/blobs/anonymous-read-access-configure):
 // `blob`, the blobs' content, properties, metadata and committed block lists; `container`, that and
 // the container's properties and metadata and its blob listing.
-import { TableError } from '../errors.js';
+import { StorageError } from '../errors.js';
 import type { Access } from '../http/authorize.js';
 import type { OperationName } from '../http/service-definition.js';
 import { decodeContainerState } from './container-state.js';
@@ -41,7 +41,7 @@ export async function anonymousAccess(
   const level = await publicAccessLevel(services, account, resource.container);
   const allowed = level === 'container' ? containerReads : level === 'blob' ? blobReads : undefined;
   if (allowed?.has(operation) === true) return anonymousRead;
-  throw new TableError('ResourceNotFound');
+  throw new StorageError('ResourceNotFound');
 }
 
 /** The container's public access level (`blob`, `container`); undefined: private, or no such container. */

@@ -5,7 +5,7 @@
 // public access level of its container; otherwise 403 CannotVerifyCopySource, with the text of the
 // refusal the service would have given a read of the source
 // (https://learn.microsoft.com/rest/api/storageservices/copy-blob, "Authorization").
-import { TableError } from '../errors.js';
+import { StorageError } from '../errors.js';
 import type { SasNeed } from '../http/sas.js';
 import type { BlobKey } from '../storage/blob-store.js';
 import type { BlobCall } from './blob-access.js';
@@ -18,7 +18,7 @@ const readSource: SasNeed = { resourceType: 'o', service: 'r', account: ['r'] };
  * CannotVerifyCopySource is 404 for a source that does not exist (errors.ts) and 403 for one the
  * request may not read, with that refusal's message (as the service's replies show it).
  */
-class CopySourceRefused extends TableError {
+class CopySourceRefused extends StorageError {
   override readonly status = 403;
 
   constructor(message: string) {
@@ -38,7 +38,7 @@ export async function requireSourceReadable(call: BlobCall, source: string, key:
     }
     call.access.require(readSource, resourceName);
   } catch (error) {
-    if (!(error instanceof TableError) || error.status !== 403) throw error;
+    if (!(error instanceof StorageError) || error.status !== 403) throw error;
     if ((await publicAccessLevel(call.services, call.account, key.container)) !== undefined) return;
     throw new CopySourceRefused(error.message);
   }

@@ -5,7 +5,7 @@
 import { timingSafeEqual } from 'node:crypto';
 import { floorMilliseconds, parseIsoTicks } from '../domain/edm.js';
 import { compareKeyToBound, type KeyBound, type KeyRange } from '../domain/keys.js';
-import { TableError } from '../errors.js';
+import { StorageError } from '../errors.js';
 import type { Account } from './accounts.js';
 import { sign } from './auth.js';
 
@@ -162,11 +162,11 @@ export const sasNeeds = {
  */
 export function authorizeSas(grant: SasGrant, need: SasNeed): SasVerdict {
   if (grant.kind === 'account' && !grant.resourceTypes.has(need.resourceType)) {
-    throw new TableError('AuthorizationResourceTypeMismatch');
+    throw new StorageError('AuthorizationResourceTypeMismatch');
   }
   if (grantsAll(grant, need)) return undefined;
   if (need.create === true && grant.permissions.has('c' as never)) return 'createOnly';
-  throw new TableError('AuthorizationPermissionMismatch');
+  throw new StorageError('AuthorizationPermissionMismatch');
 }
 
 function grantsAll(grant: SasGrant, need: SasNeed): boolean {
@@ -241,7 +241,7 @@ async function verifyServiceSas(params: SasParams, table: string, context: SasCo
   checkSourceIp(params.sip, context.clientIp);
   if (context.tableName !== undefined && context.tableName.toLowerCase() !== table.toLowerCase()) {
     const detail = `The SAS is for table '${table}', not '${context.tableName}'.`;
-    throw new TableError('AuthorizationFailure', undefined, detail);
+    throw new StorageError('AuthorizationFailure', undefined, detail);
   }
   return { kind: 'service', table, permissions: letters(sp, tablePermissions), keyRange: keyRange(params) };
 }
@@ -320,7 +320,7 @@ async function verifyBlobSas(params: SasParams, rawQuery: string, context: SasCo
   checkProtocol(params.spr, context.https);
   checkSourceIp(params.sip, context.clientIp);
   if (params.sr !== 'c' && !resource.includes('/')) {
-    throw new TableError('AuthorizationFailure', undefined, 'A blob SAS (sr=b) cannot be used on its container.');
+    throw new StorageError('AuthorizationFailure', undefined, 'A blob SAS (sr=b) cannot be used on its container.');
   }
   // What the SAS covers: its container (sr=c) or its blob; see sasCovers.
   const signed = params.sr === 'c' ? container : resource;
@@ -343,7 +343,7 @@ async function verifyAccountSas(params: SasParams, context: SasContext): Promise
   checkTimeWindow(params.st, params.se, context.now);
   checkProtocol(params.spr, context.https);
   checkSourceIp(params.sip, context.clientIp);
-  if (!(params.ss ?? '').includes(context.serviceLetter ?? 't')) throw new TableError('AuthorizationServiceMismatch');
+  if (!(params.ss ?? '').includes(context.serviceLetter ?? 't')) throw new StorageError('AuthorizationServiceMismatch');
   return {
     kind: 'account',
     resourceTypes: letters(params.srt, resourceTypes),
@@ -370,7 +370,7 @@ async function effectivePolicy(params: SasParams, table: string, context: SasCon
   const policy = params.si === undefined ? {} : await context.lookupPolicy(table, params.si);
   if (policy === undefined) {
     const detail = `No stored access policy '${params.si}' on table '${table}'.`;
-    throw new TableError('AuthorizationFailure', undefined, detail);
+    throw new StorageError('AuthorizationFailure', undefined, detail);
   }
   const st = pick('st', params.st, policy.start);
   const se = pick('se', params.se, policy.expiry);
@@ -383,7 +383,7 @@ async function effectivePolicy(params: SasParams, table: string, context: SasCon
 function pick(name: SasParamName, fromUrl: string | undefined, fromPolicy: string | undefined): string | undefined {
   if (fromUrl !== undefined && fromPolicy !== undefined) {
     const detail = `The SAS field ${name} is also set by the stored access policy.`;
-    throw new TableError('InvalidQueryParameterValue', detail);
+    throw new StorageError('InvalidQueryParameterValue', detail);
   }
   return fromUrl ?? fromPolicy;
 }
@@ -421,7 +421,7 @@ function parseTime(name: 'st' | 'se', text: string): number {
 /** spr is 'https' or 'https,http' (the default when absent). */
 function checkProtocol(protocols: string | undefined, https: boolean): void {
   if (protocols === undefined) return;
-  if (!protocols.split(',').includes(https ? 'https' : 'http')) throw new TableError('AuthorizationProtocolMismatch');
+  if (!protocols.split(',').includes(https ? 'https' : 'http')) throw new StorageError('AuthorizationProtocolMismatch');
 }
 
 /** sip is one IPv4 address or an inclusive range `a.b.c.d-e.f.g.h`. */
@@ -435,7 +435,7 @@ function checkSourceIp(range: string | undefined, clientIp: string): void {
   }
   const client = ipv4Number(clientIpv4(clientIp));
   if (client === undefined || client < low || client > high) {
-    throw new TableError(
+    throw new StorageError(
       'AuthorizationSourceIPMismatch',
       `This request is not authorized to perform this operation using this source IP ${clientIp}.`,
     );
@@ -498,6 +498,6 @@ function percentDecoded(name: string, value: string): string {
   }
 }
 
-function authenticationFailed(detail: string): TableError {
-  return new TableError('AuthenticationFailed', undefined, detail);
+function authenticationFailed(detail: string): StorageError {
+  return new StorageError('AuthenticationFailed', undefined, detail);
 }
