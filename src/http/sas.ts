@@ -158,14 +158,15 @@ export const sasNeeds = {
  * Throws unless the grant covers the need: AuthorizationResourceTypeMismatch or
  * AuthorizationPermissionMismatch (Azure REST: common-rest-api-error-codes). A service SAS asked for a table-level or
  * service-level operation gets AuthorizationPermissionMismatch, as in Azurite (code unverified).
- * Entity keys are checked separately with keyInRange.
+ * An account SAS's resource type is checked before its letters. Entity keys are checked separately
+ * with keyInRange. Returns 'createOnly' when only Create grants the need (SasVerdict).
  */
 export function authorizeSas(grant: SasGrant, need: SasNeed): SasVerdict {
   if (grant.kind === 'account' && !grant.resourceTypes.has(need.resourceType)) {
     throw new StorageError('AuthorizationResourceTypeMismatch');
   }
   if (grantsAll(grant, need)) return undefined;
-  if (need.create === true && grant.permissions.has('c' as never)) return 'createOnly';
+  if (need.create === true && (grant.permissions as ReadonlySet<string>).has('c')) return 'createOnly';
   throw new StorageError('AuthorizationPermissionMismatch');
 }
 
