@@ -97,7 +97,21 @@ export interface SasRequest {
 
 /** One raw request to the blob endpoint, path-style; `sas` (a query) or, when undefined, Shared Key. */
 export function blobRequest(server: RunningServer, request: SasRequest, sas: string | undefined): Promise<RawResponse> {
-  const port = Number(new URL(blobEndpoint(server)).port);
+  return sasRequest(Number(new URL(blobEndpoint(server)).port), request, sas);
+}
+
+/**
+ * A queue service SAS (create-service-sas, Queue service): it names no resource of its own; it is
+ * for the queue it signs, `/queue/{account}/{queue}`.
+ */
+export function queueSas(queue: string, sp: string, key = devKey): string {
+  const se = inADay();
+  const sig = hmacBase64(key, [sp, '', se, `/queue/${devAccount}/${queue}`, '', '', '', sasVersion].join('\n'));
+  return queryOf({ sv: sasVersion, sp, se, sig });
+}
+
+/** One raw request to a Blob or Queue endpoint on `port`, path-style; `sas` or, when undefined, Shared Key. */
+export function sasRequest(port: number, request: SasRequest, sas: string | undefined): Promise<RawResponse> {
   const separator = request.target.includes('?') ? '&' : '?';
   const path = `/${devAccount}/${request.target}${sas === undefined ? '' : `${separator}${sas}`}`;
   const body = request.body === undefined ? undefined : Buffer.from(request.body);

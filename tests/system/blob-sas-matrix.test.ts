@@ -11,9 +11,19 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import http from 'node:http';
 import { blobService } from '../../src/blob/definition.js';
-import { accountSas, blobRequest, blobSas, blobUrl, type SasRequest } from '../helpers/blob-sas.js';
-import { uniqueContainerName } from '../helpers/blob.js';
+import { accountSas, blobRequest, blobSas, type SasRequest } from '../helpers/blob-sas.js';
+import { blobEndpoint, uniqueContainerName } from '../helpers/blob.js';
 import { describeResponse, type RawResponse } from '../helpers/http.js';
+import {
+  accountKind,
+  assertRowsCoverRoutes,
+  runKind,
+  runWithKey,
+  serviceExpectation,
+  type Matrix,
+  type MatrixRow,
+  type SasKind,
+} from '../helpers/sas-matrix.js';
 import { startServer, type RunningServer } from '../helpers/server.js';
 
 /** A place an operation runs on, made with the account key. */
@@ -21,26 +31,15 @@ type FixtureKind =
   'none' | 'container' | 'newContainer' | 'leasedContainer' | 'blob' | 'newBlob' | 'appendBlob' | 'leasedBlob';
 
 interface Fixture {
+  /** The server's blob endpoint, `http://127.0.0.1:{port}/devstoreaccount1`. */
+  readonly endpoint: string;
   readonly container: string;
   /** Every blob fixture's blob is `b`; its container also holds `src`, a copy source. */
   readonly blob: string;
   readonly leaseId: string;
 }
 
-interface Row {
-  /** `${method} ${resource} ${operation}` of the route it exercises. */
-  readonly route: string;
-  /** Several rows may exercise one route (a Put Blob of a new blob, and over an existing one). */
-  readonly label?: string;
-  readonly fixture: FixtureKind;
-  request(fixture: Fixture, server: RunningServer): SasRequest;
-  /** The status an allowed request answers (default: any 2xx). */
-  readonly allowedStatus?: number;
-  /** Letters of which any one lets a service SAS do it; undefined: no service SAS may (create-service-sas). */
-  readonly service?: string;
-  /** The resource type and the letters of which any one lets an account SAS do it (create-account-sas). */
-  readonly account: { readonly srt: 's' | 'c' | 'o'; readonly letters: string };
-}
+type Row = MatrixRow<Fixture, FixtureKind>;
 
 const leaseId = '11111111-1111-1111-1111-111111111111';
 const otherLeaseId = '22222222-2222-2222-2222-222222222222';
@@ -125,15 +124,10 @@ const accountInformationRows: Row[] = (['service', 'container', 'blob'] as const
 );
 
 /** A copy whose source carries its own read SAS, so that only the destination's permission decides. */
-function copyRequest(
-  f: Fixture,
-  server: RunningServer,
-  extra: Record<string, string> = {},
-  target = blobPath(f),
-): SasRequest {
+function copyRequest(f: Fixture, extra: Record<string, string> = {}, target = blobPath(f)): SasRequest {
   const sourceSas = blobSas({ sr: 'b', resource: `${f.container}/src`, sp: 'r' });
   return on(target, 'PUT', {
-    'x-ms-copy-source': blobUrl(server, f.container, 'src', sourceSas),
+    'x-ms-copy-source': `${f.endpoint}/${f.container}/src?${sourceSas}`,
     ...extra,
   });
 }
@@ -279,7 +273,7 @@ const rows: Row[] = [
   objectRow('GET blob GetBlockList', 'blob', (f) => on(blobPath(f, '?comp=blocklist'), 'GET'), 'r'),
   // Create (c): "write a new blob, snapshot a blob, or copy a blob to a new blob"; Write (w) any.
   ...createRows('PUT blob PutBlob', (f) => on(blobPath(f), 'PUT', { 'x-ms-blob-type': 'BlockBlob' }, 'new content')),
-  ...createRows('PUT blob CopyBlob', (f, server) => copyRequest(f, server)),
+  ...createRows('PUT blob CopyBlob', (f) => copyRequest(f)),
   ...createRows('PUT blob PutBlockList', (f) => on(blobPath(f, '?comp=blocklist'), 'PUT', {}, emptyBlockList)),
   // Staging a block: as Create or Write (Cerulean's choice: staging is the first step of writing a new blob).
   ...createRows('PUT blob PutBlock', (f) => on(blockPath(f), 'PUT', {}, 'x')),
@@ -288,14 +282,14 @@ const rows: Row[] = [
   objectRow(
     'PUT blob PutBlobFromURL',
     'newBlob',
-    (f, s) => copyRequest(f, s, { 'x-ms-blob-type': 'BlockBlob' }),
+    (f) => copyRequest(f, { 'x-ms-blob-type': 'BlockBlob' }),
     'cw',
     501,
   ),
   objectRow(
     'PUT blob PutBlockFromURL',
     'blob',
-    (f, s) => copyRequest(f, s, {}, blockPath(f)),
+    (f) => copyRequest(f, {}, blockPath(f)),
     'w',
     501,
   ),
@@ -325,64 +319,33 @@ const rows: Row[] = [
   ...leaseRows('blob', 'w', 'wd'),
 ];
 
-interface SasKind {
-  readonly name: string;
-  readonly letters: string;
-  sas(letter: string, fixture: Fixture): string;
-  expect(row: Row, letter: string): number | string;
-}
-
 /** Service SAS letters (create-service-sas, Blob service) and account SAS letters (create-account-sas). */
 const serviceLetters = 'racwdxyltmeopif';
 const accountLetters = 'rwdylacuptfi';
 
-const resourceOf = (row: Row) => row.route.split(' ')[1]!;
-
-function serviceKind(sr: 'b' | 'c'): SasKind {
+function serviceKind(sr: 'b' | 'c'): SasKind<Fixture> {
   return {
     name: `service SAS sr=${sr}`,
     letters: serviceLetters,
     sas: (letter, f) => blobSas({ sr, resource: `${f.container}/${f.blob}`, sp: letter }),
     expect(row, letter) {
-      // A service SAS signs its resource: on the service, or a blob SAS on its container, the signature
-      // names another resource than the request's, and fails (403 AuthenticationFailed).
-      const resource = resourceOf(row);
-      if (resource === 'service' || (sr === 'b' && resource === 'container')) return 'AuthenticationFailed';
-      if (row.service !== undefined && row.service.includes(letter)) return row.allowedStatus ?? 200;
-      return 'AuthorizationPermissionMismatch';
+      const resource = row.route.split(' ')[1];
+      return serviceExpectation(row, letter, resource === 'service' || (sr === 'b' && resource === 'container'));
     },
   };
 }
 
-function accountKind(srt: 's' | 'c' | 'o'): SasKind {
-  return {
-    name: `account SAS srt=${srt}`,
-    letters: accountLetters,
-    sas: (letter) => accountSas({ srt, sp: letter }),
-    expect(row, letter) {
-      if (row.account.srt !== srt) return 'AuthorizationResourceTypeMismatch';
-      if (row.account.letters.includes(letter)) return row.allowedStatus ?? 200;
-      return 'AuthorizationPermissionMismatch';
-    },
-  };
-}
-
-const kinds: readonly SasKind[] = [
+const blobAccountSas = (srt: string, sp: string) => accountSas({ srt, sp });
+const kinds: readonly SasKind<Fixture>[] = [
   serviceKind('b'),
   serviceKind('c'),
-  accountKind('s'),
-  accountKind('c'),
-  accountKind('o'),
+  ...(['s', 'c', 'o'] as const).map((srt) => accountKind<Fixture>(srt, accountLetters, blobAccountSas)),
 ];
-
-const routeKey = (route: { method: string; resource: string; operation: string }) =>
-  `${route.method} ${route.resource} ${route.operation}`;
 
 describe('the Blob SAS matrix: every letter × SAS kind × route, against the documented tables', () => {
   let server: RunningServer;
   const agent = new http.Agent({ keepAlive: true, maxSockets: 16 });
   const shared = new Map<FixtureKind, Fixture>();
-
   const key = (request: SasRequest) => blobRequest(server, { ...request, agent }, undefined);
 
   async function ok(response: Promise<RawResponse>, what: string): Promise<void> {
@@ -392,41 +355,32 @@ describe('the Blob SAS matrix: every letter × SAS kind × route, against the do
 
   /** A fresh fixture of this kind, in a container of its own. */
   async function makeFixture(kind: FixtureKind): Promise<Fixture> {
-    const fixture = { container: uniqueContainerName('m'), blob: 'b', leaseId };
+    const fixture = { endpoint: blobEndpoint(server), container: uniqueContainerName('m'), blob: 'b', leaseId };
     if (kind === 'none' || kind === 'newContainer') return fixture;
     const { container } = fixture;
     await ok(key(on(`${container}?restype=container`, 'PUT')), 'create container');
-    if (kind === 'leasedContainer') {
-      const headers = {
-        'x-ms-lease-action': 'acquire',
-        'x-ms-lease-duration': '-1',
-        'x-ms-proposed-lease-id': leaseId,
-      };
-      await ok(key(on(`${container}?restype=container&comp=lease`, 'PUT', headers)), 'lease container');
-    }
+    const acquire = { 'x-ms-lease-action': 'acquire', 'x-ms-lease-duration': '-1', 'x-ms-proposed-lease-id': leaseId };
+    if (kind === 'leasedContainer') await ok(key(on(`${container}?restype=container&comp=lease`, 'PUT', acquire)), 'lease');
     if (kind === 'container' || kind === 'leasedContainer') return fixture;
     await ok(key(on(`${container}/src`, 'PUT', { 'x-ms-blob-type': 'BlockBlob' }, 'source')), 'put source');
     if (kind === 'newBlob') return fixture;
     const type = kind === 'appendBlob' ? 'AppendBlob' : 'BlockBlob';
-    await ok(
-      key(on(`${container}/b`, 'PUT', { 'x-ms-blob-type': type }, type === 'BlockBlob' ? 'content' : undefined)),
-      'put blob',
-    );
-    if (kind === 'leasedBlob') {
-      const headers = {
-        'x-ms-lease-action': 'acquire',
-        'x-ms-lease-duration': '-1',
-        'x-ms-proposed-lease-id': leaseId,
-      };
-      await ok(key(on(`${container}/b?comp=lease`, 'PUT', headers)), 'lease blob');
-    }
+    const content = type === 'BlockBlob' ? 'content' : undefined;
+    await ok(key(on(`${container}/b`, 'PUT', { 'x-ms-blob-type': type }, content)), 'put blob');
+    if (kind === 'leasedBlob') await ok(key(on(`${container}/b?comp=lease`, 'PUT', acquire)), 'lease blob');
     return fixture;
   }
 
+  const matrix: Matrix<Fixture, FixtureKind> = {
+    rows,
+    make: makeFixture,
+    shared: (kind) => shared.get(kind)!,
+    send: (request, sas) => blobRequest(server, { ...request, agent }, sas),
+  };
+
   before(async () => {
     server = await startServer();
-    const kindsUsed = new Set(rows.map((row) => row.fixture));
-    for (const kind of kindsUsed) shared.set(kind, await makeFixture(kind));
+    for (const kind of new Set(rows.map((row) => row.fixture))) shared.set(kind, await makeFixture(kind));
   });
 
   after(async () => {
@@ -435,64 +389,12 @@ describe('the Blob SAS matrix: every letter × SAS kind × route, against the do
   });
 
   test('every route of the Blob service has a row (a new route must be added here with its expectations)', () => {
-    const routes = blobService.routes.map(routeKey);
-    assert.equal(new Set(routes).size, routes.length, 'two routes share method, resource and operation');
-    const covered = new Set(rows.map((row) => row.route));
-    const missing = routes.filter((route) => !covered.has(route));
-    assert.deepEqual(missing, [], `routes without a row in the SAS matrix: ${missing.join(', ')}`);
-    const stale = [...covered].filter((route) => !routes.includes(route));
-    assert.deepEqual(stale, [], `rows for routes that no longer exist: ${stale.join(', ')}`);
+    assertRowsCoverRoutes(blobService.routes.map((r) => `${r.method} ${r.resource} ${r.operation}`), rows);
   });
 
-  test('every row succeeds with the account key (the requests are right)', async () => {
-    await pool(rows, async (row) => {
-      const fixture = await makeFixture(row.fixture);
-      const res = await key(row.request(fixture, server));
-      assertAllowed(res, row.allowedStatus, `${describeRow(row)} with Shared Key`);
-    });
-  });
+  test('every row succeeds with the account key (the requests are right)', () => runWithKey(matrix));
 
   for (const kind of kinds) {
-    test(`${kind.name}: each of ${kind.letters.length} letters on ${rows.length} rows`, async () => {
-      const attempts = rows.flatMap((row) => [...kind.letters].map((letter) => ({ row, letter })));
-      const failures: string[] = [];
-      await pool(attempts, async ({ row, letter }) => {
-        const expected = kind.expect(row, letter);
-        // An allowed attempt changes its fixture: it gets its own. A refused one must change nothing.
-        const fixture = typeof expected === 'number' ? await makeFixture(row.fixture) : shared.get(row.fixture)!;
-        const res = await blobRequest(server, { ...row.request(fixture, server), agent }, kind.sas(letter, fixture));
-        const what = `${describeRow(row)} with ${kind.name} sp=${letter}`;
-        try {
-          if (typeof expected === 'number') assertAllowed(res, expected === 200 ? undefined : expected, what);
-          else assertRefusedWith(res, expected, what);
-        } catch (error) {
-          failures.push((error as Error).message.split('\n')[0]!);
-        }
-      });
-      assert.deepEqual(failures, []);
-    });
+    test(`${kind.name}: each of ${kind.letters.length} letters on ${rows.length} rows`, () => runKind(matrix, kind));
   }
 });
-
-function describeRow(row: Row): string {
-  return row.label === undefined ? row.route : `${row.route} (${row.label})`;
-}
-
-function assertAllowed(res: RawResponse, status: number | undefined, what: string): void {
-  const good = status === undefined ? res.status >= 200 && res.status < 300 : res.status === status;
-  assert.ok(good, `${what}: expected ${status ?? '2xx'}, got ${res.status} ${res.headers['x-ms-error-code'] ?? ''}`);
-}
-
-function assertRefusedWith(res: RawResponse, code: string, what: string): void {
-  const got = res.headers['x-ms-error-code'];
-  assert.ok(res.status === 403 && got === code, `${what}: expected 403 ${code}, got ${res.status} ${got ?? ''}`);
-}
-
-/** Runs `work` over `items`, 16 at a time. */
-async function pool<T>(items: readonly T[], work: (item: T) => Promise<void>): Promise<void> {
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) await work(items[next++]!);
-  };
-  await Promise.all(Array.from({ length: 16 }, worker));
-}
