@@ -3,6 +3,7 @@
 // letter of a kind to every row (16 requests in flight), giving each allowed attempt a fresh
 // fixture (it changes it) and each refused one a shared fixture (it must change nothing).
 import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
 import type { RawResponse } from './http.js';
 import type { SasRequest } from './blob-sas.js';
 
@@ -75,6 +76,50 @@ export interface Matrix<F, K extends string> {
   /** The fixture refused attempts share (made once). */
   shared(kind: K): F;
   send(request: SasRequest, sas: string | undefined): Promise<RawResponse>;
+}
+
+/** A running server as a matrix uses it. */
+export interface MatrixServer<F, K extends string> {
+  make(kind: K): Promise<F>;
+  send(request: SasRequest, sas: string | undefined): Promise<RawResponse>;
+  stop(): Promise<void>;
+}
+
+/**
+ * A matrix's tests, inside its describe(): one server from `start`, the shared fixtures made once,
+ * then the check that every route has a row, every row with the account key, and each kind of SAS.
+ */
+export function matrixTests<F, K extends string>(spec: {
+  readonly service: string;
+  readonly routes: readonly { readonly method: string; readonly resource: string; readonly operation: string }[];
+  readonly rows: readonly MatrixRow<F, K>[];
+  readonly kinds: readonly SasKind<F>[];
+  start(): Promise<MatrixServer<F, K>>;
+}): void {
+  let server: MatrixServer<F, K> | undefined;
+  const shared = new Map<K, F>();
+  const matrix: Matrix<F, K> = {
+    rows: spec.rows,
+    make: (kind) => server!.make(kind),
+    shared: (kind) => shared.get(kind)!,
+    send: (request, sas) => server!.send(request, sas),
+  };
+  before(async () => {
+    server = await spec.start();
+    for (const kind of new Set(spec.rows.map((row) => row.fixture))) shared.set(kind, await server.make(kind));
+  });
+  after(() => server?.stop());
+  test(`every route of the ${spec.service} service has a row (a new route must be added with its expectations)`, () => {
+    assertRowsCoverRoutes(
+      spec.routes.map((r) => `${r.method} ${r.resource} ${r.operation}`),
+      spec.rows,
+    );
+  });
+  test('every row succeeds with the account key (the requests are right)', () => runWithKey(matrix));
+  for (const kind of spec.kinds) {
+    const title = `${kind.name}: each of ${kind.letters.length} letters on ${spec.rows.length} rows`;
+    test(title, () => runKind(matrix, kind));
+  }
 }
 
 /** Every row with the account key: the requests themselves are right. */

@@ -6,7 +6,7 @@
 // https://learn.microsoft.com/rest/api/storageservices/create-account-sas (account SAS). The rows are
 // keyed by the server's route table: a route with no row here fails the test, so no later operation
 // (tags, batch, page blobs, Data Lake) can slip past SAS checks unexamined.
-import { after, before, describe, test } from 'node:test';
+import { describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import http from 'node:http';
@@ -16,15 +16,13 @@ import { blobEndpoint, uniqueContainerName } from '../helpers/blob.js';
 import { describeResponse, type RawResponse } from '../helpers/http.js';
 import {
   accountKind,
-  assertRowsCoverRoutes,
-  runKind,
-  runWithKey,
+  matrixTests,
   serviceExpectation,
-  type Matrix,
   type MatrixRow,
+  type MatrixServer,
   type SasKind,
 } from '../helpers/sas-matrix.js';
-import { startServer, type RunningServer } from '../helpers/server.js';
+import { startServer } from '../helpers/server.js';
 
 /** A place an operation runs on, made with the account key. */
 type FixtureKind =
@@ -343,58 +341,37 @@ const kinds: readonly SasKind<Fixture>[] = [
 ];
 
 describe('the Blob SAS matrix: every letter × SAS kind × route, against the documented tables', () => {
-  let server: RunningServer;
-  const agent = new http.Agent({ keepAlive: true, maxSockets: 16 });
-  const shared = new Map<FixtureKind, Fixture>();
-  const key = (request: SasRequest) => blobRequest(server, { ...request, agent }, undefined);
+  matrixTests({ service: 'Blob', routes: blobService.routes, rows, kinds, start: startBlobServer });
+});
 
-  async function ok(response: Promise<RawResponse>, what: string): Promise<void> {
+async function startBlobServer(): Promise<MatrixServer<Fixture, FixtureKind>> {
+  const server = await startServer();
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 16 });
+  const send = (request: SasRequest, sas: string | undefined) => blobRequest(server, { ...request, agent }, sas);
+  const ok = async (response: Promise<RawResponse>, what: string): Promise<void> => {
     const res = await response;
     assert.ok(res.status >= 200 && res.status < 300, `${what}: ${describeResponse(res)}`);
-  }
-
+  };
+  const key = (request: SasRequest) => ok(send(request, undefined), `${request.method} ${request.target}`);
   /** A fresh fixture of this kind, in a container of its own. */
-  async function makeFixture(kind: FixtureKind): Promise<Fixture> {
+  const make = async (kind: FixtureKind): Promise<Fixture> => {
     const fixture = { endpoint: blobEndpoint(server), container: uniqueContainerName('m'), blob: 'b', leaseId };
     if (kind === 'none' || kind === 'newContainer') return fixture;
     const { container } = fixture;
-    await ok(key(on(`${container}?restype=container`, 'PUT')), 'create container');
+    await key(on(`${container}?restype=container`, 'PUT'));
     const acquire = { 'x-ms-lease-action': 'acquire', 'x-ms-lease-duration': '-1', 'x-ms-proposed-lease-id': leaseId };
-    if (kind === 'leasedContainer') await ok(key(on(`${container}?restype=container&comp=lease`, 'PUT', acquire)), 'lease');
+    if (kind === 'leasedContainer') await key(on(`${container}?restype=container&comp=lease`, 'PUT', acquire));
     if (kind === 'container' || kind === 'leasedContainer') return fixture;
-    await ok(key(on(`${container}/src`, 'PUT', { 'x-ms-blob-type': 'BlockBlob' }, 'source')), 'put source');
+    await key(on(`${container}/src`, 'PUT', { 'x-ms-blob-type': 'BlockBlob' }, 'source'));
     if (kind === 'newBlob') return fixture;
     const type = kind === 'appendBlob' ? 'AppendBlob' : 'BlockBlob';
-    const content = type === 'BlockBlob' ? 'content' : undefined;
-    await ok(key(on(`${container}/b`, 'PUT', { 'x-ms-blob-type': type }, content)), 'put blob');
-    if (kind === 'leasedBlob') await ok(key(on(`${container}/b?comp=lease`, 'PUT', acquire)), 'lease blob');
+    await key(on(`${container}/b`, 'PUT', { 'x-ms-blob-type': type }, type === 'BlockBlob' ? 'content' : undefined));
+    if (kind === 'leasedBlob') await key(on(`${container}/b?comp=lease`, 'PUT', acquire));
     return fixture;
-  }
-
-  const matrix: Matrix<Fixture, FixtureKind> = {
-    rows,
-    make: makeFixture,
-    shared: (kind) => shared.get(kind)!,
-    send: (request, sas) => blobRequest(server, { ...request, agent }, sas),
   };
-
-  before(async () => {
-    server = await startServer();
-    for (const kind of new Set(rows.map((row) => row.fixture))) shared.set(kind, await makeFixture(kind));
-  });
-
-  after(async () => {
+  const stop = async () => {
     agent.destroy();
-    await server?.stop();
-  });
-
-  test('every route of the Blob service has a row (a new route must be added here with its expectations)', () => {
-    assertRowsCoverRoutes(blobService.routes.map((r) => `${r.method} ${r.resource} ${r.operation}`), rows);
-  });
-
-  test('every row succeeds with the account key (the requests are right)', () => runWithKey(matrix));
-
-  for (const kind of kinds) {
-    test(`${kind.name}: each of ${kind.letters.length} letters on ${rows.length} rows`, () => runKind(matrix, kind));
-  }
-});
+    await server.stop();
+  };
+  return { make, send, stop };
+}
