@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // The tidy check that `npm test` runs first: lines at most 120 columns, functions at most 70 lines,
-// every cited document and src/ or tests/ path present, no internal issue numbers, no citations of documents a reader of
-// the repository cannot open, and imports that point down the layers of docs/architecture.md.
+// every cited document and src/ or tests/ path present, no internal issue numbers, no citations of
+// documents a reader of the repository cannot open, and imports that point down the layers of
+// docs/architecture.md.
 //
 //   node scripts/tidy.mjs          check; exit 1 on a violation
 //   node scripts/tidy.mjs --fix    first format with prettier (.prettierrc) and reflow comment lines
