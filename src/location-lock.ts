@@ -40,7 +40,9 @@ export function lockLocation(location: string): void {
       if (code === 'SQLITE_BUSY') {
         const holder = lockHolder(path);
         const named = holder === undefined ? '' : ` (PID ${holder})`;
-        throw new Error(`${location} is in use by another Cerulean server${named}; stop it or choose another --location`);
+        throw new Error(
+          `${location} is in use by another Cerulean server${named}; stop it or choose another --location`,
+        );
       }
       // Earlier versions wrote the holder's PID as text: such a file is no lock the kernel holds.
       if (code === 'SQLITE_NOTADB' && attempt === 0) {

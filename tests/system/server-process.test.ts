@@ -102,7 +102,10 @@ describe('the server process', () => {
       first = await startServer({ location: dir });
       const second = await runCli(['--location', dir, '--port', '0', '--queue-port', '0', '--blob-port', '0']);
       assert.equal(second.code, 1, second.stderr);
-      assert.match(second.stderr, new RegExp(`\\(PID ${first.process.pid}\\); stop it or choose another --location\n$`));
+      assert.match(
+        second.stderr,
+        new RegExp(`\\(PID ${first.process.pid}\\); stop it or choose another --location\n$`),
+      );
     });
   });
 
