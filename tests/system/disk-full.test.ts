@@ -1,9 +1,8 @@
 // A full disk, on a real small file system (a tmpfs mounted for the test; root only): writes of every
 // service answer 503 ServerBusy with one log line each (never a 500 with a stack trace), a Delete
 // Blob answers 202 or that 503, never a 500, and once blobs are deleted their space comes back within
-// a short --blob-reclaim-grace. PostgreSQL's disk-full SQLSTATE (53100) is mapped to the same 503 by
-// the engine's failure table (src/storage/postgres/failures.ts); a cluster on a small disk is not
-// set up here.
+// a short --blob-reclaim-grace. On PostgreSQL, a database in a tablespace on a small tmpfs: its
+// disk-full SQLSTATE (53100) is the same 503.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
@@ -11,7 +10,10 @@ import { closeSync, mkdtempSync, openSync, rmSync, statfsSync, writeSync } from 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { blobSend, uniqueContainerName } from '../helpers/blob.js';
+import type { QueueClient } from '@azure/storage-queue';
+import type { TableClient } from '@azure/data-tables';
 import { queueServiceClient, uniqueQueueName } from '../helpers/queue.js';
+import { onDatabase, postgresUnavailable, testDatabaseUrl } from '../helpers/postgres.js';
 import { freshTable } from '../helpers/sdk.js';
 import { startServer, type RunningServer } from '../helpers/server.js';
 
@@ -29,6 +31,12 @@ function mountSmallDisk(bytes: number): { dir: string } | { reason: string } {
     rmSync(dir, { recursive: true, force: true });
     return { reason: String((error as { stderr?: unknown }).stderr ?? error).trim() };
   }
+}
+
+/** Unmounts and removes a folder mountSmallDisk made. */
+function unmount(dir: string): void {
+  execFileSync('umount', [dir]);
+  rmSync(dir, { recursive: true, force: true });
 }
 
 function freeBytes(dir: string): number {
@@ -92,8 +100,7 @@ describe('a full disk', { skip: 'reason' in mounted }, () => {
   });
   after(async () => {
     await server?.stop();
-    execFileSync('umount', [dir]);
-    rmSync(dir, { recursive: true, force: true });
+    unmount(dir);
   });
 
   test('writes answer 503 ServerBusy with one log line; deletes free the space within the grace', async (t) => {
@@ -102,35 +109,11 @@ describe('a full disk', { skip: 'reason' in mounted }, () => {
     const table = await freshTable(server);
     const queue = queueServiceClient(server).getQueueClient(uniqueQueueName());
     await queue.create();
-    const container = uniqueContainerName();
-    assert.equal((await blobSend(server, { method: 'PUT', target: `${container}?restype=container` })).status, 201);
-    const stored: string[] = [];
-    for (let i = 0; ; i++) {
-      const response = await putBlob(server, container, `b${i}`);
-      if (response.status === 201) {
-        stored.push(`b${i}`);
-        continue;
-      }
-      assert.equal(response.status, 503, response.text);
-      assert.equal(response.headers['x-ms-error-code'], 'ServerBusy');
-      break;
-    }
+    const { container, stored } = await fillWithBlobs(server);
     assert.ok(stored.length >= 4, `${stored.length} blobs fit`);
     fill(filler);
 
-    const refused = (error: unknown) => {
-      const { statusCode, response } = error as { statusCode?: number; response?: { headers: Headers } };
-      assert.equal(statusCode, 503, String(error));
-      assert.equal(response?.headers.get('x-ms-error-code'), 'ServerBusy');
-      return true;
-    };
-    const bigText = 'x'.repeat(32 * 1024);
-    await assert.rejects(async () => {
-      for (let i = 0; i < 64; i++) await table.createEntity({ partitionKey: 'p', rowKey: `r${i}`, text: bigText });
-    }, refused);
-    await assert.rejects(async () => {
-      for (let i = 0; i < 64; i++) await queue.sendMessage(bigText);
-    }, refused);
+    await tableAndQueueRefused(table, queue);
     const blob = await putBlob(server, container, 'one-more');
     assert.equal(blob.status, 503, blob.text);
 
@@ -149,11 +132,90 @@ describe('a full disk', { skip: 'reason' in mounted }, () => {
     await waitFor('the deleted blobs freed their space', () => freeBytes(dir) > freeBeforeDeletes + 3 * blobBytes);
     assert.equal((await putBlob(server, container, 'after')).status, 201);
 
-    const { stderr } = server.output();
-    assert.doesNotMatch(stderr, /^\s+at /m, 'no stack trace in the log');
-    assert.doesNotMatch(stderr, / 500 /, 'no 500 in the log');
-    const busyLines = stderr.split('\n').filter((line) => line.includes('503 ServerBusy answering'));
-    assert.ok(busyLines.length >= 3, stderr);
-    for (const line of busyLines) assert.match(line, /disk (or database )?is full|no space left/i, line);
+    logSaysDiskFull(server);
+  });
+});
+
+/** Blobs of blobBytes into a new container until one is refused: it must be 503 ServerBusy. How many fit. */
+async function fillWithBlobs(server: RunningServer): Promise<{ container: string; stored: string[] }> {
+  const container = uniqueContainerName();
+  assert.equal((await blobSend(server, { method: 'PUT', target: `${container}?restype=container` })).status, 201);
+  const stored: string[] = [];
+  for (let i = 0; ; i++) {
+    const response = await putBlob(server, container, `b${i}`);
+    if (response.status !== 201) {
+      assert.equal(response.status, 503, response.text);
+      assert.equal(response.headers['x-ms-error-code'], 'ServerBusy');
+      return { container, stored };
+    }
+    stored.push(`b${i}`);
+  }
+}
+
+/** Inserting entities and sending messages of 32 KiB each is refused with 503 ServerBusy before long. */
+async function tableAndQueueRefused(table: TableClient, queue: QueueClient): Promise<void> {
+  const refused = (error: unknown) => {
+    const { statusCode, response } = error as { statusCode?: number; response?: { headers: Headers } };
+    assert.equal(statusCode, 503, String(error));
+    assert.equal(response?.headers.get('x-ms-error-code'), 'ServerBusy');
+    return true;
+  };
+  const bigText = 'x'.repeat(32 * 1024);
+  await assert.rejects(async () => {
+    for (let i = 0; i < 64; i++) await table.createEntity({ partitionKey: 'p', rowKey: `r${i}`, text: bigText });
+  }, refused);
+  await assert.rejects(async () => {
+    for (let i = 0; i < 64; i++) await queue.sendMessage(bigText);
+  }, refused);
+}
+
+/** Each refusal is one warn line that says the disk is full; no stack trace, no 500. */
+function logSaysDiskFull(server: RunningServer): void {
+  const { stderr } = server.output();
+  assert.doesNotMatch(stderr, /^\s+at /m, 'no stack trace in the log');
+  assert.doesNotMatch(stderr, / 500 /, 'no 500 in the log');
+  const busyLines = stderr.split('\n').filter((line) => line.includes('503 ServerBusy answering'));
+  assert.ok(busyLines.length >= 3, stderr);
+  for (const line of busyLines) assert.match(line, /disk full: |No space left on device/, line);
+}
+
+describe('a full disk under PostgreSQL', { skip: 'reason' in mounted || postgresUnavailable() }, () => {
+  const tablespace = `cerulean_full_${process.pid}`;
+  let dir: string;
+  let url: string;
+  let server: RunningServer;
+  before(async () => {
+    const disk = mountSmallDisk(diskBytes);
+    assert.ok('dir' in disk, 'mounted once, mounts again');
+    dir = disk.dir;
+    execFileSync('chown', ['postgres:postgres', dir]);
+    const admin = testDatabaseUrl()!;
+    await onDatabase(admin, async (client) => {
+      await client.query(`CREATE TABLESPACE ${tablespace} LOCATION '${dir}'`);
+      await client.query(`CREATE DATABASE ${tablespace} TABLESPACE ${tablespace}`);
+    });
+    const database = new URL(admin);
+    database.pathname = `/${tablespace}`;
+    url = database.href;
+    server = await startServer({ database: url, args: ['--blob-reclaim-grace', String(graceSeconds)] });
+  });
+  after(async () => {
+    await server?.stop();
+    await onDatabase(testDatabaseUrl()!, async (client) => {
+      await client.query(`DROP DATABASE IF EXISTS ${tablespace} WITH (FORCE)`);
+      await client.query(`DROP TABLESPACE IF EXISTS ${tablespace}`);
+    });
+    if (dir !== undefined) unmount(dir);
+  });
+
+  test('writes of every service answer 503 ServerBusy with one log line (SQLSTATE 53100)', async () => {
+    const table = await freshTable(server);
+    const queue = queueServiceClient(server).getQueueClient(uniqueQueueName());
+    await queue.create();
+    const { stored } = await fillWithBlobs(server);
+    assert.ok(stored.length >= 4, `${stored.length} blobs fit`);
+    await tableAndQueueRefused(table, queue);
+    logSaysDiskFull(server);
+    assert.match(server.output().stderr, /\(53100\)/);
   });
 });
