@@ -1,4 +1,4 @@
-// The one error vocabulary: every expected failure is a TableError carrying the Azure error code,
+// The one error vocabulary: every expected failure is a StorageError carrying the Azure error code,
 // its HTTP status and message (Azure REST: table-service-error-codes). http/ renders it; nothing else builds error
 // bodies.
 import assert from 'node:assert/strict';
@@ -218,8 +218,8 @@ export const errorCodes = {
 
 export type ErrorCode = keyof typeof errorCodes;
 
-/** An expected failure with its Azure error code. `detail` replaces the default message. */
-export class TableError extends Error {
+/** An expected failure with its Azure error code, in any service. `detail` replaces the default message. */
+export class StorageError extends Error {
   readonly code: ErrorCode;
   readonly status: number;
   /** Extra text for authentication failures (Azure REST: status-and-error-codes2 AuthenticationErrorDetail). */
@@ -229,7 +229,7 @@ export class TableError extends Error {
 
   constructor(code: ErrorCode, detail?: string, authDetail?: string) {
     super(detail ?? errorCodes[code].message);
-    this.name = 'TableError';
+    this.name = 'StorageError';
     this.code = code;
     this.status = errorCodes[code].status;
     this.authDetail = authDetail;
@@ -238,10 +238,10 @@ export class TableError extends Error {
 }
 
 /**
- * A TableError whose XML body names more facts after <Message>, in the order given, e.g. the
+ * A StorageError whose XML body names more facts after <Message>, in the order given, e.g. the
  * <MaxLimit> of a queue's 413 RequestBodyTooLarge (put-message). JSON error bodies leave them out.
  */
-export class DetailedError extends TableError {
+export class DetailedError extends StorageError {
   readonly elements: readonly (readonly [name: string, value: string])[];
 
   constructor(code: ErrorCode, detail: string | undefined, elements: readonly (readonly [string, string])[]) {
@@ -255,14 +255,14 @@ export class DetailedError extends TableError {
 }
 
 export function fail(code: ErrorCode, detail?: string): never {
-  throw new TableError(code, detail);
+  throw new StorageError(code, detail);
 }
 
 /**
  * A failure of one operation of a $batch: reported as 202 with a single error part whose message
  * starts with `operationIndex:`, rather than as a top-level error.
  */
-export class BatchOperationError extends TableError {
+export class BatchOperationError extends StorageError {
   readonly operationIndex: number;
 
   constructor(operationIndex: number, code: ErrorCode, detail?: string) {
@@ -287,13 +287,13 @@ const diskFullCodes = new Set(['ENOSPC', 'EDQUOT', 'SQLITE_FULL', '53100']);
  * code of its own for it, and ServerBusy is the 503 the SDKs retry with backoff. PostgreSQL's disk
  * full (SQLSTATE 53100) is recognised here too, for a write whose store did not map it itself.
  */
-export function diskFullFailure(error: unknown): TableError | undefined {
-  if (error instanceof TableError) return undefined;
+export function diskFullFailure(error: unknown): StorageError | undefined {
+  if (error instanceof StorageError) return undefined;
   const code = (error as { code?: unknown } | null)?.code;
   const message = error instanceof Error ? error.message : String(error);
   const full =
     (typeof code === 'string' && diskFullCodes.has(code)) || /database or disk is full|no space left/i.test(message);
   if (!full) return undefined;
   const line = message.replace(/^\w+ failed: /, '').split('\n')[0]!;
-  return causedBy(new TableError('ServerBusy'), `disk full: ${line}${typeof code === 'string' ? ` (${code})` : ''}`);
+  return causedBy(new StorageError('ServerBusy'), `disk full: ${line}${typeof code === 'string' ? ` (${code})` : ''}`);
 }
