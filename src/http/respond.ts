@@ -6,7 +6,7 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { randomUUID } from 'node:crypto';
 import { clientRequestIdLengthMax } from '../limits.js';
-import { DetailedError, TableError, type ErrorCode } from '../errors.js';
+import { errorCodes, TableError, xmlMessages, type ErrorCode } from '../errors.js';
 import { escapeXmlText } from '../table/protocol/xml.js';
 import { isVersionShaped } from './request-checks.js';
 import { lingerAfterReply } from './linger.js';
@@ -141,20 +141,26 @@ function httpDate(): string {
 export function errorReply(context: ResponseContext, error: unknown, extraHeaders?: Record<string, string>): Reply {
   const tableError = error instanceof TableError ? error : new TableError('InternalError');
   const time = new Date().toISOString().replace('Z', '0000Z');
-  const text = `${tableError.message}\nRequestId:${context.requestId}\nTime:${time}`;
+  const trailer = `\nRequestId:${context.requestId}\nTime:${time}`;
   const headers = { 'x-ms-error-code': tableError.code, ...tableError.replyHeaders, ...extraHeaders };
   if (context.errorFormat.kind === 'xml') {
     return {
       status: tableError.status,
       headers: { ...headers, 'Content-Type': 'application/xml' },
-      body: xmlError(tableError, text),
+      body: xmlError(tableError, `${xmlMessage(tableError)}${trailer}`),
     };
   }
   return {
     status: tableError.status,
     headers: { ...headers, 'Content-Type': context.errorFormat.contentType },
-    body: jsonError(tableError.code, text),
+    body: jsonError(tableError.code, `${tableError.message}${trailer}`),
   };
+}
+
+/** The message of an XML error body: the service's recorded wording where the error kept the default. */
+function xmlMessage(error: TableError): string {
+  const recorded = xmlMessages[error.code];
+  return recorded !== undefined && error.message === errorCodes[error.code].message ? recorded : error.message;
 }
 
 /**
@@ -168,7 +174,7 @@ export function jsonError(code: ErrorCode, text: string): string {
 function xmlError(error: TableError, text: string): string {
   const elements: (readonly [string, string])[] = [];
   if (error.authDetail !== undefined) elements.push(['AuthenticationErrorDetail', error.authDetail]);
-  if (error instanceof DetailedError) elements.push(...error.elements);
+  elements.push(...error.elements);
   const detail = elements.map(([name, value]) => `<${name}>${escapeXmlText(value)}</${name}>`).join('');
   const message = `<Message>${escapeXmlText(text)}</Message>`;
   return `<?xml version="1.0" encoding="utf-8"?><Error><Code>${error.code}</Code>${message}${detail}</Error>`;

@@ -276,6 +276,59 @@ test('messages: numbers out of range and not numbers', async () => {
   await putMessage(queue, 'forever', '?messagettl=-1&visibilitytimeout=604800');
 });
 
+/** The elements after <Message> of an error body, in order, and the message's first line. */
+function errorFacts(response: Parameters<typeof xmlOf>[0]): [string, [string, string][]] {
+  const error = xmlOf(response);
+  const message = childText(error, 'Message')!.split('\n')[0]!;
+  const facts = error.children.filter((child) => !['Code', 'Message'].includes(child.name));
+  return [message, facts.map((child) => [child.name, child.text])];
+}
+
+test('messages: an out-of-range or invalid parameter is named in elements of the error body', async () => {
+  const queue = await freshQueue();
+  const outOfRange = 'One of the query parameters specified in the request URI is outside the permissible range.';
+  const invalid = 'Value for one of the query parameters specified in the request URI is invalid.';
+  const range = (name: string, value: string, min: string, max: string): [string, string][] => [
+    ['QueryParameterName', name],
+    ['QueryParameterValue', value],
+    ['MinimumAllowed', min],
+    ['MaximumAllowed', max],
+  ];
+  const get = await call({ method: 'GET', target: `${queue}/messages?numofmessages=100` });
+  assertQueueError(get, 400, 'OutOfRangeQueryParameterValue');
+  assert.deepEqual(errorFacts(get), [outOfRange, range('numofmessages', '100', '1', '32')]);
+  const put = await call({ method: 'POST', target: `${queue}/messages?visibilitytimeout=691200`, body: messageBody('x') });
+  assert.deepEqual(errorFacts(put), [outOfRange, range('visibilitytimeout', '691200', '0', '604800')]);
+  const shorter = await call({
+    method: 'POST',
+    target: `${queue}/messages?visibilitytimeout=30&messagettl=30`,
+    body: messageBody('x'),
+  });
+  assertQueueError(shorter, 400, 'InvalidQueryParameterValue');
+  assert.deepEqual(errorFacts(shorter), [
+    invalid,
+    [
+      ['QueryParameterName', 'visibilitytimeout'],
+      ['QueryParameterValue', '30'],
+      ['Reason', 'messagettl must be greater than visibilitytimeout'],
+    ],
+  ]);
+  const word = await call({ method: 'GET', target: `${queue}/messages?numofmessages=two` });
+  assertQueueError(word, 400, 'InvalidQueryParameterValue');
+  assert.deepEqual(errorFacts(word)[1].slice(0, 2), [
+    ['QueryParameterName', 'numofmessages'],
+    ['QueryParameterValue', 'two'],
+  ]);
+  // messagettl is 64-bit: 2^63 - 1 is taken, 2^63 is not an integer the service reads.
+  await putMessage(queue, 'long', '?messagettl=9223372036854775807');
+  const past = await call({
+    method: 'POST',
+    target: `${queue}/messages?messagettl=9223372036854775808`,
+    body: messageBody('x'),
+  });
+  assertQueueError(past, 400, 'InvalidQueryParameterValue');
+});
+
 test('messages: a deleted queue: 404 QueueNotFound for every message operation', async () => {
   const queue = await freshQueue();
   assert.equal((await call({ method: 'DELETE', target: queue })).status, 204);
