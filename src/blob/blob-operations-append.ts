@@ -1,5 +1,5 @@
 // Append Block (https://learn.microsoft.com/rest/api/storageservices/append-block).
-import { TableError } from '../errors.js';
+import { invalidHeaderValue, TableError } from '../errors.js';
 import type { Reply } from '../http/respond.js';
 import {
   findBlob,
@@ -31,7 +31,7 @@ interface AppendConditions {
 function numberHeader(call: BlobCall, name: string): number | undefined {
   const text = header(call, name);
   if (text === undefined) return undefined;
-  if (!/^\d{1,16}$/.test(text)) throw new TableError('InvalidHeaderValue', `The value of ${name} is not valid.`);
+  if (!/^\d{1,16}$/.test(text)) throw invalidHeaderValue(name, text);
   return Number(text);
 }
 
@@ -64,19 +64,24 @@ export async function appendBlock(call: BlobCall, resource: BlobOf): Promise<Rep
     maxSizeBytes: numberHeader(call, 'x-ms-blob-condition-maxsize'),
   };
   const declared = Number(header(call, 'content-length') ?? 0);
-  if (declared === 0) throw new TableError('InvalidHeaderValue', 'An appended block must not be empty.');
+  if (declared === 0) throw invalidHeaderValue('Content-Length', '0'); // an appended block is never empty
   const first = await findBlob(call, keyOf(resource));
   if (first === undefined) return notFound(call, resource.container);
   checkAppend(call, checks, first, Math.min(declared, appendBlockBytesMax));
   const received = await receiveContent(call, appendBlockBytesMax, true);
   let offset = 0;
-  const record = await updateBlob(call, resource, (current) => {
-    const found = checkAppend(call, checks, current, received.content.sizeBytes);
-    offset = found.record.sizeBytes;
-    const state = { ...found.state, committedBlockCount: found.state.committedBlockCount + 1 };
-    const next = nextRecord(call, resource, state, offset + received.content.sizeBytes);
-    return { record: next, content: { kind: 'append', block: { blockId: '', content: received.content } } };
-  }, { found: first });
+  const record = await updateBlob(
+    call,
+    resource,
+    (current) => {
+      const found = checkAppend(call, checks, current, received.content.sizeBytes);
+      offset = found.record.sizeBytes;
+      const state = { ...found.state, committedBlockCount: found.state.committedBlockCount + 1 };
+      const next = nextRecord(call, resource, state, offset + received.content.sizeBytes);
+      return { record: next, content: { kind: 'append', block: { blockId: '', content: received.content } } };
+    },
+    { found: first },
+  );
   return {
     status: 201,
     headers: {

@@ -231,13 +231,20 @@ async function timeToLiveOfAnySize(context: Context): Promise<void> {
   const peeked = (await queue.peekMessages({ numberOfMessages: 3 })).peekedMessageItems;
   assert.deepEqual(
     peeked.map((item) => [item.messageText, item.expiresOn.getTime() - item.insertedOn.getTime() === month * 1000]),
-    [['huge', false], ['month', true], ['forever', false]],
+    [
+      ['huge', false],
+      ['month', true],
+      ['forever', false],
+    ],
   );
   assert.deepEqual(peeked[0]!.expiresOn, neverExpires);
   // Ten years on, the huge one is still there; the month's is gone.
   context.clock.advance(10 * 366 * 24 * 60 * 60 * 1000);
   const received = (await queue.receiveMessages({ numberOfMessages: 3 })).receivedMessageItems;
-  assert.deepEqual(received.map((item) => item.messageText), ['huge', 'forever']);
+  assert.deepEqual(
+    received.map((item) => item.messageText),
+    ['huge', 'forever'],
+  );
   assert.deepEqual(received[0]!.expiresOn, neverExpires);
   await refused(queue.sendMessage('zero', { messageTimeToLive: 0 }), 400, 'InvalidQueryParameterValue');
 }

@@ -297,7 +297,11 @@ test('messages: an out-of-range or invalid parameter is named in elements of the
   const get = await call({ method: 'GET', target: `${queue}/messages?numofmessages=100` });
   assertQueueError(get, 400, 'OutOfRangeQueryParameterValue');
   assert.deepEqual(errorFacts(get), [outOfRange, range('numofmessages', '100', '1', '32')]);
-  const put = await call({ method: 'POST', target: `${queue}/messages?visibilitytimeout=691200`, body: messageBody('x') });
+  const put = await call({
+    method: 'POST',
+    target: `${queue}/messages?visibilitytimeout=691200`,
+    body: messageBody('x'),
+  });
   assert.deepEqual(errorFacts(put), [outOfRange, range('visibilitytimeout', '691200', '0', '604800')]);
   const shorter = await call({
     method: 'POST',
