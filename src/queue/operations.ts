@@ -211,14 +211,27 @@ export async function clearMessages(call: QueueCall, queue: string): Promise<Rep
   return { status: 204 };
 }
 
+/**
+ * The popreceipt parameter: Cerulean's receipts are UUIDs, so any other text is malformed, which
+ * the service answers with 400 InvalidQueryParameterValue, Reason "Invalid pop receipt format"
+ * (the official SDKs' recorded tests: popreceipt=invalid on Delete Message).
+ */
+function popReceiptParam(query: URLSearchParams): string {
+  const popReceipt = requiredParam(query, 'popreceipt');
+  if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(popReceipt)) {
+    throw invalidQueryParameter('popreceipt', popReceipt, 'Invalid pop receipt format');
+  }
+  return popReceipt;
+}
+
 export async function deleteMessage(call: QueueCall, queue: string, id: string): Promise<Reply> {
-  await call.queues.deleteMessage(call.account, queue, id, requiredParam(call.query, 'popreceipt'));
+  await call.queues.deleteMessage(call.account, queue, id, popReceiptParam(call.query));
   return { status: 204 };
 }
 
 /** 204 with the new pop receipt and visibility (update-message); the body, if any, is the new text. */
 export async function updateMessage(call: QueueCall, queue: string, id: string): Promise<Reply> {
-  const popReceipt = requiredParam(call.query, 'popreceipt');
+  const popReceipt = popReceiptParam(call.query);
   requiredParam(call.query, 'visibilitytimeout');
   const visibility = integerParam(call.query, 'visibilitytimeout', putVisibility, 0);
   const text = call.body.length === 0 ? undefined : parseQueueMessage(bodyText(call));

@@ -323,6 +323,13 @@ test('messages: an out-of-range or invalid parameter is named in elements of the
     ['QueryParameterName', 'numofmessages'],
     ['QueryParameterValue', 'two'],
   ]);
+  const receipt = await call({ method: 'DELETE', target: `${queue}/messages/${'0'.repeat(32)}?popreceipt=invalid` });
+  assertQueueError(receipt, 400, 'InvalidQueryParameterValue');
+  assert.deepEqual(errorFacts(receipt)[1], [
+    ['QueryParameterName', 'popreceipt'],
+    ['QueryParameterValue', 'invalid'],
+    ['Reason', 'Invalid pop receipt format'],
+  ]);
   // messagettl is 64-bit: 2^63 - 1 is taken, 2^63 is not an integer the service reads.
   await putMessage(queue, 'long', '?messagettl=9223372036854775807');
   const past = await call({
