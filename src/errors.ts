@@ -1,4 +1,4 @@
-// The one error vocabulary: every expected failure is a TableError carrying the Azure error code,
+// The one error vocabulary: every expected failure is a StorageError carrying the Azure error code,
 // its HTTP status and message (Azure REST: table-service-error-codes). http/ renders it; nothing else builds error
 // bodies.
 import assert from 'node:assert/strict';
@@ -232,12 +232,12 @@ export const xmlMessages: Partial<Readonly<Record<ErrorCode, string>>> = {
 export type ErrorElement = readonly [name: string, value: string];
 
 /**
- * An expected failure with its Azure error code. `detail` replaces the default message; `elements`
+ * An expected failure with its Azure error code, in any service. `detail` replaces the default message; `elements`
  * are the facts the XML error body names after <Message>, in order (the <MaxLimit> of a queue's 413,
  * the <QueryParameterName> of a 400). JSON error bodies leave them out: the Table service's
  * `odata.error` has no place for them.
  */
-export class TableError extends Error {
+export class StorageError extends Error {
   readonly code: ErrorCode;
   readonly status: number;
   /** Extra text for authentication failures (Azure REST: status-and-error-codes2 AuthenticationErrorDetail). */
@@ -252,7 +252,7 @@ export class TableError extends Error {
       elements.every(([name]) => /^[A-Za-z][A-Za-z0-9]*$/.test(name)),
       'error detail names are XML names',
     );
-    this.name = 'TableError';
+    this.name = 'StorageError';
     this.code = code;
     this.status = errorCodes[code].status;
     this.authDetail = authDetail;
@@ -267,8 +267,8 @@ export class TableError extends Error {
 // x-ms-copy-source on Copy Blob).
 
 /** 400 OutOfRangeQueryParameterValue naming the parameter, its value and the allowed range. */
-export function outOfRangeQueryParameter(name: string, value: string, min: number, max: number): TableError {
-  return new TableError('OutOfRangeQueryParameterValue', undefined, undefined, [
+export function outOfRangeQueryParameter(name: string, value: string, min: number, max: number): StorageError {
+  return new StorageError('OutOfRangeQueryParameterValue', undefined, undefined, [
     ['QueryParameterName', name],
     ['QueryParameterValue', value],
     ['MinimumAllowed', String(min)],
@@ -277,8 +277,8 @@ export function outOfRangeQueryParameter(name: string, value: string, min: numbe
 }
 
 /** 400 InvalidQueryParameterValue naming the parameter and its value, with the reason. */
-export function invalidQueryParameter(name: string, value: string, reason: string): TableError {
-  return new TableError('InvalidQueryParameterValue', undefined, undefined, [
+export function invalidQueryParameter(name: string, value: string, reason: string): StorageError {
+  return new StorageError('InvalidQueryParameterValue', undefined, undefined, [
     ['QueryParameterName', name],
     ['QueryParameterValue', value],
     ['Reason', reason],
@@ -286,22 +286,22 @@ export function invalidQueryParameter(name: string, value: string, reason: strin
 }
 
 /** 400 InvalidHeaderValue naming the header and its value (the service gives no reason). */
-export function invalidHeaderValue(name: string, value: string): TableError {
-  return new TableError('InvalidHeaderValue', undefined, undefined, [
+export function invalidHeaderValue(name: string, value: string): StorageError {
+  return new StorageError('InvalidHeaderValue', undefined, undefined, [
     ['HeaderName', name],
     ['HeaderValue', value],
   ]);
 }
 
 export function fail(code: ErrorCode, detail?: string): never {
-  throw new TableError(code, detail);
+  throw new StorageError(code, detail);
 }
 
 /**
  * A failure of one operation of a $batch: reported as 202 with a single error part whose message
  * starts with `operationIndex:`, rather than as a top-level error.
  */
-export class BatchOperationError extends TableError {
+export class BatchOperationError extends StorageError {
   readonly operationIndex: number;
 
   constructor(operationIndex: number, code: ErrorCode, detail?: string) {
@@ -314,4 +314,25 @@ export class BatchOperationError extends TableError {
 export function causedBy<T extends Error>(error: T, cause: unknown): T {
   error.cause = cause;
   return error;
+}
+
+/** Error codes of a full disk: the file system's (out of space, out of quota), SQLite's and PostgreSQL's (53100). */
+const diskFullCodes = new Set(['ENOSPC', 'EDQUOT', 'SQLITE_FULL', '53100']);
+
+/**
+ * A failure because the disk is full, as the answer the client gets: 503 ServerBusy, with the cause
+ * in one line for the log (`disk full: …`); undefined for any other failure. A full disk is a
+ * condition of the server, not of the request, and goes once space is freed: the service has no
+ * code of its own for it, and ServerBusy is the 503 the SDKs retry with backoff. PostgreSQL's disk
+ * full (SQLSTATE 53100) is recognised here too, for a write whose store did not map it itself.
+ */
+export function diskFullFailure(error: unknown): StorageError | undefined {
+  if (error instanceof StorageError) return undefined;
+  const code = (error as { code?: unknown } | null)?.code;
+  const message = error instanceof Error ? error.message : String(error);
+  const full =
+    (typeof code === 'string' && diskFullCodes.has(code)) || /database or disk is full|no space left/i.test(message);
+  if (!full) return undefined;
+  const line = message.replace(/^\w+ failed: /, '').split('\n')[0]!;
+  return causedBy(new StorageError('ServerBusy'), `disk full: ${line}${typeof code === 'string' ? ` (${code})` : ''}`);
 }

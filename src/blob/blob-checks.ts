@@ -1,7 +1,7 @@
 // The checks every blob write makes against the version it is about to replace: conditional
 // headers (conditions.ts) and the lease (leases.ts), plus the blob name's rules
 // (https://learn.microsoft.com/rest/api/storageservices/naming-and-referencing-containers--blobs--and-metadata).
-import { invalidHeaderValue, TableError } from '../errors.js';
+import { invalidHeaderValue, StorageError } from '../errors.js';
 import { header, leaseIdOf, nowMs, type BlobCall, type Found } from './blob-access.js';
 import { evaluate, type Conditions } from './conditions.js';
 import { checkLeaseForWrite } from './leases.js';
@@ -11,7 +11,7 @@ export const blobNameLengthMax = 1024;
 
 export function checkBlobName(name: string): void {
   if (name.length === 0 || name.length > blobNameLengthMax) {
-    throw new TableError('InvalidResourceName', 'A blob name must be 1 to 1024 characters long.');
+    throw new StorageError('InvalidResourceName', 'A blob name must be 1 to 1024 characters long.');
   }
 }
 
@@ -23,19 +23,19 @@ export function checkBlobName(name: string): void {
 export function checkWrite(call: BlobCall, conditions: Conditions, current: Found | undefined): void {
   const verdict = evaluate(conditions, current?.record);
   if (verdict === 'notModified' && current !== undefined && conditions.ifNoneMatch?.includes('*') === true) {
-    throw new TableError('BlobAlreadyExists');
+    throw new StorageError('BlobAlreadyExists');
   }
-  if (verdict !== 'ok') throw new TableError('ConditionNotMet');
+  if (verdict !== 'ok') throw new StorageError('ConditionNotMet');
   const leaseId = leaseIdOf(call);
   if (current !== undefined) checkLeaseForWrite(current.state.lease, nowMs(call), leaseId, 'blob');
-  else if (leaseId !== undefined && leaseId !== '') throw new TableError('LeaseNotPresentWithBlobOperation');
+  else if (leaseId !== undefined && leaseId !== '') throw new StorageError('LeaseNotPresentWithBlobOperation');
 }
 
 /** The x-ms-blob-type of Put Blob: BlockBlob or AppendBlob; page blobs are not served. */
 export function blobTypeOf(call: BlobCall): 'BlockBlob' | 'AppendBlob' {
   const type = header(call, 'x-ms-blob-type');
-  if (type === undefined) throw new TableError('MissingRequiredHeader', 'The header x-ms-blob-type is required.');
+  if (type === undefined) throw new StorageError('MissingRequiredHeader', 'The header x-ms-blob-type is required.');
   if (type === 'BlockBlob' || type === 'AppendBlob') return type;
-  if (type === 'PageBlob') throw new TableError('NotImplemented', 'Cerulean does not serve page blobs.');
+  if (type === 'PageBlob') throw new StorageError('NotImplemented', 'Cerulean does not serve page blobs.');
   throw invalidHeaderValue('x-ms-blob-type', type);
 }

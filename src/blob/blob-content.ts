@@ -1,6 +1,6 @@
 // Blob content from a request: the content headers it sets, and its body streamed into the store
 // under a size limit with its checksums verified on the way (put-blob, put-block, append-block).
-import { TableError } from '../errors.js';
+import { StorageError } from '../errors.js';
 import type { ContentRef } from '../storage/blob-store.js';
 import { header, type BlobCall } from './blob-access.js';
 import type { ContentHeaders } from './blob-state.js';
@@ -39,9 +39,9 @@ export interface Received {
 export async function receiveContent(call: BlobCall, sizeBytesMax: number, computeMd5: boolean): Promise<Received> {
   const declared = header(call, 'content-length');
   if (declared === undefined) {
-    if (header(call, 'transfer-encoding') !== undefined) throw new TableError('MissingContentLengthHeader');
+    if (header(call, 'transfer-encoding') !== undefined) throw new StorageError('MissingContentLengthHeader');
   } else if (Number(declared) > sizeBytesMax) {
-    throw new TableError('RequestBodyTooLarge');
+    throw new StorageError('RequestBodyTooLarge');
   }
   const md5 = parseDigestHeader(header(call, 'content-md5'), 16, 'InvalidMd5');
   const crc64 = parseDigestHeader(header(call, 'x-ms-content-crc64'), 8, 'InvalidHeaderValue');
@@ -56,12 +56,12 @@ export async function receiveContent(call: BlobCall, sizeBytesMax: number, compu
 /** The request body read whole under `sizeBytesMax` (Put Block List's XML). */
 export async function receiveSmallBody(call: BlobCall, sizeBytesMax: number): Promise<Buffer> {
   if (call.bodyStream === undefined) return call.body;
-  if (Number(header(call, 'content-length') ?? 0) > sizeBytesMax) throw new TableError('RequestBodyTooLarge');
+  if (Number(header(call, 'content-length') ?? 0) > sizeBytesMax) throw new StorageError('RequestBodyTooLarge');
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of call.bodyStream) {
     size += chunk.length;
-    if (size > sizeBytesMax) throw new TableError('RequestBodyTooLarge');
+    if (size > sizeBytesMax) throw new StorageError('RequestBodyTooLarge');
     chunks.push(chunk);
   }
   return Buffer.concat(chunks, size);

@@ -1,5 +1,5 @@
 // Append Block (https://learn.microsoft.com/rest/api/storageservices/append-block).
-import { invalidHeaderValue, TableError } from '../errors.js';
+import { invalidHeaderValue, StorageError } from '../errors.js';
 import type { Reply } from '../http/respond.js';
 import {
   findBlob,
@@ -37,17 +37,17 @@ function numberHeader(call: BlobCall, name: string): number | undefined {
 
 /** Everything that must hold of the blob for `sizeBytes` more to be appended. */
 function checkAppend(call: BlobCall, checks: AppendConditions, current: Found | undefined, sizeBytes: number): Found {
-  if (current === undefined) throw new TableError('BlobNotFound');
-  if (current.state.blobType !== 'AppendBlob') throw new TableError('InvalidBlobType');
+  if (current === undefined) throw new StorageError('BlobNotFound');
+  if (current.state.blobType !== 'AppendBlob') throw new StorageError('InvalidBlobType');
   checkWrite(call, checks.conditions, current);
   const size = current.record.sizeBytes;
   if (checks.maxSizeBytes !== undefined && size + sizeBytes > checks.maxSizeBytes) {
-    throw new TableError('MaxBlobSizeConditionNotMet');
+    throw new StorageError('MaxBlobSizeConditionNotMet');
   }
   if (checks.appendPosition !== undefined && size !== checks.appendPosition) {
-    throw new TableError('AppendPositionConditionNotMet');
+    throw new StorageError('AppendPositionConditionNotMet');
   }
-  if (current.state.committedBlockCount >= appendBlocksMax) throw new TableError('BlockCountExceedsLimit');
+  if (current.state.committedBlockCount >= appendBlocksMax) throw new StorageError('BlockCountExceedsLimit');
   return current;
 }
 
@@ -70,18 +70,13 @@ export async function appendBlock(call: BlobCall, resource: BlobOf): Promise<Rep
   checkAppend(call, checks, first, Math.min(declared, appendBlockBytesMax));
   const received = await receiveContent(call, appendBlockBytesMax, true);
   let offset = 0;
-  const record = await updateBlob(
-    call,
-    resource,
-    (current) => {
-      const found = checkAppend(call, checks, current, received.content.sizeBytes);
-      offset = found.record.sizeBytes;
-      const state = { ...found.state, committedBlockCount: found.state.committedBlockCount + 1 };
-      const next = nextRecord(call, resource, state, offset + received.content.sizeBytes);
-      return { record: next, content: { kind: 'append', block: { blockId: '', content: received.content } } };
-    },
-    { found: first },
-  );
+  const record = await updateBlob(call, resource, (current) => {
+    const found = checkAppend(call, checks, current, received.content.sizeBytes);
+    offset = found.record.sizeBytes;
+    const state = { ...found.state, committedBlockCount: found.state.committedBlockCount + 1 };
+    const next = nextRecord(call, resource, state, offset + received.content.sizeBytes);
+    return { record: next, content: { kind: 'append', block: { blockId: '', content: received.content } } };
+  }, { found: first });
   return {
     status: 201,
     headers: {

@@ -1,7 +1,7 @@
 // Copy Blob within the account, done at once: the copy shares the source's content, no byte is
 // copied (https://learn.microsoft.com/rest/api/storageservices/copy-blob, abort-copy-blob).
 import { randomUUID } from 'node:crypto';
-import { invalidHeaderValue, TableError } from '../errors.js';
+import { invalidHeaderValue, StorageError } from '../errors.js';
 import type { Reply } from '../http/respond.js';
 import { metadataFromHeaders } from '../http/metadata-headers.js';
 import type { BlobKey } from '../storage/blob-store.js';
@@ -43,7 +43,7 @@ export function copySourceKey(source: string, account: string): BlobKey {
   let path = url.pathname.slice(1);
   if (!hostStyle) {
     const slash = path.indexOf('/');
-    if (slash === -1 || path.slice(0, slash) !== account) throw new TableError('CopyAcrossAccountsNotSupported');
+    if (slash === -1 || path.slice(0, slash) !== account) throw new StorageError('CopyAcrossAccountsNotSupported');
     path = path.slice(slash + 1);
   }
   const resource = parseBlobResource(path);
@@ -69,7 +69,7 @@ export async function copyBlob(call: BlobCall, resource: BlobOf): Promise<Reply>
   const record = await updateBlob(call, resource, async (current) => {
     checkWrite(call, conditions, current);
     const source = await findBlob(call, sourceKey);
-    if (source === undefined) throw new TableError('CannotVerifyCopySource');
+    if (source === undefined) throw new StorageError('CannotVerifyCopySource');
     checkSourceConditions(sourceConditions, source.record);
     const blocks = (await call.services.blobs.getBlocks(call.account, sourceKey)).committed;
     const sizeBytes = totalSize(blocks);
@@ -92,8 +92,8 @@ export async function copyBlob(call: BlobCall, resource: BlobOf): Promise<Reply>
 /** Every copy is finished when Copy Blob answers, so there is never one to abort: 409 NoPendingCopyOperation. */
 export async function abortCopyBlob(call: BlobCall, resource: BlobOf): Promise<Reply> {
   if (call.query.get('copyid') === null) {
-    throw new TableError('MissingRequiredQueryParameter', 'The query parameter copyid is required.');
+    throw new StorageError('MissingRequiredQueryParameter', 'The query parameter copyid is required.');
   }
   await requireBlob(call, keyOf(resource));
-  throw new TableError('NoPendingCopyOperation');
+  throw new StorageError('NoPendingCopyOperation');
 }

@@ -1,7 +1,7 @@
 // Get Blob (streamed, whole or a range) and Get Blob Properties
 // (https://learn.microsoft.com/rest/api/storageservices/get-blob, get-blob-properties).
 import { createHash } from 'node:crypto';
-import { invalidHeaderValue, TableError } from '../errors.js';
+import { invalidHeaderValue, StorageError } from '../errors.js';
 import type { Reply } from '../http/respond.js';
 import {
   describeHeaders,
@@ -42,7 +42,7 @@ async function readable(call: BlobCall, resource: BlobOf, contentBytesMax = 0): 
   const found =
     contentBytesMax > 0 ? await requireBlobAndContent(call, key, contentBytesMax) : await requireBlob(call, key);
   const verdict = evaluate(parseConditions(call.headers), found.record);
-  if (verdict === 'failed') throw new TableError('ConditionNotMet');
+  if (verdict === 'failed') throw new StorageError('ConditionNotMet');
   if (verdict === 'notModified') {
     return {
       status: 304,
@@ -88,12 +88,12 @@ export async function getBlob(call: BlobCall, resource: BlobOf): Promise<Reply> 
     const size = found.record.sizeBytes;
     const resolved = range === undefined ? { start: 0, endExclusive: size } : resolveRange(range, size);
     if (resolved === 'unsatisfiable') {
-      const error = new TableError('InvalidRange');
+      const error = new StorageError('InvalidRange');
       error.replyHeaders = { 'Content-Range': `bytes */${size}` };
       throw error;
     }
     if (rangeMd5 && resolved.endExclusive - resolved.start > rangeMd5BytesMax) {
-      throw new TableError('OutOfRangeInput'); // x-ms-range-get-content-md5 covers at most 4 MiB
+      throw new StorageError('OutOfRangeInput'); // x-ms-range-get-content-md5 covers at most 4 MiB
     }
     const { record, bytes } = found;
     // Bytes read with the record are that version's: no second read, nothing that can change.

@@ -50,16 +50,11 @@ export async function putBlob(call: BlobCall, resource: BlobOf): Promise<Reply> 
     md5 = received.md5;
   }
   const headers = contentHeadersOf(call, true, md5?.toString('base64'));
-  const record = await updateBlob(
-    call,
-    resource,
-    (current) => {
-      checkWrite(call, conditions, current);
-      const state = newContentState(call, current, blobType, headers, metadata);
-      return { record: nextRecord(call, resource, state, sizeBytes), content: { kind: 'replace', blocks } };
-    },
-    { found },
-  );
+  const record = await updateBlob(call, resource, (current) => {
+    checkWrite(call, conditions, current);
+    const state = newContentState(call, current, blobType, headers, metadata);
+    return { record: nextRecord(call, resource, state, sizeBytes), content: { kind: 'replace', blocks } };
+  }, { found });
   const reply: Record<string, string> = writtenHeaders(record);
   if (md5 !== undefined) reply['Content-MD5'] = md5.toString('base64');
   const crc64 = header(call, 'x-ms-content-crc64');

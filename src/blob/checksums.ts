@@ -1,7 +1,7 @@
 // Content checksums: MD5 (Content-MD5, x-ms-blob-content-md5) and Azure Storage's CRC64
 // (x-ms-content-crc64, crc64.ts), computed while content streams through, never over a held copy
 // (https://learn.microsoft.com/rest/api/storageservices/put-blob, put-block).
-import { TableError } from '../errors.js';
+import { StorageError } from '../errors.js';
 import { digester, type Digester } from './digests.js';
 
 /** A header's base64 digest of the given byte length; anything else is 400 `code`. */
@@ -12,7 +12,7 @@ export function parseDigestHeader(
 ): Buffer | undefined {
   if (value === undefined || value === '') return undefined;
   const decoded = Buffer.from(value, 'base64');
-  if (decoded.length !== bytes || decoded.toString('base64') !== value) throw new TableError(code);
+  if (decoded.length !== bytes || decoded.toString('base64') !== value) throw new StorageError(code);
   return decoded;
 }
 
@@ -65,7 +65,7 @@ export async function* checkedContent(
   try {
     for await (const chunk of offThread ? ownedPieces(source, pieceBytes) : source) {
       seen.sizeBytes += chunk.length;
-      if (seen.sizeBytes > options.sizeBytesMax) throw new TableError('RequestBodyTooLarge');
+      if (seen.sizeBytes > options.sizeBytesMax) throw new StorageError('RequestBodyTooLarge');
       const hashed = digests.update(chunk);
       if (!(hashed instanceof Promise)) {
         yield hashed;
@@ -81,8 +81,8 @@ export async function* checkedContent(
     finished = true;
     const { md5, crc64 } = await digests.finish();
     seen.md5 = md5;
-    if (options.md5 !== undefined && !options.md5.equals(md5!)) throw new TableError('Md5Mismatch');
-    if (options.crc64 !== undefined && !options.crc64.equals(crc64!)) throw new TableError('Crc64Mismatch');
+    if (options.md5 !== undefined && !options.md5.equals(md5!)) throw new StorageError('Md5Mismatch');
+    if (options.crc64 !== undefined && !options.crc64.equals(crc64!)) throw new StorageError('Crc64Mismatch');
   } finally {
     if (!finished) digests.abandon();
   }

@@ -1,5 +1,5 @@
 // Container names (https://learn.microsoft.com/rest/api/storageservices/naming-and-referencing-containers--blobs--and-metadata).
-import { TableError } from '../errors.js';
+import { StorageError } from '../errors.js';
 
 /** The containers whose names start with `$`: the root container, the logs and the static website's. */
 const specialContainers: ReadonlySet<string> = new Set(['$root', '$logs', '$web']);
@@ -12,5 +12,5 @@ const specialContainers: ReadonlySet<string> = new Set(['$root', '$logs', '$web'
 export function checkContainerName(name: string): void {
   if (specialContainers.has(name)) return;
   const shaped = /^[a-z0-9]+(?:-[a-z0-9]+)*$/.test(name);
-  if (!shaped || name.length < 3 || name.length > 63) throw new TableError('InvalidResourceName');
+  if (!shaped || name.length < 3 || name.length > 63) throw new StorageError('InvalidResourceName');
 }

@@ -2,7 +2,7 @@
 // container's blobs in name order, with virtual folders (BlobPrefix) when a delimiter is given.
 // A folder counts as one result and is stepped over with one query from just past its names, so a
 // folder holding millions of blobs costs no more than one holding one.
-import { invalidQueryParameter, TableError } from '../errors.js';
+import { invalidQueryParameter, StorageError } from '../errors.js';
 import { int32Max, integerParam } from '../http/query-params.js';
 import type { Reply } from '../http/respond.js';
 import type { ListedBlob } from '../storage/blob-store.js';
@@ -124,7 +124,7 @@ export async function listBlobs(call: BlobCall, container: string): Promise<Repl
   const maxResults = integerParam(query, 'maxresults', { min: 1, max: int32Max });
   const from = marker === undefined || marker === '' ? undefined : decodeMarker(marker);
   if ((await call.services.blobs.getContainer(call.account, container)) === undefined) {
-    throw new TableError('ContainerNotFound');
+    throw new StorageError('ContainerNotFound');
   }
   const options = {
     prefix: prefix ?? '',

@@ -5,7 +5,7 @@ import { invalidQueryParameter } from '../errors.js';
 import { int32Max, integerParam } from '../http/query-params.js';
 import type { Reply } from '../http/respond.js';
 import type { ServiceCall } from '../http/service-definition.js';
-import { writeServiceStats } from '../table/protocol/service-properties-xml.js';
+import { writeServiceStats } from '../wire/service-properties-xml.js';
 import { parseBlobServiceProperties, writeBlobServiceProperties, writeContainerListing } from './blob-xml.js';
 import { decodeContainerState } from './container-state.js';
 import type { BlobServices } from './services.js';

@@ -2,7 +2,7 @@
 // visibilitytimeout, …). Not an integer: 400 InvalidQueryParameterValue; an integer outside the range:
 // 400 OutOfRangeQueryParameterValue naming the parameter, its value and the range in elements of the
 // error body (queue-service-error-codes; the service's recorded answers show the elements).
-import { invalidQueryParameter, outOfRangeQueryParameter, TableError } from '../errors.js';
+import { invalidQueryParameter, outOfRangeQueryParameter, StorageError } from '../errors.js';
 
 export interface IntegerRange {
   readonly min: number;
@@ -47,7 +47,7 @@ export function parseInteger(name: string, text: string, max: bigint = BigInt(in
 export function requiredParam(query: URLSearchParams, name: string): string {
   const value = query.get(name);
   if (value === null) {
-    throw new TableError('MissingRequiredQueryParameter', undefined, undefined, [['QueryParameterName', name]]);
+    throw new StorageError('MissingRequiredQueryParameter', undefined, undefined, [['QueryParameterName', name]]);
   }
   return value;
 }

@@ -2,17 +2,17 @@
 // QueueService, and answers the status, headers and XML body of
 // https://learn.microsoft.com/rest/api/storageservices/queue-service-rest-api. Validation failures
 // are the service's 4xx errors; the front door renders them as XML error bodies.
-import { invalidQueryParameter, TableError } from '../errors.js';
+import { invalidQueryParameter, StorageError } from '../errors.js';
 import type { Reply } from '../http/respond.js';
 import type { ReplicationSource } from '../storage/replication.js';
-import { parseSignedIdentifiers, writeSignedIdentifiers, type SignedIdentifier } from '../table/protocol/acl-xml.js';
+import { parseSignedIdentifiers, writeSignedIdentifiers, type SignedIdentifier } from '../wire/acl-xml.js';
 import {
   parseServiceProperties,
   writeServiceProperties,
   writeServiceStats,
   type ServiceProperties,
   type ServicePropertiesUpdate,
-} from '../table/protocol/service-properties-xml.js';
+} from '../wire/service-properties-xml.js';
 import {
   dequeueVisibilitySecondsDefault,
   dequeueVisibilitySecondsMin,
@@ -63,7 +63,7 @@ function bodyText(call: QueueCall): string {
   try {
     return new TextDecoder('utf-8', { fatal: true }).decode(call.body);
   } catch {
-    throw new TableError('InvalidXmlDocument', 'The request body is not valid UTF-8.');
+    throw new StorageError('InvalidXmlDocument', 'The request body is not valid UTF-8.');
   }
 }
 

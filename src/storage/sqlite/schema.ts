@@ -2,7 +2,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import type { SettingKey } from '../store.js';
+import type { SettingKey } from '../table-store.js';
 import { blobSchema } from './blob-schema.js';
 import { queueSchema } from './queue-schema.js';
 
@@ -64,6 +64,17 @@ export function openDatabase(file: string, role: keyof typeof cacheKiB): Databas
   }
   db.pragma(`cache_size = -${cacheKiB[role]}`);
   return db;
+}
+
+/**
+ * The LIMIT clause of a statement whose limit is bound per run: `LIMIT ? + 0`, never `LIMIT ?`.
+ * SQLite (3.53) reads the value bound to a bare LIMIT parameter while it plans the statement, so
+ * binding that parameter again marks the statement expired and its next run parses and plans it
+ * anew; better-sqlite3 binds every parameter on every run, so every run did (a CPU profile of
+ * Peek Messages showed SQLite's parser and planner). An expression is planned once, for any value.
+ */
+export function boundLimit(parameter = '?'): string {
+  return `LIMIT ${parameter} + 0`;
 }
 
 /** SQL both sides use to find a table's id. */
