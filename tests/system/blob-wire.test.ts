@@ -7,7 +7,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { Crc64 } from '../../src/blob/crc64.js';
 import { blobSend, uniqueContainerName, type BlobRequest } from '../helpers/blob.js';
 import type { RawResponse } from '../helpers/http.js';
-import { TestClock, assertQueueError, childText, xmlOf } from '../helpers/queue.js';
+import { TestClock, assertQueueError, childText, errorFacts, xmlOf } from '../helpers/queue.js';
 import { type RunningServer, serverEngines, startServer } from '../helpers/server.js';
 
 /** An XML error answer; a HEAD's has no body, only x-ms-error-code. */
@@ -441,13 +441,6 @@ async function leaseRacesWrites(send: Send): Promise<void> {
     assert.equal(head.headers['x-ms-lease-state'], 'leased');
     if (written.every((write) => write.status !== 200)) assert.equal(head.headers['etag'], etag);
   }
-}
-
-/** The message's first line and the elements after <Message> of an XML error answer. */
-function errorFacts(response: RawResponse): [string, [string, string][]] {
-  const error = xmlOf(response);
-  const facts = error.children.filter((child) => !['Code', 'Message'].includes(child.name));
-  return [childText(error, 'Message')!.split('\n')[0]!, facts.map((child) => [child.name, child.text])];
 }
 
 /**

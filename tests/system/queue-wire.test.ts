@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import {
   assertQueueError,
   childText,
+  errorFacts,
   messageBody,
   queueSend,
   uniqueQueueName,
@@ -275,14 +276,6 @@ test('messages: numbers out of range and not numbers', async () => {
   }
   await putMessage(queue, 'forever', '?messagettl=-1&visibilitytimeout=604800');
 });
-
-/** The elements after <Message> of an error body, in order, and the message's first line. */
-function errorFacts(response: Parameters<typeof xmlOf>[0]): [string, [string, string][]] {
-  const error = xmlOf(response);
-  const message = childText(error, 'Message')!.split('\n')[0]!;
-  const facts = error.children.filter((child) => !['Code', 'Message'].includes(child.name));
-  return [message, facts.map((child) => [child.name, child.text])];
-}
 
 test('messages: an out-of-range or invalid parameter is named in elements of the error body', async () => {
   const queue = await freshQueue();
