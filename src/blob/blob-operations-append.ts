@@ -15,7 +15,7 @@ import {
   type Found,
 } from './blob-access.js';
 import { checkWrite } from './blob-checks.js';
-import { receiveContent } from './blob-content.js';
+import { checksumReplyHeaders, receiveContent } from './blob-content.js';
 import { appendBlockBytesMax, appendBlocksMax } from './blob-limits.js';
 import { decodeBlobState } from './blob-state.js';
 import { parseConditions, type Conditions } from './conditions.js';
@@ -81,7 +81,7 @@ export async function appendBlock(call: BlobCall, resource: BlobOf): Promise<Rep
     status: 201,
     headers: {
       ...writtenHeaders(record),
-      'Content-MD5': received.md5!.toString('base64'),
+      ...checksumReplyHeaders(received),
       'x-ms-blob-append-offset': String(offset),
       'x-ms-blob-committed-block-count': String(decodeBlobState(record.state).committedBlockCount),
     },

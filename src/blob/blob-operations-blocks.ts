@@ -24,7 +24,7 @@ import {
   type BlobOf,
 } from './blob-access.js';
 import { checkBlobName, checkWrite } from './blob-checks.js';
-import { contentHeadersOf, receiveContent, receiveSmallBody } from './blob-content.js';
+import { checksumReplyHeaders, contentHeadersOf, receiveContent, receiveSmallBody } from './blob-content.js';
 import { visibleEtag } from './blob-etag.js';
 import { httpDate } from './wire.js';
 import { blockBytesMax, blockListBodyBytesMax, stagedBlocksMax } from './blob-limits.js';
@@ -60,12 +60,8 @@ export async function putBlock(call: BlobCall, resource: BlobOf): Promise<Reply>
     content: received.content,
   });
   if (outcome !== 'ok') throw writeFailure(outcome);
-  const headers: Record<string, string> = { 'x-ms-request-server-encrypted': 'true' };
   // The service answers the MD5 it computed (put-block), sent or not.
-  headers['Content-MD5'] = received.md5!.toString('base64');
-  const crc64 = header(call, 'x-ms-content-crc64');
-  if (crc64 !== undefined) headers['x-ms-content-crc64'] = crc64;
-  return { status: 201, headers };
+  return { status: 201, headers: { 'x-ms-request-server-encrypted': 'true', ...checksumReplyHeaders(received) } };
 }
 
 /** 201 Created: the blob becomes the named blocks, in order; staged blocks not named are dropped. */

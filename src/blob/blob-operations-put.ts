@@ -18,7 +18,7 @@ import {
   type BlobOf,
 } from './blob-access.js';
 import { checkBlobName, checkWrite, blobTypeOf } from './blob-checks.js';
-import { contentHeadersOf, receiveContent } from './blob-content.js';
+import { checksumReplyHeaders, contentHeadersOf, receiveContent, type Received } from './blob-content.js';
 import { putBlobBytesMax } from './blob-limits.js';
 import { parseConditions } from './conditions.js';
 
@@ -38,27 +38,25 @@ export async function putBlob(call: BlobCall, resource: BlobOf): Promise<Reply> 
   if (found === undefined) await requireContainer(call, resource.container);
   checkWrite(call, conditions, found);
   let blocks: Block[] = [];
-  let sizeBytes = 0;
-  let md5: Buffer | undefined;
+  let received: Received | undefined;
   if (blobType === 'AppendBlob') {
     if (Number(header(call, 'content-length') ?? 0) !== 0) {
       throw new TableError('InvalidHeaderValue', 'The Content-Length of Put Blob for an append blob must be 0.');
     }
   } else {
-    const received = await receiveContent(call, putBlobBytesMax, true);
+    if (header(call, 'x-ms-blob-content-md5') !== undefined && header(call, 'x-ms-content-crc64') !== undefined) {
+      throw new TableError('BothCrc64AndMsMd5HeaderPresent');
+    }
+    received = await receiveContent(call, putBlobBytesMax, true);
     blocks = [{ blockId: '', content: received.content }];
-    sizeBytes = received.content.sizeBytes;
-    md5 = received.md5;
   }
-  const headers = contentHeadersOf(call, true, md5?.toString('base64'));
+  const sizeBytes = received?.content.sizeBytes ?? 0;
+  const headers = contentHeadersOf(call, true, received?.md5?.toString('base64'));
   const record = await updateBlob(call, resource, (current) => {
     checkWrite(call, conditions, current);
     const state = newContentState(call, current, blobType, headers, metadata);
     return { record: nextRecord(call, resource, state, sizeBytes), content: { kind: 'replace', blocks } };
   }, { found });
-  const reply: Record<string, string> = writtenHeaders(record);
-  if (md5 !== undefined) reply['Content-MD5'] = md5.toString('base64');
-  const crc64 = header(call, 'x-ms-content-crc64');
-  if (crc64 !== undefined) reply['x-ms-content-crc64'] = crc64;
+  const reply = { ...writtenHeaders(record), ...(received && checksumReplyHeaders(received)) };
   return { status: 201, headers: reply };
 }

@@ -43,6 +43,8 @@ export interface ChecksumOptions {
 export interface ContentSeen {
   sizeBytes: number;
   md5: Buffer | undefined;
+  /** Computed only when one was sent (ChecksumOptions.crc64). */
+  crc64?: Buffer | undefined;
 }
 
 /**
@@ -81,6 +83,7 @@ export async function* checkedContent(
     finished = true;
     const { md5, crc64 } = await digests.finish();
     seen.md5 = md5;
+    seen.crc64 = crc64;
     if (options.md5 !== undefined && !options.md5.equals(md5!)) throw new TableError('Md5Mismatch');
     if (options.crc64 !== undefined && !options.crc64.equals(crc64!)) throw new TableError('Crc64Mismatch');
   } finally {

@@ -1,0 +1,98 @@
+// Blob wire details other clients rely on, each checked against the REST pages
+// (https://learn.microsoft.com/rest/api/storageservices/blob-service-rest-api) or the official SDK's
+// recorded tests: through @azure/storage-blob and raw HTTP signed with Shared Key, on SQLite and on
+// PostgreSQL.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
+import type { BlobServiceClient, ContainerClient } from '@azure/storage-blob';
+import { Crc64 } from '../../src/blob/crc64.js';
+import { blobSend, blobServiceClient, uniqueContainerName, type BlobRequest } from '../helpers/blob.js';
+import type { RawResponse } from '../helpers/http.js';
+import { assertQueueError } from '../helpers/queue.js';
+import { type RunningServer, serverEngines, startServer } from '../helpers/server.js';
+
+type Send = (request: BlobRequest) => Promise<RawResponse>;
+
+interface Context {
+  readonly send: Send;
+  readonly service: BlobServiceClient;
+}
+
+/** An XML error answer; a HEAD's has no body, only x-ms-error-code. */
+function assertError(response: RawResponse, status: number, code: string): void {
+  if (response.body.length > 0) return assertQueueError(response, status, code);
+  assert.equal(response.status, status);
+  assert.equal(response.headers['x-ms-error-code'], code);
+}
+
+async function freshContainer({ service }: Context): Promise<ContainerClient> {
+  const container = service.getContainerClient(uniqueContainerName());
+  await container.create();
+  return container;
+}
+
+function put(send: Send, target: string, body: string | Buffer, headers: Record<string, string> = {}) {
+  return send({ method: 'PUT', target, body, headers: { 'x-ms-blob-type': 'BlockBlob', ...headers } });
+}
+
+const md5Of = (data: string | Buffer): string => createHash('md5').update(data).digest('base64');
+const crc64Of = (data: string | Buffer): string => new Crc64().update(Buffer.from(data)).digest().toString('base64');
+const blockTarget = (blob: string, id: string): string => `${blob}?comp=block&blockid=${encodeURIComponent(id)}`;
+
+type Case = readonly [string, (context: Context) => Promise<void>];
+
+const cases: Case[] = [];
+cases.push([
+  'x-ms-content-crc64 is verified and answered on Put Blob, Put Block and Append Block',
+  async (context) => {
+    const { send } = context;
+    const c = (await freshContainer(context)).containerName;
+    const crc = { 'x-ms-content-crc64': crc64Of('hello') };
+    const blob = await put(send, `${c}/b`, 'hello', crc);
+    assert.equal(blob.headers['x-ms-content-crc64'], crc64Of('hello'));
+    const id = Buffer.from('one').toString('base64');
+    const block = await send({ method: 'PUT', target: blockTarget(`${c}/k`, id), body: 'hello', headers: crc });
+    assert.equal(block.headers['x-ms-content-crc64'], crc64Of('hello'));
+    await send({ method: 'PUT', target: `${c}/a`, headers: { 'x-ms-blob-type': 'AppendBlob' } });
+    const append = await send({ method: 'PUT', target: `${c}/a?comp=appendblock`, body: 'hello', headers: crc });
+    assert.equal(append.status, 201, append.text);
+    assert.equal(append.headers['x-ms-content-crc64'], crc64Of('hello'));
+    const wrong = { 'x-ms-content-crc64': crc64Of('hellO') };
+    assertError(await send({ method: 'PUT', target: `${c}/a?comp=appendblock`, body: 'hello', headers: wrong }), 400, 'Crc64Mismatch');
+    assert.equal((await send({ method: 'HEAD', target: `${c}/a` })).headers['content-length'], '5');
+  },
+]);
+cases.push([
+  'Content-MD5 (or x-ms-blob-content-md5) with x-ms-content-crc64 on one request is refused',
+  async (context) => {
+    const { send } = context;
+    const c = (await freshContainer(context)).containerName;
+    const both = { 'x-ms-content-crc64': crc64Of('hello'), 'Content-MD5': md5Of('hello') };
+    assertError(await put(send, `${c}/b`, 'hello', both), 400, 'BothCrc64AndMd5HeaderPresent');
+    const id = Buffer.from('one').toString('base64');
+    const block = await send({ method: 'PUT', target: blockTarget(`${c}/k`, id), body: 'hello', headers: both });
+    assertError(block, 400, 'BothCrc64AndMd5HeaderPresent');
+    await send({ method: 'PUT', target: `${c}/a`, headers: { 'x-ms-blob-type': 'AppendBlob' } });
+    const append = await send({ method: 'PUT', target: `${c}/a?comp=appendblock`, body: 'hello', headers: both });
+    assertError(append, 400, 'BothCrc64AndMd5HeaderPresent');
+    const blobMd5 = { 'x-ms-content-crc64': crc64Of('hello'), 'x-ms-blob-content-md5': md5Of('hello') };
+    assertError(await put(send, `${c}/b`, 'hello', blobMd5), 400, 'BothCrc64AndMsMd5HeaderPresent');
+    assertError(await send({ method: 'HEAD', target: `${c}/b` }), 404, 'BlobNotFound');
+  },
+]);
+
+for (const engine of serverEngines) {
+  describe(`blob wire details on ${engine.label}`, () => {
+    let server: RunningServer;
+    let context: Context;
+    before(async () => {
+      server = await startServer({ ...engine.options });
+      context = { send: (request) => blobSend(server, request), service: blobServiceClient(server) };
+    });
+    after(async () => {
+      await server?.stop();
+    });
+    for (const [name, run] of cases) test(name, () => run(context));
+  });
+}
