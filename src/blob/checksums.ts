@@ -4,15 +4,20 @@
 import { TableError } from '../errors.js';
 import { digester, type Digester } from './digests.js';
 
-/** A header's base64 digest of the given byte length; anything else is 400 `code`. */
+/**
+ * A header's base64 digest of the given byte length (`'any'`: a stored property, never checked
+ * against content); anything else is 400 `code`.
+ */
 export function parseDigestHeader(
   value: string | undefined,
-  bytes: number,
+  bytes: number | 'any',
   code: 'InvalidMd5' | 'InvalidHeaderValue',
 ): Buffer | undefined {
   if (value === undefined || value === '') return undefined;
   const decoded = Buffer.from(value, 'base64');
-  if (decoded.length !== bytes || decoded.toString('base64') !== value) throw new TableError(code);
+  if (decoded.toString('base64') !== value || (bytes !== 'any' && decoded.length !== bytes)) {
+    throw new TableError(code);
+  }
   return decoded;
 }
 

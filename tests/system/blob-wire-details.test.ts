@@ -81,6 +81,16 @@ cases.push([
     assertError(await send({ method: 'HEAD', target: `${c}/b` }), 404, 'BlobNotFound');
   },
 ]);
+cases.push([
+  'Set Blob Properties keeps an x-ms-blob-content-md5 of any length (the SDK sets 4 bytes)',
+  async (context) => {
+    const blob = (await freshContainer(context)).getBlockBlobClient('b');
+    await blob.upload('hello', 5);
+    const md5 = Buffer.from([1, 2, 3, 4]);
+    await blob.setHTTPHeaders({ blobContentMD5: md5 });
+    assert.deepEqual(Buffer.from((await blob.getProperties()).contentMD5!), md5);
+  },
+]);
 
 for (const engine of serverEngines) {
   describe(`blob wire details on ${engine.label}`, () => {
