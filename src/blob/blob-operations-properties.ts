@@ -46,9 +46,13 @@ async function changeState(call: BlobCall, resource: BlobOf, change: (state: Blo
   return { status: 200, headers: writtenHeaders(record) };
 }
 
-/** Every content header is replaced: one the request leaves out is cleared (set-blob-properties). */
+/**
+ * Every content header is replaced: one the request leaves out is cleared (set-blob-properties),
+ * the content type too (kept as '': none, not the default Put Blob gives).
+ */
 export async function setBlobProperties(call: BlobCall, resource: BlobOf): Promise<Reply> {
-  const headers = contentHeadersOf(call, false, undefined);
+  const given = contentHeadersOf(call, false, undefined);
+  const headers = { ...given, contentType: given.contentType ?? '' };
   return changeState(call, resource, (state) => ({ ...state, headers }));
 }
 

@@ -91,6 +91,19 @@ cases.push([
     assert.deepEqual(Buffer.from((await blob.getProperties()).contentMD5!), md5);
   },
 ]);
+cases.push([
+  'Set Blob Properties without a content type clears it; Put Blob without one keeps the default',
+  async (context) => {
+    const blob = (await freshContainer(context)).getBlockBlobClient('b');
+    await blob.upload('hello', 5, { blobHTTPHeaders: { blobContentType: 'text/plain' } });
+    await blob.setHTTPHeaders({});
+    assert.equal((await blob.getProperties()).contentType, undefined);
+    const other = blob.containerName;
+    const plain = context.service.getContainerClient(other).getBlockBlobClient('plain');
+    await plain.upload('x', 1);
+    assert.equal((await plain.getProperties()).contentType, 'application/octet-stream');
+  },
+]);
 
 for (const engine of serverEngines) {
   describe(`blob wire details on ${engine.label}`, () => {
