@@ -104,6 +104,15 @@ cases.push([
     assert.equal((await plain.getProperties()).contentType, 'application/octet-stream');
   },
 ]);
+cases.push([
+  'HEAD of a missing blob: 404 with x-ms-error-code and no Content-Type',
+  async (context) => {
+    const c = (await freshContainer(context)).containerName;
+    const head = await context.send({ method: 'HEAD', target: `${c}/missing` });
+    assertError(head, 404, 'BlobNotFound');
+    assert.equal(head.headers['content-type'], undefined);
+  },
+]);
 
 for (const engine of serverEngines) {
   describe(`blob wire details on ${engine.label}`, () => {
