@@ -113,6 +113,14 @@ cases.push([
     assert.equal(head.headers['content-type'], undefined);
   },
 ]);
+cases.push([
+  'a container name of the wrong length is 400 OutOfRangeInput, a badly shaped one InvalidResourceName',
+  async ({ send }) => {
+    assertError(await send({ method: 'PUT', target: 'ab?restype=container' }), 400, 'OutOfRangeInput');
+    assertError(await send({ method: 'PUT', target: `${'a'.repeat(64)}?restype=container` }), 400, 'OutOfRangeInput');
+    assertError(await send({ method: 'PUT', target: 'a--b?restype=container' }), 400, 'InvalidResourceName');
+  },
+]);
 
 for (const engine of serverEngines) {
   describe(`blob wire details on ${engine.label}`, () => {
