@@ -121,6 +121,22 @@ cases.push([
     assertError(await send({ method: 'PUT', target: 'a--b?restype=container' }), 400, 'InvalidResourceName');
   },
 ]);
+cases.push([
+  'after Put Block List, a block id of another length is accepted: ids are compared with staged blocks only',
+  async (context) => {
+    const { send } = context;
+    const c = (await freshContainer(context)).containerName;
+    const short = Buffer.from('aaaa').toString('base64');
+    assert.equal((await send({ method: 'PUT', target: blockTarget(`${c}/b`, short), body: 'x' })).status, 201);
+    const list = `<?xml version="1.0" encoding="utf-8"?><BlockList><Latest>${short}</Latest></BlockList>`;
+    assert.equal((await send({ method: 'PUT', target: `${c}/b?comp=blocklist`, body: list })).status, 201);
+    const long = Buffer.from('bbbbbbbb').toString('base64');
+    assert.equal((await send({ method: 'PUT', target: blockTarget(`${c}/b`, long), body: 'y' })).status, 201);
+    const other = Buffer.from('cc').toString('base64');
+    const mixed = await send({ method: 'PUT', target: blockTarget(`${c}/b`, other), body: 'z' });
+    assertError(mixed, 400, 'InvalidBlobOrBlock');
+  },
+]);
 
 for (const engine of serverEngines) {
   describe(`blob wire details on ${engine.label}`, () => {
