@@ -81,7 +81,7 @@ export async function putBlockList(call: BlobCall, resource: BlobOf): Promise<Re
   await requireContainer(call, resource.container);
   const record = await updateBlob(call, resource, async (current) => {
     if (current !== undefined && current.state.blobType !== 'BlockBlob') throw new TableError('InvalidBlobType');
-    checkWrite(call, conditions, current);
+    checkWrite(call, conditions, current, true);
     const { committed, staged } = await call.services.blobs.getBlocks(call.account, keyOf(resource));
     const blocks = resolveBlockList(entries, committed, staged);
     const state = newContentState(call, current, 'BlockBlob', headers, metadata);

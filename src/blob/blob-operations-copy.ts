@@ -67,7 +67,7 @@ export async function copyBlob(call: BlobCall, resource: BlobOf): Promise<Reply>
   await requireContainer(call, resource.container);
   const copyId = randomUUID();
   const record = await updateBlob(call, resource, async (current) => {
-    checkWrite(call, conditions, current);
+    checkWrite(call, conditions, current, true);
     const source = await findBlob(call, sourceKey);
     if (source === undefined) throw new TableError('CannotVerifyCopySource');
     checkSourceConditions(sourceConditions, source.record);

@@ -36,7 +36,7 @@ export async function putBlob(call: BlobCall, resource: BlobOf): Promise<Reply> 
   // A blob found is in its container: only a blob not found needs the container looked up.
   const found = await findBlob(call, keyOf(resource));
   if (found === undefined) await requireContainer(call, resource.container);
-  checkWrite(call, conditions, found);
+  checkWrite(call, conditions, found, true);
   let blocks: Block[] = [];
   let received: Received | undefined;
   if (blobType === 'AppendBlob') {
@@ -53,7 +53,7 @@ export async function putBlob(call: BlobCall, resource: BlobOf): Promise<Reply> 
   const sizeBytes = received?.content.sizeBytes ?? 0;
   const headers = contentHeadersOf(call, true, received?.md5?.toString('base64'));
   const record = await updateBlob(call, resource, (current) => {
-    checkWrite(call, conditions, current);
+    checkWrite(call, conditions, current, true);
     const state = newContentState(call, current, blobType, headers, metadata);
     return { record: nextRecord(call, resource, state, sizeBytes), content: { kind: 'replace', blocks } };
   }, { found });

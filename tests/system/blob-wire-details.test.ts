@@ -137,6 +137,19 @@ cases.push([
     assertError(mixed, 400, 'InvalidBlobOrBlock');
   },
 ]);
+cases.push([
+  'If-None-Match: * on a blob that exists: 412 for Delete Blob and Set Blob Properties, 409 for Put Blob',
+  async (context) => {
+    const { send } = context;
+    const c = (await freshContainer(context)).containerName;
+    assert.equal((await put(send, `${c}/b`, 'x')).status, 201);
+    const star = { 'If-None-Match': '*' };
+    assertError(await send({ method: 'DELETE', target: `${c}/b`, headers: star }), 412, 'ConditionNotMet');
+    const properties = await send({ method: 'PUT', target: `${c}/b?comp=properties`, headers: star });
+    assertError(properties, 412, 'ConditionNotMet');
+    assertError(await put(send, `${c}/b`, 'y', star), 409, 'BlobAlreadyExists');
+  },
+]);
 
 for (const engine of serverEngines) {
   describe(`blob wire details on ${engine.label}`, () => {
