@@ -41,18 +41,27 @@ export interface Received {
  * and then nothing is kept. A body sent without Content-Length is 411 MissingContentLengthHeader.
  * The CRC64 is computed only when one was sent: the service also answers it unasked in newer
  * versions, but at about half MD5's speed here it would cost every upload (chosen).
+ * `blobMd5Verified` (Put Blob): x-ms-blob-content-md5, when sent, is the MD5 verified instead of
+ * Content-MD5 (put-blob gives it precedence; the service verifies it even without Content-MD5).
  */
-export async function receiveContent(call: BlobCall, sizeBytesMax: number, computeMd5: boolean): Promise<Received> {
+export async function receiveContent(
+  call: BlobCall,
+  sizeBytesMax: number,
+  computeMd5: boolean,
+  blobMd5Verified = false,
+): Promise<Received> {
   const declared = header(call, 'content-length');
   if (declared === undefined) {
     if (header(call, 'transfer-encoding') !== undefined) throw new TableError('MissingContentLengthHeader');
   } else if (Number(declared) > sizeBytesMax) {
     throw new TableError('RequestBodyTooLarge');
   }
-  const md5 = parseDigestHeader(header(call, 'content-md5'), 16, 'InvalidMd5');
+  const transactionalMd5 = parseDigestHeader(header(call, 'content-md5'), 16, 'InvalidMd5');
   const crc64 = parseDigestHeader(header(call, 'x-ms-content-crc64'), 8, 'InvalidHeaderValue');
   // One transactional checksum a request (put-blob, put-block, append-block: both is 400).
-  if (md5 !== undefined && crc64 !== undefined) throw new TableError('BothCrc64AndMd5HeaderPresent');
+  if (transactionalMd5 !== undefined && crc64 !== undefined) throw new TableError('BothCrc64AndMd5HeaderPresent');
+  const blobMd5 = blobMd5Verified ? header(call, 'x-ms-blob-content-md5') : undefined;
+  const md5 = parseDigestHeader(blobMd5, 16, 'InvalidMd5') ?? transactionalMd5;
   const seen: ContentSeen = { sizeBytes: 0, md5: undefined, crc64: undefined };
   const source = call.bodyStream ?? [call.body];
   const content = await call.services.blobs.writeContent(

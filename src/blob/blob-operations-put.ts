@@ -47,7 +47,7 @@ export async function putBlob(call: BlobCall, resource: BlobOf): Promise<Reply> 
     if (header(call, 'x-ms-blob-content-md5') !== undefined && header(call, 'x-ms-content-crc64') !== undefined) {
       throw new TableError('BothCrc64AndMsMd5HeaderPresent');
     }
-    received = await receiveContent(call, putBlobBytesMax, true);
+    received = await receiveContent(call, putBlobBytesMax, true, true);
     blocks = [{ blockId: '', content: received.content }];
   }
   const sizeBytes = received?.content.sizeBytes ?? 0;

@@ -150,6 +150,21 @@ cases.push([
     assertError(await put(send, `${c}/b`, 'y', star), 409, 'BlobAlreadyExists');
   },
 ]);
+cases.push([
+  'Put Blob verifies x-ms-blob-content-md5 in preference to Content-MD5',
+  async (context) => {
+    const { send } = context;
+    const c = (await freshContainer(context)).containerName;
+    const right = md5Of('hello');
+    const wrong = md5Of('other');
+    const preferred = await put(send, `${c}/b`, 'hello', { 'Content-MD5': wrong, 'x-ms-blob-content-md5': right });
+    assert.equal(preferred.status, 201, preferred.text);
+    assert.equal((await send({ method: 'HEAD', target: `${c}/b` })).headers['content-md5'], right);
+    const mismatch = await put(send, `${c}/b2`, 'hello', { 'Content-MD5': right, 'x-ms-blob-content-md5': wrong });
+    assertError(mismatch, 400, 'Md5Mismatch');
+    assertError(await put(send, `${c}/b3`, 'hello', { 'x-ms-blob-content-md5': wrong }), 400, 'Md5Mismatch');
+  },
+]);
 
 for (const engine of serverEngines) {
   describe(`blob wire details on ${engine.label}`, () => {
