@@ -165,6 +165,26 @@ cases.push([
     assertError(await put(send, `${c}/b3`, 'hello', { 'x-ms-blob-content-md5': wrong }), 400, 'Md5Mismatch');
   },
 ]);
+cases.push([
+  'a synchronous copy verifies x-ms-source-content-md5 and answers it as Content-MD5',
+  async (context) => {
+    const { send } = context;
+    const c = (await freshContainer(context)).containerName;
+    assert.equal((await put(send, `${c}/src`, 'hello')).status, 201);
+    const source = `http://127.0.0.1/devstoreaccount1/${c}/src`;
+    const copy = (md5: string) =>
+      send({
+        method: 'PUT',
+        target: `${c}/dst`,
+        headers: { 'x-ms-copy-source': source, 'x-ms-requires-sync': 'true', 'x-ms-source-content-md5': md5 },
+      });
+    const copied = await copy(md5Of('hello'));
+    assert.equal(copied.status, 202, copied.text);
+    assert.equal(copied.headers['x-ms-copy-status'], 'success');
+    assert.equal(copied.headers['content-md5'], md5Of('hello'));
+    assertError(await copy(md5Of('other')), 400, 'Md5Mismatch');
+  },
+]);
 
 for (const engine of serverEngines) {
   describe(`blob wire details on ${engine.label}`, () => {
