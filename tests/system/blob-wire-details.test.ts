@@ -185,6 +185,18 @@ cases.push([
     assertError(await copy(md5Of('other')), 400, 'Md5Mismatch');
   },
 ]);
+cases.push([
+  'a backslash in a blob name is a slash, as the service turns it',
+  async (context) => {
+    const container = await freshContainer(context);
+    await container.getBlockBlobClient('dir\\file').upload('x', 1);
+    const names: string[] = [];
+    for await (const item of container.listBlobsFlat()) names.push(item.name);
+    assert.deepEqual(names, ['dir/file']);
+    const got = await context.send({ method: 'GET', target: `${container.containerName}/dir%5Cfile` });
+    assert.equal(got.text, 'x');
+  },
+]);
 
 for (const engine of serverEngines) {
   describe(`blob wire details on ${engine.label}`, () => {
