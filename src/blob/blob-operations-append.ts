@@ -67,8 +67,10 @@ export async function appendBlock(call: BlobCall, resource: BlobOf): Promise<Rep
   if (declared === 0) throw new TableError('InvalidHeaderValue', 'An appended block must not be empty.');
   const first = await findBlob(call, keyOf(resource));
   if (first === undefined) return notFound(call, resource.container);
-  checkAppend(call, checks, first, Math.min(declared, appendBlockBytesMax));
-  const received = await receiveContent(call, appendBlockBytesMax, true);
+  // Chosen: a request without x-ms-version (a SAS's) is held to its sv, and without either to the older limit.
+  const sizeBytesMax = appendBlockBytesMax(header(call, 'x-ms-version') ?? call.query.get('sv') ?? '');
+  checkAppend(call, checks, first, Math.min(declared, sizeBytesMax));
+  const received = await receiveContent(call, sizeBytesMax, true);
   let offset = 0;
   const record = await updateBlob(call, resource, (current) => {
     const found = checkAppend(call, checks, current, received.content.sizeBytes);

@@ -4,7 +4,7 @@
 // PostgreSQL.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import type { BlobServiceClient, ContainerClient } from '@azure/storage-blob';
 import { Crc64 } from '../../src/blob/crc64.js';
 import { blobSend, blobServiceClient, uniqueContainerName, type BlobRequest } from '../helpers/blob.js';
@@ -195,6 +195,23 @@ cases.push([
     assert.deepEqual(names, ['dir/file']);
     const got = await context.send({ method: 'GET', target: `${container.containerName}/dir%5Cfile` });
     assert.equal(got.text, 'x');
+  },
+]);
+cases.push([
+  'Append Block takes up to 100 MiB from version 2022-11-02, 4 MiB before',
+  async (context) => {
+    const blob = (await freshContainer(context)).getAppendBlobClient('a');
+    await blob.create();
+    const block = randomBytes(5 * 1024 * 1024);
+    await blob.appendBlock(block, block.length);
+    assert.equal((await blob.getProperties()).contentLength, block.length);
+    const old = await context.send({
+      method: 'PUT',
+      target: `${blob.containerName}/a?comp=appendblock`,
+      body: block,
+      headers: { 'x-ms-version': '2021-08-06' },
+    });
+    assertError(old, 413, 'RequestBodyTooLarge');
   },
 ]);
 
