@@ -173,6 +173,8 @@ export interface BlobStore {
    * Deletes blob versions in one transaction, if `ifEtag` holds for the base record: `base` the
    * base blob (and its staged blocks), `snapshots` its snapshots; or one snapshot when
    * `key.snapshot` is non-empty (then `ifEtag` is about that snapshot and the flags are ignored).
+   * A name with staged blocks but no base record (`ifEtag` null, `base`) has its staged blocks
+   * deleted: 'ok' if it had any, else 'blobNotFound'.
    */
   deleteBlob(
     account: string,

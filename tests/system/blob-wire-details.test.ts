@@ -214,6 +214,19 @@ cases.push([
     assertError(old, 413, 'RequestBodyTooLarge');
   },
 ]);
+cases.push([
+  'Delete Blob of a name with only staged blocks deletes them (202), then 404',
+  async (context) => {
+    const { send } = context;
+    const c = (await freshContainer(context)).containerName;
+    const id = Buffer.from('one').toString('base64');
+    assert.equal((await send({ method: 'PUT', target: blockTarget(`${c}/b`, id), body: 'x' })).status, 201);
+    assert.equal((await send({ method: 'DELETE', target: `${c}/b` })).status, 202);
+    const listed = await send({ method: 'GET', target: `${c}/b?comp=blocklist&blocklisttype=all` });
+    assertError(listed, 404, 'BlobNotFound');
+    assertError(await send({ method: 'DELETE', target: `${c}/b` }), 404, 'BlobNotFound');
+  },
+]);
 
 for (const engine of serverEngines) {
   describe(`blob wire details on ${engine.label}`, () => {

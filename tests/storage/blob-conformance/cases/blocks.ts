@@ -90,6 +90,24 @@ export const blockCases: readonly BlobCase[] = [
     },
   },
   {
+    name: 'deleting a name with only staged blocks (no record, ifEtag null) drops them; none is blobNotFound',
+    async run({ store, withContainer }) {
+      const acct = await withContainer();
+      const base = { base: true, snapshots: false };
+      assert.equal(await store.deleteBlob(acct, key('b'), base, null), 'blobNotFound', 'nothing staged');
+      await store.stageBlock(acct, 'c', 'b', await blockOf(store, 'y', 'Qg=='));
+      await store.stageBlock(acct, 'c', 'other', await blockOf(store, 'z', 'Qg=='));
+      assert.equal(await store.deleteBlob(acct, key('b'), base, 'x'), 'blobNotFound', 'an ETag names a record');
+      assert.equal(await store.deleteBlob(acct, key('b'), base, null), 'ok');
+      assert.deepEqual(await store.getBlocks(acct, key('b')), { committed: [], staged: [] });
+      assert.deepEqual(ids((await store.getBlocks(acct, key('other'))).staged), ['Qg=='], 'per name');
+      assert.equal(await store.deleteBlob(acct, key('b'), base, null), 'blobNotFound', 'gone');
+      const record = blob('c', 'other', 1);
+      await store.putBlob(acct, record, { kind: 'replace', blocks: [await blockOf(store, 'x', 'QQ==')] }, null);
+      assert.equal(await store.deleteBlob(acct, key('other'), base, null), 'etagMismatch', 'a record exists');
+    },
+  },
+  {
     name: 'an append blob of many blocks reads any range across block boundaries',
     async run({ store, withContainer }) {
       const acct = await withContainer();
