@@ -28,7 +28,7 @@ export function appendBlockBytesMax(version: string): number {
 export const appendBlocksMax = 50_000;
 /** Put Block List's XML body: 50,000 ids of up to 64 bytes, base64, in markup; 8 MiB is ample. */
 export const blockListBodyBytesMax = 8 * MiB;
-/** x-ms-range-get-content-md5 is allowed for ranges up to 4 MiB (get-blob). */
+/** x-ms-range-get-content-md5 and -crc64 are allowed for ranges up to 4 MiB (get-blob). */
 export const rangeMd5BytesMax = 4 * MiB;
 /** Lease durations: 15 to 60 s, or -1 infinite (lease-blob). */
 export const leaseSecondsMin = 15;

@@ -227,6 +227,21 @@ cases.push([
     assertError(await send({ method: 'DELETE', target: `${c}/b` }), 404, 'BlobNotFound');
   },
 ]);
+cases.push([
+  'range reads: x-ms-range-get-content-crc64 answers the range CRC64; with -md5 as well it is refused',
+  async (context) => {
+    const { send } = context;
+    const c = (await freshContainer(context)).containerName;
+    assert.equal((await put(send, `${c}/b`, '0123456789')).status, 201);
+    const range = { 'x-ms-range': 'bytes=2-5' };
+    const crc = await send({ method: 'GET', target: `${c}/b`, headers: { ...range, 'x-ms-range-get-content-crc64': 'true' } });
+    assert.equal(crc.status, 206);
+    assert.equal(crc.text, '2345');
+    assert.equal(crc.headers['x-ms-content-crc64'], crc64Of('2345'));
+    const both = { ...range, 'x-ms-range-get-content-crc64': 'true', 'x-ms-range-get-content-md5': 'true' };
+    assertError(await send({ method: 'GET', target: `${c}/b`, headers: both }), 400, 'BothCrc64AndMd5RangeHeaderPresent');
+  },
+]);
 
 for (const engine of serverEngines) {
   describe(`blob wire details on ${engine.label}`, () => {
