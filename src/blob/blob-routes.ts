@@ -122,6 +122,10 @@ export const blobRoutes: readonly Route<BlobResource, BlobServices>[] = [
   blob({ method: 'PUT', comp: 'blocklist', operation: 'PutBlockList', sas: write, streamsBody: true }, putBlockList),
   blob({ method: 'GET', comp: 'blocklist', operation: 'GetBlockList', sas: read }, getBlockList),
   blob(
+    { method: 'PUT', comp: 'appendblock', when: has('x-ms-copy-source'), operation: 'AppendBlockFromURL', sas: write },
+    notServed('Append Block From URL'),
+  ),
+  blob(
     { method: 'PUT', comp: 'appendblock', operation: 'AppendBlock', sas: object('w', ['w', 'a']), streamsBody: true },
     appendBlock,
   ),

@@ -242,6 +242,22 @@ cases.push([
     assertError(await send({ method: 'GET', target: `${c}/b`, headers: both }), 400, 'BothCrc64AndMd5RangeHeaderPresent');
   },
 ]);
+cases.push([
+  'Append Block From URL is not served: 501, not an empty-block error',
+  async (context) => {
+    const { send } = context;
+    const c = (await freshContainer(context)).containerName;
+    const created = await send({ method: 'PUT', target: `${c}/a`, headers: { 'x-ms-blob-type': 'AppendBlob' } });
+    assert.equal(created.status, 201);
+    const fromUrl = await send({
+      method: 'PUT',
+      target: `${c}/a?comp=appendblock`,
+      headers: { 'x-ms-copy-source': `http://127.0.0.1/devstoreaccount1/${c}/a` },
+    });
+    assertError(fromUrl, 501, 'NotImplemented');
+    assert.match(fromUrl.text, /Append Block From URL/);
+  },
+]);
 
 for (const engine of serverEngines) {
   describe(`blob wire details on ${engine.label}`, () => {
