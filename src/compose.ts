@@ -9,13 +9,13 @@ import { PostgresStore } from './storage/postgres/postgres-store.js';
 import { ExpiryPurge, type ExpiryPurgeOptions } from './storage/queue-purge.js';
 import type { QueueStore } from './storage/queue-store.js';
 import { SqliteStore } from './storage/sqlite/sqlite-store.js';
-import type { CommitObserver, Store } from './storage/store.js';
+import type { CommitObserver, TableStore } from './storage/table-store.js';
 import { systemClock, type Clock } from './domain/clock.js';
 import type { QueueServices } from './queue/definition.js';
 import type { BlobServices } from './blob/services.js';
 import type { BlobStore } from './storage/blob-store.js';
 import { QueueService } from './queue/queue-service.js';
-import { ServicePropertiesService } from './table/service/service-properties.js';
+import { ServicePropertiesService } from './storage/service-properties.js';
 import { BlobServicePropertiesService } from './blob/blob-properties.js';
 import assert from 'node:assert/strict';
 import { describeDatabaseUrl, parseDatabaseUrl } from './storage/postgres/hosts.js';
@@ -37,7 +37,7 @@ export interface StoreConfig {
 }
 
 export interface Composition {
-  readonly store: Store;
+  readonly store: TableStore;
   readonly queues: QueueStore;
   readonly services: Services;
   /** The Queue service's operations and its own service properties (kept in the table store's settings). */
@@ -86,8 +86,8 @@ export interface DatabaseWait {
 /** What the server's workload watch (src/observe) puts between the engine and the services. */
 export interface Watch {
   readonly onCommit: CommitObserver;
-  store(engine: Store): Store;
-  queries(store: Store): QueryService;
+  store(engine: TableStore): TableStore;
+  queries(store: TableStore): QueryService;
   /** The queue store as the throttle sees it (or as it is). */
   queueStore(engine: QueueStore, clock: Clock): QueueStore;
   /** The read-access secondary's replication status, for metrics. */
@@ -271,7 +271,7 @@ async function openStandby(url: string): Promise<PostgresStore> {
  * The secondary endpoint's table and queue services over read-only stores on the standby, with the
  * replication status its Get Service Stats reports (storage/postgres/replication.ts).
  */
-async function openSecondary(config: StoreConfig, primary: Store, clock: Clock): Promise<Secondary | undefined> {
+async function openSecondary(config: StoreConfig, primary: TableStore, clock: Clock): Promise<Secondary | undefined> {
   if (config.secondaryDatabase === undefined) return undefined;
   assert(primary instanceof PostgresStore, 'a secondary database is a standby of a PostgreSQL primary');
   const standby = await openStandby(config.secondaryDatabase);

@@ -1,4 +1,4 @@
-// The one error vocabulary: every expected failure is a TableError carrying the Azure error code,
+// The one error vocabulary: every expected failure is a StorageError carrying the Azure error code,
 // its HTTP status and message (Azure REST: table-service-error-codes). http/ renders it; nothing else builds error
 // bodies.
 import assert from 'node:assert/strict';
@@ -230,8 +230,8 @@ export const errorCodes = {
 
 export type ErrorCode = keyof typeof errorCodes;
 
-/** An expected failure with its Azure error code. `detail` replaces the default message. */
-export class TableError extends Error {
+/** An expected failure with its Azure error code, in any service. `detail` replaces the default message. */
+export class StorageError extends Error {
   readonly code: ErrorCode;
   readonly status: number;
   /** Extra text for authentication failures (Azure REST: status-and-error-codes2 AuthenticationErrorDetail). */
@@ -241,7 +241,7 @@ export class TableError extends Error {
 
   constructor(code: ErrorCode, detail?: string, authDetail?: string) {
     super(detail ?? errorCodes[code].message);
-    this.name = 'TableError';
+    this.name = 'StorageError';
     this.code = code;
     this.status = errorCodes[code].status;
     this.authDetail = authDetail;
@@ -250,10 +250,10 @@ export class TableError extends Error {
 }
 
 /**
- * A TableError whose XML body names more facts after <Message>, in the order given, e.g. the
+ * A StorageError whose XML body names more facts after <Message>, in the order given, e.g. the
  * <MaxLimit> of a queue's 413 RequestBodyTooLarge (put-message). JSON error bodies leave them out.
  */
-export class DetailedError extends TableError {
+export class DetailedError extends StorageError {
   readonly elements: readonly (readonly [name: string, value: string])[];
 
   constructor(code: ErrorCode, detail: string | undefined, elements: readonly (readonly [string, string])[]) {
@@ -267,14 +267,14 @@ export class DetailedError extends TableError {
 }
 
 export function fail(code: ErrorCode, detail?: string): never {
-  throw new TableError(code, detail);
+  throw new StorageError(code, detail);
 }
 
 /**
  * A failure of one operation of a $batch: reported as 202 with a single error part whose message
  * starts with `operationIndex:`, rather than as a top-level error.
  */
-export class BatchOperationError extends TableError {
+export class BatchOperationError extends StorageError {
   readonly operationIndex: number;
 
   constructor(operationIndex: number, code: ErrorCode, detail?: string) {

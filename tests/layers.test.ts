@@ -15,12 +15,14 @@ const repoDir = fileURLToPath(new URL('../../', import.meta.url));
 const layers: readonly { readonly name: string; readonly prefixes: readonly string[]; readonly strict?: true }[] = [
   { name: 'domain', prefixes: ['domain/', 'errors.ts', 'limits.ts'] },
   { name: 'storage', prefixes: ['storage/'] },
+  // The wire formats every service shares (XML, service-properties and ACL bodies); the front door writes XML errors.
+  { name: 'wire', prefixes: ['wire/'] },
+  { name: 'front door', prefixes: ['http/'] },
   {
     name: 'the Table service',
     prefixes: ['table/query/', 'table/protocol/', 'table/service/'],
     strict: true,
   },
-  { name: 'front door', prefixes: ['http/'] },
   // A service's own package (its wire format, operations and route table), registered by main.
   { name: 'services', prefixes: ['queue/', 'blob/', 'table/'], strict: true },
   { name: 'observe', prefixes: ['observe/'] },
@@ -32,6 +34,9 @@ const layers: readonly { readonly name: string; readonly prefixes: readonly stri
 
 /** The imports across a strict layer that docs/architecture.md allows: the operations use the query compiler. */
 const allowedAcross: readonly (readonly [string, string])[] = [['table/service/', 'table/query/']];
+
+/** The services: none imports another, and the front door (below them) imports none. */
+const services = ['table/', 'queue/', 'blob/'];
 
 /** Engines: only storage/ itself and the composition open them. */
 const engines = ['storage/sqlite/', 'storage/postgres/'];
@@ -83,8 +88,12 @@ function layerViolations(files: Iterable<string>, read: (file: string) => string
     for (const target of importsOf(file, read)) {
       const to = placeOf(target);
       const line = `src/${file} → src/${target}`;
+      const fromService = services.find((s) => file.startsWith(s));
+      const toService = services.find((s) => target.startsWith(s));
       if (to.layer > from.layer)
         violations.push(`${line} (${layers[from.layer]!.name} imports ${layers[to.layer]!.name})`);
+      else if (fromService !== undefined && toService !== undefined && fromService !== toService)
+        violations.push(`${line} (a service imports another service)`);
       else if (to.layer === from.layer && layers[to.layer]!.strict && to.prefix !== from.prefix && !allowed(from, to)) {
         violations.push(`${line} (across ${layers[to.layer]!.name})`);
       }
@@ -129,6 +138,9 @@ test('the check reports imports up, across and into an engine, and lets the allo
     'table/service/b.ts': "import type { C } from '../protocol/odata.js';\nimport { q } from '../query/index.js';",
     'http/c.ts': "export { s } from '../storage/sqlite/sqlite-store.js';\nconst m = await import('./respond.js');",
     'observe/d.ts': "import type { R } from '../http/hooks.js';",
+    'queue/e.ts': "import { x } from '../table/protocol/odata.js';\nimport { w } from '../wire/xml.js';",
+    'http/f.ts': "import { p } from '../table/protocol/odata.js';\nimport { w } from '../wire/xml.js';",
+    'blob/g.ts': "import { q } from '../queue/operations.js';",
   };
   assert.deepEqual(
     layerViolations(Object.keys(files), (file) => files[file]!),
@@ -136,6 +148,9 @@ test('the check reports imports up, across and into an engine, and lets the allo
       'src/domain/a.ts → src/http/server.ts (domain imports front door)',
       'src/table/service/b.ts → src/table/protocol/odata.ts (across the Table service)',
       'src/http/c.ts → src/storage/sqlite/sqlite-store.ts (an engine is private to storage/ and the composition)',
+      'src/queue/e.ts → src/table/protocol/odata.ts (a service imports another service)',
+      'src/http/f.ts → src/table/protocol/odata.ts (front door imports the Table service)',
+      'src/blob/g.ts → src/queue/operations.ts (a service imports another service)',
     ],
   );
 });

@@ -1,7 +1,7 @@
 // What every blob operation shares: reading the request's headers, finding the blob (or saying
 // which of container and blob is missing), the compare-and-swap write that makes a check and its
 // write one atomic step (cas-retry.ts), and the headers that describe a blob version.
-import { TableError } from '../errors.js';
+import { StorageError } from '../errors.js';
 import { firstHeader } from '../http/headers.js';
 import { metadataHeaders } from '../http/metadata-headers.js';
 import type { ServiceCall } from '../http/service-definition.js';
@@ -48,7 +48,7 @@ export function snapshotOf(call: BlobCall): string {
   const snapshot = call.query.get('snapshot');
   if (snapshot === null) return '';
   if (!isSnapshotStamp(snapshot)) {
-    throw new TableError('InvalidQueryParameterValue', `The value '${snapshot}' of snapshot is not a valid timestamp.`);
+    throw new StorageError('InvalidQueryParameterValue', `The value '${snapshot}' of snapshot is not a valid timestamp.`);
   }
   return snapshot;
 }
@@ -56,7 +56,7 @@ export function snapshotOf(call: BlobCall): string {
 /** Writes never address a snapshot (unverified: the service's code for it; ours is 400 InvalidQueryParameterValue). */
 export function refuseSnapshot(call: BlobCall): void {
   if (call.query.get('snapshot') !== null) {
-    throw new TableError('InvalidQueryParameterValue', 'This operation cannot be performed on a blob snapshot.');
+    throw new StorageError('InvalidQueryParameterValue', 'This operation cannot be performed on a blob snapshot.');
   }
 }
 
@@ -67,7 +67,7 @@ export function keyOf(resource: BlobOf, snapshot = ''): BlobKey {
 /** 404 ContainerNotFound when the container is missing, else 404 BlobNotFound. */
 export async function notFound(call: BlobCall, container: string): Promise<never> {
   const found = await call.services.blobs.getContainer(call.account, container);
-  throw new TableError(found === undefined ? 'ContainerNotFound' : 'BlobNotFound');
+  throw new StorageError(found === undefined ? 'ContainerNotFound' : 'BlobNotFound');
 }
 
 export async function findBlob(call: BlobCall, key: BlobKey): Promise<Found | undefined> {
@@ -97,7 +97,7 @@ export async function requireBlobAndContent(
 
 export async function requireContainer(call: BlobCall, container: string): Promise<void> {
   if ((await call.services.blobs.getContainer(call.account, container)) === undefined) {
-    throw new TableError('ContainerNotFound');
+    throw new StorageError('ContainerNotFound');
   }
 }
 
@@ -169,10 +169,10 @@ export async function updateBlob(
   });
 }
 
-export function writeFailure(outcome: Exclude<WriteOutcome, 'ok'>): TableError {
-  if (outcome === 'containerNotFound') return new TableError('ContainerNotFound');
-  if (outcome === 'blobNotFound') return new TableError('BlobNotFound');
-  return new TableError('ConditionNotMet');
+export function writeFailure(outcome: Exclude<WriteOutcome, 'ok'>): StorageError {
+  if (outcome === 'containerNotFound') return new StorageError('ContainerNotFound');
+  if (outcome === 'blobNotFound') return new StorageError('BlobNotFound');
+  return new StorageError('ConditionNotMet');
 }
 
 /** ETag and Last-Modified of a write's reply, with x-ms-request-server-encrypted as the service answers. */

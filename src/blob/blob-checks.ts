@@ -1,7 +1,7 @@
 // The checks every blob write makes against the version it is about to replace: conditional
 // headers (conditions.ts) and the lease (leases.ts), plus the blob name's rules
 // (https://learn.microsoft.com/rest/api/storageservices/naming-and-referencing-containers--blobs--and-metadata).
-import { TableError } from '../errors.js';
+import { StorageError } from '../errors.js';
 import { header, leaseIdOf, nowMs, type BlobCall, type Found } from './blob-access.js';
 import { evaluate, type Conditions } from './conditions.js';
 import { checkLeaseForWrite } from './leases.js';
@@ -11,7 +11,7 @@ export const blobNameLengthMax = 1024;
 
 export function checkBlobName(name: string): void {
   if (name.length === 0 || name.length > blobNameLengthMax) {
-    throw new TableError('InvalidResourceName', 'A blob name must be 1 to 1024 characters long.');
+    throw new StorageError('InvalidResourceName', 'A blob name must be 1 to 1024 characters long.');
   }
 }
 
@@ -25,19 +25,19 @@ export function checkWrite(call: BlobCall, conditions: Conditions, current: Foun
   const verdict = evaluate(conditions, current?.record);
   const createOnly = conditions.ifNoneMatch?.includes('*') === true;
   if (creates && verdict === 'notModified' && current !== undefined && createOnly) {
-    throw new TableError('BlobAlreadyExists');
+    throw new StorageError('BlobAlreadyExists');
   }
-  if (verdict !== 'ok') throw new TableError('ConditionNotMet');
+  if (verdict !== 'ok') throw new StorageError('ConditionNotMet');
   const leaseId = leaseIdOf(call);
   if (current !== undefined) checkLeaseForWrite(current.state.lease, nowMs(call), leaseId, 'blob');
-  else if (leaseId !== undefined && leaseId !== '') throw new TableError('LeaseNotPresentWithBlobOperation');
+  else if (leaseId !== undefined && leaseId !== '') throw new StorageError('LeaseNotPresentWithBlobOperation');
 }
 
 /** The x-ms-blob-type of Put Blob: BlockBlob or AppendBlob; page blobs are not served. */
 export function blobTypeOf(call: BlobCall): 'BlockBlob' | 'AppendBlob' {
   const type = header(call, 'x-ms-blob-type');
-  if (type === undefined) throw new TableError('MissingRequiredHeader', 'The header x-ms-blob-type is required.');
+  if (type === undefined) throw new StorageError('MissingRequiredHeader', 'The header x-ms-blob-type is required.');
   if (type === 'BlockBlob' || type === 'AppendBlob') return type;
-  if (type === 'PageBlob') throw new TableError('NotImplemented', 'Cerulean does not serve page blobs.');
-  throw new TableError('InvalidHeaderValue', `The value '${type}' of x-ms-blob-type is not valid.`);
+  if (type === 'PageBlob') throw new StorageError('NotImplemented', 'Cerulean does not serve page blobs.');
+  throw new StorageError('InvalidHeaderValue', `The value '${type}' of x-ms-blob-type is not valid.`);
 }

@@ -1,6 +1,6 @@
 // Blob content from a request: the content headers it sets, and its body streamed into the store
 // under a size limit with its checksums verified on the way (put-blob, put-block, append-block).
-import { TableError } from '../errors.js';
+import { StorageError } from '../errors.js';
 import type { ContentRef } from '../storage/blob-store.js';
 import { header, type BlobCall } from './blob-access.js';
 import type { ContentHeaders } from './blob-state.js';
@@ -52,14 +52,14 @@ export async function receiveContent(
 ): Promise<Received> {
   const declared = header(call, 'content-length');
   if (declared === undefined) {
-    if (header(call, 'transfer-encoding') !== undefined) throw new TableError('MissingContentLengthHeader');
+    if (header(call, 'transfer-encoding') !== undefined) throw new StorageError('MissingContentLengthHeader');
   } else if (Number(declared) > sizeBytesMax) {
-    throw new TableError('RequestBodyTooLarge');
+    throw new StorageError('RequestBodyTooLarge');
   }
   const transactionalMd5 = parseDigestHeader(header(call, 'content-md5'), 16, 'InvalidMd5');
   const crc64 = parseDigestHeader(header(call, 'x-ms-content-crc64'), 8, 'InvalidHeaderValue');
   // One transactional checksum a request (put-blob, put-block, append-block: both is 400).
-  if (transactionalMd5 !== undefined && crc64 !== undefined) throw new TableError('BothCrc64AndMd5HeaderPresent');
+  if (transactionalMd5 !== undefined && crc64 !== undefined) throw new StorageError('BothCrc64AndMd5HeaderPresent');
   const blobMd5 = blobMd5Verified ? header(call, 'x-ms-blob-content-md5') : undefined;
   const md5 = parseDigestHeader(blobMd5, 16, 'InvalidMd5') ?? transactionalMd5;
   const seen: ContentSeen = { sizeBytes: 0, md5: undefined, crc64: undefined };
@@ -81,12 +81,12 @@ export function checksumReplyHeaders(received: Received): Record<string, string>
 /** The request body read whole under `sizeBytesMax` (Put Block List's XML). */
 export async function receiveSmallBody(call: BlobCall, sizeBytesMax: number): Promise<Buffer> {
   if (call.bodyStream === undefined) return call.body;
-  if (Number(header(call, 'content-length') ?? 0) > sizeBytesMax) throw new TableError('RequestBodyTooLarge');
+  if (Number(header(call, 'content-length') ?? 0) > sizeBytesMax) throw new StorageError('RequestBodyTooLarge');
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of call.bodyStream) {
     size += chunk.length;
-    if (size > sizeBytesMax) throw new TableError('RequestBodyTooLarge');
+    if (size > sizeBytesMax) throw new StorageError('RequestBodyTooLarge');
     chunks.push(chunk);
   }
   return Buffer.concat(chunks, size);

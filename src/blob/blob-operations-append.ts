@@ -1,5 +1,5 @@
 // Append Block (https://learn.microsoft.com/rest/api/storageservices/append-block).
-import { TableError } from '../errors.js';
+import { StorageError } from '../errors.js';
 import type { Reply } from '../http/respond.js';
 import {
   findBlob,
@@ -31,23 +31,23 @@ interface AppendConditions {
 function numberHeader(call: BlobCall, name: string): number | undefined {
   const text = header(call, name);
   if (text === undefined) return undefined;
-  if (!/^\d{1,16}$/.test(text)) throw new TableError('InvalidHeaderValue', `The value of ${name} is not valid.`);
+  if (!/^\d{1,16}$/.test(text)) throw new StorageError('InvalidHeaderValue', `The value of ${name} is not valid.`);
   return Number(text);
 }
 
 /** Everything that must hold of the blob for `sizeBytes` more to be appended. */
 function checkAppend(call: BlobCall, checks: AppendConditions, current: Found | undefined, sizeBytes: number): Found {
-  if (current === undefined) throw new TableError('BlobNotFound');
-  if (current.state.blobType !== 'AppendBlob') throw new TableError('InvalidBlobType');
+  if (current === undefined) throw new StorageError('BlobNotFound');
+  if (current.state.blobType !== 'AppendBlob') throw new StorageError('InvalidBlobType');
   checkWrite(call, checks.conditions, current);
   const size = current.record.sizeBytes;
   if (checks.maxSizeBytes !== undefined && size + sizeBytes > checks.maxSizeBytes) {
-    throw new TableError('MaxBlobSizeConditionNotMet');
+    throw new StorageError('MaxBlobSizeConditionNotMet');
   }
   if (checks.appendPosition !== undefined && size !== checks.appendPosition) {
-    throw new TableError('AppendPositionConditionNotMet');
+    throw new StorageError('AppendPositionConditionNotMet');
   }
-  if (current.state.committedBlockCount >= appendBlocksMax) throw new TableError('BlockCountExceedsLimit');
+  if (current.state.committedBlockCount >= appendBlocksMax) throw new StorageError('BlockCountExceedsLimit');
   return current;
 }
 
@@ -64,7 +64,7 @@ export async function appendBlock(call: BlobCall, resource: BlobOf): Promise<Rep
     maxSizeBytes: numberHeader(call, 'x-ms-blob-condition-maxsize'),
   };
   const declared = Number(header(call, 'content-length') ?? 0);
-  if (declared === 0) throw new TableError('InvalidHeaderValue', 'An appended block must not be empty.');
+  if (declared === 0) throw new StorageError('InvalidHeaderValue', 'An appended block must not be empty.');
   const first = await findBlob(call, keyOf(resource));
   if (first === undefined) return notFound(call, resource.container);
   // Chosen: a request without x-ms-version (a SAS's) is held to its sv, and without either to the older limit.

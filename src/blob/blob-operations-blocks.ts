@@ -1,7 +1,7 @@
 // Put Block, Put Block List and Get Block List
 // (https://learn.microsoft.com/rest/api/storageservices/put-block, put-block-list, get-block-list).
 import { createHash } from 'node:crypto';
-import { TableError } from '../errors.js';
+import { StorageError } from '../errors.js';
 import type { Reply } from '../http/respond.js';
 import { decodeUtf8 } from '../http/body.js';
 import { metadataFromHeaders } from '../http/metadata-headers.js';
@@ -40,19 +40,19 @@ export async function putBlock(call: BlobCall, resource: BlobOf): Promise<Reply>
   checkBlobName(resource.blob);
   const blockId = call.query.get('blockid');
   if (blockId === null)
-    throw new TableError('MissingRequiredQueryParameter', 'The query parameter blockid is required.');
+    throw new StorageError('MissingRequiredQueryParameter', 'The query parameter blockid is required.');
   // A blob found is in its container: only a blob not found needs the container looked up.
   const current = await findBlob(call, keyOf(resource));
   if (current === undefined) await requireContainer(call, resource.container);
   else {
-    if (current.state.blobType !== 'BlockBlob') throw new TableError('InvalidBlobType');
+    if (current.state.blobType !== 'BlockBlob') throw new StorageError('InvalidBlobType');
     checkLeaseForWrite(current.state.lease, nowMs(call), leaseIdOf(call), 'blob');
   }
   // A summary, not the block lists: a blob with many staged blocks costs no more per Put Block.
   const summary = await call.services.blobs.blockSummary(call.account, resource.container, resource.blob, blockId);
   checkBlockId(blockId, summary.sampleBlockId);
   if (summary.stagedCount >= stagedBlocksMax && !summary.stagedHasId) {
-    throw new TableError('BlockCountExceedsLimit', 'The uncommitted block count cannot exceed 100,000 blocks.');
+    throw new StorageError('BlockCountExceedsLimit', 'The uncommitted block count cannot exceed 100,000 blocks.');
   }
   const received = await receiveContent(call, blockBytesMax, true);
   const outcome = await call.services.blobs.stageBlock(call.account, resource.container, resource.blob, {
@@ -72,7 +72,7 @@ export async function putBlockList(call: BlobCall, resource: BlobOf): Promise<Re
   // Content-MD5 here is the body's (transactional), checked like any other request content's.
   const bodyMd5 = parseDigestHeader(header(call, 'content-md5'), 16, 'InvalidMd5');
   if (bodyMd5 !== undefined && !bodyMd5.equals(createHash('md5').update(body).digest())) {
-    throw new TableError('Md5Mismatch');
+    throw new StorageError('Md5Mismatch');
   }
   const entries = parseBlockList(decodeXml(body));
   const metadata = [...metadataFromHeaders(call.rawHeaders)];
@@ -80,7 +80,7 @@ export async function putBlockList(call: BlobCall, resource: BlobOf): Promise<Re
   const conditions = parseConditions(call.headers);
   await requireContainer(call, resource.container);
   const record = await updateBlob(call, resource, async (current) => {
-    if (current !== undefined && current.state.blobType !== 'BlockBlob') throw new TableError('InvalidBlobType');
+    if (current !== undefined && current.state.blobType !== 'BlockBlob') throw new StorageError('InvalidBlobType');
     checkWrite(call, conditions, current, true);
     const { committed, staged } = await call.services.blobs.getBlocks(call.account, keyOf(resource));
     const blocks = resolveBlockList(entries, committed, staged);
@@ -95,7 +95,7 @@ function decodeXml(body: Buffer): string {
   try {
     return decodeUtf8(body);
   } catch {
-    throw new TableError('InvalidXmlDocument', 'The request body is not valid UTF-8.');
+    throw new StorageError('InvalidXmlDocument', 'The request body is not valid UTF-8.');
   }
 }
 
@@ -104,11 +104,11 @@ export async function getBlockList(call: BlobCall, resource: BlobOf): Promise<Re
   const snapshot = snapshotOf(call);
   const listType = (call.query.get('blocklisttype') ?? 'committed').toLowerCase();
   if (!['committed', 'uncommitted', 'all'].includes(listType)) {
-    throw new TableError('InvalidQueryParameterValue', `The value '${listType}' of blocklisttype is not valid.`);
+    throw new StorageError('InvalidQueryParameterValue', `The value '${listType}' of blocklisttype is not valid.`);
   }
   const found = await findBlob(call, keyOf(resource, snapshot));
   if (found !== undefined) {
-    if (evaluate(parseConditions(call.headers), found.record) !== 'ok') throw new TableError('ConditionNotMet');
+    if (evaluate(parseConditions(call.headers), found.record) !== 'ok') throw new StorageError('ConditionNotMet');
     if (snapshot === '') checkLeaseForRead(found.state.lease, nowMs(call), leaseIdOf(call));
   }
   const { committed, staged } = await call.services.blobs.getBlocks(call.account, keyOf(resource, snapshot));

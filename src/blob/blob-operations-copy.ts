@@ -1,7 +1,7 @@
 // Copy Blob within the account, done at once: the copy shares the source's content, no byte is
 // copied (https://learn.microsoft.com/rest/api/storageservices/copy-blob, abort-copy-blob).
 import { createHash, randomUUID } from 'node:crypto';
-import { TableError } from '../errors.js';
+import { StorageError } from '../errors.js';
 import type { Reply } from '../http/respond.js';
 import { metadataFromHeaders } from '../http/metadata-headers.js';
 import type { BlobKey } from '../storage/blob-store.js';
@@ -39,20 +39,20 @@ export function copySourceKey(source: string, account: string): BlobKey {
   try {
     url = new URL(source);
   } catch {
-    throw new TableError('InvalidHeaderValue', 'The x-ms-copy-source header is not a URL.');
+    throw new StorageError('InvalidHeaderValue', 'The x-ms-copy-source header is not a URL.');
   }
   const hostStyle = url.hostname.split('.')[0] === account && url.hostname.includes('.blob.');
   let path = url.pathname.slice(1);
   if (!hostStyle) {
     const slash = path.indexOf('/');
-    if (slash === -1 || path.slice(0, slash) !== account) throw new TableError('CopyAcrossAccountsNotSupported');
+    if (slash === -1 || path.slice(0, slash) !== account) throw new StorageError('CopyAcrossAccountsNotSupported');
     path = path.slice(slash + 1);
   }
   const resource = parseBlobResource(path);
-  if (resource.kind !== 'blob') throw new TableError('InvalidHeaderValue', 'The x-ms-copy-source names no blob.');
+  if (resource.kind !== 'blob') throw new StorageError('InvalidHeaderValue', 'The x-ms-copy-source names no blob.');
   const snapshot = url.searchParams.get('snapshot') ?? '';
   if (snapshot !== '' && !isSnapshotStamp(snapshot)) {
-    throw new TableError('InvalidHeaderValue', 'The snapshot of x-ms-copy-source is not valid.');
+    throw new StorageError('InvalidHeaderValue', 'The snapshot of x-ms-copy-source is not valid.');
   }
   return { container: resource.container, name: resource.blob, snapshot };
 }
@@ -65,7 +65,7 @@ async function contentMd5(call: BlobCall, source: Found): Promise<Buffer> {
   const { record } = source;
   const stream = await call.services.blobs.readContent(call.account, record, record.etag, 0, record.sizeBytes);
   // Chosen: a source replaced while it is hashed is reported, not hashed again.
-  if (stream === 'changed') throw new TableError('CannotVerifyCopySource', 'The copy source changed while it was read.');
+  if (stream === 'changed') throw new StorageError('CannotVerifyCopySource', 'The copy source changed while it was read.');
   const hash = createHash('md5');
   for await (const chunk of stream) hash.update(chunk);
   return hash.digest();
@@ -91,10 +91,10 @@ export async function copyBlob(call: BlobCall, resource: BlobOf): Promise<Reply>
   const record = await updateBlob(call, resource, async (current) => {
     checkWrite(call, conditions, current, true);
     const source = await findBlob(call, sourceKey);
-    if (source === undefined) throw new TableError('CannotVerifyCopySource');
+    if (source === undefined) throw new StorageError('CannotVerifyCopySource');
     checkSourceConditions(sourceConditions, source.record);
     if (sourceMd5 !== undefined && !sourceMd5.equals(await contentMd5(call, source))) {
-      throw new TableError('Md5Mismatch');
+      throw new StorageError('Md5Mismatch');
     }
     const blocks = (await call.services.blobs.getBlocks(call.account, sourceKey)).committed;
     const sizeBytes = totalSize(blocks);
@@ -122,8 +122,8 @@ export async function copyBlob(call: BlobCall, resource: BlobOf): Promise<Reply>
 /** Every copy is finished when Copy Blob answers, so there is never one to abort: 409 NoPendingCopyOperation. */
 export async function abortCopyBlob(call: BlobCall, resource: BlobOf): Promise<Reply> {
   if (call.query.get('copyid') === null) {
-    throw new TableError('MissingRequiredQueryParameter', 'The query parameter copyid is required.');
+    throw new StorageError('MissingRequiredQueryParameter', 'The query parameter copyid is required.');
   }
   await requireBlob(call, keyOf(resource));
-  throw new TableError('NoPendingCopyOperation');
+  throw new StorageError('NoPendingCopyOperation');
 }

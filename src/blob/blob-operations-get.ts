@@ -1,7 +1,7 @@
 // Get Blob (streamed, whole or a range) and Get Blob Properties
 // (https://learn.microsoft.com/rest/api/storageservices/get-blob, get-blob-properties).
 import { createHash } from 'node:crypto';
-import { TableError } from '../errors.js';
+import { StorageError } from '../errors.js';
 import type { Reply } from '../http/respond.js';
 import {
   describeHeaders,
@@ -43,7 +43,7 @@ async function readable(call: BlobCall, resource: BlobOf, contentBytesMax = 0): 
   const found =
     contentBytesMax > 0 ? await requireBlobAndContent(call, key, contentBytesMax) : await requireBlob(call, key);
   const verdict = evaluate(parseConditions(call.headers), found.record);
-  if (verdict === 'failed') throw new TableError('ConditionNotMet');
+  if (verdict === 'failed') throw new StorageError('ConditionNotMet');
   if (verdict === 'notModified') {
     return {
       status: 304,
@@ -87,12 +87,12 @@ export async function getBlob(call: BlobCall, resource: BlobOf): Promise<Reply> 
     const size = found.record.sizeBytes;
     const resolved = range === undefined ? { start: 0, endExclusive: size } : resolveRange(range, size);
     if (resolved === 'unsatisfiable') {
-      const error = new TableError('InvalidRange');
+      const error = new StorageError('InvalidRange');
       error.replyHeaders = { 'Content-Range': `bytes */${size}` };
       throw error;
     }
     if (rangeChecksum !== undefined && resolved.endExclusive - resolved.start > rangeMd5BytesMax) {
-      throw new TableError('OutOfRangeInput', `${rangeChecksum.header} is allowed for ranges of at most 4 MiB.`);
+      throw new StorageError('OutOfRangeInput', `${rangeChecksum.header} is allowed for ranges of at most 4 MiB.`);
     }
     const { record, bytes } = found;
     // Bytes read with the record are that version's: no second read, nothing that can change.
@@ -118,12 +118,12 @@ function rangeChecksumOf(call: BlobCall, ranged: boolean): RangeChecksum | undef
   const asked = (name: string): boolean => header(call, name)?.toLowerCase() === 'true';
   const md5 = asked('x-ms-range-get-content-md5');
   const crc64 = asked('x-ms-range-get-content-crc64');
-  if (md5 && crc64) throw new TableError('BothCrc64AndMd5RangeHeaderPresent');
+  if (md5 && crc64) throw new StorageError('BothCrc64AndMd5RangeHeaderPresent');
   if (!md5 && !crc64) return undefined;
   const checksum: RangeChecksum = md5
     ? { header: 'x-ms-range-get-content-md5', answeredAs: 'Content-MD5' }
     : { header: 'x-ms-range-get-content-crc64', answeredAs: 'x-ms-content-crc64' };
-  if (!ranged) throw new TableError('InvalidHeaderValue', `${checksum.header} needs a range.`);
+  if (!ranged) throw new StorageError('InvalidHeaderValue', `${checksum.header} needs a range.`);
   return checksum;
 }
 

@@ -3,7 +3,7 @@
 // stored by compare-and-swap. A lease action keeps the ETag clients see and Last-Modified, as the
 // service does; the record still gets a new compare-and-swap token (leaseEtag, blob-etag.ts explains
 // why), so two clients racing to acquire cannot both win and no write drops a lease it did not see.
-import { TableError } from '../errors.js';
+import { StorageError } from '../errors.js';
 import type { Reply } from '../http/respond.js';
 import type { ServiceCall } from '../http/service-definition.js';
 import { findBlob, keyOf, nowMs, refuseSnapshot, writeFailure, type BlobCall, type BlobOf } from './blob-access.js';
@@ -31,7 +31,7 @@ export async function leaseBlob(call: BlobCall, resource: BlobOf): Promise<Reply
     const found = await findBlob(call, keyOf(resource));
     if (found === undefined) {
       const container = await call.services.blobs.getContainer(call.account, resource.container);
-      throw new TableError(container === undefined ? 'ContainerNotFound' : 'BlobNotFound');
+      throw new StorageError(container === undefined ? 'ContainerNotFound' : 'BlobNotFound');
     }
     checkWriteConditions(conditions, found.record);
     const outcome = applyLease(found.state.lease, request, nowMs(call), 'blob');
@@ -55,12 +55,12 @@ export async function leaseContainer(call: ServiceCall<BlobServices>, container:
   const request = parseLeaseRequest(call.headers);
   const dates = parseConditions(call.headers);
   if (dates.ifMatch !== undefined || dates.ifNoneMatch !== undefined) {
-    throw new TableError('UnsupportedHeader', 'If-Match and If-None-Match are not supported for containers.');
+    throw new StorageError('UnsupportedHeader', 'If-Match and If-None-Match are not supported for containers.');
   }
   const blobs = call.services.blobs;
   return retryWhileRaced('The container changed under every attempt to lease it; retry the request.', async () => {
     const found = await blobs.getContainer(call.account, container);
-    if (found === undefined) throw new TableError('ContainerNotFound');
+    if (found === undefined) throw new StorageError('ContainerNotFound');
     checkWriteConditions(dates, found);
     const state = decodeContainerState(found.state);
     const outcome = applyLease(state.lease, request, Math.trunc(call.services.clock.nowMs()), 'container');
@@ -71,7 +71,7 @@ export async function leaseContainer(call: ServiceCall<BlobServices>, container:
     };
     const written = await blobs.updateContainer(call.account, record, found.etag);
     if (written === 'ok') return leaseReply(outcome, record.etag, record.lastModifiedMs);
-    if (written !== 'etagMismatch') throw new TableError('ContainerNotFound');
+    if (written !== 'etagMismatch') throw new StorageError('ContainerNotFound');
     return raced;
   });
 }

@@ -1,7 +1,7 @@
 // Set Blob Properties, Get and Set Blob Metadata, Delete Blob
 // (https://learn.microsoft.com/rest/api/storageservices/set-blob-properties, get-blob-metadata,
 // set-blob-metadata, delete-blob).
-import { TableError } from '../errors.js';
+import { StorageError } from '../errors.js';
 import type { Reply } from '../http/respond.js';
 import { metadataFromHeaders, metadataHeaders } from '../http/metadata-headers.js';
 import {
@@ -36,12 +36,12 @@ async function changeState(call: BlobCall, resource: BlobOf, change: (state: Blo
   refuseSnapshot(call);
   const conditions = parseConditions(call.headers);
   const record = await updateBlob(call, resource, (current) => {
-    if (current === undefined) throw new TableError('BlobNotFound');
+    if (current === undefined) throw new StorageError('BlobNotFound');
     checkWrite(call, conditions, current);
     const state = change(current.state);
     return { record: nextRecord(call, resource, state, current.record.sizeBytes), content: { kind: 'keep' } };
   }).catch(async (error: unknown) => {
-    if (error instanceof TableError && error.code === 'BlobNotFound') return notFound(call, resource.container);
+    if (error instanceof StorageError && error.code === 'BlobNotFound') return notFound(call, resource.container);
     throw error;
   });
   return { status: 200, headers: writtenHeaders(record) };
@@ -66,7 +66,7 @@ export async function setBlobMetadata(call: BlobCall, resource: BlobOf): Promise
 export async function getBlobMetadata(call: BlobCall, resource: BlobOf): Promise<Reply> {
   const snapshot = snapshotOf(call);
   const found = await requireBlob(call, keyOf(resource, snapshot));
-  if (evaluate(parseConditions(call.headers), found.record) !== 'ok') throw new TableError('ConditionNotMet');
+  if (evaluate(parseConditions(call.headers), found.record) !== 'ok') throw new StorageError('ConditionNotMet');
   if (snapshot === '') checkLeaseForRead(found.state.lease, nowMs(call), leaseIdOf(call));
   return {
     status: 200,
@@ -86,10 +86,10 @@ export async function deleteBlob(call: BlobCall, resource: BlobOf): Promise<Repl
   const snapshot = snapshotOf(call);
   const option = header(call, 'x-ms-delete-snapshots');
   if (option !== undefined && option !== 'include' && option !== 'only') {
-    throw new TableError('InvalidHeaderValue', `The value '${option}' of x-ms-delete-snapshots is not valid.`);
+    throw new StorageError('InvalidHeaderValue', `The value '${option}' of x-ms-delete-snapshots is not valid.`);
   }
   if (snapshot !== '' && option !== undefined) {
-    throw new TableError('InvalidQueryParameterValue', 'x-ms-delete-snapshots cannot be used to delete a snapshot.');
+    throw new StorageError('InvalidQueryParameterValue', 'x-ms-delete-snapshots cannot be used to delete a snapshot.');
   }
   const conditions = parseConditions(call.headers);
   return retryWhileRaced('The blob changed under every attempt to delete it; retry the request.', async () => {
@@ -140,7 +140,7 @@ async function deletedParts(
     uncommitted: false,
   });
   if (first?.kind === 'blob' && first.record.name === resource.blob && first.record.snapshot !== '') {
-    throw new TableError('SnapshotsPresent');
+    throw new StorageError('SnapshotsPresent');
   }
   return { base: true, snapshots: false };
 }

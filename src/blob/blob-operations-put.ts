@@ -1,6 +1,6 @@
 // Put Blob: a block blob's whole content in one streamed request, or a new empty append blob
 // (https://learn.microsoft.com/rest/api/storageservices/put-blob).
-import { TableError } from '../errors.js';
+import { StorageError } from '../errors.js';
 import type { Reply } from '../http/respond.js';
 import { metadataFromHeaders } from '../http/metadata-headers.js';
 import type { Block } from '../storage/blob-store.js';
@@ -41,11 +41,11 @@ export async function putBlob(call: BlobCall, resource: BlobOf): Promise<Reply> 
   let received: Received | undefined;
   if (blobType === 'AppendBlob') {
     if (Number(header(call, 'content-length') ?? 0) !== 0) {
-      throw new TableError('InvalidHeaderValue', 'The Content-Length of Put Blob for an append blob must be 0.');
+      throw new StorageError('InvalidHeaderValue', 'The Content-Length of Put Blob for an append blob must be 0.');
     }
   } else {
     if (header(call, 'x-ms-blob-content-md5') !== undefined && header(call, 'x-ms-content-crc64') !== undefined) {
-      throw new TableError('BothCrc64AndMsMd5HeaderPresent');
+      throw new StorageError('BothCrc64AndMsMd5HeaderPresent');
     }
     received = await receiveContent(call, putBlobBytesMax, true, true);
     blocks = [{ blockId: '', content: received.content }];

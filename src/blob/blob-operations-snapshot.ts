@@ -1,6 +1,6 @@
 // Snapshot Blob (https://learn.microsoft.com/rest/api/storageservices/snapshot-blob): a read-only
 // version sharing the base blob's content, named by its timestamp.
-import { TableError } from '../errors.js';
+import { StorageError } from '../errors.js';
 import type { Reply } from '../http/respond.js';
 import { metadataFromHeaders } from '../http/metadata-headers.js';
 import {
@@ -31,7 +31,7 @@ export async function snapshotBlob(call: BlobCall, resource: BlobOf): Promise<Re
   const conditions = parseConditions(call.headers);
   return retryWhileRaced('The blob changed under every attempt to snapshot it; retry the request.', async () => {
     const found = await requireBlob(call, keyOf(resource));
-    if (evaluate(conditions, found.record) !== 'ok') throw new TableError('ConditionNotMet');
+    if (evaluate(conditions, found.record) !== 'ok') throw new StorageError('ConditionNotMet');
     checkLeaseForRead(found.state.lease, nowMs(call), leaseIdOf(call));
     const snapshot = snapshotStamp(nowMs(call));
     const metadata = requested.size > 0 ? [...requested] : found.state.metadata;

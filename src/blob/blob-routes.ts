@@ -1,7 +1,7 @@
 // The Blob service's routes for blobs, List Blobs and leases (containers' and blobs'); the service
 // and other container routes are in definition.ts, which puts these after them. Operation names
 // are Storage Analytics' (storage-analytics-logged-operations-and-status-messages).
-import { TableError } from '../errors.js';
+import { StorageError } from '../errors.js';
 import { firstHeader } from '../http/headers.js';
 import type { Reply } from '../http/respond.js';
 import type { SasNeed } from '../http/sas.js';
@@ -64,7 +64,7 @@ function leaseLines(
 }
 
 const notServed = (what: string) => async (): Promise<Reply> => {
-  throw new TableError('NotImplemented', `Cerulean does not serve ${what}.`);
+  throw new StorageError('NotImplemented', `Cerulean does not serve ${what}.`);
 };
 
 export const blobRoutes: readonly Route<BlobResource, BlobServices>[] = [

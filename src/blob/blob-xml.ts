@@ -2,10 +2,10 @@
 // Containers listing and the blob flavour of the service properties
 // (https://learn.microsoft.com/rest/api/storageservices/list-containers2,
 // https://learn.microsoft.com/rest/api/storageservices/get-blob-service-properties). Pure: text in, text out.
-import { TableError } from '../errors.js';
+import { StorageError } from '../errors.js';
 import { isVersionShaped } from '../http/request-checks.js';
-import { parseServiceProperties, writeServiceProperties } from '../table/protocol/service-properties-xml.js';
-import { childNamed, escapeXmlText, leafText, parseXml, writeXmlNode, type XmlNode } from '../table/protocol/xml.js';
+import { parseServiceProperties, writeServiceProperties } from '../wire/service-properties-xml.js';
+import { childNamed, escapeXmlText, leafText, parseXml, writeXmlNode, type XmlNode } from '../wire/xml.js';
 import type { ContainerState } from './container-state.js';
 import type { BlobServiceProperties, BlobServicePropertiesUpdate } from './services.js';
 import { leaseHeaders } from './leases.js';
@@ -110,14 +110,14 @@ export function parseBlobServiceProperties(text: string): BlobServicePropertiesU
     const element = childNamed(root, feature);
     const enabled = element === undefined ? undefined : childNamed(element, 'Enabled');
     if (enabled !== undefined && leafText(enabled).trim() === 'true') {
-      throw new TableError('InvalidXmlNodeValue', `${feature} cannot be enabled: Cerulean does not serve it.`);
+      throw new StorageError('InvalidXmlNodeValue', `${feature} cannot be enabled: Cerulean does not serve it.`);
     }
   }
   const versionElement = childNamed(root, 'DefaultServiceVersion');
   if (versionElement === undefined) return update;
   const defaultServiceVersion = leafText(versionElement).trim();
   if (!isVersionShaped(defaultServiceVersion)) {
-    throw new TableError(
+    throw new StorageError(
       'InvalidXmlNodeValue',
       `The DefaultServiceVersion '${defaultServiceVersion}' is not a version.`,
     );

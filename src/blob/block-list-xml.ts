@@ -2,8 +2,8 @@
 // (https://learn.microsoft.com/rest/api/storageservices/put-block-list, get-block-list). The
 // request may name 50,000 blocks, more elements than the general XML reader allows, so it has its
 // own strict reader for this one flat shape: anything else is 400 InvalidXmlDocument.
-import { TableError } from '../errors.js';
-import { escapeXmlText } from '../table/protocol/xml.js';
+import { StorageError } from '../errors.js';
+import { escapeXmlText } from '../wire/xml.js';
 
 export type BlockListKind = 'Committed' | 'Uncommitted' | 'Latest';
 
@@ -17,8 +17,8 @@ const declaration = /^\uFEFF?\s*(?:<\?xml[^?]*\?>)?\s*/;
 const entry = /\s*<(Committed|Uncommitted|Latest)>([^<]*)<\/\1>|\s*<(Committed|Uncommitted|Latest)\s*\/>/y;
 const predefined: Readonly<Record<string, string>> = { lt: '<', gt: '>', amp: '&', apos: "'", quot: '"' };
 
-function invalid(detail: string): TableError {
-  return new TableError('InvalidXmlDocument', detail);
+function invalid(detail: string): StorageError {
+  return new StorageError('InvalidXmlDocument', detail);
 }
 
 /** The entries of a `<BlockList>` body in order. */

@@ -1,6 +1,6 @@
 // Block ids and block list resolution (https://learn.microsoft.com/rest/api/storageservices/put-block,
 // put-block-list). Pure: the operations fetch the blocks and store the result.
-import { TableError } from '../errors.js';
+import { StorageError } from '../errors.js';
 import type { Block } from '../storage/blob-store.js';
 import { blockIdBytesMax, committedBlocksMax } from './blob-limits.js';
 import type { BlockListEntry } from './block-list-xml.js';
@@ -15,11 +15,11 @@ import type { BlockListEntry } from './block-list-xml.js';
 export function checkBlockId(blockId: string, otherBlockId: string | undefined): void {
   const bytes = decodedLength(blockId);
   if (bytes === undefined || bytes === 0 || bytes > blockIdBytesMax) {
-    throw new TableError('InvalidBlockId', `The block id '${blockId}' is not base64 of 1 to 64 bytes.`);
+    throw new StorageError('InvalidBlockId', `The block id '${blockId}' is not base64 of 1 to 64 bytes.`);
   }
   // '' names content not put as a block (Put Blob): it constrains nothing.
   if (otherBlockId !== undefined && otherBlockId !== '' && decodedLength(otherBlockId) !== bytes) {
-    throw new TableError('InvalidBlobOrBlock', 'All block ids of a blob must have the same length.');
+    throw new StorageError('InvalidBlobOrBlock', 'All block ids of a blob must have the same length.');
   }
 }
 
@@ -38,7 +38,7 @@ export function resolveBlockList(
   committed: readonly Block[],
   staged: readonly Block[],
 ): Block[] {
-  if (entries.length > committedBlocksMax) throw new TableError('BlockListTooLong');
+  if (entries.length > committedBlocksMax) throw new StorageError('BlockListTooLong');
   const committedById = new Map(committed.filter((b) => b.blockId !== '').map((b) => [b.blockId, b]));
   const stagedById = new Map(staged.map((b) => [b.blockId, b]));
   return entries.map((entry) => {
@@ -49,7 +49,7 @@ export function resolveBlockList(
           ? stagedById.get(entry.blockId)
           : (stagedById.get(entry.blockId) ?? committedById.get(entry.blockId));
     if (block === undefined) {
-      throw new TableError('InvalidBlockList', `The block '${entry.blockId}' (${entry.kind}) is not there.`);
+      throw new StorageError('InvalidBlockList', `The block '${entry.blockId}' (${entry.kind}) is not there.`);
     }
     return block;
   });

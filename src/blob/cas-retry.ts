@@ -1,7 +1,7 @@
 // The bounded retry every blob and container write shares: read the record, decide, compare-and-swap
 // on the ETag read; when another request changed the record in between, read again and decide again.
 import assert from 'node:assert/strict';
-import { TableError } from '../errors.js';
+import { StorageError } from '../errors.js';
 import { casAttemptsMax } from './blob-limits.js';
 
 /** What an attempt answers when the record changed between its read and its compare-and-swap. */
@@ -21,5 +21,5 @@ export async function retryWhileRaced<T>(busyMessage: string, attempt: () => Pro
     const answer = await attempt();
     if (answer !== raced) return answer;
   }
-  throw new TableError('ServerBusy', busyMessage);
+  throw new StorageError('ServerBusy', busyMessage);
 }

@@ -1,7 +1,7 @@
 // Content checksums: MD5 (Content-MD5, x-ms-blob-content-md5) and Azure Storage's CRC64
 // (x-ms-content-crc64, crc64.ts), computed while content streams through, never over a held copy
 // (https://learn.microsoft.com/rest/api/storageservices/put-blob, put-block).
-import { TableError } from '../errors.js';
+import { StorageError } from '../errors.js';
 import { digester, type Digester } from './digests.js';
 
 /**
@@ -16,7 +16,7 @@ export function parseDigestHeader(
   if (value === undefined || value === '') return undefined;
   const decoded = Buffer.from(value, 'base64');
   if (decoded.toString('base64') !== value || (bytes !== 'any' && decoded.length !== bytes)) {
-    throw new TableError(code);
+    throw new StorageError(code);
   }
   return decoded;
 }
@@ -72,7 +72,7 @@ export async function* checkedContent(
   try {
     for await (const chunk of offThread ? ownedPieces(source, pieceBytes) : source) {
       seen.sizeBytes += chunk.length;
-      if (seen.sizeBytes > options.sizeBytesMax) throw new TableError('RequestBodyTooLarge');
+      if (seen.sizeBytes > options.sizeBytesMax) throw new StorageError('RequestBodyTooLarge');
       const hashed = digests.update(chunk);
       if (!(hashed instanceof Promise)) {
         yield hashed;
@@ -89,8 +89,8 @@ export async function* checkedContent(
     const { md5, crc64 } = await digests.finish();
     seen.md5 = md5;
     seen.crc64 = crc64;
-    if (options.md5 !== undefined && !options.md5.equals(md5!)) throw new TableError('Md5Mismatch');
-    if (options.crc64 !== undefined && !options.crc64.equals(crc64!)) throw new TableError('Crc64Mismatch');
+    if (options.md5 !== undefined && !options.md5.equals(md5!)) throw new StorageError('Md5Mismatch');
+    if (options.crc64 !== undefined && !options.crc64.equals(crc64!)) throw new StorageError('Crc64Mismatch');
   } finally {
     if (!finished) digests.abandon();
   }

@@ -3,7 +3,7 @@
 // (https://learn.microsoft.com/rest/api/storageservices/specifying-conditional-headers-for-blob-service-operations).
 // Pure: the operations read the record, evaluate, then write by compare-and-swap on the ETag they
 // read, so the check and the write are one atomic step.
-import { TableError } from '../errors.js';
+import { StorageError } from '../errors.js';
 import type { Headers } from '../http/service-definition.js';
 import { visibleEtag } from './blob-etag.js';
 
@@ -88,10 +88,10 @@ export function evaluate(conditions: Conditions, current: Versioned | undefined)
 
 /** For a write: any failed condition is 412 ConditionNotMet (exported for container operations too). */
 export function checkWriteConditions(conditions: Conditions, current: Versioned | undefined): void {
-  if (evaluate(conditions, current) !== 'ok') throw new TableError('ConditionNotMet');
+  if (evaluate(conditions, current) !== 'ok') throw new StorageError('ConditionNotMet');
 }
 
 /** For Copy Blob's conditions on its source: 412 SourceConditionNotMet. */
 export function checkSourceConditions(conditions: Conditions, current: Versioned): void {
-  if (evaluate(conditions, current) !== 'ok') throw new TableError('SourceConditionNotMet');
+  if (evaluate(conditions, current) !== 'ok') throw new StorageError('SourceConditionNotMet');
 }

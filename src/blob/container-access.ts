@@ -2,7 +2,7 @@
 // access level allows (https://learn.microsoft.com/azure/storage/blobs/anonymous-read-access-configure):
 // `blob`, the blobs' content, properties, metadata and committed block lists; `container`, that and
 // the container's properties and metadata and its blob listing.
-import { TableError } from '../errors.js';
+import { StorageError } from '../errors.js';
 import type { Access } from '../http/authorize.js';
 import type { OperationName } from '../http/service-definition.js';
 import { decodeContainerState } from './container-state.js';
@@ -42,5 +42,5 @@ export async function anonymousAccess(
   const level = record === undefined ? undefined : decodeContainerState(record.state).publicAccess;
   const allowed = level === 'container' ? containerReads : level === 'blob' ? blobReads : undefined;
   if (allowed?.has(operation) === true) return anonymousRead;
-  throw new TableError('ResourceNotFound');
+  throw new StorageError('ResourceNotFound');
 }

@@ -1,5 +1,5 @@
 // Container names (https://learn.microsoft.com/rest/api/storageservices/naming-and-referencing-containers--blobs--and-metadata).
-import { TableError } from '../errors.js';
+import { StorageError } from '../errors.js';
 
 /** The containers whose names start with `$`: the root container, the logs and the static website's. */
 const specialContainers: ReadonlySet<string> = new Set(['$root', '$logs', '$web']);
@@ -17,7 +17,7 @@ const containerNameLengthMax = 63;
 export function checkContainerName(name: string): void {
   if (specialContainers.has(name)) return;
   if (name.length > 0 && (name.length < containerNameLengthMin || name.length > containerNameLengthMax)) {
-    throw new TableError('OutOfRangeInput', 'The specified resource name length is not within the permissible limits.');
+    throw new StorageError('OutOfRangeInput', 'The specified resource name length is not within the permissible limits.');
   }
-  if (!/^[a-z0-9]+(?:-[a-z0-9]+)*$/.test(name)) throw new TableError('InvalidResourceName');
+  if (!/^[a-z0-9]+(?:-[a-z0-9]+)*$/.test(name)) throw new StorageError('InvalidResourceName');
 }

@@ -2,13 +2,13 @@
 // Get/Set ACL (https://learn.microsoft.com/rest/api/storageservices/operations-on-containers).
 // Every change is a compare-and-swap on the ETag read (storage/blob-store.ts), tried again when
 // another request changed the container in between (cas-retry.ts).
-import { TableError } from '../errors.js';
+import { StorageError } from '../errors.js';
 import { firstHeader } from '../http/headers.js';
 import { metadataFromHeaders, metadataHeaders } from '../http/metadata-headers.js';
 import type { Reply } from '../http/respond.js';
 import type { ServiceCall } from '../http/service-definition.js';
 import type { ContainerRecord } from '../storage/blob-store.js';
-import { parseSignedIdentifiers, writeSignedIdentifiers } from '../table/protocol/acl-xml.js';
+import { parseSignedIdentifiers, writeSignedIdentifiers } from '../wire/acl-xml.js';
 import { checkContainerName } from './container-names.js';
 import { leaseIdOf, nowMs } from './blob-access.js';
 import { raced, retryWhileRaced } from './cas-retry.js';
@@ -46,7 +46,7 @@ export async function createContainer(call: Call, name: string): Promise<Reply> 
   // runs every minute and has nothing to protect by refusing, and tests that delete and create
   // one name again (as Azurite allows) keep working.
   if (!(await call.services.blobs.createContainer(call.account, record)))
-    throw new TableError('ContainerAlreadyExists');
+    throw new StorageError('ContainerAlreadyExists');
   return { status: 201, headers: versionHeaders(record) };
 }
 
@@ -61,7 +61,7 @@ export async function deleteContainer(call: Call, name: string): Promise<Reply> 
     checkLease(call, decodeContainerState(record.state), true);
     const outcome = await call.services.blobs.deleteContainer(call.account, name, record.etag);
     if (outcome === 'ok') return { status: 202 };
-    if (outcome === 'containerNotFound') throw new TableError('ContainerNotFound');
+    if (outcome === 'containerNotFound') throw new StorageError('ContainerNotFound');
     return raced;
   });
 }
@@ -94,7 +94,7 @@ export async function getContainerMetadata(call: Call, name: string): Promise<Re
 /** Replaces all metadata; If-Unmodified-Since is not allowed here (set-container-metadata). */
 export async function setContainerMetadata(call: Call, name: string): Promise<Reply> {
   if (call.headers['if-unmodified-since'] !== undefined) {
-    throw new TableError('UnsupportedHeader', 'If-Unmodified-Since is not supported by Set Container Metadata.');
+    throw new StorageError('UnsupportedHeader', 'If-Unmodified-Since is not supported by Set Container Metadata.');
   }
   const metadata = [...metadataFromHeaders(call.rawHeaders)];
   const record = await changeContainer(call, name, (state) => ({ ...state, metadata }));
@@ -141,7 +141,7 @@ export async function changeContainer(
     };
     const outcome = await call.services.blobs.updateContainer(call.account, next, record.etag);
     if (outcome === 'ok') return next;
-    if (outcome === 'containerNotFound') throw new TableError('ContainerNotFound');
+    if (outcome === 'containerNotFound') throw new StorageError('ContainerNotFound');
     return raced;
   });
 }
@@ -150,7 +150,7 @@ export async function changeContainer(
 export async function existing(call: Call, name: string): Promise<ContainerRecord> {
   checkContainerName(name);
   const record = await call.services.blobs.getContainer(call.account, name);
-  if (record === undefined) throw new TableError('ContainerNotFound');
+  if (record === undefined) throw new StorageError('ContainerNotFound');
   return record;
 }
 
@@ -178,7 +178,7 @@ function publicAccessOf(call: Call): PublicAccess | undefined {
   const value = firstHeader(call.headers['x-ms-blob-public-access']);
   if (value === undefined) return undefined;
   if (value === 'container' || value === 'blob') return value;
-  throw new TableError('InvalidHeaderValue', `The value '${value}' of x-ms-blob-public-access is not valid.`);
+  throw new StorageError('InvalidHeaderValue', `The value '${value}' of x-ms-blob-public-access is not valid.`);
 }
 
 /**
@@ -197,7 +197,7 @@ function checkLease(call: Call, state: ContainerState, required: boolean): void 
 function checkDateConditions(call: Call, record: ContainerRecord): void {
   const conditions = parseConditions(call.headers);
   if (conditions.ifMatch !== undefined || conditions.ifNoneMatch !== undefined) {
-    throw new TableError('UnsupportedHeader', 'If-Match and If-None-Match are not supported for containers.');
+    throw new StorageError('UnsupportedHeader', 'If-Match and If-None-Match are not supported for containers.');
   }
   checkWriteConditions(conditions, record);
 }

@@ -3,7 +3,7 @@
 // (https://learn.microsoft.com/rest/api/storageservices/lease-blob, lease-container). Pure: the
 // operations store the result by compare-and-swap on the record's ETag.
 import { randomUUID } from 'node:crypto';
-import { TableError, type ErrorCode } from '../errors.js';
+import { StorageError, type ErrorCode } from '../errors.js';
 import { leaseBreakSecondsMax, leaseSecondsMax, leaseSecondsMin } from './blob-limits.js';
 import { leaseHeaders, leaseView, type LeaseFields, type LeaseState } from './container-state.js';
 
@@ -26,9 +26,9 @@ export { leaseHeaders };
 export type LeaseTarget = 'blob' | 'container';
 
 /** The error with its message naming the target (the catalogue words some for blobs, some for containers). */
-function leaseError(code: ErrorCode, target: LeaseTarget): TableError {
-  const message = new TableError(code).message.replace(/\b(blob|container)\b/g, target);
-  return new TableError(code, message);
+function leaseError(code: ErrorCode, target: LeaseTarget): StorageError {
+  const message = new StorageError(code).message.replace(/\b(blob|container)\b/g, target);
+  return new StorageError(code, message);
 }
 
 /**
@@ -47,15 +47,15 @@ export function checkLeaseForWrite(
   if (state === 'leased' || state === 'breaking') {
     if (given === undefined) throw leaseError('LeaseIdMissing', target);
     if (lease !== undefined && lease.id.toLowerCase() !== given) {
-      throw new TableError(
+      throw new StorageError(
         target === 'blob' ? 'LeaseIdMismatchWithBlobOperation' : 'LeaseIdMismatchWithContainerOperation',
       );
     }
     return;
   }
   if (given === undefined) return;
-  if (state === 'expired' && target === 'blob') throw new TableError('LeaseLost');
-  throw new TableError(
+  if (state === 'expired' && target === 'blob') throw new StorageError('LeaseLost');
+  throw new StorageError(
     target === 'blob' ? 'LeaseNotPresentWithBlobOperation' : 'LeaseNotPresentWithContainerOperation',
   );
 }
@@ -64,9 +64,9 @@ export function checkLeaseForWrite(
 export function checkLeaseForRead(lease: StoredLease, nowMs: number, leaseId: string | undefined): void {
   if (leaseId === undefined || leaseId === '') return;
   const state = leaseState(lease, nowMs);
-  if (state !== 'leased' && state !== 'breaking') throw new TableError('LeaseNotPresentWithBlobOperation');
+  if (state !== 'leased' && state !== 'breaking') throw new StorageError('LeaseNotPresentWithBlobOperation');
   if (lease !== undefined && lease.id.toLowerCase() !== leaseId.toLowerCase()) {
-    throw new TableError('LeaseIdMismatchWithBlobOperation');
+    throw new StorageError('LeaseIdMismatchWithBlobOperation');
   }
 }
 
@@ -101,9 +101,9 @@ type RequestHeaders = { readonly [name: string]: string | string[] | undefined }
 /** The headers of a Lease Blob / Lease Container request, checked (400 on a missing or bad value). */
 export function parseLeaseRequest(headers: RequestHeaders): LeaseRequest {
   const action = single(headers['x-ms-lease-action'])?.toLowerCase();
-  if (action === undefined) throw new TableError('MissingRequiredHeader', 'The header x-ms-lease-action is required.');
+  if (action === undefined) throw new StorageError('MissingRequiredHeader', 'The header x-ms-lease-action is required.');
   if (!['acquire', 'renew', 'change', 'release', 'break'].includes(action)) {
-    throw new TableError('InvalidHeaderValue', `The value '${action}' of x-ms-lease-action is not valid.`);
+    throw new StorageError('InvalidHeaderValue', `The value '${action}' of x-ms-lease-action is not valid.`);
   }
   const request: LeaseRequest = {
     action: action as LeaseAction,
@@ -118,7 +118,7 @@ export function parseLeaseRequest(headers: RequestHeaders): LeaseRequest {
 
 function requireFor(request: LeaseRequest): void {
   const missing = (name: string): never => {
-    throw new TableError('MissingRequiredHeader', `The header ${name} is required for lease action ${request.action}.`);
+    throw new StorageError('MissingRequiredHeader', `The header ${name} is required for lease action ${request.action}.`);
   };
   if (['renew', 'change', 'release'].includes(request.action) && request.leaseId === undefined)
     missing('x-ms-lease-id');
@@ -127,12 +127,12 @@ function requireFor(request: LeaseRequest): void {
     if (request.durationSeconds === undefined) missing('x-ms-lease-duration');
     const duration = request.durationSeconds!;
     if (duration !== -1 && (duration < leaseSecondsMin || duration > leaseSecondsMax)) {
-      throw new TableError('InvalidHeaderValue', 'The lease duration must be between 15 and 60 seconds, or -1.');
+      throw new StorageError('InvalidHeaderValue', 'The lease duration must be between 15 and 60 seconds, or -1.');
     }
   }
   const period = request.breakSeconds;
   if (period !== undefined && (period < 0 || period > leaseBreakSecondsMax)) {
-    throw new TableError('InvalidHeaderValue', 'The lease break period must be between 0 and 60 seconds.');
+    throw new StorageError('InvalidHeaderValue', 'The lease break period must be between 0 and 60 seconds.');
   }
 }
 
@@ -144,7 +144,7 @@ function single(value: string | string[] | undefined): string | undefined {
 function checkedHeader(headers: RequestHeaders, name: string, pattern: RegExp, what: string): string | undefined {
   const value = single(headers[name])?.trim();
   if (value === undefined) return undefined;
-  if (!pattern.test(value)) throw new TableError('InvalidHeaderValue', `The value of ${name} is not ${what}.`);
+  if (!pattern.test(value)) throw new StorageError('InvalidHeaderValue', `The value of ${name} is not ${what}.`);
   return value;
 }
 

@@ -1,7 +1,7 @@
 // List Blobs' response body (https://learn.microsoft.com/rest/api/storageservices/list-blobs):
 // EnumerationResults with Blob and BlobPrefix entries, properties in the order the service writes
 // them. Pure: records in, text out.
-import { escapeXmlText, writeXmlNode, type XmlNode } from '../table/protocol/xml.js';
+import { escapeXmlText, writeXmlNode, type XmlNode } from '../wire/xml.js';
 import { unquotedEtag } from './blob-etag.js';
 import { echoNodes, type ListingEcho } from './blob-xml.js';
 import { defaultType, type BlobState } from './blob-state.js';

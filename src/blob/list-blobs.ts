@@ -2,7 +2,7 @@
 // container's blobs in name order, with virtual folders (BlobPrefix) when a delimiter is given.
 // A folder counts as one result and is stepped over with one query from just past its names, so a
 // folder holding millions of blobs costs no more than one holding one.
-import { TableError } from '../errors.js';
+import { StorageError } from '../errors.js';
 import { integerParam } from '../http/query-params.js';
 import type { Reply } from '../http/respond.js';
 import type { ListedBlob } from '../storage/blob-store.js';
@@ -34,7 +34,7 @@ function includeOf(query: URLSearchParams): Set<string> {
     const name = value.trim().toLowerCase();
     if (name === '') continue;
     if (!includeValues.has(name)) {
-      throw new TableError('InvalidQueryParameterValue', `The value '${value}' of include is not valid.`);
+      throw new StorageError('InvalidQueryParameterValue', `The value '${value}' of include is not valid.`);
     }
     include.add(name);
   }
@@ -55,7 +55,7 @@ function decodeMarker(marker: string): Position {
   } catch {
     // falls through to the error
   }
-  throw new TableError('InvalidQueryParameterValue', 'The marker is not one this service wrote.');
+  throw new StorageError('InvalidQueryParameterValue', 'The marker is not one this service wrote.');
 }
 
 /** The smallest name after every name that starts with `folder` (its last character stepped up by one). */
@@ -125,7 +125,7 @@ export async function listBlobs(call: BlobCall, container: string): Promise<Repl
   const maxResults = integerParam(query, 'maxresults', { min: 1, max: 2 ** 31 - 1 });
   const from = marker === undefined || marker === '' ? undefined : decodeMarker(marker);
   if ((await call.services.blobs.getContainer(call.account, container)) === undefined) {
-    throw new TableError('ContainerNotFound');
+    throw new StorageError('ContainerNotFound');
   }
   const options = {
     prefix: prefix ?? '',

@@ -1,6 +1,6 @@
 // Byte ranges of Get Blob: `Range` or `x-ms-range` as `bytes=start-end` or `bytes=start-`
 // (https://learn.microsoft.com/rest/api/storageservices/specifying-the-range-header-for-blob-service-operations).
-import { TableError } from '../errors.js';
+import { StorageError } from '../errors.js';
 
 /** Bytes [start, end] inclusive, as the header names them; `end` undefined: to the blob's end. */
 export interface RequestedRange {
@@ -22,12 +22,12 @@ export function requestedRange(headers: { readonly [name: string]: unknown }): R
   if (typeof range !== 'string') return undefined;
   const match = rangePattern.exec(range.trim());
   if (match === null) {
-    if (typeof msRange === 'string') throw new TableError('InvalidHeaderValue', `The range '${range}' is not valid.`);
+    if (typeof msRange === 'string') throw new StorageError('InvalidHeaderValue', `The range '${range}' is not valid.`);
     return undefined;
   }
   const start = Number(match[1]);
   const end = match[2] === '' ? undefined : Number(match[2]);
-  if (end !== undefined && end < start) throw new TableError('InvalidRange');
+  if (end !== undefined && end < start) throw new StorageError('InvalidRange');
   return { start, end };
 }
 

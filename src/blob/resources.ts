@@ -1,7 +1,7 @@
 // The Blob service's resources: what the path after the account names
 // (https://learn.microsoft.com/rest/api/storageservices/blob-service-rest-api). The route table
 // that maps (method, resource, restype, comp) to operations is in definition.ts.
-import { TableError } from '../errors.js';
+import { StorageError } from '../errors.js';
 
 export type BlobResource =
   /** `/{account}/`: List Containers, service properties and stats. */
@@ -37,6 +37,6 @@ function decodeSegment(segment: string): string {
   try {
     return decodeURIComponent(segment);
   } catch {
-    throw new TableError('InvalidUri', 'The request URI is not validly percent-encoded.');
+    throw new StorageError('InvalidUri', 'The request URI is not validly percent-encoded.');
   }
 }

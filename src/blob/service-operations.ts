@@ -1,11 +1,11 @@
 // The Blob service's account-level operations: List Containers, Get/Set Blob Service Properties,
 // Get Blob Service Stats and Get Account Information
 // (https://learn.microsoft.com/rest/api/storageservices/operations-on-the-account--blob-service-).
-import { TableError } from '../errors.js';
+import { StorageError } from '../errors.js';
 import { integerParam } from '../http/query-params.js';
 import type { Reply } from '../http/respond.js';
 import type { ServiceCall } from '../http/service-definition.js';
-import { writeServiceStats } from '../table/protocol/service-properties-xml.js';
+import { writeServiceStats } from '../wire/service-properties-xml.js';
 import { parseBlobServiceProperties, writeBlobServiceProperties, writeContainerListing } from './blob-xml.js';
 import { decodeContainerState } from './container-state.js';
 import type { BlobServices } from './services.js';
@@ -28,7 +28,7 @@ export async function listContainers(call: Call): Promise<Reply> {
   const include = (query.get('include') ?? '').split(',').filter((item) => item !== '');
   const unknown = include.find((item) => item !== 'metadata' && item !== 'system' && item !== 'deleted');
   if (unknown !== undefined) {
-    throw new TableError('InvalidQueryParameterValue', `The value '${unknown}' of include is not valid.`);
+    throw new StorageError('InvalidQueryParameterValue', `The value '${unknown}' of include is not valid.`);
   }
   const pageSize = Math.min(maxResults ?? listContainersPageMax, listContainersPageMax);
   const fromName = marker === undefined || marker === '' ? undefined : marker;

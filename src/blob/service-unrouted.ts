@@ -1,6 +1,6 @@
 // The answer to a Blob service request no route matches: a method the resource does not have, a
 // feature Cerulean does not serve, or a request the service would not recognise.
-import { TableError } from '../errors.js';
+import { StorageError } from '../errors.js';
 import type { BlobResource } from './resources.js';
 
 /**
@@ -32,21 +32,21 @@ const featuresNotServed: ReadonlyMap<string, string> = new Map([
  * InvalidUri (the service reads it as a blob of `$root`; chosen, unverified). Anything else (an
  * unknown comp or restype): 400 InvalidQueryParameterValue (unverified).
  */
-export function unrouted(resource: BlobResource, query: URLSearchParams, otherMethods: boolean): TableError {
-  if (otherMethods) return new TableError('UnsupportedHttpVerb');
+export function unrouted(resource: BlobResource, query: URLSearchParams, otherMethods: boolean): StorageError {
+  if (otherMethods) return new StorageError('UnsupportedHttpVerb');
   const comp = (query.get('comp') ?? '').toLowerCase();
   const feature = featuresNotServed.get(comp);
   if (feature !== undefined) {
-    return new TableError('UnsupportedQueryParameter', `Cerulean does not serve ${feature} (comp=${comp}).`);
+    return new StorageError('UnsupportedQueryParameter', `Cerulean does not serve ${feature} (comp=${comp}).`);
   }
   if (resource.kind === 'container' && query.get('restype') === null) {
-    return new TableError(
+    return new StorageError(
       'InvalidUri',
       'A container is addressed with restype=container; blobs of $root as /$root/{blob}.',
     );
   }
   const what = comp === '' ? `restype '${query.get('restype') ?? ''}'` : `comp '${comp}'`;
-  return new TableError('InvalidQueryParameterValue', `The ${what} is not valid for this resource.`);
+  return new StorageError('InvalidQueryParameterValue', `The ${what} is not valid for this resource.`);
 }
 
 /**
@@ -55,6 +55,6 @@ export function unrouted(resource: BlobResource, query: URLSearchParams, otherMe
  */
 export function refuseVersions(query: URLSearchParams): void {
   if (query.has('versionid')) {
-    throw new TableError('UnsupportedQueryParameter', 'Cerulean does not serve blob versions (versionid).');
+    throw new StorageError('UnsupportedQueryParameter', 'Cerulean does not serve blob versions (versionid).');
   }
 }

@@ -1,7 +1,7 @@
 // What the Blob service's route handlers work on: the blob store, the clock (leases), and the
 // account's Blob service properties. The composition (compose.ts) makes one per store.
 import type { Clock } from '../domain/clock.js';
-import type { ServiceProperties, ServicePropertiesUpdate } from '../table/protocol/service-properties-xml.js';
+import type { ServiceProperties, ServicePropertiesUpdate } from '../wire/service-properties-xml.js';
 import type { BlobStore } from '../storage/blob-store.js';
 import type { ReplicationSource } from '../storage/replication.js';
 

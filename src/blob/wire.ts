@@ -1,6 +1,6 @@
 // What every Blob service reply shares: ETags and Last-Modified dates as the service forms them,
 // XML replies, request bodies as text (https://learn.microsoft.com/rest/api/storageservices/blob-service-rest-api).
-import { TableError } from '../errors.js';
+import { StorageError } from '../errors.js';
 import type { Reply } from '../http/respond.js';
 
 /** Ticks (100 ns) from 0001-01-01 to 1970-01-01: the service's ETags count .NET ticks. */
@@ -35,6 +35,6 @@ export function bodyText(body: Buffer): string {
   try {
     return new TextDecoder('utf-8', { fatal: true }).decode(body);
   } catch {
-    throw new TableError('InvalidXmlDocument', 'The request body is not valid UTF-8.');
+    throw new StorageError('InvalidXmlDocument', 'The request body is not valid UTF-8.');
   }
 }

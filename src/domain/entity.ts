@@ -1,6 +1,6 @@
 // An entity as the service sees it, and the facts about one that every layer shares: its keys,
 // their rules, and its size by the service's accounting (Azure REST: understanding-the-table-service-data-model).
-import { TableError } from '../errors.js';
+import { StorageError } from '../errors.js';
 import { keyLengthUtf16Max } from '../limits.js';
 import { assertNever } from './assert.js';
 import type { EdmType, EdmValue } from './edm.js';
@@ -94,9 +94,9 @@ export function validateKey(value: string, which: 'PartitionKey' | 'RowKey'): vo
   if (value.length > keyLengthUtf16Max) {
     // 400 KeyValueTooLarge is the spec's recommendation (Azure REST: understanding-the-table-service-data-model,
     // unverified).
-    throw new TableError('KeyValueTooLarge', `The ${which} is longer than ${keyLengthUtf16Max} characters.`);
+    throw new StorageError('KeyValueTooLarge', `The ${which} is longer than ${keyLengthUtf16Max} characters.`);
   }
   if (forbiddenKeyCharacter.test(value)) {
-    throw new TableError('OutOfRangeInput', `The ${which} contains a character that is not allowed in keys.`);
+    throw new StorageError('OutOfRangeInput', `The ${which} contains a character that is not allowed in keys.`);
   }
 }

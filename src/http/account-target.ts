@@ -1,7 +1,7 @@
 // How a request's target names its account, the same for every service: path-style
 // `/{account}/…` or host-style `{account}.{service}.host/…`, either with `-secondary` for the
 // read replica. What follows the account is the service's to read (ServiceDefinition.parseResource).
-import { TableError } from '../errors.js';
+import { StorageError } from '../errors.js';
 
 /** A request target split once: the path as received and the query, raw and parsed. */
 export interface RequestTarget {
@@ -36,7 +36,7 @@ export function parseAccountTarget(
   host: string | undefined,
   isAccount: (name: string) => boolean,
 ): AccountTarget {
-  if (!rawPath.startsWith('/')) throw new TableError('InvalidUri');
+  if (!rawPath.startsWith('/')) throw new StorageError('InvalidUri');
 
   const hostAccount = accountFromHost(host, isAccount);
   let rest: string;
@@ -49,7 +49,7 @@ export function parseAccountTarget(
     account = hostAccount;
     rest = rawPath.slice(1);
   }
-  if (account === '') throw new TableError('InvalidUri');
+  if (account === '') throw new StorageError('InvalidUri');
   const secondary = account.endsWith('-secondary');
   if (secondary) account = account.slice(0, -'-secondary'.length);
   // The Python SDK (azure-data-tables 12.4.2) addresses the path-style secondary endpoint as

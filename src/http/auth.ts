@@ -4,7 +4,7 @@
 // https://learn.microsoft.com/rest/api/storageservices/authorize-with-shared-key).
 // Pure: the caller hands over the request line, headers and clock; no node:http types here.
 import { timingSafeEqual } from 'node:crypto';
-import { TableError } from '../errors.js';
+import { StorageError } from '../errors.js';
 import { clockSkewMs } from '../limits.js';
 import {
   canonicalizedResource,
@@ -131,7 +131,7 @@ function decodedOrRaw(text: string): string {
 
 /**
  * Verifies the Authorization header; returns normally on success and throws
- * TableError('AuthenticationFailed') otherwise. Accepts either account key and, per Azure REST:
+ * StorageError('AuthenticationFailed') otherwise. Accepts either account key and, per Azure REST:
  * authorize-with-shared-key's
  * recommendation, the path as received, without its account segment, and percent-decoded.
  */
@@ -240,6 +240,6 @@ function header(request: AuthRequest, name: string): string | undefined {
   return Array.isArray(value) ? value.join(', ') : value;
 }
 
-function authenticationFailed(detail: string): TableError {
-  return new TableError('AuthenticationFailed', undefined, detail);
+function authenticationFailed(detail: string): StorageError {
+  return new StorageError('AuthenticationFailed', undefined, detail);
 }

@@ -3,7 +3,7 @@
 // and returns the Access every operation consults before it touches data. An Authorization header
 // wins (Bearer → Entra ID token, else Shared Key / Shared Key Lite); without one, a `sig` query
 // parameter means a SAS; with neither the request fails as Shared Key would.
-import { TableError } from '../errors.js';
+import { StorageError } from '../errors.js';
 import { verifySharedKey, type AuthRequest, type SharedKeyFlavour } from './auth.js';
 import { invalidToken, type BearerVerifier } from './bearer.js';
 import { authorizeSas, keyInRange, verifySas, type SasGrant, type SasNeed, type StoredPolicy } from './sas.js';
@@ -77,14 +77,14 @@ function sasAccess(grant: SasGrant): Access {
     require(need, table) {
       if (grant.kind === 'service' && table !== undefined && table.toLowerCase() !== grant.table.toLowerCase()) {
         const detail = `The SAS is for table '${grant.table}', not '${table}'.`;
-        throw new TableError('AuthorizationFailure', undefined, detail);
+        throw new StorageError('AuthorizationFailure', undefined, detail);
       }
       authorizeSas(grant, need);
     },
     requireKey({ partitionKey, rowKey }) {
       // Said the same way whether or not the entity exists, so nothing outside the range leaks.
       if (limited && !keyInRange(range, partitionKey, rowKey)) {
-        throw new TableError('AuthorizationFailure', undefined, 'The entity is outside the key range of the SAS.');
+        throw new StorageError('AuthorizationFailure', undefined, 'The entity is outside the key range of the SAS.');
       }
     },
     keyRange: limited ? range : undefined,

@@ -6,7 +6,7 @@
 // challenge, as the service answers (header format unverified).
 import { createPublicKey, constants, verify, X509Certificate, type JsonWebKey, type KeyObject } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { TableError } from '../errors.js';
+import { StorageError } from '../errors.js';
 import { bearerClockSkewMs, bearerRsaModulusBitsMin } from '../limits.js';
 
 export interface VerificationKey {
@@ -138,8 +138,8 @@ export function bearerChallenge(issuers: readonly string[] | undefined): string 
 }
 
 /** 401 InvalidAuthenticationInfo; the server adds the challenge header. */
-export function invalidToken(detail: string): TableError {
-  return new TableError('InvalidAuthenticationInfo', undefined, detail);
+export function invalidToken(detail: string): StorageError {
+  return new StorageError('InvalidAuthenticationInfo', undefined, detail);
 }
 
 function jsonSegment(segment: string): Record<string, unknown> {

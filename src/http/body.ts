@@ -2,7 +2,7 @@
 // the whole buffer so a character split across network chunks survives. Bodies nobody will use are
 // read and dropped only up to a bound; past it the reply closes the connection instead.
 import type { IncomingMessage } from 'node:http';
-import { TableError } from '../errors.js';
+import { StorageError } from '../errors.js';
 import { oversizeBodyReadBytesMax } from '../limits.js';
 
 /**
@@ -20,7 +20,7 @@ export async function readBody(request: IncomingMessage, bytesMax: number): Prom
     if (size <= bytesMax) chunks.push(chunk);
   });
   if (!ended) throw new BodyTooLargeToDrain();
-  if (size > bytesMax) throw new TableError('RequestBodyTooLarge');
+  if (size > bytesMax) throw new StorageError('RequestBodyTooLarge');
   return Buffer.concat(chunks, size);
 }
 
@@ -57,14 +57,14 @@ function nextBodyEvent(request: IncomingMessage): Promise<void> {
 }
 
 /** The client went away before the body's end: nothing can be answered, and nothing is kept. */
-export class BodyAborted extends TableError {
+export class BodyAborted extends StorageError {
   constructor() {
     super('InvalidInput', 'The request body ended before it was complete.');
   }
 }
 
 /** 413 for a body too large even to read and drop: the reply must close the connection. */
-export class BodyTooLargeToDrain extends TableError {
+export class BodyTooLargeToDrain extends StorageError {
   constructor() {
     super('RequestBodyTooLarge');
   }
@@ -126,6 +126,6 @@ export function decodeUtf8(body: Buffer): string {
   try {
     return utf8.decode(body);
   } catch {
-    throw new TableError('InvalidInput', 'The request body is not valid UTF-8.');
+    throw new StorageError('InvalidInput', 'The request body is not valid UTF-8.');
   }
 }

@@ -1,7 +1,7 @@
 // CORS for browser clients (Azure REST: preflight-table-request): the anonymous OPTIONS preflight, and the
 // Access-Control-* headers on actual cross-origin requests, both from the account's CORS rules
 // (Set Table Service Properties). Pure: rules and request headers in, reply or headers out.
-import { TableError } from '../errors.js';
+import { StorageError } from '../errors.js';
 import type { CorsRule } from '../domain/service-properties.js';
 import type { Headers } from './service-definition.js';
 import type { Reply } from './respond.js';
@@ -17,7 +17,7 @@ export function preflight(rules: readonly CorsRule[], headers: Headers): Reply {
   const origin = single(headers['origin']);
   const method = single(headers['access-control-request-method']);
   if (origin === undefined || method === undefined) {
-    throw new TableError('InvalidHeaderValue', 'A required CORS header is not present.');
+    throw new StorageError('InvalidHeaderValue', 'A required CORS header is not present.');
   }
   const requestedHeaders = single(headers['access-control-request-headers']);
   const names = (requestedHeaders ?? '')
@@ -30,7 +30,7 @@ export function preflight(rules: readonly CorsRule[], headers: Headers): Reply {
       candidate.allowedMethods.includes(method.toUpperCase()) &&
       names.every((name) => listed(candidate.allowedHeaders, name)),
   );
-  if (rule === undefined) throw new TableError('CorsPreflightFailure');
+  if (rule === undefined) throw new StorageError('CorsPreflightFailure');
   const allowAll = rule.allowedOrigins.includes('*');
   return {
     status: 200,

@@ -8,7 +8,7 @@ import { readFileSync, readdirSync } from 'node:fs';
 import type { IncomingMessage } from 'node:http';
 import { extname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { TableError } from '../errors.js';
+import { StorageError } from '../errors.js';
 import { ownOrigins, type ListenerPort } from './explorer-origin.js';
 import { errorReply, type Reply, type ResponseContext } from './respond.js';
 
@@ -99,13 +99,13 @@ function answer(
   const url = request.url ?? '/';
   const rawPath = url.split('?', 1)[0]!;
   if (request.method !== 'GET' && request.method !== 'HEAD') {
-    return errorReply(context, new TableError('MethodNotAllowed'));
+    return errorReply(context, new StorageError('MethodNotAllowed'));
   }
   if (rawPath === '/_explorer') return { status: 301, headers: { Location: explorerPath } };
   const name = rawPath.slice(explorerPath.length) || 'index.html';
   const asset = lookup(name);
   if (asset === undefined) {
-    return errorReply(context, new TableError('ResourceNotFound', 'The explorer has no such file.'));
+    return errorReply(context, new StorageError('ResourceNotFound', 'The explorer has no such file.'));
   }
   return {
     status: 200,

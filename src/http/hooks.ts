@@ -2,7 +2,7 @@
 // a say in running each operation (throttling, fault injection) and hearing each answer (metrics).
 // Defined here, implemented there, so that imports point down: observe knows http, not the reverse.
 import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
-import { TableError } from '../errors.js';
+import { StorageError } from '../errors.js';
 import type { Reply } from './respond.js';
 import type { RequestTarget } from './account-target.js';
 import type { OperationName } from './service-definition.js';
@@ -37,7 +37,7 @@ export interface RunTarget {
 }
 
 /** The answer of an error-kind fault: the service's error, marked as injected (logged once, where injected). */
-export class InjectedFault extends TableError {
+export class InjectedFault extends StorageError {
   constructor(kind: 'serverBusy' | 'operationTimedOut' | 'internalError') {
     super(kind === 'serverBusy' ? 'ServerBusy' : kind === 'operationTimedOut' ? 'OperationTimedOut' : 'InternalError');
   }

@@ -1,6 +1,6 @@
 // A small leveled logger on stderr; stdout carries only the startup lines tools read.
 import { inspect } from 'node:util';
-import { TableError } from '../errors.js';
+import { StorageError } from '../errors.js';
 
 export const logLevels = ['debug', 'info', 'warn', 'error', 'silent'] as const;
 export type LogLevel = (typeof logLevels)[number];
@@ -32,7 +32,7 @@ export function createLogger(level: LogLevel): Logger {
  * cause; anything else is a bug of ours: error, with its stack.
  */
 export function logFailure(log: Logger, request: string, error: unknown): void {
-  if (!(error instanceof TableError)) {
+  if (!(error instanceof StorageError)) {
     log.error(`failure answering ${request}`, error);
     return;
   }
@@ -43,7 +43,7 @@ export function logFailure(log: Logger, request: string, error: unknown): void {
   else log.error(line);
 }
 
-function causeText(error: TableError): string {
+function causeText(error: StorageError): string {
   const { cause } = error;
   if (cause === undefined) return error.message;
   return cause instanceof Error ? cause.message.split('\n')[0]! : String(cause);

@@ -1,7 +1,7 @@
 // Metadata as the Blob and Queue services carry it: x-ms-meta-* headers, names with their case as
 // sent (https://learn.microsoft.com/rest/api/storageservices/naming-and-referencing-containers--blobs--and-metadata,
 // naming-queues-and-metadata).
-import { TableError } from '../errors.js';
+import { StorageError } from '../errors.js';
 import { metadataBytesMax } from '../limits.js';
 
 /** A C# identifier, ASCII only (the services' rule for metadata names). */
@@ -23,13 +23,13 @@ export function metadataFromHeaders(rawHeaders: readonly string[]): Map<string, 
     const name = header.slice(metadataPrefix.length);
     const value = rawHeaders[i + 1]!.trim();
     if (!metadataName.test(name) || seen.has(name.toLowerCase())) {
-      throw new TableError('InvalidMetadata', `The metadata name '${name}' is not valid or is given twice.`);
+      throw new StorageError('InvalidMetadata', `The metadata name '${name}' is not valid or is given twice.`);
     }
     seen.add(name.toLowerCase());
     bytes += Buffer.byteLength(name) + Buffer.byteLength(value);
     metadata.set(name, value);
   }
-  if (bytes > metadataBytesMax) throw new TableError('MetadataTooLarge');
+  if (bytes > metadataBytesMax) throw new StorageError('MetadataTooLarge');
   return metadata;
 }
 

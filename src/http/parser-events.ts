@@ -4,7 +4,7 @@
 // connection, a closed connection.
 import type { IncomingMessage, RequestListener, Server, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { TableError } from '../errors.js';
+import { StorageError } from '../errors.js';
 import { defaultErrorFormat, errorReply, rawResponse, responseContext } from './respond.js';
 import type { ErrorFormat } from './service-definition.js';
 
@@ -18,7 +18,7 @@ export function answerParserEvents(
   server.on('checkExpectation', listener);
   server.on('connect', (request: IncomingMessage, socket: Duplex) => {
     const context = responseContext(request.headers, errorFormat);
-    refuse(socket, rawResponse(context, errorReply(context, new TableError('MethodNotAllowed'))));
+    refuse(socket, rawResponse(context, errorReply(context, new StorageError('MethodNotAllowed'))));
   });
   server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => {
     if (error.code === 'ECONNRESET' || !socket.writable || responseStarted(socket)) {
@@ -36,18 +36,18 @@ export function answerParserEvents(
 }
 
 /** The Azure error for what llhttp could not parse. */
-function parseFailure(code: string | undefined): TableError {
+function parseFailure(code: string | undefined): StorageError {
   switch (code) {
     case 'HPE_INVALID_METHOD':
-      return new TableError('InvalidHttpVerb');
+      return new StorageError('InvalidHttpVerb');
     case 'HPE_INVALID_URL':
-      return new TableError('RequestUrlFailedToParse');
+      return new StorageError('RequestUrlFailedToParse');
     case 'HPE_HEADER_OVERFLOW':
       // 400 rather than node's 431, as HTTP.sys (the service's front end) answers oversized headers
       // (unverified for the Table service; no Azure error code exists for it).
-      return new TableError('InvalidHeaderValue', 'The request headers are larger than this server accepts (64 KiB).');
+      return new StorageError('InvalidHeaderValue', 'The request headers are larger than this server accepts (64 KiB).');
     default:
-      return new TableError('InvalidInput', `The request is not well-formed HTTP/1.1 (${code ?? 'unknown'}).`);
+      return new StorageError('InvalidInput', `The request is not well-formed HTTP/1.1 (${code ?? 'unknown'}).`);
   }
 }
 

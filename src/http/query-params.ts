@@ -1,7 +1,7 @@
 // Integer and required query parameters of the Blob and Queue services (maxresults, numofmessages,
 // visibilitytimeout, …). Not an integer: 400 InvalidQueryParameterValue; an integer outside the range:
 // 400 OutOfRangeQueryParameterValue (queue-service-error-codes; Azurite answers the same).
-import { TableError } from '../errors.js';
+import { StorageError } from '../errors.js';
 
 export interface IntegerRange {
   readonly min: number;
@@ -21,7 +21,7 @@ export function integerParam(
   if (text === null) return fallback;
   const value = parseInteger(name, text);
   if (value < range.min || value > range.max) {
-    throw new TableError(
+    throw new StorageError(
       'OutOfRangeQueryParameterValue',
       `The value ${text} of ${name} is not between ${range.min} and ${range.max}.`,
     );
@@ -32,7 +32,7 @@ export function integerParam(
 /** A decimal Int32-sized integer, optionally signed; anything else is InvalidQueryParameterValue. */
 export function parseInteger(name: string, text: string): number {
   if (!/^[-+]?\d{1,10}$/.test(text) || Math.abs(Number(text)) > 2 ** 31 - 1) {
-    throw new TableError('InvalidQueryParameterValue', `The value '${text}' of ${name} is not an integer.`);
+    throw new StorageError('InvalidQueryParameterValue', `The value '${text}' of ${name} is not an integer.`);
   }
   return Number(text);
 }
@@ -41,7 +41,7 @@ export function parseInteger(name: string, text: string): number {
 export function requiredParam(query: URLSearchParams, name: string): string {
   const value = query.get(name);
   if (value === null) {
-    throw new TableError('MissingRequiredQueryParameter', `The query parameter ${name} is required.`);
+    throw new StorageError('MissingRequiredQueryParameter', `The query parameter ${name} is required.`);
   }
   return value;
 }

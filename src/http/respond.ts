@@ -6,8 +6,8 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { randomUUID } from 'node:crypto';
 import { clientRequestIdLengthMax } from '../limits.js';
-import { DetailedError, TableError, type ErrorCode } from '../errors.js';
-import { escapeXmlText } from '../table/protocol/xml.js';
+import { DetailedError, StorageError, type ErrorCode } from '../errors.js';
+import { escapeXmlText } from '../wire/xml.js';
 import { isVersionShaped } from './request-checks.js';
 import { lingerAfterReply } from './linger.js';
 import type { ErrorFormat } from './service-definition.js';
@@ -146,23 +146,23 @@ export function headErrorReply(reply: Reply): Reply {
   return { status: reply.status, headers };
 }
 
-/** The reply for any thrown value: a TableError as itself, anything else as a logged 500. */
+/** The reply for any thrown value: a StorageError as itself, anything else as a logged 500. */
 export function errorReply(context: ResponseContext, error: unknown, extraHeaders?: Record<string, string>): Reply {
-  const tableError = error instanceof TableError ? error : new TableError('InternalError');
+  const storageError = error instanceof StorageError ? error : new StorageError('InternalError');
   const time = new Date().toISOString().replace('Z', '0000Z');
-  const text = `${tableError.message}\nRequestId:${context.requestId}\nTime:${time}`;
-  const headers = { 'x-ms-error-code': tableError.code, ...tableError.replyHeaders, ...extraHeaders };
+  const text = `${storageError.message}\nRequestId:${context.requestId}\nTime:${time}`;
+  const headers = { 'x-ms-error-code': storageError.code, ...storageError.replyHeaders, ...extraHeaders };
   if (context.errorFormat.kind === 'xml') {
     return {
-      status: tableError.status,
+      status: storageError.status,
       headers: { ...headers, 'Content-Type': 'application/xml' },
-      body: xmlError(tableError, text),
+      body: xmlError(storageError, text),
     };
   }
   return {
-    status: tableError.status,
+    status: storageError.status,
     headers: { ...headers, 'Content-Type': context.errorFormat.contentType },
-    body: jsonError(tableError.code, text),
+    body: jsonError(storageError.code, text),
   };
 }
 
@@ -174,7 +174,7 @@ export function jsonError(code: ErrorCode, text: string): string {
   return JSON.stringify({ 'odata.error': { code, message: { lang: 'en-US', value: text } } });
 }
 
-function xmlError(error: TableError, text: string): string {
+function xmlError(error: StorageError, text: string): string {
   const elements: (readonly [string, string])[] = [];
   if (error.authDetail !== undefined) elements.push(['AuthenticationErrorDetail', error.authDetail]);
   if (error instanceof DetailedError) elements.push(...error.elements);

@@ -5,7 +5,7 @@
 import { timingSafeEqual } from 'node:crypto';
 import { floorMilliseconds, parseIsoTicks } from '../domain/edm.js';
 import { compareKeyToBound, type KeyBound, type KeyRange } from '../domain/keys.js';
-import { TableError } from '../errors.js';
+import { StorageError } from '../errors.js';
 import { sasClockSkewMs } from '../limits.js';
 import type { Account } from './accounts.js';
 import { sign } from './auth.js';
@@ -145,13 +145,13 @@ export const sasNeeds = {
 export function authorizeSas(grant: SasGrant, need: SasNeed): void {
   if (grant.kind === 'service') {
     if (need.service === '' || !hasAll(grant.permissions, need.service)) {
-      throw new TableError('AuthorizationPermissionMismatch');
+      throw new StorageError('AuthorizationPermissionMismatch');
     }
     return;
   }
-  if (!grant.resourceTypes.has(need.resourceType)) throw new TableError('AuthorizationResourceTypeMismatch');
+  if (!grant.resourceTypes.has(need.resourceType)) throw new StorageError('AuthorizationResourceTypeMismatch');
   if (!need.account.some((letters) => hasAll(grant.permissions, letters))) {
-    throw new TableError('AuthorizationPermissionMismatch');
+    throw new StorageError('AuthorizationPermissionMismatch');
   }
 }
 
@@ -218,7 +218,7 @@ async function verifyServiceSas(params: SasParams, table: string, context: SasCo
   checkSourceIp(params.sip, context.clientIp);
   if (context.tableName !== undefined && context.tableName.toLowerCase() !== table.toLowerCase()) {
     const detail = `The SAS is for table '${table}', not '${context.tableName}'.`;
-    throw new TableError('AuthorizationFailure', undefined, detail);
+    throw new StorageError('AuthorizationFailure', undefined, detail);
   }
   return { kind: 'service', table, permissions: letters(sp, tablePermissions), keyRange: keyRange(params) };
 }
@@ -297,7 +297,7 @@ async function verifyBlobSas(params: SasParams, rawQuery: string, context: SasCo
   checkProtocol(params.spr, context.https);
   checkSourceIp(params.sip, context.clientIp);
   if (params.sr !== 'c' && !resource.includes('/')) {
-    throw new TableError('AuthorizationFailure', undefined, 'A blob SAS (sr=b) cannot be used on its container.');
+    throw new StorageError('AuthorizationFailure', undefined, 'A blob SAS (sr=b) cannot be used on its container.');
   }
   const overrides = {
     'Cache-Control': params.rscc,
@@ -317,7 +317,7 @@ async function verifyAccountSas(params: SasParams, context: SasContext): Promise
   checkTimeWindow(params.st, params.se, context.now);
   checkProtocol(params.spr, context.https);
   checkSourceIp(params.sip, context.clientIp);
-  if (!(params.ss ?? '').includes(context.serviceLetter ?? 't')) throw new TableError('AuthorizationServiceMismatch');
+  if (!(params.ss ?? '').includes(context.serviceLetter ?? 't')) throw new StorageError('AuthorizationServiceMismatch');
   return {
     kind: 'account',
     resourceTypes: letters(params.srt, resourceTypes),
@@ -344,7 +344,7 @@ async function effectivePolicy(params: SasParams, table: string, context: SasCon
   const policy = params.si === undefined ? {} : await context.lookupPolicy(table, params.si);
   if (policy === undefined) {
     const detail = `No stored access policy '${params.si}' on table '${table}'.`;
-    throw new TableError('AuthorizationFailure', undefined, detail);
+    throw new StorageError('AuthorizationFailure', undefined, detail);
   }
   const st = pick('st', params.st, policy.start);
   const se = pick('se', params.se, policy.expiry);
@@ -357,7 +357,7 @@ async function effectivePolicy(params: SasParams, table: string, context: SasCon
 function pick(name: SasParamName, fromUrl: string | undefined, fromPolicy: string | undefined): string | undefined {
   if (fromUrl !== undefined && fromPolicy !== undefined) {
     const detail = `The SAS field ${name} is also set by the stored access policy.`;
-    throw new TableError('InvalidQueryParameterValue', detail);
+    throw new StorageError('InvalidQueryParameterValue', detail);
   }
   return fromUrl ?? fromPolicy;
 }
@@ -367,7 +367,7 @@ function checkTimeWindow(start: string | undefined, expiry: string | undefined, 
   const expiryMs = expiry === undefined ? Infinity : parseTime('se', expiry);
   if (now + sasClockSkewMs < startMs || now - sasClockSkewMs > expiryMs) {
     const shown = (ms: number) => (Number.isFinite(ms) ? new Date(ms).toUTCString() : '');
-    throw new TableError(
+    throw new StorageError(
       'AuthorizationFailure',
       undefined,
       `Signature not valid in the specified time frame: Start [${shown(startMs)}] - Expiry [${shown(expiryMs)}] - ` +
@@ -386,7 +386,7 @@ function parseTime(name: 'st' | 'se', text: string): number {
 /** spr is 'https' or 'https,http' (the default when absent). */
 function checkProtocol(protocols: string | undefined, https: boolean): void {
   if (protocols === undefined) return;
-  if (!protocols.split(',').includes(https ? 'https' : 'http')) throw new TableError('AuthorizationProtocolMismatch');
+  if (!protocols.split(',').includes(https ? 'https' : 'http')) throw new StorageError('AuthorizationProtocolMismatch');
 }
 
 /** sip is one IPv4 address or an inclusive range `a.b.c.d-e.f.g.h`. */
@@ -400,7 +400,7 @@ function checkSourceIp(range: string | undefined, clientIp: string): void {
   }
   const client = ipv4Number(clientIpv4(clientIp));
   if (client === undefined || client < low || client > high) {
-    throw new TableError(
+    throw new StorageError(
       'AuthorizationSourceIPMismatch',
       `This request is not authorized to perform this operation using this source IP ${clientIp}.`,
     );
@@ -463,6 +463,6 @@ function percentDecoded(name: string, value: string): string {
   }
 }
 
-function authenticationFailed(detail: string): TableError {
-  return new TableError('AuthenticationFailed', undefined, detail);
+function authenticationFailed(detail: string): StorageError {
+  return new StorageError('AuthenticationFailed', undefined, detail);
 }

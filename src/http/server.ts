@@ -7,7 +7,7 @@ import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import https from 'node:https';
 import type { TLSSocket } from 'node:tls';
-import { TableError } from '../errors.js';
+import { StorageError } from '../errors.js';
 import {
   bodyBytesMax,
   connectionsMax,
@@ -89,7 +89,7 @@ export class FrontDoor {
     const listener = (request: IncomingMessage, response: ServerResponse): void => {
       if (this.inFlight >= this.options.requestsInFlightMax) {
         const context = responseContext(request.headers, service.fallbackErrors);
-        send(response, context, errorReply(context, new TableError('ServerBusy'), { Connection: 'close' }));
+        send(response, context, errorReply(context, new StorageError('ServerBusy'), { Connection: 'close' }));
         this.options.hooks?.answered(unknownOperation, 503, 0); // refused before it was read: no operation yet
         return;
       }
@@ -213,7 +213,7 @@ interface KnownRequest {
 }
 
 function errorHeaders(options: FrontDoorOptions, error: unknown): Record<string, string> | undefined {
-  if (!(error instanceof TableError)) return undefined;
+  if (!(error instanceof StorageError)) return undefined;
   // A body we stopped reading cannot be left on a kept-alive connection.
   if (error instanceof BodyTooLargeToDrain) return { Connection: 'close' };
   if (error.code === 'InvalidAuthenticationInfo') {
@@ -249,7 +249,7 @@ async function dispatch<R extends { readonly kind: string }, S>(
     return preflight(rules, headers);
   }
   if (account === undefined)
-    throw new TableError('AuthenticationFailed', undefined, `Unknown account '${target.account}'.`);
+    throw new StorageError('AuthenticationFailed', undefined, `Unknown account '${target.account}'.`);
   known.account = account.name;
   const method = definition.effectiveMethod?.(request.method ?? '', headers) ?? request.method ?? '';
   const routeRequest = { method, query: target.query, headers };
@@ -265,7 +265,7 @@ async function dispatch<R extends { readonly kind: string }, S>(
   });
   // The -secondary endpoint is a read replica; the code for a write is unverified.
   if (target.secondary && (method !== 'GET' || matched?.writes === true)) {
-    throw new TableError('InsufficientAccountPermissions', 'The secondary endpoint of an account is read-only.');
+    throw new StorageError('InsufficientAccountPermissions', 'The secondary endpoint of an account is read-only.');
   }
   if (target.secondary) services = service.secondaryServices ?? services;
   if (matched === undefined) throw routingError(definition, resource, routeRequest);

@@ -3,7 +3,7 @@
 // covers. The front door (server.ts) owns everything shared: listeners, accounts and keys, TLS,
 // Shared Key, SAS, bearer tokens, CORS, observation, the in-flight limit. docs/architecture.md
 // has the picture.
-import type { TableError } from '../errors.js';
+import type { StorageError } from '../errors.js';
 import type { CorsRule } from '../domain/service-properties.js';
 import type { Access } from './authorize.js';
 import type { SharedKeyFlavour } from './auth.js';
@@ -115,7 +115,7 @@ export interface ServiceDefinition<R extends { readonly kind: string }, S> {
    * The error for a request no route matches: `otherMethods` when routes name its (resource,
    * restype, comp) for other methods (405 MethodNotAllowed), else e.g. 400 InvalidUri or 501.
    */
-  unrouted(resource: R, query: URLSearchParams, otherMethods: boolean): TableError;
+  unrouted(resource: R, query: URLSearchParams, otherMethods: boolean): StorageError;
   /** The method the client means (the Table service's X-HTTP-Method tunnelling); undefined: as sent. */
   effectiveMethod?(method: string, headers: Headers): string;
   /** Error bodies for this request; `resource` is undefined when the target did not parse. */
@@ -163,7 +163,7 @@ export function routingError<R extends { readonly kind: string }, S>(
   definition: ServiceDefinition<R, S>,
   resource: R,
   request: RouteRequest,
-): TableError {
+): StorageError {
   const otherMethods = definition.routes.some((route) => addresses(route, resource, request));
   return definition.unrouted(resource, request.query, otherMethods);
 }

@@ -4,7 +4,7 @@
 //   GET|PUT|DELETE /_faults  fault rules JSON                        always an account's Shared Key
 // A Shared Key request signs `/{account}/_metrics` (the path under the account, as for the API).
 import type { IncomingMessage } from 'node:http';
-import { TableError } from '../errors.js';
+import { StorageError } from '../errors.js';
 import type { Account } from '../http/accounts.js';
 import type { RequestTarget } from '../http/account-target.js';
 import { verifySharedKey } from '../http/auth.js';
@@ -34,14 +34,14 @@ export async function answerAdmin(
     case '/_metrics': {
       if (method !== 'GET') break;
       requireReader(request, target, options);
-      if (options.metrics === undefined) throw new TableError('ResourceNotFound', 'Metrics are off (--no-metrics).');
+      if (options.metrics === undefined) throw new StorageError('ResourceNotFound', 'Metrics are off (--no-metrics).');
       const { contentType, text } = await options.metrics();
       return { status: 200, headers: { 'Content-Type': contentType }, body: text };
     }
     case '/_insights': {
       if (method !== 'GET' && method !== 'DELETE') break;
       requireReader(request, target, options);
-      if (options.insights === undefined) throw new TableError('ResourceNotFound', 'Insights are off (--no-metrics).');
+      if (options.insights === undefined) throw new StorageError('ResourceNotFound', 'Insights are off (--no-metrics).');
       if (method === 'DELETE') {
         options.insights.reset();
         return { status: 204 };
@@ -56,9 +56,9 @@ export async function answerAdmin(
       return json(options.faults.describe());
     }
     default:
-      throw new TableError('ResourceNotFound');
+      throw new StorageError('ResourceNotFound');
   }
-  throw new TableError('UnsupportedHttpVerb');
+  throw new StorageError('UnsupportedHttpVerb');
 }
 
 function json(value: object): Reply {
@@ -80,7 +80,7 @@ function requireAccountKey(
   const named = /^SharedKey(?:Lite)? ([^:\s]+):/.exec(typeof authorization === 'string' ? authorization : '');
   const account = named === null ? undefined : accounts.get(named[1]!);
   if (account === undefined) {
-    throw new TableError(
+    throw new StorageError(
       'AuthenticationFailed',
       undefined,
       'This endpoint needs Shared Key authorization with an account key.',

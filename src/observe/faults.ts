@@ -2,7 +2,7 @@
 // with a probability (a seeded PRNG, so a run with the same requests in the same order fails the
 // same way) or on every Nth matching request. What a fault does to a request is decided here;
 // doing it is Observation's part (observation.ts).
-import { TableError } from '../errors.js';
+import { StorageError } from '../errors.js';
 import { faultLatencyMsMax, faultRulesMax } from '../limits.js';
 import type { OperationName } from '../http/service-definition.js';
 import { seededRandom } from '../domain/random.js';
@@ -56,7 +56,7 @@ export interface Fault {
 
 /**
  * Validates a fault document (from a file or a PUT) against the operations the server's route
- * tables name; throws TableError InvalidInput with the reason.
+ * tables name; throws StorageError InvalidInput with the reason.
  */
 export function parseFaultDocument(text: string, operationNames: readonly OperationName[]): FaultDocument {
   let parsed: unknown;
@@ -170,6 +170,6 @@ function isCount(value: unknown): boolean {
   return Number.isSafeInteger(value) && (value as number) >= 1;
 }
 
-function invalid(reason: string): TableError {
-  return new TableError('InvalidInput', `Invalid fault rules: ${reason}.`);
+function invalid(reason: string): StorageError {
+  return new StorageError('InvalidInput', `Invalid fault rules: ${reason}.`);
 }

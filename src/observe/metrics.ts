@@ -3,7 +3,7 @@
 // partition series, insight counts and queue depths are read when scraped.
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics, type Metric } from 'prom-client';
 import type { ReplicationStatus } from '../storage/replication.js';
-import type { CommitStats, DiskUsage } from '../storage/store.js';
+import type { CommitStats, DiskUsage } from '../storage/table-store.js';
 import type { FaultKind } from './faults.js';
 import type { InsightKind } from './insights.js';
 import type { OperationName } from '../http/service-definition.js';

@@ -11,9 +11,9 @@ import { InjectedFault, type RequestHooks, type RunTarget } from '../http/hooks.
 import type { Logger } from '../http/log.js';
 import type { Reply } from '../http/respond.js';
 import type { OperationName } from '../http/service-definition.js';
-import { TableError } from '../errors.js';
+import { StorageError } from '../errors.js';
 import { QueryService } from '../table/service/query.js';
-import type { CommitStats, Store } from '../storage/store.js';
+import type { CommitStats, TableStore } from '../storage/table-store.js';
 import type { ObserveConfig } from './config.js';
 import { countedChunks, countedReply } from './blob-traffic.js';
 import { BlobWatch } from './blob-watch.js';
@@ -44,7 +44,7 @@ export class Observation {
   readonly blobs: BlobWatch | undefined;
   readonly throttle: Throttle | undefined;
   readonly faults: FaultPlan;
-  private engine: Store | undefined;
+  private engine: TableStore | undefined;
   /** The queue engine (unthrottled: a scrape is no client traffic) and the queue service's clock. */
   private queues: { readonly engine: QueueStore; readonly clock: Clock } | undefined;
   /** The read-access secondary's replication, once the composition has one. */
@@ -81,7 +81,7 @@ export class Observation {
   readonly onCommit = (stats: CommitStats): void => this.metrics?.committed(stats);
 
   /** The store the services use: the engine, watched and throttled when either is on. */
-  store(engine: Store): Store {
+  store(engine: TableStore): TableStore {
     this.engine = engine;
     if (this.workload === undefined && this.throttle === undefined) return engine;
     return new ObservedStore(engine, this);
@@ -93,7 +93,7 @@ export class Observation {
     return this.throttle === undefined ? engine : new ThrottledQueueStore(engine, this.throttle);
   }
 
-  queries(store: Store): QueryService {
+  queries(store: TableStore): QueryService {
     if (this.workload === undefined && this.throttle === undefined) return new QueryService(store);
     return new ObservedQueryService(store, this);
   }
@@ -167,7 +167,7 @@ export class Observation {
       try {
         reply = await execute();
       } catch (error) {
-        if (error instanceof TableError) this.blobs?.refused(target!.account, object, error.code);
+        if (error instanceof StorageError) this.blobs?.refused(target!.account, object, error.code);
         throw error;
       }
       if (this.metrics !== undefined && operation === 'GetBlob') {

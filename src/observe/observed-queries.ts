@@ -5,13 +5,13 @@
 import type { EntityPage, EntityQuery } from '../table/service/query.js';
 import { QueryService } from '../table/service/query.js';
 import { filterFacts } from '../table/query/shape.js';
-import type { Store, TableInfo } from '../storage/store.js';
+import type { TableStore, TableInfo } from '../storage/table-store.js';
 import type { Metrics } from './metrics.js';
 import type { Watchers } from './observed-store.js';
 
 export class ObservedQueryService extends QueryService {
   constructor(
-    store: Store,
+    store: TableStore,
     private readonly watchers: Watchers & { readonly metrics: Metrics | undefined },
   ) {
     super(store);

@@ -9,12 +9,12 @@ import type {
   ScanStep,
   SettingChange,
   SettingKey,
-  Store,
+  TableStore,
   TableCommit,
   TableEntity,
   TableInfo,
   Write,
-} from '../storage/store.js';
+} from '../storage/table-store.js';
 import { getTableThenCommit, getTableThenEntity } from '../storage/table-calls.js';
 import type { Throttle } from './throttle.js';
 import type { Workload } from './workload.js';
@@ -24,9 +24,9 @@ export interface Watchers {
   readonly workload: Workload | undefined;
 }
 
-export class ObservedStore implements Store {
+export class ObservedStore implements TableStore {
   constructor(
-    private readonly engine: Store,
+    private readonly engine: TableStore,
     private readonly watchers: Watchers,
   ) {}
 

@@ -5,7 +5,7 @@
 // one); its entities are then taken, so the buckets may go into debt and refuse what follows until
 // the rate has paid it back. Refused requests get what the
 // service answers: 503 ServerBusy, and are not executed.
-import { causedBy, TableError } from '../errors.js';
+import { causedBy, StorageError } from '../errors.js';
 import { partitionBucketsMax } from '../limits.js';
 
 export interface ThrottleRates {
@@ -163,10 +163,10 @@ export class Throttle {
     }
   }
 
-  private refuse(scope: ThrottleScope): TableError {
+  private refuse(scope: ThrottleScope): StorageError {
     this.onRefused(scope);
     // A blob over its target gets the partition's text: a blob is its own partition in the Blob service.
-    const error = new TableError('ServerBusy', scope === 'account' ? accountLimitMessage : partitionLimitMessage);
+    const error = new StorageError('ServerBusy', scope === 'account' ? accountLimitMessage : partitionLimitMessage);
     return causedBy(error, `throttled (--throttle): the ${scope}'s rate target is used up`);
   }
 }

@@ -8,7 +8,7 @@ import { compareIndexKeys } from '../domain/keys.js';
 import { partitionAdmitOneIn, partitionsWatchedMax, shapesWatchedMax, tablesWatchedMax } from '../limits.js';
 import type { QueryClass } from '../table/query/index.js';
 import type { FilterFacts } from '../table/query/shape.js';
-import type { Write } from '../storage/store.js';
+import type { Write } from '../storage/table-store.js';
 import { servingTool } from './tool-traffic.js';
 import { TopCounter } from './top-counter.js';
 

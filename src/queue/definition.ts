@@ -2,12 +2,12 @@
 // route table (which request is which operation, under the Storage Analytics names, what a SAS
 // must grant for it, and who answers it), XML error bodies, the Blob/Queue Shared Key format, its
 // SAS side and its CORS rules (https://learn.microsoft.com/rest/api/storageservices/queue-service-rest-api).
-import { TableError } from '../errors.js';
+import { StorageError } from '../errors.js';
 import { blobQueueSharedKey } from '../http/auth.js';
 import type { SasNeed, StoredPolicy } from '../http/sas.js';
 import { route, type Route, type ServiceCall, type ServiceDefinition } from '../http/service-definition.js';
 import type { ReplicationSource } from '../storage/replication.js';
-import type { SignedIdentifier } from '../table/protocol/acl-xml.js';
+import type { SignedIdentifier } from '../wire/acl-xml.js';
 import * as op from './operations.js';
 import type { QueueCall, QueuePropertiesKeeper } from './operations.js';
 import type { QueueService } from './queue-service.js';
@@ -193,9 +193,9 @@ export const queueService: ServiceDefinition<QueueResource, QueueServices> = {
    * or restype): 400 InvalidQueryParameterValue (unverified; Azurite answers a bare 400).
    */
   unrouted(_resource, query, otherMethods) {
-    if (otherMethods) return new TableError('UnsupportedHttpVerb');
+    if (otherMethods) return new StorageError('UnsupportedHttpVerb');
     const comp = query.get('comp') ?? '';
-    return new TableError('InvalidQueryParameterValue', `The value '${comp}' of comp is not valid for this resource.`);
+    return new StorageError('InvalidQueryParameterValue', `The value '${comp}' of comp is not valid for this resource.`);
   },
   errorFormat: () => ({ kind: 'xml' }),
   sharedKey: blobQueueSharedKey,

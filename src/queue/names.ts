@@ -1,6 +1,6 @@
 // Queue names and metadata names, checked before anything reaches the store
 // (https://learn.microsoft.com/rest/api/storageservices/naming-queues-and-metadata).
-import { TableError } from '../errors.js';
+import { StorageError } from '../errors.js';
 import { queueNameLengthMax, queueNameLengthMin } from './limits.js';
 
 /**
@@ -10,9 +10,9 @@ import { queueNameLengthMax, queueNameLengthMin } from './limits.js';
  */
 export function checkQueueName(name: string): void {
   if (name.length > 0 && (name.length < queueNameLengthMin || name.length > queueNameLengthMax)) {
-    throw new TableError('OutOfRangeInput', 'The specified resource name length is not within the permissible limits.');
+    throw new StorageError('OutOfRangeInput', 'The specified resource name length is not within the permissible limits.');
   }
-  if (!/^[a-z0-9]+(?:-[a-z0-9]+)*$/.test(name)) throw new TableError('InvalidResourceName');
+  if (!/^[a-z0-9]+(?:-[a-z0-9]+)*$/.test(name)) throw new StorageError('InvalidResourceName');
 }
 
 export { metadataFromHeaders, metadataHeaders } from '../http/metadata-headers.js';

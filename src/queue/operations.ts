@@ -2,17 +2,17 @@
 // QueueService, and answers the status, headers and XML body of
 // https://learn.microsoft.com/rest/api/storageservices/queue-service-rest-api. Validation failures
 // are the service's 4xx errors; the front door renders them as XML error bodies.
-import { TableError } from '../errors.js';
+import { StorageError } from '../errors.js';
 import type { Reply } from '../http/respond.js';
 import type { ReplicationSource } from '../storage/replication.js';
-import { parseSignedIdentifiers, writeSignedIdentifiers, type SignedIdentifier } from '../table/protocol/acl-xml.js';
+import { parseSignedIdentifiers, writeSignedIdentifiers, type SignedIdentifier } from '../wire/acl-xml.js';
 import {
   parseServiceProperties,
   writeServiceProperties,
   writeServiceStats,
   type ServiceProperties,
   type ServicePropertiesUpdate,
-} from '../table/protocol/service-properties-xml.js';
+} from '../wire/service-properties-xml.js';
 import {
   dequeueVisibilitySecondsDefault,
   dequeueVisibilitySecondsMin,
@@ -63,7 +63,7 @@ function bodyText(call: QueueCall): string {
   try {
     return new TextDecoder('utf-8', { fatal: true }).decode(call.body);
   } catch {
-    throw new TableError('InvalidXmlDocument', 'The request body is not valid UTF-8.');
+    throw new StorageError('InvalidXmlDocument', 'The request body is not valid UTF-8.');
   }
 }
 
@@ -76,7 +76,7 @@ export async function listQueues(call: QueueCall): Promise<Reply> {
   const maxResults = integerParam(query, 'maxresults', { min: 1, max: 2 ** 31 - 1 });
   const include = query.get('include');
   if (include !== null && include !== 'metadata' && include !== '') {
-    throw new TableError('InvalidQueryParameterValue', `The value '${include}' of include is not 'metadata'.`);
+    throw new StorageError('InvalidQueryParameterValue', `The value '${include}' of include is not 'metadata'.`);
   }
   const fromName = marker === undefined || marker === '' ? undefined : markerName(account, marker);
   const pageSize = Math.min(maxResults ?? listQueuesPageMax, listQueuesPageMax);
@@ -179,7 +179,7 @@ function messageTtl(query: URLSearchParams): number {
   if (text === null) return messageTtlSecondsDefault;
   const value = parseInteger('messagettl', text);
   if (value !== -1 && value < messageTtlSecondsMin) {
-    throw new TableError('InvalidQueryParameterValue', 'The messagettl must be at least 1, or -1 (never expires).');
+    throw new StorageError('InvalidQueryParameterValue', 'The messagettl must be at least 1, or -1 (never expires).');
   }
   return value;
 }

@@ -2,7 +2,7 @@
 // https://learn.microsoft.com/rest/api/storageservices/queue-service-rest-api, checked before the
 // store is asked, and the store's answers turned into the service's errors. It knows seconds and
 // milliseconds, not HTTP or XML (queue/operations.ts reads requests, queue/queue-xml.ts writes bodies).
-import { DetailedError, TableError } from '../errors.js';
+import { DetailedError, StorageError } from '../errors.js';
 import type { MessageFailure, MessageResult, QueueInfo, QueueStore, StoredMessage } from '../storage/queue-store.js';
 import type { Clock } from '../domain/clock.js';
 import { messageTextBytesMax } from './limits.js';
@@ -38,13 +38,13 @@ export class QueueService {
     checkQueueName(name);
     const result = await this.store.createQueue(account, name, metadata);
     if (result.created) return 'created';
-    if (!sameMetadata(result.existing.metadata, metadata)) throw new TableError('QueueAlreadyExists');
+    if (!sameMetadata(result.existing.metadata, metadata)) throw new StorageError('QueueAlreadyExists');
     return 'exists';
   }
 
   async deleteQueue(account: string, name: string): Promise<void> {
     checkQueueName(name);
-    if (!(await this.store.deleteQueue(account, name))) throw new TableError('QueueNotFound');
+    if (!(await this.store.deleteQueue(account, name))) throw new StorageError('QueueNotFound');
   }
 
   /** The queue's metadata and its approximate message count (get-queue-metadata). */
@@ -54,14 +54,14 @@ export class QueueService {
   ): Promise<{ metadata: ReadonlyMap<string, string>; count: number }> {
     checkQueueName(name);
     const queue = await this.store.getQueue(account, name);
-    if (queue === undefined) throw new TableError('QueueNotFound');
+    if (queue === undefined) throw new StorageError('QueueNotFound');
     const count = answer(await this.store.countMessages(account, name, this.clock.nowMs()));
     return { metadata: queue.metadata, count };
   }
 
   async setQueueMetadata(account: string, name: string, metadata: ReadonlyMap<string, string>): Promise<void> {
     checkQueueName(name);
-    if (!(await this.store.setQueueMetadata(account, name, metadata))) throw new TableError('QueueNotFound');
+    if (!(await this.store.setQueueMetadata(account, name, metadata))) throw new StorageError('QueueNotFound');
   }
 
   /** The stored access policies as the service encoded them (JSON of SignedIdentifier[]); undefined: none. */
@@ -96,7 +96,7 @@ export class QueueService {
     checkMessageText(text);
     const { visibilityTimeoutSeconds, ttlSeconds } = options;
     if (ttlSeconds !== -1 && visibilityTimeoutSeconds >= ttlSeconds) {
-      throw new TableError(
+      throw new StorageError(
         'InvalidQueryParameterValue',
         'The visibility timeout must be shorter than the time to live (messagettl).',
       );
@@ -186,5 +186,5 @@ const failureCodes = {
 
 function answer<T>(result: MessageResult<T>): T {
   if (result.ok) return result.value;
-  throw new TableError(failureCodes[result.failure]);
+  throw new StorageError(failureCodes[result.failure]);
 }

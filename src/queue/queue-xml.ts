@@ -1,9 +1,9 @@
 // The Queue service's XML bodies: QueueMessage requests, QueueMessagesList and EnumerationResults
 // responses (https://learn.microsoft.com/rest/api/storageservices/put-message, get-messages,
 // peek-messages, list-queues1). Pure: text in, text out. Request bodies go through the strict
-// reader of protocol/xml.ts (no DOCTYPE, bounded depth): malformed XML is 400 InvalidXmlDocument.
-import { TableError } from '../errors.js';
-import { childNamed, escapeXmlText, leafText, parseXml, writeXmlNode, type XmlNode } from '../table/protocol/xml.js';
+// reader of src/wire/xml.ts (no DOCTYPE, bounded depth): malformed XML is 400 InvalidXmlDocument.
+import { StorageError } from '../errors.js';
+import { childNamed, escapeXmlText, leafText, parseXml, writeXmlNode, type XmlNode } from '../wire/xml.js';
 import type { StoredMessage } from '../storage/queue-store.js';
 import { neverExpiresWireMs } from './limits.js';
 
@@ -13,10 +13,10 @@ const declaration = '<?xml version="1.0" encoding="utf-8"?>';
 export function parseQueueMessage(text: string): string {
   const root = parseXml(text);
   if (root.name !== 'QueueMessage') {
-    throw new TableError('InvalidXmlDocument', `The root element must be QueueMessage, not ${root.name}.`);
+    throw new StorageError('InvalidXmlDocument', `The root element must be QueueMessage, not ${root.name}.`);
   }
   const messageText = childNamed(root, 'MessageText');
-  if (messageText === undefined) throw new TableError('InvalidXmlDocument', 'The QueueMessage has no MessageText.');
+  if (messageText === undefined) throw new StorageError('InvalidXmlDocument', 'The QueueMessage has no MessageText.');
   return leafText(messageText);
 }
 

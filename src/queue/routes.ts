@@ -1,7 +1,7 @@
 // The Queue service's resources: what the path after the account names
 // (https://learn.microsoft.com/rest/api/storageservices/queue-service-rest-api). The route table
 // that maps (method, resource, comp) to operations is in definition.ts.
-import { TableError } from '../errors.js';
+import { StorageError } from '../errors.js';
 
 export type QueueResource =
   /** `/{account}/`: List Queues, service properties and stats. */
@@ -23,7 +23,7 @@ export function parseQueueResource(path: string): QueueResource {
   const segments = trimmed.split('/').map(decodeSegment);
   const [queue = '', messages, id] = segments;
   if (segments.length === 1) return { kind: 'queue', queue };
-  if (messages !== 'messages' || segments.length > 3) throw new TableError('InvalidUri');
+  if (messages !== 'messages' || segments.length > 3) throw new StorageError('InvalidUri');
   if (id === undefined) return { kind: 'messages', queue };
   return { kind: 'message', queue, id };
 }
@@ -32,6 +32,6 @@ function decodeSegment(segment: string): string {
   try {
     return decodeURIComponent(segment);
   } catch {
-    throw new TableError('InvalidUri', 'The request URI is not validly percent-encoded.');
+    throw new StorageError('InvalidUri', 'The request URI is not validly percent-encoded.');
   }
 }

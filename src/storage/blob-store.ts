@@ -1,4 +1,4 @@
-// The storage contract of the Blob service, beside the Table service's (store.ts) and the Queue
+// The storage contract of the Blob service, beside the Table service's (table-store.ts) and the Queue
 // service's (queue-store.ts). Every engine implements it over the same database as its tables and
 // proves it with the blob conformance suite (tests/storage/blob-conformance/).
 //

@@ -7,7 +7,7 @@
 // pay one index entry per index. Which rows an index serves is decided here, once for every
 // engine; how it is built and read is each engine's own business.
 import assert from 'node:assert/strict';
-import type { PropertyCondition } from './store.js';
+import type { PropertyCondition } from './table-store.js';
 
 /** Default of `--auto-index`: rows a table's scans examine for one property before it is indexed. */
 export const autoIndexRowsDefault = 100_000;

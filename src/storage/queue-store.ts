@@ -1,4 +1,4 @@
-// The storage contract of the Queue service, beside the Table service's (store.ts). Every engine
+// The storage contract of the Queue service, beside the Table service's (table-store.ts). Every engine
 // implements it over the same database as its tables, and proves it with the queue conformance
 // suite (tests/storage/queue-conformance/). It knows queues, messages and instants in milliseconds;
 // it knows nothing of HTTP, XML, base64 or the service's limits (the service checks those first).

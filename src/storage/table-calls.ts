@@ -1,10 +1,10 @@
-// Store.getTableEntity and Store.commitToTable for a store whose table lookup is cheap (an
+// TableStore.getTableEntity and TableStore.commitToTable for a store whose table lookup is cheap (an
 // embedded engine, a model, a wrapper that must see the table first): getTable, then the
 // entity call, as two calls. An engine where every call is a database round trip does both in
 // one statement instead (postgres/).
-import type { Store, TableCommit, TableEntity, Write } from './store.js';
+import type { TableStore, TableCommit, TableEntity, Write } from './table-store.js';
 
-type Parts = Pick<Store, 'getTable' | 'getEntity' | 'commit'>;
+type Parts = Pick<TableStore, 'getTable' | 'getEntity' | 'commit'>;
 
 export async function getTableThenEntity(
   store: Parts,

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { performance } from 'node:perf_hooks';
 import { entitySizeBytes, type Properties } from '../domain/entity.js';
 import { customPropertiesMax, entityBytesMax } from '../limits.js';
-import type { WriteCondition, WriteFailure } from './store.js';
+import type { WriteCondition, WriteFailure } from './table-store.js';
 
 /** Why `condition` rules the write out given the stored Timestamp (undefined: no entity), if it does. */
 export function conditionFailure(

@@ -2,7 +2,7 @@
 // into a service
 // operation, run them as one transaction, and answer 202 with one part per operation, or only
 // the failing operation's part.
-import { TableError } from '../errors.js';
+import { StorageError } from '../errors.js';
 import {
   BatchOperationError,
   parseBatchRequest,
@@ -70,11 +70,11 @@ function commonTable(resources: readonly Resource[]): string {
       const table = tableOf(resource);
       if (name === undefined) name = table;
       else if (name.toLowerCase() !== table.toLowerCase()) {
-        throw new TableError('InvalidInput', 'All operations in a batch must target the same table.');
+        throw new StorageError('InvalidInput', 'All operations in a batch must target the same table.');
       }
     }),
   );
-  if (name === undefined) throw new TableError('InvalidInput', 'The batch contains no operation.');
+  if (name === undefined) throw new StorageError('InvalidInput', 'The batch contains no operation.');
   return name;
 }
 
@@ -83,10 +83,10 @@ function plan(call: BatchCall, request: BatchOperationRequest, resource: Resourc
   const method = effectiveMethod(request.method, headers['x-http-method']);
   const operation = decodeEntityOperation(method, resource, headers, request.body, call.access);
   if (operation !== undefined) return { request, operation };
-  if (method === 'GET') throw new TableError('InvalidInput', 'A query must be the only operation of a batch.');
+  if (method === 'GET') throw new StorageError('InvalidInput', 'A query must be the only operation of a batch.');
   if (resource.kind !== 'entity')
-    throw new TableError('InvalidInput', 'A batch operation must address a table or an entity.');
-  throw new TableError('MethodNotAllowed');
+    throw new StorageError('InvalidInput', 'A batch operation must address a table or an entity.');
+  throw new StorageError('MethodNotAllowed');
 }
 
 /**
@@ -100,7 +100,7 @@ function resourceOf(call: Pick<BatchCall, 'account'>, request: BatchOperationReq
     try {
       path = new URL(path).pathname;
     } catch {
-      throw new TableError('InvalidUri', 'A batch operation has an invalid request URL.');
+      throw new StorageError('InvalidUri', 'A batch operation has an invalid request URL.');
     }
   }
   const queryAt = path.indexOf('?');
@@ -122,7 +122,7 @@ export function batchTable(account: string, contentType: string | undefined, bod
 function tableOf(resource: Resource): string {
   if (resource.kind === 'tableRoot' || resource.kind === 'entity' || resource.kind === 'entities')
     return resource.table;
-  throw new TableError('InvalidInput', 'A batch operation must address a table or an entity.');
+  throw new StorageError('InvalidInput', 'A batch operation must address a table or an entity.');
 }
 
 function successPart(
@@ -192,7 +192,7 @@ async function queryBatch(call: BatchCall, request: BatchOperationRequest): Prom
     // bad part, not a
     // server failure: 400 InvalidInput, as for a query mixed with writes.
     if (resource.kind !== 'entity')
-      throw new TableError('InvalidInput', 'Only a point query may be sent as a batch operation.');
+      throw new StorageError('InvalidInput', 'Only a point query may be sent as a batch operation.');
     call.access.require(sasNeeds.queryEntities, resource.table);
     call.access.requireKey(resource.keys);
     const table = await call.services.tables.get(call.account, resource.table);

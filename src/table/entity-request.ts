@@ -2,7 +2,7 @@
 // verb, resource, condition headers and body become an EntityOperation, with the credential's
 // permissions checked on the way (Azure REST: operations-on-entities, performing-entity-group-transactions).
 import { parseEtag } from '../domain/etag.js';
-import { TableError } from '../errors.js';
+import { StorageError } from '../errors.js';
 import { decodeEntity, type EntityBody } from './protocol/entity-text.js';
 import type { EntityOperation, IfMatch } from './service/entities.js';
 import type { Access } from '../http/authorize.js';
@@ -36,11 +36,11 @@ export function decodeEntityOperation(
     case 'MERGE':
     case 'PATCH': {
       if (ifNoneMatch && method === 'PUT') {
-        throw new TableError('InvalidInput', 'If-None-Match HTTP header cannot be specified for PUT operations.');
+        throw new StorageError('InvalidInput', 'If-None-Match HTTP header cannot be specified for PUT operations.');
       }
       const ifMatch = ifMatchOf(headers);
       if (ifNoneMatch && ifMatch !== undefined) {
-        throw new TableError(
+        throw new StorageError(
           'InvalidInput',
           'Both If-Match and If-None-Match HTTP headers cannot be specified at the same time. Please specify either one of the headers or none of them.',
         );
@@ -52,10 +52,10 @@ export function decodeEntityOperation(
     }
     case 'DELETE': {
       if (ifNoneMatch)
-        throw new TableError('InvalidInput', 'If-None-Match HTTP header cannot be specified for DELETE operations.');
+        throw new StorageError('InvalidInput', 'If-None-Match HTTP header cannot be specified for DELETE operations.');
       const ifMatch = ifMatchOf(headers);
       // The service requires If-Match on delete (Azure REST: delete-entity1; code unverified).
-      if (ifMatch === undefined) throw new TableError('MissingRequiredHeader', 'The If-Match header is required.');
+      if (ifMatch === undefined) throw new StorageError('MissingRequiredHeader', 'The If-Match header is required.');
       access.require(sasNeeds.deleteEntity, table);
       access.requireKey(keys);
       return { kind: 'delete', keys, ifMatch };
@@ -76,7 +76,7 @@ export function ifMatchOf(headers: Headers): IfMatch | undefined {
   if (text === '*') return { kind: 'any' };
   const timestamp = parseEtag(text);
   if (timestamp === undefined) {
-    throw new TableError(
+    throw new StorageError(
       'InvalidInput',
       `The etag value '${text}' specified in one of the request headers is not valid. Please make sure only one etag value is specified and is valid.`,
     );

@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import type { EntityKeys } from '../domain/entity.js';
 import { etagOf } from '../domain/etag.js';
-import { TableError } from '../errors.js';
+import { StorageError } from '../errors.js';
 import { pageSizeMax } from '../limits.js';
 import { decodeContinuation, encodeContinuation } from './protocol/continuation.js';
 import { rejectUnsupportedQueryOptions } from './query/index.js';
@@ -17,14 +17,14 @@ import {
   type EntityUrlContext,
   type MetadataLevel,
 } from './protocol/odata.js';
-import { parseSignedIdentifiers, writeSignedIdentifiers } from './protocol/acl-xml.js';
+import { parseSignedIdentifiers, writeSignedIdentifiers } from '../wire/acl-xml.js';
 import {
   parseServiceProperties,
   writeServiceProperties,
   writeServiceStats,
-} from './protocol/service-properties-xml.js';
+} from '../wire/service-properties-xml.js';
 import type { Services } from './service/services.js';
-import type { TableInfo } from '../storage/store.js';
+import type { TableInfo } from '../storage/table-store.js';
 import type { Access } from '../http/authorize.js';
 import { decodeUtf8 } from '../http/body.js';
 import type { Reply } from '../http/respond.js';
@@ -98,11 +98,11 @@ function readTableName(body: Buffer): string {
   try {
     parsed = JSON.parse(decodeUtf8(body));
   } catch (error) {
-    if (error instanceof TableError) throw error;
-    throw new TableError('InvalidInput', 'The request body is not valid JSON.');
+    if (error instanceof StorageError) throw error;
+    throw new StorageError('InvalidInput', 'The request body is not valid JSON.');
   }
   const name = (parsed as { TableName?: unknown } | null)?.TableName;
-  if (typeof name !== 'string') throw new TableError('PropertiesNeedValue', 'The TableName property is required.');
+  if (typeof name !== 'string') throw new StorageError('PropertiesNeedValue', 'The TableName property is required.');
   return name;
 }
 
@@ -232,10 +232,10 @@ export function preferOf(value: string | string[] | undefined): 'return-no-conte
 export function effectiveMethod(method: string, tunnel: string | string[] | undefined): string {
   if (tunnel === undefined) return method;
   const text = headerText(tunnel);
-  if (text.includes(',')) throw new TableError('XMethodIncorrectCount');
-  if (method !== 'POST') throw new TableError('XMethodNotUsingPost');
+  if (text.includes(',')) throw new StorageError('XMethodIncorrectCount');
+  if (method !== 'POST') throw new StorageError('XMethodNotUsingPost');
   const tunnelled = text.trim().toUpperCase();
-  if (!['MERGE', 'PATCH', 'PUT', 'DELETE'].includes(tunnelled)) throw new TableError('XMethodIncorrectValue');
+  if (!['MERGE', 'PATCH', 'PUT', 'DELETE'].includes(tunnelled)) throw new StorageError('XMethodIncorrectValue');
   return tunnelled;
 }
 
@@ -252,7 +252,7 @@ function parseTop(query: URLSearchParams): number | undefined {
   if (text === null) return undefined;
   const top = /^\d{1,7}$/.test(text.trim()) ? Number(text.trim()) : NaN;
   if (!(top >= 1 && top <= pageSizeMax)) {
-    throw new TableError('InvalidInput', `The $top value '${text}' must be an integer from 1 to ${pageSizeMax}.`);
+    throw new StorageError('InvalidInput', `The $top value '${text}' must be an integer from 1 to ${pageSizeMax}.`);
   }
   return top;
 }

@@ -1,6 +1,6 @@
 // The REST resources of the Table service (Azure REST: query-entities): what the path after the
 // account names (account-target.ts finds the account).
-import { TableError } from '../errors.js';
+import { StorageError } from '../errors.js';
 import { parseKeyPredicate, percentDecode } from './protocol/keys.js';
 import { type EntityKeys } from '../domain/entity.js';
 
@@ -50,7 +50,7 @@ const quotedTableName = /^'((?:[^']|'')*)'$/;
 export function parseResource(path: string): Resource {
   if (path === '') return { kind: 'service' };
   const encoded = path.length > 1 && path.endsWith('/') ? path.slice(0, -1) : path;
-  if (encoded.includes('/')) throw new TableError('InvalidUri');
+  if (encoded.includes('/')) throw new StorageError('InvalidUri');
   const segment = percentDecode(encoded);
   if (segment === '$batch') return { kind: 'batch' };
   if (segment.toLowerCase() === 'tables') return { kind: 'tables' };
@@ -60,11 +60,11 @@ export function parseResource(path: string): Resource {
   if (name.toLowerCase() === 'tables') {
     if (inside.trim() === '') return { kind: 'tables' };
     const quoted = quotedTableName.exec(inside);
-    if (quoted === null) throw new TableError('InvalidUri');
+    if (quoted === null) throw new StorageError('InvalidUri');
     return { kind: 'table', table: quoted[1]!.replace(/''/g, "'") };
   }
   if (inside.trim() === '') return { kind: 'entities', table: name };
   const keys = parseKeyPredicate(inside);
-  if (keys === undefined) throw new TableError('InvalidUri', 'The entity key in the URI is not valid.');
+  if (keys === undefined) throw new StorageError('InvalidUri', 'The entity key in the URI is not valid.');
   return { kind: 'entity', table: name, keys };
 }

@@ -2,7 +2,7 @@
 // that says which request is which operation, what a SAS must grant for it, and who answers it),
 // its error bodies (JSON at the request's OData metadata level; XML for the XML operations) and
 // its Shared Key format.
-import { TableError } from '../errors.js';
+import { StorageError } from '../errors.js';
 import { jsonContentType, negotiateMetadata, type MetadataLevel } from './protocol/odata.js';
 import type { Services } from './service/services.js';
 import { tableSharedKey } from '../http/auth.js';
@@ -149,10 +149,10 @@ export const tableService: ServiceDefinition<Resource, Services> = {
   parseResource: (path) => parseResource(path),
   routes: tableRoutes,
   unrouted(resource, query, otherMethods) {
-    if (otherMethods) return new TableError('MethodNotAllowed');
+    if (otherMethods) return new StorageError('MethodNotAllowed');
     // Only ?restype=service names a service operation; the bare account root is no resource.
-    if (resource.kind === 'service' && query.get('restype') !== 'service') return new TableError('InvalidUri');
-    return new TableError('NotImplemented');
+    if (resource.kind === 'service' && query.get('restype') !== 'service') return new StorageError('InvalidUri');
+    return new StorageError('NotImplemented');
   },
   effectiveMethod: (method, headers) => op.effectiveMethod(method, headers['x-http-method']),
   errorFormat(query, headers, resource) {

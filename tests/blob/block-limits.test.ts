@@ -7,7 +7,7 @@ import type { BlobCall, BlobOf } from '../../src/blob/blob-access.js';
 import { appendBlock } from '../../src/blob/blob-operations-append.js';
 import { putBlock } from '../../src/blob/blob-operations-blocks.js';
 import { encodeBlobState, type BlobType } from '../../src/blob/blob-state.js';
-import { TableError } from '../../src/errors.js';
+import { StorageError } from '../../src/errors.js';
 import type { BlobRecord, Block } from '../../src/storage/blob-store.js';
 
 const resource: BlobOf = { kind: 'blob', container: 'c', blob: 'b' };
@@ -59,7 +59,7 @@ function callOver(record: BlobRecord | undefined, staged: Block[], query: string
   } as unknown as BlobCall;
 }
 
-const exceeded = (error: unknown) => error instanceof TableError && error.code === 'BlockCountExceedsLimit';
+const exceeded = (error: unknown) => error instanceof StorageError && error.code === 'BlockCountExceedsLimit';
 
 describe('block count limits', () => {
   test('a 100,001st staged block is 409 BlockCountExceedsLimit; restaging one of the 100,000 is not refused for it', async () => {

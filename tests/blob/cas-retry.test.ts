@@ -2,7 +2,7 @@
 // any other answer or error ends it, and contention that outlasts the bound is 503 ServerBusy.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { TableError } from '../../src/errors.js';
+import { StorageError } from '../../src/errors.js';
 import { casAttemptsMax } from '../../src/blob/blob-limits.js';
 import { raced, retryWhileRaced } from '../../src/blob/cas-retry.js';
 
@@ -22,15 +22,15 @@ test('a lost race is read and decided again; the first other answer is the resul
 
 test('an error an attempt throws ends the retries at once', async () => {
   const { outcome, made } = await retried(() => {
-    throw new TableError('ConditionNotMet');
+    throw new StorageError('ConditionNotMet');
   });
-  assert.ok(outcome instanceof TableError && outcome.code === 'ConditionNotMet');
+  assert.ok(outcome instanceof StorageError && outcome.code === 'ConditionNotMet');
   assert.equal(made, 1);
 });
 
 test('losing every race up to the bound is 503 ServerBusy with the operation message', async () => {
   const { outcome, made } = await retried(() => raced);
-  assert.ok(outcome instanceof TableError && outcome.code === 'ServerBusy' && outcome.status === 503);
+  assert.ok(outcome instanceof StorageError && outcome.code === 'ServerBusy' && outcome.status === 503);
   assert.equal(outcome.message, 'The blob kept changing.');
   assert.equal(made, casAttemptsMax);
 });

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import type { BlobCall } from '../../src/blob/blob-access.js';
 import { encodeBlobState } from '../../src/blob/blob-state.js';
 import { listBlobs } from '../../src/blob/list-blobs.js';
-import { parseXml, type XmlElement } from '../../src/table/protocol/xml.js';
+import { parseXml, type XmlElement } from '../../src/wire/xml.js';
 import type { BlobRecord, ListBlobsOptions, ListedBlob } from '../../src/storage/blob-store.js';
 
 const state = encodeBlobState({

@@ -3,7 +3,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash, randomBytes } from 'node:crypto';
-import { TableError, type ErrorCode } from '../../src/errors.js';
+import { StorageError, type ErrorCode } from '../../src/errors.js';
 import { parseBlockList, writeBlockList } from '../../src/blob/block-list-xml.js';
 import { checkBlockId, resolveBlockList } from '../../src/blob/block-lists.js';
 import { checkedContent, offThreadBytesMin, type ContentSeen } from '../../src/blob/checksums.js';
@@ -21,7 +21,7 @@ import { requestedRange, resolveRange } from '../../src/blob/ranges.js';
 import type { Block } from '../../src/storage/blob-store.js';
 
 function refused(run: () => unknown, code: ErrorCode): void {
-  assert.throws(run, (error: unknown) => error instanceof TableError && error.code === code);
+  assert.throws(run, (error: unknown) => error instanceof StorageError && error.code === code);
 }
 
 describe('conditional headers', () => {
@@ -202,15 +202,15 @@ describe('checksums', () => {
     assert.deepEqual(seen.md5, md5);
     await assert.rejects(
       drain(checkedContent(parts, { md5: Buffer.alloc(16), sizeBytesMax: 100 }, { sizeBytes: 0, md5: undefined })),
-      (e: TableError) => e.code === 'Md5Mismatch',
+      (e: StorageError) => e.code === 'Md5Mismatch',
     );
     await assert.rejects(
       drain(checkedContent(parts, { crc64: Buffer.alloc(8), sizeBytesMax: 100 }, { sizeBytes: 0, md5: undefined })),
-      (e: TableError) => e.code === 'Crc64Mismatch',
+      (e: StorageError) => e.code === 'Crc64Mismatch',
     );
     await assert.rejects(
       drain(checkedContent(parts, { sizeBytesMax: 10 }, { sizeBytes: 0, md5: undefined })),
-      (e: TableError) => e.code === 'RequestBodyTooLarge',
+      (e: StorageError) => e.code === 'RequestBodyTooLarge',
     );
   });
   test('CRC64 is the same over any split of the bytes (8-byte steps and the single-byte tail)', () => {
@@ -246,15 +246,15 @@ describe('checksums', () => {
     const fresh = (): ContentSeen => ({ sizeBytes: 0, md5: undefined });
     await assert.rejects(
       drain(checkedContent(chunks, { ...options, md5: Buffer.alloc(16) }, fresh())),
-      (e: TableError) => e.code === 'Md5Mismatch',
+      (e: StorageError) => e.code === 'Md5Mismatch',
     );
     await assert.rejects(
       drain(checkedContent(chunks, { ...options, crc64: Buffer.alloc(8) }, fresh())),
-      (e: TableError) => e.code === 'Crc64Mismatch',
+      (e: StorageError) => e.code === 'Crc64Mismatch',
     );
     await assert.rejects(
       drain(checkedContent(chunks, { ...options, sizeBytesMax: offThreadBytesMin }, fresh())),
-      (e: TableError) => e.code === 'RequestBodyTooLarge',
+      (e: StorageError) => e.code === 'RequestBodyTooLarge',
     );
     // A body abandoned half way (the client went away) leaves the thread ready for the next.
     const abandoned = checkedContent(chunks, options, fresh());

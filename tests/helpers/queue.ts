@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { QueueServiceClient, type StoragePipelineOptions } from '@azure/storage-queue';
-import { parseXml, type XmlElement } from '../../src/table/protocol/xml.js';
+import { parseXml, type XmlElement } from '../../src/wire/xml.js';
 import { hmacBase64, send, type RawResponse } from './http.js';
 import { devAccount, devKey, makeTempDir, type RunningServer } from './server.js';
 

@@ -1,6 +1,6 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { TableError } from '../../src/errors.js';
+import { StorageError } from '../../src/errors.js';
 import { clockSkewMs } from '../../src/limits.js';
 import { devAccountKey, devAccountName, type Account } from '../../src/http/accounts.js';
 import {
@@ -38,7 +38,7 @@ function requestFrom(requestLine: string, headers: Headers, overrides: Partial<A
 
 function authenticationFailure(pattern: RegExp) {
   return (error: unknown) => {
-    assert.ok(error instanceof TableError);
+    assert.ok(error instanceof StorageError);
     assert.equal(error.code, 'AuthenticationFailed');
     assert.equal(error.status, 403);
     assert.match(error.authDetail ?? '', pattern);
@@ -202,7 +202,7 @@ describe('verifySharedKey: keys and signatures', () => {
     assert.throws(
       () => verifySharedKey(request),
       (error: unknown) => {
-        assert.ok(error instanceof TableError);
+        assert.ok(error instanceof StorageError);
         assert.equal(error.code, 'AuthenticationFailed');
         assert.equal(
           error.authDetail,

@@ -1,7 +1,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { generateKeyPairSync, sign as signWith } from 'node:crypto';
-import { TableError, type ErrorCode } from '../../src/errors.js';
+import { StorageError, type ErrorCode } from '../../src/errors.js';
 import { devAccountKey, devAccountName, type Account } from '../../src/http/accounts.js';
 import { sharedKeyLiteStringToSign, sign } from '../../src/http/auth.js';
 import { authorize, type AuthorizeRequest } from '../../src/http/authorize.js';
@@ -42,11 +42,11 @@ function sas(params: SasParams): string {
 }
 
 function refused(action: () => unknown, code: ErrorCode): void {
-  assert.throws(action, (error: unknown) => error instanceof TableError && error.code === code);
+  assert.throws(action, (error: unknown) => error instanceof StorageError && error.code === code);
 }
 
 async function rejects(promise: Promise<unknown>, code: ErrorCode): Promise<void> {
-  await assert.rejects(promise, (error: unknown) => error instanceof TableError && error.code === code);
+  await assert.rejects(promise, (error: unknown) => error instanceof StorageError && error.code === code);
 }
 
 describe('authorize: which scheme', () => {

@@ -1,7 +1,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { constants, createHmac, generateKeyPairSync, sign, type KeyObject } from 'node:crypto';
-import { TableError } from '../../src/errors.js';
+import { StorageError } from '../../src/errors.js';
 import {
   BearerVerifier,
   bearerChallenge,
@@ -69,7 +69,7 @@ function verifier(keys: VerificationKey[] = jwksKeys, issuers: string[] | 'any' 
 
 function refused(action: () => unknown, detail: RegExp): void {
   assert.throws(action, (error: unknown) => {
-    assert.ok(error instanceof TableError, String(error));
+    assert.ok(error instanceof StorageError, String(error));
     assert.equal(error.code, 'InvalidAuthenticationInfo');
     assert.equal(error.status, 401);
     assert.match(error.authDetail ?? '', detail);

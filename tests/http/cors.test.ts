@@ -1,8 +1,8 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { TableError } from '../../src/errors.js';
+import { StorageError } from '../../src/errors.js';
 import { preflight, withCorsHeaders } from '../../src/http/cors.js';
-import type { CorsRule } from '../../src/table/protocol/service-properties-xml.js';
+import type { CorsRule } from '../../src/wire/service-properties-xml.js';
 
 const contoso: CorsRule = {
   allowedOrigins: ['http://www.contoso.com', 'http://www.fabrikam.com'],
@@ -52,7 +52,7 @@ describe('preflight (Azure REST: preflight-table-request)', () => {
   });
 
   const fails = (status: number, code: string) => (error: unknown) =>
-    error instanceof TableError && error.status === status && error.code === code;
+    error instanceof StorageError && error.status === status && error.code === code;
 
   test('no rules, or no match on origin, method or any requested header → 403 CorsPreflightFailure', () => {
     const cases = [

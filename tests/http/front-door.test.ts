@@ -6,7 +6,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { TableError } from '../../src/errors.js';
+import { StorageError } from '../../src/errors.js';
 import { loadAccounts } from '../../src/http/accounts.js';
 import { tableSharedKey } from '../../src/http/auth.js';
 import type { RequestHooks } from '../../src/http/hooks.js';
@@ -29,7 +29,7 @@ const stubQueueService: ServiceDefinition<QueueResource, QueueServices> = {
   parseResource(path) {
     if (path === '') return { kind: 'account' };
     if (/^[a-z0-9-]{3,63}$/.test(path)) return { kind: 'queue', name: path };
-    throw new TableError('InvalidUri');
+    throw new StorageError('InvalidUri');
   },
   routes: [
     route({ resource: 'account', method: 'GET', comp: 'list', operation: 'ListQueues', sas: listNeed }, async () => ({
@@ -45,7 +45,7 @@ const stubQueueService: ServiceDefinition<QueueResource, QueueServices> = {
       },
     ),
   ],
-  unrouted: (_resource, _query, otherMethods) => new TableError(otherMethods ? 'MethodNotAllowed' : 'InvalidUri'),
+  unrouted: (_resource, _query, otherMethods) => new StorageError(otherMethods ? 'MethodNotAllowed' : 'InvalidUri'),
   errorFormat: () => ({ kind: 'xml' }),
   sharedKey: tableSharedKey,
   sas: {

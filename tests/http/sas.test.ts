@@ -1,6 +1,6 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { TableError, type ErrorCode } from '../../src/errors.js';
+import { StorageError, type ErrorCode } from '../../src/errors.js';
 import { devAccountKey, devAccountName, type Account } from '../../src/http/accounts.js';
 import { sign } from '../../src/http/auth.js';
 import {
@@ -55,7 +55,7 @@ const accountParams: SasParams = { sv: '2019-02-02', ss: 't', srt: 'sco', sp: 'r
 
 async function rejects(promise: Promise<unknown>, code: ErrorCode, detail?: RegExp): Promise<void> {
   await assert.rejects(promise, (error: unknown) => {
-    assert.ok(error instanceof TableError, String(error));
+    assert.ok(error instanceof StorageError, String(error));
     assert.equal(error.code, code);
     if (detail !== undefined) assert.match(error.authDetail ?? error.message, detail);
     return true;
@@ -63,7 +63,7 @@ async function rejects(promise: Promise<unknown>, code: ErrorCode, detail?: RegE
 }
 
 function throwsCode(action: () => void, code: ErrorCode): void {
-  assert.throws(action, (error: unknown) => error instanceof TableError && error.code === code);
+  assert.throws(action, (error: unknown) => error instanceof StorageError && error.code === code);
 }
 
 describe('service SAS vectors (Azure REST: create-service-sas)', () => {
@@ -234,11 +234,11 @@ describe('verifySas: signatures and shape', () => {
     assert.deepEqual(parseSasParams('sp=r&x=1&x=2&tn'), { sp: 'r', tn: '' });
     assert.throws(
       () => parseSasParams('sp=r&sp=w'),
-      (error: TableError) => error.code === 'AuthenticationFailed',
+      (error: StorageError) => error.code === 'AuthenticationFailed',
     );
     assert.throws(
       () => parseSasParams('sig=a&tn=t&sig=b'),
-      (error: TableError) => error.code === 'AuthenticationFailed',
+      (error: StorageError) => error.code === 'AuthenticationFailed',
     );
   });
 });

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import type { Server } from 'node:http';
 import net from 'node:net';
 import type { AddressInfo } from 'node:net';
-import { TableError } from '../../src/errors.js';
+import { StorageError } from '../../src/errors.js';
 import { loadAccounts } from '../../src/http/accounts.js';
 import { tableSharedKey } from '../../src/http/auth.js';
 import { BodyAborted } from '../../src/http/body.js';
@@ -56,7 +56,7 @@ const streaming: ServiceDefinition<Resource, Seen> = {
       stream: generated(sizeBytes),
     })),
   ],
-  unrouted: () => new TableError('InvalidUri'),
+  unrouted: () => new StorageError('InvalidUri'),
   errorFormat: () => ({ kind: 'xml' }),
   sharedKey: tableSharedKey,
   sas: { accountServiceLetter: 'b', resourceOf: () => undefined, findPolicy: async () => undefined },

@@ -7,7 +7,7 @@ import type { IncomingMessage } from 'node:http';
 import { loadAccounts } from '../../src/http/accounts.js';
 import { answerAdmin, type AdminOptions } from '../../src/observe/admin.js';
 import { splitRequestTarget } from '../../src/http/account-target.js';
-import { TableError } from '../../src/errors.js';
+import { StorageError } from '../../src/errors.js';
 import { hmacBase64, stringToSign } from '../helpers/http.js';
 import { devAccount, devKey } from '../helpers/server.js';
 
@@ -52,7 +52,7 @@ async function status(
     return (await answerAdmin(request(path, remoteAddress, key), splitRequestTarget(path), options(metricsPublic)))
       .status;
   } catch (error) {
-    return (error as TableError).code;
+    return (error as StorageError).code;
   }
 }
 

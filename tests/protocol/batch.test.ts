@@ -1,6 +1,6 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { TableError } from '../../src/errors.js';
+import { StorageError } from '../../src/errors.js';
 import { batchOperationsMax } from '../../src/limits.js';
 import {
   type BatchOperationRequest,
@@ -174,17 +174,17 @@ const deletePart = (rowKey: string) =>
     '',
   );
 
-function assertInvalidInput(run: () => unknown, expected?: RegExp): TableError {
+function assertInvalidInput(run: () => unknown, expected?: RegExp): StorageError {
   try {
     run();
   } catch (error) {
-    assert.ok(error instanceof TableError, `expected a TableError, got ${String(error)}`);
+    assert.ok(error instanceof StorageError, `expected a StorageError, got ${String(error)}`);
     assert.equal(error.code, 'InvalidInput');
     assert.equal(error.status, 400);
     if (expected !== undefined) assert.match(error.message, expected);
     return error;
   }
-  assert.fail('expected TableError InvalidInput');
+  assert.fail('expected StorageError InvalidInput');
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -448,7 +448,7 @@ describe('parseBatchRequest: malformed input is InvalidInput', () => {
 
 // ---------------------------------------------------------------------------------------------
 // Properties: random batches written the way each client writes them parse back to what was written,
-// and random damage to valid bodies only ever yields operations or a TableError.
+// and random damage to valid bodies only ever yields operations or a StorageError.
 
 type Random = ReturnType<typeof seededRandom>;
 const pick = <T>(random: Random, items: readonly T[]): T => items[Math.floor(random() * items.length)] as T;
@@ -565,7 +565,7 @@ describe('parseBatchRequest: properties', () => {
     }
   });
 
-  test('fuzz: mutated and truncated bodies yield operations or a TableError, never anything else', () => {
+  test('fuzz: mutated and truncated bodies yield operations or a StorageError, never anything else', () => {
     const seed = 0xc0ffee;
     const random = seededRandom(seed);
     const corpus: [string, string][] = [
@@ -588,7 +588,7 @@ describe('parseBatchRequest: properties', () => {
         for (const operation of operations) assert.match(operation.method, /^[A-Z]+$/);
         accepted++;
       } catch (error) {
-        if (!(error instanceof TableError)) {
+        if (!(error instanceof StorageError)) {
           assert.fail(
             `seed ${seed} iteration ${iteration}: ${String(error)}\n${JSON.stringify(bytes.toString('latin1'))}`,
           );

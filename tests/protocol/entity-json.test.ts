@@ -1,6 +1,6 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { TableError } from '../../src/errors.js';
+import { StorageError } from '../../src/errors.js';
 import {
   binaryValueBytesMax,
   customPropertiesMax,
@@ -15,9 +15,9 @@ import { encodeEntity } from '../../src/table/protocol/odata.js';
 import { entitySizeBytes, type Entity, type Properties, validateKey } from '../../src/domain/entity.js';
 import { scaled } from '../helpers/scale.js';
 
-function assertTableError(fn: () => unknown, code: string): void {
+function assertStorageError(fn: () => unknown, code: string): void {
   assert.throws(fn, (error: unknown) => {
-    assert.ok(error instanceof TableError, `expected a TableError, got ${String(error)}`);
+    assert.ok(error instanceof StorageError, `expected a StorageError, got ${String(error)}`);
     assert.equal(error.code, code, error.message);
     return true;
   });
@@ -55,7 +55,7 @@ describe('decodeEntityBody: keys', () => {
     );
     assert.equal(decoded.partitionKey, 'p');
     assert.equal(decoded.rowKey, 'r');
-    assertTableError(
+    assertStorageError(
       () => decodeEntityBody('{"PartitionKey":"1","PartitionKey@odata.type":"Edm.Int32"}'),
       'InvalidInput',
     );
@@ -63,19 +63,19 @@ describe('decodeEntityBody: keys', () => {
 
   test('non-string keys are InvalidInput', () => {
     for (const value of ['1', 'true', '{}', '[]']) {
-      assertTableError(() => decodeEntityBody(`{"PartitionKey":${value},"RowKey":"r"}`), 'InvalidInput');
-      assertTableError(() => decodeEntityBody(`{"PartitionKey":"p","RowKey":${value}}`), 'InvalidInput');
+      assertStorageError(() => decodeEntityBody(`{"PartitionKey":${value},"RowKey":"r"}`), 'InvalidInput');
+      assertStorageError(() => decodeEntityBody(`{"PartitionKey":"p","RowKey":${value}}`), 'InvalidInput');
     }
   });
 
   test(`key length: ${keyLengthUtf16Max} code units pass, one more fails`, () => {
     const longest = 'k'.repeat(keyLengthUtf16Max);
     assert.equal(decodeEntityBody(JSON.stringify({ PartitionKey: longest, RowKey: longest })).rowKey, longest);
-    assertTableError(
+    assertStorageError(
       () => decodeEntityBody(JSON.stringify({ PartitionKey: `${longest}k`, RowKey: 'r' })),
       'KeyValueTooLarge',
     );
-    assertTableError(
+    assertStorageError(
       () => decodeEntityBody(JSON.stringify({ PartitionKey: 'p', RowKey: `${longest}k` })),
       'KeyValueTooLarge',
     );
@@ -98,8 +98,8 @@ describe('decodeEntityBody: keys', () => {
       '\ud800',
       'a\udc00',
     ]) {
-      assertTableError(() => validateKey(`a${bad}b`, 'PartitionKey'), 'OutOfRangeInput');
-      assertTableError(() => decodeEntityBody(JSON.stringify({ PartitionKey: 'p', RowKey: bad })), 'OutOfRangeInput');
+      assertStorageError(() => validateKey(`a${bad}b`, 'PartitionKey'), 'OutOfRangeInput');
+      assertStorageError(() => decodeEntityBody(JSON.stringify({ PartitionKey: 'p', RowKey: bad })), 'OutOfRangeInput');
     }
     for (const good of ['A\'b"c', '\u0020', '\u007e', '\u00a0', '😀', 'é', '', '%2F', '(x)', 'a=b,c']) {
       assert.doesNotThrow(() => validateKey(good, 'RowKey'));
@@ -134,9 +134,9 @@ describe('decodeEntityBody: type inference and annotations', () => {
   test('Int32 range, unannotated: the edges pass, one step past fails', () => {
     assert.deepEqual(decodeOne('"x":2147483647'), { type: 'Edm.Int32', value: 2147483647 });
     assert.deepEqual(decodeOne('"x":-2147483648'), { type: 'Edm.Int32', value: -2147483648 });
-    assertTableError(() => decodeOne('"x":2147483648'), 'InvalidInput');
-    assertTableError(() => decodeOne('"x":-2147483649'), 'InvalidInput');
-    assertTableError(() => decodeOne('"x":3000000000'), 'InvalidInput');
+    assertStorageError(() => decodeOne('"x":2147483648'), 'InvalidInput');
+    assertStorageError(() => decodeOne('"x":-2147483649'), 'InvalidInput');
+    assertStorageError(() => decodeOne('"x":3000000000'), 'InvalidInput');
   });
 
   test('annotated values in natural and string form (docs/protocol-notes.md#annotated-values-as-strings)', () => {
@@ -214,23 +214,23 @@ describe('decodeEntityBody: type inference and annotations', () => {
       '"x":"QmFy!","x@odata.type":"Edm.Binary"',
       '"x":"QmF","x@odata.type":"Edm.Binary"',
     ];
-    for (const members of cases) assertTableError(() => decodeOne(members), 'InvalidInput');
-    assertTableError(() => decodeOne('"x":1e400'), 'InvalidInput');
+    for (const members of cases) assertStorageError(() => decodeOne(members), 'InvalidInput');
+    assertStorageError(() => decodeOne('"x":1e400'), 'InvalidInput');
   });
 
   test('unknown types, non-string annotations and annotations without a value → InvalidInput', () => {
-    assertTableError(() => decodeOne('"x":"1.5","x@odata.type":"Edm.Decimal"'), 'InvalidInput');
-    assertTableError(() => decodeOne('"x":1.5,"x@odata.type":"Edm.Single"'), 'InvalidInput');
-    assertTableError(() => decodeOne('"x":1,"x@odata.type":5'), 'InvalidInput');
-    assertTableError(() => decodeOne('"x":1,"x@odata.type":null'), 'InvalidInput');
-    assertTableError(() => decodeOne('"x@odata.type":"Edm.Int64"'), 'InvalidInput');
+    assertStorageError(() => decodeOne('"x":"1.5","x@odata.type":"Edm.Decimal"'), 'InvalidInput');
+    assertStorageError(() => decodeOne('"x":1.5,"x@odata.type":"Edm.Single"'), 'InvalidInput');
+    assertStorageError(() => decodeOne('"x":1,"x@odata.type":5'), 'InvalidInput');
+    assertStorageError(() => decodeOne('"x":1,"x@odata.type":null'), 'InvalidInput');
+    assertStorageError(() => decodeOne('"x@odata.type":"Edm.Int64"'), 'InvalidInput');
   });
 
   test('object and array values → InvalidInput; a body that is not an object → InvalidInput', () => {
-    assertTableError(() => decodeOne('"x":{"a":1}'), 'InvalidInput');
-    assertTableError(() => decodeOne('"x":[1]'), 'InvalidInput');
+    assertStorageError(() => decodeOne('"x":{"a":1}'), 'InvalidInput');
+    assertStorageError(() => decodeOne('"x":[1]'), 'InvalidInput');
     for (const text of ['[]', '"x"', '1', 'null', '', '{"PartitionKey":"p",', '{"a":1}x']) {
-      assertTableError(() => decodeEntityBody(text), 'InvalidInput');
+      assertStorageError(() => decodeEntityBody(text), 'InvalidInput');
     }
   });
 
@@ -256,16 +256,16 @@ describe('decodeEntityBody: duplicates', () => {
       '"a":null,"a":null',
       '"a":"1","a@odata.type":"Edm.Int64","a@odata.type":"Edm.Int64"',
     ]) {
-      assertTableError(
+      assertStorageError(
         () => decodeEntityBody(`{"PartitionKey":"p","RowKey":"r",${members}}`),
         'DuplicatePropertiesSpecified',
       );
     }
-    assertTableError(
+    assertStorageError(
       () => decodeEntityBody('{"PartitionKey":"p","PartitionKey":"q","RowKey":"r"}'),
       'DuplicatePropertiesSpecified',
     );
-    assertTableError(() => decodeEntityBody('{"a":1,"a":2}'), 'DuplicatePropertiesSpecified');
+    assertStorageError(() => decodeEntityBody('{"a":1,"a":2}'), 'DuplicatePropertiesSpecified');
   });
 
   test('names differing only in case are different properties', () => {
@@ -278,7 +278,7 @@ describe('decodeEntityBody: property names', () => {
   test(`name length: ${propertyNameLengthUtf16Max} passes, one more → PropertyNameTooLong`, () => {
     const longest = 'n'.repeat(propertyNameLengthUtf16Max);
     assert.ok(decodeEntityBody(body({ [longest]: 1 })).properties.has(longest));
-    assertTableError(() => decodeEntityBody(body({ [`${longest}n`]: 1 })), 'PropertyNameTooLong');
+    assertStorageError(() => decodeEntityBody(body({ [`${longest}n`]: 1 })), 'PropertyNameTooLong');
   });
 
   test('C#-identifier-like names pass, others → PropertyNameInvalid', () => {
@@ -286,7 +286,7 @@ describe('decodeEntityBody: property names', () => {
       assert.ok(decodeEntityBody(body({ [good]: 1 })).properties.has(good), good);
     }
     for (const bad of ['', '1a', 'a-b', 'a b', 'a.b', 'a@b', '@odata', 'a$', '😀', 'a\u0000', 'a\ud800', '\u200bx']) {
-      assertTableError(() => decodeEntityBody(body({ [bad]: 1 })), 'PropertyNameInvalid');
+      assertStorageError(() => decodeEntityBody(body({ [bad]: 1 })), 'PropertyNameInvalid');
     }
     // Only the `odata.` prefix marks a control member; a plain `odata` is an ordinary name.
     assert.ok(decodeEntityBody(body({ odata: 1 })).properties.has('odata'));
@@ -302,7 +302,7 @@ describe('decodeEntityBody: limits', () => {
 
   test(`${customPropertiesMax} custom properties pass, one more → TooManyProperties`, () => {
     assert.equal(decodeEntityBody(manyProperties(customPropertiesMax)).properties.size, customPropertiesMax);
-    assertTableError(() => decodeEntityBody(manyProperties(customPropertiesMax + 1)), 'TooManyProperties');
+    assertStorageError(() => decodeEntityBody(manyProperties(customPropertiesMax + 1)), 'TooManyProperties');
   });
 
   test('null properties, ignored members and keys do not count', () => {
@@ -317,7 +317,7 @@ describe('decodeEntityBody: limits', () => {
       type: 'Edm.String',
       value: longest,
     });
-    assertTableError(() => decodeEntityBody(body({ x: `${longest}a` })), 'PropertyValueTooLarge');
+    assertStorageError(() => decodeEntityBody(body({ x: `${longest}a` })), 'PropertyValueTooLarge');
   });
 
   test(`binaries: ${binaryValueBytesMax} bytes pass, one more → PropertyValueTooLarge`, () => {
@@ -325,7 +325,7 @@ describe('decodeEntityBody: limits', () => {
       body({ x: Buffer.alloc(length, 7).toString('base64'), 'x@odata.type': 'Edm.Binary' });
     const decoded = decodeEntityBody(binary(binaryValueBytesMax)).properties.get('x');
     assert.equal(decoded?.type === 'Edm.Binary' && decoded.value.length, binaryValueBytesMax);
-    assertTableError(() => decodeEntityBody(binary(binaryValueBytesMax + 1)), 'PropertyValueTooLarge');
+    assertStorageError(() => decodeEntityBody(binary(binaryValueBytesMax + 1)), 'PropertyValueTooLarge');
   });
 
   test(`entity size: exactly ${entityBytesMax} bytes passes, one more → EntityTooLarge`, () => {
@@ -340,7 +340,7 @@ describe('decodeEntityBody: limits', () => {
     assert.equal(entitySizeBytes('p', 'r', decoded.properties), entityBytesMax);
     // Strings add even byte counts; a Boolean `c` (8 + 2 + 1 = 11 bytes) against 5 fewer characters adds 1.
     const over = { ...members, b: 's'.repeat(fillLength - 5), c: true };
-    assertTableError(() => decodeEntityBody(body(over)), 'EntityTooLarge');
+    assertStorageError(() => decodeEntityBody(body(over)), 'EntityTooLarge');
   });
 
   test('entitySizeBytes follows the accounting of Azure REST: understanding-the-table-service-data-model', () => {

@@ -5,7 +5,7 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { seededRandom } from '../../src/domain/random.js';
 import { entitySizeBytes } from '../../src/domain/entity.js';
-import { TableError } from '../../src/errors.js';
+import { StorageError } from '../../src/errors.js';
 import { decodeEntityBody } from '../../src/table/protocol/entity-json.js';
 import { decodeEntity, transcodeOrUndefined } from '../../src/table/protocol/entity-text.js';
 import { encodeStoredProperties } from '../../src/storage/stored-json.js';
@@ -29,7 +29,7 @@ function recordOutcome(text: string): Outcome {
     const size = entitySizeBytes(partitionKey ?? '', rowKey ?? '', properties);
     return { ok: true, partitionKey, rowKey, json: encodeStoredProperties(properties), size, count: properties.size };
   } catch (error) {
-    assert(error instanceof TableError, `decodeEntityBody threw ${String(error)}`);
+    assert(error instanceof StorageError, `decodeEntityBody threw ${String(error)}`);
     return { ok: false, code: error.code, message: error.message };
   }
 }
@@ -47,7 +47,7 @@ function newOutcome(text: string): Outcome {
       count: body.stored.count,
     };
   } catch (error) {
-    assert(error instanceof TableError, `decodeEntity threw ${String(error)}`);
+    assert(error instanceof StorageError, `decodeEntity threw ${String(error)}`);
     return { ok: false, code: error.code, message: error.message };
   }
 }

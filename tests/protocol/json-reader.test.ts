@@ -1,6 +1,6 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { TableError } from '../../src/errors.js';
+import { StorageError } from '../../src/errors.js';
 import { jsonDepthMax } from '../../src/limits.js';
 import { type JsonValue, readJson } from '../../src/table/protocol/json-reader.js';
 import { scaled } from '../helpers/scale.js';
@@ -21,9 +21,9 @@ function toPlain(value: JsonValue): unknown {
   }
 }
 
-function assertTableError(fn: () => unknown, code: string, messagePart?: string): void {
+function assertStorageError(fn: () => unknown, code: string, messagePart?: string): void {
   assert.throws(fn, (error: unknown) => {
-    assert.ok(error instanceof TableError, `expected a TableError, got ${String(error)}`);
+    assert.ok(error instanceof StorageError, `expected a StorageError, got ${String(error)}`);
     assert.equal(error.code, code);
     if (messagePart !== undefined) assert.ok(error.message.includes(messagePart), error.message);
     return true;
@@ -92,14 +92,14 @@ describe('readJson: values', () => {
 
 describe('readJson: duplicates', () => {
   test('a member name twice in one object → DuplicatePropertiesSpecified', () => {
-    assertTableError(() => readJson('{"a":1,"a":2}'), 'DuplicatePropertiesSpecified', 'offset 7');
-    assertTableError(() => readJson('{"a":null,"b":1,"a":null}'), 'DuplicatePropertiesSpecified');
-    assertTableError(() => readJson('{"a":1,"\\u0061":2}'), 'DuplicatePropertiesSpecified');
-    assertTableError(
+    assertStorageError(() => readJson('{"a":1,"a":2}'), 'DuplicatePropertiesSpecified', 'offset 7');
+    assertStorageError(() => readJson('{"a":null,"b":1,"a":null}'), 'DuplicatePropertiesSpecified');
+    assertStorageError(() => readJson('{"a":1,"\\u0061":2}'), 'DuplicatePropertiesSpecified');
+    assertStorageError(
       () => readJson('{"x@odata.type":"Edm.Int64","x":"1","x@odata.type":"Edm.Int64"}'),
       'DuplicatePropertiesSpecified',
     );
-    assertTableError(() => readJson('[{"o":{"k":1,"k":1}}]'), 'DuplicatePropertiesSpecified');
+    assertStorageError(() => readJson('[{"o":{"k":1,"k":1}}]'), 'DuplicatePropertiesSpecified');
   });
 
   test('names differing only in case, or in different objects, are not duplicates', () => {
@@ -146,21 +146,21 @@ describe('readJson: errors', () => {
   ];
   for (const [text, offset] of invalid) {
     test(`rejects ${JSON.stringify(text)} at offset ${offset}`, () => {
-      assertTableError(() => readJson(text), 'InvalidInput', `offset ${offset}:`);
+      assertStorageError(() => readJson(text), 'InvalidInput', `offset ${offset}:`);
     });
   }
 
   test(`nesting: ${jsonDepthMax} levels pass, ${jsonDepthMax + 1} fail`, () => {
     const nested = (depth: number): string => '['.repeat(depth) + ']'.repeat(depth);
     assert.doesNotThrow(() => readJson(nested(jsonDepthMax)));
-    assertTableError(() => readJson(nested(jsonDepthMax + 1)), 'InvalidInput', 'nesting');
+    assertStorageError(() => readJson(nested(jsonDepthMax + 1)), 'InvalidInput', 'nesting');
     const objects = (depth: number): string => '{"a":'.repeat(depth - 1) + '{}' + '}'.repeat(depth - 1);
     assert.doesNotThrow(() => readJson(objects(jsonDepthMax)));
-    assertTableError(() => readJson(objects(jsonDepthMax + 1)), 'InvalidInput', 'nesting');
+    assertStorageError(() => readJson(objects(jsonDepthMax + 1)), 'InvalidInput', 'nesting');
   });
 
   test('a deeply nested hostile body fails cleanly, not with a stack overflow', () => {
-    assertTableError(() => readJson('['.repeat(1_000_000)), 'InvalidInput', 'nesting');
+    assertStorageError(() => readJson('['.repeat(1_000_000)), 'InvalidInput', 'nesting');
   });
 });
 
@@ -243,7 +243,7 @@ describe('readJson: differential against JSON.parse', () => {
       try {
         tree = readJson(text);
       } catch (error) {
-        assert.ok(error instanceof TableError, `${where} threw ${String(error)}`);
+        assert.ok(error instanceof StorageError, `${where} threw ${String(error)}`);
         if (error.code !== 'DuplicatePropertiesSpecified') assert.ok(!parses, `${where} rejected: ${error.message}`);
         continue;
       }

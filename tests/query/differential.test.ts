@@ -29,7 +29,7 @@ interface Key {
 }
 
 // ---------------------------------------------------------------------------------------------
-// A reference reading of KeyBound (store.ts), written independently of plan.ts.
+// A reference reading of KeyBound (table-store.ts), written independently of plan.ts.
 
 function compareKeys(a: Key, b: Key): number {
   if (a.partitionKey !== b.partitionKey) return a.partitionKey < b.partitionKey ? -1 : 1;

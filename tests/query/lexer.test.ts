@@ -1,6 +1,6 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { TableError } from '../../src/errors.js';
+import { StorageError } from '../../src/errors.js';
 import type { EdmValue } from '../../src/domain/edm.js';
 import { printLiteral } from '../../src/table/query/ast.js';
 import { Lexer } from '../../src/table/query/lexer.js';
@@ -36,11 +36,11 @@ function onlyLiteral(text: string): EdmValue {
   return (token as Extract<Token, { kind: 'literal' }>).literal;
 }
 
-function lexError(text: string): TableError {
+function lexError(text: string): StorageError {
   try {
     tokens(text);
   } catch (error) {
-    assert.ok(error instanceof TableError, `${text}: ${String(error)}`);
+    assert.ok(error instanceof StorageError, `${text}: ${String(error)}`);
     return error;
   }
   assert.fail(`expected a lexer error for ${text}`);

@@ -1,6 +1,6 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { TableError } from '../../src/errors.js';
+import { StorageError } from '../../src/errors.js';
 import type { ErrorCode } from '../../src/errors.js';
 import { filterComparisonsMax, filterDepthMax, filterLengthUtf16Max } from '../../src/limits.js';
 import type { EdmValue } from '../../src/domain/edm.js';
@@ -17,11 +17,11 @@ import { runSeed, seededRandom } from './random.js';
 import type { Random } from './random.js';
 import { scaled } from '../helpers/scale.js';
 
-function parseError(filter: string): TableError {
+function parseError(filter: string): StorageError {
   try {
     parseFilter(filter);
   } catch (error) {
-    assert.ok(error instanceof TableError, `${filter}: ${String(error)}`);
+    assert.ok(error instanceof StorageError, `${filter}: ${String(error)}`);
     return error;
   }
   assert.fail(`expected ${JSON.stringify(filter)} to be rejected`);
@@ -388,7 +388,7 @@ describe('limits (limits.ts), tested at the edge and one past it', () => {
 });
 
 describe('public entry points', () => {
-  test('compileEntityQuery: undefined and empty mean no filter; errors are TableErrors', () => {
+  test('compileEntityQuery: undefined and empty mean no filter; errors are StorageErrors', () => {
     for (const filter of [undefined, '']) {
       const query = compileEntityQuery(filter);
       assert.equal(query.plan.queryClass, 'table-scan');
@@ -397,11 +397,11 @@ describe('public entry points', () => {
     }
     assert.throws(
       () => compileEntityQuery('a eq'),
-      (error) => error instanceof TableError && error.code === 'InvalidInput',
+      (error) => error instanceof StorageError && error.code === 'InvalidInput',
     );
     assert.throws(
       () => compileEntityQuery('startswith(a)'),
-      (error) => error instanceof TableError && error.code === 'NotImplemented',
+      (error) => error instanceof StorageError && error.code === 'NotImplemented',
     );
   });
 
@@ -415,7 +415,7 @@ describe('public entry points', () => {
     assert.equal(compileTableFilter("Name eq 'Orders'")('Orders'), false, 'other properties do not exist');
     assert.equal(compileTableFilter("not (Name eq 'Orders')")('Orders'), true);
     assert.equal(compileTableFilter('TableName eq 5')('5'), false, 'type mismatch');
-    assert.throws(() => compileTableFilter('TableName eq'), TableError);
+    assert.throws(() => compileTableFilter('TableName eq'), StorageError);
   });
 
   test('rejectUnsupportedQueryOptions: other $-options are 400 InvalidQueryParameterValue', () => {
@@ -425,7 +425,7 @@ describe('public entry points', () => {
     for (const option of ['$orderby', '$skip', '$expand', '$count', '$inlinecount', '$search', '$skiptoken']) {
       assert.throws(
         () => rejectUnsupportedQueryOptions(['$filter', option]),
-        (error) => error instanceof TableError && error.code === 'InvalidQueryParameterValue' && error.status === 400,
+        (error) => error instanceof StorageError && error.code === 'InvalidQueryParameterValue' && error.status === 400,
         option,
       );
     }
@@ -549,7 +549,7 @@ const fragments = [
   'TableName',
 ];
 
-test('arbitrary text: a TableError (400 or 501) or a working query, never anything else', () => {
+test('arbitrary text: a StorageError (400 or 501) or a working query, never anything else', () => {
   const seed = runSeed();
   const random = seededRandom(seed);
   const entity = { partitionKey: 'a', rowKey: 'b', timestamp: 0n, properties: new Map<string, EdmValue>() };
@@ -564,7 +564,7 @@ test('arbitrary text: a TableError (400 or 501) or a working query, never anythi
       assert.equal(printFilter(printFilter(text)), printFilter(text), `seed=${seed} filter=${text}`);
     } catch (error) {
       if (error instanceof assert.AssertionError) throw error;
-      assert.ok(error instanceof TableError, `seed=${seed} filter=${JSON.stringify(text)}: ${String(error)}`);
+      assert.ok(error instanceof StorageError, `seed=${seed} filter=${JSON.stringify(text)}: ${String(error)}`);
       assert.ok((['InvalidInput', 'NotImplemented'] as ErrorCode[]).includes(error.code), `seed=${seed} ${error.code}`);
     }
   }

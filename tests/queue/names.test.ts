@@ -1,10 +1,10 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { TableError, type ErrorCode } from '../../src/errors.js';
+import { StorageError, type ErrorCode } from '../../src/errors.js';
 import { checkQueueName, metadataFromHeaders, sameMetadata } from '../../src/queue/names.js';
 
 function refused(run: () => unknown, code: ErrorCode): void {
-  assert.throws(run, (error: unknown) => error instanceof TableError && error.code === code);
+  assert.throws(run, (error: unknown) => error instanceof StorageError && error.code === code);
 }
 
 describe('queue names (naming-queues-and-metadata)', () => {

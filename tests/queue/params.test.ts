@@ -1,13 +1,13 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { TableError } from '../../src/errors.js';
+import { StorageError } from '../../src/errors.js';
 import { integerParam, requiredParam } from '../../src/queue/params.js';
 
 const code = (run: () => unknown): string => {
   try {
     run();
   } catch (error) {
-    return (error as TableError).code;
+    return (error as StorageError).code;
   }
   return 'none';
 };

@@ -1,14 +1,14 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { TableError, type ErrorCode } from '../../src/errors.js';
-import { parseXml } from '../../src/table/protocol/xml.js';
+import { StorageError, type ErrorCode } from '../../src/errors.js';
+import { parseXml } from '../../src/wire/xml.js';
 import { parseQueueMessage, writeMessagesList, writeQueueListing, wireDate } from '../../src/queue/queue-xml.js';
 import type { StoredMessage } from '../../src/storage/queue-store.js';
 
 function refused(text: string, code: ErrorCode): void {
   assert.throws(
     () => parseQueueMessage(text),
-    (error: unknown) => error instanceof TableError && error.code === code,
+    (error: unknown) => error instanceof StorageError && error.code === code,
     text,
   );
 }

@@ -1,6 +1,6 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { TableError, type ErrorCode } from '../../src/errors.js';
+import { StorageError, type ErrorCode } from '../../src/errors.js';
 import { findRoute, routingError } from '../../src/http/service-definition.js';
 import { queueService } from '../../src/queue/definition.js';
 import { parseQueueResource } from '../../src/queue/routes.js';
@@ -42,7 +42,7 @@ describe('the queue route table', () => {
   test('resources: percent-decoded segments, one trailing slash ignored', () => {
     assert.deepEqual(parseQueueResource('q1/messages/a%2Bb/'), { kind: 'message', queue: 'q1', id: 'a+b' });
     assert.deepEqual(parseQueueResource(''), { kind: 'service' });
-    const invalidUri = (error: unknown) => (error as TableError).code === 'InvalidUri';
+    const invalidUri = (error: unknown) => (error as StorageError).code === 'InvalidUri';
     assert.throws(() => parseQueueResource('q1/other'), invalidUri);
     assert.throws(() => parseQueueResource('q1/messages/a/b'), invalidUri);
   });

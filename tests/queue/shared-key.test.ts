@@ -4,7 +4,7 @@
 // joined, values percent-decoded: a pop receipt's %2B signs as '+'), and Shared Key Lite.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { TableError } from '../../src/errors.js';
+import { StorageError } from '../../src/errors.js';
 import { blobQueueSharedKey, verifySharedKey, type AuthRequest } from '../../src/http/auth.js';
 import { hmacBase64 } from '../helpers/http.js';
 import { queueStringToSign } from '../helpers/queue.js';
@@ -36,7 +36,7 @@ function signed(
 }
 
 const base = (version: string) => ({ 'x-ms-date': new Date().toUTCString(), 'x-ms-version': version });
-const failsAuthentication = (error: unknown) => error instanceof TableError && error.code === 'AuthenticationFailed';
+const failsAuthentication = (error: unknown) => error instanceof StorageError && error.code === 'AuthenticationFailed';
 
 describe('the Blob/Queue Shared Key flavour', () => {
   test('every query parameter on its own line, decoded; x-ms-* headers canonicalized', () => {

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { setImmediate } from 'node:timers/promises';
 import type { BlobStore, Block, BlobRecord, ContentRef } from '../../src/storage/blob-store.js';
-import { TableError } from '../../src/errors.js';
+import { StorageError } from '../../src/errors.js';
 import { chunksPerWriteMax } from '../../src/storage/postgres/blob-content.js';
 import { PostgresBlobStore } from '../../src/storage/postgres/blob-store.js';
 import { PostgresConnection } from '../../src/storage/postgres/connection.js';
@@ -616,7 +616,7 @@ test('a database out of reach: every blob operation answers 503 ServerBusy', asy
   const store = new PostgresBlobStore(connection, { chunkBytes: 5, contentGraceMs: graceMs, readersHoldContent: true });
   const key = { container: 'c', name: 'b', snapshot: '' };
   const content = { id: '1', sizeBytes: 1 };
-  const busy = (error: unknown) => error instanceof TableError && error.code === 'ServerBusy' && error.status === 503;
+  const busy = (error: unknown) => error instanceof StorageError && error.code === 'ServerBusy' && error.status === 503;
   try {
     await assert.rejects(store.writeContent(pieces('abc')), busy);
     await assert.rejects(

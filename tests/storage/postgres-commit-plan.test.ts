@@ -8,7 +8,7 @@ import type { EdmValue } from '../../src/domain/edm.js';
 import { customPropertiesMax } from '../../src/limits.js';
 import { decodeKey, encodeKey, encodeProperties } from '../../src/storage/postgres/codec.js';
 import { planCommit, storedKey, type StoredVersion } from '../../src/storage/postgres/commit-plan.js';
-import type { Write } from '../../src/storage/store.js';
+import type { Write } from '../../src/storage/table-store.js';
 
 const int = (value: number): EdmValue => ({ type: 'Edm.Int32', value });
 

@@ -4,7 +4,7 @@
 // did nothing.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { TableError } from '../../src/errors.js';
+import { StorageError } from '../../src/errors.js';
 import { azureError, sentWriteFailure, WriteOutcomeUnknown } from '../../src/storage/postgres/failures.js';
 
 function failure(message: string, code?: string): Error {
@@ -13,7 +13,7 @@ function failure(message: string, code?: string): Error {
 
 function answer(error: unknown): string | undefined {
   const mapped = azureError(error);
-  return mapped instanceof TableError ? `${mapped.status} ${mapped.code}` : undefined;
+  return mapped instanceof StorageError ? `${mapped.status} ${mapped.code}` : undefined;
 }
 
 describe('PostgreSQL failures', () => {

@@ -8,7 +8,7 @@ import { before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { EdmValue } from '../../src/domain/edm.js';
 import type { PostgresStore } from '../../src/storage/postgres/postgres-store.js';
-import type { TableCommit, Write } from '../../src/storage/store.js';
+import type { TableCommit, Write } from '../../src/storage/table-store.js';
 import { postgresUnavailable, twoStoresForSuite } from '../helpers/postgres.js';
 
 const account = 'devstoreaccount1';

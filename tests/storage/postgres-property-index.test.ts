@@ -1,5 +1,5 @@
 // The PostgreSQL engine's automatic property indexes (src/storage/postgres/property-indexes.ts) on
-// a real PostgreSQL, seen from the Store and the catalog: once a table's scans have examined
+// a real PostgreSQL, seen from the TableStore and the catalog: once a table's scans have examined
 // autoIndexRows rows for a property, an index appears and equality steps examine only the matches,
 // with the same results at every window and page size; a second store over the database uses it,
 // one opened before learns it when its own demand fires or when it reads the catalog again (which
@@ -12,7 +12,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { EdmValue } from '../../src/domain/edm.js';
 import { PostgresStore } from '../../src/storage/postgres/postgres-store.js';
 import { indexesPerTableMax } from '../../src/storage/property-index.js';
-import type { PropertyCondition, Store, TableInfo, Write } from '../../src/storage/store.js';
+import type { PropertyCondition, TableStore, TableInfo, Write } from '../../src/storage/table-store.js';
 import { createDatabase, dropDatabase, onDatabase, postgresUnavailable } from '../helpers/postgres.js';
 import { satisfies } from './conformance/random-values.js';
 import { edm, keyText, props, walk } from './conformance/support.js';
@@ -89,7 +89,7 @@ const literals: readonly PropertyCondition[] = [
 
 /** The keys a full walk keeps that satisfy every condition, and the rows it examined. */
 async function matches(
-  store: Store,
+  store: TableStore,
   table: TableInfo,
   conditions: PropertyCondition[],
   limit = 1000,
@@ -103,7 +103,7 @@ async function matches(
 
 /** Scans with `condition` until the steps examine only its matches (the index is in use). */
 async function untilIndexed(
-  store: Store,
+  store: TableStore,
   table: TableInfo,
   condition: Extract<PropertyCondition, { property: string }>,
 ): Promise<void> {
@@ -156,7 +156,7 @@ describe('PostgreSQL automatic property indexes', { skip: postgresUnavailable() 
     if (url !== undefined) await dropDatabase(url);
   });
 
-  async function seededTable(store: Store, name: string): Promise<TableInfo> {
+  async function seededTable(store: TableStore, name: string): Promise<TableInfo> {
     assert.equal(await store.createTable(account, name), 'created');
     const table = { account, name };
     for (const writes of seedWrites()) assert.ok((await store.commit(table, writes)).ok);

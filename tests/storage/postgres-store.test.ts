@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import type { EdmValue } from '../../src/domain/edm.js';
 import { encodeMinimalProperties } from '../../src/table/protocol/odata.js';
 import type { PostgresStore } from '../../src/storage/postgres/postgres-store.js';
-import type { CommitResult, TableInfo, Write } from '../../src/storage/store.js';
+import type { CommitResult, TableInfo, Write } from '../../src/storage/table-store.js';
 import {
   createDatabase,
   dropDatabase,

@@ -1,4 +1,4 @@
-// The PostgreSQL engine against the Store conformance suite, the model test and the fault test,
+// The PostgreSQL engine against the TableStore conformance suite, the model test and the fault test,
 // each store on a database of its own (created and dropped here). Skipped, loudly, without a
 // PostgreSQL (and failing under CI): tests/helpers/postgres.ts.
 import { test } from 'node:test';

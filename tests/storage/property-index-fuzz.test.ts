@@ -11,7 +11,7 @@ import type { Entity } from '../../src/domain/entity.js';
 import { encodeMinimalProperties } from '../../src/table/protocol/odata.js';
 import { createServices } from '../../src/table/service/services.js';
 import { SqliteStore } from '../../src/storage/sqlite/sqlite-store.js';
-import type { Store, TableInfo, Write } from '../../src/storage/store.js';
+import type { TableStore, TableInfo, Write } from '../../src/storage/table-store.js';
 import { openPostgresStore, testDatabaseUrl } from '../helpers/postgres.js';
 import { makeTempDir, removeDir } from '../helpers/server.js';
 
@@ -95,7 +95,7 @@ function entities(): Write[][] {
   return byPartition;
 }
 
-async function load(store: Store, table: TableInfo): Promise<void> {
+async function load(store: TableStore, table: TableInfo): Promise<void> {
   await store.createTable(table.account, table.name);
   for (const partition of entities()) {
     for (let at = 0; at < partition.length; at += 100) {
@@ -110,7 +110,7 @@ function text(entity: Entity): string {
 }
 
 /** Every page of `filter`, $top 50; the entities and the rows read. */
-async function query(store: Store, table: TableInfo, filter: string): Promise<{ entities: string[]; scanned: number }> {
+async function query(store: TableStore, table: TableInfo, filter: string): Promise<{ entities: string[]; scanned: number }> {
   const queries = createServices(store).queries;
   const result = { entities: [] as string[], scanned: 0 };
   let resume: { partitionKey: string; rowKey: string | undefined } | undefined;
@@ -133,8 +133,8 @@ for (const { label, disk: onDisk, postgres } of engines) {
   describe(`property indexes against random data (${label})`, () => {
     const table: TableInfo = { account, name: 'fuzz' };
     const dirs: string[] = [];
-    let indexing: Store;
-    let never: Store;
+    let indexing: TableStore;
+    let never: TableStore;
     const open = (autoIndexRows: number) => {
       if (postgres) return openPostgresStore({ autoIndexRows });
       const location = onDisk ? makeTempDir() : undefined;

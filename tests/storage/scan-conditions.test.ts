@@ -1,4 +1,4 @@
-// The store's scan conditions are a prefilter (Store.PropertyCondition): on the real SQLite store
+// The store's scan conditions are a prefilter (TableStore.PropertyCondition): on the real SQLite store
 // (and the PostgreSQL one when the run has a database),
 // a condition never drops a row that satisfies it, at the edges of each type's representation,
 // and it does drop rows far from satisfying it (so the store really filters).
@@ -8,7 +8,7 @@ import type { EdmValue } from '../../src/domain/edm.js';
 import { dateTimeTicksMax, dateTimeTicksMin } from '../../src/domain/edm.js';
 import type { KeyRange } from '../../src/domain/keys.js';
 import { SqliteStore } from '../../src/storage/sqlite/sqlite-store.js';
-import type { ComparisonOperator, PropertyCondition, Store, TableInfo } from '../../src/storage/store.js';
+import type { ComparisonOperator, PropertyCondition, TableStore, TableInfo } from '../../src/storage/table-store.js';
 import { openPostgresStore, testDatabaseUrl } from '../helpers/postgres.js';
 
 const operators: readonly ComparisonOperator[] = ['eq', 'ne', 'gt', 'ge', 'lt', 'le'];
@@ -73,14 +73,14 @@ const booleanRows: Row[] = [
   { rowKey: 'text', value: { type: 'Edm.String', value: 'true' } },
 ];
 
-const engines: readonly { readonly label: string; readonly open: () => Promise<Store> }[] = [
+const engines: readonly { readonly label: string; readonly open: () => Promise<TableStore> }[] = [
   { label: 'SQLite', open: () => SqliteStore.open({ location: undefined }) },
   ...(testDatabaseUrl() === undefined ? [] : [{ label: 'PostgreSQL', open: () => openPostgresStore() }]),
 ];
 
 for (const engine of engines) {
   describe(`scan conditions on the ${engine.label} store`, () => {
-    let store: Store;
+    let store: TableStore;
     const rows = [...dateTimeRows(), ...booleanRows];
 
     before(async () => {

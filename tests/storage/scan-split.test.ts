@@ -20,7 +20,7 @@ import {
   probeOffset,
   SplitScanner,
 } from '../../src/storage/sqlite/split-scan.js';
-import type { PropertyCondition, TableInfo } from '../../src/storage/store.js';
+import type { PropertyCondition, TableInfo } from '../../src/storage/table-store.js';
 import type { KeyRange } from '../../src/domain/keys.js';
 
 describe('interpolateKey', () => {

@@ -1,4 +1,4 @@
-// Store.scan's bounded steps on the real SQLite store, in memory (the HTTP thread's
+// TableStore.scan's bounded steps on the real SQLite store, in memory (the HTTP thread's
 // connection) and on disk (the scan threads), and on PostgreSQL when the run has a database: every row of the range is
 // examined exactly once
 // across the steps, no step examines more than its window, and no matching row is lost at a
@@ -10,7 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { EdmValue } from '../../src/domain/edm.js';
 import { SqliteStore } from '../../src/storage/sqlite/sqlite-store.js';
-import type { PropertyCondition, Store, TableInfo } from '../../src/storage/store.js';
+import type { PropertyCondition, TableStore, TableInfo } from '../../src/storage/table-store.js';
 import { openPostgresStore, testDatabaseUrl } from '../helpers/postgres.js';
 import { compareKeys, keyText, type Key } from '../helpers/query.js';
 import { type KeyBound, type KeyRange } from '../../src/domain/keys.js';
@@ -44,7 +44,7 @@ const keyOfRow = (row: { partitionKey: string; rowKey: string }): Key => [row.pa
 const byKey = (a: { partitionKey: string; rowKey: string }, b: { partitionKey: string; rowKey: string }) =>
   compareKeys(keyOfRow(a), keyOfRow(b));
 
-/** Whether `key` lies inside `range` (Store.KeyBound: without a RowKey a bound is on PartitionKey alone). */
+/** Whether `key` lies inside `range` (TableStore.KeyBound: without a RowKey a bound is on PartitionKey alone). */
 function inside(key: Key, { lower, upper }: KeyRange): boolean {
   const side = (bound: KeyBound): number =>
     bound.rowKey === undefined
@@ -56,7 +56,7 @@ function inside(key: Key, { lower, upper }: KeyRange): boolean {
 }
 
 /** Opens a store whose steps examine at most `stepExamineMax` rows; `dirs` collects what to remove afterwards. */
-type OpenStore = (stepExamineMax: number, dirs: string[]) => Promise<Store>;
+type OpenStore = (stepExamineMax: number, dirs: string[]) => Promise<TableStore>;
 
 const setups: readonly { label: string; open: OpenStore }[] = [
   { label: 'in memory', open: (stepExamineMax) => SqliteStore.open({ location: undefined, stepExamineMax }) },
@@ -77,7 +77,7 @@ for (const setup of setups) {
   describe(`conditional scan steps (${setup.label})`, () => {
     // One store per window size: the window is the engine's own setting.
     const windows = [7, 11, 1, 1000] as const;
-    const stores = new Map<number, Store>();
+    const stores = new Map<number, TableStore>();
     const locations: string[] = [];
     const table: TableInfo = { account: 'devstoreaccount1', name: 'windows' };
     const all = Array.from({ length: entityCount }, (_, i) => ({ ...keys(i), value: valueOf(i) })).sort(byKey);

@@ -8,7 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { Properties } from '../../src/domain/entity.js';
 import { SqliteStore } from '../../src/storage/sqlite/sqlite-store.js';
-import type { TableInfo, Write } from '../../src/storage/store.js';
+import type { TableInfo, Write } from '../../src/storage/table-store.js';
 
 const account = 'devstoreaccount1';
 

@@ -10,7 +10,7 @@ import type Database from 'better-sqlite3';
 import { decodeKey, decodeProperties } from '../../src/storage/sqlite/codec.js';
 import { openDatabase, selectTableSql } from '../../src/storage/sqlite/schema.js';
 import { encodeWrites, SqliteWriter } from '../../src/storage/sqlite/writer.js';
-import type { SettingKey, Store, TableInfo, Write } from '../../src/storage/store.js';
+import type { SettingKey, TableStore, TableInfo, Write } from '../../src/storage/table-store.js';
 import { ModelStore } from './conformance/model.js';
 import {
   absent,
@@ -73,7 +73,7 @@ class FaultyDatabase {
 interface Job {
   readonly name: string;
   writer(writer: SqliteWriter): Promise<unknown>;
-  model(model: Store): Promise<unknown>;
+  model(model: TableStore): Promise<unknown>;
 }
 
 function commitJob(name: string, writes: Write[]): Job {

@@ -1,4 +1,4 @@
-// The SQLite engine against the Store conformance suite, the model test and the fault test, in
+// The SQLite engine against the TableStore conformance suite, the model test and the fault test, in
 // memory (everything on this thread) and on disk (writer thread, scan threads, fsync).
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';

@@ -7,7 +7,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { TableError } from '../../src/errors.js';
+import { StorageError } from '../../src/errors.js';
 import { seededRandom } from '../../src/domain/random.js';
 import { decodeUtf8 } from '../../src/http/body.js';
 import { decodeEntityBody } from '../../src/table/protocol/entity-json.js';
@@ -42,20 +42,20 @@ function expectedInsert(text: string, inBatch = false): Expected {
     const { partitionKey, rowKey, properties } = decodeEntityBody(
       inBatch ? received.replace(/^[\r\n \t]+|[\r\n \t]+$/g, '') : received,
     );
-    if (partitionKey === undefined || rowKey === undefined) return refusal(new TableError('PropertiesNeedValue'));
+    if (partitionKey === undefined || rowKey === undefined) return refusal(new StorageError('PropertiesNeedValue'));
     return { ok: true, partitionKey, rowKey, stored: encodeStoredProperties(properties) };
   } catch (error) {
-    assert(error instanceof TableError);
+    assert(error instanceof StorageError);
     return refusal(error);
   }
 }
 
-function refusal(error: TableError): Expected {
+function refusal(error: StorageError): Expected {
   return { ok: false, code: error.code, message: error.message };
 }
 
 function statusOf(code: string): number {
-  return new TableError(code as TableError['code']).status;
+  return new StorageError(code as StorageError['code']).status;
 }
 
 describe('entity bodies through a real server: one pass vs the reader of record', () => {
@@ -118,7 +118,7 @@ describe('entity bodies through a real server: one pass vs the reader of record'
       const context = `body ${i}: ${text.slice(0, 300)}`;
       let expected = expectedInsert(text);
       if (expected.ok && inserted.has(`${expected.partitionKey}\u0000${expected.rowKey}`)) {
-        expected = refusal(new TableError('EntityAlreadyExists'));
+        expected = refusal(new StorageError('EntityAlreadyExists'));
       }
       if (!expected.ok) {
         assertRefused(res, expected, context);

@@ -16,7 +16,7 @@ import type { EdmValue } from '../../domain/edm.js';
 import type { Entity, Properties } from '../../domain/entity.js';
 import { LazyEntity, StoredEntity } from '../lazy-entity.js';
 import { decodeStoredMembers, encodeStoredProperties } from '../stored-json.js';
-import type { StoredProperties } from '../store.js';
+import type { StoredProperties } from '../table-store.js';
 
 export function encodeKey(key: string): Buffer {
   return Buffer.from(key, 'utf16le').swap16();

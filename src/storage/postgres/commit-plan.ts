@@ -1,7 +1,7 @@
 // The decision part of a transactional commit (commit.ts), without the database: given the
 // writes and the stored versions of their entities (locked by the transaction), either the first
 // write that fails and why, or the rows to insert, update and delete.
-import type { WriteFailure, Write } from '../store.js';
+import type { WriteFailure, Write } from '../table-store.js';
 import { conditionFailure, mergeProperties } from '../write.js';
 import { encodeIncoming, encodeKey, encodeProperties, storedEntity, type EncodedProperties } from './codec.js';
 

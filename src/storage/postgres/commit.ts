@@ -14,7 +14,7 @@
 // a bounded number of times (connection.ts). An acknowledged commit is durable: synchronous_commit is on.
 import type pg from 'pg';
 import { keyedSizeBytes } from '../../domain/entity.js';
-import type { CommitResult, TableInfo, Write, WriteFailure } from '../store.js';
+import type { CommitResult, TableInfo, Write, WriteFailure } from '../table-store.js';
 import { CommitClock, conditionFailure } from '../write.js';
 import { encodeIncoming, encodeKey, encodeMergedMembers, incomingText, type IncomingProperties } from './codec.js';
 import { planCommit, storedKey, type PlannedRow, type StoredVersion } from './commit-plan.js';

@@ -1,8 +1,8 @@
-// Scan conditions (store.ts PropertyCondition) as SQL over the jsonb properties (codec.ts). They
+// Scan conditions (table-store.ts PropertyCondition) as SQL over the jsonb properties (codec.ts). They
 // are a prefilter: a row that could satisfy the condition is never dropped; a row of a type the
 // literal can never match may be kept; the query's predicate decides every row returned.
 import { dateTimeTicksMax, dateTimeTicksMin, formatDateTimeTicks } from '../../domain/edm.js';
-import type { ComparisonOperator, PropertyCondition } from '../store.js';
+import type { ComparisonOperator, PropertyCondition } from '../table-store.js';
 
 const sqlOperators: Record<ComparisonOperator, string> = { eq: '=', ne: '<>', gt: '>', ge: '>=', lt: '<', le: '<=' };
 

@@ -8,7 +8,7 @@
 // (WriteOutcomeUnknown, 500 InternalError).
 import assert from 'node:assert/strict';
 import pg from 'pg';
-import { TableError } from '../../errors.js';
+import { StorageError } from '../../errors.js';
 import { beginWithNext } from './begin-with.js';
 import { sentCommit } from './commit-with.js';
 import {
@@ -207,7 +207,7 @@ export class PostgresConnection {
       if (isMissingTable(error)) return missingTable;
       const lostRace = error instanceof RaceLost || isRetryable(error);
       if (!lostRace || attempt >= transactionAttemptsMax)
-        throw this.failure(lostRace ? new TableError('ServerBusy') : error);
+        throw this.failure(lostRace ? new StorageError('ServerBusy') : error);
       // A short random pause, so that racing processes do not meet again in step.
       await new Promise((resolve) => setTimeout(resolve, Math.random() * 5 * attempt));
     }

@@ -4,7 +4,7 @@
 // so it did nothing either), a value the database refuses is 400 InvalidInput, and a write whose
 // outcome the connection took with it is 500 InternalError (it may or may not have applied: a
 // 503 would have the client retry, and its retry then fail on its own write with 409 or 412).
-import { causedBy, TableError } from '../../errors.js';
+import { causedBy, StorageError } from '../../errors.js';
 
 /** Serialization failure and deadlock: the transaction was rolled back and may simply run again. */
 const retryableCodes = new Set(['40001', '40P01']);
@@ -99,20 +99,20 @@ export function sentWriteFailure(error: unknown): unknown {
  * front door answers those 500 InternalError and logs them).
  */
 export function azureError(error: unknown): unknown {
-  if (error instanceof TableError) return error;
+  if (error instanceof StorageError) return error;
   if (error instanceof WriteOutcomeUnknown) {
-    return causedBy(new TableError('InternalError', error.message), databaseCause(error.failure));
+    return causedBy(new StorageError('InternalError', error.message), databaseCause(error.failure));
   }
   const code = codeOf(error) ?? '';
   const message = error instanceof Error ? error.message : '';
   if (code === '57014' || /Query read timeout/i.test(message)) {
-    return causedBy(new TableError('OperationTimedOut'), databaseCause(error));
+    return causedBy(new StorageError('OperationTimedOut'), databaseCause(error));
   }
   // Class 22, a data exception: a value the database cannot hold or compare. Every value this
   // engine sends is encoded so that none is refused; one that still is came with the request.
-  if (code.startsWith('22')) return causedBy(new TableError('InvalidInput'), databaseCause(error));
+  if (code.startsWith('22')) return causedBy(new StorageError('InvalidInput'), databaseCause(error));
   if (unavailableCodes.has(code) || retryableCodes.has(code) || isUnreachable(error)) {
-    return causedBy(new TableError('ServerBusy'), databaseCause(error));
+    return causedBy(new StorageError('ServerBusy'), databaseCause(error));
   }
   return error;
 }

@@ -16,12 +16,12 @@ import type {
   ScanStep,
   SettingChange,
   SettingKey,
-  Store,
+  TableStore,
   TableCommit,
   TableEntity,
   TableInfo,
   Write,
-} from '../store.js';
+} from '../table-store.js';
 import { autoIndexRowsDefault } from '../property-index.js';
 import { chunkBytesDefault } from './blob-content.js';
 import { contentGraceMsDefault } from './blob-reclaim.js';
@@ -69,7 +69,7 @@ export interface WalPosition {
   readonly streaming: boolean;
 }
 
-export class PostgresStore implements Store {
+export class PostgresStore implements TableStore {
   private readonly groups: EntityGroups;
   private readonly committer: Committer;
   private readonly scanner: Scanner;

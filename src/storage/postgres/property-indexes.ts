@@ -28,7 +28,7 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import pg from 'pg';
-import type { PropertyCondition, TableInfo } from '../store.js';
+import type { PropertyCondition, TableInfo } from '../table-store.js';
 import {
   IndexDemand,
   indexedEquality,

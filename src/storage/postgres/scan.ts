@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { setImmediate as turnOfEventLoop } from 'node:timers/promises';
 import type { Entity } from '../../domain/entity.js';
 import type { KeyBound, KeyRange } from '../../domain/keys.js';
-import type { PropertyCondition, ScanRequest, ScanStep, TableInfo } from '../store.js';
+import type { PropertyCondition, ScanRequest, ScanStep, TableInfo } from '../table-store.js';
 import { decodeKey, encodeKey, storedEntity } from './codec.js';
 import { conditionSql, type Bind } from './conditions.js';
 import type { PostgresConnection } from './connection.js';

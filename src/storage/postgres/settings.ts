@@ -1,7 +1,7 @@
-// Settings on PostgreSQL (store.ts SettingKey): an account's by name, a table's beside its row,
+// Settings on PostgreSQL (table-store.ts SettingKey): an account's by name, a table's beside its row,
 // written only while the table exists (the foreign key, and its row locked FOR KEY SHARE).
 import type pg from 'pg';
-import type { SettingChange, SettingKey } from '../store.js';
+import type { SettingChange, SettingKey } from '../table-store.js';
 import { storableName } from './codec.js';
 import type { PostgresConnection } from './connection.js';
 import {

@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import type Database from 'better-sqlite3';
 import { floorMilliseconds } from '../../domain/edm.js';
-import type { PropertyCondition } from '../store.js';
+import type { PropertyCondition } from '../table-store.js';
 import type { IndexedEquality } from '../property-index.js';
 import { decodeKey, encodeKey } from './codec.js';
 import { indexedLiteral, indexedValueSql, indexName } from './property-indexes.js';
@@ -19,7 +19,7 @@ export type StoredRow = readonly [
   bytes: number,
 ];
 
-/** One bounded step of a scan (see Store.scan), in rows. */
+/** One bounded step of a scan (see TableStore.scan), in rows. */
 export interface RowStep {
   readonly rows: StoredRow[];
   readonly examined: number;

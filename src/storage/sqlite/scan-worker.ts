@@ -1,4 +1,4 @@
-// A scan thread: conditional scans (Store.scan with conditions) on its own read-only
+// A scan thread: conditional scans (TableStore.scan with conditions) on its own read-only
 // connection, so that a table scan neither blocks the HTTP thread nor waits for it.
 import { workerData } from 'node:worker_threads';
 import { RangeReader } from './range-reader.js';

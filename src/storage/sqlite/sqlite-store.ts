@@ -21,12 +21,12 @@ import type {
   ScanStep,
   SettingChange,
   SettingKey,
-  Store,
+  TableStore,
   TableCommit,
   TableEntity,
   TableInfo,
   Write,
-} from '../store.js';
+} from '../table-store.js';
 import { getTableThenCommit } from '../table-calls.js';
 import { encodeKey, StoredEntity } from './codec.js';
 import { autoIndexRowsDefault, IndexDemand, indexedEquality, indexServing } from '../property-index.js';
@@ -62,7 +62,7 @@ interface CachedTable {
   readonly id: number;
 }
 
-export class SqliteStore implements Store {
+export class SqliteStore implements TableStore {
   /** Tables by account and lower-cased name. Every change to tables passes through this process. */
   private readonly tables = new Map<string, CachedTable>();
   private readonly reader: RangeReader;

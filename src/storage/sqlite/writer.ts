@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import type Database from 'better-sqlite3';
 import { performance } from 'node:perf_hooks';
-import type { CommitObserver, CommitResult, SettingChange, Write, WriteCondition } from '../store.js';
+import type { CommitObserver, CommitResult, SettingChange, Write, WriteCondition } from '../table-store.js';
 import { CommitClock, conditionFailure, mergeProperties } from '../write.js';
 import { decodeProperties, encodeKey, encodeProperties } from './codec.js';
 import { createIndexSql, indexName, listIndexes } from './property-indexes.js';

@@ -5,7 +5,7 @@
 
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { BatchOperationError, TableError } from '../../errors.js';
+import { BatchOperationError, StorageError } from '../../errors.js';
 import { batchOperationsMax, bodyBytesMax, headersBytesMax } from '../../limits.js';
 import {
   type ByteRange,
@@ -50,15 +50,15 @@ const identityTransferEncodings = new Set(['binary', '8bit', '7bit']);
 /**
  * Parses a $batch body. `contentType` is the outer Content-Type header (the boundary comes from it).
  * Returns the change set's operations in order, or a single GET when the batch is a query (the
- * only case in which GET appears). Malformed input throws TableError InvalidInput
+ * only case in which GET appears). Malformed input throws StorageError InvalidInput
  * (a MultipartSyntaxError carrying the byte offset); more than batchOperationsMax operations
  * throws BatchOperationError for index batchOperationsMax - 1.
  */
 export function parseBatchRequest(contentType: string | undefined, body: Buffer): BatchOperationRequest[] {
-  if (body.length > bodyBytesMax) throw new TableError('RequestBodyTooLarge');
+  if (body.length > bodyBytesMax) throw new StorageError('RequestBodyTooLarge');
   const batchBoundary = mixedBoundary(parseMediaType(contentType ?? ''));
   if (batchBoundary === undefined) {
-    throw new TableError('InvalidInput', 'The $batch Content-Type must be multipart/mixed with a valid boundary.');
+    throw new StorageError('InvalidInput', 'The $batch Content-Type must be multipart/mixed with a valid boundary.');
   }
   // Azure REST: performing-entity-group-transactions: the batch holds exactly one part, a change set or a query.
   const batchPart = onlyPart(body, { start: 0, end: body.length }, batchBoundary);

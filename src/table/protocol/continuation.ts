@@ -3,7 +3,7 @@
 // payload is the base64 of the UTF-8 key with '=' padding written as '-'. The service's mapping of
 // '+' and '/' is unverified; we write '.' and '_' so a token never needs escaping in a URL (a raw
 // '+' would turn into a space in a query string), and read '+', '/' and '=' as well.
-import { TableError } from '../../errors.js';
+import { StorageError } from '../../errors.js';
 
 export function encodeContinuation(key: string): string {
   const payload = Buffer.from(key, 'utf8')
@@ -26,6 +26,6 @@ export function decodeContinuation(token: string): string {
   return key;
 }
 
-function invalidToken(): TableError {
-  return new TableError('InvalidInput', 'The continuation token is not valid.');
+function invalidToken(): StorageError {
+  return new StorageError('InvalidInput', 'The continuation token is not valid.');
 }

@@ -3,7 +3,7 @@
 // size rules a body alone can break. Whether keys must be present is the service's call: merge and
 // update bodies may omit them (the URL carries them).
 import { assertNever } from '../../domain/assert.js';
-import { TableError } from '../../errors.js';
+import { StorageError } from '../../errors.js';
 import { entitySizeBytes, validateKey } from '../../domain/entity.js';
 import {
   binaryValueBytesMax,
@@ -43,7 +43,7 @@ const timestampAnnotation = `Timestamp${annotationSuffix}`;
  */
 export function decodeEntityBody(text: string): DecodedEntity {
   const root = readJson(text); // rejects repeated member names, annotations included
-  if (root.kind !== 'object') throw new TableError('InvalidInput', 'The entity body must be a JSON object.');
+  if (root.kind !== 'object') throw new StorageError('InvalidInput', 'The entity body must be a JSON object.');
 
   const values = new Map<string, JsonValue>();
   const annotations = new Map<string, EdmType>();
@@ -55,7 +55,7 @@ export function decodeEntityBody(text: string): DecodedEntity {
     else values.set(name, value);
   }
   for (const name of annotations.keys()) {
-    if (!values.has(name)) throw new TableError('InvalidInput', `Type annotation without a value for ${quote(name)}.`);
+    if (!values.has(name)) throw new StorageError('InvalidInput', `Type annotation without a value for ${quote(name)}.`);
   }
 
   const partitionKey = decodeKey(values, annotations, 'PartitionKey');
@@ -68,12 +68,12 @@ export function decodeEntityBody(text: string): DecodedEntity {
     if (value === undefined) continue; // null: not stored (Azure REST: understanding-the-table-service-data-model)
     properties.set(name, value);
     if (properties.size > customPropertiesMax) {
-      throw new TableError('TooManyProperties', `The entity has more than ${customPropertiesMax} custom properties.`);
+      throw new StorageError('TooManyProperties', `The entity has more than ${customPropertiesMax} custom properties.`);
     }
   }
   // Keys missing from a merge/update body count as empty here; the service re-checks with its keys.
   if (entitySizeBytes(partitionKey ?? '', rowKey ?? '', properties) > entityBytesMax) {
-    throw new TableError('EntityTooLarge');
+    throw new StorageError('EntityTooLarge');
   }
   return { partitionKey, rowKey, properties };
 }
@@ -89,17 +89,17 @@ const asciiPropertyNamePattern = /^[A-Za-z_][A-Za-z0-9_]*$/;
 export function validatePropertyName(name: string): void {
   if (name.length > propertyNameLengthUtf16Max) {
     const detail = `A property name is longer than ${propertyNameLengthUtf16Max} characters.`;
-    throw new TableError('PropertyNameTooLong', detail);
+    throw new StorageError('PropertyNameTooLong', detail);
   }
   if (!asciiPropertyNamePattern.test(name) && !propertyNamePattern.test(name)) {
-    throw new TableError('PropertyNameInvalid', `The property name ${quote(name)} is invalid.`);
+    throw new StorageError('PropertyNameInvalid', `The property name ${quote(name)} is invalid.`);
   }
 }
 
 function annotatedType(value: JsonValue): EdmType {
   if (value.kind === 'string' && isEdmType(value.value)) return value.value;
   const shown = value.kind === 'string' ? quote(value.value) : `a JSON ${value.kind}`;
-  throw new TableError('InvalidInput', `Unsupported property type ${shown}.`);
+  throw new StorageError('InvalidInput', `Unsupported property type ${shown}.`);
 }
 
 /** PartitionKey/RowKey: a string (annotated `Edm.String` at most), absent, or null (= absent). */
@@ -110,12 +110,12 @@ function decodeKey(
 ): string | undefined {
   const type = annotations.get(which);
   if (type !== undefined && type !== 'Edm.String') {
-    throw new TableError('InvalidInput', `The ${which} must be of type Edm.String.`);
+    throw new StorageError('InvalidInput', `The ${which} must be of type Edm.String.`);
   }
   const json = values.get(which);
   if (json === undefined || json.kind === 'null') return undefined;
   // A non-string key is malformed input rather than a missing value (our choice; unverified).
-  if (json.kind !== 'string') throw new TableError('InvalidInput', `The ${which} must be a string.`);
+  if (json.kind !== 'string') throw new StorageError('InvalidInput', `The ${which} must be a string.`);
   validateKey(json.value, which);
   return json.value;
 }
@@ -128,22 +128,22 @@ function decodeValue(name: string, json: JsonValue, annotated: EdmType | undefin
   if (json.kind === 'null') return undefined;
   if (json.kind === 'object' || json.kind === 'array') {
     const detail = `The value of ${quote(name)} is a JSON ${json.kind}, which no EDM type allows.`;
-    throw new TableError('InvalidInput', detail);
+    throw new StorageError('InvalidInput', detail);
   }
   const type = annotated ?? inferredType(json);
   const value = convert(type, json);
   if (value === undefined) {
     const literal = json.kind === 'string' ? json.value : json.kind === 'number' ? json.text : String(json.value);
     // Wording after the service's own message (Azure REST: table-service-error-codes).
-    throw new TableError('InvalidInput', `Unrecognized '${type}' literal ${quote(literal)} for ${quote(name)}.`);
+    throw new StorageError('InvalidInput', `Unrecognized '${type}' literal ${quote(literal)} for ${quote(name)}.`);
   }
   if (value.type === 'Edm.String' && value.value.length > stringValueLengthUtf16Max) {
     const detail = `The string ${quote(name)} is longer than ${stringValueLengthUtf16Max} characters.`;
-    throw new TableError('PropertyValueTooLarge', detail);
+    throw new StorageError('PropertyValueTooLarge', detail);
   }
   if (value.type === 'Edm.Binary' && value.value.length > binaryValueBytesMax) {
     const detail = `The binary ${quote(name)} is longer than ${binaryValueBytesMax} bytes.`;
-    throw new TableError('PropertyValueTooLarge', detail);
+    throw new StorageError('PropertyValueTooLarge', detail);
   }
   return value;
 }

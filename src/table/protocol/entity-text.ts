@@ -27,7 +27,7 @@ import {
   validateKey,
   type Properties,
 } from '../../domain/entity.js';
-import { TableError } from '../../errors.js';
+import { StorageError } from '../../errors.js';
 import { binaryValueBytesMax, customPropertiesMax, entityBytesMax, stringValueLengthUtf16Max } from '../../limits.js';
 import {
   decodeStoredProperties,
@@ -35,7 +35,7 @@ import {
   isAnnotatedType,
   storedJsonVersion,
 } from '../../storage/stored-json.js';
-import type { StoredProperties } from '../../storage/store.js';
+import type { StoredProperties } from '../../storage/table-store.js';
 import { decodeEntityBody, validatePropertyName, type DecodedEntity } from './entity-json.js';
 
 assert(storedJsonVersion === 1, 'entity-text writes stored JSON form v1');
@@ -79,7 +79,7 @@ export function transcodeOrUndefined(text: string): EntityBody | undefined {
     return members === undefined ? undefined : transcode(members);
   } catch (error) {
     // A validator of record refused something: decodeEntityBody gives the error, in its order.
-    if (error instanceof TableError) return undefined;
+    if (error instanceof StorageError) return undefined;
     throw error;
   }
 }

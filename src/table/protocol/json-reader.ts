@@ -2,9 +2,9 @@
 // object is rejected (Azure REST: understanding-the-table-service-data-model DuplicatePropertiesSpecified), and number
 // literals keep
 // their source text, so `2` (Int32) and `2.0` (Double) stay apart and big integers stay exact.
-// One cursor over the already-decoded text; every failure is a TableError carrying the offset
+// One cursor over the already-decoded text; every failure is a StorageError carrying the offset
 // (in UTF-16 code units) where reading stopped.
-import { TableError } from '../../errors.js';
+import { StorageError } from '../../errors.js';
 import { jsonDepthMax } from '../../limits.js';
 
 export type JsonMember = readonly [name: string, value: JsonValue];
@@ -38,7 +38,7 @@ class JsonReader {
   constructor(private readonly text: string) {}
 
   fail(what: string): never {
-    throw new TableError('InvalidInput', `Invalid JSON at offset ${this.pos}: ${what}.`);
+    throw new StorageError('InvalidInput', `Invalid JSON at offset ${this.pos}: ${what}.`);
   }
 
   private unexpected(): never {
@@ -98,7 +98,7 @@ class JsonReader {
       const nameOffset = this.pos;
       const name = this.string();
       if (names.has(name)) {
-        throw new TableError(
+        throw new StorageError(
           'DuplicatePropertiesSpecified',
           `A property is specified more than one time (member name at offset ${nameOffset}).`,
         );

@@ -1,5 +1,5 @@
 // Entity keys in URLs: `(PartitionKey='p',RowKey='r')` (Azure REST: addressing-table-service-resources). Pure.
-import { TableError } from '../../errors.js';
+import { StorageError } from '../../errors.js';
 import type { EntityKeys } from '../../domain/entity.js';
 
 /** decodeURIComponent that answers bad escapes with 400 instead of throwing URIError. */
@@ -8,7 +8,7 @@ export function percentDecode(text: string): string {
   try {
     return decodeURIComponent(text);
   } catch {
-    throw new TableError('InvalidUri', 'The requested URI contains an invalid percent-encoding.');
+    throw new StorageError('InvalidUri', 'The requested URI contains an invalid percent-encoding.');
   }
 }
 

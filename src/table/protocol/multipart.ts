@@ -4,7 +4,7 @@
 // Line breaks are CRLF in everything real clients send; a bare LF is accepted too, because nothing
 // that is valid becomes ambiguous by it.
 
-import { TableError } from '../../errors.js';
+import { StorageError } from '../../errors.js';
 
 const CR = 0x0d;
 const LF = 0x0a;
@@ -14,7 +14,7 @@ const DASH = 0x2d;
 const COLON = 0x3a;
 
 /** Malformed multipart input; `offset` is the byte where parsing stopped. */
-export class MultipartSyntaxError extends TableError {
+export class MultipartSyntaxError extends StorageError {
   readonly offset: number;
 
   constructor(offset: number, reason: string) {

@@ -1,12 +1,12 @@
 // The query module's public face: $filter text in, a key-range plan and a compiled predicate out.
 // Stages: lexer.ts → parser.ts → ast.ts → plan.ts (ranges) and evaluate.ts (predicate).
-import { TableError } from '../../errors.js';
+import { StorageError } from '../../errors.js';
 import { printNode } from './ast.js';
 import { compilePredicate, readEntityProperty, readTableProperty } from './evaluate.js';
 import { parseFilter } from './parser.js';
 import { planQuery, tableScan } from './plan.js';
 import { storageConditions } from './pushdown.js';
-import type { PropertyCondition } from '../../storage/store.js';
+import type { PropertyCondition } from '../../storage/table-store.js';
 import type { QueryPlan } from './plan.js';
 import { type Entity } from '../../domain/entity.js';
 
@@ -27,7 +27,7 @@ const unfiltered: CompiledEntityQuery = { plan: tableScan, conditions: [], match
 
 /**
  * Parses and compiles once. `filter` undefined or '' = no filter (table-scan class, one open range).
- * Throws TableError.
+ * Throws StorageError.
  */
 export function compileEntityQuery(filter: string | undefined): CompiledEntityQuery {
   // An empty $filter= is no filter (Azure REST: querying-tables-and-entities, unverified).
@@ -40,7 +40,7 @@ export function compileEntityQuery(filter: string | undefined): CompiledEntityQu
   };
 }
 
-/** Query Tables: same grammar; the only property is TableName (a string). Throws TableError. */
+/** Query Tables: same grammar; the only property is TableName (a string). Throws StorageError. */
 export function compileTableFilter(filter: string | undefined): (tableName: string) => boolean {
   if (filter === undefined || filter === '') return always;
   return compilePredicate(parseFilter(filter), readTableProperty);
@@ -62,7 +62,7 @@ const supportedQueryOptions: ReadonlySet<string> = new Set(['$filter', '$select'
 export function rejectUnsupportedQueryOptions(parameterNames: Iterable<string>): void {
   for (const name of parameterNames) {
     if (name.startsWith('$') && !supportedQueryOptions.has(name)) {
-      throw new TableError('InvalidQueryParameterValue', `The query option ${name} is not supported.`);
+      throw new StorageError('InvalidQueryParameterValue', `The query option ${name} is not supported.`);
     }
   }
 }

@@ -2,7 +2,7 @@
 // the
 // parser reports the first problem in reading order (a function call is NotImplemented even if
 // its argument list would not lex). Literals come out typed: a token carries its EdmValue.
-import { TableError } from '../../errors.js';
+import { StorageError } from '../../errors.js';
 import { int32Max, int32Min, int64Max, int64Min, parseDateTimeTicks, parseGuid } from '../../domain/edm.js';
 import type { EdmValue } from '../../domain/edm.js';
 import { comparisonOperators } from './ast.js';
@@ -15,8 +15,8 @@ export type Token =
   | { readonly kind: 'literal'; readonly offset: number; readonly literal: EdmValue };
 
 /** A malformed filter: 400 InvalidInput saying where (Azure REST: querying-tables-and-entities, code unverified). */
-export function invalidFilter(offset: number, problem: string): TableError {
-  return new TableError('InvalidInput', `${problem} at offset ${offset} of $filter.`);
+export function invalidFilter(offset: number, problem: string): StorageError {
+  return new StorageError('InvalidInput', `${problem} at offset ${offset} of $filter.`);
 }
 
 const excerptLengthMax = 64;
@@ -129,7 +129,7 @@ function quoteText(text: string): string {
   return `'${excerpt(text)}'`;
 }
 
-function unrecognized(type: string, text: string, offset: number): TableError {
+function unrecognized(type: string, text: string, offset: number): StorageError {
   // Wording of the real service's answer for an out-of-range Int32 (Azure REST: table-service-error-codes).
   return invalidFilter(offset, `Unrecognized '${type}' literal ${quoteText(text)}`);
 }

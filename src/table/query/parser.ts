@@ -14,7 +14,7 @@
 // Precedence: comparison > not > and > or. Functions, arithmetic and `in`/`has` answer
 // 501 NotImplemented as the service does for `startswith(…)`; everything else malformed is
 // 400 InvalidInput with the offset and what was expected.
-import { TableError } from '../../errors.js';
+import { StorageError } from '../../errors.js';
 import { filterComparisonsMax, filterDepthMax, filterLengthUtf16Max } from '../../limits.js';
 import { printLiteral } from './ast.js';
 import type { ComparisonOperator, FilterNode } from './ast.js';
@@ -37,7 +37,7 @@ const mirrored: Readonly<Record<ComparisonOperator, ComparisonOperator>> = {
 
 type Operand = Extract<Token, { kind: 'name' | 'literal' }>;
 
-/** Parses filter text into its tree. Throws TableError (InvalidInput or NotImplemented). */
+/** Parses filter text into its tree. Throws StorageError (InvalidInput or NotImplemented). */
 export function parseFilter(text: string): FilterNode {
   if (text.length > filterLengthUtf16Max) {
     throw invalidFilter(filterLengthUtf16Max, `The filter is longer than ${filterLengthUtf16Max} characters`);
@@ -120,7 +120,7 @@ class Parser {
     const token = this.token;
     if (token.kind !== 'name' && token.kind !== 'literal') return this.fail('a property name or a literal');
     this.advance();
-    if (token.kind === 'name' && this.token.kind === 'open') throw new TableError('NotImplemented');
+    if (token.kind === 'name' && this.token.kind === 'open') throw new StorageError('NotImplemented');
     return token;
   }
 
@@ -162,7 +162,7 @@ class Parser {
 
   private fail(expected: string): never {
     const token = this.token;
-    if (token.kind === 'name' && unsupportedOperators.has(token.name)) throw new TableError('NotImplemented');
+    if (token.kind === 'name' && unsupportedOperators.has(token.name)) throw new StorageError('NotImplemented');
     throw invalidFilter(token.offset, `Expected ${expected} but found ${describe(token)}`);
   }
 }

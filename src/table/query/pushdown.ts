@@ -3,7 +3,7 @@
 // still decides every row the store returns, so a condition must never reject a row the
 // predicate would accept (Azure REST: querying-tables-and-entities semantics), and may keep rows it rejects.
 import type { EdmValue } from '../../domain/edm.js';
-import type { PropertyCondition } from '../../storage/store.js';
+import type { PropertyCondition } from '../../storage/table-store.js';
 import type { ComparisonOperator, FilterNode } from './ast.js';
 
 /**

@@ -1,12 +1,12 @@
 // Table ACLs: the stored access policies of Get/Set Table ACL (Azure REST: get-table-acl) and the lookup a
 // service SAS with `si` makes on every request, so that changing or removing a policy takes effect
-// at once (Azure REST: create-service-sas). The XML body is protocol/acl-xml.ts.
-import { TableError } from '../../errors.js';
+// at once (Azure REST: create-service-sas). The XML body is src/wire/acl-xml.ts.
+import { StorageError } from '../../errors.js';
 import type { SignedIdentifier } from '../../domain/signed-identifier.js';
-import type { Store } from '../../storage/store.js';
+import type { TableStore } from '../../storage/table-store.js';
 
 export class AclService {
-  constructor(private readonly store: Store) {}
+  constructor(private readonly store: TableStore) {}
 
   /** The table's policies in the order they were set; 404 TableNotFound without the table. */
   async get(account: string, table: string): Promise<SignedIdentifier[]> {
@@ -21,7 +21,7 @@ export class AclService {
     if (
       (await this.store.putSettings(account, [{ key: { scope: 'table', table }, value: document }])) === 'tableNotFound'
     ) {
-      throw new TableError('TableNotFound');
+      throw new StorageError('TableNotFound');
     }
   }
 
@@ -36,6 +36,6 @@ export class AclService {
   }
 
   private async requireTable(account: string, table: string): Promise<void> {
-    if ((await this.store.getTable(account, table)) === undefined) throw new TableError('TableNotFound');
+    if ((await this.store.getTable(account, table)) === undefined) throw new StorageError('TableNotFound');
   }
 }

@@ -5,18 +5,18 @@
 import assert from 'node:assert/strict';
 import type { Entity, EntityKeys, Properties } from '../../domain/entity.js';
 import { validateKey } from '../../domain/entity.js';
-import { BatchOperationError, TableError } from '../../errors.js';
+import { BatchOperationError, StorageError } from '../../errors.js';
 import { batchOperationsMax } from '../../limits.js';
 import type {
   CommitResult,
-  Store,
+  TableStore,
   StoredProperties,
   TableInfo,
   Write,
   WriteAction,
   WriteCondition,
   WriteFailure,
-} from '../../storage/store.js';
+} from '../../storage/table-store.js';
 import { mayNameTable, requireTable } from './tables.js';
 
 /**
@@ -54,7 +54,7 @@ export interface Written extends EntityKeys {
 }
 
 export class EntityService {
-  constructor(private readonly store: Store) {}
+  constructor(private readonly store: TableStore) {}
 
   async get(table: TableInfo, keys: EntityKeys): Promise<Entity> {
     return found(keys, await this.store.getEntity(table, keys.partitionKey, keys.rowKey));
@@ -65,9 +65,9 @@ export class EntityService {
    * ResourceNotFound), in one store call.
    */
   async getIn(account: string, tableName: string, keys: EntityKeys): Promise<{ table: TableInfo; entity: Entity }> {
-    if (!mayNameTable(tableName)) throw new TableError('TableNotFound');
+    if (!mayNameTable(tableName)) throw new StorageError('TableNotFound');
     const read = await this.store.getTableEntity(account, tableName, keys.partitionKey, keys.rowKey);
-    if (read === undefined) throw new TableError('TableNotFound');
+    if (read === undefined) throw new StorageError('TableNotFound');
     return { table: read.table, entity: found(keys, read.entity) };
   }
 
@@ -97,7 +97,7 @@ export class EntityService {
       return { table, written: await this.execute(table, operation) };
     }
     const { table, result } = await this.store.commitToTable(account, tableName, [write]);
-    if (table === undefined) throw new TableError('TableNotFound');
+    if (table === undefined) throw new StorageError('TableNotFound');
     return { table, written: written(write, result) };
   }
 
@@ -119,7 +119,7 @@ export class EntityService {
 
 /** The entity a point read found, or 404 ResourceNotFound. */
 function found(keys: EntityKeys, entity: Entity | undefined): Entity {
-  if (entity === undefined) throw new TableError('ResourceNotFound');
+  if (entity === undefined) throw new StorageError('ResourceNotFound');
   assert(
     entity.partitionKey === keys.partitionKey && entity.rowKey === keys.rowKey,
     'the store returned another entity',
@@ -172,7 +172,7 @@ function bodyAction(kind: 'put' | 'merge', body: EntityBody): WriteAction {
 /** Keys of an insert body: both required (400 PropertiesNeedValue) and valid. */
 function requireKeys(body: EntityBody): EntityKeys {
   const { partitionKey, rowKey } = body;
-  if (partitionKey === undefined || rowKey === undefined) throw new TableError('PropertiesNeedValue');
+  if (partitionKey === undefined || rowKey === undefined) throw new StorageError('PropertiesNeedValue');
   validateKey(partitionKey, 'PartitionKey');
   validateKey(rowKey, 'RowKey');
   return { partitionKey, rowKey };
@@ -186,7 +186,7 @@ function checkBodyKeys(keys: EntityKeys, body: EntityBody): void {
     (body.partitionKey !== undefined && body.partitionKey !== keys.partitionKey) ||
     (body.rowKey !== undefined && body.rowKey !== keys.rowKey);
   if (contradicts)
-    throw new TableError('InvalidInput', 'The keys in the request body do not match the keys in the URL.');
+    throw new StorageError('InvalidInput', 'The keys in the request body do not match the keys in the URL.');
 }
 
 function conditionOf(ifMatch: IfMatch | undefined): WriteCondition {
@@ -217,7 +217,7 @@ function checkOneEntityGroup(writes: readonly Write[]): void {
 }
 
 /**
- * Runs `step`, tagging a TableError it throws with the operation's index when the failure is the
+ * Runs `step`, tagging a StorageError it throws with the operation's index when the failure is the
  * operation's own. A failure of the server (503 ServerBusy while the database is out of reach, 500
  * OperationTimedOut or InternalError) is no operation's: it stays untagged and fails the whole
  * request with its own status, so that clients retry the transaction as they retry any 503.
@@ -226,7 +226,7 @@ export function atIndex<T>(index: number, step: () => T): T {
   try {
     return step();
   } catch (error) {
-    if (error instanceof TableError && !(error instanceof BatchOperationError) && isOperationsOwn(error)) {
+    if (error instanceof StorageError && !(error instanceof BatchOperationError) && isOperationsOwn(error)) {
       throw atFailedIndex(index, error);
     }
     throw error;
@@ -234,27 +234,27 @@ export function atIndex<T>(index: number, step: () => T): T {
 }
 
 /** A client's error (4xx, or 501 for what the operation asks that is not implemented), not the server's. */
-function isOperationsOwn(error: TableError): boolean {
+function isOperationsOwn(error: StorageError): boolean {
   return error.status < 500 || error.code === 'NotImplemented';
 }
 
-function atFailedIndex(index: number, error: TableError): BatchOperationError {
+function atFailedIndex(index: number, error: StorageError): BatchOperationError {
   return new BatchOperationError(index, error.code, error.message);
 }
 
-function failureError(failure: WriteFailure): TableError {
+function failureError(failure: WriteFailure): StorageError {
   switch (failure) {
     case 'tableNotFound':
-      return new TableError('TableNotFound');
+      return new StorageError('TableNotFound');
     case 'exists':
-      return new TableError('EntityAlreadyExists');
+      return new StorageError('EntityAlreadyExists');
     case 'notFound':
-      return new TableError('ResourceNotFound');
+      return new StorageError('ResourceNotFound');
     case 'versionMismatch':
-      return new TableError('UpdateConditionNotSatisfied');
+      return new StorageError('UpdateConditionNotSatisfied');
     case 'entityTooLarge':
-      return new TableError('EntityTooLarge');
+      return new StorageError('EntityTooLarge');
     case 'tooManyProperties':
-      return new TableError('TooManyProperties');
+      return new StorageError('TooManyProperties');
   }
 }

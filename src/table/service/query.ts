@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { performance } from 'node:perf_hooks';
 import { pageBytesMax, pageSizeMax, queryBudgetMs, queryRowsReadMax } from '../../limits.js';
 import { clipRanges, compileEntityQuery, intersectRanges, type QueryClass } from '../query/index.js';
-import type { Store, TableInfo } from '../../storage/store.js';
+import type { TableStore, TableInfo } from '../../storage/table-store.js';
 import { type Entity, type EntityKeys } from '../../domain/entity.js';
 import { type KeyRange } from '../../domain/keys.js';
 
@@ -29,7 +29,7 @@ export interface EntityPage {
 }
 
 export class QueryService {
-  constructor(private readonly store: Store) {}
+  constructor(private readonly store: TableStore) {}
 
   async queryEntities(table: TableInfo, query: EntityQuery): Promise<EntityPage> {
     const { plan, conditions, matches } = compileEntityQuery(query.filter);

@@ -1,10 +1,10 @@
 // Every service over one store: what the front door and the tools call.
 import type { ReplicationSource } from '../../storage/replication.js';
-import type { Store } from '../../storage/store.js';
+import type { TableStore } from '../../storage/table-store.js';
 import { AclService } from './acl.js';
 import { EntityService } from './entities.js';
 import { QueryService } from './query.js';
-import { ServicePropertiesService } from './service-properties.js';
+import { ServicePropertiesService } from '../../storage/service-properties.js';
 import { TableService } from './tables.js';
 
 export interface Services {
@@ -17,7 +17,7 @@ export interface Services {
   readonly replication?: ReplicationSource | undefined;
 }
 
-export function createServices(store: Store): Services {
+export function createServices(store: TableStore): Services {
   return {
     tables: new TableService(store),
     entities: new EntityService(store),

@@ -1,8 +1,8 @@
 // Table operations: naming rules, case-insensitive uniqueness, listing with continuation.
-import { TableError } from '../../errors.js';
+import { StorageError } from '../../errors.js';
 import { pageSizeMax, tableNameLengthMax } from '../../limits.js';
 import { compileTableFilter } from '../query/index.js';
-import type { Store, TableInfo } from '../../storage/store.js';
+import type { TableStore, TableInfo } from '../../storage/table-store.js';
 
 // A letter, then letters and digits: 3 to tableNameLengthMax characters (Azure REST:
 // understanding-the-table-service-data-model).
@@ -14,7 +14,7 @@ const tableNamePattern = new RegExp(`^[A-Za-z][A-Za-z0-9]{2,${tableNameLengthMax
  */
 export function validateTableName(name: string): void {
   if (!tableNamePattern.test(name) || name.toLowerCase() === 'tables') {
-    throw new TableError('InvalidResourceName');
+    throw new StorageError('InvalidResourceName');
   }
 }
 
@@ -24,9 +24,9 @@ export function mayNameTable(name: string): boolean {
 }
 
 /** The table as created (its stored case), or 404 TableNotFound. */
-export async function requireTable(store: Store, account: string, name: string): Promise<TableInfo> {
+export async function requireTable(store: TableStore, account: string, name: string): Promise<TableInfo> {
   const table = mayNameTable(name) ? await store.getTable(account, name) : undefined;
-  if (table === undefined) throw new TableError('TableNotFound');
+  if (table === undefined) throw new StorageError('TableNotFound');
   return table;
 }
 
@@ -37,16 +37,16 @@ export interface TablePage {
 }
 
 export class TableService {
-  constructor(private readonly store: Store) {}
+  constructor(private readonly store: TableStore) {}
 
   async create(account: string, name: string): Promise<TableInfo> {
     validateTableName(name);
-    if ((await this.store.createTable(account, name)) === 'exists') throw new TableError('TableAlreadyExists');
+    if ((await this.store.createTable(account, name)) === 'exists') throw new StorageError('TableAlreadyExists');
     return { account, name };
   }
 
   async delete(account: string, name: string): Promise<void> {
-    if (!(await this.store.deleteTable(account, name))) throw new TableError('TableNotFound');
+    if (!(await this.store.deleteTable(account, name))) throw new StorageError('TableNotFound');
   }
 
   /** The table as created (its stored case), or 404 TableNotFound. */

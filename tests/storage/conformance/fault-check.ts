@@ -16,7 +16,7 @@ import { createLogger } from '../../../src/http/log.js';
 import { FrontDoor } from '../../../src/http/server.js';
 import { tableService } from '../../../src/table/routes.js';
 import { createServices } from '../../../src/table/service/services.js';
-import type { Store } from '../../../src/storage/store.js';
+import type { TableStore } from '../../../src/storage/table-store.js';
 import { changesetBody, entityResource, op, postBatch, queryBody } from '../../helpers/batch.js';
 import { describeResponse, send, type RawRequest, type RawResponse } from '../../helpers/http.js';
 import { devKey } from '../../helpers/server.js';
@@ -150,7 +150,7 @@ const twoSectionProperties: readonly Step[] = [
 ];
 
 /** What a client can observe of the account, read through the services over the bare engine. */
-async function stateOf(store: Store, account: string): Promise<string> {
+async function stateOf(store: TableStore, account: string): Promise<string> {
   const services = createServices(store);
   const tables = (await store.listTables(account, undefined, 100)).map((t) => t.name);
   const entities = (await walk(store, { account, name: table }, {})).entities.map(
@@ -266,7 +266,7 @@ class FaultRig {
   }
 
   /** A fresh account, and the wrapper armed to count (and fail) the calls of this run only. */
-  private nextRun(failAt: number | undefined, kind: FaultKind): { target: Target; store: Store; faulty: FaultyStore } {
+  private nextRun(failAt: number | undefined, kind: FaultKind): { target: Target; store: TableStore; faulty: FaultyStore } {
     assert.ok(this.subject !== undefined && this.faulty !== undefined, 'the rig is started');
     assert.ok(this.runs < accountsMax, 'an account for every run');
     const target = { port: this.port, account: `fault${this.runs++}` };

@@ -1,4 +1,4 @@
-// A Store that fails its Nth call (after SQLite's test_vfs TestFaultInject, at our storage
+// A TableStore that fails its Nth call (after SQLite's test_vfs TestFaultInject, at our storage
 // seam). It wraps a real engine and passes every other call through; the failing call throws at
 // once, rejects without reaching the engine, or reaches the engine and rejects after it applied
 // (an acknowledgement lost on its way back). Only the fault test uses it.
@@ -9,12 +9,12 @@ import type {
   ScanStep,
   SettingChange,
   SettingKey,
-  Store,
+  TableStore,
   TableCommit,
   TableEntity,
   TableInfo,
   Write,
-} from '../../../src/storage/store.js';
+} from '../../../src/storage/table-store.js';
 import type { Entity } from '../../../src/domain/entity.js';
 
 export type FaultKind = 'throw' | 'reject' | 'rejectAfterApplying';
@@ -31,7 +31,7 @@ export class InjectedFault extends Error {
   }
 }
 
-export class FaultyStore implements Store {
+export class FaultyStore implements TableStore {
   /** Calls made since the last arm(). */
   calls = 0;
   /** The fault once it has fired. */
@@ -39,10 +39,10 @@ export class FaultyStore implements Store {
   private failAt: number | undefined;
   private kind: FaultKind = 'reject';
 
-  constructor(private inner: Store) {}
+  constructor(private inner: TableStore) {}
 
   /** Wraps `inner` from now on, counting from zero; call `failAt` (1-based) fails, if given. */
-  arm(inner: Store, failAt: number | undefined, kind: FaultKind = 'reject'): void {
+  arm(inner: TableStore, failAt: number | undefined, kind: FaultKind = 'reject'): void {
     this.inner = inner;
     this.calls = 0;
     this.fired = undefined;

@@ -12,11 +12,11 @@ import type { KeyBound, KeyRange } from '../../../src/domain/keys.js';
 import type {
   PropertyCondition,
   SettingKey,
-  Store,
+  TableStore,
   TableInfo,
   Write,
   WriteCondition,
-} from '../../../src/storage/store.js';
+} from '../../../src/storage/table-store.js';
 import { seededRandom, type Random } from '../../query/random.js';
 import { ModelStore } from './model.js';
 import { operators, randomCondition, randomValue, satisfies } from './random-values.js';
@@ -84,7 +84,7 @@ class Sequence {
   readonly log: string[] = [];
 
   constructor(
-    readonly engine: Store,
+    readonly engine: TableStore,
     readonly random: Random,
     readonly accounts: readonly string[],
   ) {}
@@ -115,7 +115,7 @@ class Sequence {
   }
 }
 
-async function runSequence(engine: Store, seed: number, commands: number): Promise<void> {
+async function runSequence(engine: TableStore, seed: number, commands: number): Promise<void> {
   const sequence = new Sequence(engine, seededRandom(seed), [`m${seed}a`, `m${seed}b`]);
   for (let i = 0; i < commands; i++) {
     try {

@@ -1,4 +1,4 @@
-// The model store: the Store contract (src/storage/store.ts) as plain maps in memory, written to
+// The model store: the TableStore contract (src/storage/table-store.ts) as plain maps in memory, written to
 // be obviously right rather than fast. Every scan sorts the whole table; a commit checks every
 // write against the state before it, then applies all of them. It is the oracle of the model test
 // (model-test.ts) and passes the conformance suite itself (tests/storage/model.test.ts), so the
@@ -13,11 +13,11 @@ import type {
   TableCommit,
   TableEntity,
   SettingKey,
-  Store,
+  TableStore,
   TableInfo,
   Write,
   WriteFailure,
-} from '../../../src/storage/store.js';
+} from '../../../src/storage/table-store.js';
 import { getTableThenCommit, getTableThenEntity } from '../../../src/storage/table-calls.js';
 import { accountedBytes, compareKeys, compareText, inRange, keyText } from './support.js';
 
@@ -41,7 +41,7 @@ export interface ModelOptions {
   readonly stepExamineMax?: number;
 }
 
-export class ModelStore implements Store {
+export class ModelStore implements TableStore {
   /** Account → lower-cased table name → table. */
   private readonly tables = new Map<string, Map<string, ModelTable>>();
   /** `${account}\n${scope}\n${name}` → value; table settings under the lower-cased name. */

@@ -4,7 +4,7 @@
 import { dateTimeTicksMax, dateTimeTicksMin, int64Max, int64Min, type EdmValue } from '../../../src/domain/edm.js';
 import type { Entity } from '../../../src/domain/entity.js';
 import { compilePredicate, readEntityProperty } from '../../../src/table/query/evaluate.js';
-import type { ComparisonOperator, PropertyCondition } from '../../../src/storage/store.js';
+import type { ComparisonOperator, PropertyCondition } from '../../../src/storage/table-store.js';
 import type { Random } from '../../query/random.js';
 import { edm, noiseBytes } from './support.js';
 

@@ -1,13 +1,13 @@
-// The Store conformance suite (after Hono's router suite, litestream's replica-client
-// tests): one function that takes a factory for an engine's Store and registers every case of the
-// contract in src/storage/store.ts against it. An engine that differs somewhere passes a skip list,
+// The TableStore conformance suite (after Hono's router suite, litestream's replica-client
+// tests): one function that takes a factory for an engine's TableStore and registers every case of the
+// contract in src/storage/table-store.ts against it. An engine that differs somewhere passes a skip list,
 // each entry with its written reason; a skip that names no case is an error, so a renamed case
 // cannot silently stop running.
 //
 // Each group of cases gets its own fresh store; each case works in accounts and tables of its own.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import type { Store, TableInfo } from '../../../src/storage/store.js';
+import type { TableStore, TableInfo } from '../../../src/storage/table-store.js';
 import type { StoreFactory, StoreUnderTest } from './support.js';
 import { commitCases } from './cases/commit.js';
 import { keyOrderCases } from './cases/keys.js';
@@ -22,13 +22,13 @@ import { propertyIndexCases } from './cases/property-index.js';
 
 /** What a case works with: the group's store, and accounts and tables no other case uses. */
 export interface CaseContext {
-  readonly store: Store;
+  readonly store: TableStore;
   /** A fresh account name. */
   account(): string;
   /** Creates a table in a fresh account and returns it as the store names it. */
   table(): Promise<TableInfo>;
   /** Closes the store and opens the same data again (StoreUnderTest.reopen); throws if the engine cannot. */
-  reopen(): Promise<Store>;
+  reopen(): Promise<TableStore>;
 }
 
 export interface ConformanceCase {
@@ -75,11 +75,11 @@ export function runStoreConformance(engine: string, factory: StoreFactory, optio
     assert.ok(reason.trim().length > 0, `${engine}: the skip of "${name}" needs a written reason`);
   }
 
-  describe(`Store conformance: ${engine}`, () => {
+  describe(`TableStore conformance: ${engine}`, () => {
     for (const group of conformanceGroups) {
       describe(group.name, () => {
         let subject: StoreUnderTest | undefined;
-        let store: Store | undefined;
+        let store: TableStore | undefined;
         before(async () => {
           subject = await factory();
           store = subject.store;
@@ -88,7 +88,7 @@ export function runStoreConformance(engine: string, factory: StoreFactory, optio
           await subject?.close();
         });
         const context: CaseContext = {
-          get store(): Store {
+          get store(): TableStore {
             assert.ok(store !== undefined, 'the group store is open');
             return store;
           },

@@ -1,4 +1,4 @@
-// What the Store conformance suite, the model test and the fault test share: how an engine under
+// What the TableStore conformance suite, the model test and the fault test share: how an engine under
 // test is handed over, values and writes in short form, key order and range membership written
 // independently of src/ (so a wrong engine cannot agree with a wrong test), exact comparison of
 // entities, and a scan walked to its end with the step invariants checked on the way.
@@ -7,18 +7,18 @@ import type { EdmValue } from '../../../src/domain/edm.js';
 import type { Entity, Properties } from '../../../src/domain/entity.js';
 import type { KeyBound, KeyRange } from '../../../src/domain/keys.js';
 import { encodeMinimalProperties } from '../../../src/table/protocol/odata.js';
-import type { PropertyCondition, Store, TableInfo, Write, WriteCondition } from '../../../src/storage/store.js';
+import type { PropertyCondition, TableStore, TableInfo, Write, WriteCondition } from '../../../src/storage/table-store.js';
 
 /** An engine handed to the suites: a fresh, empty store and how to dispose of it. */
 export interface StoreUnderTest {
-  readonly store: Store;
+  readonly store: TableStore;
   /** Closes the store and removes whatever it kept (a temp directory, a database). */
   close(): Promise<void>;
   /**
    * Closes the store and opens the same data again, for engines that keep data across opens; the
    * returned store replaces `store`. Absent for engines that keep nothing.
    */
-  reopen?(): Promise<Store>;
+  reopen?(): Promise<TableStore>;
 }
 
 /** Opens a fresh, empty store of the engine under test. */
@@ -59,7 +59,7 @@ export function del(partitionKey: string, rowKey: string, condition = none): Wri
 }
 
 /** Commits and asserts success; returns the commit Timestamp. */
-export async function commitOk(store: Store, table: TableInfo, writes: readonly Write[]): Promise<bigint> {
+export async function commitOk(store: TableStore, table: TableInfo, writes: readonly Write[]): Promise<bigint> {
   const result = await store.commit(table, writes);
   assert.ok(result.ok, `commit failed: ${show(result)}`);
   return result.timestamp;
@@ -179,7 +179,7 @@ export interface ScanWalk {
  * most `limit` per step, each step's rows before its `next` (exclusive), every row once.
  */
 export async function walk(
-  store: Store,
+  store: TableStore,
   table: TableInfo,
   range: KeyRange,
   limit = 1000,

@@ -1,9 +1,9 @@
-// Atomic commits (Store.commit): a batch whose write k fails applies nothing and reports index k
+// Atomic commits (TableStore.commit): a batch whose write k fails applies nothing and reports index k
 // with the failure, for every kind of failure; the same batch without its failing write then
 // applies (so the other writes were valid all along); commits running together fail or succeed
 // independently of each other.
 import assert from 'node:assert/strict';
-import type { Store, TableInfo, Write, WriteFailure } from '../../../../src/storage/store.js';
+import type { TableStore, TableInfo, Write, WriteFailure } from '../../../../src/storage/table-store.js';
 import type { CaseContext, ConformanceCase } from '../suite.js';
 import { absent, commitOk, del, edm, fillToBytes, merge, present, props, put, version } from '../support.js';
 import { assertSameSnapshot, read, snapshot } from './seed.js';
@@ -36,7 +36,7 @@ async function prepare(context: CaseContext, failure: WriteFailure): Promise<Pre
 }
 
 /** Writes that apply on their own: an insert, a replace at the current version, a merge, a delete. */
-async function validWrites(store: Store, table: TableInfo): Promise<Write[]> {
+async function validWrites(store: TableStore, table: TableInfo): Promise<Write[]> {
   const e1 = await read(store, table, partition, 'e1');
   assert.ok(e1);
   return [

@@ -1,4 +1,4 @@
-// The prefilter contract of conditional scans (Store.PropertyCondition): over random rows of mixed
+// The prefilter contract of conditional scans (TableStore.PropertyCondition): over random rows of mixed
 // types and random conditions, no row that satisfies every condition is ever dropped (satisfaction
 // as the query engine decides it, src/query/evaluate.ts), a row without the property is dropped,
 // and a stored NaN or ±Infinity Double survives every number condition but `eq` (which it never
@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import type { EdmValue } from '../../../../src/domain/edm.js';
 import type { Entity } from '../../../../src/domain/entity.js';
 import type { KeyRange } from '../../../../src/domain/keys.js';
-import type { PropertyCondition, Store, TableInfo } from '../../../../src/storage/store.js';
+import type { PropertyCondition, TableStore, TableInfo } from '../../../../src/storage/table-store.js';
 import { runSeed, seededRandom, type Random } from '../../../query/random.js';
 import {
   dateTimeValues,
@@ -51,7 +51,7 @@ function describeRow(row: Entity): string {
 
 /** Scans with `conditions` and checks each row of the range against the contract. */
 async function checkConditions(
-  store: Store,
+  store: TableStore,
   t: TableInfo,
   rows: readonly Entity[],
   range: KeyRange,
@@ -89,7 +89,7 @@ function inside(row: Entity, range: KeyRange): boolean {
   return range.lower === undefined || row.partitionKey === range.lower.partitionKey;
 }
 
-async function loadRandomRows(store: Store, t: TableInfo, random: Random, partitions = 4): Promise<Entity[]> {
+async function loadRandomRows(store: TableStore, t: TableInfo, random: Random, partitions = 4): Promise<Entity[]> {
   await seedRows(store, t, randomRows(random, partitions));
   return (await walk(store, t, {})).entities;
 }

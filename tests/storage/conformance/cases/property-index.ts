@@ -8,7 +8,7 @@
 import assert from 'node:assert/strict';
 import type { EdmValue } from '../../../../src/domain/edm.js';
 import type { Entity } from '../../../../src/domain/entity.js';
-import type { PropertyCondition, Store, TableInfo } from '../../../../src/storage/store.js';
+import type { PropertyCondition, TableStore, TableInfo } from '../../../../src/storage/table-store.js';
 import { int32Values, int64Values, numberLiterals, satisfies, stringLiterals } from '../random-values.js';
 import type { ConformanceCase } from '../suite.js';
 import { commitOk, del, edm, keyText, merge, props, put, walk } from '../support.js';
@@ -88,7 +88,7 @@ function rows(): Row[] {
 
 /** Walks with `conditions` and checks that no satisfying row of `table` was dropped and no row without `v` kept. */
 async function check(
-  store: Store,
+  store: TableStore,
   t: TableInfo,
   all: readonly Entity[],
   conditions: PropertyCondition[],
@@ -104,7 +104,7 @@ async function check(
   }
 }
 
-async function checkAll(store: Store, t: TableInfo, context: string): Promise<void> {
+async function checkAll(store: TableStore, t: TableInfo, context: string): Promise<void> {
   const all = (await walk(store, t, {})).entities;
   for (const literal of literals) {
     await check(store, t, all, [literal], literal.kind === 'string' ? 5 : 1000, context);

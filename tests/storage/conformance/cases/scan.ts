@@ -1,9 +1,9 @@
-// Key ranges and scan steps (Store.scan, KeyBound): inclusive, exclusive and open bounds on the
+// Key ranges and scan steps (TableStore.scan, KeyBound): inclusive, exclusive and open bounds on the
 // PartitionKey alone or on both keys, empty ranges, steps that together return every row of the
 // range once in key order, `next` exclusive, `limit` respected, `examined` and `bytes` counted.
 import assert from 'node:assert/strict';
 import type { KeyBound, KeyRange } from '../../../../src/domain/keys.js';
-import type { PropertyCondition } from '../../../../src/storage/store.js';
+import type { PropertyCondition } from '../../../../src/storage/table-store.js';
 import type { ConformanceCase } from '../suite.js';
 import { edm, inRange, keysOf, noiseBytes, props, rangeText, walk } from '../support.js';
 import { seedRows, sortedRows, type Row } from './seed.js';

@@ -1,7 +1,7 @@
 // Loading and reading back whole tables for the cases.
 import assert from 'node:assert/strict';
 import type { Entity, Properties } from '../../../../src/domain/entity.js';
-import type { Store, TableInfo, Write } from '../../../../src/storage/store.js';
+import type { TableStore, TableInfo, Write } from '../../../../src/storage/table-store.js';
 import { assertSameProperties, checkEntity, compareKeys, keyText, put, show, walk, type Keys } from '../support.js';
 
 export interface Row extends Keys {
@@ -12,7 +12,7 @@ export interface Row extends Keys {
  * Puts every row, one commit per partition and at most 100 writes (as the service commits), all
  * issued together (an engine may group them into one durable step).
  */
-export async function seedRows(store: Store, table: TableInfo, rows: readonly Row[]): Promise<bigint[]> {
+export async function seedRows(store: TableStore, table: TableInfo, rows: readonly Row[]): Promise<bigint[]> {
   const byPartition = new Map<string, Write[]>();
   for (const row of rows) {
     const writes = byPartition.get(row.partitionKey) ?? [];
@@ -35,7 +35,7 @@ export function sortedRows<T extends Keys>(rows: readonly T[]): T[] {
 }
 
 /** A table's whole content, read with one scan walk. */
-export async function snapshot(store: Store, table: TableInfo): Promise<Entity[]> {
+export async function snapshot(store: TableStore, table: TableInfo): Promise<Entity[]> {
   return (await walk(store, table, {})).entities;
 }
 
@@ -50,7 +50,7 @@ export function assertSameSnapshot(actual: readonly Entity[], expected: readonly
 
 /** getEntity, with the keys checked and the entity's invariants. */
 export async function read(
-  store: Store,
+  store: TableStore,
   table: TableInfo,
   partitionKey: string,
   rowKey: string,

@@ -1,8 +1,8 @@
-// Settings (Store.getSetting, Store.putSetting): account settings per account, table settings
+// Settings (TableStore.getSetting, TableStore.putSetting): account settings per account, table settings
 // written only while their table exists and removed with it, case-insensitive like table names,
 // and never inherited by a table re-created under the same name.
 import assert from 'node:assert/strict';
-import type { SettingKey } from '../../../../src/storage/store.js';
+import type { SettingKey } from '../../../../src/storage/table-store.js';
 import type { ConformanceCase } from '../suite.js';
 
 const account = (name: string): SettingKey => ({ scope: 'account', name });

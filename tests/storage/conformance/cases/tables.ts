@@ -1,4 +1,4 @@
-// Tables (Store.createTable, getTable, deleteTable, listTables): names unique per account in any
+// Tables (TableStore.createTable, getTable, deleteTable, listTables): names unique per account in any
 // case, kept in the case of creation, listed in lower-cased name order from `fromLower` with a
 // limit; deleting a table deletes its entities.
 import assert from 'node:assert/strict';

@@ -1,10 +1,10 @@
-// Commit timestamps (Azure REST: understanding-the-table-service-data-model, Store.commit): UTC wall-clock ticks,
+// Commit timestamps (Azure REST: understanding-the-table-service-data-model, TableStore.commit): UTC wall-clock ticks,
 // strictly increasing
 // from commit to commit, for one entity rewritten faster than the clock ticks too (or optimistic
 // concurrency breaks), and shared by every write of a batch.
 import assert from 'node:assert/strict';
 import type { ConformanceCase } from '../suite.js';
-import type { Store, TableInfo } from '../../../../src/storage/store.js';
+import type { TableStore, TableInfo } from '../../../../src/storage/table-store.js';
 import { commitOk, del, edm, props, put, show, version } from '../support.js';
 import { read } from './seed.js';
 
@@ -33,7 +33,7 @@ async function withStoppedClock<T>(offsetMs: number, work: () => Promise<T>): Pr
 }
 
 /** Commits that rewrite one entity, each conditional on the version before it, then 50 issued together. */
-async function rewriteHotEntity(store: Store, t: TableInfo, rounds: number): Promise<void> {
+async function rewriteHotEntity(store: TableStore, t: TableInfo, rounds: number): Promise<void> {
   let previous = await commitOk(store, t, [put('p', 'hot', props({ n: edm.int32(0) }))]);
   for (let i = 1; i <= rounds; i++) {
     // Each write is conditional on the version before it, as an optimistic client's would be.

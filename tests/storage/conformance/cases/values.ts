@@ -1,5 +1,5 @@
-// Write conditions, merges and their limits, and exact values (Store.commit, Store.getEntity,
-// Store.scan): every condition against a present and a missing entity for every action; a merge
+// Write conditions, merges and their limits, and exact values (TableStore.commit, TableStore.getEntity,
+// TableStore.scan): every condition against a present and a missing entity for every action; a merge
 // keeps other properties and may change types; a merge may not grow an entity past 252 properties
 // or 1 MiB by Azure REST: understanding-the-table-service-data-model accounting, while a put of exactly the limits
 // passes; every EDM
@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import type { Properties } from '../../../../src/domain/entity.js';
 import { dateTimeTicksMax, dateTimeTicksMin, int64Max, int64Min } from '../../../../src/domain/edm.js';
-import type { Store, TableInfo, Write, WriteCondition, WriteFailure } from '../../../../src/storage/store.js';
+import type { TableStore, TableInfo, Write, WriteCondition, WriteFailure } from '../../../../src/storage/table-store.js';
 import type { ConformanceCase } from '../suite.js';
 import {
   absent,
@@ -55,7 +55,7 @@ const newProperties = props({ a: edm.string('one'), c: edm.boolean(false) });
  * The entity 'e' written twice (an older and a current version), or written and deleted (both
  * versions then name an entity that is gone).
  */
-async function entityIn(store: Store, table: TableInfo, stored: boolean): Promise<{ older: bigint; current: bigint }> {
+async function entityIn(store: TableStore, table: TableInfo, stored: boolean): Promise<{ older: bigint; current: bigint }> {
   const older = await commitOk(store, table, [put('p', 'e', props({ a: edm.int32(0) }))]);
   const current = await commitOk(store, table, [put('p', 'e', oldProperties)]);
   if (!stored) await commitOk(store, table, [del('p', 'e')]);
@@ -125,7 +125,7 @@ function wide(count: number, prefix = 'p'): Properties {
 
 /** The merge fails with `failure` at index 1 of a batch, and the entity keeps its version. */
 async function assertMergeFails(
-  store: Store,
+  store: TableStore,
   t: TableInfo,
   rowKey: string,
   incoming: Properties,
@@ -301,7 +301,7 @@ function minimalValues(): Properties {
   });
 }
 
-async function assertRoundTrips(store: Store, t: TableInfo, rowKey: string, properties: Properties): Promise<void> {
+async function assertRoundTrips(store: TableStore, t: TableInfo, rowKey: string, properties: Properties): Promise<void> {
   await commitOk(store, t, [put('p', rowKey, properties)]);
   assertSameProperties((await read(store, t, 'p', rowKey))!.properties, properties, `getEntity ${rowKey}`);
   const only = {

@@ -1,7 +1,7 @@
 // The XML bodies of Get/Set Table Service Properties and Get Table Service Stats
 // (Azure REST: set-table-service-properties, get-table-service-stats), and the settings they carry. Pure: no I/O.
-import { TableError } from '../../errors.js';
-import { corsListEntriesMax, corsRulesMax, retentionDaysMax } from '../../limits.js';
+import { StorageError } from '../errors.js';
+import { corsListEntriesMax, corsRulesMax, retentionDaysMax } from '../limits.js';
 import type {
   CorsRule,
   LoggingSettings,
@@ -9,7 +9,7 @@ import type {
   RetentionPolicy,
   ServiceProperties,
   ServicePropertiesUpdate,
-} from '../../domain/service-properties.js';
+} from '../domain/service-properties.js';
 import { childNamed, leafText, parseXml, writeXmlDocument, type XmlElement, type XmlNode } from './xml.js';
 
 export type {
@@ -19,7 +19,7 @@ export type {
   RetentionPolicy,
   ServiceProperties,
   ServicePropertiesUpdate,
-} from '../../domain/service-properties.js';
+} from '../domain/service-properties.js';
 
 /**
  * Reads a Set Table Service Properties body. Unknown elements are ignored
@@ -30,7 +30,7 @@ export type {
 export function parseServiceProperties(text: string): ServicePropertiesUpdate {
   const root = parseXml(text);
   if (root.name !== 'StorageServiceProperties') {
-    throw new TableError('InvalidXmlDocument', `The root element must be StorageServiceProperties, not ${root.name}.`);
+    throw new StorageError('InvalidXmlDocument', `The root element must be StorageServiceProperties, not ${root.name}.`);
   }
   const logging = childNamed(root, 'Logging');
   const hourMetrics = childNamed(root, 'HourMetrics');
@@ -146,7 +146,7 @@ const corsMethods: ReadonlySet<string> = new Set(['DELETE', 'GET', 'HEAD', 'MERG
 function corsOf(element: XmlElement): CorsRule[] {
   const rules = element.children.filter((child) => child.name === 'CorsRule');
   if (rules.length > corsRulesMax) {
-    throw new TableError('InvalidXmlDocument', `At most ${corsRulesMax} CORS rules may be set.`);
+    throw new StorageError('InvalidXmlDocument', `At most ${corsRulesMax} CORS rules may be set.`);
   }
   return rules.map(corsRuleOf);
 }
@@ -210,7 +210,7 @@ function requiredText(parent: XmlElement, name: string): string {
 /** The text of a required leaf that may be empty. */
 function requiredElementText(parent: XmlElement, name: string): string {
   const element = childNamed(parent, name);
-  if (element === undefined) throw new TableError('MissingRequiredXmlNode', `${parent.name} needs a ${name} element.`);
+  if (element === undefined) throw new StorageError('MissingRequiredXmlNode', `${parent.name} needs a ${name} element.`);
   return leafText(element);
 }
 
@@ -219,6 +219,6 @@ function optionalText(parent: XmlElement, name: string): string | undefined {
   return element === undefined ? undefined : leafText(element).trim() || undefined;
 }
 
-function invalidValue(name: string, value: string): TableError {
-  return new TableError('InvalidXmlNodeValue', `The value '${value}' of ${name} is not valid.`);
+function invalidValue(name: string, value: string): StorageError {
+  return new StorageError('InvalidXmlNodeValue', `The value '${value}' of ${name} is not valid.`);
 }

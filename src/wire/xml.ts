@@ -3,8 +3,8 @@
 // character data, CDATA, the five predefined entities and character references; it skips the
 // declaration, comments and processing instructions; it refuses DOCTYPE (no entity expansion).
 // Every failure is 400 InvalidXmlDocument with the offset where reading stopped.
-import { TableError } from '../../errors.js';
-import { xmlDepthMax, xmlElementsMax } from '../../limits.js';
+import { StorageError } from '../errors.js';
+import { xmlDepthMax, xmlElementsMax } from '../limits.js';
 
 export interface XmlElement {
   readonly name: string;
@@ -62,7 +62,7 @@ const entityOf: Readonly<Record<string, string>> = {
 };
 const predefined: Readonly<Record<string, string>> = { lt: '<', gt: '>', amp: '&', apos: "'", quot: '"' };
 
-/** Parses a document with exactly one root element. Throws TableError('InvalidXmlDocument'). */
+/** Parses a document with exactly one root element. Throws StorageError('InvalidXmlDocument'). */
 export function parseXml(text: string): XmlElement {
   return new XmlReader(text).document();
 }
@@ -71,7 +71,7 @@ export function parseXml(text: string): XmlElement {
 export function childNamed(element: XmlElement, name: string): XmlElement | undefined {
   const found = element.children.filter((child) => child.name === name);
   if (found.length > 1) {
-    throw new TableError('InvalidXmlDocument', `The element ${name} appears more than once in ${element.name}.`);
+    throw new StorageError('InvalidXmlDocument', `The element ${name} appears more than once in ${element.name}.`);
   }
   return found[0];
 }
@@ -79,7 +79,7 @@ export function childNamed(element: XmlElement, name: string): XmlElement | unde
 /** The text of a leaf element; an element holding elements is InvalidXmlDocument. */
 export function leafText(element: XmlElement): string {
   if (element.children.length > 0) {
-    throw new TableError('InvalidXmlDocument', `The element ${element.name} must hold text, not elements.`);
+    throw new StorageError('InvalidXmlDocument', `The element ${element.name} must hold text, not elements.`);
   }
   return element.text;
 }
@@ -234,7 +234,7 @@ class XmlReader {
 
   private fail(reason: string, offset = this.at): never {
     const message = `The specified XML is not syntactically valid: ${reason} (at offset ${offset})`;
-    throw new TableError('InvalidXmlDocument', message);
+    throw new StorageError('InvalidXmlDocument', message);
   }
 }
 

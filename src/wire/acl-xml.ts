@@ -1,11 +1,11 @@
 // The XML body of Get/Set Table ACL: stored access policies (Azure REST: get-table-acl). Pure: no I/O.
-import { dateTimeTicksMax, formatDateTimeTicks, parseIsoTicks } from '../../domain/edm.js';
-import { TableError } from '../../errors.js';
-import { storedPoliciesMax, storedPolicyIdLengthMax } from '../../limits.js';
-import type { SignedIdentifier } from '../../domain/signed-identifier.js';
+import { dateTimeTicksMax, formatDateTimeTicks, parseIsoTicks } from '../domain/edm.js';
+import { StorageError } from '../errors.js';
+import { storedPoliciesMax, storedPolicyIdLengthMax } from '../limits.js';
+import type { SignedIdentifier } from '../domain/signed-identifier.js';
 import { childNamed, leafText, parseXml, writeXmlDocument, type XmlElement, type XmlNode } from './xml.js';
 
-export type { SignedIdentifier } from '../../domain/signed-identifier.js';
+export type { SignedIdentifier } from '../domain/signed-identifier.js';
 
 /**
  * Reads a Set Table ACL body. An empty body clears the policies (unverified). Unknown elements are
@@ -16,17 +16,17 @@ export function parseSignedIdentifiers(text: string, permissionLetters = 'raud')
   if (text.trim() === '') return [];
   const root = parseXml(text);
   if (root.name !== 'SignedIdentifiers') {
-    throw new TableError('InvalidXmlDocument', `The root element must be SignedIdentifiers, not ${root.name}.`);
+    throw new StorageError('InvalidXmlDocument', `The root element must be SignedIdentifiers, not ${root.name}.`);
   }
   const identifiers = root.children
     .filter((child) => child.name === 'SignedIdentifier')
     .map((child) => signedIdentifier(child, permissionLetters));
   if (identifiers.length > storedPoliciesMax) {
-    throw new TableError('InvalidXmlDocument', `At most ${storedPoliciesMax} stored access policies may be set.`);
+    throw new StorageError('InvalidXmlDocument', `At most ${storedPoliciesMax} stored access policies may be set.`);
   }
   const ids = new Set(identifiers.map((identifier) => identifier.id));
   if (ids.size < identifiers.length) {
-    throw new TableError('InvalidXmlDocument', 'A signed identifier Id appears twice.');
+    throw new StorageError('InvalidXmlDocument', 'A signed identifier Id appears twice.');
   }
   return identifiers;
 }
@@ -47,11 +47,11 @@ export function writeSignedIdentifiers(identifiers: readonly SignedIdentifier[])
 
 function signedIdentifier(element: XmlElement, permissionLetters: string): SignedIdentifier {
   const idElement = childNamed(element, 'Id');
-  if (idElement === undefined) throw new TableError('MissingRequiredXmlNode', 'A SignedIdentifier has no Id.');
+  if (idElement === undefined) throw new StorageError('MissingRequiredXmlNode', 'A SignedIdentifier has no Id.');
   const id = leafText(idElement);
   if (id.length === 0 || id.length > storedPolicyIdLengthMax) {
     const reason = `A signed identifier Id must have 1 to ${storedPolicyIdLengthMax} characters.`;
-    throw new TableError('InvalidXmlNodeValue', reason);
+    throw new StorageError('InvalidXmlNodeValue', reason);
   }
   const policy = childNamed(element, 'AccessPolicy');
   if (policy === undefined) return { id };
@@ -80,7 +80,7 @@ function optionalLeaf(parent: XmlElement, name: string): string | undefined {
 function checkedPermission(text: string, letters: string): string {
   if (![...text].every((letter) => letters.includes(letter)) || new Set(text).size !== text.length) {
     const allowed = [...letters].join(', ');
-    throw new TableError('InvalidXmlNodeValue', `The permission '${text}' must be made of the letters ${allowed}.`);
+    throw new StorageError('InvalidXmlNodeValue', `The permission '${text}' must be made of the letters ${allowed}.`);
   }
   return text;
 }
@@ -91,7 +91,7 @@ function checkedPermission(text: string, letters: string): string {
 export function normalizePolicyTime(element: string, text: string): string {
   const ticks = parseIsoTicks(text, { dateOnly: true, fractionDigitsMax: 7 });
   if (ticks === undefined || ticks > dateTimeTicksMax) {
-    throw new TableError('InvalidXmlNodeValue', `The ${element} time '${text}' is not a valid ISO 8601 time.`);
+    throw new StorageError('InvalidXmlNodeValue', `The ${element} time '${text}' is not a valid ISO 8601 time.`);
   }
   const text7 = formatDateTimeTicks(ticks); // fraction without trailing zeros
   const [seconds, fraction = ''] = text7.slice(0, -1).split('.');

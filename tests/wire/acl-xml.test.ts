@@ -1,16 +1,16 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { TableError, type ErrorCode } from '../../src/errors.js';
+import { StorageError, type ErrorCode } from '../../src/errors.js';
 import {
   normalizePolicyTime,
   parseSignedIdentifiers,
   writeSignedIdentifiers,
-} from '../../src/table/protocol/acl-xml.js';
+} from '../../src/wire/acl-xml.js';
 
 function refused(text: string, code: ErrorCode): void {
   assert.throws(
     () => parseSignedIdentifiers(text),
-    (error: unknown) => error instanceof TableError && error.code === code,
+    (error: unknown) => error instanceof StorageError && error.code === code,
     text,
   );
 }
@@ -109,7 +109,7 @@ describe('normalizePolicyTime', () => {
     ]) {
       assert.throws(
         () => normalizePolicyTime('Expiry', text),
-        (error: unknown) => (error as TableError).code === 'InvalidXmlNodeValue',
+        (error: unknown) => (error as StorageError).code === 'InvalidXmlNodeValue',
         text,
       );
     }

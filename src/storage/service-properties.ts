@@ -1,9 +1,9 @@
 // Table service properties per account (Azure REST: get-table-service-properties, set-table-service-properties,
 // get-table-service-stats): logging and metrics settings,
 // which are kept and returned but drive nothing, and the CORS rules src/http/cors.ts applies.
-// Every set is durable before it is acknowledged. The XML bodies are protocol/service-properties-xml.ts.
-import type { MetricsSettings, ServiceProperties, ServicePropertiesUpdate } from '../../domain/service-properties.js';
-import type { SettingChange, SettingKey, Store } from '../../storage/store.js';
+// Every set is durable before it is acknowledged. The XML bodies are src/wire/service-properties-xml.ts.
+import type { MetricsSettings, ServiceProperties, ServicePropertiesUpdate } from '../domain/service-properties.js';
+import type { SettingChange, SettingKey, TableStore } from './table-store.js';
 
 const disabledMetrics: MetricsSettings = { version: '1.0', enabled: false, retentionPolicy: { enabled: false } };
 
@@ -35,7 +35,7 @@ const legacySetting: SettingKey = { scope: 'account', name: 'properties' };
  */
 export class ServicePropertiesService {
   constructor(
-    protected readonly store: Store,
+    protected readonly store: TableStore,
     private readonly service: 'table' | 'queue' | 'blob' = 'table',
   ) {}
 

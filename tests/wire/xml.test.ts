@@ -1,6 +1,6 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { TableError } from '../../src/errors.js';
+import { StorageError } from '../../src/errors.js';
 import { xmlDepthMax, xmlElementsMax } from '../../src/limits.js';
 import {
   childNamed,
@@ -10,7 +10,7 @@ import {
   writeXmlDocument,
   writeXmlNode,
   type XmlElement,
-} from '../../src/table/protocol/xml.js';
+} from '../../src/wire/xml.js';
 import { seededRandom } from '../query/random.js';
 import { scaled } from '../helpers/scale.js';
 
@@ -18,7 +18,7 @@ function invalid(text: string, reason?: RegExp): void {
   assert.throws(
     () => parseXml(text),
     (error: unknown) => {
-      assert.ok(error instanceof TableError, String(error));
+      assert.ok(error instanceof StorageError, String(error));
       assert.equal(error.code, 'InvalidXmlDocument');
       if (reason !== undefined) assert.match(error.message, reason);
       return true;
@@ -86,11 +86,11 @@ describe('parseXml: content', () => {
     assert.equal(childNamed(root, 'z'), undefined);
     assert.throws(
       () => childNamed(root, 'c'),
-      (error: unknown) => (error as TableError).code === 'InvalidXmlDocument',
+      (error: unknown) => (error as StorageError).code === 'InvalidXmlDocument',
     );
     assert.throws(
       () => leafText(childNamed(root, 'd')!),
-      (error: unknown) => (error as TableError).code === 'InvalidXmlDocument',
+      (error: unknown) => (error as StorageError).code === 'InvalidXmlDocument',
     );
   });
 });
@@ -231,7 +231,7 @@ describe('fuzz: mutated documents are parsed or refused with InvalidXmlDocument,
         parseXml(text);
       } catch (error) {
         assert.ok(
-          error instanceof TableError && error.code === 'InvalidXmlDocument',
+          error instanceof StorageError && error.code === 'InvalidXmlDocument',
           `${String(error)} for ${JSON.stringify(text)}`,
         );
       }

@@ -133,19 +133,19 @@ export interface SettingChange {
   readonly value: string | undefined;
 }
 
-/** What Store.getTableEntity answers: the table as stored and the entity, if there is one. */
+/** What TableStore.getTableEntity answers: the table as stored and the entity, if there is one. */
 export interface TableEntity {
   readonly table: TableInfo;
   readonly entity: Entity | undefined;
 }
 
-/** What Store.commitToTable answers. */
+/** What TableStore.commitToTable answers. */
 export interface TableCommit {
   readonly table: TableInfo | undefined;
   readonly result: CommitResult;
 }
 
-export interface Store {
+export interface TableStore {
   /** Creates the table unless one of the same name in any case exists. */
   createTable(account: string, name: string): Promise<'created' | 'exists'>;
   /** Deletes the table, all its entities and its settings; false if there was none. */

@@ -1,18 +1,18 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { TableError, type ErrorCode } from '../../src/errors.js';
+import { StorageError, type ErrorCode } from '../../src/errors.js';
 import {
   parseServiceProperties,
   writeServiceProperties,
   writeServiceStats,
   type ServiceProperties,
-} from '../../src/table/protocol/service-properties-xml.js';
-import { defaultServiceProperties } from '../../src/table/service/service-properties.js';
+} from '../../src/wire/service-properties-xml.js';
+import { defaultServiceProperties } from '../../src/storage/service-properties.js';
 
 function refused(text: string, code: ErrorCode): void {
   assert.throws(
     () => parseServiceProperties(text),
-    (error: unknown) => error instanceof TableError && error.code === code,
+    (error: unknown) => error instanceof StorageError && error.code === code,
     text,
   );
 }
