@@ -25,6 +25,7 @@ import { isSnapshotStamp } from './blob-etag.js';
 import { totalSize } from './block-lists.js';
 import { parseDigestHeader } from './checksums.js';
 import { checkSourceConditions, parseConditions } from './conditions.js';
+import { requireSourceReadable } from './copy-source-access.js';
 import { noLease } from './leases.js';
 import { parseBlobResource } from './resources.js';
 
@@ -86,6 +87,8 @@ export async function copyBlob(call: BlobCall, resource: BlobOf): Promise<Reply>
   const requested = metadataFromHeaders(call.rawHeaders);
   const conditions = parseConditions(call.headers);
   const sourceConditions = parseConditions(call.headers, 'x-ms-source-');
+  // Before anything is looked up, so that a source the request may not read is not revealed to exist.
+  await requireSourceReadable(call, sourceText, sourceKey);
   await requireContainer(call, resource.container);
   const copyId = randomUUID();
   const record = await updateBlob(call, resource, async (current) => {
