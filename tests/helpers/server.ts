@@ -11,9 +11,9 @@ import { createDatabase, databaseFor, dropDatabase, testDatabaseUrl } from './po
 // From dist/tests/helpers/ at run time: the module lives in the repository, not in dist/.
 const serverProcessUrl = new URL('../../../scripts/server-process.mjs', import.meta.url);
 const serverProcess = (await import(serverProcessUrl.href)) as typeof ServerProcess;
-const { repoRoot, startCerulean } = serverProcess;
-/** For other servers the tests start (Azurite). */
-export const { freeLoopbackPort, startNodeProcess } = serverProcess;
+const { startCerulean } = serverProcess;
+/** For other servers the tests start (Azurite, an installed package). */
+export const { freeLoopbackPort, startNodeProcess, ceruleanBanner, repoRoot } = serverProcess;
 
 /** The well-known development account (Azure REST: authorize-with-shared-key); the server always has it. */
 export const devAccount = 'devstoreaccount1';
