@@ -53,7 +53,13 @@ export async function serve(argv: readonly string[]): Promise<void> {
     process.stdout.write(`${serverUsage()}\n`);
     return;
   }
-  const accounts = loadAccounts(config.azuriteAccounts);
+  let accounts;
+  try {
+    accounts = loadAccounts(config.azuriteAccounts);
+  } catch (error) {
+    process.stderr.write(`cerulean: ${(error as Error).message}\n`);
+    process.exit(2);
+  }
   const log = createLogger(config.logLevel);
   let security;
   try {

@@ -5,6 +5,9 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { RestError } from '@azure/data-tables';
+import { BlobServiceClient, StorageSharedKeyCredential } from '@azure/storage-blob';
+import { uniqueContainerName } from '../helpers/blob.js';
+import { describeRun, runCli } from '../helpers/cli.js';
 import { devAccount, devKey, startServer, type RunningServer } from '../helpers/server.js';
 import { describeResponse, send, type Signing } from '../helpers/http.js';
 import { serviceClient, tableClient, uniqueTableName, type AccountCredentials } from '../helpers/sdk.js';
@@ -155,5 +158,53 @@ describe('accounts and addressing', () => {
     assert.equal(merged.a, 1);
     assert.equal(merged.b, 2);
     assert.equal((await client.getEntity<{ c: number }>('p', 'new')).c, 3);
+  });
+});
+
+// Azurite decodes each key as Node.js decodes base64, so Azurite's own tests give a second key
+// `testing_key`, which is no standard base64; the SDKs decode the key they sign with the same way.
+describe('AZURITE_ACCOUNTS as Azurite takes it', () => {
+  const key1 = randomBytes(64).toString('base64');
+  let server: RunningServer;
+  before(async () => {
+    server = await startServer({
+      inMemory: true,
+      env: { AZURITE_ACCOUNTS: `account1:${key1}:testing_key;account2:key1` },
+    });
+  });
+  after(async () => {
+    await server?.stop();
+  });
+
+  for (const [label, key] of [
+    ['its first key', () => key1],
+    ['the second key testing_key', () => 'testing_key'],
+  ] as const) {
+    test(`the Blob SDK works for account1 with ${label}`, async () => {
+      const url = new URL(server.blobUrl!);
+      url.pathname = '/account1';
+      const client = new BlobServiceClient(url.href, new StorageSharedKeyCredential('account1', key()));
+      const container = client.getContainerClient(uniqueContainerName('azk'));
+      await container.create();
+      await container.getBlockBlobClient('b').upload('hello', 5);
+      assert.equal((await container.getBlockBlobClient('b').downloadToBuffer()).toString(), 'hello');
+    });
+  }
+
+  test('account2:key1 (a key that is not base64 either) opens account2 alone', async () => {
+    const name = uniqueTableName('a2');
+    await serviceClient(server, { account: 'account2', key: 'key1' }).createTable(name);
+    assert.ok((await tableNames(server, { account: 'account2', key: 'key1' })).includes(name));
+    await assertForbidden(() => tableNames(server, { account: 'account1', key: 'key1' }));
+  });
+
+  test('a malformed value is one line and exit 2, no stack trace', async () => {
+    for (const value of ['account1', 'account1:k1:k2:k3', 'account1:', 'Bad_Name:key1']) {
+      const result = await runCli(['--in-memory', '--port', '0', '--queue-port', '0', '--blob-port', '0'], {
+        env: { AZURITE_ACCOUNTS: value },
+      });
+      assert.equal(result.code, 2, `${value}: ${describeRun(result)}`);
+      assert.match(result.stderr, /^cerulean: AZURITE_ACCOUNTS is malformed: [^\n]+\n$/, value);
+    }
   });
 });
