@@ -1,5 +1,7 @@
 // What the server prints once it listens. Tools and tests wait for the first line
 // (`Cerulean listening on <table endpoint>`) and read the connection string line after it.
+import type { Server } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import type { ObserveConfig } from './observe/config.js';
 
 /** The Table service's default port: SDKs' UseDevelopmentStorage=true and the tools expect it. */
@@ -62,4 +64,23 @@ function features({ observe, explorer }: BannerFacts['features']): string {
     observe.faultsFile === undefined ? 'no fault rules (/_faults sets them)' : `fault rules from ${observe.faultsFile}`,
     explorer ? 'explorer on' : 'explorer off',
   ].join(', ');
+}
+
+/**
+ * The line Azurite prints as each of its services listens, after our banner: tools that start an
+ * emulator wait for them (the Testcontainers Azurite module). Azurite names the address the socket
+ * reports, unbracketed, and its order is Blob, Queue, Table.
+ */
+export function azuriteListeningLines(
+  scheme: 'http' | 'https',
+  listeners: readonly { readonly service: { readonly name: string }; readonly server: Server }[],
+): string {
+  const order = ['blob', 'queue', 'table'];
+  const sorted = [...listeners].sort((a, b) => order.indexOf(a.service.name) - order.indexOf(b.service.name));
+  const lines = sorted.map(({ service, server }) => {
+    const { address, port } = server.address() as AddressInfo;
+    const name = `${service.name[0]!.toUpperCase()}${service.name.slice(1)}`;
+    return `Azurite ${name} service is successfully listening at ${scheme}://${address}:${port}\n`;
+  });
+  return lines.join('');
 }

@@ -9,9 +9,17 @@ import { blobReclaimGraceSecondsDefault } from './limits.js';
 import { autoIndexRowsDefault } from './storage/property-index.js';
 import { scanSplits, type ScanSplit } from './storage/scan-split.js';
 import { observeConfig, type ObserveConfig } from './observe/config.js';
+import { azuriteUsage, translateAzuriteArgs } from './azurite-flags.js';
 
 export interface Config {
+  /** --host: each service's address unless its own flag names another. */
   readonly host: string;
+  /** Each service's listen address (--table-host, --queue-host, --blob-host; default --host). */
+  readonly tableHost: string;
+  readonly queueHost: string;
+  readonly blobHost: string;
+  /** Azurite flags given that change nothing here, each with why (azurite-flags.ts): one log line. */
+  readonly azuriteInert: readonly string[];
   /** The Table service's port (0: any free one). */
   readonly port: number;
   /** The Queue service's port, used once the queue service is registered (0: any free one). */
@@ -29,8 +37,11 @@ export interface Config {
   readonly requestsInFlightMax: number;
   /** Azurite's `name:key1[:key2];…` format. */
   readonly azuriteAccounts: string | undefined;
-  /** PEM files of the certificate chain and its private key: serve HTTPS. Both or neither. */
-  readonly tls: { readonly certFile: string; readonly keyFile: string } | undefined;
+  /**
+   * Serve HTTPS: PEM files of the certificate chain and its private key, or (no key, a password) a PFX
+   * file and its password, as Azurite's --cert/--key/--pwd.
+   */
+  readonly tls: { readonly certFile: string; readonly keyFile?: string; readonly password?: string } | undefined;
   /** Entra ID bearer tokens, enabled by a JWKS and/or PEM key file. */
   readonly oauth: OAuthConfig | undefined;
   /** Metrics, insights, throttling and fault injection. */
@@ -62,6 +73,13 @@ export interface ServerFlag {
 
 export const serverFlags: readonly ServerFlag[] = [
   { name: 'host', value: '<address>', env: 'CERULEAN_HOST', defaultText: '127.0.0.1', help: 'listen address' },
+  ...(['table', 'queue', 'blob'] as const).map((service) => ({
+    name: `${service}-host`,
+    value: '<address>',
+    env: `CERULEAN_${service.toUpperCase()}_HOST`,
+    defaultText: '--host',
+    help: `the ${title(service)} service's listen address`,
+  })),
   {
     name: 'port',
     value: '<number>',
@@ -114,8 +132,14 @@ export const serverFlags: readonly ServerFlag[] = [
     defaultText: String(requestsInFlightMax),
     help: 'requests handled at once; more get 503 ServerBusy',
   },
-  { name: 'cert', value: '<file>', env: 'CERULEAN_CERT', help: 'PEM certificate chain: serve HTTPS (with --key)' },
+  {
+    name: 'cert',
+    value: '<file>',
+    env: 'CERULEAN_CERT',
+    help: 'serve HTTPS: a PEM certificate chain (with --key) or a PFX file (with --cert-password)',
+  },
   { name: 'key', value: '<file>', env: 'CERULEAN_KEY', help: 'PEM private key of --cert' },
+  { name: 'cert-password', value: '<password>', env: 'CERULEAN_CERT_PASSWORD', help: 'password of a PFX --cert' },
   {
     name: 'oauth-jwks',
     value: '<file>',
@@ -206,8 +230,15 @@ export function serverUsage(): string {
     ...lines,
     `${'  --help'.padEnd(31)} print this text`,
     '',
+    "Azurite's options, with Azurite's meaning (docs/switching-from-azurite.md):",
+    ...azuriteUsage(),
+    '',
     'Extra accounts: AZURITE_ACCOUNTS="name:key1[:key2];name2:key1" (Azurite\'s format).',
   ].join('\n');
+}
+
+function title(service: string): string {
+  return `${service[0]!.toUpperCase()}${service.slice(1)}`;
 }
 
 /** A switch's variable as it turns the switch on. */
@@ -222,6 +253,8 @@ export class UsageError extends Error {
 }
 
 interface FlagValues {
+  /** Azurite flags given that change nothing here. */
+  readonly inert: readonly string[];
   readonly values: Readonly<Record<string, string | boolean | undefined>>;
   /** The flags given on the command line (not from the environment). */
   readonly given: ReadonlySet<string>;
@@ -240,8 +273,9 @@ function readFlags(argv: readonly string[], env: NodeJS.ProcessEnv): FlagValues 
     program.addOption(option);
     return { flag, option };
   });
+  const azurite = translateAzuriteArgs(argv);
   try {
-    program.parse([...argv], { from: 'user' });
+    program.parse([...azurite.argv], { from: 'user' });
   } catch (error) {
     if (!(error instanceof CommanderError)) throw error;
     throw new UsageError(error.message.replace(/^error: /, ''));
@@ -256,7 +290,7 @@ function readFlags(argv: readonly string[], env: NodeJS.ProcessEnv): FlagValues 
     if (cli !== undefined) values[flag.name] = option.negate ? !cli : cli;
     else values[flag.name] = flag.env === undefined ? undefined : fromEnv(flag, env[flag.env]);
   }
-  return { values, given };
+  return { values, given, inert: azurite.inert };
 }
 
 function fromEnv(flag: ServerFlag, text: string | undefined): string | boolean | undefined {
@@ -280,9 +314,14 @@ export function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Con
     throw new UsageError(`--scan-split must be one of ${scanSplits.join(', ')}, not '${scanSplit}'`);
   }
   const host = text('host') ?? '127.0.0.1';
+  const hosts = { tableHost: text('table-host') ?? host, queueHost: text('queue-host') ?? host };
+  const blobHost = text('blob-host') ?? host;
   const location = text('location');
   return {
     host,
+    ...hosts,
+    blobHost,
+    azuriteInert: flags.inert,
     port: portNumber('--port', text('port') ?? '10002'),
     queuePort: portNumber('--queue-port', text('queue-port') ?? '10001'),
     blobPort: portNumber('--blob-port', text('blob-port') ?? '10000'),
@@ -294,7 +333,7 @@ export function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Con
     logLevel: logLevel as LogLevel,
     requestsInFlightMax: whole('--max-requests', text('max-requests') ?? String(requestsInFlightMax), 1),
     azuriteAccounts: env['AZURITE_ACCOUNTS'],
-    tls: tlsConfig(text('cert'), text('key')),
+    tls: tlsConfig(text('cert'), text('key'), text('cert-password')),
     oauth: oauthConfig({
       jwksFile: text('oauth-jwks'),
       pemFile: text('oauth-pem'),
@@ -310,7 +349,8 @@ export function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Con
         faults: text('faults'),
       }),
     ),
-    explorer: on('explorer') ?? isLoopback(host),
+    // The explorer is served beside each service: on by default only when every address is loopback.
+    explorer: on('explorer') ?? [hosts.tableHost, hosts.queueHost, blobHost].every(isLoopback),
     scanSplit: scanSplit as ScanSplit,
     autoIndexRows: whole('--auto-index', text('auto-index') ?? String(autoIndexRowsDefault), 0),
     blobReclaimGraceSeconds: whole(
@@ -368,10 +408,17 @@ function isLoopback(host: string): boolean {
   return host === 'localhost' || host === '::1' || host === '[::1]' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host);
 }
 
-function tlsConfig(certFile: string | undefined, keyFile: string | undefined): Config['tls'] {
-  if (certFile === undefined && keyFile === undefined) return undefined;
-  if (certFile === undefined || keyFile === undefined) throw new UsageError('--cert and --key go together');
-  return { certFile, keyFile };
+/** A PEM pair (--cert, --key) or a PFX file and its password (--cert, --cert-password), as Azurite decides. */
+function tlsConfig(
+  certFile: string | undefined,
+  keyFile: string | undefined,
+  password: string | undefined,
+): Config['tls'] {
+  if (certFile === undefined && keyFile === undefined && password === undefined) return undefined;
+  if (certFile === undefined) throw new UsageError('--key and --cert-password need --cert');
+  if (keyFile !== undefined) return { certFile, keyFile, ...(password === undefined ? {} : { password }) };
+  if (password === undefined) throw new UsageError('--cert needs --key (PEM) or --cert-password (PFX)');
+  return { certFile, password };
 }
 
 function oauthConfig(oauth: OAuthConfig): OAuthConfig | undefined {

@@ -5,7 +5,7 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createSecureContext } from 'node:tls';
 import { compose, describeStore, type Composition, type ReachabilityObserver } from './compose.js';
-import { banner } from './banner.js';
+import { azuriteListeningLines, banner } from './banner.js';
 import { lockLocation } from './location-lock.js';
 import { loadConfig, serverUsage, UsageError, type Config } from './config.js';
 import { devAccountName, loadAccounts } from './http/accounts.js';
@@ -13,7 +13,7 @@ import { createBearerVerifier } from './http/bearer.js';
 import { createExplorer, explorerPath } from './http/explorer.js';
 import { listenOrExit } from './http/listen.js';
 import { createLogger, logTaskFailure, type Logger } from './http/log.js';
-import { FrontDoor } from './http/server.js';
+import { FrontDoor, type TlsMaterial } from './http/server.js';
 import { operationNamesOf, type ServiceDefinition } from './http/service-definition.js';
 import { tableService } from './table/routes.js';
 import { Observation } from './observe/observation.js';
@@ -32,6 +32,8 @@ interface Listener {
   readonly graceful: GracefulServer;
   /** As configured; 0 = any free port. */
   readonly port: number;
+  /** The address it listens on. */
+  readonly host: string;
   /** The flag that chose the port, for the line a failed listen prints. */
   readonly flag: string;
 }
@@ -103,9 +105,12 @@ export async function serve(argv: readonly string[]): Promise<void> {
   const listeners = serviceListeners(frontDoor, composition, config);
   // Before the banner: whoever reads it may signal at once.
   stopOnSignals(listeners, { close: closeStores }, log);
-  const ports = await listenAll(listeners, config.host);
+  if (config.azuriteInert.length > 0)
+    log.warn(`Azurite options with no effect here: ${config.azuriteInert.join('; ')}`);
+  const ports = await listenAll(listeners);
   const scheme = security.tls === undefined ? 'http' : 'https';
   process.stdout.write(startBanner(config, scheme, ports, listeners, accounts, explorer !== undefined));
+  process.stdout.write(azuriteListeningLines(scheme, listeners));
 }
 
 /** Each service's listener on its port: the Table service first (the banner's first line names it). */
@@ -115,17 +120,22 @@ function serviceListeners(
   config: Config,
 ): Listener[] {
   return [
-    listener(tableService, frontDoor.server(tableService, services, secondary?.services), config.port, '--port'),
+    listener(
+      tableService,
+      frontDoor.server(tableService, services, secondary?.services),
+      { port: config.port, host: config.tableHost },
+      '--port',
+    ),
     listener(
       queueService,
       frontDoor.server(queueService, queueServices, secondary?.queueServices),
-      config.queuePort,
+      { port: config.queuePort, host: config.queueHost },
       '--queue-port',
     ),
     listener(
       blobService,
       frontDoor.server(blobService, blobServices, secondary?.blobServices),
-      config.blobPort,
+      { port: config.blobPort, host: config.blobHost },
       '--blob-port',
     ),
   ];
@@ -139,12 +149,12 @@ function startBanner(
   accounts: ReturnType<typeof loadAccounts>,
   explorer: boolean,
 ): string {
-  const host = config.host.includes(':') ? `[${config.host}]` : config.host;
-  const endpoints = listeners.map(({ service }, i) => ({
+  const bracketed = (host: string): string => (host.includes(':') ? `[${host}]` : host);
+  const endpoints = listeners.map(({ service, host }, i) => ({
     service,
-    url: `${scheme}://${host}:${ports[i]}/${devAccountName}`,
+    url: `${scheme}://${bracketed(host)}:${ports[i]}/${devAccountName}`,
   }));
-  const explorerUrl = explorer ? `${scheme}://${host}:${ports[0]}${explorerPath}` : undefined;
+  const explorerUrl = explorer ? `${scheme}://${bracketed(listeners[0]!.host)}:${ports[0]}${explorerPath}` : undefined;
   const accountPart =
     `DefaultEndpointsProtocol=${scheme};AccountName=${devAccountName};` +
     `AccountKey=${accounts.get(devAccountName)!.keys[0]!.toString('base64')};`;
@@ -154,8 +164,13 @@ function startBanner(
 
 /** Finish in-flight requests, then close the stores; a second signal or the grace period forces exit. */
 /** Right after the server is made, before it listens: graceful close tracks its responses from the first. */
-function listener(service: Listener['service'], server: Server, port: number, flag: string): Listener {
-  return { service, server, graceful: gracefulClose(server), port, flag };
+function listener(
+  service: Listener['service'],
+  server: Server,
+  { port, host }: { port: number; host: string },
+  flag: string,
+): Listener {
+  return { service, server, graceful: gracefulClose(server), port, host, flag };
 }
 
 function stopOnSignals(listeners: readonly Listener[], stores: { close(): Promise<void> }, log: Logger): void {
@@ -182,9 +197,9 @@ function stopOnSignals(listeners: readonly Listener[], stores: { close(): Promis
 }
 
 /** Listens every service on its port; resolves to the ports bound (a port that cannot be had: one line, exit 1). */
-async function listenAll(listeners: readonly Listener[], host: string): Promise<number[]> {
+async function listenAll(listeners: readonly Listener[]): Promise<number[]> {
   const listening = listeners.map(
-    ({ server, port, flag }) =>
+    ({ server, port, host, flag }) =>
       new Promise<number>((resolve) =>
         listenOrExit(server, port, host, flag, () => resolve((server.address() as AddressInfo).port)),
       ),
@@ -197,6 +212,13 @@ function reachabilityLog(log: Logger): ReachabilityObserver {
   return (reachable, detail) => log.warn(reachable ? `database back: ${detail}` : `database unreachable: ${detail}`);
 }
 
+/** The PEM pair, or the PFX file and its password, that --cert, --key and --cert-password name. */
+function tlsMaterial(files: NonNullable<Config['tls']>, read: (file: string) => Buffer): TlsMaterial {
+  const passphrase = files.password === undefined ? {} : { passphrase: files.password };
+  if (files.keyFile !== undefined) return { cert: read(files.certFile), key: read(files.keyFile), ...passphrase };
+  return { pfx: read(files.certFile), passphrase: files.password! };
+}
+
 /** The TLS material and bearer token verifier the flags name; throws on unreadable or bad files. */
 function loadSecurity(config: Config) {
   const read = (file: string): Buffer => {
@@ -206,12 +228,12 @@ function loadSecurity(config: Config) {
       throw new Error(`cannot read ${file}: ${(error as Error).message}`);
     }
   };
-  const tls = config.tls && { cert: read(config.tls.certFile), key: read(config.tls.keyFile) };
+  const tls = config.tls && tlsMaterial(config.tls, read);
   if (tls !== undefined) {
     try {
       createSecureContext(tls); // a bad PEM or a key that does not match the certificate stops here
     } catch (error) {
-      throw new Error(`--cert/--key: ${(error as Error).message}`);
+      throw new Error(`--cert/--key/--cert-password: ${(error as Error).message}`);
     }
   }
   return { tls, bearer: config.oauth && createBearerVerifier(config.oauth) };

@@ -56,11 +56,16 @@ import {
 } from './service-definition.js';
 
 /** What every service's listener shares. */
+/** HTTPS material: a PEM certificate chain and key (the key perhaps encrypted), or a PFX file and its password. */
+export type TlsMaterial =
+  | { readonly cert: Buffer; readonly key: Buffer; readonly passphrase?: string }
+  | { readonly pfx: Buffer; readonly passphrase: string };
+
 export interface FrontDoorOptions {
   readonly accounts: ReadonlyMap<string, Account>;
   readonly log: Logger;
   /** PEM certificate chain and private key: serve HTTPS instead of HTTP. */
-  readonly tls?: { readonly cert: Buffer; readonly key: Buffer } | undefined;
+  readonly tls?: TlsMaterial | undefined;
   /** Requests handled at once, over all services; more are answered 503 ServerBusy. */
   readonly requestsInFlightMax: number;
   /** Verifies Entra ID bearer tokens; undefined refuses them. */
@@ -113,7 +118,7 @@ export class FrontDoor {
     const server: http.Server =
       tls === undefined
         ? http.createServer(serverOptions, listener)
-        : https.createServer({ ...serverOptions, cert: tls.cert, key: tls.key }, listener);
+        : https.createServer({ ...serverOptions, ...tls }, listener);
     this.servers.push({ service: definition.name, server });
     answerParserEvents(server, listener, service.fallbackErrors);
     server.maxConnections = connectionsMax;
