@@ -110,7 +110,11 @@ function text(entity: Entity): string {
 }
 
 /** Every page of `filter`, $top 50; the entities and the rows read. */
-async function query(store: TableStore, table: TableInfo, filter: string): Promise<{ entities: string[]; scanned: number }> {
+async function query(
+  store: TableStore,
+  table: TableInfo,
+  filter: string,
+): Promise<{ entities: string[]; scanned: number }> {
   const queries = createServices(store).queries;
   const result = { entities: [] as string[], scanned: 0 };
   let resume: { partitionKey: string; rowKey: string | undefined } | undefined;

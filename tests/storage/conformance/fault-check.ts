@@ -266,7 +266,10 @@ class FaultRig {
   }
 
   /** A fresh account, and the wrapper armed to count (and fail) the calls of this run only. */
-  private nextRun(failAt: number | undefined, kind: FaultKind): { target: Target; store: TableStore; faulty: FaultyStore } {
+  private nextRun(
+    failAt: number | undefined,
+    kind: FaultKind,
+  ): { target: Target; store: TableStore; faulty: FaultyStore } {
     assert.ok(this.subject !== undefined && this.faulty !== undefined, 'the rig is started');
     assert.ok(this.runs < accountsMax, 'an account for every run');
     const target = { port: this.port, account: `fault${this.runs++}` };

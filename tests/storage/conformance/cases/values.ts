@@ -7,7 +7,13 @@
 import assert from 'node:assert/strict';
 import type { Properties } from '../../../../src/domain/entity.js';
 import { dateTimeTicksMax, dateTimeTicksMin, int64Max, int64Min } from '../../../../src/domain/edm.js';
-import type { TableStore, TableInfo, Write, WriteCondition, WriteFailure } from '../../../../src/storage/table-store.js';
+import type {
+  TableStore,
+  TableInfo,
+  Write,
+  WriteCondition,
+  WriteFailure,
+} from '../../../../src/storage/table-store.js';
 import type { ConformanceCase } from '../suite.js';
 import {
   absent,
@@ -55,7 +61,11 @@ const newProperties = props({ a: edm.string('one'), c: edm.boolean(false) });
  * The entity 'e' written twice (an older and a current version), or written and deleted (both
  * versions then name an entity that is gone).
  */
-async function entityIn(store: TableStore, table: TableInfo, stored: boolean): Promise<{ older: bigint; current: bigint }> {
+async function entityIn(
+  store: TableStore,
+  table: TableInfo,
+  stored: boolean,
+): Promise<{ older: bigint; current: bigint }> {
   const older = await commitOk(store, table, [put('p', 'e', props({ a: edm.int32(0) }))]);
   const current = await commitOk(store, table, [put('p', 'e', oldProperties)]);
   if (!stored) await commitOk(store, table, [del('p', 'e')]);
@@ -301,7 +311,12 @@ function minimalValues(): Properties {
   });
 }
 
-async function assertRoundTrips(store: TableStore, t: TableInfo, rowKey: string, properties: Properties): Promise<void> {
+async function assertRoundTrips(
+  store: TableStore,
+  t: TableInfo,
+  rowKey: string,
+  properties: Properties,
+): Promise<void> {
   await commitOk(store, t, [put('p', rowKey, properties)]);
   assertSameProperties((await read(store, t, 'p', rowKey))!.properties, properties, `getEntity ${rowKey}`);
   const only = {
