@@ -6,7 +6,7 @@ import type { ScanSplit } from './storage/scan-split.js';
 import type { QueryService } from './table/service/query.js';
 import { createServices, type Services } from './table/service/services.js';
 import { PostgresStore } from './storage/postgres/postgres-store.js';
-import { ExpiryPurge, type ExpiryPurgeOptions } from './storage/queue-purge.js';
+import { Sweep, type SweepOptions } from './storage/sweep.js';
 import type { QueueStore } from './storage/queue-store.js';
 import { SqliteStore } from './storage/sqlite/sqlite-store.js';
 import type { CommitObserver, TableStore } from './storage/table-store.js';
@@ -46,7 +46,7 @@ export interface Composition {
   readonly blobServices: BlobServices;
   /** The read-access secondary's table services, over a hot standby (with --secondary-database). */
   readonly secondary?: Secondary | undefined;
-  /** Stops the expiry purge, then closes the secondary, the queue store and the table store. */
+  /** Stops the sweeps, then closes the secondary, the queue store and the table store. */
   close(): Promise<void>;
 }
 
@@ -165,8 +165,8 @@ export interface ComposeOptions {
   readonly onReachability?: ReachabilityObserver | undefined;
   /** Wait for a database that is not up yet. */
   readonly wait?: DatabaseWait | undefined;
-  /** The purge of expired messages: its interval and bounds (queue-purge.ts). */
-  readonly purge?: ExpiryPurgeOptions;
+  /** The sweep of expired messages: its interval and bounds (sweep.ts). */
+  readonly purge?: SweepOptions;
   /** Hears of a failed run of the blob store's reclaimContent (the next run tries again). */
   readonly onReclaimError?: (error: unknown) => void;
   /** The queue and blob services' clock (tests inject one: domain/clock.ts); default the system clock. */
@@ -199,7 +199,7 @@ export async function openStores(
 }
 
 /**
- * The stores, the services over them, the periodic purge of expired messages, and the read-access
+ * The stores, the services over them, the sweeps (expired messages, stale blob content), and the read-access
  * secondary when there is a standby. `watch` wraps the table store and the queue store (src/observe).
  */
 export async function compose(config: StoreConfig, watch?: Watch, options: ComposeOptions = {}): Promise<Composition> {
@@ -223,10 +223,13 @@ export async function compose(config: StoreConfig, watch?: Watch, options: Compo
     clock,
     properties: new BlobServicePropertiesService(store),
   };
-  const expiry = new ExpiryPurge(engine.queues, { nowMs: () => clock.nowMs(), ...options.purge });
+  const expiry = new Sweep((nowMs, limit) => engine.queues.purgeExpired(nowMs, limit), {
+    nowMs: () => clock.nowMs(),
+    ...options.purge,
+  });
   expiry.start();
-  const reclaim = new ExpiryPurge(
-    { purgeExpired: (nowMs, limit) => engine.blobs.reclaimContent(nowMs, nowMs - stagedBlockLifetimeMs, limit) },
+  const reclaim = new Sweep(
+    (nowMs, limit) => engine.blobs.reclaimContent(nowMs, nowMs - stagedBlockLifetimeMs, limit),
     { nowMs: () => clock.nowMs(), onError: options.onReclaimError },
   );
   reclaim.start();

@@ -1,17 +1,20 @@
-// The periodic removal of expired messages: every `intervalMs`, batches of purgeExpired until a
-// batch comes back short or the run's bound is reached, so one run's work is bounded and the
-// rest waits for the next. Expired messages are never returned anyway; this only frees their space.
-// The composition root (compose.ts) starts it with the queue store and stops it before closing;
-// it runs the blob store's reclaimContent the same way.
+// A sweep: the periodic removal of what no request will read again. Every `intervalMs`, batches of
+// one sweep step until a batch comes back short or the run's bound is reached, so one run's work is
+// bounded and the rest waits for the next. The composition root (compose.ts) runs two, one sweep
+// name for both: the queue store's purgeExpired (expired messages are never returned anyway; this
+// only frees their space) and the blob store's reclaimContent (stale staged blocks, unreferenced
+// content). It stops them before closing the stores.
 import assert from 'node:assert/strict';
-import type { QueueStore } from './queue-store.js';
 
-export interface ExpiryPurgeOptions {
+/** One step of a sweep: removes at most `limit` items that are gone by `nowMs`, and says how many it removed. */
+export type SweepStep = (nowMs: number, limit: number) => Promise<number>;
+
+export interface SweepOptions {
   /** Between runs; default one minute. */
   readonly intervalMs?: number;
-  /** Messages one purgeExpired call removes at most; default 500. */
+  /** Items (messages, blocks, content) one step removes at most; default 500. */
   readonly batchMessages?: number;
-  /** Calls one run makes at most; default 20 (10,000 messages a run). */
+  /** Calls one run makes at most; default 20 (10,000 items a run). */
   readonly batchesPerRunMax?: number;
   /** The clock (tests inject one); default Date.now. */
   readonly nowMs?: () => number;
@@ -19,7 +22,7 @@ export interface ExpiryPurgeOptions {
   readonly onError?: (error: unknown) => void;
 }
 
-export class ExpiryPurge {
+export class Sweep {
   private readonly intervalMs: number;
   private readonly batchMessages: number;
   private readonly batchesPerRunMax: number;
@@ -28,14 +31,14 @@ export class ExpiryPurge {
   private running: Promise<number> | undefined;
 
   constructor(
-    private readonly store: Pick<QueueStore, 'purgeExpired'>,
-    private readonly options: ExpiryPurgeOptions = {},
+    private readonly step: SweepStep,
+    private readonly options: SweepOptions = {},
   ) {
     this.intervalMs = options.intervalMs ?? 60_000;
     this.batchMessages = options.batchMessages ?? 500;
     this.batchesPerRunMax = options.batchesPerRunMax ?? 20;
     this.nowMs = options.nowMs ?? Date.now;
-    assert(this.intervalMs > 0 && this.batchMessages >= 1 && this.batchesPerRunMax >= 1, 'purge bounds are positive');
+    assert(this.intervalMs > 0 && this.batchMessages >= 1 && this.batchesPerRunMax >= 1, 'sweep bounds are positive');
   }
 
   /** Runs every intervalMs until stop(); the timer does not keep the process alive. */
@@ -56,12 +59,12 @@ export class ExpiryPurge {
     await this.running?.catch(() => undefined);
   }
 
-  /** One run: the messages it removed. */
+  /** One run: the items it removed. */
   async runOnce(): Promise<number> {
     const nowMs = Math.floor(this.nowMs());
     let removed = 0;
     for (let batch = 0; batch < this.batchesPerRunMax; batch++) {
-      const count = await this.store.purgeExpired(nowMs, this.batchMessages);
+      const count = await this.step(nowMs, this.batchMessages);
       removed += count;
       if (count < this.batchMessages) break;
     }

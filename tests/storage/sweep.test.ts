@@ -1,11 +1,11 @@
-// The periodic purge of expired messages (src/storage/queue-purge.ts) over a real queue store:
+// The periodic purge of expired messages (src/storage/sweep.ts) over a real queue store:
 // one run is bounded, what has not expired stays, and the composition root's purge runs on its
 // own and stops with the stores.
 import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { test } from 'node:test';
 import { compose } from '../../src/compose.js';
-import { ExpiryPurge } from '../../src/storage/queue-purge.js';
+import { Sweep } from '../../src/storage/sweep.js';
 import type { QueueStore } from '../../src/storage/queue-store.js';
 import { SqliteStore } from '../../src/storage/sqlite/sqlite-store.js';
 
@@ -24,7 +24,11 @@ test('one purge run removes at most its bound of expired messages, and leaves th
   const queues = tables.openQueueStore();
   try {
     await fill(queues, 25, t0 + 1000);
-    const purge = new ExpiryPurge(queues, { batchMessages: 4, batchesPerRunMax: 3, nowMs: () => t0 + 1000 });
+    const purge = new Sweep((nowMs, limit) => queues.purgeExpired(nowMs, limit), {
+      batchMessages: 4,
+      batchesPerRunMax: 3,
+      nowMs: () => t0 + 1000,
+    });
     assert.equal(await purge.runOnce(), 12, 'three batches of four');
     assert.equal(await purge.runOnce(), 12);
     assert.equal(await purge.runOnce(), 1, 'a short batch ends the run');
