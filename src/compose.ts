@@ -4,7 +4,7 @@
 // stay with the caller.
 import type { ScanSplit } from './storage/scan-split.js';
 import type { QueryService } from './table/service/query.js';
-import { createServices, type Services } from './table/service/services.js';
+import { createTableServices, type TableServices } from './table/service/services.js';
 import { PostgresStore } from './storage/postgres/postgres-store.js';
 import { Sweep, type SweepOptions } from './storage/sweep.js';
 import type { QueueStore } from './storage/queue-store.js';
@@ -39,7 +39,8 @@ export interface StoreConfig {
 export interface Composition {
   readonly store: TableStore;
   readonly queues: QueueStore;
-  readonly services: Services;
+  /** The Table service's operations over the table store. */
+  readonly tableServices: TableServices;
   /** The Queue service's operations and its own service properties (kept in the table store's settings). */
   readonly queueServices: QueueServices;
   /** The Blob service's store, clock and service properties (kept in the table store's settings too). */
@@ -51,7 +52,7 @@ export interface Composition {
 }
 
 export interface Secondary {
-  readonly services: Services;
+  readonly tableServices: TableServices;
   /** The secondary's queue services over the standby: read operations only (the front door refuses the rest). */
   readonly queueServices: QueueServices;
   /** The secondary's blob services over the standby: read operations only. */
@@ -211,8 +212,8 @@ export async function compose(config: StoreConfig, watch?: Watch, options: Compo
   });
   if (watch !== undefined) watch.replication = secondary?.replication;
   const store = watch === undefined ? engine.tables : watch.store(engine.tables);
-  const services =
-    watch === undefined ? createServices(store) : { ...createServices(store), queries: watch.queries(store) };
+  const tableServices =
+    watch === undefined ? createTableServices(store) : { ...createTableServices(store), queries: watch.queries(store) };
   const queueStore = watch === undefined ? engine.queues : watch.queueStore(engine.queues, clock);
   const queueServices = {
     queues: new QueueService(queueStore, clock),
@@ -236,7 +237,7 @@ export async function compose(config: StoreConfig, watch?: Watch, options: Compo
   return {
     store,
     queues: engine.queues,
-    services,
+    tableServices,
     queueServices,
     blobServices,
     secondary,
@@ -284,7 +285,7 @@ async function openSecondary(config: StoreConfig, primary: TableStore, clock: Cl
   const queues = standby.openQueueStore();
   const blobs = await openBlobStoreOf(standby);
   return {
-    services: { ...createServices(standby), replication },
+    tableServices: { ...createTableServices(standby), replication },
     queueServices: {
       queues: new QueueService(queues, clock),
       properties: new ServicePropertiesService(standby, 'queue'),

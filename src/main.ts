@@ -104,11 +104,16 @@ export async function serve(argv: readonly string[]): Promise<void> {
 /** Each service's listener on its port: the Table service first (the banner's first line names it). */
 function serviceListeners(
   frontDoor: FrontDoor,
-  { services, queueServices, blobServices, secondary }: Composition,
+  { tableServices, queueServices, blobServices, secondary }: Composition,
   config: Config,
 ): Listener[] {
   return [
-    listener(tableService, frontDoor.server(tableService, services, secondary?.services), config.port, '--port'),
+    listener(
+      tableService,
+      frontDoor.server(tableService, tableServices, secondary?.tableServices),
+      config.port,
+      '--port',
+    ),
     listener(
       queueService,
       frontDoor.server(queueService, queueServices, secondary?.queueServices),

@@ -23,7 +23,7 @@ import {
   writeServiceProperties,
   writeServiceStats,
 } from '../wire/service-properties-xml.js';
-import type { Services } from './service/services.js';
+import type { TableServices } from './service/services.js';
 import type { TableInfo } from '../storage/table-store.js';
 import type { Access } from '../http/authorize.js';
 import { decodeUtf8 } from '../http/body.js';
@@ -39,7 +39,7 @@ export type Headers = Readonly<Record<string, string | string[] | undefined>>;
  * the route's SAS need (routes.ts); an operation checks only what depends on its input.
  */
 export interface Call {
-  readonly services: Services;
+  readonly services: TableServices;
   readonly account: string;
   /** What the request's credential allows; every operation asks it first. */
   readonly access: Access;

@@ -4,7 +4,7 @@
 // its Shared Key format.
 import { StorageError } from '../errors.js';
 import { jsonContentType, negotiateMetadata, type MetadataLevel } from './protocol/odata.js';
-import type { Services } from './service/services.js';
+import type { TableServices } from './service/services.js';
 import { tableSharedKey } from '../http/auth.js';
 import { batchTable, submitBatch, type BatchCall } from './batch.js';
 import { firstHeader } from '../http/headers.js';
@@ -37,8 +37,8 @@ interface Line<K extends Kind> {
 function on<K extends Kind>(
   line: Line<K>,
   handler: (call: BatchCall, resource: Of<K>) => Promise<Reply>,
-): Route<Resource, Services> {
-  return route<Resource, Services, K>(line, (call, resource) => handler(tableCall(call), resource));
+): Route<Resource, TableServices> {
+  return route<Resource, TableServices, K>(line, (call, resource) => handler(tableCall(call), resource));
 }
 
 const ifMatch = (request: { readonly headers: Headers }): boolean => request.headers['if-match'] !== undefined;
@@ -48,7 +48,7 @@ const ifMatch = (request: { readonly headers: Headers }): boolean => request.hea
  * (https://learn.microsoft.com/rest/api/storageservices/storage-analytics-logged-operations-and-status-messages).
  * Entity writes are named by If-Match: with it an update or merge, without it an upsert.
  */
-export const tableRoutes: readonly Route<Resource, Services>[] = [
+export const tableRoutes: readonly Route<Resource, TableServices>[] = [
   on({ resource: 'tables', method: 'GET', operation: 'QueryTables', sas: sasNeeds.queryTables }, (call) =>
     op.queryTables(call),
   ),
@@ -95,7 +95,7 @@ export const tableRoutes: readonly Route<Resource, Services>[] = [
   ...serviceLevel(),
 ];
 
-function entityWrites(): Route<Resource, Services>[] {
+function entityWrites(): Route<Resource, TableServices>[] {
   const write = (method: string) => (call: BatchCall, resource: Of<'entity'>) => op.writeEntity(call, method, resource);
   const update = { resource: 'entity', when: ifMatch, sas: sasNeeds.updateEntity } as const;
   const upsert = { resource: 'entity', sas: sasNeeds.upsertEntity } as const;
@@ -113,7 +113,7 @@ function entityWrites(): Route<Resource, Services>[] {
   ];
 }
 
-function serviceLevel(): Route<Resource, Services>[] {
+function serviceLevel(): Route<Resource, TableServices>[] {
   const service = { resource: 'service', restype: 'service' } as const;
   return [
     on(
@@ -143,7 +143,7 @@ function serviceLevel(): Route<Resource, Services>[] {
   ];
 }
 
-export const tableService: ServiceDefinition<Resource, Services> = {
+export const tableService: ServiceDefinition<Resource, TableServices> = {
   name: 'table',
   endpointKey: 'TableEndpoint',
   parseResource: (path) => parseResource(path),
@@ -184,7 +184,7 @@ function metadataOf(query: URLSearchParams, headers: Headers): MetadataLevel {
   return negotiateMetadata(query.get('$format') ?? undefined, firstHeader(headers['accept']));
 }
 
-function tableCall(call: ServiceCall<Services>): BatchCall {
+function tableCall(call: ServiceCall<TableServices>): BatchCall {
   return {
     requestId: call.requestId,
     services: call.services,
