@@ -14,8 +14,8 @@ import { firstHeader } from './headers.js';
 export interface AuthorizeRequest extends AuthRequest {
   /** The query string as received (after '?', still percent-encoded), for SAS parameters. */
   readonly rawQuery: string;
-  /** The table the URL names for entity operations; undefined for other resources. */
-  readonly tableName: string | undefined;
+  /** The resource the URL names (a table, queue or container); undefined for service-level requests. */
+  readonly resourceName: string | undefined;
   readonly clientIp: string;
   readonly https: boolean;
 }
@@ -57,7 +57,7 @@ export async function authorize(request: AuthorizeRequest, options: AuthorizeOpt
   if (authorization === undefined && hasSignature(request.rawQuery)) {
     const grant = await verifySas(request.rawQuery, {
       account: request.account,
-      tableName: request.tableName,
+      resourceName: request.resourceName,
       clientIp: request.clientIp,
       https: request.https,
       now: request.now,

@@ -347,7 +347,7 @@ function authorizeFor<R extends { readonly kind: string }, S>(
       headers: request.headers,
       account,
       pathStyle: target.pathStyle,
-      tableName: target.resourceName,
+      resourceName: target.resourceName,
       clientIp: request.socket.remoteAddress ?? '',
       https: isHttps(request),
       now: Date.now(),
