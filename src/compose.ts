@@ -16,7 +16,7 @@ import type { BlobServices } from './blob/services.js';
 import type { BlobStore } from './storage/blob-store.js';
 import { QueueService } from './queue/queue-service.js';
 import { ServicePropertiesService } from './storage/service-properties.js';
-import { BlobServicePropertiesService } from './blob/blob-properties.js';
+import { BlobServicePropertiesService } from './blob/state/service-properties.js';
 import assert from 'node:assert/strict';
 import { describeDatabaseUrl, parseDatabaseUrl } from './storage/postgres/hosts.js';
 import { ReplicationWatch } from './storage/postgres/replication.js';

@@ -1,20 +1,20 @@
 // The Blob service as the front door sees it (http/service-definition.ts): its resources, its
 // route table (service and container routes here, then the blob and lease routes of
-// blob-routes.ts), XML error bodies, the Blob/Queue Shared Key format, its SAS side, anonymous
+// routes.ts), XML error bodies, the Blob/Queue Shared Key format, its SAS side, anonymous
 // reads of public containers and its CORS rules
 // (https://learn.microsoft.com/rest/api/storageservices/blob-service-rest-api).
 import { blobQueueSharedKey } from '../http/auth.js';
 import type { Reply } from '../http/respond.js';
 import type { SasNeed, StoredPolicy } from '../http/sas.js';
 import { route, type Route, type ServiceCall, type ServiceDefinition } from '../http/service-definition.js';
-import { anonymousAccess } from './container-access.js';
-import { blobRoutes } from './blob-routes.js';
-import * as containers from './container-operations.js';
-import { decodeContainerState } from './container-state.js';
+import { anonymousAccess } from './operations/anonymous.js';
+import { blobRoutes } from './routes.js';
+import * as containers from './operations/container.js';
+import { decodeContainerState } from './state/container.js';
 import { parseBlobResource, type BlobResource } from './resources.js';
-import * as service from './service-operations.js';
+import * as service from './operations/service.js';
 import type { BlobServices } from './services.js';
-import { refuseVersions, unrouted } from './service-unrouted.js';
+import { refuseVersions, unrouted } from './unrouted.js';
 
 type Kind = BlobResource['kind'];
 type Of<K extends Kind> = Extract<BlobResource, { readonly kind: K }>;

@@ -1,5 +1,5 @@
 // The Blob service's memory over many large uploads, against a real server on SQLite: bodies hashed
-// on the digest thread (src/blob/digests.ts) come back from it, so the server's resident memory
+// on the digest thread (src/blob/content/digests.ts) come back from it, so the server's resident memory
 // after 20 Put Blob of 32 MiB is what it was after the first two, give or take its heap's slack,
 // not 640 MiB more (as when pieces were shared memory the digest thread's heap kept alive).
 import { after, before, describe, test } from 'node:test';

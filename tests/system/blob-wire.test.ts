@@ -4,7 +4,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash, randomBytes } from 'node:crypto';
-import { Crc64 } from '../../src/blob/crc64.js';
+import { Crc64 } from '../../src/blob/content/crc64.js';
 import { blobSend, uniqueContainerName, type BlobRequest } from '../helpers/blob.js';
 import type { RawResponse } from '../helpers/http.js';
 import { TestClock, assertQueueError, childText, xmlOf } from '../helpers/queue.js';
@@ -75,7 +75,7 @@ async function checksumsVerified(send: Send): Promise<void> {
     headers: { 'Content-MD5': wrongMd5 },
   });
   assertError(block, 400, 'Md5Mismatch');
-  // Large bodies are hashed on another thread (src/blob/digests.ts): the same answers.
+  // Large bodies are hashed on another thread (src/blob/content/digests.ts): the same answers.
   const large = randomBytes(3 * 1024 * 1024 + 5);
   const largeMd5 = createHash('md5').update(large).digest('base64');
   const largeCrc = new Crc64().update(large).digest().toString('base64');

@@ -1,7 +1,7 @@
 // Content checksums: MD5 (Content-MD5, x-ms-blob-content-md5) and Azure Storage's CRC64
-// (x-ms-content-crc64, crc64.ts), computed while content streams through, never over a held copy
+// (x-ms-content-crc64, content/crc64.ts), computed while content streams through, never over a held copy
 // (https://learn.microsoft.com/rest/api/storageservices/put-blob, put-block).
-import { StorageError } from '../errors.js';
+import { StorageError } from '../../errors.js';
 import { digester, type Digester } from './digests.js';
 
 /** A header's base64 digest of the given byte length; anything else is 400 `code`. */
@@ -17,7 +17,7 @@ export function parseDigestHeader(
 }
 
 /**
- * Bodies declared at least this long are hashed on the digest thread (digests.ts): below it, the
+ * Bodies declared at least this long are hashed on the digest thread (content/digests.ts): below it, the
  * round trips to the thread cost more than the hashing they move.
  */
 export const offThreadBytesMin = 256 * 1024;

@@ -1,4 +1,4 @@
-// What digests.ts and the digest thread say to each other. Bytes travel by transfer, there and back:
+// What content/digests.ts and the digest thread say to each other. Bytes travel by transfer, there and back:
 // each side owns a piece in turn, so neither holds memory the other has finished with.
 
 export type DigestRequest =

@@ -1,8 +1,8 @@
 // The digest thread: MD5 and CRC64 of large request bodies, computed beside the thread that serves
 // HTTP, so hashing a 64 MiB upload (about 100 ms of MD5 alone) overlaps reading it from the socket
-// and writing it to disk instead of adding to them. Started by digests.ts; one for the process.
+// and writing it to disk instead of adding to them. Started by content/digests.ts; one for the process.
 //
-// Pieces come and go by transfer (digest-messages.ts), never copied and never kept here.
+// Pieces come and go by transfer (content/digest-messages.ts), never copied and never kept here.
 import assert from 'node:assert/strict';
 import { parentPort } from 'node:worker_threads';
 import type { DigestAnswer, DigestRequest } from './digest-messages.js';

@@ -1,5 +1,5 @@
 // The MD5 and CRC64 of content as it streams through: on this thread for small bodies, on the
-// digest thread (digest-thread.ts) for large ones, where hashing overlaps the socket and the disk.
+// digest thread (content/digest-thread.ts) for large ones, where hashing overlaps the socket and the disk.
 import assert from 'node:assert/strict';
 import { createHash, type Hash } from 'node:crypto';
 import { Worker } from 'node:worker_threads';

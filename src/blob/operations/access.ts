@@ -1,14 +1,14 @@
 // What every blob operation shares: reading the request's headers, finding the blob (or saying
 // which of container and blob is missing), the compare-and-swap write that makes a check and its
-// write one atomic step (cas-retry.ts), and the headers that describe a blob version.
-import { StorageError } from '../errors.js';
-import { firstHeader } from '../http/headers.js';
-import { metadataHeaders } from '../http/metadata-headers.js';
-import type { ServiceCall } from '../http/service-definition.js';
-import type { BlobKey, BlobRecord, ContentChange, WriteOutcome } from '../storage/blob-store.js';
+// write one atomic step (operations/cas-retry.ts), and the headers that describe a blob version.
+import { StorageError } from '../../errors.js';
+import { firstHeader } from '../../http/headers.js';
+import { metadataHeaders } from '../../http/metadata-headers.js';
+import type { ServiceCall } from '../../http/service-definition.js';
+import type { BlobKey, BlobRecord, ContentChange, WriteOutcome } from '../../storage/blob-store.js';
 import { raced, retryWhileRaced } from './cas-retry.js';
-import { isSnapshotStamp, visibleEtag } from './blob-etag.js';
-import { httpDate, newEtag } from './wire.js';
+import { isSnapshotStamp, visibleEtag } from '../wire/etag.js';
+import { httpDate, newEtag } from '../wire/reply-headers.js';
 import {
   decodeBlobState,
   encodeBlobState,
@@ -16,10 +16,10 @@ import {
   type BlobState,
   type BlobType,
   type ContentHeaders,
-} from './blob-state.js';
-import { leaseHeaders, noLease } from './leases.js';
-import type { BlobResource } from './resources.js';
-import type { BlobServices } from './services.js';
+} from '../state/blob.js';
+import { leaseHeaders, noLease } from '../state/leases.js';
+import type { BlobResource } from '../resources.js';
+import type { BlobServices } from '../services.js';
 
 export type BlobCall = ServiceCall<BlobServices>;
 export type BlobOf = Extract<BlobResource, { readonly kind: 'blob' }>;

@@ -2,12 +2,12 @@
 // access level allows (https://learn.microsoft.com/azure/storage/blobs/anonymous-read-access-configure):
 // `blob`, the blobs' content, properties, metadata and committed block lists; `container`, that and
 // the container's properties and metadata and its blob listing.
-import { StorageError } from '../errors.js';
-import type { Access } from '../http/authorize.js';
-import type { OperationName } from '../http/service-definition.js';
-import { decodeContainerState } from './container-state.js';
-import type { BlobResource } from './resources.js';
-import type { BlobServices } from './services.js';
+import { StorageError } from '../../errors.js';
+import type { Access } from '../../http/authorize.js';
+import type { OperationName } from '../../http/service-definition.js';
+import { decodeContainerState } from '../state/container.js';
+import type { BlobResource } from '../resources.js';
+import type { BlobServices } from '../services.js';
 
 const blobReads: ReadonlySet<OperationName> = new Set([
   'GetBlob',

@@ -1,6 +1,6 @@
 // Append Block (https://learn.microsoft.com/rest/api/storageservices/append-block).
-import { StorageError } from '../errors.js';
-import type { Reply } from '../http/respond.js';
+import { StorageError } from '../../errors.js';
+import type { Reply } from '../../http/respond.js';
 import {
   findBlob,
   header,
@@ -13,12 +13,12 @@ import {
   type BlobCall,
   type BlobOf,
   type Found,
-} from './blob-access.js';
-import { checkWrite } from './blob-checks.js';
-import { receiveContent } from './blob-content.js';
-import { appendBlockBytesMax, appendBlocksMax } from './blob-limits.js';
-import { decodeBlobState } from './blob-state.js';
-import { parseConditions, type Conditions } from './conditions.js';
+} from './access.js';
+import { checkWrite } from './checks.js';
+import { receiveContent } from './content.js';
+import { appendBlockBytesMax, appendBlocksMax } from '../limits.js';
+import { decodeBlobState } from '../state/blob.js';
+import { parseConditions, type Conditions } from '../wire/conditions.js';
 
 interface AppendConditions {
   readonly conditions: Conditions;

@@ -1,10 +1,10 @@
 // Put Block, Put Block List and Get Block List
 // (https://learn.microsoft.com/rest/api/storageservices/put-block, put-block-list, get-block-list).
 import { createHash } from 'node:crypto';
-import { StorageError } from '../errors.js';
-import type { Reply } from '../http/respond.js';
-import { decodeUtf8 } from '../http/body.js';
-import { metadataFromHeaders } from '../http/metadata-headers.js';
+import { StorageError } from '../../errors.js';
+import type { Reply } from '../../http/respond.js';
+import { decodeUtf8 } from '../../http/body.js';
+import { metadataFromHeaders } from '../../http/metadata-headers.js';
 import {
   findBlob,
   header,
@@ -22,17 +22,17 @@ import {
   writtenHeaders,
   type BlobCall,
   type BlobOf,
-} from './blob-access.js';
-import { checkBlobName, checkWrite } from './blob-checks.js';
-import { contentHeadersOf, receiveContent, receiveSmallBody } from './blob-content.js';
-import { visibleEtag } from './blob-etag.js';
-import { httpDate } from './wire.js';
-import { blockBytesMax, blockListBodyBytesMax, stagedBlocksMax } from './blob-limits.js';
-import { parseBlockList, writeBlockList } from './block-list-xml.js';
-import { checkBlockId, resolveBlockList, totalSize } from './block-lists.js';
-import { parseDigestHeader } from './checksums.js';
-import { evaluate, parseConditions } from './conditions.js';
-import { checkLeaseForRead, checkLeaseForWrite } from './leases.js';
+} from './access.js';
+import { checkBlobName, checkWrite } from './checks.js';
+import { contentHeadersOf, receiveContent, receiveSmallBody } from './content.js';
+import { visibleEtag } from '../wire/etag.js';
+import { httpDate } from '../wire/reply-headers.js';
+import { blockBytesMax, blockListBodyBytesMax, stagedBlocksMax } from '../limits.js';
+import { parseBlockList, writeBlockList } from '../wire/block-list-xml.js';
+import { checkBlockId, resolveBlockList, totalSize } from '../state/block-lists.js';
+import { parseDigestHeader } from '../content/checksums.js';
+import { evaluate, parseConditions } from '../wire/conditions.js';
+import { checkLeaseForRead, checkLeaseForWrite } from '../state/leases.js';
 
 /** 201 Created: the block is staged under the blob's name (the blob need not exist yet). */
 export async function putBlock(call: BlobCall, resource: BlobOf): Promise<Reply> {

@@ -1,8 +1,8 @@
 // The bounded retry every blob and container write shares: read the record, decide, compare-and-swap
 // on the ETag read; when another request changed the record in between, read again and decide again.
 import assert from 'node:assert/strict';
-import { StorageError } from '../errors.js';
-import { casAttemptsMax } from './blob-limits.js';
+import { StorageError } from '../../errors.js';
+import { casAttemptsMax } from '../limits.js';
 
 /** What an attempt answers when the record changed between its read and its compare-and-swap. */
 export const raced: unique symbol = Symbol('raced');

@@ -1,10 +1,10 @@
 // The checks every blob write makes against the version it is about to replace: conditional
-// headers (conditions.ts) and the lease (leases.ts), plus the blob name's rules
+// headers (conditions.ts) and the lease (state/leases.ts), plus the blob name's rules
 // (https://learn.microsoft.com/rest/api/storageservices/naming-and-referencing-containers--blobs--and-metadata).
-import { StorageError } from '../errors.js';
-import { header, leaseIdOf, nowMs, type BlobCall, type Found } from './blob-access.js';
-import { evaluate, type Conditions } from './conditions.js';
-import { checkLeaseForWrite } from './leases.js';
+import { StorageError } from '../../errors.js';
+import { header, leaseIdOf, nowMs, type BlobCall, type Found } from './access.js';
+import { evaluate, type Conditions } from '../wire/conditions.js';
+import { checkLeaseForWrite } from '../state/leases.js';
 
 /** Blob names: 1 to 1024 characters (naming-and-referencing-containers--blobs--and-metadata). */
 export const blobNameLengthMax = 1024;

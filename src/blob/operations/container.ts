@@ -1,29 +1,29 @@
 // The Blob service's container operations: Create, Delete, Get Properties, Get/Set Metadata,
 // Get/Set ACL (https://learn.microsoft.com/rest/api/storageservices/operations-on-containers).
 // Every change is a compare-and-swap on the ETag read (storage/blob-store.ts), tried again when
-// another request changed the container in between (cas-retry.ts).
-import { StorageError } from '../errors.js';
-import { firstHeader } from '../http/headers.js';
-import { metadataFromHeaders, metadataHeaders } from '../http/metadata-headers.js';
-import type { Reply } from '../http/respond.js';
-import type { ServiceCall } from '../http/service-definition.js';
-import type { ContainerRecord } from '../storage/blob-store.js';
-import { parseSignedIdentifiers, writeSignedIdentifiers } from '../wire/acl-xml.js';
-import { checkContainerName } from './container-names.js';
-import { leaseIdOf, nowMs } from './blob-access.js';
+// another request changed the container in between (operations/cas-retry.ts).
+import { StorageError } from '../../errors.js';
+import { firstHeader } from '../../http/headers.js';
+import { metadataFromHeaders, metadataHeaders } from '../../http/metadata-headers.js';
+import type { Reply } from '../../http/respond.js';
+import type { ServiceCall } from '../../http/service-definition.js';
+import type { ContainerRecord } from '../../storage/blob-store.js';
+import { parseSignedIdentifiers, writeSignedIdentifiers } from '../../wire/acl-xml.js';
+import { checkContainerName } from '../wire/container-names.js';
+import { leaseIdOf, nowMs } from './access.js';
 import { raced, retryWhileRaced } from './cas-retry.js';
-import { checkWriteConditions, parseConditions } from './conditions.js';
+import { checkWriteConditions, parseConditions } from '../wire/conditions.js';
 import {
   decodeContainerState,
   encodeContainerState,
   newContainerState,
   type ContainerState,
   type PublicAccess,
-} from './container-state.js';
-import { checkLeaseForWrite, leaseHeaders } from './leases.js';
-import type { BlobServices } from './services.js';
-import { visibleEtag } from './blob-etag.js';
-import { bodyText, httpDate, newEtag, xmlReply } from './wire.js';
+} from '../state/container.js';
+import { checkLeaseForWrite, leaseHeaders } from '../state/leases.js';
+import type { BlobServices } from '../services.js';
+import { visibleEtag } from '../wire/etag.js';
+import { bodyText, httpDate, newEtag, xmlReply } from '../wire/reply-headers.js';
 
 type Call = ServiceCall<BlobServices>;
 

@@ -1,10 +1,10 @@
 // Blob content from a request: the content headers it sets, and its body streamed into the store
 // under a size limit with its checksums verified on the way (put-blob, put-block, append-block).
-import { StorageError } from '../errors.js';
-import type { ContentRef } from '../storage/blob-store.js';
-import { header, type BlobCall } from './blob-access.js';
-import type { ContentHeaders } from './blob-state.js';
-import { checkedContent, parseDigestHeader, type ContentSeen } from './checksums.js';
+import { StorageError } from '../../errors.js';
+import type { ContentRef } from '../../storage/blob-store.js';
+import { header, type BlobCall } from './access.js';
+import type { ContentHeaders } from '../state/blob.js';
+import { checkedContent, parseDigestHeader, type ContentSeen } from '../content/checksums.js';
 
 /**
  * The x-ms-blob-content-* headers (and, for Put Blob, the plain Content-Type, Content-Encoding,

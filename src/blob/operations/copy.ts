@@ -1,10 +1,10 @@
 // Copy Blob within the account, done at once: the copy shares the source's content, no byte is
 // copied (https://learn.microsoft.com/rest/api/storageservices/copy-blob, abort-copy-blob).
 import { randomUUID } from 'node:crypto';
-import { StorageError } from '../errors.js';
-import type { Reply } from '../http/respond.js';
-import { metadataFromHeaders } from '../http/metadata-headers.js';
-import type { BlobKey } from '../storage/blob-store.js';
+import { StorageError } from '../../errors.js';
+import type { Reply } from '../../http/respond.js';
+import { metadataFromHeaders } from '../../http/metadata-headers.js';
+import type { BlobKey } from '../../storage/blob-store.js';
 import {
   findBlob,
   header,
@@ -18,13 +18,13 @@ import {
   writtenHeaders,
   type BlobCall,
   type BlobOf,
-} from './blob-access.js';
-import { checkBlobName, checkWrite } from './blob-checks.js';
-import { isSnapshotStamp } from './blob-etag.js';
-import { totalSize } from './block-lists.js';
-import { checkSourceConditions, parseConditions } from './conditions.js';
-import { noLease } from './leases.js';
-import { parseBlobResource } from './resources.js';
+} from './access.js';
+import { checkBlobName, checkWrite } from './checks.js';
+import { isSnapshotStamp } from '../wire/etag.js';
+import { totalSize } from '../state/block-lists.js';
+import { checkSourceConditions, parseConditions } from '../wire/conditions.js';
+import { noLease } from '../state/leases.js';
+import { parseBlobResource } from '../resources.js';
 
 /**
  * The blob x-ms-copy-source names, path-style (`…/{account}/{container}/{blob}`) or host-style

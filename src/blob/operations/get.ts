@@ -1,8 +1,8 @@
 // Get Blob (streamed, whole or a range) and Get Blob Properties
 // (https://learn.microsoft.com/rest/api/storageservices/get-blob, get-blob-properties).
 import { createHash } from 'node:crypto';
-import { StorageError } from '../errors.js';
-import type { Reply } from '../http/respond.js';
+import { StorageError } from '../../errors.js';
+import type { Reply } from '../../http/respond.js';
 import {
   describeHeaders,
   header,
@@ -15,14 +15,14 @@ import {
   type BlobCall,
   type BlobOf,
   type Found,
-} from './blob-access.js';
-import { visibleEtag } from './blob-etag.js';
-import { httpDate } from './wire.js';
-import { rangeMd5BytesMax } from './blob-limits.js';
+} from './access.js';
+import { visibleEtag } from '../wire/etag.js';
+import { httpDate } from '../wire/reply-headers.js';
+import { rangeMd5BytesMax } from '../limits.js';
 import { raced, retryWhileRaced } from './cas-retry.js';
-import { evaluate, parseConditions } from './conditions.js';
-import { checkLeaseForRead } from './leases.js';
-import { contentRange, requestedRange, resolveRange, type ResolvedRange } from './ranges.js';
+import { evaluate, parseConditions } from '../wire/conditions.js';
+import { checkLeaseForRead } from '../state/leases.js';
+import { contentRange, requestedRange, resolveRange, type ResolvedRange } from '../wire/ranges.js';
 
 /**
  * Bytes of a blob Get Blob reads with its record, from stores that can (requireBlobAndContent):

@@ -1,20 +1,20 @@
 // Lease Blob and Lease Container (https://learn.microsoft.com/rest/api/storageservices/lease-blob,
 // lease-container): the action is applied to the lease as it stands by the services' clock and
 // stored by compare-and-swap. A lease action keeps the ETag clients see and Last-Modified, as the
-// service does; the record still gets a new compare-and-swap token (leaseEtag, blob-etag.ts explains
+// service does; the record still gets a new compare-and-swap token (leaseEtag, wire/etag.ts explains
 // why), so two clients racing to acquire cannot both win and no write drops a lease it did not see.
-import { StorageError } from '../errors.js';
-import type { Reply } from '../http/respond.js';
-import type { ServiceCall } from '../http/service-definition.js';
-import { findBlob, keyOf, nowMs, refuseSnapshot, writeFailure, type BlobCall, type BlobOf } from './blob-access.js';
+import { StorageError } from '../../errors.js';
+import type { Reply } from '../../http/respond.js';
+import type { ServiceCall } from '../../http/service-definition.js';
+import { findBlob, keyOf, nowMs, refuseSnapshot, writeFailure, type BlobCall, type BlobOf } from './access.js';
 import { raced, retryWhileRaced } from './cas-retry.js';
-import { leaseEtag, visibleEtag } from './blob-etag.js';
-import { encodeBlobState } from './blob-state.js';
-import { checkWriteConditions, parseConditions } from './conditions.js';
-import { decodeContainerState, encodeContainerState } from './container-state.js';
-import { applyLease, parseLeaseRequest, type LeaseOutcome } from './leases.js';
-import type { BlobServices } from './services.js';
-import { httpDate } from './wire.js';
+import { leaseEtag, visibleEtag } from '../wire/etag.js';
+import { encodeBlobState } from '../state/blob.js';
+import { checkWriteConditions, parseConditions } from '../wire/conditions.js';
+import { decodeContainerState, encodeContainerState } from '../state/container.js';
+import { applyLease, parseLeaseRequest, type LeaseOutcome } from '../state/leases.js';
+import type { BlobServices } from '../services.js';
+import { httpDate } from '../wire/reply-headers.js';
 
 function leaseReply(outcome: LeaseOutcome, etag: string, lastModifiedMs: number): Reply {
   const headers: Record<string, string> = { ETag: visibleEtag(etag), 'Last-Modified': httpDate(lastModifiedMs) };

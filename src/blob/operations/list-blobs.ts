@@ -2,15 +2,15 @@
 // container's blobs in name order, with virtual folders (BlobPrefix) when a delimiter is given.
 // A folder counts as one result and is stepped over with one query from just past its names, so a
 // folder holding millions of blobs costs no more than one holding one.
-import { StorageError } from '../errors.js';
-import { integerParam } from '../http/query-params.js';
-import type { Reply } from '../http/respond.js';
-import type { ListedBlob } from '../storage/blob-store.js';
-import type { BlobCall } from './blob-access.js';
-import { listBlobsPageMax } from './blob-limits.js';
-import { decodeBlobState } from './blob-state.js';
-import { writeBlobListing, type ListEntry } from './list-blobs-xml.js';
-import { xmlReply } from './wire.js';
+import { StorageError } from '../../errors.js';
+import { integerParam } from '../../http/query-params.js';
+import type { Reply } from '../../http/respond.js';
+import type { ListedBlob } from '../../storage/blob-store.js';
+import type { BlobCall } from './access.js';
+import { listBlobsPageMax } from '../limits.js';
+import { decodeBlobState } from '../state/blob.js';
+import { writeBlobListing, type ListEntry } from '../wire/list-blobs-xml.js';
+import { xmlReply } from '../wire/reply-headers.js';
 
 /** include= values: these change the listing; the others are accepted and change nothing here. */
 const includeValues = new Set([

@@ -1,9 +1,9 @@
 // Set Blob Properties, Get and Set Blob Metadata, Delete Blob
 // (https://learn.microsoft.com/rest/api/storageservices/set-blob-properties, get-blob-metadata,
 // set-blob-metadata, delete-blob).
-import { StorageError } from '../errors.js';
-import type { Reply } from '../http/respond.js';
-import { metadataFromHeaders, metadataHeaders } from '../http/metadata-headers.js';
+import { StorageError } from '../../errors.js';
+import type { Reply } from '../../http/respond.js';
+import { metadataFromHeaders, metadataHeaders } from '../../http/metadata-headers.js';
 import {
   header,
   keyOf,
@@ -20,15 +20,15 @@ import {
   type BlobCall,
   type BlobOf,
   type Found,
-} from './blob-access.js';
-import { checkWrite } from './blob-checks.js';
-import { contentHeadersOf } from './blob-content.js';
-import { visibleEtag } from './blob-etag.js';
-import { httpDate } from './wire.js';
+} from './access.js';
+import { checkWrite } from './checks.js';
+import { contentHeadersOf } from './content.js';
+import { visibleEtag } from '../wire/etag.js';
+import { httpDate } from '../wire/reply-headers.js';
 import { raced, retryWhileRaced } from './cas-retry.js';
-import type { BlobState } from './blob-state.js';
-import { evaluate, parseConditions } from './conditions.js';
-import { checkLeaseForRead } from './leases.js';
+import type { BlobState } from '../state/blob.js';
+import { evaluate, parseConditions } from '../wire/conditions.js';
+import { checkLeaseForRead } from '../state/leases.js';
 
 /** Changes an existing base blob's state, keeping its content (404 when there is none). */
 async function changeState(call: BlobCall, resource: BlobOf, change: (state: BlobState) => BlobState): Promise<Reply> {

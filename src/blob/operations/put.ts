@@ -1,9 +1,9 @@
 // Put Blob: a block blob's whole content in one streamed request, or a new empty append blob
 // (https://learn.microsoft.com/rest/api/storageservices/put-blob).
-import { StorageError } from '../errors.js';
-import type { Reply } from '../http/respond.js';
-import { metadataFromHeaders } from '../http/metadata-headers.js';
-import type { Block } from '../storage/blob-store.js';
+import { StorageError } from '../../errors.js';
+import type { Reply } from '../../http/respond.js';
+import { metadataFromHeaders } from '../../http/metadata-headers.js';
+import type { Block } from '../../storage/blob-store.js';
 import {
   findBlob,
   header,
@@ -16,11 +16,11 @@ import {
   writtenHeaders,
   type BlobCall,
   type BlobOf,
-} from './blob-access.js';
-import { checkBlobName, checkWrite, blobTypeOf } from './blob-checks.js';
-import { contentHeadersOf, receiveContent } from './blob-content.js';
-import { putBlobBytesMax } from './blob-limits.js';
-import { parseConditions } from './conditions.js';
+} from './access.js';
+import { checkBlobName, checkWrite, blobTypeOf } from './checks.js';
+import { contentHeadersOf, receiveContent } from './content.js';
+import { putBlobBytesMax } from '../limits.js';
+import { parseConditions } from '../wire/conditions.js';
 
 /**
  * 201 Created. Conditions and lease are checked before the body is read (a refused request reads

@@ -1,15 +1,15 @@
 // The Blob service's account-level operations: List Containers, Get/Set Blob Service Properties,
 // Get Blob Service Stats and Get Account Information
 // (https://learn.microsoft.com/rest/api/storageservices/operations-on-the-account--blob-service-).
-import { StorageError } from '../errors.js';
-import { integerParam } from '../http/query-params.js';
-import type { Reply } from '../http/respond.js';
-import type { ServiceCall } from '../http/service-definition.js';
-import { writeServiceStats } from '../wire/service-properties-xml.js';
-import { parseBlobServiceProperties, writeBlobServiceProperties, writeContainerListing } from './blob-xml.js';
-import { decodeContainerState } from './container-state.js';
-import type { BlobServices } from './services.js';
-import { bodyText, xmlReply } from './wire.js';
+import { StorageError } from '../../errors.js';
+import { integerParam } from '../../http/query-params.js';
+import type { Reply } from '../../http/respond.js';
+import type { ServiceCall } from '../../http/service-definition.js';
+import { writeServiceStats } from '../../wire/service-properties-xml.js';
+import { parseBlobServiceProperties, writeBlobServiceProperties, writeContainerListing } from '../wire/xml.js';
+import { decodeContainerState } from '../state/container.js';
+import type { BlobServices } from '../services.js';
+import { bodyText, xmlReply } from '../wire/reply-headers.js';
 
 type Call = ServiceCall<BlobServices>;
 

@@ -1,8 +1,8 @@
 // Snapshot Blob (https://learn.microsoft.com/rest/api/storageservices/snapshot-blob): a read-only
 // version sharing the base blob's content, named by its timestamp.
-import { StorageError } from '../errors.js';
-import type { Reply } from '../http/respond.js';
-import { metadataFromHeaders } from '../http/metadata-headers.js';
+import { StorageError } from '../../errors.js';
+import type { Reply } from '../../http/respond.js';
+import { metadataFromHeaders } from '../../http/metadata-headers.js';
 import {
   keyOf,
   leaseIdOf,
@@ -13,12 +13,12 @@ import {
   writtenHeaders,
   type BlobCall,
   type BlobOf,
-} from './blob-access.js';
-import { snapshotStamp } from './blob-etag.js';
-import { encodeBlobState } from './blob-state.js';
+} from './access.js';
+import { snapshotStamp } from '../wire/etag.js';
+import { encodeBlobState } from '../state/blob.js';
 import { raced, retryWhileRaced } from './cas-retry.js';
-import { evaluate, parseConditions } from './conditions.js';
-import { checkLeaseForRead, noLease } from './leases.js';
+import { evaluate, parseConditions } from '../wire/conditions.js';
+import { checkLeaseForRead, noLease } from '../state/leases.js';
 
 /**
  * 201 Created with x-ms-snapshot. The snapshot keeps the base blob's ETag, Last-Modified, content

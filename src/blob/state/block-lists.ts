@@ -1,9 +1,9 @@
 // Block ids and block list resolution (https://learn.microsoft.com/rest/api/storageservices/put-block,
 // put-block-list). Pure: the operations fetch the blocks and store the result.
-import { StorageError } from '../errors.js';
-import type { Block } from '../storage/blob-store.js';
-import { blockIdBytesMax, committedBlocksMax } from './blob-limits.js';
-import type { BlockListEntry } from './block-list-xml.js';
+import { StorageError } from '../../errors.js';
+import type { Block } from '../../storage/blob-store.js';
+import { blockIdBytesMax, committedBlocksMax } from '../limits.js';
+import type { BlockListEntry } from '../wire/block-list-xml.js';
 
 /**
  * A block id: base64 text decoding to at most 64 bytes (400 InvalidBlockId otherwise, our reading

@@ -2,14 +2,14 @@
 // service): metadata, public access level, stored access policies and the lease. JSON, read
 // leniently: a field a later version adds is absent in older records and takes its default.
 import assert from 'node:assert/strict';
-import type { SignedIdentifier } from '../domain/signed-identifier.js';
+import type { SignedIdentifier } from '../../domain/signed-identifier.js';
 
 /** x-ms-blob-public-access: who may read without a credential; undefined: nobody (private). */
 export type PublicAccess = 'container' | 'blob';
 
 /**
  * A lease as it was taken, broken or renewed; its state at a given time is leaseView's.
- * Written by the lease operations (leases.ts), read by every operation that answers lease headers.
+ * Written by the lease operations (state/leases.ts), read by every operation that answers lease headers.
  */
 export interface LeaseFields {
   readonly id: string;

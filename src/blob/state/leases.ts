@@ -3,12 +3,12 @@
 // (https://learn.microsoft.com/rest/api/storageservices/lease-blob, lease-container). Pure: the
 // operations store the result by compare-and-swap on the record's ETag.
 import { randomUUID } from 'node:crypto';
-import { StorageError, type ErrorCode } from '../errors.js';
-import { leaseBreakSecondsMax, leaseSecondsMax, leaseSecondsMin } from './blob-limits.js';
-import { leaseHeaders, leaseView, type LeaseFields, type LeaseState } from './container-state.js';
+import { StorageError, type ErrorCode } from '../../errors.js';
+import { leaseBreakSecondsMax, leaseSecondsMax, leaseSecondsMin } from '../limits.js';
+import { leaseHeaders, leaseView, type LeaseFields, type LeaseState } from './container.js';
 
 /**
- * The lease as stored (container-state.ts's LeaseFields, shared by blobs and containers); undefined:
+ * The lease as stored (state/container.ts's LeaseFields, shared by blobs and containers); undefined:
  * none. Its state at a moment is leaseView's: leased until expiresMs (infinite: no end), breaking
  * until breakEndsMs, then broken; a fixed lease past its end is expired.
  */

@@ -2,9 +2,9 @@
 // ServicePropertiesService) and DefaultServiceVersion
 // (https://learn.microsoft.com/rest/api/storageservices/set-blob-service-properties), kept as one
 // more account setting and written in the same atomic step as the sections of the same request.
-import type { SettingKey } from '../storage/table-store.js';
-import { ServicePropertiesService } from '../storage/service-properties.js';
-import type { BlobPropertiesKeeper, BlobServiceProperties, BlobServicePropertiesUpdate } from './services.js';
+import type { SettingKey } from '../../storage/table-store.js';
+import { ServicePropertiesService } from '../../storage/service-properties.js';
+import type { BlobPropertiesKeeper, BlobServiceProperties, BlobServicePropertiesUpdate } from '../services.js';
 
 const defaultVersionSetting: SettingKey = { scope: 'account', name: 'blob.properties.defaultServiceVersion' };
 

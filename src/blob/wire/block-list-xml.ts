@@ -2,8 +2,8 @@
 // (https://learn.microsoft.com/rest/api/storageservices/put-block-list, get-block-list). The
 // request may name 50,000 blocks, more elements than the general XML reader allows, so it has its
 // own strict reader for this one flat shape: anything else is 400 InvalidXmlDocument.
-import { StorageError } from '../errors.js';
-import { escapeXmlText } from '../wire/xml.js';
+import { StorageError } from '../../errors.js';
+import { escapeXmlText } from '../../wire/xml.js';
 
 export type BlockListKind = 'Committed' | 'Uncommitted' | 'Latest';
 

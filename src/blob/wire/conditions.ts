@@ -3,9 +3,9 @@
 // (https://learn.microsoft.com/rest/api/storageservices/specifying-conditional-headers-for-blob-service-operations).
 // Pure: the operations read the record, evaluate, then write by compare-and-swap on the ETag they
 // read, so the check and the write are one atomic step.
-import { StorageError } from '../errors.js';
-import type { Headers } from '../http/service-definition.js';
-import { visibleEtag } from './blob-etag.js';
+import { StorageError } from '../../errors.js';
+import type { Headers } from '../../http/service-definition.js';
+import { visibleEtag } from './etag.js';
 
 export interface Conditions {
   readonly ifMatch: readonly string[] | undefined;

@@ -1,5 +1,5 @@
 // Container names (https://learn.microsoft.com/rest/api/storageservices/naming-and-referencing-containers--blobs--and-metadata).
-import { StorageError } from '../errors.js';
+import { StorageError } from '../../errors.js';
 
 /** The containers whose names start with `$`: the root container, the logs and the static website's. */
 const specialContainers: ReadonlySet<string> = new Set(['$root', '$logs', '$web']);

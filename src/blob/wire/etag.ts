@@ -1,6 +1,6 @@
 // Snapshot timestamps as the Blob service writes them, seven fractional digits, and ETags as
 // List Blobs writes them (https://learn.microsoft.com/rest/api/storageservices/creating-a-snapshot-of-a-blob,
-// list-blobs). New ETags and dates are wire.ts's.
+// list-blobs). New ETags and dates are wire/reply-headers.ts's.
 import { randomInt } from 'node:crypto';
 
 /**

@@ -1,13 +1,13 @@
 // List Blobs' response body (https://learn.microsoft.com/rest/api/storageservices/list-blobs):
 // EnumerationResults with Blob and BlobPrefix entries, properties in the order the service writes
 // them. Pure: records in, text out.
-import { escapeXmlText, writeXmlNode, type XmlNode } from '../wire/xml.js';
-import { unquotedEtag } from './blob-etag.js';
-import { echoNodes, type ListingEcho } from './blob-xml.js';
-import type { BlobState } from './blob-state.js';
-import { leaseView } from './container-state.js';
-import { httpDate } from './wire.js';
-import type { BlobRecord } from '../storage/blob-store.js';
+import { escapeXmlText, writeXmlNode, type XmlNode } from '../../wire/xml.js';
+import { unquotedEtag } from './etag.js';
+import { echoNodes, type ListingEcho } from './xml.js';
+import type { BlobState } from '../state/blob.js';
+import { leaseView } from '../state/container.js';
+import { httpDate } from './reply-headers.js';
+import type { BlobRecord } from '../../storage/blob-store.js';
 
 export type ListEntry =
   | { readonly kind: 'blob'; readonly record: BlobRecord; readonly state: BlobState }

@@ -1,6 +1,6 @@
 // Byte ranges of Get Blob: `Range` or `x-ms-range` as `bytes=start-end` or `bytes=start-`
 // (https://learn.microsoft.com/rest/api/storageservices/specifying-the-range-header-for-blob-service-operations).
-import { StorageError } from '../errors.js';
+import { StorageError } from '../../errors.js';
 
 /** Bytes [start, end] inclusive, as the header names them; `end` undefined: to the blob's end. */
 export interface RequestedRange {

@@ -1,7 +1,7 @@
 // What every Blob service reply shares: ETags and Last-Modified dates as the service forms them,
 // XML replies, request bodies as text (https://learn.microsoft.com/rest/api/storageservices/blob-service-rest-api).
-import { StorageError } from '../errors.js';
-import type { Reply } from '../http/respond.js';
+import { StorageError } from '../../errors.js';
+import type { Reply } from '../../http/respond.js';
 
 /** Ticks (100 ns) from 0001-01-01 to 1970-01-01: the service's ETags count .NET ticks. */
 const epochTicks = 621_355_968_000_000_000n;

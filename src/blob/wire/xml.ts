@@ -2,15 +2,15 @@
 // Containers listing and the blob flavour of the service properties
 // (https://learn.microsoft.com/rest/api/storageservices/list-containers2,
 // https://learn.microsoft.com/rest/api/storageservices/get-blob-service-properties). Pure: text in, text out.
-import { StorageError } from '../errors.js';
-import { isVersionShaped } from '../http/request-checks.js';
-import { parseServiceProperties, writeServiceProperties } from '../wire/service-properties-xml.js';
-import { childNamed, escapeXmlText, leafText, parseXml, writeXmlNode, type XmlNode } from '../wire/xml.js';
-import type { ContainerState } from './container-state.js';
-import type { BlobServiceProperties, BlobServicePropertiesUpdate } from './services.js';
-import { leaseHeaders } from './leases.js';
-import { visibleEtag } from './blob-etag.js';
-import { httpDate } from './wire.js';
+import { StorageError } from '../../errors.js';
+import { isVersionShaped } from '../../http/request-checks.js';
+import { parseServiceProperties, writeServiceProperties } from '../../wire/service-properties-xml.js';
+import { childNamed, escapeXmlText, leafText, parseXml, writeXmlNode, type XmlNode } from '../../wire/xml.js';
+import type { ContainerState } from '../state/container.js';
+import type { BlobServiceProperties, BlobServicePropertiesUpdate } from '../services.js';
+import { leaseHeaders } from '../state/leases.js';
+import { visibleEtag } from './etag.js';
+import { httpDate } from './reply-headers.js';
 
 const declaration = '<?xml version="1.0" encoding="utf-8"?>';
 
