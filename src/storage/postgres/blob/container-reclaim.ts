@@ -1,12 +1,12 @@
 // The rows of deleted containers on PostgreSQL, removed in bounded batches by reclaimContent.
 //
-// Delete Container only sets the container's account to null (blob-containers.ts): one row,
+// Delete Container only sets the container's account to null (postgres/blob/containers.ts): one row,
 // however many blobs it holds, so the request never meets the statement timeout. No lookup by
 // (account, name) finds the row any more, so every reader sees the container gone at once and a
 // container of the same name may be created (with another id: the old rows are never its). Here a
 // reclaim pass removes the old blobs, their blocks and the staged blocks a batch at a time, each
 // statement bounded, and the container row once nothing is left. The block rows going release
-// their content (blob-schema.ts triggers), which the sweep removes a grace later (blob-reclaim.ts).
+// their content (blob-schema.ts triggers), which the sweep removes a grace later (postgres/blob/reclaim.ts).
 //
 // A crash anywhere leaves a container row with a null account and fewer rows: still invisible,
 // and the next pass, in any process, goes on. Passes of several processes skip each other's rows
@@ -15,9 +15,9 @@
 // sees the row): a later batch removes it, or the container row's own delete (ON DELETE CASCADE).
 import assert from 'node:assert/strict';
 import type pg from 'pg';
-import { named, run } from './blob-statements.js';
-import type { PostgresConnection } from './connection.js';
-import { schemaName as s } from './schema.js';
+import { named, run } from './statements.js';
+import type { PostgresConnection } from '../connection.js';
+import { schemaName as s } from '../schema.js';
 
 /** Blobs one batch takes at most, whatever the caller's limit. */
 const blobsPerBatchMax = 1000;

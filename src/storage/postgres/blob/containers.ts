@@ -3,10 +3,10 @@
 // second, re-checking the row the first changed, applies to nothing. A miss is explained (no
 // container, or another ETag) by a second read.
 import assert from 'node:assert/strict';
-import type { ContainerRecord, IfEtag, WriteOutcome } from '../blob-store.js';
-import { named } from './blob-statements.js';
-import type { PostgresConnection } from './connection.js';
-import { schemaName as s } from './schema.js';
+import type { ContainerRecord, IfEtag, WriteOutcome } from '../../blob-store.js';
+import { named } from './statements.js';
+import type { PostgresConnection } from '../connection.js';
+import { schemaName as s } from '../schema.js';
 
 const columns = 'name, etag, last_modified_ms, state';
 const createSql = `INSERT INTO ${s}.blob_containers (account, name, etag, last_modified_ms, state)
@@ -17,9 +17,9 @@ const listSql = `SELECT ${columns} FROM ${s}.blob_containers
 const updateSql = `UPDATE ${s}.blob_containers SET etag = $3, last_modified_ms = $4, state = $5
   WHERE account = $1 AND name = $2 AND ($6::text IS NULL OR etag = $6)`;
 // One row, whatever the container holds: its account set to null, no lookup finds it and its name is
-// free; its blobs, blocks and staged blocks go later, in batches (blob-container-reclaim.ts). Setting
+// free; its blobs, blocks and staged blocks go later, in batches (postgres/blob/container-reclaim.ts). Setting
 // a column of the unique key locks the row FOR UPDATE, so it waits for the writes in it (which hold
-// it FOR KEY SHARE, blob-writes.ts); a write that comes after finds no container.
+// it FOR KEY SHARE, postgres/blob/writes.ts); a write that comes after finds no container.
 const deleteSql = `UPDATE ${s}.blob_containers SET account = NULL
   WHERE account = $1 AND name = $2 AND ($3::text IS NULL OR etag = $3)`;
 

@@ -3,12 +3,12 @@
 // next chunks are on their way while the caller sends these. Memory stays two statements' chunks
 // per reader whatever the size, and a slow reader holds no connection between statements.
 //
-// The bytes come as COPY's binary format (blob-copy-out.ts), not as bytea results, which the
+// The bytes come as COPY's binary format (postgres/blob/copy-out.ts), not as bytea results, which the
 // driver hands over as hex text.
 import assert from 'node:assert/strict';
-import { copyOut } from './blob-copy-out.js';
-import type { PostgresConnection } from './connection.js';
-import { schemaName as s } from './schema.js';
+import { copyOut } from './copy-out.js';
+import type { PostgresConnection } from '../connection.js';
+import { schemaName as s } from '../schema.js';
 
 /** A part of one content: `lengthBytes` bytes from `offsetBytes`. */
 export interface ContentSegment {
@@ -72,7 +72,7 @@ function copyText(step: ReadStep, holding: boolean): string {
 
 /**
  * Starts the grace of the content again if a reclaim pass marked it and nothing references it
- * any more (blob-reclaim.ts): a reader that goes on reading keeps it, however long it takes;
+ * any more (postgres/blob/reclaim.ts): a reader that goes on reading keeps it, however long it takes;
  * content still referenced is left alone, however often it is read. In the COPY's query string,
  * so one round trip.
  */
@@ -110,7 +110,7 @@ export async function* readSegments(
     const { step, bytes } = pending;
     const value = await bytes;
     pending = start();
-    // Content stays for the grace after its last reference went or its last read (blob-reclaim.ts).
+    // Content stays for the grace after its last reference went or its last read (postgres/blob/reclaim.ts).
     assert.equal(value.length, step.toByte - step.fromByte, `content ${step.contentId} lost chunks under a reader`);
     yield value;
   }

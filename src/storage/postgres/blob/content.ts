@@ -1,10 +1,10 @@
-// Writing blob content into the database (blob-schema.ts; blob-content-read.ts reads it): in
+// Writing blob content into the database (blob-schema.ts; postgres/blob/content-read.ts reads it): in
 // statements of a few chunks as the source yields them, so memory stays bounded whatever the size.
 //
 // A write larger than a statement is several transactions, not one: the content row with its
 // first chunk (a reclaim candidate from its start), then more chunks a statement, the last of
 // which writes its size, marking it complete (content of one chunk or less is written by the
-// transaction that names it: blob-unwritten.ts). One transaction over a whole upload would hold a
+// transaction that names it: postgres/blob/unwritten.ts). One transaction over a whole upload would hold a
 // pooled connection for as long as the client takes to send (a slow client, or many, would
 // starve every other request), die at the session's idle-in-transaction limit when the client
 // pauses, and hold back vacuum for the whole database; the price of several is that a process
@@ -12,16 +12,16 @@
 // unreferenced content. Each statement commits durably (synchronous_commit on), so the content is
 // durable when its size is.
 import assert from 'node:assert/strict';
-import type { ContentRef } from '../blob-store.js';
-import { named } from './blob-statements.js';
-import type { ContentIds } from './blob-unwritten.js';
-import type { PostgresConnection } from './connection.js';
-import { isMissingTable } from './failures.js';
-import { schemaName as s } from './schema.js';
+import type { ContentRef } from '../../blob-store.js';
+import { named } from './statements.js';
+import type { ContentIds } from './unwritten.js';
+import type { PostgresConnection } from '../connection.js';
+import { isMissingTable } from '../failures.js';
+import { schemaName as s } from '../schema.js';
 
 /**
  * Bytes per chunk row: large enough that a row's overhead is small beside its bytes, small enough
- * that a read of a few bytes reads little (blob-content-read.ts).
+ * that a read of a few bytes reads little (postgres/blob/content-read.ts).
  */
 export const chunkBytesDefault = 512 * 1024;
 
@@ -49,7 +49,7 @@ const newContentSql = (count: number): string => `WITH c AS (
 
 /**
  * `count` more chunks ($3... or, completing, $4...) of content $1 from chunk $2. Each statement
- * starts the content's grace again (blob-reclaim.ts): only a writer that stalls for the grace
+ * starts the content's grace again (postgres/blob/reclaim.ts): only a writer that stalls for the grace
  * loses its content, however long the whole write takes. The last also completes it with its
  * size ($3), if every chunk before these is there ($2 of them): `completed` 1.
  */
@@ -68,7 +68,7 @@ const discardSql = `DELETE FROM ${s}.blob_contents WHERE id = $1 AND size_bytes 
 
 /**
  * Streams `source` into new content (BlobStore.writeContent): content of one chunk or less (most
- * blocks) comes back unwritten, for the write that names it to write (blob-unwritten.ts);
+ * blocks) comes back unwritten, for the write that names it to write (postgres/blob/unwritten.ts);
  * larger, the first chunk goes as soon as it is in, then up to
  * chunksPerWriteMax chunks a statement, each in flight while the next one's chunks arrive, the
  * last completing it. The database stores the first chunk while the rest arrives (for content of a

@@ -9,7 +9,7 @@
 // which the caller builds from numbers it checked.
 import assert from 'node:assert/strict';
 import type pg from 'pg';
-import type { PostgresConnection } from './connection.js';
+import type { PostgresConnection } from '../connection.js';
 
 /** The signature every binary COPY starts with, then flags and the header extension's length. */
 const signature = Buffer.from('PGCOPY\n\xff\r\n\0', 'latin1');

@@ -7,12 +7,12 @@
 // resolves its blocks while the blob still references them (blob-store.ts readContent), so it
 // started before that release, and has the grace: longer than any request (limits.ts
 // requestTimeoutMs is 2 minutes); each statement it reads with clears the mark of content it still
-// reads and nothing references (blob-content-read.ts), so it keeps it as long as it reads on. A
+// reads and nothing references (postgres/blob/content-read.ts), so it keeps it as long as it reads on. A
 // writer's every statement clears the mark too (blob-content.ts), so it loses its content only by
 // pausing for the grace; after its last chunk it has the grace to write the record naming it.
 //
 // The blobs and staged blocks of deleted containers go first, in bounded batches
-// (blob-container-reclaim.ts); their content then as any other released content.
+// (postgres/blob/container-reclaim.ts); their content then as any other released content.
 //
 // Staged blocks age from the first pass that saw them (`seen_ms`): never removed younger than
 // asked, at most one pass interval older.
@@ -21,13 +21,13 @@
 // and decides in a later statement, whose snapshot sees every write that committed before the
 // lock; a write that comes after waits for the lock and then meets the outcome (a candidate gone is
 // inserted again by its release; content being removed or gone fails a write that names it:
-// blob-statements.ts lockedContents).
+// postgres/blob/statements.ts lockedContents).
 import assert from 'node:assert/strict';
 import type pg from 'pg';
-import { reclaimDeletedContainers } from './blob-container-reclaim.js';
-import { named, run } from './blob-statements.js';
-import type { PostgresConnection, Statement } from './connection.js';
-import { schemaName as s } from './schema.js';
+import { reclaimDeletedContainers } from './container-reclaim.js';
+import { named, run } from './statements.js';
+import type { PostgresConnection, Statement } from '../connection.js';
+import { schemaName as s } from '../schema.js';
 
 /** How long unreferenced content stays readable (see above): an hour. */
 export const contentGraceMsDefault = 60 * 60_000;

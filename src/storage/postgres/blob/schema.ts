@@ -7,7 +7,7 @@
 // - blob_blocks: a blob version's committed blocks by `seq`, each with its first byte in the blob
 //   (`start_byte`), so a ranged read finds its blocks by index and an append is one row.
 // - blob_staged: uncommitted blocks under a name; `seq` is the staging order; `seen_ms` is when a
-//   reclaim pass first saw the block (its age, blob-reclaim.ts).
+//   reclaim pass first saw the block (its age, postgres/blob/reclaim.ts).
 // - blob_contents / blob_chunks: content in bytea chunks of `chunk_bytes` (the last may be
 //   shorter), keyed by (content_id, seq). `size_bytes` is null until the write completed, -1 once
 //   reclaim is removing it (only complete content of the right size can be named). Chunks
@@ -15,10 +15,10 @@
 // - blob_reclaim_candidates: content that may be unreferenced: every new content, and every content a
 //   block row let go of, deleted or staged again with other content (the triggers below, in the
 //   transaction that let go). `marked_ms` is when a reclaim pass first saw it; a new release
-//   clears it (blob-reclaim.ts).
+//   clears it (postgres/blob/reclaim.ts).
 // - Schema version 5 (blobDeletedContainersMigration): a deleted container keeps its row, its
 //   account set to null, until reclaim has removed its blobs and staged blocks in batches
-//   (blob-container-reclaim.ts).
+//   (postgres/blob/container-reclaim.ts).
 
 /** The migration, for the schema (namespace) `s` (schema.ts passes its own). */
 export const blobMigration = (s: string): string => recordTables(s) + contentTables(s) + releaseTriggers(s);
@@ -117,7 +117,7 @@ const releaseTriggers = (s: string): string => `
 /**
  * Version 5: Delete Container sets the container's account to null, which no lookup by (account,
  * name) matches, so it is gone for every reader at once and its name is free; its rows go later, in
- * bounded batches (blob-container-reclaim.ts), found by the partial index.
+ * bounded batches (postgres/blob/container-reclaim.ts), found by the partial index.
  */
 export const blobDeletedContainersMigration = (s: string): string => `
   ALTER TABLE ${s}.blob_containers ALTER COLUMN account DROP NOT NULL;

@@ -1,9 +1,9 @@
 // Named statements of the Blob store: each connection prepares a text once (planning costs as
 // much as running most of these). A name always means one text, in every store of the process.
 import type pg from 'pg';
-import { commitWith } from './commit-with.js';
-import type { Statement } from './connection.js';
-import { schemaName as s } from './schema.js';
+import { commitWith } from '../commit-with.js';
+import type { Statement } from '../connection.js';
+import { schemaName as s } from '../schema.js';
 
 const names = new Map<string, string>();
 
@@ -38,7 +38,7 @@ export function runAndCommit<Row extends pg.QueryResultRow = pg.QueryResultRow>(
 
 /**
  * The complete content of ids `ids` (an SQL array), locked FOR KEY SHARE for a write that names
- * it: reclaim, which holds content FOR UPDATE while it decides (blob-reclaim.ts), cannot take it
+ * it: reclaim, which holds content FOR UPDATE while it decides (postgres/blob/reclaim.ts), cannot take it
  * now, and content it has begun removing (size -1) is seen so once the write has waited for it.
  * A write compares the sizes with those it states and counts the rows it wrote.
  */

@@ -2,8 +2,8 @@
 // docs/blob-storage-postgres.md), over the table store's connection and pool: any number of
 // Cerulean processes over one database serve the same containers, blobs and content. Content is
 // chunked rows written and read as it streams (blob-content.ts); the writes of blob versions are
-// transactions that lock the rows they compare ETags on (blob-writes.ts); unreferenced content
-// goes a grace after its last reference (blob-reclaim.ts). Failures are answered as the table
+// transactions that lock the rows they compare ETags on (postgres/blob/writes.ts); unreferenced content
+// goes a grace after its last reference (postgres/blob/reclaim.ts). Failures are answered as the table
 // store's are (connection.ts: 503 ServerBusy for a database out of reach).
 import assert from 'node:assert/strict';
 import type pg from 'pg';
@@ -21,23 +21,23 @@ import type {
   ListBlobsOptions,
   ListedBlob,
   WriteOutcome,
-} from '../blob-store.js';
-import { clampRange } from '../blob-rows.js';
-import { ChunkBuffers, writeContent } from './blob-content.js';
-import { readSegments, type ContentSegment } from './blob-content-read.js';
-import { ContainerStatements } from './blob-containers.js';
-import { reclaimContent } from './blob-reclaim.js';
-import { named } from './blob-statements.js';
-import { ContentIds, namedContents, unwrittenAmong, unwrittenSql, unwrittenValues } from './blob-unwritten.js';
-import { deleteBlob, putBlob, snapshotBlob } from './blob-writes.js';
-import type { PostgresConnection } from './connection.js';
-import { isMissingTable } from './failures.js';
-import { schemaName as s } from './schema.js';
+} from '../../blob-store.js';
+import { clampRange } from '../../blob-rows.js';
+import { ChunkBuffers, writeContent } from './content.js';
+import { readSegments, type ContentSegment } from './content-read.js';
+import { ContainerStatements } from './containers.js';
+import { reclaimContent } from './reclaim.js';
+import { named } from './statements.js';
+import { ContentIds, namedContents, unwrittenAmong, unwrittenSql, unwrittenValues } from './unwritten.js';
+import { deleteBlob, putBlob, snapshotBlob } from './writes.js';
+import type { PostgresConnection } from '../connection.js';
+import { isMissingTable } from '../failures.js';
+import { schemaName as s } from '../schema.js';
 
 export interface PostgresBlobOptions {
   /** Bytes per content chunk row (blob-content.ts chunkBytesDefault). */
   readonly chunkBytes: number;
-  /** How long unreferenced content stays (blob-reclaim.ts contentGraceMsDefault). */
+  /** How long unreferenced content stays (postgres/blob/reclaim.ts contentGraceMsDefault). */
   readonly contentGraceMs: number;
   /** Whether readers start the grace of content they read again (blob-content.ts); not on a standby. */
   readonly readersHoldContent: boolean;
@@ -101,7 +101,7 @@ const blockSummarySql = `SELECT (SELECT count(*) FROM ${stagedWhere})::int AS st
     (SELECT k.block_id FROM ${s}.blob_blocks k JOIN ${versionFrom} ON b.id = k.blob_id WHERE ${versionWhere} LIMIT 1))
     AS sample_block_id`;
 // Only complete content of the stated size; the re-staged block goes last in staging order.
-// Unwritten content (blob-unwritten.ts) is written only if the container is there to stage it in.
+// Unwritten content (postgres/blob/unwritten.ts) is written only if the container is there to stage it in.
 const stageSql = (unwritten: number): string => `WITH ${unwrittenSql(unwritten, 7, containerThere)}
   n AS (${namedContents('ARRAY[$5::bigint]', unwritten)})
   INSERT INTO ${s}.blob_staged (container_id, name, block_id, content_id)

@@ -7,11 +7,11 @@
 // Such content needs no reclaim candidate row (blob-schema.ts): it is born referenced, in the
 // transaction that references it, and the triggers make it a candidate when that reference goes.
 import assert from 'node:assert/strict';
-import { unwrittenBytes } from '../blob-rows.js';
-import type { ContentRef } from '../blob-store.js';
-import type { PostgresConnection } from './connection.js';
-import { lockedContents, named } from './blob-statements.js';
-import { schemaName as s } from './schema.js';
+import { unwrittenBytes } from '../../blob-rows.js';
+import type { ContentRef } from '../../blob-store.js';
+import type { PostgresConnection } from '../connection.js';
+import { lockedContents, named } from './statements.js';
+import { schemaName as s } from '../schema.js';
 
 /**
  * Ids for content written later, reserved from the blob_contents id sequence in batches of

@@ -10,12 +10,12 @@
 // not write everything.
 import assert from 'node:assert/strict';
 import type pg from 'pg';
-import type { Block, BlobKey, BlobRecord, ContentChange, IfEtag, WriteOutcome } from '../blob-store.js';
-import { assertCommittedSize, etagOutcome } from '../blob-rows.js';
-import { named, run, runAndCommit } from './blob-statements.js';
-import { namedContents, unwrittenAmong, unwrittenSql, unwrittenValues } from './blob-unwritten.js';
-import { RaceLost, type Statement } from './connection.js';
-import { schemaName as s } from './schema.js';
+import type { Block, BlobKey, BlobRecord, ContentChange, IfEtag, WriteOutcome } from '../../blob-store.js';
+import { assertCommittedSize, etagOutcome } from '../../blob-rows.js';
+import { named, run, runAndCommit } from './statements.js';
+import { namedContents, unwrittenAmong, unwrittenSql, unwrittenValues } from './unwritten.js';
+import { RaceLost, type Statement } from '../connection.js';
+import { schemaName as s } from '../schema.js';
 
 /** A blob version's row, locked. bigint columns arrive as text. */
 interface VersionRow {
@@ -54,7 +54,7 @@ const failedCheck = '22012';
  * violation if another write inserted it meanwhile), with $4 to $7 its columns; its old blocks
  * and the name's staged blocks deleted; its blocks ($8 ids, $9 contents, $10 sizes, $11 first
  * bytes, $12 how many) inserted, naming only complete content of the stated sizes (failedCheck
- * otherwise), and the `unwritten` contents they name (from $13) written (blob-unwritten.ts). The
+ * otherwise), and the `unwritten` contents they name (from $13) written (postgres/blob/unwritten.ts). The
  * new blocks are inserted once the old are deleted (k reads `gone`), so they may take the same
  * seqs.
  */

@@ -16,8 +16,8 @@ import { randomUUID } from 'node:crypto';
 import { createReadStream, type Stats } from 'node:fs';
 import { mkdir, open, opendir, rm, stat, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
-import type { ContentRef } from '../blob-store.js';
-import { assertContentId, contentIdPattern } from '../blob-rows.js';
+import type { ContentRef } from '../../blob-store.js';
+import { assertContentId, contentIdPattern } from '../../blob-rows.js';
 
 /** Bytes written to a file at once: small chunks from the source are gathered up to this. */
 const writeChunkBytes = 256 * 1024;

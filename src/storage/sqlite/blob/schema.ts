@@ -1,6 +1,6 @@
 // The Blob service's tables in the SQLite database, beside the tables' (schema.ts) and the queues'
 // (queue-schema.ts). Content is in files beside the database (blob-content.ts), or, when small, in
-// blob_inline rows (blob-inline.ts); the other rows name it by id, whichever it is.
+// blob_inline rows (sqlite/blob/inline.ts); the other rows name it by id, whichever it is.
 //
 // - blob_containers: one row per (account, name), with a surrogate id that keeps blob keys short.
 // - blob_containers_deleted: the ids of deleted containers whose blobs and staged blocks are

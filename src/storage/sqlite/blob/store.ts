@@ -1,7 +1,7 @@
 // The Blob service's store on the SQLite engine, over the same database and the same writer as the
-// tables and queues: record writes are jobs of the one writer (blob-writer.ts), durable before they
+// tables and queues: record writes are jobs of the one writer (sqlite/blob/writer.ts), durable before they
 // answer; content is in files beside the database (blob-content.ts) or, when small, in rows of its
-// own (blob-inline.ts), written with the first row that names it. Reads run on a connection of their own in
+// own (sqlite/blob/inline.ts), written with the first row that names it. Reads run on a connection of their own in
 // autocommit, as the queue store's do, so each sees every write acknowledged before it started; an
 // in-memory database shares its one connection.
 //
@@ -20,12 +20,12 @@ import type {
   ContentRef,
   ListBlobsOptions,
   ListedBlob,
-} from '../blob-store.js';
-import { clampRange, compareCodePoints, listStart, mergeListed } from '../blob-rows.js';
-import { newContentId, type ContentFiles } from './blob-content.js';
-import { inlineBytesMaxDefault, inlineReaderSql, readHead } from './blob-inline.js';
-import { blobColumns } from './blob-schema.js';
-import type { BlobWriterApi } from './blob-writer.js';
+} from '../../blob-store.js';
+import { clampRange, compareCodePoints, listStart, mergeListed } from '../../blob-rows.js';
+import { newContentId, type ContentFiles } from './content.js';
+import { inlineBytesMaxDefault, inlineReaderSql, readHead } from './inline.js';
+import { blobColumns } from './schema.js';
+import type { BlobWriterApi } from './writer.js';
 
 type Statement = Database.Statement<unknown[], unknown>;
 
@@ -166,7 +166,7 @@ export class SqliteBlobStore implements BlobStore {
     return { id: newContentId(), sizeBytes: head.whole.length, unwritten };
   }
 
-  // The writes are the writer's jobs as they are (blob-writer.ts).
+  // The writes are the writer's jobs as they are (sqlite/blob/writer.ts).
   readonly createContainer: BlobStore['createContainer'] = (...args) => this.writer.createContainer(...args);
   readonly updateContainer: BlobStore['updateContainer'] = (...args) => this.writer.updateContainer(...args);
   readonly deleteContainer: BlobStore['deleteContainer'] = (...args) => this.writer.deleteContainer(...args);

@@ -1,7 +1,7 @@
 // The Blob service's writes in the SQLite engine: jobs of the one SqliteWriter (writer.ts), in its
 // group commits, durable before they answer. Each job decides its compare-and-swap on the current
 // row and then writes, so it never needs its savepoint rolled back. Content is already durable in
-// its file (blob-content.ts) when a job references it; small content (blob-inline.ts) comes with
+// its file (blob-content.ts) when a job references it; small content (sqlite/blob/inline.ts) comes with
 // the job that first names it (ContentRef.unwritten), which writes its row in the same commit.
 import assert from 'node:assert/strict';
 import type Database from 'better-sqlite3';
@@ -15,7 +15,7 @@ import type {
   ContentRef,
   IfEtag,
   WriteOutcome,
-} from '../blob-store.js';
+} from '../../blob-store.js';
 import {
   assertBlock,
   assertCommittedSize,
@@ -23,8 +23,8 @@ import {
   blocksSize,
   etagOutcome,
   unwrittenBytes,
-} from '../blob-rows.js';
-import type { RunJob } from './queue-writer.js';
+} from '../../blob-rows.js';
+import type { RunJob } from '../queue-writer.js';
 
 /** What one reclaim job did: the content files to remove now (no row names them any more). */
 export interface ReclaimStep {
