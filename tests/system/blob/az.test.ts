@@ -8,8 +8,8 @@ import { createHash } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { blobConnectionString, uniqueContainerName } from '../helpers/blob.js';
-import { makeTempDir, removeDir, type RunningServer, serverEngines, startServer } from '../helpers/server.js';
+import { blobConnectionString, uniqueContainerName } from '../../helpers/blob.js';
+import { makeTempDir, removeDir, type RunningServer, serverEngines, startServer } from '../../helpers/server.js';
 
 const run = promisify(execFile);
 const commandTimeoutMs = 120_000;

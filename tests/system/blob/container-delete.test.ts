@@ -11,15 +11,15 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import type { BlobServiceClient } from '@azure/storage-blob';
-import type { BlobStore } from '../../src/storage/blob-store.js';
-import { PostgresStore } from '../../src/storage/postgres/postgres-store.js';
-import { databaseFileName } from '../../src/storage/sqlite/schema.js';
-import { SqliteStore } from '../../src/storage/sqlite/sqlite-store.js';
-import { blobServiceClient } from '../helpers/blob.js';
-import { contentCensus, storeEngines, type StoreAt } from '../helpers/blob-store-check.js';
-import { onDatabase } from '../helpers/postgres.js';
-import { refused } from '../helpers/rest-errors.js';
-import { startServer } from '../helpers/server.js';
+import type { BlobStore } from '../../../src/storage/blob-store.js';
+import { PostgresStore } from '../../../src/storage/postgres/postgres-store.js';
+import { databaseFileName } from '../../../src/storage/sqlite/schema.js';
+import { SqliteStore } from '../../../src/storage/sqlite/sqlite-store.js';
+import { blobServiceClient } from '../../helpers/blob.js';
+import { contentCensus, storeEngines, type StoreAt } from '../../helpers/blob-store-check.js';
+import { onDatabase } from '../../helpers/postgres.js';
+import { refused } from '../../helpers/rest-errors.js';
+import { startServer } from '../../helpers/server.js';
 
 /** Blobs in the deleted container: a few dozen, enough for several batches of `batchPieces`. */
 const blobCount = 40;

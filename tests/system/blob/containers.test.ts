@@ -16,9 +16,9 @@ import {
   StorageSharedKeyCredential,
   type ContainerItem,
 } from '@azure/storage-blob';
-import { send } from '../helpers/http.js';
-import { refused } from '../helpers/rest-errors.js';
-import { blobEndpoint, blobServiceClient, blobVersion, uniqueContainerName } from '../helpers/blob.js';
+import { send } from '../../helpers/http.js';
+import { refused } from '../../helpers/rest-errors.js';
+import { blobEndpoint, blobServiceClient, blobVersion, uniqueContainerName } from '../../helpers/blob.js';
 import {
   assertQueueError,
   blobQueueSend,
@@ -26,9 +26,9 @@ import {
   queueStringToSign,
   xmlOf,
   type QueueRequest,
-} from '../helpers/queue.js';
-import { hmacBase64 } from '../helpers/http.js';
-import { devAccount, devKey, type RunningServer, serverEngines, startServer } from '../helpers/server.js';
+} from '../../helpers/queue.js';
+import { hmacBase64 } from '../../helpers/http.js';
+import { devAccount, devKey, type RunningServer, serverEngines, startServer } from '../../helpers/server.js';
 
 const credential = new StorageSharedKeyCredential(devAccount, devKey);
 const pipeline = { retryOptions: { maxTries: 1 } };

@@ -20,10 +20,10 @@ import {
   putVersions,
   type AppendLedger,
   type VersionLedger,
-} from '../helpers/blob-crash-load.js';
-import { blobSend, uniqueContainerName } from '../helpers/blob.js';
-import { contentCensus, storeEngines } from '../helpers/blob-store-check.js';
-import { startServer, type RunningServer } from '../helpers/server.js';
+} from '../../helpers/blob-crash-load.js';
+import { blobSend, uniqueContainerName } from '../../helpers/blob.js';
+import { contentCensus, storeEngines } from '../../helpers/blob-store-check.js';
+import { startServer, type RunningServer } from '../../helpers/server.js';
 
 const writersPerKind = 3;
 /** After every writer's first acknowledgement, the kill comes within this. */

@@ -6,10 +6,10 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import net from 'node:net';
 import { BlobSASPermissions, BlobClient } from '@azure/storage-blob';
-import { blobEndpoint, blobSend, blobServiceClient, blobVersion, uniqueContainerName } from '../helpers/blob.js';
-import { hmacBase64 } from '../helpers/http.js';
-import { assertQueueError, queueStringToSign } from '../helpers/queue.js';
-import { devAccount, devKey, type RunningServer, serverEngines, startServer } from '../helpers/server.js';
+import { blobEndpoint, blobSend, blobServiceClient, blobVersion, uniqueContainerName } from '../../helpers/blob.js';
+import { hmacBase64 } from '../../helpers/http.js';
+import { assertQueueError, queueStringToSign } from '../../helpers/queue.js';
+import { devAccount, devKey, type RunningServer, serverEngines, startServer } from '../../helpers/server.js';
 
 /** Sends a request head and `bodyBytes` of its body on a raw socket; resolves to what came back. */
 async function rawExchange(server: RunningServer, path: string, headers: Record<string, string>, bodyBytes: number) {

@@ -6,8 +6,8 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { blobSend, uniqueContainerName } from '../helpers/blob.js';
-import { startServer, type RunningServer } from '../helpers/server.js';
+import { blobSend, uniqueContainerName } from '../../helpers/blob.js';
+import { startServer, type RunningServer } from '../../helpers/server.js';
 
 const mib = 1024 * 1024;
 

@@ -7,12 +7,12 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { blobSend, blobServiceClient, uniqueContainerName } from '../helpers/blob.js';
-import { leaseRefusalsMin, repeatedReadsMin, smallBlocksMin } from '../../src/observe/blob-insights.js';
-import { describeRun, runCli } from '../helpers/cli.js';
-import { insights, sample, scrape } from '../helpers/metrics.js';
-import { assertQueueError, childText, xmlOf } from '../helpers/queue.js';
-import { makeTempDir, removeDir, startServer, type RunningServer } from '../helpers/server.js';
+import { blobSend, blobServiceClient, uniqueContainerName } from '../../helpers/blob.js';
+import { leaseRefusalsMin, repeatedReadsMin, smallBlocksMin } from '../../../src/observe/blob-insights.js';
+import { describeRun, runCli } from '../../helpers/cli.js';
+import { insights, sample, scrape } from '../../helpers/metrics.js';
+import { assertQueueError, childText, xmlOf } from '../../helpers/queue.js';
+import { makeTempDir, removeDir, startServer, type RunningServer } from '../../helpers/server.js';
 
 const blockId = (n: number): string => Buffer.from(`block-${String(n).padStart(4, '0')}`).toString('base64');
 

@@ -6,8 +6,8 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
-import { blobConnectionString, uniqueContainerName } from '../helpers/blob.js';
-import { type RunningServer, serverEngines, startServer } from '../helpers/server.js';
+import { blobConnectionString, uniqueContainerName } from '../../helpers/blob.js';
+import { type RunningServer, serverEngines, startServer } from '../../helpers/server.js';
 
 const run = promisify(execFile);
 const commandTimeoutMs = 120_000;

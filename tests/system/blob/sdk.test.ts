@@ -7,10 +7,10 @@ import assert from 'node:assert/strict';
 import { createHash, randomBytes } from 'node:crypto';
 import { Readable } from 'node:stream';
 import { RestError, type BlobServiceClient, type ContainerClient } from '@azure/storage-blob';
-import { blobServiceClient, uniqueContainerName } from '../helpers/blob.js';
-import { refused } from '../helpers/rest-errors.js';
-import { TestClock } from '../helpers/queue.js';
-import { type RunningServer, serverEngines, startServer } from '../helpers/server.js';
+import { blobServiceClient, uniqueContainerName } from '../../helpers/blob.js';
+import { refused } from '../../helpers/rest-errors.js';
+import { TestClock } from '../../helpers/queue.js';
+import { type RunningServer, serverEngines, startServer } from '../../helpers/server.js';
 
 interface Context {
   readonly service: BlobServiceClient;

@@ -4,13 +4,13 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { blobEndpoint, blobServiceClient, blobVersion, uniqueContainerName } from '../helpers/blob.js';
-import type { RawResponse } from '../helpers/http.js';
-import { postgresBin } from '../helpers/pg-cluster.js';
-import { postgresUnavailable } from '../helpers/postgres.js';
-import { assertQueueError, blobQueueSend, childText, xmlOf, type QueueRequest } from '../helpers/queue.js';
-import type { RunningServer } from '../helpers/server.js';
-import { startStandbyServer, type StandbyServer } from '../helpers/standby-server.js';
+import { blobEndpoint, blobServiceClient, blobVersion, uniqueContainerName } from '../../helpers/blob.js';
+import type { RawResponse } from '../../helpers/http.js';
+import { postgresBin } from '../../helpers/pg-cluster.js';
+import { postgresUnavailable } from '../../helpers/postgres.js';
+import { assertQueueError, blobQueueSend, childText, xmlOf, type QueueRequest } from '../../helpers/queue.js';
+import type { RunningServer } from '../../helpers/server.js';
+import { startStandbyServer, type StandbyServer } from '../../helpers/standby-server.js';
 
 const bin = postgresBin();
 const skip = postgresUnavailable() ?? (bin === undefined ? 'SKIPPED: no PostgreSQL server binaries' : undefined);

@@ -4,11 +4,11 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash, randomBytes } from 'node:crypto';
-import { Crc64 } from '../../src/blob/content/crc64.js';
-import { blobSend, uniqueContainerName, type BlobRequest } from '../helpers/blob.js';
-import type { RawResponse } from '../helpers/http.js';
-import { TestClock, assertQueueError, childText, xmlOf } from '../helpers/queue.js';
-import { type RunningServer, serverEngines, startServer } from '../helpers/server.js';
+import { Crc64 } from '../../../src/blob/content/crc64.js';
+import { blobSend, uniqueContainerName, type BlobRequest } from '../../helpers/blob.js';
+import type { RawResponse } from '../../helpers/http.js';
+import { TestClock, assertQueueError, childText, xmlOf } from '../../helpers/queue.js';
+import { type RunningServer, serverEngines, startServer } from '../../helpers/server.js';
 
 /** An XML error answer; a HEAD's has no body, only x-ms-error-code. */
 function assertError(response: RawResponse, status: number, code: string): void {

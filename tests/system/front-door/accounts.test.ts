@@ -5,9 +5,9 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { RestError } from '@azure/data-tables';
-import { devAccount, devKey, startServer, type RunningServer } from '../helpers/server.js';
-import { describeResponse, send, type Signing } from '../helpers/http.js';
-import { serviceClient, tableClient, uniqueTableName, type AccountCredentials } from '../helpers/sdk.js';
+import { devAccount, devKey, startServer, type RunningServer } from '../../helpers/server.js';
+import { describeResponse, send, type Signing } from '../../helpers/http.js';
+import { serviceClient, tableClient, uniqueTableName, type AccountCredentials } from '../../helpers/sdk.js';
 
 const second: AccountCredentials = { account: 'acctwo', key: randomBytes(64).toString('base64') };
 const secondKey2 = randomBytes(64).toString('base64');

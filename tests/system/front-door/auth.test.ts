@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import net from 'node:net';
 import { TableServiceClient, TableClient } from '@azure/data-tables';
-import { devAccount, devKey, startServer, type RunningServer } from '../helpers/server.js';
+import { devAccount, devKey, startServer, type RunningServer } from '../../helpers/server.js';
 import {
   assertError,
   canonicalizedResource,
@@ -17,8 +17,8 @@ import {
   send,
   stringToSign,
   type Signing,
-} from '../helpers/http.js';
-import { clientOptions, serviceClient, tableClient, uniqueTableName } from '../helpers/sdk.js';
+} from '../../helpers/http.js';
+import { clientOptions, serviceClient, tableClient, uniqueTableName } from '../../helpers/sdk.js';
 
 const minute = 60_000;
 

@@ -1,15 +1,15 @@
 // Microsoft Entra ID bearer tokens through the real server (Azure REST: authorize-with-azure-active-directory), over
 // plain HTTP with raw
-// requests (the SDK's own TokenCredential flow needs HTTPS: tests/system/https.test.ts). Tokens are
+// requests (the SDK's own TokenCredential flow needs HTTPS: tests/system/front-door/https.test.ts). Tokens are
 // signed here with node:crypto; the server trusts only the keys its --oauth-* files name.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { constants, generateKeyPairSync, sign, type KeyObject } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { describeResponse, devPath, send, type RawResponse } from '../helpers/http.js';
-import { uniqueTableName } from '../helpers/sdk.js';
-import { makeTempDir, removeDir, startServer, type RunningServer } from '../helpers/server.js';
+import { describeResponse, devPath, send, type RawResponse } from '../../helpers/http.js';
+import { uniqueTableName } from '../../helpers/sdk.js';
+import { makeTempDir, removeDir, startServer, type RunningServer } from '../../helpers/server.js';
 
 const tenant = '72f988bf-86f1-41af-91ab-2d7cd011db47';
 const issuer = `https://sts.windows.net/${tenant}/`;

@@ -2,8 +2,8 @@
 // 503 ServerBusy instead of queueing, and the server serves again when the load is gone.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { assertError, describeResponse, devPath, send } from '../helpers/http.js';
-import { startServer, type RunningServer } from '../helpers/server.js';
+import { assertError, describeResponse, devPath, send } from '../../helpers/http.js';
+import { startServer, type RunningServer } from '../../helpers/server.js';
 
 describe('requests in flight', () => {
   let server: RunningServer;

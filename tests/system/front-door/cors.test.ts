@@ -2,9 +2,9 @@
 // the account's rules, and Access-Control-* headers on actual cross-origin requests.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { describeResponse, devPath, errorCode, send } from '../helpers/http.js';
-import { serviceClient, tableClient, uniqueTableName } from '../helpers/sdk.js';
-import { startServer, type RunningServer } from '../helpers/server.js';
+import { describeResponse, devPath, errorCode, send } from '../../helpers/http.js';
+import { serviceClient, tableClient, uniqueTableName } from '../../helpers/sdk.js';
+import { startServer, type RunningServer } from '../../helpers/server.js';
 
 const contoso = 'http://www.contoso.com';
 

@@ -3,7 +3,7 @@
 // garbage in every header, query parameter and framing slot. Nothing may produce a 5xx or kill the process.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startServer, type RunningServer } from '../helpers/server.js';
+import { startServer, type RunningServer } from '../../helpers/server.js';
 import {
   assertError,
   describeResponse,
@@ -15,8 +15,8 @@ import {
   send,
   type RawRequest,
   type RawResponse,
-} from '../helpers/http.js';
-import { uniqueTableName } from '../helpers/sdk.js';
+} from '../../helpers/http.js';
+import { uniqueTableName } from '../../helpers/sdk.js';
 
 describe('errors and robustness', () => {
   let server: RunningServer;

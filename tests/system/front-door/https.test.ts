@@ -20,8 +20,8 @@ import {
   generateTableSas,
 } from '@azure/data-tables';
 import type { TokenCredential } from '@azure/core-auth';
-import { uniqueTableName } from '../helpers/sdk.js';
-import { devAccount, devKey, makeTempDir, removeDir, startServer, type RunningServer } from '../helpers/server.js';
+import { uniqueTableName } from '../../helpers/sdk.js';
+import { devAccount, devKey, makeTempDir, removeDir, startServer, type RunningServer } from '../../helpers/server.js';
 
 function hasOpenssl(): boolean {
   try {

@@ -5,10 +5,10 @@ import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
 import { after, before, describe, test } from 'node:test';
-import { assertError, devPath, send } from '../helpers/http.js';
-import { startServer, type RunningServer } from '../helpers/server.js';
+import { assertError, devPath, send } from '../../helpers/http.js';
+import { startServer, type RunningServer } from '../../helpers/server.js';
 
-const binPath = fileURLToPath(new URL('../../../bin/cerulean.js', import.meta.url));
+const binPath = fileURLToPath(new URL('../../../../bin/cerulean.js', import.meta.url));
 
 let server: RunningServer;
 

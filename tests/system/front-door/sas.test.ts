@@ -15,7 +15,7 @@ import {
   type TableEntityResult,
   type TransactionAction,
 } from '@azure/data-tables';
-import { changesetBody, op, partError, readBatchResponse } from '../helpers/batch.js';
+import { changesetBody, op, partError, readBatchResponse } from '../../helpers/batch.js';
 import {
   describeResponse,
   devPath,
@@ -24,9 +24,9 @@ import {
   send,
   type RawRequest,
   type RawResponse,
-} from '../helpers/http.js';
-import { clientOptions, tableClient, uniqueTableName } from '../helpers/sdk.js';
-import { devAccount, devKey, startServer, type RunningServer } from '../helpers/server.js';
+} from '../../helpers/http.js';
+import { clientOptions, tableClient, uniqueTableName } from '../../helpers/sdk.js';
+import { devAccount, devKey, startServer, type RunningServer } from '../../helpers/server.js';
 
 const minute = 60_000;
 const otherKey = Buffer.from('another key, not the account key').toString('base64');

@@ -6,7 +6,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import net from 'node:net';
-import { changesetBody, op, absoluteUrl, entityResource, postBatch } from '../helpers/batch.js';
+import { changesetBody, op, absoluteUrl, entityResource, postBatch } from '../../helpers/batch.js';
 import {
   assertError,
   describeResponse,
@@ -17,9 +17,9 @@ import {
   rawStatus,
   send,
   type RawRequest,
-} from '../helpers/http.js';
-import { serviceClient, tableClient, uniqueTableName } from '../helpers/sdk.js';
-import { devAccount, devKey, startServer, type RunningServer } from '../helpers/server.js';
+} from '../../helpers/http.js';
+import { serviceClient, tableClient, uniqueTableName } from '../../helpers/sdk.js';
+import { devAccount, devKey, startServer, type RunningServer } from '../../helpers/server.js';
 
 const MiB = 1024 * 1024;
 

@@ -6,10 +6,10 @@
 import { execFileSync } from 'node:child_process';
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { blobVersion, uniqueContainerName } from '../helpers/blob.js';
-import { send, type RawResponse } from '../helpers/http.js';
-import { blobQueueSend, queuePort, queueVersion, type QueueRequest } from '../helpers/queue.js';
-import { devAccount, startServer, type RunningServer } from '../helpers/server.js';
+import { blobVersion, uniqueContainerName } from '../../helpers/blob.js';
+import { send, type RawResponse } from '../../helpers/http.js';
+import { blobQueueSend, queuePort, queueVersion, type QueueRequest } from '../../helpers/queue.js';
+import { devAccount, startServer, type RunningServer } from '../../helpers/server.js';
 
 /** U+FFFF, U+0001, U+FFFE percent-encoded as UTF-8: valid in a query value, not in XML. */
 const unwritable = '%EF%BF%BF%01%EF%BF%BE';

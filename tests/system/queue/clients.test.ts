@@ -5,8 +5,8 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
-import { queueConnectionString, uniqueQueueName } from '../helpers/queue.js';
-import { makeTempDir, removeDir, startServer, type RunningServer } from '../helpers/server.js';
+import { queueConnectionString, uniqueQueueName } from '../../helpers/queue.js';
+import { makeTempDir, removeDir, startServer, type RunningServer } from '../../helpers/server.js';
 
 const run = promisify(execFile);
 const commandTimeoutMs = 60_000;

@@ -6,9 +6,9 @@
 // commit, not that the commit was fsynced.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createDatabase, dropDatabase, testDatabaseUrl } from '../helpers/postgres.js';
-import { childText, messageBody, queueSend, TestClock, uniqueQueueName, xmlOf } from '../helpers/queue.js';
-import { makeTempDir, removeDir, startServer, type RunningServer, type ServerOptions } from '../helpers/server.js';
+import { createDatabase, dropDatabase, testDatabaseUrl } from '../../helpers/postgres.js';
+import { childText, messageBody, queueSend, TestClock, uniqueQueueName, xmlOf } from '../../helpers/queue.js';
+import { makeTempDir, removeDir, startServer, type RunningServer, type ServerOptions } from '../../helpers/server.js';
 
 const producers = 4;
 const consumers = 4;

@@ -3,10 +3,10 @@
 // series bounded. Time moves through the test clock; messages go in through the official SDK.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { describeRun, runCli } from '../helpers/cli.js';
-import { insights, sample, samples, scrape } from '../helpers/metrics.js';
-import { TestClock, queueServiceClient, uniqueQueueName } from '../helpers/queue.js';
-import { startServer, type RunningServer } from '../helpers/server.js';
+import { describeRun, runCli } from '../../helpers/cli.js';
+import { insights, sample, samples, scrape } from '../../helpers/metrics.js';
+import { TestClock, queueServiceClient, uniqueQueueName } from '../../helpers/queue.js';
+import { startServer, type RunningServer } from '../../helpers/server.js';
 
 describe('/_metrics: queue depths', () => {
   let server: RunningServer;

@@ -7,10 +7,10 @@ import assert from 'node:assert/strict';
 import { generateKeyPairSync, sign } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { send } from '../helpers/http.js';
-import { sample, scrape } from '../helpers/metrics.js';
-import { assertQueueError, messageBody, queueSend, uniqueQueueName } from '../helpers/queue.js';
-import { makeTempDir, removeDir, startServer, type RunningServer } from '../helpers/server.js';
+import { send } from '../../helpers/http.js';
+import { sample, scrape } from '../../helpers/metrics.js';
+import { assertQueueError, messageBody, queueSend, uniqueQueueName } from '../../helpers/queue.js';
+import { makeTempDir, removeDir, startServer, type RunningServer } from '../../helpers/server.js';
 
 describe('metrics and faults see queue operation names', () => {
   let server: RunningServer;

@@ -12,9 +12,9 @@ import {
   QueueServiceClient,
   StorageSharedKeyCredential,
 } from '@azure/storage-queue';
-import { refused } from '../helpers/rest-errors.js';
-import { TestClock, queueServiceClient, uniqueQueueName } from '../helpers/queue.js';
-import { devAccount, devKey, type RunningServer, serverEngines, startServer } from '../helpers/server.js';
+import { refused } from '../../helpers/rest-errors.js';
+import { TestClock, queueServiceClient, uniqueQueueName } from '../../helpers/queue.js';
+import { devAccount, devKey, type RunningServer, serverEngines, startServer } from '../../helpers/server.js';
 
 /** What each case works with: the SDK's service client over one server, and that server's clock. */
 interface Context {

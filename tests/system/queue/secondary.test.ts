@@ -7,8 +7,8 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { QueueClient, StorageSharedKeyCredential } from '@azure/storage-queue';
-import { postgresBin, startCluster, type Cluster } from '../helpers/pg-cluster.js';
-import { postgresUnavailable } from '../helpers/postgres.js';
+import { postgresBin, startCluster, type Cluster } from '../../helpers/pg-cluster.js';
+import { postgresUnavailable } from '../../helpers/postgres.js';
 import {
   assertQueueError,
   childText,
@@ -17,8 +17,8 @@ import {
   queueServiceClient,
   uniqueQueueName,
   xmlOf,
-} from '../helpers/queue.js';
-import { devAccount, devKey, startServer, type RunningServer } from '../helpers/server.js';
+} from '../../helpers/queue.js';
+import { devAccount, devKey, startServer, type RunningServer } from '../../helpers/server.js';
 
 const bin = postgresBin();
 const skip = postgresUnavailable() ?? (bin === undefined ? 'SKIPPED: no PostgreSQL server binaries' : undefined);

@@ -12,8 +12,8 @@ import {
   uniqueQueueName,
   xmlOf,
   type QueueRequest,
-} from '../helpers/queue.js';
-import { startServer, type RunningServer } from '../helpers/server.js';
+} from '../../helpers/queue.js';
+import { startServer, type RunningServer } from '../../helpers/server.js';
 
 const rfc1123 =
   /^(Mon|Tue|Wed|Thu|Fri|Sat|Sun), \d\d (Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) \d{4} \d\d:\d\d:\d\d GMT$/;

@@ -12,9 +12,9 @@ import {
   startServer,
   type RunningServer,
   type ServerOptions,
-} from '../helpers/server.js';
-import { describeResponse, devPath, send } from '../helpers/http.js';
-import { clientOptions, uniqueTableName } from '../helpers/sdk.js';
+} from '../../helpers/server.js';
+import { describeResponse, devPath, send } from '../../helpers/http.js';
+import { clientOptions, uniqueTableName } from '../../helpers/sdk.js';
 
 /** A port that was free on `host` a moment ago. */
 function freePort(host: string): Promise<number> {

@@ -6,10 +6,10 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { RestError } from '@azure/data-tables';
-import { autoFailoverUnavailable, startFormation, type Formation } from '../helpers/pg-auto-failover.js';
-import { postgresUnavailable } from '../helpers/postgres.js';
-import { tableClient } from '../helpers/sdk.js';
-import { startServer, type RunningServer } from '../helpers/server.js';
+import { autoFailoverUnavailable, startFormation, type Formation } from '../../helpers/pg-auto-failover.js';
+import { postgresUnavailable } from '../../helpers/postgres.js';
+import { tableClient } from '../../helpers/sdk.js';
+import { startServer, type RunningServer } from '../../helpers/server.js';
 
 const skip = postgresUnavailable() ?? autoFailoverUnavailable();
 const recoveryMsMax = 120_000;

@@ -12,12 +12,12 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { RestError, type TableClient } from '@azure/data-tables';
-import { postgresBin, promote, startCluster, type Cluster } from '../helpers/pg-cluster.js';
-import { onDatabase, postgresUnavailable } from '../helpers/postgres.js';
-import { sample, scrape } from '../helpers/metrics.js';
-import { tableClient } from '../helpers/sdk.js';
-import { startServer, type RunningServer } from '../helpers/server.js';
-import { seededRandom } from '../query/random.js';
+import { postgresBin, promote, startCluster, type Cluster } from '../../helpers/pg-cluster.js';
+import { onDatabase, postgresUnavailable } from '../../helpers/postgres.js';
+import { sample, scrape } from '../../helpers/metrics.js';
+import { tableClient } from '../../helpers/sdk.js';
+import { startServer, type RunningServer } from '../../helpers/server.js';
+import { seededRandom } from '../../query/random.js';
 
 const bin = postgresBin();
 const skip = postgresUnavailable() ?? (bin === undefined ? 'SKIPPED: no PostgreSQL server binaries' : undefined);

@@ -1,14 +1,14 @@
 // The server's log as it writes it (stderr of the process): what a client caused is one info or
 // warn line, never an error with a stack; expected 503s (throttling, injected faults) are one warn
-// line each with their cause. A database out of reach: tests/system/outage.test.ts.
+// line each with their cause. A database out of reach: tests/system/server/outage.test.ts.
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, describe, test } from 'node:test';
-import { describeResponse, devPath, send, type RawResponse } from '../helpers/http.js';
-import { makeTempDir, removeDir, startServer, type RunningServer } from '../helpers/server.js';
-import { freshTable } from '../helpers/sdk.js';
+import { describeResponse, devPath, send, type RawResponse } from '../../helpers/http.js';
+import { makeTempDir, removeDir, startServer, type RunningServer } from '../../helpers/server.js';
+import { freshTable } from '../../helpers/sdk.js';
 
 /** The log lines (after the startup ones) that match `pattern`, once `count` of them are there (or 10 s passed). */
 async function logLines(server: RunningServer, pattern: RegExp, count: number): Promise<string[]> {

@@ -7,11 +7,11 @@ import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, describe, test } from 'node:test';
 import { AzureNamedKeyCredential, TableClient } from '@azure/data-tables';
-import { absoluteUrl, changesetBody, op, postBatch } from '../helpers/batch.js';
-import { assertError, devPath, send } from '../helpers/http.js';
-import { postgresBin, startCluster, type Cluster } from '../helpers/pg-cluster.js';
-import { accountUrl, tableClient, uniqueTableName } from '../helpers/sdk.js';
-import { devAccount, devKey, startServer, type RunningServer } from '../helpers/server.js';
+import { absoluteUrl, changesetBody, op, postBatch } from '../../helpers/batch.js';
+import { assertError, devPath, send } from '../../helpers/http.js';
+import { postgresBin, startCluster, type Cluster } from '../../helpers/pg-cluster.js';
+import { accountUrl, tableClient, uniqueTableName } from '../../helpers/sdk.js';
+import { devAccount, devKey, startServer, type RunningServer } from '../../helpers/server.js';
 
 const skip = postgresBin() === undefined ? 'SKIPPED: no PostgreSQL server binaries' : undefined;
 

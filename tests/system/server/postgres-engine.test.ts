@@ -1,11 +1,12 @@
-// The system tests that matter for a storage engine, run again with every server on PostgreSQL
-// (CERULEAN_TEST_ENGINE=postgres, tests/helpers/server.ts): entities, tables, batches, queries,
-// limits, EDM round trips, ACL and service properties, kill -9 and restart durability.
+// The Table service's system tests that matter for a storage engine (tests/system/table/), run
+// again with every server on PostgreSQL (CERULEAN_TEST_ENGINE=postgres, tests/helpers/server.ts):
+// entities, tables, batches, queries, limits, EDM round trips, ACL and service properties, kill -9
+// and restart durability.
 // They run in a child `node --test`, one file at a time, so that they keep their own names.
 import { spawn } from 'node:child_process';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { postgresUnavailable } from '../helpers/postgres.js';
+import { postgresUnavailable } from '../../helpers/postgres.js';
 
 const files = [
   'entities',
@@ -23,7 +24,7 @@ const files = [
 ];
 
 test('engine-relevant system tests on PostgreSQL', { skip: postgresUnavailable() }, async (t) => {
-  const paths = files.map((name) => fileURLToPath(new URL(`./${name}.test.js`, import.meta.url)));
+  const paths = files.map((name) => fileURLToPath(new URL(`../table/${name}.test.js`, import.meta.url)));
   // Without NODE_TEST_CONTEXT, which would make the child report to this runner instead of running.
   const { NODE_TEST_CONTEXT: _, ...env } = process.env;
   const child = spawn(process.execPath, ['--test', '--test-concurrency=1', '--test-reporter=spec', ...paths], {

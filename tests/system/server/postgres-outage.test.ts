@@ -7,11 +7,11 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { devPath, errorCode, send, type RawResponse } from '../helpers/http.js';
-import { postgresBin, startCluster, type Cluster } from '../helpers/pg-cluster.js';
-import { postgresUnavailable } from '../helpers/postgres.js';
-import { tableClient, uniqueTableName } from '../helpers/sdk.js';
-import { startServer, type RunningServer } from '../helpers/server.js';
+import { devPath, errorCode, send, type RawResponse } from '../../helpers/http.js';
+import { postgresBin, startCluster, type Cluster } from '../../helpers/pg-cluster.js';
+import { postgresUnavailable } from '../../helpers/postgres.js';
+import { tableClient, uniqueTableName } from '../../helpers/sdk.js';
+import { startServer, type RunningServer } from '../../helpers/server.js';
 
 const skip =
   postgresUnavailable() ?? (postgresBin() === undefined ? 'SKIPPED: no PostgreSQL server binaries' : undefined);

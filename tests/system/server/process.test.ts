@@ -10,11 +10,11 @@ import net from 'node:net';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import { runCli } from '../helpers/cli.js';
-import { createDatabase, dropDatabase, postgresUnavailable } from '../helpers/postgres.js';
-import { makeTempDir, removeDir, startServer, type RunningServer } from '../helpers/server.js';
+import { runCli } from '../../helpers/cli.js';
+import { createDatabase, dropDatabase, postgresUnavailable } from '../../helpers/postgres.js';
+import { makeTempDir, removeDir, startServer, type RunningServer } from '../../helpers/server.js';
 
-const binPath = fileURLToPath(new URL('../../../bin/cerulean.js', import.meta.url));
+const binPath = fileURLToPath(new URL('../../../../bin/cerulean.js', import.meta.url));
 
 describe('the server process', () => {
   test('a usage error is one line and a hint, exit 2', async () => {

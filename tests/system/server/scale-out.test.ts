@@ -10,13 +10,13 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { RestError, type TableClient, type TransactionAction } from '@azure/data-tables';
 import pg from 'pg';
-import { describeResponse, devPath, errorCode, send } from '../helpers/http.js';
-import { etagTicks } from '../helpers/odata.js';
-import { postgresBin, startCluster, type Cluster } from '../helpers/pg-cluster.js';
-import { createDatabase, dropDatabase, postgresUnavailable } from '../helpers/postgres.js';
-import { serviceClient, tableClient, uniqueTableName } from '../helpers/sdk.js';
-import { startServer, type RunningServer } from '../helpers/server.js';
-import { waitUntil } from '../helpers/wait.js';
+import { describeResponse, devPath, errorCode, send } from '../../helpers/http.js';
+import { etagTicks } from '../../helpers/odata.js';
+import { postgresBin, startCluster, type Cluster } from '../../helpers/pg-cluster.js';
+import { createDatabase, dropDatabase, postgresUnavailable } from '../../helpers/postgres.js';
+import { serviceClient, tableClient, uniqueTableName } from '../../helpers/sdk.js';
+import { startServer, type RunningServer } from '../../helpers/server.js';
+import { waitUntil } from '../../helpers/wait.js';
 
 const skip = postgresUnavailable();
 const quiet = ['--log-level', 'silent'];
@@ -365,7 +365,7 @@ describe('choosing the PostgreSQL engine', { skip }, () => {
   const run = (args: string[], env: Record<string, string> = {}) =>
     spawnSync(
       process.execPath,
-      [fileURLToPath(new URL('../../../bin/cerulean.js', import.meta.url)), '--port', '0', ...args],
+      [fileURLToPath(new URL('../../../../bin/cerulean.js', import.meta.url)), '--port', '0', ...args],
       {
         encoding: 'utf8',
         env: { ...process.env, ...env },

@@ -3,9 +3,9 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { TableClient } from '@azure/data-tables';
-import { describeResponse, devPath, send, type RawResponse } from '../helpers/http.js';
-import { tableClient, uniqueTableName } from '../helpers/sdk.js';
-import { makeTempDir, removeDir, startServer, type RunningServer } from '../helpers/server.js';
+import { describeResponse, devPath, send, type RawResponse } from '../../helpers/http.js';
+import { tableClient, uniqueTableName } from '../../helpers/sdk.js';
+import { makeTempDir, removeDir, startServer, type RunningServer } from '../../helpers/server.js';
 
 const xmlHeaders = { 'Content-Type': 'application/xml', Accept: 'application/xml' };
 

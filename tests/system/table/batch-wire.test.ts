@@ -5,8 +5,8 @@
 // never a 5xx; bodies over 4 MiB get 413.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { bodyBytesMax } from '../../src/limits.js';
-import { startServer, type RunningServer } from '../helpers/server.js';
+import { bodyBytesMax } from '../../../src/limits.js';
+import { startServer, type RunningServer } from '../../helpers/server.js';
 import {
   assertError,
   describeResponse,
@@ -15,9 +15,9 @@ import {
   errorCode,
   send,
   type RawResponse,
-} from '../helpers/http.js';
-import { uniqueTableName } from '../helpers/sdk.js';
-import { seededRandom } from '../query/random.js';
+} from '../../helpers/http.js';
+import { uniqueTableName } from '../../helpers/sdk.js';
+import { seededRandom } from '../../query/random.js';
 import {
   absoluteUrl,
   changesetBody,
@@ -31,7 +31,7 @@ import {
   type ClientStyle,
   type ResponsePart,
   type SubRequest,
-} from '../helpers/batch.js';
+} from '../../helpers/batch.js';
 
 const guid = '[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}';
 const minimalJson = 'application/json;odata=minimalmetadata;streaming=true;charset=utf-8';

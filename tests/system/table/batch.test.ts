@@ -5,10 +5,10 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { odata, type TableClient, type TransactionAction } from '@azure/data-tables';
-import { startServer, type RunningServer } from '../helpers/server.js';
-import { describeResponse } from '../helpers/http.js';
-import { freshTable, tableClient, uniqueTableName } from '../helpers/sdk.js';
-import { etagTicks, isoTicks } from '../helpers/odata.js';
+import { startServer, type RunningServer } from '../../helpers/server.js';
+import { describeResponse } from '../../helpers/http.js';
+import { freshTable, tableClient, uniqueTableName } from '../../helpers/sdk.js';
+import { etagTicks, isoTicks } from '../../helpers/odata.js';
 import {
   absoluteUrl,
   changesetBody,
@@ -17,7 +17,7 @@ import {
   partError,
   postBatch,
   readBatchResponse,
-} from '../helpers/batch.js';
+} from '../../helpers/batch.js';
 
 type Props = Record<string, unknown>;
 interface Stored {

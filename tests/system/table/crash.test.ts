@@ -13,9 +13,9 @@ import assert from 'node:assert/strict';
 import { isDeepStrictEqual } from 'node:util';
 import http from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { makeTempDir, removeDir, startServer, type RunningServer } from '../helpers/server.js';
-import { describeResponse, devPath, entityPath, send, type RawRequest, type RawResponse } from '../helpers/http.js';
-import { tableClient, uniqueTableName } from '../helpers/sdk.js';
+import { makeTempDir, removeDir, startServer, type RunningServer } from '../../helpers/server.js';
+import { describeResponse, devPath, entityPath, send, type RawRequest, type RawResponse } from '../../helpers/http.js';
+import { tableClient, uniqueTableName } from '../../helpers/sdk.js';
 import {
   absoluteUrl,
   changesetBody,
@@ -26,8 +26,8 @@ import {
   type EntityBody,
   type ResponsePart,
   type SubRequest,
-} from '../helpers/batch.js';
-import { seededRandom, type Random } from '../query/random.js';
+} from '../../helpers/batch.js';
+import { seededRandom, type Random } from '../../query/random.js';
 
 const clientCount = 16;
 const keysPerClient = 12;

@@ -1,11 +1,11 @@
 // Acknowledged writes survive SIGKILL (a write is acknowledged only once its commit is durable:
 // docs/architecture.md#threads-and-durability). A simple version: drive writes, kill -9 right after the last
 // acknowledgement, restart
-// on the same directory, compare with a model. The randomized crash suite is crash.test.ts.
+// on the same directory, compare with a model. The randomized crash suite is table/crash.test.ts.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { makeTempDir, removeDir, startServer } from '../helpers/server.js';
-import { inParallel, serviceClient, tableClient, uniqueTableName } from '../helpers/sdk.js';
+import { makeTempDir, removeDir, startServer } from '../../helpers/server.js';
+import { inParallel, serviceClient, tableClient, uniqueTableName } from '../../helpers/sdk.js';
 
 type Props = Record<string, number>;
 

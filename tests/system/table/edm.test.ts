@@ -3,9 +3,9 @@
 // including bodies that arrive in pieces split inside multi-byte UTF-8 characters.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startServer, type RunningServer } from '../helpers/server.js';
-import { describeResponse, devPath, entityPath, errorCode, send, type RawRequest } from '../helpers/http.js';
-import { tableClient, uniqueTableName } from '../helpers/sdk.js';
+import { startServer, type RunningServer } from '../../helpers/server.js';
+import { describeResponse, devPath, entityPath, errorCode, send, type RawRequest } from '../../helpers/http.js';
+import { tableClient, uniqueTableName } from '../../helpers/sdk.js';
 import type { TableClient } from '@azure/data-tables';
 
 const guid = '0f8fad5b-d9cb-469f-a165-70867728950e';

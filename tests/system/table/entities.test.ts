@@ -3,7 +3,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { RestError } from '@azure/data-tables';
-import { startServer, type RunningServer } from '../helpers/server.js';
+import { startServer, type RunningServer } from '../../helpers/server.js';
 import {
   assertError,
   describeResponse,
@@ -12,9 +12,9 @@ import {
   pythonKeyLiteral,
   send,
   type RawRequest,
-} from '../helpers/http.js';
-import { etagTicks, etagTimestamp, isoTicks, memberSet } from '../helpers/odata.js';
-import { tableClient, uniqueTableName } from '../helpers/sdk.js';
+} from '../../helpers/http.js';
+import { etagTicks, etagTimestamp, isoTicks, memberSet } from '../../helpers/odata.js';
+import { tableClient, uniqueTableName } from '../../helpers/sdk.js';
 
 const accept = {
   none: 'application/json;odata=nometadata',

@@ -7,13 +7,13 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { StorageError } from '../../src/errors.js';
-import { seededRandom } from '../../src/domain/random.js';
-import { decodeUtf8 } from '../../src/http/body.js';
-import { decodeEntityBody } from '../../src/table/protocol/entity-json.js';
-import { decodeStoredProperties, encodeStoredProperties } from '../../src/storage/stored-json.js';
-import { databaseFileName } from '../../src/storage/sqlite/schema.js';
-import { encodeKey } from '../../src/storage/sqlite/codec.js';
+import { StorageError } from '../../../src/errors.js';
+import { seededRandom } from '../../../src/domain/random.js';
+import { decodeUtf8 } from '../../../src/http/body.js';
+import { decodeEntityBody } from '../../../src/table/protocol/entity-json.js';
+import { decodeStoredProperties, encodeStoredProperties } from '../../../src/storage/stored-json.js';
+import { databaseFileName } from '../../../src/storage/sqlite/schema.js';
+import { encodeKey } from '../../../src/storage/sqlite/codec.js';
 import {
   absoluteUrl,
   changesetBody,
@@ -21,11 +21,11 @@ import {
   postBatch,
   readBatchResponse,
   type SubRequest,
-} from '../helpers/batch.js';
-import { randomEntityBody } from '../helpers/entity-bodies.js';
-import { describeResponse, devPath, send, type RawResponse } from '../helpers/http.js';
-import { tableClient, uniqueTableName } from '../helpers/sdk.js';
-import { makeTempDir, removeDir, startServer, type RunningServer } from '../helpers/server.js';
+} from '../../helpers/batch.js';
+import { randomEntityBody } from '../../helpers/entity-bodies.js';
+import { describeResponse, devPath, send, type RawResponse } from '../../helpers/http.js';
+import { tableClient, uniqueTableName } from '../../helpers/sdk.js';
+import { makeTempDir, removeDir, startServer, type RunningServer } from '../../helpers/server.js';
 
 type Expected =
   | { readonly ok: true; readonly partitionKey: string; readonly rowKey: string; readonly stored: string }

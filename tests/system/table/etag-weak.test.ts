@@ -13,10 +13,10 @@ import {
   postBatch,
   readBatchResponse,
   partError,
-} from '../helpers/batch.js';
-import { assertError, describeResponse, entityPath, send } from '../helpers/http.js';
-import { freshTable } from '../helpers/sdk.js';
-import { startServer, storeSetups, type RunningServer } from '../helpers/server.js';
+} from '../../helpers/batch.js';
+import { assertError, describeResponse, entityPath, send } from '../../helpers/http.js';
+import { freshTable } from '../../helpers/sdk.js';
+import { startServer, storeSetups, type RunningServer } from '../../helpers/server.js';
 
 /** Entity tags Cerulean never issues: foreign, the older form, the service's untrimmed and lowercase spellings. */
 const foreignTags = [

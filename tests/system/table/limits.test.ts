@@ -2,7 +2,7 @@
 // (Azure REST: understanding-the-table-service-data-model, table-service-error-codes, src/limits.ts).
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { devAccount, devKey, startServer, type RunningServer } from '../helpers/server.js';
+import { devAccount, devKey, startServer, type RunningServer } from '../../helpers/server.js';
 import {
   assertError,
   canonicalizedResource,
@@ -15,8 +15,8 @@ import {
   send,
   stringToSign,
   type RawRequest,
-} from '../helpers/http.js';
-import { uniqueTableName } from '../helpers/sdk.js';
+} from '../../helpers/http.js';
+import { uniqueTableName } from '../../helpers/sdk.js';
 
 const MiB = 1024 * 1024;
 

@@ -4,9 +4,9 @@
 // metadata, and only the members its level adds or drops.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startServer, type RunningServer } from '../helpers/server.js';
-import { describeResponse, devPath, entityPath, send } from '../helpers/http.js';
-import { uniqueTableName } from '../helpers/sdk.js';
+import { startServer, type RunningServer } from '../../helpers/server.js';
+import { describeResponse, devPath, entityPath, send } from '../../helpers/http.js';
+import { uniqueTableName } from '../../helpers/sdk.js';
 
 const accept = {
   none: 'application/json;odata=nometadata',

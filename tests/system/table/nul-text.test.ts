@@ -5,10 +5,10 @@
 // is an ordinary bound. Raw HTTP, so that the literal reaches the server exactly.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { encodeContinuation } from '../../src/table/protocol/continuation.js';
-import { describeResponse, devPath, send } from '../helpers/http.js';
-import { uniqueTableName } from '../helpers/sdk.js';
-import { startServer, storeSetups, type RunningServer } from '../helpers/server.js';
+import { encodeContinuation } from '../../../src/table/protocol/continuation.js';
+import { describeResponse, devPath, send } from '../../helpers/http.js';
+import { uniqueTableName } from '../../helpers/sdk.js';
+import { startServer, storeSetups, type RunningServer } from '../../helpers/server.js';
 
 async function query(server: RunningServer, table: string, filter: string): Promise<string[]> {
   const res = await send(server.port, {

@@ -6,10 +6,10 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { onDatabase, createDatabase, dropDatabase, postgresUnavailable } from '../helpers/postgres.js';
-import { edm, fetchAllPages, insertEntities, keyText, type TestEntity, type TestValue } from '../helpers/query.js';
-import { tableClient, uniqueTableName } from '../helpers/sdk.js';
-import { startServer, type RunningServer } from '../helpers/server.js';
+import { onDatabase, createDatabase, dropDatabase, postgresUnavailable } from '../../helpers/postgres.js';
+import { edm, fetchAllPages, insertEntities, keyText, type TestEntity, type TestValue } from '../../helpers/query.js';
+import { tableClient, uniqueTableName } from '../../helpers/sdk.js';
+import { startServer, type RunningServer } from '../../helpers/server.js';
 
 const autoIndexRows = 300;
 /** A background index build on a loaded machine: long, since only a build that never ends should fail. */

@@ -7,9 +7,9 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { TableClient } from '@azure/data-tables';
-import { testDatabaseUrl } from '../helpers/postgres.js';
-import { makeTempDir, removeDir, startServer, type RunningServer, type ServerOptions } from '../helpers/server.js';
-import { tableClient, uniqueTableName } from '../helpers/sdk.js';
+import { testDatabaseUrl } from '../../helpers/postgres.js';
+import { makeTempDir, removeDir, startServer, type RunningServer, type ServerOptions } from '../../helpers/server.js';
+import { tableClient, uniqueTableName } from '../../helpers/sdk.js';
 import {
   edm,
   fetchAllPages,
@@ -17,8 +17,8 @@ import {
   type EntityPage,
   type TestEntity,
   type TestValue,
-} from '../helpers/query.js';
-import { waitTimeoutMsDefault } from '../helpers/wait.js';
+} from '../../helpers/query.js';
+import { waitTimeoutMsDefault } from '../../helpers/wait.js';
 
 const partitions = 30;
 const rowsPerPartition = 100;

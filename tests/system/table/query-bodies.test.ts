@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import net from 'node:net';
 import type { IncomingHttpHeaders } from 'node:http';
 import { once } from 'node:events';
-import { devKey, startServer, type RunningServer } from '../helpers/server.js';
+import { devKey, startServer, type RunningServer } from '../../helpers/server.js';
 import {
   canonicalizedResource,
   defaultVersion,
@@ -18,9 +18,9 @@ import {
   send,
   stringToSign,
   type RawRequest,
-} from '../helpers/http.js';
-import { absoluteUrl, changesetBody, op, postBatch } from '../helpers/batch.js';
-import { uniqueTableName } from '../helpers/sdk.js';
+} from '../../helpers/http.js';
+import { absoluteUrl, changesetBody, op, postBatch } from '../../helpers/batch.js';
+import { uniqueTableName } from '../../helpers/sdk.js';
 
 const entityCount = 1000;
 const batchSize = 100;

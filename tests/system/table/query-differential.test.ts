@@ -6,8 +6,8 @@
 // with QUERY_SEED=<the printed seed>.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startServer, storeSetups, type RunningServer } from '../helpers/server.js';
-import { inParallel, tableClient, uniqueTableName } from '../helpers/sdk.js';
+import { startServer, storeSetups, type RunningServer } from '../../helpers/server.js';
+import { inParallel, tableClient, uniqueTableName } from '../../helpers/sdk.js';
 import {
   compareKeys,
   comparisonCount,
@@ -23,8 +23,8 @@ import {
   type Operator,
   type TestEntity,
   type TestValue,
-} from '../helpers/query.js';
-import { runSeed, seededRandom, type Random } from '../query/random.js';
+} from '../../helpers/query.js';
+import { runSeed, seededRandom, type Random } from '../../query/random.js';
 
 const entityCount = 800;
 const filterCount = 300;

@@ -5,9 +5,9 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { TableClient } from '@azure/data-tables';
-import { startServer, storeSetups, type RunningServer } from '../helpers/server.js';
-import { assertError } from '../helpers/http.js';
-import { tableClient, uniqueTableName } from '../helpers/sdk.js';
+import { startServer, storeSetups, type RunningServer } from '../../helpers/server.js';
+import { assertError } from '../../helpers/http.js';
+import { tableClient, uniqueTableName } from '../../helpers/sdk.js';
 import {
   compareKeys,
   edm,
@@ -20,7 +20,7 @@ import {
   type EntityPage,
   type Key,
   type TestEntity,
-} from '../helpers/query.js';
+} from '../../helpers/query.js';
 
 /** Partition sizes summing to 12,000; partitions 9…12 hold no `sparse` matches at all. */
 const partitionSizes = [1, 2, 3, 7, 50, 99, 100, 101, 500, 999, 1000, 1001, 1500, 2137, 4500];

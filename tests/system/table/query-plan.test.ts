@@ -5,9 +5,9 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { startServer, type RunningServer } from '../helpers/server.js';
-import { assertError, describeResponse, devPath, send } from '../helpers/http.js';
-import { serviceClient, tableClient, uniqueTableName } from '../helpers/sdk.js';
+import { startServer, type RunningServer } from '../../helpers/server.js';
+import { assertError, describeResponse, devPath, send } from '../../helpers/http.js';
+import { serviceClient, tableClient, uniqueTableName } from '../../helpers/sdk.js';
 import {
   edm,
   fetchAllPages,
@@ -16,7 +16,7 @@ import {
   queryEntities,
   queryString,
   type TestEntity,
-} from '../helpers/query.js';
+} from '../../helpers/query.js';
 
 /** Partition sizes; RowKeys r000, r001, …; `n` is the index inside the partition. */
 const partitionSizes: Readonly<Record<string, number>> = { a: 30, b: 20, c: 50, d: 100 };

@@ -7,10 +7,10 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { odata, type TableClient } from '@azure/data-tables';
-import { startServer, type RunningServer } from '../helpers/server.js';
-import { assertError, describeResponse, devPath, entityPath, send, type RawResponse } from '../helpers/http.js';
-import { memberSet } from '../helpers/odata.js';
-import { tableClient, uniqueTableName } from '../helpers/sdk.js';
+import { startServer, type RunningServer } from '../../helpers/server.js';
+import { assertError, describeResponse, devPath, entityPath, send, type RawResponse } from '../../helpers/http.js';
+import { memberSet } from '../../helpers/odata.js';
+import { tableClient, uniqueTableName } from '../../helpers/sdk.js';
 import {
   compareKeys,
   edm,
@@ -20,7 +20,7 @@ import {
   type Key,
   type TestEntity,
   type TestValue,
-} from '../helpers/query.js';
+} from '../../helpers/query.js';
 
 const guidA = '0f8fad5b-d9cb-469f-a165-70867728950e';
 const guidB = '7c9e6679-7425-40de-944b-e07fc1f90ae7';

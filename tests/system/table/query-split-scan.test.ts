@@ -5,8 +5,8 @@
 // that steps are split at predicted keys, joined, and continued from the step before.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startServer, type RunningServer } from '../helpers/server.js';
-import { tableClient, uniqueTableName } from '../helpers/sdk.js';
+import { startServer, type RunningServer } from '../../helpers/server.js';
+import { tableClient, uniqueTableName } from '../../helpers/sdk.js';
 import {
   compareKeys,
   edm,
@@ -17,7 +17,7 @@ import {
   type EntityPage,
   type Key,
   type TestEntity,
-} from '../helpers/query.js';
+} from '../../helpers/query.js';
 
 const partitions = 240;
 const rowsPerPartition = 100;

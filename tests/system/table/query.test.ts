@@ -4,9 +4,9 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { TableClient } from '@azure/data-tables';
-import { startServer, type RunningServer } from '../helpers/server.js';
-import { assertError, describeResponse, devPath, send, type RawResponse } from '../helpers/http.js';
-import { inParallel, tableClient, uniqueTableName } from '../helpers/sdk.js';
+import { startServer, type RunningServer } from '../../helpers/server.js';
+import { assertError, describeResponse, devPath, send, type RawResponse } from '../../helpers/http.js';
+import { inParallel, tableClient, uniqueTableName } from '../../helpers/sdk.js';
 
 type Key = [pk: string, rk: string];
 

@@ -7,12 +7,12 @@ import { spawnSync } from 'node:child_process';
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { devPath, describeResponse, send } from '../helpers/http.js';
-import { postgresBin, startCluster, type Cluster } from '../helpers/pg-cluster.js';
-import { postgresUnavailable } from '../helpers/postgres.js';
-import { sample, scrape } from '../helpers/metrics.js';
-import { tableClient } from '../helpers/sdk.js';
-import { devAccount, devKey, startServer, type RunningServer } from '../helpers/server.js';
+import { devPath, describeResponse, send } from '../../helpers/http.js';
+import { postgresBin, startCluster, type Cluster } from '../../helpers/pg-cluster.js';
+import { postgresUnavailable } from '../../helpers/postgres.js';
+import { sample, scrape } from '../../helpers/metrics.js';
+import { tableClient } from '../../helpers/sdk.js';
+import { devAccount, devKey, startServer, type RunningServer } from '../../helpers/server.js';
 
 const bin = postgresBin();
 const skip = postgresUnavailable() ?? (bin === undefined ? 'SKIPPED: no PostgreSQL server binaries' : undefined);

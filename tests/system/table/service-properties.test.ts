@@ -4,9 +4,9 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { ServiceProperties } from '@azure/data-tables';
-import { describeResponse, devPath, send, type RawResponse } from '../helpers/http.js';
-import { serviceClient, tableClient, uniqueTableName } from '../helpers/sdk.js';
-import { devAccount, makeTempDir, removeDir, startServer, type RunningServer } from '../helpers/server.js';
+import { describeResponse, devPath, send, type RawResponse } from '../../helpers/http.js';
+import { serviceClient, tableClient, uniqueTableName } from '../../helpers/sdk.js';
+import { devAccount, makeTempDir, removeDir, startServer, type RunningServer } from '../../helpers/server.js';
 
 const otherAccount = 'otheraccount';
 const otherKey = Buffer.from('the key of the other account....').toString('base64');

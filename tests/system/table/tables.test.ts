@@ -2,9 +2,9 @@
 // query-timeout-and-pagination) through raw HTTP and the SDK.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startServer, type RunningServer } from '../helpers/server.js';
-import { assertError, describeResponse, devPath, send, type RawResponse } from '../helpers/http.js';
-import { serviceClient, uniqueTableName } from '../helpers/sdk.js';
+import { startServer, type RunningServer } from '../../helpers/server.js';
+import { assertError, describeResponse, devPath, send, type RawResponse } from '../../helpers/http.js';
+import { serviceClient, uniqueTableName } from '../../helpers/sdk.js';
 
 describe('tables', () => {
   let server: RunningServer;

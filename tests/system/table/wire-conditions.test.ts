@@ -13,10 +13,10 @@ import {
   queryBody,
   readBatchResponse,
   partError,
-} from '../helpers/batch.js';
-import { assertError, describeResponse, devPath, entityPath, send } from '../helpers/http.js';
-import { freshTable } from '../helpers/sdk.js';
-import { startServer, type RunningServer } from '../helpers/server.js';
+} from '../../helpers/batch.js';
+import { assertError, describeResponse, devPath, entityPath, send } from '../../helpers/http.js';
+import { freshTable } from '../../helpers/sdk.js';
+import { startServer, type RunningServer } from '../../helpers/server.js';
 
 describe('wire details of conditions and doubles', () => {
   let server: RunningServer;
@@ -124,7 +124,7 @@ describe('wire details of conditions and doubles', () => {
     });
   });
 
-  // Entity tags this service never issued are stale, not malformed: tests/system/etag-weak.test.ts.
+  // Entity tags this service never issued are stale, not malformed: tests/system/table/etag-weak.test.ts.
   describe('an If-Match that is no entity tag is 400 InvalidInput, a stale ETag 412', () => {
     const malformed = ['garbage', '0x8D1234', "datetime'2015-01-01T00%3A00%3A00Z'", '*, *', '"a", "b"'];
 

@@ -4,10 +4,10 @@
 // libraries send them, checked with the JS SDK, on every engine.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { absoluteUrl, changesetBody, op, postBatch, readBatchResponse } from '../helpers/batch.js';
-import { assertError, describeResponse, devPath, send } from '../helpers/http.js';
-import { serviceClient, tableClient, uniqueTableName } from '../helpers/sdk.js';
-import { startServer, storeSetups, type RunningServer } from '../helpers/server.js';
+import { absoluteUrl, changesetBody, op, postBatch, readBatchResponse } from '../../helpers/batch.js';
+import { assertError, describeResponse, devPath, send } from '../../helpers/http.js';
+import { serviceClient, tableClient, uniqueTableName } from '../../helpers/sdk.js';
+import { startServer, storeSetups, type RunningServer } from '../../helpers/server.js';
 
 /** The headers WindowsAzure.Storage 9.x puts on a single table operation (TableOperationHttpRequestFactory.cs). */
 const dotnetHeaders = {
