@@ -14,7 +14,7 @@ import { systemClock, type Clock } from './domain/clock.js';
 import type { QueueServices } from './queue/definition.js';
 import type { BlobServices } from './blob/services.js';
 import type { BlobStore } from './storage/blob-store.js';
-import { QueueService } from './queue/queue-service.js';
+import { QueueService } from './queue/service.js';
 import { ServicePropertiesService } from './storage/service-properties.js';
 import { BlobServicePropertiesService } from './blob/state/service-properties.js';
 import assert from 'node:assert/strict';

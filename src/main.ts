@@ -15,7 +15,7 @@ import { listenOrExit } from './http/listen.js';
 import { createLogger, type Logger } from './http/log.js';
 import { FrontDoor } from './http/server.js';
 import { operationNamesOf, type ServiceDefinition } from './http/service-definition.js';
-import { tableService } from './table/routes.js';
+import { tableService } from './table/definition.js';
 import { Observation } from './observe/observation.js';
 import { clockFromEnvironment } from './domain/clock.js';
 import { queueService } from './queue/definition.js';

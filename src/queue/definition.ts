@@ -10,8 +10,8 @@ import type { ReplicationSource } from '../storage/replication.js';
 import type { SignedIdentifier } from '../wire/acl-xml.js';
 import * as op from './operations.js';
 import type { QueueCall, QueuePropertiesKeeper } from './operations.js';
-import type { QueueService } from './queue-service.js';
-import { parseQueueResource, type QueueResource } from './routes.js';
+import type { QueueService } from './service.js';
+import { parseQueueResource, type QueueResource } from './resources.js';
 
 /** What the queue routes' handlers work on. */
 export interface QueueServices {

@@ -1,7 +1,7 @@
 // The Queue service's operations over its store (storage/queue-store.ts): the rules and limits of
 // https://learn.microsoft.com/rest/api/storageservices/queue-service-rest-api, checked before the
 // store is asked, and the store's answers turned into the service's errors. It knows seconds and
-// milliseconds, not HTTP or XML (queue/operations.ts reads requests, queue/queue-xml.ts writes bodies).
+// milliseconds, not HTTP or XML (queue/operations.ts reads requests, queue/wire/xml.ts writes bodies).
 import { DetailedError, StorageError } from '../errors.js';
 import type { MessageFailure, MessageResult, QueueInfo, QueueStore, StoredMessage } from '../storage/queue-store.js';
 import type { Clock } from '../domain/clock.js';

@@ -3,7 +3,7 @@
 // its error bodies (JSON at the request's OData metadata level; XML for the XML operations) and
 // its Shared Key format.
 import { StorageError } from '../errors.js';
-import { jsonContentType, negotiateMetadata, type MetadataLevel } from './protocol/odata.js';
+import { jsonContentType, negotiateMetadata, type MetadataLevel } from './wire/odata.js';
 import type { TableServices } from './service/services.js';
 import { tableSharedKey } from '../http/auth.js';
 import { batchTable, submitBatch, type BatchCall } from './batch.js';

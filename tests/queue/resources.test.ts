@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { StorageError, type ErrorCode } from '../../src/errors.js';
 import { findRoute, routingError } from '../../src/http/service-definition.js';
 import { queueService } from '../../src/queue/definition.js';
-import { parseQueueResource } from '../../src/queue/routes.js';
+import { parseQueueResource } from '../../src/queue/resources.js';
 
 function request(method: string, query: string) {
   return { method, query: new URLSearchParams(query), headers: {} };

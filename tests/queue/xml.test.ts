@@ -2,7 +2,7 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { StorageError, type ErrorCode } from '../../src/errors.js';
 import { parseXml } from '../../src/wire/xml.js';
-import { parseQueueMessage, writeMessagesList, writeQueueListing, wireDate } from '../../src/queue/queue-xml.js';
+import { parseQueueMessage, writeMessagesList, writeQueueListing, wireDate } from '../../src/queue/wire/xml.js';
 import type { StoredMessage } from '../../src/storage/queue-store.js';
 
 function refused(text: string, code: ErrorCode): void {

@@ -8,7 +8,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { EdmValue } from '../../src/domain/edm.js';
 import type { Entity } from '../../src/domain/entity.js';
-import { encodeMinimalProperties } from '../../src/table/protocol/odata.js';
+import { encodeMinimalProperties } from '../../src/table/wire/odata.js';
 import { createTableServices } from '../../src/table/service/services.js';
 import { SqliteStore } from '../../src/storage/sqlite/sqlite-store.js';
 import type { TableStore, TableInfo, Write } from '../../src/storage/table-store.js';

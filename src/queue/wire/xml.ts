@@ -2,10 +2,10 @@
 // responses (https://learn.microsoft.com/rest/api/storageservices/put-message, get-messages,
 // peek-messages, list-queues1). Pure: text in, text out. Request bodies go through the strict
 // reader of src/wire/xml.ts (no DOCTYPE, bounded depth): malformed XML is 400 InvalidXmlDocument.
-import { StorageError } from '../errors.js';
-import { childNamed, escapeXmlText, leafText, parseXml, writeXmlNode, type XmlNode } from '../wire/xml.js';
-import type { StoredMessage } from '../storage/queue-store.js';
-import { neverExpiresWireMs } from './limits.js';
+import { StorageError } from '../../errors.js';
+import { childNamed, escapeXmlText, leafText, parseXml, writeXmlNode, type XmlNode } from '../../wire/xml.js';
+import type { StoredMessage } from '../../storage/queue-store.js';
+import { neverExpiresWireMs } from '../limits.js';
 
 const declaration = '<?xml version="1.0" encoding="utf-8"?>';
 

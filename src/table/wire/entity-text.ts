@@ -4,9 +4,9 @@
 //
 // It never decides an error. Whatever it does not take as plainly valid (a syntax error, a
 // nested value, a bad type, a limit, but also unusual valid input such as a DateTime with an
-// offset) goes through decodeEntityBody (entity-json.ts), the one reader of record, whose result
+// offset) goes through decodeEntityBody (wire/entity-json.ts), the one reader of record, whose result
 // or error is then the answer. Both paths give the same keys and byte-identical stored text:
-// tests/protocol/entity-text.test.ts checks that over random and hostile bodies.
+// tests/table/wire/entity-text.test.ts checks that over random and hostile bodies.
 import assert from 'node:assert/strict';
 import { assertNever } from '../../domain/assert.js';
 import {

@@ -110,7 +110,7 @@ export function encodeEntity(
  * The encoder behind encodeEntity. Where the entity carries its minimal-metadata properties text
  * (Entity.minimalJson), its properties are never decoded: minimal and full metadata splice the
  * text, no metadata drops its type annotations, and `$select` picks members out of it. Else every
- * property is encoded from its value; both ways give the same bytes (tests/protocol/odata-fast.test.ts).
+ * property is encoded from its value; both ways give the same bytes (tests/table/wire/odata-fast.test.ts).
  */
 export function entityEncoder(level: MetadataLevel, ctx: EntityUrlContext, options: EncodeOptions = {}): EntityEncoder {
   const { head, properties } = entityParts(level, ctx, options);
@@ -124,7 +124,7 @@ export function entityEncoder(level: MetadataLevel, ctx: EntityUrlContext, optio
 
 /**
  * A query response body around its entities as UTF-8 bytes, the same bytes as encodeEntityFeed
- * around entityEncoder's texts (tests/protocol/odata-fast.test.ts). Each entity's stored text is
+ * around entityEncoder's texts (tests/table/wire/odata-fast.test.ts). Each entity's stored text is
  * written into the body where it can be, with no string made of the whole entity or page.
  * Release the bytes once the body has been sent (its buffer is reused).
  */

@@ -14,7 +14,7 @@ import { after, before, describe, test } from 'node:test';
 import { loadAccounts } from '../../../src/http/accounts.js';
 import { createLogger } from '../../../src/http/log.js';
 import { FrontDoor } from '../../../src/http/server.js';
-import { tableService } from '../../../src/table/routes.js';
+import { tableService } from '../../../src/table/definition.js';
 import { createTableServices } from '../../../src/table/service/services.js';
 import type { TableStore } from '../../../src/storage/table-store.js';
 import { changesetBody, entityResource, op, postBatch, queryBody } from '../../helpers/batch.js';

@@ -10,7 +10,7 @@ import Database from 'better-sqlite3';
 import { StorageError } from '../../../src/errors.js';
 import { seededRandom } from '../../../src/domain/random.js';
 import { decodeUtf8 } from '../../../src/http/body.js';
-import { decodeEntityBody } from '../../../src/table/protocol/entity-json.js';
+import { decodeEntityBody } from '../../../src/table/wire/entity-json.js';
 import { decodeStoredProperties, encodeStoredProperties } from '../../../src/storage/stored-json.js';
 import { databaseFileName } from '../../../src/storage/sqlite/schema.js';
 import { encodeKey } from '../../../src/storage/sqlite/codec.js';

@@ -5,7 +5,7 @@
 // is an ordinary bound. Raw HTTP, so that the literal reaches the server exactly.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { encodeContinuation } from '../../../src/table/protocol/continuation.js';
+import { encodeContinuation } from '../../../src/table/wire/continuation.js';
 import { describeResponse, devPath, send } from '../../helpers/http.js';
 import { uniqueTableName } from '../../helpers/sdk.js';
 import { startServer, storeSetups, type RunningServer } from '../../helpers/server.js';

@@ -1,4 +1,4 @@
-// Query pages are written into reused buffers (src/protocol/byte-writer.ts): a buffer goes back
+// Query pages are written into reused buffers (src/table/wire/byte-writer.ts): a buffer goes back
 // to the pool only once its response has been handed to the OS. Many pages at every level, with
 // slow readers and a pipelining reader that holds several responses queued in the server (more
 // than the kernel's socket buffers take), must each give the answer the same query gives alone:

@@ -1,5 +1,5 @@
 // The URL shapes of the legacy .NET libraries (WindowsAzure.Storage 9.x, Microsoft.Azure.Cosmos.Table;
-// see parseResource in src/http/routes.ts for where each comes from): `POST /Tables()` creates a
+// see parseResource in src/table/resources.ts for where each comes from): `POST /Tables()` creates a
 // table, `POST /{table}()` inserts an entity, single and inside $batch, through raw HTTP as those
 // libraries send them, checked with the JS SDK, on every engine.
 import assert from 'node:assert/strict';

@@ -1,7 +1,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { StorageError } from '../../src/errors.js';
-import { batchOperationsMax } from '../../src/limits.js';
+import { StorageError } from '../../../src/errors.js';
+import { batchOperationsMax } from '../../../src/limits.js';
 import {
   type BatchOperationRequest,
   type BatchOperationResponse,
@@ -9,10 +9,10 @@ import {
   parseBatchRequest,
   serializeBatchResponse,
   statusReason,
-} from '../../src/table/protocol/batch.js';
-import { MultipartSyntaxError } from '../../src/table/protocol/multipart.js';
-import { seededRandom } from '../../src/domain/random.js';
-import { scaled } from '../helpers/scale.js';
+} from '../../../src/table/wire/batch.js';
+import { MultipartSyntaxError } from '../../../src/table/wire/multipart.js';
+import { seededRandom } from '../../../src/domain/random.js';
+import { scaled } from '../../helpers/scale.js';
 
 const crlf = (...lines: string[]) => lines.join('\r\n');
 

@@ -1,6 +1,6 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { StorageError } from '../../src/errors.js';
+import { StorageError } from '../../../src/errors.js';
 import {
   binaryValueBytesMax,
   customPropertiesMax,
@@ -8,12 +8,12 @@ import {
   keyLengthUtf16Max,
   propertyNameLengthUtf16Max,
   stringValueLengthUtf16Max,
-} from '../../src/limits.js';
-import { type EdmValue, dateTimeTicksMax, dateTimeTicksMin, int64Max, int64Min } from '../../src/domain/edm.js';
-import { decodeEntityBody } from '../../src/table/protocol/entity-json.js';
-import { encodeEntity } from '../../src/table/protocol/odata.js';
-import { entitySizeBytes, type Entity, type Properties, validateKey } from '../../src/domain/entity.js';
-import { scaled } from '../helpers/scale.js';
+} from '../../../src/limits.js';
+import { type EdmValue, dateTimeTicksMax, dateTimeTicksMin, int64Max, int64Min } from '../../../src/domain/edm.js';
+import { decodeEntityBody } from '../../../src/table/wire/entity-json.js';
+import { encodeEntity } from '../../../src/table/wire/odata.js';
+import { entitySizeBytes, type Entity, type Properties, validateKey } from '../../../src/domain/entity.js';
+import { scaled } from '../../helpers/scale.js';
 
 function assertStorageError(fn: () => unknown, code: string): void {
   assert.throws(fn, (error: unknown) => {

@@ -1,16 +1,16 @@
-// The one-pass body decoder (entity-text.ts) against the reader of record (entity-json.ts +
+// The one-pass body decoder (wire/entity-text.ts) against the reader of record (wire/entity-json.ts +
 // stored-json.ts), over random and hostile bodies: same keys, byte-identical stored text, the
 // same lazily decoded properties, and for every refused body the same error code and message.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { seededRandom } from '../../src/domain/random.js';
-import { entitySizeBytes } from '../../src/domain/entity.js';
-import { StorageError } from '../../src/errors.js';
-import { decodeEntityBody } from '../../src/table/protocol/entity-json.js';
-import { decodeEntity, transcodeOrUndefined } from '../../src/table/protocol/entity-text.js';
-import { encodeStoredProperties } from '../../src/storage/stored-json.js';
-import { randomEntityBody } from '../helpers/entity-bodies.js';
-import { scaled } from '../helpers/scale.js';
+import { seededRandom } from '../../../src/domain/random.js';
+import { entitySizeBytes } from '../../../src/domain/entity.js';
+import { StorageError } from '../../../src/errors.js';
+import { decodeEntityBody } from '../../../src/table/wire/entity-json.js';
+import { decodeEntity, transcodeOrUndefined } from '../../../src/table/wire/entity-text.js';
+import { encodeStoredProperties } from '../../../src/storage/stored-json.js';
+import { randomEntityBody } from '../../helpers/entity-bodies.js';
+import { scaled } from '../../helpers/scale.js';
 
 type Outcome =
   | {

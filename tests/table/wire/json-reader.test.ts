@@ -1,9 +1,9 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { StorageError } from '../../src/errors.js';
-import { jsonDepthMax } from '../../src/limits.js';
-import { type JsonValue, readJson } from '../../src/table/protocol/json-reader.js';
-import { scaled } from '../helpers/scale.js';
+import { StorageError } from '../../../src/errors.js';
+import { jsonDepthMax } from '../../../src/limits.js';
+import { type JsonValue, readJson } from '../../../src/table/wire/json-reader.js';
+import { scaled } from '../../helpers/scale.js';
 
 /** The reader's tree as the plain value JSON.parse would give (numbers through Number). */
 function toPlain(value: JsonValue): unknown {

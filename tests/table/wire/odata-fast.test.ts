@@ -2,9 +2,9 @@
 // against the straightforward encoding from decoded values, byte for byte, over random entities.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { EdmValue } from '../../src/domain/edm.js';
-import type { Entity, Properties } from '../../src/domain/entity.js';
-import { forEachMember, memberName, withoutAnnotations, withoutAnyAnnotations } from '../../src/domain/json-members.js';
+import type { EdmValue } from '../../../src/domain/edm.js';
+import type { Entity, Properties } from '../../../src/domain/entity.js';
+import { forEachMember, memberName, withoutAnnotations, withoutAnyAnnotations } from '../../../src/domain/json-members.js';
 import {
   encodeEntity,
   encodeEntityFeed,
@@ -13,11 +13,11 @@ import {
   entityEncoder,
   type EntityUrlContext,
   type MetadataLevel,
-} from '../../src/table/protocol/odata.js';
-import { decodeStoredProperties, encodeStoredProperties, minimalJsonOf } from '../../src/storage/stored-json.js';
-import { seededRandom } from '../../src/domain/random.js';
-import { StoredEntity } from '../../src/storage/lazy-entity.js';
-import { scaled } from '../helpers/scale.js';
+} from '../../../src/table/wire/odata.js';
+import { decodeStoredProperties, encodeStoredProperties, minimalJsonOf } from '../../../src/storage/stored-json.js';
+import { seededRandom } from '../../../src/domain/random.js';
+import { StoredEntity } from '../../../src/storage/lazy-entity.js';
+import { scaled } from '../../helpers/scale.js';
 
 const ctx: EntityUrlContext = {
   baseUrl: 'http://127.0.0.1:10002/devstoreaccount1',

@@ -1,6 +1,6 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { type EdmValue, parseDateTimeTicks } from '../../src/domain/edm.js';
+import { type EdmValue, parseDateTimeTicks } from '../../../src/domain/edm.js';
 import {
   type EntityUrlContext,
   type MetadataLevel,
@@ -11,8 +11,8 @@ import {
   entityPath,
   jsonContentType,
   negotiateMetadata,
-} from '../../src/table/protocol/odata.js';
-import { type Entity } from '../../src/domain/entity.js';
+} from '../../../src/table/wire/odata.js';
+import { type Entity } from '../../../src/domain/entity.js';
 
 function ticks(iso: string): bigint {
   const value = parseDateTimeTicks(iso);
