@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // The tidy check that `npm test` runs first: lines at most 120 columns, functions at most 70 lines,
-// every cited document present, no internal issue numbers, no citations of documents a reader of
-// the repository cannot open, and imports that point down the layers of docs/architecture.md.
+// every cited document and src/ or tests/ path present, no internal issue numbers, no citations of
+// documents a reader of the repository cannot open, and imports that point down the layers of
+// docs/architecture.md.
 //
 //   node scripts/tidy.mjs          check; exit 1 on a violation
 //   node scripts/tidy.mjs --fix    first format with prettier (.prettierrc) and reflow comment lines
@@ -52,6 +53,12 @@ const azureCitePattern = /Azure REST: ([a-z0-9]+(?:-[a-z0-9]+)+(?:, [a-z0-9]+(?:
 const docCitePattern = /(?<![\w./-])((?:\.\.\/)*docs\/[\w./-]*[\w-]\.(?:md|png))(#[\w-]+)?/g;
 const readmeCitePattern = /\bREADME(?:\.md)? "([^"]+)"|\bREADME\.md#([\w-]+)/g;
 const markdownLinkPattern = /\]\(([^)\s]+)\)/g;
+// A path into the sources or the tests (`src/table/definition.ts`, `tests/system/`), not part of a longer
+// path (`dist/tests/…`, `packages/toolkit/src/…`) or a word; with a `*` it is a pattern some file must match.
+const treePathPattern = /(?<![\w./@$*-])((?:src|tests)\/[\w./*-]*[\w/*-])/g;
+// A Markdown file named without its folder (`architecture.md`): it must exist somewhere in the repository.
+// A link's target (`](guide.md)`) is checked as a link instead.
+const bareDocPattern = /(?<![\w./-]|\]\()([\w-]+(?:\.[\w-]+)*\.md)\b(?![\w/-])/g;
 const urlPattern = /https?:\/\/\S+/g;
 
 /** Every file in scope, as paths relative to `root` with forward slashes, sorted. */
@@ -229,6 +236,13 @@ function citationViolations(root, path, line, context) {
         found.push(`cites Azure REST page ${page}, not listed in docs/protocol-notes.md`);
     }
   }
+  for (const match of line.matchAll(treePathPattern)) {
+    if (!treePathExists(root, path, match[1])) found.push(`cites ${match[1]}, which does not exist`);
+  }
+  for (const match of line.matchAll(bareDocPattern)) {
+    if (!privateDocPattern.test(match[1]) && !context.fileNames().has(match[1]))
+      found.push(`cites ${match[1]}, which is in no folder of the repository`);
+  }
   if (path.endsWith('.md')) {
     for (const match of line.matchAll(markdownLinkPattern)) {
       const [target, anchor] = match[1].split('#');
@@ -239,6 +253,52 @@ function citationViolations(root, path, line, context) {
     }
   }
   return found;
+}
+
+/**
+ * Whether a cited `src/…` or `tests/…` path exists, from the repository's root or from a folder the
+ * citing file is in (a package's README cites its own `src/`). A path cited by its compiled name
+ * (`.js`) counts when its TypeScript source exists.
+ */
+function treePathExists(root, citingPath, cited) {
+  const trimmed = cited.replace(/\.$/, '');
+  if (trimmed.includes('*')) return globMatches(root, trimmed);
+  const candidates = [trimmed, trimmed.replace(/\.js$/, '.ts'), trimmed.replace(/\.mjs$/, '.mts')];
+  for (let folder = posix.dirname(citingPath); ; folder = posix.dirname(folder)) {
+    const base = folder === '.' ? root : join(root, folder);
+    if (candidates.some((candidate) => existsSync(join(base, candidate)))) return true;
+    if (folder === '.') return false;
+  }
+}
+
+/** Whether some file or folder matches a cited pattern whose `*` stands for any part of one name. */
+function globMatches(root, pattern) {
+  let folders = [''];
+  for (const part of pattern.replace(/\/$/, '').split('/')) {
+    const name = new RegExp(`^${part.replace(/[.+?^${}()|[\]\\]/g, '\\$&').replaceAll('*', '.*')}$`);
+    folders = folders.flatMap((folder) => {
+      const full = join(root, folder);
+      if (!existsSync(full) || !statSync(full).isDirectory()) return [];
+      return readdirSync(full)
+        .filter((entry) => name.test(entry))
+        .map((entry) => posix.join(folder, entry));
+    });
+  }
+  return folders.length > 0;
+}
+
+/** The names of every file in the repository, in any folder (node_modules, dist and .git left out). */
+function repositoryFileNames(root) {
+  const names = new Set();
+  const walk = (folder) => {
+    for (const entry of readdirSync(folder, { withFileTypes: true })) {
+      if (entry.isDirectory()) {
+        if (!skippedFolders.has(entry.name)) walk(join(folder, entry.name));
+      } else names.add(entry.name);
+    }
+  };
+  walk(root);
+  return names;
 }
 
 /** Whether a long line is long only because of a URL that crosses the limit (it cannot be wrapped). */
@@ -344,7 +404,8 @@ function readBaseline(root) {
 
 /** Checks every file under `root`: { violations, known }, where known ones are in the baseline. */
 export function check(root) {
-  const context = { azurePages: azurePages(root) };
+  let fileNames;
+  const context = { azurePages: azurePages(root), fileNames: () => (fileNames ??= repositoryFileNames(root)) };
   const baseline = readBaseline(root);
   const violations = [];
   const known = [];

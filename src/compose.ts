@@ -11,6 +11,7 @@ import type { QueueStore } from './storage/queue-store.js';
 import { SqliteStore } from './storage/sqlite/sqlite-store.js';
 import type { CommitObserver, TableStore } from './storage/table-store.js';
 import { systemClock, type Clock } from './domain/clock.js';
+import { blobReclaimGraceSecondsDefault } from './limits.js';
 import type { QueueServices } from './queue/definition.js';
 import type { BlobServices } from './blob/services.js';
 import type { BlobStore } from './storage/blob-store.js';
@@ -34,6 +35,8 @@ export interface StoreConfig {
   readonly scanSplit?: ScanSplit;
   /** Rows a table's scans examine for one property before it is indexed; 0 never; default autoIndexRowsDefault. */
   readonly autoIndexRows?: number;
+  /** How long unreferenced blob content stays before the reclaim removes it; default blobReclaimGraceSecondsDefault. */
+  readonly blobReclaimGraceSeconds?: number;
 }
 
 export interface Composition {
@@ -74,8 +77,21 @@ export interface Stores {
 type EngineBlobStore = BlobStore & { close?(): void };
 
 /** The engine's blob store (SQLite opens its content directory first). */
-async function openBlobStoreOf(engine: SqliteStore | PostgresStore): Promise<EngineBlobStore> {
-  return engine.openBlobStore();
+async function openBlobStoreOf(engine: SqliteStore | PostgresStore, contentGraceMs: number): Promise<EngineBlobStore> {
+  return engine.openBlobStore({ contentGraceMs });
+}
+
+/** The reclaim grace of `config`, in milliseconds. */
+function contentGraceMsOf(config: StoreConfig): number {
+  return (config.blobReclaimGraceSeconds ?? blobReclaimGraceSecondsDefault) * 1000;
+}
+
+/**
+ * How often the reclaim runs: every minute, or as often as the grace when that is shorter (a
+ * short grace is for freeing space soon), but at most once a second.
+ */
+function reclaimIntervalMsOf(config: StoreConfig): number {
+  return Math.min(60_000, Math.max(1000, contentGraceMsOf(config)));
 }
 
 /** How long to wait for a PostgreSQL database that is not up yet, and where to say so. */
@@ -186,7 +202,7 @@ export async function openStores(
       ? await openStore(config, onCommit, onReachability)
       : await openStoreWaiting(config, onCommit, onReachability, wait);
   const queues = tables.openQueueStore();
-  const blobs = await openBlobStoreOf(tables);
+  const blobs = await openBlobStoreOf(tables, contentGraceMsOf(config));
   return {
     tables,
     queues,
@@ -231,7 +247,7 @@ export async function compose(config: StoreConfig, watch?: Watch, options: Compo
   expiry.start();
   const reclaim = new Sweep(
     (nowMs, limit) => engine.blobs.reclaimContent(nowMs, nowMs - stagedBlockLifetimeMs, limit),
-    { nowMs: () => clock.nowMs(), onError: options.onReclaimError },
+    { nowMs: () => clock.nowMs(), onError: options.onReclaimError, intervalMs: reclaimIntervalMsOf(config) },
   );
   reclaim.start();
   return {
@@ -283,7 +299,7 @@ async function openSecondary(config: StoreConfig, primary: TableStore, clock: Cl
   await replication.tick();
   // Over the standby's pool; no expiry purge here: the primary's purge replicates.
   const queues = standby.openQueueStore();
-  const blobs = await openBlobStoreOf(standby);
+  const blobs = await openBlobStoreOf(standby, contentGraceMsOf(config));
   return {
     tableServices: { ...createTableServices(standby), replication },
     queueServices: {

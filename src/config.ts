@@ -5,6 +5,7 @@ import { checkDatabaseUrl } from './compose.js';
 import { logLevels, type LogLevel } from './http/log.js';
 import { requestsInFlightMax } from './limits.js';
 import type { OAuthConfig } from './http/bearer.js';
+import { blobReclaimGraceSecondsDefault } from './limits.js';
 import { autoIndexRowsDefault } from './storage/property-index.js';
 import { scanSplits, type ScanSplit } from './storage/scan-split.js';
 import { observeConfig, type ObserveConfig } from './observe/config.js';
@@ -42,6 +43,8 @@ export interface Config {
   readonly autoIndexRows: number;
   /** How long to keep retrying to open a PostgreSQL database that is not up yet; 0: fail at once. */
   readonly waitForDatabaseSeconds: number;
+  /** How long unreferenced blob content stays before the reclaim removes it (blobReclaimGraceSecondsDefault). */
+  readonly blobReclaimGraceSeconds: number;
 }
 
 /** One server option: its flag, its environment variable, its default and its line of help. */
@@ -180,6 +183,13 @@ export const serverFlags: readonly ServerFlag[] = [
     defaultText: String(autoIndexRowsDefault),
     help: "index a table's property for equality filters once its scans have examined this many rows; 0 never",
   },
+  {
+    name: 'blob-reclaim-grace',
+    value: '<seconds>',
+    env: 'CERULEAN_BLOB_RECLAIM_GRACE',
+    defaultText: String(blobReclaimGraceSecondsDefault),
+    help: 'how long deleted blob content stays on disk before its space is freed',
+  },
 ];
 
 /** The usage text, made from serverFlags. */
@@ -303,6 +313,11 @@ export function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Con
     explorer: on('explorer') ?? isLoopback(host),
     scanSplit: scanSplit as ScanSplit,
     autoIndexRows: whole('--auto-index', text('auto-index') ?? String(autoIndexRowsDefault), 0),
+    blobReclaimGraceSeconds: whole(
+      '--blob-reclaim-grace',
+      text('blob-reclaim-grace') ?? String(blobReclaimGraceSecondsDefault),
+      0,
+    ),
   };
 }
 

@@ -276,3 +276,24 @@ export function causedBy<T extends Error>(error: T, cause: unknown): T {
   error.cause = cause;
   return error;
 }
+
+/** Error codes of a full disk: the file system's (out of space, out of quota), SQLite's and PostgreSQL's (53100). */
+const diskFullCodes = new Set(['ENOSPC', 'EDQUOT', 'SQLITE_FULL', '53100']);
+
+/**
+ * A failure because the disk is full, as the answer the client gets: 503 ServerBusy, with the cause
+ * in one line for the log (`disk full: …`); undefined for any other failure. A full disk is a
+ * condition of the server, not of the request, and goes once space is freed: the service has no
+ * code of its own for it, and ServerBusy is the 503 the SDKs retry with backoff. PostgreSQL's disk
+ * full (SQLSTATE 53100) is recognised here too, for a write whose store did not map it itself.
+ */
+export function diskFullFailure(error: unknown): StorageError | undefined {
+  if (error instanceof StorageError) return undefined;
+  const code = (error as { code?: unknown } | null)?.code;
+  const message = error instanceof Error ? error.message : String(error);
+  const full =
+    (typeof code === 'string' && diskFullCodes.has(code)) || /database or disk is full|no space left/i.test(message);
+  if (!full) return undefined;
+  const line = message.replace(/^\w+ failed: /, '').split('\n')[0]!;
+  return causedBy(new StorageError('ServerBusy'), `disk full: ${line}${typeof code === 'string' ? ` (${code})` : ''}`);
+}

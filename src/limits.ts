@@ -6,6 +6,12 @@ const KiB = 1024;
 const MiB = 1024 * KiB;
 
 /**
+ * How long blob content no blob, snapshot or block list names any more stays on disk before the
+ * reclaim removes it (--blob-reclaim-grace; docs/blob-storage.md#reclaiming-what-is-garbage-and-the-grace).
+ */
+export const blobReclaimGraceSecondsDefault = 60 * 60;
+
+/**
  * Custom properties per entity: 255 including PartitionKey, RowKey, Timestamp (Azure REST:
  * understanding-the-table-service-data-model).
  */

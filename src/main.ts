@@ -12,7 +12,7 @@ import { devAccountName, loadAccounts } from './http/accounts.js';
 import { createBearerVerifier } from './http/bearer.js';
 import { createExplorer, explorerPath } from './http/explorer.js';
 import { listenOrExit } from './http/listen.js';
-import { createLogger, type Logger } from './http/log.js';
+import { createLogger, logTaskFailure, type Logger } from './http/log.js';
 import { FrontDoor } from './http/server.js';
 import { operationNamesOf, type ServiceDefinition } from './http/service-definition.js';
 import { tableService } from './table/definition.js';
@@ -73,9 +73,10 @@ export async function serve(argv: readonly string[]): Promise<void> {
   try {
     if (config.database === undefined && config.location !== undefined) lockLocation(config.location);
     const wait = { seconds: config.waitForDatabaseSeconds, report: (line: string) => log.warn(line) };
-    const purge = { onError: (error: unknown) => log.error('purging expired queue messages failed', error) };
+    const purge = { onError: (error: unknown) => logTaskFailure(log, 'purging expired queue messages failed', error) };
     const queueClock = clockFromEnvironment(process.env);
-    const onReclaimError = (error: unknown) => log.error('reclaiming unreferenced blob content failed', error);
+    const onReclaimError = (error: unknown) =>
+      logTaskFailure(log, 'reclaiming unreferenced blob content failed', error);
     const options = { wait, onReachability: reachabilityLog(log), purge, onReclaimError, queueClock };
     composition = await compose(config, observation, options);
   } catch (error) {

@@ -19,7 +19,7 @@ import { errorCodeOf, reasonOf } from './service-errors.js';
 export const writeModes = ['insert', 'upsert', 'merge'] as const;
 export type WriteMode = (typeof writeModes)[number];
 
-/** The service's limits for one entity group transaction (batch-and-transactions.md). */
+/** The service's limits for one entity group transaction (Azure REST: performing-entity-group-transactions). */
 const batchEntitiesMax = 100;
 /** Under the 4 MiB request limit, leaving room for the multipart envelope of 100 operations. */
 const batchBytesMax = 3.5 * 1024 * 1024;

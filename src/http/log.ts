@@ -1,6 +1,6 @@
 // A small leveled logger on stderr; stdout carries only the startup lines tools read.
 import { inspect } from 'node:util';
-import { StorageError } from '../errors.js';
+import { diskFullFailure, StorageError } from '../errors.js';
 
 export const logLevels = ['debug', 'info', 'warn', 'error', 'silent'] as const;
 export type LogLevel = (typeof logLevels)[number];
@@ -52,4 +52,14 @@ function causeText(error: StorageError): string {
 /** A request target for the log, with a SAS signature (`sig=`) masked. */
 export function loggedTarget(url: string | undefined): string {
   return (url ?? '/').replace(/([?&]sig=)[^&]*/gi, '$1***');
+}
+
+/**
+ * Logs the failure of a background task (the purge, the reclaim; the next run tries again): a full
+ * disk, an expected condition, in one warn line; anything else as an error with its stack.
+ */
+export function logTaskFailure(log: Logger, task: string, error: unknown): void {
+  const diskFull = diskFullFailure(error);
+  if (diskFull !== undefined) log.warn(`${task}: ${causeText(diskFull)}`);
+  else log.error(task, error);
 }

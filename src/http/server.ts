@@ -7,7 +7,7 @@ import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import https from 'node:https';
 import type { TLSSocket } from 'node:tls';
-import { StorageError } from '../errors.js';
+import { diskFullFailure, StorageError } from '../errors.js';
 import {
   bodyBytesMax,
   connectionsMax,
@@ -170,7 +170,8 @@ async function handle<R extends { readonly kind: string }, S>(
   let reply: Reply | 'drop';
   try {
     reply = await dispatch(options, service, request, context, known);
-  } catch (error) {
+  } catch (thrown) {
+    const error = diskFullFailure(thrown) ?? thrown;
     // An injected fault was logged when it was injected.
     const what = `${request.method} ${loggedTarget(request.url)}`;
     if (!(error instanceof InjectedFault)) logFailure(options.log, what, error);

@@ -108,6 +108,37 @@ describe('tidy check', () => {
     }
   });
 
+  test('a cited src/ or tests/ path must exist, and a bare Markdown name must be in some folder', () => {
+    const root = fixture({
+      'src/table/query/plan.ts': 'export const plan = 1;\n',
+      'tests/system/query.test.ts': 'export {};\n',
+      'packages/kit/src/index.ts': 'export {};\n',
+      'packages/kit/README.md': 'Start at `src/index.ts`.\n',
+      'docs/map.md':
+        'The planner is `src/table/query/plan.ts` (compiled: src/table/query/plan.js), tested in `tests/system/`\n' +
+        'and `tests/system/query*.test.ts`; the layers are in architecture.md. Built into dist/src/gone.js.\n' +
+        'The planner was `src/query/plan.ts`.\n' +
+        'Tests: `tests/system/gone-*.test.ts`.\n',
+      'src/table/query/cites.ts':
+        '// Kept in step with tests/system/query.test.ts and README.md.\n' +
+        '// See src/query/evaluate.ts,\n// and batch-and-transactions.md.\n' +
+        "export const text = 'src/not/a/comment.ts';\n",
+    });
+    try {
+      assert.deepEqual(rulesAt(root), [
+        'docs/map.md:3 citation',
+        'docs/map.md:4 citation',
+        'src/table/query/cites.ts:2 citation',
+        'src/table/query/cites.ts:3 citation',
+      ]);
+      const messages = tidy.check(root).violations.map((v) => v.message);
+      assert.ok(messages.includes('cites src/query/plan.ts, which does not exist'), messages.join('\n'));
+      assert.ok(messages.includes('cites batch-and-transactions.md, which is in no folder of the repository'));
+    } finally {
+      rmSync(root, { recursive: true });
+    }
+  });
+
   test('violations in scripts/tidy-baseline.json are known, not failures', () => {
     const root = fixture({
       'src/domain/long-function.ts': functionOf('seventyOne', 71),

@@ -8,6 +8,7 @@ import type Database from 'better-sqlite3';
 import type { MessageResult, NewMessage, QueueDepth, QueueInfo, QueueStore, StoredMessage } from '../queue-store.js';
 import { assertInstant, decodeMetadata, encodeMetadata, storedMessage, type MessageRow } from '../queue-rows.js';
 import { messageColumns } from './queue-schema.js';
+import { boundLimit } from './schema.js';
 import type { QueueWriterApi } from './queue-writer.js';
 
 type Statement = Database.Statement<unknown[], unknown>;
@@ -29,9 +30,9 @@ export class SqliteQueueStore implements QueueStore {
     const prepare = (sql: string): Statement => reader.prepare(sql);
     this.sql = {
       queue: prepare('SELECT id, name, metadata FROM queues WHERE account = ? AND name = ?'),
-      queuesFrom: prepare('SELECT name, metadata FROM queues WHERE account = ? AND name >= ? ORDER BY name LIMIT ?'),
+      queuesFrom: prepare(`SELECT name, metadata FROM queues WHERE account = ? AND name >= ? ORDER BY name ${boundLimit()}`),
       queuesBetween: prepare(
-        'SELECT name, metadata FROM queues WHERE account = ? AND name >= ? AND name < ? ORDER BY name LIMIT ?',
+        `SELECT name, metadata FROM queues WHERE account = ? AND name >= ? AND name < ? ORDER BY name ${boundLimit()}`,
       ),
       acl: prepare('SELECT acl FROM queues WHERE account = ? AND name = ?').pluck(),
       count: prepare(
@@ -41,14 +42,14 @@ export class SqliteQueueStore implements QueueStore {
         'SELECT q.account, q.name, count(*) AS messages, min(m.inserted_ms) AS oldestInsertedMs, ' +
           'coalesce(max(CASE WHEN m.visible_ms <= @now THEN m.dequeue_count END), 0) AS dequeueCountMax ' +
           'FROM messages m JOIN queues q ON q.id = m.queue_id WHERE (m.expires_ms IS NULL OR m.expires_ms > @now) ' +
-          'GROUP BY q.account, q.name ORDER BY messages DESC, q.account, q.name LIMIT @limit',
+          `GROUP BY q.account, q.name ORDER BY messages DESC, q.account, q.name ${boundLimit('@limit')}`,
       ),
       // The queue by its key, then its visibility index from the start (invisible messages lie
       // after `nowMs` and are never read): one statement, one read transaction, for the usual peek.
       peek: prepare(
         `SELECT ${messageColumns.replace(/(\w+)/g, 'm.$1')} FROM queues q JOIN messages m ON m.queue_id = q.id ` +
           'WHERE q.account = ? AND q.name = ? AND m.visible_ms <= ? AND (m.expires_ms IS NULL OR m.expires_ms > ?) ' +
-          'ORDER BY m.visible_ms, m.seq LIMIT ?',
+          `ORDER BY m.visible_ms, m.seq ${boundLimit()}`,
       ),
     };
   }

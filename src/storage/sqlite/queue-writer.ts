@@ -7,6 +7,7 @@ import type Database from 'better-sqlite3';
 import type { MessageFailure, MessageResult, NewMessage, StoredMessage } from '../queue-store.js';
 import { assertInstant, newPopReceipt, storedExpiry, storedMessage, type MessageRow } from '../queue-rows.js';
 import { messageColumns } from './queue-schema.js';
+import { boundLimit } from './schema.js';
 
 /** The queue jobs, as the store (queue-store.ts) calls them on the writer, here or across threads. */
 export interface QueueWriterApi {
@@ -130,7 +131,7 @@ export class SqliteQueueWriter implements QueueWriterApi {
       // visible again at once (visibleMs <= nowMs) is not read twice.
       visibleAfter: prepare(
         `SELECT seq, ${messageColumns} FROM messages ` +
-          'WHERE queue_id = ? AND visible_ms <= ? AND (visible_ms, seq) > (?, ?) ORDER BY visible_ms, seq LIMIT ?',
+          `WHERE queue_id = ? AND visible_ms <= ? AND (visible_ms, seq) > (?, ?) ORDER BY visible_ms, seq ${boundLimit()}`,
       ),
       claim: prepare(
         'UPDATE messages SET visible_ms = ?, dequeue_count = dequeue_count + 1, pop_receipt = ? WHERE seq = ?',
@@ -139,7 +140,7 @@ export class SqliteQueueWriter implements QueueWriterApi {
       deleteBySeq: prepare('DELETE FROM messages WHERE seq = ?'),
       purge: prepare(
         'DELETE FROM messages WHERE seq IN ' +
-          '(SELECT seq FROM messages WHERE expires_ms IS NOT NULL AND expires_ms <= ? LIMIT ?)',
+          `(SELECT seq FROM messages WHERE expires_ms IS NOT NULL AND expires_ms <= ? ${boundLimit()})`,
       ),
     };
   }

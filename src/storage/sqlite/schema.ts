@@ -66,6 +66,17 @@ export function openDatabase(file: string, role: keyof typeof cacheKiB): Databas
   return db;
 }
 
+/**
+ * The LIMIT clause of a statement whose limit is bound per run: `LIMIT ? + 0`, never `LIMIT ?`.
+ * SQLite (3.53) reads the value bound to a bare LIMIT parameter while it plans the statement, so
+ * binding that parameter again marks the statement expired and its next run parses and plans it
+ * anew; better-sqlite3 binds every parameter on every run, so every run did (a CPU profile of
+ * Peek Messages showed SQLite's parser and planner). An expression is planned once, for any value.
+ */
+export function boundLimit(parameter = '?'): string {
+  return `LIMIT ${parameter} + 0`;
+}
+
 /** SQL both sides use to find a table's id. */
 export const selectTableSql = 'SELECT name, id FROM tables WHERE account = ? AND name_lower = ?';
 

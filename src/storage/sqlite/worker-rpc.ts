@@ -10,8 +10,10 @@ export interface WorkerCall {
   readonly args: unknown[];
 }
 
+/** A failed call's answer carries the error's code (`SQLITE_FULL`, `ENOSPC`) so the caller can tell causes apart. */
 export type WorkerAnswer =
-  { readonly id: number; readonly result: unknown } | { readonly id: number; readonly error: string };
+  | { readonly id: number; readonly result: unknown }
+  | { readonly id: number; readonly error: string; readonly code?: string | undefined };
 
 interface Pending {
   readonly resolve: (result: never) => void;
@@ -45,7 +47,7 @@ export class WorkerRpc {
         const call = this.pending.get(answer.id);
         if (call === undefined) continue;
         this.pending.delete(answer.id);
-        if ('error' in answer) call.reject(new Error(`${name} failed: ${answer.error}`));
+        if ('error' in answer) call.reject(withCode(new Error(`${name} failed: ${answer.error}`), answer.code));
         else call.resolve(answer.result as never);
       }
     });
@@ -125,10 +127,21 @@ export function serveCalls(handlers: Handlers, onClose: () => void): { notify(no
       }
       new Promise((resolve) => resolve(handler(...call.args))).then(
         (result) => answer({ id: call.id, result }),
-        (error: unknown) => answer({ id: call.id, error: String((error as Error)?.stack ?? error) }),
+        (error: unknown) =>
+          answer({ id: call.id, error: String((error as Error)?.stack ?? error), code: codeOf(error) }),
       );
     }
   });
   port.postMessage([{ id: readyId, result: 'ready' }] satisfies WorkerAnswer[]);
   return { notify: (notice) => answer({ id: noticeId, result: notice }) };
+}
+
+function codeOf(error: unknown): string | undefined {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' ? code : undefined;
+}
+
+function withCode(error: Error, code: string | undefined): Error {
+  if (code !== undefined) Object.assign(error, { code });
+  return error;
 }

@@ -1,5 +1,5 @@
 // Random typed values and scan conditions at the edges of each EDM type, and whether a row
-// satisfies a condition as the query engine decides it (src/query/evaluate.ts). Shared by the
+// satisfies a condition as the query engine decides it (src/table/query/evaluate.ts). Shared by the
 // prefilter cases and the model test.
 import { dateTimeTicksMax, dateTimeTicksMin, int64Max, int64Min, type EdmValue } from '../../../src/domain/edm.js';
 import type { Entity } from '../../../src/domain/entity.js';
@@ -62,7 +62,7 @@ export const dateTimeValues = [
 
 /**
  * String literals stay below U+D800: there UTF-8 byte order agrees with UTF-16 order, so an engine
- * may compare stored text either way (src/query/pushdown.ts never sends other string literals).
+ * may compare stored text either way (src/table/query/pushdown.ts never sends other string literals).
  */
 export const stringLiterals = ['', 'a', 'A', 'ab', 'b', '1', '10', '2', 'é', 'true', 'a\u00ff', 'NaN'];
 export const numberLiterals: (number | bigint)[] = [

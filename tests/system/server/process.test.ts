@@ -5,6 +5,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
+import Database from 'better-sqlite3';
 import { writeFileSync } from 'node:fs';
 import net from 'node:net';
 import { join } from 'node:path';
@@ -76,6 +77,35 @@ describe('the server process', () => {
       await once(gone, 'exit');
       writeFileSync(join(dir, 'cerulean.lock'), `${gone.pid}\n`);
       first = await startServer({ location: dir });
+    });
+
+    test('a lock naming a live node process that is no server (its PID reused after a reboot) does not block', async () => {
+      assert.equal(await first.stop(), 0);
+      const unrelated = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)'], { stdio: 'ignore' });
+      try {
+        await once(unrelated, 'spawn');
+        // As an earlier version wrote it (the PID as text), then as a server killed before it left it.
+        writeFileSync(join(dir, 'cerulean.lock'), `${unrelated.pid}\n`);
+        first = await startServer({ location: dir });
+        await first.kill9();
+        const lock = new Database(join(dir, 'cerulean.lock'));
+        lock.pragma(`user_version = ${unrelated.pid}`);
+        lock.close();
+        first = await startServer({ location: dir });
+      } finally {
+        unrelated.kill('SIGKILL');
+      }
+    });
+
+    test('after kill -9 of the holder the next server starts; the one after it is refused', async () => {
+      await first.kill9();
+      first = await startServer({ location: dir });
+      const second = await runCli(['--location', dir, '--port', '0', '--queue-port', '0', '--blob-port', '0']);
+      assert.equal(second.code, 1, second.stderr);
+      assert.match(
+        second.stderr,
+        new RegExp(`\\(PID ${first.process.pid}\\); stop it or choose another --location\n$`),
+      );
     });
   });
 

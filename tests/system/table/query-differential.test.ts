@@ -1,6 +1,7 @@
 // Differential test (SQL Logic Test's idea): ~300 random filters over ~800 random typed entities.
 // The server's answer, all pages followed, must equal the naive evaluation of the same filter in
-// tests/helpers/query.ts (Azure REST: querying-tables-and-entities, written without src/query). Keys include ordinal
+// tests/helpers/query.ts (Azure REST: querying-tables-and-entities, written without src/table/query). Keys include
+// ordinal
 // edge
 // cases ('10' < '2', 'B' < 'a', surrogate pairs below U+FFFD) and quotes. Reproduce a failure
 // with QUERY_SEED=<the printed seed>.

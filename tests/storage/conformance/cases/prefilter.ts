@@ -1,6 +1,6 @@
 // The prefilter contract of conditional scans (TableStore.PropertyCondition): over random rows of mixed
 // types and random conditions, no row that satisfies every condition is ever dropped (satisfaction
-// as the query engine decides it, src/query/evaluate.ts), a row without the property is dropped,
+// as the query engine decides it, src/table/query/evaluate.ts), a row without the property is dropped,
 // and a stored NaN or ±Infinity Double survives every number condition but `eq` (which it never
 // satisfies, and which an index on the property may serve: src/storage/property-index.ts).
 import assert from 'node:assert/strict';

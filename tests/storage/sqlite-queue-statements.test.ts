@@ -1,0 +1,39 @@
+// The SQLite engine's queue statements are prepared once and stay prepared: none binds a bare
+// LIMIT parameter, which SQLite (3.53) plans with the bound value, so that each run with a new
+// binding (better-sqlite3 binds every parameter on every run) parses and plans the statement
+// again (boundLimit in src/storage/sqlite/schema.ts). Peek Messages spent a quarter of its CPU
+// time so before.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import Database from 'better-sqlite3';
+import { SqliteStore } from '../../src/storage/sqlite/sqlite-store.js';
+
+/** A LIMIT (or OFFSET) whose value is a parameter on its own: `LIMIT ?`, `LIMIT @limit`, `LIMIT ?)`. */
+const bareBoundLimit = /\b(LIMIT|OFFSET)\s+[?@:$]\w*\s*(\)|,|$|OFFSET\b)/i;
+
+test('no queue statement of the SQLite engine binds its LIMIT as a bare parameter', async () => {
+  const prepared: string[] = [];
+  const prepare = Database.prototype.prepare;
+  Database.prototype.prepare = function (this: Database.Database, sql: string) {
+    prepared.push(sql);
+    return prepare.call(this, sql);
+  } as typeof prepare;
+  let tables: SqliteStore | undefined;
+  try {
+    // In memory the writer runs inline, so its statements are prepared in this thread too.
+    tables = await SqliteStore.open({ location: undefined });
+    const queues = tables.openQueueStore();
+    await queues.createQueue('acct', 'q', new Map());
+    await queues.peekMessages('acct', 'q', 1, Date.now());
+  } finally {
+    Database.prototype.prepare = prepare;
+    await tables?.close();
+  }
+  const queueStatements = prepared.filter((sql) => /\b(messages|queues)\b/.test(sql));
+  assert.ok(queueStatements.some((sql) => /\bLIMIT\b/.test(sql)), 'the queue statements were seen');
+  assert.deepEqual(
+    queueStatements.filter((sql) => bareBoundLimit.test(sql)),
+    [],
+    'statements whose LIMIT is a bare parameter',
+  );
+});
