@@ -9,10 +9,24 @@ import type { SasNeed, StoredPolicy } from '../http/sas.js';
 import { route, type Route, type ServiceCall, type ServiceDefinition } from '../http/service-definition.js';
 import { anonymousAccess } from './operations/anonymous.js';
 import { blobRoutes } from './routes.js';
-import * as containers from './operations/container.js';
+import {
+  createContainer,
+  deleteContainer,
+  getContainerAcl,
+  getContainerMetadata,
+  getContainerProperties,
+  setContainerAcl,
+  setContainerMetadata,
+} from './operations/container.js';
 import { decodeContainerState } from './state/container.js';
 import { parseBlobResource, type BlobResource } from './resources.js';
-import * as service from './operations/service.js';
+import {
+  getAccountInformation,
+  getServiceProperties,
+  getServiceStats,
+  listContainers,
+  setServiceProperties,
+} from './operations/service.js';
 import type { BlobServices } from './services.js';
 import { refuseVersions, unrouted } from './unrouted.js';
 
@@ -87,7 +101,7 @@ const accountInformation = (['service', 'container', 'blob'] as const).flatMap((
         operation: 'GetAccountInformation',
         sas: need('s', 'r', ['r']),
       },
-      () => service.getAccountInformation(),
+      () => getAccountInformation(),
     ),
   ),
 );
@@ -96,19 +110,19 @@ const accountInformation = (['service', 'container', 'blob'] as const).flatMap((
 export const serviceAndContainerRoutes: readonly Route<BlobResource, BlobServices>[] = [
   on(
     { resource: 'service', method: 'GET', comp: 'list', operation: 'ListContainers', sas: need('s', '', ['l']) },
-    (c) => service.listContainers(c),
+    (c) => listContainers(c),
   ),
-  serviceLine('GET', 'properties', 'GetBlobServiceProperties', 'r', service.getServiceProperties),
-  serviceLine('PUT', 'properties', 'SetBlobServiceProperties', 'w', service.setServiceProperties),
-  serviceLine('GET', 'stats', 'GetBlobServiceStats', 'r', service.getServiceStats),
+  serviceLine('GET', 'properties', 'GetBlobServiceProperties', 'r', getServiceProperties),
+  serviceLine('PUT', 'properties', 'SetBlobServiceProperties', 'w', setServiceProperties),
+  serviceLine('GET', 'stats', 'GetBlobServiceStats', 'r', getServiceStats),
   ...accountInformation,
-  ...containerLines(['PUT'], null, 'CreateContainer', need('c', '', ['c', 'w']), containers.createContainer),
-  ...containerLines(['DELETE'], null, 'DeleteContainer', need('c', '', ['d']), containers.deleteContainer),
-  ...containerLines(reads, null, 'GetContainerProperties', need('c', '', ['r']), containers.getContainerProperties),
-  ...containerLines(reads, 'metadata', 'GetContainerMetadata', need('c', '', ['r']), containers.getContainerMetadata),
-  ...containerLines(['PUT'], 'metadata', 'SetContainerMetadata', need('c', '', ['w']), containers.setContainerMetadata),
-  ...containerLines(reads, 'acl', 'GetContainerACL', keyOnly, containers.getContainerAcl),
-  ...containerLines(['PUT'], 'acl', 'SetContainerACL', keyOnly, containers.setContainerAcl),
+  ...containerLines(['PUT'], null, 'CreateContainer', need('c', '', ['c', 'w']), createContainer),
+  ...containerLines(['DELETE'], null, 'DeleteContainer', need('c', '', ['d']), deleteContainer),
+  ...containerLines(reads, null, 'GetContainerProperties', need('c', '', ['r']), getContainerProperties),
+  ...containerLines(reads, 'metadata', 'GetContainerMetadata', need('c', '', ['r']), getContainerMetadata),
+  ...containerLines(['PUT'], 'metadata', 'SetContainerMetadata', need('c', '', ['w']), setContainerMetadata),
+  ...containerLines(reads, 'acl', 'GetContainerACL', keyOnly, getContainerAcl),
+  ...containerLines(['PUT'], 'acl', 'SetContainerACL', keyOnly, setContainerAcl),
 ];
 
 /** The reads whose replies a blob SAS's rscc, rscd, rsce, rscl and rsct rewrite (create-service-sas). */

@@ -8,7 +8,21 @@ import type { TableServices } from './service/services.js';
 import { tableSharedKey } from '../http/auth.js';
 import { batchTable, submitBatch, type BatchCall } from './batch.js';
 import { firstHeader } from '../http/headers.js';
-import * as op from './operations.js';
+import {
+  createTable,
+  deleteTable,
+  effectiveMethod,
+  getEntity,
+  getServiceProperties,
+  getServiceStats,
+  getTable,
+  getTableAcl,
+  queryEntities,
+  queryTables,
+  setServiceProperties,
+  setTableAcl,
+  writeEntity,
+} from './operations.js';
 import type { Reply } from '../http/respond.js';
 import { parseResource, type Resource } from './resources.js';
 import { sasNeeds, type SasNeed } from '../http/sas.js';
@@ -50,42 +64,42 @@ const ifMatch = (request: { readonly headers: Headers }): boolean => request.hea
  */
 export const tableRoutes: readonly Route<Resource, TableServices>[] = [
   on({ resource: 'tables', method: 'GET', operation: 'QueryTables', sas: sasNeeds.queryTables }, (call) =>
-    op.queryTables(call),
+    queryTables(call),
   ),
   on({ resource: 'tables', method: 'POST', operation: 'CreateTable', sas: sasNeeds.createTable }, (call) =>
-    op.createTable(call),
+    createTable(call),
   ),
   on({ resource: 'table', method: 'GET', operation: 'QueryTable', sas: sasNeeds.queryTables }, (call, r) =>
-    op.getTable(call, r.table),
+    getTable(call, r.table),
   ),
   on({ resource: 'table', method: 'DELETE', operation: 'DeleteTable', sas: sasNeeds.deleteTable }, (call, r) =>
-    op.deleteTable(call, r.table),
+    deleteTable(call, r.table),
   ),
   on(
     { resource: 'tableRoot', method: 'GET', comp: 'acl', operation: 'GetTableAcl', sas: sasNeeds.getTableAcl },
-    (call, r) => op.getTableAcl(call, r.table),
+    (call, r) => getTableAcl(call, r.table),
   ),
   on(
     { resource: 'tableRoot', method: 'PUT', comp: 'acl', operation: 'SetTableAcl', sas: sasNeeds.setTableAcl },
-    (call, r) => op.setTableAcl(call, r.table),
+    (call, r) => setTableAcl(call, r.table),
   ),
   on(
     { resource: 'tableRoot', method: 'POST', comp: null, operation: 'InsertEntity', sas: sasNeeds.insertEntity },
-    (call, r) => op.writeEntity(call, 'POST', r),
+    (call, r) => writeEntity(call, 'POST', r),
   ),
   on(
     { resource: 'tableRoot', method: 'GET', comp: null, operation: 'QueryEntities', sas: sasNeeds.queryEntities },
-    (call, r) => op.queryEntities(call, r.table),
+    (call, r) => queryEntities(call, r.table),
   ),
   on({ resource: 'entities', method: 'GET', operation: 'QueryEntities', sas: sasNeeds.queryEntities }, (call, r) =>
-    op.queryEntities(call, r.table),
+    queryEntities(call, r.table),
   ),
   // Legacy .NET libraries insert with `POST /{table}()` (resources.ts).
   on({ resource: 'entities', method: 'POST', operation: 'InsertEntity', sas: sasNeeds.insertEntity }, (call, r) =>
-    op.writeEntity(call, 'POST', r),
+    writeEntity(call, 'POST', r),
   ),
   on({ resource: 'entity', method: 'GET', operation: 'QueryEntity', sas: sasNeeds.queryEntities }, (call, r) =>
-    op.getEntity(call, r.table, r.keys),
+    getEntity(call, r.table, r.keys),
   ),
   ...entityWrites(),
   // Each part of a batch is checked against the SAS as it is decoded (entity-request.ts).
@@ -96,7 +110,7 @@ export const tableRoutes: readonly Route<Resource, TableServices>[] = [
 ];
 
 function entityWrites(): Route<Resource, TableServices>[] {
-  const write = (method: string) => (call: BatchCall, resource: Of<'entity'>) => op.writeEntity(call, method, resource);
+  const write = (method: string) => (call: BatchCall, resource: Of<'entity'>) => writeEntity(call, method, resource);
   const update = { resource: 'entity', when: ifMatch, sas: sasNeeds.updateEntity } as const;
   const upsert = { resource: 'entity', sas: sasNeeds.upsertEntity } as const;
   return [
@@ -124,7 +138,7 @@ function serviceLevel(): Route<Resource, TableServices>[] {
         operation: 'GetTableServiceProperties',
         sas: sasNeeds.getServiceProperties,
       },
-      (call) => op.getServiceProperties(call),
+      (call) => getServiceProperties(call),
     ),
     on(
       {
@@ -134,11 +148,11 @@ function serviceLevel(): Route<Resource, TableServices>[] {
         operation: 'SetTableServiceProperties',
         sas: sasNeeds.setServiceProperties,
       },
-      (call) => op.setServiceProperties(call),
+      (call) => setServiceProperties(call),
     ),
     on(
       { ...service, method: 'GET', comp: 'stats', operation: 'GetTableServiceStats', sas: sasNeeds.getServiceStats },
-      (call) => op.getServiceStats(call),
+      (call) => getServiceStats(call),
     ),
   ];
 }
@@ -154,7 +168,7 @@ export const tableService: ServiceDefinition<Resource, TableServices> = {
     if (resource.kind === 'service' && query.get('restype') !== 'service') return new StorageError('InvalidUri');
     return new StorageError('NotImplemented');
   },
-  effectiveMethod: (method, headers) => op.effectiveMethod(method, headers['x-http-method']),
+  effectiveMethod: (method, headers) => effectiveMethod(method, headers['x-http-method']),
   errorFormat(query, headers, resource) {
     // The XML operations (service properties and stats, ACLs) answer errors in XML.
     const xml =
