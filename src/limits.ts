@@ -63,8 +63,6 @@ export const filterDepthMax = 32;
 export const filterLengthUtf16Max = 32 * KiB;
 /** Nesting of JSON request bodies: entities are flat objects, so this only stops hostile recursion. */
 export const jsonDepthMax = 64;
-/** Clock skew allowed for SAS start and expiry times (Azure REST: create-service-sas: "a few minutes"). */
-export const sasClockSkewMs = 5 * 60 * 1000;
 /** Names and values of all metadata of a queue, container or blob together (naming-queues-and-metadata: 8 KiB). */
 export const metadataBytesMax = 8 * 1024;
 /** Stored access policies per table (Azure REST: set-table-acl). */

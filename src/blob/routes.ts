@@ -37,12 +37,26 @@ function blob(
   return route<BlobResource, BlobServices, 'blob'>({ ...line, resource: 'blob' }, handler);
 }
 
-// What a SAS must grant (create-service-sas, create-account-sas): a service SAS all of `service`,
-// an account SAS one of `account`, for objects.
+// What a SAS must grant: a service SAS all of `service` (or one of `serviceAlso`), an account SAS
+// one of `account`, for objects. The letters' meanings are the tables of create-service-sas
+// ("Create: write a new blob, snapshot a blob, or copy a blob to a new blob"; "Add: add a block to
+// an append blob"; "Delete: ... from 2017-07-29 also break a lease on a blob") and
+// create-account-sas ("Create: ... may not overwrite existing blobs"; "Add: ... append blobs").
 const object = (service: string, account: string[]): SasNeed => ({ resourceType: 'o', service, account });
 const read = object('r', ['r']);
 const write = object('w', ['w']);
-const create = object('w', ['w', 'c']);
+/** Writes a new blob or replaces one: Create grants only the first (the handler checks, checkWrite). */
+const create: SasNeed = { ...write, create: true };
+/** A snapshot is a new object and replaces nothing: Create grants it outright. */
+const snapshot: SasNeed = { ...object('w', ['w', 'c']), serviceAlso: [{ letters: 'c' }] };
+const append: SasNeed = { ...object('w', ['w', 'a']), serviceAlso: [{ letters: 'a' }] };
+const breakBlobLease: SasNeed = { ...write, serviceAlso: [{ letters: 'd', since: '2017-07-29' }] };
+/**
+ * Lease Container is a container operation: an account SAS with srt=c and Write. A service SAS
+ * cannot lease a container (create-service-sas, permissions for a container: not "to lease a
+ * container, with a container SAS. Use an account SAS instead").
+ */
+const containerLease: SasNeed = { resourceType: 'c', service: '', account: ['w'] };
 
 const has = (name: string) => (request: RouteRequest) => firstHeader(request.headers[name]) !== undefined;
 const hasNot = (name: string) => (request: RouteRequest) => firstHeader(request.headers[name]) === undefined;
@@ -51,16 +65,22 @@ const both = (a: (r: RouteRequest) => boolean, b: (r: RouteRequest) => boolean) 
 /** One route per lease action, named as Storage Analytics names them (AcquireBlobLease, BreakContainerLease, …). */
 function leaseLines(
   target: 'Blob' | 'Container',
-  make: (operation: string, when: (r: RouteRequest) => boolean) => Route<BlobResource, BlobServices>,
+  make: (
+    operation: string,
+    when: (r: RouteRequest) => boolean,
+    action: string | undefined,
+  ) => Route<BlobResource, BlobServices>,
 ): Route<BlobResource, BlobServices>[] {
   const actions = ['acquire', 'renew', 'change', 'release', 'break'];
   const named = actions.map((action) =>
-    make(`${action[0]!.toUpperCase()}${action.slice(1)}${target}Lease`, (request) => {
-      return firstHeader(request.headers['x-ms-lease-action'])?.toLowerCase() === action;
-    }),
+    make(
+      `${action[0]!.toUpperCase()}${action.slice(1)}${target}Lease`,
+      (request) => firstHeader(request.headers['x-ms-lease-action'])?.toLowerCase() === action,
+      action,
+    ),
   );
   // A missing or unknown action: the handler answers it (400).
-  return [...named, make(`${target}Lease`, () => true)];
+  return [...named, make(`${target}Lease`, () => true, undefined)];
 }
 
 const notServed = (what: string) => async (): Promise<Reply> => {
@@ -81,7 +101,15 @@ export const blobRoutes: readonly Route<BlobResource, BlobServices>[] = [
   ),
   ...leaseLines('Container', (operation, when) =>
     route<BlobResource, BlobServices, 'container'>(
-      { resource: 'container', method: 'PUT', restype: 'container', comp: 'lease', when, operation, sas: write },
+      {
+        resource: 'container',
+        method: 'PUT',
+        restype: 'container',
+        comp: 'lease',
+        when,
+        operation,
+        sas: containerLease,
+      },
       (c, r) => leaseContainer(c, r.container),
     ),
   ),
@@ -114,20 +142,21 @@ export const blobRoutes: readonly Route<BlobResource, BlobServices>[] = [
       comp: 'block',
       when: hasNot('x-ms-copy-source'),
       operation: 'PutBlock',
-      sas: write,
+      // Staging changes no committed blob; Create may stage for a blob that does not exist yet.
+      sas: create,
       streamsBody: true,
     },
     putBlock,
   ),
-  blob({ method: 'PUT', comp: 'blocklist', operation: 'PutBlockList', sas: write, streamsBody: true }, putBlockList),
+  blob({ method: 'PUT', comp: 'blocklist', operation: 'PutBlockList', sas: create, streamsBody: true }, putBlockList),
   blob({ method: 'GET', comp: 'blocklist', operation: 'GetBlockList', sas: read }, getBlockList),
-  blob(
-    { method: 'PUT', comp: 'appendblock', operation: 'AppendBlock', sas: object('w', ['w', 'a']), streamsBody: true },
-    appendBlock,
-  ),
-  blob({ method: 'PUT', comp: 'snapshot', operation: 'SnapshotBlob', sas: create }, snapshotBlob),
+  blob({ method: 'PUT', comp: 'appendblock', operation: 'AppendBlock', sas: append, streamsBody: true }, appendBlock),
+  blob({ method: 'PUT', comp: 'snapshot', operation: 'SnapshotBlob', sas: snapshot }, snapshotBlob),
   blob({ method: 'PUT', comp: 'copy', operation: 'AbortCopyBlob', sas: write }, abortCopyBlob),
-  ...leaseLines('Blob', (operation, when) =>
-    blob({ method: 'PUT', comp: 'lease', when, operation, sas: write }, leaseBlob),
+  ...leaseLines('Blob', (operation, when, action) =>
+    blob(
+      { method: 'PUT', comp: 'lease', when, operation, sas: action === 'break' ? breakBlobLease : write },
+      leaseBlob,
+    ),
   ),
 ];

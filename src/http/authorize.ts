@@ -6,7 +6,15 @@
 import { StorageError } from '../errors.js';
 import { verifySharedKey, type AuthRequest, type SharedKeyFlavour } from './auth.js';
 import { invalidToken, type BearerVerifier } from './bearer.js';
-import { authorizeSas, keyInRange, verifySas, type SasGrant, type SasNeed, type StoredPolicy } from './sas.js';
+import {
+  authorizeSas,
+  keyInRange,
+  verifySas,
+  type SasGrant,
+  type SasNeed,
+  type SasVerdict,
+  type StoredPolicy,
+} from './sas.js';
 import { type EntityKeys } from '../domain/entity.js';
 import { type KeyRange } from '../domain/keys.js';
 import { firstHeader } from './headers.js';
@@ -32,8 +40,11 @@ export interface AuthorizeOptions {
 
 /** What the verified credential allows; operations call it before reading or writing. */
 export interface Access {
-  /** Throws 403 unless the credential may perform `need`, on `table` when the operation has one. */
-  require(need: SasNeed, table?: string): void;
+  /**
+   * Throws 403 unless the credential may perform `need`, on `table` when the operation has one
+   * (blobs: `container/blob`); 'createOnly' when only a SAS's Create letter grants it (SasVerdict).
+   */
+  require(need: SasNeed, table?: string): SasVerdict;
   /** Throws 403 unless the credential may touch this entity (a service SAS key range). */
   requireKey(keys: EntityKeys): void;
   /** Reads are limited to this range; undefined = no limit. */
@@ -54,20 +65,34 @@ export async function authorize(request: AuthorizeRequest, options: AuthorizeOpt
     options.bearer.verify(authorization.slice('bearer '.length).trim(), request.now);
     return fullAccess;
   }
-  if (authorization === undefined && hasSignature(request.rawQuery)) {
-    const grant = await verifySas(request.rawQuery, {
-      account: request.account,
-      resourceName: request.resourceName,
-      clientIp: request.clientIp,
-      https: request.https,
-      now: request.now,
-      lookupPolicy: (table, id) => options.lookupPolicy(request.account.name, table, id),
-      serviceLetter: options.accountServiceLetter,
-    });
-    if (grant !== undefined) return sasAccess(grant);
+  if (authorization === undefined) {
+    const access = await authorizeSasOnly(request, options);
+    if (access !== undefined) return access;
   }
   verifySharedKey(request, options.sharedKey);
   return fullAccess;
+}
+
+/**
+ * The access the SAS in `request.rawQuery` gives, or undefined when it carries no signature. Also
+ * for a SAS in another URL of the account (a copy source), verified as if it came with the request
+ * (same clock, client address and protocol), `resourceName` naming that URL's resource.
+ */
+export async function authorizeSasOnly(
+  request: AuthorizeRequest,
+  options: AuthorizeOptions,
+): Promise<Access | undefined> {
+  if (!hasSignature(request.rawQuery)) return undefined;
+  const grant = await verifySas(request.rawQuery, {
+    account: request.account,
+    resourceName: request.resourceName,
+    clientIp: request.clientIp,
+    https: request.https,
+    now: request.now,
+    lookupPolicy: (table, id) => options.lookupPolicy(request.account.name, table, id),
+    serviceLetter: options.accountServiceLetter,
+  });
+  return grant === undefined ? undefined : sasAccess(grant);
 }
 
 function sasAccess(grant: SasGrant): Access {
@@ -75,11 +100,11 @@ function sasAccess(grant: SasGrant): Access {
   const limited = range.lower !== undefined || range.upper !== undefined;
   return {
     require(need, table) {
-      if (grant.kind === 'service' && table !== undefined && table.toLowerCase() !== grant.table.toLowerCase()) {
-        const detail = `The SAS is for table '${grant.table}', not '${table}'.`;
+      if (grant.kind === 'service' && table !== undefined && !sasCovers(grant.table, table)) {
+        const detail = `The SAS is for '${grant.table}', not '${table}'.`;
         throw new StorageError('AuthorizationFailure', undefined, detail);
       }
-      authorizeSas(grant, need);
+      return authorizeSas(grant, need);
     },
     requireKey({ partitionKey, rowKey }) {
       // Said the same way whether or not the entity exists, so nothing outside the range leaks.
@@ -90,6 +115,21 @@ function sasAccess(grant: SasGrant): Access {
     keyRange: limited ? range : undefined,
     responseHeaders: grant.kind === 'service' ? grant.responseHeaders : undefined,
   };
+}
+
+/**
+ * Whether a service SAS for `signed` (a table, a queue, a container, `container/blob`) covers
+ * `resource`: itself, or a blob of a container SAS. Table, queue and container names compare
+ * without case; a blob name, after the first '/', exactly (blob names are case-sensitive).
+ */
+export function sasCovers(signed: string, resource: string): boolean {
+  const split = (name: string) => {
+    const slash = name.indexOf('/');
+    return slash === -1 ? [name.toLowerCase(), undefined] : [name.slice(0, slash).toLowerCase(), name.slice(slash + 1)];
+  };
+  const [signedContainer, signedBlob] = split(signed);
+  const [container, blob] = split(resource);
+  return signedContainer === container && (signedBlob === undefined || signedBlob === blob);
 }
 
 /** Whether the request carries a credential of any kind: an Authorization header or a SAS signature. */

@@ -6,7 +6,6 @@ import { timingSafeEqual } from 'node:crypto';
 import { floorMilliseconds, parseIsoTicks } from '../domain/edm.js';
 import { compareKeyToBound, type KeyBound, type KeyRange } from '../domain/keys.js';
 import { StorageError } from '../errors.js';
-import { sasClockSkewMs } from '../limits.js';
 import type { Account } from './accounts.js';
 import { sign } from './auth.js';
 
@@ -68,6 +67,8 @@ export type SasGrant =
       readonly keyRange: KeyRange;
       /** A blob SAS's response headers (rscc, rscd, rsce, rscl, rsct) that replace the blob's own on reads. */
       readonly responseHeaders?: Readonly<Record<string, string>> | undefined;
+      /** The signed version (sv): some letters grant more from a version on (SasNeed.serviceAlso). */
+      readonly version?: string | undefined;
     }
   | {
       readonly kind: 'account';
@@ -118,7 +119,24 @@ export interface SasNeed {
   readonly service: string;
   /** Account SAS: any one of these strings, each with all its letters required. */
   readonly account: readonly string[];
+  /**
+   * More letters that grant it to a service SAS, each from a signed version (sv) on: Add for
+   * Append Block, Delete for Break Lease from 2017-07-29 (create-service-sas).
+   */
+  readonly serviceAlso?: readonly { readonly letters: string; readonly since?: string }[] | undefined;
+  /**
+   * Create ('c') grants it to either kind of SAS too, but only for a blob that does not exist yet:
+   * "users can create new blobs, but may not overwrite existing blobs" (create-account-sas,
+   * create-service-sas). authorizeSas then answers 'createOnly' and the operation checks.
+   */
+  readonly create?: boolean | undefined;
 }
+
+/**
+ * What a grant allows of a need: undefined, all of it; 'createOnly', only through Create ('c'), so
+ * the operation may make a new blob but must refuse to replace one (403 AuthorizationPermissionMismatch).
+ */
+export type SasVerdict = 'createOnly' | undefined;
 
 export const sasNeeds = {
   getServiceProperties: { resourceType: 's', service: '', account: ['r'] },
@@ -141,19 +159,25 @@ export const sasNeeds = {
  * Throws unless the grant covers the need: AuthorizationResourceTypeMismatch or
  * AuthorizationPermissionMismatch (Azure REST: common-rest-api-error-codes). A service SAS asked for a table-level or
  * service-level operation gets AuthorizationPermissionMismatch, as in Azurite (code unverified).
- * Entity keys are checked separately with keyInRange.
+ * An account SAS's resource type is checked before its letters. Entity keys are checked separately
+ * with keyInRange. Returns 'createOnly' when only Create grants the need (SasVerdict).
  */
-export function authorizeSas(grant: SasGrant, need: SasNeed): void {
-  if (grant.kind === 'service') {
-    if (need.service === '' || !hasAll(grant.permissions, need.service)) {
-      throw new StorageError('AuthorizationPermissionMismatch');
-    }
-    return;
+export function authorizeSas(grant: SasGrant, need: SasNeed): SasVerdict {
+  if (grant.kind === 'account' && !grant.resourceTypes.has(need.resourceType)) {
+    throw new StorageError('AuthorizationResourceTypeMismatch');
   }
-  if (!grant.resourceTypes.has(need.resourceType)) throw new StorageError('AuthorizationResourceTypeMismatch');
-  if (!need.account.some((letters) => hasAll(grant.permissions, letters))) {
-    throw new StorageError('AuthorizationPermissionMismatch');
-  }
+  if (grantsAll(grant, need)) return undefined;
+  if (need.create === true && (grant.permissions as ReadonlySet<string>).has('c')) return 'createOnly';
+  throw new StorageError('AuthorizationPermissionMismatch');
+}
+
+function grantsAll(grant: SasGrant, need: SasNeed): boolean {
+  if (grant.kind === 'account') return need.account.some((letters) => hasAll(grant.permissions, letters));
+  if (need.service !== '' && hasAll(grant.permissions, need.service)) return true;
+  const version = grant.version ?? '';
+  return (need.serviceAlso ?? []).some(
+    ({ letters, since }) => hasAll(grant.permissions, letters) && version >= (since ?? ''),
+  );
 }
 
 /** Whether (partitionKey, rowKey) lies in a service SAS key range (Azure REST: create-service-sas table). */
@@ -300,6 +324,8 @@ async function verifyBlobSas(params: SasParams, rawQuery: string, context: SasCo
   if (params.sr !== 'c' && !resource.includes('/')) {
     throw new StorageError('AuthorizationFailure', undefined, 'A blob SAS (sr=b) cannot be used on its container.');
   }
+  // What the SAS covers: its container (sr=c) or its blob; see sasCovers.
+  const signed = params.sr === 'c' ? container : resource;
   const overrides = {
     'Cache-Control': params.rscc,
     'Content-Disposition': params.rscd,
@@ -309,7 +335,8 @@ async function verifyBlobSas(params: SasParams, rawQuery: string, context: SasCo
   };
   const given = Object.entries(overrides).filter((entry): entry is [string, string] => entry[1] !== undefined);
   const responseHeaders = Object.fromEntries(given);
-  return { kind: 'service', table: resource, permissions: letters(sp, blobPermissions), keyRange: {}, responseHeaders };
+  const permissions = letters(sp, blobPermissions);
+  return { kind: 'service', table: signed, permissions, keyRange: {}, responseHeaders, version: params.sv };
 }
 
 async function verifyAccountSas(params: SasParams, context: SasContext): Promise<SasGrant> {
@@ -363,16 +390,25 @@ function pick(name: SasParamName, fromUrl: string | undefined, fromPolicy: strin
   return fromUrl ?? fromPolicy;
 }
 
+/**
+ * The SAS is usable from st (or now when absent) until se, with no allowance for clock skew: the
+ * service documents none (docs/access-control.md). Both refusals are 403 AuthenticationFailed with
+ * the service's detail texts, one for a SAS without st that has expired, the other for a time
+ * outside [st, se] (as the service's replies show them; not in its documentation).
+ */
 function checkTimeWindow(start: string | undefined, expiry: string | undefined, now: number): void {
-  const startMs = start === undefined ? -Infinity : parseTime('st', start);
+  const startMs = start === undefined ? undefined : parseTime('st', start);
   const expiryMs = expiry === undefined ? Infinity : parseTime('se', expiry);
-  if (now + sasClockSkewMs < startMs || now - sasClockSkewMs > expiryMs) {
-    const shown = (ms: number) => (Number.isFinite(ms) ? new Date(ms).toUTCString() : '');
-    throw new StorageError(
-      'AuthorizationFailure',
-      undefined,
+  const shown = (ms: number) => (Number.isFinite(ms) ? new Date(ms).toUTCString() : '');
+  if (startMs === undefined && now > expiryMs) {
+    throw authenticationFailed(
+      `Signed expiry time [${shown(expiryMs)}] must be after signed start time [${shown(now)}]`,
+    );
+  }
+  if (startMs !== undefined && (now < startMs || now > expiryMs)) {
+    throw authenticationFailed(
       `Signature not valid in the specified time frame: Start [${shown(startMs)}] - Expiry [${shown(expiryMs)}] - ` +
-        `Current [${new Date(now).toUTCString()}]`,
+        `Current [${shown(now)}]`,
     );
   }
 }

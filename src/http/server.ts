@@ -20,7 +20,14 @@ import {
   unreadBodyDrainMs,
 } from '../limits.js';
 import type { Account } from './accounts.js';
-import { authorize, hasCredential, type Access } from './authorize.js';
+import {
+  authorize,
+  authorizeSasOnly,
+  hasCredential,
+  type Access,
+  type AuthorizeOptions,
+  type AuthorizeRequest,
+} from './authorize.js';
 import { bearerChallenge, type BearerVerifier } from './bearer.js';
 import { BodyTooLargeToDrain, bodyChunks, discardBody, readBody } from './body.js';
 import { preflight, withCorsHeaders } from './cors.js';
@@ -269,12 +276,14 @@ async function dispatch<R extends { readonly kind: string }, S>(
   }
   if (target.secondary) services = service.secondaryServices ?? services;
   if (matched === undefined) throw routingError(definition, resource, routeRequest);
-  if (matched.sas !== undefined) access.require(matched.sas, resourceName);
+  const verdict = matched.sas === undefined ? undefined : access.require(matched.sas, resourceName);
   const call: ServiceCall<S> = {
     services,
     requestId: context.requestId,
     account: account.name,
     access,
+    createOnly: verdict === 'createOnly',
+    sasAccessOf: otherSasAccess(options, service, request, requestTarget, { ...target, known: account }),
     baseUrl: baseUrl(request, target),
     method,
     query: target.query,
@@ -327,26 +336,39 @@ async function accessOf<R extends { readonly kind: string }, S>(
   const anonymous = hasCredential(request.headers, requestTarget.rawQuery)
     ? undefined
     : await definition.anonymousAccess?.(services, target.known.name, target.resource, target.operation);
-  return anonymous ?? authorizeFor(options, service, request, requestTarget, target, target.known);
+  return anonymous ?? authorize(...authorizeInputs(options, service, request, requestTarget, target));
 }
 
-/** What the request's credential allows, checked in the service's way (Shared Key flavour, SAS scope). */
-function authorizeFor<R extends { readonly kind: string }, S>(
+/** ServiceCall.sasAccessOf: the SAS of another URL of the account (a copy source), as if it came with the request. */
+function otherSasAccess<R extends { readonly kind: string }, S>(
+  options: FrontDoorOptions,
+  service: Pick<Service<R, S>, 'definition' | 'services'>,
+  request: IncomingMessage,
+  requestTarget: RequestTarget,
+  target: AccountTarget & { readonly known: Account },
+): ServiceCall<S>['sasAccessOf'] {
+  return (rawQuery, resourceName) =>
+    authorizeSasOnly(
+      ...authorizeInputs(options, service, request, { ...requestTarget, rawQuery }, { ...target, resourceName }),
+    );
+}
+
+/** The request as authorize() reads it, and how to check it in the service's way (Shared Key flavour, SAS scope). */
+function authorizeInputs<R extends { readonly kind: string }, S>(
   options: FrontDoorOptions,
   { definition, services }: Pick<Service<R, S>, 'definition' | 'services'>,
   request: IncomingMessage,
   requestTarget: RequestTarget,
-  target: AccountTarget & { readonly resourceName: string | undefined },
-  account: Account,
-): Promise<Access> {
-  return authorize(
+  target: AccountTarget & { readonly resourceName: string | undefined; readonly known: Account },
+): [AuthorizeRequest, AuthorizeOptions] {
+  return [
     {
       method: request.method ?? '',
       rawPath: target.rawPath,
       rawQuery: requestTarget.rawQuery,
       query: target.query,
       headers: request.headers,
-      account,
+      account: target.known,
       pathStyle: target.pathStyle,
       resourceName: target.resourceName,
       clientIp: request.socket.remoteAddress ?? '',
@@ -359,7 +381,7 @@ function authorizeFor<R extends { readonly kind: string }, S>(
       sharedKey: definition.sharedKey,
       accountServiceLetter: definition.sas.accountServiceLetter,
     },
-  );
+  ];
 }
 
 function isHttps(request: IncomingMessage): boolean {

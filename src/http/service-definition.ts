@@ -27,6 +27,17 @@ export interface ServiceCall<S> {
   readonly account: string;
   /** What the request's credential allows; the front door checked the route's `sas` need already. */
   readonly access: Access;
+  /**
+   * Only a SAS's Create letter granted the route's need (SasVerdict): the operation may create a
+   * blob but must refuse to replace one.
+   */
+  readonly createOnly: boolean;
+  /**
+   * The access a SAS in another URL of this account gives (a copy source's `?sv=…&sig=…`, still
+   * percent-encoded), verified as if it came with this request, for `resourceName` (`container/blob`);
+   * undefined when that query carries no signature. Throws the SAS's 403 when it is not valid.
+   */
+  readonly sasAccessOf: (rawQuery: string, resourceName: string) => Promise<Access | undefined>;
   /** `{scheme}://{host}[/{account}]`: the base of the URLs a reply names. */
   readonly baseUrl: string;
   /** The effective method (after the service's method tunnelling, if it has one). */

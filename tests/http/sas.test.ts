@@ -246,31 +246,37 @@ describe('verifySas: signatures and shape', () => {
 describe('verifySas: time window', () => {
   const window = { ...serviceParams, st: '2026-11-21T04:00:00Z', se: '2026-11-21T05:00:00Z' };
 
-  test('inside the window, or a few minutes outside it, is accepted', async () => {
-    for (const now of [Date.parse(window.st), Date.parse(window.se), Date.parse(window.st) - 4 * minute]) {
+  test('inside the window is accepted, to its edges; a second outside it is not (no clock skew allowance)', async () => {
+    for (const now of [Date.parse(window.st), Date.parse(window.se)]) {
       assert.equal((await verifySas(token(window), context({ now })))?.kind, 'service');
     }
-    assert.equal(
-      (await verifySas(token(window), context({ now: Date.parse(window.se) + 4 * minute })))?.kind,
-      'service',
-    );
+    for (const now of [Date.parse(window.st) - 1000, Date.parse(window.se) + 1000]) {
+      await rejects(verifySas(token(window), context({ now })), 'AuthenticationFailed');
+    }
   });
 
-  test('expired fails', () =>
+  test('expired, with a start, is AuthenticationFailed and names start, expiry and now', () =>
     rejects(
       verifySas(token(window), context({ now: Date.parse(window.se) + 10 * minute })),
-      'AuthorizationFailure',
+      'AuthenticationFailed',
+      new RegExp(
+        '^Signature not valid in the specified time frame: Start \\[Sat, 21 Nov 2026 04:00:00 GMT\\] - ' +
+          'Expiry \\[Sat, 21 Nov 2026 05:00:00 GMT\\] - Current \\[Sat, 21 Nov 2026 05:10:00 GMT\\]$',
+      ),
+    ));
+
+  test('not yet valid is AuthenticationFailed', () =>
+    rejects(
+      verifySas(token(window), context({ now: Date.parse(window.st) - 10 * minute })),
+      'AuthenticationFailed',
       /^Signature not valid in the specified time frame: Start \[Sat, 21 Nov 2026 04:00:00 GMT\]/,
     ));
 
-  test('not yet valid fails', () =>
-    rejects(verifySas(token(window), context({ now: Date.parse(window.st) - 10 * minute })), 'AuthorizationFailure'));
-
-  test('account SAS windows too', () =>
+  test('expired, without a start: the service compares expiry with now as the start', () =>
     rejects(
-      verifySas(token({ ...accountParams, se: '2026-01-01' }), context()),
-      'AuthorizationFailure',
-      /Expiry \[Thu, 01 Jan 2026 00:00:00 GMT\]/,
+      verifySas(token({ ...accountParams, se: '2026-01-01' }), context({ now: Date.parse('2026-01-01T00:00:07Z') })),
+      'AuthenticationFailed',
+      /^Signed expiry time \[Thu, 01 Jan 2026 00:00:00 GMT\] must be after signed start time \[Thu, 01 Jan 2026 00:00:07 GMT\]$/,
     ));
 
   test('all accepted time forms', async () => {
@@ -364,7 +370,7 @@ describe('verifySas: stored access policies (Azure REST: create-service-sas)', (
     rejects(verifySas(withPolicy('nope'), context({ lookupPolicy })), 'AuthorizationFailure', /'nope'/));
 
   test('an expired policy fails', () =>
-    rejects(verifySas(withPolicy('expired'), context({ lookupPolicy })), 'AuthorizationFailure'));
+    rejects(verifySas(withPolicy('expired'), context({ lookupPolicy })), 'AuthenticationFailed'));
 
   test('a field in both the URL and the policy is a 400', () =>
     rejects(verifySas(withPolicy('full', { sp: 'r' }), context({ lookupPolicy })), 'InvalidQueryParameterValue'));

@@ -38,9 +38,18 @@ export async function anonymousAccess(
   operation: OperationName,
 ): Promise<Access | undefined> {
   if (resource.kind === 'service') return undefined;
-  const record = await services.blobs.getContainer(account, resource.container);
-  const level = record === undefined ? undefined : decodeContainerState(record.state).publicAccess;
+  const level = await publicAccessLevel(services, account, resource.container);
   const allowed = level === 'container' ? containerReads : level === 'blob' ? blobReads : undefined;
   if (allowed?.has(operation) === true) return anonymousRead;
   throw new StorageError('ResourceNotFound');
+}
+
+/** The container's public access level (`blob`, `container`); undefined: private, or no such container. */
+export async function publicAccessLevel(
+  services: BlobServices,
+  account: string,
+  container: string,
+): Promise<'blob' | 'container' | undefined> {
+  const record = await services.blobs.getContainer(account, container);
+  return record === undefined ? undefined : (decodeContainerState(record.state).publicAccess ?? undefined);
 }

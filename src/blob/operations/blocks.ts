@@ -23,7 +23,7 @@ import {
   type BlobCall,
   type BlobOf,
 } from './access.js';
-import { checkBlobName, checkWrite } from './checks.js';
+import { checkBlobName, checkWrite, refuseOverwrite } from './checks.js';
 import { contentHeadersOf, receiveContent, receiveSmallBody } from './content.js';
 import { visibleEtag } from '../wire/etag.js';
 import { httpDate } from '../wire/reply-headers.js';
@@ -45,6 +45,9 @@ export async function putBlock(call: BlobCall, resource: BlobOf): Promise<Reply>
   const current = await findBlob(call, keyOf(resource));
   if (current === undefined) await requireContainer(call, resource.container);
   else {
+    // Staging for a blob that exists is a step towards replacing it (not checked again at staging time:
+    // Put Block List, which replaces, checks under its compare-and-swap).
+    refuseOverwrite(call, current);
     if (current.state.blobType !== 'BlockBlob') throw new StorageError('InvalidBlobType');
     checkLeaseForWrite(current.state.lease, nowMs(call), leaseIdOf(call), 'blob');
   }

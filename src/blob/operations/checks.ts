@@ -21,6 +21,7 @@ export function checkBlobName(name: string): void {
  * BlobAlreadyExists; any other failed condition is 412 ConditionNotMet.
  */
 export function checkWrite(call: BlobCall, conditions: Conditions, current: Found | undefined): void {
+  refuseOverwrite(call, current);
   const verdict = evaluate(conditions, current?.record);
   if (verdict === 'notModified' && current !== undefined && conditions.ifNoneMatch?.includes('*') === true) {
     throw new StorageError('BlobAlreadyExists');
@@ -29,6 +30,18 @@ export function checkWrite(call: BlobCall, conditions: Conditions, current: Foun
   const leaseId = leaseIdOf(call);
   if (current !== undefined) checkLeaseForWrite(current.state.lease, nowMs(call), leaseId, 'blob');
   else if (leaseId !== undefined && leaseId !== '') throw new StorageError('LeaseNotPresentWithBlobOperation');
+}
+
+/**
+ * A request that only a SAS's Create letter authorized may not replace a blob (create-account-sas:
+ * "may not overwrite existing blobs"): 403 AuthorizationPermissionMismatch. Callers check inside
+ * updateBlob's compare-and-swap, so a blob that appears between this check and the write makes the
+ * write fail (the store expects no blob), the attempt is retried and then refused here.
+ */
+export function refuseOverwrite(call: BlobCall, current: Found | undefined): void {
+  if (call.createOnly && current !== undefined) {
+    throw new StorageError('AuthorizationPermissionMismatch');
+  }
 }
 
 /** The x-ms-blob-type of Put Blob: BlockBlob or AppendBlob; page blobs are not served. */

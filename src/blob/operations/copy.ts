@@ -23,6 +23,7 @@ import { checkBlobName, checkWrite } from './checks.js';
 import { isSnapshotStamp } from '../wire/etag.js';
 import { totalSize } from '../state/block-lists.js';
 import { checkSourceConditions, parseConditions } from '../wire/conditions.js';
+import { requireSourceReadable } from './copy-source-access.js';
 import { noLease } from '../state/leases.js';
 import { parseBlobResource } from '../resources.js';
 
@@ -64,6 +65,8 @@ export async function copyBlob(call: BlobCall, resource: BlobOf): Promise<Reply>
   const requested = metadataFromHeaders(call.rawHeaders);
   const conditions = parseConditions(call.headers);
   const sourceConditions = parseConditions(call.headers, 'x-ms-source-');
+  // Before anything is looked up, so that a source the request may not read is not revealed to exist.
+  await requireSourceReadable(call, sourceText, sourceKey);
   await requireContainer(call, resource.container);
   const copyId = randomUUID();
   const record = await updateBlob(call, resource, async (current) => {
