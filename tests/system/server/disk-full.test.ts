@@ -9,13 +9,13 @@ import { execFileSync } from 'node:child_process';
 import { closeSync, mkdtempSync, openSync, rmSync, statfsSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { blobSend, uniqueContainerName } from '../helpers/blob.js';
+import { blobSend, uniqueContainerName } from '../../helpers/blob.js';
 import type { QueueClient } from '@azure/storage-queue';
 import type { TableClient } from '@azure/data-tables';
-import { queueServiceClient, uniqueQueueName } from '../helpers/queue.js';
-import { onDatabase, postgresUnavailable, testDatabaseUrl } from '../helpers/postgres.js';
-import { freshTable } from '../helpers/sdk.js';
-import { startServer, type RunningServer } from '../helpers/server.js';
+import { queueServiceClient, uniqueQueueName } from '../../helpers/queue.js';
+import { onDatabase, postgresUnavailable, testDatabaseUrl } from '../../helpers/postgres.js';
+import { freshTable } from '../../helpers/sdk.js';
+import { startServer, type RunningServer } from '../../helpers/server.js';
 
 const diskBytes = 32 * 1024 * 1024;
 const blobBytes = 1024 * 1024;
