@@ -139,7 +139,7 @@ export const serverFlags: readonly ServerFlag[] = [
     name: 'oauth-audience',
     value: '<aud>',
     env: 'CERULEAN_OAUTH_AUDIENCE',
-    defaultText: 'https://storage.azure.com',
+    defaultText: 'https://storage.azure.com and the account-scoped service URL',
     help: 'accepted audiences, comma-separated',
   },
   { name: 'no-metrics', env: 'CERULEAN_METRICS', help: 'keep no metrics or insights' },

@@ -218,40 +218,79 @@ export const errorCodes = {
 
 export type ErrorCode = keyof typeof errorCodes;
 
-/** An expected failure with its Azure error code, in any service. `detail` replaces the default message. */
+/**
+ * Where the Blob and Queue services' XML error bodies word a message differently from the
+ * documented table (common-rest-api-error-codes), the recorded answers of the service win: the
+ * official SDKs' recorded tests show these texts. JSON (Table service) bodies keep the documented text.
+ */
+export const xmlMessages: Partial<Readonly<Record<ErrorCode, string>>> = {
+  InvalidHeaderValue: 'The value for one of the HTTP headers is not in the correct format.',
+  InvalidQueryParameterValue: 'Value for one of the query parameters specified in the request URI is invalid.',
+};
+
+/** A fact an XML error body names after <Message>, as <Name>value</Name>. */
+export type ErrorElement = readonly [name: string, value: string];
+
+/**
+ * An expected failure with its Azure error code, in any service. `detail` replaces the default message; `elements`
+ * are the facts the XML error body names after <Message>, in order (the <MaxLimit> of a queue's 413,
+ * the <QueryParameterName> of a 400). JSON error bodies leave them out: the Table service's
+ * `odata.error` has no place for them.
+ */
 export class StorageError extends Error {
   readonly code: ErrorCode;
   readonly status: number;
   /** Extra text for authentication failures (Azure REST: status-and-error-codes2 AuthenticationErrorDetail). */
   readonly authDetail: string | undefined;
+  readonly elements: readonly ErrorElement[];
   /** Headers the error reply carries besides the error code (a 416's Content-Range). */
   replyHeaders: Readonly<Record<string, string>> | undefined;
 
-  constructor(code: ErrorCode, detail?: string, authDetail?: string) {
+  constructor(code: ErrorCode, detail?: string, authDetail?: string, elements: readonly ErrorElement[] = []) {
     super(detail ?? errorCodes[code].message);
-    this.name = 'StorageError';
-    this.code = code;
-    this.status = errorCodes[code].status;
-    this.authDetail = authDetail;
-    this.replyHeaders = undefined;
-  }
-}
-
-/**
- * A StorageError whose XML body names more facts after <Message>, in the order given, e.g. the
- * <MaxLimit> of a queue's 413 RequestBodyTooLarge (put-message). JSON error bodies leave them out.
- */
-export class DetailedError extends StorageError {
-  readonly elements: readonly (readonly [name: string, value: string])[];
-
-  constructor(code: ErrorCode, detail: string | undefined, elements: readonly (readonly [string, string])[]) {
-    super(code, detail);
     assert(
       elements.every(([name]) => /^[A-Za-z][A-Za-z0-9]*$/.test(name)),
       'error detail names are XML names',
     );
+    this.name = 'StorageError';
+    this.code = code;
+    this.status = errorCodes[code].status;
+    this.authDetail = authDetail;
     this.elements = elements;
+    this.replyHeaders = undefined;
   }
+}
+
+// The Blob and Queue services name the offending parameter or header in elements of the error body
+// and keep the message fixed; recorded answers of the service show both (the official SDKs' recorded
+// tests: numofmessages=100 on Get Messages, popreceipt=invalid on Delete Message, a bad
+// x-ms-copy-source on Copy Blob).
+
+/** 400 OutOfRangeQueryParameterValue naming the parameter, its value and the allowed range. */
+export function outOfRangeQueryParameter(name: string, value: string, min: number, max: number): StorageError {
+  return new StorageError('OutOfRangeQueryParameterValue', undefined, undefined, [
+    ['QueryParameterName', name],
+    ['QueryParameterValue', value],
+    ['MinimumAllowed', String(min)],
+    ['MaximumAllowed', String(max)],
+  ]);
+}
+
+/** 400 InvalidQueryParameterValue naming the parameter and its value, with the reason. */
+export function invalidQueryParameter(name: string, value: string, reason: string): StorageError {
+  return new StorageError('InvalidQueryParameterValue', undefined, undefined, [
+    ['QueryParameterName', name],
+    ['QueryParameterValue', value],
+    ['Reason', reason],
+  ]);
+}
+
+/** 400 InvalidHeaderValue naming the header and its value (the service gives no reason). */
+export function invalidHeaderValue(name: string, value: string): StorageError {
+  return new StorageError('InvalidHeaderValue', undefined, undefined, [
+    ['HeaderName', name],
+    ['HeaderValue', value],
+  ]);
 }
 
 export function fail(code: ErrorCode, detail?: string): never {

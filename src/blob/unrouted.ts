@@ -1,6 +1,6 @@
 // The answer to a Blob service request no route matches: a method the resource does not have, a
 // feature Cerulean does not serve, or a request the service would not recognise.
-import { StorageError } from '../errors.js';
+import { invalidQueryParameter, StorageError } from '../errors.js';
 import type { BlobResource } from './resources.js';
 
 /**
@@ -45,8 +45,8 @@ export function unrouted(resource: BlobResource, query: URLSearchParams, otherMe
       'A container is addressed with restype=container; blobs of $root as /$root/{blob}.',
     );
   }
-  const what = comp === '' ? `restype '${query.get('restype') ?? ''}'` : `comp '${comp}'`;
-  return new StorageError('InvalidQueryParameterValue', `The ${what} is not valid for this resource.`);
+  const [name, value] = comp === '' ? ['restype', query.get('restype') ?? ''] : ['comp', query.get('comp')!];
+  return invalidQueryParameter(name, value, 'The value is not valid for this resource.');
 }
 
 /**

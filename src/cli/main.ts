@@ -45,7 +45,7 @@ export async function runCli(argv: readonly string[]): Promise<void> {
 function buildProgram(): Command {
   const program = new Command('cerulean')
     .usage('[serve] [options] | <command> [options]')
-    .description('An Azure Table Storage server, and tools to move data in and out of it.')
+    .description('An Azure Storage server (Table, Queue and Blob services), and tools to move data in and out of it.')
     .exitOverride()
     .configureOutput({ outputError: (text, write) => write(`cerulean: ${text.replace(/^error: /, '')}`) })
     .showHelpAfterError(hint())

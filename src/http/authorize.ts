@@ -53,6 +53,9 @@ export interface Access {
   readonly responseHeaders?: Readonly<Record<string, string>> | undefined;
 }
 
+/** The service's name in an account-scoped audience (https://{account}.{service}.core.windows.net). */
+const bearerServices = { b: 'blob', q: 'queue', t: 'table' } as const;
+
 /** Shared Key and verified bearer tokens act as the account owner (no RBAC roles locally). */
 const fullAccess: Access = { require: () => undefined, requireKey: () => undefined, keyRange: undefined };
 
@@ -62,7 +65,11 @@ export async function authorize(request: AuthorizeRequest, options: AuthorizeOpt
     if (options.bearer === undefined) {
       throw invalidToken('Bearer tokens are not enabled on this server (start it with --oauth-jwks or --oauth-pem).');
     }
-    options.bearer.verify(authorization.slice('bearer '.length).trim(), request.now);
+    const service = bearerServices[options.accountServiceLetter ?? 't'];
+    options.bearer.verify(authorization.slice('bearer '.length).trim(), request.now, {
+      account: request.account.name,
+      service,
+    });
     return fullAccess;
   }
   if (authorization === undefined) {

@@ -23,11 +23,25 @@ export interface BearerConfig {
   readonly issuers: readonly string[] | undefined;
   /** Accepted `aud` values. */
   readonly audiences: readonly string[];
+  /**
+   * Whether the account-scoped audience of the request's service is accepted too
+   * (https://{account}.{service}.core.windows.net, with or without a trailing slash). The server
+   * sets it unless the operator named the audiences; absent: false.
+   */
+  readonly accountAudiences?: boolean;
+}
+
+/** Where a request goes: the account and the service, as an account-scoped audience names them. */
+export interface BearerTarget {
+  readonly account: string;
+  readonly service: 'blob' | 'queue' | 'table';
 }
 
 /**
  * What the SDKs request with the scope https://storage.azure.com/.default (Azure REST:
- * authorize-with-azure-active-directory).
+ * authorize-with-azure-active-directory). The service also takes a token for the account's own
+ * service URL, what the SDKs' `audience` option asks for (getQueueServiceAccountAudience and its
+ * blob and table twins): see accountAudiences.
  */
 export const defaultAudiences: readonly string[] = ['https://storage.azure.com', 'https://storage.azure.com/'];
 
@@ -65,8 +79,11 @@ export class BearerVerifier {
     this.challenge = bearerChallenge(config.issuers);
   }
 
-  /** Verifies `token` (the text after "Bearer ") at time `now` (ms); returns its subject. */
-  verify(token: string, now: number): { readonly subject: string | undefined } {
+  /**
+   * Verifies `token` (the text after "Bearer ") at time `now` (ms) for a request to `target`;
+   * returns its subject.
+   */
+  verify(token: string, now: number, target?: BearerTarget): { readonly subject: string | undefined } {
     const parts = token.split('.');
     if (parts.length !== 3 || !parts.every((part) => base64urlPattern.test(part))) {
       throw invalidToken('The token is not a JSON Web Token (three base64url segments).');
@@ -85,7 +102,7 @@ export class BearerVerifier {
     if (!this.candidates(alg, kid).some((key) => signatureValid(algorithm, key, signed, signature))) {
       throw invalidToken('Signature validation failed.');
     }
-    this.checkClaims(payload, now);
+    this.checkClaims(payload, now, this.audiencesFor(target));
     const subject = payload['oid'] ?? payload['sub'];
     return { subject: typeof subject === 'string' ? subject : undefined };
   }
@@ -98,7 +115,14 @@ export class BearerVerifier {
     return chosen.map((key) => key.key);
   }
 
-  private checkClaims(payload: Record<string, unknown>, now: number): void {
+  /** The configured audiences, and the account-scoped URL of the target's service unless the operator named them. */
+  private audiencesFor(target: BearerTarget | undefined): readonly string[] {
+    if (target === undefined || this.config.accountAudiences !== true) return this.config.audiences;
+    const serviceUrl = `https://${target.account}.${target.service}.core.windows.net`;
+    return [...this.config.audiences, serviceUrl, `${serviceUrl}/`];
+  }
+
+  private checkClaims(payload: Record<string, unknown>, now: number, accepted: readonly string[]): void {
     const seconds = (name: string, required: boolean): number | undefined => {
       const value = payload[name];
       if (value === undefined && !required) return undefined;
@@ -121,20 +145,36 @@ export class BearerVerifier {
     }
     const audience = payload['aud'];
     const audiences = typeof audience === 'string' ? [audience] : Array.isArray(audience) ? audience : [];
-    if (!audiences.some((value) => typeof value === 'string' && this.config.audiences.includes(value))) {
+    if (!audiences.some((value) => typeof value === 'string' && accepted.includes(value))) {
       throw invalidToken('Audience validation failed.');
     }
   }
 }
 
 /**
- * The WWW-Authenticate value for a bearer refusal; the tenant comes from the first issuer holding a
- * GUID. The SDKs retry after a challenge only for a GUID tenant, so "common" stops them looping.
+ * The WWW-Authenticate value for a bearer refusal, naming the tenant of the configured issuers
+ * (issuerTenant); "common" when none is configured. @azure/core-client retries after a challenge
+ * only for a GUID tenant, so "common" stops it looping.
  */
 export function bearerChallenge(issuers: readonly string[] | undefined): string {
-  const tenant = issuers?.map((issuer) => guidPattern.exec(issuer)?.[0]).find(Boolean) ?? 'common';
+  const tenant = issuerTenant(issuers ?? []) ?? 'common';
   const authorizationUri = `https://login.microsoftonline.com/${tenant}/oauth2/authorize`;
   return `Bearer authorization_uri=${authorizationUri} resource_id=https://storage.azure.com`;
+}
+
+/**
+ * The tenant the issuers name: the first GUID in any of them (https://sts.windows.net/{tid}/,
+ * https://login.microsoftonline.com/{tid}/v2.0), else the first path segment of an issuer URL
+ * that is a domain name (https://login.microsoftonline.com/contoso.onmicrosoft.com/v2.0).
+ */
+export function issuerTenant(issuers: readonly string[]): string | undefined {
+  const guid = issuers.map((issuer) => guidPattern.exec(issuer)?.[0]).find(Boolean);
+  if (guid !== undefined) return guid;
+  for (const issuer of issuers) {
+    const segment = URL.canParse(issuer) ? new URL(issuer).pathname.split('/')[1] : undefined;
+    if (segment !== undefined && /^[a-z0-9-]+(\.[a-z0-9-]+)+$/i.test(segment)) return segment;
+  }
+  return undefined;
 }
 
 /** 401 InvalidAuthenticationInfo; the server adds the challenge header. */
@@ -178,7 +218,7 @@ export interface OAuthConfig {
   readonly pemFile: string | undefined;
   /** Accepted `iss` values; undefined = any. */
   readonly issuers: readonly string[] | undefined;
-  /** Accepted `aud` values; undefined = the storage audience. */
+  /** Accepted `aud` values; undefined = the storage audiences and the account-scoped service URL. */
   readonly audiences: readonly string[] | undefined;
 }
 
@@ -195,7 +235,12 @@ export function createBearerVerifier(oauth: OAuthConfig): BearerVerifier {
     ...(oauth.jwksFile === undefined ? [] : loadJwks(read(oauth.jwksFile), oauth.jwksFile)),
     ...(oauth.pemFile === undefined ? [] : loadPemKeys(read(oauth.pemFile), oauth.pemFile)),
   ];
-  return new BearerVerifier({ keys, issuers: oauth.issuers, audiences: oauth.audiences ?? defaultAudiences });
+  return new BearerVerifier({
+    keys,
+    issuers: oauth.issuers,
+    audiences: oauth.audiences ?? defaultAudiences,
+    accountAudiences: oauth.audiences === undefined,
+  });
 }
 
 /** The signing keys of a JWKS document ({"keys":[…]}); keys for other uses are skipped. */

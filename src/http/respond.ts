@@ -6,7 +6,7 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { randomUUID } from 'node:crypto';
 import { clientRequestIdLengthMax } from '../limits.js';
-import { DetailedError, StorageError, type ErrorCode } from '../errors.js';
+import { errorCodes, StorageError, xmlMessages, type ErrorCode } from '../errors.js';
 import { escapeXmlText } from '../wire/xml.js';
 import { isVersionShaped } from './request-checks.js';
 import { lingerAfterReply } from './linger.js';
@@ -141,20 +141,26 @@ function httpDate(): string {
 export function errorReply(context: ResponseContext, error: unknown, extraHeaders?: Record<string, string>): Reply {
   const storageError = error instanceof StorageError ? error : new StorageError('InternalError');
   const time = new Date().toISOString().replace('Z', '0000Z');
-  const text = `${storageError.message}\nRequestId:${context.requestId}\nTime:${time}`;
+  const trailer = `\nRequestId:${context.requestId}\nTime:${time}`;
   const headers = { 'x-ms-error-code': storageError.code, ...storageError.replyHeaders, ...extraHeaders };
   if (context.errorFormat.kind === 'xml') {
     return {
       status: storageError.status,
       headers: { ...headers, 'Content-Type': 'application/xml' },
-      body: xmlError(storageError, text),
+      body: xmlError(storageError, `${xmlMessage(storageError)}${trailer}`),
     };
   }
   return {
     status: storageError.status,
     headers: { ...headers, 'Content-Type': context.errorFormat.contentType },
-    body: jsonError(storageError.code, text),
+    body: jsonError(storageError.code, `${storageError.message}${trailer}`),
   };
+}
+
+/** The message of an XML error body: the service's recorded wording where the error kept the default. */
+function xmlMessage(error: StorageError): string {
+  const recorded = xmlMessages[error.code];
+  return recorded !== undefined && error.message === errorCodes[error.code].message ? recorded : error.message;
 }
 
 /**
@@ -168,7 +174,7 @@ export function jsonError(code: ErrorCode, text: string): string {
 function xmlError(error: StorageError, text: string): string {
   const elements: (readonly [string, string])[] = [];
   if (error.authDetail !== undefined) elements.push(['AuthenticationErrorDetail', error.authDetail]);
-  if (error instanceof DetailedError) elements.push(...error.elements);
+  elements.push(...error.elements);
   const detail = elements.map(([name, value]) => `<${name}>${escapeXmlText(value)}</${name}>`).join('');
   const message = `<Message>${escapeXmlText(text)}</Message>`;
   return `<?xml version="1.0" encoding="utf-8"?><Error><Code>${error.code}</Code>${message}${detail}</Error>`;

@@ -2,7 +2,7 @@
 // route table (which request is which operation, under the Storage Analytics names, what a SAS
 // must grant for it, and who answers it), XML error bodies, the Blob/Queue Shared Key format, its
 // SAS side and its CORS rules (https://learn.microsoft.com/rest/api/storageservices/queue-service-rest-api).
-import { StorageError } from '../errors.js';
+import { invalidQueryParameter, StorageError } from '../errors.js';
 import { blobQueueSharedKey } from '../http/auth.js';
 import type { SasNeed, StoredPolicy } from '../http/sas.js';
 import { route, type Route, type ServiceCall, type ServiceDefinition } from '../http/service-definition.js';
@@ -212,10 +212,7 @@ export const queueService: ServiceDefinition<QueueResource, QueueServices> = {
   unrouted(_resource, query, otherMethods) {
     if (otherMethods) return new StorageError('UnsupportedHttpVerb');
     const comp = query.get('comp') ?? '';
-    return new StorageError(
-      'InvalidQueryParameterValue',
-      `The value '${comp}' of comp is not valid for this resource.`,
-    );
+    return invalidQueryParameter('comp', comp, 'The value is not valid for this resource.');
   },
   errorFormat: () => ({ kind: 'xml' }),
   sharedKey: blobQueueSharedKey,

@@ -26,7 +26,10 @@ export const listQueuesPageMax = 5000;
 /** Stored access policies per queue (set-queue-acl). */
 export const queuePoliciesMax = 5;
 
-/** A message that never expires is shown with this expiration time (9999-12-31T23:59:59Z). */
+/**
+ * A message that never expires is shown with this expiration time (9999-12-31T23:59:59Z), and a
+ * time to live that would end later counts as never (queue-service.ts expiryMs).
+ */
 export const neverExpiresWireMs = Date.UTC(9999, 11, 31, 23, 59, 59);
 
 assert(messagesPerGetMax === 32, 'the service returns at most 32 messages per get');

@@ -2,7 +2,7 @@
 // QueueService, and answers the status, headers and XML body of
 // https://learn.microsoft.com/rest/api/storageservices/queue-service-rest-api. Validation failures
 // are the service's 4xx errors; the front door renders them as XML error bodies.
-import { StorageError } from '../errors.js';
+import { invalidQueryParameter, StorageError } from '../errors.js';
 import type { Reply } from '../http/respond.js';
 import type { ReplicationSource } from '../storage/replication.js';
 import { parseSignedIdentifiers, writeSignedIdentifiers, type SignedIdentifier } from '../wire/acl-xml.js';
@@ -23,7 +23,7 @@ import {
   visibilityTimeoutSecondsMax,
 } from './limits.js';
 import { metadataFromHeaders, metadataHeaders } from './names.js';
-import { integerParam, parseInteger, requiredParam } from './params.js';
+import { int32Max, int64Max, integerParam, parseInteger, requiredParam } from './params.js';
 import type { QueueService } from './service.js';
 import { parseQueueMessage, wireDate, writeMessagesList, writeQueueListing } from './wire/xml.js';
 
@@ -73,10 +73,10 @@ export async function listQueues(call: QueueCall): Promise<Reply> {
   const { query, account } = call;
   const prefix = query.get('prefix') ?? undefined;
   const marker = query.get('marker') ?? undefined;
-  const maxResults = integerParam(query, 'maxresults', { min: 1, max: 2 ** 31 - 1 });
+  const maxResults = integerParam(query, 'maxresults', { min: 1, max: int32Max });
   const include = query.get('include');
   if (include !== null && include !== 'metadata' && include !== '') {
-    throw new StorageError('InvalidQueryParameterValue', `The value '${include}' of include is not 'metadata'.`);
+    throw invalidQueryParameter('include', include, "The value must be 'metadata'.");
   }
   const fromName = marker === undefined || marker === '' ? undefined : markerName(account, marker);
   const pageSize = Math.min(maxResults ?? listQueuesPageMax, listQueuesPageMax);
@@ -173,13 +173,18 @@ export async function putMessage(call: QueueCall, queue: string): Promise<Reply>
   return xml(201, writeMessagesList([message], 'put'));
 }
 
-/** messagettl: -1 (never expires) or at least 1 s, no upper bound since version 2017-07-29. */
+/**
+ * messagettl: -1 (never expires) or any positive number of seconds since version 2017-07-29, read as
+ * a 64-bit integer (the service's width; put-message). 0 and values below -1 are 400
+ * InvalidQueryParameterValue naming the parameter (unverified: the service's code for them is not
+ * documented; an out-of-range answer would need one range, and -1 sits outside 1..2^63-1).
+ */
 function messageTtl(query: URLSearchParams): number {
   const text = query.get('messagettl');
   if (text === null) return messageTtlSecondsDefault;
-  const value = parseInteger('messagettl', text);
+  const value = parseInteger('messagettl', text, int64Max);
   if (value !== -1 && value < messageTtlSecondsMin) {
-    throw new StorageError('InvalidQueryParameterValue', 'The messagettl must be at least 1, or -1 (never expires).');
+    throw invalidQueryParameter('messagettl', text, 'The value must be at least 1, or -1 (never expires).');
   }
   return value;
 }
@@ -206,14 +211,27 @@ export async function clearMessages(call: QueueCall, queue: string): Promise<Rep
   return { status: 204 };
 }
 
+/**
+ * The popreceipt parameter: Cerulean's receipts are UUIDs, so any other text is malformed, which
+ * the service answers with 400 InvalidQueryParameterValue, Reason "Invalid pop receipt format"
+ * (the official SDKs' recorded tests: popreceipt=invalid on Delete Message).
+ */
+function popReceiptParam(query: URLSearchParams): string {
+  const popReceipt = requiredParam(query, 'popreceipt');
+  if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(popReceipt)) {
+    throw invalidQueryParameter('popreceipt', popReceipt, 'Invalid pop receipt format');
+  }
+  return popReceipt;
+}
+
 export async function deleteMessage(call: QueueCall, queue: string, id: string): Promise<Reply> {
-  await call.queues.deleteMessage(call.account, queue, id, requiredParam(call.query, 'popreceipt'));
+  await call.queues.deleteMessage(call.account, queue, id, popReceiptParam(call.query));
   return { status: 204 };
 }
 
 /** 204 with the new pop receipt and visibility (update-message); the body, if any, is the new text. */
 export async function updateMessage(call: QueueCall, queue: string, id: string): Promise<Reply> {
-  const popReceipt = requiredParam(call.query, 'popreceipt');
+  const popReceipt = popReceiptParam(call.query);
   requiredParam(call.query, 'visibilitytimeout');
   const visibility = integerParam(call.query, 'visibilitytimeout', putVisibility, 0);
   const text = call.body.length === 0 ? undefined : parseQueueMessage(bodyText(call));

@@ -1,11 +1,11 @@
 // The Queue service's operations over its store (storage/queue-store.ts): the rules and limits of
 // https://learn.microsoft.com/rest/api/storageservices/queue-service-rest-api, checked before the
 // store is asked, and the store's answers turned into the service's errors. It knows seconds and
-// milliseconds, not HTTP or XML (queue/operations.ts reads requests, queue/wire/xml.ts writes bodies).
-import { DetailedError, StorageError } from '../errors.js';
+// milliseconds, not HTTP or XML (queue/operations.ts reads requests, queue/queue-xml.ts writes bodies).
+import { invalidQueryParameter, StorageError } from '../errors.js';
 import type { MessageFailure, MessageResult, QueueInfo, QueueStore, StoredMessage } from '../storage/queue-store.js';
 import type { Clock } from '../domain/clock.js';
-import { messageTextBytesMax } from './limits.js';
+import { messageTextBytesMax, neverExpiresWireMs } from './limits.js';
 import { newMessageId } from './message-ids.js';
 import { checkQueueName, sameMetadata } from './names.js';
 
@@ -96,13 +96,11 @@ export class QueueService {
     checkMessageText(text);
     const { visibilityTimeoutSeconds, ttlSeconds } = options;
     if (ttlSeconds !== -1 && visibilityTimeoutSeconds >= ttlSeconds) {
-      throw new StorageError(
-        'InvalidQueryParameterValue',
-        'The visibility timeout must be shorter than the time to live (messagettl).',
-      );
+      const value = String(visibilityTimeoutSeconds);
+      throw invalidQueryParameter('visibilitytimeout', value, 'messagettl must be greater than visibilitytimeout');
     }
     const nowMs = this.clock.nowMs();
-    const expiresMs = ttlSeconds === -1 ? Number.POSITIVE_INFINITY : nowMs + ttlSeconds * 1000;
+    const expiresMs = expiryMs(nowMs, ttlSeconds);
     const message = {
       id: this.newId(),
       text,
@@ -165,14 +163,26 @@ export class QueueService {
 }
 
 /**
+ * When a message put at `nowMs` with `ttlSeconds` expires: never for -1, and never for a time to
+ * live that ends after the latest instant the service can write (9999-12-31T23:59:59Z): such a
+ * message is stored as one that never expires and shows that instant as its ExpirationTime, as a
+ * message put with -1 does (Cerulean's choice: the docs do not say how the service shows it).
+ */
+export function expiryMs(nowMs: number, ttlSeconds: number): number {
+  if (ttlSeconds === -1 || ttlSeconds * 1000 > neverExpiresWireMs - nowMs) return Number.POSITIVE_INFINITY;
+  return nowMs + ttlSeconds * 1000;
+}
+
+/**
  * The text must fit in 64 KiB as UTF-8 (Azurite counts the same way; put-message). The service's
  * 413 names the limit in bytes in a <MaxLimit> element after the message, as Azurite's does.
  */
 function checkMessageText(text: string): void {
   if (Buffer.byteLength(text, 'utf8') > messageTextBytesMax) {
-    throw new DetailedError(
+    throw new StorageError(
       'RequestBodyTooLarge',
       'The request body is too large and exceeds the maximum permissible limit.',
+      undefined,
       [['MaxLimit', String(messageTextBytesMax)]],
     );
   }

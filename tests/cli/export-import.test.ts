@@ -247,6 +247,8 @@ describe('cerulean export / import', () => {
     }
     const top = await runCli(['--help']);
     assert.equal(top.code, 0);
+    // The opening line names every service the server has, not tables alone.
+    assert.match(top.stdout.split('\n')[2]!, /^An Azure Storage server \(Table, Queue and Blob services\)/);
     assert.match(top.stdout, /export .*\n.*import /);
     assert.match(top.stdout, /--port <number>/);
   });

@@ -160,6 +160,13 @@ export function assertQueueError(response: RawResponse, status: number, code: st
   assert.equal(childText(error, 'Code'), code);
 }
 
+/** An XML error answer's message (its first line) and the elements after <Message>, in order. */
+export function errorFacts(response: RawResponse): [string, [string, string][]] {
+  const error = xmlOf(response);
+  const facts = error.children.filter((child) => !['Code', 'Message'].includes(child.name));
+  return [childText(error, 'Message')!.split('\n')[0]!, facts.map((child) => [child.name, child.text])];
+}
+
 export function messageBody(text: string): string {
   return `<?xml version="1.0" encoding="utf-8"?><QueueMessage><MessageText>${text}</MessageText></QueueMessage>`;
 }

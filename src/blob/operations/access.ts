@@ -1,7 +1,7 @@
 // What every blob operation shares: reading the request's headers, finding the blob (or saying
 // which of container and blob is missing), the compare-and-swap write that makes a check and its
-// write one atomic step (operations/cas-retry.ts), and the headers that describe a blob version.
-import { StorageError } from '../../errors.js';
+// write one atomic step (cas-retry.ts), and the headers that describe a blob version.
+import { invalidQueryParameter, StorageError } from '../../errors.js';
 import { firstHeader } from '../../http/headers.js';
 import { metadataHeaders } from '../../http/metadata-headers.js';
 import type { ServiceCall } from '../../http/service-definition.js';
@@ -47,15 +47,16 @@ export function snapshotOf(call: BlobCall): string {
   const snapshot = call.query.get('snapshot');
   if (snapshot === null) return '';
   if (!isSnapshotStamp(snapshot)) {
-    throw new StorageError('InvalidQueryParameterValue', `The value '${snapshot}' of snapshot is not a valid timestamp.`);
+    throw invalidQueryParameter('snapshot', snapshot, 'The value is not a snapshot timestamp.');
   }
   return snapshot;
 }
 
 /** Writes never address a snapshot (unverified: the service's code for it; ours is 400 InvalidQueryParameterValue). */
 export function refuseSnapshot(call: BlobCall): void {
-  if (call.query.get('snapshot') !== null) {
-    throw new StorageError('InvalidQueryParameterValue', 'This operation cannot be performed on a blob snapshot.');
+  const snapshot = call.query.get('snapshot');
+  if (snapshot !== null) {
+    throw invalidQueryParameter('snapshot', snapshot, 'This operation cannot be performed on a blob snapshot.');
   }
 }
 

@@ -1,5 +1,5 @@
 // Append Block (https://learn.microsoft.com/rest/api/storageservices/append-block).
-import { StorageError } from '../../errors.js';
+import { invalidHeaderValue, StorageError } from '../../errors.js';
 import type { Reply } from '../../http/respond.js';
 import {
   findBlob,
@@ -31,7 +31,7 @@ interface AppendConditions {
 function numberHeader(call: BlobCall, name: string): number | undefined {
   const text = header(call, name);
   if (text === undefined) return undefined;
-  if (!/^\d{1,16}$/.test(text)) throw new StorageError('InvalidHeaderValue', `The value of ${name} is not valid.`);
+  if (!/^\d{1,16}$/.test(text)) throw invalidHeaderValue(name, text);
   return Number(text);
 }
 
@@ -64,7 +64,7 @@ export async function appendBlock(call: BlobCall, resource: BlobOf): Promise<Rep
     maxSizeBytes: numberHeader(call, 'x-ms-blob-condition-maxsize'),
   };
   const declared = Number(header(call, 'content-length') ?? 0);
-  if (declared === 0) throw new StorageError('InvalidHeaderValue', 'An appended block must not be empty.');
+  if (declared === 0) throw invalidHeaderValue('Content-Length', '0'); // an appended block is never empty
   const first = await findBlob(call, keyOf(resource));
   if (first === undefined) return notFound(call, resource.container);
   checkAppend(call, checks, first, Math.min(declared, appendBlockBytesMax));

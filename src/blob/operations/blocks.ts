@@ -1,7 +1,7 @@
 // Put Block, Put Block List and Get Block List
 // (https://learn.microsoft.com/rest/api/storageservices/put-block, put-block-list, get-block-list).
 import { createHash } from 'node:crypto';
-import { StorageError } from '../../errors.js';
+import { invalidQueryParameter, StorageError } from '../../errors.js';
 import type { Reply } from '../../http/respond.js';
 import { decodeUtf8 } from '../../http/body.js';
 import { metadataFromHeaders } from '../../http/metadata-headers.js';
@@ -109,9 +109,10 @@ function decodeXml(body: Buffer): string {
 /** 200 with the committed and/or uncommitted blocks (blocklisttype: committed, the default; uncommitted; all). */
 export async function getBlockList(call: BlobCall, resource: BlobOf): Promise<Reply> {
   const snapshot = snapshotOf(call);
-  const listType = (call.query.get('blocklisttype') ?? 'committed').toLowerCase();
+  const listTypeText = call.query.get('blocklisttype') ?? 'committed';
+  const listType = listTypeText.toLowerCase();
   if (!['committed', 'uncommitted', 'all'].includes(listType)) {
-    throw new StorageError('InvalidQueryParameterValue', `The value '${listType}' of blocklisttype is not valid.`);
+    throw invalidQueryParameter('blocklisttype', listTypeText, 'The value must be committed, uncommitted or all.');
   }
   const found = await findBlob(call, keyOf(resource, snapshot));
   if (found !== undefined) {

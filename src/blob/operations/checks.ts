@@ -1,7 +1,7 @@
 // The checks every blob write makes against the version it is about to replace: conditional
 // headers (conditions.ts) and the lease (state/leases.ts), plus the blob name's rules
 // (https://learn.microsoft.com/rest/api/storageservices/naming-and-referencing-containers--blobs--and-metadata).
-import { StorageError } from '../../errors.js';
+import { invalidHeaderValue, StorageError } from '../../errors.js';
 import { header, leaseIdOf, nowMs, type BlobCall, type Found } from './access.js';
 import { evaluate, type Conditions } from '../wire/conditions.js';
 import { checkLeaseForWrite } from '../state/leases.js';
@@ -50,5 +50,5 @@ export function blobTypeOf(call: BlobCall): 'BlockBlob' | 'AppendBlob' {
   if (type === undefined) throw new StorageError('MissingRequiredHeader', 'The header x-ms-blob-type is required.');
   if (type === 'BlockBlob' || type === 'AppendBlob') return type;
   if (type === 'PageBlob') throw new StorageError('NotImplemented', 'Cerulean does not serve page blobs.');
-  throw new StorageError('InvalidHeaderValue', `The value '${type}' of x-ms-blob-type is not valid.`);
+  throw invalidHeaderValue('x-ms-blob-type', type);
 }

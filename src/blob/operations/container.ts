@@ -1,8 +1,8 @@
 // The Blob service's container operations: Create, Delete, Get Properties, Get/Set Metadata,
 // Get/Set ACL (https://learn.microsoft.com/rest/api/storageservices/operations-on-containers).
 // Every change is a compare-and-swap on the ETag read (storage/blob-store.ts), tried again when
-// another request changed the container in between (operations/cas-retry.ts).
-import { StorageError } from '../../errors.js';
+// another request changed the container in between (cas-retry.ts).
+import { invalidHeaderValue, StorageError } from '../../errors.js';
 import { firstHeader } from '../../http/headers.js';
 import { metadataFromHeaders, metadataHeaders } from '../../http/metadata-headers.js';
 import type { Reply } from '../../http/respond.js';
@@ -178,7 +178,7 @@ function publicAccessOf(call: Call): PublicAccess | undefined {
   const value = firstHeader(call.headers['x-ms-blob-public-access']);
   if (value === undefined) return undefined;
   if (value === 'container' || value === 'blob') return value;
-  throw new StorageError('InvalidHeaderValue', `The value '${value}' of x-ms-blob-public-access is not valid.`);
+  throw invalidHeaderValue('x-ms-blob-public-access', value);
 }
 
 /**

@@ -1,7 +1,7 @@
 // Copy Blob within the account, done at once: the copy shares the source's content, no byte is
 // copied (https://learn.microsoft.com/rest/api/storageservices/copy-blob, abort-copy-blob).
 import { randomUUID } from 'node:crypto';
-import { StorageError } from '../../errors.js';
+import { invalidHeaderValue, StorageError } from '../../errors.js';
 import type { Reply } from '../../http/respond.js';
 import { metadataFromHeaders } from '../../http/metadata-headers.js';
 import type { BlobKey } from '../../storage/blob-store.js';
@@ -38,7 +38,7 @@ export function copySourceKey(source: string, account: string): BlobKey {
   try {
     url = new URL(source);
   } catch {
-    throw new StorageError('InvalidHeaderValue', 'The x-ms-copy-source header is not a URL.');
+    throw invalidHeaderValue('x-ms-copy-source', source);
   }
   const hostStyle = url.hostname.split('.')[0] === account && url.hostname.includes('.blob.');
   let path = url.pathname.slice(1);
@@ -48,10 +48,10 @@ export function copySourceKey(source: string, account: string): BlobKey {
     path = path.slice(slash + 1);
   }
   const resource = parseBlobResource(path);
-  if (resource.kind !== 'blob') throw new StorageError('InvalidHeaderValue', 'The x-ms-copy-source names no blob.');
+  if (resource.kind !== 'blob') throw invalidHeaderValue('x-ms-copy-source', source);
   const snapshot = url.searchParams.get('snapshot') ?? '';
   if (snapshot !== '' && !isSnapshotStamp(snapshot)) {
-    throw new StorageError('InvalidHeaderValue', 'The snapshot of x-ms-copy-source is not valid.');
+    throw invalidHeaderValue('x-ms-copy-source', source);
   }
   return { container: resource.container, name: resource.blob, snapshot };
 }

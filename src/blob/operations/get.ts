@@ -1,7 +1,7 @@
 // Get Blob (streamed, whole or a range) and Get Blob Properties
 // (https://learn.microsoft.com/rest/api/storageservices/get-blob, get-blob-properties).
 import { createHash } from 'node:crypto';
-import { StorageError } from '../../errors.js';
+import { invalidHeaderValue, StorageError } from '../../errors.js';
 import type { Reply } from '../../http/respond.js';
 import {
   describeHeaders,
@@ -79,10 +79,9 @@ export async function getBlobProperties(call: BlobCall, resource: BlobOf): Promi
  */
 export async function getBlob(call: BlobCall, resource: BlobOf): Promise<Reply> {
   const range = requestedRange(call.headers);
-  const rangeMd5 = header(call, 'x-ms-range-get-content-md5')?.toLowerCase() === 'true';
-  if (rangeMd5 && range === undefined) {
-    throw new StorageError('InvalidHeaderValue', 'x-ms-range-get-content-md5 needs a range.');
-  }
+  const rangeMd5Text = header(call, 'x-ms-range-get-content-md5');
+  const rangeMd5 = rangeMd5Text?.toLowerCase() === 'true';
+  if (rangeMd5 && range === undefined) throw invalidHeaderValue('x-ms-range-get-content-md5', rangeMd5Text!);
   return retryWhileRaced('The blob changed under every attempt to read it; retry the request.', async () => {
     const found = await readable(call, resource, readWithRecordBytesMax);
     if (isReply(found)) return found;
@@ -94,7 +93,7 @@ export async function getBlob(call: BlobCall, resource: BlobOf): Promise<Reply> 
       throw error;
     }
     if (rangeMd5 && resolved.endExclusive - resolved.start > rangeMd5BytesMax) {
-      throw new StorageError('OutOfRangeInput', 'x-ms-range-get-content-md5 is allowed for ranges of at most 4 MiB.');
+      throw new StorageError('OutOfRangeInput'); // x-ms-range-get-content-md5 covers at most 4 MiB
     }
     const { record, bytes } = found;
     // Bytes read with the record are that version's: no second read, nothing that can change.

@@ -2,8 +2,8 @@
 // container's blobs in name order, with virtual folders (BlobPrefix) when a delimiter is given.
 // A folder counts as one result and is stepped over with one query from just past its names, so a
 // folder holding millions of blobs costs no more than one holding one.
-import { StorageError } from '../../errors.js';
-import { integerParam } from '../../http/query-params.js';
+import { invalidQueryParameter, StorageError } from '../../errors.js';
+import { int32Max, integerParam } from '../../http/query-params.js';
 import type { Reply } from '../../http/respond.js';
 import type { ListedBlob } from '../../storage/blob-store.js';
 import type { BlobCall } from './access.js';
@@ -30,12 +30,11 @@ const includeValues = new Set([
 
 function includeOf(query: URLSearchParams): Set<string> {
   const include = new Set<string>();
-  for (const value of (query.get('include') ?? '').split(',')) {
+  const text = query.get('include') ?? '';
+  for (const value of text.split(',')) {
     const name = value.trim().toLowerCase();
     if (name === '') continue;
-    if (!includeValues.has(name)) {
-      throw new StorageError('InvalidQueryParameterValue', `The value '${value}' of include is not valid.`);
-    }
+    if (!includeValues.has(name)) throw invalidQueryParameter('include', text, `'${value}' is not a value of include.`);
     include.add(name);
   }
   return include;
@@ -55,7 +54,7 @@ function decodeMarker(marker: string): Position {
   } catch {
     // falls through to the error
   }
-  throw new StorageError('InvalidQueryParameterValue', 'The marker is not one this service wrote.');
+  throw invalidQueryParameter('marker', marker, 'The marker is not one this service wrote.');
 }
 
 /** The smallest name after every name that starts with `folder` (its last character stepped up by one). */
@@ -122,7 +121,7 @@ export async function listBlobs(call: BlobCall, container: string): Promise<Repl
   const prefix = query.get('prefix') ?? undefined;
   const delimiter = query.get('delimiter') ?? undefined;
   const marker = query.get('marker') ?? undefined;
-  const maxResults = integerParam(query, 'maxresults', { min: 1, max: 2 ** 31 - 1 });
+  const maxResults = integerParam(query, 'maxresults', { min: 1, max: int32Max });
   const from = marker === undefined || marker === '' ? undefined : decodeMarker(marker);
   if ((await call.services.blobs.getContainer(call.account, container)) === undefined) {
     throw new StorageError('ContainerNotFound');

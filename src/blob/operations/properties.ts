@@ -1,7 +1,7 @@
 // Set Blob Properties, Get and Set Blob Metadata, Delete Blob
 // (https://learn.microsoft.com/rest/api/storageservices/set-blob-properties, get-blob-metadata,
 // set-blob-metadata, delete-blob).
-import { StorageError } from '../../errors.js';
+import { invalidHeaderValue, invalidQueryParameter, StorageError } from '../../errors.js';
 import type { Reply } from '../../http/respond.js';
 import { metadataFromHeaders, metadataHeaders } from '../../http/metadata-headers.js';
 import {
@@ -81,10 +81,10 @@ export async function deleteBlob(call: BlobCall, resource: BlobOf): Promise<Repl
   const snapshot = snapshotOf(call);
   const option = header(call, 'x-ms-delete-snapshots');
   if (option !== undefined && option !== 'include' && option !== 'only') {
-    throw new StorageError('InvalidHeaderValue', `The value '${option}' of x-ms-delete-snapshots is not valid.`);
+    throw invalidHeaderValue('x-ms-delete-snapshots', option);
   }
   if (snapshot !== '' && option !== undefined) {
-    throw new StorageError('InvalidQueryParameterValue', 'x-ms-delete-snapshots cannot be used to delete a snapshot.');
+    throw invalidQueryParameter('snapshot', snapshot, 'x-ms-delete-snapshots cannot be used to delete a snapshot.');
   }
   const conditions = parseConditions(call.headers);
   return retryWhileRaced('The blob changed under every attempt to delete it; retry the request.', async () => {

@@ -1,6 +1,6 @@
 // Put Blob: a block blob's whole content in one streamed request, or a new empty append blob
 // (https://learn.microsoft.com/rest/api/storageservices/put-blob).
-import { StorageError } from '../../errors.js';
+import { invalidHeaderValue } from '../../errors.js';
 import type { Reply } from '../../http/respond.js';
 import { metadataFromHeaders } from '../../http/metadata-headers.js';
 import type { Block } from '../../storage/blob-store.js';
@@ -41,9 +41,8 @@ export async function putBlob(call: BlobCall, resource: BlobOf): Promise<Reply> 
   let sizeBytes = 0;
   let md5: Buffer | undefined;
   if (blobType === 'AppendBlob') {
-    if (Number(header(call, 'content-length') ?? 0) !== 0) {
-      throw new StorageError('InvalidHeaderValue', 'The Content-Length of Put Blob for an append blob must be 0.');
-    }
+    const length = header(call, 'content-length') ?? '0';
+    if (Number(length) !== 0) throw invalidHeaderValue('Content-Length', length); // an append blob starts empty
   } else {
     const received = await receiveContent(call, putBlobBytesMax, true);
     blocks = [{ blockId: '', content: received.content }];

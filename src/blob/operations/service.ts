@@ -1,8 +1,8 @@
 // The Blob service's account-level operations: List Containers, Get/Set Blob Service Properties,
 // Get Blob Service Stats and Get Account Information
 // (https://learn.microsoft.com/rest/api/storageservices/operations-on-the-account--blob-service-).
-import { StorageError } from '../../errors.js';
-import { integerParam } from '../../http/query-params.js';
+import { invalidQueryParameter } from '../../errors.js';
+import { int32Max, integerParam } from '../../http/query-params.js';
 import type { Reply } from '../../http/respond.js';
 import type { ServiceCall } from '../../http/service-definition.js';
 import { writeServiceStats } from '../../wire/service-properties-xml.js';
@@ -24,11 +24,12 @@ export async function listContainers(call: Call): Promise<Reply> {
   const { query, account } = call;
   const prefix = query.get('prefix') ?? undefined;
   const marker = query.get('marker') ?? undefined;
-  const maxResults = integerParam(query, 'maxresults', { min: 1, max: 2 ** 31 - 1 });
-  const include = (query.get('include') ?? '').split(',').filter((item) => item !== '');
+  const maxResults = integerParam(query, 'maxresults', { min: 1, max: int32Max });
+  const includeText = query.get('include') ?? '';
+  const include = includeText.split(',').filter((item) => item !== '');
   const unknown = include.find((item) => item !== 'metadata' && item !== 'system' && item !== 'deleted');
   if (unknown !== undefined) {
-    throw new StorageError('InvalidQueryParameterValue', `The value '${unknown}' of include is not valid.`);
+    throw invalidQueryParameter('include', includeText, `'${unknown}' is not a value of include.`);
   }
   const pageSize = Math.min(maxResults ?? listContainersPageMax, listContainersPageMax);
   const fromName = marker === undefined || marker === '' ? undefined : marker;

@@ -3,7 +3,7 @@
 // (https://learn.microsoft.com/rest/api/storageservices/lease-blob, lease-container). Pure: the
 // operations store the result by compare-and-swap on the record's ETag.
 import { randomUUID } from 'node:crypto';
-import { StorageError, type ErrorCode } from '../../errors.js';
+import { type ErrorCode, invalidHeaderValue, StorageError } from '../../errors.js';
 import { leaseBreakSecondsMax, leaseSecondsMax, leaseSecondsMin } from '../limits.js';
 import { leaseHeaders, leaseView, type LeaseFields, type LeaseState } from './container.js';
 
@@ -100,15 +100,16 @@ type RequestHeaders = { readonly [name: string]: string | string[] | undefined }
 
 /** The headers of a Lease Blob / Lease Container request, checked (400 on a missing or bad value). */
 export function parseLeaseRequest(headers: RequestHeaders): LeaseRequest {
-  const action = single(headers['x-ms-lease-action'])?.toLowerCase();
+  const actionText = single(headers['x-ms-lease-action']);
+  const action = actionText?.toLowerCase();
   if (action === undefined) throw new StorageError('MissingRequiredHeader', 'The header x-ms-lease-action is required.');
   if (!['acquire', 'renew', 'change', 'release', 'break'].includes(action)) {
-    throw new StorageError('InvalidHeaderValue', `The value '${action}' of x-ms-lease-action is not valid.`);
+    throw invalidHeaderValue('x-ms-lease-action', actionText!);
   }
   const request: LeaseRequest = {
     action: action as LeaseAction,
-    leaseId: checkedHeader(headers, 'x-ms-lease-id', guidPattern, 'a GUID'),
-    proposedId: checkedHeader(headers, 'x-ms-proposed-lease-id', guidPattern, 'a GUID'),
+    leaseId: checkedHeader(headers, 'x-ms-lease-id', guidPattern),
+    proposedId: checkedHeader(headers, 'x-ms-proposed-lease-id', guidPattern),
     durationSeconds: integerHeader(headers, 'x-ms-lease-duration'),
     breakSeconds: integerHeader(headers, 'x-ms-lease-break-period'),
   };
@@ -127,12 +128,12 @@ function requireFor(request: LeaseRequest): void {
     if (request.durationSeconds === undefined) missing('x-ms-lease-duration');
     const duration = request.durationSeconds!;
     if (duration !== -1 && (duration < leaseSecondsMin || duration > leaseSecondsMax)) {
-      throw new StorageError('InvalidHeaderValue', 'The lease duration must be between 15 and 60 seconds, or -1.');
+      throw invalidHeaderValue('x-ms-lease-duration', String(duration)); // 15 to 60 s, or -1
     }
   }
   const period = request.breakSeconds;
   if (period !== undefined && (period < 0 || period > leaseBreakSecondsMax)) {
-    throw new StorageError('InvalidHeaderValue', 'The lease break period must be between 0 and 60 seconds.');
+    throw invalidHeaderValue('x-ms-lease-break-period', String(period)); // 0 to 60 s
   }
 }
 
@@ -141,15 +142,15 @@ function single(value: string | string[] | undefined): string | undefined {
 }
 
 /** A header's value, undefined when absent; a value `pattern` refuses is 400 InvalidHeaderValue. */
-function checkedHeader(headers: RequestHeaders, name: string, pattern: RegExp, what: string): string | undefined {
+function checkedHeader(headers: RequestHeaders, name: string, pattern: RegExp): string | undefined {
   const value = single(headers[name])?.trim();
   if (value === undefined) return undefined;
-  if (!pattern.test(value)) throw new StorageError('InvalidHeaderValue', `The value of ${name} is not ${what}.`);
+  if (!pattern.test(value)) throw invalidHeaderValue(name, value);
   return value;
 }
 
 function integerHeader(headers: RequestHeaders, name: string): number | undefined {
-  const text = checkedHeader(headers, name, /^-?\d{1,10}$/, 'an integer');
+  const text = checkedHeader(headers, name, /^-?\d{1,10}$/);
   return text === undefined ? undefined : Number(text);
 }
 

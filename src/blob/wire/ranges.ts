@@ -1,6 +1,6 @@
 // Byte ranges of Get Blob: `Range` or `x-ms-range` as `bytes=start-end` or `bytes=start-`
 // (https://learn.microsoft.com/rest/api/storageservices/specifying-the-range-header-for-blob-service-operations).
-import { StorageError } from '../../errors.js';
+import { invalidHeaderValue, StorageError } from '../../errors.js';
 
 /** Bytes [start, end] inclusive, as the header names them; `end` undefined: to the blob's end. */
 export interface RequestedRange {
@@ -22,7 +22,7 @@ export function requestedRange(headers: { readonly [name: string]: unknown }): R
   if (typeof range !== 'string') return undefined;
   const match = rangePattern.exec(range.trim());
   if (match === null) {
-    if (typeof msRange === 'string') throw new StorageError('InvalidHeaderValue', `The range '${range}' is not valid.`);
+    if (typeof msRange === 'string') throw invalidHeaderValue('x-ms-range', msRange);
     return undefined;
   }
   const start = Number(match[1]);

@@ -7,7 +7,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { Crc64 } from '../../../src/blob/content/crc64.js';
 import { blobSend, uniqueContainerName, type BlobRequest } from '../../helpers/blob.js';
 import type { RawResponse } from '../../helpers/http.js';
-import { TestClock, assertQueueError, childText, xmlOf } from '../../helpers/queue.js';
+import { TestClock, assertQueueError, childText, errorFacts, xmlOf } from '../../helpers/queue.js';
 import { type RunningServer, serverEngines, startServer } from '../../helpers/server.js';
 
 /** An XML error answer; a HEAD's has no body, only x-ms-error-code. */
@@ -443,6 +443,73 @@ async function leaseRacesWrites(send: Send): Promise<void> {
   }
 }
 
+/**
+ * A bad header or query parameter is named in elements of the error body under the service's fixed
+ * message, as the service's recorded answers show (x-ms-copy-source, x-ms-blob-public-access,
+ * x-ms-lease-duration; versionid with a Reason).
+ */
+async function badValuesNamed(send: Send): Promise<void> {
+  const c = await freshContainer(send);
+  assert.equal((await put(send, `${c}/b`, 'x')).status, 201);
+  const header = 'The value for one of the HTTP headers is not in the correct format.';
+  const query = 'Value for one of the query parameters specified in the request URI is invalid.';
+  const headerCases: [BlobRequest, string, string][] = [
+    [
+      { method: 'PUT', target: `${c}/copy`, headers: { 'x-ms-copy-source': 'not a url' } },
+      'x-ms-copy-source',
+      'not a url',
+    ],
+    [
+      {
+        method: 'PUT',
+        target: `${uniqueContainerName()}?restype=container`,
+        headers: { 'x-ms-blob-public-access': 'all' },
+      },
+      'x-ms-blob-public-access',
+      'all',
+    ],
+    [
+      {
+        method: 'PUT',
+        target: `${c}/b?comp=lease`,
+        headers: { 'x-ms-lease-action': 'acquire', 'x-ms-lease-duration': '1' },
+      },
+      'x-ms-lease-duration',
+      '1',
+    ],
+    [{ method: 'GET', target: `${c}/b`, headers: { 'x-ms-range': 'bytes=x' } }, 'x-ms-range', 'bytes=x'],
+    [{ method: 'PUT', target: `${c}/t`, body: 'x', headers: { 'x-ms-blob-type': 'Tape' } }, 'x-ms-blob-type', 'Tape'],
+  ];
+  for (const [request, name, value] of headerCases) {
+    const response = await send(request);
+    assertError(response, 400, 'InvalidHeaderValue');
+    assert.deepEqual(errorFacts(response), [
+      header,
+      [
+        ['HeaderName', name],
+        ['HeaderValue', value],
+      ],
+    ]);
+  }
+  const list = await send({ method: 'GET', target: `${c}?restype=container&comp=list&include=everything` });
+  assertError(list, 400, 'InvalidQueryParameterValue');
+  const [message, facts] = errorFacts(list);
+  assert.equal(message, query);
+  assert.deepEqual(facts.slice(0, 2), [
+    ['QueryParameterName', 'include'],
+    ['QueryParameterValue', 'everything'],
+  ]);
+  assert.equal(facts[2]![0], 'Reason');
+  const page = await send({ method: 'GET', target: `${c}?restype=container&comp=list&maxresults=0` });
+  assertError(page, 400, 'OutOfRangeQueryParameterValue');
+  assert.deepEqual(errorFacts(page)[1], [
+    ['QueryParameterName', 'maxresults'],
+    ['QueryParameterValue', '0'],
+    ['MinimumAllowed', '1'],
+    ['MaximumAllowed', '2147483647'],
+  ]);
+}
+
 const cases: readonly [string, (send: Send, clock: TestClock) => Promise<void>][] = [
   ['Put Blob and Get Blob Properties headers', putBlobHeaders],
   ['Content-MD5 and x-ms-content-crc64 are verified; nothing is kept on a mismatch', checksumsVerified],
@@ -456,6 +523,7 @@ const cases: readonly [string, (send: Send, clock: TestClock) => Promise<void>][
   ['copies within the account; other accounts refused; nothing to abort', copies],
   ['List Blobs XML: element order, folders as one result, markers', listXml],
   ['List Blobs: names XML cannot carry are Encoded; echoes stay well-formed', encodedNames],
+  ['a bad header or query parameter is named in elements of the error body', badValuesNamed],
 ];
 
 for (const engine of serverEngines) {

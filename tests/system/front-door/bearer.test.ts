@@ -124,6 +124,42 @@ describe('a verified token acts for the account', () => {
   });
 });
 
+describe('audiences', () => {
+  test("the account-scoped URL of the request's service, with or without a slash; not another's", async () => {
+    const queuePort = Number(new URL(server.queueUrl ?? assert.fail('no queue endpoint')).port);
+    const blobPort = Number(new URL(server.blobUrl ?? assert.fail('no blob endpoint')).port);
+    const headers = { 'x-ms-version': '2021-12-02' };
+    const services: [string, number, string][] = [
+      ['table', server.port, devPath('Tables')],
+      ['queue', queuePort, devPath('?comp=list')],
+      ['blob', blobPort, devPath('?comp=list')],
+    ];
+    for (const [service, port, path] of services) {
+      const own = `https://devstoreaccount1.${service}.core.windows.net`;
+      for (const aud of [own, `${own}/`, 'https://storage.azure.com', 'https://storage.azure.com/']) {
+        const res = await bearer(
+          jwt('RS256', rsa.privateKey, claims({ aud }), 'rsa'),
+          { method: 'GET', path, headers },
+          port,
+        );
+        assert.equal(res.status, 200, `${aud} on ${service}: ${describeResponse(res)}`);
+      }
+      const other = service === 'queue' ? 'blob' : 'queue';
+      for (const aud of [
+        `https://devstoreaccount1.${other}.core.windows.net`,
+        `https://other.${service}.core.windows.net`,
+      ]) {
+        const res = await bearer(
+          jwt('RS256', rsa.privateKey, claims({ aud }), 'rsa'),
+          { method: 'GET', path, headers },
+          port,
+        );
+        assertRefused(res, service === 'table' ? undefined : /Audience/);
+      }
+    }
+  });
+});
+
 describe('a token that does not verify is 401 InvalidAuthenticationInfo with a challenge', () => {
   test('forged signatures and algorithms', async () => {
     const good = jwt('RS256', rsa.privateKey, claims(), 'rsa');
@@ -205,10 +241,42 @@ describe('configuration', () => {
         undefined,
         'common',
       );
+      // Audiences the operator names are the only ones: the account-scoped URL is not added.
+      assertRefused(
+        await bearer(
+          token('https://devstoreaccount1.table.core.windows.net'),
+          { method: 'GET', path: devPath('Tables') },
+          pem.port,
+        ),
+        undefined,
+        'common',
+      );
       const rsaToken = jwt('RS256', rsa.privateKey, claims({ aud: 'api://cerulean' }));
       assertRefused(await bearer(rsaToken, { method: 'GET', path: devPath('Tables') }, pem.port), undefined, 'common');
     } finally {
       await pem.stop();
+    }
+  });
+
+  test('an issuer naming its tenant by domain name: the challenge names that tenant', async () => {
+    const named = await startServer({
+      inMemory: true,
+      args: [
+        '--oauth-jwks',
+        join(dir, 'keys.jwks'),
+        '--oauth-issuer',
+        'https://login.microsoftonline.com/contoso.onmicrosoft.com/v2.0',
+      ],
+    });
+    try {
+      const res = await bearer(
+        jwt('RS256', stranger.privateKey, claims(), 'rsa'),
+        { method: 'GET', path: devPath('Tables') },
+        named.port,
+      );
+      assertRefused(res, undefined, 'contoso.onmicrosoft.com');
+    } finally {
+      await named.stop();
     }
   });
 

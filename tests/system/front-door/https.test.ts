@@ -19,7 +19,10 @@ import {
   TableServiceClient,
   generateTableSas,
 } from '@azure/data-tables';
-import type { TokenCredential } from '@azure/core-auth';
+import type { GetTokenOptions, TokenCredential } from '@azure/core-auth';
+import { createDefaultHttpClient, type HttpClient } from '@azure/core-rest-pipeline';
+import { BlobServiceClient, getBlobServiceAccountAudience, newPipeline as newBlobPipeline } from '@azure/storage-blob';
+import { QueueServiceClient, getQueueServiceAccountAudience, newPipeline } from '@azure/storage-queue';
 import { uniqueTableName } from '../../helpers/sdk.js';
 import { devAccount, devKey, makeTempDir, removeDir, startServer, type RunningServer } from '../../helpers/server.js';
 
@@ -40,18 +43,54 @@ let dir: string;
 let certPem: string;
 let server: RunningServer;
 
+/** A JWT for `aud` from `iss`, signed by the key the server was told to trust. */
+function signedToken(aud: string, iss: string): { token: string; expiresOnTimestamp: number } {
+  const now = Math.floor(Date.now() / 1000);
+  const input = `${Buffer.from(JSON.stringify({ alg: 'RS256', kid: 'k' })).toString('base64url')}.${Buffer.from(
+    JSON.stringify({ aud, iss, exp: now + 600, nbf: now }),
+  ).toString('base64url')}`;
+  const token = `${input}.${sign('sha256', Buffer.from(input), signing.privateKey).toString('base64url')}`;
+  return { token, expiresOnTimestamp: (now + 600) * 1000 };
+}
+
 /** A TokenCredential handing out JWTs signed by the key the server was told to trust. */
 const tokens: TokenCredential = {
   async getToken(scopes) {
     assert.deepEqual(scopes, ['https://storage.azure.com/.default']);
-    const now = Math.floor(Date.now() / 1000);
-    const input = `${Buffer.from(JSON.stringify({ alg: 'RS256', kid: 'k' })).toString('base64url')}.${Buffer.from(
-      JSON.stringify({ aud: 'https://storage.azure.com', iss: 'https://issuer.example/', exp: now + 600, nbf: now }),
-    ).toString('base64url')}`;
-    const token = `${input}.${sign('sha256', Buffer.from(input), signing.privateKey).toString('base64url')}`;
-    return { token, expiresOnTimestamp: (now + 600) * 1000 };
+    return signedToken('https://storage.azure.com', 'https://issuer.example/');
   },
 };
+
+/**
+ * A TokenCredential as Entra ID behaves: the audience is the scope without /.default, and the
+ * issuer names the tenant asked for (`home` when none is). Records what it was asked.
+ */
+function entraCredential(home: string, asked: [string[], string | undefined][]): TokenCredential {
+  return {
+    async getToken(scopes: string | string[], options?: GetTokenOptions) {
+      const list = typeof scopes === 'string' ? [scopes] : scopes;
+      asked.push([list, options?.tenantId]);
+      const aud = list[0]!.replace(/\/\.default$/, '');
+      return signedToken(aud, `https://login.microsoftonline.com/${options?.tenantId ?? home}/v2.0`);
+    },
+  };
+}
+
+/**
+ * The storage SDKs take no tlsOptions: their pipeline's core HTTP client (the slot
+ * getCoreClientOptions fills on first use) is given one that trusts the test certificate.
+ */
+function trustingTestCertificate<P extends object>(pipeline: P): P {
+  const base = createDefaultHttpClient();
+  const client: HttpClient = {
+    sendRequest: (request) => {
+      request.tlsSettings = { ca: certPem };
+      return base.sendRequest(request);
+    },
+  };
+  (pipeline as { _coreHttpClient?: HttpClient })._coreHttpClient = client;
+  return pipeline;
+}
 
 /** Options that trust the test certificate (and do not retry). */
 const tlsClientOptions = () => ({ tlsOptions: { ca: certPem }, retryOptions: { maxRetries: 0 } });
@@ -165,6 +204,65 @@ describe('HTTPS', { skip }, () => {
     await client.createEntity({ partitionKey: 'p', rowKey: 'r' });
     assert.equal((await client.getEntity('p', 'r')).rowKey, 'r');
     await service.deleteTable(name);
+  });
+
+  test('the queue and blob SDKs with an account-scoped audience (getQueueServiceAccountAudience)', async () => {
+    const asked: [string[], string | undefined][] = [];
+    const credential = entraCredential('00000000-0000-0000-0000-00000000000a', asked);
+    const queueAudience = getQueueServiceAccountAudience(devAccount);
+    const queues = new QueueServiceClient(
+      server.queueUrl!,
+      trustingTestCertificate(newPipeline(credential, { audience: queueAudience, retryOptions: { maxTries: 1 } })),
+    );
+    const queue = queues.getQueueClient(uniqueTableName('aud').toLowerCase());
+    await queue.create();
+    await queue.sendMessage('hello');
+    assert.equal((await queue.peekMessages()).peekedMessageItems[0]?.messageText, 'hello');
+    await queue.delete();
+    const blobAudience = getBlobServiceAccountAudience(devAccount);
+    const blobs = new BlobServiceClient(
+      server.blobUrl!,
+      trustingTestCertificate(newBlobPipeline(credential, { audience: blobAudience, retryOptions: { maxTries: 1 } })),
+    );
+    const container = blobs.getContainerClient(uniqueTableName('aud').toLowerCase());
+    await container.create();
+    await container.delete();
+    // Each client asked for its account-scoped audience and never needed a challenge's retry.
+    const scopes = new Set(asked.map(([list, tenant]) => `${list.join(' ')} ${tenant ?? '-'}`));
+    assert.deepEqual(
+      [...scopes],
+      [
+        `https://${devAccount}.queue.core.windows.net/.default -`,
+        `https://${devAccount}.blob.core.windows.net/.default -`,
+      ],
+    );
+  });
+
+  test("the SDK recovers through the challenge naming the configured issuer's tenant", async () => {
+    const tenant = '72f988bf-86f1-41af-91ab-2d7cd011db47';
+    const tenantServer = await startServer({
+      inMemory: true,
+      args: [
+        ...['--cert', join(dir, 'cert.pem'), '--key', join(dir, 'key.pem'), '--oauth-jwks', join(dir, 'keys.jwks')],
+        ...['--oauth-issuer', `https://login.microsoftonline.com/${tenant}/v2.0`],
+      ],
+    });
+    try {
+      // Without a tenant the credential signs in to its home tenant, which the server refuses.
+      const asked: [string[], string | undefined][] = [];
+      const credential = entraCredential('00000000-0000-0000-0000-00000000000b', asked);
+      const queues = new QueueServiceClient(
+        tenantServer.queueUrl!,
+        trustingTestCertificate(newPipeline(credential, { retryOptions: { maxTries: 1 } })),
+      );
+      await queues.getQueueClient(uniqueTableName('tenant').toLowerCase()).create();
+      assert.deepEqual(asked, [
+        [['https://storage.azure.com/.default'], undefined],
+        [['https://storage.azure.com/.default'], tenant],
+      ]);
+    } finally {
+      await tenantServer.stop();
+    }
   });
 
   test('an authenticated 13 MB $batch sent whole before reading gets its full 413 over TLS', async () => {

@@ -214,6 +214,41 @@ async function sharedAccessSignatures(context: Context): Promise<void> {
   await refused(forTables.getProperties(), 403, 'AuthorizationServiceMismatch');
 }
 
+/**
+ * Any positive time to live since version 2017-07-29: one past the year 9999 is stored as "never"
+ * and shows 9999-12-31T23:59:59Z, as -1 does; a month's TTL keeps its exact expiry.
+ */
+async function timeToLiveOfAnySize(context: Context): Promise<void> {
+  const queue = await freshQueue(context, 'ttl');
+  const neverExpires = new Date(Date.UTC(9999, 11, 31, 23, 59, 59));
+  const sent = await queue.sendMessage('huge', { messageTimeToLive: Number.MAX_SAFE_INTEGER });
+  assert.deepEqual(sent.expiresOn, neverExpires);
+  const month = 31 * 24 * 60 * 60;
+  const monthly = await queue.sendMessage('month', { messageTimeToLive: month });
+  assert.equal(monthly.expiresOn.getTime() - monthly.insertedOn.getTime(), month * 1000);
+  const forever = await queue.sendMessage('forever', { messageTimeToLive: -1 });
+  assert.deepEqual(forever.expiresOn, neverExpires);
+  const peeked = (await queue.peekMessages({ numberOfMessages: 3 })).peekedMessageItems;
+  assert.deepEqual(
+    peeked.map((item) => [item.messageText, item.expiresOn.getTime() - item.insertedOn.getTime() === month * 1000]),
+    [
+      ['huge', false],
+      ['month', true],
+      ['forever', false],
+    ],
+  );
+  assert.deepEqual(peeked[0]!.expiresOn, neverExpires);
+  // Ten years on, the huge one is still there; the month's is gone.
+  context.clock.advance(10 * 366 * 24 * 60 * 60 * 1000);
+  const received = (await queue.receiveMessages({ numberOfMessages: 3 })).receivedMessageItems;
+  assert.deepEqual(
+    received.map((item) => item.messageText),
+    ['huge', 'forever'],
+  );
+  assert.deepEqual(received[0]!.expiresOn, neverExpires);
+  await refused(queue.sendMessage('zero', { messageTimeToLive: 0 }), 400, 'InvalidQueryParameterValue');
+}
+
 const cases: readonly [string, (context: Context) => Promise<void>][] = [
   ['create: 201, the same again 204, other metadata 409 QueueAlreadyExists; delete', createAndDelete],
   ['metadata and the approximate message count', metadataAndCount],
@@ -224,6 +259,7 @@ const cases: readonly [string, (context: Context) => Promise<void>][] = [
   ['stored access policies', accessPolicies],
   ['service properties, CORS, stats', serviceProperties],
   ['service SAS (generateSasUrl) and account SAS (generateAccountSasUrl)', sharedAccessSignatures],
+  ['a time to live of any size: Number.MAX_SAFE_INTEGER, a month, -1', timeToLiveOfAnySize],
 ];
 
 for (const engine of serverEngines) {

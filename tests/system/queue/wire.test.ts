@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import {
   assertQueueError,
   childText,
+  errorFacts,
   messageBody,
   queueSend,
   uniqueQueueName,
@@ -274,6 +275,62 @@ test('messages: numbers out of range and not numbers', async () => {
     assertQueueError(response, 400, code);
   }
   await putMessage(queue, 'forever', '?messagettl=-1&visibilitytimeout=604800');
+});
+
+test('messages: an out-of-range or invalid parameter is named in elements of the error body', async () => {
+  const queue = await freshQueue();
+  const outOfRange = 'One of the query parameters specified in the request URI is outside the permissible range.';
+  const invalid = 'Value for one of the query parameters specified in the request URI is invalid.';
+  const range = (name: string, value: string, min: string, max: string): [string, string][] => [
+    ['QueryParameterName', name],
+    ['QueryParameterValue', value],
+    ['MinimumAllowed', min],
+    ['MaximumAllowed', max],
+  ];
+  const get = await call({ method: 'GET', target: `${queue}/messages?numofmessages=100` });
+  assertQueueError(get, 400, 'OutOfRangeQueryParameterValue');
+  assert.deepEqual(errorFacts(get), [outOfRange, range('numofmessages', '100', '1', '32')]);
+  const put = await call({
+    method: 'POST',
+    target: `${queue}/messages?visibilitytimeout=691200`,
+    body: messageBody('x'),
+  });
+  assert.deepEqual(errorFacts(put), [outOfRange, range('visibilitytimeout', '691200', '0', '604800')]);
+  const shorter = await call({
+    method: 'POST',
+    target: `${queue}/messages?visibilitytimeout=30&messagettl=30`,
+    body: messageBody('x'),
+  });
+  assertQueueError(shorter, 400, 'InvalidQueryParameterValue');
+  assert.deepEqual(errorFacts(shorter), [
+    invalid,
+    [
+      ['QueryParameterName', 'visibilitytimeout'],
+      ['QueryParameterValue', '30'],
+      ['Reason', 'messagettl must be greater than visibilitytimeout'],
+    ],
+  ]);
+  const word = await call({ method: 'GET', target: `${queue}/messages?numofmessages=two` });
+  assertQueueError(word, 400, 'InvalidQueryParameterValue');
+  assert.deepEqual(errorFacts(word)[1].slice(0, 2), [
+    ['QueryParameterName', 'numofmessages'],
+    ['QueryParameterValue', 'two'],
+  ]);
+  const receipt = await call({ method: 'DELETE', target: `${queue}/messages/${'0'.repeat(32)}?popreceipt=invalid` });
+  assertQueueError(receipt, 400, 'InvalidQueryParameterValue');
+  assert.deepEqual(errorFacts(receipt)[1], [
+    ['QueryParameterName', 'popreceipt'],
+    ['QueryParameterValue', 'invalid'],
+    ['Reason', 'Invalid pop receipt format'],
+  ]);
+  // messagettl is 64-bit: 2^63 - 1 is taken, 2^63 is not an integer the service reads.
+  await putMessage(queue, 'long', '?messagettl=9223372036854775807');
+  const past = await call({
+    method: 'POST',
+    target: `${queue}/messages?messagettl=9223372036854775808`,
+    body: messageBody('x'),
+  });
+  assertQueueError(past, 400, 'InvalidQueryParameterValue');
 });
 
 test('messages: a deleted queue: 404 QueueNotFound for every message operation', async () => {
