@@ -150,6 +150,18 @@ export const errorCodes = {
   AppendPositionConditionNotMet: { status: 412, message: 'The append position condition specified was not met.' },
   BlobAlreadyExists: { status: 409, message: 'The specified blob already exists.' },
   BlobNotFound: { status: 404, message: 'The specified blob does not exist.' },
+  BothCrc64AndMd5HeaderPresent: {
+    status: 400,
+    message: 'Both x-ms-content-crc64 header and Content-MD5 header are present.',
+  },
+  BothCrc64AndMd5RangeHeaderPresent: {
+    status: 400,
+    message: 'Both x-ms-range-get-content-crc64 header and x-ms-range-get-content-md5 header are present.',
+  },
+  BothCrc64AndMsMd5HeaderPresent: {
+    status: 400,
+    message: 'Both x-ms-content-crc64 header and x-ms-blob-content-md5 header are present.',
+  },
   BlockCountExceedsLimit: {
     status: 409,
     message: 'The committed block count cannot exceed the maximum limit of 50,000 blocks.',

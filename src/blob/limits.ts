@@ -17,13 +17,18 @@ export const blockIdBytesMax = 64;
 export const stagedBlocksMax = 100_000;
 /** Committed blocks of a block blob (put-block-list: 50,000). */
 export const committedBlocksMax = 50_000;
-/** One Append Block's content: 4 MiB (append-block, before version 2022-11-02). */
-export const appendBlockBytesMax = 4 * MiB;
+/**
+ * One Append Block's content: 100 MiB for version 2022-11-02 and later, 4 MiB before
+ * (append-block). `version` is the request's x-ms-version (or a SAS's sv); '' counts as older.
+ */
+export function appendBlockBytesMax(version: string): number {
+  return version >= '2022-11-02' ? 100 * MiB : 4 * MiB;
+}
 /** Blocks of an append blob (append-block: 50,000). */
 export const appendBlocksMax = 50_000;
 /** Put Block List's XML body: 50,000 ids of up to 64 bytes, base64, in markup; 8 MiB is ample. */
 export const blockListBodyBytesMax = 8 * MiB;
-/** x-ms-range-get-content-md5 is allowed for ranges up to 4 MiB (get-blob). */
+/** x-ms-range-get-content-md5 and -crc64 are allowed for ranges up to 4 MiB (get-blob). */
 export const rangeMd5BytesMax = 4 * MiB;
 /** Lease durations: 15 to 60 s, or -1 infinite (lease-blob). */
 export const leaseSecondsMin = 15;

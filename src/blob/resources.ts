@@ -13,7 +13,8 @@ export type BlobResource =
 
 /**
  * The resource named by the path after the account (still percent-encoded). The first segment is
- * the container, everything after its slash the blob name, kept exactly (slashes, empty segments);
+ * the container, everything after its slash the blob name, kept exactly (slashes, empty segments)
+ * but for backslashes, which become slashes;
  * a container path's trailing slash is ignored. Names are checked by the operations.
  *
  * Chosen: a one-segment path is always a container, so blobs in the implicit `$root` container
@@ -26,7 +27,10 @@ export function parseBlobResource(path: string): BlobResource {
   const container = decodeSegment(path.slice(0, slash));
   const blob = path.slice(slash + 1);
   if (blob === '') return { kind: 'container', container };
-  return { kind: 'blob', container, blob: decodeSegment(blob) };
+  // The service turns a backslash in a blob name into a slash, so `a\b` and `a/b` are one blob
+  // (as reported from the service and the official SDKs' special-name tests; the naming page
+  // only advises against backslashes, unverified there).
+  return { kind: 'blob', container, blob: decodeSegment(blob).replaceAll('\\', '/') };
 }
 
 function decodeSegment(segment: string): string {

@@ -150,6 +150,10 @@ export const blobRoutes: readonly Route<BlobResource, BlobServices>[] = [
   ),
   blob({ method: 'PUT', comp: 'blocklist', operation: 'PutBlockList', sas: create, streamsBody: true }, putBlockList),
   blob({ method: 'GET', comp: 'blocklist', operation: 'GetBlockList', sas: read }, getBlockList),
+  blob(
+    { method: 'PUT', comp: 'appendblock', when: has('x-ms-copy-source'), operation: 'AppendBlockFromURL', sas: append },
+    notServed('Append Block From URL'),
+  ),
   blob({ method: 'PUT', comp: 'appendblock', operation: 'AppendBlock', sas: append, streamsBody: true }, appendBlock),
   blob({ method: 'PUT', comp: 'snapshot', operation: 'SnapshotBlob', sas: snapshot }, snapshotBlob),
   blob({ method: 'PUT', comp: 'copy', operation: 'AbortCopyBlob', sas: write }, abortCopyBlob),

@@ -137,6 +137,15 @@ function httpDate(): string {
   return dateText;
 }
 
+/**
+ * An error answered to a HEAD: its status and x-ms-error-code. A HEAD answer carries no body
+ * (RFC 9110), so it names no body type either: no Content-Type, Content-Length 0.
+ */
+export function headErrorReply(reply: Reply): Reply {
+  const { 'Content-Type': _, ...headers } = reply.headers ?? {};
+  return { status: reply.status, headers };
+}
+
 /** The reply for any thrown value: a StorageError as itself, anything else as a logged 500. */
 export function errorReply(context: ResponseContext, error: unknown, extraHeaders?: Record<string, string>): Reply {
   const storageError = error instanceof StorageError ? error : new StorageError('InternalError');

@@ -41,7 +41,7 @@ import {
 } from './explorer-origin.js';
 import { logFailure, loggedTarget, type Logger } from './log.js';
 import { answerParserEvents } from './parser-events.js';
-import { errorReply, responseContext, send, type Reply, type ResponseContext } from './respond.js';
+import { errorReply, headErrorReply, responseContext, send, type Reply, type ResponseContext } from './respond.js';
 import { checkCommonInputs } from './request-checks.js';
 import { parseAccountTarget, splitRequestTarget, type AccountTarget, type RequestTarget } from './account-target.js';
 import { InjectedFault, type RequestHooks } from './hooks.js';
@@ -183,6 +183,7 @@ async function handle<R extends { readonly kind: string }, S>(
     const what = `${request.method} ${loggedTarget(request.url)}`;
     if (!(error instanceof InjectedFault)) logFailure(options.log, what, error);
     reply = errorReply(context, error, errorHeaders(options, error));
+    if (request.method === 'HEAD') reply = headErrorReply(reply);
   }
   if (reply === 'drop') {
     response.destroy();

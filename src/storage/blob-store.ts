@@ -173,6 +173,8 @@ export interface BlobStore {
    * Deletes blob versions in one transaction, if `ifEtag` holds for the base record: `base` the
    * base blob (and its staged blocks), `snapshots` its snapshots; or one snapshot when
    * `key.snapshot` is non-empty (then `ifEtag` is about that snapshot and the flags are ignored).
+   * A name with staged blocks but no base record (`ifEtag` null, `base`) has its staged blocks
+   * deleted: 'ok' if it had any, else 'blobNotFound'.
    */
   deleteBlob(
     account: string,
@@ -185,8 +187,8 @@ export interface BlobStore {
   stageBlock(account: string, container: string, name: string, block: Block): Promise<WriteOutcome>;
   /**
    * What Put Block checks before it stages, without reading every block of a blob with many: how
-   * many blocks are staged under the name, whether `blockId` is one of them, and one block id of the
-   * name (a staged one, else one of the base blob's committed blocks; undefined: none).
+   * many blocks are staged under the name, whether `blockId` is one of them, and one of their ids
+   * (undefined: none staged; the base blob's committed blocks are not sampled).
    */
   blockSummary(account: string, container: string, name: string, blockId: string): Promise<BlockSummary>;
   /** A blob version's committed blocks in order, and (base blob only) the staged ones in staging order. */

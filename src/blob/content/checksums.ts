@@ -4,15 +4,20 @@
 import { StorageError } from '../../errors.js';
 import { digester, type Digester } from './digests.js';
 
-/** A header's base64 digest of the given byte length; anything else is 400 `code`. */
+/**
+ * A header's base64 digest of the given byte length (`'any'`: a stored property, never checked
+ * against content); anything else is 400 `code`.
+ */
 export function parseDigestHeader(
   value: string | undefined,
-  bytes: number,
+  bytes: number | 'any',
   code: 'InvalidMd5' | 'InvalidHeaderValue',
 ): Buffer | undefined {
   if (value === undefined || value === '') return undefined;
   const decoded = Buffer.from(value, 'base64');
-  if (decoded.length !== bytes || decoded.toString('base64') !== value) throw new StorageError(code);
+  if (decoded.toString('base64') !== value || (bytes !== 'any' && decoded.length !== bytes)) {
+    throw new StorageError(code);
+  }
   return decoded;
 }
 
@@ -43,6 +48,8 @@ export interface ChecksumOptions {
 export interface ContentSeen {
   sizeBytes: number;
   md5: Buffer | undefined;
+  /** Computed only when one was sent (ChecksumOptions.crc64). */
+  crc64?: Buffer | undefined;
 }
 
 /**
@@ -81,6 +88,7 @@ export async function* checkedContent(
     finished = true;
     const { md5, crc64 } = await digests.finish();
     seen.md5 = md5;
+    seen.crc64 = crc64;
     if (options.md5 !== undefined && !options.md5.equals(md5!)) throw new StorageError('Md5Mismatch');
     if (options.crc64 !== undefined && !options.crc64.equals(crc64!)) throw new StorageError('Crc64Mismatch');
   } finally {

@@ -11,6 +11,7 @@ import { isSnapshotStamp, visibleEtag } from '../wire/etag.js';
 import { httpDate, newEtag } from '../wire/reply-headers.js';
 import {
   decodeBlobState,
+  defaultType,
   encodeBlobState,
   metadataMap,
   type BlobState,
@@ -193,7 +194,6 @@ export function describeHeaders(found: Found, atMs: number): Record<string, stri
     ...metadataHeaders(metadataMap(state)),
     'x-ms-blob-type': state.blobType,
     ETag: visibleEtag(record.etag),
-    'Content-Type': state.headers.contentType ?? 'application/octet-stream',
     ...contentHeaders(state),
     ...leaseHeaders(state.lease, atMs), // a snapshot's state has no lease: available
     ...copyHeaders(state),
@@ -205,8 +205,9 @@ export function describeHeaders(found: Found, atMs: number): Record<string, stri
 }
 
 function contentHeaders(state: BlobState): Record<string, string> {
-  const headers: Record<string, string> = {};
-  const { contentEncoding, contentLanguage, cacheControl, contentDisposition } = state.headers;
+  const { contentType, contentEncoding, contentLanguage, cacheControl, contentDisposition } = state.headers;
+  // A content type Set Blob Properties cleared is not sent at all.
+  const headers: Record<string, string> = contentType === '' ? {} : { 'Content-Type': contentType ?? defaultType };
   if (contentEncoding !== undefined) headers['Content-Encoding'] = contentEncoding;
   if (contentLanguage !== undefined) headers['Content-Language'] = contentLanguage;
   if (cacheControl !== undefined) headers['Cache-Control'] = cacheControl;

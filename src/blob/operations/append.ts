@@ -15,7 +15,7 @@ import {
   type Found,
 } from './access.js';
 import { checkWrite } from './checks.js';
-import { receiveContent } from './content.js';
+import { checksumReplyHeaders, receiveContent } from './content.js';
 import { appendBlockBytesMax, appendBlocksMax } from '../limits.js';
 import { decodeBlobState } from '../state/blob.js';
 import { parseConditions, type Conditions } from '../wire/conditions.js';
@@ -67,8 +67,10 @@ export async function appendBlock(call: BlobCall, resource: BlobOf): Promise<Rep
   if (declared === 0) throw invalidHeaderValue('Content-Length', '0'); // an appended block is never empty
   const first = await findBlob(call, keyOf(resource));
   if (first === undefined) return notFound(call, resource.container);
-  checkAppend(call, checks, first, Math.min(declared, appendBlockBytesMax));
-  const received = await receiveContent(call, appendBlockBytesMax, true);
+  // Chosen: a request without x-ms-version (a SAS's) is held to its sv, and without either to the older limit.
+  const sizeBytesMax = appendBlockBytesMax(header(call, 'x-ms-version') ?? call.query.get('sv') ?? '');
+  checkAppend(call, checks, first, Math.min(declared, sizeBytesMax));
+  const received = await receiveContent(call, sizeBytesMax, true);
   let offset = 0;
   const record = await updateBlob(call, resource, (current) => {
     const found = checkAppend(call, checks, current, received.content.sizeBytes);
@@ -81,7 +83,7 @@ export async function appendBlock(call: BlobCall, resource: BlobOf): Promise<Rep
     status: 201,
     headers: {
       ...writtenHeaders(record),
-      'Content-MD5': received.md5!.toString('base64'),
+      ...checksumReplyHeaders(received),
       'x-ms-blob-append-offset': String(offset),
       'x-ms-blob-committed-block-count': String(decodeBlobState(record.state).committedBlockCount),
     },

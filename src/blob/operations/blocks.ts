@@ -24,7 +24,7 @@ import {
   type BlobOf,
 } from './access.js';
 import { checkBlobName, checkWrite, refuseOverwrite } from './checks.js';
-import { contentHeadersOf, receiveContent, receiveSmallBody } from './content.js';
+import { checksumReplyHeaders, contentHeadersOf, receiveContent, receiveSmallBody } from './content.js';
 import { visibleEtag } from '../wire/etag.js';
 import { httpDate } from '../wire/reply-headers.js';
 import { blockBytesMax, blockListBodyBytesMax, stagedBlocksMax } from '../limits.js';
@@ -63,12 +63,8 @@ export async function putBlock(call: BlobCall, resource: BlobOf): Promise<Reply>
     content: received.content,
   });
   if (outcome !== 'ok') throw writeFailure(outcome);
-  const headers: Record<string, string> = { 'x-ms-request-server-encrypted': 'true' };
   // The service answers the MD5 it computed (put-block), sent or not.
-  headers['Content-MD5'] = received.md5!.toString('base64');
-  const crc64 = header(call, 'x-ms-content-crc64');
-  if (crc64 !== undefined) headers['x-ms-content-crc64'] = crc64;
-  return { status: 201, headers };
+  return { status: 201, headers: { 'x-ms-request-server-encrypted': 'true', ...checksumReplyHeaders(received) } };
 }
 
 /** 201 Created: the blob becomes the named blocks, in order; staged blocks not named are dropped. */
@@ -88,7 +84,7 @@ export async function putBlockList(call: BlobCall, resource: BlobOf): Promise<Re
   await requireContainer(call, resource.container);
   const record = await updateBlob(call, resource, async (current) => {
     if (current !== undefined && current.state.blobType !== 'BlockBlob') throw new StorageError('InvalidBlobType');
-    checkWrite(call, conditions, current);
+    checkWrite(call, conditions, current, true);
     const { committed, staged } = await call.services.blobs.getBlocks(call.account, keyOf(resource));
     const blocks = resolveBlockList(entries, committed, staged);
     const state = newContentState(call, current, 'BlockBlob', headers, metadata);

@@ -16,14 +16,16 @@ export function checkBlobName(name: string): void {
 }
 
 /**
- * Conditions and lease of a write over `current` (undefined: no blob yet). With `createOnly`
- * semantics (If-None-Match: * on a blob that exists) Put Blob and Copy Blob answer 409
- * BlobAlreadyExists; any other failed condition is 412 ConditionNotMet.
+ * Conditions and lease of a write over `current` (undefined: no blob yet). A write that `creates`
+ * a blob (Put Blob, Put Block List, Copy Blob) with If-None-Match: * on one that exists answers 409
+ * BlobAlreadyExists; any other failed condition, and that one on any other write (Delete Blob, Set
+ * Blob Properties, Append Block...), is 412 ConditionNotMet: nothing is created there to collide.
  */
-export function checkWrite(call: BlobCall, conditions: Conditions, current: Found | undefined): void {
+export function checkWrite(call: BlobCall, conditions: Conditions, current: Found | undefined, creates = false): void {
   refuseOverwrite(call, current);
   const verdict = evaluate(conditions, current?.record);
-  if (verdict === 'notModified' && current !== undefined && conditions.ifNoneMatch?.includes('*') === true) {
+  const createOnly = conditions.ifNoneMatch?.includes('*') === true;
+  if (creates && verdict === 'notModified' && current !== undefined && createOnly) {
     throw new StorageError('BlobAlreadyExists');
   }
   if (verdict !== 'ok') throw new StorageError('ConditionNotMet');

@@ -20,6 +20,7 @@ import { visibleEtag } from '../wire/etag.js';
 import { httpDate } from '../wire/reply-headers.js';
 import { rangeMd5BytesMax } from '../limits.js';
 import { raced, retryWhileRaced } from './cas-retry.js';
+import { Crc64 } from '../content/crc64.js';
 import { evaluate, parseConditions } from '../wire/conditions.js';
 import { checkLeaseForRead } from '../state/leases.js';
 import { contentRange, requestedRange, resolveRange, type ResolvedRange } from '../wire/ranges.js';
@@ -79,9 +80,7 @@ export async function getBlobProperties(call: BlobCall, resource: BlobOf): Promi
  */
 export async function getBlob(call: BlobCall, resource: BlobOf): Promise<Reply> {
   const range = requestedRange(call.headers);
-  const rangeMd5Text = header(call, 'x-ms-range-get-content-md5');
-  const rangeMd5 = rangeMd5Text?.toLowerCase() === 'true';
-  if (rangeMd5 && range === undefined) throw invalidHeaderValue('x-ms-range-get-content-md5', rangeMd5Text!);
+  const rangeChecksum = rangeChecksumOf(call, range !== undefined);
   return retryWhileRaced('The blob changed under every attempt to read it; retry the request.', async () => {
     const found = await readable(call, resource, readWithRecordBytesMax);
     if (isReply(found)) return found;
@@ -92,8 +91,8 @@ export async function getBlob(call: BlobCall, resource: BlobOf): Promise<Reply> 
       error.replyHeaders = { 'Content-Range': `bytes */${size}` };
       throw error;
     }
-    if (rangeMd5 && resolved.endExclusive - resolved.start > rangeMd5BytesMax) {
-      throw new StorageError('OutOfRangeInput'); // x-ms-range-get-content-md5 covers at most 4 MiB
+    if (rangeChecksum !== undefined && resolved.endExclusive - resolved.start > rangeMd5BytesMax) {
+      throw new StorageError('OutOfRangeInput'); // a range checksum covers at most 4 MiB
     }
     const { record, bytes } = found;
     // Bytes read with the record are that version's: no second read, nothing that can change.
@@ -103,8 +102,29 @@ export async function getBlob(call: BlobCall, resource: BlobOf): Promise<Reply> 
         ? await call.services.blobs.readContent(call.account, record, record.etag, start, endExclusive)
         : bytesOf(bytes.subarray(start, endExclusive));
     if (stream === 'changed') return raced;
-    return answer(call, found, range === undefined ? undefined : resolved, stream, rangeMd5);
+    return answer(call, found, range === undefined ? undefined : resolved, stream, rangeChecksum);
   });
+}
+
+/** A range's checksum a read asks for: x-ms-range-get-content-md5 or -crc64 (get-blob). */
+interface RangeChecksum {
+  readonly header: string;
+  /** The response header it is answered in, and how it is computed. */
+  readonly answeredAs: 'Content-MD5' | 'x-ms-content-crc64';
+}
+
+/** The range checksum asked for, if any: both at once is 400, and either needs a range. */
+function rangeChecksumOf(call: BlobCall, ranged: boolean): RangeChecksum | undefined {
+  const asked = (name: string): boolean => header(call, name)?.toLowerCase() === 'true';
+  const md5 = asked('x-ms-range-get-content-md5');
+  const crc64 = asked('x-ms-range-get-content-crc64');
+  if (md5 && crc64) throw new StorageError('BothCrc64AndMd5RangeHeaderPresent');
+  if (!md5 && !crc64) return undefined;
+  const checksum: RangeChecksum = md5
+    ? { header: 'x-ms-range-get-content-md5', answeredAs: 'Content-MD5' }
+    : { header: 'x-ms-range-get-content-crc64', answeredAs: 'x-ms-content-crc64' };
+  if (!ranged) throw invalidHeaderValue(checksum.header, header(call, checksum.header)!);
+  return checksum;
 }
 
 async function* bytesOf(bytes: Buffer): AsyncGenerator<Buffer> {
@@ -116,7 +136,7 @@ async function answer(
   found: Found,
   range: ResolvedRange | undefined,
   stream: AsyncIterable<Buffer>,
-  rangeMd5: boolean,
+  rangeChecksum: RangeChecksum | undefined,
 ): Promise<Reply> {
   const headers = describeHeaders(found, nowMs(call));
   const { contentMd5 } = found.state.headers;
@@ -129,12 +149,15 @@ async function answer(
     headers['Content-MD5'] = contentMd5;
   }
   const status = range === undefined ? 200 : 206;
-  if (!rangeMd5) return { status, headers: headers, stream };
+  if (rangeChecksum === undefined) return { status, headers: headers, stream };
   // At most 4 MiB: held to hash it before the headers go out.
   const chunks: Buffer[] = [];
   for await (const chunk of stream) chunks.push(chunk);
   const body = Buffer.concat(chunks);
-  headers['Content-MD5'] = createHash('md5').update(body).digest('base64');
+  headers[rangeChecksum.answeredAs] =
+    rangeChecksum.answeredAs === 'Content-MD5'
+      ? createHash('md5').update(body).digest('base64')
+      : new Crc64().update(body).digest().toString('base64');
   delete headers['Content-Length'];
   return { status, headers: headers, body };
 }

@@ -5,6 +5,7 @@ import { invalidHeaderValue, invalidQueryParameter, StorageError } from '../../e
 import type { Reply } from '../../http/respond.js';
 import { metadataFromHeaders, metadataHeaders } from '../../http/metadata-headers.js';
 import {
+  findBlob,
   header,
   keyOf,
   leaseIdOf,
@@ -27,7 +28,7 @@ import { visibleEtag } from '../wire/etag.js';
 import { httpDate } from '../wire/reply-headers.js';
 import { raced, retryWhileRaced } from './cas-retry.js';
 import type { BlobState } from '../state/blob.js';
-import { evaluate, parseConditions } from '../wire/conditions.js';
+import { evaluate, parseConditions, type Conditions } from '../wire/conditions.js';
 import { checkLeaseForRead } from '../state/leases.js';
 
 /** Changes an existing base blob's state, keeping its content (404 when there is none). */
@@ -46,9 +47,13 @@ async function changeState(call: BlobCall, resource: BlobOf, change: (state: Blo
   return { status: 200, headers: writtenHeaders(record) };
 }
 
-/** Every content header is replaced: one the request leaves out is cleared (set-blob-properties). */
+/**
+ * Every content header is replaced: one the request leaves out is cleared (set-blob-properties),
+ * the content type too (kept as '': none, not the default Put Blob gives).
+ */
 export async function setBlobProperties(call: BlobCall, resource: BlobOf): Promise<Reply> {
-  const headers = contentHeadersOf(call, false, undefined);
+  const given = contentHeadersOf(call, false, undefined);
+  const headers = { ...given, contentType: given.contentType ?? '' };
   return changeState(call, resource, (state) => ({ ...state, headers }));
 }
 
@@ -88,7 +93,8 @@ export async function deleteBlob(call: BlobCall, resource: BlobOf): Promise<Repl
   }
   const conditions = parseConditions(call.headers);
   return retryWhileRaced('The blob changed under every attempt to delete it; retry the request.', async () => {
-    const found = await requireBlob(call, keyOf(resource, snapshot));
+    const found = await findBlob(call, keyOf(resource, snapshot));
+    if (found === undefined) return deleteStaged(call, resource, snapshot === '' && option !== 'only', conditions);
     checkWrite(call, conditions, found); // a snapshot has no lease of its own
     const parts = await deletedParts(call, resource, found, option);
     const outcome = await call.services.blobs.deleteBlob(call.account, found.record, parts, found.record.etag);
@@ -97,6 +103,25 @@ export async function deleteBlob(call: BlobCall, resource: BlobOf): Promise<Repl
     if (outcome !== 'etagMismatch') throw writeFailure(outcome);
     return raced;
   });
+}
+
+/**
+ * Delete Blob of a name that has no blob: its staged (uncommitted) blocks are deleted, 202, as the
+ * service does; 404 when it has none (or when `staged` is false: a snapshot, or only snapshots asked).
+ */
+async function deleteStaged(
+  call: BlobCall,
+  resource: BlobOf,
+  staged: boolean,
+  conditions: Conditions,
+): Promise<Reply | typeof raced> {
+  if (!staged) return notFound(call, resource.container);
+  checkWrite(call, conditions, undefined);
+  const parts = { base: true, snapshots: false };
+  const outcome = await call.services.blobs.deleteBlob(call.account, keyOf(resource), parts, null);
+  if (outcome === 'ok') return { status: 202, headers: { 'x-ms-delete-type-permanent': 'true' } };
+  if (outcome === 'etagMismatch') return raced; // a blob was committed meanwhile
+  return notFound(call, resource.container);
 }
 
 async function deletedParts(

@@ -7,14 +7,18 @@ import { noLease, type StoredLease } from './leases.js';
 
 export type BlobType = 'BlockBlob' | 'AppendBlob';
 
+/** The content type of a blob written without one (put-blob, put-block-list). */
+export const defaultType = 'application/octet-stream';
+
 /** The content headers a blob keeps (put-blob's x-ms-blob-content-*, set-blob-properties). */
 export interface ContentHeaders {
+  /** Undefined: the default, application/octet-stream; '' none (Set Blob Properties cleared it). */
   readonly contentType?: string | undefined;
   readonly contentEncoding?: string | undefined;
   readonly contentLanguage?: string | undefined;
   readonly contentDisposition?: string | undefined;
   readonly cacheControl?: string | undefined;
-  /** Base64 of the 16 bytes. */
+  /** Base64; 16 bytes unless Set Blob Properties or Put Block List set it (not validated there). */
   readonly contentMd5?: string | undefined;
 }
 

@@ -7,9 +7,10 @@ import type { BlockListEntry } from '../wire/block-list-xml.js';
 
 /**
  * A block id: base64 text decoding to at most 64 bytes (400 InvalidBlockId otherwise, our reading
- * of put-block; the service answers some such ids with InvalidQueryParameterValue). Every id of a
- * blob must decode to the same length: one that differs from the blob's other blocks is 400
- * InvalidBlobOrBlock, as the service answers it.
+ * of put-block; the service answers some such ids with InvalidQueryParameterValue). A blob's block
+ * ids are all of one length (put-block), which the service enforces among its staged (uncommitted)
+ * blocks only: an id whose length differs from a staged block's (`otherBlockId`) is 400
+ * InvalidBlobOrBlock, and once none is staged, ids of a new length are taken.
  */
 export function checkBlockId(blockId: string, otherBlockId: string | undefined): void {
   const bytes = decodedLength(blockId);

@@ -4,7 +4,7 @@
 import { escapeXmlText, writeXmlNode, type XmlNode } from '../../wire/xml.js';
 import { unquotedEtag } from './etag.js';
 import { echoNodes, type ListingEcho } from './xml.js';
-import type { BlobState } from '../state/blob.js';
+import { defaultType, type BlobState } from '../state/blob.js';
 import { leaseView } from '../state/container.js';
 import { httpDate } from './reply-headers.js';
 import type { BlobRecord } from '../../storage/blob-store.js';
@@ -100,7 +100,7 @@ function propertyNodes(record: BlobRecord, state: BlobState, listing: BlobListin
     leaf('Last-Modified', httpDate(record.lastModifiedMs)),
     leaf('Etag', unquotedEtag(record.etag)),
     leaf('Content-Length', String(record.sizeBytes)),
-    leaf('Content-Type', h.contentType ?? 'application/octet-stream'),
+    leaf('Content-Type', h.contentType ?? defaultType),
     leaf('Content-Encoding', h.contentEncoding),
     leaf('Content-Language', h.contentLanguage),
     leaf('Content-MD5', h.contentMd5),

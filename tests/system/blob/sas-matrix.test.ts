@@ -294,6 +294,13 @@ const rows: Row[] = [
   // Add (a): "add a block to an append blob" (both tables).
   objectRow('PUT blob AppendBlock', 'appendBlob', (f) => on(blobPath(f, '?comp=appendblock'), 'PUT', {}, 'more'), 'aw'),
   objectRow(
+    'PUT blob AppendBlockFromURL',
+    'appendBlob',
+    (f) => copyRequest(f, {}, blobPath(f, '?comp=appendblock')),
+    'aw',
+    501,
+  ),
+  objectRow(
     'PUT blob SetBlobProperties',
     'blob',
     (f) => on(blobPath(f, '?comp=properties'), 'PUT', { 'x-ms-blob-content-type': 'text/plain' }),

@@ -96,10 +96,8 @@ const getBlocksSql = `SELECT 'committed' AS kind, k.seq::bigint AS seq, k.block_
 const stagedWhere = `${s}.blob_staged t JOIN ${s}.blob_containers c ON c.id = t.container_id
     WHERE c.account = $1 AND c.name = $2 AND t.name = $3`;
 const blockSummarySql = `SELECT (SELECT count(*) FROM ${stagedWhere})::int AS staged_count,
-  EXISTS (SELECT 1 FROM ${stagedWhere} AND t.block_id = $5) AS staged_has_id,
-  COALESCE((SELECT t.block_id FROM ${stagedWhere} LIMIT 1),
-    (SELECT k.block_id FROM ${s}.blob_blocks k JOIN ${versionFrom} ON b.id = k.blob_id WHERE ${versionWhere} LIMIT 1))
-    AS sample_block_id`;
+  EXISTS (SELECT 1 FROM ${stagedWhere} AND t.block_id = $4) AS staged_has_id,
+  (SELECT t.block_id FROM ${stagedWhere} LIMIT 1) AS sample_block_id`;
 // Only complete content of the stated size; the re-staged block goes last in staging order.
 // Unwritten content (postgres/blob/unwritten.ts) is written only if the container is there to stage it in.
 const stageSql = (unwritten: number): string => `WITH ${unwrittenSql(unwritten, 7, containerThere)}
@@ -285,7 +283,7 @@ export class PostgresBlobStore implements BlobStore {
   }
 
   async blockSummary(account: string, container: string, name: string, blockId: string): Promise<BlockSummary> {
-    const values = [account, container, name, '', blockId];
+    const values = [account, container, name, blockId];
     const { rows } = await this.connection.query<SummaryRow>('read', named(blockSummarySql, values));
     const row = rows[0]!;
     return {

@@ -243,8 +243,13 @@ export async function deleteBlob(
   const locked = await lockVersion(client, account, key, 'UPDATE', ifEtag);
   if (typeof locked === 'string') return locked;
   const { containerId, version } = locked;
-  // No version, no delete: snapshots of a base blob already gone are named one by one.
-  if (version === undefined) return 'blobNotFound';
+  // No version, no delete: snapshots of a base blob already gone are named one by one; a name
+  // with only staged blocks has those deleted.
+  if (version === undefined) {
+    if (key.snapshot !== '' || !parts.base || ifEtag !== null) return 'blobNotFound';
+    const dropped = await run(client, named(deleteStagedSql, [containerId, key.name]));
+    return (dropped.rowCount ?? 0) > 0 ? 'ok' : 'blobNotFound';
+  }
   if (key.snapshot !== '' || parts.base) await run(client, named(deleteVersionSql, [version.id]));
   if (key.snapshot === '' && parts.base) await run(client, named(deleteStagedSql, [containerId, key.name]));
   if (key.snapshot === '' && parts.snapshots) await run(client, named(deleteSnapshotsSql, [containerId, key.name]));

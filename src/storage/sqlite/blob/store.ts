@@ -81,7 +81,6 @@ export const blobReaderSql = {
   stagedCount: 'SELECT count(*) AS n FROM blob_staged WHERE container_id = ? AND name = ?',
   stagedHas: 'SELECT 1 FROM blob_staged WHERE container_id = ? AND name = ? AND block_id = ?',
   stagedSample: 'SELECT block_id FROM blob_staged WHERE container_id = ? AND name = ? LIMIT 1',
-  committedSample: 'SELECT block_id FROM blob_blocks WHERE list_id = ? LIMIT 1',
   firstBlock:
     'SELECT ordinal, block_id, content_id, content_size, end_byte FROM blob_blocks ' +
     'WHERE list_id = ? AND end_byte > ? ORDER BY end_byte, ordinal LIMIT 1',
@@ -220,11 +219,7 @@ export class SqliteBlobStore implements BlobStore {
     if (containerId === undefined) return { stagedCount: 0, stagedHasId: false, sampleBlockId: undefined };
     const stagedCount = (this.sql.stagedCount.get(containerId, name) as { n: number }).n;
     const stagedHasId = this.sql.stagedHas.get(containerId, name, blockId) !== undefined;
-    let sample = this.sql.stagedSample.get(containerId, name) as { block_id: string } | undefined;
-    if (sample === undefined) {
-      const base = this.version(account, { container, name, snapshot: '' });
-      if (base !== undefined) sample = this.sql.committedSample.get(base.list_id) as { block_id: string } | undefined;
-    }
+    const sample = this.sql.stagedSample.get(containerId, name) as { block_id: string } | undefined;
     return { stagedCount, stagedHasId, sampleBlockId: sample?.block_id };
   }
 

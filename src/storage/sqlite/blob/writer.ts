@@ -301,7 +301,10 @@ export class SqliteBlobWriter implements BlobWriterApi {
       const containerId = this.containerId(account, key.container);
       if (containerId === undefined) return 'containerNotFound';
       const current = this.head(containerId, key.name, key.snapshot);
-      if (current === undefined) return 'blobNotFound';
+      if (current === undefined) {
+        const stagedOnly = key.snapshot === '' && parts.base && ifEtag === null;
+        return stagedOnly && this.dropStaged(containerId, key.name) > 0 ? 'ok' : 'blobNotFound';
+      }
       const outcome = etagOutcome(current.etag, ifEtag);
       if (outcome !== 'ok') return outcome;
       if (key.snapshot !== '' || parts.base) this.deleteVersion(containerId, key.name, key.snapshot, current.list_id);
@@ -449,9 +452,10 @@ export class SqliteBlobWriter implements BlobWriterApi {
     this.sql.deleteVersion.run(containerId, name, snapshot === '' ? 1 : 0, snapshot);
   }
 
-  private dropStaged(containerId: number, name: string): void {
+  /** Deletes the name's staged blocks (their content to garbage); answers how many there were. */
+  private dropStaged(containerId: number, name: string): number {
     this.sql.stagedOfNameToGarbage.run(containerId, name);
-    this.sql.deleteStagedOfName.run(containerId, name);
+    return Number(this.sql.deleteStagedOfName.run(containerId, name).changes);
   }
 
   private writeRecord(containerId: number, record: BlobRecord, listId: number): void {

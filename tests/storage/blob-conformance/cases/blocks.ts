@@ -27,7 +27,7 @@ export const blockCases: readonly BlobCase[] = [
     },
   },
   {
-    name: 'blockSummary counts the staged blocks, finds an id, and samples a staged id, else a committed one',
+    name: 'blockSummary counts the staged blocks, finds an id, and samples a staged id (never a committed one)',
     async run({ store, account, withContainer }) {
       const none = { stagedCount: 0, stagedHasId: false, sampleBlockId: undefined };
       assert.deepEqual(await store.blockSummary(account(), 'c', 'b', 'AA'), none, 'no container');
@@ -35,7 +35,7 @@ export const blockCases: readonly BlobCase[] = [
       assert.deepEqual(await store.blockSummary(acct, 'c', 'b', 'AA'), none);
       const a = await blockOf(store, 'aaa', 'QUE=');
       await store.putBlob(acct, blob('c', 'b', 3), { kind: 'replace', blocks: [a] }, null);
-      assert.deepEqual(await store.blockSummary(acct, 'c', 'b', 'AA'), { ...none, sampleBlockId: 'QUE=' });
+      assert.deepEqual(await store.blockSummary(acct, 'c', 'b', 'AA'), none, 'committed blocks are not sampled');
       await store.stageBlock(acct, 'c', 'b', await blockOf(store, 'x', 'QkI='));
       await store.stageBlock(acct, 'c', 'b', await blockOf(store, 'y', 'Q0M='));
       await store.stageBlock(acct, 'c', 'b', await blockOf(store, 'z', 'QkI='));
@@ -87,6 +87,24 @@ export const blockCases: readonly BlobCase[] = [
       assert.deepEqual(ids((await store.getBlocks(acct, key('b', 's'))).committed), ['QQ==']);
       assert.equal(await store.deleteBlob(acct, key('b'), { base: true, snapshots: true }, record.etag), 'ok');
       assert.deepEqual(await store.getBlocks(acct, key('b')), { committed: [], staged: [] });
+    },
+  },
+  {
+    name: 'deleting a name with only staged blocks (no record, ifEtag null) drops them; none is blobNotFound',
+    async run({ store, withContainer }) {
+      const acct = await withContainer();
+      const base = { base: true, snapshots: false };
+      assert.equal(await store.deleteBlob(acct, key('b'), base, null), 'blobNotFound', 'nothing staged');
+      await store.stageBlock(acct, 'c', 'b', await blockOf(store, 'y', 'Qg=='));
+      await store.stageBlock(acct, 'c', 'other', await blockOf(store, 'z', 'Qg=='));
+      assert.equal(await store.deleteBlob(acct, key('b'), base, 'x'), 'blobNotFound', 'an ETag names a record');
+      assert.equal(await store.deleteBlob(acct, key('b'), base, null), 'ok');
+      assert.deepEqual(await store.getBlocks(acct, key('b')), { committed: [], staged: [] });
+      assert.deepEqual(ids((await store.getBlocks(acct, key('other'))).staged), ['Qg=='], 'per name');
+      assert.equal(await store.deleteBlob(acct, key('b'), base, null), 'blobNotFound', 'gone');
+      const record = blob('c', 'other', 1);
+      await store.putBlob(acct, record, { kind: 'replace', blocks: [await blockOf(store, 'x', 'QQ==')] }, null);
+      assert.equal(await store.deleteBlob(acct, key('other'), base, null), 'etagMismatch', 'a record exists');
     },
   },
   {

@@ -116,7 +116,13 @@ class Sequence {
     const parts = { base: this.random.chance(0.7), snapshots: this.random.chance(0.5) };
     const ifEtag = this.ifEtag(target?.record.etag);
     const engine = await this.store.deleteBlob(this.account, key, parts, ifEtag);
-    const model = target === undefined ? 'blobNotFound' : etagOutcome(target.record.etag, ifEtag);
+    if (target === undefined) {
+      // No record: with ifEtag null, `base` drops the name's staged blocks, if it has any.
+      const stagedOnly = parts.base && ifEtag === null && (this.staged.get(name)?.length ?? 0) > 0;
+      if (stagedOnly) this.staged.delete(name);
+      return { engine, model: stagedOnly ? 'ok' : 'blobNotFound' };
+    }
+    const model = etagOutcome(target.record.etag, ifEtag);
     if (model !== 'ok') return { engine, model };
     const gone = (each: Version) =>
       key.snapshot !== '' ? each === target : each.record.name === name && parts.snapshots;
