@@ -8,10 +8,10 @@
 // median of 9 runs after a warm-up.
 //
 //   node dist/bench/stages.js
-import { decodeEntityBody } from '../src/table/protocol/entity-json.js';
-import { decodeEntity } from '../src/table/protocol/entity-text.js';
-import { parseBatchRequest, serializeBatchResponse, type BatchOperationResponse } from '../src/table/protocol/batch.js';
-import { encodeEntityFeedBytes, type MetadataLevel } from '../src/table/protocol/odata.js';
+import { decodeEntityBody } from '../src/table/wire/entity-json.js';
+import { decodeEntity } from '../src/table/wire/entity-text.js';
+import { parseBatchRequest, serializeBatchResponse, type BatchOperationResponse } from '../src/table/wire/batch.js';
+import { encodeEntityFeedBytes, type MetadataLevel } from '../src/table/wire/odata.js';
 import { StoredEntity } from '../src/storage/sqlite/codec.js';
 import { encodeStoredProperties } from '../src/storage/stored-json.js';
 import { batchInsertBody, entityJson } from './entities.js';

@@ -53,7 +53,7 @@ const azureCitePattern = /Azure REST: ([a-z0-9]+(?:-[a-z0-9]+)+(?:, [a-z0-9]+(?:
 const docCitePattern = /(?<![\w./-])((?:\.\.\/)*docs\/[\w./-]*[\w-]\.(?:md|png))(#[\w-]+)?/g;
 const readmeCitePattern = /\bREADME(?:\.md)? "([^"]+)"|\bREADME\.md#([\w-]+)/g;
 const markdownLinkPattern = /\]\(([^)\s]+)\)/g;
-// A path into the sources or the tests (`src/table/routes.ts`, `tests/system/`), not part of a longer
+// A path into the sources or the tests (`src/table/definition.ts`, `tests/system/`), not part of a longer
 // path (`dist/tests/…`, `packages/toolkit/src/…`) or a word; with a `*` it is a pattern some file must match.
 const treePathPattern = /(?<![\w./@$*-])((?:src|tests)\/[\w./*-]*[\w/*-])/g;
 // A Markdown file named without its folder (`architecture.md`): it must exist somewhere in the repository.

@@ -4,9 +4,9 @@
 // stay with the caller.
 import type { ScanSplit } from './storage/scan-split.js';
 import type { QueryService } from './table/service/query.js';
-import { createServices, type Services } from './table/service/services.js';
+import { createTableServices, type TableServices } from './table/service/services.js';
 import { PostgresStore } from './storage/postgres/postgres-store.js';
-import { ExpiryPurge, type ExpiryPurgeOptions } from './storage/queue-purge.js';
+import { Sweep, type SweepOptions } from './storage/sweep.js';
 import type { QueueStore } from './storage/queue-store.js';
 import { SqliteStore } from './storage/sqlite/sqlite-store.js';
 import type { CommitObserver, TableStore } from './storage/table-store.js';
@@ -15,9 +15,9 @@ import { blobReclaimGraceSecondsDefault } from './limits.js';
 import type { QueueServices } from './queue/definition.js';
 import type { BlobServices } from './blob/services.js';
 import type { BlobStore } from './storage/blob-store.js';
-import { QueueService } from './queue/queue-service.js';
+import { QueueService } from './queue/service.js';
 import { ServicePropertiesService } from './storage/service-properties.js';
-import { BlobServicePropertiesService } from './blob/blob-properties.js';
+import { BlobServicePropertiesService } from './blob/state/service-properties.js';
 import assert from 'node:assert/strict';
 import { describeDatabaseUrl, parseDatabaseUrl } from './storage/postgres/hosts.js';
 import { ReplicationWatch } from './storage/postgres/replication.js';
@@ -42,19 +42,20 @@ export interface StoreConfig {
 export interface Composition {
   readonly store: TableStore;
   readonly queues: QueueStore;
-  readonly services: Services;
+  /** The Table service's operations over the table store. */
+  readonly tableServices: TableServices;
   /** The Queue service's operations and its own service properties (kept in the table store's settings). */
   readonly queueServices: QueueServices;
   /** The Blob service's store, clock and service properties (kept in the table store's settings too). */
   readonly blobServices: BlobServices;
   /** The read-access secondary's table services, over a hot standby (with --secondary-database). */
   readonly secondary?: Secondary | undefined;
-  /** Stops the expiry purge, then closes the secondary, the queue store and the table store. */
+  /** Stops the sweeps, then closes the secondary, the queue store and the table store. */
   close(): Promise<void>;
 }
 
 export interface Secondary {
-  readonly services: Services;
+  readonly tableServices: TableServices;
   /** The secondary's queue services over the standby: read operations only (the front door refuses the rest). */
   readonly queueServices: QueueServices;
   /** The secondary's blob services over the standby: read operations only. */
@@ -181,8 +182,8 @@ export interface ComposeOptions {
   readonly onReachability?: ReachabilityObserver | undefined;
   /** Wait for a database that is not up yet. */
   readonly wait?: DatabaseWait | undefined;
-  /** The purge of expired messages: its interval and bounds (queue-purge.ts). */
-  readonly purge?: ExpiryPurgeOptions;
+  /** The sweep of expired messages: its interval and bounds (sweep.ts). */
+  readonly purge?: SweepOptions;
   /** Hears of a failed run of the blob store's reclaimContent (the next run tries again). */
   readonly onReclaimError?: (error: unknown) => void;
   /** The queue and blob services' clock (tests inject one: domain/clock.ts); default the system clock. */
@@ -215,7 +216,7 @@ export async function openStores(
 }
 
 /**
- * The stores, the services over them, the periodic purge of expired messages, and the read-access
+ * The stores, the services over them, the sweeps (expired messages, stale blob content), and the read-access
  * secondary when there is a standby. `watch` wraps the table store and the queue store (src/observe).
  */
 export async function compose(config: StoreConfig, watch?: Watch, options: ComposeOptions = {}): Promise<Composition> {
@@ -227,8 +228,8 @@ export async function compose(config: StoreConfig, watch?: Watch, options: Compo
   });
   if (watch !== undefined) watch.replication = secondary?.replication;
   const store = watch === undefined ? engine.tables : watch.store(engine.tables);
-  const services =
-    watch === undefined ? createServices(store) : { ...createServices(store), queries: watch.queries(store) };
+  const tableServices =
+    watch === undefined ? createTableServices(store) : { ...createTableServices(store), queries: watch.queries(store) };
   const queueStore = watch === undefined ? engine.queues : watch.queueStore(engine.queues, clock);
   const queueServices = {
     queues: new QueueService(queueStore, clock),
@@ -239,17 +240,20 @@ export async function compose(config: StoreConfig, watch?: Watch, options: Compo
     clock,
     properties: new BlobServicePropertiesService(store),
   };
-  const expiry = new ExpiryPurge(engine.queues, { nowMs: () => clock.nowMs(), ...options.purge });
+  const expiry = new Sweep((nowMs, limit) => engine.queues.purgeExpired(nowMs, limit), {
+    nowMs: () => clock.nowMs(),
+    ...options.purge,
+  });
   expiry.start();
-  const reclaim = new ExpiryPurge(
-    { purgeExpired: (nowMs, limit) => engine.blobs.reclaimContent(nowMs, nowMs - stagedBlockLifetimeMs, limit) },
+  const reclaim = new Sweep(
+    (nowMs, limit) => engine.blobs.reclaimContent(nowMs, nowMs - stagedBlockLifetimeMs, limit),
     { nowMs: () => clock.nowMs(), onError: options.onReclaimError, intervalMs: reclaimIntervalMsOf(config) },
   );
   reclaim.start();
   return {
     store,
     queues: engine.queues,
-    services,
+    tableServices,
     queueServices,
     blobServices,
     secondary,
@@ -297,7 +301,7 @@ async function openSecondary(config: StoreConfig, primary: TableStore, clock: Cl
   const queues = standby.openQueueStore();
   const blobs = await openBlobStoreOf(standby, contentGraceMsOf(config));
   return {
-    services: { ...createServices(standby), replication },
+    tableServices: { ...createTableServices(standby), replication },
     queueServices: {
       queues: new QueueService(queues, clock),
       properties: new ServicePropertiesService(standby, 'queue'),

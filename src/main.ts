@@ -15,7 +15,7 @@ import { listenOrExit } from './http/listen.js';
 import { createLogger, logTaskFailure, type Logger } from './http/log.js';
 import { FrontDoor, type TlsMaterial } from './http/server.js';
 import { operationNamesOf, type ServiceDefinition } from './http/service-definition.js';
-import { tableService } from './table/routes.js';
+import { tableService } from './table/definition.js';
 import { Observation } from './observe/observation.js';
 import { clockFromEnvironment } from './domain/clock.js';
 import { queueService } from './queue/definition.js';
@@ -116,13 +116,13 @@ export async function serve(argv: readonly string[]): Promise<void> {
 /** Each service's listener on its port: the Table service first (the banner's first line names it). */
 function serviceListeners(
   frontDoor: FrontDoor,
-  { services, queueServices, blobServices, secondary }: Composition,
+  { tableServices, queueServices, blobServices, secondary }: Composition,
   config: Config,
 ): Listener[] {
   return [
     listener(
       tableService,
-      frontDoor.server(tableService, services, secondary?.services),
+      frontDoor.server(tableService, tableServices, secondary?.tableServices),
       { port: config.port, host: config.tableHost },
       '--port',
     ),

@@ -20,7 +20,7 @@ const layers: readonly { readonly name: string; readonly prefixes: readonly stri
   { name: 'front door', prefixes: ['http/'] },
   {
     name: 'the Table service',
-    prefixes: ['table/query/', 'table/protocol/', 'table/service/'],
+    prefixes: ['table/query/', 'table/wire/', 'table/service/'],
     strict: true,
   },
   // A service's own package (its wire format, operations and route table), registered by main.
@@ -135,21 +135,21 @@ test('the benchmark, a tool, and the tests import nothing of each other (shared 
 test('the check reports imports up, across and into an engine, and lets the allowed ones through', () => {
   const files: Record<string, string> = {
     'domain/a.ts': "import { x } from '../http/server.js';\nimport type { E } from '../errors.js';",
-    'table/service/b.ts': "import type { C } from '../protocol/odata.js';\nimport { q } from '../query/index.js';",
+    'table/service/b.ts': "import type { C } from '../wire/odata.js';\nimport { q } from '../query/index.js';",
     'http/c.ts': "export { s } from '../storage/sqlite/sqlite-store.js';\nconst m = await import('./respond.js');",
     'observe/d.ts': "import type { R } from '../http/hooks.js';",
-    'queue/e.ts': "import { x } from '../table/protocol/odata.js';\nimport { w } from '../wire/xml.js';",
-    'http/f.ts': "import { p } from '../table/protocol/odata.js';\nimport { w } from '../wire/xml.js';",
+    'queue/e.ts': "import { x } from '../table/wire/odata.js';\nimport { w } from '../wire/xml.js';",
+    'http/f.ts': "import { p } from '../table/wire/odata.js';\nimport { w } from '../wire/xml.js';",
     'blob/g.ts': "import { q } from '../queue/operations.js';",
   };
   assert.deepEqual(
     layerViolations(Object.keys(files), (file) => files[file]!),
     [
       'src/domain/a.ts → src/http/server.ts (domain imports front door)',
-      'src/table/service/b.ts → src/table/protocol/odata.ts (across the Table service)',
+      'src/table/service/b.ts → src/table/wire/odata.ts (across the Table service)',
       'src/http/c.ts → src/storage/sqlite/sqlite-store.ts (an engine is private to storage/ and the composition)',
-      'src/queue/e.ts → src/table/protocol/odata.ts (a service imports another service)',
-      'src/http/f.ts → src/table/protocol/odata.ts (front door imports the Table service)',
+      'src/queue/e.ts → src/table/wire/odata.ts (a service imports another service)',
+      'src/http/f.ts → src/table/wire/odata.ts (front door imports the Table service)',
       'src/blob/g.ts → src/queue/operations.ts (a service imports another service)',
     ],
   );

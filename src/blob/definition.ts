@@ -1,20 +1,34 @@
 // The Blob service as the front door sees it (http/service-definition.ts): its resources, its
 // route table (service and container routes here, then the blob and lease routes of
-// blob-routes.ts), XML error bodies, the Blob/Queue Shared Key format, its SAS side, anonymous
+// routes.ts), XML error bodies, the Blob/Queue Shared Key format, its SAS side, anonymous
 // reads of public containers and its CORS rules
 // (https://learn.microsoft.com/rest/api/storageservices/blob-service-rest-api).
 import { blobQueueSharedKey } from '../http/auth.js';
 import type { Reply } from '../http/respond.js';
 import type { SasNeed, StoredPolicy } from '../http/sas.js';
 import { route, type Route, type ServiceCall, type ServiceDefinition } from '../http/service-definition.js';
-import { anonymousAccess } from './container-access.js';
-import { blobRoutes } from './blob-routes.js';
-import * as containers from './container-operations.js';
-import { decodeContainerState } from './container-state.js';
+import { anonymousAccess } from './operations/anonymous.js';
+import { blobRoutes } from './routes.js';
+import {
+  createContainer,
+  deleteContainer,
+  getContainerAcl,
+  getContainerMetadata,
+  getContainerProperties,
+  setContainerAcl,
+  setContainerMetadata,
+} from './operations/container.js';
+import { decodeContainerState } from './state/container.js';
 import { parseBlobResource, type BlobResource } from './resources.js';
-import * as service from './service-operations.js';
+import {
+  getAccountInformation,
+  getServiceProperties,
+  getServiceStats,
+  listContainers,
+  setServiceProperties,
+} from './operations/service.js';
 import type { BlobServices } from './services.js';
-import { refuseVersions, unrouted } from './service-unrouted.js';
+import { refuseVersions, unrouted } from './unrouted.js';
 
 type Kind = BlobResource['kind'];
 type Of<K extends Kind> = Extract<BlobResource, { readonly kind: K }>;
@@ -87,7 +101,7 @@ const accountInformation = (['service', 'container', 'blob'] as const).flatMap((
         operation: 'GetAccountInformation',
         sas: need('s', 'r', ['r']),
       },
-      () => service.getAccountInformation(),
+      () => getAccountInformation(),
     ),
   ),
 );
@@ -96,19 +110,19 @@ const accountInformation = (['service', 'container', 'blob'] as const).flatMap((
 export const serviceAndContainerRoutes: readonly Route<BlobResource, BlobServices>[] = [
   on(
     { resource: 'service', method: 'GET', comp: 'list', operation: 'ListContainers', sas: need('s', '', ['l']) },
-    (c) => service.listContainers(c),
+    (c) => listContainers(c),
   ),
-  serviceLine('GET', 'properties', 'GetBlobServiceProperties', 'r', service.getServiceProperties),
-  serviceLine('PUT', 'properties', 'SetBlobServiceProperties', 'w', service.setServiceProperties),
-  serviceLine('GET', 'stats', 'GetBlobServiceStats', 'r', service.getServiceStats),
+  serviceLine('GET', 'properties', 'GetBlobServiceProperties', 'r', getServiceProperties),
+  serviceLine('PUT', 'properties', 'SetBlobServiceProperties', 'w', setServiceProperties),
+  serviceLine('GET', 'stats', 'GetBlobServiceStats', 'r', getServiceStats),
   ...accountInformation,
-  ...containerLines(['PUT'], null, 'CreateContainer', need('c', '', ['c', 'w']), containers.createContainer),
-  ...containerLines(['DELETE'], null, 'DeleteContainer', need('c', '', ['d']), containers.deleteContainer),
-  ...containerLines(reads, null, 'GetContainerProperties', need('c', '', ['r']), containers.getContainerProperties),
-  ...containerLines(reads, 'metadata', 'GetContainerMetadata', need('c', '', ['r']), containers.getContainerMetadata),
-  ...containerLines(['PUT'], 'metadata', 'SetContainerMetadata', need('c', '', ['w']), containers.setContainerMetadata),
-  ...containerLines(reads, 'acl', 'GetContainerACL', keyOnly, containers.getContainerAcl),
-  ...containerLines(['PUT'], 'acl', 'SetContainerACL', keyOnly, containers.setContainerAcl),
+  ...containerLines(['PUT'], null, 'CreateContainer', need('c', '', ['c', 'w']), createContainer),
+  ...containerLines(['DELETE'], null, 'DeleteContainer', need('c', '', ['d']), deleteContainer),
+  ...containerLines(reads, null, 'GetContainerProperties', need('c', '', ['r']), getContainerProperties),
+  ...containerLines(reads, 'metadata', 'GetContainerMetadata', need('c', '', ['r']), getContainerMetadata),
+  ...containerLines(['PUT'], 'metadata', 'SetContainerMetadata', need('c', '', ['w']), setContainerMetadata),
+  ...containerLines(reads, 'acl', 'GetContainerACL', keyOnly, getContainerAcl),
+  ...containerLines(['PUT'], 'acl', 'SetContainerACL', keyOnly, setContainerAcl),
 ];
 
 /** The reads whose replies a blob SAS's rscc, rscd, rsce, rscl and rsct rewrite (create-service-sas). */

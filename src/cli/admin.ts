@@ -1,7 +1,7 @@
 // Requests to Cerulean's own endpoints (/_insights, /_faults), signed with the account key of the
 // command's endpoint (Shared Key Lite over `/{account}/_path`, as the server verifies them). From
 // loopback, /_insights needs no signature; /_faults always does.
-import { sign } from '../http/auth.js';
+import { sharedKeyLiteAuthorization } from '../domain/shared-key.js';
 import { CliError } from './command.js';
 import { type AdminTarget, cliUserAgent } from './endpoint.js';
 
@@ -29,8 +29,7 @@ export async function adminRequest(target: AdminTarget, request: AdminRequest): 
   };
   if (request.body !== undefined) headers['Content-Type'] = 'application/json';
   if (target.key !== undefined) {
-    const signature = sign(`${headers['x-ms-date']}\n/${target.account}${request.path}`, target.key);
-    headers['Authorization'] = `SharedKeyLite ${target.account}:${signature}`;
+    headers['Authorization'] = sharedKeyLiteAuthorization(target.account, target.key, headers['x-ms-date']!, request.path);
   }
   let response: Response;
   try {

@@ -22,8 +22,8 @@ import { firstHeader } from './headers.js';
 export interface AuthorizeRequest extends AuthRequest {
   /** The query string as received (after '?', still percent-encoded), for SAS parameters. */
   readonly rawQuery: string;
-  /** The table the URL names for entity operations; undefined for other resources. */
-  readonly tableName: string | undefined;
+  /** The resource the URL names (a table, queue or container); undefined for service-level requests. */
+  readonly resourceName: string | undefined;
   readonly clientIp: string;
   readonly https: boolean;
 }
@@ -83,7 +83,7 @@ export async function authorize(request: AuthorizeRequest, options: AuthorizeOpt
 /**
  * The access the SAS in `request.rawQuery` gives, or undefined when it carries no signature. Also
  * for a SAS in another URL of the account (a copy source), verified as if it came with the request
- * (same clock, client address and protocol), `tableName` naming that URL's resource.
+ * (same clock, client address and protocol), `resourceName` naming that URL's resource.
  */
 export async function authorizeSasOnly(
   request: AuthorizeRequest,
@@ -92,7 +92,7 @@ export async function authorizeSasOnly(
   if (!hasSignature(request.rawQuery)) return undefined;
   const grant = await verifySas(request.rawQuery, {
     account: request.account,
-    tableName: request.tableName,
+    resourceName: request.resourceName,
     clientIp: request.clientIp,
     https: request.https,
     now: request.now,

@@ -79,10 +79,11 @@ export type SasGrant =
 export interface SasContext {
   readonly account: Account;
   /**
-   * The table the request URL names. Undefined for $batch and service-level requests: the
-   * caller then checks a service grant's `table` against the tables the request touches.
+   * The resource the request URL names (a table, queue or container). Undefined for $batch and
+   * service-level requests: the caller then checks a service grant's `table` against the tables
+   * the request touches.
    */
-  readonly tableName: string | undefined;
+  readonly resourceName: string | undefined;
   /** The peer address as node reports it (IPv4, IPv4-mapped IPv6 or IPv6). */
   readonly clientIp: string;
   readonly https: boolean;
@@ -240,8 +241,8 @@ async function verifyServiceSas(params: SasParams, table: string, context: SasCo
   checkTimeWindow(st, se, context.now);
   checkProtocol(params.spr, context.https);
   checkSourceIp(params.sip, context.clientIp);
-  if (context.tableName !== undefined && context.tableName.toLowerCase() !== table.toLowerCase()) {
-    const detail = `The SAS is for table '${table}', not '${context.tableName}'.`;
+  if (context.resourceName !== undefined && context.resourceName.toLowerCase() !== table.toLowerCase()) {
+    const detail = `The SAS is for table '${table}', not '${context.resourceName}'.`;
     throw new StorageError('AuthorizationFailure', undefined, detail);
   }
   return { kind: 'service', table, permissions: letters(sp, tablePermissions), keyRange: keyRange(params) };
@@ -262,7 +263,7 @@ export function queueSasStringToSign(params: SasParams, accountName: string, que
 
 async function verifyQueueSas(params: SasParams, context: SasContext): Promise<SasGrant> {
   requireParam(params, 'sv');
-  const queue = context.tableName ?? '';
+  const queue = context.resourceName ?? '';
   checkSignature(queueSasStringToSign(params, context.account.name, queue), params, context.account);
   const { st, se, sp } = await effectivePolicy(params, queue, context);
   checkTimeWindow(st, se, context.now);
@@ -313,7 +314,7 @@ async function verifyBlobSas(params: SasParams, rawQuery: string, context: SasCo
   }
   if (!blobResources.has(params.sr ?? ''))
     throw authenticationFailed(`The SAS resource sr '${params.sr}' is not valid.`);
-  const resource = context.tableName ?? '';
+  const resource = context.resourceName ?? '';
   const container = resource.split('/')[0] ?? '';
   checkSignature(blobSasStringToSign(params, context.account.name, resource, rawQuery), params, context.account);
   const { st, se, sp } = await effectivePolicy(params, container, context);

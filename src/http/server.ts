@@ -376,7 +376,7 @@ function authorizeInputs<R extends { readonly kind: string }, S>(
       headers: request.headers,
       account: target.known,
       pathStyle: target.pathStyle,
-      tableName: target.resourceName,
+      resourceName: target.resourceName,
       clientIp: request.socket.remoteAddress ?? '',
       https: isHttps(request),
       now: Date.now(),

@@ -21,7 +21,7 @@ export const unknownOperation = 'Unknown';
 
 /** A decoded, authorized request as a route's handler sees it. */
 export interface ServiceCall<S> {
-  /** The service's own operations over its store (the Table service's `Services`, …). */
+  /** The service's own operations over its store (the Table service's `TableServices`, …). */
   readonly services: S;
   readonly requestId: string;
   readonly account: string;

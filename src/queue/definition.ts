@@ -8,10 +8,27 @@ import type { SasNeed, StoredPolicy } from '../http/sas.js';
 import { route, type Route, type ServiceCall, type ServiceDefinition } from '../http/service-definition.js';
 import type { ReplicationSource } from '../storage/replication.js';
 import type { SignedIdentifier } from '../wire/acl-xml.js';
-import * as op from './operations.js';
+import {
+  clearMessages,
+  createQueue,
+  deleteMessage,
+  deleteQueue,
+  getMessages,
+  getQueueAcl,
+  getQueueMetadata,
+  getServiceProperties,
+  getServiceStats,
+  isPeek,
+  listQueues,
+  putMessage,
+  setQueueAcl,
+  setQueueMetadata,
+  setServiceProperties,
+  updateMessage,
+} from './operations.js';
 import type { QueueCall, QueuePropertiesKeeper } from './operations.js';
-import type { QueueService } from './queue-service.js';
-import { parseQueueResource, type QueueResource } from './routes.js';
+import type { QueueService } from './service.js';
+import { parseQueueResource, type QueueResource } from './resources.js';
 
 /** What the queue routes' handlers work on. */
 export interface QueueServices {
@@ -42,7 +59,7 @@ function on<K extends Kind>(
   return route<QueueResource, QueueServices, K>(line, (call, resource) => handler(queueCall(call), resource));
 }
 
-type Reply = Awaited<ReturnType<typeof op.listQueues>>;
+type Reply = Awaited<ReturnType<typeof listQueues>>;
 
 function queueCall(call: ServiceCall<QueueServices>): QueueCall {
   return {
@@ -69,13 +86,13 @@ const serviceRead = need('s', '', ['r']);
 const queueRead = need('c', 'r', ['r']);
 // Neither an account SAS (Azurite: "not allowed") nor a service SAS may read or set a queue's ACL.
 const keyOnly = need('c', '', []);
-const peek = (request: { readonly query: URLSearchParams }): boolean => op.isPeek(request.query);
-const notPeek = (request: { readonly query: URLSearchParams }): boolean => !op.isPeek(request.query);
+const peek = (request: { readonly query: URLSearchParams }): boolean => isPeek(request.query);
+const notPeek = (request: { readonly query: URLSearchParams }): boolean => !isPeek(request.query);
 
 /** Names from Azure Storage Analytics logging (storage-analytics-logged-operations-and-status-messages). */
 export const queueRoutes: readonly Route<QueueResource, QueueServices>[] = [
   on({ resource: 'service', method: 'GET', comp: 'list', operation: 'ListQueues', sas: need('s', '', ['l']) }, (c) =>
-    op.listQueues(c),
+    listQueues(c),
   ),
   on(
     {
@@ -86,7 +103,7 @@ export const queueRoutes: readonly Route<QueueResource, QueueServices>[] = [
       operation: 'GetQueueServiceProperties',
       sas: serviceRead,
     },
-    (c) => op.getServiceProperties(c),
+    (c) => getServiceProperties(c),
   ),
   on(
     {
@@ -97,7 +114,7 @@ export const queueRoutes: readonly Route<QueueResource, QueueServices>[] = [
       operation: 'SetQueueServiceProperties',
       sas: need('s', '', ['w']),
     },
-    (c) => op.setServiceProperties(c),
+    (c) => setServiceProperties(c),
   ),
   on(
     {
@@ -108,37 +125,37 @@ export const queueRoutes: readonly Route<QueueResource, QueueServices>[] = [
       operation: 'GetQueueServiceStats',
       sas: serviceRead,
     },
-    (c) => op.getServiceStats(c),
+    (c) => getServiceStats(c),
   ),
   on(
     { resource: 'queue', method: 'PUT', comp: null, operation: 'CreateQueue', sas: need('c', '', ['c', 'w']) },
-    (c, r) => op.createQueue(c, r.queue),
+    (c, r) => createQueue(c, r.queue),
   ),
   on({ resource: 'queue', method: 'DELETE', comp: null, operation: 'DeleteQueue', sas: need('c', '', ['d']) }, (c, r) =>
-    op.deleteQueue(c, r.queue),
+    deleteQueue(c, r.queue),
   ),
   on({ resource: 'queue', method: 'GET', comp: 'metadata', operation: 'GetQueueMetadata', sas: queueRead }, (c, r) =>
-    op.getQueueMetadata(c, r.queue),
+    getQueueMetadata(c, r.queue),
   ),
   on({ resource: 'queue', method: 'HEAD', comp: 'metadata', operation: 'GetQueueMetadata', sas: queueRead }, (c, r) =>
-    op.getQueueMetadata(c, r.queue),
+    getQueueMetadata(c, r.queue),
   ),
   on(
     { resource: 'queue', method: 'PUT', comp: 'metadata', operation: 'SetQueueMetadata', sas: need('c', '', ['w']) },
-    (c, r) => op.setQueueMetadata(c, r.queue),
+    (c, r) => setQueueMetadata(c, r.queue),
   ),
   on({ resource: 'queue', method: 'GET', comp: 'acl', operation: 'GetQueueAcl', sas: keyOnly }, (c, r) =>
-    op.getQueueAcl(c, r.queue),
+    getQueueAcl(c, r.queue),
   ),
   on({ resource: 'queue', method: 'HEAD', comp: 'acl', operation: 'GetQueueAcl', sas: keyOnly }, (c, r) =>
-    op.getQueueAcl(c, r.queue),
+    getQueueAcl(c, r.queue),
   ),
   on({ resource: 'queue', method: 'PUT', comp: 'acl', operation: 'SetQueueAcl', sas: keyOnly }, (c, r) =>
-    op.setQueueAcl(c, r.queue),
+    setQueueAcl(c, r.queue),
   ),
   on(
     { resource: 'messages', method: 'POST', comp: null, operation: 'PutMessage', sas: need('o', 'a', ['a']) },
-    (c, r) => op.putMessage(c, r.queue),
+    (c, r) => putMessage(c, r.queue),
   ),
   on(
     {
@@ -149,7 +166,7 @@ export const queueRoutes: readonly Route<QueueResource, QueueServices>[] = [
       operation: 'PeekMessages',
       sas: need('o', 'r', ['r']),
     },
-    (c, r) => op.getMessages(c, r.queue),
+    (c, r) => getMessages(c, r.queue),
   ),
   on(
     {
@@ -161,20 +178,20 @@ export const queueRoutes: readonly Route<QueueResource, QueueServices>[] = [
       writes: true, // it claims the messages it returns
       sas: need('o', 'p', ['p']),
     },
-    (c, r) => op.getMessages(c, r.queue),
+    (c, r) => getMessages(c, r.queue),
   ),
   // A service SAS has no letter that clears a queue (create-service-sas).
   on(
     { resource: 'messages', method: 'DELETE', comp: null, operation: 'ClearMessages', sas: need('o', '', ['d']) },
-    (c, r) => op.clearMessages(c, r.queue),
+    (c, r) => clearMessages(c, r.queue),
   ),
   on(
     { resource: 'message', method: 'DELETE', comp: null, operation: 'DeleteMessage', sas: need('o', 'p', ['p']) },
-    (c, r) => op.deleteMessage(c, r.queue, r.id),
+    (c, r) => deleteMessage(c, r.queue, r.id),
   ),
   on(
     { resource: 'message', method: 'PUT', comp: null, operation: 'UpdateMessage', sas: need('o', 'u', ['u']) },
-    (c, r) => op.updateMessage(c, r.queue, r.id),
+    (c, r) => updateMessage(c, r.queue, r.id),
   ),
 ];
 

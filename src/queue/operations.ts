@@ -24,8 +24,8 @@ import {
 } from './limits.js';
 import { metadataFromHeaders, metadataHeaders } from './names.js';
 import { int32Max, int64Max, integerParam, parseInteger, requiredParam } from './params.js';
-import type { QueueService } from './queue-service.js';
-import { parseQueueMessage, wireDate, writeMessagesList, writeQueueListing } from './queue-xml.js';
+import type { QueueService } from './service.js';
+import { parseQueueMessage, wireDate, writeMessagesList, writeQueueListing } from './wire/xml.js';
 
 /** Queue service properties per account (kept beside the table service's, under their own names). */
 export interface QueuePropertiesKeeper {

@@ -6,7 +6,7 @@
 //
 // It is the minimal-metadata wire form but for the annotation of whole Doubles, so responses
 // derive their text from it without decoding values: see minimalJsonOf. Request bodies are
-// written straight into this form by table/protocol/entity-text.ts, which checks storedJsonVersion.
+// written straight into this form by table/wire/entity-text.ts, which checks storedJsonVersion.
 import { assertNever } from '../domain/assert.js';
 import { edmValueJson, parseDateTimeTicks, type EdmType, type EdmValue } from '../domain/edm.js';
 import type { Properties } from '../domain/entity.js';

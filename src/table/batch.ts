@@ -9,8 +9,8 @@ import {
   serializeBatchResponse,
   type BatchOperationRequest,
   type BatchOperationResponse,
-} from './protocol/batch.js';
-import { encodeEntity, entityPath, jsonContentType, negotiateMetadata } from './protocol/odata.js';
+} from './wire/batch.js';
+import { encodeEntity, entityPath, jsonContentType, negotiateMetadata } from './wire/odata.js';
 import { atIndex, type EntityOperation } from './service/entities.js';
 import { decodeEntityOperation } from './entity-request.js';
 import { firstHeader } from '../http/headers.js';

@@ -3,7 +3,7 @@
 // permissions checked on the way (Azure REST: operations-on-entities, performing-entity-group-transactions).
 import { parseEtag } from '../domain/etag.js';
 import { StorageError } from '../errors.js';
-import { decodeEntity, type EntityBody } from './protocol/entity-text.js';
+import { decodeEntity, type EntityBody } from './wire/entity-text.js';
 import type { EntityOperation, IfMatch } from './service/entities.js';
 import type { Access } from '../http/authorize.js';
 import { decodeUtf8 } from '../http/body.js';
@@ -21,7 +21,7 @@ export function decodeEntityOperation(
   body: Buffer,
   access: Access,
 ): EntityOperation | undefined {
-  // `POST /{table}()` is an insert too: legacy .NET libraries send it (routes.ts, parseResource).
+  // `POST /{table}()` is an insert too: legacy .NET libraries send it (definition.ts, parseResource).
   if ((resource.kind === 'tableRoot' || resource.kind === 'entities') && method === 'POST') {
     access.require(sasNeeds.insertEntity, resource.table);
     const inserted = decodeBody(body);

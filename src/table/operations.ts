@@ -5,7 +5,7 @@ import type { EntityKeys } from '../domain/entity.js';
 import { etagOf } from '../domain/etag.js';
 import { StorageError } from '../errors.js';
 import { pageSizeMax } from '../limits.js';
-import { decodeContinuation, encodeContinuation } from './protocol/continuation.js';
+import { decodeContinuation, encodeContinuation } from './wire/continuation.js';
 import { rejectUnsupportedQueryOptions } from './query/index.js';
 import {
   encodeEntity,
@@ -16,14 +16,14 @@ import {
   jsonContentType,
   type EntityUrlContext,
   type MetadataLevel,
-} from './protocol/odata.js';
+} from './wire/odata.js';
 import { parseSignedIdentifiers, writeSignedIdentifiers } from '../wire/acl-xml.js';
 import {
   parseServiceProperties,
   writeServiceProperties,
   writeServiceStats,
 } from '../wire/service-properties-xml.js';
-import type { Services } from './service/services.js';
+import type { TableServices } from './service/services.js';
 import type { TableInfo } from '../storage/table-store.js';
 import type { Access } from '../http/authorize.js';
 import { decodeUtf8 } from '../http/body.js';
@@ -36,10 +36,10 @@ export type Headers = Readonly<Record<string, string | string[] | undefined>>;
 
 /**
  * A decoded request as the operations see it. The front door has checked the credential against
- * the route's SAS need (routes.ts); an operation checks only what depends on its input.
+ * the route's SAS need (definition.ts); an operation checks only what depends on its input.
  */
 export interface Call {
-  readonly services: Services;
+  readonly services: TableServices;
   readonly account: string;
   /** What the request's credential allows; every operation asks it first. */
   readonly access: Access;

@@ -1,7 +1,7 @@
 // The REST resources of the Table service (Azure REST: query-entities): what the path after the
 // account names (account-target.ts finds the account).
 import { StorageError } from '../errors.js';
-import { parseKeyPredicate, percentDecode } from './protocol/keys.js';
+import { parseKeyPredicate, percentDecode } from './wire/keys.js';
 import { type EntityKeys } from '../domain/entity.js';
 
 export type Resource =

@@ -47,7 +47,7 @@ const unwritable = /[<>&'"]|[^\t\n\r\u0020-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFF
  * dropping, so an echo shows that and where something was left out and never reads as a different
  * value. A carriage return stays: XML carries it, though readers turn it into a line feed, and the JS
  * SDK's reader would show `&#xD;` as it stands. Data that must come back exactly (blob names) is
- * written in a form of its own before reaching here (list-blobs-xml.ts).
+ * written in a form of its own before reaching here (wire/list-blobs-xml.ts).
  */
 export function escapeXmlText(text: string): string {
   return text.replace(unwritable, (c) => entityOf[c] ?? '\uFFFD');

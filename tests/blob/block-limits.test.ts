@@ -3,10 +3,10 @@
 // BlockCountExceedsLimit before a byte of its body is read.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { BlobCall, BlobOf } from '../../src/blob/blob-access.js';
-import { appendBlock } from '../../src/blob/blob-operations-append.js';
-import { putBlock } from '../../src/blob/blob-operations-blocks.js';
-import { encodeBlobState, type BlobType } from '../../src/blob/blob-state.js';
+import type { BlobCall, BlobOf } from '../../src/blob/operations/access.js';
+import { appendBlock } from '../../src/blob/operations/append.js';
+import { putBlock } from '../../src/blob/operations/blocks.js';
+import { encodeBlobState, type BlobType } from '../../src/blob/state/blob.js';
 import { StorageError } from '../../src/errors.js';
 import type { BlobRecord, Block } from '../../src/storage/blob-store.js';
 

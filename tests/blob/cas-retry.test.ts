@@ -3,8 +3,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { StorageError } from '../../src/errors.js';
-import { casAttemptsMax } from '../../src/blob/blob-limits.js';
-import { raced, retryWhileRaced } from '../../src/blob/cas-retry.js';
+import { casAttemptsMax } from '../../src/blob/limits.js';
+import { raced, retryWhileRaced } from '../../src/blob/operations/cas-retry.js';
 
 /** Runs the retry over `attempt` (given the attempt's number, from 1); the outcome and the attempts made. */
 async function retried<T>(attempt: (made: number) => T | typeof raced): Promise<{ outcome: unknown; made: number }> {

@@ -3,9 +3,9 @@
 // rows, not the folder.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { BlobCall } from '../../src/blob/blob-access.js';
-import { encodeBlobState } from '../../src/blob/blob-state.js';
-import { listBlobs } from '../../src/blob/list-blobs.js';
+import type { BlobCall } from '../../src/blob/operations/access.js';
+import { encodeBlobState } from '../../src/blob/state/blob.js';
+import { listBlobs } from '../../src/blob/operations/list-blobs.js';
 import { parseXml, type XmlElement } from '../../src/wire/xml.js';
 import type { BlobRecord, ListBlobsOptions, ListedBlob } from '../../src/storage/blob-store.js';
 

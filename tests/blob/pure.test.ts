@@ -4,20 +4,20 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash, randomBytes } from 'node:crypto';
 import { StorageError, type ErrorCode } from '../../src/errors.js';
-import { parseBlockList, writeBlockList } from '../../src/blob/block-list-xml.js';
-import { checkBlockId, resolveBlockList } from '../../src/blob/block-lists.js';
-import { checkedContent, offThreadBytesMin, type ContentSeen } from '../../src/blob/checksums.js';
-import { Crc64 } from '../../src/blob/crc64.js';
-import { leaseEtag, unquotedEtag, visibleEtag } from '../../src/blob/blob-etag.js';
-import { evaluate, parseConditions } from '../../src/blob/conditions.js';
+import { parseBlockList, writeBlockList } from '../../src/blob/wire/block-list-xml.js';
+import { checkBlockId, resolveBlockList } from '../../src/blob/state/block-lists.js';
+import { checkedContent, offThreadBytesMin, type ContentSeen } from '../../src/blob/content/checksums.js';
+import { Crc64 } from '../../src/blob/content/crc64.js';
+import { leaseEtag, unquotedEtag, visibleEtag } from '../../src/blob/wire/etag.js';
+import { evaluate, parseConditions } from '../../src/blob/wire/conditions.js';
 import {
   applyLease,
   checkLeaseForWrite,
   leaseState,
   parseLeaseRequest,
   type StoredLease,
-} from '../../src/blob/leases.js';
-import { requestedRange, resolveRange } from '../../src/blob/ranges.js';
+} from '../../src/blob/state/leases.js';
+import { requestedRange, resolveRange } from '../../src/blob/wire/ranges.js';
 import type { Block } from '../../src/storage/blob-store.js';
 
 function refused(run: () => unknown, code: ErrorCode): void {

@@ -2,7 +2,7 @@
 // performing-entity-group-transactions),
 // and a reader for multipart batch responses (Azure REST: performing-entity-group-transactions). Written independently
 // of
-// src/table/protocol/batch.ts, so a wrong server codec cannot agree with a wrong test codec.
+// src/table/wire/batch.ts, so a wrong server codec cannot agree with a wrong test codec.
 import { randomUUID } from 'node:crypto';
 import { devPath, send, type RawRequest, type RawResponse } from './http.js';
 import { devAccount } from './server.js';

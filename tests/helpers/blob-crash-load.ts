@@ -1,4 +1,4 @@
-// The writers of the blob crash test (tests/system/blob-crash.test.ts), each keeping a ledger of what
+// The writers of the blob crash test (tests/system/blob/crash.test.ts), each keeping a ledger of what
 // it sent and what the server acknowledged, and the check of a blob's content against that ledger
 // after a restart. Every writer works on a blob of its own, one request at a time, so the blob's
 // content after a crash is determined by the ledger: the last acknowledged version, or the one

@@ -2,7 +2,7 @@
 // reclaimContent run as if hours had passed, and answers which content the store holds and which
 // content its records and staged blocks name, so a test can say nothing is orphaned and nothing
 // named is missing. On SQLite the content is files under <location>/blobs/ (src/storage/sqlite/
-// blob-content.ts) and, when small, rows of blob_inline (blob-inline.ts); on PostgreSQL rows of
+// blob-content.ts) and, when small, rows of blob_inline (sqlite/blob/inline.ts); on PostgreSQL rows of
 // blob_contents (docs/blob-storage-postgres.md).
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';

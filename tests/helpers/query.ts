@@ -1,5 +1,5 @@
 // Query Entities through the real server (Azure REST: querying-tables-and-entities), written without src/table/query or
-// src/table/protocol so
+// src/table/wire so
 // a wrong server cannot agree with a wrong test: typed test entities and their batch insertion, a
 // test-side filter model with its own renderer and naive evaluator, pages with their
 // continuation tokens and the x-cerulean-query-plan header.

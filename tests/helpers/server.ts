@@ -51,7 +51,7 @@ export const serverEngines: readonly { readonly label: string; readonly options:
 
 /**
  * CERULEAN_TEST_ENGINE=postgres runs a test file written for SQLite on PostgreSQL instead (see
- * tests/system/postgres-engine.test.ts): in memory becomes a fresh database, and a data directory
+ * tests/system/server/postgres-engine.test.ts): in memory becomes a fresh database, and a data directory
  * a database of its own, the same one each time the directory is named.
  */
 async function onEngineUnderTest(options: ServerOptions): Promise<ServerOptions> {

@@ -23,7 +23,7 @@ function request(overrides: Partial<AuthorizeRequest> = {}): AuthorizeRequest {
     headers: {},
     account,
     pathStyle: true,
-    tableName: 'Orders',
+    resourceName: 'Orders',
     clientIp: '127.0.0.1',
     https: false,
     now,

@@ -29,7 +29,7 @@ const minute = 60_000;
 function context(overrides: Partial<SasContext> = {}): SasContext {
   return {
     account: devAccount,
-    tableName: undefined,
+    resourceName: undefined,
     clientIp: '127.0.0.1',
     https: false,
     now: signedAt,
@@ -100,7 +100,7 @@ describe('service SAS vectors (Azure REST: create-service-sas)', () => {
 
     test(`${vector.name}: verified, on its table in any case`, async () => {
       const tableName = vector.grant.table.toUpperCase();
-      assert.deepEqual(await verifySas(vector.query, context({ tableName })), vector.grant);
+      assert.deepEqual(await verifySas(vector.query, context({ resourceName: tableName })), vector.grant);
     });
   }
 });
@@ -133,7 +133,7 @@ describe('account SAS vectors (Azure REST: create-account-sas)', () => {
     });
 
     test(`${vector.name}: verified`, async () => {
-      assert.deepEqual(await verifySas(vector.query, context({ tableName: 'anytable' })), {
+      assert.deepEqual(await verifySas(vector.query, context({ resourceName: 'anytable' })), {
         kind: 'account',
         resourceTypes: new Set(vector.resourceTypes),
         permissions: new Set(['r', 'w', 'l']),
@@ -323,7 +323,7 @@ describe('verifySas: protocol and source IP', () => {
 
 describe('verifySas: service and table', () => {
   test('a service SAS for another table fails', () =>
-    rejects(verifySas(token(serviceParams), context({ tableName: 'Customers' })), 'AuthorizationFailure', /'Orders'/));
+    rejects(verifySas(token(serviceParams), context({ resourceName: 'Customers' })), 'AuthorizationFailure', /'Orders'/));
 
   test('an account SAS without the table service fails', () =>
     rejects(verifySas(token({ ...accountParams, ss: 'bq' }), context()), 'AuthorizationServiceMismatch'));
@@ -351,7 +351,7 @@ describe('verifySas: stored access policies (Azure REST: create-service-sas)', (
   const withPolicy = (si: string, extra: SasParams = {}) => token({ sv: '2019-02-02', tn: 'Orders', si, ...extra });
 
   test('the policy supplies start, expiry and permissions', async () => {
-    const grant = await verifySas(withPolicy('full'), context({ lookupPolicy, tableName: 'orders' }));
+    const grant = await verifySas(withPolicy('full'), context({ lookupPolicy, resourceName: 'orders' }));
     assert.deepEqual(grant?.kind === 'service' && grant.permissions, new Set(['r', 'u']));
     assert.deepEqual(seen.at(-1), ['Orders', 'full']);
   });

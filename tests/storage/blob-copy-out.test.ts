@@ -1,9 +1,9 @@
-// COPY's binary format as the PostgreSQL blob store parses it (src/storage/postgres/blob-copy-out.ts),
+// COPY's binary format as the PostgreSQL blob store parses it (src/storage/postgres/blob/copy-out.ts),
 // split at every byte, as the driver's messages may be: the stores' own tests read it from a real
 // database in rows of every shape; here, the splits and the malformed cases a database never sends.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { BinaryRows } from '../../src/storage/postgres/blob-copy-out.js';
+import { BinaryRows } from '../../src/storage/postgres/blob/copy-out.js';
 
 /** The binary COPY of one bytea column with these rows (a header extension of `extension` bytes). */
 function copyOf(rows: readonly Buffer[], extension = 0): Buffer {

@@ -13,7 +13,7 @@ import { createInterface } from 'node:readline';
 import { test } from 'node:test';
 import Database from 'better-sqlite3';
 import type { BlobStore } from '../../src/storage/blob-store.js';
-import { contentGraceMsDefault } from '../../src/storage/sqlite/blob-store.js';
+import { contentGraceMsDefault } from '../../src/storage/sqlite/blob/store.js';
 import { SqliteStore } from '../../src/storage/sqlite/sqlite-store.js';
 
 const childScript = path.join(import.meta.dirname, '..', 'helpers', 'blob-load.js');

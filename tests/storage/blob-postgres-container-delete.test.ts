@@ -6,8 +6,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { BlobRecord, BlobStore, ContentRef } from '../../src/storage/blob-store.js';
-import { blockRowsPerBatchMax } from '../../src/storage/postgres/blob-container-reclaim.js';
-import type { PostgresBlobStore } from '../../src/storage/postgres/blob-store.js';
+import { blockRowsPerBatchMax } from '../../src/storage/postgres/blob/container-reclaim.js';
+import type { PostgresBlobStore } from '../../src/storage/postgres/blob/store.js';
 import { PostgresStore } from '../../src/storage/postgres/postgres-store.js';
 import { createDatabase, dropDatabase, onDatabase, postgresUnavailable } from '../helpers/postgres.js';
 

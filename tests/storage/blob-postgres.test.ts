@@ -8,8 +8,8 @@ import { after, before, describe, test } from 'node:test';
 import { setImmediate } from 'node:timers/promises';
 import type { BlobStore, Block, BlobRecord, ContentRef } from '../../src/storage/blob-store.js';
 import { StorageError } from '../../src/errors.js';
-import { chunksPerWriteMax } from '../../src/storage/postgres/blob-content.js';
-import { PostgresBlobStore } from '../../src/storage/postgres/blob-store.js';
+import { chunksPerWriteMax } from '../../src/storage/postgres/blob/content.js';
+import { PostgresBlobStore } from '../../src/storage/postgres/blob/store.js';
 import { PostgresConnection } from '../../src/storage/postgres/connection.js';
 import { PostgresStore } from '../../src/storage/postgres/postgres-store.js';
 import { createDatabase, dropDatabase, onDatabase, postgresUnavailable } from '../helpers/postgres.js';
@@ -113,7 +113,7 @@ if (unavailable === undefined) {
     skip: {
       'a reader keeps reading its version while the blob is replaced, deleted and content reclaimed':
         'unreferenced content goes once reclaim passes a grace apart saw it neither referenced nor read ' +
-        '(blob-reclaim.ts); the case moves the clock graces on while its reader reads nothing. Readers: below',
+        '(postgres/blob/reclaim.ts); the case moves the clock graces on while its reader reads nothing. Readers: below',
     },
   });
 }
@@ -474,7 +474,7 @@ describe('PostgreSQL blob store: reclaim', { skip: unavailable }, () => {
     const keptKey = { container: name, name: 'kept', snapshot: '' };
     assert.equal(await text(await store.readContent(account, keptKey, keptRecord.etag, 0, 100)), 'kept content');
     // Deleting the container releases its content too: a pass removes its blob and then the
-    // container row (blob-container-reclaim.ts), a pass a grace later the content.
+    // container row (postgres/blob/container-reclaim.ts), a pass a grace later the content.
     assert.equal(await store.deleteContainer(account, name, undefined), 'ok');
     assert.equal(await rowCount(url, 'blobs'), 1, 'the deleted container\'s blob waits for reclaim');
     assert.equal(await store.reclaimContent(t0 + 3 * graceMs, t0 - 1, 100), 2);
@@ -488,7 +488,7 @@ describe('PostgreSQL blob store: reclaim', { skip: unavailable }, () => {
   test('a reader that goes on reading keeps its content past the grace', async () => {
     const { store } = db();
     const name = await container(store);
-    // 24 chunks of 5 bytes: six statements of four chunks (blob-content-read.ts), a part each, each
+    // 24 chunks of 5 bytes: six statements of four chunks (postgres/blob/content-read.ts), a part each, each
     // run when the reader takes the one before.
     const value = '0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ'.repeat(2).slice(0, 120);
     const content = await store.writeContent(pieces(value));

@@ -5,8 +5,8 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { seededRandom } from '../../src/domain/random.js';
-import { decodeEntityBody } from '../../src/table/protocol/entity-json.js';
-import { decodeEntity } from '../../src/table/protocol/entity-text.js';
+import { decodeEntityBody } from '../../src/table/wire/entity-json.js';
+import { decodeEntity } from '../../src/table/wire/entity-text.js';
 import { encodeIncoming, encodeProperties, incomingText } from '../../src/storage/postgres/codec.js';
 import { randomEntityBody } from '../helpers/entity-bodies.js';
 

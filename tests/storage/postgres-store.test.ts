@@ -5,7 +5,7 @@
 import { before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { EdmValue } from '../../src/domain/edm.js';
-import { encodeMinimalProperties } from '../../src/table/protocol/odata.js';
+import { encodeMinimalProperties } from '../../src/table/wire/odata.js';
 import type { PostgresStore } from '../../src/storage/postgres/postgres-store.js';
 import type { CommitResult, TableInfo, Write } from '../../src/storage/table-store.js';
 import {

@@ -8,8 +8,8 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { EdmValue } from '../../src/domain/edm.js';
 import type { Entity } from '../../src/domain/entity.js';
-import { encodeMinimalProperties } from '../../src/table/protocol/odata.js';
-import { createServices } from '../../src/table/service/services.js';
+import { encodeMinimalProperties } from '../../src/table/wire/odata.js';
+import { createTableServices } from '../../src/table/service/services.js';
 import { SqliteStore } from '../../src/storage/sqlite/sqlite-store.js';
 import type { TableStore, TableInfo, Write } from '../../src/storage/table-store.js';
 import { openPostgresStore, testDatabaseUrl } from '../helpers/postgres.js';
@@ -115,7 +115,7 @@ async function query(
   table: TableInfo,
   filter: string,
 ): Promise<{ entities: string[]; scanned: number }> {
-  const queries = createServices(store).queries;
+  const queries = createTableServices(store).queries;
   const result = { entities: [] as string[], scanned: 0 };
   let resume: { partitionKey: string; rowKey: string | undefined } | undefined;
   do {

@@ -12,8 +12,8 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, test } from 'node:test';
 import type { BlobRecord } from '../../src/storage/blob-store.js';
 import { backupSqlite, restoreSqlite } from '../../src/storage/sqlite/backup.js';
-import { contentFilePath } from '../../src/storage/sqlite/blob-content.js';
-import type { SqliteBlobStore } from '../../src/storage/sqlite/blob-store.js';
+import { contentFilePath } from '../../src/storage/sqlite/blob/content.js';
+import type { SqliteBlobStore } from '../../src/storage/sqlite/blob/store.js';
 import { SqliteStore } from '../../src/storage/sqlite/sqlite-store.js';
 import { blob, chunksOf, container, readAll } from './blob-conformance/support.js';
 

@@ -160,7 +160,7 @@ export class PostgresConnection {
 
   /**
    * A read that `run` makes on a pooled connection through the driver itself (a custom
-   * submittable, such as a COPY: blob-copy-out.ts); a failure as an Azure error, as query's.
+   * submittable, such as a COPY: postgres/blob/copy-out.ts); a failure as an Azure error, as query's.
    */
   async read<T>(run: (client: pg.PoolClient) => Promise<T>): Promise<T> {
     try {

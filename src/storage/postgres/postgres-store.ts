@@ -23,9 +23,9 @@ import type {
   Write,
 } from '../table-store.js';
 import { autoIndexRowsDefault } from '../property-index.js';
-import { chunkBytesDefault } from './blob-content.js';
-import { contentGraceMsDefault } from './blob-reclaim.js';
-import { PostgresBlobStore, type PostgresBlobOptions } from './blob-store.js';
+import { chunkBytesDefault } from './blob/content.js';
+import { contentGraceMsDefault } from './blob/reclaim.js';
+import { PostgresBlobStore, type PostgresBlobOptions } from './blob/store.js';
 import { encodeKey, storableName, storedEntity } from './codec.js';
 import { Committer, failed } from './commit.js';
 import { PostgresConnection } from './connection.js';

@@ -20,7 +20,7 @@
 import assert from 'node:assert/strict';
 import type pg from 'pg';
 import { storedJsonVersion } from '../stored-json.js';
-import { blobDeletedContainersMigration, blobMigration } from './blob-schema.js';
+import { blobDeletedContainersMigration, blobMigration } from './blob/schema.js';
 import { queueMigration } from './queue-schema.js';
 
 // Schema version 1 keeps properties in stored JSON form 1 (codec.ts): a new form needs a

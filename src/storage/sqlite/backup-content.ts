@@ -15,7 +15,7 @@
 // Why a file the snapshot names is still there when it is copied: a file is renamed into place
 // whole and never changes (blob-content.ts), and reclaimContent unlinks it only after every row
 // naming it is deleted, then a grace (one hour by default) after that, the garbage stamp being reset
-// whenever a row naming it goes (blob-writer.ts; docs/blob-storage.md). So a file the snapshot names
+// whenever a row naming it goes (sqlite/blob/writer.ts; docs/blob-storage.md). So a file the snapshot names
 // stays at least a grace after the snapshot's read transaction began; once open it stays readable
 // whole even if unlinked (POSIX). A backup that takes longer than the grace could find one gone: it
 // is told apart from damage by the live database (no row names it any more) and backup.ts then takes
@@ -24,7 +24,7 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import type Database from 'better-sqlite3';
-import { contentFilePath } from './blob-content.js';
+import { contentFilePath } from './blob/content.js';
 
 const filesTable = 'cerulean_backup_files';
 const chunksTable = 'cerulean_backup_chunks';

@@ -80,7 +80,7 @@ type Row = MessageRow & { readonly seq: number };
 const claimReadSlack = 16;
 /**
  * Expired messages one claim removes at most: the writer runs one job at a time, so a get that
- * meets a long run of them leaves the rest to the periodic purge (queue-purge.ts) and steps over
+ * meets a long run of them leaves the rest to the periodic sweep (sweep.ts) and steps over
  * them, rather than holding every other write behind it.
  */
 const claimRemovesMax = 1000;

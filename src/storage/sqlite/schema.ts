@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import type { SettingKey } from '../table-store.js';
-import { blobSchema } from './blob-schema.js';
+import { blobSchema } from './blob/schema.js';
 import { queueSchema } from './queue-schema.js';
 
 export const databaseFileName = 'cerulean.sqlite';

@@ -36,8 +36,8 @@ import { ScanPool } from './scan-pool.js';
 import { SplitScanner } from './split-scan.js';
 import type { ScanSplit } from '../scan-split.js';
 import { databaseFile, openDatabase, selectTableSql, settingRow, tableCacheKey } from './schema.js';
-import { DiskContent, MemoryContent } from './blob-content.js';
-import { SqliteBlobStore, type BlobStoresShared, type SqliteBlobStoreOptions } from './blob-store.js';
+import { DiskContent, MemoryContent } from './blob/content.js';
+import { SqliteBlobStore, type BlobStoresShared, type SqliteBlobStoreOptions } from './blob/store.js';
 import { SqliteQueueStore } from './queue-store.js';
 import { WorkerWriterClient } from './writer-client.js';
 import { encodeWrites, SqliteWriter, type WriterApi } from './writer.js';
@@ -312,7 +312,7 @@ export class SqliteStore implements TableStore {
 
   /**
    * The Blob service's store over this database and its writer, its content in files beside the
-   * database (`<location>/blobs`, blob-content.ts) and small content in rows (blob-inline.ts), or in
+   * database (`<location>/blobs`, blob-content.ts) and small content in rows (sqlite/blob/inline.ts), or in
    * memory; on disk with a read connection of its own (SqliteBlobStore.close closes it).
    */
   async openBlobStore(options: SqliteBlobStoreOptions = {}): Promise<SqliteBlobStore> {

@@ -1,6 +1,6 @@
 // The reading side's handle on the writer thread: a WriterApi whose calls are messages.
 import type { CommitObserver, CommitResult, SettingChange } from '../table-store.js';
-import { blobCallName, blobWriterMethods, type BlobWriterApi } from './blob-writer.js';
+import { blobCallName, blobWriterMethods, type BlobWriterApi } from './blob/writer.js';
 import { queueCallName, queueWriterMethods, type QueueWriterApi } from './queue-writer.js';
 import { WorkerRpc } from './worker-rpc.js';
 import type { EncodedWrites, WriterApi } from './writer.js';

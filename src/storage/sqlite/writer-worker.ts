@@ -1,7 +1,7 @@
 // Worker-thread host of the SqliteWriter: owns the only write connection of an on-disk store.
 import { workerData } from 'node:worker_threads';
 import { openDatabase } from './schema.js';
-import { blobCallName, blobWriterMethods } from './blob-writer.js';
+import { blobCallName, blobWriterMethods } from './blob/writer.js';
 import { queueCallName, queueWriterMethods } from './queue-writer.js';
 import { serveCalls } from './worker-rpc.js';
 import { SqliteWriter } from './writer.js';

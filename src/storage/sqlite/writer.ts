@@ -9,7 +9,7 @@ import type { CommitObserver, CommitResult, SettingChange, Write, WriteCondition
 import { CommitClock, conditionFailure, mergeProperties } from '../write.js';
 import { decodeProperties, encodeKey, encodeProperties } from './codec.js';
 import { createIndexSql, indexName, listIndexes } from './property-indexes.js';
-import { SqliteBlobWriter, type BlobWriterApi } from './blob-writer.js';
+import { SqliteBlobWriter, type BlobWriterApi } from './blob/writer.js';
 import { SqliteQueueWriter, type QueueWriterApi } from './queue-writer.js';
 import { selectTableSql, settingRow, tableCacheKey } from './schema.js';
 
@@ -71,7 +71,7 @@ export interface WriterApi {
   putSettings(account: string, changes: readonly SettingChange[]): Promise<'ok' | 'tableNotFound'>;
   /** The Queue service's writes, jobs of the same group commits (queue-writer.ts). */
   readonly queues: QueueWriterApi;
-  /** The Blob service's record writes, jobs of the same group commits (blob-writer.ts). */
+  /** The Blob service's record writes, jobs of the same group commits (sqlite/blob/writer.ts). */
   readonly blobs: BlobWriterApi;
 }
 

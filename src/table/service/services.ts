@@ -7,7 +7,7 @@ import { QueryService } from './query.js';
 import { ServicePropertiesService } from '../../storage/service-properties.js';
 import { TableService } from './tables.js';
 
-export interface Services {
+export interface TableServices {
   readonly tables: TableService;
   readonly entities: EntityService;
   readonly queries: QueryService;
@@ -17,7 +17,7 @@ export interface Services {
   readonly replication?: ReplicationSource | undefined;
 }
 
-export function createServices(store: TableStore): Services {
+export function createTableServices(store: TableStore): TableServices {
   return {
     tables: new TableService(store),
     entities: new EntityService(store),

@@ -14,8 +14,8 @@ import { after, before, describe, test } from 'node:test';
 import { loadAccounts } from '../../../src/http/accounts.js';
 import { createLogger } from '../../../src/http/log.js';
 import { FrontDoor } from '../../../src/http/server.js';
-import { tableService } from '../../../src/table/routes.js';
-import { createServices } from '../../../src/table/service/services.js';
+import { tableService } from '../../../src/table/definition.js';
+import { createTableServices } from '../../../src/table/service/services.js';
 import type { TableStore } from '../../../src/storage/table-store.js';
 import { changesetBody, entityResource, op, postBatch, queryBody } from '../../helpers/batch.js';
 import { describeResponse, send, type RawRequest, type RawResponse } from '../../helpers/http.js';
@@ -151,7 +151,7 @@ const twoSectionProperties: readonly Step[] = [
 
 /** What a client can observe of the account, read through the services over the bare engine. */
 async function stateOf(store: TableStore, account: string): Promise<string> {
-  const services = createServices(store);
+  const services = createTableServices(store);
   const tables = (await store.listTables(account, undefined, 100)).map((t) => t.name);
   const entities = (await walk(store, { account, name: table }, {})).entities.map(
     (e) => `${e.partitionKey}/${e.rowKey}: ${propertiesText(e.properties)}`,
@@ -212,7 +212,7 @@ class FaultRig {
       log: createLogger('silent'),
       requestsInFlightMax: 64,
     });
-    this.server = frontDoor.server(tableService, createServices(this.faulty));
+    this.server = frontDoor.server(tableService, createTableServices(this.faulty));
     await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', resolve));
     this.port = (this.server.address() as AddressInfo).port;
   }

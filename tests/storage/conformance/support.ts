@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import type { EdmValue } from '../../../src/domain/edm.js';
 import type { Entity, Properties } from '../../../src/domain/entity.js';
 import type { KeyBound, KeyRange } from '../../../src/domain/keys.js';
-import { encodeMinimalProperties } from '../../../src/table/protocol/odata.js';
+import { encodeMinimalProperties } from '../../../src/table/wire/odata.js';
 import type { PropertyCondition, TableStore, TableInfo, Write, WriteCondition } from '../../../src/storage/table-store.js';
 
 /** An engine handed to the suites: a fresh, empty store and how to dispose of it. */

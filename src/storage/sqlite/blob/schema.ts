@@ -1,0 +1,98 @@
+// The Blob service's tables in the SQLite database, beside the tables' (schema.ts) and the queues'
+// (queue-schema.ts). Content is in files beside the database (blob-content.ts), or, when small, in
+// blob_inline rows (sqlite/blob/inline.ts); the other rows name it by id, whichever it is.
+//
+// - blob_containers: one row per (account, name), with a surrogate id that keeps blob keys short.
+// - blob_containers_deleted: the ids of deleted containers whose blobs and staged blocks are
+//   still there: Delete Container moves the id here (one row, however many blobs), reclaimContent
+//   removes the rest in bounded batches. No lookup by name finds them, and no new container takes
+//   the id while it is here.
+// - blobs: base blobs and snapshots, keyed (container_id, name, base, snapshot) where base is 1
+//   for the base blob ('' snapshot) and 0 for a snapshot: the key order is List Blobs' order.
+//   Each names its committed block list (list_id).
+// - blob_lists and blob_blocks: a block list is append-only while a blob version uses it and never
+//   changes otherwise; a Put Blob or Put Block List makes a new list and marks the old one dead.
+//   Its rows stay until reclaimContent drops them, a grace after it died and once no reader of this
+//   process streams it, so a reader that started on the old version keeps finding its blocks.
+//   A block row keeps end_byte, the blob offset its block ends at: a ranged read finds its first
+//   block with one probe of (list_id, end_byte), and an Append Block adds one row.
+// - blob_staged: uncommitted blocks by (container, blob name, block id), in staging order (seq).
+// - blob_inline: small content, by id, with the time it was written (a file's mtime, for the
+//   sweep that finds content a crash or a failed request left unnamed). A rowid table: its rows are
+//   large. A database made before it gets the table, empty, when opened: its content is all files.
+// - blob_garbage: content ids that lost a reference (a dropped staged block, a dropped dead list)
+//   or that the directory sweep found referenced by nothing, each removed a grace after it was
+//   first stamped if it is still referenced by nothing then.
+//
+// The store never reads the time: a row waiting for a grace gets its stamp_ms at the next
+// reclaimContent call (its nowMs, an upper bound on when the row became waiting), and is acted on
+// by a call whose nowMs is at least that stamp plus the grace.
+export const blobSchema = `
+CREATE TABLE IF NOT EXISTS blob_containers (
+  account TEXT NOT NULL,
+  name TEXT NOT NULL,
+  id INTEGER NOT NULL UNIQUE,
+  etag TEXT NOT NULL,
+  last_modified_ms INTEGER NOT NULL,
+  state TEXT NOT NULL,
+  PRIMARY KEY (account, name)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS blob_containers_deleted (
+  id INTEGER PRIMARY KEY
+);
+CREATE TABLE IF NOT EXISTS blobs (
+  container_id INTEGER NOT NULL,
+  name TEXT NOT NULL,
+  base INTEGER NOT NULL,
+  snapshot TEXT NOT NULL,
+  etag TEXT NOT NULL,
+  last_modified_ms INTEGER NOT NULL,
+  size_bytes INTEGER NOT NULL,
+  state TEXT NOT NULL,
+  list_id INTEGER NOT NULL,
+  PRIMARY KEY (container_id, name, base, snapshot)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS blob_lists (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  dead INTEGER NOT NULL DEFAULT 0,
+  stamp_ms INTEGER
+);
+CREATE INDEX IF NOT EXISTS blob_lists_dead ON blob_lists (stamp_ms) WHERE dead = 1;
+CREATE TABLE IF NOT EXISTS blob_blocks (
+  list_id INTEGER NOT NULL,
+  ordinal INTEGER NOT NULL,
+  block_id TEXT NOT NULL,
+  content_id TEXT NOT NULL,
+  content_size INTEGER NOT NULL,
+  end_byte INTEGER NOT NULL,
+  PRIMARY KEY (list_id, ordinal)
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS blob_blocks_by_end ON blob_blocks (list_id, end_byte, ordinal);
+CREATE INDEX IF NOT EXISTS blob_blocks_by_content ON blob_blocks (content_id);
+CREATE TABLE IF NOT EXISTS blob_staged (
+  seq INTEGER PRIMARY KEY,
+  container_id INTEGER NOT NULL,
+  name TEXT NOT NULL,
+  block_id TEXT NOT NULL,
+  content_id TEXT NOT NULL,
+  content_size INTEGER NOT NULL,
+  stamp_ms INTEGER
+);
+CREATE UNIQUE INDEX IF NOT EXISTS blob_staged_by_id ON blob_staged (container_id, name, block_id);
+CREATE INDEX IF NOT EXISTS blob_staged_by_name ON blob_staged (container_id, name, seq);
+CREATE INDEX IF NOT EXISTS blob_staged_by_content ON blob_staged (content_id);
+CREATE INDEX IF NOT EXISTS blob_staged_by_stamp ON blob_staged (stamp_ms);
+CREATE TABLE IF NOT EXISTS blob_garbage (
+  content_id TEXT PRIMARY KEY,
+  stamp_ms INTEGER
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS blob_garbage_by_stamp ON blob_garbage (stamp_ms);
+CREATE TABLE IF NOT EXISTS blob_inline (
+  content_id TEXT PRIMARY KEY,
+  written_ms INTEGER NOT NULL,
+  bytes BLOB NOT NULL
+);
+`;
+
+/** The columns a BlobRecord is read from (blobRecord), by the reader and the writer. */
+export const blobColumns = 'name, snapshot, etag, last_modified_ms, size_bytes, state';
