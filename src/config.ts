@@ -415,9 +415,10 @@ function tlsConfig(
   password: string | undefined,
 ): Config['tls'] {
   if (certFile === undefined && keyFile === undefined && password === undefined) return undefined;
-  if (certFile === undefined) throw new UsageError('--key and --cert-password need --cert');
+  if (certFile === undefined) throw new UsageError('--cert and --key go together (--cert-password: a PFX --cert)');
   if (keyFile !== undefined) return { certFile, keyFile, ...(password === undefined ? {} : { password }) };
-  if (password === undefined) throw new UsageError('--cert needs --key (PEM) or --cert-password (PFX)');
+  if (password === undefined)
+    throw new UsageError('--cert and --key go together (or --cert-password for a PFX --cert)');
   return { certFile, password };
 }
 
