@@ -28,11 +28,6 @@ export const azuriteFlags: readonly AzuriteFlag[] = [
   { names: ['--cert'], value: '<file>', ours: ['--cert'] },
   { names: ['--key'], value: '<file>', ours: ['--key'] },
   { names: ['--pwd'], value: '<password>', ours: ['--cert-password'] },
-  {
-    names: ['--oauth'],
-    value: '<level>',
-    inert: 'bearer tokens are accepted with --oauth-jwks or --oauth-pem, which verify their signatures',
-  },
   { names: ['-d', '--debug'], value: '<file>', inert: 'the log goes to stderr (--log-level debug for detail)' },
   { names: ['-L', '--loose'], inert: "what is not supported gets Azure's error answer" },
   { names: ['--skipApiVersionCheck'], inert: 'every date-shaped x-ms-version is accepted' },

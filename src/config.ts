@@ -141,6 +141,12 @@ export const serverFlags: readonly ServerFlag[] = [
   { name: 'key', value: '<file>', env: 'CERULEAN_KEY', help: 'PEM private key of --cert' },
   { name: 'cert-password', value: '<password>', env: 'CERULEAN_CERT_PASSWORD', help: 'password of a PFX --cert' },
   {
+    name: 'oauth',
+    value: '<level>',
+    env: 'CERULEAN_OAUTH',
+    help: "basic: accept bearer tokens checking issuer, audience and lifetime, not the signature (Azurite's level)",
+  },
+  {
     name: 'oauth-jwks',
     value: '<file>',
     env: 'CERULEAN_OAUTH_JWKS',
@@ -339,6 +345,7 @@ export function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Con
       pemFile: text('oauth-pem'),
       issuers: list(text('oauth-issuer')),
       audiences: list(text('oauth-audience')),
+      unsigned: oauthLevel(text('oauth')),
     }),
     observe: usageErrors(() =>
       observeConfig({
@@ -422,8 +429,15 @@ function tlsConfig(
   return { certFile, password };
 }
 
+/** --oauth: Azurite knows one level, basic (tokens taken unsigned). */
+function oauthLevel(level: string | undefined): boolean {
+  if (level === undefined) return false;
+  if (level.toLowerCase() !== 'basic') throw new UsageError(`--oauth must be basic, not '${level}'`);
+  return true;
+}
+
 function oauthConfig(oauth: OAuthConfig): OAuthConfig | undefined {
-  if (oauth.jwksFile !== undefined || oauth.pemFile !== undefined) return oauth;
+  if (oauth.jwksFile !== undefined || oauth.pemFile !== undefined || oauth.unsigned === true) return oauth;
   if (oauth.issuers !== undefined || oauth.audiences !== undefined) {
     throw new UsageError('--oauth-issuer and --oauth-audience need --oauth-jwks or --oauth-pem');
   }

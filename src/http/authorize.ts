@@ -63,7 +63,9 @@ export async function authorize(request: AuthorizeRequest, options: AuthorizeOpt
   const authorization = firstHeader(request.headers['authorization']);
   if (authorization !== undefined && /^bearer /i.test(authorization)) {
     if (options.bearer === undefined) {
-      throw invalidToken('Bearer tokens are not enabled on this server (start it with --oauth-jwks or --oauth-pem).');
+      throw invalidToken(
+        'Bearer tokens are not enabled on this server (start it with --oauth-jwks, --oauth-pem or --oauth basic).',
+      );
     }
     const service = bearerServices[options.accountServiceLetter ?? 't'];
     options.bearer.verify(authorization.slice('bearer '.length).trim(), request.now, {

@@ -29,6 +29,11 @@ export interface BearerConfig {
    * sets it unless the operator named the audiences; absent: false.
    */
   readonly accountAudiences?: boolean;
+  /**
+   * Azurite's `--oauth basic` level: issuer, audience and lifetime are checked, the signature is not
+   * (a local emulator taking whatever token a test's credential makes). Absent: signatures are verified.
+   */
+  readonly unsigned?: boolean;
 }
 
 /** Where a request goes: the account and the service, as an account-scoped audience names them. */
@@ -75,7 +80,8 @@ export class BearerVerifier {
   readonly challenge: string;
 
   constructor(private readonly config: BearerConfig) {
-    if (config.keys.length === 0) throw new Error('bearer authentication needs at least one verification key');
+    if (config.keys.length === 0 && config.unsigned !== true)
+      throw new Error('bearer authentication needs at least one verification key');
     this.challenge = bearerChallenge(config.issuers);
   }
 
@@ -99,7 +105,10 @@ export class BearerVerifier {
     const signed = Buffer.from(`${headerText}.${payloadText}`, 'ascii');
     const signature = Buffer.from(signatureText, 'base64url');
     const kid = typeof header['kid'] === 'string' ? header['kid'] : undefined;
-    if (!this.candidates(alg, kid).some((key) => signatureValid(algorithm, key, signed, signature))) {
+    const verified =
+      this.config.unsigned === true ||
+      this.candidates(alg, kid).some((key) => signatureValid(algorithm, key, signed, signature));
+    if (!verified) {
       throw invalidToken('Signature validation failed.');
     }
     this.checkClaims(payload, now, this.audiencesFor(target));
@@ -220,6 +229,8 @@ export interface OAuthConfig {
   readonly issuers: readonly string[] | undefined;
   /** Accepted `aud` values; undefined = the storage audiences and the account-scoped service URL. */
   readonly audiences: readonly string[] | undefined;
+  /** `--oauth basic`: tokens' signatures are not checked (BearerConfig.unsigned). */
+  readonly unsigned?: boolean;
 }
 
 /** The verifier the --oauth-* flags describe. */
@@ -240,6 +251,7 @@ export function createBearerVerifier(oauth: OAuthConfig): BearerVerifier {
     issuers: oauth.issuers,
     audiences: oauth.audiences ?? defaultAudiences,
     accountAudiences: oauth.audiences === undefined,
+    unsigned: oauth.unsigned === true,
   });
 }
 

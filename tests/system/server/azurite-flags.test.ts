@@ -128,24 +128,31 @@ describe("Azurite's command line", () => {
     }
   });
 
-  test('a PFX certificate with --pwd serves HTTPS', async () => {
-    const key = join(dir, 'key.pem');
-    const cert = join(dir, 'cert.pem');
-    const pfx = join(dir, 'cert.pfx');
+  /** A self-signed certificate for 127.0.0.1 as PEM files and as a PFX file (password s3cret). */
+  function certificate(): { key: string; cert: string; pfx: string } {
+    const files = { key: join(dir, 'key.pem'), cert: join(dir, 'cert.pem'), pfx: join(dir, 'cert.pfx') };
+    if (existsSync(files.pfx)) return files;
     const subject = ['-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1'];
-    execFileSync('openssl', [
-      'req',
-      '-x509',
-      '-newkey',
-      'rsa:2048',
-      '-nodes',
-      '-keyout',
-      key,
-      '-out',
-      cert,
-      ...subject,
-    ]);
-    execFileSync('openssl', ['pkcs12', '-export', '-in', cert, '-inkey', key, '-out', pfx, '-passout', 'pass:s3cret']);
+    const out = ['-keyout', files.key, '-out', files.cert];
+    execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', ...out, ...subject]);
+    const pkcs12 = ['-in', files.cert, '-inkey', files.key, '-out', files.pfx, '-passout', 'pass:s3cret'];
+    execFileSync('openssl', ['pkcs12', '-export', ...pkcs12]);
+    return files;
+  }
+
+  /** The status of an HTTPS request to the local server that trusts `cert`. */
+  function httpsStatus(port: number, cert: string, request: https.RequestOptions): Promise<number> {
+    return new Promise<number>((resolve, reject) => {
+      const sent = https.request({ host: '127.0.0.1', port, ca: readFileSync(cert), ...request }, (response) => {
+        response.resume();
+        resolve(response.statusCode!);
+      });
+      sent.once('error', reject).end();
+    });
+  }
+
+  test('a PFX certificate with --pwd serves HTTPS', async () => {
+    const { cert, pfx } = certificate();
     const [blob, queue, table] = await threePorts();
     const args = ['--inMemoryPersistence', '--cert', pfx, '--pwd', 's3cret', '--blobPort', String(blob)];
     args.push('--queuePort', String(queue), '--tablePort', String(table));
@@ -155,17 +162,38 @@ describe("Azurite's command line", () => {
         server.output().stdout,
         new RegExp(`^Azurite Blob service .* at https://127\\.0\\.0\\.1:${blob}$`, 'm'),
       );
-      const status = await new Promise<number>((resolve, reject) => {
-        const request = https.get(
-          { host: '127.0.0.1', port: blob, path: `/${devAccount}?comp=list`, ca: readFileSync(cert) },
-          (response) => {
-            response.resume();
-            resolve(response.statusCode!);
-          },
-        );
-        request.once('error', reject);
-      });
+      const status = await httpsStatus(blob, cert, { path: `/${devAccount}?comp=list` });
       assert.equal(status, 403, 'an anonymous listing over TLS is refused by the service, not by TLS');
+    } finally {
+      assert.equal(await server.stop(), 0);
+    }
+  });
+
+  test('--oauth basic: bearer tokens are checked for issuer, audience and lifetime, not their signature', async () => {
+    const { cert, key } = certificate();
+    const [blob, queue, table] = await threePorts();
+    const args = ['--inMemoryPersistence', '--oauth', 'basic', '--cert', cert, '--key', key];
+    args.push('--blobPort', String(blob), '--queuePort', String(queue), '--tablePort', String(table));
+    const server = await startAzuriteStyle(args);
+    const token = (lifetimeSeconds: number): string => {
+      const now = Math.floor(Date.now() / 1000);
+      const claims = {
+        aud: 'https://storage.azure.com',
+        iss: 'https://sts.windows.net/t/',
+        exp: now + lifetimeSeconds,
+      };
+      const segment = (value: object) => Buffer.from(JSON.stringify(value)).toString('base64url');
+      return `${segment({ alg: 'RS256', typ: 'JWT' })}.${segment(claims)}.${Buffer.from('unsigned').toString('base64url')}`;
+    };
+    const createContainer = (bearer: string, name: string) =>
+      httpsStatus(blob, cert, {
+        method: 'PUT',
+        path: `/${devAccount}/${name}?restype=container`,
+        headers: { authorization: `Bearer ${bearer}`, 'x-ms-version': '2021-08-06', 'content-length': '0' },
+      });
+    try {
+      assert.equal(await createContainer(token(600), 'oauthbasic'), 201, server.output().stderr);
+      assert.equal(await createContainer(token(-3600), 'oauthexpired'), 401, 'an expired token is refused');
     } finally {
       assert.equal(await server.stop(), 0);
     }
