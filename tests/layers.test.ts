@@ -28,7 +28,7 @@ const layers: readonly { readonly name: string; readonly prefixes: readonly stri
   { name: 'observe', prefixes: ['observe/'] },
   {
     name: 'composition and tools',
-    prefixes: ['banner.ts', 'compose.ts', 'config.ts', 'location-lock.ts', 'main.ts', 'shutdown.ts', 'cli/'],
+    prefixes: ['banner.ts', 'compose.ts', 'config.ts', 'location-lock.ts', 'azurite-flags.ts', 'main.ts', 'shutdown.ts', 'cli/'],
   },
 ];
 
