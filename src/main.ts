@@ -4,7 +4,14 @@ import { readFileSync } from 'node:fs';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createSecureContext } from 'node:tls';
-import { compose, describeStore, type Composition, type ReachabilityObserver } from './compose.js';
+import {
+  compose,
+  describeStore,
+  serviceDefinitions,
+  type ComposedService,
+  type Composition,
+  type ReachabilityObserver,
+} from './compose.js';
 import { banner } from './banner.js';
 import { lockLocation } from './location-lock.js';
 import { loadConfig, serverUsage, UsageError, type Config } from './config.js';
@@ -14,19 +21,13 @@ import { createExplorer, explorerPath } from './http/explorer.js';
 import { listenOrExit } from './http/listen.js';
 import { createLogger, logTaskFailure, type Logger } from './http/log.js';
 import { FrontDoor } from './http/server.js';
-import { operationNamesOf, type ServiceDefinition } from './http/service-definition.js';
-import { tableService } from './table/definition.js';
+import { operationNamesOf } from './http/service-definition.js';
 import { Observation } from './observe/observation.js';
 import { clockFromEnvironment } from './domain/clock.js';
-import { queueService } from './queue/definition.js';
-import { blobService } from './blob/definition.js';
-
-/** The services this build serves, each on a port of its own. */
-const definitions = [tableService, queueService, blobService];
 
 /** One service's listener. */
 interface Listener {
-  readonly service: Pick<ServiceDefinition<{ readonly kind: string }, unknown>, 'name' | 'endpointKey'>;
+  readonly service: ComposedService['definition'];
   readonly server: Server;
   /** Closes it once requests in flight are answered, keep-alive connections included (shutdown.ts). */
   readonly graceful: GracefulServer;
@@ -64,7 +65,11 @@ export async function serve(argv: readonly string[]): Promise<void> {
   }
   let observation;
   try {
-    observation = new Observation(config.observe, log, operationNamesOf(definitions));
+    observation = new Observation(
+      config.observe,
+      log,
+      operationNamesOf(serviceDefinitions.map((service) => service.definition)),
+    );
   } catch (error) {
     process.stderr.write(`${(error as Error).message}\n`);
     process.exit(2);
@@ -102,32 +107,17 @@ export async function serve(argv: readonly string[]): Promise<void> {
   process.stdout.write(startBanner(config, scheme, ports, listeners, accounts, explorer !== undefined));
 }
 
-/** Each service's listener on its port: the Table service first (the banner's first line names it). */
-function serviceListeners(
-  frontDoor: FrontDoor,
-  { tableServices, queueServices, blobServices, secondary }: Composition,
-  config: Config,
-): Listener[] {
-  return [
-    listener(
-      tableService,
-      frontDoor.server(tableService, tableServices, secondary?.tableServices),
-      config.port,
-      '--port',
-    ),
-    listener(
-      queueService,
-      frontDoor.server(queueService, queueServices, secondary?.queueServices),
-      config.queuePort,
-      '--queue-port',
-    ),
-    listener(
-      blobService,
-      frontDoor.server(blobService, blobServices, secondary?.blobServices),
-      config.blobPort,
-      '--blob-port',
-    ),
-  ];
+/** Each service's listener on its port, in the composition's order (the banner's first line names the first). */
+function serviceListeners(frontDoor: FrontDoor, { services }: Composition, config: Config): Listener[] {
+  const ports: Record<ComposedService['definition']['name'], { readonly port: number; readonly flag: string }> = {
+    table: { port: config.port, flag: '--port' },
+    queue: { port: config.queuePort, flag: '--queue-port' },
+    blob: { port: config.blobPort, flag: '--blob-port' },
+  };
+  return services.map((service) => {
+    const { port, flag } = ports[service.definition.name];
+    return listener(service.definition, service.server(frontDoor), port, flag);
+  });
 }
 
 function startBanner(

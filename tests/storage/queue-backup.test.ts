@@ -5,7 +5,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { test } from 'node:test';
-import { openStores } from '../../src/compose.js';
+import { openEngine } from '../../src/storage/engine.js';
 import { backupData, restoreData } from '../../src/storage/backup.js';
 
 const t0 = 1_800_000_000_000;
@@ -14,7 +14,7 @@ test('a SQLite backup restored holds the queues, their metadata and messages wit
   const dir = mkdtempSync(path.join(os.tmpdir(), 'cerulean-queue-backup-'));
   const [source, target, file] = [path.join(dir, 'data'), path.join(dir, 'restored'), path.join(dir, 'backup.db')];
   try {
-    const stores = await openStores({ location: source, database: undefined });
+    const stores = await openEngine({ location: source, database: undefined });
     const { queues } = stores;
     await queues.createQueue('acct', 'kept', new Map([['owner', 'ops']]));
     for (const id of ['a', 'b', 'c']) {
@@ -25,7 +25,7 @@ test('a SQLite backup restored holds the queues, their metadata and messages wit
     await backupData({ location: source }, file);
     await stores.close();
     restoreData(file, { location: target });
-    const restored = await openStores({ location: target, database: undefined });
+    const restored = await openEngine({ location: target, database: undefined });
     try {
       assert.deepEqual([...(await restored.queues.getQueue('acct', 'kept'))!.metadata], [['owner', 'ops']]);
       const peeked = await restored.queues.peekMessages('acct', 'kept', 32, t0 + 60_000);
