@@ -31,11 +31,15 @@ async function loop(worker: number): Promise<never> {
     // A pipe to the parent is written synchronously on Linux: the line is out before the next operation.
     process.stdout.write(`put ${id}\n`);
     if (i % 3 !== 2) continue;
-    const got = await queues.getMessages('acct', 'load', 1, t0, t0 + 3_600_000);
+    const got = await queues.getMessages('acct', 'load', { count: 1, nowMs: t0, visibleMs: t0 + 3_600_000 });
     const [claimed] = got.ok ? got.value : [];
     if (claimed === undefined) continue;
     process.stdout.write(`deleting ${claimed.id}\n`);
-    const deleted = await queues.deleteMessage('acct', 'load', claimed.id, claimed.popReceipt, t0);
+    const deleted = await queues.deleteMessage('acct', 'load', {
+      id: claimed.id,
+      popReceipt: claimed.popReceipt,
+      nowMs: t0,
+    });
     if (deleted.ok) process.stdout.write(`deleted ${claimed.id}\n`);
   }
 }

@@ -20,7 +20,7 @@ test('a SQLite backup restored holds the queues, their metadata and messages wit
     for (const id of ['a', 'b', 'c']) {
       await queues.putMessage('acct', 'kept', { id, text: id, insertedMs: t0, visibleMs: t0, expiresMs: Infinity });
     }
-    const claimed = await queues.getMessages('acct', 'kept', 1, t0, t0 + 60_000);
+    const claimed = await queues.getMessages('acct', 'kept', { count: 1, nowMs: t0, visibleMs: t0 + 60_000 });
     assert.ok(claimed.ok);
     await backupData({ location: source }, file);
     await stores.close();
@@ -28,14 +28,18 @@ test('a SQLite backup restored holds the queues, their metadata and messages wit
     const restored = await openEngine({ location: target, database: undefined });
     try {
       assert.deepEqual([...(await restored.queues.getQueue('acct', 'kept'))!.metadata], [['owner', 'ops']]);
-      const peeked = await restored.queues.peekMessages('acct', 'kept', 32, t0 + 60_000);
+      const peeked = await restored.queues.peekMessages('acct', 'kept', { count: 32, nowMs: t0 + 60_000 });
       assert.deepEqual(peeked.ok && peeked.value.map((message) => [message.id, message.dequeueCount]), [
         ['b', 0],
         ['c', 0],
         ['a', 1],
       ]);
       const [message] = claimed.value;
-      const deleted = await restored.queues.deleteMessage('acct', 'kept', message!.id, message!.popReceipt, t0);
+      const deleted = await restored.queues.deleteMessage('acct', 'kept', {
+        id: message!.id,
+        popReceipt: message!.popReceipt,
+        nowMs: t0,
+      });
       assert.ok(deleted.ok, 'the pop receipt of a claim before the backup is current after the restore');
     } finally {
       await restored.close();

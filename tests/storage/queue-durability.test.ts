@@ -47,7 +47,10 @@ async function checkSurvivors(
 ) {
   const stores = await openEngine(config);
   try {
-    const peeked = await stores.queues.peekMessages('acct', 'load', 1_000_000, Number.MAX_SAFE_INTEGER);
+    const peeked = await stores.queues.peekMessages('acct', 'load', {
+      count: 1_000_000,
+      nowMs: Number.MAX_SAFE_INTEGER,
+    });
     assert.ok(peeked.ok);
     const present = new Set(peeked.value.map((message) => message.id));
     for (const id of acked.deletes) assert.ok(!present.has(id), `acknowledged delete of ${id} undone`);
