@@ -169,7 +169,7 @@ export const blobService: ServiceModule<BlobResource, BlobServices> = {
     },
   },
   anonymousAccess,
-  corsRules: async (services, account) => (await services.properties.get(account)).cors,
+  corsRules: (services, account) => services.properties.cors(account),
   faultScope: (resource) => (resource.kind === 'service' ? undefined : resource.container),
   objectScope: (resource) => (resource.kind === 'blob' ? `${resource.container}/${resource.blob}` : undefined),
 };

@@ -232,6 +232,6 @@ export const queueService: ServiceModule<QueueResource, QueueServices> = {
       return (JSON.parse(stored) as SignedIdentifier[]).find((identifier) => identifier.id === id);
     },
   },
-  corsRules: async (services, account) => (await services.properties.get(account)).cors,
+  corsRules: (services, account) => services.properties.cors(account),
   faultScope: (resource) => queueOf(resource),
 };

@@ -180,7 +180,7 @@ export const tableService: ServiceModule<Resource, TableServices> = {
         : undefined,
     findPolicy: (services, account, table, id) => services.acls.findPolicy(account, table, id),
   },
-  corsRules: async (services, account) => (await services.serviceProperties.get(account)).cors,
+  corsRules: (services, account) => services.serviceProperties.cors(account),
   faultScope(resource, call) {
     if (resource.kind === 'batch')
       return batchTable(call.account, firstHeader(call.headers['content-type']), call.body);
