@@ -7,6 +7,8 @@
 // already set is used as it is and no cluster is started. Without binaries the PostgreSQL tests
 // skip, loudly, unless CI is set: then this fails. Extra arguments replace `dist/tests/`.
 import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, readdirSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
 import { postgresBin, startCluster } from './pg-cluster.mjs';
 
 const urlVariable = 'CERULEAN_TEST_DATABASE_URL';
@@ -17,6 +19,10 @@ if (process.argv.length <= 2) {
   const tidy = spawnSync(process.execPath, ['scripts/tidy.mjs'], { stdio: 'inherit' });
   if (tidy.status !== 0) process.exit(tidy.status ?? 1);
 }
+
+// tsc never deletes what a removed or moved source compiled to: such a stale test would run again
+// from its old place, against the code as it is now. Outputs whose source is gone are removed first.
+removeStaleOutputs('dist', ['src', 'tests', 'bench']);
 
 for (const project of ['tsconfig.json', 'explorer/tsconfig.json']) {
   const compile = spawnSync(process.execPath, ['node_modules/typescript/bin/tsc', '-p', project], { stdio: 'inherit' });
@@ -54,3 +60,19 @@ const child = spawn(process.execPath, ['--test', '--test-concurrency=2', ...targ
 const [code, signal] = await new Promise((resolve) => child.once('exit', (...result) => resolve(result)));
 cluster?.destroy();
 process.exit(code ?? (signal ? 1 : 0));
+
+/** Removes each `<out>/<root>/….js` (and its `.map`, `.d.ts`) whose `<root>/….ts` source no longer exists. */
+function removeStaleOutputs(out, roots) {
+  const walk = (dir, rel) => {
+    if (!existsSync(dir)) return;
+    for (const entry of readdirSync(dir, { withFileTypes: true })) {
+      const relative = join(rel, entry.name);
+      if (entry.isDirectory()) walk(join(dir, entry.name), relative);
+      else {
+        const source = relative.replace(/(\.d\.ts|\.js\.map|\.js)$/, '.ts');
+        if (source !== relative && !existsSync(source)) rmSync(join(dir, entry.name));
+      }
+    }
+  };
+  for (const root of roots) walk(join(out, root), root);
+}

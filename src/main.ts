@@ -4,7 +4,14 @@ import { readFileSync } from 'node:fs';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createSecureContext } from 'node:tls';
-import { compose, describeStore, type Composition, type ReachabilityObserver } from './compose.js';
+import {
+  compose,
+  describeStore,
+  serviceDefinitions,
+  type ComposedService,
+  type Composition,
+  type ReachabilityObserver,
+} from './compose.js';
 import { azuriteListeningLines, banner } from './banner.js';
 import { lockLocation } from './location-lock.js';
 import { loadConfig, serverUsage, UsageError, type Config } from './config.js';
@@ -14,19 +21,13 @@ import { createExplorer, explorerPath } from './http/explorer.js';
 import { listenOrExit } from './http/listen.js';
 import { createLogger, logTaskFailure, type Logger } from './http/log.js';
 import { FrontDoor, type TlsMaterial } from './http/server.js';
-import { operationNamesOf, type ServiceDefinition } from './http/service-definition.js';
-import { tableService } from './table/definition.js';
+import { operationNamesOf } from './http/service-definition.js';
 import { Observation } from './observe/observation.js';
 import { clockFromEnvironment } from './domain/clock.js';
-import { queueService } from './queue/definition.js';
-import { blobService } from './blob/definition.js';
-
-/** The services this build serves, each on a port of its own. */
-const definitions = [tableService, queueService, blobService];
 
 /** One service's listener. */
 interface Listener {
-  readonly service: Pick<ServiceDefinition<{ readonly kind: string }, unknown>, 'name' | 'endpointKey'>;
+  readonly service: ComposedService['definition'];
   readonly server: Server;
   /** Closes it once requests in flight are answered, keep-alive connections included (shutdown.ts). */
   readonly graceful: GracefulServer;
@@ -72,7 +73,11 @@ export async function serve(argv: readonly string[]): Promise<void> {
   }
   let observation;
   try {
-    observation = new Observation(config.observe, log, operationNamesOf(definitions));
+    observation = new Observation(
+      config.observe,
+      log,
+      operationNamesOf(serviceDefinitions.map((service) => service.definition)),
+    );
   } catch (error) {
     process.stderr.write(`${(error as Error).message}\n`);
     process.exit(2);
@@ -113,32 +118,17 @@ export async function serve(argv: readonly string[]): Promise<void> {
   process.stdout.write(azuriteListeningLines(scheme, listeners));
 }
 
-/** Each service's listener on its port: the Table service first (the banner's first line names it). */
-function serviceListeners(
-  frontDoor: FrontDoor,
-  { tableServices, queueServices, blobServices, secondary }: Composition,
-  config: Config,
-): Listener[] {
-  return [
-    listener(
-      tableService,
-      frontDoor.server(tableService, tableServices, secondary?.tableServices),
-      { port: config.port, host: config.tableHost },
-      '--port',
-    ),
-    listener(
-      queueService,
-      frontDoor.server(queueService, queueServices, secondary?.queueServices),
-      { port: config.queuePort, host: config.queueHost },
-      '--queue-port',
-    ),
-    listener(
-      blobService,
-      frontDoor.server(blobService, blobServices, secondary?.blobServices),
-      { port: config.blobPort, host: config.blobHost },
-      '--blob-port',
-    ),
-  ];
+/** Each service's listener on its port, in the composition's order (the banner's first line names the first). */
+function serviceListeners(frontDoor: FrontDoor, { services }: Composition, config: Config): Listener[] {
+  const places: Record<ComposedService['definition']['name'], { port: number; host: string; flag: string }> = {
+    table: { port: config.port, host: config.tableHost, flag: '--port' },
+    queue: { port: config.queuePort, host: config.queueHost, flag: '--queue-port' },
+    blob: { port: config.blobPort, host: config.blobHost, flag: '--blob-port' },
+  };
+  return services.map((service) => {
+    const { port, host, flag } = places[service.definition.name];
+    return listener(service.definition, service.server(frontDoor), { port, host }, flag);
+  });
 }
 
 function startBanner(

@@ -6,7 +6,7 @@
 import { blobQueueSharedKey } from '../http/auth.js';
 import type { Reply } from '../http/respond.js';
 import type { SasNeed, StoredPolicy } from '../http/sas.js';
-import { route, type Route, type ServiceCall, type ServiceDefinition } from '../http/service-definition.js';
+import { route, type Route, type ServiceCall, type ServiceModule } from '../http/service-definition.js';
 import { anonymousAccess } from './operations/anonymous.js';
 import { blobRoutes } from './routes.js';
 import {
@@ -28,6 +28,7 @@ import {
   setServiceProperties,
 } from './operations/service.js';
 import type { BlobServices } from './services.js';
+import { BlobServicePropertiesService } from './state/service-properties.js';
 import { refuseVersions, unrouted } from './unrouted.js';
 
 type Kind = BlobResource['kind'];
@@ -138,9 +139,16 @@ function resourceOf(resource: BlobResource): string | undefined {
   return resource.kind === 'container' ? resource.container : `${resource.container}/${resource.blob}`;
 }
 
-export const blobService: ServiceDefinition<BlobResource, BlobServices> = {
+export const blobService: ServiceModule<BlobResource, BlobServices> = {
   name: 'blob',
   endpointKey: 'BlobEndpoint',
+  // Its service properties are kept in the table store's settings too, under the blob service's name.
+  open: ({ stores, clock, replication }) => ({
+    blobs: stores.blobs,
+    clock,
+    properties: new BlobServicePropertiesService(stores.tables),
+    replication,
+  }),
   parseResource(path, query) {
     refuseVersions(query);
     return parseBlobResource(path);
@@ -161,7 +169,7 @@ export const blobService: ServiceDefinition<BlobResource, BlobServices> = {
     },
   },
   anonymousAccess,
-  corsRules: async (services, account) => (await services.properties.get(account)).cors,
+  corsRules: (services, account) => services.properties.cors(account),
   faultScope: (resource) => (resource.kind === 'service' ? undefined : resource.container),
   objectScope: (resource) => (resource.kind === 'blob' ? `${resource.container}/${resource.blob}` : undefined),
 };

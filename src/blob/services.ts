@@ -21,6 +21,8 @@ export type BlobServicePropertiesUpdate = ServicePropertiesUpdate & { readonly d
 export interface BlobPropertiesKeeper {
   get(account: string): Promise<BlobServiceProperties>;
   set(account: string, update: BlobServicePropertiesUpdate): Promise<void>;
+  /** The CORS rules of `get`, read alone (every cross-origin request asks). */
+  cors(account: string): Promise<BlobServiceProperties['cors']>;
 }
 
 export interface BlobServices {

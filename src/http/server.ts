@@ -51,6 +51,8 @@ import {
   unknownOperation,
   type ErrorFormat,
   type OperationName,
+  type Route,
+  type RouteRequest,
   type ServiceCall,
   type ServiceDefinition,
 } from './service-definition.js';
@@ -178,12 +180,12 @@ async function handle<R extends { readonly kind: string }, S>(
     send(response, context, await settleUnreadBody(request, ownOriginPreflight(explorerOrigin, request)));
     return;
   }
-  const known: KnownRequest = { account: undefined, operation: unknownOperation };
+  const known = await dispatch(options, service, request, context);
   let reply: Reply | 'drop';
-  try {
-    reply = await dispatch(options, service, request, context, known);
-  } catch (thrown) {
-    const error = diskFullFailure(thrown) ?? thrown;
+  if ('reply' in known.outcome) {
+    reply = known.outcome.reply;
+  } else {
+    const error = diskFullFailure(known.outcome.failure) ?? known.outcome.failure;
     // An injected fault was logged when it was injected.
     const what = `${request.method} ${loggedTarget(request.url)}`;
     if (!(error instanceof InjectedFault)) logFailure(options.log, what, error);
@@ -218,38 +220,83 @@ async function settleUnreadBody(request: IncomingMessage, reply: Reply): Promise
   return { ...reply, headers: { ...reply.headers, Connection: 'close' } };
 }
 
-interface KnownRequest {
+/** What dispatch learned of a request, and its reply or the failure that stopped it. */
+interface Dispatched {
   /** The account a request named, once known to exist: its CORS rules apply to the reply. */
-  account: string | undefined;
+  readonly account: string | undefined;
   /** For metrics: the matched route's, 'Unknown' when none matched; undefined for Cerulean's own endpoints. */
-  operation: OperationName | undefined;
+  readonly operation: OperationName | undefined;
+  readonly outcome: Outcome;
 }
 
-function errorHeaders(options: FrontDoorOptions, error: unknown): Record<string, string> | undefined {
-  if (!(error instanceof StorageError)) return undefined;
-  // A body we stopped reading cannot be left on a kept-alive connection.
-  if (error instanceof BodyTooLargeToDrain) return { Connection: 'close' };
-  if (error.code === 'InvalidAuthenticationInfo') {
-    return { 'WWW-Authenticate': options.bearer?.challenge ?? bearerChallenge(undefined) };
+type Outcome = { readonly reply: Reply | 'drop' } | { readonly failure: unknown };
+
+/** The outcome of `answer`: its reply, or what it threw. */
+async function settle(answer: () => Promise<Reply | 'drop'>): Promise<Outcome> {
+  try {
+    return { reply: await answer() };
+  } catch (failure) {
+    return { failure };
   }
-  return undefined;
 }
 
+/**
+ * The request's reply, or the failure that stopped it, with its account and operation as far as
+ * they were known when it stopped (an error to a known account still carries its CORS headers).
+ */
 async function dispatch<R extends { readonly kind: string }, S>(
   options: FrontDoorOptions,
   service: Service<R, S>,
   request: IncomingMessage,
   context: ResponseContext,
-  known: KnownRequest,
-): Promise<Reply | 'drop'> {
-  const { headers } = request;
-  const { definition } = service;
-  let { services } = service;
-  const requestTarget = splitRequestTarget(request.url ?? '/');
-  if (options.hooks !== undefined && requestTarget.rawPath.startsWith('/_')) {
-    known.operation = undefined;
-    return options.hooks.admin(request, requestTarget);
+): Promise<Dispatched> {
+  const unknown = { account: undefined, operation: unknownOperation };
+  let located: Located<R> | Reply | 'admin';
+  try {
+    located = await locate(options, service, request, context);
+  } catch (failure) {
+    return { ...unknown, outcome: { failure } };
   }
+  if (located === 'admin') {
+    const answer = () => options.hooks!.admin(request, splitRequestTarget(request.url ?? '/'));
+    return { account: undefined, operation: undefined, outcome: await settle(answer) };
+  }
+  if (!('account' in located)) return { ...unknown, outcome: { reply: located } };
+  const account = located.account.name;
+  let routed: Routed<R, S>;
+  try {
+    const method = service.definition.effectiveMethod?.(request.method ?? '', request.headers) ?? request.method ?? '';
+    const routeRequest = { method, query: located.target.query, headers: request.headers };
+    const matched = findRoute(service.definition.routes, located.resource, routeRequest);
+    routed = { ...located, routeRequest, matched, operation: matched?.operation ?? unknownOperation };
+  } catch (failure) {
+    return { account, operation: unknownOperation, outcome: { failure } };
+  }
+  const outcome = await settle(() => run(options, service, request, context, routed));
+  return { account, operation: routed.operation, outcome };
+}
+
+/** A request's account (known to exist), resource and target, before its route is chosen. */
+interface Located<R> {
+  readonly account: Account;
+  readonly resource: R;
+  readonly requestTarget: RequestTarget;
+  readonly target: AccountTarget;
+}
+
+/**
+ * Finds the request's account and resource; a preflight is answered here, and Cerulean's own paths
+ * (`/_…`) are left to the hooks ('admin'). Throws what stops it.
+ */
+async function locate<R extends { readonly kind: string }, S>(
+  options: FrontDoorOptions,
+  { definition, services }: Service<R, S>,
+  request: IncomingMessage,
+  context: ResponseContext,
+): Promise<Located<R> | Reply | 'admin'> {
+  const { headers } = request;
+  const requestTarget = splitRequestTarget(request.url ?? '/');
+  if (options.hooks !== undefined && requestTarget.rawPath.startsWith('/_')) return 'admin';
   // Read before the target so that even a malformed target answers in the right format ($format).
   context.errorFormat = definition.errorFormat(requestTarget.query, headers, undefined);
   const target = parseAccountTarget(requestTarget, headers.host, (name) => options.accounts.has(name));
@@ -263,18 +310,45 @@ async function dispatch<R extends { readonly kind: string }, S>(
   }
   if (account === undefined)
     throw new StorageError('AuthenticationFailed', undefined, `Unknown account '${target.account}'.`);
-  known.account = account.name;
-  const method = definition.effectiveMethod?.(request.method ?? '', headers) ?? request.method ?? '';
-  const routeRequest = { method, query: target.query, headers };
-  const matched = findRoute(definition.routes, resource, routeRequest);
-  known.operation = matched?.operation ?? unknownOperation;
+  return { account, resource, requestTarget, target };
+}
+
+/** A located request with its route (if any) chosen. */
+interface Routed<R extends { readonly kind: string }, S> extends Located<R> {
+  readonly routeRequest: RouteRequest;
+  readonly matched: Route<R, S> | undefined;
+  readonly operation: OperationName;
+}
+
+function errorHeaders(options: FrontDoorOptions, error: unknown): Record<string, string> | undefined {
+  if (!(error instanceof StorageError)) return undefined;
+  // A body we stopped reading cannot be left on a kept-alive connection.
+  if (error instanceof BodyTooLargeToDrain) return { Connection: 'close' };
+  if (error.code === 'InvalidAuthenticationInfo') {
+    return { 'WWW-Authenticate': options.bearer?.challenge ?? bearerChallenge(undefined) };
+  }
+  return undefined;
+}
+
+/** Authorizes a routed request and runs its operation (through the hooks when there are any). */
+async function run<R extends { readonly kind: string }, S>(
+  options: FrontDoorOptions,
+  service: Service<R, S>,
+  request: IncomingMessage,
+  context: ResponseContext,
+  { account, resource, requestTarget, target, routeRequest, matched, operation }: Routed<R, S>,
+): Promise<Reply | 'drop'> {
+  const { headers } = request;
+  const { definition } = service;
+  let { services } = service;
+  const { method } = routeRequest;
   const resourceName = definition.sas.resourceOf(resource);
   const access = await accessOf(options, { definition, services }, request, requestTarget, {
     ...target,
     resourceName,
     resource,
     known: account,
-    operation: known.operation,
+    operation,
   });
   // The -secondary endpoint is a read replica; the code for a write is unverified.
   if (target.secondary && (method !== 'GET' || matched?.writes === true)) {

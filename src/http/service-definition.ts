@@ -4,6 +4,9 @@
 // Shared Key, SAS, bearer tokens, CORS, observation, the in-flight limit. docs/architecture.md
 // has the picture.
 import type { StorageError } from '../errors.js';
+import type { Clock } from '../domain/clock.js';
+import type { ServiceStores } from '../storage/engine.js';
+import type { ReplicationSource } from '../storage/replication.js';
 import type { CorsRule } from '../domain/service-properties.js';
 import type { Access } from './authorize.js';
 import type { SharedKeyFlavour } from './auth.js';
@@ -111,6 +114,15 @@ export interface SasFlavour<R, S> {
   findPolicy(services: S, account: string, resourceName: string, id: string): Promise<StoredPolicy | undefined>;
 }
 
+/** What a service's operations are made over: an engine's stores (the primary's or a standby's). */
+export interface ServiceContext {
+  readonly stores: ServiceStores;
+  /** The queue and blob services' clock (message visibility, leases). */
+  readonly clock: Clock;
+  /** The read-access secondary's replication status (its Get Service Stats); undefined on the primary. */
+  readonly replication?: ReplicationSource | undefined;
+}
+
 export interface ServiceDefinition<R extends { readonly kind: string }, S> {
   /** Also the host label of host-style URLs (`{account}.queue.localhost`). */
   readonly name: 'table' | 'queue' | 'blob';
@@ -150,6 +162,14 @@ export interface ServiceDefinition<R extends { readonly kind: string }, S> {
   faultScope(resource: R, call: ServiceCall<S>): string | undefined;
   /** The one object a per-object rate target applies to (a blob), for the throttle and the blob watch. */
   objectScope?(resource: R): string | undefined;
+}
+
+/**
+ * A service's one module value: its definition for the front door, and how its operations (what its
+ * route handlers work on) are made over an engine's stores, for the primary and a secondary alike.
+ */
+export interface ServiceModule<R extends { readonly kind: string }, S> extends ServiceDefinition<R, S> {
+  open(context: ServiceContext): S;
 }
 
 /** Every operation name a set of services can count, for fault rules and metrics. */

@@ -10,9 +10,10 @@ import type { RequestTarget } from '../http/account-target.js';
 import { InjectedFault, type RequestHooks, type RunTarget } from '../http/hooks.js';
 import type { Logger } from '../http/log.js';
 import type { Reply } from '../http/respond.js';
-import type { OperationName } from '../http/service-definition.js';
+import type { OperationName, ServiceDefinition } from '../http/service-definition.js';
 import { StorageError } from '../errors.js';
-import { QueryService } from '../table/service/query.js';
+import type { TableServices } from '../table/service/services.js';
+import type { ServiceStores } from '../storage/engine.js';
 import type { CommitStats, TableStore } from '../storage/table-store.js';
 import type { ObserveConfig } from './config.js';
 import { countedChunks, countedReply } from './blob-traffic.js';
@@ -45,6 +46,8 @@ export class Observation {
   readonly throttle: Throttle | undefined;
   readonly faults: FaultPlan;
   private engine: TableStore | undefined;
+  /** The table store the primary's services use (stores()). */
+  private watchedTables: TableStore | undefined;
   /** The queue engine (unthrottled: a scrape is no client traffic) and the queue service's clock. */
   private queues: { readonly engine: QueueStore; readonly clock: Clock } | undefined;
   /** The read-access secondary's replication, once the composition has one. */
@@ -80,22 +83,26 @@ export class Observation {
   /** For the engine's options: hears of each durable commit. */
   readonly onCommit = (stats: CommitStats): void => this.metrics?.committed(stats);
 
-  /** The store the services use: the engine, watched and throttled when either is on. */
-  store(engine: TableStore): TableStore {
-    this.engine = engine;
-    if (this.workload === undefined && this.throttle === undefined) return engine;
-    return new ObservedStore(engine, this);
+  /**
+   * The stores the primary's services use: the table store watched and throttled when either is on,
+   * the queue store throttled when the throttle is on, the blob store as it is (its traffic is
+   * watched at the front door's hooks).
+   */
+  stores(engine: ServiceStores, clock: Clock): ServiceStores {
+    this.engine = engine.tables;
+    this.queues = { engine: engine.queues, clock };
+    const watched = this.workload !== undefined || this.throttle !== undefined;
+    this.watchedTables = watched ? new ObservedStore(engine.tables, this) : engine.tables;
+    const queues = this.throttle === undefined ? engine.queues : new ThrottledQueueStore(engine.queues, this.throttle);
+    return { tables: this.watchedTables, queues, blobs: engine.blobs };
   }
 
-  /** The queue store the queue service uses: throttled when the throttle is on. */
-  queueStore(engine: QueueStore, clock: Clock): QueueStore {
-    this.queues = { engine, clock };
-    return this.throttle === undefined ? engine : new ThrottledQueueStore(engine, this.throttle);
-  }
-
-  queries(store: TableStore): QueryService {
-    if (this.workload === undefined && this.throttle === undefined) return new QueryService(store);
-    return new ObservedQueryService(store, this);
+  /** A service's operations as the watch sees them: the Table service's queries observed, the rest as they are. */
+  services<S>(name: ServiceDefinition<{ readonly kind: string }, S>['name'], services: S): S {
+    const tables = this.watchedTables;
+    if (name !== 'table' || tables === undefined) return services;
+    if (this.workload === undefined && this.throttle === undefined) return services;
+    return { ...(services as TableServices), queries: new ObservedQueryService(tables, this) } as S;
   }
 
   async insights(): Promise<InsightsReport | undefined> {

@@ -4,7 +4,17 @@
 // second per queue, 20,000 per account
 // (https://learn.microsoft.com/azure/storage/queues/scalability-targets), so a queue takes a
 // partition's bucket and its rate. A get or peek costs the messages it asks for.
-import type { MessageResult, NewMessage, QueueInfo, QueueStore, StoredMessage } from '../storage/queue-store.js';
+import type {
+  MessageClaim,
+  MessagePeek,
+  MessageResult,
+  MessageTarget,
+  MessageUpdate,
+  NewMessage,
+  QueueInfo,
+  QueueStore,
+  StoredMessage,
+} from '../storage/queue-store.js';
 import type { Throttle } from './throttle.js';
 
 /** The throttle's table name for queues: \u0001 is in no table name, so no table shares a bucket. */
@@ -25,32 +35,24 @@ export class ThrottledQueueStore implements QueueStore {
     return this.engine.putMessage(account, name, message);
   }
 
-  getMessages(account: string, name: string, count: number, nowMs: number, visibleMs: number) {
-    this.admit(account, name, count);
-    return this.engine.getMessages(account, name, count, nowMs, visibleMs);
+  getMessages(account: string, name: string, claim: MessageClaim) {
+    this.admit(account, name, claim.count);
+    return this.engine.getMessages(account, name, claim);
   }
 
-  peekMessages(account: string, name: string, count: number, nowMs: number) {
-    this.admit(account, name, count);
-    return this.engine.peekMessages(account, name, count, nowMs);
+  peekMessages(account: string, name: string, peek: MessagePeek) {
+    this.admit(account, name, peek.count);
+    return this.engine.peekMessages(account, name, peek);
   }
 
-  deleteMessage(account: string, name: string, id: string, popReceipt: string, nowMs: number) {
+  deleteMessage(account: string, name: string, target: MessageTarget) {
     this.admit(account, name, 1);
-    return this.engine.deleteMessage(account, name, id, popReceipt, nowMs);
+    return this.engine.deleteMessage(account, name, target);
   }
 
-  updateMessage(
-    account: string,
-    name: string,
-    id: string,
-    popReceipt: string,
-    nowMs: number,
-    visibleMs: number,
-    text: string | undefined,
-  ) {
+  updateMessage(account: string, name: string, update: MessageUpdate) {
     this.admit(account, name, 1);
-    return this.engine.updateMessage(account, name, id, popReceipt, nowMs, visibleMs, text);
+    return this.engine.updateMessage(account, name, update);
   }
 
   // Queue-level operations pass straight through.

@@ -5,7 +5,7 @@
 import { invalidQueryParameter, StorageError } from '../errors.js';
 import { blobQueueSharedKey } from '../http/auth.js';
 import type { SasNeed, StoredPolicy } from '../http/sas.js';
-import { route, type Route, type ServiceCall, type ServiceDefinition } from '../http/service-definition.js';
+import { route, type Route, type ServiceCall, type ServiceModule } from '../http/service-definition.js';
 import type { ReplicationSource } from '../storage/replication.js';
 import type { SignedIdentifier } from '../wire/acl-xml.js';
 import {
@@ -27,7 +27,8 @@ import {
   updateMessage,
 } from './operations.js';
 import type { QueueCall, QueuePropertiesKeeper } from './operations.js';
-import type { QueueService } from './service.js';
+import { QueueService } from './service.js';
+import { ServicePropertiesService } from '../storage/service-properties.js';
 import { parseQueueResource, type QueueResource } from './resources.js';
 
 /** What the queue routes' handlers work on. */
@@ -200,9 +201,15 @@ function queueOf(resource: QueueResource): string | undefined {
   return resource.kind === 'service' ? undefined : resource.queue;
 }
 
-export const queueService: ServiceDefinition<QueueResource, QueueServices> = {
+export const queueService: ServiceModule<QueueResource, QueueServices> = {
   name: 'queue',
   endpointKey: 'QueueEndpoint',
+  // Its service properties are kept in the table store's settings, under the queue service's name.
+  open: ({ stores, clock, replication }) => ({
+    queues: new QueueService(stores.queues, clock),
+    properties: new ServicePropertiesService(stores.tables, 'queue'),
+    replication,
+  }),
   parseResource: (path) => parseQueueResource(path),
   routes: queueRoutes,
   /**
@@ -225,6 +232,6 @@ export const queueService: ServiceDefinition<QueueResource, QueueServices> = {
       return (JSON.parse(stored) as SignedIdentifier[]).find((identifier) => identifier.id === id);
     },
   },
-  corsRules: async (services, account) => (await services.properties.get(account)).cors,
+  corsRules: (services, account) => services.properties.cors(account),
   faultScope: (resource) => queueOf(resource),
 };

@@ -31,6 +31,8 @@ import { parseQueueMessage, wireDate, writeMessagesList, writeQueueListing } fro
 export interface QueuePropertiesKeeper {
   get(account: string): Promise<ServiceProperties>;
   set(account: string, update: ServicePropertiesUpdate): Promise<void>;
+  /** The CORS rules of `get`, read alone (every cross-origin request asks). */
+  cors(account: string): Promise<ServiceProperties['cors']>;
 }
 
 /** What every queue operation reads from its request. */

@@ -119,17 +119,23 @@ export class QueueService {
   ): Promise<StoredMessage[]> {
     checkQueueName(queue);
     const nowMs = this.clock.nowMs();
-    return answer(await this.store.getMessages(account, queue, count, nowMs, nowMs + visibilityTimeoutSeconds * 1000));
+    return answer(
+      await this.store.getMessages(account, queue, {
+        count,
+        nowMs,
+        visibleMs: nowMs + visibilityTimeoutSeconds * 1000,
+      }),
+    );
   }
 
   async peekMessages(account: string, queue: string, count: number): Promise<StoredMessage[]> {
     checkQueueName(queue);
-    return answer(await this.store.peekMessages(account, queue, count, this.clock.nowMs()));
+    return answer(await this.store.peekMessages(account, queue, { count, nowMs: this.clock.nowMs() }));
   }
 
   async deleteMessage(account: string, queue: string, id: string, popReceipt: string): Promise<void> {
     checkQueueName(queue);
-    answer(await this.store.deleteMessage(account, queue, id, popReceipt, this.clock.nowMs()));
+    answer(await this.store.deleteMessage(account, queue, { id, popReceipt, nowMs: this.clock.nowMs() }));
   }
 
   /**
@@ -153,7 +159,15 @@ export class QueueService {
     if (text !== undefined) checkMessageText(text);
     const nowMs = this.clock.nowMs();
     const visibleMs = nowMs + visibilityTimeoutSeconds * 1000;
-    return answer(await this.store.updateMessage(account, queue, target.id, target.popReceipt, nowMs, visibleMs, text));
+    return answer(
+      await this.store.updateMessage(account, queue, {
+        id: target.id,
+        popReceipt: target.popReceipt,
+        nowMs,
+        visibleMs,
+        text,
+      }),
+    );
   }
 
   async clearMessages(account: string, queue: string): Promise<void> {

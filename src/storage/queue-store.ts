@@ -42,6 +42,32 @@ export interface NewMessage {
 }
 
 /** Why a message operation did not apply. */
+/** Get Messages: how many to claim at `nowMs`, and until when they stay invisible. */
+export interface MessageClaim {
+  readonly count: number;
+  readonly nowMs: number;
+  readonly visibleMs: number;
+}
+
+/** Peek Messages: how many to read, as of `nowMs`. */
+export interface MessagePeek {
+  readonly count: number;
+  readonly nowMs: number;
+}
+
+/** One message by its current pop receipt, as of `nowMs` (Delete Message). */
+export interface MessageTarget {
+  readonly id: string;
+  readonly popReceipt: string;
+  readonly nowMs: number;
+}
+
+/** Update Message: the target, invisible until `visibleMs`, its text replaced when `text` is given. */
+export interface MessageUpdate extends MessageTarget {
+  readonly visibleMs: number;
+  readonly text: string | undefined;
+}
+
 export type MessageFailure = 'queueNotFound' | 'messageNotFound' | 'popReceiptMismatch';
 
 export type MessageResult<T> =
@@ -101,39 +127,19 @@ export interface QueueStore {
    * first, then insertion order. A claim may pass over messages another claim holds at that
    * moment (PostgreSQL: SKIP LOCKED), so it can return fewer than `count` while more are visible.
    */
-  getMessages(
-    account: string,
-    name: string,
-    count: number,
-    nowMs: number,
-    visibleMs: number,
-  ): Promise<MessageResult<StoredMessage[]>>;
+  getMessages(account: string, name: string, claim: MessageClaim): Promise<MessageResult<StoredMessage[]>>;
   /** Up to `count` messages visible and unexpired at `nowMs`, in get order; changes nothing. */
-  peekMessages(account: string, name: string, count: number, nowMs: number): Promise<MessageResult<StoredMessage[]>>;
+  peekMessages(account: string, name: string, peek: MessagePeek): Promise<MessageResult<StoredMessage[]>>;
   /**
    * Deletes the message if `popReceipt` is its current one. Durable before it resolves. A message
    * expired at `nowMs` is messageNotFound, whatever the receipt.
    */
-  deleteMessage(
-    account: string,
-    name: string,
-    id: string,
-    popReceipt: string,
-    nowMs: number,
-  ): Promise<MessageResult<void>>;
+  deleteMessage(account: string, name: string, target: MessageTarget): Promise<MessageResult<void>>;
   /**
    * If `popReceipt` is current: makes the message invisible until `visibleMs`, replaces its text
    * when `text` is given, and gives it a new pop receipt (its dequeue count is unchanged).
    */
-  updateMessage(
-    account: string,
-    name: string,
-    id: string,
-    popReceipt: string,
-    nowMs: number,
-    visibleMs: number,
-    text: string | undefined,
-  ): Promise<MessageResult<StoredMessage>>;
+  updateMessage(account: string, name: string, update: MessageUpdate): Promise<MessageResult<StoredMessage>>;
   /** Deletes every message of the queue. */
   clearMessages(account: string, name: string): Promise<MessageResult<void>>;
   /** Removes up to `limit` messages expired at `nowMs` (any queue); answers how many it removed. */

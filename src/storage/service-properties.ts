@@ -2,7 +2,12 @@
 // get-table-service-stats): logging and metrics settings,
 // which are kept and returned but drive nothing, and the CORS rules src/http/cors.ts applies.
 // Every set is durable before it is acknowledged. The XML bodies are src/wire/service-properties-xml.ts.
-import type { MetricsSettings, ServiceProperties, ServicePropertiesUpdate } from '../domain/service-properties.js';
+import type {
+  CorsRule,
+  MetricsSettings,
+  ServiceProperties,
+  ServicePropertiesUpdate,
+} from '../domain/service-properties.js';
 import type { SettingChange, SettingKey, TableStore } from './table-store.js';
 
 const disabledMetrics: MetricsSettings = { version: '1.0', enabled: false, retentionPolicy: { enabled: false } };
@@ -53,6 +58,20 @@ export class ServicePropertiesService {
       if (document !== undefined) properties[section] = JSON.parse(document);
     });
     return properties as unknown as ServiceProperties;
+  }
+
+  /**
+   * The account's CORS rules alone, as `get` would answer them: one setting read (the Table service's
+   * also reads the legacy setting beside it), for every cross-origin request.
+   */
+  async cors(account: string): Promise<readonly CorsRule[]> {
+    const [legacy, stored] = await Promise.all([
+      this.service === 'table' ? this.store.getSetting(account, legacySetting) : undefined,
+      this.store.getSetting(account, this.sectionSetting('cors')),
+    ]);
+    if (stored !== undefined) return JSON.parse(stored) as CorsRule[];
+    const legacyProperties = legacy === undefined ? {} : (JSON.parse(legacy) as Partial<ServiceProperties>);
+    return 'cors' in legacyProperties ? (legacyProperties.cors as CorsRule[]) : defaultServiceProperties.cors;
   }
 
   /**

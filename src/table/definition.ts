@@ -4,7 +4,7 @@
 // its Shared Key format.
 import { StorageError } from '../errors.js';
 import { jsonContentType, negotiateMetadata, type MetadataLevel } from './wire/odata.js';
-import type { TableServices } from './service/services.js';
+import { createTableServices, type TableServices } from './service/services.js';
 import { tableSharedKey } from '../http/auth.js';
 import { batchTable, submitBatch, type BatchCall } from './batch.js';
 import { firstHeader } from '../http/headers.js';
@@ -26,13 +26,7 @@ import {
 import type { Reply } from '../http/respond.js';
 import { parseResource, type Resource } from './resources.js';
 import { sasNeeds, type SasNeed } from '../http/sas.js';
-import {
-  route,
-  type Headers,
-  type Route,
-  type ServiceCall,
-  type ServiceDefinition,
-} from '../http/service-definition.js';
+import { route, type Headers, type Route, type ServiceCall, type ServiceModule } from '../http/service-definition.js';
 
 type Kind = Resource['kind'];
 type Of<K extends Kind> = Extract<Resource, { readonly kind: K }>;
@@ -157,9 +151,10 @@ function serviceLevel(): Route<Resource, TableServices>[] {
   ];
 }
 
-export const tableService: ServiceDefinition<Resource, TableServices> = {
+export const tableService: ServiceModule<Resource, TableServices> = {
   name: 'table',
   endpointKey: 'TableEndpoint',
+  open: ({ stores, replication }) => ({ ...createTableServices(stores.tables), replication }),
   parseResource: (path) => parseResource(path),
   routes: tableRoutes,
   unrouted(resource, query, otherMethods) {
@@ -185,7 +180,7 @@ export const tableService: ServiceDefinition<Resource, TableServices> = {
         : undefined,
     findPolicy: (services, account, table, id) => services.acls.findPolicy(account, table, id),
   },
-  corsRules: async (services, account) => (await services.serviceProperties.get(account)).cors,
+  corsRules: (services, account) => services.serviceProperties.cors(account),
   faultScope(resource, call) {
     if (resource.kind === 'batch')
       return batchTable(call.account, firstHeader(call.headers['content-type']), call.body);

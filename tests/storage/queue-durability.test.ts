@@ -9,7 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { test } from 'node:test';
-import { openStores } from '../../src/compose.js';
+import { openEngine } from '../../src/storage/engine.js';
 import { createDatabase, dropDatabase, postgresUnavailable } from '../helpers/postgres.js';
 
 const childScript = path.join(import.meta.dirname, '..', 'helpers', 'queue-load.js');
@@ -45,9 +45,12 @@ async function checkSurvivors(
   config: { location: string | undefined; database: string | undefined },
   acked: Acknowledged,
 ) {
-  const stores = await openStores(config);
+  const stores = await openEngine(config);
   try {
-    const peeked = await stores.queues.peekMessages('acct', 'load', 1_000_000, Number.MAX_SAFE_INTEGER);
+    const peeked = await stores.queues.peekMessages('acct', 'load', {
+      count: 1_000_000,
+      nowMs: Number.MAX_SAFE_INTEGER,
+    });
     assert.ok(peeked.ok);
     const present = new Set(peeked.value.map((message) => message.id));
     for (const id of acked.deletes) assert.ok(!present.has(id), `acknowledged delete of ${id} undone`);

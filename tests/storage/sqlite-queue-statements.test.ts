@@ -24,13 +24,16 @@ test('no queue statement of the SQLite engine binds its LIMIT as a bare paramete
     tables = await SqliteStore.open({ location: undefined });
     const queues = tables.openQueueStore();
     await queues.createQueue('acct', 'q', new Map());
-    await queues.peekMessages('acct', 'q', 1, Date.now());
+    await queues.peekMessages('acct', 'q', { count: 1, nowMs: Date.now() });
   } finally {
     Database.prototype.prepare = prepare;
     await tables?.close();
   }
   const queueStatements = prepared.filter((sql) => /\b(messages|queues)\b/.test(sql));
-  assert.ok(queueStatements.some((sql) => /\bLIMIT\b/.test(sql)), 'the queue statements were seen');
+  assert.ok(
+    queueStatements.some((sql) => /\bLIMIT\b/.test(sql)),
+    'the queue statements were seen',
+  );
   assert.deepEqual(
     queueStatements.filter((sql) => bareBoundLimit.test(sql)),
     [],

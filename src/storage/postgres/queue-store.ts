@@ -10,8 +10,12 @@
 import assert from 'node:assert/strict';
 import type pg from 'pg';
 import type {
+  MessageClaim,
   MessageFailure,
+  MessagePeek,
   MessageResult,
+  MessageTarget,
+  MessageUpdate,
   NewMessage,
   QueueDepth,
   QueueInfo,
@@ -182,9 +186,7 @@ export class PostgresQueueStore implements QueueStore {
   async getMessages(
     account: string,
     name: string,
-    count: number,
-    nowMs: number,
-    visibleMs: number,
+    { count, nowMs, visibleMs }: MessageClaim,
   ): Promise<MessageResult<StoredMessage[]>> {
     assert(Number.isSafeInteger(count) && count >= 1, 'a get claims at least one message');
     assertInstant(nowMs, 'nowMs');
@@ -211,8 +213,7 @@ export class PostgresQueueStore implements QueueStore {
   async peekMessages(
     account: string,
     name: string,
-    count: number,
-    nowMs: number,
+    { count, nowMs }: MessagePeek,
   ): Promise<MessageResult<StoredMessage[]>> {
     assert(Number.isSafeInteger(count) && count >= 1, 'a peek reads at least one message');
     assertInstant(nowMs, 'nowMs');
@@ -233,9 +234,7 @@ export class PostgresQueueStore implements QueueStore {
   async deleteMessage(
     account: string,
     name: string,
-    id: string,
-    popReceipt: string,
-    nowMs: number,
+    { id, popReceipt, nowMs }: MessageTarget,
   ): Promise<MessageResult<void>> {
     assertInstant(nowMs, 'nowMs');
     const { rowCount } = await this.query(
@@ -250,11 +249,7 @@ export class PostgresQueueStore implements QueueStore {
   async updateMessage(
     account: string,
     name: string,
-    id: string,
-    popReceipt: string,
-    nowMs: number,
-    visibleMs: number,
-    text: string | undefined,
+    { id, popReceipt, nowMs, visibleMs, text }: MessageUpdate,
   ): Promise<MessageResult<StoredMessage>> {
     assertInstant(nowMs, 'nowMs');
     assertInstant(visibleMs, 'visibleMs');

@@ -5,7 +5,18 @@
 // database has one connection, which they share with the writer.
 import assert from 'node:assert/strict';
 import type Database from 'better-sqlite3';
-import type { MessageResult, NewMessage, QueueDepth, QueueInfo, QueueStore, StoredMessage } from '../queue-store.js';
+import type {
+  MessageClaim,
+  MessagePeek,
+  MessageResult,
+  MessageTarget,
+  MessageUpdate,
+  NewMessage,
+  QueueDepth,
+  QueueInfo,
+  QueueStore,
+  StoredMessage,
+} from '../queue-store.js';
 import { assertInstant, decodeMetadata, encodeMetadata, storedMessage, type MessageRow } from '../queue-rows.js';
 import { messageColumns } from './queue-schema.js';
 import { boundLimit } from './schema.js';
@@ -30,7 +41,9 @@ export class SqliteQueueStore implements QueueStore {
     const prepare = (sql: string): Statement => reader.prepare(sql);
     this.sql = {
       queue: prepare('SELECT id, name, metadata FROM queues WHERE account = ? AND name = ?'),
-      queuesFrom: prepare(`SELECT name, metadata FROM queues WHERE account = ? AND name >= ? ORDER BY name ${boundLimit()}`),
+      queuesFrom: prepare(
+        `SELECT name, metadata FROM queues WHERE account = ? AND name >= ? ORDER BY name ${boundLimit()}`,
+      ),
       queuesBetween: prepare(
         `SELECT name, metadata FROM queues WHERE account = ? AND name >= ? AND name < ? ORDER BY name ${boundLimit()}`,
       ),
@@ -116,21 +129,14 @@ export class SqliteQueueStore implements QueueStore {
     return this.writer.putMessage(account, name, message);
   }
 
-  getMessages(
-    account: string,
-    name: string,
-    count: number,
-    nowMs: number,
-    visibleMs: number,
-  ): Promise<MessageResult<StoredMessage[]>> {
-    return this.writer.getMessages(account, name, count, nowMs, visibleMs);
+  getMessages(account: string, name: string, claim: MessageClaim): Promise<MessageResult<StoredMessage[]>> {
+    return this.writer.getMessages(account, name, claim);
   }
 
   async peekMessages(
     account: string,
     name: string,
-    count: number,
-    nowMs: number,
+    { count, nowMs }: MessagePeek,
   ): Promise<MessageResult<StoredMessage[]>> {
     assert(Number.isSafeInteger(count) && count >= 1, 'a peek reads at least one message');
     assertInstant(nowMs, 'nowMs');
@@ -140,26 +146,12 @@ export class SqliteQueueStore implements QueueStore {
     return { ok: true, value: rows.map(storedMessage) };
   }
 
-  deleteMessage(
-    account: string,
-    name: string,
-    id: string,
-    popReceipt: string,
-    nowMs: number,
-  ): Promise<MessageResult<void>> {
-    return this.writer.deleteMessage(account, name, id, popReceipt, nowMs);
+  deleteMessage(account: string, name: string, target: MessageTarget): Promise<MessageResult<void>> {
+    return this.writer.deleteMessage(account, name, target);
   }
 
-  updateMessage(
-    account: string,
-    name: string,
-    id: string,
-    popReceipt: string,
-    nowMs: number,
-    visibleMs: number,
-    text: string | undefined,
-  ): Promise<MessageResult<StoredMessage>> {
-    return this.writer.updateMessage(account, name, id, popReceipt, nowMs, visibleMs, text);
+  updateMessage(account: string, name: string, update: MessageUpdate): Promise<MessageResult<StoredMessage>> {
+    return this.writer.updateMessage(account, name, update);
   }
 
   clearMessages(account: string, name: string): Promise<MessageResult<void>> {

@@ -4,62 +4,49 @@
 // two gets never claim the same message.
 import assert from 'node:assert/strict';
 import type Database from 'better-sqlite3';
-import type { MessageFailure, MessageResult, NewMessage, StoredMessage } from '../queue-store.js';
+import type {
+  MessageClaim,
+  MessageFailure,
+  MessageResult,
+  MessageTarget,
+  MessageUpdate,
+  NewMessage,
+  QueueStore,
+  StoredMessage,
+} from '../queue-store.js';
 import { assertInstant, newPopReceipt, storedExpiry, storedMessage, type MessageRow } from '../queue-rows.js';
 import { messageColumns } from './queue-schema.js';
 import { boundLimit } from './schema.js';
 
-/** The queue jobs, as the store (queue-store.ts) calls them on the writer, here or across threads. */
-export interface QueueWriterApi {
-  /** `metadata` in its stored form (queue-rows.ts); an existing queue answers its own. */
-  createQueue(
-    account: string,
-    name: string,
-    metadata: string,
-  ): Promise<{ created: true } | { created: false; metadata: string }>;
-  deleteQueue(account: string, name: string): Promise<boolean>;
-  setQueueMetadata(account: string, name: string, metadata: string): Promise<boolean>;
-  setQueueAcl(account: string, name: string, acl: string | undefined): Promise<boolean>;
-  putMessage(account: string, name: string, message: NewMessage): Promise<MessageResult<StoredMessage>>;
-  getMessages(
-    account: string,
-    name: string,
-    count: number,
-    nowMs: number,
-    visibleMs: number,
-  ): Promise<MessageResult<StoredMessage[]>>;
-  deleteMessage(
-    account: string,
-    name: string,
-    id: string,
-    popReceipt: string,
-    nowMs: number,
-  ): Promise<MessageResult<void>>;
-  updateMessage(
-    account: string,
-    name: string,
-    id: string,
-    popReceipt: string,
-    nowMs: number,
-    visibleMs: number,
-    text: string | undefined,
-  ): Promise<MessageResult<StoredMessage>>;
-  clearMessages(account: string, name: string): Promise<MessageResult<void>>;
-  purgeExpired(nowMs: number, limit: number): Promise<number>;
-}
-
-/** The method names, for the writer thread's message handlers (writer-worker.ts, writer-client.ts). */
-export const queueWriterMethods = [
-  'createQueue',
+/** The store's writes the writer does as they are (queue-store.ts passes them on). */
+export const queueStoreWrites = [
   'deleteQueue',
-  'setQueueMetadata',
-  'setQueueAcl',
   'putMessage',
   'getMessages',
   'deleteMessage',
   'updateMessage',
   'clearMessages',
   'purgeExpired',
+] as const satisfies readonly (keyof QueueStore)[];
+
+/** The queue jobs, as the store (queue-store.ts) calls them on the writer, here or across threads. */
+export interface QueueWriterApi extends Pick<QueueStore, (typeof queueStoreWrites)[number]> {
+  /** `metadata` in its stored form (queue-rows.ts); an existing queue answers its own. */
+  createQueue(
+    account: string,
+    name: string,
+    metadata: string,
+  ): Promise<{ created: true } | { created: false; metadata: string }>;
+  setQueueMetadata(account: string, name: string, metadata: string): Promise<boolean>;
+  setQueueAcl(account: string, name: string, acl: string | undefined): Promise<boolean>;
+}
+
+/** The method names, for the writer thread's message handlers (writer-worker.ts, writer-client.ts). */
+export const queueWriterMethods = [
+  ...queueStoreWrites,
+  'createQueue',
+  'setQueueMetadata',
+  'setQueueAcl',
 ] as const satisfies readonly (keyof QueueWriterApi)[];
 
 /** The writer thread's handler name of a queue job (apart from the table jobs' names). */
@@ -198,9 +185,7 @@ export class SqliteQueueWriter implements QueueWriterApi {
   getMessages(
     account: string,
     name: string,
-    count: number,
-    nowMs: number,
-    visibleMs: number,
+    { count, nowMs, visibleMs }: MessageClaim,
   ): Promise<MessageResult<StoredMessage[]>> {
     assert(Number.isSafeInteger(count) && count >= 1, 'a get claims at least one message');
     assertInstant(nowMs, 'nowMs');
@@ -240,13 +225,7 @@ export class SqliteQueueWriter implements QueueWriterApi {
     }
   }
 
-  deleteMessage(
-    account: string,
-    name: string,
-    id: string,
-    popReceipt: string,
-    nowMs: number,
-  ): Promise<MessageResult<void>> {
+  deleteMessage(account: string, name: string, { id, popReceipt, nowMs }: MessageTarget): Promise<MessageResult<void>> {
     assertInstant(nowMs, 'nowMs');
     return this.run<MessageResult<void>>(() => {
       const found = this.currentMessage(account, name, id, popReceipt, nowMs);
@@ -259,11 +238,7 @@ export class SqliteQueueWriter implements QueueWriterApi {
   updateMessage(
     account: string,
     name: string,
-    id: string,
-    popReceipt: string,
-    nowMs: number,
-    visibleMs: number,
-    text: string | undefined,
+    { id, popReceipt, nowMs, visibleMs, text }: MessageUpdate,
   ): Promise<MessageResult<StoredMessage>> {
     assertInstant(nowMs, 'nowMs');
     assertInstant(visibleMs, 'visibleMs');

@@ -114,7 +114,11 @@ class Sequence {
   private async get(name: string): Promise<void> {
     const count = 1 + this.random.int(4);
     const visibleMs = this.nowMs + this.random.int(4) * this.random.int(5000);
-    const actual = await this.store.getMessages(this.account, name, count, this.nowMs, visibleMs);
+    const actual = await this.store.getMessages(this.account, name, {
+      count,
+      nowMs: this.nowMs,
+      visibleMs,
+    });
     const expected = this.model.visible(name, this.nowMs);
     if (!expected.ok || !actual.ok) return this.compare(actual, expected, 'get');
     const want = expected.value.slice(0, count).map((each) => each.id);
@@ -133,7 +137,7 @@ class Sequence {
     const count = 1 + this.random.int(5);
     const expected = this.model.visible(name, this.nowMs);
     const sliced = expected.ok ? { ok: true as const, value: expected.value.slice(0, count) } : expected;
-    this.compare(await this.store.peekMessages(this.account, name, count, this.nowMs), sliced, 'peek');
+    this.compare(await this.store.peekMessages(this.account, name, { count, nowMs: this.nowMs }), sliced, 'peek');
   }
 
   /** A message id (now and then an unknown one) and a receipt: current, stale or made up. */
@@ -151,7 +155,11 @@ class Sequence {
   private async delete(name: string): Promise<void> {
     const { id, popReceipt } = this.operand(name);
     const expected = this.model.check(name, id, popReceipt, this.nowMs);
-    const actual = await this.store.deleteMessage(this.account, name, id, popReceipt, this.nowMs);
+    const actual = await this.store.deleteMessage(this.account, name, {
+      id,
+      popReceipt,
+      nowMs: this.nowMs,
+    });
     this.compare(actual, expected.ok ? { ok: true, value: undefined } : expected, 'delete');
     if (expected.ok) this.model.delete(name, id);
   }
@@ -161,7 +169,13 @@ class Sequence {
     const visibleMs = this.nowMs + this.random.int(3) * this.random.int(5000);
     const text = this.random.chance(0.5) ? undefined : `updated ${this.random.int(1000)}`;
     const expected = this.model.check(name, id, popReceipt, this.nowMs);
-    const actual = await this.store.updateMessage(this.account, name, id, popReceipt, this.nowMs, visibleMs, text);
+    const actual = await this.store.updateMessage(this.account, name, {
+      id,
+      popReceipt,
+      nowMs: this.nowMs,
+      visibleMs,
+      text,
+    });
     if (!expected.ok || !actual.ok) return this.compare(actual, expected, 'update');
     assert.deepEqual(actual.value, this.model.update(name, id, visibleMs, text, actual.value.popReceipt));
     this.receipts.get(id)!.push(actual.value.popReceipt);

@@ -16,7 +16,11 @@ async function raceRound(
   nowMs: number,
 ): Promise<StoredMessage[]> {
   const gets = Array.from({ length: getsPerRound }, (_, i) =>
-    stores[i % stores.length]!.getMessages(account, name, countPerGet, nowMs, nowMs + 60_000),
+    stores[i % stores.length]!.getMessages(account, name, {
+      count: countPerGet,
+      nowMs,
+      visibleMs: nowMs + 60_000,
+    }),
   );
   return (await Promise.all(gets)).flatMap((answer) => ok(answer));
 }
@@ -51,13 +55,25 @@ export const concurrencyCases: readonly QueueCase[] = [
     async run({ store, second, queue }) {
       const { account, name } = await queue();
       await putAll(store, account, name, [message('contended')]);
-      const [got] = ok(await store.getMessages(account, name, 1, t0, t0 + 60_000));
+      const [got] = ok(await store.getMessages(account, name, { count: 1, nowMs: t0, visibleMs: t0 + 60_000 }));
       const { id, popReceipt } = got!;
       const answers = await Promise.all([
-        store.deleteMessage(account, name, id, popReceipt, t0),
-        second.updateMessage(account, name, id, popReceipt, t0, t0 + 1, 'changed'),
-        second.deleteMessage(account, name, id, popReceipt, t0),
-        store.updateMessage(account, name, id, popReceipt, t0, t0 + 1, undefined),
+        store.deleteMessage(account, name, { id, popReceipt, nowMs: t0 }),
+        second.updateMessage(account, name, {
+          id,
+          popReceipt,
+          nowMs: t0,
+          visibleMs: t0 + 1,
+          text: 'changed',
+        }),
+        second.deleteMessage(account, name, { id, popReceipt, nowMs: t0 }),
+        store.updateMessage(account, name, {
+          id,
+          popReceipt,
+          nowMs: t0,
+          visibleMs: t0 + 1,
+          text: undefined,
+        }),
       ]);
       assert.equal(answers.filter((answer) => answer.ok).length, 1, JSON.stringify(answers));
       for (const answer of answers) {

@@ -25,8 +25,8 @@ export const depthCases: readonly QueueCase[] = [
       await putAll(store, owner, shallow, [message('s1', { insertedMs: t0 - 10 * second }), message('s2')]);
       await putAll(store, owner, expired, [message('gone', { expiresMs: t0 + 5 * second })]);
       // Every deep message read once, then the first read again and hidden: its count 2 is not visible.
-      ok(await store.getMessages(owner, deep, 32, t0 + 10 * second, t0 + 11 * second));
-      ok(await store.getMessages(owner, deep, 1, t0 + 12 * second, t0 + 100 * second));
+      ok(await store.getMessages(owner, deep, { count: 32, nowMs: t0 + 10 * second, visibleMs: t0 + 11 * second }));
+      ok(await store.getMessages(owner, deep, { count: 1, nowMs: t0 + 12 * second, visibleMs: t0 + 100 * second }));
       const mine = async (nowMs: number): Promise<QueueDepth[]> =>
         (await store.deepestQueues(nowMs, 1000)).filter((depth) => depth.account === owner);
       assert.deepEqual(await mine(t0 + 12 * second), [

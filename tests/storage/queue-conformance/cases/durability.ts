@@ -16,16 +16,16 @@ export const durabilityCases: readonly QueueCase[] = [
         message('b', { expiresMs: t0 + 1 }),
         message('c'),
       ]);
-      const [claimed] = ok(await store.getMessages(acct, 'kept', 1, t0, t0 + 30_000));
+      const [claimed] = ok(await store.getMessages(acct, 'kept', { count: 1, nowMs: t0, visibleMs: t0 + 30_000 }));
       assert.equal(claimed!.id, a!.id);
-      ok(await store.deleteMessage(acct, 'kept', c!.id, c!.popReceipt, t0));
-      const peekedBefore = ok(await store.peekMessages(acct, 'kept', 32, t0 + 30_000));
+      ok(await store.deleteMessage(acct, 'kept', { id: c!.id, popReceipt: c!.popReceipt, nowMs: t0 }));
+      const peekedBefore = ok(await store.peekMessages(acct, 'kept', { count: 32, nowMs: t0 + 30_000 }));
       const reopened = await reopen();
       assert.deepEqual([...(await reopened.getQueue(acct, 'kept'))!.metadata], [['k', 'v']]);
       assert.equal(ok(await reopened.getQueueAcl(acct, 'kept')), 'policies');
-      assert.deepEqual(ok(await reopened.peekMessages(acct, 'kept', 32, t0 + 30_000)), peekedBefore);
+      assert.deepEqual(ok(await reopened.peekMessages(acct, 'kept', { count: 32, nowMs: t0 + 30_000 })), peekedBefore);
       ok(
-        await reopened.deleteMessage(acct, 'kept', claimed!.id, claimed!.popReceipt, t0 + 1),
+        await reopened.deleteMessage(acct, 'kept', { id: claimed!.id, popReceipt: claimed!.popReceipt, nowMs: t0 + 1 }),
         'its receipt is still current',
       );
       assert.equal(ok(await reopened.countMessages(acct, 'kept', t0)), 1);

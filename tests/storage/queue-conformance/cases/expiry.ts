@@ -16,20 +16,31 @@ export const expiryCases: readonly QueueCase[] = [
         message('forever', { expiresMs: never }),
       ]);
       const before = t0 + 10 * second - 1;
-      assert.deepEqual(texts(ok(await store.peekMessages(account, name, 32, before))), ['short', 'forever']);
+      assert.deepEqual(texts(ok(await store.peekMessages(account, name, { count: 32, nowMs: before }))), [
+        'short',
+        'forever',
+      ]);
       assert.equal(ok(await store.countMessages(account, name, before)), 2);
       const at = t0 + 10 * second;
-      assert.deepEqual(texts(ok(await store.peekMessages(account, name, 32, at))), ['forever']);
+      assert.deepEqual(texts(ok(await store.peekMessages(account, name, { count: 32, nowMs: at }))), ['forever']);
       assert.equal(ok(await store.countMessages(account, name, at)), 1);
       assert.equal(
-        failure(await store.deleteMessage(account, name, short!.id, short!.popReceipt, at)),
+        failure(await store.deleteMessage(account, name, { id: short!.id, popReceipt: short!.popReceipt, nowMs: at })),
         'messageNotFound',
       );
       assert.equal(
-        failure(await store.updateMessage(account, name, short!.id, short!.popReceipt, at, at, 'x')),
+        failure(
+          await store.updateMessage(account, name, {
+            id: short!.id,
+            popReceipt: short!.popReceipt,
+            nowMs: at,
+            visibleMs: at,
+            text: 'x',
+          }),
+        ),
         'messageNotFound',
       );
-      const got = ok(await store.getMessages(account, name, 32, at, at + second));
+      const got = ok(await store.getMessages(account, name, { count: 32, nowMs: at, visibleMs: at + second }));
       assert.deepEqual(texts(got), ['forever']);
       assert.equal(got[0]!.expiresMs, never);
     },
@@ -39,9 +50,12 @@ export const expiryCases: readonly QueueCase[] = [
     async run({ store, queue }) {
       const { account, name } = await queue();
       await putAll(store, account, name, [message('brief', { expiresMs: t0 + 5 * second })]);
-      ok(await store.getMessages(account, name, 1, t0, t0 + 10 * second));
-      assert.deepEqual(ok(await store.getMessages(account, name, 32, t0 + 10 * second, t0 + 20 * second)), []);
-      assert.deepEqual(ok(await store.peekMessages(account, name, 32, t0 + 10 * second)), []);
+      ok(await store.getMessages(account, name, { count: 1, nowMs: t0, visibleMs: t0 + 10 * second }));
+      assert.deepEqual(
+        ok(await store.getMessages(account, name, { count: 32, nowMs: t0 + 10 * second, visibleMs: t0 + 20 * second })),
+        [],
+      );
+      assert.deepEqual(ok(await store.peekMessages(account, name, { count: 32, nowMs: t0 + 10 * second })), []);
     },
   },
   {
@@ -64,8 +78,12 @@ export const expiryCases: readonly QueueCase[] = [
       assert.ok(removed >= 3);
       assert.equal(await store.purgeExpired(now, 100), 0, 'nothing expired is left');
       // What has not expired at `now` is kept, whatever its expiry.
-      assert.deepEqual(texts(ok(await store.peekMessages(first.account, first.name, 32, t0))), ['keep']);
-      assert.deepEqual(texts(ok(await store.peekMessages(other.account, other.name, 32, t0))), ['stay']);
+      assert.deepEqual(texts(ok(await store.peekMessages(first.account, first.name, { count: 32, nowMs: t0 }))), [
+        'keep',
+      ]);
+      assert.deepEqual(texts(ok(await store.peekMessages(other.account, other.name, { count: 32, nowMs: t0 }))), [
+        'stay',
+      ]);
       assert.equal(ok(await store.countMessages(first.account, first.name, t0)), 1, 'removed, not only hidden');
     },
   },
@@ -79,9 +97,17 @@ export const expiryCases: readonly QueueCase[] = [
       }
       await putAll(store, account, name, [message('live', { visibleMs: t0 + second })]);
       const now = t0 + 2 * second;
-      assert.deepEqual(texts(ok(await store.peekMessages(account, name, 32, now))), ['live']);
-      assert.deepEqual(texts(ok(await store.getMessages(account, name, 32, now, now + second))), ['live']);
-      assert.deepEqual(texts(ok(await store.getMessages(account, name, 32, now + second, now + 2 * second))), ['live']);
+      assert.deepEqual(texts(ok(await store.peekMessages(account, name, { count: 32, nowMs: now }))), ['live']);
+      assert.deepEqual(
+        texts(ok(await store.getMessages(account, name, { count: 32, nowMs: now, visibleMs: now + second }))),
+        ['live'],
+      );
+      assert.deepEqual(
+        texts(
+          ok(await store.getMessages(account, name, { count: 32, nowMs: now + second, visibleMs: now + 2 * second })),
+        ),
+        ['live'],
+      );
       assert.equal(ok(await store.countMessages(account, name, now)), 1);
     },
   },
@@ -91,7 +117,10 @@ export const expiryCases: readonly QueueCase[] = [
       const { account, name } = await queue();
       await putAll(store, account, name, [message('eternal')]);
       await store.purgeExpired(Number.MAX_SAFE_INTEGER, 1000);
-      assert.deepEqual(texts(ok(await store.peekMessages(account, name, 1, Number.MAX_SAFE_INTEGER))), ['eternal']);
+      assert.deepEqual(
+        texts(ok(await store.peekMessages(account, name, { count: 1, nowMs: Number.MAX_SAFE_INTEGER }))),
+        ['eternal'],
+      );
     },
   },
 ];

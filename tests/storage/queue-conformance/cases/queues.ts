@@ -107,7 +107,7 @@ export const queueCases: readonly QueueCase[] = [
       assert.equal(failure(await store.countMessages(account, name, t0)), 'queueNotFound');
       assert.deepEqual(await store.createQueue(account, name, new Map()), { created: true });
       assert.equal(ok(await store.countMessages(account, name, t0)), 0);
-      assert.deepEqual(ok(await store.peekMessages(account, name, 32, t0)), []);
+      assert.deepEqual(ok(await store.peekMessages(account, name, { count: 32, nowMs: t0 })), []);
       assert.equal(ok(await store.getQueueAcl(account, name)), undefined);
     },
   },
