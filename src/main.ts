@@ -82,20 +82,7 @@ export async function serve(argv: readonly string[]): Promise<void> {
     process.stderr.write(`${(error as Error).message}\n`);
     process.exit(2);
   }
-  let composition;
-  try {
-    if (config.database === undefined && config.location !== undefined) lockLocation(config.location);
-    const wait = { seconds: config.waitForDatabaseSeconds, report: (line: string) => log.warn(line) };
-    const purge = { onError: (error: unknown) => logTaskFailure(log, 'purging expired queue messages failed', error) };
-    const queueClock = clockFromEnvironment(process.env);
-    const onReclaimError = (error: unknown) =>
-      logTaskFailure(log, 'reclaiming unreferenced blob content failed', error);
-    const options = { wait, onReachability: reachabilityLog(log), purge, onReclaimError, queueClock };
-    composition = await compose(config, observation, options);
-  } catch (error) {
-    process.stderr.write(`cannot open the store: ${(error as Error).message}\n`);
-    process.exit(1);
-  }
+  const composition = await openComposition(config, observation, log);
   const { close: closeStores } = composition;
   const explorer = config.explorer ? createExplorer([...accounts.keys()], (message) => log.warn(message)) : undefined;
   const hooks = observation.hooks(accounts);
@@ -116,6 +103,23 @@ export async function serve(argv: readonly string[]): Promise<void> {
   const scheme = security.tls === undefined ? 'http' : 'https';
   process.stdout.write(startBanner(config, scheme, ports, listeners, accounts, explorer !== undefined));
   process.stdout.write(azuriteListeningLines(scheme, listeners));
+}
+
+/** The data directory locked, the engine opened and the services composed over it; or exit 1. */
+async function openComposition(config: Config, observation: Observation, log: Logger): Promise<Composition> {
+  try {
+    if (config.database === undefined && config.location !== undefined) lockLocation(config.location);
+    const wait = { seconds: config.waitForDatabaseSeconds, report: (line: string) => log.warn(line) };
+    const purge = { onError: (error: unknown) => logTaskFailure(log, 'purging expired queue messages failed', error) };
+    const queueClock = clockFromEnvironment(process.env);
+    const onReclaimError = (error: unknown) =>
+      logTaskFailure(log, 'reclaiming unreferenced blob content failed', error);
+    const options = { wait, onReachability: reachabilityLog(log), purge, onReclaimError, queueClock };
+    return await compose(config, observation, options);
+  } catch (error) {
+    process.stderr.write(`cannot open the store: ${(error as Error).message}\n`);
+    process.exit(1);
+  }
 }
 
 /** Each service's listener on its port, in the composition's order (the banner's first line names the first). */
