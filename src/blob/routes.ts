@@ -5,7 +5,7 @@ import { StorageError } from '../errors.js';
 import { firstHeader } from '../http/headers.js';
 import type { Reply } from '../http/respond.js';
 import type { SasNeed } from '../http/sas.js';
-import { route, type Route, type RouteRequest, type ServiceCall } from '../http/service-definition.js';
+import { route, type Route, type RouteLine, type RouteRequest, type ServiceCall } from '../http/service-definition.js';
 import type { BlobOf } from './operations/access.js';
 import { appendBlock } from './operations/append.js';
 import { getBlockList, putBlock, putBlockList } from './operations/blocks.js';
@@ -21,14 +21,8 @@ import type { BlobServices } from './services.js';
 
 type Call = ServiceCall<BlobServices>;
 
-interface Line {
-  readonly method: string;
-  readonly comp: string | null;
-  readonly operation: string;
-  readonly sas: SasNeed;
-  readonly when?: (request: RouteRequest) => boolean;
-  readonly streamsBody?: boolean;
-}
+/** A blob line: every one says its `comp` (null: none), so that no two overlap by omission. */
+type Line = Omit<RouteLine<BlobResource, 'blob'>, 'resource' | 'comp'> & { readonly comp: string | null };
 
 function blob(
   line: Line,

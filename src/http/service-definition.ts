@@ -64,12 +64,16 @@ export interface RouteRequest {
   readonly headers: Headers;
 }
 
+/** The member of a service's resource union whose kind is `K` (a `tableRoot`, a `blob`, …). */
+export type ResourceOfKind<R extends { readonly kind: string }, K extends R['kind']> = Extract<R, { readonly kind: K }>;
+
 /**
- * One line of a service's route table: (resource, method[, restype][, comp][, when]) → operation.
- * Lines are tried in order; the first whose conditions all hold is the request's route.
+ * One line of a service's route table without its handler: (resource, method[, restype][, comp][, when])
+ * → operation. Lines are tried in order; the first whose conditions all hold is the request's route.
+ * `K` narrows the resource kind a line names, so that its handler sees that member of the union.
  */
-export interface Route<R extends { readonly kind: string }, S> {
-  readonly resource: R['kind'];
+export interface RouteLine<R extends { readonly kind: string }, K extends R['kind'] = R['kind']> {
+  readonly resource: K;
   readonly method: string;
   /** The `restype` query value required; undefined: any. */
   readonly restype?: string | undefined;
@@ -95,6 +99,10 @@ export interface Route<R extends { readonly kind: string }, S> {
    * handler checks each thing the request does (the parts of a $batch).
    */
   readonly sas: SasNeed | undefined;
+}
+
+/** A route line and who answers it. */
+export interface Route<R extends { readonly kind: string }, S> extends RouteLine<R> {
   readonly handler: (call: ServiceCall<S>, resource: R) => Promise<Reply>;
 }
 
@@ -212,8 +220,20 @@ function addresses<R extends { readonly kind: string }, S>(
 
 /** A route line whose handler sees its resource narrowed to the kind it names. */
 export function route<R extends { readonly kind: string }, S, K extends R['kind']>(
-  line: Omit<Route<R, S>, 'handler' | 'resource'> & { readonly resource: K },
-  handler: (call: ServiceCall<S>, resource: Extract<R, { readonly kind: K }>) => Promise<Reply>,
+  line: RouteLine<R, K>,
+  handler: (call: ServiceCall<S>, resource: ResourceOfKind<R, K>) => Promise<Reply>,
 ): Route<R, S> {
-  return { ...line, handler: (call, resource) => handler(call, resource as Extract<R, { readonly kind: K }>) };
+  return { ...line, handler: (call, resource) => handler(call, resource as ResourceOfKind<R, K>) };
+}
+
+/**
+ * A service's route maker: its lines' handlers get the service's own call, made from the front
+ * door's by `adapt` (the Table service's negotiated metadata level, the Queue service's endpoint),
+ * and their resource narrowed to the kind the line names.
+ */
+export function routeMaker<R extends { readonly kind: string }, S, C>(adapt: (call: ServiceCall<S>) => C) {
+  return <K extends R['kind']>(
+    line: RouteLine<R, K>,
+    handler: (call: C, resource: ResourceOfKind<R, K>) => Promise<Reply>,
+  ): Route<R, S> => route<R, S, K>(line, (call, resource) => handler(adapt(call), resource));
 }

@@ -5,7 +5,7 @@
 import { invalidQueryParameter, StorageError } from '../errors.js';
 import { blobQueueSharedKey } from '../http/auth.js';
 import type { SasNeed, StoredPolicy } from '../http/sas.js';
-import { route, type Route, type ServiceCall, type ServiceModule } from '../http/service-definition.js';
+import { routeMaker, type Route, type ServiceCall, type ServiceModule } from '../http/service-definition.js';
 import type { ReplicationSource } from '../storage/replication.js';
 import type { SignedIdentifier } from '../wire/acl-xml.js';
 import {
@@ -39,28 +39,7 @@ export interface QueueServices {
   readonly replication?: ReplicationSource | undefined;
 }
 
-type Kind = QueueResource['kind'];
-type Of<K extends Kind> = Extract<QueueResource, { readonly kind: K }>;
-
-interface Line<K extends Kind> {
-  readonly resource: K;
-  readonly method: string;
-  readonly restype?: string;
-  readonly comp?: string | null;
-  readonly when?: (request: { readonly query: URLSearchParams }) => boolean;
-  readonly operation: string;
-  readonly writes?: boolean;
-  readonly sas: SasNeed;
-}
-
-function on<K extends Kind>(
-  line: Line<K>,
-  handler: (call: QueueCall, resource: Of<K>) => Promise<Reply>,
-): Route<QueueResource, QueueServices> {
-  return route<QueueResource, QueueServices, K>(line, (call, resource) => handler(queueCall(call), resource));
-}
-
-type Reply = Awaited<ReturnType<typeof listQueues>>;
+const on = routeMaker<QueueResource, QueueServices, QueueCall>(queueCall);
 
 function queueCall(call: ServiceCall<QueueServices>): QueueCall {
   return {

@@ -23,31 +23,19 @@ import {
   setTableAcl,
   writeEntity,
 } from './operations.js';
-import type { Reply } from '../http/respond.js';
 import { parseResource, type Resource } from './resources.js';
-import { sasNeeds, type SasNeed } from '../http/sas.js';
-import { route, type Headers, type Route, type ServiceCall, type ServiceModule } from '../http/service-definition.js';
-
-type Kind = Resource['kind'];
-type Of<K extends Kind> = Extract<Resource, { readonly kind: K }>;
-
-interface Line<K extends Kind> {
-  readonly resource: K;
-  readonly method: string;
-  readonly restype?: string;
-  readonly comp?: string | null;
-  readonly when?: (request: { readonly headers: Headers }) => boolean;
-  readonly operation: string;
-  readonly sas: SasNeed | undefined;
-}
+import { sasNeeds } from '../http/sas.js';
+import {
+  routeMaker,
+  type Headers,
+  type ResourceOfKind,
+  type Route,
+  type ServiceCall,
+  type ServiceModule,
+} from '../http/service-definition.js';
 
 /** A route whose handler gets the Table service's call (with the negotiated metadata level). */
-function on<K extends Kind>(
-  line: Line<K>,
-  handler: (call: BatchCall, resource: Of<K>) => Promise<Reply>,
-): Route<Resource, TableServices> {
-  return route<Resource, TableServices, K>(line, (call, resource) => handler(tableCall(call), resource));
-}
+const on = routeMaker<Resource, TableServices, BatchCall>(tableCall);
 
 const ifMatch = (request: { readonly headers: Headers }): boolean => request.headers['if-match'] !== undefined;
 
@@ -104,7 +92,8 @@ export const tableRoutes: readonly Route<Resource, TableServices>[] = [
 ];
 
 function entityWrites(): Route<Resource, TableServices>[] {
-  const write = (method: string) => (call: BatchCall, resource: Of<'entity'>) => writeEntity(call, method, resource);
+  const write = (method: string) => (call: BatchCall, resource: ResourceOfKind<Resource, 'entity'>) =>
+    writeEntity(call, method, resource);
   const update = { resource: 'entity', when: ifMatch, sas: sasNeeds.updateEntity } as const;
   const upsert = { resource: 'entity', sas: sasNeeds.upsertEntity } as const;
   return [

@@ -302,13 +302,8 @@ export class PostgresBlobStore implements BlobStore {
     };
   }
 
-  async readContent(
-    account: string,
-    key: BlobKey,
-    etag: string,
-    startByte: number,
-    endByteExclusive: number,
-  ): Promise<AsyncIterable<Buffer> | 'changed'> {
+  // Typed by the contract, which names its parameters (blob-store.ts).
+  readonly readContent: BlobStore['readContent'] = async (account, key, etag, startByte, endByteExclusive) => {
     const [start, end] = clampRange(startByte, endByteExclusive, Number.MAX_SAFE_INTEGER);
     // Within a chunk, so that a read of many chunks (a small chunk size) streams as any other.
     const inline = end - start <= Math.min(inlineReadBytesMax, this.options.chunkBytes);
@@ -318,7 +313,7 @@ export class PostgresBlobStore implements BlobStore {
     const [from, to] = clampRange(start, end, Number(rows[0].size_bytes));
     if (inline) return inlineBytes(rows, to - from);
     return readSegments(this.connection, segmentsOf(rows, from, to), this.options.readersHoldContent);
-  }
+  };
 
   /** Whether the content is still kept (tests see what reclaimContent did). */
   async contentExists(ref: ContentRef): Promise<boolean> {

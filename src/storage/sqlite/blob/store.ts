@@ -232,18 +232,13 @@ export class SqliteBlobStore implements BlobStore {
     return { committed, staged };
   }
 
-  async readContent(
-    account: string,
-    key: BlobKey,
-    etag: string,
-    startByte: number,
-    endByteExclusive: number,
-  ): Promise<AsyncIterable<Buffer> | 'changed'> {
+  // Typed by the contract, which names its parameters (blob-store.ts).
+  readonly readContent: BlobStore['readContent'] = async (account, key, etag, startByte, endByteExclusive) => {
     const row = this.version(account, key);
     if (row === undefined || row.etag !== etag) return 'changed';
     const [start, end] = clampRange(startByte, endByteExclusive, row.size_bytes);
     return this.stream(row.list_id, start, end);
-  }
+  };
 
   /** The bytes [start, end) of a block list, block by block; unpins the list when done or abandoned. */
   private async *stream(listId: number, start: number, end: number): AsyncIterable<Buffer> {
