@@ -2,7 +2,7 @@
 // checks on the instants the service passes in.
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import type { StoredMessage } from './queue-store.js';
+import type { MessageClaim, StoredMessage } from './queue-store.js';
 
 /** A message row as either engine returns it (PostgreSQL answers bigint columns as strings). */
 export interface MessageRow {
@@ -38,6 +38,13 @@ export function storedExpiry(expiresMs: number): number | null {
 /** Instants are whole milliseconds since the epoch (both engines keep them as 64-bit integers). */
 export function assertInstant(ms: number, what: string): void {
   assert(Number.isSafeInteger(ms), `${what} is a whole number of milliseconds: ${ms}`);
+}
+
+/** A get's claim, as both engines check it before they claim anything. */
+export function assertClaim({ count, nowMs, visibleMs }: MessageClaim): void {
+  assert(Number.isSafeInteger(count) && count >= 1, 'a get claims at least one message');
+  assertInstant(nowMs, 'nowMs');
+  assertInstant(visibleMs, 'visibleMs');
 }
 
 /** A pop receipt no earlier one of the message can equal. */

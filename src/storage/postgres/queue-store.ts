@@ -23,6 +23,7 @@ import type {
   StoredMessage,
 } from '../queue-store.js';
 import {
+  assertClaim,
   assertInstant,
   decodeMetadata,
   encodeMetadata,
@@ -183,14 +184,9 @@ export class PostgresQueueStore implements QueueStore {
     return { ok: true, value: { ...message, dequeueCount: 0, popReceipt } };
   }
 
-  async getMessages(
-    account: string,
-    name: string,
-    { count, nowMs, visibleMs }: MessageClaim,
-  ): Promise<MessageResult<StoredMessage[]>> {
-    assert(Number.isSafeInteger(count) && count >= 1, 'a get claims at least one message');
-    assertInstant(nowMs, 'nowMs');
-    assertInstant(visibleMs, 'visibleMs');
+  async getMessages(account: string, name: string, claim: MessageClaim): Promise<MessageResult<StoredMessage[]>> {
+    assertClaim(claim);
+    const { count, nowMs, visibleMs } = claim;
     const { rows } = await this.query<MessageRow & { was_visible_ms: string; seq: string }>(
       `WITH picked AS (
          SELECT m.queue_id, m.id, m.visible_ms AS was_visible_ms FROM ${s}.messages m

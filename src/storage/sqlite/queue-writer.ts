@@ -14,7 +14,14 @@ import type {
   QueueStore,
   StoredMessage,
 } from '../queue-store.js';
-import { assertInstant, newPopReceipt, storedExpiry, storedMessage, type MessageRow } from '../queue-rows.js';
+import {
+  assertClaim,
+  assertInstant,
+  newPopReceipt,
+  storedExpiry,
+  storedMessage,
+  type MessageRow,
+} from '../queue-rows.js';
 import { messageColumns } from './queue-schema.js';
 import { boundLimit } from './schema.js';
 
@@ -182,14 +189,9 @@ export class SqliteQueueWriter implements QueueWriterApi {
     });
   }
 
-  getMessages(
-    account: string,
-    name: string,
-    { count, nowMs, visibleMs }: MessageClaim,
-  ): Promise<MessageResult<StoredMessage[]>> {
-    assert(Number.isSafeInteger(count) && count >= 1, 'a get claims at least one message');
-    assertInstant(nowMs, 'nowMs');
-    assertInstant(visibleMs, 'visibleMs');
+  getMessages(account: string, name: string, claim: MessageClaim): Promise<MessageResult<StoredMessage[]>> {
+    assertClaim(claim);
+    const { count, nowMs, visibleMs } = claim;
     return this.run<MessageResult<StoredMessage[]>>(() => {
       const queueId = this.queueId(account, name);
       if (queueId === undefined) return failed('queueNotFound');
