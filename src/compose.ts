@@ -21,6 +21,7 @@ import { systemClock, type Clock } from './domain/clock.js';
 import type { FrontDoor } from './http/server.js';
 import type { ServiceContext, ServiceDefinition, ServiceModule } from './http/service-definition.js';
 import { tableService } from './table/definition.js';
+import type { TableServices } from './table/service/services.js';
 import { queueService } from './queue/definition.js';
 import { blobService } from './blob/definition.js';
 
@@ -32,13 +33,21 @@ interface BoundService {
   compose(primary: ServiceContext, secondary: ServiceContext | undefined, watch: Watch | undefined): ComposedService;
 }
 
-function bound<R extends { readonly kind: string }, S>(definition: ServiceModule<R, S>): BoundService {
-  return { definition, compose: (primary, secondary, watch) => composeService(definition, primary, secondary, watch) };
+/** `watched`: the primary's operations as the watch intercepts them; undefined: as they are (their stores are). */
+function bound<R extends { readonly kind: string }, S>(
+  definition: ServiceModule<R, S>,
+  watched?: (watch: Watch, services: S) => S,
+): BoundService {
+  return {
+    definition,
+    compose: (primary, secondary, watch) =>
+      composeService(definition, primary, secondary, watch && watched && ((services) => watched(watch, services))),
+  };
 }
 
 /** The services this build serves, each on a port of its own; the Table service first (the banner's first line). */
 export const serviceDefinitions: readonly BoundService[] = [
-  bound(tableService),
+  bound(tableService, (watch, services) => watch.tableServices(services)),
   bound(queueService),
   bound(blobService),
 ];
@@ -69,13 +78,16 @@ function reclaimIntervalMsOf(config: StoreConfig): number {
   return Math.min(60_000, Math.max(1000, contentGraceMsOf(config)));
 }
 
-/** What the server's workload watch (src/observe) puts between the engine and the services. */
+/**
+ * What the server's workload watch (src/observe) puts between the engine and the services: its
+ * interceptors (http/interceptors.ts) around the stores' methods and the Table service's queries.
+ */
 export interface Watch {
   readonly onCommit: CommitObserver;
-  /** The stores the primary's services work on, watched or throttled (or as they are). */
+  /** The stores the primary's services work on, their methods intercepted (or as they are). */
   stores(engine: ServiceStores, clock: Clock): ServiceStores;
-  /** A service's operations as the watch sees them (or as they are). */
-  services<S>(name: ServiceDefinition<{ readonly kind: string }, S>['name'], services: S): S;
+  /** The Table service's operations with its queries intercepted (or as they are). */
+  tableServices(services: TableServices): TableServices;
   /** The read-access secondary's replication status, for metrics. */
   replication?: ReplicationSource | undefined;
 }
@@ -94,10 +106,10 @@ function composeService<R extends { readonly kind: string }, S>(
   definition: ServiceModule<R, S>,
   primary: ServiceContext,
   secondary: ServiceContext | undefined,
-  watch: Watch | undefined,
+  watched: ((services: S) => S) | undefined,
 ): ComposedService {
   const opened = definition.open(primary);
-  const services = watch === undefined ? opened : watch.services(definition.name, opened);
+  const services = watched === undefined ? opened : watched(opened);
   const secondaryServices = secondary && definition.open(secondary);
   return { definition, server: (frontDoor) => frontDoor.server(definition, services, secondaryServices) };
 }

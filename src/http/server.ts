@@ -45,6 +45,7 @@ import { errorReply, headErrorReply, responseContext, send, type Reply, type Res
 import { checkCommonInputs } from './request-checks.js';
 import { parseAccountTarget, splitRequestTarget, type AccountTarget, type RequestTarget } from './account-target.js';
 import { InjectedFault, type RequestHooks } from './hooks.js';
+import { intercept, type Operation, type RunOperation } from './interceptors.js';
 import {
   findRoute,
   routingError,
@@ -330,13 +331,13 @@ function errorHeaders(options: FrontDoorOptions, error: unknown): Record<string,
   return undefined;
 }
 
-/** Authorizes a routed request and runs its operation (through the hooks when there are any). */
+/** Authorizes a routed request and runs its operation (through the hooks' interceptors when there are any). */
 async function run<R extends { readonly kind: string }, S>(
   options: FrontDoorOptions,
   service: Service<R, S>,
   request: IncomingMessage,
   context: ResponseContext,
-  { account, resource, requestTarget, target, routeRequest, matched, operation }: Routed<R, S>,
+  { account, resource, requestTarget, target, routeRequest, matched, operation: name }: Routed<R, S>,
 ): Promise<Reply | 'drop'> {
   const { headers } = request;
   const { definition } = service;
@@ -348,7 +349,7 @@ async function run<R extends { readonly kind: string }, S>(
     resourceName,
     resource,
     known: account,
-    operation,
+    operation: name,
   });
   // The -secondary endpoint is a read replica; the code for a write is unverified.
   if (target.secondary && (method !== 'GET' || matched?.writes === true)) {
@@ -370,19 +371,24 @@ async function run<R extends { readonly kind: string }, S>(
     headers,
     rawHeaders: request.rawHeaders,
     body: matched.streamsBody === true ? emptyBody : await readBody(request, bodyBytesMax),
-    bodyStream: matched.streamsBody === true ? watchedBody(options.hooks, matched.operation, request) : undefined,
+    bodyStream: matched.streamsBody === true ? bodyChunks(request) : undefined,
     logInfo: (line) => options.log.info(line),
   };
   const overrides = matched.sasResponseHeaders === true ? access.responseHeaders : undefined;
-  const execute = async (): Promise<Reply> => withResponseHeaders(await matched.handler(call, resource), overrides);
-  if (options.hooks === undefined) return execute();
-  const runTarget = { account: account.name, object: definition.objectScope?.(resource) };
-  return options.hooks.run(matched.operation, () => definition.faultScope(resource, call), execute, headers, runTarget);
-}
-
-function watchedBody(hooks: RequestHooks | undefined, operation: OperationName, request: IncomingMessage) {
-  const chunks = bodyChunks(request);
-  return hooks?.watchBody === undefined ? chunks : hooks.watchBody(operation, chunks);
+  const execute = async (bodyStream: AsyncIterable<Buffer> | undefined): Promise<Reply> => {
+    const handled = bodyStream === call.bodyStream ? call : { ...call, bodyStream };
+    return withResponseHeaders(await matched.handler(handled, resource), overrides);
+  };
+  if (options.hooks === undefined) return execute(call.bodyStream);
+  const operation: Operation = {
+    name,
+    account: account.name,
+    scope: () => definition.faultScope(resource, call),
+    object: definition.objectScope?.(resource),
+    headers,
+    body: call.bodyStream,
+  };
+  return intercept<RunOperation>((ran) => execute(ran.body), options.hooks.operations)(operation);
 }
 
 const emptyBody = Buffer.alloc(0);

@@ -1,36 +1,33 @@
 // Composition of src/observe: from the flags, the metrics registry, the workload watch, the
-// throttle and the fault plan, and the three places they attach: the store (ObservedStore, plus
-// the engine's onCommit), the query service (ObservedQueryService) and the server (RequestHooks).
-import type { ReplicationSource } from '../storage/replication.js';
+// throttle and the fault plan, and the interceptors (http/interceptors.ts) through which they take
+// part: around each operation the front door runs (operation-interceptors.ts), around the stores'
+// entity and message methods (observed-store.ts) and around the Table service's queries
+// (observed-queries.ts). The engine's onCommit and the front door's `answered` only report.
 import { readFileSync } from 'node:fs';
 import type { IncomingMessage } from 'node:http';
-import { setTimeout as sleep } from 'node:timers/promises';
 import type { Account } from '../http/accounts.js';
 import type { RequestTarget } from '../http/account-target.js';
-import { InjectedFault, type RequestHooks, type RunTarget } from '../http/hooks.js';
+import type { RequestHooks } from '../http/hooks.js';
+import type { OperationInterceptor } from '../http/interceptors.js';
 import type { Logger } from '../http/log.js';
-import type { Reply } from '../http/respond.js';
-import type { OperationName, ServiceDefinition } from '../http/service-definition.js';
-import { StorageError } from '../errors.js';
-import type { TableServices } from '../table/service/services.js';
+import type { OperationName } from '../http/service-definition.js';
+import type { Clock } from '../domain/clock.js';
 import type { ServiceStores } from '../storage/engine.js';
+import type { QueueStore } from '../storage/queue-store.js';
+import type { ReplicationSource } from '../storage/replication.js';
 import type { CommitStats, TableStore } from '../storage/table-store.js';
+import type { TableServices } from '../table/service/services.js';
 import type { ObserveConfig } from './config.js';
-import { countedChunks, countedReply } from './blob-traffic.js';
 import { BlobWatch } from './blob-watch.js';
 import { answerAdmin } from './admin.js';
 import { FaultPlan, parseFaultDocument } from './faults.js';
 import { insights, type InsightsReport } from './insights.js';
 import { Metrics, type PartitionSample } from './metrics.js';
-import { ObservedQueryService } from './observed-queries.js';
-import { ObservedStore } from './observed-store.js';
-import { azureTargets, Throttle } from './throttle.js';
-import { runAsToolWhen } from './tool-traffic.js';
-import { ThrottledQueueStore } from './throttled-queue-store.js';
-import type { QueueStore } from '../storage/queue-store.js';
-import type { Clock } from '../domain/clock.js';
-import type { IncomingHttpHeaders } from 'node:http';
+import { observedQueries } from './observed-queries.js';
+import { throttledQueueStore, watchedTableStore } from './observed-store.js';
+import { blobTraffic, injectedFaults, toolTraffic, uploadedBytes } from './operation-interceptors.js';
 import type { QueueDepths } from './queue-metrics.js';
+import { azureTargets, Throttle } from './throttle.js';
 import { Workload } from './workload.js';
 
 /** Partition series per table with --metrics-partitions. */
@@ -86,23 +83,21 @@ export class Observation {
   /**
    * The stores the primary's services use: the table store watched and throttled when either is on,
    * the queue store throttled when the throttle is on, the blob store as it is (its traffic is
-   * watched at the front door's hooks).
+   * intercepted around each blob operation instead: operation-interceptors.ts).
    */
   stores(engine: ServiceStores, clock: Clock): ServiceStores {
     this.engine = engine.tables;
     this.queues = { engine: engine.queues, clock };
     const watched = this.workload !== undefined || this.throttle !== undefined;
-    this.watchedTables = watched ? new ObservedStore(engine.tables, this) : engine.tables;
-    const queues = this.throttle === undefined ? engine.queues : new ThrottledQueueStore(engine.queues, this.throttle);
+    this.watchedTables = watched ? watchedTableStore(engine.tables, this) : engine.tables;
+    const queues = this.throttle === undefined ? engine.queues : throttledQueueStore(engine.queues, this.throttle);
     return { tables: this.watchedTables, queues, blobs: engine.blobs };
   }
 
-  /** A service's operations as the watch sees them: the Table service's queries observed, the rest as they are. */
-  services<S>(name: ServiceDefinition<{ readonly kind: string }, S>['name'], services: S): S {
-    const tables = this.watchedTables;
-    if (name !== 'table' || tables === undefined) return services;
+  /** The Table service's operations with its queries watched and throttled when either is on. */
+  tableServices(services: TableServices): TableServices {
     if (this.workload === undefined && this.throttle === undefined) return services;
-    return { ...(services as TableServices), queries: new ObservedQueryService(tables, this) } as S;
+    return { ...services, queries: observedQueries(services.queries, this) };
   }
 
   async insights(): Promise<InsightsReport | undefined> {
@@ -140,89 +135,15 @@ export class Observation {
             },
           },
         }),
-      // Without fault rules nothing stands between the request and its operation.
-      run: (operation, table, execute, headers, target) => {
-        const blobExecute = this.blobExecute(operation, execute, headers, target);
-        return runAsToolWhen(headers, () =>
-          this.faults.empty ? blobExecute() : this.run(operation, table, blobExecute),
-        );
-      },
+      operations: this.operationInterceptors(),
       answered: (operation, status, durationMs) => this.metrics?.request(operation, status, durationMs),
-      watchBody: (operation, chunks) =>
-        this.metrics === undefined
-          ? chunks
-          : countedChunks(chunks, (bytes) => this.metrics!.blobBytesMoved('uploaded', operation, bytes)),
     };
   }
 
-  /**
-   * A blob request's operation as observation sees it: admitted by the throttle against its blob's
-   * target (after any fault: a fault's request is not executed), its download counted and its
-   * answer told to the blob watch. Other requests' `execute` as it is.
-   */
-  private blobExecute(
-    operation: OperationName,
-    execute: () => Promise<Reply>,
-    headers: IncomingHttpHeaders,
-    target: RunTarget | undefined,
-  ): () => Promise<Reply> {
-    const object = target?.object;
-    if (object === undefined) return execute;
-    return async () => {
-      this.throttle?.admitBlob(target!.account, object);
-      let reply: Reply;
-      try {
-        reply = await execute();
-      } catch (error) {
-        if (error instanceof StorageError) this.blobs?.refused(target!.account, object, error.code);
-        throw error;
-      }
-      if (this.metrics !== undefined && operation === 'GetBlob') {
-        reply = countedReply(reply, (bytes) => this.metrics!.blobBytesMoved('downloaded', operation, bytes));
-      }
-      const length = reply.headers?.['Content-Length'];
-      this.blobs?.answered({
-        operation,
-        account: target!.account,
-        object,
-        headers,
-        status: reply.status,
-        replyBytes: length === undefined ? undefined : Number(length),
-      });
-      return reply;
-    };
-  }
-
-  /** Applies the fault (if any) the rules pick for this request. */
-  private async run(
-    operation: OperationName,
-    scope: () => string | undefined,
-    execute: () => Promise<Reply>,
-  ): Promise<Reply | 'drop'> {
-    let known: { table: string | undefined } | undefined;
-    const table = (): string | undefined => (known ??= { table: scope() }).table;
-    const fault = this.faults.pick(operation, table);
-    if (fault === undefined) return execute();
-    this.metrics?.faultInjected(fault.kind, operation);
-    const latency = fault.kind === 'latency' ? ` ${fault.latencyMs} ms` : '';
-    const where = table() === undefined ? '' : ` ${table()}`;
-    // One line per fault: the front door does not log the failure again (InjectedFault).
-    const line = `fault injected: ${fault.kind}${latency} on ${operation}${where} (rule ${fault.rule})`;
-    if (fault.kind === 'latency') this.log.info(line);
-    else this.log.warn(line);
-    switch (fault.kind) {
-      case 'latency':
-        await sleep(fault.latencyMs);
-        return execute();
-      case 'connectionReset':
-        return 'drop';
-      case 'answerLost':
-        // The operation runs to the end (a write is durable), then the answer is lost.
-        await execute().catch(() => undefined);
-        return 'drop';
-      default:
-        throw new InjectedFault(fault.kind);
-    }
+  /** Around each operation, outermost first (operation-interceptors.ts). */
+  private operationInterceptors(): OperationInterceptor[] {
+    const interceptors = [toolTraffic, injectedFaults(this.faults, this.metrics, this.log), blobTraffic(this)];
+    return this.metrics === undefined ? interceptors : [...interceptors, uploadedBytes(this.metrics)];
   }
 
   private async queueDepths(limit: number): Promise<QueueDepths> {

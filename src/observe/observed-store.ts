@@ -1,20 +1,11 @@
-// The store as the workload watch and the throttle see it: every point read and every commit is
-// admitted by the throttle (if any) before it reaches the engine, and noted by the watch (if any).
-// Everything else passes straight through.
-import type { Entity } from '../domain/entity.js';
-import type { KeyRange } from '../domain/keys.js';
-import type {
-  CommitResult,
-  ScanRequest,
-  ScanStep,
-  SettingChange,
-  SettingKey,
-  TableStore,
-  TableCommit,
-  TableEntity,
-  TableInfo,
-  Write,
-} from '../storage/table-store.js';
+// The stores as the workload watch and the throttle see them: interceptors (http/interceptors.ts)
+// around the methods that read or write entities or messages. A table's point read and commit are
+// admitted by the throttle (if any) before they reach the engine, and noted by the watch (if any);
+// a queue's message operations are admitted against the account's bucket and one per queue.
+// Every other method is the engine's own.
+import { interceptMethods } from '../http/interceptors.js';
+import type { QueueStore } from '../storage/queue-store.js';
+import type { TableStore } from '../storage/table-store.js';
 import { getTableThenCommit, getTableThenEntity } from '../storage/table-calls.js';
 import type { Throttle } from './throttle.js';
 import type { Workload } from './workload.js';
@@ -24,77 +15,72 @@ export interface Watchers {
   readonly workload: Workload | undefined;
 }
 
-export class ObservedStore implements TableStore {
-  constructor(
-    private readonly engine: TableStore,
-    private readonly watchers: Watchers,
-  ) {}
+/** The table store with its entity reads and commits throttled and watched. */
+export function watchedTableStore(engine: TableStore, { throttle, workload }: Watchers): TableStore {
+  const watched: TableStore = interceptMethods(engine, {
+    getTableEntity: (next) => async (account, name, partitionKey, rowKey) => {
+      // A throttle admits by the table's stored name, which only the lookup gives: then two calls.
+      if (throttle !== undefined) return getTableThenEntity(watched, account, name, partitionKey, rowKey);
+      const read = await next(account, name, partitionKey, rowKey);
+      if (read !== undefined) workload?.touched(account, read.table.name, partitionKey, 1);
+      return read;
+    },
+    commitToTable: (next) => async (account, name, writes) => {
+      if (throttle !== undefined) return getTableThenCommit(watched, account, name, writes);
+      const committed = await next(account, name, writes);
+      if (committed.table !== undefined && committed.result.ok && writes.length > 0) {
+        workload?.wrote(account, committed.table.name, writes);
+      }
+      return committed;
+    },
+    getEntity: (next) => (table, partitionKey, rowKey) => {
+      throttle?.admit(table.account, table.name, partitionKey, 1);
+      workload?.touched(table.account, table.name, partitionKey, 1);
+      return next(table, partitionKey, rowKey);
+    },
+    commit: (next) => async (table, writes) => {
+      // A commit is one entity or one entity group transaction: one partition.
+      throttle?.admit(table.account, table.name, writes[0]?.partitionKey, writes.length);
+      const result = await next(table, writes);
+      if (result.ok && writes.length > 0) workload?.wrote(table.account, table.name, writes);
+      return result;
+    },
+  });
+  return watched;
+}
 
-  async getTableEntity(
-    account: string,
-    name: string,
-    partitionKey: string,
-    rowKey: string,
-  ): Promise<TableEntity | undefined> {
-    // A throttle admits by the table's stored name, which only the lookup gives: then two calls.
-    if (this.watchers.throttle !== undefined) return getTableThenEntity(this, account, name, partitionKey, rowKey);
-    const read = await this.engine.getTableEntity(account, name, partitionKey, rowKey);
-    if (read !== undefined) this.watchers.workload?.touched(account, read.table.name, partitionKey, 1);
-    return read;
-  }
+/** The throttle's table name for queues: \u0001 is in no table name, so no table shares a bucket. */
+const queueScope = '\u0001queue';
 
-  async commitToTable(account: string, name: string, writes: readonly Write[]): Promise<TableCommit> {
-    if (this.watchers.throttle !== undefined) return getTableThenCommit(this, account, name, writes);
-    const committed = await this.engine.commitToTable(account, name, writes);
-    if (committed.table !== undefined && committed.result.ok && writes.length > 0) {
-      this.watchers.workload?.wrote(account, committed.table.name, writes);
-    }
-    return committed;
-  }
-
-  getEntity(table: TableInfo, partitionKey: string, rowKey: string): Promise<Entity | undefined> {
-    this.watchers.throttle?.admit(table.account, table.name, partitionKey, 1);
-    this.watchers.workload?.touched(table.account, table.name, partitionKey, 1);
-    return this.engine.getEntity(table, partitionKey, rowKey);
-  }
-
-  async commit(table: TableInfo, writes: readonly Write[]): Promise<CommitResult> {
-    // A commit is one entity or one entity group transaction: one partition.
-    this.watchers.throttle?.admit(table.account, table.name, writes[0]?.partitionKey, writes.length);
-    const result = await this.engine.commit(table, writes);
-    if (result.ok && writes.length > 0) this.watchers.workload?.wrote(table.account, table.name, writes);
-    return result;
-  }
-
-  createTable(account: string, name: string): Promise<'created' | 'exists'> {
-    return this.engine.createTable(account, name);
-  }
-
-  deleteTable(account: string, name: string): Promise<boolean> {
-    return this.engine.deleteTable(account, name);
-  }
-
-  getTable(account: string, name: string): Promise<TableInfo | undefined> {
-    return this.engine.getTable(account, name);
-  }
-
-  listTables(account: string, fromLower: string | undefined, limit: number): Promise<TableInfo[]> {
-    return this.engine.listTables(account, fromLower, limit);
-  }
-
-  scan(table: TableInfo, range: KeyRange, request: ScanRequest): Promise<ScanStep> {
-    return this.engine.scan(table, range, request);
-  }
-
-  getSetting(account: string, key: SettingKey): Promise<string | undefined> {
-    return this.engine.getSetting(account, key);
-  }
-
-  putSettings(account: string, changes: readonly SettingChange[]): Promise<'ok' | 'tableNotFound'> {
-    return this.engine.putSettings(account, changes);
-  }
-
-  close(): Promise<void> {
-    return this.engine.close();
-  }
+/**
+ * The queue store with its message operations throttled (`--throttle`). The Queue service's targets
+ * match the Table service's the throttle already holds: 2,000 messages per second per queue,
+ * 20,000 per account (https://learn.microsoft.com/azure/storage/queues/scalability-targets), so a
+ * queue takes a partition's bucket and its rate. A get or peek costs the messages it asks for.
+ */
+export function throttledQueueStore(engine: QueueStore, throttle: Throttle): QueueStore {
+  const admit = (account: string, queue: string, messages: number): void =>
+    throttle.admit(account, queueScope, queue, messages);
+  return interceptMethods(engine, {
+    putMessage: (next) => (account, name, message) => {
+      admit(account, name, 1);
+      return next(account, name, message);
+    },
+    getMessages: (next) => (account, name, claim) => {
+      admit(account, name, claim.count);
+      return next(account, name, claim);
+    },
+    peekMessages: (next) => (account, name, peek) => {
+      admit(account, name, peek.count);
+      return next(account, name, peek);
+    },
+    deleteMessage: (next) => (account, name, target) => {
+      admit(account, name, 1);
+      return next(account, name, target);
+    },
+    updateMessage: (next) => (account, name, update) => {
+      admit(account, name, 1);
+      return next(account, name, update);
+    },
+  });
 }

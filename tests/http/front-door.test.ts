@@ -67,10 +67,12 @@ describe('a second service on the front door', () => {
   before(async () => {
     const hooks: RequestHooks = {
       admin: async () => ({ status: 404 }),
-      run: (_operation, scope, execute) => {
-        scopes.push(scope());
-        return execute();
-      },
+      operations: [
+        (next) => (operation) => {
+          scopes.push(operation.scope());
+          return next(operation);
+        },
+      ],
       answered: (operation) => answered.push(operation),
     };
     const frontDoor = new FrontDoor({
