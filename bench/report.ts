@@ -130,7 +130,18 @@ export function renderMarkdown(report: Report): string {
     ...blobTransferSection(transfers, bytes),
     ...uploadMemorySection(report.uploadMemory ?? []),
     ...postgresSection(summary),
-    ...unobservedSection(summary),
+    ...versusSection(
+      summary,
+      'cerulean-unobserved',
+      `What metrics and insights cost (${serverLabels.cerulean} as it runs by default ÷ ${serverLabels['cerulean-unobserved']}):`,
+      '--no-metrics',
+    ),
+    ...versusSection(
+      summary,
+      'cerulean-other',
+      `This build ÷ ${serverLabels['cerulean-other']} (best round of each):`,
+      'other build',
+    ),
     ...ceilingSection(summary.filter((row) => bytes[row.scenario] === undefined)),
   );
   lines.push(
@@ -187,26 +198,23 @@ function postgresSection(summary: readonly SummaryRow[]): string[] {
   return lines;
 }
 
-/** What metrics and insights cost. */
-function unobservedSection(summary: readonly SummaryRow[]): string[] {
-  const lines: string[] = [];
-  const unobserved = summary.filter((row) => row.cells['cerulean-unobserved'] !== undefined);
-  if (unobserved.length > 0) {
-    lines.push(
-      `What metrics and insights cost (${serverLabels.cerulean} as it runs by default ÷ ${serverLabels['cerulean-unobserved']}):`,
-      '',
-      '| scenario | C | Cerulean ops/s | p50 ms | p99 ms | --no-metrics ops/s | p50 ms | p99 ms | ratio |',
-      '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
-      ...unobserved.map((row) => {
-        const observed = row.cells.cerulean?.best?.opsPerSec;
-        const plain = row.cells['cerulean-unobserved']?.best?.opsPerSec;
-        const cost = observed !== undefined && plain !== undefined ? observed / plain : undefined;
-        return `| ${row.scenario} | ${row.concurrency} | ${cellColumns(row.cells.cerulean)} | ${cellColumns(row.cells['cerulean-unobserved'])} | ${ratio(cost)} |`;
-      }),
-      '',
-    );
-  }
-  return lines;
+/** Cerulean as it runs by default against another Cerulean (`other`): a ratio above 1 is it faster. */
+function versusSection(summary: readonly SummaryRow[], other: ServerKind, title: string, otherName: string): string[] {
+  const compared = summary.filter((row) => row.cells[other] !== undefined);
+  if (compared.length === 0) return [];
+  return [
+    title,
+    '',
+    `| scenario | C | Cerulean ops/s | p50 ms | p99 ms | ${otherName} ops/s | p50 ms | p99 ms | ratio |`,
+    '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
+    ...compared.map((row) => {
+      const mine = row.cells.cerulean?.best?.opsPerSec;
+      const theirs = row.cells[other]?.best?.opsPerSec;
+      const quotient = mine !== undefined && theirs !== undefined ? mine / theirs : undefined;
+      return `| ${row.scenario} | ${row.concurrency} | ${cellColumns(row.cells.cerulean)} | ${cellColumns(row.cells[other])} | ${ratio(quotient)} |`;
+    }),
+    '',
+  ];
 }
 
 /** The bare node:http ceiling. */

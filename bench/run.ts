@@ -30,6 +30,7 @@ const resultsDirectory = path.join(repoRoot, 'bench/results');
 /** Interleaving order of round 1; even rounds run it backwards. */
 const roundOrder: readonly ServerKind[] = [
   'cerulean',
+  'cerulean-other',
   'cerulean-unobserved',
   'cerulean-pg',
   'cerulean-pg-2',

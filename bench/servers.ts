@@ -32,8 +32,12 @@ export const serverKinds = [
   'bare',
   'bare-disk',
   'cerulean-unobserved',
+  'cerulean-other',
 ] as const;
-/** Run unless --servers names others; cerulean-unobserved only measures what metrics cost. */
+/**
+ * Run unless --servers names others; cerulean-unobserved only measures what metrics cost, and
+ * cerulean-other compares this build with another checkout's (otherCheckoutVariable).
+ */
 export const defaultServerKinds: readonly ServerKind[] = [
   'cerulean',
   'cerulean-pg',
@@ -54,7 +58,14 @@ export const serverLabels: Readonly<Record<ServerKind, string>> = {
   bare: 'bare node:http',
   'bare-disk': 'bare node:http, blobs to files (fsync)',
   'cerulean-unobserved': 'Cerulean --no-metrics',
+  'cerulean-other': 'Cerulean of the other checkout',
 };
+
+/**
+ * The checkout (compiled: its bin/ and dist/, its node_modules) the cerulean-other server runs, e.g.
+ * a worktree of an earlier commit, to compare two builds of Cerulean in one interleaved run.
+ */
+export const otherCheckoutVariable = 'CERULEAN_BENCH_OTHER';
 
 /** The kinds that keep their data in PostgreSQL: each gets a database of its own. */
 export const postgresKinds: readonly ServerKind[] = ['cerulean-pg', 'cerulean-pg-2'];
@@ -224,8 +235,8 @@ async function launchSpec(
   dataDir: string,
   database: string | undefined,
 ): Promise<LaunchSpec> {
-  const cerulean = (store: string[]) => ({
-    args: [path.join(repoRoot, 'bin/cerulean.js'), '--port', '0', '--queue-port', '0', '--blob-port', '0', ...store],
+  const cerulean = (store: string[], root = repoRoot) => ({
+    args: [path.join(root, 'bin/cerulean.js'), '--port', '0', '--queue-port', '0', '--blob-port', '0', ...store],
     ready: ceruleanReady,
     flushIntervalMs: 0,
   });
@@ -234,6 +245,12 @@ async function launchSpec(
       return cerulean(['--location', dataDir]);
     case 'cerulean-unobserved':
       return cerulean(['--location', dataDir, '--no-metrics']);
+    case 'cerulean-other': {
+      const other = process.env[otherCheckoutVariable];
+      if (other === undefined || !existsSync(path.join(other, 'bin/cerulean.js')))
+        throw new Error(`${otherCheckoutVariable} names no checkout with bin/cerulean.js`);
+      return cerulean(['--location', dataDir], other);
+    }
     case 'cerulean-pg':
     case 'cerulean-pg-2':
       if (database === undefined) throw new Error('no PostgreSQL database for it');
