@@ -9,6 +9,7 @@ import type { IndexedEquality } from '../property-index.js';
 import { decodeKey, encodeKey } from './codec.js';
 import { indexedLiteral, indexedValueSql, indexName } from './property-indexes.js';
 import type { IndexKey, KeyBound, KeyRange } from '../../domain/keys.js';
+import { boundLimit } from './schema.js';
 
 /** A stored entity as read: keys, Timestamp ticks, the stored properties JSON and its JSONB size. */
 export type StoredRow = readonly [
@@ -106,7 +107,7 @@ export class RangeReader {
     const { where, params } = sourceWhere(source, range);
     params.push(offset);
     const row = this.statement(
-      `SELECT pk, rk FROM ${source.from} WHERE ${where.join(' AND ')} ORDER BY pk, rk LIMIT 1 OFFSET ?`,
+      `SELECT pk, rk FROM ${source.from} WHERE ${where.join(' AND ')} ORDER BY pk, rk LIMIT 1 OFFSET ? + 0`,
     ).get(...params) as [Buffer, Buffer] | undefined;
     return row && [decodeKey(row[0]), decodeKey(row[1])];
   }
@@ -128,7 +129,7 @@ export class RangeReader {
     // A blob costs a Buffer per row: when the range pins the PartitionKey, only RowKey is read.
     const keys = partitionKey === undefined ? 'pk, rk' : 'rk';
     const statement = this.statement(
-      `SELECT ${keys}, ts, json(props), length(props) FROM ${source.from} WHERE ${where.join(' AND ')} ORDER BY pk, rk LIMIT ?`,
+      `SELECT ${keys}, ts, json(props), length(props) FROM ${source.from} WHERE ${where.join(' AND ')} ORDER BY pk, rk ${boundLimit()}`,
     );
     // Rows as arrays: no object per row on the hottest path of every scan.
     const decode =

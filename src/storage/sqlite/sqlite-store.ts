@@ -35,7 +35,7 @@ import { RangeReader, stepExamineMaxDefault, stepRowsMax, type RowStep } from '.
 import { ScanPool } from './scan-pool.js';
 import { SplitScanner } from './split-scan.js';
 import type { ScanSplit } from '../scan-split.js';
-import { databaseFile, openDatabase, selectTableSql, settingRow, tableCacheKey } from './schema.js';
+import { boundLimit, databaseFile, openDatabase, selectTableSql, settingRow, tableCacheKey } from './schema.js';
 import { DiskContent, MemoryContent } from './blob/content.js';
 import { SqliteBlobStore, type BlobStoresShared, type SqliteBlobStoreOptions } from './blob/store.js';
 import { SqliteQueueStore } from './queue-store.js';
@@ -102,7 +102,7 @@ export class SqliteStore implements TableStore {
     this.scans?.catch(() => undefined);
     this.selectTable = db.prepare(selectTableSql);
     this.selectTables = db.prepare(
-      'SELECT name FROM tables WHERE account = ? AND name_lower >= ? ORDER BY name_lower LIMIT ?',
+      `SELECT name FROM tables WHERE account = ? AND name_lower >= ? ORDER BY name_lower ${boundLimit()}`,
     );
     // The keys are known: reading their blobs back would cost two Buffers per read.
     this.selectEntity = db

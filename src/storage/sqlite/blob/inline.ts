@@ -4,6 +4,7 @@
 // write-ahead log shared by every request queued with it (writer.ts). docs/blob-storage.md says why
 // it is only for small content and how it is reclaimed.
 import assert from 'node:assert/strict';
+import { boundLimit } from '../schema.js';
 
 /**
  * Content up to this size is a row; larger content a file. A row goes through the one writer thread
@@ -56,5 +57,5 @@ async function* replay(head: Buffer[], iterator: AsyncIterator<Uint8Array>): Asy
 /** The reads of inline content, on a store's read connection. */
 export const inlineReaderSql = {
   inlineBytes: 'SELECT bytes FROM blob_inline WHERE content_id = ?',
-  inlineAfter: 'SELECT content_id, written_ms FROM blob_inline WHERE content_id > ? ORDER BY content_id LIMIT ?',
+  inlineAfter: `SELECT content_id, written_ms FROM blob_inline WHERE content_id > ? ORDER BY content_id ${boundLimit()}`,
 } as const;

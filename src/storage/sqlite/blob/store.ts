@@ -26,6 +26,7 @@ import { newContentId, type ContentFiles } from './content.js';
 import { inlineBytesMaxDefault, inlineReaderSql, readHead } from './inline.js';
 import { blobColumns } from './schema.js';
 import type { BlobWriterApi } from './writer.js';
+import { boundLimit } from '../schema.js';
 
 type Statement = Database.Statement<unknown[], unknown>;
 
@@ -66,15 +67,15 @@ export const blobReaderSql = {
   container: 'SELECT id, name, etag, last_modified_ms, state FROM blob_containers WHERE account = ? AND name = ?',
   containers:
     'SELECT name, etag, last_modified_ms, state FROM blob_containers ' +
-    'WHERE account = ? AND name >= ? AND name < ? ORDER BY name LIMIT ?',
+    `WHERE account = ? AND name >= ? AND name < ? ORDER BY name ${boundLimit()}`,
   blob: `SELECT ${blobColumns}, list_id FROM blobs WHERE container_id = ? AND name = ? AND base = ? AND snapshot = ?`,
   blobs:
     `SELECT ${blobColumns} FROM blobs WHERE container_id = @container AND (name, base, snapshot) >= (@name, @base, @snap) ` +
-    'AND name < @end AND (@snapshots OR base = 1) ORDER BY name, base, snapshot LIMIT @limit',
+    `AND name < @end AND (@snapshots OR base = 1) ORDER BY name, base, snapshot ${boundLimit('@limit')}`,
   uncommitted:
     'SELECT DISTINCT name FROM blob_staged s WHERE container_id = @container AND name >= @name AND name < @end ' +
     'AND NOT EXISTS (SELECT 1 FROM blobs b WHERE b.container_id = s.container_id AND b.name = s.name AND b.base = 1) ' +
-    'ORDER BY name LIMIT @limit',
+    `ORDER BY name ${boundLimit('@limit')}`,
   blocks:
     'SELECT ordinal, block_id, content_id, content_size, end_byte FROM blob_blocks WHERE list_id = ? ORDER BY ordinal',
   staged: 'SELECT block_id, content_id, content_size FROM blob_staged WHERE container_id = ? AND name = ? ORDER BY seq',
@@ -88,7 +89,7 @@ export const blobReaderSql = {
   referencedByStaged: 'SELECT 1 FROM blob_staged WHERE content_id = ? LIMIT 1',
   blocksFrom:
     'SELECT ordinal, block_id, content_id, content_size, end_byte FROM blob_blocks ' +
-    'WHERE list_id = ? AND ordinal >= ? ORDER BY ordinal LIMIT ?',
+    `WHERE list_id = ? AND ordinal >= ? ORDER BY ordinal ${boundLimit()}`,
 } as const;
 
 type Sql = Record<keyof typeof blobReaderSql | keyof typeof inlineReaderSql, Statement>;

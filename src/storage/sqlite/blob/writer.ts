@@ -25,6 +25,7 @@ import {
   unwrittenBytes,
 } from '../../blob-rows.js';
 import type { RunJob } from '../queue-writer.js';
+import { boundLimit } from '../schema.js';
 
 /** What one reclaim job did: the content files to remove now (no row names them any more). */
 export interface ReclaimStep {
@@ -107,9 +108,9 @@ const sql = {
   updateContainer: 'UPDATE blob_containers SET etag = ?, last_modified_ms = ?, state = ? WHERE id = ?',
   deleteContainer: 'DELETE FROM blob_containers WHERE id = ?',
   noteDeletedContainer: 'INSERT INTO blob_containers_deleted (id) VALUES (?)',
-  deletedContainers: 'SELECT id FROM blob_containers_deleted ORDER BY id LIMIT ?',
-  blobsOfContainer: 'SELECT name, snapshot, list_id FROM blobs WHERE container_id = ? LIMIT ?',
-  stagedOfContainer: 'SELECT seq, content_id FROM blob_staged WHERE container_id = ? LIMIT ?',
+  deletedContainers: `SELECT id FROM blob_containers_deleted ORDER BY id ${boundLimit()}`,
+  blobsOfContainer: `SELECT name, snapshot, list_id FROM blobs WHERE container_id = ? ${boundLimit()}`,
+  stagedOfContainer: `SELECT seq, content_id FROM blob_staged WHERE container_id = ? ${boundLimit()}`,
   forgetDeletedContainer: 'DELETE FROM blob_containers_deleted WHERE id = ?',
   head: 'SELECT etag, size_bytes, list_id FROM blobs WHERE container_id = ? AND name = ? AND base = ? AND snapshot = ?',
   upsertBlob:
@@ -145,17 +146,17 @@ const sql = {
   stampLists: 'UPDATE blob_lists SET stamp_ms = ? WHERE dead = 1 AND stamp_ms IS NULL',
   stampStaged: 'UPDATE blob_staged SET stamp_ms = ? WHERE stamp_ms IS NULL',
   stampGarbage: 'UPDATE blob_garbage SET stamp_ms = ? WHERE stamp_ms IS NULL',
-  oldStaged: 'SELECT seq, content_id FROM blob_staged WHERE stamp_ms < ? ORDER BY stamp_ms LIMIT ?',
-  oldLists: 'SELECT id FROM blob_lists WHERE dead = 1 AND stamp_ms <= ? ORDER BY stamp_ms LIMIT ?',
+  oldStaged: `SELECT seq, content_id FROM blob_staged WHERE stamp_ms < ? ORDER BY stamp_ms ${boundLimit()}`,
+  oldLists: `SELECT id FROM blob_lists WHERE dead = 1 AND stamp_ms <= ? ORDER BY stamp_ms ${boundLimit()}`,
   tailStart:
     'SELECT min(ordinal) AS first, count(*) AS rows FROM ' +
-    '(SELECT ordinal FROM blob_blocks WHERE list_id = ? ORDER BY ordinal DESC LIMIT ?)',
+    `(SELECT ordinal FROM blob_blocks WHERE list_id = ? ORDER BY ordinal DESC ${boundLimit()})`,
   tailToGarbage:
     'INSERT INTO blob_garbage (content_id, stamp_ms) SELECT content_id, NULL FROM blob_blocks ' +
     'WHERE list_id = ? AND ordinal >= ? ON CONFLICT (content_id) DO UPDATE SET stamp_ms = NULL',
   deleteTail: 'DELETE FROM blob_blocks WHERE list_id = ? AND ordinal >= ?',
   deleteList: 'DELETE FROM blob_lists WHERE id = ?',
-  oldGarbage: 'SELECT content_id FROM blob_garbage WHERE stamp_ms <= ? ORDER BY stamp_ms LIMIT ?',
+  oldGarbage: `SELECT content_id FROM blob_garbage WHERE stamp_ms <= ? ORDER BY stamp_ms ${boundLimit()}`,
   deleteGarbage: 'DELETE FROM blob_garbage WHERE content_id = ?',
   insertInline: 'INSERT OR IGNORE INTO blob_inline (content_id, written_ms, bytes) VALUES (?, ?, ?)',
   deleteInline: 'DELETE FROM blob_inline WHERE content_id = ?',

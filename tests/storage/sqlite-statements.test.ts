@@ -1,5 +1,5 @@
-// The SQLite engine's queue statements are prepared once and stay prepared: none binds a bare
-// LIMIT parameter, which SQLite (3.53) plans with the bound value, so that each run with a new
+// The SQLite engine's statements (queues, tables, blobs) are prepared once and stay prepared: none
+// binds a bare LIMIT parameter, which SQLite (3.53) plans with the bound value, so that each run with a new
 // binding (better-sqlite3 binds every parameter on every run) parses and plans the statement
 // again (boundLimit in src/storage/sqlite/schema.ts). Peek Messages spent a quarter of its CPU
 // time so before.
@@ -36,6 +36,41 @@ test('no queue statement of the SQLite engine binds its LIMIT as a bare paramete
   );
   assert.deepEqual(
     queueStatements.filter((sql) => bareBoundLimit.test(sql)),
+    [],
+    'statements whose LIMIT is a bare parameter',
+  );
+});
+
+test('no table or blob statement of the SQLite engine binds its LIMIT as a bare parameter', async () => {
+  const prepared: string[] = [];
+  const prepare = Database.prototype.prepare;
+  Database.prototype.prepare = function (this: Database.Database, sql: string) {
+    prepared.push(sql);
+    return prepare.call(this, sql);
+  } as typeof prepare;
+  let tables: SqliteStore | undefined;
+  try {
+    tables = await SqliteStore.open({ location: undefined });
+    await tables.createTable('acct', 'orders');
+    const table = (await tables.getTable('acct', 'orders'))!;
+    await tables.scan(table, {}, { conditions: [], limit: 10 });
+    await tables.listTables('acct', undefined, 10);
+    // Its reads are prepared when it opens; a reclaim pass prepares the writer's.
+    const blobs = await tables.openBlobStore();
+    await blobs.reclaimContent(Date.now(), Date.now(), 10);
+  } finally {
+    Database.prototype.prepare = prepare;
+    await tables?.close();
+  }
+  const statements = prepared.filter((sql) => /\bLIMIT\b/.test(sql) && !/\b(messages|queues)\b/.test(sql));
+  for (const seen of [/\bFROM blobs\b/, /\bFROM blob_garbage\b/, /\bORDER BY pk, rk\b/, /\bFROM tables\b/]) {
+    assert.ok(
+      statements.some((sql) => seen.test(sql)),
+      `a statement ${seen} was seen`,
+    );
+  }
+  assert.deepEqual(
+    statements.filter((sql) => bareBoundLimit.test(sql)),
     [],
     'statements whose LIMIT is a bare parameter',
   );
