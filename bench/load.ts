@@ -27,6 +27,8 @@ export interface LoadPlan {
 export interface LoadResult {
   /** Operations that completed inside the measured window. */
   ops: number;
+  /** Operations started over the whole run, warm-up and the drain after the window included. */
+  opsStarted: number;
   /** Failed operations over the whole run (warm-up included). */
   errors: number;
   windowMs: number;
@@ -148,6 +150,7 @@ class ClosedLoop {
     const sorted = Float64Array.from(this.latenciesMs).sort();
     return {
       ops: sorted.length,
+      opsStarted: this.started,
       errors: this.errors,
       windowMs,
       opsPerSec: windowMs > 0 ? (sorted.length * 1000) / windowMs : 0,

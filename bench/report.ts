@@ -18,6 +18,11 @@ export interface RunRecord {
   wrongAnswer?: string;
   /** What the scenario's preparation saw (PreparedRun.note). */
   note?: string;
+  /**
+   * The server processes' CPU time (/proc/PID/stat) over the whole run, per operation started:
+   * what a busy shared machine disturbs far less than throughput.
+   */
+  serverCpuMsPerOp?: number;
 }
 
 export interface Cell {
@@ -142,6 +147,7 @@ export function renderMarkdown(report: Report): string {
       `This build ÷ ${serverLabels['cerulean-other']} (best round of each):`,
       'other build',
     ),
+    ...serverCpuSection(runs, 'cerulean-other'),
     ...ceilingSection(summary.filter((row) => bytes[row.scenario] === undefined)),
   );
   lines.push(
@@ -215,6 +221,43 @@ function versusSection(summary: readonly SummaryRow[], other: ServerKind, title:
     }),
     '',
   ];
+}
+
+/**
+ * Server CPU per operation, the median of each build's rounds, against another Cerulean: on a busy
+ * machine this moves far less than throughput. A ratio below 1 is this build cheaper.
+ */
+function serverCpuSection(runs: readonly RunRecord[], other: ServerKind): string[] {
+  const cpuOf = (scenario: string, concurrency: number, server: ServerKind): number[] =>
+    runs
+      .filter((run) => run.scenario === scenario && run.concurrency === concurrency && run.server === server)
+      .flatMap((run) => (run.serverCpuMsPerOp === undefined ? [] : [run.serverCpuMsPerOp]));
+  const cases = [
+    ...new Set(runs.filter((run) => run.server === other).map((run) => `${run.scenario}\u0000${run.concurrency}`)),
+  ];
+  const rows = cases.flatMap((key) => {
+    const [scenario, concurrency] = key.split('\u0000') as [string, string];
+    const mine = median(cpuOf(scenario, Number(concurrency), 'cerulean'));
+    const theirs = median(cpuOf(scenario, Number(concurrency), other));
+    if (mine === undefined || theirs === undefined) return [];
+    return [`| ${scenario} | ${concurrency} | ${mine.toFixed(3)} | ${theirs.toFixed(3)} | ${ratio(mine / theirs)} |`];
+  });
+  if (rows.length === 0) return [];
+  return [
+    `Server CPU per operation, median of the rounds (this build ÷ ${serverLabels[other]}; below 1 is cheaper):`,
+    '',
+    '| scenario | C | this build ms/op | other ms/op | ratio |',
+    '| --- | ---: | ---: | ---: | ---: |',
+    ...rows,
+    '',
+  ];
+}
+
+function median(values: readonly number[]): number | undefined {
+  if (values.length === 0) return undefined;
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = sorted.length >> 1;
+  return sorted.length % 2 === 1 ? sorted[middle] : (sorted[middle - 1]! + sorted[middle]!) / 2;
 }
 
 /** The bare node:http ceiling. */

@@ -19,6 +19,7 @@ import {
   type DatasetName,
 } from './datasets.js';
 import { runClosedLoop, type LoadPlan } from './load.js';
+import { clockTicksPerSecond, cpuTicks } from './proc-stat.js';
 import { parseOptions, type BenchOptions } from './options.js';
 import { renderMarkdown, summarize, writeReport, type Report, type RunRecord } from './report.js';
 import { bigScenarios, scenarios, type Scenario } from './scenarios.js';
@@ -331,7 +332,10 @@ async function measure(
     const prepared = await scenario.prepare({ client, concurrency, datasets: contender.datasets, runId, queue, blob });
     if (prepared.wrongAnswer !== undefined) record.wrongAnswer = prepared.wrongAnswer;
     const plan = loadPlan(concurrency, options, scenario.windowOpsPerWorkerMin);
+    const ticksBefore = await cpuTicks(server.pids);
     record.result = await runClosedLoop(prepared.operations, plan, () => agent.destroy());
+    const cpuMs = ((await cpuTicks(server.pids)) - ticksBefore) * (1000 / clockTicksPerSecond);
+    if (record.result.opsStarted > 0) record.serverCpuMsPerOp = cpuMs / record.result.opsStarted;
     await prepared.cleanup?.();
     if (prepared.note !== undefined) {
       record.note = prepared.note;
@@ -356,6 +360,7 @@ async function measure(
       ? `${where}: n/a (${record.unavailable})`
       : `${where}: ${r.opsPerSec.toFixed(1)} ops/s, p50 ${r.p50Ms.toFixed(2)} ms, p99 ${r.p99Ms.toFixed(2)} ms` +
           ` (${r.ops} ops in ${(r.windowMs / 1000).toFixed(1)} s${r.errors ? `, ${r.errors} errors` : ''}` +
+          `${record.serverCpuMsPerOp === undefined ? '' : `; server CPU ${record.serverCpuMsPerOp.toFixed(3)} ms/op`}` +
           `${record.wrongAnswer ? `, WRONG ANSWER: ${record.wrongAnswer}` : ''})`,
   );
   return record;
