@@ -11,7 +11,8 @@ import { SqliteStore } from '../../src/storage/sqlite/sqlite-store.js';
 /** A LIMIT (or OFFSET) whose value is a parameter on its own: `LIMIT ?`, `LIMIT @limit`, `LIMIT ?)`. */
 const bareBoundLimit = /\b(LIMIT|OFFSET)\s+[?@:$]\w*\s*(\)|,|$|OFFSET\b)/i;
 
-test('no queue statement of the SQLite engine binds its LIMIT as a bare parameter', async () => {
+/** The SQL of every statement prepared while `work` runs over an in-memory SQLite store. */
+async function statementsPreparedBy(work: (tables: SqliteStore) => Promise<void>): Promise<string[]> {
   const prepared: string[] = [];
   const prepare = Database.prototype.prepare;
   Database.prototype.prepare = function (this: Database.Database, sql: string) {
@@ -22,13 +23,20 @@ test('no queue statement of the SQLite engine binds its LIMIT as a bare paramete
   try {
     // In memory the writer runs inline, so its statements are prepared in this thread too.
     tables = await SqliteStore.open({ location: undefined });
-    const queues = tables.openQueueStore();
-    await queues.createQueue('acct', 'q', new Map());
-    await queues.peekMessages('acct', 'q', { count: 1, nowMs: Date.now() });
+    await work(tables);
   } finally {
     Database.prototype.prepare = prepare;
     await tables?.close();
   }
+  return prepared;
+}
+
+test('no queue statement of the SQLite engine binds its LIMIT as a bare parameter', async () => {
+  const prepared = await statementsPreparedBy(async (tables) => {
+    const queues = tables.openQueueStore();
+    await queues.createQueue('acct', 'q', new Map());
+    await queues.peekMessages('acct', 'q', { count: 1, nowMs: Date.now() });
+  });
   const queueStatements = prepared.filter((sql) => /\b(messages|queues)\b/.test(sql));
   assert.ok(
     queueStatements.some((sql) => /\bLIMIT\b/.test(sql)),
@@ -42,15 +50,7 @@ test('no queue statement of the SQLite engine binds its LIMIT as a bare paramete
 });
 
 test('no table or blob statement of the SQLite engine binds its LIMIT as a bare parameter', async () => {
-  const prepared: string[] = [];
-  const prepare = Database.prototype.prepare;
-  Database.prototype.prepare = function (this: Database.Database, sql: string) {
-    prepared.push(sql);
-    return prepare.call(this, sql);
-  } as typeof prepare;
-  let tables: SqliteStore | undefined;
-  try {
-    tables = await SqliteStore.open({ location: undefined });
+  const prepared = await statementsPreparedBy(async (tables) => {
     await tables.createTable('acct', 'orders');
     const table = (await tables.getTable('acct', 'orders'))!;
     await tables.scan(table, {}, { conditions: [], limit: 10 });
@@ -58,10 +58,7 @@ test('no table or blob statement of the SQLite engine binds its LIMIT as a bare 
     // Its reads are prepared when it opens; a reclaim pass prepares the writer's.
     const blobs = await tables.openBlobStore();
     await blobs.reclaimContent(Date.now(), Date.now(), 10);
-  } finally {
-    Database.prototype.prepare = prepare;
-    await tables?.close();
-  }
+  });
   const statements = prepared.filter((sql) => /\bLIMIT\b/.test(sql) && !/\b(messages|queues)\b/.test(sql));
   for (const seen of [/\bFROM blobs\b/, /\bFROM blob_garbage\b/, /\bORDER BY pk, rk\b/, /\bFROM tables\b/]) {
     assert.ok(
