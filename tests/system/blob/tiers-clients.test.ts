@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { azBlob } from '../../helpers/az.js';
 import { blobConnectionString, uniqueContainerName } from '../../helpers/blob.js';
 import { makeTempDir, removeDir, type RunningServer, serverEngines, startServer } from '../../helpers/server.js';
 
@@ -57,19 +58,8 @@ after(() => {
   if (workDir !== undefined) removeDir(workDir);
 });
 
-/** `az …` with the server's connection string; its JSON output parsed (undefined when it prints nothing). */
-async function az(server: RunningServer, ...args: string[]): Promise<any> {
-  const env = {
-    ...process.env,
-    AZURE_CONFIG_DIR: join(workDir, 'config'),
-    AZURE_CORE_COLLECT_TELEMETRY: 'no',
-    AZURE_CORE_NO_COLOR: '1',
-    AZURE_CORE_ONLY_SHOW_ERRORS: '1',
-  };
-  const connection = ['--connection-string', blobConnectionString(server), '--output', 'json'];
-  const { stdout } = await run('az', [...args, ...connection], { env, timeout: commandTimeoutMs });
-  return stdout.trim() === '' ? undefined : JSON.parse(stdout);
-}
+/** `az …` with the server's connection string and this file's configuration directory. */
+const az = (server: RunningServer, ...args: string[]): Promise<any> => azBlob(join(workDir, 'config'), server, ...args);
 
 for (const engine of serverEngines) {
   describe(`access tiers and seal through Python and the Azure CLI on ${engine.label}`, () => {
