@@ -128,22 +128,29 @@ for (const engine of storeEngines) {
       const seals = Array.from({ length: writers }, (_, i): SealLedger => ({ prefix: `sealed-${i}`, sealed: [] }));
       try {
         const first = await startServer(serverOptions);
-        await expectStatus(
-          blobSend(first, { method: 'PUT', target: `${container}?restype=container` }),
-          201,
-          'container',
-        );
-        for (const { name } of tiers) {
-          const put = {
-            method: 'PUT',
-            target: `${container}/${name}`,
-            headers: { 'x-ms-blob-type': 'BlockBlob' },
-            body: 'v',
-          };
-          await expectStatus(blobSend(first, put), 201, name);
+        let rehydrating: string;
+        try {
+          await expectStatus(
+            blobSend(first, { method: 'PUT', target: `${container}?restype=container` }),
+            201,
+            'container',
+          );
+          for (const { name } of tiers) {
+            const put = {
+              method: 'PUT',
+              target: `${container}/${name}`,
+              headers: { 'x-ms-blob-type': 'BlockBlob' },
+              body: 'v',
+            };
+            await expectStatus(blobSend(first, put), 201, name);
+          }
+          rehydrating = await startRehydration(first, container);
+          await loadUntilKilled(first, container, tiers, seals);
+        } catch (error) {
+          // A failure before the kill must not leave the server running.
+          if (first.process.exitCode === null && first.process.signalCode === null) await first.kill9();
+          throw error;
         }
-        const rehydrating = await startRehydration(first, container);
-        await loadUntilKilled(first, container, tiers, seals);
         t.diagnostic(`${seals.reduce((sum, l) => sum + l.sealed.length, 0)} seals acknowledged before the kill`);
 
         const second = await startServer(serverOptions);
