@@ -99,6 +99,8 @@ export interface ComposeOptions extends Pick<EngineOptions, 'onReachability' | '
   readonly onReclaimError?: (error: unknown) => void;
   /** The queue and blob services' clock (tests inject one: domain/clock.ts); default the system clock. */
   readonly queueClock?: Clock;
+  /** How long the Blob service's rehydrations from the archive tier take (--blob-rehydrate-delay). */
+  readonly blobRehydrateDelayMs?: number;
 }
 
 /** One definition's operations over the primary and the secondary, bound to its type. */
@@ -128,8 +130,10 @@ export async function compose(config: StoreConfig, watch?: Watch, options: Compo
   if (watch !== undefined) watch.replication = standby?.replication;
   const stores = watch === undefined ? engine : watch.stores(engine, clock);
   // Over the standby's stores only read operations are routed (the front door refuses the rest).
-  const secondary = standby && { stores: standby, clock, replication: standby.replication };
-  const services = serviceDefinitions.map((service) => service.compose({ stores, clock }, secondary, watch));
+  const { blobRehydrateDelayMs } = options;
+  const secondary = standby && { stores: standby, clock, replication: standby.replication, blobRehydrateDelayMs };
+  const primary = { stores, clock, blobRehydrateDelayMs };
+  const services = serviceDefinitions.map((service) => service.compose(primary, secondary, watch));
   const sweeps = startSweeps(engine, config, clock, options);
   return {
     store: stores.tables,

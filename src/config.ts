@@ -5,7 +5,7 @@ import { checkDatabaseUrl } from './compose.js';
 import { logLevels, type LogLevel } from './http/log.js';
 import { requestsInFlightMax } from './limits.js';
 import type { OAuthConfig } from './http/bearer.js';
-import { blobReclaimGraceSecondsDefault } from './limits.js';
+import { blobReclaimGraceSecondsDefault, blobRehydrateDelayMsDefault } from './limits.js';
 import { autoIndexRowsDefault } from './storage/property-index.js';
 import { scanSplits, type ScanSplit } from './storage/scan-split.js';
 import { observeConfig, type ObserveConfig } from './observe/config.js';
@@ -56,6 +56,8 @@ export interface Config {
   readonly waitForDatabaseSeconds: number;
   /** How long unreferenced blob content stays before the reclaim removes it (blobReclaimGraceSecondsDefault). */
   readonly blobReclaimGraceSeconds: number;
+  /** How long a blob's rehydration from the archive tier takes here (blobRehydrateDelayMsDefault). */
+  readonly blobRehydrateDelayMs: number;
 }
 
 /** One server option: its flag, its environment variable, its default and its line of help. */
@@ -220,6 +222,13 @@ export const serverFlags: readonly ServerFlag[] = [
     defaultText: String(blobReclaimGraceSecondsDefault),
     help: 'how long deleted blob content stays on disk before its space is freed',
   },
+  {
+    name: 'blob-rehydrate-delay',
+    value: '<ms>',
+    env: 'CERULEAN_BLOB_REHYDRATE_DELAY',
+    defaultText: String(blobRehydrateDelayMsDefault),
+    help: 'how long a rehydration from the archive tier takes (Azure: hours; 0: done at once; docs/blob.md)',
+  },
 ];
 
 /** The usage text, made from serverFlags. */
@@ -363,6 +372,11 @@ export function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Con
     blobReclaimGraceSeconds: whole(
       '--blob-reclaim-grace',
       text('blob-reclaim-grace') ?? String(blobReclaimGraceSecondsDefault),
+      0,
+    ),
+    blobRehydrateDelayMs: whole(
+      '--blob-rehydrate-delay',
+      text('blob-rehydrate-delay') ?? String(blobRehydrateDelayMsDefault),
       0,
     ),
   };

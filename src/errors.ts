@@ -149,6 +149,16 @@ export const errorCodes = {
   // -- Blob service: blobs, blocks, leases, conditions (blob-service-error-codes) --
   AppendPositionConditionNotMet: { status: 412, message: 'The append position condition specified was not met.' },
   BlobAlreadyExists: { status: 409, message: 'The specified blob already exists.' },
+  BlobArchived: { status: 409, message: 'This operation is not permitted on an archived blob.' },
+  BlobBeingRehydrated: {
+    status: 409,
+    message: 'This operation is not permitted because the blob is being rehydrated.',
+  },
+  BlobIsSealed: {
+    status: 409,
+    message:
+      "The specified blob is sealed, and its contents can't be modified unless the blob is re-created after a delete.",
+  },
   BlobNotFound: { status: 404, message: 'The specified blob does not exist.' },
   BothCrc64AndMd5HeaderPresent: {
     status: 400,

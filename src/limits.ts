@@ -10,6 +10,14 @@ const MiB = 1024 * KiB;
  * reclaim removes it (--blob-reclaim-grace; docs/blob-storage.md#reclaiming-what-is-garbage-and-the-grace).
  */
 export const blobReclaimGraceSecondsDefault = 60 * 60;
+/**
+ * How long a rehydration from the archive tier takes by default, in ms: 0, done when Set Blob Tier
+ * or Copy Blob answers (202 still). The service takes up to 15 hours (archive-rehydrate-overview);
+ * an emulator that made tests and apps wait that long would be useless, and one that waited a few
+ * seconds would only make every test that rehydrates slower. --blob-rehydrate-delay sets a delay to
+ * exercise code that polls for the end of a rehydration.
+ */
+export const blobRehydrateDelayMsDefault = 0;
 
 /**
  * Custom properties per entity: 255 including PartitionKey, RowKey, Timestamp (Azure REST:

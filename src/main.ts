@@ -114,7 +114,9 @@ async function openComposition(config: Config, observation: Observation, log: Lo
     const queueClock = clockFromEnvironment(process.env);
     const onReclaimError = (error: unknown) =>
       logTaskFailure(log, 'reclaiming unreferenced blob content failed', error);
-    const options = { wait, onReachability: reachabilityLog(log), purge, onReclaimError, queueClock };
+    const { blobRehydrateDelayMs } = config;
+    const onReachability = reachabilityLog(log);
+    const options = { wait, onReachability, purge, onReclaimError, queueClock, blobRehydrateDelayMs };
     return await compose(config, observation, options);
   } catch (error) {
     process.stderr.write(`cannot open the store: ${(error as Error).message}\n`);

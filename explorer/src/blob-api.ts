@@ -20,6 +20,10 @@ export interface BlobItem {
   readonly sizeBytes: number;
   readonly contentType: string;
   readonly lastModified: string;
+  /** List Blobs' AccessTier ('' for blobs without one: append blobs), AccessTierInferred, ArchiveStatus. */
+  readonly accessTier: string;
+  readonly accessTierInferred: boolean;
+  readonly archiveStatus: string;
 }
 
 export interface FolderPage {
@@ -103,6 +107,9 @@ export async function listFolder(
     sizeBytes: Number(childText(blob, 'Content-Length')),
     contentType: childText(blob, 'Content-Type'),
     lastModified: childText(blob, 'Last-Modified'),
+    accessTier: childText(blob, 'AccessTier'),
+    accessTierInferred: childText(blob, 'AccessTierInferred') === 'true',
+    archiveStatus: childText(blob, 'ArchiveStatus'),
   }));
   return { folders, blobs, nextMarker: nextMarkerOf(xml) };
 }
@@ -189,6 +196,14 @@ export async function blobProperties(
     else if (!transportHeaders.has(name) && !name.startsWith('access-control-')) headers.push([name, value]);
   }
   return { headers, metadata };
+}
+
+/** Set Blob Tier: the status, 200 (done) or 202 (an archived blob rehydrating). */
+export async function setBlobTier(credentials: Credentials, container: string, blob: string, tier: string) {
+  const path = blobPath(container, blob);
+  const headers = { 'x-ms-access-tier': tier };
+  const response = await serviceCall('blob', credentials, { method: 'PUT', path, query: { comp: 'tier' }, headers });
+  return response.status;
 }
 
 /** Set Blob Metadata: replaces all of it. Names must be C# identifiers; values ASCII. */

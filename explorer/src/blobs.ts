@@ -17,6 +17,7 @@ import {
   type FolderPage,
 } from './blob-api.js';
 import { byId, download, field, h, replace } from './dom.js';
+import { tierCard, tierText } from './blob-tier.js';
 import { lowerCaseNameReason, NameList } from './name-list.js';
 import { copyUrl } from './policies.js';
 import { attempt, errorMessage, status, succeeded } from './session.js';
@@ -91,7 +92,7 @@ class ContainerView {
           h(
             'tr',
             {},
-            ['Name', 'Size', 'Type', 'Modified', ''].map((label) => h('th', {}, label)),
+            ['Name', 'Size', 'Type', 'Tier', 'Modified', ''].map((label) => h('th', {}, label)),
           ),
         ),
         this.rows,
@@ -141,7 +142,7 @@ class ContainerView {
     else
       replace(
         this.rows,
-        rows.length > 0 ? rows : h('tr', {}, h('td', { colspan: 5, class: 'hint' }, 'No blobs here.')),
+        rows.length > 0 ? rows : h('tr', {}, h('td', { colspan: 6, class: 'hint' }, 'No blobs here.')),
       );
     this.rows.dataset['loaded'] = String(Date.now());
   }
@@ -153,7 +154,7 @@ class ContainerView {
         { 'data-folder': folder },
         h(
           'td',
-          { colspan: 5 },
+          { colspan: 6 },
           h(
             'button',
             { type: 'button', class: 'link', onclick: () => void this.openFolder(folder) },
@@ -174,6 +175,7 @@ class ContainerView {
       h('td', { class: 'blob-name' }, blob.name.slice(this.prefix.length)),
       h('td', { class: 'number' }, sizeText(blob.sizeBytes)),
       h('td', {}, blob.contentType),
+      h('td', { class: 'blob-tier' }, tierText(blob)),
       h('td', {}, blob.lastModified),
       h(
         'td',
@@ -228,6 +230,10 @@ class ContainerView {
         ),
       ),
       metadataCard(this.using, this.container, name, properties.metadata),
+      tierCard(this.using, this.container, name, async () => {
+        await this.load(false);
+        await this.showDetails(name);
+      }),
       sasCard(this.using, this.container, name),
     );
   }

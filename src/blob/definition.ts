@@ -131,11 +131,12 @@ export const blobService: ServiceModule<BlobResource, BlobServices> = {
   name: 'blob',
   endpointKey: 'BlobEndpoint',
   // Its service properties are kept in the table store's settings too, under the blob service's name.
-  open: ({ stores, clock, replication }) => ({
+  open: ({ stores, clock, replication, blobRehydrateDelayMs }) => ({
     blobs: stores.blobs,
     clock,
     properties: new BlobServicePropertiesService(stores.tables),
     replication,
+    rehydrateDelayMs: blobRehydrateDelayMs ?? 0,
   }),
   parseResource(path, query) {
     refuseVersions(query);

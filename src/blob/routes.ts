@@ -15,6 +15,8 @@ import { leaseBlob, leaseContainer } from './operations/lease.js';
 import { deleteBlob, getBlobMetadata, setBlobMetadata, setBlobProperties } from './operations/properties.js';
 import { putBlob } from './operations/put.js';
 import { snapshotBlob } from './operations/snapshot.js';
+import { sealBlob } from './operations/seal.js';
+import { setBlobTier } from './operations/tier.js';
 import { listBlobs } from './operations/list-blobs.js';
 import type { BlobResource } from './resources.js';
 import type { BlobServices } from './services.js';
@@ -151,6 +153,9 @@ export const blobRoutes: readonly Route<BlobResource, BlobServices>[] = [
   blob({ method: 'PUT', comp: 'appendblock', operation: 'AppendBlock', sas: append, streamsBody: true }, appendBlock),
   blob({ method: 'PUT', comp: 'snapshot', operation: 'SnapshotBlob', sas: snapshot }, snapshotBlob),
   blob({ method: 'PUT', comp: 'copy', operation: 'AbortCopyBlob', sas: write }, abortCopyBlob),
+  // set-blob-tier: "anyone with a Shared Access Signature that has permission to write"; append-blob-seal likewise.
+  blob({ method: 'PUT', comp: 'tier', operation: 'SetBlobTier', sas: write }, setBlobTier),
+  blob({ method: 'PUT', comp: 'seal', operation: 'SealBlob', sas: write }, sealBlob),
   ...leaseLines('Blob', (operation, when, action) =>
     blob(
       { method: 'PUT', comp: 'lease', when, operation, sas: action === 'break' ? breakBlobLease : write },

@@ -31,4 +31,6 @@ export interface BlobServices {
   readonly properties: BlobPropertiesKeeper;
   /** The secondary endpoint's replication status (Get Blob Service Stats); undefined: not a replica. */
   readonly replication?: ReplicationSource | undefined;
+  /** How long a rehydration from the archive tier takes here (--blob-rehydrate-delay; state/tier.ts). */
+  readonly rehydrateDelayMs: number;
 }

@@ -6,7 +6,7 @@ import type { BlobResource } from './resources.js';
 /**
  * `comp` values of features the service has and Cerulean does not serve: page blobs, blob index
  * tags, incremental copy, query acceleration, batches, user delegation keys, immutability and
- * legal holds, expiry, container rename and restore, access tiers.
+ * legal holds, expiry, container rename and restore.
  */
 const featuresNotServed: ReadonlyMap<string, string> = new Map([
   ['page', 'page blobs'],
@@ -22,7 +22,6 @@ const featuresNotServed: ReadonlyMap<string, string> = new Map([
   ['expiry', 'blob expiry'],
   ['rename', 'container rename'],
   ['undelete', 'soft delete'],
-  ['tier', 'access tiers'],
 ]);
 
 /**

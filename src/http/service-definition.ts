@@ -129,6 +129,8 @@ export interface ServiceContext {
   readonly clock: Clock;
   /** The read-access secondary's replication status (its Get Service Stats); undefined on the primary. */
   readonly replication?: ReplicationSource | undefined;
+  /** How long the Blob service's rehydrations from the archive tier take (--blob-rehydrate-delay); default 0. */
+  readonly blobRehydrateDelayMs?: number | undefined;
 }
 
 export interface ServiceDefinition<R extends { readonly kind: string }, S> {

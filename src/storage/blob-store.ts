@@ -161,7 +161,9 @@ export interface BlobStore {
   /**
    * Writes a base blob's record (record.snapshot is '') if `ifEtag` holds for the current base
    * record, and changes its content as `content` says, in one transaction; `record.sizeBytes` must
-   * be the committed size after the change (the store asserts it).
+   * be the committed size after the change (the store asserts it). With content 'keep' it may also
+   * replace a snapshot's record (record.snapshot non-empty; Set Blob Tier on a snapshot), under the
+   * same condition on that snapshot's ETag.
    */
   putBlob(account: string, record: BlobRecord, content: ContentChange, ifEtag: IfEtag): Promise<WriteOutcome>;
   /**

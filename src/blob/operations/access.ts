@@ -201,6 +201,7 @@ export function describeHeaders(found: Found, atMs: number): Record<string, stri
     'Accept-Ranges': 'bytes',
   };
   if (state.blobType === 'AppendBlob') headers['x-ms-blob-committed-block-count'] = String(state.committedBlockCount);
+  if (state.sealed === true) headers['x-ms-blob-sealed'] = 'true'; // append-blob-seal: sent when sealed
   return headers;
 }
 

@@ -39,6 +39,7 @@ function numberHeader(call: BlobCall, name: string): number | undefined {
 function checkAppend(call: BlobCall, checks: AppendConditions, current: Found | undefined, sizeBytes: number): Found {
   if (current === undefined) throw new StorageError('BlobNotFound');
   if (current.state.blobType !== 'AppendBlob') throw new StorageError('InvalidBlobType');
+  if (current.state.sealed === true) throw new StorageError('BlobIsSealed');
   checkWrite(call, checks.conditions, current);
   const size = current.record.sizeBytes;
   if (checks.maxSizeBytes !== undefined && size + sizeBytes > checks.maxSizeBytes) {

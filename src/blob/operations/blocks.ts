@@ -33,6 +33,7 @@ import { checkBlockId, resolveBlockList, totalSize } from '../state/block-lists.
 import { parseDigestHeader } from '../content/checksums.js';
 import { evaluate, parseConditions } from '../wire/conditions.js';
 import { checkLeaseForRead, checkLeaseForWrite } from '../state/leases.js';
+import { requestedTier } from './tier.js';
 
 /** 201 Created: the block is staged under the blob's name (the blob need not exist yet). */
 export async function putBlock(call: BlobCall, resource: BlobOf): Promise<Reply> {
@@ -81,13 +82,14 @@ export async function putBlockList(call: BlobCall, resource: BlobOf): Promise<Re
   const metadata = [...metadataFromHeaders(call.rawHeaders)];
   const headers = contentHeadersOf(call, false, undefined);
   const conditions = parseConditions(call.headers);
+  const tier = requestedTier(call, 'BlockBlob');
   await requireContainer(call, resource.container);
   const record = await updateBlob(call, resource, async (current) => {
     if (current !== undefined && current.state.blobType !== 'BlockBlob') throw new StorageError('InvalidBlobType');
     checkWrite(call, conditions, current, true);
     const { committed, staged } = await call.services.blobs.getBlocks(call.account, keyOf(resource));
     const blocks = resolveBlockList(entries, committed, staged);
-    const state = newContentState(call, current, 'BlockBlob', headers, metadata);
+    const state = { ...newContentState(call, current, 'BlockBlob', headers, metadata), tier };
     const next = nextRecord(call, resource, state, totalSize(blocks));
     return { record: next, content: { kind: 'replace' as const, blocks } };
   });

@@ -28,6 +28,8 @@ import { checkSourceConditions, parseConditions } from '../wire/conditions.js';
 import { requireSourceReadable } from './copy-source-access.js';
 import { noLease } from '../state/leases.js';
 import { parseBlobResource } from '../resources.js';
+import { sealOnCopy } from './seal.js';
+import { copiedTier, priorityOf } from './tier.js';
 
 /**
  * The blob x-ms-copy-source names, path-style (`…/{account}/{container}/{blob}`) or host-style
@@ -66,7 +68,8 @@ async function contentMd5(call: BlobCall, source: Found): Promise<Buffer> {
   const { record } = source;
   const stream = await call.services.blobs.readContent(call.account, record, record.etag, 0, record.sizeBytes);
   // Chosen: a source replaced while it is hashed is reported, not hashed again.
-  if (stream === 'changed') throw new StorageError('CannotVerifyCopySource', 'The copy source changed while it was read.');
+  if (stream === 'changed')
+    throw new StorageError('CannotVerifyCopySource', 'The copy source changed while it was read.');
   const hash = createHash('md5');
   for await (const chunk of stream) hash.update(chunk);
   return hash.digest();
@@ -87,6 +90,9 @@ export async function copyBlob(call: BlobCall, resource: BlobOf): Promise<Reply>
   const requested = metadataFromHeaders(call.rawHeaders);
   const conditions = parseConditions(call.headers);
   const sourceConditions = parseConditions(call.headers, 'x-ms-source-');
+  priorityOf(call); // checked before anything is read
+  const ontoItself =
+    sourceKey.snapshot === '' && sourceKey.container === resource.container && sourceKey.name === resource.blob;
   // Before anything is looked up, so that a source the request may not read is not revealed to exist.
   await requireSourceReadable(call, sourceText, sourceKey);
   await requireContainer(call, resource.container);
@@ -107,6 +113,8 @@ export async function copyBlob(call: BlobCall, resource: BlobOf): Promise<Reply>
       metadata: requested.size > 0 ? [...requested] : source.state.metadata,
       lease: current?.state.lease ?? noLease,
       copy: { id: copyId, source: sourceText, completedMs: nowMs(call), sizeBytes },
+      tier: copiedTier(call, source, ontoItself),
+      sealed: sealOnCopy(call, source),
     };
     const next = nextRecord(call, resource, state, sizeBytes);
     return { record: next, content: { kind: 'replace', blocks } };

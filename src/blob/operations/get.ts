@@ -23,6 +23,8 @@ import { raced, retryWhileRaced } from './cas-retry.js';
 import { Crc64 } from '../content/crc64.js';
 import { evaluate, parseConditions } from '../wire/conditions.js';
 import { checkLeaseForRead } from '../state/leases.js';
+import { refuseOffline } from '../state/tier.js';
+import { tierHeaders } from '../wire/tier.js';
 import { contentRange, requestedRange, resolveRange, type ResolvedRange } from '../wire/ranges.js';
 
 /**
@@ -64,10 +66,7 @@ export async function getBlobProperties(call: BlobCall, resource: BlobOf): Promi
   if (isReply(found)) return found;
   const headers = describeHeaders(found, nowMs(call));
   if (found.state.headers.contentMd5 !== undefined) headers['Content-MD5'] = found.state.headers.contentMd5;
-  if (found.state.blobType === 'BlockBlob') {
-    headers['x-ms-access-tier'] = 'Hot';
-    headers['x-ms-access-tier-inferred'] = 'true';
-  }
+  if (found.state.blobType === 'BlockBlob') Object.assign(headers, tierHeaders(found.state.tier, nowMs(call)));
   headers['Content-Length'] = String(found.record.sizeBytes);
   return { status: 200, headers: headers };
 }
@@ -84,6 +83,7 @@ export async function getBlob(call: BlobCall, resource: BlobOf): Promise<Reply> 
   return retryWhileRaced('The blob changed under every attempt to read it; retry the request.', async () => {
     const found = await readable(call, resource, readWithRecordBytesMax);
     if (isReply(found)) return found;
+    refuseOffline(found.state.tier, nowMs(call)); // an archived blob's content is offline
     const size = found.record.sizeBytes;
     const resolved = range === undefined ? { start: 0, endExclusive: size } : resolveRange(range, size);
     if (resolved === 'unsatisfiable') {

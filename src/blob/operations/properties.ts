@@ -30,6 +30,7 @@ import { raced, retryWhileRaced } from './cas-retry.js';
 import type { BlobState } from '../state/blob.js';
 import { evaluate, parseConditions, type Conditions } from '../wire/conditions.js';
 import { checkLeaseForRead } from '../state/leases.js';
+import { refuseOffline } from '../state/tier.js';
 
 /** Changes an existing base blob's state, keeping its content (404 when there is none). */
 async function changeState(call: BlobCall, resource: BlobOf, change: (state: BlobState) => BlobState): Promise<Reply> {
@@ -38,6 +39,9 @@ async function changeState(call: BlobCall, resource: BlobOf, change: (state: Blo
   const record = await updateBlob(call, resource, (current) => {
     if (current === undefined) throw new StorageError('BlobNotFound');
     checkWrite(call, conditions, current);
+    // An archived blob's metadata is read-only (access-tiers-overview), its properties too (not among
+    // the operations that article lists as supported in the archive tier).
+    refuseOffline(current.state.tier, nowMs(call));
     const state = change(current.state);
     return { record: nextRecord(call, resource, state, current.record.sizeBytes), content: { kind: 'keep' } };
   }).catch(async (error: unknown) => {

@@ -21,6 +21,7 @@ import { checkBlobName, checkWrite, blobTypeOf } from './checks.js';
 import { checksumReplyHeaders, contentHeadersOf, receiveContent, type Received } from './content.js';
 import { putBlobBytesMax } from '../limits.js';
 import { parseConditions } from '../wire/conditions.js';
+import { requestedTier } from './tier.js';
 
 /**
  * 201 Created. Conditions and lease are checked before the body is read (a refused request reads
@@ -31,6 +32,7 @@ export async function putBlob(call: BlobCall, resource: BlobOf): Promise<Reply> 
   refuseSnapshot(call);
   checkBlobName(resource.blob);
   const blobType = blobTypeOf(call);
+  const tier = requestedTier(call, blobType);
   const metadata = [...metadataFromHeaders(call.rawHeaders)];
   const conditions = parseConditions(call.headers);
   // A blob found is in its container: only a blob not found needs the container looked up.
@@ -53,7 +55,7 @@ export async function putBlob(call: BlobCall, resource: BlobOf): Promise<Reply> 
   const headers = contentHeadersOf(call, true, received?.md5?.toString('base64'));
   const record = await updateBlob(call, resource, (current) => {
     checkWrite(call, conditions, current, true);
-    const state = newContentState(call, current, blobType, headers, metadata);
+    const state = { ...newContentState(call, current, blobType, headers, metadata), tier };
     return { record: nextRecord(call, resource, state, sizeBytes), content: { kind: 'replace', blocks } };
   }, { found });
   const reply = { ...writtenHeaders(record), ...(received && checksumReplyHeaders(received)) };

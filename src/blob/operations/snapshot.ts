@@ -19,6 +19,7 @@ import { encodeBlobState } from '../state/blob.js';
 import { raced, retryWhileRaced } from './cas-retry.js';
 import { evaluate, parseConditions } from '../wire/conditions.js';
 import { checkLeaseForRead, noLease } from '../state/leases.js';
+import { refuseOffline } from '../state/tier.js';
 
 /**
  * 201 Created with x-ms-snapshot. The snapshot keeps the base blob's ETag, Last-Modified, content
@@ -33,6 +34,8 @@ export async function snapshotBlob(call: BlobCall, resource: BlobOf): Promise<Re
     const found = await requireBlob(call, keyOf(resource));
     if (evaluate(conditions, found.record) !== 'ok') throw new StorageError('ConditionNotMet');
     checkLeaseForRead(found.state.lease, nowMs(call), leaseIdOf(call));
+    // "Snapshots are not supported for archived blobs" (access-tiers-overview)
+    refuseOffline(found.state.tier, nowMs(call));
     const snapshot = snapshotStamp(nowMs(call));
     const metadata = requested.size > 0 ? [...requested] : found.state.metadata;
     const state = encodeBlobState({ ...found.state, metadata, lease: noLease });

@@ -1,9 +1,10 @@
 // A blob record's `state` (storage/blob-store.ts): everything of a blob version the store does not
 // know itself, as JSON: blob type, content headers, metadata, lease, creation time, copy facts and
-// the append blob's committed block count. Decoding checks the shape, so a record another version
-// wrote wrongly fails loudly rather than answering nonsense.
+// the append blob's committed block count and seal, the block blob's access tier. Decoding checks
+// the shape, so a record another version wrote wrongly fails loudly rather than answering nonsense.
 import assert from 'node:assert/strict';
 import { noLease, type StoredLease } from './leases.js';
+import type { StoredTier } from './tier.js';
 
 export type BlobType = 'BlockBlob' | 'AppendBlob';
 
@@ -40,6 +41,10 @@ export interface BlobState {
   /** Append blobs: the blocks appended so far; block blobs: 0. */
   readonly committedBlockCount: number;
   readonly copy?: CopyFacts | undefined;
+  /** Block blobs: the tier set explicitly (state/tier.ts); none: the account's default, inferred. */
+  readonly tier?: StoredTier | undefined;
+  /** Append blobs: sealed (append-blob-seal), read-only until replaced. */
+  readonly sealed?: boolean | undefined;
 }
 
 export function encodeBlobState(state: BlobState): string {

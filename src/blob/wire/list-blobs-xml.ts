@@ -7,6 +7,7 @@ import { echoNodes, type ListingEcho } from './xml.js';
 import { defaultType, type BlobState } from '../state/blob.js';
 import { leaseView } from '../state/container.js';
 import { httpDate } from './reply-headers.js';
+import { tierNodes } from './tier.js';
 import type { BlobRecord } from '../../storage/blob-store.js';
 
 export type ListEntry =
@@ -107,6 +108,7 @@ function propertyNodes(record: BlobRecord, state: BlobState, listing: BlobListin
     leaf('Content-Disposition', h.contentDisposition),
     leaf('Cache-Control', h.cacheControl),
     leaf('BlobType', state.blobType),
+    ...(state.blobType === 'BlockBlob' ? tierNodes(state.tier, listing.nowMs) : []),
     leaf('LeaseStatus', lease.status),
     leaf('LeaseState', lease.state),
   ];
@@ -122,6 +124,7 @@ function propertyNodes(record: BlobRecord, state: BlobState, listing: BlobListin
     );
   }
   nodes.push(leaf('ServerEncrypted', 'true'));
-  if (state.blobType === 'BlockBlob') nodes.push(leaf('AccessTier', 'Hot'), leaf('AccessTierInferred', 'true'));
+  // Chosen (unverified): where the service puts Sealed; the SDKs read it by name.
+  if (state.sealed === true) nodes.push(leaf('Sealed', 'true'));
   return nodes;
 }

@@ -3,16 +3,12 @@
 // configuration in a temp dir, no telemetry.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
-import { blobConnectionString, uniqueContainerName } from '../../helpers/blob.js';
+import { azBlob } from '../../helpers/az.js';
+import { uniqueContainerName } from '../../helpers/blob.js';
 import { makeTempDir, removeDir, type RunningServer, serverEngines, startServer } from '../../helpers/server.js';
-
-const run = promisify(execFile);
-const commandTimeoutMs = 120_000;
 
 let workDir: string;
 before(() => {
@@ -22,25 +18,8 @@ after(() => {
   if (workDir !== undefined) removeDir(workDir);
 });
 
-/** `az …` with the server's connection string; its JSON output parsed (undefined when it prints nothing). */
-async function az(server: RunningServer, ...args: string[]): Promise<any> {
-  const env = {
-    ...process.env,
-    AZURE_CONFIG_DIR: join(workDir, 'config'),
-    AZURE_CORE_COLLECT_TELEMETRY: 'no',
-    AZURE_CORE_NO_COLOR: '1',
-    AZURE_CORE_ONLY_SHOW_ERRORS: '1',
-  };
-  const { stdout } = await run(
-    'az',
-    [...args, '--connection-string', blobConnectionString(server), '--output', 'json'],
-    {
-      env,
-      timeout: commandTimeoutMs,
-    },
-  );
-  return stdout.trim() === '' ? undefined : JSON.parse(stdout);
-}
+/** `az …` with the server's connection string and this file's configuration directory. */
+const az = (server: RunningServer, ...args: string[]): Promise<any> => azBlob(join(workDir, 'config'), server, ...args);
 
 function sha256(bytes: Buffer): string {
   return createHash('sha256').update(bytes).digest('hex');

@@ -319,6 +319,14 @@ const rows: Row[] = [
     'w',
     409,
   ),
+  // set-blob-tier and append-blob-seal: a SAS "that has permission to write" (w).
+  objectRow(
+    'PUT blob SetBlobTier',
+    'blob',
+    (f) => on(blobPath(f, '?comp=tier'), 'PUT', { 'x-ms-access-tier': 'Cool' }),
+    'w',
+  ),
+  objectRow('PUT blob SealBlob', 'appendBlob', (f) => on(blobPath(f, '?comp=seal'), 'PUT'), 'w'),
   objectRow('DELETE blob DeleteBlob', 'blob', (f) => on(blobPath(f), 'DELETE'), 'd'),
   // Write (w): "snapshot or lease the blob"; Delete (d) breaks one from 2017-07-29 (service SAS).
   ...leaseRows('blob', 'w', 'wd'),

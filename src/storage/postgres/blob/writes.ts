@@ -63,7 +63,7 @@ const replaceSql = (existing: boolean, unwritten: number): string => `WITH v AS 
     ? `UPDATE ${s}.blobs SET etag = $4, last_modified_ms = $5, size_bytes = $6, state = $7 WHERE id = $1 RETURNING id`
     : `INSERT INTO ${s}.blobs (container_id, name, snapshot, etag, last_modified_ms, size_bytes, state)
       SELECT $2, $3, '', $4, $5, $6, $7 WHERE $1::bigint IS NULL RETURNING id`
-  }),
+}),
   gone AS (DELETE FROM ${s}.blob_blocks WHERE blob_id = $1 RETURNING 1),
   t AS (DELETE FROM ${s}.blob_staged WHERE container_id = $2 AND name = $3),
   ${unwrittenSql(unwritten, 13)}
@@ -136,7 +136,7 @@ export async function putBlob(
   ifEtag: IfEtag,
   chunkBytes: number,
 ): Promise<WriteOutcome> {
-  assert.equal(record.snapshot, '', 'putBlob writes base blobs; snapshotBlob makes snapshots');
+  assert(record.snapshot === '' || content.kind === 'keep', 'putBlob changes a snapshot only as its record');
   const locked = await lockVersion(client, account, record, 'UPDATE', ifEtag);
   if (typeof locked === 'string') return locked;
   const { containerId, version: current } = locked;

@@ -211,14 +211,14 @@ export class SqliteBlobWriter implements BlobWriterApi {
   }
 
   async putBlob(account: string, record: BlobRecord, content: ContentChange, ifEtag: IfEtag): Promise<WriteOutcome> {
-    assert.equal(record.snapshot, '', 'putBlob writes the base blob');
+    assert(record.snapshot === '' || content.kind === 'keep', 'putBlob changes a snapshot only as its record');
     // Checked before the job where it can be: a job that throws fails its whole group (writer.ts).
     if (content.kind === 'replace') assertCommittedSize(record, blocksSize(content.blocks));
     if (content.kind === 'append') assertBlock(content.block);
     return this.runChecked(() => {
       const containerId = this.containerId(account, record.container);
       if (containerId === undefined) return 'containerNotFound';
-      const current = this.head(containerId, record.name, '');
+      const current = this.head(containerId, record.name, record.snapshot);
       const outcome = etagOutcome(current?.etag, ifEtag);
       if (outcome !== 'ok') return outcome;
       if (current === undefined && content.kind !== 'replace') return 'blobNotFound';

@@ -1,0 +1,23 @@
+// The Azure CLI (`az`) against a test server's Blob service: its configuration in a directory of the
+// test's own, no telemetry, no colour, errors only; given the connection string, answering JSON.
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { blobConnectionString } from './blob.js';
+import type { RunningServer } from './server.js';
+
+const run = promisify(execFile);
+const commandTimeoutMs = 120_000;
+
+/** `az …` with the server's connection string; its JSON output parsed (undefined when it prints nothing). */
+export async function azBlob(configDir: string, server: RunningServer, ...args: string[]): Promise<any> {
+  const env = {
+    ...process.env,
+    AZURE_CONFIG_DIR: configDir,
+    AZURE_CORE_COLLECT_TELEMETRY: 'no',
+    AZURE_CORE_NO_COLOR: '1',
+    AZURE_CORE_ONLY_SHOW_ERRORS: '1',
+  };
+  const connection = ['--connection-string', blobConnectionString(server), '--output', 'json'];
+  const { stdout } = await run('az', [...args, ...connection], { env, timeout: commandTimeoutMs });
+  return stdout.trim() === '' ? undefined : JSON.parse(stdout);
+}
