@@ -9,35 +9,11 @@ import { AnonymousCredential, type BlobServiceClient, type ContainerClient } fro
 import { blobSas } from '../../helpers/blob-sas.js';
 import { blobEndpoint, blobSend, blobServiceClient, uniqueContainerName } from '../../helpers/blob.js';
 import { describeResponse, hmacBase64, type RawResponse } from '../../helpers/http.js';
-import { queueStringToSign } from '../../helpers/queue.js';
+import { batchBody, deletePart } from '../../helpers/blob-batch.js';
 import { refused } from '../../helpers/rest-errors.js';
 import { devAccount, devKey, serverEngines, startServer, type RunningServer } from '../../helpers/server.js';
 
 const CRLF = '\r\n';
-
-/** The part of an embedded DELETE as the JS SDK writes it, signed with Shared Key unless it carries a SAS. */
-function deletePart(index: number, path: string, headers: Record<string, string> = {}): string {
-  const signed: Record<string, string> = { 'x-ms-date': new Date().toUTCString(), ...headers };
-  if (!path.includes('sig=')) {
-    const toSign = queueStringToSign('SharedKey', 'DELETE', path, signed);
-    signed['Authorization'] = `SharedKey ${devAccount}:${hmacBase64(devKey, toSign)}`;
-  }
-  const lines = [
-    'Content-Type: application/http',
-    'Content-Transfer-Encoding: binary',
-    `Content-ID: ${index}`,
-    '',
-    `DELETE ${path} HTTP/1.1`,
-    ...Object.entries(signed).map(([name, value]) => `${name}: ${value}`),
-    '',
-    '',
-  ];
-  return lines.join(CRLF);
-}
-
-function batchBody(boundary: string, parts: readonly string[]): string {
-  return `${parts.map((part) => `--${boundary}${CRLF}${part}`).join('')}--${boundary}--${CRLF}`;
-}
 
 /** A raw Blob Batch at service scope (`scope` '') or container scope (`scope` a container). */
 function sendBatch(server: RunningServer, scope: string, body: string, contentType?: string): Promise<RawResponse> {
