@@ -8,6 +8,7 @@ import { createHash } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { azEnv } from '../../helpers/az.js';
 import { blobConnectionString, uniqueContainerName } from '../../helpers/blob.js';
 import { makeTempDir, removeDir, type RunningServer, serverEngines, startServer } from '../../helpers/server.js';
 
@@ -24,13 +25,7 @@ after(() => {
 
 /** `az …` with the server's connection string; its JSON output parsed (undefined when it prints nothing). */
 async function az(server: RunningServer, ...args: string[]): Promise<any> {
-  const env = {
-    ...process.env,
-    AZURE_CONFIG_DIR: join(workDir, 'config'),
-    AZURE_CORE_COLLECT_TELEMETRY: 'no',
-    AZURE_CORE_NO_COLOR: '1',
-    AZURE_CORE_ONLY_SHOW_ERRORS: '1',
-  };
+  const env = azEnv(join(workDir, 'config'));
   const { stdout } = await run(
     'az',
     [...args, '--connection-string', blobConnectionString(server), '--output', 'json'],

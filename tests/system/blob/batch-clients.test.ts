@@ -7,7 +7,9 @@ import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import type { BlobServiceClient, ContainerClient } from '@azure/storage-blob';
+import type { BlobServiceClient } from '@azure/storage-blob';
+import { blobNames, containerWith as made } from '../../helpers/blob-batch.js';
+import { azEnv } from '../../helpers/az.js';
 import { blobConnectionString, blobEndpoint, blobServiceClient, uniqueContainerName } from '../../helpers/blob.js';
 import { sample, scrape } from '../../helpers/metrics.js';
 import { makeTempDir, removeDir, serverEngines, startServer, type RunningServer } from '../../helpers/server.js';
@@ -53,18 +55,7 @@ for (const engine of serverEngines) {
       if (workDir !== undefined) removeDir(workDir);
     });
 
-    async function containerWith(blobs: readonly string[]): Promise<ContainerClient> {
-      const container = service.getContainerClient(uniqueContainerName());
-      await container.create();
-      await Promise.all(blobs.map((name) => container.getBlockBlobClient(name).upload('x', 1)));
-      return container;
-    }
-
-    async function names(container: ContainerClient): Promise<string[]> {
-      const found: string[] = [];
-      for await (const blob of container.listBlobsFlat()) found.push(blob.name);
-      return found.sort();
-    }
+    const containerWith = (blobs: readonly string[]) => made(service, blobs);
 
     test("Debian's Python SDK: delete_blobs with the account key and with a container SAS", async () => {
       const name = uniqueContainerName('py');
@@ -81,19 +72,13 @@ for (const engine of serverEngines) {
       const container = await containerWith(['p/1', 'p/2', 'p/3', 'q/1']);
       const port = Number(new URL(blobEndpoint(server)).port);
       const before = await scrape(port);
-      const env = {
-        ...process.env,
-        AZURE_CONFIG_DIR: join(workDir, 'config'),
-        AZURE_CORE_COLLECT_TELEMETRY: 'no',
-        AZURE_CORE_NO_COLOR: '1',
-        AZURE_CORE_ONLY_SHOW_ERRORS: '1',
-      };
+      const env = azEnv(join(workDir, 'config'));
       const args = ['storage', 'blob', 'delete-batch', '--source', container.containerName, '--pattern', 'p/*'];
       await run('az', [...args, '--connection-string', blobConnectionString(server), '--output', 'json'], {
         env,
         timeout: commandTimeoutMs,
       });
-      assert.deepEqual(await names(container), ['q/1']);
+      assert.deepEqual(await blobNames(container), ['q/1']);
       const after = await scrape(port);
       const count = (text: string, operation: string) =>
         sample(text, 'cerulean_requests_total', { operation, status: '202' }) ?? 0;

@@ -7,9 +7,9 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { AnonymousCredential, type BlobServiceClient, type ContainerClient } from '@azure/storage-blob';
 import { blobSas } from '../../helpers/blob-sas.js';
-import { blobEndpoint, blobSend, blobServiceClient, uniqueContainerName } from '../../helpers/blob.js';
+import { blobEndpoint, blobSend, blobServiceClient } from '../../helpers/blob.js';
 import { describeResponse, hmacBase64, type RawResponse } from '../../helpers/http.js';
-import { batchBody, deletePart } from '../../helpers/blob-batch.js';
+import { batchBody, blobNames, containerWith as made, deletePart } from '../../helpers/blob-batch.js';
 import { refused } from '../../helpers/rest-errors.js';
 import { devAccount, devKey, serverEngines, startServer, type RunningServer } from '../../helpers/server.js';
 
@@ -71,20 +71,11 @@ for (const engine of serverEngines) {
       await server?.stop();
     });
 
-    async function containerWith(count: number, prefix = 'b'): Promise<ContainerClient> {
-      const container = service.getContainerClient(uniqueContainerName());
-      await container.create();
-      await Promise.all(
-        Array.from({ length: count }, (_, index) => container.getBlockBlobClient(`${prefix}${index}`).upload('x', 1)),
+    const containerWith = (count: number) =>
+      made(
+        service,
+        Array.from({ length: count }, (_, index) => `b${index}`),
       );
-      return container;
-    }
-
-    async function names(container: ContainerClient): Promise<string[]> {
-      const found: string[] = [];
-      for await (const blob of container.listBlobsFlat()) found.push(blob.name);
-      return found.sort();
-    }
 
     test('BlobBatchClient.deleteBlobs with Shared Key: each part 202, the blobs gone', async () => {
       const container = await containerWith(3);
@@ -97,7 +88,7 @@ for (const engine of serverEngines) {
         answer.subResponses.map((part) => part.status),
         [202, 202, 202],
       );
-      assert.deepEqual(await names(container), []);
+      assert.deepEqual(await blobNames(container), []);
     });
 
     test('a missing blob fails alone (404 BlobNotFound), the others are deleted', async () => {
@@ -114,7 +105,7 @@ for (const engine of serverEngines) {
         ],
       );
       assert.equal(answer.subResponsesFailedCount, 1);
-      assert.deepEqual(await names(container), []);
+      assert.deepEqual(await blobNames(container), []);
     });
 
     test('SAS URLs: each part authorized by its own SAS; one without Delete gets its own 403', async () => {
@@ -134,7 +125,7 @@ for (const engine of serverEngines) {
           [202, undefined],
         ],
       );
-      assert.deepEqual(await names(container), ['b1']);
+      assert.deepEqual(await blobNames(container), ['b1']);
     });
 
     test('container scope: a container SAS submits the batch; its parts carry their own SAS', async () => {
@@ -151,7 +142,7 @@ for (const engine of serverEngines) {
         answer.subResponses.map((part) => part.status),
         [202, 202],
       );
-      assert.deepEqual(await names(container), []);
+      assert.deepEqual(await blobNames(container), []);
     });
 
     test('a service-scope batch refuses a container SAS (403), and deletes nothing', async () => {
@@ -165,7 +156,7 @@ for (const engine of serverEngines) {
         403,
         'AuthenticationFailed',
       );
-      assert.deepEqual(await names(container), ['b0']);
+      assert.deepEqual(await blobNames(container), ['b0']);
     });
 
     test('raw: the docs layout, part by part, with Content-ID, request id, version and error XML', async () => {
@@ -217,7 +208,7 @@ for (const engine of serverEngines) {
           [202, undefined],
         ],
       );
-      assert.deepEqual(await names(container), ['b0']);
+      assert.deepEqual(await blobNames(container), ['b0']);
     });
 
     test('raw: malformed bodies and content types are 400 for the whole batch', async () => {
@@ -241,7 +232,7 @@ for (const engine of serverEngines) {
         assert.equal(res.status, 400, describeResponse(res));
         assert.equal(res.headers['x-ms-error-code'], code, describeResponse(res));
       }
-      assert.deepEqual(await names(container), ['b0']);
+      assert.deepEqual(await blobNames(container), ['b0']);
     });
 
     test('raw: 256 parts are served, 257 are 400 ExceedsMaxBatchRequestCount and delete nothing', async () => {
@@ -252,13 +243,13 @@ for (const engine of serverEngines) {
       const over = await sendBatch(server, '', batchBody(boundary, parts));
       assert.equal(over.status, 400, describeResponse(over));
       assert.equal(over.headers['x-ms-error-code'], 'ExceedsMaxBatchRequestCount');
-      assert.equal((await names(container)).length, 257);
+      assert.equal((await blobNames(container)).length, 257);
       const full = await sendBatch(server, name, batchBody(boundary, parts.slice(0, 256)));
       assert.equal(full.status, 202, describeResponse(full));
       const answered = answerParts(full);
       assert.equal(answered.length, 256);
       assert.ok(answered.every((part) => part.status === 202));
-      assert.deepEqual(await names(container), ['b256']);
+      assert.deepEqual(await blobNames(container), ['b256']);
     });
 
     test('raw: a body over 4 MiB is 413 RequestBodyTooLarge', async () => {
@@ -284,8 +275,8 @@ for (const engine of serverEngines) {
       assert.equal(parts[0]!.head, 'Content-Type: application/http\r\nContent-ID: 1');
       assert.equal(parts[0]!.status, 400);
       assert.equal(parts[0]!.headers['x-ms-error-code'], 'InvalidInput');
-      assert.deepEqual(await names(a), ['b0']);
-      assert.deepEqual(await names(b), ['b0']);
+      assert.deepEqual(await blobNames(a), ['b0']);
+      assert.deepEqual(await blobNames(b), ['b0']);
     });
 
     test('raw: a part that is neither Delete Blob nor Set Blob Tier refuses the batch', async () => {
@@ -301,7 +292,7 @@ for (const engine of serverEngines) {
         parts.map((part) => [part.status, part.headers['x-ms-error-code']]),
         [[400, 'InvalidInput']],
       );
-      assert.deepEqual(await names(container), ['b0']);
+      assert.deepEqual(await blobNames(container), ['b0']);
     });
   });
 }
