@@ -1,6 +1,6 @@
 // $batch entity group transactions (Azure REST: performing-entity-group-transactions): reads the multipart request into
 // operations and
-// writes the multipart response byte-exactly. Pure: no I/O. Framing lives in wire/multipart.ts; this
+// writes the multipart response byte-exactly. Pure: no I/O. Framing lives in src/wire/multipart.ts; this
 // file knows the batch's shape: one change set of 1-100 operations, or one query.
 
 import assert from 'node:assert/strict';
