@@ -2,7 +2,9 @@
 // (https://learn.microsoft.com/rest/api/storageservices/blob-service-rest-api): uploads and downloads
 // of one size each, and listing a container of 10,000 blobs. Transfers run against the bare node:http
 // servers too (bare-server.ts), the ceiling of moving those bytes over node:http on this machine.
+import { randomUUID } from 'node:crypto';
 import { expectStatus } from './client.js';
+import { sharedKeyAuthorization } from './signed-client.js';
 import type { BlobHttpClient } from './blob-client.js';
 import type { Operation } from './load.js';
 import type { PreparedRun, Scenario, ScenarioContext } from './scenarios.js';
@@ -177,10 +179,94 @@ const listScenario: Scenario = {
   },
 };
 
+/** Blobs each delete operation removes, a full Blob Batch (blob-batch: up to 256 subrequests). */
+const deletedPerOperation = 256;
+
+/**
+ * A Blob Batch deleting `resources` (`container/blob`), its parts written and signed as the JS
+ * SDK writes them (https://learn.microsoft.com/rest/api/storageservices/blob-batch): each embedded
+ * DELETE carries its own x-ms-date and Shared Key signature, no x-ms-version.
+ */
+function deleteBatch(account: string, resources: readonly string[]): { contentType: string; body: string } {
+  const boundary = `batch_${randomUUID()}`;
+  const parts = resources.map((resource, index) => {
+    const path = `/${account}/${resource}`;
+    const headers = { 'x-ms-date': new Date().toUTCString() };
+    const authorization = sharedKeyAuthorization(account, 'DELETE', path, {}, headers);
+    return (
+      `--${boundary}\r\nContent-Type: application/http\r\nContent-Transfer-Encoding: binary\r\n` +
+      `Content-ID: ${index}\r\n\r\nDELETE ${path} HTTP/1.1\r\nx-ms-date: ${headers['x-ms-date']}\r\n` +
+      `Authorization: ${authorization}\r\n\r\n`
+    );
+  });
+  return { contentType: `multipart/mixed; boundary=${boundary}`, body: `${parts.join('')}--${boundary}--\r\n` };
+}
+
+/** Requests of one delete operation in flight at once (they share the workers' sockets). */
+const deleteOperationParallelism = 16;
+
+/** `work` over `items`, `deleteOperationParallelism` at a time. */
+async function eachInParallel<T>(items: readonly T[], work: (item: T) => Promise<unknown>): Promise<void> {
+  let next = 0;
+  const lane = async (): Promise<void> => {
+    while (next < items.length) await work(items[next++]!);
+  };
+  await Promise.all(Array.from({ length: deleteOperationParallelism }, lane));
+}
+
+/**
+ * One operation: Put Blob of 256 blobs of 16 bytes, then deleting them all, with one Blob Batch
+ * or with 256 Delete Blob; the puts and the single deletes go 16 at a time. The two scenarios
+ * differ only in how the deletes go: their rates' ratio is what the batch saves.
+ */
+function deleteScenario(how: 'batch' | 'single'): Scenario {
+  const summary =
+    how === 'batch'
+      ? `Put Blob of ${deletedPerOperation} blobs of 16 B, then one Blob Batch deleting them`
+      : `Put Blob of ${deletedPerOperation} blobs of 16 B, then ${deletedPerOperation} Delete Blob`;
+  return {
+    name: `blob-delete-${deletedPerOperation}-${how}`,
+    summary,
+    datasets: [],
+    writes: true,
+    service: 'blob',
+    concurrencyMax: 4,
+    prepare: async (context): Promise<PreparedRun> => {
+      const blob = blobClientOf(context);
+      const container = `bench-delete-${how}-${context.runId}`;
+      const cleanup = await freshContainer(blob, container);
+      const operations = Array.from({ length: context.concurrency }, (_, worker): Operation => {
+        const names = Array.from({ length: deletedPerOperation }, (__, i) => `${container}/w${worker}-${i}`);
+        return async () => {
+          await eachInParallel(names, (name) => putBlob(blob, name, 16));
+          if (how === 'single') {
+            const deleted = (name: string) => blob.send({ method: 'DELETE', resource: name });
+            await eachInParallel(names, (name) => expectStatus('delete blob', deleted(name), 202));
+            return;
+          }
+          await deleteInOneBatch(blob, names);
+        };
+      });
+      return { operations, cleanup };
+    },
+  };
+}
+
+async function deleteInOneBatch(blob: BlobHttpClient, names: readonly string[]): Promise<void> {
+  const { contentType, body } = deleteBatch(blob.endpoint.account, names);
+  const headers = { 'content-type': contentType };
+  const request = { method: 'POST', resource: '', query: { comp: 'batch' }, headers, body, readBody: true };
+  const answer = await expectStatus('blob batch', blob.send(request), 202);
+  const accepted = answer.body.split('HTTP/1.1 202 Accepted').length - 1;
+  if (accepted !== names.length) throw new Error(`blob batch: ${accepted} of ${names.length} parts deleted`);
+}
+
 export const blobScenarios: readonly Scenario[] = [
   ...transferSizes.map(uploadScenario),
   ...transferSizes.map(downloadScenario),
   listScenario,
+  deleteScenario('batch'),
+  deleteScenario('single'),
 ];
 
 /** The blob scenarios the bare node:http servers can serve (transfers, no listing). */

@@ -100,7 +100,7 @@ export class SignedHttpClient {
 }
 
 /** The Authorization header; `path` is `/{account}/…` as sent. Content-Length is signed as empty when 0. */
-function sharedKeyAuthorization(
+export function sharedKeyAuthorization(
   account: string,
   method: string,
   path: string,

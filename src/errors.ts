@@ -10,6 +10,8 @@ export interface ErrorSpec {
 
 /** Codes Cerulean emits, with status and the service's message text (Azure REST: table-service-error-codes). */
 export const errorCodes = {
+  /** Blob Batch: Delete Blob and Set Blob Tier parts in one batch (blob-batch; the SDKs' recorded tests). */
+  AllBatchSubRequestsShouldBeSameApi: { status: 400, message: 'All batch subrequests should be the same api.' },
   AuthenticationFailed: {
     status: 403,
     message:
@@ -47,6 +49,11 @@ export const errorCodes = {
   DuplicatePropertiesSpecified: { status: 400, message: 'A property is specified more than one time.' },
   EntityAlreadyExists: { status: 409, message: 'The specified entity already exists.' },
   EntityTooLarge: { status: 400, message: 'The entity is larger than the maximum size permitted.' },
+  /** Blob Batch: more than 256 parts (blob-batch). */
+  ExceedsMaxBatchRequestCount: {
+    status: 400,
+    message: 'The batch operation exceeds maximum number of allowed subrequests.',
+  },
   HostInformationNotPresent: {
     status: 400,
     message:

@@ -9,6 +9,7 @@ import type { SasNeed, StoredPolicy } from '../http/sas.js';
 import { routeMaker, type Route, type ServiceCall, type ServiceModule } from '../http/service-definition.js';
 import { anonymousAccess } from './operations/anonymous.js';
 import { blobRoutes } from './routes.js';
+import { submitBatch } from './batch/submit.js';
 import {
   createContainer,
   deleteContainer,
@@ -95,6 +96,14 @@ const accountInformation = (['service', 'container', 'blob'] as const).flatMap((
   ),
 );
 
+/**
+ * Blob Batch: the batch itself asks for Delete or Write on objects (what its parts may do), of an
+ * account SAS at service scope, of either kind for its container at container scope; each part is
+ * then authorized on its own (chosen: the docs name no permission for the batch itself).
+ */
+const batchNeed = need('o', '', ['d', 'w']);
+const containerBatchNeed: SasNeed = { ...need('o', 'd', ['d', 'w']), serviceAlso: [{ letters: 'w' }] };
+
 /** Names from Azure Storage Analytics logging (storage-analytics-logged-operations-and-status-messages). */
 export const serviceAndContainerRoutes: readonly Route<BlobResource, BlobServices>[] = [
   on(
@@ -104,6 +113,10 @@ export const serviceAndContainerRoutes: readonly Route<BlobResource, BlobService
   serviceLine('GET', 'properties', 'GetBlobServiceProperties', 'r', getServiceProperties),
   serviceLine('PUT', 'properties', 'SetBlobServiceProperties', 'w', setServiceProperties),
   serviceLine('GET', 'stats', 'GetBlobServiceStats', 'r', getServiceStats),
+  on({ resource: 'service', method: 'POST', comp: 'batch', operation: 'BlobBatch', sas: batchNeed }, (c) =>
+    submitBatch(c, undefined),
+  ),
+  ...containerLines(['POST'], 'batch', 'BlobBatch', containerBatchNeed, submitBatch),
   ...accountInformation,
   ...containerLines(['PUT'], null, 'CreateContainer', need('c', '', ['c', 'w']), createContainer),
   ...containerLines(['DELETE'], null, 'DeleteContainer', need('c', '', ['d']), deleteContainer),

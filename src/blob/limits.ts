@@ -39,3 +39,12 @@ export const leaseBreakSecondsMax = 60;
 export const listBlobsPageMax = 5000;
 /** Compare-and-swap attempts before a write gives up under contention (answered 503 ServerBusy). */
 export const casAttemptsMax = 32;
+/** Parts of one Blob Batch (blob-batch: "up to 256 subrequests"). */
+export const batchPartsMax = 256;
+/** A Blob Batch body: 4 MiB, the front door's body cap (bodyBytesMax), as the SDKs' BATCH_MAX_PAYLOAD_IN_BYTES. */
+export const batchBodyBytesMax = 4 * MiB;
+/**
+ * A batch's parts run this many at a time: enough that their writes share the store's group
+ * commits (one fsync for many deletes), few enough that one batch cannot fill the in-flight work.
+ */
+export const batchPartsConcurrency = 32;

@@ -34,6 +34,8 @@ export interface AuthRequest {
   readonly now: number;
   /** The query as received (after '?', still percent-encoded): the Blob/Queue flavour signs it decoded. */
   readonly rawQuery?: string | undefined;
+  /** The version a request naming none is served at: a Blob Batch part's is its batch's (blob-batch). */
+  readonly inheritedVersion?: string | undefined;
 }
 
 export type SharedKeyScheme = 'SharedKey' | 'SharedKeyLite';
@@ -81,7 +83,8 @@ export const blobQueueSharedKey: SharedKeyFlavour = {
       return `${fields.join('\n')}\n${headers}${resource}`;
     }
     const length = value('content-length');
-    const contentLength = length === '0' && value('x-ms-version') >= '2015-02-21' ? '' : length;
+    const version = header(request, 'x-ms-version') ?? request.inheritedVersion ?? '';
+    const contentLength = length === '0' && version >= '2015-02-21' ? '' : length;
     const fields = [request.method, value('content-encoding'), value('content-language'), contentLength];
     fields.push(value('content-md5'), value('content-type'), value('date'), value('if-modified-since'));
     fields.push(value('if-match'), value('if-none-match'), value('if-unmodified-since'), value('range'));

@@ -3,10 +3,10 @@
 // request runs one readable path, top to bottom: target → route → authorize → read body →
 // operation → reply, with every failure rendered in one place (in the service's error format)
 // and CORS headers added last. OPTIONS preflights are anonymous and answered before authorization.
+import assert from 'node:assert/strict';
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import https from 'node:https';
-import type { TLSSocket } from 'node:tls';
 import { diskFullFailure, StorageError } from '../errors.js';
 import {
   bodyBytesMax,
@@ -29,7 +29,9 @@ import {
   type AuthorizeRequest,
 } from './authorize.js';
 import { bearerChallenge, type BearerVerifier } from './bearer.js';
-import { BodyTooLargeToDrain, bodyChunks, discardBody, readBody } from './body.js';
+import { BodyTooLargeToDrain, discardBody } from './body.js';
+import { firstHeader } from './headers.js';
+import { embeddedIncoming, incomingOf, type Incoming } from './incoming.js';
 import { preflight, withCorsHeaders } from './cors.js';
 import type { Explorer } from './explorer.js';
 import {
@@ -52,6 +54,9 @@ import {
   unknownOperation,
   type ErrorFormat,
   type OperationName,
+  type EmbeddedAnswer,
+  type EmbeddedRequest,
+  type EmbeddedRequests,
   type Route,
   type RouteRequest,
   type ServiceCall,
@@ -181,7 +186,8 @@ async function handle<R extends { readonly kind: string }, S>(
     send(response, context, await settleUnreadBody(request, ownOriginPreflight(explorerOrigin, request)));
     return;
   }
-  const known = await dispatch(options, service, request, context);
+  const admin = () => options.hooks!.admin(request, splitRequestTarget(request.url ?? '/'));
+  const known = await dispatch(options, service, incomingOf(request), context, admin);
   let reply: Reply | 'drop';
   if ('reply' in known.outcome) {
     reply = known.outcome.reply;
@@ -244,30 +250,29 @@ async function settle(answer: () => Promise<Reply | 'drop'>): Promise<Outcome> {
 /**
  * The request's reply, or the failure that stopped it, with its account and operation as far as
  * they were known when it stopped (an error to a known account still carries its CORS headers).
+ * `admin` answers Cerulean's own paths; undefined for an embedded request, which has none.
  */
 async function dispatch<R extends { readonly kind: string }, S>(
   options: FrontDoorOptions,
   service: Service<R, S>,
-  request: IncomingMessage,
+  request: Incoming,
   context: ResponseContext,
+  admin: (() => Promise<Reply>) | undefined,
 ): Promise<Dispatched> {
   const unknown = { account: undefined, operation: unknownOperation };
   let located: Located<R> | Reply | 'admin';
   try {
-    located = await locate(options, service, request, context);
+    located = await locate(options, service, request, context, admin !== undefined);
   } catch (failure) {
     return { ...unknown, outcome: { failure } };
   }
-  if (located === 'admin') {
-    const answer = () => options.hooks!.admin(request, splitRequestTarget(request.url ?? '/'));
-    return { account: undefined, operation: undefined, outcome: await settle(answer) };
-  }
+  if (located === 'admin') return { account: undefined, operation: undefined, outcome: await settle(admin!) };
   if (!('account' in located)) return { ...unknown, outcome: { reply: located } };
   const account = located.account.name;
   let routed: Routed<R, S>;
   try {
-    const method = service.definition.effectiveMethod?.(request.method ?? '', request.headers) ?? request.method ?? '';
-    const routeRequest = { method, query: located.target.query, headers: request.headers };
+    const method = service.definition.effectiveMethod?.(request.method, request.headers) ?? request.method;
+    const routeRequest = { method, query: located.target.query, headers: request.operationHeaders };
     const matched = findRoute(service.definition.routes, located.resource, routeRequest);
     routed = { ...located, routeRequest, matched, operation: matched?.operation ?? unknownOperation };
   } catch (failure) {
@@ -292,12 +297,13 @@ interface Located<R> {
 async function locate<R extends { readonly kind: string }, S>(
   options: FrontDoorOptions,
   { definition, services }: Service<R, S>,
-  request: IncomingMessage,
+  request: Incoming,
   context: ResponseContext,
+  ownPaths: boolean,
 ): Promise<Located<R> | Reply | 'admin'> {
   const { headers } = request;
-  const requestTarget = splitRequestTarget(request.url ?? '/');
-  if (options.hooks !== undefined && requestTarget.rawPath.startsWith('/_')) return 'admin';
+  const requestTarget = splitRequestTarget(request.url);
+  if (ownPaths && options.hooks !== undefined && requestTarget.rawPath.startsWith('/_')) return 'admin';
   // Read before the target so that even a malformed target answers in the right format ($format).
   context.errorFormat = definition.errorFormat(requestTarget.query, headers, undefined);
   const target = parseAccountTarget(requestTarget, headers.host, (name) => options.accounts.has(name));
@@ -335,11 +341,11 @@ function errorHeaders(options: FrontDoorOptions, error: unknown): Record<string,
 async function run<R extends { readonly kind: string }, S>(
   options: FrontDoorOptions,
   service: Service<R, S>,
-  request: IncomingMessage,
+  request: Incoming,
   context: ResponseContext,
   { account, resource, requestTarget, target, routeRequest, matched, operation: name }: Routed<R, S>,
 ): Promise<Reply | 'drop'> {
-  const { headers } = request;
+  const headers = request.operationHeaders;
   const { definition } = service;
   let { services } = service;
   const { method } = routeRequest;
@@ -370,9 +376,10 @@ async function run<R extends { readonly kind: string }, S>(
     query: target.query,
     headers,
     rawHeaders: request.rawHeaders,
-    body: matched.streamsBody === true ? emptyBody : await readBody(request, bodyBytesMax),
-    bodyStream: matched.streamsBody === true ? bodyChunks(request) : undefined,
+    body: matched.streamsBody === true ? emptyBody : await request.readBody(bodyBytesMax),
+    bodyStream: matched.streamsBody === true ? request.bodyChunks() : undefined,
     logInfo: (line) => options.log.info(line),
+    embedded: embeddedRequests(options, service, request, target.pathStyle ? target.rawPath.split('/')[1] : undefined),
   };
   const overrides = matched.sasResponseHeaders === true ? access.responseHeaders : undefined;
   const execute = async (bodyStream: AsyncIterable<Buffer> | undefined): Promise<Reply> => {
@@ -389,6 +396,85 @@ async function run<R extends { readonly kind: string }, S>(
     body: call.bodyStream,
   };
   return intercept<RunOperation>((ran) => execute(ran.body), options.hooks.operations)(operation);
+}
+
+
+/** ServiceCall.embedded: the requests `carrier` embeds, each dispatched as if it had come on its own. */
+function embeddedRequests<R extends { readonly kind: string }, S>(
+  options: FrontDoorOptions,
+  service: Service<R, S>,
+  carrier: Incoming,
+  accountSegment: string | undefined,
+): EmbeddedRequests {
+  const incoming = (embedded: EmbeddedRequest) => embeddedIncoming(carrier, embedded, accountSegment);
+  return {
+    async routeOf(embedded) {
+      const request = incoming(embedded);
+      const context = responseContext(request.operationHeaders, service.fallbackErrors);
+      try {
+        const located = await locate(options, service, request, context, false);
+        if (located === 'admin' || !('account' in located)) throw new StorageError('InvalidUri');
+        const routeRequest = { method: request.method, query: located.target.query, headers: request.operationHeaders };
+        const matched = findRoute(service.definition.routes, located.resource, routeRequest);
+        return {
+          operation: matched?.operation ?? unknownOperation,
+          account: located.account.name,
+          resourceName: service.definition.sas.resourceOf(located.resource),
+        };
+      } catch {
+        return { operation: unknownOperation, account: undefined, resourceName: undefined };
+      }
+    },
+    answer: (embedded) => answerEmbedded(options, service, incoming(embedded)),
+    async refuse(embedded, error) {
+      const request = incoming(embedded);
+      const context = responseContext(request.operationHeaders, service.fallbackErrors);
+      return wireAnswer(context, errorReply(context, error));
+    },
+  };
+}
+
+/**
+ * An embedded request's answer: dispatched, authorized and run as an ordinary one (hooks
+ * included: it is throttled, faulted and counted as its own operation), its failure rendered in
+ * the service's format. A fault that would drop the connection answers 500 OperationTimedOut
+ * instead (chosen: the carrier's connection is not this request's alone).
+ */
+async function answerEmbedded<R extends { readonly kind: string }, S>(
+  options: FrontDoorOptions,
+  service: Service<R, S>,
+  request: Incoming,
+): Promise<EmbeddedAnswer> {
+  const startedMs = performance.now();
+  const context = responseContext(request.operationHeaders, service.fallbackErrors);
+  context.cacheControl = undefined;
+  const known = await dispatch(options, service, request, context, undefined);
+  let reply: Reply;
+  if ('reply' in known.outcome && known.outcome.reply !== 'drop') {
+    reply = known.outcome.reply;
+  } else {
+    const failure = 'failure' in known.outcome ? known.outcome.failure : new StorageError('OperationTimedOut');
+    const error = diskFullFailure(failure) ?? failure;
+    if (!(error instanceof InjectedFault))
+      logFailure(options.log, `${request.method} ${loggedTarget(request.url)}`, error);
+    reply = errorReply(context, error);
+    if (request.method === 'HEAD') reply = headErrorReply(reply);
+  }
+  if (known.operation !== undefined)
+    options.hooks?.answered(known.operation, reply.status, performance.now() - startedMs);
+  return wireAnswer(context, reply);
+}
+
+function wireAnswer(context: ResponseContext, reply: Reply): EmbeddedAnswer {
+  assert(reply.stream === undefined, 'an embedded request answers no streamed body');
+  const headers: Record<string, string> = {
+    ...reply.headers,
+    'x-ms-request-id': context.requestId,
+    'x-ms-version': context.version,
+  };
+  if (context.clientRequestId !== undefined) headers['x-ms-client-request-id'] = context.clientRequestId;
+  return { status: reply.status, headers, body: reply.body };
+}
 }
 
 const emptyBody = Buffer.alloc(0);
@@ -408,7 +494,7 @@ function withResponseHeaders(reply: Reply, replaced: Readonly<Record<string, str
 async function accessOf<R extends { readonly kind: string }, S>(
   options: FrontDoorOptions,
   service: Pick<Service<R, S>, 'definition' | 'services'>,
-  request: IncomingMessage,
+  request: Incoming,
   requestTarget: RequestTarget,
   target: AccountTarget & {
     readonly resourceName: string | undefined;
@@ -429,7 +515,7 @@ async function accessOf<R extends { readonly kind: string }, S>(
 function otherSasAccess<R extends { readonly kind: string }, S>(
   options: FrontDoorOptions,
   service: Pick<Service<R, S>, 'definition' | 'services'>,
-  request: IncomingMessage,
+  request: Incoming,
   requestTarget: RequestTarget,
   target: AccountTarget & { readonly known: Account },
 ): ServiceCall<S>['sasAccessOf'] {
@@ -443,13 +529,13 @@ function otherSasAccess<R extends { readonly kind: string }, S>(
 function authorizeInputs<R extends { readonly kind: string }, S>(
   options: FrontDoorOptions,
   { definition, services }: Pick<Service<R, S>, 'definition' | 'services'>,
-  request: IncomingMessage,
+  request: Incoming,
   requestTarget: RequestTarget,
   target: AccountTarget & { readonly resourceName: string | undefined; readonly known: Account },
 ): [AuthorizeRequest, AuthorizeOptions] {
   return [
     {
-      method: request.method ?? '',
+      method: request.method,
       rawPath: target.rawPath,
       rawQuery: requestTarget.rawQuery,
       query: target.query,
@@ -457,8 +543,9 @@ function authorizeInputs<R extends { readonly kind: string }, S>(
       account: target.known,
       pathStyle: target.pathStyle,
       resourceName: target.resourceName,
-      clientIp: request.socket.remoteAddress ?? '',
-      https: isHttps(request),
+      clientIp: request.clientIp,
+      https: request.https,
+      inheritedVersion: firstHeader(request.operationHeaders['x-ms-version']),
       now: Date.now(),
     },
     {
@@ -470,12 +557,8 @@ function authorizeInputs<R extends { readonly kind: string }, S>(
   ];
 }
 
-function isHttps(request: IncomingMessage): boolean {
-  return (request.socket as Partial<TLSSocket>).encrypted === true;
-}
-
-function baseUrl(request: IncomingMessage, target: AccountTarget): string {
-  const scheme = isHttps(request) ? 'https' : 'http';
+function baseUrl(request: Incoming, target: AccountTarget): string {
+  const scheme = request.https ? 'https' : 'http';
   const host = request.headers.host ?? 'localhost';
   return target.pathStyle ? `${scheme}://${host}/${target.account}` : `${scheme}://${host}`;
 }

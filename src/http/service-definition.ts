@@ -10,8 +10,11 @@ import type { ReplicationSource } from '../storage/replication.js';
 import type { CorsRule } from '../domain/service-properties.js';
 import type { Access } from './authorize.js';
 import type { SharedKeyFlavour } from './auth.js';
+import type { EmbeddedRequest } from './incoming.js';
 import type { Reply } from './respond.js';
 import type { SasNeed, StoredPolicy } from './sas.js';
+
+export type { EmbeddedRequest };
 
 export type Headers = Readonly<Record<string, string | string[] | undefined>>;
 
@@ -55,6 +58,39 @@ export interface ServiceCall<S> {
   readonly bodyStream: AsyncIterable<Buffer> | undefined;
   /** A line for the server log at info level (query plans). */
   readonly logInfo: (line: string) => void;
+  /** Requests embedded in this one's body (a Blob Batch's parts), run through the same front door. */
+  readonly embedded: EmbeddedRequests;
+}
+
+/**
+ * The requests a request carries in its body (the parts of a Blob Batch), each routed by the same
+ * route table and authorized by its own credential as if it had come on its own over this
+ * connection; its reply is its own. The front door (server.ts) provides them.
+ */
+export interface EmbeddedRequests {
+  /**
+   * Its route, without running it: the operation the route table names ('Unknown' when none
+   * matches or its target names no resource), its account, and the resource a service SAS would
+   * have to cover (`container/blob`; undefined at service level).
+   */
+  routeOf(request: EmbeddedRequest): Promise<EmbeddedRoute>;
+  /** Runs it: its reply, or its error rendered as the service renders errors; never throws. */
+  answer(request: EmbeddedRequest): Promise<EmbeddedAnswer>;
+  /** Its answer had it failed with `error`, without running it (a batch refused for this part). */
+  refuse(request: EmbeddedRequest, error: StorageError): Promise<EmbeddedAnswer>;
+}
+
+export interface EmbeddedRoute {
+  readonly operation: OperationName;
+  readonly account: string | undefined;
+  readonly resourceName: string | undefined;
+}
+
+/** An embedded request's answer as it goes on the wire: status, every header (request id, version) and body. */
+export interface EmbeddedAnswer {
+  readonly status: number;
+  readonly headers: Readonly<Record<string, string>>;
+  readonly body: string | Buffer | undefined;
 }
 
 /** What a route's conditions look at. */

@@ -1,6 +1,6 @@
 // $batch entity group transactions (Azure REST: performing-entity-group-transactions): reads the multipart request into
 // operations and
-// writes the multipart response byte-exactly. Pure: no I/O. Framing lives in wire/multipart.ts; this
+// writes the multipart response byte-exactly. Pure: no I/O. Framing lives in src/wire/multipart.ts; this
 // file knows the batch's shape: one change set of 1-100 operations, or one query.
 
 import assert from 'node:assert/strict';
@@ -15,9 +15,9 @@ import {
   bodyParts,
   isValidBoundary,
   parseHeaderBlock,
+  parseHttpRequest,
   parseMediaType,
-  readLine,
-} from './multipart.js';
+} from '../../wire/multipart.js';
 
 export interface BatchOperationRequest {
   /** Request-line method, upper-case (POST, PUT, MERGE, PATCH, DELETE, GET). */
@@ -127,46 +127,6 @@ function partMediaType(part: HeaderBlock, offset: number): MediaType {
   const mediaType = parseMediaType(part.headers.get('content-type') ?? '');
   if (mediaType === undefined) throw syntaxError(offset, 'a part has no valid Content-Type');
   return mediaType;
-}
-
-/** `method SP url SP HTTP/1.x`, header fields, empty line, payload (RFC 9112 §3). */
-function parseHttpRequest(input: Buffer, range: ByteRange): Omit<BatchOperationRequest, 'contentId'> {
-  // RFC 9112 §2.2: empty lines before the request line are ignored.
-  let requestLine = readLine(input, range.start, range.end);
-  while (requestLine.text.start === requestLine.text.end && requestLine.next < range.end) {
-    requestLine = readLine(input, requestLine.next, range.end);
-  }
-  const { start, end } = requestLine.text;
-  if (end - start > headersBytesMax) throw syntaxError(start, `the request line exceeds ${headersBytesMax} bytes`);
-  const words = input.toString('latin1', start, end).split(' ');
-  const [method, url, version] = words;
-  if (words.length !== 3 || method === undefined || url === undefined || version === undefined) {
-    throw syntaxError(start, 'an operation has no request line of the form "METHOD url HTTP/1.1"');
-  }
-  if (!/^[A-Za-z]+$/.test(method)) throw syntaxError(start, 'the request method is not a word');
-  if (!url.startsWith('/') && !/^[A-Za-z][A-Za-z0-9+.-]*:\/\//.test(url)) {
-    throw syntaxError(start, 'the request URL is neither absolute nor an absolute path');
-  }
-  if (!/^HTTP\/1\.[01]$/.test(version)) throw syntaxError(start, 'the request line does not end in HTTP/1.1');
-  const head = parseHeaderBlock(input, { start: requestLine.next, end: range.end }, headersBytesMax);
-  return {
-    method: method.toUpperCase(),
-    url,
-    headers: head.headers,
-    body: trimPadding(input, { start: head.bodyStart, end: range.end }),
-  };
-}
-
-/** Azure REST: performing-entity-group-transactions: whitespace around a sub-request body is not part of it. */
-function trimPadding(input: Buffer, range: ByteRange): Buffer {
-  let { start, end } = range;
-  while (start < end && isPadding(input[start])) start++;
-  while (end > start && isPadding(input[end - 1])) end--;
-  return input.subarray(start, end);
-}
-
-function isPadding(byte: number | undefined): boolean {
-  return byte === 0x0d || byte === 0x0a || byte === 0x20 || byte === 0x09;
 }
 
 function syntaxError(offset: number, reason: string): MultipartSyntaxError {

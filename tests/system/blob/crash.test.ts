@@ -6,6 +6,7 @@
 // visible), every acknowledged append is there in order, and the listing agrees with the content.
 // Then, the server stopped, reclaim passes as if hours had passed leave no content that nothing
 // names, and remove none that something names.
+// A second test kills the server under Blob Batch deletes: every part answered 202 stays deleted.
 // SIGKILL ends the process, not the machine: this proves nothing is acknowledged before its
 // commit, not that the commit was fsynced.
 import { describe, test } from 'node:test';
@@ -21,7 +22,7 @@ import {
   type AppendLedger,
   type VersionLedger,
 } from '../../helpers/blob-crash-load.js';
-import { blobSend, uniqueContainerName } from '../../helpers/blob.js';
+import { blobSend, blobServiceClient, uniqueContainerName } from '../../helpers/blob.js';
 import { contentCensus, storeEngines } from '../../helpers/blob-store-check.js';
 import { startServer, type RunningServer } from '../../helpers/server.js';
 
@@ -132,6 +133,68 @@ for (const engine of storeEngines) {
         t.diagnostic(`${census.stored.size} pieces of content kept, ${census.reclaimed} reclaimed`);
         assert.deepEqual(orphans, [], 'content nothing names, after reclaim');
         assert.deepEqual(missing, [], 'content a blob or a staged block names, missing');
+      } finally {
+        await cleanup();
+      }
+    });
+  });
+}
+
+const batchBlobs = 400;
+const batchSize = 25;
+
+/** Deletes the blobs in batches, two batches at a time, until the kill; returns the names answered 202. */
+async function batchDeletesUntilKilled(server: RunningServer, container: string): Promise<Set<string>> {
+  const client = blobServiceClient(server).getContainerClient(container);
+  const names = Array.from({ length: batchBlobs }, (_, i) => `b${i}`);
+  for (let i = 0; i < names.length; i += 50) {
+    await Promise.all(names.slice(i, i + 50).map((name) => client.getBlockBlobClient(name).upload('x', 1)));
+  }
+  const acknowledged = new Set<string>();
+  let killing = false;
+  const errors: string[] = [];
+  const lane = async (lane: number) => {
+    for (let start = lane * batchSize; start < names.length && !killing; start += 2 * batchSize) {
+      const parts = names.slice(start, start + batchSize).map((name) => client.getBlobClient(name));
+      const answer = await client.getBlobBatchClient().deleteBlobs(parts);
+      answer.subResponses.forEach((part, index) => {
+        if (part.status === 202) acknowledged.add(parts[index]!.name);
+      });
+    }
+  };
+  const lanes = [0, 1].map((n) =>
+    lane(n).catch((error: unknown) => {
+      if (!killing) errors.push(String(error));
+    }),
+  );
+  while (acknowledged.size === 0 && errors.length === 0) await delay(5);
+  await delay(Math.floor(Math.random() * 300));
+  killing = true;
+  await server.kill9();
+  await Promise.all(lanes);
+  assert.deepEqual(errors, [], 'no batch failed before the kill');
+  return acknowledged;
+}
+
+for (const engine of storeEngines) {
+  describe(`blob batch crash on ${engine.label}`, () => {
+    test('kill -9 under Blob Batch deletes: every part answered 202 is deleted after restart', async (t) => {
+      const { options, cleanup } = await engine.data();
+      const container = uniqueContainerName('crashbatch');
+      try {
+        const first = await startServer(options);
+        const created = await blobSend(first, { method: 'PUT', target: `${container}?restype=container` });
+        assert.equal(created.status, 201, created.text);
+        const acknowledged = await batchDeletesUntilKilled(first, container);
+        const second = await startServer(options);
+        try {
+          const left = await listed(second, container);
+          t.diagnostic(`${acknowledged.size} deletes acknowledged, ${left.size} of ${batchBlobs} blobs left`);
+          const resurrected = [...acknowledged].filter((name) => left.has(name));
+          assert.deepEqual(resurrected, [], 'blobs whose delete was acknowledged');
+        } finally {
+          await second.stop();
+        }
       } finally {
         await cleanup();
       }

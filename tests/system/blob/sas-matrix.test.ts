@@ -22,7 +22,8 @@ import {
   type MatrixServer,
   type SasKind,
 } from '../../helpers/sas-matrix.js';
-import { startServer } from '../../helpers/server.js';
+import { devAccount, startServer } from '../../helpers/server.js';
+import { batchBody, deletePart } from '../../helpers/blob-batch.js';
 
 /** A place an operation runs on, made with the account key. */
 type FixtureKind =
@@ -178,7 +179,30 @@ function objectRow(
   };
 }
 
+/**
+ * Blob Batch (blob-batch names no permission for the batch itself; Cerulean's choice): Delete or
+ * Write on objects, what its parts may do; at service scope an account SAS only, at container scope
+ * a service SAS for the container too. Its one part, signed with the key, deletes the fixture's blob.
+ */
+function batchRow(scope: 'service' | 'container'): Row {
+  return {
+    route: `POST ${scope} BlobBatch`,
+    fixture: 'blob',
+    request: (f) => {
+      const boundary = `batch_${randomUUID()}`;
+      const body = batchBody(boundary, [deletePart(0, `/${devAccount}/${blobPath(f)}`)]);
+      const target = scope === 'service' ? '?comp=batch' : `${f.container}?restype=container&comp=batch`;
+      return on(target, 'POST', { 'Content-Type': `multipart/mixed; boundary=${boundary}` }, body);
+    },
+    allowedStatus: 202,
+    ...(scope === 'container' && { service: 'dw' }),
+    account: { srt: 'o', letters: 'dw' },
+  };
+}
+
 const rows: Row[] = [
+  batchRow('service'),
+  batchRow('container'),
   // Service level: account SAS only (create-account-sas: "service-level operations ... not available with a service
   // SAS").
   {

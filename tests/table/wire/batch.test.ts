@@ -10,7 +10,7 @@ import {
   serializeBatchResponse,
   statusReason,
 } from '../../../src/table/wire/batch.js';
-import { MultipartSyntaxError } from '../../../src/table/wire/multipart.js';
+import { MultipartSyntaxError } from '../../../src/wire/multipart.js';
 import { seededRandom } from '../../../src/domain/random.js';
 import { scaled } from '../../helpers/scale.js';
 

@@ -7,7 +7,7 @@ import {
   parseHeaderBlock,
   parseMediaType,
   readLine,
-} from '../../../src/table/wire/multipart.js';
+} from '../../../src/wire/multipart.js';
 
 /** The parts of `text` as strings, in order. */
 function partsOf(text: string, boundary = 'b'): string[] {

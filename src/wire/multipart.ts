@@ -4,7 +4,8 @@
 // Line breaks are CRLF in everything real clients send; a bare LF is accepted too, because nothing
 // that is valid becomes ambiguous by it.
 
-import { StorageError } from '../../errors.js';
+import { StorageError } from '../errors.js';
+import { headersBytesMax } from '../limits.js';
 
 const CR = 0x0d;
 const LF = 0x0a;
@@ -251,4 +252,60 @@ function findDelimiter(
 function lineBreakStartBefore(input: Buffer, at: number, from: number): number | undefined {
   if (at - 1 < from || input[at - 1] !== LF) return undefined;
   return at - 2 >= from && input[at - 2] === CR ? at - 2 : at - 1;
+}
+
+/** An HTTP request embedded in a part: its request line, its own headers and its payload. */
+export interface EmbeddedHttpRequest {
+  /** Request-line method, upper-case (POST, PUT, MERGE, PATCH, DELETE, GET). */
+  readonly method: string;
+  /** As written: absolute (`http://host/account/t(...)`) or origin-form (`/account/t(...)`). */
+  readonly url: string;
+  /** Its own headers; lower-case names. */
+  readonly headers: ReadonlyMap<string, string>;
+  /** Payload with the surrounding CR/LF/space padding trimmed (the JS SDK adds CRLFs). */
+  readonly body: Buffer;
+}
+
+/** `method SP url SP HTTP/1.x`, header fields, empty line, payload (RFC 9112 §3). */
+export function parseHttpRequest(input: Buffer, range: ByteRange): EmbeddedHttpRequest {
+  // RFC 9112 §2.2: empty lines before the request line are ignored.
+  let requestLine = readLine(input, range.start, range.end);
+  while (requestLine.text.start === requestLine.text.end && requestLine.next < range.end) {
+    requestLine = readLine(input, requestLine.next, range.end);
+  }
+  const { start, end } = requestLine.text;
+  if (end - start > headersBytesMax) throw syntaxError(start, `the request line exceeds ${headersBytesMax} bytes`);
+  const words = input.toString('latin1', start, end).split(' ');
+  const [method, url, version] = words;
+  if (words.length !== 3 || method === undefined || url === undefined || version === undefined) {
+    throw syntaxError(start, 'an operation has no request line of the form "METHOD url HTTP/1.1"');
+  }
+  if (!/^[A-Za-z]+$/.test(method)) throw syntaxError(start, 'the request method is not a word');
+  if (!url.startsWith('/') && !/^[A-Za-z][A-Za-z0-9+.-]*:\/\//.test(url)) {
+    throw syntaxError(start, 'the request URL is neither absolute nor an absolute path');
+  }
+  if (!/^HTTP\/1\.[01]$/.test(version)) throw syntaxError(start, 'the request line does not end in HTTP/1.1');
+  const head = parseHeaderBlock(input, { start: requestLine.next, end: range.end }, headersBytesMax);
+  return {
+    method: method.toUpperCase(),
+    url,
+    headers: head.headers,
+    body: trimPadding(input, { start: head.bodyStart, end: range.end }),
+  };
+}
+
+/** Azure REST: performing-entity-group-transactions: whitespace around a sub-request body is not part of it. */
+function trimPadding(input: Buffer, range: ByteRange): Buffer {
+  let { start, end } = range;
+  while (start < end && isPadding(input[start])) start++;
+  while (end > start && isPadding(input[end - 1])) end--;
+  return input.subarray(start, end);
+}
+
+function isPadding(byte: number | undefined): boolean {
+  return byte === 0x0d || byte === 0x0a || byte === 0x20 || byte === 0x09;
+}
+
+function syntaxError(offset: number, reason: string): MultipartSyntaxError {
+  return new MultipartSyntaxError(offset, reason);
 }
