@@ -28,6 +28,8 @@ describe('cerulean backup / restore', () => {
     if (dir) removeDir(dir);
   });
 
+  const besideBackup = () => readdirSync(dir).filter((name) => name.startsWith('snapshot.sqlite'));
+
   test('a backup taken while writes run holds every write acknowledged before it and restores to a working server', async () => {
     // Two writers: single inserts with increasing RowKeys, and transactions of 10 entities.
     let singlesAcked = 0;
@@ -56,13 +58,21 @@ describe('cerulean backup / restore', () => {
       const backupFile = join(dir, 'snapshot.sqlite');
       const backup = await runCli(['backup', backupFile, '--location', join(dir, 'data')]);
       assert.equal(backup.code, 0, describeRun(backup));
-      assert.match(backup.stderr, /backup: 1 tables, [\d,]+ bytes written to .*snapshot\.sqlite/);
+      assert.match(
+        backup.stderr,
+        /backup: 1 tables \([\d,]+ entities\), 0 queues \(0 messages\), 0 containers \(0 blobs\), [\d,]+ bytes written to .*snapshot\.sqlite/,
+      );
+      // One file: nothing of SQLite's (-shm, -wal) or of the backup's (.partial) beside it.
+      assert.deepEqual(besideBackup(), ['snapshot.sqlite']);
       stop = true;
       await Promise.all([singles, batches]);
 
       const restoredDir = join(dir, 'restored');
       const restore = await runCli(['restore', backupFile, '--location', restoredDir]);
       assert.equal(restore.code, 0, describeRun(restore));
+      assert.match(restore.stderr, /^restore: 1 tables \([\d,]+ entities\), 0 queues/m);
+      assert.deepEqual(besideBackup(), ['snapshot.sqlite']);
+      assert.deepEqual(readdirSync(restoredDir).filter((name) => name.includes('sqlite')), ['cerulean.sqlite']);
       const restored = await startServer({ location: restoredDir });
       try {
         const client = tableClient(restored, table.tableName);

@@ -3,7 +3,13 @@
 // containers through the public APIs of any endpoint (src/cli/backup-run.ts).
 import path from 'node:path';
 import type { Command } from 'commander';
-import { type ContentSummary, type DataSource, UseEngineToolsError, backupData } from '../../storage/backup.js';
+import {
+  type ContentSummary,
+  type DataSource,
+  type ServiceCounts,
+  UseEngineToolsError,
+  backupData,
+} from '../../storage/backup.js';
 import { backupAccount, type AccountEndpoints, type AccountTotals } from '../backup-run.js';
 import { connectionReaches, resolveBlobEndpoint } from '../blob-endpoint.js';
 import { blobError } from '../blob-errors.js';
@@ -62,12 +68,21 @@ async function backup(file: string, options: BackupOptions): Promise<void> {
   }
   const source = dataSourceOf(options);
   try {
-    const { tables, bytes, content } = await backupData(source, file);
-    const written = `${formatCount(tables)} tables, ${formatCount(bytes)} bytes written to ${file}`;
+    const { counts, bytes, content } = await backupData(source, file);
+    const written = `${describeServiceCounts(counts)}, ${formatCount(bytes)} bytes written to ${file}`;
     process.stderr.write(`backup: ${written}${describeContent(content)}\n`);
   } catch (error) {
     throw engineError(error);
   }
+}
+
+/** "1 tables (301 entities), 2 queues (5 messages), 1 containers (3 blobs)" */
+export function describeServiceCounts(counts: ServiceCounts): string {
+  const c = (n: number) => formatCount(n);
+  return (
+    `${c(counts.tables)} tables (${c(counts.entities)} entities), ${c(counts.queues)} queues ` +
+    `(${c(counts.messages)} messages), ${c(counts.containers)} containers (${c(counts.blobs)} blobs)`
+  );
 }
 
 /** The blob content files a data-directory backup holds, for its summary line (nothing when none). */
