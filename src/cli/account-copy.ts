@@ -10,6 +10,7 @@ import { copyContainer, describeContainerCopy } from './container-copy.js';
 import type { Interruption } from './interrupt.js';
 import { startTransferProgress } from './progress.js';
 import { checkQueue, copyQueue, type QueueCopy, type QueueMessageMode } from './queue-copy.js';
+import type { QueueServiceClient } from '@azure/storage-queue';
 import { resolveQueueEndpoint } from './queue-endpoint.js';
 import { queueError } from './commands/queues.js';
 
@@ -106,7 +107,7 @@ export async function copyQueues(source: string, destination: string, options: Q
   return { summary, failed };
 }
 
-async function listQueueNames(service: ReturnType<typeof resolveQueueEndpoint>['service'], label: string) {
+export async function listQueueNames(service: QueueServiceClient, label: string): Promise<string[]> {
   const names: string[] = [];
   try {
     for await (const queue of service.listQueues()) names.push(queue.name);

@@ -60,17 +60,33 @@ export async function copyQueue(
     return { ...empty, alreadyThere };
   }
   const sent = new Sender(to);
-  if (mode === 'peek') {
-    const peeked = await from.peekMessages({ numberOfMessages: messagesPerCallMax });
-    for (const message of peeked.peekedMessageItems) {
-      if (interruption.requested) break;
-      await sent.send(message);
-    }
-    const left = Math.max(0, (properties.approximateMessagesCount ?? 0) - peeked.peekedMessageItems.length);
-    return { ...sent.totals(), left, alreadyThere: 0, interrupted: interruption.requested };
+  const { left } = await visitMessages(from, mode, interruption, (message) => sent.send(message), properties);
+  return { ...sent.totals(), left, alreadyThere: 0, interrupted: interruption.requested };
+}
+
+export type VisibleMessage = PeekedMessageItem | DequeuedMessageItem;
+
+/**
+ * Calls `visit` for each visible message of the queue that `mode` reads ('peek' or 'all'), in order;
+ * answers how many messages the source counts that were not visited (its approximate count).
+ */
+export async function visitMessages(
+  from: QueueClient,
+  mode: Exclude<QueueMessageMode, 'none'>,
+  interruption: Interruption,
+  visit: (message: VisibleMessage) => Promise<void>,
+  properties?: { approximateMessagesCount?: number },
+): Promise<{ visited: number; left: number }> {
+  if (mode === 'all') return walkAll(from, visit, interruption);
+  const counted = (properties ?? (await from.getProperties())).approximateMessagesCount ?? 0;
+  const peeked = await from.peekMessages({ numberOfMessages: messagesPerCallMax });
+  let visited = 0;
+  for (const message of peeked.peekedMessageItems) {
+    if (interruption.requested) break;
+    await visit(message);
+    visited++;
   }
-  const walked = await walkAll(from, sent, interruption);
-  return { ...sent.totals(), left: walked.left, alreadyThere: 0, interrupted: interruption.requested };
+  return { visited, left: Math.max(0, counted - visited) };
 }
 
 /** Sends copies in order, counting them. */
@@ -81,7 +97,7 @@ class Sender {
 
   constructor(private readonly to: QueueClient) {}
 
-  async send(message: PeekedMessageItem | DequeuedMessageItem): Promise<void> {
+  async send(message: VisibleMessage): Promise<void> {
     const ttl = remainingSeconds(message.expiresOn);
     if (ttl === 0) return; // expired meanwhile
     await this.to.sendMessage(message.messageText, { messageTimeToLive: ttl });
@@ -104,18 +120,26 @@ export function remainingSeconds(expiresOn: Date, nowMs = Date.now()): number {
 
 /**
  * Receives every visible message once (a batch with no message not seen before ends the walk),
- * sends each, then makes every message it holds visible again. Answers how many the source still
+ * visits each, then makes every message it holds visible again. Answers how many the source still
  * counts that were not sent (0 unless interrupted or the walk outlasted `holdSeconds`).
  */
-async function walkAll(from: QueueClient, sent: Sender, interruption: Interruption): Promise<{ left: number }> {
+async function walkAll(
+  from: QueueClient,
+  visit: (message: VisibleMessage) => Promise<void>,
+  interruption: Interruption,
+): Promise<{ visited: number; left: number }> {
   const held = new Map<string, string>(); // id → pop receipt
+  let visited = 0;
   try {
     while (!interruption.requested) {
       const batch = await from.receiveMessages({ numberOfMessages: messagesPerCallMax, visibilityTimeout: holdSeconds });
       const fresh = batch.receivedMessageItems.filter((message) => !held.has(message.messageId));
       for (const message of batch.receivedMessageItems) held.set(message.messageId, message.popReceipt);
       if (fresh.length === 0) break;
-      for (const message of fresh) await sent.send(message);
+      for (const message of fresh) {
+        await visit(message);
+        visited++;
+      }
     }
   } finally {
     for (const [id, popReceipt] of held) {
@@ -124,7 +148,7 @@ async function walkAll(from: QueueClient, sent: Sender, interruption: Interrupti
     }
   }
   const counted = (await from.getProperties()).approximateMessagesCount ?? 0;
-  return { left: Math.max(0, counted - sent.messages) };
+  return { visited, left: Math.max(0, counted - visited) };
 }
 
 /** The destination's message count and its first texts (a peek), against what was copied. */

@@ -67,7 +67,7 @@ async function restoreAccountBackup(file: string, options: RestoreOptions): Prom
   const where = options.connectionString === undefined ? 'the local server' : 'the account';
   try {
     const totals = await restoreAccount(options.connectionString, file, { replace: options.replace === true });
-    process.stderr.write(`restore: ${describeTotals(totals)} restored into ${where}\n`);
+    process.stderr.write(`restore: ${describeTotals(totals, 'expired before the restore')} restored into ${where}\n`);
   } catch (error) {
     throw blobError(error, where);
   }
