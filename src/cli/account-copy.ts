@@ -47,7 +47,9 @@ export function chooseServices(
   const namedServices = copyServices.filter((service) => named[service].length > 0);
   const asked = namedServices.length > 0 ? namedServices : only;
   const reaches = (text: string, service: CopyService) =>
-    /^https?:\/\//i.test(text.trim()) ? asked !== undefined || service === 'tables' : connectionReaches(text, endpointNames[service]);
+    /^https?:\/\//i.test(text.trim())
+      ? asked !== undefined || service === 'tables'
+      : connectionReaches(text, endpointNames[service]);
   const services: CopyService[] = [];
   const notes: string[] = [];
   for (const service of asked ?? copyServices) {
@@ -75,7 +77,11 @@ export interface QueueCopyOptions {
   readonly interruption: Interruption;
 }
 
-export async function copyQueues(source: string, destination: string, options: QueueCopyOptions): Promise<ServiceOutcome> {
+export async function copyQueues(
+  source: string,
+  destination: string,
+  options: QueueCopyOptions,
+): Promise<ServiceOutcome> {
   const from = resolveQueueEndpoint(source);
   const to = resolveQueueEndpoint(destination);
   const names = options.names.length > 0 ? [...options.names] : await listQueueNames(from.service, from.label);
@@ -96,7 +102,11 @@ export async function copyQueues(source: string, destination: string, options: Q
     totals.bytes += copied.bytes;
     totals.left += copied.left;
     if (copied.interrupted)
-      return { summary: '', failed, interrupted: `${names.indexOf(name)} of ${names.length} queue(s) copied, ${name} in part` };
+      return {
+        summary: '',
+        failed,
+        interrupted: `${names.indexOf(name)} of ${names.length} queue(s) copied, ${name} in part`,
+      };
     if (differences.length > 0) failed.push(name);
   }
   const left = totals.left > 0 ? `, ${formatCount(totals.left)} not copied (see above)` : '';
@@ -121,7 +131,8 @@ function describeQueueCopy(name: string, copied: QueueCopy, differences: readonl
   const parts = [`${name}: ${formatCount(copied.messages)} messages copied`];
   if (copied.alreadyThere > 0)
     parts.push(`the destination holds ${formatCount(copied.alreadyThere)} already (none copied again)`);
-  if (copied.left > 0) parts.push(`${formatCount(copied.left)} not copied (--queue-messages all copies every visible one)`);
+  if (copied.left > 0)
+    parts.push(`${formatCount(copied.left)} not copied (--queue-messages all copies every visible one)`);
   const verdict = copied.interrupted ? 'interrupted' : differences.length === 0 ? 'counts match' : 'MISMATCH';
   return [`${parts.join(', ')}, ${verdict}`, ...differences.map((line) => `  ${line}`)].join('\n') + '\n';
 }
@@ -132,7 +143,11 @@ export interface BlobCopyOptions {
   readonly interruption: Interruption;
 }
 
-export async function copyContainers(source: string, destination: string, options: BlobCopyOptions): Promise<ServiceOutcome> {
+export async function copyContainers(
+  source: string,
+  destination: string,
+  options: BlobCopyOptions,
+): Promise<ServiceOutcome> {
   const from = resolveBlobEndpoint(source);
   const to = resolveBlobEndpoint(destination);
   const names =

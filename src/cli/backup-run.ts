@@ -248,8 +248,7 @@ class Restoring {
     const keys = ['tables', 'entities', 'queues', 'messages', 'containers', 'blobs', 'bytes'] as const;
     this.totals.messagesLeft = this.queues?.expired ?? 0;
     if (keys.some((key) => (end[key] ?? 0) !== this.totals[key])) {
-      const counts = (source: BackupEnd | AccountTotals) =>
-        keys.map((key) => `${source[key] ?? 0} ${key}`).join(', ');
+      const counts = (source: BackupEnd | AccountTotals) => keys.map((key) => `${source[key] ?? 0} ${key}`).join(', ');
       throw new BackupFormatError(`${file}: the end record counts ${counts(end)}; read ${counts(this.totals)}`);
     }
     if (this.rejects.count > 0)

@@ -131,7 +131,8 @@ export async function uploadFiles(container: ContainerClient, files: readonly Lo
 function commonFolder(names: readonly string[]): string {
   if (names.length === 0) return '';
   let common = names[0]!.slice(0, names[0]!.lastIndexOf('/') + 1);
-  for (const name of names) while (!name.startsWith(common)) common = common.slice(0, common.lastIndexOf('/', common.length - 2) + 1);
+  for (const name of names)
+    while (!name.startsWith(common)) common = common.slice(0, common.lastIndexOf('/', common.length - 2) + 1);
   return common;
 }
 

@@ -136,7 +136,8 @@ async function check(
         md5 ?? contentMd5(source.getBlobClient(blob)),
         contentMd5(target.getBlobClient(blob)),
       ]);
-      if (want !== got) differences.push(`${blob}: content differs (MD5 ${want} at the source, ${got} at the destination)`);
+      if (want !== got)
+        differences.push(`${blob}: content differs (MD5 ${want} at the source, ${got} at the destination)`);
     }
   }
   return differences;

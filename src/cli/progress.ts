@@ -89,7 +89,8 @@ export function describeTransfer(
   noun: string,
 ): string {
   const seconds = Math.max(elapsedMs / 1000, 0.001);
-  const items = totals.items === undefined ? formatCount(done.items) : `${formatCount(done.items)}/${formatCount(totals.items)}`;
+  const items =
+    totals.items === undefined ? formatCount(done.items) : `${formatCount(done.items)}/${formatCount(totals.items)}`;
   const parts = [`${items} ${noun}`, formatBytes(done.bytes), `${formatBytes(Math.round(done.bytes / seconds))}/s`];
   const left = secondsLeft(done, totals, seconds);
   if (left !== undefined) parts.push(`${left} s left`);

@@ -132,7 +132,10 @@ async function walkAll(
   let visited = 0;
   try {
     while (!interruption.requested) {
-      const batch = await from.receiveMessages({ numberOfMessages: messagesPerCallMax, visibilityTimeout: holdSeconds });
+      const batch = await from.receiveMessages({
+        numberOfMessages: messagesPerCallMax,
+        visibilityTimeout: holdSeconds,
+      });
       const fresh = batch.receivedMessageItems.filter((message) => !held.has(message.messageId));
       for (const message of batch.receivedMessageItems) held.set(message.messageId, message.popReceipt);
       if (fresh.length === 0) break;

@@ -25,7 +25,8 @@ describe('cerulean copy of a whole account from Azurite', () => {
     for (const table of tables) {
       const client = TableClient.fromConnectionString(azurite.connectionString, table, clientOptions);
       await client.createTable();
-      for (let i = 0; i < 25; i++) await client.createEntity({ partitionKey: `p${i % 3}`, rowKey: `r${i}`, n: i, table });
+      for (let i = 0; i < 25; i++)
+        await client.createEntity({ partitionKey: `p${i % 3}`, rowKey: `r${i}`, n: i, table });
     }
     const queues = QueueServiceClient.fromConnectionString(azurite.connectionString);
     const jobs = queues.getQueueClient('jobs');
@@ -78,13 +79,25 @@ describe('cerulean copy of a whole account from Azurite', () => {
         assert.equal(there.count, longQueueMessages);
         assert.deepEqual(there.metadata, { owner: 'tests' });
         assert.equal(new Set(there.first).size, 32);
-        assert.ok(there.first.every((text) => /^job \d+ é$/.test(text)), there.first.join('|'));
+        assert.ok(
+          there.first.every((text) => /^job \d+ é$/.test(text)),
+          there.first.join('|'),
+        );
         // The source is whole again: every message visible, none lost.
         assert.equal((await texts(azurite.connectionString)).first.length, 32);
-        const expected = await describeContainer(BlobServiceClient.fromConnectionString(azurite.connectionString), 'photos');
-        const copied = await describeContainer(BlobServiceClient.fromConnectionString(server.connectionString), 'photos');
+        const expected = await describeContainer(
+          BlobServiceClient.fromConnectionString(azurite.connectionString),
+          'photos',
+        );
+        const copied = await describeContainer(
+          BlobServiceClient.fromConnectionString(server.connectionString),
+          'photos',
+        );
         const withoutPage = expected as { blobs: { name: string }[] };
-        assert.deepEqual(copied, { ...withoutPage, blobs: withoutPage.blobs.filter((blob) => blob.name !== 'disk.vhd') });
+        assert.deepEqual(copied, {
+          ...withoutPage,
+          blobs: withoutPage.blobs.filter((blob) => blob.name !== 'disk.vhd'),
+        });
 
         const again = await runCli(args, { cwd: dir });
         assert.equal(again.code, 0, describeRun(again));

@@ -59,7 +59,10 @@ describe('cerulean blobs', () => {
         const ls = await runCli(['blobs', 'ls', 'web', '--prefix', 'v1/', '--delimiter', '/', ...c]);
         assert.equal(ls.code, 0, describeRun(ls));
         assert.deepEqual(
-          ls.stdout.trim().split('\n').map((line) => line.trim().split(/\s+/).at(-1)),
+          ls.stdout
+            .trim()
+            .split('\n')
+            .map((line) => line.trim().split(/\s+/).at(-1)),
           Array.from({ length: 10 }, (_, i) => `v1/d${i}/`),
         );
         const flat = await runCli(['blobs', 'ls', 'web', '--json', ...c]);
@@ -111,10 +114,14 @@ describe('cerulean blobs', () => {
     try {
       const quote = (word: string) => `'${word.replace(/'/g, `'\\''`)}'`;
       const command = [process.execPath, binPath, 'blobs', 'upload', source, 'tty', '-c', server.connectionString];
-      const { stdout } = await promisify(execFile)('/usr/bin/script', ['-qec', command.map(quote).join(' '), '/dev/null'], {
-        env: { ...process.env, AZURE_STORAGE_CONNECTION_STRING: '' },
-        maxBuffer: 64 * 1024 * 1024,
-      });
+      const { stdout } = await promisify(execFile)(
+        '/usr/bin/script',
+        ['-qec', command.map(quote).join(' '), '/dev/null'],
+        {
+          env: { ...process.env, AZURE_STORAGE_CONNECTION_STRING: '' },
+          maxBuffer: 64 * 1024 * 1024,
+        },
+      );
       assert.match(stdout, /\rupload: [\d,]+\/1,000 files, [\d.]+ (B|KiB|MiB), [\d.]+ (B|KiB|MiB)\/s/);
       assert.match(stdout, /upload: 1,000 files, [\d,]+ bytes transferred/);
     } finally {

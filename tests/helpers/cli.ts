@@ -107,10 +107,15 @@ const azuriteAccountMain = fileURLToPath(new URL('../../../node_modules/azurite/
 export async function startAzuriteAccount(): Promise<RunningAzurite> {
   if (!existsSync(azuriteAccountMain)) throw new Error(`Azurite is not installed (${azuriteAccountMain} missing)`);
   const workDir = makeTempDir('cerulean-azurite-account-');
-  const [blobPort, queuePort, tablePort] = [await freeLoopbackPort(), await freeLoopbackPort(), await freeLoopbackPort()];
+  const [blobPort, queuePort, tablePort] = [
+    await freeLoopbackPort(),
+    await freeLoopbackPort(),
+    await freeLoopbackPort(),
+  ];
   const ports = { blob: blobPort, queue: queuePort, table: tablePort };
   const args = [azuriteAccountMain, '--inMemoryPersistence', '--silent', '--skipApiVersionCheck', '--disableTelemetry'];
-  for (const [service, port] of Object.entries(ports)) args.push(`--${service}Host`, '127.0.0.1', `--${service}Port`, String(port));
+  for (const [service, port] of Object.entries(ports))
+    args.push(`--${service}Host`, '127.0.0.1', `--${service}Port`, String(port));
   let started = 0;
   let azurite: NodeProcess<true>;
   try {

@@ -15,7 +15,7 @@ import {
   type TransferCounts,
   type TransferRun,
 } from '../blob-files.js';
-import { type CliCommand, CliError, formatCount, wholeNumber } from '../command.js';
+import { type CliCommand, commandGroup, finishCommandGroup, formatCount, wholeNumber } from '../command.js';
 import { Interruption, interruptedError } from '../interrupt.js';
 import { transfersInFlightDefault } from '../pool.js';
 import { startTransferProgress } from '../progress.js';
@@ -60,21 +60,15 @@ export const containersCommand: CliCommand = {
 export const blobsCommand: CliCommand = {
   name: 'blobs',
   register(program: Command) {
-    const blobs = program
-      .command('blobs')
-      .description('list, upload, download, sync or remove blobs')
-      .helpCommand(false)
-      .showHelpAfterError('(cerulean blobs --help for usage)')
-      .allowExcessArguments(true)
-      .allowUnknownOption(true)
-      .action((_options: unknown, command: Command) => {
-        const [word] = command.args;
-        const which = word === undefined ? 'give a subcommand' : `unknown subcommand '${word}'`;
-        throw new CliError(`${which}: ls, upload, download, sync or rm`, 2);
-      });
+    const blobs = commandGroup(
+      program,
+      'blobs',
+      'list, upload, download, sync or remove blobs',
+      'ls, upload, download, sync or rm',
+    );
     registerListAndRemove(blobs);
     registerTransfers(blobs);
-    for (const sub of blobs.commands) sub.showHelpAfterError(`(cerulean blobs ${sub.name()} --help for usage)`);
+    finishCommandGroup(blobs);
   },
 };
 
@@ -133,7 +127,7 @@ function registerTransfers(blobs: Command): void {
 
 function transferHelp(example: string): string {
   return (
-    '\nA file and a blob are identical when they have the same size and MD5 (the blob\'s Content-MD5, which\n' +
+    "\nA file and a blob are identical when they have the same size and MD5 (the blob's Content-MD5, which\n" +
     'upload sets on every blob it writes): identical ones are not transferred again, so running the same command\n' +
     'after Ctrl-C resumes it. Progress on stderr: a live line on a terminal, a line every 5 s otherwise.\n' +
     `\nExample:\n  ${example}\n`
@@ -146,7 +140,11 @@ async function listContainers(options: BlobOptions): Promise<void> {
   try {
     for await (const item of service.listContainers()) {
       const p = item.properties;
-      containers.push({ name: item.name, lastModified: p.lastModified.toISOString(), publicAccess: p.publicAccess ?? null });
+      containers.push({
+        name: item.name,
+        lastModified: p.lastModified.toISOString(),
+        publicAccess: p.publicAccess ?? null,
+      });
     }
   } catch (error) {
     throw blobError(error, label);
@@ -156,7 +154,8 @@ async function listContainers(options: BlobOptions): Promise<void> {
     return;
   }
   const width = Math.max(0, ...containers.map((container) => container.name.length));
-  for (const c of containers) process.stdout.write(`${c.name.padEnd(width)}  ${c.lastModified}  ${c.publicAccess ?? '-'}\n`);
+  for (const c of containers)
+    process.stdout.write(`${c.name.padEnd(width)}  ${c.lastModified}  ${c.publicAccess ?? '-'}\n`);
 }
 
 async function listBlobs(name: string, options: BlobOptions): Promise<void> {
@@ -190,13 +189,17 @@ async function removeBlobs(name: string, options: BlobOptions): Promise<void> {
   const interruption = new Interruption('rm');
   let deleted: number;
   try {
-    deleted = await deleteBlobs(container, options.prefix ?? '', new Set(), { inFlight: options.parallel, interruption });
+    deleted = await deleteBlobs(container, options.prefix ?? '', new Set(), {
+      inFlight: options.parallel,
+      interruption,
+    });
   } catch (error) {
     throw blobError(error, `container ${name}`);
   } finally {
     interruption.dispose();
   }
-  if (interruption.requested) throw interruptedError(`${formatCount(deleted)} blobs deleted; run the same command to finish`);
+  if (interruption.requested)
+    throw interruptedError(`${formatCount(deleted)} blobs deleted; run the same command to finish`);
   process.stdout.write(`rm ${name}: ${formatCount(deleted)} ${deleted === 1 ? 'blob' : 'blobs'} deleted\n`);
 }
 
@@ -236,7 +239,11 @@ async function download(source: string, folder: string, options: BlobOptions): P
   const progress = startTransferProgress('download', 'files');
   let counts: TransferCounts;
   try {
-    ({ counts } = await downloadBlobs(container, prefix, folder, { inFlight: options.parallel, interruption, progress }));
+    ({ counts } = await downloadBlobs(container, prefix, folder, {
+      inFlight: options.parallel,
+      interruption,
+      progress,
+    }));
   } catch (error) {
     throw blobError(error, `container ${name}`);
   } finally {

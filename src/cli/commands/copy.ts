@@ -4,7 +4,14 @@
 import { createHash } from 'node:crypto';
 import type { TableClient } from '@azure/data-tables';
 import { type Command, Option } from 'commander';
-import { chooseServices, copyContainers, copyQueues, parseServices, type CopyService, type ServiceOutcome } from '../account-copy.js';
+import {
+  chooseServices,
+  copyContainers,
+  copyQueues,
+  parseServices,
+  type CopyService,
+  type ServiceOutcome,
+} from '../account-copy.js';
 import { type CliCommand, CliError, formatCount, wholeNumber } from '../command.js';
 import { type Endpoint, resolveEndpoint } from '../endpoint.js';
 import { encodeJsonLine } from '../formats/jsonl.js';
@@ -50,7 +57,10 @@ export const copyCommand: CliCommand = {
       .option('--queue <name>', 'a queue to copy (repeat for more; then only what is named)', collect, [])
       .option('--container <name>', 'a container to copy (repeat for more; then only what is named)', collect, [])
       .addOption(
-        new Option('--queue-messages <how>', 'peek: the first 32 visible (source untouched); all: every visible one; none')
+        new Option(
+          '--queue-messages <how>',
+          'peek: the first 32 visible (source untouched); all: every visible one; none',
+        )
           .choices(queueMessageModes)
           .default('peek'),
       )
@@ -76,7 +86,7 @@ const copyHelp =
   '\nWithout -t, --queue or --container, every table, queue and container both connection strings reach is copied\n' +
   '(--only narrows it). After each table the destination is counted and --verify entities (spread over the table)\n' +
   'are read back and compared value by value: a destination that stores a value differently (Azurite keeps -0.0\n' +
-  'as 0) is reported, not passed. A queue gets its metadata and its visible messages\' texts (not their ids,\n' +
+  "as 0) is reported, not passed. A queue gets its metadata and its visible messages' texts (not their ids,\n" +
   'insertion times or dequeue counts; see docs/cli.md). A container gets its metadata, public access and ACL, and\n' +
   'its blobs (content, content headers, metadata, tiers where the destination has them); a blob already at the\n' +
   'destination with the same size and MD5 is skipped, so running a copy again resumes it. Ctrl-C stops after the\n' +
@@ -100,7 +110,11 @@ async function copy(sourceText: string, destinationText: string, options: CopyOp
         service === 'tables'
           ? await copyTables(sourceText, destinationText, options, interruption)
           : service === 'queues'
-            ? await copyQueues(sourceText, destinationText, { names: options.queue, mode: options.queueMessages, interruption })
+            ? await copyQueues(sourceText, destinationText, {
+                names: options.queue,
+                mode: options.queueMessages,
+                interruption,
+              })
             : await copyContainers(sourceText, destinationText, {
                 names: options.container,
                 verifyContent: options.verify === true,
@@ -112,7 +126,8 @@ async function copy(sourceText: string, destinationText: string, options: CopyOp
   } finally {
     interruption.dispose();
   }
-  for (const line of [...notes, ...outcomes.map((outcome) => `copy: ${outcome.summary}`)]) process.stderr.write(`${line}\n`);
+  for (const line of [...notes, ...outcomes.map((outcome) => `copy: ${outcome.summary}`)])
+    process.stderr.write(`${line}\n`);
   const failures = outcomes.flatMap((outcome) => outcome.failed);
   if (failures.length > 0) throw new CliError(failures.join('; '));
 }
@@ -141,7 +156,11 @@ async function copyTables(
       if (outcome === 'interrupted') {
         const done = tables.indexOf(table);
         const rest = 'run the same copy with --skip-existing to finish';
-        return { summary: '', failed: [], interrupted: `${done} of ${tables.length} table(s) copied, ${table} in part; ${rest}` };
+        return {
+          summary: '',
+          failed: [],
+          interrupted: `${done} of ${tables.length} table(s) copied, ${table} in part; ${rest}`,
+        };
       }
       entities += outcome.read;
       if (outcome.failed !== undefined) failed[outcome.failed].push(table);
@@ -208,7 +227,14 @@ async function copyTable(
     `copy ${table}: ${progress.finish().replace(/^[\d,]+ entities/, `${formatCount(writer.stored)} entities stored${skipped}`)}\n`,
   );
   if (interruption.requested) return 'interrupted';
-  const failed = await checkTable(destination, target, table, read, sample.rows, options.verify === true ? checksum : undefined);
+  const failed = await checkTable(
+    destination,
+    target,
+    table,
+    read,
+    sample.rows,
+    options.verify === true ? checksum : undefined,
+  );
   return failed === 'ok' ? { read } : { read, failed };
 }
 
@@ -245,7 +271,8 @@ async function checkTable(
   try {
     counted = await countEntities(destination.tableClient(target));
     differences = await compareValues(destination.tableClient(target), sample);
-    if (checksum !== undefined) sameChecksum = (await TableChecksum.of(destination.tableClient(target))) === checksum.hex();
+    if (checksum !== undefined)
+      sameChecksum = (await TableChecksum.of(destination.tableClient(target))) === checksum.hex();
   } catch (error) {
     throw tableError(error, target);
   }

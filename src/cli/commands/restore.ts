@@ -55,7 +55,9 @@ async function restore(file: string, options: RestoreOptions): Promise<void> {
   try {
     const { counts, content } = restoreData(file, target);
     const into = 'location' in target ? target.location : 'the database';
-    process.stderr.write(`restore: ${describeServiceCounts(counts)} restored into ${into}${describeContent(content)}\n`);
+    process.stderr.write(
+      `restore: ${describeServiceCounts(counts)} restored into ${into}${describeContent(content)}\n`,
+    );
   } catch (error) {
     throw engineError(error);
   }

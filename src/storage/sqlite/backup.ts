@@ -185,11 +185,8 @@ function countServices(db: Database.Database): ServiceCounts {
   const present = new Set(
     (db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").all() as { name: string }[]).map((r) => r.name),
   );
-  const count = (table: string, sql: string) =>
-    present.has(table) ? (db.prepare(sql).get() as { n: number }).n : 0;
-  const live = present.has('blob_containers_deleted')
-    ? 'id NOT IN (SELECT id FROM blob_containers_deleted)'
-    : '1 = 1';
+  const count = (table: string, sql: string) => (present.has(table) ? (db.prepare(sql).get() as { n: number }).n : 0);
+  const live = present.has('blob_containers_deleted') ? 'id NOT IN (SELECT id FROM blob_containers_deleted)' : '1 = 1';
   return {
     tables: (db.prepare('SELECT count(*) AS n FROM tables').get() as { n: number }).n,
     entities: count('entities', 'SELECT count(*) AS n FROM entities'),
