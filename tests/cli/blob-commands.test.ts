@@ -9,7 +9,8 @@ import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { describeRun, runCli } from '../helpers/cli.js';
+import { describeRun, runCli, startCli } from '../helpers/cli.js';
+import { send } from '../helpers/http.js';
 import { makeTempDir, removeDir, serverEngines, startServer } from '../helpers/server.js';
 import { localPathOf } from '../../src/cli/blob-files.js';
 import { patternBytes } from './blob-endpoints.js';
@@ -107,6 +108,56 @@ describe('cerulean blobs', () => {
       }
     });
   }
+
+  test('Ctrl-C stops an upload and a copy; run again, they finish, skipping what is there', async () => {
+    const [server, other] = await Promise.all([startServer({ inMemory: true }), startServer({ inMemory: true })]);
+    const c = ['-c', server.connectionString];
+    const faults = (port: number) => async () => {
+      const response = await send(port, { method: 'GET', path: '/_faults' });
+      return (response.json() as { rules: { matched: number }[] }).rules[0]?.matched ?? 0;
+    };
+    const slowPutBlob = async (connectionString: string) => {
+      const rules = JSON.stringify({ rules: [{ kind: 'latency', every: 1, latencyMs: 200, operations: ['PutBlob'] }] });
+      const set = await runCli(['faults', 'set', rules, '-c', connectionString]);
+      assert.equal(set.code, 0, describeRun(set));
+    };
+    const interruptAfter = async (args: string[], matched: () => Promise<number>) => {
+      const run = startCli(args);
+      while ((await matched()) < 20) await new Promise((resolve) => setTimeout(resolve, 50));
+      run.signal('SIGINT');
+      return run.result;
+    };
+    try {
+      await slowPutBlob(server.connectionString);
+      const upload = ['blobs', 'upload', source, 'resume', ...c];
+      const stopped = await interruptAfter(upload, faults(server.port));
+      assert.equal(stopped.code, 130, describeRun(stopped));
+      assert.match(stopped.stderr, /^cerulean blobs: interrupted: upload: [1-9][\d,]* files, .*run the same command to finish$/m);
+      assert.equal((await runCli(['faults', 'clear', ...c])).code, 0);
+      const finished = await runCli(upload);
+      assert.equal(finished.code, 0, describeRun(finished));
+      const [, sent, skipped] = /upload: ([\d,]+) files, [\d,]+ bytes transferred, ([\d,]+) identical skipped/.exec(
+        finished.stderr,
+      )!;
+      assert.ok(Number(skipped!.replace(',', '')) > 0, finished.stderr);
+      assert.equal(Number(sent!.replace(',', '')) + Number(skipped!.replace(',', '')), fileCount);
+
+      await slowPutBlob(other.connectionString);
+      const copy = ['copy', server.connectionString, other.connectionString, '--only', 'blobs'];
+      const copyStopped = await interruptAfter(copy, faults(other.port));
+      assert.equal(copyStopped.code, 130, describeRun(copyStopped));
+      assert.match(copyStopped.stderr, /interrupted: 0 of 1 container\(s\) copied, resume in part; run the copy again/);
+      assert.equal((await runCli(['faults', 'clear', '-c', other.connectionString])).code, 0);
+      const copied = await runCli([...copy, '--verify']);
+      assert.equal(copied.code, 0, describeRun(copied));
+      assert.match(copied.stdout, /^resume: [\d,]+ blobs, [\d,]+ bytes copied, [1-9][\d,]* identical already there, sizes and checksums match$/m);
+      const out = join(dir, 'resumed-out');
+      assert.equal((await runCli(['blobs', 'download', 'resume', out, '-c', other.connectionString])).code, 0);
+      assert.deepEqual(readTree(out), readTree(source));
+    } finally {
+      await Promise.all([server.stop(), other.stop()]);
+    }
+  });
 
   test('on a terminal, upload shows a live line: count, bytes, rate, time left', async (t) => {
     if (!existsSync('/usr/bin/script')) return t.skip('script(1) is not installed');
