@@ -48,6 +48,19 @@ function treeHash(folder: string): string {
   return `${files.length}:${hash.digest('hex')}`;
 }
 
+/** `fileCount` incompressible files of `fileKiB` KiB in 10 subfolders of `source`. */
+function makeFiles(source: string): string {
+  for (let i = 0; i < fileCount; i++) {
+    const folder = path.join(source, `d${i % 10}`);
+    fs.mkdirSync(folder, { recursive: true });
+    const bytes = Buffer.alloc(fileKiB * 1024);
+    for (let offset = 0; offset < bytes.length; offset += 32)
+      createHash('sha256').update(`${i}:${offset}`).digest().copy(bytes, offset);
+    fs.writeFileSync(path.join(folder, `f${i}.bin`), bytes);
+  }
+  return source;
+}
+
 interface Row {
   readonly tool: string;
   readonly step: string;
@@ -58,15 +71,7 @@ async function main(): Promise<void> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cerulean-blob-folder-'));
   const dataDir = path.join(dir, 'data');
   fs.mkdirSync(dataDir);
-  const source = path.join(dir, 'files');
-  for (let i = 0; i < fileCount; i++) {
-    const folder = path.join(source, `d${i % 10}`);
-    fs.mkdirSync(folder, { recursive: true });
-    const bytes = Buffer.alloc(fileKiB * 1024);
-    for (let offset = 0; offset < bytes.length; offset += 32)
-      createHash('sha256').update(`${i}:${offset}`).digest().copy(bytes, offset);
-    fs.writeFileSync(path.join(folder, `f${i}.bin`), bytes);
-  }
+  const source = makeFiles(path.join(dir, 'files'));
   const expected = treeHash(source);
   const server = await startServer('cerulean', repoRoot, dataDir);
   const blob = server.blob!;
@@ -77,7 +82,11 @@ async function main(): Promise<void> {
     timed(process.execPath, [path.join(repoRoot, 'bin/cerulean.js'), ...args, '-c', connectionString]);
   const azEnv = { ...process.env, AZURE_CORE_COLLECT_TELEMETRY: 'false', AZURE_CORE_ONLY_SHOW_ERRORS: 'true' };
   const azRun = (args: string[]) =>
-    timed(az, ['storage', ...args, '--connection-string', connectionString, '--max-connections', String(inFlight)], azEnv);
+    timed(
+      az,
+      ['storage', ...args, '--connection-string', connectionString, '--max-connections', String(inFlight)],
+      azEnv,
+    );
   const rows: Row[] = [
     { step: 'upload', tool: '`cerulean blobs upload`', seconds: [] },
     { step: 'upload', tool: '`az storage blob upload-batch`', seconds: [] },
