@@ -32,7 +32,9 @@ export async function copyPageBlob(
   const ranges = (await from.getPageRanges(0, size, { conditions: { ifMatch: etag } })).pageRange ?? [];
   let bytes = 0;
   for (const range of ranges) {
-    const end = range.offset + (range.count ?? size - range.offset);
+    // Get Page Ranges answers <Start> and an inclusive <End> (0-511 is one page); the SDK's count is
+    // End - Start, one less than the range's length.
+    const end = range.count === undefined ? size : range.offset + range.count + 1;
     for (let offset = range.offset; offset < end; offset += pagePutBytesMax) {
       const count = Math.min(pagePutBytesMax, end - offset);
       const piece = await from.downloadToBuffer(offset, count, { conditions: { ifMatch: etag } });

@@ -109,6 +109,32 @@ describe('cerulean copy of a whole account from Azurite', () => {
     });
   }
 
+  test('a page blob is carried to a destination that serves page blobs (a second Azurite): its pages, headers, metadata', async () => {
+    const second = await startAzuriteAccount();
+    try {
+      const result = await runCli([
+        'copy',
+        azurite.connectionString,
+        second.connectionString,
+        '--container',
+        'photos',
+        '--verify',
+      ]);
+      assert.equal(result.code, 0, describeRun(result));
+      assert.match(result.stdout, /^photos: 4 blobs, [\d,]+ bytes copied, sizes and checksums match$/m);
+      const service = (c: string) => BlobServiceClient.fromConnectionString(c);
+      assert.deepEqual(
+        await describeContainer(service(second.connectionString), 'photos'),
+        await describeContainer(service(azurite.connectionString), 'photos'),
+      );
+      const page = service(second.connectionString).getContainerClient('photos').getPageBlobClient('disk.vhd');
+      const ranges = (await page.getPageRanges()).pageRange ?? [];
+      assert.deepEqual(ranges, [{ offset: 2048, count: 1023 }], 'only the written pages are put (count: End - Start)');
+    } finally {
+      await second.stop();
+    }
+  });
+
   test('--only narrows the services; one an end does not reach is a usage error', async () => {
     const server = await startServer({ inMemory: true });
     try {
