@@ -6,10 +6,12 @@ import { createWriteStream, type WriteStream } from 'node:fs';
 import { open, type FileHandle } from 'node:fs/promises';
 import { once } from 'node:events';
 import type { BlobHeader, ContainerHeader } from './blob-transfer.js';
+import type { MessageRecord, QueueRecord } from './queue-backup.js';
 import type { EntityRecord, TableRecord } from './table-backup.js';
 
 export const backupFormat = 'cerulean-account-backup';
-export const backupVersion = 1;
+/** 2 added queues and messages (and their counts in the end record); a reader of 2 reads 1 too. */
+export const backupVersion = 2;
 
 export interface BackupHead {
   readonly kind: 'backup';
@@ -24,6 +26,9 @@ export interface BackupEnd {
   readonly kind: 'end';
   readonly tables: number;
   readonly entities: number;
+  /** Absent in version 1 (0). */
+  readonly queues?: number;
+  readonly messages?: number;
   readonly containers: number;
   readonly blobs: number;
   readonly bytes: number;
@@ -35,7 +40,15 @@ export interface ContentEnd {
 }
 
 export type BackupRecord =
-  BackupHead | TableRecord | EntityRecord | ContainerHeader | BlobHeader | ContentEnd | BackupEnd;
+  | BackupHead
+  | TableRecord
+  | EntityRecord
+  | QueueRecord
+  | MessageRecord
+  | ContainerHeader
+  | BlobHeader
+  | ContentEnd
+  | BackupEnd;
 
 /** Appends records and content to a file, respecting the stream's back-pressure. */
 export class BackupWriter {

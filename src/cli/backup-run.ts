@@ -1,6 +1,6 @@
-// Account backups: the tables (with their entities) and the containers (with their blobs) of an
-// account into an account backup file (src/cli/account-backup.ts) through the public APIs, and
-// back into an account.
+// Account backups: the tables (with their entities), the queues (with their visible messages) and
+// the containers (with their blobs) of an account into an account backup file
+// (src/cli/account-backup.ts) through the public APIs, and back into an account.
 import { existsSync } from 'node:fs';
 import { link, rm } from 'node:fs/promises';
 import {
@@ -25,12 +25,20 @@ import type { BlobHeader } from './blob-transfer.js';
 import { CliError } from './command.js';
 import { resolveEndpoint, type Endpoint } from './endpoint.js';
 import { Interruption, interruptedError } from './interrupt.js';
+import { listQueueNames } from './account-copy.js';
+import { QueueRestorer, backupQueue } from './queue-backup.js';
+import type { QueueMessageMode } from './queue-copy.js';
+import { resolveQueueEndpoint, type QueueEndpoint } from './queue-endpoint.js';
 import { RejectsFile } from './rejects.js';
 import { TableRestorer, backupTable, listTableNames } from './table-backup.js';
 
 export interface AccountTotals {
   tables: number;
   entities: number;
+  queues: number;
+  messages: number;
+  /** Messages the queues held beyond those backed up (a peek shows 32), or expired before the restore. */
+  messagesLeft: number;
   containers: number;
   blobs: number;
   bytes: number;
@@ -42,16 +50,29 @@ export interface AccountTotals {
 export interface AccountEndpoints {
   readonly label: string;
   readonly tables: Endpoint | undefined;
+  readonly queues: QueueEndpoint | undefined;
   readonly blobs: BlobEndpoint | undefined;
 }
 
-/** Named tables and containers only; both empty: everything the endpoints reach. */
+/** Named tables, queues and containers only; all empty: everything the endpoints reach. */
 export interface AccountSelection {
   readonly tables: readonly string[];
+  readonly queues: readonly string[];
   readonly containers: readonly string[];
+  readonly queueMessages: QueueMessageMode;
 }
 
-const noTotals = (): AccountTotals => ({ tables: 0, entities: 0, containers: 0, blobs: 0, bytes: 0, skipped: 0 });
+const noTotals = (): AccountTotals => ({
+  tables: 0,
+  entities: 0,
+  queues: 0,
+  messages: 0,
+  messagesLeft: 0,
+  containers: 0,
+  blobs: 0,
+  bytes: 0,
+  skipped: 0,
+});
 
 /**
  * Writes the selection to `file`, first as `<file>.partial`, renamed once complete and on disk: a
@@ -62,12 +83,13 @@ export async function backupAccount(
   file: string,
   selection: AccountSelection,
 ): Promise<AccountTotals> {
-  const everything = selection.tables.length === 0 && selection.containers.length === 0;
+  const everything = [selection.tables, selection.queues, selection.containers].every((named) => named.length === 0);
   const pick = async <T>(endpoint: T | undefined, named: readonly string[], all: (e: T) => Promise<string[]>) => {
     if (endpoint === undefined) return [];
     return named.length > 0 ? [...named] : everything ? all(endpoint) : [];
   };
   const tables = await pick(endpoints.tables, selection.tables, listTableNames);
+  const queues = await pick(endpoints.queues, selection.queues, (e) => listQueueNames(e.service, e.label));
   const containers = await pick(endpoints.blobs, selection.containers, (e) => listContainerNames(e.service));
   const partial = `${file}.partial`;
   if (existsSync(file)) throw new CliError(`${file} exists: an account backup never replaces a file`, 2);
@@ -85,9 +107,21 @@ export async function backupAccount(
       totals.entities += await backupTable(endpoints.tables!, writer, table);
       totals.tables++;
     }
+    for (const queue of queues) {
+      const { messages, left } = await backupQueue(
+        endpoints.queues!.service,
+        writer,
+        queue,
+        selection.queueMessages,
+        interruption,
+      );
+      totals.queues++;
+      totals.messages += messages;
+      totals.messagesLeft += left;
+    }
     for (const container of containers) await backupContainer(endpoints.blobs!, writer, container, totals);
-    const { tables: t, entities, containers: c, blobs, bytes } = totals;
-    await writer.record({ kind: 'end', tables: t, entities, containers: c, blobs, bytes });
+    const { tables: t, entities, queues: q, messages, containers: c, blobs, bytes } = totals;
+    await writer.record({ kind: 'end', tables: t, entities, queues: q, messages, containers: c, blobs, bytes });
     await writer.close();
   } catch (error) {
     writer.abandon();
@@ -158,6 +192,7 @@ export async function restoreAccount(
 class Restoring {
   readonly totals = noTotals();
   private tables: TableRestorer | undefined;
+  private queues: QueueRestorer | undefined;
   private blobs: BlobEndpoint | undefined;
 
   constructor(
@@ -178,6 +213,17 @@ class Restoring {
       if (this.tables === undefined) throw new BackupFormatError(`${this.reader.file}: an entity before any table`);
       await this.tables.entity(record);
       this.totals.entities++;
+    } else if (record.kind === 'queue') {
+      await this.tables?.finish();
+      if (this.connection !== undefined && !connectionReaches(this.connection, 'QueueEndpoint'))
+        throw new CliError(`the backup holds queues: give a connection string that names a QueueEndpoint`, 2);
+      this.queues ??= new QueueRestorer(resolveQueueEndpoint(this.connection).service, this.options.replace);
+      await this.queues.queue(record);
+      this.totals.queues++;
+    } else if (record.kind === 'message') {
+      if (this.queues === undefined) throw new BackupFormatError(`${this.reader.file}: a message before any queue`);
+      await this.queues.message(record);
+      this.totals.messages++;
     } else if (record.kind === 'container') {
       await this.tables?.finish();
       this.blobs ??= resolveBlobEndpoint(this.connection);
@@ -199,9 +245,10 @@ class Restoring {
   async end(end: BackupEnd): Promise<AccountTotals> {
     await this.tables?.finish();
     const { file } = this.reader;
-    const keys = ['tables', 'entities', 'containers', 'blobs', 'bytes'] as const;
-    if (keys.some((key) => end[key] !== this.totals[key])) {
-      const counts = (source: BackupEnd | AccountTotals) => keys.map((key) => `${source[key]} ${key}`).join(', ');
+    const keys = ['tables', 'entities', 'queues', 'messages', 'containers', 'blobs', 'bytes'] as const;
+    this.totals.messagesLeft = this.queues?.expired ?? 0;
+    if (keys.some((key) => (end[key] ?? 0) !== this.totals[key])) {
+      const counts = (source: BackupEnd | AccountTotals) => keys.map((key) => `${source[key] ?? 0} ${key}`).join(', ');
       throw new BackupFormatError(`${file}: the end record counts ${counts(end)}; read ${counts(this.totals)}`);
     }
     if (this.rejects.count > 0)

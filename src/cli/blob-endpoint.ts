@@ -39,7 +39,10 @@ export function resolveBlobEndpoint(text: string | undefined, env: NodeJS.Proces
  * Whether a connection string reaches the service of `endpointName`: the development account
  * reaches all; one naming some service endpoints reaches those; one naming none reaches Azure's.
  */
-export function connectionReaches(text: string, endpointName: 'TableEndpoint' | 'BlobEndpoint'): boolean {
+export function connectionReaches(
+  text: string,
+  endpointName: 'TableEndpoint' | 'QueueEndpoint' | 'BlobEndpoint',
+): boolean {
   if (/^https?:\/\//i.test(text.trim())) return true;
   const names = text
     .split(';')

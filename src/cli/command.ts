@@ -51,3 +51,28 @@ export function wholeNumber(flag: string, min: number): (text: string) => number
 export function formatCount(n: number): string {
   return n.toLocaleString('en-US');
 }
+
+/**
+ * `cerulean NAME <subcommand>`: a command that only groups subcommands (`queue`, `blobs`); a missing
+ * or unknown subcommand is a usage error naming them. Add the subcommands, then call
+ * `finishCommandGroup`.
+ */
+export function commandGroup(program: Command, name: string, description: string, subcommands: string): Command {
+  return program
+    .command(name)
+    .description(description)
+    .helpCommand(false)
+    .showHelpAfterError(`(cerulean ${name} --help for usage)`)
+    .allowExcessArguments(true)
+    .allowUnknownOption(true) // 'cerulean queue bogus -c …': name the unknown subcommand, not -c
+    .action((_options: unknown, command: Command) => {
+      const [word] = command.args;
+      const which = word === undefined ? 'give a subcommand' : `unknown subcommand '${word}'`;
+      throw new CliError(`${which}: ${subcommands}`, 2);
+    });
+}
+
+/** Each subcommand's usage errors end with the line that names its help. */
+export function finishCommandGroup(group: Command): void {
+  for (const sub of group.commands) sub.showHelpAfterError(`(cerulean ${group.name()} ${sub.name()} --help for usage)`);
+}

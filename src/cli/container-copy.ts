@@ -1,58 +1,160 @@
-// `cerulean copy --container`: containers and their blobs from one Blob endpoint to another,
-// streamed blob by blob (src/cli/blob-transfer.ts), then checked: every blob copied is listed at the
-// destination with the size read from the source.
+// `cerulean copy`: containers and their blobs from one Blob endpoint to another, streamed blob by
+// blob (src/cli/blob-transfer.ts), a few at a time. Resumable: a blob the destination has already,
+// identical (src/cli/blob-compare.ts), is skipped. Then checked: every blob is listed at the
+// destination with the source's size and, with a full --verify, the same content (MD5 of both).
+import type { BlobItem, ContainerClient } from '@azure/storage-blob';
+import { contentMd5, identicalBlob, listedMd5, md5Counter } from './blob-compare.js';
 import type { BlobEndpoint } from './blob-endpoint.js';
-import { listCarriedBlobs, openBlob, readContainer, writeBlob, writeContainer } from './blob-transfer.js';
+import { openBlob, readContainer, writeBlob, writeContainer, type OpenBlob } from './blob-transfer.js';
 import { formatCount } from './command.js';
 import type { Interruption } from './interrupt.js';
+import { copyPageBlob, pageBlobRefusal } from './page-blob-copy.js';
+import { forEachInPool } from './pool.js';
+import type { TransferProgress } from './progress.js';
+
+/** Blobs copied at once within a container. */
+const blobsInFlight = 4;
 
 export interface ContainerCopy {
   readonly blobs: number;
   readonly bytes: number;
-  /** Page blobs, which are not carried. */
-  readonly skipped: number;
-  /** Blobs missing at the destination or of another size there, one line each. */
+  /** At the destination already, identical: not copied again. */
+  readonly identical: number;
+  /** Blobs not carried, one line each (a page blob the destination refuses). */
+  readonly skipped: readonly string[];
+  /** Blobs whose access tier the destination refused to set. */
+  readonly tiersRefused: number;
+  /** Blobs missing at the destination, or of another size or content there, one line each. */
   readonly differences: readonly string[];
   readonly interrupted: boolean;
+}
+
+export interface ContainerCopyOptions {
+  readonly interruption: Interruption;
+  /** Read every blob back and compare its MD5 with the source's. */
+  readonly verifyContent: boolean;
+  readonly progress?: TransferProgress;
 }
 
 export async function copyContainer(
   source: BlobEndpoint,
   destination: BlobEndpoint,
   name: string,
-  interruption: Interruption,
+  options: ContainerCopyOptions,
 ): Promise<ContainerCopy> {
   const target = await writeContainer(destination.service, await readContainer(source.service, name));
   const container = source.service.getContainerClient(name);
-  const { items, skipped } = await listCarriedBlobs(container);
-  const sizes = new Map<string, number>();
-  let bytes = 0;
-  for (const item of items) {
-    if (interruption.requested) break;
-    const open = await openBlob(container, item);
-    if (open === undefined) continue; // deleted since the listing
-    bytes += await writeBlob(target, open);
-    sizes.set(item.name, open.header.sizeBytes);
-  }
-  const differences: string[] = [];
-  const found = new Map<string, number>();
-  for await (const item of target.listBlobsFlat()) found.set(item.name, item.properties.contentLength ?? 0);
-  for (const [blob, size] of sizes) {
-    const there = found.get(blob);
-    if (there === undefined) differences.push(`${blob}: missing at the destination`);
-    else if (there !== size) differences.push(`${blob}: ${size} bytes at the source, ${there} at the destination`);
-  }
-  return { blobs: sizes.size, bytes, skipped, differences, interrupted: interruption.requested };
+  const there = await listed(target);
+  const state = { blobs: 0, bytes: 0, identical: 0, tiersRefused: 0, skipped: [] as string[] };
+  /** Per blob carried: its size and content MD5 (hex) when known without reading it again. */
+  const expected = new Map<string, { size: number; md5: string | undefined }>();
+  const copyOne = async (item: BlobItem) => {
+    const size = item.properties.contentLength ?? 0;
+    const existing = there.get(item.name);
+    if (existing !== undefined && (await identicalBlob(container, item, target, existing))) {
+      state.identical++;
+      expected.set(item.name, { size, md5: listedMd5(item) });
+      options.progress?.add(1, 0);
+      return;
+    }
+    const copied = await copyBlob(container, target, item);
+    if (copied.refused !== undefined) {
+      state.skipped.push(`${item.name}: ${copied.refused}`);
+      return;
+    }
+    if (!(await setTier(target, item))) state.tiersRefused++;
+    state.blobs++;
+    state.bytes += copied.bytes;
+    expected.set(item.name, { size, md5: copied.md5 });
+    options.progress?.add(1, copied.bytes);
+  };
+  const items = container.listBlobsFlat({ includeMetadata: true });
+  await forEachInPool(items, blobsInFlight, copyOne, () => options.interruption.requested);
+  const differences = options.interruption.requested ? [] : await check(container, target, expected, options);
+  return { ...state, differences, interrupted: options.interruption.requested };
 }
 
-/** "photos: 3 blobs, 10,485,895 bytes copied, sizes match" and the differences, for stdout. */
-export function describeContainerCopy(name: string, copied: ContainerCopy): string {
-  const skipped = copied.skipped > 0 ? `, ${formatCount(copied.skipped)} page blobs skipped` : '';
-  const verdict = copied.differences.length === 0 ? 'sizes match' : 'MISMATCH';
-  const lines = [
-    `${name}: ${formatCount(copied.blobs)} blobs, ${formatCount(copied.bytes)} bytes copied${skipped}, ${verdict}`,
-    ...copied.differences.slice(0, 5).map((line) => `  ${line}`),
-  ];
-  if (copied.differences.length > 5) lines.push(`  … and ${copied.differences.length - 5} more`);
+async function listed(container: ContainerClient): Promise<Map<string, BlobItem>> {
+  const found = new Map<string, BlobItem>();
+  for await (const item of container.listBlobsFlat()) found.set(item.name, item);
+  return found;
+}
+
+/** One blob: its bytes and content MD5, or why the destination refused it. */
+async function copyBlob(
+  container: ContainerClient,
+  target: ContainerClient,
+  item: BlobItem,
+): Promise<{ bytes: number; md5: string | undefined; refused?: string }> {
+  if (item.properties.blobType === 'PageBlob') {
+    try {
+      const { bytes } = await copyPageBlob(container, target, item);
+      return { bytes, md5: undefined };
+    } catch (error) {
+      const refused = pageBlobRefusal(error);
+      if (refused === undefined) throw error;
+      return { bytes: 0, md5: undefined, refused };
+    }
+  }
+  const open = await openBlob(container, item);
+  if (open === undefined) return { bytes: 0, md5: undefined, refused: 'deleted at the source during the copy' };
+  const counter = md5Counter();
+  const counted: OpenBlob = { header: open.header, content: counter.through(open.content) };
+  const bytes = await writeBlob(target, counted);
+  return { bytes, md5: counter.hex() };
+}
+
+/** Sets the tier a blob was given explicitly; false if the destination refuses (not every one has tiers). */
+async function setTier(target: ContainerClient, item: BlobItem): Promise<boolean> {
+  const tier = item.properties.accessTier;
+  if (tier === undefined || item.properties.accessTierInferred !== false) return true;
+  try {
+    await target.getBlobClient(item.name).setAccessTier(tier);
+    return true;
+  } catch (error) {
+    const status = (error as { statusCode?: number }).statusCode;
+    if (status === 400 || status === 409 || status === 501) return false;
+    throw error;
+  }
+}
+
+/** Lists the destination: each blob there with its size; with verifyContent, its MD5 equal to the source's. */
+async function check(
+  source: ContainerClient,
+  target: ContainerClient,
+  expected: ReadonlyMap<string, { size: number; md5: string | undefined }>,
+  options: ContainerCopyOptions,
+): Promise<string[]> {
+  const there = await listed(target);
+  const differences: string[] = [];
+  for (const [blob, { size, md5 }] of expected) {
+    const found = there.get(blob)?.properties.contentLength;
+    if (found === undefined) differences.push(`${blob}: missing at the destination`);
+    else if (found !== size) differences.push(`${blob}: ${size} bytes at the source, ${found} at the destination`);
+    else if (options.verifyContent) {
+      const [want, got] = await Promise.all([
+        md5 ?? contentMd5(source.getBlobClient(blob)),
+        contentMd5(target.getBlobClient(blob)),
+      ]);
+      if (want !== got)
+        differences.push(`${blob}: content differs (MD5 ${want} at the source, ${got} at the destination)`);
+    }
+  }
+  return differences;
+}
+
+/** "photos: 3 blobs, 10,485,895 bytes copied, sizes match" and the lines that say more, for stdout. */
+export function describeContainerCopy(name: string, copied: ContainerCopy, verifyContent: boolean): string {
+  const identical = copied.identical > 0 ? `, ${formatCount(copied.identical)} identical already there` : '';
+  const skipped = copied.skipped.length > 0 ? `, ${formatCount(copied.skipped.length)} skipped` : '';
+  const tiers = copied.tiersRefused > 0 ? `, ${formatCount(copied.tiersRefused)} tiers not set (refused)` : '';
+  const match = verifyContent ? 'sizes and checksums match' : 'sizes match';
+  const verdict = copied.interrupted ? 'interrupted' : copied.differences.length === 0 ? match : 'MISMATCH';
+  const head = `${formatCount(copied.blobs)} blobs, ${formatCount(copied.bytes)} bytes copied`;
+  const lines = [`${name}: ${head}${identical}${skipped}${tiers}, ${verdict}`];
+  for (const list of [copied.skipped, copied.differences]) {
+    lines.push(...list.slice(0, 5).map((line) => `  ${line}`));
+    if (list.length > 5) lines.push(`  … and ${list.length - 5} more`);
+  }
   return `${lines.join('\n')}\n`;
 }

@@ -45,7 +45,11 @@ export async function runCli(argv: readonly string[]): Promise<void> {
 function buildProgram(): Command {
   const program = new Command('cerulean')
     .usage('[serve] [options] | <command> [options]')
-    .description('An Azure Storage server (Table, Queue and Blob services), and tools to move data in and out of it.')
+    .description(
+      'An Azure Storage server (Table, Queue and Blob services), and tools for any account (Azure, Azurite, ' +
+        'Cerulean): copy or back up its tables, queues and blobs; export and import entities; list, upload, ' +
+        'download and sync blobs; peek at and move messages.',
+    )
     .exitOverride()
     .configureOutput({ outputError: (text, write) => write(`cerulean: ${text.replace(/^error: /, '')}`) })
     .showHelpAfterError(hint())

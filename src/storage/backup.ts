@@ -1,10 +1,10 @@
 // Backup and restore of a data store, whatever its engine: the one entry point the command line
 // uses. SQLite data directories are copied with SQLite's online backup; a PostgreSQL database has
 // its own tools, which do it better than we could.
-import { backupSqlite, restoreSqlite } from './sqlite/backup.js';
+import { backupSqlite, restoreSqlite, type ServiceCounts } from './sqlite/backup.js';
 import type { ContentSummary } from './sqlite/backup-content.js';
 
-export type { ContentSummary };
+export type { ContentSummary, ServiceCounts };
 
 /** Where the data lives: a data directory (SQLite) or a database URL (a server engine). */
 export type DataSource = { readonly location: string } | { readonly databaseUrl: string };
@@ -12,6 +12,8 @@ export type DataSource = { readonly location: string } | { readonly databaseUrl:
 export interface BackupSummary {
   readonly bytes: number;
   readonly tables: number;
+  /** What the backup holds, per service. */
+  readonly counts: ServiceCounts;
   /** The blob content files (beside the SQLite database) in the backup. */
   readonly content: ContentSummary;
 }
@@ -26,7 +28,10 @@ export function backupData(source: DataSource, file: string): Promise<BackupSumm
   return backupSqlite(source.location, file);
 }
 
-export function restoreData(file: string, target: DataSource): { tables: number; content: ContentSummary } {
+export function restoreData(
+  file: string,
+  target: DataSource,
+): { tables: number; counts: ServiceCounts; content: ContentSummary } {
   if ('databaseUrl' in target) throw engineTools(target.databaseUrl, 'restore');
   return restoreSqlite(file, target.location);
 }

@@ -56,13 +56,14 @@ describe('cerulean backup / restore', () => {
       const backupFile = join(dir, 'snapshot.sqlite');
       const backup = await runCli(['backup', backupFile, '--location', join(dir, 'data')]);
       assert.equal(backup.code, 0, describeRun(backup));
-      assert.match(backup.stderr, /backup: 1 tables, [\d,]+ bytes written to .*snapshot\.sqlite/);
+      assert.match(backup.stderr, /backup: 1 tables \([\d,]+ entities\), 0 queues \(0 messages\), 0 containers/);
       stop = true;
       await Promise.all([singles, batches]);
 
       const restoredDir = join(dir, 'restored');
       const restore = await runCli(['restore', backupFile, '--location', restoredDir]);
       assert.equal(restore.code, 0, describeRun(restore));
+      assert.match(restore.stderr, /^restore: 1 tables \([\d,]+ entities\), 0 queues/m);
       const restored = await startServer({ location: restoredDir });
       try {
         const client = tableClient(restored, table.tableName);
@@ -93,6 +94,22 @@ describe('cerulean backup / restore', () => {
       stop = true;
       await Promise.allSettled([singles, batches]);
     }
+  });
+
+  test('backup and restore leave one file each: no -shm, -wal or .partial beside them', async () => {
+    const backupFile = join(dir, 'single.sqlite');
+    const backup = await runCli(['backup', backupFile, '--location', join(dir, 'data')]);
+    assert.equal(backup.code, 0, describeRun(backup));
+    const beside = () => readdirSync(dir).filter((name) => name.startsWith('single.sqlite'));
+    assert.deepEqual(beside(), ['single.sqlite']);
+    const restoredDir = join(dir, 'restored-single');
+    const restore = await runCli(['restore', backupFile, '--location', restoredDir]);
+    assert.equal(restore.code, 0, describeRun(restore));
+    assert.deepEqual(beside(), ['single.sqlite']);
+    assert.deepEqual(
+      readdirSync(restoredDir).filter((name) => name.includes('sqlite')),
+      ['cerulean.sqlite'],
+    );
   });
 
   test('stats --location reports the size on disk', async () => {

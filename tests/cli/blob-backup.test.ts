@@ -1,4 +1,4 @@
-// `cerulean backup -c` / `restore -c` of containers and blobs, and `cerulean copy --container`,
+// `cerulean backup -c` / `restore -c` of tables, queues, containers and blobs, and `cerulean copy --container`,
 // run as typed against real Blob endpoints: a backup, a wipe and a restore give back every byte,
 // header, metadata item, access level and stored access policy.
 import { after, before, describe, test } from 'node:test';
@@ -7,6 +7,7 @@ import { readFileSync, statSync, truncateSync, existsSync, copyFileSync } from '
 import { join } from 'node:path';
 import { TableClient } from '@azure/data-tables';
 import { AccountSASPermissions, AccountSASResourceTypes } from '@azure/storage-blob';
+import { QueueServiceClient } from '@azure/storage-queue';
 import { comparableLines, describeRun, extremeEntities, runCli, startCli } from '../helpers/cli.js';
 import { makeTempDir, removeDir } from '../helpers/server.js';
 import {
@@ -51,20 +52,40 @@ describe('cerulean backup / restore / copy of containers and blobs', () => {
     };
     const entitiesBefore = await exported();
     const before = await describeContainer(origin.service, 'photos');
+    const queue = QueueServiceClient.fromConnectionString(account).getQueueClient('work');
+    await queue.create({ metadata: { team: 'ops' } });
+    for (const text of ['first', 'second é', '{"json":true}']) await queue.sendMessage(text);
+    await queue.sendMessage('forever', { messageTimeToLive: -1 });
+    const queueState = async () => ({
+      metadata: (await queue.getProperties()).metadata,
+      messages: (await queue.peekMessages({ numberOfMessages: 32 })).peekedMessageItems.map((m) => ({
+        text: m.messageText,
+        forever: m.expiresOn.getUTCFullYear() === 9999,
+      })),
+    });
+    const queueBefore = await queueState();
     const file = join(dir, 'account.backup');
     const backup = await runCli(['backup', file, '-c', account]);
     assert.equal(backup.code, 0, describeRun(backup));
-    assert.match(backup.stderr, /backup: 1 tables, [1-9]\d* entities, 2 containers, 6 blobs, [\d,]+ bytes written to /);
+    assert.match(
+      backup.stderr,
+      /backup: 1 tables \([1-9]\d* entities\), 1 queues \(4 messages\), 2 containers \(6 blobs, [\d,]+ bytes\) written to /,
+    );
     assert.ok(!existsSync(`${file}.partial`));
     assert.ok(!readFileSync(file).includes(account.split('AccountKey=')[1]!.split(';')[0]!), 'no key in the file');
 
     await table.deleteTable();
+    await queue.delete();
     await origin.service.getContainerClient('photos').delete();
     await origin.service.getContainerClient('archive').delete();
     await waitUntilGone(origin, 'photos');
     const restore = await runCli(['restore', file, '-c', account]);
     assert.equal(restore.code, 0, describeRun(restore));
-    assert.match(restore.stderr, /restore: 1 tables, [1-9]\d* entities, 2 containers, 6 blobs, [\d,]+ bytes restored /);
+    assert.match(
+      restore.stderr,
+      /restore: 1 tables \([1-9]\d* entities\), 1 queues \(4 messages\), 2 containers \(6 blobs, [\d,]+ bytes\) restored /,
+    );
+    assert.deepEqual(await queueState(), queueBefore);
     assert.deepEqual(await describeContainer(origin.service, 'photos'), before);
     assert.deepEqual(await exported(), entitiesBefore);
 
@@ -157,10 +178,10 @@ describe('cerulean backup / restore / copy of containers and blobs', () => {
   });
 
   test('a connection string without a BlobEndpoint, or a missing container, fails with one line', async () => {
-    const noBlob = origin.connectionString.replace(/BlobEndpoint=[^;]*/, 'QueueEndpoint=http://127.0.0.1:1/x');
+    const noBlob = origin.connectionString.replace(/BlobEndpoint=[^;]*/, 'FileEndpoint=http://127.0.0.1:1/x');
     const backup = await runCli(['backup', join(dir, 'none.backup'), '-c', noBlob]);
     assert.equal(backup.code, 2, describeRun(backup));
-    assert.match(backup.stderr, /the connection string names no TableEndpoint and no BlobEndpoint/);
+    assert.match(backup.stderr, /the connection string names no TableEndpoint, QueueEndpoint or BlobEndpoint/);
     const named = await runCli(['backup', join(dir, 'none.backup'), '-c', noBlob, '--container', 'photos']);
     assert.equal(named.code, 2, describeRun(named));
     assert.ok(!existsSync(join(dir, 'none.backup')));

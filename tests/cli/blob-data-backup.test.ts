@@ -63,7 +63,7 @@ describe('cerulean backup / restore --location of a data directory with blobs', 
     assert.equal(restore.code, 0, describeRun(restore));
     assert.match(
       restore.stderr,
-      /restore: \d+ tables restored into .*restored \(with \d+ blob content files, [\d,]+ bytes\)\n$/,
+      /restore: \d+ tables \(\d+ entities\), \d+ queues \(\d+ messages\), \d+ containers \(\d+ blobs\) restored into .*restored \(with \d+ blob content files, [\d,]+ bytes\)\n$/,
     );
     const again = await runCli(['restore', file, '--location', restoredDir]);
     assert.equal(again.code, 1, describeRun(again));

@@ -101,6 +101,47 @@ export async function startAzurite(): Promise<RunningAzurite> {
   };
 }
 
+const azuriteAccountMain = fileURLToPath(new URL('../../../node_modules/azurite/dist/src/azurite.js', import.meta.url));
+
+/** Azurite's three services (one process) in memory on free loopback ports: a whole account's connection string. */
+export async function startAzuriteAccount(): Promise<RunningAzurite> {
+  if (!existsSync(azuriteAccountMain)) throw new Error(`Azurite is not installed (${azuriteAccountMain} missing)`);
+  const workDir = makeTempDir('cerulean-azurite-account-');
+  const [blobPort, queuePort, tablePort] = [
+    await freeLoopbackPort(),
+    await freeLoopbackPort(),
+    await freeLoopbackPort(),
+  ];
+  const ports = { blob: blobPort, queue: queuePort, table: tablePort };
+  const args = [azuriteAccountMain, '--inMemoryPersistence', '--silent', '--skipApiVersionCheck', '--disableTelemetry'];
+  for (const [service, port] of Object.entries(ports))
+    args.push(`--${service}Host`, '127.0.0.1', `--${service}Port`, String(port));
+  let started = 0;
+  let azurite: NodeProcess<true>;
+  try {
+    azurite = await startNodeProcess({
+      name: 'Azurite',
+      args,
+      cwd: workDir,
+      // One line per service: "Azurite Blob service is successfully listening at …"
+      ready: (line) => (/successfully listening/.test(line) && ++started === 3 ? true : undefined),
+    });
+  } catch (error) {
+    removeDir(workDir);
+    throw error;
+  }
+  const url = (port: number) => `http://127.0.0.1:${port}/${devAccount}`;
+  return {
+    connectionString:
+      `DefaultEndpointsProtocol=http;AccountName=${devAccount};AccountKey=${devKey};` +
+      `BlobEndpoint=${url(blobPort)};QueueEndpoint=${url(queuePort)};TableEndpoint=${url(tablePort)};`,
+    async stop() {
+      await azurite.stop().catch(() => undefined); // it needed SIGKILL, but it is stopped
+      removeDir(workDir);
+    },
+  };
+}
+
 /**
  * Entities with every EDM type at its extremes: Int64 limits, DateTime at both ends to 100 ns,
  * NaN, ±Infinity, -0, the largest and smallest doubles, empty and full binary, empty and

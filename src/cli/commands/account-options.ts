@@ -7,7 +7,7 @@ import { storageConnectionStringVariable } from '../storage-connection.js';
 export function accountConnectionOption(what: string): Option {
   return new Option(
     '-c, --connection-string <string>',
-    `${what}: a connection string (its TableEndpoint and BlobEndpoint), UseDevelopmentStorage=true ` +
+    `${what}: a connection string (its TableEndpoint, QueueEndpoint and BlobEndpoint), UseDevelopmentStorage=true ` +
       `(blobs at ${defaultBlobEndpointUrl}), or a Blob service SAS URL ` +
       `(env ${connectionStringVariable} and ${storageConnectionStringVariable})`,
   );

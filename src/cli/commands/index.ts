@@ -2,6 +2,7 @@
 // folder exporting a CliCommand, and one line here.
 import type { CliCommand } from '../command.js';
 import { backupCommand } from './backup.js';
+import { blobsCommand, containersCommand } from './blobs.js';
 import { copyCommand } from './copy.js';
 import { deleteCommand, getCommand, putCommand } from './entity.js';
 import { exportCommand } from './export.js';
@@ -25,6 +26,8 @@ export const commands: readonly CliCommand[] = [
   deleteCommand,
   queuesCommand,
   queueCommand,
+  containersCommand,
+  blobsCommand,
   statsCommand,
   insightsCommand,
   faultsCommand,

@@ -3,7 +3,7 @@
 // through the official Queue SDK (src/cli/queue-endpoint.ts), as a client of the public API.
 import { type Command, Option } from 'commander';
 import { type QueueClient, RestError } from '@azure/storage-queue';
-import { type CliCommand, CliError, wholeNumber } from '../command.js';
+import { type CliCommand, CliError, commandGroup, finishCommandGroup, wholeNumber } from '../command.js';
 import { defaultQueueEndpointUrl, queueConnectionStringVariable, resolveQueueEndpoint } from '../queue-endpoint.js';
 import { moveMessages } from '../queue-move.js';
 import { readStdin } from '../stdin.js';
@@ -42,21 +42,15 @@ export const queuesCommand: CliCommand = {
 export const queueCommand: CliCommand = {
   name: 'queue',
   register(program: Command) {
-    const queue = program
-      .command('queue')
-      .description('peek at, put, purge or move the messages of a queue')
-      .helpCommand(false)
-      .showHelpAfterError('(cerulean queue --help for usage)')
-      .allowExcessArguments(true)
-      .allowUnknownOption(true) // 'cerulean queue bogus -c …': name the unknown subcommand, not -c
-      .action((_options: unknown, command: Command) => {
-        const [word] = command.args;
-        const which = word === undefined ? 'give a subcommand' : `unknown subcommand '${word}'`;
-        throw new CliError(`${which}: peek, put, purge or move`, 2);
-      });
+    const queue = commandGroup(
+      program,
+      'queue',
+      'peek at, put, purge or move the messages of a queue',
+      'peek, put, purge or move',
+    );
     registerPeekAndPut(queue);
     registerPurgeAndMove(queue);
-    for (const sub of queue.commands) sub.showHelpAfterError(`(cerulean queue ${sub.name()} --help for usage)`);
+    finishCommandGroup(queue);
   },
 };
 

@@ -5,8 +5,15 @@ import { restoreData } from '../../storage/backup.js';
 import { isAccountBackup } from '../account-backup.js';
 import { restoreAccount } from '../backup-run.js';
 import { blobError } from '../blob-errors.js';
-import { type CliCommand, CliError, formatCount, locationOption } from '../command.js';
-import { accountMode, dataSourceOf, describeContent, describeTotals, engineError } from './backup.js';
+import { type CliCommand, CliError, locationOption } from '../command.js';
+import {
+  accountMode,
+  dataSourceOf,
+  describeContent,
+  describeServiceCounts,
+  describeTotals,
+  engineError,
+} from './backup.js';
 import { accountConnectionOption } from './account-options.js';
 
 interface RestoreOptions {
@@ -46,9 +53,11 @@ async function restore(file: string, options: RestoreOptions): Promise<void> {
     throw new CliError(`${file} is a data-directory snapshot: restore it with --location or --database`, 2);
   const target = dataSourceOf(options);
   try {
-    const { tables, content } = restoreData(file, target);
+    const { counts, content } = restoreData(file, target);
     const into = 'location' in target ? target.location : 'the database';
-    process.stderr.write(`restore: ${formatCount(tables)} tables restored into ${into}${describeContent(content)}\n`);
+    process.stderr.write(
+      `restore: ${describeServiceCounts(counts)} restored into ${into}${describeContent(content)}\n`,
+    );
   } catch (error) {
     throw engineError(error);
   }
@@ -60,7 +69,7 @@ async function restoreAccountBackup(file: string, options: RestoreOptions): Prom
   const where = options.connectionString === undefined ? 'the local server' : 'the account';
   try {
     const totals = await restoreAccount(options.connectionString, file, { replace: options.replace === true });
-    process.stderr.write(`restore: ${describeTotals(totals)} restored into ${where}\n`);
+    process.stderr.write(`restore: ${describeTotals(totals, 'expired before the restore')} restored into ${where}\n`);
   } catch (error) {
     throw blobError(error, where);
   }

@@ -22,9 +22,21 @@ const pagesPerStepAll = 0x7fffffff;
 /** Snapshots taken at most when content files the last one named were reclaimed before they were copied. */
 const snapshotAttemptsMax = 3;
 
+/** What a database holds, per service, for a backup's or a restore's summary. */
+export interface ServiceCounts {
+  readonly tables: number;
+  readonly entities: number;
+  readonly queues: number;
+  readonly messages: number;
+  readonly containers: number;
+  /** Base blobs (not snapshots) of the containers not deleted. */
+  readonly blobs: number;
+}
+
 export interface SqliteBackupSummary {
   readonly bytes: number;
   readonly tables: number;
+  readonly counts: ServiceCounts;
   /** The blob content files in the backup. */
   readonly content: ContentSummary;
 }
@@ -63,11 +75,11 @@ export async function backupSqlite(
         );
     }
   }
-  const tables = countTables(partial);
+  const counts = countTables(partial);
   syncPath(partial);
   fs.renameSync(partial, file);
   syncPath(path.dirname(path.resolve(file)));
-  return { bytes: fs.statSync(file).size, tables, content };
+  return { bytes: fs.statSync(file).size, tables: counts.tables, counts, content };
 }
 
 /** Copies the database `source` to `partial` in one read transaction. */
@@ -80,36 +92,55 @@ async function snapshot(source: string, partial: string): Promise<void> {
   } finally {
     db.close();
   }
+  toRollbackJournal(partial);
+}
+
+/**
+ * A copy of the database keeps its WAL mode, and a WAL database opened read-only (to check it)
+ * leaves `-shm` and `-wal` files beside it, which a writer closing last would remove. A backup is
+ * one closed file: it is put in rollback-journal mode (the server puts a restored database back in
+ * WAL mode when it opens it), so no reader of it leaves anything beside it.
+ */
+function toRollbackJournal(file: string): void {
+  withDatabase(file, {}, (db) => db.pragma('journal_mode = DELETE'));
 }
 
 /**
  * Puts the backup `file` into `location`, which must be empty or absent: the blob content files
  * first, each on disk, then the database that names them.
  */
-export function restoreSqlite(file: string, location: string): { tables: number; content: ContentSummary } {
+export function restoreSqlite(
+  file: string,
+  location: string,
+): { tables: number; counts: ServiceCounts; content: ContentSummary } {
   if (fs.existsSync(location) && fs.readdirSync(location).length > 0) {
     throw new Error(`${location} is not empty; restore only into an empty or new directory`);
   }
   if (!fs.existsSync(file)) throw new Error(`no such backup file: ${file}`);
-  const tables = countTables(file);
+  if (!startsAsSqlite(file)) throw new Error(`${file} is not a Cerulean backup: not an SQLite database`);
   const target = databaseFile(location); // creates the directory
   const partial = `${target}.partial`;
   fs.copyFileSync(file, partial); // the backup is a closed file: a plain copy is a faithful one
   let content: ContentSummary;
+  let counts: ServiceCounts;
   try {
+    // Checked in the copy, never opened where it lies (a backup made in WAL mode would get -shm
+    // and -wal files beside it).
+    counts = countTables(partial, file);
+    toRollbackJournal(partial);
     content = withDatabase(partial, {}, (db) => {
       const written = writeContentOut(db, location, file);
       db.exec('VACUUM'); // the pages the content held are free now: give them back
       return written;
     });
   } catch (error) {
-    fs.rmSync(partial, { force: true });
+    for (const suffix of ['', '-wal', '-shm']) fs.rmSync(`${partial}${suffix}`, { force: true });
     throw error;
   }
   syncPath(partial);
   fs.renameSync(partial, target);
   syncPath(location);
-  return { tables, content };
+  return { tables: counts.tables, counts, content };
 }
 
 function withDatabase<T>(file: string, options: Database.Options, use: (db: Database.Database) => T): T {
@@ -127,21 +158,57 @@ function withDatabase<T>(file: string, options: Database.Options, use: (db: Data
   }
 }
 
-/** Checks that `file` is an intact Cerulean database and returns how many tables it holds. */
-function countTables(file: string): number {
+/**
+ * Checks that `file` is an intact Cerulean database and returns what it holds per service; messages
+ * name it `label`.
+ */
+function countTables(file: string, label = file): ServiceCounts {
   let db: Database.Database;
   try {
     db = new Database(file, { readonly: true, fileMustExist: true });
   } catch (error) {
-    throw new Error(`${file} is not a Cerulean backup: ${(error as Error).message}`);
+    throw new Error(`${label} is not a Cerulean backup: ${(error as Error).message}`);
   }
   try {
     const check = db.pragma('quick_check', { simple: true });
-    if (check !== 'ok') throw new Error(`${file} is damaged: ${String(check)}`);
-    return (db.prepare('SELECT count(*) AS n FROM tables').get() as { n: number }).n;
+    if (check !== 'ok') throw new Error(`${label} is damaged: ${String(check)}`);
+    return countServices(db);
   } catch (error) {
-    throw new Error(`${file} is not a Cerulean backup: ${(error as Error).message}`);
+    throw new Error(`${label} is not a Cerulean backup: ${(error as Error).message}`);
   } finally {
     db.close();
+  }
+}
+
+/** Rows per service; a service whose tables an older database lacks counts 0. */
+function countServices(db: Database.Database): ServiceCounts {
+  const present = new Set(
+    (db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").all() as { name: string }[]).map((r) => r.name),
+  );
+  const count = (table: string, sql: string) => (present.has(table) ? (db.prepare(sql).get() as { n: number }).n : 0);
+  const live = present.has('blob_containers_deleted') ? 'id NOT IN (SELECT id FROM blob_containers_deleted)' : '1 = 1';
+  return {
+    tables: (db.prepare('SELECT count(*) AS n FROM tables').get() as { n: number }).n,
+    entities: count('entities', 'SELECT count(*) AS n FROM entities'),
+    queues: count('queues', 'SELECT count(*) AS n FROM queues'),
+    messages: count('messages', 'SELECT count(*) AS n FROM messages'),
+    containers: count('blob_containers', `SELECT count(*) AS n FROM blob_containers WHERE ${live}`),
+    blobs: count(
+      'blobs',
+      `SELECT count(*) AS n FROM blobs WHERE snapshot = '' AND container_id IN (SELECT id FROM blob_containers WHERE ${live})`,
+    ),
+  };
+}
+
+/** The 16-byte header every SQLite database file starts with (sqlite.org/fileformat.html). */
+const sqliteHeader = Buffer.from('SQLite format 3\0', 'latin1');
+
+function startsAsSqlite(file: string): boolean {
+  const head = Buffer.alloc(sqliteHeader.length);
+  const fd = fs.openSync(file, 'r');
+  try {
+    return fs.readSync(fd, head, 0, head.length, 0) === head.length && head.equals(sqliteHeader);
+  } finally {
+    fs.closeSync(fd);
   }
 }
