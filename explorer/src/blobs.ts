@@ -16,6 +16,8 @@ import {
   type BlobItem,
   type FolderPage,
 } from './blob-api.js';
+import { BlobSelection, deleteBlobs, pickedFiles, uploadFolder } from './blob-bulk.js';
+import { showContainerSettings } from './container-settings.js';
 import { byId, download, field, h, replace } from './dom.js';
 import { lowerCaseNameReason, NameList } from './name-list.js';
 import { copyUrl } from './policies.js';
@@ -23,6 +25,8 @@ import { attempt, errorMessage, status, succeeded } from './session.js';
 
 const containersPerPage = 50;
 const blobsPerPage = 200;
+/** The listing's columns: tick box, name, size, content type, blob type, modified, actions. */
+const columnCount = 7;
 /** Metadata names are C# identifiers (naming-and-referencing-containers--blobs--and-metadata). */
 const metadataName = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
@@ -57,6 +61,7 @@ class ContainerView {
   private readonly more = h('button', { type: 'button', id: 'blobs-more', hidden: true }, 'More blobs');
   private readonly details = h('div', { id: 'blob-details' });
   private readonly progress = h('span', { id: 'upload-progress', class: 'hint' });
+  private readonly selection = new BlobSelection((names) => void this.removeSelected(names));
 
   constructor(
     private readonly using: Credentials,
@@ -64,6 +69,8 @@ class ContainerView {
   ) {
     const upload = h('input', { type: 'file', id: 'upload-file', multiple: true });
     upload.addEventListener('change', () => void this.upload(upload));
+    const folder = h('input', { type: 'file', id: 'upload-folder', webkitdirectory: true });
+    folder.addEventListener('change', () => void this.uploadFolder(folder));
     this.more.addEventListener('click', () => void this.load(true));
     this.root = h(
       'div',
@@ -78,9 +85,21 @@ class ContainerView {
           { type: 'button', id: 'blobs-refresh', onclick: () => void this.openFolder(this.prefix) },
           'Refresh',
         ),
+        h(
+          'button',
+          {
+            type: 'button',
+            id: 'container-settings',
+            onclick: () => showContainerSettings(this.details, this.using, this.container),
+          },
+          'Access & SAS',
+        ),
         h('label', { for: 'upload-file' }, 'Upload into this folder:'),
         upload,
+        h('label', { for: 'upload-folder' }, 'Upload a folder:'),
+        folder,
         this.progress,
+        this.selection.button,
       ),
       h(
         'table',
@@ -91,7 +110,7 @@ class ContainerView {
           h(
             'tr',
             {},
-            ['Name', 'Size', 'Type', 'Modified', ''].map((label) => h('th', {}, label)),
+            ['', 'Name', 'Size', 'Type', 'Blob type', 'Modified', ''].map((label) => h('th', {}, label)),
           ),
         ),
         this.rows,
@@ -138,11 +157,11 @@ class ContainerView {
     this.more.hidden = page.nextMarker === undefined;
     const rows = this.rowsOf(page);
     if (more) this.rows.append(...rows);
-    else
-      replace(
-        this.rows,
-        rows.length > 0 ? rows : h('tr', {}, h('td', { colspan: 5, class: 'hint' }, 'No blobs here.')),
-      );
+    else {
+      this.selection.clear();
+      const none = h('tr', {}, h('td', { colspan: columnCount, class: 'hint' }, 'No blobs here.'));
+      replace(this.rows, rows.length > 0 ? rows : none);
+    }
     this.rows.dataset['loaded'] = String(Date.now());
   }
 
@@ -153,7 +172,7 @@ class ContainerView {
         { 'data-folder': folder },
         h(
           'td',
-          { colspan: 5 },
+          { colspan: columnCount },
           h(
             'button',
             { type: 'button', class: 'link', onclick: () => void this.openFolder(folder) },
@@ -171,9 +190,11 @@ class ContainerView {
     return h(
       'tr',
       { 'data-blob': blob.name },
+      h('td', {}, this.selection.checkbox(blob.name)),
       h('td', { class: 'blob-name' }, blob.name.slice(this.prefix.length)),
       h('td', { class: 'number' }, sizeText(blob.sizeBytes)),
       h('td', {}, blob.contentType),
+      h('td', { class: 'blob-type' }, blob.blobType),
       h('td', {}, blob.lastModified),
       h(
         'td',
@@ -197,6 +218,30 @@ class ContainerView {
     }
     input.value = '';
     this.progress.textContent = `uploaded ${files.length} file${files.length === 1 ? '' : 's'}`;
+    await this.load(false);
+  }
+
+  /** Uploads a picked folder under this one, each file's path in it kept as its blob name. */
+  private async uploadFolder(input: HTMLInputElement): Promise<void> {
+    const files = pickedFiles(input);
+    const report = (filesDone: number, sentBytes: number, totalBytes: number): void => {
+      this.progress.textContent = `${filesDone} of ${files.length} files, ${sizeText(sentBytes)} of ${sizeText(totalBytes)}`;
+    };
+    const done = await succeeded(() => uploadFolder(this.using, this.container, this.prefix, files, report));
+    input.value = '';
+    if (done) status(`Uploaded ${files.length} file${files.length === 1 ? '' : 's'} into ${this.prefix || '/'}.`);
+    await this.load(false);
+  }
+
+  private async removeSelected(names: string[]): Promise<void> {
+    if (!confirm(`Delete ${names.length} blob${names.length === 1 ? '' : 's'}? This cannot be undone.`)) return;
+    const report = (tried: number): void => void (this.progress.textContent = `deleted ${tried} of ${names.length}`);
+    const outcome = await attempt(() => deleteBlobs(this.using, this.container, names, report));
+    if (outcome === undefined) return;
+    const how = outcome.batched ? 'in Blob Batch requests' : 'one by one (the service refused Blob Batch)';
+    const failed = outcome.failures.map(({ name, reason }) => `${name}: ${reason}`).join('; ');
+    if (failed === '') status(`Deleted ${outcome.deleted} blobs ${how}.`);
+    else status(`Deleted ${outcome.deleted} blobs ${how}; not deleted: ${failed}`, 'error');
     await this.load(false);
   }
 
