@@ -99,6 +99,7 @@ describe('explorer in Chromium: dequeue, delete, move, status per tab', { skip: 
   });
 
   test('the status line is emptied when the service tab changes', async () => {
+    await page.click('#service-queues');
     await page.fill('#new-queue', 'Bad_Name');
     await page.click('#create-queue');
     await page.waitForSelector('#status.error:has-text("only lower-case letters")');
