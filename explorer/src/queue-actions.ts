@@ -41,24 +41,7 @@ export function dequeueCard(using: Credentials, queue: string, changed: () => Pr
       status(`${queue} has no visible message to dequeue.`);
       return;
     }
-    const row: HTMLElement = h(
-      'tr',
-      { 'data-id': message.id },
-      h('td', { class: 'message-id' }, message.id),
-      h('td', { class: 'message-text' }, message.text),
-      h('td', { class: 'pop-receipt' }, message.popReceipt),
-      h('td', {}, String(message.dequeueCount)),
-      h('td', {}, message.timeNextVisible),
-      h(
-        'td',
-        {},
-        h(
-          'button',
-          { type: 'button', class: 'message-delete danger', onclick: () => void remove(message, row) },
-          'Delete',
-        ),
-      ),
-    );
+    const row = dequeuedRow(message, () => void remove(message, row));
     rows.append(row);
     status(`Dequeued ${message.id}: hidden until ${message.timeNextVisible}.`);
     await changed();
@@ -97,6 +80,20 @@ export function dequeueCard(using: Credentials, queue: string, changed: () => Pr
       ),
       rows,
     ),
+  );
+}
+
+/** A dequeued message's row: id, text, pop receipt, dequeue count, when it shows again, and Delete. */
+function dequeuedRow(message: ReceivedMessage, onDelete: () => void): HTMLElement {
+  return h(
+    'tr',
+    { 'data-id': message.id },
+    h('td', { class: 'message-id' }, message.id),
+    h('td', { class: 'message-text' }, message.text),
+    h('td', { class: 'pop-receipt' }, message.popReceipt),
+    h('td', {}, String(message.dequeueCount)),
+    h('td', {}, message.timeNextVisible),
+    h('td', {}, h('button', { type: 'button', class: 'message-delete danger', onclick: onDelete }, 'Delete')),
   );
 }
 
