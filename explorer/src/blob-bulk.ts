@@ -5,6 +5,8 @@ import { ApiError, type Credentials } from './api.js';
 import { blobPath, uploadBlob } from './blob-api.js';
 import { h } from './dom.js';
 import { serviceCall, serviceUrl, sharedKey } from './service-call.js';
+import { attempt, status, succeeded } from './session.js';
+import { sizeText } from './sizes.js';
 
 /** Most subrequests one Blob Batch may carry (https://learn.microsoft.com/rest/api/storageservices/blob-batch). */
 export const batchSubrequestsMax = 256;
@@ -152,13 +154,29 @@ export async function uploadFolder(
   }
 }
 
-/** The blobs ticked in a listing and the button that deletes them. */
-export class BlobSelection {
-  private readonly names = new Set<string>();
-  readonly button = h('button', { type: 'button', id: 'blobs-delete-selected', class: 'danger', disabled: true });
+/** What the bulk actions need of the container view they serve. */
+export interface BulkHost {
+  readonly using: Credentials;
+  readonly container: string;
+  /** The folder shown: '' for the top, else ending in '/'. */
+  prefix(): string;
+  /** Lists the folder shown again, from its first page. */
+  reload(): Promise<void>;
+  /** Where progress is written. */
+  readonly progress: HTMLElement;
+}
 
-  constructor(run: (names: string[]) => void) {
-    this.button.addEventListener('click', () => run([...this.names]));
+/** A container view's bulk actions: the folder upload input, the tick boxes and Delete selected. */
+export class BlobBulk {
+  private readonly names = new Set<string>();
+  readonly deleteButton = h('button', { type: 'button', id: 'blobs-delete-selected', class: 'danger' });
+  readonly folderControls: HTMLElement[];
+
+  constructor(private readonly host: BulkHost) {
+    this.deleteButton.addEventListener('click', () => void this.removeSelected());
+    const folder = h('input', { type: 'file', id: 'upload-folder', webkitdirectory: true });
+    folder.addEventListener('change', () => void this.uploadFolder(folder));
+    this.folderControls = [h('label', { for: 'upload-folder' }, 'Upload a folder:'), folder];
     this.render();
   }
 
@@ -178,13 +196,42 @@ export class BlobSelection {
     return box;
   }
 
+  /** Forgets the ticks (the rows they were on are gone). */
   clear(): void {
     this.names.clear();
     this.render();
   }
 
   private render(): void {
-    this.button.textContent = `Delete selected (${this.names.size})`;
-    this.button.disabled = this.names.size === 0;
+    this.deleteButton.textContent = `Delete selected (${this.names.size})`;
+    this.deleteButton.disabled = this.names.size === 0;
+  }
+
+  /** Uploads a picked folder under the one shown, each file's path in it kept as its blob name. */
+  private async uploadFolder(input: HTMLInputElement): Promise<void> {
+    const { using, container, progress } = this.host;
+    const prefix = this.host.prefix();
+    const files = pickedFiles(input);
+    const report = (filesDone: number, sentBytes: number, totalBytes: number): void => {
+      progress.textContent = `${filesDone} of ${files.length} files, ${sizeText(sentBytes)} of ${sizeText(totalBytes)}`;
+    };
+    const done = await succeeded(() => uploadFolder(using, container, prefix, files, report));
+    input.value = '';
+    if (done) status(`Uploaded ${files.length} file${files.length === 1 ? '' : 's'} into ${prefix || '/'}.`);
+    await this.host.reload();
+  }
+
+  private async removeSelected(): Promise<void> {
+    const { using, container, progress } = this.host;
+    const names = [...this.names];
+    if (!confirm(`Delete ${names.length} blob${names.length === 1 ? '' : 's'}? This cannot be undone.`)) return;
+    const report = (tried: number): void => void (progress.textContent = `deleted ${tried} of ${names.length}`);
+    const outcome = await attempt(() => deleteBlobs(using, container, names, report));
+    if (outcome === undefined) return;
+    const how = outcome.batched ? 'in Blob Batch requests' : 'one by one (the service refused Blob Batch)';
+    const failed = outcome.failures.map(({ name, reason }) => `${name}: ${reason}`).join('; ');
+    if (failed === '') status(`Deleted ${outcome.deleted} blobs ${how}.`);
+    else status(`Deleted ${outcome.deleted} blobs ${how}; not deleted: ${failed}`, 'error');
+    await this.host.reload();
   }
 }

@@ -16,12 +16,13 @@ import {
   type BlobItem,
   type FolderPage,
 } from './blob-api.js';
-import { BlobSelection, deleteBlobs, pickedFiles, uploadFolder } from './blob-bulk.js';
+import { BlobBulk } from './blob-bulk.js';
 import { showContainerSettings } from './container-settings.js';
 import { byId, download, field, h, replace } from './dom.js';
 import { lowerCaseNameReason, NameList } from './name-list.js';
 import { copyUrl } from './policies.js';
 import { attempt, errorMessage, status, succeeded } from './session.js';
+import { sizeText } from './sizes.js';
 
 const containersPerPage = 50;
 const blobsPerPage = 200;
@@ -61,7 +62,7 @@ class ContainerView {
   private readonly more = h('button', { type: 'button', id: 'blobs-more', hidden: true }, 'More blobs');
   private readonly details = h('div', { id: 'blob-details' });
   private readonly progress = h('span', { id: 'upload-progress', class: 'hint' });
-  private readonly selection = new BlobSelection((names) => void this.removeSelected(names));
+  private readonly bulk: BlobBulk;
 
   constructor(
     private readonly using: Credentials,
@@ -69,8 +70,8 @@ class ContainerView {
   ) {
     const upload = h('input', { type: 'file', id: 'upload-file', multiple: true });
     upload.addEventListener('change', () => void this.upload(upload));
-    const folder = h('input', { type: 'file', id: 'upload-folder', webkitdirectory: true });
-    folder.addEventListener('change', () => void this.uploadFolder(folder));
+    const reload = () => this.load(false);
+    this.bulk = new BlobBulk({ using, container, prefix: () => this.prefix, reload, progress: this.progress });
     this.more.addEventListener('click', () => void this.load(true));
     this.root = h(
       'div',
@@ -96,10 +97,9 @@ class ContainerView {
         ),
         h('label', { for: 'upload-file' }, 'Upload into this folder:'),
         upload,
-        h('label', { for: 'upload-folder' }, 'Upload a folder:'),
-        folder,
+        this.bulk.folderControls,
         this.progress,
-        this.selection.button,
+        this.bulk.deleteButton,
       ),
       h(
         'table',
@@ -158,7 +158,7 @@ class ContainerView {
     const rows = this.rowsOf(page);
     if (more) this.rows.append(...rows);
     else {
-      this.selection.clear();
+      this.bulk.clear();
       const none = h('tr', {}, h('td', { colspan: columnCount, class: 'hint' }, 'No blobs here.'));
       replace(this.rows, rows.length > 0 ? rows : none);
     }
@@ -190,7 +190,7 @@ class ContainerView {
     return h(
       'tr',
       { 'data-blob': blob.name },
-      h('td', {}, this.selection.checkbox(blob.name)),
+      h('td', {}, this.bulk.checkbox(blob.name)),
       h('td', { class: 'blob-name' }, blob.name.slice(this.prefix.length)),
       h('td', { class: 'number' }, sizeText(blob.sizeBytes)),
       h('td', {}, blob.contentType),
@@ -218,30 +218,6 @@ class ContainerView {
     }
     input.value = '';
     this.progress.textContent = `uploaded ${files.length} file${files.length === 1 ? '' : 's'}`;
-    await this.load(false);
-  }
-
-  /** Uploads a picked folder under this one, each file's path in it kept as its blob name. */
-  private async uploadFolder(input: HTMLInputElement): Promise<void> {
-    const files = pickedFiles(input);
-    const report = (filesDone: number, sentBytes: number, totalBytes: number): void => {
-      this.progress.textContent = `${filesDone} of ${files.length} files, ${sizeText(sentBytes)} of ${sizeText(totalBytes)}`;
-    };
-    const done = await succeeded(() => uploadFolder(this.using, this.container, this.prefix, files, report));
-    input.value = '';
-    if (done) status(`Uploaded ${files.length} file${files.length === 1 ? '' : 's'} into ${this.prefix || '/'}.`);
-    await this.load(false);
-  }
-
-  private async removeSelected(names: string[]): Promise<void> {
-    if (!confirm(`Delete ${names.length} blob${names.length === 1 ? '' : 's'}? This cannot be undone.`)) return;
-    const report = (tried: number): void => void (this.progress.textContent = `deleted ${tried} of ${names.length}`);
-    const outcome = await attempt(() => deleteBlobs(this.using, this.container, names, report));
-    if (outcome === undefined) return;
-    const how = outcome.batched ? 'in Blob Batch requests' : 'one by one (the service refused Blob Batch)';
-    const failed = outcome.failures.map(({ name, reason }) => `${name}: ${reason}`).join('; ');
-    if (failed === '') status(`Deleted ${outcome.deleted} blobs ${how}.`);
-    else status(`Deleted ${outcome.deleted} blobs ${how}; not deleted: ${failed}`, 'error');
     await this.load(false);
   }
 
@@ -366,16 +342,4 @@ function sasCard(using: Credentials, container: string, blob: string): HTMLEleme
     ),
     field('SAS URL', output, 'Anyone holding this URL has these rights on this blob until it expires.'),
   );
-}
-
-function sizeText(bytes: number): string {
-  if (bytes < 1024) return `${bytes} B`;
-  const units = ['KiB', 'MiB', 'GiB', 'TiB'];
-  let value = bytes / 1024;
-  let unit = 0;
-  while (value >= 1024 && unit < units.length - 1) {
-    value /= 1024;
-    unit++;
-  }
-  return `${value.toFixed(value < 10 ? 1 : 0)} ${units[unit]}`;
 }
