@@ -400,7 +400,12 @@ export async function getTableAcl(credentials: Credentials, table: string): Prom
     path: `/${encodeURIComponent(table)}`,
     query: { comp: 'acl' },
   });
-  const xml = new DOMParser().parseFromString(await response.text(), 'application/xml');
+  return parseSignedIdentifiers(await response.text());
+}
+
+/** The stored access policies of a Get Table/Container/Queue ACL body. */
+export function parseSignedIdentifiers(text: string): AccessPolicy[] {
+  const xml = new DOMParser().parseFromString(text, 'application/xml');
   return [...xml.getElementsByTagName('SignedIdentifier')].map((identifier) => ({
     id: childText(identifier, 'Id'),
     start: childText(identifier, 'Start'),
@@ -409,11 +414,8 @@ export async function getTableAcl(credentials: Credentials, table: string): Prom
   }));
 }
 
-export async function setTableAcl(
-  credentials: Credentials,
-  table: string,
-  policies: readonly AccessPolicy[],
-): Promise<void> {
+/** The body of a Set Table/Container/Queue ACL: the policies, empty fields left out. */
+export function signedIdentifiersXml(policies: readonly AccessPolicy[]): string {
   const xml = document.implementation.createDocument(null, 'SignedIdentifiers', null);
   for (const policy of policies) {
     const identifier = appendXml(xml.documentElement, 'SignedIdentifier');
@@ -423,12 +425,20 @@ export async function setTableAcl(
     if (policy.expiry !== '') appendXml(access, 'Expiry', policy.expiry);
     if (policy.permission !== '') appendXml(access, 'Permission', policy.permission);
   }
+  return serializeXml(xml);
+}
+
+export async function setTableAcl(
+  credentials: Credentials,
+  table: string,
+  policies: readonly AccessPolicy[],
+): Promise<void> {
   await call(credentials, {
     method: 'PUT',
     path: `/${encodeURIComponent(table)}`,
     query: { comp: 'acl' },
     headers: { 'Content-Type': 'application/xml' },
-    body: serializeXml(xml),
+    body: signedIdentifiersXml(policies),
   });
 }
 

@@ -8,7 +8,16 @@ import type { NameList } from './name-list.js';
 import { initQueues } from './queues.js';
 import { initBlobs } from './blobs.js';
 import { loadEndpoints, serviceOrigin } from './endpoints.js';
-import { attempt, devAccount, rememberedAccount, rememberedKey, rememberKey, status, succeeded } from './session.js';
+import {
+  attempt,
+  clearStatus,
+  devAccount,
+  rememberedAccount,
+  rememberedKey,
+  rememberKey,
+  status,
+  succeeded,
+} from './session.js';
 
 let credentials: Credentials | undefined;
 let currentTable: string | undefined;
@@ -191,7 +200,7 @@ function openTable(name: string, viewId: string = 'entities'): void {
           role: 'tab',
           id: `tab-${view.id}`,
           'aria-selected': String(view.id === viewId),
-          onclick: () => openTable(name, view.id),
+          onclick: () => (clearStatus(), openTable(name, view.id)),
         },
         view.label,
       ),
@@ -219,6 +228,7 @@ function tableNameReason(name: string): string | undefined {
 
 /** Shows the tables, queues or containers in the left pane; the main area waits for a pick. */
 function showService(service: Service): void {
+  clearStatus();
   for (const each of services) {
     byId(`service-${each}`).setAttribute('aria-selected', String(each === service));
     byId(`${each}-section`).hidden = each !== service;

@@ -24,6 +24,8 @@ export interface BlobItem {
   readonly accessTier: string;
   readonly accessTierInferred: boolean;
   readonly archiveStatus: string;
+  /** BlockBlob, AppendBlob or PageBlob, as List Blobs names it. */
+  readonly blobType: string;
 }
 
 export interface FolderPage {
@@ -110,6 +112,7 @@ export async function listFolder(
     accessTier: childText(blob, 'AccessTier'),
     accessTierInferred: childText(blob, 'AccessTierInferred') === 'true',
     archiveStatus: childText(blob, 'ArchiveStatus'),
+    blobType: childText(blob, 'BlobType'),
   }));
   return { folders, blobs, nextMarker: nextMarkerOf(xml) };
 }
@@ -222,27 +225,35 @@ export async function setBlobMetadata(
   });
 }
 
+/** What a blob or container service SAS grants: fields left '' are not signed (st: from now; si: no policy). */
+export interface BlobSasRequest {
+  readonly container: string;
+  /** The blob (sr=b); undefined for the whole container (sr=c). */
+  readonly blob?: string;
+  /** Letters of r, a, c, w, d (and l for a container), in that order. */
+  readonly permissions: string;
+  readonly start: string;
+  readonly expiry: string;
+  readonly policyId: string;
+}
+
 /**
- * A service SAS URL for one blob (https://learn.microsoft.com/rest/api/storageservices/create-service-sas,
- * version 2020-12-06): `permissions` of r, a, c, w, d in that order, valid until `expiry` (ISO 8601).
+ * A service SAS URL for one blob or one container (https://learn.microsoft.com/rest/api/storageservices/create-service-sas,
+ * version 2020-12-06).
  */
-export async function blobSasUrl(
-  credentials: Credentials,
-  container: string,
-  blob: string,
-  permissions: string,
-  expiry: string,
-): Promise<string> {
+export async function blobServiceSasUrl(credentials: Credentials, request: BlobSasRequest): Promise<string> {
+  const { container, blob } = request;
+  const resource = blob === undefined ? 'c' : 'b';
   const fields = [
-    permissions,
-    '', // st: from now
-    expiry,
-    `/blob/${credentials.account}/${container}/${blob}`,
-    '', // si: no stored policy
+    request.permissions,
+    request.start,
+    request.expiry,
+    `/blob/${credentials.account}/${container}${blob === undefined ? '' : `/${blob}`}`,
+    request.policyId,
     '', // sip: any address
     '', // spr: http and https (the local server speaks http)
     blobSasVersion,
-    'b', // sr: a blob
+    resource,
     '', // snapshot time
     '', // encryption scope
     '', // rscc, rscd, rsce, rscl, rsct: the blob's own headers
@@ -252,10 +263,31 @@ export async function blobSasUrl(
     '',
   ];
   const sig = await hmacBase64(credentials.key, fields.join('\n'));
-  const url = serviceUrl('blob', credentials.account, { method: 'GET', path: blobPath(container, blob) });
-  const params = { sv: blobSasVersion, sr: 'b', sp: permissions, se: expiry, sig };
+  const path = blob === undefined ? containerPath(container) : blobPath(container, blob);
+  const url = serviceUrl('blob', credentials.account, { method: 'GET', path });
+  const params = {
+    sv: blobSasVersion,
+    sr: resource,
+    sp: request.permissions,
+    st: request.start,
+    se: request.expiry,
+    si: request.policyId,
+    sig,
+  };
   url.search = Object.entries(params)
+    .filter(([, value]) => value !== '')
     .map(([name, value]) => `${name}=${encodeURIComponent(value)}`)
     .join('&');
   return url.toString();
+}
+
+/** A service SAS URL for one blob: `permissions` of r, a, c, w, d in that order, valid until `expiry` (ISO 8601). */
+export function blobSasUrl(
+  credentials: Credentials,
+  container: string,
+  blob: string,
+  permissions: string,
+  expiry: string,
+): Promise<string> {
+  return blobServiceSasUrl(credentials, { container, blob, permissions, start: '', expiry, policyId: '' });
 }

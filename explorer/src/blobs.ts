@@ -16,14 +16,19 @@ import {
   type BlobItem,
   type FolderPage,
 } from './blob-api.js';
+import { BlobBulk } from './blob-bulk.js';
+import { showContainerSettings } from './container-settings.js';
 import { byId, download, field, h, replace } from './dom.js';
 import { tierCard, tierText } from './blob-tier.js';
 import { lowerCaseNameReason, NameList } from './name-list.js';
 import { copyUrl } from './policies.js';
 import { attempt, errorMessage, status, succeeded } from './session.js';
+import { sizeText } from './sizes.js';
 
 const containersPerPage = 50;
 const blobsPerPage = 200;
+/** The listing's columns: tick box, name, size, content type, blob type, modified, actions. */
+const columnCount = 8;
 /** Metadata names are C# identifiers (naming-and-referencing-containers--blobs--and-metadata). */
 const metadataName = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
@@ -58,6 +63,7 @@ class ContainerView {
   private readonly more = h('button', { type: 'button', id: 'blobs-more', hidden: true }, 'More blobs');
   private readonly details = h('div', { id: 'blob-details' });
   private readonly progress = h('span', { id: 'upload-progress', class: 'hint' });
+  private readonly bulk: BlobBulk;
 
   constructor(
     private readonly using: Credentials,
@@ -65,6 +71,8 @@ class ContainerView {
   ) {
     const upload = h('input', { type: 'file', id: 'upload-file', multiple: true });
     upload.addEventListener('change', () => void this.upload(upload));
+    const reload = () => this.load(false);
+    this.bulk = new BlobBulk({ using, container, prefix: () => this.prefix, reload, progress: this.progress });
     this.more.addEventListener('click', () => void this.load(true));
     this.root = h(
       'div',
@@ -79,9 +87,20 @@ class ContainerView {
           { type: 'button', id: 'blobs-refresh', onclick: () => void this.openFolder(this.prefix) },
           'Refresh',
         ),
+        h(
+          'button',
+          {
+            type: 'button',
+            id: 'container-settings',
+            onclick: () => showContainerSettings(this.details, this.using, this.container),
+          },
+          'Access & SAS',
+        ),
         h('label', { for: 'upload-file' }, 'Upload into this folder:'),
         upload,
+        this.bulk.folderControls,
         this.progress,
+        this.bulk.deleteButton,
       ),
       h(
         'table',
@@ -92,7 +111,7 @@ class ContainerView {
           h(
             'tr',
             {},
-            ['Name', 'Size', 'Type', 'Tier', 'Modified', ''].map((label) => h('th', {}, label)),
+            ['', 'Name', 'Size', 'Type', 'Blob type', 'Tier', 'Modified', ''].map((label) => h('th', {}, label)),
           ),
         ),
         this.rows,
@@ -139,11 +158,11 @@ class ContainerView {
     this.more.hidden = page.nextMarker === undefined;
     const rows = this.rowsOf(page);
     if (more) this.rows.append(...rows);
-    else
-      replace(
-        this.rows,
-        rows.length > 0 ? rows : h('tr', {}, h('td', { colspan: 6, class: 'hint' }, 'No blobs here.')),
-      );
+    else {
+      this.bulk.clear();
+      const none = h('tr', {}, h('td', { colspan: columnCount, class: 'hint' }, 'No blobs here.'));
+      replace(this.rows, rows.length > 0 ? rows : none);
+    }
     this.rows.dataset['loaded'] = String(Date.now());
   }
 
@@ -154,7 +173,7 @@ class ContainerView {
         { 'data-folder': folder },
         h(
           'td',
-          { colspan: 6 },
+          { colspan: columnCount },
           h(
             'button',
             { type: 'button', class: 'link', onclick: () => void this.openFolder(folder) },
@@ -172,9 +191,11 @@ class ContainerView {
     return h(
       'tr',
       { 'data-blob': blob.name },
+      h('td', {}, this.bulk.checkbox(blob.name)),
       h('td', { class: 'blob-name' }, blob.name.slice(this.prefix.length)),
       h('td', { class: 'number' }, sizeText(blob.sizeBytes)),
       h('td', {}, blob.contentType),
+      h('td', { class: 'blob-type' }, blob.blobType),
       h('td', { class: 'blob-tier' }, tierText(blob)),
       h('td', {}, blob.lastModified),
       h(
@@ -327,16 +348,4 @@ function sasCard(using: Credentials, container: string, blob: string): HTMLEleme
     ),
     field('SAS URL', output, 'Anyone holding this URL has these rights on this blob until it expires.'),
   );
-}
-
-function sizeText(bytes: number): string {
-  if (bytes < 1024) return `${bytes} B`;
-  const units = ['KiB', 'MiB', 'GiB', 'TiB'];
-  let value = bytes / 1024;
-  let unit = 0;
-  while (value >= 1024 && unit < units.length - 1) {
-    value /= 1024;
-    unit++;
-  }
-  return `${value.toFixed(value < 10 ? 1 : 0)} ${units[unit]}`;
 }

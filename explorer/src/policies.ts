@@ -1,5 +1,6 @@
-// A table's stored access policies (Get/Set Table ACL, at most five) and SAS URLs for the table,
-// signed here with the account key (optionally naming a stored policy).
+// Stored access policies (at most five) and service SAS URLs signed here with the account key
+// (optionally naming a stored policy): the editor and the SAS card for any resource that has them,
+// and the table's view built from them (Get/Set Table ACL). Containers use them in container-settings.ts.
 import { getTableAcl, setTableAcl, type AccessPolicy, type Credentials } from './api.js';
 import { field, h, replace } from './dom.js';
 import { tableOrigin } from './endpoints.js';
@@ -7,83 +8,123 @@ import { tablePermissions, tableSas } from './sas.js';
 import { attempt, errorMessage, status, succeeded } from './session.js';
 
 const policiesMax = 5;
-const permissionNames: Record<string, string> = { r: 'query', a: 'add', u: 'update', d: 'delete' };
 
-export function showPolicies(root: HTMLElement, credentials: Credentials, table: string): void {
-  const list = h('div', { id: 'policy-list' });
-  const sasPolicy = h('select', { id: 'sas-policy' });
-  replace(
-    root,
-    h(
-      'section',
-      { class: 'card' },
-      h('h3', {}, 'Stored access policies'),
-      h(
-        'p',
-        { class: 'hint' },
-        'A SAS that names a policy takes its start, expiry and permissions from it at every request, so editing or deleting the policy changes or revokes those SAS at once.',
-      ),
-      list,
-      h(
-        'div',
-        { class: 'row wrap' },
-        h(
-          'button',
-          {
-            type: 'button',
-            id: 'policy-add',
-            onclick: () => addRow({ id: '', start: '', expiry: '', permission: 'r' }),
-          },
-          '+ policy',
-        ),
-        h(
-          'button',
-          { type: 'button', id: 'policy-save', class: 'primary', onclick: () => void save() },
-          'Save policies',
-        ),
-      ),
-    ),
-    sasCard(credentials, table, sasPolicy),
-  );
+/** The permission letters a policy of one kind of resource may hold, in the service's order, and their names. */
+export interface PermissionSet {
+  readonly letters: readonly string[];
+  readonly names: Readonly<Record<string, string>>;
+}
 
-  const addRow = (policy: AccessPolicy): void => addPolicyRow(list, policy);
-  const read = (): AccessPolicy[] => readPolicies(list);
+const tablePermissionSet: PermissionSet = {
+  letters: tablePermissions,
+  names: { r: 'query', a: 'add', u: 'update', d: 'delete' },
+};
 
-  function showPolicyChoices(policies: readonly AccessPolicy[]): void {
-    replace(
-      sasPolicy,
-      h('option', { value: '' }, '(none: sign start, expiry and permissions)'),
-      policies.map((policy) => h('option', { value: policy.id }, policy.id)),
-    );
-  }
+export interface PolicyEditorOptions {
+  /** Prefixes the ids of the list and its buttons: `{idPrefix}-list`, `-add`, `-save`. */
+  readonly idPrefix: string;
+  /** 'table', 'container': for the words. */
+  readonly kind: string;
+  readonly permissions: PermissionSet;
+  /** Stores the policies (Set ACL), reporting a failure; true when stored. */
+  save(policies: AccessPolicy[]): Promise<boolean>;
+}
 
-  async function load(): Promise<void> {
-    const policies = await attempt(() => getTableAcl(credentials, table));
-    if (policies === undefined) return;
-    replace(list);
-    for (const policy of policies) addRow(policy);
-    showPolicyChoices(policies);
-  }
+export interface PolicyEditor {
+  readonly root: HTMLElement;
+  /** Shows these policies, as stored. */
+  show(policies: readonly AccessPolicy[]): void;
+}
 
-  async function save(): Promise<void> {
-    const policies = read();
+/** A card editing a resource's stored access policies (at most five): add, edit and remove rows, then save. */
+export function policyEditor(options: PolicyEditorOptions): PolicyEditor {
+  const { idPrefix, kind, permissions } = options;
+  const list = h('div', { id: `${idPrefix}-list` });
+  const addRow = (policy: AccessPolicy): void => addPolicyRow(list, policy, permissions, kind);
+  const save = async (): Promise<void> => {
+    const policies = readPolicies(list);
     if (policies.some((policy) => policy.id === '')) {
       status('Every policy needs an id.', 'error');
       return;
     }
-    const done = await succeeded(() => setTableAcl(credentials, table, policies));
-    if (!done) return;
+    if (!(await options.save(policies))) return;
     status(`Saved ${policies.length} stored access polic${policies.length === 1 ? 'y' : 'ies'}.`);
-    await load();
+  };
+  const root = h(
+    'section',
+    { class: 'card' },
+    h('h3', {}, 'Stored access policies'),
+    h(
+      'p',
+      { class: 'hint' },
+      'A SAS that names a policy takes its start, expiry and permissions from it at every request, so editing or deleting the policy changes or revokes those SAS at once.',
+    ),
+    list,
+    h(
+      'div',
+      { class: 'row wrap' },
+      h(
+        'button',
+        {
+          type: 'button',
+          id: `${idPrefix}-add`,
+          onclick: () => addRow({ id: '', start: '', expiry: '', permission: 'r' }),
+        },
+        '+ policy',
+      ),
+      h(
+        'button',
+        { type: 'button', id: `${idPrefix}-save`, class: 'primary', onclick: () => void save() },
+        'Save policies',
+      ),
+    ),
+  );
+  return {
+    root,
+    show: (policies) => {
+      replace(list);
+      for (const policy of policies) addRow(policy);
+    },
+  };
+}
+
+/** The stored policies as choices for a SAS: none, or one by its id. */
+export function showPolicyChoices(select: HTMLSelectElement, policies: readonly AccessPolicy[]): void {
+  replace(
+    select,
+    h('option', { value: '' }, '(none: sign start, expiry and permissions)'),
+    policies.map((policy) => h('option', { value: policy.id }, policy.id)),
+  );
+}
+
+export function showPolicies(root: HTMLElement, credentials: Credentials, table: string): void {
+  const sasPolicy = h('select', { id: 'sas-policy' });
+  const editor = policyEditor({
+    idPrefix: 'policy',
+    kind: 'table',
+    permissions: tablePermissionSet,
+    save: async (policies) => {
+      if (!(await succeeded(() => setTableAcl(credentials, table, policies)))) return false;
+      await load();
+      return true;
+    },
+  });
+  replace(root, editor.root, tableSasCard(credentials, table, sasPolicy));
+
+  async function load(): Promise<void> {
+    const policies = await attempt(() => getTableAcl(credentials, table));
+    if (policies === undefined) return;
+    editor.show(policies);
+    showPolicyChoices(sasPolicy, policies);
   }
 
   void load();
 }
 
 /** One editable policy, at the end of the list; refused past the service's limit. */
-function addPolicyRow(list: HTMLElement, policy: AccessPolicy): void {
+function addPolicyRow(list: HTMLElement, policy: AccessPolicy, permissionSet: PermissionSet, kind: string): void {
   if (list.querySelectorAll('.policy').length >= policiesMax) {
-    status(`A table has at most ${policiesMax} stored access policies.`, 'error');
+    status(`A ${kind} has at most ${policiesMax} stored access policies.`, 'error');
     return;
   }
   const id = h('input', {
@@ -106,19 +147,10 @@ function addPolicyRow(list: HTMLElement, policy: AccessPolicy): void {
     value: policy.expiry,
     placeholder: 'expiry (UTC)',
   });
-  const permissions = tablePermissions.map((letter) =>
-    h(
-      'label',
-      { class: 'check' },
-      h('input', {
-        type: 'checkbox',
-        class: `perm-${letter}`,
-        value: letter,
-        checked: policy.permission.includes(letter),
-      }),
-      permissionNames[letter],
-    ),
-  );
+  const permissions = permissionBoxes(permissionSet, (letter) => ({
+    class: `perm-${letter}`,
+    checked: policy.permission.includes(letter),
+  }));
   const row = h(
     'div',
     { class: 'policy row wrap' },
@@ -135,6 +167,21 @@ function addPolicyRow(list: HTMLElement, policy: AccessPolicy): void {
   list.appendChild(row);
 }
 
+/** A labelled tick box for each letter of the set; `attributes` adds each box's own. */
+export function permissionBoxes(
+  permissionSet: PermissionSet,
+  attributes: (letter: string) => Record<string, string | boolean>,
+): HTMLElement[] {
+  return permissionSet.letters.map((letter) =>
+    h(
+      'label',
+      { class: 'check' },
+      h('input', { type: 'checkbox', value: letter, ...attributes(letter) }),
+      permissionSet.names[letter],
+    ),
+  );
+}
+
 /** The policies as the rows show them now. */
 function readPolicies(list: HTMLElement): AccessPolicy[] {
   return [...list.querySelectorAll('.policy')].map((row) => ({
@@ -147,25 +194,43 @@ function readPolicies(list: HTMLElement): AccessPolicy[] {
   }));
 }
 
-function sasCard(credentials: Credentials, table: string, policy: HTMLSelectElement): HTMLElement {
+/** What a SAS card's inputs ask for: permission letters, start and expiry (ISO 8601 or ''), stored policy id or ''. */
+export interface SasChoice {
+  readonly permissions: string;
+  readonly start: string;
+  readonly expiry: string;
+  readonly policyId: string;
+}
+
+export interface SasCardOptions {
+  /** Prefixes the card's ids: `{idPrefix}-start`, `-expiry`, `-generate`, `-copy`, `-url`, `-{letter}`. */
+  readonly idPrefix: string;
+  /** 'table', 'container': for the words. */
+  readonly kind: string;
+  readonly permissions: PermissionSet;
+  /** The stored policy choice (showPolicyChoices fills it). */
+  readonly policy: HTMLSelectElement;
+  /** More inputs on a row of their own (a table's key range). */
+  readonly extra?: HTMLElement;
+  /** The SAS URL for the choice. */
+  sign(choice: SasChoice): Promise<string>;
+}
+
+/** A card making a service SAS URL: permissions, start, expiry, stored policy, signed in the page. */
+export function sasCard(options: SasCardOptions): HTMLElement {
+  const { idPrefix } = options;
   const inOneDay = new Date(Date.now() + 86_400_000).toISOString().replace(/\.\d{3}Z$/, 'Z');
-  const permissions = tablePermissions.map((letter) =>
-    h(
-      'label',
-      { class: 'check' },
-      h('input', { type: 'checkbox', id: `sas-${letter}`, value: letter, checked: letter === 'r' }),
-      permissionNames[letter],
-    ),
-  );
-  const start = h('input', { id: 'sas-start', placeholder: 'now' });
-  const expiry = h('input', { id: 'sas-expiry', value: inOneDay });
-  const keys = ['spk', 'srk', 'epk', 'erk'].map((name) => h('input', { id: `sas-${name}`, spellcheck: 'false' }));
-  const output = h('textarea', { id: 'sas-url', readonly: true, rows: 3, spellcheck: 'false' });
+  const permissions = permissionBoxes(options.permissions, (letter) => ({
+    id: `${idPrefix}-${letter}`,
+    checked: letter === 'r',
+  }));
+  const start = h('input', { id: `${idPrefix}-start`, placeholder: 'now' });
+  const expiry = h('input', { id: `${idPrefix}-expiry`, value: inOneDay });
+  const output = h('textarea', { id: `${idPrefix}-url`, readonly: true, rows: 3, spellcheck: 'false' });
   const error = h('p', { class: 'error', role: 'alert' });
 
   const generate = async (): Promise<void> => {
     error.textContent = '';
-    const letters = checkedLetters(permissions);
     const notDate = [start, expiry].find(
       (input) => input.value.trim() !== '' && Number.isNaN(Date.parse(input.value.trim())),
     );
@@ -173,49 +238,70 @@ function sasCard(credentials: Credentials, table: string, policy: HTMLSelectElem
       error.textContent = `${notDate.value} is not a date (use ISO 8601 UTC, e.g. ${inOneDay})`;
       return;
     }
+    const choice = {
+      permissions: checkedLetters(permissions),
+      start: start.value.trim(),
+      expiry: expiry.value.trim(),
+      policyId: options.policy.value,
+    };
     try {
-      const token = await tableSas(credentials, sasRequest(table, letters, [start, expiry], policy, keys));
-      output.value = `${tableOrigin()}/${credentials.account}/${table}?${token}`;
+      output.value = await options.sign(choice);
     } catch (caught) {
       error.textContent = errorMessage(caught);
     }
   };
 
-  const copy = (): Promise<void> => copyUrl(output);
-
   return h(
     'section',
     { class: 'card' },
-    h('h3', {}, 'Shared access signature for this table'),
+    h('h3', {}, `Shared access signature for this ${options.kind}`),
     h('div', { class: 'row wrap' }, h('span', {}, 'Permissions:'), permissions),
     h(
       'div',
       { class: 'row wrap' },
       field('Start (UTC, optional)', start),
       field('Expiry (UTC)', expiry),
-      field('Stored policy', policy),
+      field('Stored policy', options.policy),
     ),
-    h(
-      'div',
-      { class: 'row wrap' },
-      field('Start PartitionKey', keys[0]!),
-      field('Start RowKey', keys[1]!),
-      field('End PartitionKey', keys[2]!),
-      field('End RowKey', keys[3]!),
-    ),
+    options.extra,
     h(
       'div',
       { class: 'row wrap' },
       h(
         'button',
-        { type: 'button', id: 'sas-generate', class: 'primary', onclick: () => void generate() },
+        { type: 'button', id: `${idPrefix}-generate`, class: 'primary', onclick: () => void generate() },
         'Generate SAS URL',
       ),
-      h('button', { type: 'button', id: 'sas-copy', onclick: () => void copy() }, 'Copy'),
+      h('button', { type: 'button', id: `${idPrefix}-copy`, onclick: () => void copyUrl(output) }, 'Copy'),
     ),
     error,
     field('SAS URL', output, 'Anyone holding this URL has these rights until it expires (or its policy changes).'),
   );
+}
+
+/** The table's SAS card: the common one with the key range (spk, srk, epk, erk). */
+function tableSasCard(credentials: Credentials, table: string, policy: HTMLSelectElement): HTMLElement {
+  const keys = ['spk', 'srk', 'epk', 'erk'].map((name) => h('input', { id: `sas-${name}`, spellcheck: 'false' }));
+  const extra = h(
+    'div',
+    { class: 'row wrap' },
+    field('Start PartitionKey', keys[0]!),
+    field('Start RowKey', keys[1]!),
+    field('End PartitionKey', keys[2]!),
+    field('End RowKey', keys[3]!),
+  );
+  const sign = async (choice: SasChoice): Promise<string> => {
+    const token = await tableSas(credentials, {
+      ...choice,
+      table,
+      startPartitionKey: keys[0]!.value,
+      startRowKey: keys[1]!.value,
+      endPartitionKey: keys[2]!.value,
+      endRowKey: keys[3]!.value,
+    });
+    return `${tableOrigin()}/${credentials.account}/${table}?${token}`;
+  };
+  return sasCard({ idPrefix: 'sas', kind: 'table', permissions: tablePermissionSet, policy, extra, sign });
 }
 
 function checkedLetters(permissions: readonly HTMLElement[]): string {
@@ -234,25 +320,4 @@ export async function copyUrl(output: HTMLTextAreaElement): Promise<void> {
     document.execCommand('copy');
   }
   status('SAS URL copied.');
-}
-
-/** What the card's inputs ask for; `keys` are the start and end PartitionKey and RowKey inputs, in that order. */
-function sasRequest(
-  table: string,
-  permissions: string,
-  [start, expiry]: readonly [HTMLInputElement, HTMLInputElement],
-  policy: HTMLSelectElement,
-  keys: readonly HTMLInputElement[],
-): Parameters<typeof tableSas>[1] {
-  return {
-    table,
-    permissions,
-    start: start.value.trim(),
-    expiry: expiry.value.trim(),
-    policyId: policy.value,
-    startPartitionKey: keys[0]!.value,
-    startRowKey: keys[1]!.value,
-    endPartitionKey: keys[2]!.value,
-    endRowKey: keys[3]!.value,
-  };
 }

@@ -1,5 +1,5 @@
 // The explorer's client of the Queue service (https://learn.microsoft.com/rest/api/storageservices/queue-service-rest-api):
-// list, create and delete queues, the approximate message count, peek, put and clear messages.
+// list, create and delete queues, the approximate message count, peek, put, get, delete and clear messages.
 import { appendXml, childText, type Credentials } from './api.js';
 import { serviceCall } from './service-call.js';
 
@@ -78,13 +78,17 @@ export async function peekMessages(credentials: Credentials, queue: string, coun
     query: { peekonly: 'true', numofmessages: String(count) },
   });
   const xml = parseXml(await response.text());
-  return [...xml.getElementsByTagName('QueueMessage')].map((message) => ({
+  return [...xml.getElementsByTagName('QueueMessage')].map(peekedOf);
+}
+
+function peekedOf(message: Element): PeekedMessage {
+  return {
     id: childText(message, 'MessageId'),
     text: childText(message, 'MessageText'),
     insertionTime: childText(message, 'InsertionTime'),
     expirationTime: childText(message, 'ExpirationTime'),
     dequeueCount: Number(childText(message, 'DequeueCount')),
-  }));
+  };
 }
 
 /** Put Message (https://learn.microsoft.com/rest/api/storageservices/put-message); the text is sent as given. */
@@ -106,4 +110,47 @@ export async function putMessage(credentials: Credentials, queue: string, messag
 /** Clear Messages: deletes every message of the queue. */
 export async function clearMessages(credentials: Credentials, queue: string): Promise<void> {
   await serviceCall('queue', credentials, { method: 'DELETE', path: `${queuePath(queue)}/messages` });
+}
+
+/** A message Get Messages handed out: hidden until timeNextVisible, deletable with its pop receipt. */
+export interface ReceivedMessage extends PeekedMessage {
+  readonly popReceipt: string;
+  readonly timeNextVisible: string;
+}
+
+/**
+ * Get Messages (https://learn.microsoft.com/rest/api/storageservices/get-messages): up to `count`
+ * messages from the front, each hidden for `visibilityTimeoutSeconds` and its dequeue count raised.
+ */
+export async function getMessages(
+  credentials: Credentials,
+  queue: string,
+  count: number,
+  visibilityTimeoutSeconds: number,
+): Promise<ReceivedMessage[]> {
+  const response = await serviceCall('queue', credentials, {
+    method: 'GET',
+    path: `${queuePath(queue)}/messages`,
+    query: { numofmessages: String(count), visibilitytimeout: String(visibilityTimeoutSeconds) },
+  });
+  const xml = parseXml(await response.text());
+  return [...xml.getElementsByTagName('QueueMessage')].map((message) => ({
+    ...peekedOf(message),
+    popReceipt: childText(message, 'PopReceipt'),
+    timeNextVisible: childText(message, 'TimeNextVisible'),
+  }));
+}
+
+/** Delete Message (https://learn.microsoft.com/rest/api/storageservices/delete-message2): by id and pop receipt. */
+export async function deleteMessage(
+  credentials: Credentials,
+  queue: string,
+  id: string,
+  popReceipt: string,
+): Promise<void> {
+  await serviceCall('queue', credentials, {
+    method: 'DELETE',
+    path: `${queuePath(queue)}/messages/${encodeURIComponent(id)}`,
+    query: { popreceipt: popReceipt },
+  });
 }

@@ -15,6 +15,7 @@ import {
   putMessage,
   type PeekedMessage,
 } from './queue-api.js';
+import { dequeueCard, moveCard } from './queue-actions.js';
 import { attempt, status, succeeded } from './session.js';
 
 /** Queues per List Queues page in the pane; *More queues* asks for the next. */
@@ -116,6 +117,8 @@ class QueueView {
         `Peek shows up to ${peekCountMax} visible messages from the front of the queue, without changing them; ` +
           'a message being processed (invisible) is not shown.',
       ),
+      dequeueCard(using, queue, () => this.refresh()),
+      moveCard(using, queue, () => this.refresh()),
     );
   }
 

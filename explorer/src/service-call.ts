@@ -63,8 +63,10 @@ export async function serviceCall(
     ...request.headers,
   };
   const length = bodyBytes(request.body);
-  const signed = await signature(credentials, request.method, url, { ...headers, 'content-length': String(length) });
-  headers['Authorization'] = `SharedKey ${credentials.account}:${signed}`;
+  headers['Authorization'] = await sharedKey(credentials, request.method, url, {
+    ...headers,
+    'content-length': String(length),
+  });
   const response = await fetch(url, { method: request.method, headers, body: request.body, cache: 'no-store' });
   if (response.status >= 400) throw await apiError(response);
   return response;
@@ -74,6 +76,16 @@ export async function serviceCall(
 function bodyBytes(body: string | Blob | undefined): number {
   if (body === undefined) return 0;
   return typeof body === 'string' ? new TextEncoder().encode(body).length : body.size;
+}
+
+/** The Authorization header of a request to `url` with these headers (Content-Length among them, when not 0). */
+export async function sharedKey(
+  credentials: Credentials,
+  method: string,
+  url: URL,
+  headers: Record<string, string>,
+): Promise<string> {
+  return `SharedKey ${credentials.account}:${await signature(credentials, method, url, headers)}`;
 }
 
 function signature(credentials: Credentials, method: string, url: URL, headers: Record<string, string>) {

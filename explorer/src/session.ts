@@ -29,6 +29,11 @@ export function status(message: string, kind: 'info' | 'error' = 'info'): void {
   line.className = kind;
 }
 
+/** Empties the status line: what it said belonged to the tab the user left. */
+export function clearStatus(): void {
+  status('');
+}
+
 export function errorMessage(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
