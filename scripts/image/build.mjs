@@ -39,6 +39,7 @@ const here = dirname(fileURLToPath(import.meta.url));
 const repo = join(here, '..', '..');
 export const imageName = 'cerulean:local';
 export const hashLabel = 'org.cerulean.content-hash';
+const baseRepository = 'localhost/cerulean-base';
 const nodeBinary = realpathSync(process.execPath);
 
 function say(line) {
@@ -75,7 +76,7 @@ function imageIdOf(engine, image) {
 /** The base image's name, built when missing. */
 function ensureBase(engine, work, force) {
   const recipe = hashOf(readFileSync(recipeFile), readFileSync(nodeBinary));
-  const base = `localhost/cerulean-base:${recipe.slice(0, 16)}`;
+  const base = `${baseRepository}:${recipe.slice(0, 16)}`;
   if (!force && imageIdOf(engine, base) !== undefined) {
     say(`base ${base} is there`);
     return base;
@@ -85,6 +86,13 @@ function ensureBase(engine, work, force) {
   buildRootfs(tarball, nodeBinary);
   run(engine.command, ['import', tarball, base], { env: engine.env });
   rmSync(tarball);
+  // Bases of earlier recipes go (not while an image still uses one).
+  const names = run(engine.command, ['images', '--format', '{{.Repository}}:{{.Tag}}', baseRepository], {
+    env: engine.env,
+  });
+  for (const name of names.split('\n').filter((name) => name !== '' && name !== base)) {
+    spawnSync(engine.command, ['rmi', name], { stdio: 'ignore', env: engine.env });
+  }
   return base;
 }
 
