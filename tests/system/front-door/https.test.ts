@@ -4,9 +4,8 @@
 // that flow is tested here too, as is a SAS restricted to spr=https.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
 import { createHmac, generateKeyPairSync, sign } from 'node:crypto';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { once } from 'node:events';
 import http from 'node:http';
 import https from 'node:https';
@@ -20,20 +19,11 @@ import {
   generateTableSas,
 } from '@azure/data-tables';
 import type { GetTokenOptions, TokenCredential } from '@azure/core-auth';
-import { createDefaultHttpClient, type HttpClient } from '@azure/core-rest-pipeline';
 import { BlobServiceClient, getBlobServiceAccountAudience, newPipeline as newBlobPipeline } from '@azure/storage-blob';
 import { QueueServiceClient, getQueueServiceAccountAudience, newPipeline } from '@azure/storage-queue';
 import { uniqueTableName } from '../../helpers/sdk.js';
+import { hasOpenssl, makeTestCertificate, trustingCertificate } from '../../helpers/tls.js';
 import { devAccount, devKey, makeTempDir, removeDir, startServer, type RunningServer } from '../../helpers/server.js';
-
-function hasOpenssl(): boolean {
-  try {
-    execFileSync('openssl', ['version'], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 const skip = hasOpenssl() ? false : 'openssl is not installed';
 const credential = new AzureNamedKeyCredential(devAccount, devKey);
@@ -76,20 +66,9 @@ function entraCredential(home: string, asked: [string[], string | undefined][]):
   };
 }
 
-/**
- * The storage SDKs take no tlsOptions: their pipeline's core HTTP client (the slot
- * getCoreClientOptions fills on first use) is given one that trusts the test certificate.
- */
+/** The pipeline, trusting the test certificate. */
 function trustingTestCertificate<P extends object>(pipeline: P): P {
-  const base = createDefaultHttpClient();
-  const client: HttpClient = {
-    sendRequest: (request) => {
-      request.tlsSettings = { ca: certPem };
-      return base.sendRequest(request);
-    },
-  };
-  (pipeline as { _coreHttpClient?: HttpClient })._coreHttpClient = client;
-  return pipeline;
+  return trustingCertificate(pipeline, certPem);
 }
 
 /** Options that trust the test certificate (and do not retry). */
@@ -98,30 +77,8 @@ const tlsClientOptions = () => ({ tlsOptions: { ca: certPem }, retryOptions: { m
 describe('HTTPS', { skip }, () => {
   before(async () => {
     dir = makeTempDir('cerulean-tls-');
-    const key = join(dir, 'key.pem');
-    const cert = join(dir, 'cert.pem');
-    execFileSync(
-      'openssl',
-      [
-        'req',
-        '-x509',
-        '-newkey',
-        'rsa:2048',
-        '-nodes',
-        '-keyout',
-        key,
-        '-out',
-        cert,
-        '-days',
-        '1',
-        '-subj',
-        '/CN=localhost',
-        '-addext',
-        'subjectAltName=IP:127.0.0.1,DNS:localhost',
-      ],
-      { stdio: 'ignore' },
-    );
-    certPem = readFileSync(cert, 'utf8');
+    const { certFile: cert, keyFile: key, certPem: pem } = makeTestCertificate(dir);
+    certPem = pem;
     writeFileSync(
       join(dir, 'keys.jwks'),
       JSON.stringify({ keys: [{ ...signing.publicKey.export({ format: 'jwk' }), kid: 'k' }] }),
