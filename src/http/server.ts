@@ -475,7 +475,6 @@ function wireAnswer(context: ResponseContext, reply: Reply): EmbeddedAnswer {
   if (context.clientRequestId !== undefined) headers['x-ms-client-request-id'] = context.clientRequestId;
   return { status: reply.status, headers, body: reply.body };
 }
-}
 
 const emptyBody = Buffer.alloc(0);
 
