@@ -102,12 +102,7 @@ for (const engine of serverEngines) {
       assert.equal(delta('DeleteBlob', '404'), 1);
     });
 
-    // Set Blob Tier is not routed on this branch (src/blob/unrouted.ts: comp=tier is "access tiers");
-    // a Set Blob Tier part gets the route table's answer until it is.
-    test(
-      'BlobBatchClient.setBlobsAccessTier',
-      { skip: 'Set Blob Tier (PUT ?comp=tier) is not in the route table yet (src/blob/routes.ts)' },
-      async () => {
+    test('BlobBatchClient.setBlobsAccessTier', async () => {
         const container = await containerWith(['a', 'b']);
         const parts = ['a', 'b'].map((name) => container.getBlobClient(name));
         const answer = await container.getBlobBatchClient().setBlobsAccessTier(parts, 'Cool');
@@ -116,7 +111,6 @@ for (const engine of serverEngines) {
           [200, 200],
         );
         for (const part of parts) assert.equal((await part.getProperties()).accessTier, 'Cool');
-      },
-    );
+    });
   });
 }
