@@ -6,6 +6,7 @@ import { createWriteStream, type WriteStream } from 'node:fs';
 import { open, type FileHandle } from 'node:fs/promises';
 import { once } from 'node:events';
 import type { BlobHeader, ContainerHeader } from './blob-transfer.js';
+import type { TransferProgress } from './progress.js';
 import type { MessageRecord, QueueRecord } from './queue-backup.js';
 import type { EntityRecord, TableRecord } from './table-backup.js';
 
@@ -56,6 +57,8 @@ export class BackupWriter {
   private failure: Error | undefined;
   /** Ctrl-C: the next write fails, so the caller removes the partial file. */
   interruption: { readonly requested: boolean } | undefined;
+  /** Told of each entity, message and blob written (an item) and of every byte put in the file. */
+  progress: TransferProgress | undefined;
 
   constructor(readonly file: string) {
     this.out = createWriteStream(file, { flags: 'wx' });
@@ -64,6 +67,7 @@ export class BackupWriter {
 
   async record(record: BackupRecord): Promise<void> {
     await this.write(Buffer.from(`${JSON.stringify(record)}\n`));
+    if (record.kind === 'entity' || record.kind === 'message') this.progress?.add(1, 0);
   }
 
   /** Writes exactly the bytes of `content`, then its newline and content record; answers their count. */
@@ -77,6 +81,7 @@ export class BackupWriter {
     }
     await this.write(Buffer.from('\n'));
     await this.record({ kind: 'content', sha256: hash.digest('hex') });
+    this.progress?.add(1, 0);
     return bytes;
   }
 
@@ -85,6 +90,7 @@ export class BackupWriter {
     if (this.failure) throw this.failure;
     if (!this.out.write(chunk)) await this.drained();
     if (this.failure) throw this.failure;
+    this.progress?.add(0, chunk.byteLength);
   }
 
   /** Until the stream takes more, or fails. */

@@ -29,6 +29,7 @@ import { listQueueNames } from './account-copy.js';
 import { QueueRestorer, backupQueue } from './queue-backup.js';
 import type { QueueMessageMode } from './queue-copy.js';
 import { resolveQueueEndpoint, type QueueEndpoint } from './queue-endpoint.js';
+import { startTransferProgress } from './progress.js';
 import { RejectsFile } from './rejects.js';
 import { TableRestorer, backupTable, listTableNames } from './table-backup.js';
 
@@ -99,6 +100,9 @@ export async function backupAccount(
   const totals = noTotals();
   const interruption = new Interruption('backup');
   writer.interruption = interruption;
+  // Items are entities, messages and blobs; bytes those of the file. No totals: counting first would
+  // mean reading the account twice.
+  writer.progress = startTransferProgress('backup', 'items');
   try {
     const createdOn = new Date().toISOString();
     const head = { kind: 'backup', format: backupFormat, version: backupVersion, createdOn } as const;
@@ -129,6 +133,7 @@ export async function backupAccount(
     if (interruption.requested) throw interruptedError(`nothing written: ${partial} removed`);
     throw error;
   } finally {
+    writer.progress.finish();
     interruption.dispose();
   }
   // A link fails if the name was taken meanwhile, where a rename would replace that file.

@@ -3,6 +3,9 @@
 // header, metadata item, access level and stored access policy.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import { readFileSync, statSync, truncateSync, existsSync, copyFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { TableClient } from '@azure/data-tables';
@@ -125,6 +128,20 @@ describe('cerulean backup / restore / copy of containers and blobs', () => {
     } finally {
       await runCli(['faults', 'clear', '-c', account]);
     }
+  });
+
+  test('on a terminal, an account backup shows a live line: items, bytes, rate', async (t) => {
+    if (!existsSync('/usr/bin/script')) return t.skip('script(1) is not installed');
+    const binPath = fileURLToPath(new URL('../../../bin/cerulean.js', import.meta.url));
+    const file = join(dir, 'terminal.backup');
+    const quote = (word: string) => `'${word.replace(/'/g, `'\\''`)}'`;
+    const command = [process.execPath, binPath, 'backup', file, '-c', origin.accountConnectionString!];
+    const { stdout } = await promisify(execFile)('/usr/bin/script', ['-qec', command.map(quote).join(' '), '/dev/null'], {
+      env: { ...process.env, AZURE_STORAGE_CONNECTION_STRING: '' },
+    });
+    assert.match(stdout, /\rbackup: [\d,]+ items, [\d.]+ (B|KiB|MiB), [\d.]+ (B|KiB|MiB)\/s/);
+    assert.match(stdout, /backup: .*2 containers \([1-9]\d* blobs, [\d,]+ bytes\) written to /);
+    assert.ok(existsSync(file));
   });
 
   test('a data-directory snapshot holds the blob content files and says how many', async () => {
