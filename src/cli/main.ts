@@ -28,6 +28,7 @@ export async function runCli(argv: readonly string[]): Promise<void> {
   }
   if (first === undefined || (first.startsWith('-') && first !== '--help' && first !== '-h')) return serve(argv);
   if (first === serveName) return serve(argv.slice(1));
+  endQuietlyWhenStdoutCloses();
   const program = buildProgram();
   if (first === '--help' || first === '-h' || first === 'help') {
     process.stdout.write(
@@ -58,6 +59,19 @@ function buildProgram(): Command {
   for (const command of commands) command.register(program);
   for (const command of program.commands) command.showHelpAfterError(hint(command.name()));
   return program;
+}
+
+/**
+ * The reader of a tool's stdout went away (`cerulean copy --help | head -1`): end at once with
+ * status 0 and nothing on stderr, as a Unix tool killed by SIGPIPE ends silently. A write to the
+ * closed pipe fails as an 'error' event of stdout, which no caller's try/catch sees. The server
+ * keeps the default (its log is not its result).
+ */
+function endQuietlyWhenStdoutCloses(): void {
+  process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code !== 'EPIPE') throw error;
+    process.exit(0);
+  });
 }
 
 /** The line after a usage error, instead of the whole help. */

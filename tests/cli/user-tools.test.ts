@@ -160,6 +160,14 @@ describe('cerulean tools as a user drives them', () => {
     assert.equal(nonsense.stderr.split('\n').length, 2);
   });
 
+  test('a reader of stdout that went away ends the command quietly, as Unix tools do', async () => {
+    for (const args of [['copy', '--help'], ['--help'], ['tables', '-c', server.connectionString]]) {
+      const run = await runCli(args, { closedStdout: true });
+      assert.equal(run.code, 0, `${args.join(' ')}: ${describeRun(run)}`);
+      assert.equal(run.stderr, '', args.join(' '));
+    }
+  });
+
   test('get, put and delete one entity; put reads what get prints', async () => {
     const client = await freshTable(server, 'one');
     const put = await cli(

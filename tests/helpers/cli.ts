@@ -23,6 +23,8 @@ export interface CliOptions {
   cwd?: string;
   env?: Record<string, string>;
   stdin?: string;
+  /** The reader of stdout is gone before the command writes (`cerulean … | head -0`). */
+  closedStdout?: boolean;
 }
 
 /** The test runner's own endpoints must not leak into a command run without -c. */
@@ -48,6 +50,7 @@ export function startCli(
     stdio: [options.stdin === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
   });
   if (options.stdin !== undefined) child.stdin!.end(options.stdin);
+  if (options.closedStdout === true) child.stdout!.destroy();
   let stdout = '';
   let stderr = '';
   child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
