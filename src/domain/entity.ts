@@ -15,17 +15,14 @@ export interface Entity {
   readonly timestamp: bigint;
   readonly properties: Properties;
   /**
-   * The same properties as a minimal-metadata JSON object, byte-identical to
-   * odata.encodeMinimalProperties(properties), when the store has such text at hand: responses
-   * splice it instead of encoding again. A store sets it only where it guarantees that identity.
+   * The same properties as one JSON object, when the store has such text at hand, so responses
+   * splice it instead of encoding the values again. Its one form: the members in the properties'
+   * order, each value in its OData JSON form, preceded by a `name@odata.type` member exactly where
+   * minimal metadata has one, and also (only) before Doubles whose value is a JSON number. The
+   * encoder derives every metadata level from it (table/wire/odata.ts). A store sets it only where
+   * it guarantees that form (the stored form of storage/stored-json.ts is it).
    */
-  readonly minimalJson?: string;
-  /**
-   * Text that, without its `name@odata.type` members, is the no-metadata JSON object of the same
-   * properties; set only together with minimalJson. It spares a store the work minimalJson does
-   * (dropping some annotations) when all of them go anyway.
-   */
-  readonly noMetadataJson?: string;
+  readonly json?: string;
 }
 
 /** The two keys that address an entity in its table. */

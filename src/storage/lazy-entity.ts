@@ -2,7 +2,7 @@
 // stored text and decoded only if something asks for them (a scan's predicate or an encoder that
 // cannot splice the text).
 import type { Entity, Properties } from '../domain/entity.js';
-import { decodeStoredProperties, minimalJsonOf } from './stored-json.js';
+import { decodeStoredProperties } from './stored-json.js';
 
 export class LazyEntity implements Entity {
   private decoded: Properties | undefined;
@@ -30,12 +30,8 @@ export class StoredEntity extends LazyEntity {
     super(partitionKey, rowKey, timestamp, storedJson, decodeStoredProperties);
   }
 
-  get minimalJson(): string | undefined {
-    return minimalJsonOf(this.stored);
-  }
-
-  /** The stored text differs from the minimal one only in annotations, which no metadata drops. */
-  get noMetadataJson(): string | undefined {
+  /** The stored form is Entity.json's form. */
+  get json(): string {
     return this.stored;
   }
 }

@@ -4,13 +4,12 @@
 // Guid, Binary, and every Double that is whole or not finite). The form belongs to storage and is
 // versioned: a change to it needs a new version and a migration, never a change to this one.
 //
-// It is the minimal-metadata wire form but for the annotation of whole Doubles, so responses
-// derive their text from it without decoding values: see minimalJsonOf. Request bodies are
+// It is the form of Entity.json (the minimal-metadata wire form but for the annotation of whole
+// Doubles), so responses derive their text from it without decoding values. Request bodies are
 // written straight into this form by table/wire/entity-text.ts, which checks storedJsonVersion.
 import { assertNever } from '../domain/assert.js';
 import { edmValueJson, parseDateTimeTicks, type EdmType, type EdmValue } from '../domain/edm.js';
 import type { Properties } from '../domain/entity.js';
-import { withoutAnnotations } from '../domain/json-members.js';
 
 /** The version of this form; engines record it with their schema. */
 export const storedJsonVersion = 1;
@@ -46,20 +45,6 @@ export function decodeStoredMembers(
     properties.set(name, storedValue(members[name], members[`${name}@odata.type`] as EdmType | undefined));
   }
   return properties;
-}
-
-/**
- * The minimal-metadata encoding of the same properties (odata.encodeMinimalProperties) from the
- * stored text, without decoding it. The two differ only in the Double annotation, which the wire
- * leaves out for finite values (Azure REST: payload-format-for-table-service-operations) and storage keeps for whole
- * ones: dropping
- * the Edm.Double annotations of number values gives the same bytes.
- */
-export function minimalJsonOf(text: string): string {
-  // Cheap test first: most entities have no Double annotation at all. `Double"` is found several
-  // times faster than `"Edm.Double"`: a search keyed on `"` stops at every member of the text.
-  if (!text.includes('Double"') || !text.includes('"Edm.Double"')) return text;
-  return withoutAnnotations(text, (type, valueText) => type !== 'Edm.Double' || valueText.startsWith('"'));
 }
 
 function isAnnotated(value: EdmValue): boolean {

@@ -9,7 +9,7 @@
 // jsonb orders members its own way, so the properties' order is kept in an "@order" member (a
 // name no property can have). Rows written since schema version 2 also keep the stored JSON form
 // itself as text (`doc`), byte for byte what the SQLite engine stores, so that reads splice it
-// into responses (Entity.minimalJson) instead of decoding jsonb; jsonb stays for the conditions
+// into responses (Entity.json) instead of decoding jsonb; jsonb stays for the conditions
 // that run inside the database and for merges computed in SQL (which leave `doc` null).
 import assert from 'node:assert/strict';
 import type { EdmValue } from '../../domain/edm.js';

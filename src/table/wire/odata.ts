@@ -6,7 +6,13 @@ import { assertNever } from '../../domain/assert.js';
 import { edmValueJson, type EdmValue, formatDateTimeTicks } from '../../domain/edm.js';
 import { type Entity, type Properties } from '../../domain/entity.js';
 import { etagOfTimestampText } from '../../domain/etag.js';
-import { forEachMember, isAnnotationKey, memberName, withoutAnyAnnotations } from '../../domain/json-members.js';
+import {
+  forEachMember,
+  isAnnotationKey,
+  memberName,
+  withoutAnnotations,
+  withoutAnyAnnotations,
+} from '../../domain/json-members.js';
 import { ByteWriter, type PooledBytes } from './byte-writer.js';
 
 export type MetadataLevel = 'none' | 'minimal' | 'full';
@@ -107,9 +113,10 @@ export function encodeEntity(
 }
 
 /**
- * The encoder behind encodeEntity. Where the entity carries its minimal-metadata properties text
- * (Entity.minimalJson), its properties are never decoded: minimal and full metadata splice the
- * text, no metadata drops its type annotations, and `$select` picks members out of it. Else every
+ * The encoder behind encodeEntity. Where the entity carries its properties as text (Entity.json),
+ * its properties are never decoded: minimal and full metadata splice the text (less the Double
+ * annotations the wire leaves out), no metadata drops every type annotation, and `$select` picks
+ * members out of it. Else every
  * property is encoded from its value; both ways give the same bytes (tests/table/wire/odata-fast.test.ts).
  */
 export function entityEncoder(level: MetadataLevel, ctx: EntityUrlContext, options: EncodeOptions = {}): EntityEncoder {
@@ -313,21 +320,34 @@ function allProperties(entity: Entity, annotate: boolean): string {
 
 /** The custom properties as one object text, annotated or not, where the entity carries text to derive it from. */
 function propertiesObject(entity: Entity, annotate: boolean): string | undefined {
-  if (annotate) return entity.minimalJson;
-  const json = entity.noMetadataJson ?? entity.minimalJson;
-  return json === undefined ? undefined : withoutAnyAnnotations(json);
+  const { json } = entity;
+  if (json === undefined) return undefined;
+  return annotate ? minimalJsonOf(json) : withoutAnyAnnotations(json);
+}
+
+/**
+ * The minimal-metadata encoding of the properties (encodeMinimalProperties) from Entity.json,
+ * without decoding it. The two differ only in the annotation of Doubles whose value is a JSON
+ * number, which the wire leaves out (Azure REST: payload-format-for-table-service-operations):
+ * dropping those gives the same bytes.
+ */
+export function minimalJsonOf(json: string): string {
+  // Cheap test first: most entities have no Double annotation at all. `Double"` is found several
+  // times faster than `"Edm.Double"`: a search keyed on `"` stops at every member of the text.
+  if (!json.includes('Double"') || !json.includes('"Edm.Double"')) return json;
+  return withoutAnnotations(json, (type, valueText) => type !== 'Edm.Double' || valueText.startsWith('"'));
 }
 
 /** The selected custom properties in the order asked, a missing one as `null`. */
 function selectedProperties(entity: Entity, names: readonly string[], annotate: boolean): string {
-  const json = entity.minimalJson;
-  if (json === undefined) {
+  if (entity.json === undefined) {
     const members = names.map((name) => {
       const value = entity.properties.get(name);
       return value === undefined ? `${JSON.stringify(name)}:null` : encodeProperty(name, value, annotate);
     });
     return members.join(',');
   }
+  const json = minimalJsonOf(entity.json);
   const found = new Map<string, string>();
   let annotationStart = -1;
   forEachMember(json, (keyStart, keyEnd, valueEnd) => {
@@ -345,7 +365,7 @@ function selectedProperties(entity: Entity, names: readonly string[], annotate: 
 
 /**
  * Custom properties as one JSON object at minimal metadata. A store may hand out text it promises
- * is byte-identical to this (Entity.minimalJson); responses then splice that text instead.
+ * gives this through minimalJsonOf (Entity.json); responses then splice that text instead.
  */
 export function encodeMinimalProperties(properties: Properties): string {
   const members: string[] = [];

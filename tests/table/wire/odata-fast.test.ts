@@ -4,17 +4,23 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { EdmValue } from '../../../src/domain/edm.js';
 import type { Entity, Properties } from '../../../src/domain/entity.js';
-import { forEachMember, memberName, withoutAnnotations, withoutAnyAnnotations } from '../../../src/domain/json-members.js';
+import {
+  forEachMember,
+  memberName,
+  withoutAnnotations,
+  withoutAnyAnnotations,
+} from '../../../src/domain/json-members.js';
 import {
   encodeEntity,
   encodeEntityFeed,
   encodeEntityFeedBytes,
   encodeMinimalProperties,
   entityEncoder,
+  minimalJsonOf,
   type EntityUrlContext,
   type MetadataLevel,
 } from '../../../src/table/wire/odata.js';
-import { decodeStoredProperties, encodeStoredProperties, minimalJsonOf } from '../../../src/storage/stored-json.js';
+import { decodeStoredProperties, encodeStoredProperties } from '../../../src/storage/stored-json.js';
 import { seededRandom } from '../../../src/domain/random.js';
 import { StoredEntity } from '../../../src/storage/lazy-entity.js';
 import { scaled } from '../../helpers/scale.js';
@@ -101,14 +107,14 @@ function randomProperties(random: () => number): Properties {
   return properties;
 }
 
-function entityOf(properties: Properties, i: number, minimalJson?: string): Entity {
+function entityOf(properties: Properties, i: number, json?: string): Entity {
   const partitionKey = i % 3 === 0 ? "p'q é" : 'pk';
   return {
     partitionKey,
     rowKey: `r${i}😀`,
     timestamp: 16_000_000_000_000_000n + BigInt(i % 4),
     properties,
-    minimalJson,
+    json,
   };
 }
 
@@ -162,8 +168,7 @@ describe('fast entity encoding equals encoding from values', () => {
     });
     for (const level of levels) {
       const encode = entityEncoder(level, ctx);
-      for (const entity of page)
-        assert.equal(encode(entity), encodeEntity({ ...entity, minimalJson: undefined }, level, ctx));
+      for (const entity of page) assert.equal(encode(entity), encodeEntity({ ...entity, json: undefined }, level, ctx));
     }
   });
 });

@@ -3,7 +3,7 @@
 // keeps other properties and may change types; a merge may not grow an entity past 252 properties
 // or 1 MiB by Azure REST: understanding-the-table-service-data-model accounting, while a put of exactly the limits
 // passes; every EDM
-// value comes back exactly, and minimalJson, when a store gives it, is the minimal encoding.
+// value comes back exactly, and json, when a store gives it, gives the minimal encoding.
 import assert from 'node:assert/strict';
 import type { Properties } from '../../../../src/domain/entity.js';
 import { dateTimeTicksMax, dateTimeTicksMin, int64Max, int64Min } from '../../../../src/domain/edm.js';
@@ -296,7 +296,7 @@ function edgeValues(): Properties {
   });
 }
 
-/** Values whose minimal encoding is exact text: a store may splice it (Entity.minimalJson). */
+/** Values whose minimal encoding is exact text: a store may splice it (Entity.json). */
 function minimalValues(): Properties {
   return props({
     s: edm.string('\u{1f600}"\\\u2028\u0000'),
@@ -344,7 +344,7 @@ const valueRoundTripCases: readonly ConformanceCase[] = [
     },
   },
   {
-    name: 'minimalJson, where a store gives it, equals the minimal-metadata encoding of the properties',
+    name: 'json, where a store gives it, gives the minimal-metadata encoding of the properties',
     async run({ store, table }) {
       const t = await table();
       // read() and walk() check every entity they see (checkEntity); these are the hard cases.
