@@ -7,9 +7,9 @@
 // commit.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { setTimeout as delay } from 'node:timers/promises';
 import { blobSend, uniqueContainerName } from '../../helpers/blob.js';
 import { storeEngines } from '../../helpers/blob-store-check.js';
+import { loadUntilKilled, type KillPlan } from '../../helpers/kill-under-load.js';
 import { startServer, type RunningServer } from '../../helpers/server.js';
 
 const writers = 3;
@@ -53,27 +53,16 @@ async function putAndDelete(server: RunningServer, container: string, ledger: Le
   }
 }
 
-async function loadUntilKilled(server: RunningServer, container: string, ledgers: Ledger[], deleters: Ledger[]) {
-  let killing = false;
-  const stop = () => killing;
-  const errors: string[] = [];
-  const guard = (work: Promise<void>) =>
-    work.catch((error: unknown) => {
-      if (!killing) errors.push(error instanceof Error ? error.message : String(error));
-    });
-  const running = [
-    ...ledgers.map((ledger) => guard(overwrite(server, container, ledger, stop))),
-    ...deleters.map((ledger) => guard(putAndDelete(server, container, ledger, stop))),
-  ];
-  const deadline = Date.now() + firstAcksWithinMs;
-  const waiting = () => ledgers.some((l) => l.acked.size < 2) || deleters.some((l) => l.deleted.size === 0);
-  while (waiting() && errors.length === 0 && Date.now() < deadline) await delay(20);
-  await delay(Math.floor(Math.random() * killDelayMaxMs));
-  killing = true;
-  await server.kill9();
-  await Promise.all(running);
-  assert.deepEqual(errors, [], 'no writer failed before the kill');
-  assert.ok(!waiting(), 'every writer had acknowledgements before the kill');
+function killPlan(server: RunningServer, container: string, ledgers: Ledger[], deleters: Ledger[]): KillPlan {
+  return {
+    writers: [
+      ...ledgers.map((ledger) => (stop: () => boolean) => overwrite(server, container, ledger, stop)),
+      ...deleters.map((ledger) => (stop: () => boolean) => putAndDelete(server, container, ledger, stop)),
+    ],
+    waiting: () => ledgers.some((l) => l.acked.size < 2) || deleters.some((l) => l.deleted.size === 0),
+    killDelayMaxMs,
+    firstAcksWithinMs,
+  };
 }
 
 async function readVersion(server: RunningServer, target: string, versionId: string): Promise<string> {
@@ -96,7 +85,7 @@ for (const engine of storeEngines) {
         try {
           const made = await blobSend(first, { method: 'PUT', target: `${container}?restype=container` });
           assert.equal(made.status, 201, made.text);
-          await loadUntilKilled(first, container, ledgers, deleters);
+          await loadUntilKilled(first, killPlan(first, container, ledgers, deleters));
         } catch (error) {
           // A failure before the kill must not leave the server running.
           if (first.process.exitCode === null && first.process.signalCode === null) await first.kill9();
