@@ -48,9 +48,12 @@ function nextVersionId(nowMs: number, previous: string | undefined): string {
   return snapshotStamp(Date.parse(previous.slice(0, 23) + 'Z') + 1);
 }
 
-/** The version id a base blob answers to: the one it was written with, else (written before versioning) its time. */
+/**
+ * The version id a base blob answers to: the one it was written with, else (written before
+ * versioning was on) its Last-Modified time, the same each time it is asked.
+ */
 function versionIdOfBase(found: Found): string {
-  return found.state.versionId ?? snapshotStamp(found.record.lastModifiedMs);
+  return found.state.versionId ?? `${new Date(found.record.lastModifiedMs).toISOString().slice(0, 23)}0000Z`;
 }
 
 /**

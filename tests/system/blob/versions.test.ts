@@ -197,6 +197,28 @@ for (const engine of storeEngines) {
       );
     });
 
+    test('a blob written before versioning was on is kept as a version of its Last-Modified time', async () => {
+      await server.stop();
+      server = await startServer({ ...data.options });
+      const container = blobServiceClient(server).getContainerClient(containerName);
+      const before = await container.getBlockBlobClient('early').upload('early', 5);
+      assert.equal(before.versionId, undefined, 'no version id without --blob-versioning');
+      await server.stop();
+      server = await startServer({ ...data.options, args: versioning });
+      const restarted = blobServiceClient(server).getContainerClient(containerName);
+      const after = await restarted.getBlockBlobClient('early').upload('later', 5);
+      const listed = (await versionsOf(restarted)).filter(([name]) => name === 'early');
+      assert.equal(listed.length, 2);
+      const [kept] = listed[0]!.slice(1) as [string];
+      // Last-Modified is sent in whole seconds.
+      assert.equal(Math.floor(Date.parse(kept) / 1000) * 1000, before.lastModified!.getTime(), 'its Last-Modified');
+      assert.deepEqual(listed[1], ['early', after.versionId, true]);
+      assert.equal(await text(restarted, 'early', kept), 'early');
+      await restarted.getBlobClient('early').delete();
+      await restarted.getBlobClient('early').withVersion(kept).delete();
+      await restarted.getBlobClient('early').withVersion(after.versionId!).delete();
+    });
+
     test('stopped and started again on the same data: every version is there', async () => {
       await server.stop();
       server = await startServer({ ...data.options, args: versioning });
