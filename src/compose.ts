@@ -101,6 +101,8 @@ export interface ComposeOptions extends Pick<EngineOptions, 'onReachability' | '
   readonly queueClock?: Clock;
   /** How long the Blob service's rehydrations from the archive tier take (--blob-rehydrate-delay). */
   readonly blobRehydrateDelayMs?: number;
+  /** Keep blobs' previous versions (--blob-versioning). */
+  readonly blobVersioning?: boolean;
 }
 
 /** One definition's operations over the primary and the secondary, bound to its type. */
@@ -130,9 +132,10 @@ export async function compose(config: StoreConfig, watch?: Watch, options: Compo
   if (watch !== undefined) watch.replication = standby?.replication;
   const stores = watch === undefined ? engine : watch.stores(engine, clock);
   // Over the standby's stores only read operations are routed (the front door refuses the rest).
-  const { blobRehydrateDelayMs } = options;
-  const secondary = standby && { stores: standby, clock, replication: standby.replication, blobRehydrateDelayMs };
-  const primary = { stores, clock, blobRehydrateDelayMs };
+  const { blobRehydrateDelayMs, blobVersioning } = options;
+  const blob = { blobRehydrateDelayMs, blobVersioning };
+  const secondary = standby && { stores: standby, clock, replication: standby.replication, ...blob };
+  const primary = { stores, clock, ...blob };
   const services = serviceDefinitions.map((service) => service.compose(primary, secondary, watch));
   const sweeps = startSweeps(engine, config, clock, options);
   return {

@@ -58,6 +58,8 @@ export interface Config {
   readonly blobReclaimGraceSeconds: number;
   /** How long a blob's rehydration from the archive tier takes here (blobRehydrateDelayMsDefault). */
   readonly blobRehydrateDelayMs: number;
+  /** Keep every blob's previous versions, in every account (docs/blob.md "Versions"). */
+  readonly blobVersioning: boolean;
 }
 
 /** One server option: its flag, its environment variable, its default and its line of help. */
@@ -229,6 +231,12 @@ export const serverFlags: readonly ServerFlag[] = [
     defaultText: String(blobRehydrateDelayMsDefault),
     help: 'how long a rehydration from the archive tier takes (Azure: hours; 0: done at once; docs/blob.md)',
   },
+  {
+    name: 'blob-versioning',
+    env: 'CERULEAN_BLOB_VERSIONING',
+    defaultText: 'off',
+    help: "keep blobs' previous versions, in every account (Azure: an account setting; docs/blob.md)",
+  },
 ];
 
 /** The usage text, made from serverFlags. */
@@ -379,6 +387,7 @@ export function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Con
       text('blob-rehydrate-delay') ?? String(blobRehydrateDelayMsDefault),
       0,
     ),
+    blobVersioning: on('blob-versioning') ?? false,
   };
 }
 

@@ -114,9 +114,10 @@ async function openComposition(config: Config, observation: Observation, log: Lo
     const queueClock = clockFromEnvironment(process.env);
     const onReclaimError = (error: unknown) =>
       logTaskFailure(log, 'reclaiming unreferenced blob content failed', error);
-    const { blobRehydrateDelayMs } = config;
+    const { blobRehydrateDelayMs, blobVersioning } = config;
     const onReachability = reachabilityLog(log);
-    const options = { wait, onReachability, purge, onReclaimError, queueClock, blobRehydrateDelayMs };
+    const blob = { blobRehydrateDelayMs, blobVersioning };
+    const options = { wait, onReachability, purge, onReclaimError, queueClock, ...blob };
     return await compose(config, observation, options);
   } catch (error) {
     process.stderr.write(`cannot open the store: ${(error as Error).message}\n`);

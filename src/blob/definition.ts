@@ -144,12 +144,13 @@ export const blobService: ServiceModule<BlobResource, BlobServices> = {
   name: 'blob',
   endpointKey: 'BlobEndpoint',
   // Its service properties are kept in the table store's settings too, under the blob service's name.
-  open: ({ stores, clock, replication, blobRehydrateDelayMs }) => ({
+  open: ({ stores, clock, replication, blobRehydrateDelayMs, blobVersioning }) => ({
     blobs: stores.blobs,
     clock,
     properties: new BlobServicePropertiesService(stores.tables),
     replication,
     rehydrateDelayMs: blobRehydrateDelayMs ?? 0,
+    versioning: blobVersioning ?? false,
   }),
   parseResource(path, query) {
     refuseVersions(query);

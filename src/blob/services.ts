@@ -33,4 +33,6 @@ export interface BlobServices {
   readonly replication?: ReplicationSource | undefined;
   /** How long a rehydration from the archive tier takes here (--blob-rehydrate-delay; state/tier.ts). */
   readonly rehydrateDelayMs: number;
+  /** Keep blobs' previous versions (--blob-versioning; operations/versions.ts). */
+  readonly versioning: boolean;
 }

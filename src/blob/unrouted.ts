@@ -48,11 +48,15 @@ export function unrouted(resource: BlobResource, query: URLSearchParams, otherMe
 }
 
 /**
- * Blob versions are not served: a request naming one (`versionid`) is refused before routing, for
- * every operation (the base blob must not answer in its place). Same answer as featuresNotServed.
+ * A version (`versionid`) is read, its metadata read, deleted and copied from (operations/versions.ts);
+ * writes refuse it themselves (refuseSnapshot). Any other operation naming one is refused before
+ * routing, so that the base blob never answers in its place: tags, tiers, block lists and leases of
+ * versions are not served. Same answer as featuresNotServed.
  */
 export function refuseVersions(query: URLSearchParams): void {
-  if (query.has('versionid')) {
-    throw new StorageError('UnsupportedQueryParameter', 'Cerulean does not serve blob versions (versionid).');
+  if (!query.has('versionid')) return;
+  const comp = query.get('comp');
+  if (comp !== null && comp.toLowerCase() !== 'metadata') {
+    throw new StorageError('UnsupportedQueryParameter', `Cerulean does not serve comp=${comp} of blob versions.`);
   }
 }

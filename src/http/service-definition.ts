@@ -167,6 +167,8 @@ export interface ServiceContext {
   readonly replication?: ReplicationSource | undefined;
   /** How long the Blob service's rehydrations from the archive tier take (--blob-rehydrate-delay); default 0. */
   readonly blobRehydrateDelayMs?: number | undefined;
+  /** Whether the Blob service keeps blobs' previous versions (--blob-versioning); default no. */
+  readonly blobVersioning?: boolean | undefined;
 }
 
 export interface ServiceDefinition<R extends { readonly kind: string }, S> {

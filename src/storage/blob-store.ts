@@ -48,7 +48,10 @@ export interface ContainerRecord {
 export interface BlobKey {
   readonly container: string;
   readonly name: string;
-  /** '' for the base blob; otherwise the snapshot's timestamp as the service forms it. */
+  /**
+   * '' for the base blob; otherwise the snapshot's timestamp as the service forms it, or a
+   * previous version's key (versionKey: versions are rows beside snapshots).
+   */
   readonly snapshot: string;
 }
 
@@ -113,6 +116,27 @@ export interface ListBlobsOptions {
   readonly limit: number;
   readonly snapshots: boolean;
   readonly uncommitted: boolean;
+  /** Previous versions too (versionKey), after the name's snapshots and before its base blob. */
+  readonly versions?: boolean | undefined;
+}
+
+// Blob versions (versioning-overview): a previous version is kept as a non-base record, like a
+// snapshot, under a key the store tells from a snapshot's timestamp (which starts with a digit): a
+// snapshot key sorts below versionKeyPrefix, a version key at or above it. putBlob and deleteBlob
+// keep the base blob as it was (`keepAs`) in the same transaction as their change; listBlobs lists
+// versions only when asked (ListBlobsOptions.versions); deleteBlob's `snapshots` are never versions.
+
+/** What starts a previous version's key (BlobKey.snapshot). */
+export const versionKeyPrefix = 'v';
+
+/** The key of the previous version `versionId` (the service's timestamp of it). */
+export function versionKey(versionId: string): string {
+  return `${versionKeyPrefix}${versionId}`;
+}
+
+/** The version id of a key made by versionKey; undefined for '' (the base blob) and a snapshot. */
+export function versionIdOfKey(snapshot: string): string | undefined {
+  return snapshot.startsWith(versionKeyPrefix) ? snapshot.slice(versionKeyPrefix.length) : undefined;
 }
 
 export interface BlobStore {
@@ -163,9 +187,17 @@ export interface BlobStore {
    * record, and changes its content as `content` says, in one transaction; `record.sizeBytes` must
    * be the committed size after the change (the store asserts it). With content 'keep' it may also
    * replace a snapshot's record (record.snapshot non-empty; Set Blob Tier on a snapshot), under the
-   * same condition on that snapshot's ETag.
+   * same condition on that snapshot's ETag. `keepAs` (a base blob's write only): the current base
+   * blob, which must exist, is first kept as this record (a previous version: a new non-base key,
+   * the current size) with the committed blocks it has before the change, shared as a snapshot's.
    */
-  putBlob(account: string, record: BlobRecord, content: ContentChange, ifEtag: IfEtag): Promise<WriteOutcome>;
+  putBlob(
+    account: string,
+    record: BlobRecord,
+    content: ContentChange,
+    ifEtag: IfEtag,
+    keepAs?: BlobRecord,
+  ): Promise<WriteOutcome>;
   /**
    * Makes a snapshot (record.snapshot non-empty) of the base blob whose ETag is `ifEtag`: the given
    * record with the base blob's committed blocks (the content is shared, not copied).
@@ -176,13 +208,15 @@ export interface BlobStore {
    * base blob (and its staged blocks), `snapshots` its snapshots; or one snapshot when
    * `key.snapshot` is non-empty (then `ifEtag` is about that snapshot and the flags are ignored).
    * A name with staged blocks but no base record (`ifEtag` null, `base`) has its staged blocks
-   * deleted: 'ok' if it had any, else 'blobNotFound'.
+   * deleted: 'ok' if it had any, else 'blobNotFound'. `keepAs` (deleting the base blob, which
+   * exists): the base blob is first kept as this record, as putBlob's `keepAs`.
    */
   deleteBlob(
     account: string,
     key: BlobKey,
     parts: { readonly base: boolean; readonly snapshots: boolean },
     ifEtag: IfEtag,
+    keepAs?: BlobRecord,
   ): Promise<WriteOutcome>;
 
   /** Stages a block under the base blob's name (the blob need not exist); replaces a staged block of the same id. */

@@ -21,6 +21,7 @@ import {
 import { leaseHeaders, noLease } from '../state/leases.js';
 import type { BlobResource } from '../resources.js';
 import type { BlobServices } from '../services.js';
+import { versionHeaders, versioned } from './versions.js';
 
 export type BlobCall = ServiceCall<BlobServices>;
 export type BlobOf = Extract<BlobResource, { readonly kind: 'blob' }>;
@@ -53,11 +54,18 @@ export function snapshotOf(call: BlobCall): string {
   return snapshot;
 }
 
-/** Writes never address a snapshot (unverified: the service's code for it; ours is 400 InvalidQueryParameterValue). */
+/**
+ * Writes never address a snapshot or a version (unverified: the service's code for it; ours is 400
+ * InvalidQueryParameterValue).
+ */
 export function refuseSnapshot(call: BlobCall): void {
   const snapshot = call.query.get('snapshot');
   if (snapshot !== null) {
     throw invalidQueryParameter('snapshot', snapshot, 'This operation cannot be performed on a blob snapshot.');
+  }
+  const version = call.query.get('versionid');
+  if (version !== null) {
+    throw invalidQueryParameter('versionid', version, 'This operation cannot be performed on a blob version.');
   }
 }
 
@@ -138,6 +146,8 @@ export function newContentState(
 export interface Write {
   readonly record: BlobRecord;
   readonly content: ContentChange;
+  /** The write makes a new version of the blob (with versioning: operations/versions.ts). */
+  readonly makesVersion?: boolean;
 }
 
 /**
@@ -158,13 +168,11 @@ export async function updateBlob(
     const current = first === undefined ? await findBlob(call, keyOf(resource)) : first.found;
     first = undefined;
     const write = await decide(current);
-    const outcome = await call.services.blobs.putBlob(
-      call.account,
-      write.record,
-      write.content,
-      current?.record.etag ?? null,
-    );
-    if (outcome === 'ok') return write.record;
+    const { record, keepAs } =
+      write.makesVersion === true ? versioned(call, current, write.record) : { ...write, keepAs: undefined };
+    const ifEtag = current?.record.etag ?? null;
+    const outcome = await call.services.blobs.putBlob(call.account, record, write.content, ifEtag, keepAs);
+    if (outcome === 'ok') return record;
     if (outcome !== 'etagMismatch') throw writeFailure(outcome);
     return raced;
   });
@@ -197,6 +205,7 @@ export function describeHeaders(found: Found, atMs: number): Record<string, stri
     ...contentHeaders(state),
     ...leaseHeaders(state.lease, atMs), // a snapshot's state has no lease: available
     ...copyHeaders(state),
+    ...versionHeaders(found),
     'x-ms-server-encrypted': 'true',
     'Accept-Ranges': 'bytes',
   };

@@ -23,6 +23,7 @@ import {
   type BlobCall,
   type BlobOf,
 } from './access.js';
+import { versionIdHeader } from './versions.js';
 import { checkBlobName, checkWrite, refuseOverwrite } from './checks.js';
 import { checksumReplyHeaders, contentHeadersOf, receiveContent, receiveSmallBody } from './content.js';
 import { visibleEtag } from '../wire/etag.js';
@@ -91,9 +92,9 @@ export async function putBlockList(call: BlobCall, resource: BlobOf): Promise<Re
     const blocks = resolveBlockList(entries, committed, staged);
     const state = { ...newContentState(call, current, 'BlockBlob', headers, metadata), tier };
     const next = nextRecord(call, resource, state, totalSize(blocks));
-    return { record: next, content: { kind: 'replace' as const, blocks } };
+    return { record: next, content: { kind: 'replace' as const, blocks }, makesVersion: true };
   });
-  return { status: 201, headers: writtenHeaders(record) };
+  return { status: 201, headers: { ...writtenHeaders(record), ...versionIdHeader(record) } };
 }
 
 function decodeXml(body: Buffer): string {

@@ -4,7 +4,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import { invalidHeaderValue, StorageError } from '../../errors.js';
 import type { Reply } from '../../http/respond.js';
 import { metadataFromHeaders } from '../../http/metadata-headers.js';
-import type { BlobKey } from '../../storage/blob-store.js';
+import { versionIdOfKey, versionKey, type BlobKey } from '../../storage/blob-store.js';
 import {
   findBlob,
   header,
@@ -21,6 +21,7 @@ import {
   type Found,
 } from './access.js';
 import { checkBlobName, checkWrite } from './checks.js';
+import { findVersion, versionIdHeader } from './versions.js';
 import { isSnapshotStamp } from '../wire/etag.js';
 import { totalSize } from '../state/block-lists.js';
 import { parseDigestHeader } from '../content/checksums.js';
@@ -54,10 +55,18 @@ export function copySourceKey(source: string, account: string): BlobKey {
   const resource = parseBlobResource(path);
   if (resource.kind !== 'blob') throw invalidHeaderValue('x-ms-copy-source', source);
   const snapshot = url.searchParams.get('snapshot') ?? '';
-  if (snapshot !== '' && !isSnapshotStamp(snapshot)) {
-    throw invalidHeaderValue('x-ms-copy-source', source);
-  }
-  return { container: resource.container, name: resource.blob, snapshot };
+  const versionId = url.searchParams.get('versionid') ?? '';
+  const stamps = [snapshot, versionId].filter((stamp) => stamp !== '');
+  if (stamps.length > 1 || !stamps.every(isSnapshotStamp)) throw invalidHeaderValue('x-ms-copy-source', source);
+  const key = versionId === '' ? snapshot : versionKey(versionId);
+  return { container: resource.container, name: resource.blob, snapshot: key };
+}
+
+/** The source: a snapshot, a previous version, the current one (by its id too), or the base blob. */
+async function findSource(call: BlobCall, key: BlobKey): Promise<Found | undefined> {
+  const versionId = versionIdOfKey(key.snapshot);
+  if (versionId === undefined) return findBlob(call, key);
+  return findVersion(call, { kind: 'blob', container: key.container, blob: key.name }, versionId);
 }
 
 /**
@@ -99,13 +108,13 @@ export async function copyBlob(call: BlobCall, resource: BlobOf): Promise<Reply>
   const copyId = randomUUID();
   const record = await updateBlob(call, resource, async (current) => {
     checkWrite(call, conditions, current, true);
-    const source = await findBlob(call, sourceKey);
+    const source = await findSource(call, sourceKey);
     if (source === undefined) throw new StorageError('CannotVerifyCopySource');
     checkSourceConditions(sourceConditions, source.record);
     if (sourceMd5 !== undefined && !sourceMd5.equals(await contentMd5(call, source))) {
       throw new StorageError('Md5Mismatch');
     }
-    const blocks = (await call.services.blobs.getBlocks(call.account, sourceKey)).committed;
+    const blocks = (await call.services.blobs.getBlocks(call.account, source.record)).committed;
     const sizeBytes = totalSize(blocks);
     const state = {
       ...source.state,
@@ -117,12 +126,13 @@ export async function copyBlob(call: BlobCall, resource: BlobOf): Promise<Reply>
       sealed: sealOnCopy(call, source),
     };
     const next = nextRecord(call, resource, state, sizeBytes);
-    return { record: next, content: { kind: 'replace', blocks } };
+    return { record: next, content: { kind: 'replace', blocks }, makesVersion: true };
   });
   return {
     status: 202,
     headers: {
       ...writtenHeaders(record),
+      ...versionIdHeader(record),
       ...(sourceMd5 && { 'Content-MD5': sourceMd5.toString('base64') }),
       'x-ms-copy-id': copyId,
       'x-ms-copy-status': 'success',

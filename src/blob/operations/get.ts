@@ -16,6 +16,7 @@ import {
   type BlobOf,
   type Found,
 } from './access.js';
+import { requireVersion, versionIdOf } from './versions.js';
 import { visibleEtag } from '../wire/etag.js';
 import { httpDate } from '../wire/reply-headers.js';
 import { rangeMd5BytesMax } from '../limits.js';
@@ -42,8 +43,13 @@ type Readable = Found & { readonly bytes?: Buffer | undefined };
 async function readable(call: BlobCall, resource: BlobOf, contentBytesMax = 0): Promise<Readable | Reply> {
   const snapshot = snapshotOf(call);
   const key = keyOf(resource, snapshot);
+  const versionId = versionIdOf(call);
   const found =
-    contentBytesMax > 0 ? await requireBlobAndContent(call, key, contentBytesMax) : await requireBlob(call, key);
+    versionId !== undefined
+      ? await requireVersion(call, resource, versionId)
+      : contentBytesMax > 0
+        ? await requireBlobAndContent(call, key, contentBytesMax)
+        : await requireBlob(call, key);
   const verdict = evaluate(parseConditions(call.headers), found.record);
   if (verdict === 'failed') throw new StorageError('ConditionNotMet');
   if (verdict === 'notModified') {
@@ -52,7 +58,7 @@ async function readable(call: BlobCall, resource: BlobOf, contentBytesMax = 0): 
       headers: { ETag: visibleEtag(found.record.etag), 'Last-Modified': httpDate(found.record.lastModifiedMs) },
     };
   }
-  if (snapshot === '') checkLeaseForRead(found.state.lease, nowMs(call), leaseIdOf(call));
+  if (found.record.snapshot === '') checkLeaseForRead(found.state.lease, nowMs(call), leaseIdOf(call));
   return found;
 }
 

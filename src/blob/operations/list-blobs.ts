@@ -18,11 +18,11 @@ const includeValues = new Set([
   'metadata',
   'uncommittedblobs',
   'copy',
-  // No soft delete, versions, tags, immutability or legal holds in Cerulean: nothing to add for them.
+  'versions',
+  // No soft delete, tags, immutability or legal holds in Cerulean: nothing to add for them.
   'deleted',
   'deletedwithversions',
   'tags',
-  'versions',
   'immutabilitypolicy',
   'legalhold',
   'permissions',
@@ -78,7 +78,14 @@ interface Page {
 async function collect(
   call: BlobCall,
   container: string,
-  options: { prefix: string; delimiter: string; limit: number; snapshots: boolean; uncommitted: boolean },
+  options: {
+    prefix: string;
+    delimiter: string;
+    limit: number;
+    snapshots: boolean;
+    uncommitted: boolean;
+    versions: boolean;
+  },
   from: Position | undefined,
 ): Promise<Page> {
   const entries: ListEntry[] = [];
@@ -91,6 +98,7 @@ async function collect(
       limit: limit - entries.length + 1,
       snapshots: options.snapshots,
       uncommitted: options.uncommitted,
+      versions: options.versions,
     });
     let folderSkipped = false;
     for (const listed of batch) {
@@ -132,6 +140,7 @@ export async function listBlobs(call: BlobCall, container: string): Promise<Repl
     limit: Math.min(maxResults ?? listBlobsPageMax, listBlobsPageMax),
     snapshots: include.has('snapshots'),
     uncommitted: include.has('uncommittedblobs'),
+    versions: include.has('versions'),
   };
   const page = await collect(call, container, options, from);
   const body = writeBlobListing({

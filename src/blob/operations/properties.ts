@@ -23,6 +23,7 @@ import {
   type Found,
 } from './access.js';
 import { checkWrite } from './checks.js';
+import { keptVersion, requireVersion, versionIdHeader, versionIdOf } from './versions.js';
 import { contentHeadersOf } from './content.js';
 import { visibleEtag } from '../wire/etag.js';
 import { httpDate } from '../wire/reply-headers.js';
@@ -32,8 +33,13 @@ import { evaluate, parseConditions, type Conditions } from '../wire/conditions.j
 import { checkLeaseForRead } from '../state/leases.js';
 import { refuseOffline } from '../state/tier.js';
 
-/** Changes an existing base blob's state, keeping its content (404 when there is none). */
-async function changeState(call: BlobCall, resource: BlobOf, change: (state: BlobState) => BlobState): Promise<Reply> {
+/** Changes an existing base blob's state, keeping its content (404 when there is none); `makesVersion` as Write's. */
+async function changeState(
+  call: BlobCall,
+  resource: BlobOf,
+  change: (state: BlobState) => BlobState,
+  makesVersion = false,
+): Promise<Reply> {
   refuseSnapshot(call);
   const conditions = parseConditions(call.headers);
   const record = await updateBlob(call, resource, (current) => {
@@ -43,12 +49,13 @@ async function changeState(call: BlobCall, resource: BlobOf, change: (state: Blo
     // the operations that article lists as supported in the archive tier).
     refuseOffline(current.state.tier, nowMs(call));
     const state = change(current.state);
-    return { record: nextRecord(call, resource, state, current.record.sizeBytes), content: { kind: 'keep' } };
+    const record = nextRecord(call, resource, state, current.record.sizeBytes);
+    return { record, content: { kind: 'keep' }, makesVersion };
   }).catch(async (error: unknown) => {
     if (error instanceof StorageError && error.code === 'BlobNotFound') return notFound(call, resource.container);
     throw error;
   });
-  return { status: 200, headers: writtenHeaders(record) };
+  return { status: 200, headers: { ...writtenHeaders(record), ...(makesVersion ? versionIdHeader(record) : {}) } };
 }
 
 /**
@@ -63,15 +70,20 @@ export async function setBlobProperties(call: BlobCall, resource: BlobOf): Promi
 
 export async function setBlobMetadata(call: BlobCall, resource: BlobOf): Promise<Reply> {
   const metadata = [...metadataFromHeaders(call.rawHeaders)];
-  return changeState(call, resource, (state) => ({ ...state, metadata }));
+  // Set Blob Metadata makes a new version; Set Blob Properties does not (versioning-overview).
+  return changeState(call, resource, (state) => ({ ...state, metadata }), true);
 }
 
 /** GET or HEAD ?comp=metadata: the metadata headers, ETag and Last-Modified. */
 export async function getBlobMetadata(call: BlobCall, resource: BlobOf): Promise<Reply> {
   const snapshot = snapshotOf(call);
-  const found = await requireBlob(call, keyOf(resource, snapshot));
+  const versionId = versionIdOf(call);
+  const found =
+    versionId === undefined
+      ? await requireBlob(call, keyOf(resource, snapshot))
+      : await requireVersion(call, resource, versionId);
   if (evaluate(parseConditions(call.headers), found.record) !== 'ok') throw new StorageError('ConditionNotMet');
-  if (snapshot === '') checkLeaseForRead(found.state.lease, nowMs(call), leaseIdOf(call));
+  if (found.record.snapshot === '') checkLeaseForRead(found.state.lease, nowMs(call), leaseIdOf(call));
   return {
     status: 200,
     headers: {
@@ -84,10 +96,14 @@ export async function getBlobMetadata(call: BlobCall, resource: BlobOf): Promise
 
 /**
  * 202 Accepted. The base blob with snapshots needs x-ms-delete-snapshots (include: all of them,
- * only: the snapshots alone), else 409 SnapshotsPresent; `snapshot=` deletes that one snapshot.
+ * only: the snapshots alone), else 409 SnapshotsPresent; `snapshot=` deletes that one snapshot,
+ * `versionid=` that previous version (its content freed). With versioning the base blob is kept
+ * as a previous version: x-ms-delete-type-permanent is false then. Chosen (unverified): the
+ * current version's own id deletes the base blob, as a request without it.
  */
 export async function deleteBlob(call: BlobCall, resource: BlobOf): Promise<Reply> {
   const snapshot = snapshotOf(call);
+  const versionId = versionIdOf(call);
   const option = header(call, 'x-ms-delete-snapshots');
   if (option !== undefined && option !== 'include' && option !== 'only') {
     throw invalidHeaderValue('x-ms-delete-snapshots', option);
@@ -95,14 +111,23 @@ export async function deleteBlob(call: BlobCall, resource: BlobOf): Promise<Repl
   if (snapshot !== '' && option !== undefined) {
     throw invalidQueryParameter('snapshot', snapshot, 'x-ms-delete-snapshots cannot be used to delete a snapshot.');
   }
+  if (versionId !== undefined && option !== undefined) {
+    throw invalidQueryParameter('versionid', versionId, 'x-ms-delete-snapshots cannot be used to delete a version.');
+  }
   const conditions = parseConditions(call.headers);
   return retryWhileRaced('The blob changed under every attempt to delete it; retry the request.', async () => {
-    const found = await findBlob(call, keyOf(resource, snapshot));
+    const found =
+      versionId === undefined
+        ? await findBlob(call, keyOf(resource, snapshot))
+        : await requireVersion(call, resource, versionId);
     if (found === undefined) return deleteStaged(call, resource, snapshot === '' && option !== 'only', conditions);
     checkWrite(call, conditions, found); // a snapshot has no lease of its own
     const parts = await deletedParts(call, resource, found, option);
-    const outcome = await call.services.blobs.deleteBlob(call.account, found.record, parts, found.record.etag);
-    if (outcome === 'ok') return { status: 202, headers: { 'x-ms-delete-type-permanent': 'true' } };
+    const keep = found.record.snapshot === '' && parts.base && call.services.versioning;
+    const keepAs = keep ? keptVersion(found) : undefined;
+    const { etag } = found.record;
+    const outcome = await call.services.blobs.deleteBlob(call.account, found.record, parts, etag, keepAs);
+    if (outcome === 'ok') return { status: 202, headers: { 'x-ms-delete-type-permanent': String(!keep) } };
     if (outcome === 'blobNotFound') return raced;
     if (outcome !== 'etagMismatch') throw writeFailure(outcome);
     return raced;

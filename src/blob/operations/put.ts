@@ -17,6 +17,7 @@ import {
   type BlobCall,
   type BlobOf,
 } from './access.js';
+import { versionIdHeader } from './versions.js';
 import { checkBlobName, checkWrite, blobTypeOf } from './checks.js';
 import { checksumReplyHeaders, contentHeadersOf, receiveContent, type Received } from './content.js';
 import { putBlobBytesMax } from '../limits.js';
@@ -56,8 +57,10 @@ export async function putBlob(call: BlobCall, resource: BlobOf): Promise<Reply> 
   const record = await updateBlob(call, resource, (current) => {
     checkWrite(call, conditions, current, true);
     const state = { ...newContentState(call, current, blobType, headers, metadata), tier };
-    return { record: nextRecord(call, resource, state, sizeBytes), content: { kind: 'replace', blocks } };
+    const next = nextRecord(call, resource, state, sizeBytes);
+    return { record: next, content: { kind: 'replace', blocks }, makesVersion: true };
   }, { found });
-  const reply = { ...writtenHeaders(record), ...(received && checksumReplyHeaders(received)) };
+  const checksums = received && checksumReplyHeaders(received);
+  const reply = { ...writtenHeaders(record), ...checksums, ...versionIdHeader(record) };
   return { status: 201, headers: reply };
 }

@@ -45,6 +45,8 @@ export interface BlobState {
   readonly tier?: StoredTier | undefined;
   /** Append blobs: sealed (append-blob-seal), read-only until replaced. */
   readonly sealed?: boolean | undefined;
+  /** With --blob-versioning: the version id the write that made this version gave it (operations/versions.ts). */
+  readonly versionId?: string | undefined;
 }
 
 export function encodeBlobState(state: BlobState): string {

@@ -9,6 +9,7 @@ import { leaseView } from '../state/container.js';
 import { httpDate } from './reply-headers.js';
 import { tierNodes } from './tier.js';
 import type { BlobRecord } from '../../storage/blob-store.js';
+import { versionOf } from '../state/version.js';
 
 export type ListEntry =
   | { readonly kind: 'blob'; readonly record: BlobRecord; readonly state: BlobState }
@@ -80,7 +81,10 @@ function entryNodes(entry: Exclude<ListEntry, { kind: 'prefix' }>, listing: Blob
   }
   const { record, state } = entry;
   const content: XmlNode[] = [];
-  if (record.snapshot !== '') content.push({ name: 'Snapshot', content: record.snapshot });
+  const version = versionOf(record, state);
+  if (record.snapshot !== '' && version === undefined) content.push({ name: 'Snapshot', content: record.snapshot });
+  if (version !== undefined) content.push({ name: 'VersionId', content: version.id });
+  if (version?.current === true) content.push({ name: 'IsCurrentVersion', content: 'true' });
   content.push({ name: 'Properties', content: propertyNodes(record, state, listing) });
   if (listing.withMetadata) {
     content.push({ name: 'Metadata', content: state.metadata.map(([name, value]) => leaf(name, value)) });

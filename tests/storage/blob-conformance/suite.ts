@@ -15,6 +15,7 @@ import { durabilityCases } from './cases/durability.js';
 import { listCases } from './cases/listing.js';
 import { modelCases } from './cases/model.js';
 import { reclaimCases } from './cases/reclaim.js';
+import { versionCases } from './cases/versions.js';
 import { runConformanceGroups, type ConformanceCase } from '../conformance-groups.js';
 import type { BlobStoreFactory, BlobStoreUnderTest } from './support.js';
 
@@ -41,6 +42,7 @@ const groups: readonly { readonly name: string; readonly cases: readonly BlobCas
   { name: 'container delete', cases: containerDeleteCases },
   { name: 'model', cases: modelCases },
   { name: 'durability across reopen', cases: durabilityCases },
+  { name: 'versions', cases: versionCases },
 ];
 
 export interface BlobConformanceOptions {

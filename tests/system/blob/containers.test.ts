@@ -428,9 +428,10 @@ async function rawRefusals(server: RunningServer): Promise<void> {
   assertQueueError(tags, 400, 'UnsupportedQueryParameter');
   const page = await blobSend(server, { method: 'PUT', target: `${name}/disk.vhd?comp=page` });
   assertQueueError(page, 400, 'UnsupportedQueryParameter');
+  // Versions are served (docs/blob.md "Versions"), but not their tags.
   const version = await blobSend(server, {
     method: 'GET',
-    target: `${name}/a.txt?versionid=2024-01-01T00:00:00.0000000Z`,
+    target: `${name}/a.txt?comp=tags&versionid=2024-01-01T00:00:00.0000000Z`,
   });
   assertQueueError(version, 400, 'UnsupportedQueryParameter');
   const post = await blobSend(server, { method: 'POST', target: `${name}?restype=container` });

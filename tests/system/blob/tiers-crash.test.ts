@@ -6,9 +6,9 @@
 // done once the test clock passes its end (its end time is stored, nothing ran to finish it).
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { setTimeout as delay } from 'node:timers/promises';
 import { blobSend, uniqueContainerName } from '../../helpers/blob.js';
 import { storeEngines } from '../../helpers/blob-store-check.js';
+import { loadUntilKilled, type KillPlan } from '../../helpers/kill-under-load.js';
 import { TestClock } from '../../helpers/queue.js';
 import { startServer, type RunningServer } from '../../helpers/server.js';
 
@@ -90,27 +90,16 @@ async function startRehydration(server: RunningServer, container: string): Promi
   return target;
 }
 
-async function loadUntilKilled(server: RunningServer, container: string, tiers: TierLedger[], seals: SealLedger[]) {
-  let killing = false;
-  const stop = () => killing;
-  const errors: string[] = [];
-  const guard = (work: Promise<void>) =>
-    work.catch((error: unknown) => {
-      if (!killing) errors.push(error instanceof Error ? error.message : String(error));
-    });
-  const running = [
-    ...tiers.map((ledger) => guard(cycleTiers(server, container, ledger, stop))),
-    ...seals.map((ledger) => guard(sealAppendBlobs(server, container, ledger, stop))),
-  ];
-  const deadline = Date.now() + firstAcksWithinMs;
-  const waiting = () => tiers.some((l) => l.acked === undefined) || seals.some((l) => l.sealed.length === 0);
-  while (waiting() && errors.length === 0 && Date.now() < deadline) await delay(20);
-  await delay(Math.floor(Math.random() * killDelayMaxMs));
-  killing = true;
-  await server.kill9();
-  await Promise.all(running);
-  assert.deepEqual(errors, [], 'no writer failed before the kill');
-  assert.ok(!waiting(), 'every writer had an acknowledgement before the kill');
+function killPlan(server: RunningServer, container: string, tiers: TierLedger[], seals: SealLedger[]): KillPlan {
+  return {
+    writers: [
+      ...tiers.map((ledger) => (stop: () => boolean) => cycleTiers(server, container, ledger, stop)),
+      ...seals.map((ledger) => (stop: () => boolean) => sealAppendBlobs(server, container, ledger, stop)),
+    ],
+    waiting: () => tiers.some((l) => l.acked === undefined) || seals.some((l) => l.sealed.length === 0),
+    killDelayMaxMs,
+    firstAcksWithinMs,
+  };
 }
 
 for (const engine of storeEngines) {
@@ -145,7 +134,7 @@ for (const engine of storeEngines) {
             await expectStatus(blobSend(first, put), 201, name);
           }
           rehydrating = await startRehydration(first, container);
-          await loadUntilKilled(first, container, tiers, seals);
+          await loadUntilKilled(first, killPlan(first, container, tiers, seals));
         } catch (error) {
           // A failure before the kill must not leave the server running.
           if (first.process.exitCode === null && first.process.signalCode === null) await first.kill9();

@@ -22,6 +22,7 @@ import type {
   ListedBlob,
   WriteOutcome,
 } from '../../blob-store.js';
+import { versionKeyPrefix } from '../../blob-store.js';
 import { clampRange } from '../../blob-rows.js';
 import { ChunkBuffers, writeContent } from './content.js';
 import { readSegments, type ContentSegment } from './content-read.js';
@@ -111,7 +112,8 @@ const containerThere = `EXISTS (SELECT 1 FROM ${s}.blob_containers WHERE account
 const listBlobsSql = `WITH c AS (SELECT id FROM ${s}.blob_containers WHERE account = $1 AND name = $2)
   SELECT * FROM ((
     SELECT b.name, b.snapshot, b.is_base, b.etag, b.last_modified_ms, b.size_bytes, b.state FROM ${s}.blobs b, c
-    WHERE b.container_id = c.id AND b.name >= $3 AND ($4::text IS NULL OR b.name < $4) AND ($5 OR b.is_base)
+    WHERE b.container_id = c.id AND b.name >= $3 AND ($4::text IS NULL OR b.name < $4) AND (b.is_base
+      OR (b.snapshot < '${versionKeyPrefix}' AND $5) OR (b.snapshot >= '${versionKeyPrefix}' AND $11))
       AND ($6::text IS NULL OR (b.name, b.is_base, b.snapshot) >= ($6, $7, $8))
     ORDER BY b.name, b.is_base, b.snapshot LIMIT $9
   ) UNION ALL (
@@ -236,6 +238,7 @@ export class PostgresBlobStore implements BlobStore {
       from?.snapshot ?? '',
       limit,
       options.uncommitted,
+      options.versions === true,
     ];
     const { rows } = await this.connection.query<BlobRow | { name: string; etag: null }>(
       'read',
@@ -248,8 +251,15 @@ export class PostgresBlobStore implements BlobStore {
     );
   }
 
-  putBlob(account: string, record: BlobRecord, content: ContentChange, ifEtag: IfEtag): Promise<WriteOutcome> {
-    return this.write((client) => putBlob(client, account, record, content, ifEtag, this.options.chunkBytes));
+  putBlob(
+    account: string,
+    record: BlobRecord,
+    content: ContentChange,
+    ifEtag: IfEtag,
+    keepAs?: BlobRecord,
+  ): Promise<WriteOutcome> {
+    const { chunkBytes } = this.options;
+    return this.write((client) => putBlob(client, account, record, content, ifEtag, chunkBytes, keepAs));
   }
 
   snapshotBlob(account: string, record: BlobRecord, ifEtag: string): Promise<WriteOutcome> {
@@ -261,8 +271,9 @@ export class PostgresBlobStore implements BlobStore {
     key: BlobKey,
     parts: { readonly base: boolean; readonly snapshots: boolean },
     ifEtag: IfEtag,
+    keepAs?: BlobRecord,
   ): Promise<WriteOutcome> {
-    return this.write((client) => deleteBlob(client, account, key, parts, ifEtag));
+    return this.write((client) => deleteBlob(client, account, key, parts, ifEtag, keepAs));
   }
 
   async stageBlock(account: string, container: string, name: string, staged: Block): Promise<WriteOutcome> {

@@ -11,6 +11,7 @@
 import assert from 'node:assert/strict';
 import type pg from 'pg';
 import type { Block, BlobKey, BlobRecord, ContentChange, IfEtag, WriteOutcome } from '../../blob-store.js';
+import { versionKeyPrefix } from '../../blob-store.js';
 import { assertCommittedSize, etagOutcome } from '../../blob-rows.js';
 import { named, run, runAndCommit } from './statements.js';
 import { namedContents, unwrittenAmong, unwrittenSql, unwrittenValues } from './unwritten.js';
@@ -91,7 +92,9 @@ const appendSql = (unwritten: number): string => `WITH u AS (${updateBlobSql}),
 const copyBlocksSql = `INSERT INTO ${s}.blob_blocks (blob_id, seq, block_id, content_id, start_byte, size_bytes)
   SELECT $2, seq, block_id, content_id, start_byte, size_bytes FROM ${s}.blob_blocks WHERE blob_id = $1`;
 const deleteVersionSql = `DELETE FROM ${s}.blobs WHERE id = $1`;
-const deleteSnapshotsSql = `DELETE FROM ${s}.blobs WHERE container_id = $1 AND name = $2 AND NOT is_base`;
+// A name's snapshots, not its previous versions (blob-store.ts, versionKeyPrefix).
+const deleteSnapshotsSql = `DELETE FROM ${s}.blobs WHERE container_id = $1 AND name = $2 AND NOT is_base
+  AND snapshot < '${versionKeyPrefix}'`;
 
 /** A row of lockSql: the version's columns null when there is none. */
 interface LockedRow {
@@ -135,14 +138,17 @@ export async function putBlob(
   content: ContentChange,
   ifEtag: IfEtag,
   chunkBytes: number,
+  keepAs?: BlobRecord,
 ): Promise<WriteOutcome> {
   assert(record.snapshot === '' || content.kind === 'keep', 'putBlob changes a snapshot only as its record');
+  assert(keepAs === undefined || record.snapshot === '', 'only a base blob is kept as a version');
   const locked = await lockVersion(client, account, record, 'UPDATE', ifEtag);
   if (typeof locked === 'string') return locked;
   const { containerId, version: current } = locked;
   if (content.kind !== 'replace' && current === undefined) return 'blobNotFound';
   const currentBytes = current === undefined ? 0 : Number(current.size_bytes);
   assertCommittedSize(record, sizeAfter(currentBytes, content));
+  if (keepAs !== undefined) await keep(client, containerId, current, keepAs);
   // The write goes with COMMIT (commit-with.ts): it fails, rather than answers, if it cannot write all.
   await runAndCommit(client, writeStatement(containerId, record, current, content, chunkBytes)).catch(
     (error: unknown) => {
@@ -222,14 +228,27 @@ export async function snapshotBlob(
   assert.notEqual(record.snapshot, '', 'a snapshot has a timestamp');
   const locked = await lockVersion(client, account, { ...record, snapshot: '' }, 'SHARE', ifEtag);
   if (typeof locked === 'string') return locked;
-  const { containerId, version: base } = locked;
-  assertCommittedSize(record, Number(base!.size_bytes));
+  await keep(client, locked.containerId, locked.version, record);
+  return 'ok';
+}
+
+/**
+ * Writes `record` (a snapshot or a previous version: a new non-base key) with the committed blocks
+ * `base` (locked) has now; the content is shared.
+ */
+async function keep(
+  client: pg.ClientBase,
+  containerId: string,
+  base: VersionRow | undefined,
+  record: BlobRecord,
+): Promise<void> {
+  assert(base !== undefined, `blob ${record.name}: there is no base blob to keep`);
+  assertCommittedSize(record, Number(base.size_bytes));
   const { name, snapshot, etag, lastModifiedMs, sizeBytes, state } = record;
   const values = [containerId, name, snapshot, etag, lastModifiedMs, sizeBytes, state];
   const { rows } = await run<{ id: string }>(client, named(insertBlobSql, values));
-  assert(rows[0] !== undefined, `the snapshot ${snapshot} of ${name} exists already`);
-  await run(client, named(copyBlocksSql, [base!.id, rows[0].id]));
-  return 'ok';
+  assert(rows[0] !== undefined, `${snapshot} of ${name} exists already`);
+  await run(client, named(copyBlocksSql, [base.id, rows[0].id]));
 }
 
 /** BlobStore.deleteBlob's transaction. */
@@ -239,7 +258,9 @@ export async function deleteBlob(
   key: BlobKey,
   parts: { readonly base: boolean; readonly snapshots: boolean },
   ifEtag: IfEtag,
+  keepAs?: BlobRecord,
 ): Promise<WriteOutcome> {
+  assert(keepAs === undefined || (key.snapshot === '' && parts.base), 'only a base blob is kept as a version');
   const locked = await lockVersion(client, account, key, 'UPDATE', ifEtag);
   if (typeof locked === 'string') return locked;
   const { containerId, version } = locked;
@@ -250,6 +271,7 @@ export async function deleteBlob(
     const dropped = await run(client, named(deleteStagedSql, [containerId, key.name]));
     return (dropped.rowCount ?? 0) > 0 ? 'ok' : 'blobNotFound';
   }
+  if (keepAs !== undefined) await keep(client, containerId, version, keepAs);
   if (key.snapshot !== '' || parts.base) await run(client, named(deleteVersionSql, [version.id]));
   if (key.snapshot === '' && parts.base) await run(client, named(deleteStagedSql, [containerId, key.name]));
   if (key.snapshot === '' && parts.snapshots) await run(client, named(deleteSnapshotsSql, [containerId, key.name]));

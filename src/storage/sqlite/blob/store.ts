@@ -21,6 +21,7 @@ import type {
   ListBlobsOptions,
   ListedBlob,
 } from '../../blob-store.js';
+import { versionKeyPrefix } from '../../blob-store.js';
 import { clampRange, compareCodePoints, listStart, mergeListed } from '../../blob-rows.js';
 import { newContentId, type ContentFiles } from './content.js';
 import { inlineBytesMaxDefault, inlineReaderSql, readHead } from './inline.js';
@@ -71,7 +72,8 @@ export const blobReaderSql = {
   blob: `SELECT ${blobColumns}, list_id FROM blobs WHERE container_id = ? AND name = ? AND base = ? AND snapshot = ?`,
   blobs:
     `SELECT ${blobColumns} FROM blobs WHERE container_id = @container AND (name, base, snapshot) >= (@name, @base, @snap) ` +
-    `AND name < @end AND (@snapshots OR base = 1) ORDER BY name, base, snapshot ${boundLimit('@limit')}`,
+    `AND name < @end AND (base = 1 OR (snapshot < '${versionKeyPrefix}' AND @snapshots) ` +
+    `OR (snapshot >= '${versionKeyPrefix}' AND @versions)) ORDER BY name, base, snapshot ${boundLimit('@limit')}`,
   uncommitted:
     'SELECT DISTINCT name FROM blob_staged s WHERE container_id = @container AND name >= @name AND name < @end ' +
     'AND NOT EXISTS (SELECT 1 FROM blobs b WHERE b.container_id = s.container_id AND b.name = s.name AND b.base = 1) ' +
@@ -205,7 +207,8 @@ export class SqliteBlobStore implements BlobStore {
     const end = options.prefix + prefixEnd;
     const limit = options.limit;
     const bounds = { container: containerId, name, end, limit };
-    const rows = this.sql.blobs.all({ ...bounds, base, snap, snapshots: options.snapshots ? 1 : 0 }) as RecordRow[];
+    const kinds = { snapshots: options.snapshots ? 1 : 0, versions: options.versions === true ? 1 : 0 };
+    const rows = this.sql.blobs.all({ ...bounds, base, snap, ...kinds }) as RecordRow[];
     const names = options.uncommitted ? (this.sql.uncommitted.pluck().all(bounds) as string[]) : [];
     return mergeListed(
       rows.map((row) => record(container, row)),

@@ -16,6 +16,7 @@ import type {
   IfEtag,
   WriteOutcome,
 } from '../../blob-store.js';
+import { versionKeyPrefix } from '../../blob-store.js';
 import {
   assertBlock,
   assertCommittedSize,
@@ -119,8 +120,9 @@ const sql = {
     'etag = excluded.etag, last_modified_ms = excluded.last_modified_ms, size_bytes = excluded.size_bytes, ' +
     'state = excluded.state, list_id = excluded.list_id',
   deleteVersion: 'DELETE FROM blobs WHERE container_id = ? AND name = ? AND base = ? AND snapshot = ?',
-  snapshotLists: 'SELECT list_id FROM blobs WHERE container_id = ? AND name = ? AND base = 0',
-  deleteSnapshots: 'DELETE FROM blobs WHERE container_id = ? AND name = ? AND base = 0',
+  // A name's snapshots, not its previous versions (blob-store.ts, versionKeyPrefix).
+  snapshotLists: `SELECT list_id FROM blobs WHERE container_id = ? AND name = ? AND base = 0 AND snapshot < '${versionKeyPrefix}'`,
+  deleteSnapshots: `DELETE FROM blobs WHERE container_id = ? AND name = ? AND base = 0 AND snapshot < '${versionKeyPrefix}'`,
   newList: 'INSERT INTO blob_lists (dead) VALUES (0)',
   killList: 'UPDATE blob_lists SET dead = 1 WHERE id = ?',
   insertBlock:
@@ -210,8 +212,15 @@ export class SqliteBlobWriter implements BlobWriterApi {
     });
   }
 
-  async putBlob(account: string, record: BlobRecord, content: ContentChange, ifEtag: IfEtag): Promise<WriteOutcome> {
+  async putBlob(
+    account: string,
+    record: BlobRecord,
+    content: ContentChange,
+    ifEtag: IfEtag,
+    keepAs?: BlobRecord,
+  ): Promise<WriteOutcome> {
     assert(record.snapshot === '' || content.kind === 'keep', 'putBlob changes a snapshot only as its record');
+    assert(keepAs === undefined || record.snapshot === '', 'only a base blob is kept as a version');
     // Checked before the job where it can be: a job that throws fails its whole group (writer.ts).
     if (content.kind === 'replace') assertCommittedSize(record, blocksSize(content.blocks));
     if (content.kind === 'append') assertBlock(content.block);
@@ -229,6 +238,10 @@ export class SqliteBlobWriter implements BlobWriterApi {
             ? current!.size_bytes + content.block.content.sizeBytes
             : record.sizeBytes;
       if (record.sizeBytes !== sizeBytes) return misuse(`blob ${record.name}: the committed size is ${sizeBytes}`);
+      if (keepAs !== undefined) {
+        const kept = this.keep(containerId, current, keepAs);
+        if (kept !== undefined) return kept;
+      }
       const listId = this.changeContent(containerId, record, current, content);
       this.writeRecord(containerId, record, listId);
       return 'ok';
@@ -281,15 +294,25 @@ export class SqliteBlobWriter implements BlobWriterApi {
       const base = this.head(containerId, record.name, '');
       const outcome = etagOutcome(base?.etag, ifEtag);
       if (outcome !== 'ok') return outcome;
-      if (record.sizeBytes !== base!.size_bytes) return misuse(`blob ${record.name}: the committed size differs`);
-      if (this.head(containerId, record.name, record.snapshot) !== undefined)
-        return misuse(`blob ${record.name}: snapshot ${record.snapshot} exists already`);
-      // The rows are copied (the list of the base may grow by appends); the content is shared.
-      const listId = this.newList();
-      this.sql.copyList.run(listId, base!.list_id);
-      this.writeRecord(containerId, record, listId);
-      return 'ok';
+      return this.keep(containerId, base, record) ?? 'ok';
     });
+  }
+
+  /**
+   * Writes `record` (a snapshot or a previous version: a new non-base key) with the committed blocks
+   * `base` has now: a Misuse when there is no base, its size differs or the key is taken.
+   */
+  private keep(containerId: number, base: Head | undefined, record: BlobRecord): Misuse | undefined {
+    assert.notEqual(record.snapshot, '', 'a kept version has its key');
+    if (base === undefined) return misuse(`blob ${record.name}: there is no base blob to keep`);
+    if (record.sizeBytes !== base.size_bytes) return misuse(`blob ${record.name}: the committed size differs`);
+    if (this.head(containerId, record.name, record.snapshot) !== undefined)
+      return misuse(`blob ${record.name}: ${record.snapshot} exists already`);
+    // The rows are copied (the list of the base may grow by appends); the content is shared.
+    const listId = this.newList();
+    this.sql.copyList.run(listId, base.list_id);
+    this.writeRecord(containerId, record, listId);
+    return undefined;
   }
 
   deleteBlob(
@@ -297,8 +320,10 @@ export class SqliteBlobWriter implements BlobWriterApi {
     key: BlobKey,
     parts: { readonly base: boolean; readonly snapshots: boolean },
     ifEtag: IfEtag,
+    keepAs?: BlobRecord,
   ): Promise<WriteOutcome> {
-    return this.run(() => {
+    assert(keepAs === undefined || (key.snapshot === '' && parts.base), 'only a base blob is kept as a version');
+    return this.runChecked(() => {
       const containerId = this.containerId(account, key.container);
       if (containerId === undefined) return 'containerNotFound';
       const current = this.head(containerId, key.name, key.snapshot);
@@ -308,6 +333,8 @@ export class SqliteBlobWriter implements BlobWriterApi {
       }
       const outcome = etagOutcome(current.etag, ifEtag);
       if (outcome !== 'ok') return outcome;
+      const kept = keepAs === undefined ? undefined : this.keep(containerId, current, keepAs);
+      if (kept !== undefined) return kept;
       if (key.snapshot !== '' || parts.base) this.deleteVersion(containerId, key.name, key.snapshot, current.list_id);
       if (key.snapshot === '' && parts.base) this.dropStaged(containerId, key.name);
       if (key.snapshot === '' && parts.snapshots) {
