@@ -8,6 +8,8 @@ import type { ServiceCall } from '../../http/service-definition.js';
 import type { BlobKey, BlobRecord, ContentChange, WriteOutcome } from '../../storage/blob-store.js';
 import { raced, retryWhileRaced } from './cas-retry.js';
 import { isSnapshotStamp, visibleEtag } from '../wire/etag.js';
+import type { Versioned } from '../wire/conditions.js';
+import { sameTags } from '../tags/tag-set.js';
 import { httpDate, newEtag } from '../wire/reply-headers.js';
 import {
   decodeBlobState,
@@ -69,6 +71,11 @@ export function keyOf(resource: BlobOf, snapshot = ''): BlobKey {
 export async function notFound(call: BlobCall, container: string): Promise<never> {
   const found = await call.services.blobs.getContainer(call.account, container);
   throw new StorageError(found === undefined ? 'ContainerNotFound' : 'BlobNotFound');
+}
+
+/** What conditional headers test of a blob version: its ETag, Last-Modified and index tags. */
+export function versioned(found: Found): Versioned {
+  return { etag: found.record.etag, lastModifiedMs: found.record.lastModifiedMs, tags: found.state.tags };
 }
 
 export async function findBlob(call: BlobCall, key: BlobKey): Promise<Found | undefined> {
@@ -158,16 +165,28 @@ export async function updateBlob(
     const current = first === undefined ? await findBlob(call, keyOf(resource)) : first.found;
     first = undefined;
     const write = await decide(current);
+    const record = withIndexTags(write.record, current);
     const outcome = await call.services.blobs.putBlob(
       call.account,
-      write.record,
+      record,
       write.content,
       current?.record.etag ?? null,
     );
-    if (outcome === 'ok') return write.record;
+    if (outcome === 'ok') return record;
     if (outcome !== 'etagMismatch') throw writeFailure(outcome);
     return raced;
   });
+}
+
+/**
+ * The record with indexTags set when the write changes the base blob's tags (the store indexes
+ * them with the record, blob-store.ts "Blob index tags"); as it is when they stay the same.
+ */
+export function withIndexTags(record: BlobRecord, current: Found | undefined): BlobRecord {
+  if (record.snapshot !== '') return record;
+  const next = decodeBlobState(record.state).tags ?? [];
+  const before = current?.state.tags ?? [];
+  return sameTags(before, next) ? record : { ...record, indexTags: next };
 }
 
 export function writeFailure(outcome: Exclude<WriteOutcome, 'ok'>): StorageError {
@@ -202,6 +221,8 @@ export function describeHeaders(found: Found, atMs: number): Record<string, stri
   };
   if (state.blobType === 'AppendBlob') headers['x-ms-blob-committed-block-count'] = String(state.committedBlockCount);
   if (state.sealed === true) headers['x-ms-blob-sealed'] = 'true'; // append-blob-seal: sent when sealed
+  // get-blob-properties: x-ms-tag-count, when the blob has tags.
+  if (state.tags !== undefined && state.tags.length > 0) headers['x-ms-tag-count'] = String(state.tags.length);
   return headers;
 }
 

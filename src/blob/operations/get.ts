@@ -15,6 +15,7 @@ import {
   type BlobCall,
   type BlobOf,
   type Found,
+  versioned,
 } from './access.js';
 import { visibleEtag } from '../wire/etag.js';
 import { httpDate } from '../wire/reply-headers.js';
@@ -44,7 +45,7 @@ async function readable(call: BlobCall, resource: BlobOf, contentBytesMax = 0): 
   const key = keyOf(resource, snapshot);
   const found =
     contentBytesMax > 0 ? await requireBlobAndContent(call, key, contentBytesMax) : await requireBlob(call, key);
-  const verdict = evaluate(parseConditions(call.headers), found.record);
+  const verdict = evaluate(parseConditions(call.headers), versioned(found));
   if (verdict === 'failed') throw new StorageError('ConditionNotMet');
   if (verdict === 'notModified') {
     return {

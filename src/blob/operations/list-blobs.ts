@@ -18,10 +18,10 @@ const includeValues = new Set([
   'metadata',
   'uncommittedblobs',
   'copy',
-  // No soft delete, versions, tags, immutability or legal holds in Cerulean: nothing to add for them.
+  'tags',
+  // No soft delete, versions, immutability or legal holds in Cerulean: nothing to add for them.
   'deleted',
   'deletedwithversions',
-  'tags',
   'versions',
   'immutabilitypolicy',
   'legalhold',
@@ -144,6 +144,7 @@ export async function listBlobs(call: BlobCall, container: string): Promise<Repl
     entries: page.entries,
     withMetadata: include.has('metadata'),
     withCopy: include.has('copy'),
+    withTags: include.has('tags'),
     nextMarker: page.next === undefined ? '' : encodeMarker(page.next),
     nowMs: call.services.clock.nowMs(),
   });

@@ -21,6 +21,7 @@ import {
   type BlobCall,
   type BlobOf,
   type Found,
+  versioned,
 } from './access.js';
 import { checkWrite } from './checks.js';
 import { contentHeadersOf } from './content.js';
@@ -70,7 +71,7 @@ export async function setBlobMetadata(call: BlobCall, resource: BlobOf): Promise
 export async function getBlobMetadata(call: BlobCall, resource: BlobOf): Promise<Reply> {
   const snapshot = snapshotOf(call);
   const found = await requireBlob(call, keyOf(resource, snapshot));
-  if (evaluate(parseConditions(call.headers), found.record) !== 'ok') throw new StorageError('ConditionNotMet');
+  if (evaluate(parseConditions(call.headers), versioned(found)) !== 'ok') throw new StorageError('ConditionNotMet');
   if (snapshot === '') checkLeaseForRead(found.state.lease, nowMs(call), leaseIdOf(call));
   return {
     status: 200,
