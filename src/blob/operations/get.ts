@@ -43,9 +43,10 @@ type Readable = Found & { readonly bytes?: Buffer | undefined };
 async function readable(call: BlobCall, resource: BlobOf, contentBytesMax = 0): Promise<Readable | Reply> {
   const snapshot = snapshotOf(call);
   const key = keyOf(resource, snapshot);
+  const conditions = parseConditions(call.headers); // a header that does not parse is refused before any read
   const found =
     contentBytesMax > 0 ? await requireBlobAndContent(call, key, contentBytesMax) : await requireBlob(call, key);
-  const verdict = evaluate(parseConditions(call.headers), versioned(found));
+  const verdict = evaluate(conditions, versioned(found));
   if (verdict === 'failed') throw new StorageError('ConditionNotMet');
   if (verdict === 'notModified') {
     return {
