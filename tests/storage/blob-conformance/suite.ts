@@ -15,6 +15,7 @@ import { durabilityCases } from './cases/durability.js';
 import { listCases } from './cases/listing.js';
 import { modelCases } from './cases/model.js';
 import { reclaimCases } from './cases/reclaim.js';
+import { tagCases } from './cases/tags.js';
 import { runConformanceGroups, type ConformanceCase } from '../conformance-groups.js';
 import type { BlobStoreFactory, BlobStoreUnderTest } from './support.js';
 
@@ -39,6 +40,7 @@ const groups: readonly { readonly name: string; readonly cases: readonly BlobCas
   { name: 'content', cases: contentCases },
   { name: 'reclaim', cases: reclaimCases },
   { name: 'container delete', cases: containerDeleteCases },
+  { name: 'index tags', cases: tagCases },
   { name: 'model', cases: modelCases },
   { name: 'durability across reopen', cases: durabilityCases },
 ];
