@@ -156,6 +156,27 @@ for (const engine of serverEngines) {
       }
     });
 
+    test('Blob Batch: Delete Blob and Set Blob Tier parts honour x-ms-if-tags', async () => {
+      const container = await newContainer('bat');
+      const kept = container.getBlockBlobClient('kept');
+      const gone = container.getBlockBlobClient('gone');
+      await kept.upload('x', 1, { tags: { keep: 'yes' } });
+      await gone.upload('x', 1, { tags: { keep: 'no' } });
+      const batch = blobServiceClient(server).getBlobBatchClient();
+      const conditions = { tagConditions: "keep = 'no'" };
+      const deleted = await batch.deleteBlobs([kept, gone], { conditions });
+      assert.deepEqual(
+        deleted.subResponses.map((part) => part.status),
+        [412, 202],
+      );
+      const tiered = await batch.setBlobsAccessTier([kept], 'Cool', { conditions });
+      assert.deepEqual(
+        tiered.subResponses.map((part) => part.status),
+        [412],
+      );
+      assert.equal((await kept.getProperties()).accessTier, 'Hot');
+    });
+
     test('raw: Set Blob Tags XML, x-ms-tags header, container ops refuse x-ms-if-tags', async () => {
       const name = uniqueContainerName('raw');
       assert.equal((await blobSend(server, { method: 'PUT', target: `${name}?restype=container` })).status, 201);
