@@ -201,6 +201,7 @@ export const errorCodes = {
     status: 400,
     message: 'The MD5 value specified in the request is invalid. The MD5 value must be 128 bits and Base64-encoded.',
   },
+  InvalidTag: { status: 400, message: 'The tags specified are invalid. It contains characters that are not permitted.' },
   InvalidRange: { status: 416, message: 'The range specified is invalid for the current size of the resource.' },
   LeaseAlreadyPresent: { status: 409, message: 'There is already a lease present.' },
   LeaseIdMismatchWithBlobOperation: {

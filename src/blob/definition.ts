@@ -31,6 +31,7 @@ import {
 import type { BlobServices } from './services.js';
 import { BlobServicePropertiesService } from './state/service-properties.js';
 import { refuseVersions, unrouted } from './unrouted.js';
+import { findBlobsByTags } from './operations/find-blobs.js';
 
 type Call = ServiceCall<BlobServices>;
 
@@ -109,6 +110,11 @@ export const serviceAndContainerRoutes: readonly Route<BlobResource, BlobService
   on(
     { resource: 'service', method: 'GET', comp: 'list', operation: 'ListContainers', sas: need('s', '', ['l']) },
     (c) => listContainers(c),
+  ),
+  // find-blobs-by-tags: an account SAS with Filter (f).
+  on(
+    { resource: 'service', method: 'GET', comp: 'blobs', operation: 'FindBlobsByTags', sas: need('s', '', ['f']) },
+    (c) => findBlobsByTags(c, undefined),
   ),
   serviceLine('GET', 'properties', 'GetBlobServiceProperties', 'r', getServiceProperties),
   serviceLine('PUT', 'properties', 'SetBlobServiceProperties', 'w', setServiceProperties),

@@ -37,6 +37,8 @@ export const leaseSecondsMax = 60;
 export const leaseBreakSecondsMax = 60;
 /** List Blobs' page: maxresults above 5000 are answered with 5000 (list-blobs). */
 export const listBlobsPageMax = 5000;
+/** Find Blobs by Tags' page: maxresults above 5000 are answered with 5000 (find-blobs-by-tags). */
+export const findBlobsPageMax = 5000;
 /** Compare-and-swap attempts before a write gives up under contention (answered 503 ServerBusy). */
 export const casAttemptsMax = 32;
 /** Parts of one Blob Batch (blob-batch: "up to 256 subrequests"). */

@@ -18,6 +18,8 @@ import { snapshotBlob } from './operations/snapshot.js';
 import { sealBlob } from './operations/seal.js';
 import { setBlobTier } from './operations/tier.js';
 import { listBlobs } from './operations/list-blobs.js';
+import { findBlobsByTags } from './operations/find-blobs.js';
+import { getBlobTags, setBlobTags } from './operations/tags.js';
 import type { BlobResource } from './resources.js';
 import type { BlobServices } from './services.js';
 
@@ -53,6 +55,9 @@ const breakBlobLease: SasNeed = { ...write, serviceAlso: [{ letters: 'd', since:
  * container, with a container SAS. Use an account SAS instead").
  */
 const containerLease: SasNeed = { resourceType: 'c', service: '', account: ['w'] };
+/** Tag (t) and Find (f): create-service-sas, create-account-sas ("blob tag operations", "filtering by blob tag"). */
+const tagsNeed = object('t', ['t']);
+const findInContainer: SasNeed = { resourceType: 'c', service: 'f', account: ['f'] };
 
 const has = (name: string) => (request: RouteRequest) => firstHeader(request.headers[name]) !== undefined;
 const hasNot = (name: string) => (request: RouteRequest) => firstHeader(request.headers[name]) === undefined;
@@ -94,6 +99,17 @@ export const blobRoutes: readonly Route<BlobResource, BlobServices>[] = [
       sas: { resourceType: 'c', service: 'l', account: ['l'] },
     },
     (c, r) => listBlobs(c, r.container),
+  ),
+  route<BlobResource, BlobServices, 'container'>(
+    {
+      resource: 'container',
+      method: 'GET',
+      restype: 'container',
+      comp: 'blobs',
+      operation: 'FindBlobsByTags',
+      sas: findInContainer,
+    },
+    (c, r) => findBlobsByTags(c, r.container),
   ),
   ...leaseLines('Container', (operation, when) =>
     route<BlobResource, BlobServices, 'container'>(
@@ -156,6 +172,8 @@ export const blobRoutes: readonly Route<BlobResource, BlobServices>[] = [
   // set-blob-tier: "anyone with a Shared Access Signature that has permission to write"; append-blob-seal likewise.
   blob({ method: 'PUT', comp: 'tier', operation: 'SetBlobTier', sas: write }, setBlobTier),
   blob({ method: 'PUT', comp: 'seal', operation: 'SealBlob', sas: write }, sealBlob),
+  blob({ method: 'PUT', comp: 'tags', operation: 'SetBlobTags', sas: tagsNeed }, setBlobTags),
+  blob({ method: 'GET', comp: 'tags', operation: 'GetBlobTags', sas: tagsNeed }, getBlobTags),
   ...leaseLines('Blob', (operation, when, action) =>
     blob(
       { method: 'PUT', comp: 'lease', when, operation, sas: action === 'break' ? breakBlobLease : write },

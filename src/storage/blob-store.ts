@@ -62,6 +62,8 @@ export interface BlobRecord extends BlobKey {
   readonly sizeBytes: number;
   /** The service's encoding of blob type, content headers, metadata, lease, creation time, MD5. */
   readonly state: string;
+  /** Writes only (see "Blob index tags" below); never on a record the store answers. */
+  readonly indexTags?: IndexTags | undefined;
 }
 
 /** A block of a blob's content: Put Blob's single block has id ''; append blobs' blocks too. */
@@ -251,4 +253,52 @@ export interface BlobStore {
    * while it answers `limit` or more.
    */
   reclaimContent(nowMs: number, stagedBeforeMs: number, limit: number): Promise<number>;
+
+  /**
+   * Blob index tags (below): base blobs whose tag `query.key` has a value within the query's
+   * bounds, in the account or one container, in (value, container, name) order from after
+   * `query.after`, at most `query.limit`, each with all its tags. Reads about as many rows as it
+   * answers (an index on (key, value, container, name)). Deleted containers' blobs are never found.
+   */
+  findBlobsByTags(account: string, query: TagQuery): Promise<TaggedBlob[]>;
+}
+
+// ---- Blob index tags (find-blobs-by-tags) ----
+// The service keeps a blob version's tags in its `state`; the store keeps an index of the base
+// blobs' tags, written with the record in the same transaction: a putBlob of a base record whose
+// `indexTags` is set replaces the blob's indexed tags with them ([]: none); left undefined, they stay
+// as they are (a write that does not change tags). Deleting a base blob (or its container) drops
+// them. Snapshots are not indexed (their record's indexTags must be undefined).
+
+/** A blob's tags: keys unique (at most 10, short ASCII: the service checks). */
+export type IndexTags = readonly (readonly [key: string, value: string])[];
+
+/** A bound on a tag value: the value itself included or not. */
+export interface TagBound {
+  readonly value: string;
+  readonly inclusive: boolean;
+}
+
+/** A place in findBlobsByTags' order. */
+export interface TagPlace {
+  readonly value: string;
+  readonly container: string;
+  readonly name: string;
+}
+
+export interface TagQuery {
+  /** Undefined: every container of the account. */
+  readonly container: string | undefined;
+  readonly key: string;
+  /** Undefined: unbounded on that side. Equality is both bounds inclusive on one value. */
+  readonly lower: TagBound | undefined;
+  readonly upper: TagBound | undefined;
+  /** Start strictly after this place; undefined: from the first. */
+  readonly after: TagPlace | undefined;
+  readonly limit: number;
+}
+
+/** A base blob found by its tag: `value` is its value of the query's key; `tags` all its tags. */
+export interface TaggedBlob extends TagPlace {
+  readonly tags: IndexTags;
 }

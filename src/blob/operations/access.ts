@@ -8,6 +8,8 @@ import type { ServiceCall } from '../../http/service-definition.js';
 import type { BlobKey, BlobRecord, ContentChange, WriteOutcome } from '../../storage/blob-store.js';
 import { raced, retryWhileRaced } from './cas-retry.js';
 import { isSnapshotStamp, visibleEtag } from '../wire/etag.js';
+import type { Versioned } from '../wire/conditions.js';
+import { sameTags } from '../tags/tag-set.js';
 import { httpDate, newEtag } from '../wire/reply-headers.js';
 import {
   decodeBlobState,
@@ -21,7 +23,7 @@ import {
 import { leaseHeaders, noLease } from '../state/leases.js';
 import type { BlobResource } from '../resources.js';
 import type { BlobServices } from '../services.js';
-import { versionHeaders, versioned } from './versions.js';
+import { asNewVersion, versionHeaders } from './versions.js';
 
 export type BlobCall = ServiceCall<BlobServices>;
 export type BlobOf = Extract<BlobResource, { readonly kind: 'blob' }>;
@@ -77,6 +79,11 @@ export function keyOf(resource: BlobOf, snapshot = ''): BlobKey {
 export async function notFound(call: BlobCall, container: string): Promise<never> {
   const found = await call.services.blobs.getContainer(call.account, container);
   throw new StorageError(found === undefined ? 'ContainerNotFound' : 'BlobNotFound');
+}
+
+/** What conditional headers test of a blob version: its ETag, Last-Modified and index tags. */
+export function versioned(found: Found): Versioned {
+  return { etag: found.record.etag, lastModifiedMs: found.record.lastModifiedMs, tags: found.state.tags };
 }
 
 export async function findBlob(call: BlobCall, key: BlobKey): Promise<Found | undefined> {
@@ -168,14 +175,26 @@ export async function updateBlob(
     const current = first === undefined ? await findBlob(call, keyOf(resource)) : first.found;
     first = undefined;
     const write = await decide(current);
-    const { record, keepAs } =
-      write.makesVersion === true ? versioned(call, current, write.record) : { ...write, keepAs: undefined };
+    const { record: version, keepAs } =
+      write.makesVersion === true ? asNewVersion(call, current, write.record) : { ...write, keepAs: undefined };
+    const record = withIndexTags(version, current);
     const ifEtag = current?.record.etag ?? null;
     const outcome = await call.services.blobs.putBlob(call.account, record, write.content, ifEtag, keepAs);
     if (outcome === 'ok') return record;
     if (outcome !== 'etagMismatch') throw writeFailure(outcome);
     return raced;
   });
+}
+
+/**
+ * The record with indexTags set when the write changes the base blob's tags (the store indexes
+ * them with the record, blob-store.ts "Blob index tags"); as it is when they stay the same.
+ */
+export function withIndexTags(record: BlobRecord, current: Found | undefined): BlobRecord {
+  if (record.snapshot !== '') return record;
+  const next = decodeBlobState(record.state).tags ?? [];
+  const before = current?.state.tags ?? [];
+  return sameTags(before, next) ? record : { ...record, indexTags: next };
 }
 
 export function writeFailure(outcome: Exclude<WriteOutcome, 'ok'>): StorageError {
@@ -211,6 +230,8 @@ export function describeHeaders(found: Found, atMs: number): Record<string, stri
   };
   if (state.blobType === 'AppendBlob') headers['x-ms-blob-committed-block-count'] = String(state.committedBlockCount);
   if (state.sealed === true) headers['x-ms-blob-sealed'] = 'true'; // append-blob-seal: sent when sealed
+  // get-blob-properties: x-ms-tag-count, when the blob has tags.
+  if (state.tags !== undefined && state.tags.length > 0) headers['x-ms-tag-count'] = String(state.tags.length);
   return headers;
 }
 

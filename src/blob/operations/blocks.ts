@@ -22,6 +22,7 @@ import {
   writtenHeaders,
   type BlobCall,
   type BlobOf,
+  versioned,
 } from './access.js';
 import { versionIdHeader } from './versions.js';
 import { checkBlobName, checkWrite, refuseOverwrite } from './checks.js';
@@ -35,6 +36,7 @@ import { parseDigestHeader } from '../content/checksums.js';
 import { evaluate, parseConditions } from '../wire/conditions.js';
 import { checkLeaseForRead, checkLeaseForWrite } from '../state/leases.js';
 import { requestedTier } from './tier.js';
+import { requestTags } from './tags.js';
 
 /** 201 Created: the block is staged under the blob's name (the blob need not exist yet). */
 export async function putBlock(call: BlobCall, resource: BlobOf): Promise<Reply> {
@@ -84,13 +86,14 @@ export async function putBlockList(call: BlobCall, resource: BlobOf): Promise<Re
   const headers = contentHeadersOf(call, false, undefined);
   const conditions = parseConditions(call.headers);
   const tier = requestedTier(call, 'BlockBlob');
+  const tags = requestTags(call);
   await requireContainer(call, resource.container);
   const record = await updateBlob(call, resource, async (current) => {
     if (current !== undefined && current.state.blobType !== 'BlockBlob') throw new StorageError('InvalidBlobType');
     checkWrite(call, conditions, current, true);
     const { committed, staged } = await call.services.blobs.getBlocks(call.account, keyOf(resource));
     const blocks = resolveBlockList(entries, committed, staged);
-    const state = { ...newContentState(call, current, 'BlockBlob', headers, metadata), tier };
+    const state = { ...newContentState(call, current, 'BlockBlob', headers, metadata), tier, tags };
     const next = nextRecord(call, resource, state, totalSize(blocks));
     return { record: next, content: { kind: 'replace' as const, blocks }, makesVersion: true };
   });
@@ -115,7 +118,7 @@ export async function getBlockList(call: BlobCall, resource: BlobOf): Promise<Re
   }
   const found = await findBlob(call, keyOf(resource, snapshot));
   if (found !== undefined) {
-    if (evaluate(parseConditions(call.headers), found.record) !== 'ok') throw new StorageError('ConditionNotMet');
+    if (evaluate(parseConditions(call.headers), versioned(found)) !== 'ok') throw new StorageError('ConditionNotMet');
     if (snapshot === '') checkLeaseForRead(found.state.lease, nowMs(call), leaseIdOf(call));
   }
   const { committed, staged } = await call.services.blobs.getBlocks(call.account, keyOf(resource, snapshot));

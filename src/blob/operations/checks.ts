@@ -2,7 +2,7 @@
 // headers (conditions.ts) and the lease (state/leases.ts), plus the blob name's rules
 // (https://learn.microsoft.com/rest/api/storageservices/naming-and-referencing-containers--blobs--and-metadata).
 import { invalidHeaderValue, StorageError } from '../../errors.js';
-import { header, leaseIdOf, nowMs, type BlobCall, type Found } from './access.js';
+import { header, leaseIdOf, nowMs, versioned, type BlobCall, type Found } from './access.js';
 import { evaluate, type Conditions } from '../wire/conditions.js';
 import { checkLeaseForWrite } from '../state/leases.js';
 
@@ -23,7 +23,7 @@ export function checkBlobName(name: string): void {
  */
 export function checkWrite(call: BlobCall, conditions: Conditions, current: Found | undefined, creates = false): void {
   refuseOverwrite(call, current);
-  const verdict = evaluate(conditions, current?.record);
+  const verdict = evaluate(conditions, current && versioned(current));
   const createOnly = conditions.ifNoneMatch?.includes('*') === true;
   if (creates && verdict === 'notModified' && current !== undefined && createOnly) {
     throw new StorageError('BlobAlreadyExists');

@@ -12,7 +12,7 @@ import { parseSignedIdentifiers, writeSignedIdentifiers } from '../../wire/acl-x
 import { checkContainerName } from '../wire/container-names.js';
 import { leaseIdOf, nowMs } from './access.js';
 import { raced, retryWhileRaced } from './cas-retry.js';
-import { checkWriteConditions, parseConditions } from '../wire/conditions.js';
+import { checkWriteConditions, parseConditions, refuseTagConditions } from '../wire/conditions.js';
 import {
   decodeContainerState,
   encodeContainerState,
@@ -199,5 +199,6 @@ function checkDateConditions(call: Call, record: ContainerRecord): void {
   if (conditions.ifMatch !== undefined || conditions.ifNoneMatch !== undefined) {
     throw new StorageError('UnsupportedHeader', 'If-Match and If-None-Match are not supported for containers.');
   }
+  refuseTagConditions(conditions);
   checkWriteConditions(conditions, record);
 }

@@ -19,6 +19,7 @@ import {
   type BlobCall,
   type BlobOf,
   type Found,
+  versioned,
 } from './access.js';
 import { checkBlobName, checkWrite } from './checks.js';
 import { findVersion, versionIdHeader } from './versions.js';
@@ -27,6 +28,7 @@ import { totalSize } from '../state/block-lists.js';
 import { parseDigestHeader } from '../content/checksums.js';
 import { checkSourceConditions, parseConditions } from '../wire/conditions.js';
 import { requireSourceReadable } from './copy-source-access.js';
+import { requestTags } from './tags.js';
 import { noLease } from '../state/leases.js';
 import { parseBlobResource } from '../resources.js';
 import { sealOnCopy } from './seal.js';
@@ -100,6 +102,8 @@ export async function copyBlob(call: BlobCall, resource: BlobOf): Promise<Reply>
   const conditions = parseConditions(call.headers);
   const sourceConditions = parseConditions(call.headers, 'x-ms-source-');
   priorityOf(call); // checked before anything is read
+  const tags = requestTags(call);
+  const copySourceTags = copiesSourceTags(call);
   const ontoItself =
     sourceKey.snapshot === '' && sourceKey.container === resource.container && sourceKey.name === resource.blob;
   // Before anything is looked up, so that a source the request may not read is not revealed to exist.
@@ -110,7 +114,7 @@ export async function copyBlob(call: BlobCall, resource: BlobOf): Promise<Reply>
     checkWrite(call, conditions, current, true);
     const source = await findSource(call, sourceKey);
     if (source === undefined) throw new StorageError('CannotVerifyCopySource');
-    checkSourceConditions(sourceConditions, source.record);
+    checkSourceConditions(sourceConditions, versioned(source));
     if (sourceMd5 !== undefined && !sourceMd5.equals(await contentMd5(call, source))) {
       throw new StorageError('Md5Mismatch');
     }
@@ -124,6 +128,7 @@ export async function copyBlob(call: BlobCall, resource: BlobOf): Promise<Reply>
       copy: { id: copyId, source: sourceText, completedMs: nowMs(call), sizeBytes },
       tier: copiedTier(call, source, ontoItself),
       sealed: sealOnCopy(call, source),
+      tags: copySourceTags ? source.state.tags : tags,
     };
     const next = nextRecord(call, resource, state, sizeBytes);
     return { record: next, content: { kind: 'replace', blocks }, makesVersion: true };
@@ -147,4 +152,17 @@ export async function abortCopyBlob(call: BlobCall, resource: BlobOf): Promise<R
   }
   await requireBlob(call, keyOf(resource));
   throw new StorageError('NoPendingCopyOperation');
+}
+
+/**
+ * x-ms-copy-source-tag-option: REPLACE (the default: the destination gets x-ms-tags, or none) or
+ * COPY (the source's tags, and x-ms-tags must not be sent) (copy-blob-from-url; chosen: Copy Blob,
+ * synchronous here, takes it too).
+ */
+function copiesSourceTags(call: BlobCall): boolean {
+  const option = header(call, 'x-ms-copy-source-tag-option');
+  if (option === undefined || option.toUpperCase() === 'REPLACE') return false;
+  if (option.toUpperCase() !== 'COPY') throw invalidHeaderValue('x-ms-copy-source-tag-option', option);
+  if (header(call, 'x-ms-tags') !== undefined) throw new StorageError('InvalidTag', 'x-ms-tags cannot go with COPY.');
+  return true;
 }

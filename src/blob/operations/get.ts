@@ -15,6 +15,7 @@ import {
   type BlobCall,
   type BlobOf,
   type Found,
+  versioned,
 } from './access.js';
 import { requireVersion, versionIdOf } from './versions.js';
 import { visibleEtag } from '../wire/etag.js';
@@ -43,6 +44,7 @@ type Readable = Found & { readonly bytes?: Buffer | undefined };
 async function readable(call: BlobCall, resource: BlobOf, contentBytesMax = 0): Promise<Readable | Reply> {
   const snapshot = snapshotOf(call);
   const key = keyOf(resource, snapshot);
+  const conditions = parseConditions(call.headers); // a header that does not parse is refused before any read
   const versionId = versionIdOf(call);
   const found =
     versionId !== undefined
@@ -50,7 +52,7 @@ async function readable(call: BlobCall, resource: BlobOf, contentBytesMax = 0): 
       : contentBytesMax > 0
         ? await requireBlobAndContent(call, key, contentBytesMax)
         : await requireBlob(call, key);
-  const verdict = evaluate(parseConditions(call.headers), found.record);
+  const verdict = evaluate(conditions, versioned(found));
   if (verdict === 'failed') throw new StorageError('ConditionNotMet');
   if (verdict === 'notModified') {
     return {

@@ -6,11 +6,11 @@
 import { StorageError } from '../../errors.js';
 import type { Reply } from '../../http/respond.js';
 import type { ServiceCall } from '../../http/service-definition.js';
-import { findBlob, keyOf, nowMs, refuseSnapshot, writeFailure, type BlobCall, type BlobOf } from './access.js';
+import { findBlob, keyOf, nowMs, refuseSnapshot, versioned, writeFailure, type BlobCall, type BlobOf } from './access.js';
 import { raced, retryWhileRaced } from './cas-retry.js';
 import { leaseEtag, visibleEtag } from '../wire/etag.js';
 import { encodeBlobState } from '../state/blob.js';
-import { checkWriteConditions, parseConditions } from '../wire/conditions.js';
+import { checkWriteConditions, parseConditions, refuseTagConditions } from '../wire/conditions.js';
 import { decodeContainerState, encodeContainerState } from '../state/container.js';
 import { applyLease, parseLeaseRequest, type LeaseOutcome } from '../state/leases.js';
 import type { BlobServices } from '../services.js';
@@ -33,7 +33,7 @@ export async function leaseBlob(call: BlobCall, resource: BlobOf): Promise<Reply
       const container = await call.services.blobs.getContainer(call.account, resource.container);
       throw new StorageError(container === undefined ? 'ContainerNotFound' : 'BlobNotFound');
     }
-    checkWriteConditions(conditions, found.record);
+    checkWriteConditions(conditions, versioned(found));
     const outcome = applyLease(found.state.lease, request, nowMs(call), 'blob');
     const record = {
       ...found.record,
@@ -57,6 +57,7 @@ export async function leaseContainer(call: ServiceCall<BlobServices>, container:
   if (dates.ifMatch !== undefined || dates.ifNoneMatch !== undefined) {
     throw new StorageError('UnsupportedHeader', 'If-Match and If-None-Match are not supported for containers.');
   }
+  refuseTagConditions(dates);
   const blobs = call.services.blobs;
   return retryWhileRaced('The container changed under every attempt to lease it; retry the request.', async () => {
     const found = await blobs.getContainer(call.account, container);

@@ -19,10 +19,10 @@ const includeValues = new Set([
   'uncommittedblobs',
   'copy',
   'versions',
-  // No soft delete, tags, immutability or legal holds in Cerulean: nothing to add for them.
+  'tags',
+  // No soft delete, immutability or legal holds in Cerulean: nothing to add for them.
   'deleted',
   'deletedwithversions',
-  'tags',
   'immutabilitypolicy',
   'legalhold',
   'permissions',
@@ -153,6 +153,7 @@ export async function listBlobs(call: BlobCall, container: string): Promise<Repl
     entries: page.entries,
     withMetadata: include.has('metadata'),
     withCopy: include.has('copy'),
+    withTags: include.has('tags'),
     nextMarker: page.next === undefined ? '' : encodeMarker(page.next),
     nowMs: call.services.clock.nowMs(),
   });

@@ -21,6 +21,7 @@ import {
   type BlobCall,
   type BlobOf,
   type Found,
+  versioned,
 } from './access.js';
 import { checkWrite } from './checks.js';
 import { keptVersion, requireVersion, versionIdHeader, versionIdOf } from './versions.js';
@@ -82,7 +83,7 @@ export async function getBlobMetadata(call: BlobCall, resource: BlobOf): Promise
     versionId === undefined
       ? await requireBlob(call, keyOf(resource, snapshot))
       : await requireVersion(call, resource, versionId);
-  if (evaluate(parseConditions(call.headers), found.record) !== 'ok') throw new StorageError('ConditionNotMet');
+  if (evaluate(parseConditions(call.headers), versioned(found)) !== 'ok') throw new StorageError('ConditionNotMet');
   if (found.record.snapshot === '') checkLeaseForRead(found.state.lease, nowMs(call), leaseIdOf(call));
   return {
     status: 200,

@@ -23,6 +23,7 @@ import { checksumReplyHeaders, contentHeadersOf, receiveContent, type Received }
 import { putBlobBytesMax } from '../limits.js';
 import { parseConditions } from '../wire/conditions.js';
 import { requestedTier } from './tier.js';
+import { requestTags } from './tags.js';
 
 /**
  * 201 Created. Conditions and lease are checked before the body is read (a refused request reads
@@ -35,6 +36,7 @@ export async function putBlob(call: BlobCall, resource: BlobOf): Promise<Reply> 
   const blobType = blobTypeOf(call);
   const tier = requestedTier(call, blobType);
   const metadata = [...metadataFromHeaders(call.rawHeaders)];
+  const tags = requestTags(call);
   const conditions = parseConditions(call.headers);
   // A blob found is in its container: only a blob not found needs the container looked up.
   const found = await findBlob(call, keyOf(resource));
@@ -56,7 +58,7 @@ export async function putBlob(call: BlobCall, resource: BlobOf): Promise<Reply> 
   const headers = contentHeadersOf(call, true, received?.md5?.toString('base64'));
   const record = await updateBlob(call, resource, (current) => {
     checkWrite(call, conditions, current, true);
-    const state = { ...newContentState(call, current, blobType, headers, metadata), tier };
+    const state = { ...newContentState(call, current, blobType, headers, metadata), tier, tags };
     const next = nextRecord(call, resource, state, sizeBytes);
     return { record: next, content: { kind: 'replace', blocks }, makesVersion: true };
   }, { found });

@@ -13,6 +13,7 @@ import {
   writtenHeaders,
   type BlobCall,
   type BlobOf,
+  versioned,
 } from './access.js';
 import { snapshotStamp } from '../wire/etag.js';
 import { encodeBlobState } from '../state/blob.js';
@@ -32,7 +33,7 @@ export async function snapshotBlob(call: BlobCall, resource: BlobOf): Promise<Re
   const conditions = parseConditions(call.headers);
   return retryWhileRaced('The blob changed under every attempt to snapshot it; retry the request.', async () => {
     const found = await requireBlob(call, keyOf(resource));
-    if (evaluate(conditions, found.record) !== 'ok') throw new StorageError('ConditionNotMet');
+    if (evaluate(conditions, versioned(found)) !== 'ok') throw new StorageError('ConditionNotMet');
     checkLeaseForRead(found.state.lease, nowMs(call), leaseIdOf(call));
     // "Snapshots are not supported for archived blobs" (access-tiers-overview)
     refuseOffline(found.state.tier, nowMs(call));

@@ -60,7 +60,7 @@ function versionIdOfBase(found: Found): string {
  * A write that makes a new version: `record` with a new version id in its state, and (versioning on,
  * a current blob there) the record the current blob is kept as. Versioning off: as it is.
  */
-export function versioned(
+export function asNewVersion(
   call: BlobCall,
   current: Found | undefined,
   record: BlobRecord,

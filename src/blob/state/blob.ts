@@ -5,6 +5,7 @@
 import assert from 'node:assert/strict';
 import { noLease, type StoredLease } from './leases.js';
 import type { StoredTier } from './tier.js';
+import type { TagSet } from '../tags/tag-set.js';
 
 export type BlobType = 'BlockBlob' | 'AppendBlob';
 
@@ -47,6 +48,8 @@ export interface BlobState {
   readonly sealed?: boolean | undefined;
   /** With --blob-versioning: the version id the write that made this version gave it (operations/versions.ts). */
   readonly versionId?: string | undefined;
+  /** Blob index tags (tags/tag-set.ts); none: no tags. A snapshot keeps its base's at snapshot time. */
+  readonly tags?: TagSet | undefined;
 }
 
 export function encodeBlobState(state: BlobState): string {

@@ -3,21 +3,33 @@
 // (https://learn.microsoft.com/rest/api/storageservices/specifying-conditional-headers-for-blob-service-operations).
 // Pure: the operations read the record, evaluate, then write by compare-and-swap on the ETag they
 // read, so the check and the write are one atomic step.
-import { StorageError } from '../../errors.js';
+import { invalidHeaderValue, StorageError } from '../../errors.js';
 import type { Headers } from '../../http/service-definition.js';
 import { visibleEtag } from './etag.js';
+import {
+  matches as tagsMatch,
+  parseTagCondition,
+  tagMap,
+  TagExpressionError,
+  type TagExpression,
+} from '../tags/expression.js';
+import type { TagSet } from '../tags/tag-set.js';
 
 export interface Conditions {
   readonly ifMatch: readonly string[] | undefined;
   readonly ifNoneMatch: readonly string[] | undefined;
   readonly ifModifiedSinceMs: number | undefined;
   readonly ifUnmodifiedSinceMs: number | undefined;
+  /** x-ms-if-tags (x-ms-source-if-tags): an expression the blob's tags must satisfy. */
+  readonly ifTags: TagExpression | undefined;
 }
 
 /** What a condition is evaluated against: the current version, or undefined when there is none. */
 export interface Versioned {
   readonly etag: string;
   readonly lastModifiedMs: number;
+  /** A blob's index tags, for x-ms-if-tags; undefined for what has none (a container). */
+  readonly tags?: TagSet | undefined;
 }
 
 /** The conditions of a request; `prefix` 'x-ms-source-' reads Copy Blob's conditions on its source. */
@@ -27,7 +39,31 @@ export function parseConditions(headers: Headers, prefix = ''): Conditions {
     ifNoneMatch: etagList(headers[`${prefix}if-none-match`]),
     ifModifiedSinceMs: dateHeader(headers[`${prefix}if-modified-since`]),
     ifUnmodifiedSinceMs: dateHeader(headers[`${prefix}if-unmodified-since`]),
+    ifTags: tagCondition(prefix === '' ? 'x-ms-if-tags' : `${prefix}if-tags`, headers),
   };
+}
+
+/** A tag condition that does not parse is 400 InvalidHeaderValue (unverified: the service's code). */
+function tagCondition(name: string, headers: Headers): TagExpression | undefined {
+  const value = headers[name];
+  if (value === undefined) return undefined;
+  const text = Array.isArray(value) ? value.join(',') : value;
+  try {
+    return parseTagCondition(text);
+  } catch (error) {
+    if (error instanceof TagExpressionError) throw invalidHeaderValue(name, text);
+    throw error;
+  }
+}
+
+/**
+ * Container operations have no tags to test: x-ms-if-tags there is 400 UnsupportedHeader rather than
+ * ignored (chosen; the conditional-headers page lists it for blob operations only).
+ */
+export function refuseTagConditions(conditions: Conditions): void {
+  if (conditions.ifTags !== undefined) {
+    throw new StorageError('UnsupportedHeader', 'x-ms-if-tags applies to blob operations only.');
+  }
 }
 
 export function hasConditions(conditions: Conditions): boolean {
@@ -71,6 +107,13 @@ export type Verdict = 'ok' | 'notModified' | 'failed';
  * If-Match and If-Unmodified-Since fail and the others hold.
  */
 export function evaluate(conditions: Conditions, current: Versioned | undefined): Verdict {
+  const verdict = evaluateDates(conditions, current);
+  if (verdict === 'failed' || conditions.ifTags === undefined) return verdict;
+  // x-ms-if-tags: a blob whose tags do not satisfy it (or no blob at all) fails, 412 even for GET.
+  return current !== undefined && tagsMatch(conditions.ifTags, tagMap(current.tags ?? [])) ? verdict : 'failed';
+}
+
+function evaluateDates(conditions: Conditions, current: Versioned | undefined): Verdict {
   const { ifMatch, ifNoneMatch, ifModifiedSinceMs, ifUnmodifiedSinceMs } = conditions;
   if (current === undefined) return ifMatch !== undefined || ifUnmodifiedSinceMs !== undefined ? 'failed' : 'ok';
   if (ifMatch !== undefined) {

@@ -25,6 +25,8 @@ export interface BlobListing extends ListingEcho {
   readonly entries: readonly ListEntry[];
   readonly withMetadata: boolean;
   readonly withCopy: boolean;
+  /** include=tags: each blob's <Tags> after its Metadata. */
+  readonly withTags: boolean;
   /** '' when this page is the last. */
   readonly nextMarker: string;
   readonly nowMs: number;
@@ -89,6 +91,14 @@ function entryNodes(entry: Exclude<ListEntry, { kind: 'prefix' }>, listing: Blob
   if (listing.withMetadata) {
     content.push({ name: 'Metadata', content: state.metadata.map(([name, value]) => leaf(name, value)) });
   }
+  const tags = state.tags ?? [];
+  if (listing.withTags && tags.length > 0) {
+    const tagNodes = tags.map(([key, value]): XmlNode => ({
+      name: 'Tag',
+      content: [leaf('Key', key), leaf('Value', value)],
+    }));
+    content.push({ name: 'Tags', content: [{ name: 'TagSet', content: tagNodes }] });
+  }
   return content;
 }
 
@@ -117,6 +127,8 @@ function propertyNodes(record: BlobRecord, state: BlobState, listing: BlobListin
     leaf('LeaseState', lease.state),
   ];
   if (lease.duration !== undefined) nodes.push(leaf('LeaseDuration', lease.duration));
+  // list-blobs: TagCount, when the blob has tags (whatever include asks).
+  if (state.tags !== undefined && state.tags.length > 0) nodes.push(leaf('TagCount', String(state.tags.length)));
   if (listing.withCopy && state.copy !== undefined) {
     const { copy } = state;
     nodes.push(

@@ -4,6 +4,7 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import type { SettingKey } from '../table-store.js';
 import { blobSchema } from './blob/schema.js';
+import { blobTagsSchema } from './blob/tags.js';
 import { queueSchema } from './queue-schema.js';
 
 export const databaseFileName = 'cerulean.sqlite';
@@ -61,6 +62,7 @@ export function openDatabase(file: string, role: keyof typeof cacheKiB): Databas
     db.exec(schema);
     db.exec(queueSchema);
     db.exec(blobSchema);
+    db.exec(blobTagsSchema);
   }
   db.pragma(`cache_size = -${cacheKiB[role]}`);
   return db;

@@ -16,6 +16,7 @@ import { listCases } from './cases/listing.js';
 import { modelCases } from './cases/model.js';
 import { reclaimCases } from './cases/reclaim.js';
 import { versionCases } from './cases/versions.js';
+import { tagCases } from './cases/tags.js';
 import { runConformanceGroups, type ConformanceCase } from '../conformance-groups.js';
 import type { BlobStoreFactory, BlobStoreUnderTest } from './support.js';
 
@@ -40,6 +41,7 @@ const groups: readonly { readonly name: string; readonly cases: readonly BlobCas
   { name: 'content', cases: contentCases },
   { name: 'reclaim', cases: reclaimCases },
   { name: 'container delete', cases: containerDeleteCases },
+  { name: 'index tags', cases: tagCases },
   { name: 'model', cases: modelCases },
   { name: 'durability across reopen', cases: durabilityCases },
   { name: 'versions', cases: versionCases },

@@ -425,7 +425,7 @@ async function rawRefusals(server: RunningServer): Promise<void> {
   const name = uniqueContainerName('ref');
   assert.equal((await blobSend(server, { method: 'PUT', target: `${name}?restype=container` })).status, 201);
   const tags = await blobSend(server, { method: 'PUT', target: `${name}/blob.txt?comp=tags`, body: '<Tags/>' });
-  assertQueueError(tags, 400, 'UnsupportedQueryParameter');
+  assertQueueError(tags, 404, 'BlobNotFound'); // served now: the blob is missing
   const page = await blobSend(server, { method: 'PUT', target: `${name}/disk.vhd?comp=page` });
   assertQueueError(page, 400, 'UnsupportedQueryParameter');
   // Versions are served (docs/blob.md "Versions"), but not their tags.

@@ -8,6 +8,8 @@
 import assert from 'node:assert/strict';
 import type pg from 'pg';
 import type {
+  TagQuery,
+  TaggedBlob,
   BlobAndContent,
   Block,
   BlobKey,
@@ -31,6 +33,7 @@ import { reclaimContent } from './reclaim.js';
 import { named } from './statements.js';
 import { ContentIds, namedContents, unwrittenAmong, unwrittenSql, unwrittenValues } from './unwritten.js';
 import { deleteBlob, putBlob, snapshotBlob } from './writes.js';
+import { findBlobsByTags } from './tags.js';
 import type { PostgresConnection } from '../connection.js';
 import { isMissingTable } from '../failures.js';
 import { schemaName as s } from '../schema.js';
@@ -249,6 +252,10 @@ export class PostgresBlobStore implements BlobStore {
         ? { kind: 'uncommitted', name: row.name }
         : { kind: 'blob', record: blobRecord(container, row as BlobRow) },
     );
+  }
+
+  findBlobsByTags(account: string, query: TagQuery): Promise<TaggedBlob[]> {
+    return findBlobsByTags(this.connection, s, account, query);
   }
 
   putBlob(

@@ -17,6 +17,7 @@ import { named, run, runAndCommit } from './statements.js';
 import { namedContents, unwrittenAmong, unwrittenSql, unwrittenValues } from './unwritten.js';
 import { RaceLost, type Statement } from '../connection.js';
 import { schemaName as s } from '../schema.js';
+import { replaceTagsStatement } from './tags.js';
 
 /** A blob version's row, locked. bigint columns arrive as text. */
 interface VersionRow {
@@ -142,6 +143,7 @@ export async function putBlob(
 ): Promise<WriteOutcome> {
   assert(record.snapshot === '' || content.kind === 'keep', 'putBlob changes a snapshot only as its record');
   assert(keepAs === undefined || record.snapshot === '', 'only a base blob is kept as a version');
+  assert(record.snapshot === '' || record.indexTags === undefined, 'a snapshot has no indexed tags');
   const locked = await lockVersion(client, account, record, 'UPDATE', ifEtag);
   if (typeof locked === 'string') return locked;
   const { containerId, version: current } = locked;
@@ -150,15 +152,22 @@ export async function putBlob(
   assertCommittedSize(record, sizeAfter(currentBytes, content));
   if (keepAs !== undefined) await keep(client, containerId, current, keepAs);
   // The write goes with COMMIT (commit-with.ts): it fails, rather than answers, if it cannot write all.
-  await runAndCommit(client, writeStatement(containerId, record, current, content, chunkBytes)).catch(
-    (error: unknown) => {
-      const { code, table } = error as { code?: string; table?: string };
-      // Another transaction created the blob since this one looked: start over, and meet its row.
-      if (code === '23505' && table === 'blobs') throw new RaceLost();
-      assert.notEqual(code, failedCheck, 'every block a write names is complete content of its stated size');
-      throw error;
-    },
-  );
+  // A write that changes the blob's tags writes them last, with COMMIT, after the record.
+  const write = writeStatement(containerId, record, current, content, chunkBytes);
+  const tags = record.indexTags;
+  const written =
+    tags === undefined
+      ? runAndCommit(client, write)
+      : run(client, write).then(() =>
+          runAndCommit(client, replaceTagsStatement(s, account, containerId, record.container, record.name, tags)),
+        );
+  await written.catch((error: unknown) => {
+    const { code, table } = error as { code?: string; table?: string };
+    // Another transaction created the blob since this one looked: start over, and meet its row.
+    if (code === '23505' && table === 'blobs') throw new RaceLost();
+    assert.notEqual(code, failedCheck, 'every block a write names is complete content of its stated size');
+    throw error;
+  });
   return 'ok';
 }
 

@@ -11,6 +11,8 @@
 import assert from 'node:assert/strict';
 import type Database from 'better-sqlite3';
 import type {
+  TagQuery,
+  TaggedBlob,
   Block,
   BlobKey,
   BlobRecord,
@@ -27,6 +29,7 @@ import { newContentId, type ContentFiles } from './content.js';
 import { inlineBytesMaxDefault, inlineReaderSql, readHead } from './inline.js';
 import { blobColumns } from './schema.js';
 import type { BlobWriterApi } from './writer.js';
+import { SqliteTagFinder } from './tags.js';
 import { boundLimit } from '../schema.js';
 
 type Statement = Database.Statement<unknown[], unknown>;
@@ -131,6 +134,7 @@ export class SqliteBlobStore implements BlobStore {
   private readonly readers: Map<number, number>;
   private readonly graceMs: number;
   private readonly inlineBytesMax: number;
+  private readonly tagFinder: SqliteTagFinder;
   /** Where the sweep of inline content goes on: the last content id it looked at. */
   private inlineSweepAfter = '';
 
@@ -152,6 +156,11 @@ export class SqliteBlobStore implements BlobStore {
       Object.entries({ ...blobReaderSql, ...inlineReaderSql }).map(([key, text]) => [key, reader.prepare(text)]),
     ) as Sql;
     this.sql.inlineBytes.pluck();
+    this.tagFinder = new SqliteTagFinder(reader);
+  }
+
+  async findBlobsByTags(account: string, query: TagQuery): Promise<TaggedBlob[]> {
+    return this.tagFinder.find(account, query);
   }
 
   /**

@@ -27,6 +27,7 @@ import {
 } from '../../blob-rows.js';
 import type { RunJob } from '../queue-writer.js';
 import { boundLimit } from '../schema.js';
+import { SqliteTagRows } from './tags.js';
 
 /** What one reclaim job did: the content files to remove now (no row names them any more). */
 export interface ReclaimStep {
@@ -168,11 +169,13 @@ type Sql = Record<keyof typeof sql, Statement>;
 
 export class SqliteBlobWriter implements BlobWriterApi {
   private readonly sql: Sql;
+  private readonly tags: SqliteTagRows;
 
   constructor(
     db: Database.Database,
     private readonly run: RunJob,
   ) {
+    this.tags = new SqliteTagRows(db);
     this.sql = Object.fromEntries(Object.entries(sql).map(([key, text]) => [key, db.prepare(text)])) as Sql;
     for (const key of ['containerId', 'nextContainerId', 'nextOrdinal', 'referencedByBlock', 'referencedByStaged'])
       this.sql[key as keyof Sql].pluck();
@@ -221,6 +224,7 @@ export class SqliteBlobWriter implements BlobWriterApi {
   ): Promise<WriteOutcome> {
     assert(record.snapshot === '' || content.kind === 'keep', 'putBlob changes a snapshot only as its record');
     assert(keepAs === undefined || record.snapshot === '', 'only a base blob is kept as a version');
+    assert(record.snapshot === '' || record.indexTags === undefined, 'a snapshot has no indexed tags');
     // Checked before the job where it can be: a job that throws fails its whole group (writer.ts).
     if (content.kind === 'replace') assertCommittedSize(record, blocksSize(content.blocks));
     if (content.kind === 'append') assertBlock(content.block);
@@ -244,6 +248,9 @@ export class SqliteBlobWriter implements BlobWriterApi {
       }
       const listId = this.changeContent(containerId, record, current, content);
       this.writeRecord(containerId, record, listId);
+      if (record.indexTags !== undefined) {
+        this.tags.replace(account, containerId, record.container, record.name, record.indexTags);
+      }
       return 'ok';
     });
   }
@@ -478,6 +485,7 @@ export class SqliteBlobWriter implements BlobWriterApi {
   private deleteVersion(containerId: number, name: string, snapshot: string, listId: number): void {
     this.sql.killList.run(listId);
     this.sql.deleteVersion.run(containerId, name, snapshot === '' ? 1 : 0, snapshot);
+    if (snapshot === '') this.tags.dropAll(containerId, name);
   }
 
   /** Deletes the name's staged blocks (their content to garbage); answers how many there were. */
