@@ -5,7 +5,7 @@ import type { BlobResource } from './resources.js';
 
 /**
  * `comp` values of features the service has and Cerulean does not serve: page blobs, blob index
- * tags, incremental copy, query acceleration, user delegation keys, immutability and
+ * tags, incremental copy, query acceleration, immutability and
  * legal holds, expiry, container rename and restore.
  */
 const featuresNotServed: ReadonlyMap<string, string> = new Map([
@@ -15,7 +15,6 @@ const featuresNotServed: ReadonlyMap<string, string> = new Map([
   ['tags', 'blob index tags'],
   ['blobs', 'finding blobs by tags'],
   ['query', 'query acceleration'],
-  ['userdelegationkey', 'user delegation keys'],
   ['immutabilitypolicies', 'immutability policies'],
   ['legalhold', 'legal holds'],
   ['expiry', 'blob expiry'],

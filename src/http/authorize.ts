@@ -5,7 +5,7 @@
 // parameter means a SAS; with neither the request fails as Shared Key would.
 import { StorageError } from '../errors.js';
 import { verifySharedKey, type AuthRequest, type SharedKeyFlavour } from './auth.js';
-import { invalidToken, type BearerVerifier } from './bearer.js';
+import { invalidToken, type BearerPrincipal, type BearerVerifier } from './bearer.js';
 import {
   authorizeSas,
   keyInRange,
@@ -51,6 +51,8 @@ export interface Access {
   readonly keyRange: KeyRange | undefined;
   /** Response headers a blob SAS sets on the blob reads it makes (rscc, …); undefined: none. */
   readonly responseHeaders?: Readonly<Record<string, string>> | undefined;
+  /** Who a verified bearer token names; undefined for every other credential (Get User Delegation Key). */
+  readonly principal?: BearerPrincipal | undefined;
 }
 
 /** The service's name in an account-scoped audience (https://{account}.{service}.core.windows.net). */
@@ -68,11 +70,11 @@ export async function authorize(request: AuthorizeRequest, options: AuthorizeOpt
       );
     }
     const service = bearerServices[options.accountServiceLetter ?? 't'];
-    options.bearer.verify(authorization.slice('bearer '.length).trim(), request.now, {
+    const principal = options.bearer.verify(authorization.slice('bearer '.length).trim(), request.now, {
       account: request.account.name,
       service,
     });
-    return fullAccess;
+    return { ...fullAccess, principal };
   }
   if (authorization === undefined) {
     const access = await authorizeSasOnly(request, options);

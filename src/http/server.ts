@@ -29,6 +29,7 @@ import {
   type AuthorizeRequest,
 } from './authorize.js';
 import { bearerChallenge, type BearerVerifier } from './bearer.js';
+import { delegationKeyValue } from './user-delegation.js';
 import { BodyTooLargeToDrain, discardBody } from './body.js';
 import { firstHeader } from './headers.js';
 import { embeddedIncoming, incomingOf, type Incoming } from './incoming.js';
@@ -371,6 +372,7 @@ async function run<R extends { readonly kind: string }, S>(
     access,
     createOnly: verdict === 'createOnly',
     sasAccessOf: otherSasAccess(options, service, request, requestTarget, { ...target, known: account }),
+    delegationKeyValue: (fields) => delegationKeyValue(account.keys[0]!, fields),
     baseUrl: baseUrl(request, target),
     method,
     query: target.query,

@@ -13,6 +13,7 @@ import type { SharedKeyFlavour } from './auth.js';
 import type { EmbeddedRequest } from './incoming.js';
 import type { Reply } from './respond.js';
 import type { SasNeed, StoredPolicy } from './sas.js';
+import type { DelegationKeyFields } from './user-delegation.js';
 
 export type { EmbeddedRequest };
 
@@ -44,6 +45,8 @@ export interface ServiceCall<S> {
    * undefined when that query carries no signature. Throws the SAS's 403 when it is not valid.
    */
   readonly sasAccessOf: (rawQuery: string, resourceName: string) => Promise<Access | undefined>;
+  /** The Value of a user delegation key of the request's account with these fields (http/user-delegation.ts). */
+  readonly delegationKeyValue: (fields: DelegationKeyFields) => string;
   /** `{scheme}://{host}[/{account}]`: the base of the URLs a reply names. */
   readonly baseUrl: string;
   /** The effective method (after the service's method tunnelling, if it has one). */
