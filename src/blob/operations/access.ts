@@ -71,8 +71,9 @@ export async function notFound(call: BlobCall, container: string): Promise<never
   throw new StorageError(found === undefined ? 'ContainerNotFound' : 'BlobNotFound');
 }
 
-export async function findBlob(call: BlobCall, key: BlobKey): Promise<Found | undefined> {
-  const record = await call.services.blobs.getBlob(call.account, key);
+/** The blob version `key` names in `account` (default: the request's; a copy source may be in another). */
+export async function findBlob(call: BlobCall, key: BlobKey, account = call.account): Promise<Found | undefined> {
+  const record = await call.services.blobs.getBlob(account, key);
   return record === undefined ? undefined : { record, state: decodeBlobState(record.state) };
 }
 

@@ -171,7 +171,7 @@ cases.push([
     const { send } = context;
     const c = (await freshContainer(context)).containerName;
     assert.equal((await put(send, `${c}/src`, 'hello')).status, 201);
-    const source = `http://127.0.0.1/devstoreaccount1/${c}/src`;
+    const source = `${context.service.url}/${c}/src`;
     const copy = (md5: string) =>
       send({
         method: 'PUT',
