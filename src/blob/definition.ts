@@ -114,7 +114,7 @@ export const serviceAndContainerRoutes: readonly Route<BlobResource, BlobService
   serviceLine('GET', 'properties', 'GetBlobServiceProperties', 'r', getServiceProperties),
   serviceLine('PUT', 'properties', 'SetBlobServiceProperties', 'w', setServiceProperties),
   serviceLine('GET', 'stats', 'GetBlobServiceStats', 'r', getServiceStats),
-  // Only a bearer token may ask: the handler refuses Shared Key and SAS as the service does.
+  // Only a bearer token may ask: no SAS grants it (403 before the handler), which refuses Shared Key.
   on(
     {
       resource: 'service',
@@ -122,7 +122,7 @@ export const serviceAndContainerRoutes: readonly Route<BlobResource, BlobService
       restype: 'service',
       comp: 'userdelegationkey',
       operation: 'GetUserDelegationKey',
-      sas: undefined,
+      sas: need('s', '', []),
     },
     getUserDelegationKey,
   ),

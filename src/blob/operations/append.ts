@@ -95,8 +95,9 @@ export async function appendBlockFromUrl(call: BlobCall, resource: BlobOf): Prom
   const source = await sourceBlob(call);
   const range = sourceRange(call, source.found.record.sizeBytes);
   const sizeBytes = range.endExclusive - range.start;
-  // An empty source has no range to append; the service's answer is unverified (chosen: 416 as for a range past its end).
-  if (sizeBytes === 0) throw copySourceFailure(416, 'InvalidRange', 'The copy source is empty: there is nothing to append.');
+  // An empty source has nothing to append: answered as a range past its end (chosen; unverified).
+  if (sizeBytes === 0)
+    throw copySourceFailure(416, 'InvalidRange', 'The copy source is empty: there is nothing to append.');
   if (sizeBytes > sizeBytesMax) throw new StorageError('RequestBodyTooLarge');
   return appendReceived(call, resource, checks, sizeBytes, () => copyRange(call, source, range, sizeBytesMax));
 }
@@ -114,13 +115,18 @@ async function appendReceived(
   checkAppend(call, checks, first, sizeBytes);
   const received = await receive();
   let offset = 0;
-  const record = await updateBlob(call, resource, (current) => {
-    const found = checkAppend(call, checks, current, received.content.sizeBytes);
-    offset = found.record.sizeBytes;
-    const state = { ...found.state, committedBlockCount: found.state.committedBlockCount + 1 };
-    const next = nextRecord(call, resource, state, offset + received.content.sizeBytes);
-    return { record: next, content: { kind: 'append', block: { blockId: '', content: received.content } } };
-  }, { found: first });
+  const record = await updateBlob(
+    call,
+    resource,
+    (current) => {
+      const found = checkAppend(call, checks, current, received.content.sizeBytes);
+      offset = found.record.sizeBytes;
+      const state = { ...found.state, committedBlockCount: found.state.committedBlockCount + 1 };
+      const next = nextRecord(call, resource, state, offset + received.content.sizeBytes);
+      return { record: next, content: { kind: 'append', block: { blockId: '', content: received.content } } };
+    },
+    { found: first },
+  );
   return {
     status: 201,
     headers: {

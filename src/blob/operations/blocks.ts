@@ -25,13 +25,7 @@ import {
   type BlobOf,
 } from './access.js';
 import { checkBlobName, checkWrite, refuseOverwrite } from './checks.js';
-import {
-  checksumReplyHeaders,
-  contentHeadersOf,
-  receiveContent,
-  receiveSmallBody,
-  type Received,
-} from './content.js';
+import { checksumReplyHeaders, contentHeadersOf, receiveContent, receiveSmallBody, type Received } from './content.js';
 import { copyRange, sourceBlob, sourceRange } from './from-url.js';
 import { visibleEtag } from '../wire/etag.js';
 import { httpDate } from '../wire/reply-headers.js';

@@ -79,7 +79,11 @@ export function sourceRange(call: BlobCall, sizeBytes: number): ResolvedRange {
   const end = match[2] === '' ? undefined : Number(match[2]);
   if (end !== undefined && end < start) throw invalidHeaderValue('x-ms-source-range', text);
   if (start >= sizeBytes) {
-    throw copySourceFailure(416, 'InvalidRange', 'The range specified is invalid for the current size of the resource.');
+    throw copySourceFailure(
+      416,
+      'InvalidRange',
+      'The range specified is invalid for the current size of the resource.',
+    );
   }
   return { start, endExclusive: end === undefined ? sizeBytes : Math.min(end + 1, sizeBytes) };
 }
@@ -102,7 +106,13 @@ export async function copyRange(
   const crc64 = parseDigestHeader(header(call, 'x-ms-source-content-crc64'), 8, 'InvalidHeaderValue');
   if (md5 !== undefined && crc64 !== undefined) throw new StorageError('BothCrc64AndMd5HeaderPresent');
   const { record } = found;
-  const stream = await call.services.blobs.readContent(source.account, record, record.etag, range.start, range.endExclusive);
+  const stream = await call.services.blobs.readContent(
+    source.account,
+    record,
+    record.etag,
+    range.start,
+    range.endExclusive,
+  );
   // Chosen: a source replaced between its lookup and its read is reported, not read again.
   if (stream === 'changed') {
     throw copySourceFailure(412, 'ConditionNotMet', 'The copy source changed while it was read.');
@@ -152,7 +162,8 @@ export async function putBlobFromUrl(call: BlobCall, resource: BlobOf): Promise<
 function fromUrlContentHeaders(call: BlobCall, sourceHeaders: ContentHeaders): ContentHeaders {
   const copyProperties = header(call, 'x-ms-copy-source-blob-properties')?.toLowerCase() !== 'false';
   const given = (name: string) => header(call, `x-ms-blob-${name}`);
-  const pick = (name: string, fromSource: string | undefined) => given(name) ?? (copyProperties ? fromSource : undefined);
+  const pick = (name: string, fromSource: string | undefined) =>
+    given(name) ?? (copyProperties ? fromSource : undefined);
   const md5 = parseDigestHeader(given('content-md5'), 'any', 'InvalidMd5')?.toString('base64');
   return {
     contentType: pick('content-type', sourceHeaders.contentType),

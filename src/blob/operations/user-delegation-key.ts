@@ -18,8 +18,10 @@ export const delegationKeyLifetimeMsMax = 7 * 24 * 60 * 60 * 1000;
 const delegationKeyVersionMin = '2018-11-09';
 
 /**
- * 200 with the UserDelegationKey. Only a bearer token may ask: Shared Key and SAS are 403
- * AuthenticationFailed "Only authentication scheme Bearer is supported" (as the service answers).
+ * 200 with the UserDelegationKey. Only a bearer token may ask: Shared Key is 403
+ * AuthenticationFailed "Only authentication scheme Bearer is supported" (as the service answers);
+ * no SAS grants the route (403 AuthorizationPermissionMismatch or ResourceTypeMismatch, as for any
+ * operation a SAS cannot do; the service's answer to a SAS here is unverified).
  * Start (optional here: now) and Expiry must be ISO 8601 UTC times, Expiry after Start and after
  * now, and at most 7 days from now: otherwise 400 InvalidXmlNodeValue (the service's code for a
  * bad KeyInfo value is unverified).
@@ -74,6 +76,7 @@ export async function getUserDelegationKey(call: ServiceCall<BlobServices>): Pro
 function timeOf(name: string, text: string | undefined): number | undefined {
   if (text === undefined) return undefined;
   const ms = parseDelegationTime(text);
-  if (ms === undefined) throw new StorageError('InvalidXmlNodeValue', `The ${name} '${text}' is not an ISO 8601 UTC time.`);
+  if (ms === undefined)
+    throw new StorageError('InvalidXmlNodeValue', `The ${name} '${text}' is not an ISO 8601 UTC time.`);
   return ms;
 }

@@ -20,7 +20,15 @@ import {
   StorageSharedKeyCredential,
   type UserDelegationKey,
 } from '@azure/storage-blob';
-import { devAccount, devKey, makeTempDir, removeDir, serverEngines, startServer, type RunningServer } from '../../helpers/server.js';
+import {
+  devAccount,
+  devKey,
+  makeTempDir,
+  removeDir,
+  serverEngines,
+  startServer,
+  type RunningServer,
+} from '../../helpers/server.js';
 
 const otherAccount = 'otheracct';
 const otherKey = Buffer.from('the other account key, 32 bytes+').toString('base64');
@@ -139,11 +147,14 @@ for (const { label, options } of serverEngines) {
 
     test('a user delegation SAS of the source account', async () => {
       const now = Date.now();
-      const keyXml = await fetch(`${server.blobUrl!.replace(devAccount, otherAccount)}/?restype=service&comp=userdelegationkey`, {
-        method: 'POST',
-        headers: { Authorization: `Bearer ${bearerToken()}`, 'x-ms-version': '2025-01-05' },
-        body: `<KeyInfo><Start>${new Date(now - 60_000).toISOString()}</Start><Expiry>${new Date(now + hourMs).toISOString()}</Expiry></KeyInfo>`,
-      }).then((response) => response.text());
+      const keyXml = await fetch(
+        `${server.blobUrl!.replace(devAccount, otherAccount)}/?restype=service&comp=userdelegationkey`,
+        {
+          method: 'POST',
+          headers: { Authorization: `Bearer ${bearerToken()}`, 'x-ms-version': '2025-01-05' },
+          body: `<KeyInfo><Start>${new Date(now - 60_000).toISOString()}</Start><Expiry>${new Date(now + hourMs).toISOString()}</Expiry></KeyInfo>`,
+        },
+      ).then((response) => response.text());
       const field = (name: string) => new RegExp(`<${name}>([^<]*)</${name}>`).exec(keyXml)?.[1] ?? '';
       const key: UserDelegationKey = {
         signedObjectId: field('SignedOid'),

@@ -97,6 +97,8 @@ function leaseRows(
 
 const serviceProperties =
   '<?xml version="1.0" encoding="utf-8"?><StorageServiceProperties><Cors /></StorageServiceProperties>';
+const userDelegationKeyInfo = () =>
+  `<KeyInfo><Expiry>${new Date(Date.now() + 3600_000).toISOString()}</Expiry></KeyInfo>`;
 const emptyBlockList = '<?xml version="1.0" encoding="utf-8"?><BlockList></BlockList>';
 
 /**
@@ -231,6 +233,14 @@ const rows: Row[] = [
     account: { srt: 's', letters: 'r' },
   },
   ...accountInformationRows,
+  // Only a bearer token gets a user delegation key: Shared Key is 403 (allowedStatus), and no SAS may.
+  {
+    route: 'POST service GetUserDelegationKey',
+    fixture: 'none',
+    request: () => on('?restype=service&comp=userdelegationkey', 'POST', {}, userDelegationKeyInfo()),
+    allowedStatus: 403,
+    account: { srt: 's', letters: '' },
+  },
   // Container level: account SAS with srt=c; a service SAS manages no container (create-service-sas).
   {
     route: 'PUT container CreateContainer',
@@ -300,21 +310,9 @@ const rows: Row[] = [
   // Staging a block: as Create or Write (Cerulean's choice: staging is the first step of writing a new blob).
   ...createRows('PUT blob PutBlock', (f) => on(blockPath(f), 'PUT', {}, 'x')),
   objectRow('PUT blob SnapshotBlob', 'blob', (f) => on(blobPath(f, '?comp=snapshot'), 'PUT'), 'cw'),
-  // Not served (501 once authorized), checked as what they are: Put Blob From URL creates, Put Block From URL writes.
-  objectRow(
-    'PUT blob PutBlobFromURL',
-    'newBlob',
-    (f) => copyRequest(f, { 'x-ms-blob-type': 'BlockBlob' }),
-    'cw',
-    501,
-  ),
-  objectRow(
-    'PUT blob PutBlockFromURL',
-    'blob',
-    (f) => copyRequest(f, {}, blockPath(f)),
-    'w',
-    501,
-  ),
+  // From URL: Put Blob From URL creates or replaces; Put Block From URL writes (its source carries its own read SAS).
+  ...createRows('PUT blob PutBlobFromURL', (f) => copyRequest(f, { 'x-ms-blob-type': 'BlockBlob' })),
+  objectRow('PUT blob PutBlockFromURL', 'blob', (f) => copyRequest(f, {}, blockPath(f)), 'w'),
   // Add (a): "add a block to an append blob" (both tables).
   objectRow('PUT blob AppendBlock', 'appendBlob', (f) => on(blobPath(f, '?comp=appendblock'), 'PUT', {}, 'more'), 'aw'),
   objectRow(
@@ -322,7 +320,6 @@ const rows: Row[] = [
     'appendBlob',
     (f) => copyRequest(f, {}, blobPath(f, '?comp=appendblock')),
     'aw',
-    501,
   ),
   objectRow(
     'PUT blob SetBlobProperties',
