@@ -29,6 +29,7 @@ import {
   setServiceProperties,
 } from './operations/service.js';
 import type { BlobServices } from './services.js';
+import { getUserDelegationKey } from './operations/user-delegation-key.js';
 import { BlobServicePropertiesService } from './state/service-properties.js';
 import { refuseVersions, unrouted } from './unrouted.js';
 import { findBlobsByTags } from './operations/find-blobs.js';
@@ -119,6 +120,18 @@ export const serviceAndContainerRoutes: readonly Route<BlobResource, BlobService
   serviceLine('GET', 'properties', 'GetBlobServiceProperties', 'r', getServiceProperties),
   serviceLine('PUT', 'properties', 'SetBlobServiceProperties', 'w', setServiceProperties),
   serviceLine('GET', 'stats', 'GetBlobServiceStats', 'r', getServiceStats),
+  // Only a bearer token may ask: no SAS grants it (403 before the handler), which refuses Shared Key.
+  on(
+    {
+      resource: 'service',
+      method: 'POST',
+      restype: 'service',
+      comp: 'userdelegationkey',
+      operation: 'GetUserDelegationKey',
+      sas: need('s', '', []),
+    },
+    getUserDelegationKey,
+  ),
   on({ resource: 'service', method: 'POST', comp: 'batch', operation: 'BlobBatch', sas: batchNeed }, (c) =>
     submitBatch(c, undefined),
   ),

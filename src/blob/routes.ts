@@ -1,14 +1,14 @@
 // The Blob service's routes for blobs, List Blobs and leases (containers' and blobs'); the service
 // and other container routes are in definition.ts, which puts these after them. Operation names
 // are Storage Analytics' (storage-analytics-logged-operations-and-status-messages).
-import { StorageError } from '../errors.js';
 import { firstHeader } from '../http/headers.js';
 import type { Reply } from '../http/respond.js';
 import type { SasNeed } from '../http/sas.js';
 import { route, type Route, type RouteLine, type RouteRequest, type ServiceCall } from '../http/service-definition.js';
 import type { BlobOf } from './operations/access.js';
-import { appendBlock } from './operations/append.js';
-import { getBlockList, putBlock, putBlockList } from './operations/blocks.js';
+import { appendBlock, appendBlockFromUrl } from './operations/append.js';
+import { getBlockList, putBlock, putBlockFromUrl, putBlockList } from './operations/blocks.js';
+import { putBlobFromUrl } from './operations/from-url.js';
 import { abortCopyBlob, copyBlob } from './operations/copy.js';
 import { getBlob, getBlobProperties } from './operations/get.js';
 import { leaseBlob, leaseContainer } from './operations/lease.js';
@@ -84,10 +84,6 @@ function leaseLines(
   return [...named, make(`${target}Lease`, () => true, undefined)];
 }
 
-const notServed = (what: string) => async (): Promise<Reply> => {
-  throw new StorageError('NotImplemented', `Cerulean does not serve ${what}.`);
-};
-
 export const blobRoutes: readonly Route<BlobResource, BlobServices>[] = [
   route<BlobResource, BlobServices, 'container'>(
     {
@@ -133,7 +129,7 @@ export const blobRoutes: readonly Route<BlobResource, BlobServices>[] = [
       operation: 'PutBlobFromURL',
       sas: create,
     },
-    notServed('Put Blob From URL'),
+    putBlobFromUrl,
   ),
   blob({ method: 'PUT', comp: null, when: has('x-ms-copy-source'), operation: 'CopyBlob', sas: create }, copyBlob),
   blob({ method: 'PUT', comp: null, operation: 'PutBlob', sas: create, streamsBody: true }, putBlob),
@@ -146,7 +142,7 @@ export const blobRoutes: readonly Route<BlobResource, BlobServices>[] = [
   blob({ method: 'PUT', comp: 'metadata', operation: 'SetBlobMetadata', sas: write }, setBlobMetadata),
   blob(
     { method: 'PUT', comp: 'block', when: has('x-ms-copy-source'), operation: 'PutBlockFromURL', sas: write },
-    notServed('Put Block From URL'),
+    putBlockFromUrl,
   ),
   blob(
     {
@@ -164,7 +160,7 @@ export const blobRoutes: readonly Route<BlobResource, BlobServices>[] = [
   blob({ method: 'GET', comp: 'blocklist', operation: 'GetBlockList', sas: read }, getBlockList),
   blob(
     { method: 'PUT', comp: 'appendblock', when: has('x-ms-copy-source'), operation: 'AppendBlockFromURL', sas: append },
-    notServed('Append Block From URL'),
+    appendBlockFromUrl,
   ),
   blob({ method: 'PUT', comp: 'appendblock', operation: 'AppendBlock', sas: append, streamsBody: true }, appendBlock),
   blob({ method: 'PUT', comp: 'snapshot', operation: 'SnapshotBlob', sas: snapshot }, snapshotBlob),

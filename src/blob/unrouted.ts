@@ -5,15 +5,13 @@ import type { BlobResource } from './resources.js';
 
 /**
  * `comp` values of features the service has and Cerulean does not serve: page blobs, incremental
- * copy, query acceleration, user delegation keys, immutability and legal holds, expiry, container
- * rename and restore.
+ * copy, query acceleration, immutability and legal holds, expiry, container rename and restore.
  */
 const featuresNotServed: ReadonlyMap<string, string> = new Map([
   ['page', 'page blobs'],
   ['pagelist', 'page blobs'],
   ['incrementalcopy', 'incremental copy'],
   ['query', 'query acceleration'],
-  ['userdelegationkey', 'user delegation keys'],
   ['immutabilitypolicies', 'immutability policies'],
   ['legalhold', 'legal holds'],
   ['expiry', 'blob expiry'],

@@ -5,7 +5,7 @@
 // parameter means a SAS; with neither the request fails as Shared Key would.
 import { StorageError } from '../errors.js';
 import { verifySharedKey, type AuthRequest, type SharedKeyFlavour } from './auth.js';
-import { invalidToken, type BearerVerifier } from './bearer.js';
+import { invalidToken, type BearerPrincipal, type BearerTarget, type BearerVerifier } from './bearer.js';
 import {
   authorizeSas,
   keyInRange,
@@ -51,6 +51,8 @@ export interface Access {
   readonly keyRange: KeyRange | undefined;
   /** Response headers a blob SAS sets on the blob reads it makes (rscc, …); undefined: none. */
   readonly responseHeaders?: Readonly<Record<string, string>> | undefined;
+  /** Who a verified bearer token names; undefined for every other credential (Get User Delegation Key). */
+  readonly principal?: BearerPrincipal | undefined;
 }
 
 /** The service's name in an account-scoped audience (https://{account}.{service}.core.windows.net). */
@@ -62,17 +64,8 @@ const fullAccess: Access = { require: () => undefined, requireKey: () => undefin
 export async function authorize(request: AuthorizeRequest, options: AuthorizeOptions): Promise<Access> {
   const authorization = firstHeader(request.headers['authorization']);
   if (authorization !== undefined && /^bearer /i.test(authorization)) {
-    if (options.bearer === undefined) {
-      throw invalidToken(
-        'Bearer tokens are not enabled on this server (start it with --oauth-jwks, --oauth-pem or --oauth basic).',
-      );
-    }
     const service = bearerServices[options.accountServiceLetter ?? 't'];
-    options.bearer.verify(authorization.slice('bearer '.length).trim(), request.now, {
-      account: request.account.name,
-      service,
-    });
-    return fullAccess;
+    return bearerAccess(options.bearer, authorization, request.now, { account: request.account.name, service });
   }
   if (authorization === undefined) {
     const access = await authorizeSasOnly(request, options);
@@ -80,6 +73,26 @@ export async function authorize(request: AuthorizeRequest, options: AuthorizeOpt
   }
   verifySharedKey(request, options.sharedKey);
   return fullAccess;
+}
+
+/**
+ * The access an `Authorization: Bearer …` value gives to `target` (the request's account, or a copy
+ * source's: x-ms-copy-source-authorization): the account owner's, naming the token's principal.
+ * Throws 401 InvalidAuthenticationInfo unless the token verifies.
+ */
+export function bearerAccess(
+  bearer: BearerVerifier | undefined,
+  authorization: string,
+  now: number,
+  target: BearerTarget,
+): Access {
+  if (bearer === undefined) {
+    throw invalidToken(
+      'Bearer tokens are not enabled on this server (start it with --oauth-jwks, --oauth-pem or --oauth basic).',
+    );
+  }
+  const principal = bearer.verify(authorization.replace(/^bearer /i, '').trim(), now, target);
+  return { ...fullAccess, principal };
 }
 
 /**

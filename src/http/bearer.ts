@@ -36,6 +36,13 @@ export interface BearerConfig {
   readonly unsigned?: boolean;
 }
 
+/** Who a verified token names: its `oid` (else `sub`) as subject, and its `oid` and `tid` claims. */
+export interface BearerPrincipal {
+  readonly subject: string | undefined;
+  readonly objectId: string | undefined;
+  readonly tenantId: string | undefined;
+}
+
 /** Where a request goes: the account and the service, as an account-scoped audience names them. */
 export interface BearerTarget {
   readonly account: string;
@@ -87,9 +94,9 @@ export class BearerVerifier {
 
   /**
    * Verifies `token` (the text after "Bearer ") at time `now` (ms) for a request to `target`;
-   * returns its subject.
+   * returns who it names.
    */
-  verify(token: string, now: number, target?: BearerTarget): { readonly subject: string | undefined } {
+  verify(token: string, now: number, target?: BearerTarget): BearerPrincipal {
     const parts = token.split('.');
     if (parts.length !== 3 || !parts.every((part) => base64urlPattern.test(part))) {
       throw invalidToken('The token is not a JSON Web Token (three base64url segments).');
@@ -112,8 +119,8 @@ export class BearerVerifier {
       throw invalidToken('Signature validation failed.');
     }
     this.checkClaims(payload, now, this.audiencesFor(target));
-    const subject = payload['oid'] ?? payload['sub'];
-    return { subject: typeof subject === 'string' ? subject : undefined };
+    const text = (name: string) => (typeof payload[name] === 'string' ? (payload[name] as string) : undefined);
+    return { subject: text('oid') ?? text('sub'), objectId: text('oid'), tenantId: text('tid') };
   }
 
   private candidates(algorithm: string, kid: string | undefined): KeyObject[] {

@@ -8,6 +8,7 @@ import { compareKeyToBound, type KeyBound, type KeyRange } from '../domain/keys.
 import { StorageError } from '../errors.js';
 import type { Account } from './accounts.js';
 import { sign } from './auth.js';
+import { delegationKeyTime, delegationKeyValue, delegationSasStringToSign, parseDelegationTime } from './user-delegation.js';
 
 const sasParamNames = [
   'sv',
@@ -33,6 +34,18 @@ const sasParamNames = [
   'rscl',
   'rsct',
   'skoid',
+  'sktid',
+  'skt',
+  'ske',
+  'sks',
+  'skv',
+  'saoid',
+  'suoid',
+  'scid',
+  'skdutid',
+  'sduoid',
+  'srh',
+  'srq',
 ] as const;
 export type SasParamName = (typeof sasParamNames)[number];
 /** The SAS query parameters present, percent-decoded. */
@@ -295,29 +308,35 @@ export function blobSasStringToSign(
   resource: string,
   rawQuery: string,
 ): string {
+  const { canonical, timestamp } = blobSigned(params, accountName, resource, rawQuery);
+  const fields = [params.sp, params.st, params.se, canonical, ...blobSasFields(params, timestamp)];
+  return fields.map((field) => field ?? '').join('\n');
+}
+
+/** The canonicalized resource a blob SAS signs, and its snapshot (sr=bs) or version (sr=bv) timestamp. */
+function blobSigned(params: SasParams, accountName: string, resource: string, rawQuery: string) {
   const version = params.sv ?? '';
   const slash = resource.indexOf('/');
   const signed = params.sr === 'c' && slash !== -1 ? resource.slice(0, slash) : resource;
   const canonical = version >= '2015-02-21' ? `/blob/${accountName}/${signed}` : `/${accountName}/${signed}`;
   const query = new URLSearchParams(rawQuery);
   const timestamp = params.sr === 'bs' ? query.get('snapshot') : params.sr === 'bv' ? query.get('versionid') : '';
-  const fields = [params.sp, params.st, params.se, canonical, ...blobSasFields(params, timestamp ?? '')];
-  return fields.map((field) => field ?? '').join('\n');
+  return { canonical, timestamp: timestamp ?? '' };
 }
 
 const blobResources: ReadonlySet<string> = new Set(['c', 'b', 'bs', 'bv']);
 
 async function verifyBlobSas(params: SasParams, rawQuery: string, context: SasContext): Promise<SasGrant> {
   requireParam(params, 'sv');
-  if (params.skoid !== undefined) {
-    throw authenticationFailed('User delegation SAS is not supported: Cerulean issues no user delegation keys.');
-  }
   if (!blobResources.has(params.sr ?? ''))
     throw authenticationFailed(`The SAS resource sr '${params.sr}' is not valid.`);
   const resource = context.resourceName ?? '';
   const container = resource.split('/')[0] ?? '';
-  checkSignature(blobSasStringToSign(params, context.account.name, resource, rawQuery), params, context.account);
-  const { st, se, sp } = await effectivePolicy(params, container, context);
+  const delegated = params.skoid !== undefined;
+  if (delegated) checkDelegationSas(params, context, blobSigned(params, context.account.name, resource, rawQuery));
+  else checkSignature(blobSasStringToSign(params, context.account.name, resource, rawQuery), params, context.account);
+  // A user delegation SAS has no stored access policy (create-user-delegation-sas: si is not used).
+  const { st, se, sp } = delegated ? requiredWindow(params) : await effectivePolicy(params, container, context);
   checkTimeWindow(st, se, context.now);
   checkProtocol(params.spr, context.https);
   checkSourceIp(params.sip, context.clientIp);
@@ -353,14 +372,61 @@ async function verifyAccountSas(params: SasParams, context: SasContext): Promise
   };
 }
 
-/** The signature must equal the HMAC of the string-to-sign under one of the account keys. */
-function checkSignature(stringToSign: string, params: SasParams, account: Account): void {
+/** The signature must equal the HMAC of the string-to-sign under one of the keys (the account's by default). */
+function checkSignature(stringToSign: string, params: SasParams, account: Account, keys = account.keys): void {
   const provided = Buffer.from(params.sig ?? '');
-  for (const key of account.keys) {
+  for (const key of keys) {
     const expected = Buffer.from(sign(stringToSign, key));
     if (expected.length === provided.length && timingSafeEqual(expected, provided)) return;
   }
   throw authenticationFailed(`Signature did not match. String to sign used was ${stringToSign}`);
+}
+
+/**
+ * A user delegation SAS (create-user-delegation-sas): its key's fields all given, for the Blob
+ * service, usable now (skt ≤ now ≤ ske), and its signature made with the key derived from them
+ * (user-delegation.ts) under one of the account keys. srh and srq (signed request headers and
+ * query parameters, 2026-04-06) are refused: Cerulean does not check them (chosen).
+ */
+function checkDelegationSas(
+  params: SasParams,
+  context: SasContext,
+  signed: { readonly canonical: string; readonly timestamp: string },
+): void {
+  for (const name of ['skoid', 'sktid', 'skt', 'ske', 'sks', 'skv'] as const) requireParam(params, name);
+  if (params.srh !== undefined || params.srq !== undefined) {
+    throw authenticationFailed('A SAS with signed request headers or query parameters (srh, srq) is not supported.');
+  }
+  if (!(params.sks ?? '').includes('b')) {
+    throw authenticationFailed(`The user delegation key is for service '${params.sks}', not the Blob service (b).`);
+  }
+  const start = parseDelegationTime(params.skt ?? '');
+  const expiry = parseDelegationTime(params.ske ?? '');
+  if (start === undefined || expiry === undefined) {
+    throw authenticationFailed('The user delegation key times skt and ske must be ISO 8601 UTC times.');
+  }
+  // The service's wording for a key outside its validity is unverified.
+  if (context.now > expiry) throw authenticationFailed(`The user delegation key expired at ${params.ske}.`);
+  if (context.now < start) throw authenticationFailed(`The user delegation key is not valid before ${params.skt}.`);
+  const fields = {
+    objectId: params.skoid ?? '',
+    tenantId: params.sktid ?? '',
+    start: delegationKeyTime(start),
+    expiry: delegationKeyTime(expiry),
+    service: params.sks ?? '',
+    version: params.skv ?? '',
+    delegatedUserTenantId: params.skdutid ?? '',
+  };
+  const keys = context.account.keys.map((key) => Buffer.from(delegationKeyValue(key, fields), 'base64'));
+  const stringToSign = delegationSasStringToSign(params, signed.canonical, signed.timestamp);
+  checkSignature(stringToSign, params, context.account, keys);
+}
+
+/** A user delegation SAS names its permissions and expiry itself (create-user-delegation-sas: both required). */
+function requiredWindow(params: SasParams) {
+  requireParam(params, 'sp');
+  requireParam(params, 'se');
+  return { st: params.st, se: params.se!, sp: params.sp! };
 }
 
 /**

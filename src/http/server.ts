@@ -23,12 +23,15 @@ import type { Account } from './accounts.js';
 import {
   authorize,
   authorizeSasOnly,
+  bearerAccess,
   hasCredential,
   type Access,
   type AuthorizeOptions,
   type AuthorizeRequest,
 } from './authorize.js';
 import { bearerChallenge, type BearerVerifier } from './bearer.js';
+import { delegationKeyValue } from './user-delegation.js';
+import { localTarget } from './local-url.js';
 import { BodyTooLargeToDrain, discardBody } from './body.js';
 import { firstHeader } from './headers.js';
 import { embeddedIncoming, incomingOf, type Incoming } from './incoming.js';
@@ -371,6 +374,11 @@ async function run<R extends { readonly kind: string }, S>(
     access,
     createOnly: verdict === 'createOnly',
     sasAccessOf: otherSasAccess(options, service, request, requestTarget, { ...target, known: account }),
+    bearerAccessOf: (authorization, other) =>
+      bearerAccess(options.bearer, authorization, Date.now(), { account: other, service: definition.name }),
+    localTarget: (url) =>
+      localTarget(url, firstHeader(request.headers.host), request.https, (name) => options.accounts.has(name)),
+    delegationKeyValue: (fields) => delegationKeyValue(account.keys[0]!, fields),
     baseUrl: baseUrl(request, target),
     method,
     query: target.query,
@@ -510,7 +518,10 @@ async function accessOf<R extends { readonly kind: string }, S>(
   return anonymous ?? authorize(...authorizeInputs(options, service, request, requestTarget, target));
 }
 
-/** ServiceCall.sasAccessOf: the SAS of another URL of the account (a copy source), as if it came with the request. */
+/**
+ * ServiceCall.sasAccessOf: the SAS of another URL of this server (a copy source), as if it came with
+ * the request, for its account (the request's unless named).
+ */
 function otherSasAccess<R extends { readonly kind: string }, S>(
   options: FrontDoorOptions,
   service: Pick<Service<R, S>, 'definition' | 'services'>,
@@ -518,10 +529,13 @@ function otherSasAccess<R extends { readonly kind: string }, S>(
   requestTarget: RequestTarget,
   target: AccountTarget & { readonly known: Account },
 ): ServiceCall<S>['sasAccessOf'] {
-  return (rawQuery, resourceName) =>
-    authorizeSasOnly(
-      ...authorizeInputs(options, service, request, { ...requestTarget, rawQuery }, { ...target, resourceName }),
+  return async (rawQuery, resourceName, accountName) => {
+    const known = accountName === undefined ? target.known : options.accounts.get(accountName);
+    if (known === undefined) return undefined;
+    return authorizeSasOnly(
+      ...authorizeInputs(options, service, request, { ...requestTarget, rawQuery }, { ...target, known, resourceName }),
     );
+  };
 }
 
 /** The request as authorize() reads it, and how to check it in the service's way (Shared Key flavour, SAS scope). */

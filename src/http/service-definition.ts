@@ -13,6 +13,8 @@ import type { SharedKeyFlavour } from './auth.js';
 import type { EmbeddedRequest } from './incoming.js';
 import type { Reply } from './respond.js';
 import type { SasNeed, StoredPolicy } from './sas.js';
+import type { DelegationKeyFields } from './user-delegation.js';
+import type { LocalTarget } from './local-url.js';
 
 export type { EmbeddedRequest };
 
@@ -39,11 +41,22 @@ export interface ServiceCall<S> {
    */
   readonly createOnly: boolean;
   /**
-   * The access a SAS in another URL of this account gives (a copy source's `?sv=…&sig=…`, still
-   * percent-encoded), verified as if it came with this request, for `resourceName` (`container/blob`);
-   * undefined when that query carries no signature. Throws the SAS's 403 when it is not valid.
+   * The access a SAS in another URL of this server gives (a copy source's `?sv=…&sig=…`, still
+   * percent-encoded), verified as if it came with this request, for `resourceName` (`container/blob`)
+   * of `account` (default: the request's); undefined when that query carries no signature. Throws
+   * the SAS's 403 when it is not valid.
    */
-  readonly sasAccessOf: (rawQuery: string, resourceName: string) => Promise<Access | undefined>;
+  readonly sasAccessOf: (rawQuery: string, resourceName: string, account?: string) => Promise<Access | undefined>;
+  /**
+   * The access an `Authorization`-style `Bearer …` value gives to `account` of this service (a copy
+   * source's x-ms-copy-source-authorization), verified as the front door verifies bearer tokens;
+   * throws 401 InvalidAuthenticationInfo when it does not verify or tokens are not enabled.
+   */
+  readonly bearerAccessOf: (authorization: string, account: string) => Access;
+  /** Where `url` points on this server (http/local-url.ts); undefined: another host or port. */
+  readonly localTarget: (url: URL) => LocalTarget | undefined;
+  /** The Value of a user delegation key of the request's account with these fields (http/user-delegation.ts). */
+  readonly delegationKeyValue: (fields: DelegationKeyFields) => string;
   /** `{scheme}://{host}[/{account}]`: the base of the URLs a reply names. */
   readonly baseUrl: string;
   /** The effective method (after the service's method tunnelling, if it has one). */

@@ -54,6 +54,42 @@ export function blobSas(fields: BlobSasFields, key = devKey): string {
   return queryOf({ sv, sr: fields.sr, sp: fields.sp, ...limits(fields, se), sig });
 }
 
+/** A user delegation key as Get User Delegation Key answers it (get-user-delegation-key). */
+export interface DelegationKey {
+  readonly oid: string;
+  readonly tid: string;
+  readonly start: string;
+  readonly expiry: string;
+  readonly service: string;
+  readonly version: string;
+  /** Base64. */
+  readonly value: string;
+}
+
+/**
+ * create-user-delegation-sas at version 2021-08-06: the key's fields follow the canonicalized
+ * resource, then saoid, suoid, scid (empty here), sip, spr, sv, sr, the snapshot time, the encryption
+ * scope and the five response headers; signed with the key's Value.
+ */
+export function userDelegationSas(fields: BlobSasFields, key: DelegationKey): string {
+  const se = fields.se ?? inADay();
+  const signed = fields.sr === 'c' ? fields.resource.split('/')[0]! : fields.resource;
+  const keyFields = [key.oid, key.tid, key.start, key.expiry, key.service, key.version];
+  const lines = [fields.sp, fields.st ?? '', se, `/blob/${devAccount}/${signed}`, ...keyFields, '', '', ''];
+  lines.push(fields.sip ?? '', fields.spr ?? '', sasVersion, fields.sr, '', '', '', '', '', '', '');
+  const sig = hmacBase64(key.value, lines.join('\n'));
+  const keyParams = { skoid: key.oid, sktid: key.tid, skt: key.start, ske: key.expiry, sks: key.service };
+  return queryOf({
+    sv: sasVersion,
+    sr: fields.sr,
+    sp: fields.sp,
+    ...limits(fields, se),
+    ...keyParams,
+    skv: key.version,
+    sig,
+  });
+}
+
 export interface AccountSasFields {
   readonly ss?: string;
   readonly srt: string;

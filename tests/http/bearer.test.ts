@@ -88,7 +88,11 @@ describe('BearerVerifier: signatures', () => {
   ];
   for (const [alg, key, header] of cases) {
     test(`${alg} signed by a configured key verifies`, () => {
-      assert.deepEqual(verifier().verify(token(alg, key, goodClaims, header), now), { subject: 'user-1' });
+      assert.deepEqual(verifier().verify(token(alg, key, goodClaims, header), now), {
+        subject: 'user-1',
+        objectId: 'user-1',
+        tenantId: undefined,
+      });
     });
   }
 

@@ -86,8 +86,9 @@ export function versioned(found: Found): Versioned {
   return { etag: found.record.etag, lastModifiedMs: found.record.lastModifiedMs, tags: found.state.tags };
 }
 
-export async function findBlob(call: BlobCall, key: BlobKey): Promise<Found | undefined> {
-  const record = await call.services.blobs.getBlob(call.account, key);
+/** The blob version `key` names in `account` (default: the request's; a copy source may be in another). */
+export async function findBlob(call: BlobCall, key: BlobKey, account = call.account): Promise<Found | undefined> {
+  const record = await call.services.blobs.getBlob(account, key);
   return record === undefined ? undefined : { record, state: decodeBlobState(record.state) };
 }
 

@@ -1,4 +1,5 @@
-// Append Block (https://learn.microsoft.com/rest/api/storageservices/append-block).
+// Append Block and Append Block From URL
+// (https://learn.microsoft.com/rest/api/storageservices/append-block, append-block-from-url).
 import { invalidHeaderValue, StorageError } from '../../errors.js';
 import type { Reply } from '../../http/respond.js';
 import {
@@ -15,7 +16,9 @@ import {
   type Found,
 } from './access.js';
 import { checkWrite } from './checks.js';
-import { checksumReplyHeaders, receiveContent } from './content.js';
+import { checksumReplyHeaders, receiveContent, type Received } from './content.js';
+import { copySourceFailure } from './copy-source-access.js';
+import { copyRange, sourceBlob, sourceRange } from './from-url.js';
 import { appendBlockBytesMax, appendBlocksMax } from '../limits.js';
 import { decodeBlobState } from '../state/blob.js';
 import { parseConditions, type Conditions } from '../wire/conditions.js';
@@ -52,6 +55,19 @@ function checkAppend(call: BlobCall, checks: AppendConditions, current: Found | 
   return current;
 }
 
+function appendChecks(call: BlobCall): AppendConditions {
+  return {
+    conditions: parseConditions(call.headers),
+    appendPosition: numberHeader(call, 'x-ms-blob-condition-appendpos'),
+    maxSizeBytes: numberHeader(call, 'x-ms-blob-condition-maxsize'),
+  };
+}
+
+/** One block's limit: the request's x-ms-version, else its SAS's sv, else the older limit (chosen). */
+function blockBytesMaxOf(call: BlobCall): number {
+  return appendBlockBytesMax(header(call, 'x-ms-version') ?? call.query.get('sv') ?? '');
+}
+
 /**
  * 201 Created with x-ms-blob-append-offset (where the block landed) and
  * x-ms-blob-committed-block-count. The checks run on the declared length before the body is read,
@@ -59,27 +75,58 @@ function checkAppend(call: BlobCall, checks: AppendConditions, current: Found | 
  */
 export async function appendBlock(call: BlobCall, resource: BlobOf): Promise<Reply> {
   refuseSnapshot(call);
-  const checks: AppendConditions = {
-    conditions: parseConditions(call.headers),
-    appendPosition: numberHeader(call, 'x-ms-blob-condition-appendpos'),
-    maxSizeBytes: numberHeader(call, 'x-ms-blob-condition-maxsize'),
-  };
+  const checks = appendChecks(call);
   const declared = Number(header(call, 'content-length') ?? 0);
   if (declared === 0) throw invalidHeaderValue('Content-Length', '0'); // an appended block is never empty
+  const sizeBytesMax = blockBytesMaxOf(call);
+  return appendReceived(call, resource, checks, Math.min(declared, sizeBytesMax), () =>
+    receiveContent(call, sizeBytesMax, true),
+  );
+}
+
+/**
+ * Append Block From URL (append-block-from-url): the block is the source's bytes in
+ * x-ms-source-range (all of it when absent), under the limit of Append Block; otherwise as Append Block.
+ */
+export async function appendBlockFromUrl(call: BlobCall, resource: BlobOf): Promise<Reply> {
+  refuseSnapshot(call);
+  const checks = appendChecks(call);
+  const sizeBytesMax = blockBytesMaxOf(call);
+  const source = await sourceBlob(call);
+  const range = sourceRange(call, source.found.record.sizeBytes);
+  const sizeBytes = range.endExclusive - range.start;
+  // An empty source has nothing to append: answered as a range past its end (chosen; unverified).
+  if (sizeBytes === 0)
+    throw copySourceFailure(416, 'InvalidRange', 'The copy source is empty: there is nothing to append.');
+  if (sizeBytes > sizeBytesMax) throw new StorageError('RequestBodyTooLarge');
+  return appendReceived(call, resource, checks, sizeBytes, () => copyRange(call, source, range, sizeBytesMax));
+}
+
+/** Checks the blob for `sizeBytes` more, receives the block, and appends it if the blob still allows. */
+async function appendReceived(
+  call: BlobCall,
+  resource: BlobOf,
+  checks: AppendConditions,
+  sizeBytes: number,
+  receive: () => Promise<Received>,
+): Promise<Reply> {
   const first = await findBlob(call, keyOf(resource));
   if (first === undefined) return notFound(call, resource.container);
-  // Chosen: a request without x-ms-version (a SAS's) is held to its sv, and without either to the older limit.
-  const sizeBytesMax = appendBlockBytesMax(header(call, 'x-ms-version') ?? call.query.get('sv') ?? '');
-  checkAppend(call, checks, first, Math.min(declared, sizeBytesMax));
-  const received = await receiveContent(call, sizeBytesMax, true);
+  checkAppend(call, checks, first, sizeBytes);
+  const received = await receive();
   let offset = 0;
-  const record = await updateBlob(call, resource, (current) => {
-    const found = checkAppend(call, checks, current, received.content.sizeBytes);
-    offset = found.record.sizeBytes;
-    const state = { ...found.state, committedBlockCount: found.state.committedBlockCount + 1 };
-    const next = nextRecord(call, resource, state, offset + received.content.sizeBytes);
-    return { record: next, content: { kind: 'append', block: { blockId: '', content: received.content } } };
-  }, { found: first });
+  const record = await updateBlob(
+    call,
+    resource,
+    (current) => {
+      const found = checkAppend(call, checks, current, received.content.sizeBytes);
+      offset = found.record.sizeBytes;
+      const state = { ...found.state, committedBlockCount: found.state.committedBlockCount + 1 };
+      const next = nextRecord(call, resource, state, offset + received.content.sizeBytes);
+      return { record: next, content: { kind: 'append', block: { blockId: '', content: received.content } } };
+    },
+    { found: first },
+  );
   return {
     status: 201,
     headers: {

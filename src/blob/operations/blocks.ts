@@ -1,5 +1,6 @@
-// Put Block, Put Block List and Get Block List
-// (https://learn.microsoft.com/rest/api/storageservices/put-block, put-block-list, get-block-list).
+// Put Block, Put Block From URL, Put Block List and Get Block List
+// (https://learn.microsoft.com/rest/api/storageservices/put-block, put-block-from-url, put-block-list,
+// get-block-list).
 import { createHash } from 'node:crypto';
 import { invalidQueryParameter, StorageError } from '../../errors.js';
 import type { Reply } from '../../http/respond.js';
@@ -26,7 +27,8 @@ import {
 } from './access.js';
 import { versionIdHeader } from './versions.js';
 import { checkBlobName, checkWrite, refuseOverwrite } from './checks.js';
-import { checksumReplyHeaders, contentHeadersOf, receiveContent, receiveSmallBody } from './content.js';
+import { checksumReplyHeaders, contentHeadersOf, receiveContent, receiveSmallBody, type Received } from './content.js';
+import { copyRange, sourceBlob, sourceRange } from './from-url.js';
 import { visibleEtag } from '../wire/etag.js';
 import { httpDate } from '../wire/reply-headers.js';
 import { blockBytesMax, blockListBodyBytesMax, stagedBlocksMax } from '../limits.js';
@@ -40,6 +42,23 @@ import { requestTags } from './tags.js';
 
 /** 201 Created: the block is staged under the blob's name (the blob need not exist yet). */
 export async function putBlock(call: BlobCall, resource: BlobOf): Promise<Reply> {
+  return stageBlockOf(call, resource, () => receiveContent(call, blockBytesMax, true));
+}
+
+/**
+ * Put Block From URL (put-block-from-url): the block is the source's bytes in x-ms-source-range
+ * (all of it when absent), up to Put Block's limit; otherwise as Put Block. The source is checked
+ * after the destination's own checks, and read only then.
+ */
+export async function putBlockFromUrl(call: BlobCall, resource: BlobOf): Promise<Reply> {
+  return stageBlockOf(call, resource, async () => {
+    const source = await sourceBlob(call);
+    return copyRange(call, source, sourceRange(call, source.found.record.sizeBytes), blockBytesMax);
+  });
+}
+
+/** Checks the block id and the blob, then stages what `receive` writes. */
+async function stageBlockOf(call: BlobCall, resource: BlobOf, receive: () => Promise<Received>): Promise<Reply> {
   refuseSnapshot(call);
   checkBlobName(resource.blob);
   const blockId = call.query.get('blockid');
@@ -61,7 +80,7 @@ export async function putBlock(call: BlobCall, resource: BlobOf): Promise<Reply>
   if (summary.stagedCount >= stagedBlocksMax && !summary.stagedHasId) {
     throw new StorageError('BlockCountExceedsLimit', 'The uncommitted block count cannot exceed 100,000 blocks.');
   }
-  const received = await receiveContent(call, blockBytesMax, true);
+  const received = await receive();
   const outcome = await call.services.blobs.stageBlock(call.account, resource.container, resource.blob, {
     blockId,
     content: received.content,

@@ -1,12 +1,10 @@
-// Copy Blob within the account, done at once: the copy shares the source's content, no byte is
-// copied (https://learn.microsoft.com/rest/api/storageservices/copy-blob, abort-copy-blob).
+// Copy Blob from any account of this server, done at once: the copy shares the source's content, no
+// byte is copied (https://learn.microsoft.com/rest/api/storageservices/copy-blob, abort-copy-blob).
 import { createHash, randomUUID } from 'node:crypto';
 import { invalidHeaderValue, StorageError } from '../../errors.js';
 import type { Reply } from '../../http/respond.js';
 import { metadataFromHeaders } from '../../http/metadata-headers.js';
-import { versionIdOfKey, versionKey, type BlobKey } from '../../storage/blob-store.js';
 import {
-  findBlob,
   header,
   keyOf,
   nextRecord,
@@ -22,62 +20,23 @@ import {
   versioned,
 } from './access.js';
 import { checkBlobName, checkWrite } from './checks.js';
-import { findVersion, versionIdHeader } from './versions.js';
-import { isSnapshotStamp } from '../wire/etag.js';
+import { versionIdHeader } from './versions.js';
 import { totalSize } from '../state/block-lists.js';
 import { parseDigestHeader } from '../content/checksums.js';
 import { checkSourceConditions, parseConditions } from '../wire/conditions.js';
-import { requireSourceReadable } from './copy-source-access.js';
+import { copySourceMissing, findCopySource, requireSourceReadable, resolveCopySource } from './copy-source-access.js';
 import { requestTags } from './tags.js';
 import { noLease } from '../state/leases.js';
-import { parseBlobResource } from '../resources.js';
 import { sealOnCopy } from './seal.js';
 import { copiedTier, priorityOf } from './tier.js';
-
-/**
- * The blob x-ms-copy-source names, path-style (`…/{account}/{container}/{blob}`) or host-style
- * (`{account}.blob.…/{container}/{blob}`), with its `snapshot`. A source in another account or
- * outside this service is 400 CopyAcrossAccountsNotSupported: Cerulean copies only what it holds
- * (the service would fetch any URL, asynchronously).
- */
-export function copySourceKey(source: string, account: string): BlobKey {
-  let url: URL;
-  try {
-    url = new URL(source);
-  } catch {
-    throw invalidHeaderValue('x-ms-copy-source', source);
-  }
-  const hostStyle = url.hostname.split('.')[0] === account && url.hostname.includes('.blob.');
-  let path = url.pathname.slice(1);
-  if (!hostStyle) {
-    const slash = path.indexOf('/');
-    if (slash === -1 || path.slice(0, slash) !== account) throw new StorageError('CopyAcrossAccountsNotSupported');
-    path = path.slice(slash + 1);
-  }
-  const resource = parseBlobResource(path);
-  if (resource.kind !== 'blob') throw invalidHeaderValue('x-ms-copy-source', source);
-  const snapshot = url.searchParams.get('snapshot') ?? '';
-  const versionId = url.searchParams.get('versionid') ?? '';
-  const stamps = [snapshot, versionId].filter((stamp) => stamp !== '');
-  if (stamps.length > 1 || !stamps.every(isSnapshotStamp)) throw invalidHeaderValue('x-ms-copy-source', source);
-  const key = versionId === '' ? snapshot : versionKey(versionId);
-  return { container: resource.container, name: resource.blob, snapshot: key };
-}
-
-/** The source: a snapshot, a previous version, the current one (by its id too), or the base blob. */
-async function findSource(call: BlobCall, key: BlobKey): Promise<Found | undefined> {
-  const versionId = versionIdOfKey(key.snapshot);
-  if (versionId === undefined) return findBlob(call, key);
-  return findVersion(call, { kind: 'blob', container: key.container, blob: key.name }, versionId);
-}
 
 /**
  * The MD5 of a source version's content, streamed through the hash (Copy Blob From URL's
  * x-ms-source-content-md5 is checked against the content, not against a stored property).
  */
-async function contentMd5(call: BlobCall, source: Found): Promise<Buffer> {
+export async function contentMd5(call: BlobCall, account: string, source: Found): Promise<Buffer> {
   const { record } = source;
-  const stream = await call.services.blobs.readContent(call.account, record, record.etag, 0, record.sizeBytes);
+  const stream = await call.services.blobs.readContent(account, record, record.etag, 0, record.sizeBytes);
   // Chosen: a source replaced while it is hashed is reported, not hashed again.
   if (stream === 'changed')
     throw new StorageError('CannotVerifyCopySource', 'The copy source changed while it was read.');
@@ -96,7 +55,8 @@ export async function copyBlob(call: BlobCall, resource: BlobOf): Promise<Reply>
   refuseSnapshot(call);
   checkBlobName(resource.blob);
   const sourceText = header(call, 'x-ms-copy-source')!;
-  const sourceKey = copySourceKey(sourceText, call.account);
+  const source = resolveCopySource(call, sourceText);
+  const sourceKey = source.key;
   const sourceMd5 = parseDigestHeader(header(call, 'x-ms-source-content-md5'), 16, 'InvalidMd5');
   const requested = metadataFromHeaders(call.rawHeaders);
   const conditions = parseConditions(call.headers);
@@ -105,30 +65,34 @@ export async function copyBlob(call: BlobCall, resource: BlobOf): Promise<Reply>
   const tags = requestTags(call);
   const copySourceTags = copiesSourceTags(call);
   const ontoItself =
-    sourceKey.snapshot === '' && sourceKey.container === resource.container && sourceKey.name === resource.blob;
+    source.account === call.account &&
+    sourceKey.snapshot === '' &&
+    sourceKey.container === resource.container &&
+    sourceKey.name === resource.blob;
   // Before anything is looked up, so that a source the request may not read is not revealed to exist.
-  await requireSourceReadable(call, sourceText, sourceKey);
+  await requireSourceReadable(call, source);
   await requireContainer(call, resource.container);
   const copyId = randomUUID();
   const record = await updateBlob(call, resource, async (current) => {
     checkWrite(call, conditions, current, true);
-    const source = await findSource(call, sourceKey);
-    if (source === undefined) throw new StorageError('CannotVerifyCopySource');
-    checkSourceConditions(sourceConditions, versioned(source));
-    if (sourceMd5 !== undefined && !sourceMd5.equals(await contentMd5(call, source))) {
+    const found = await findCopySource(call, source);
+    if (found === undefined) throw copySourceMissing();
+    checkSourceConditions(sourceConditions, versioned(found));
+    if (sourceMd5 !== undefined && !sourceMd5.equals(await contentMd5(call, source.account, found))) {
       throw new StorageError('Md5Mismatch');
     }
-    const blocks = (await call.services.blobs.getBlocks(call.account, source.record)).committed;
+    // Every account is in the one store, so the copy shares the source's content whatever its account.
+    const blocks = (await call.services.blobs.getBlocks(source.account, found.record)).committed;
     const sizeBytes = totalSize(blocks);
     const state = {
-      ...source.state,
+      ...found.state,
       createdMs: current?.state.createdMs ?? nowMs(call),
-      metadata: requested.size > 0 ? [...requested] : source.state.metadata,
+      metadata: requested.size > 0 ? [...requested] : found.state.metadata,
       lease: current?.state.lease ?? noLease,
       copy: { id: copyId, source: sourceText, completedMs: nowMs(call), sizeBytes },
-      tier: copiedTier(call, source, ontoItself),
-      sealed: sealOnCopy(call, source),
-      tags: copySourceTags ? source.state.tags : tags,
+      tier: copiedTier(call, found, ontoItself),
+      sealed: sealOnCopy(call, found),
+      tags: copySourceTags ? found.state.tags : tags,
     };
     const next = nextRecord(call, resource, state, sizeBytes);
     return { record: next, content: { kind: 'replace', blocks }, makesVersion: true };
@@ -159,7 +123,7 @@ export async function abortCopyBlob(call: BlobCall, resource: BlobOf): Promise<R
  * COPY (the source's tags, and x-ms-tags must not be sent) (copy-blob-from-url; chosen: Copy Blob,
  * synchronous here, takes it too).
  */
-function copiesSourceTags(call: BlobCall): boolean {
+export function copiesSourceTags(call: BlobCall): boolean {
   const option = header(call, 'x-ms-copy-source-tag-option');
   if (option === undefined || option.toUpperCase() === 'REPLACE') return false;
   if (option.toUpperCase() !== 'COPY') throw invalidHeaderValue('x-ms-copy-source-tag-option', option);

@@ -24,10 +24,15 @@ export function versionIdOf(call: BlobCall): string | undefined {
 }
 
 /** The version `id` of the blob: a previous version, or the base blob when it is its current version. */
-export async function findVersion(call: BlobCall, resource: BlobOf, id: string): Promise<Found | undefined> {
-  const previous = await findBlob(call, keyOf(resource, versionKey(id)));
+export async function findVersion(
+  call: BlobCall,
+  resource: BlobOf,
+  id: string,
+  account = call.account,
+): Promise<Found | undefined> {
+  const previous = await findBlob(call, keyOf(resource, versionKey(id)), account);
   if (previous !== undefined) return previous;
-  const base = await findBlob(call, keyOf(resource));
+  const base = await findBlob(call, keyOf(resource), account);
   return base?.state.versionId === id ? base : undefined;
 }
 

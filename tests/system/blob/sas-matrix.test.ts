@@ -11,7 +11,14 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import http from 'node:http';
 import { blobService } from '../../../src/blob/definition.js';
-import { accountSas, blobRequest, blobSas, type SasRequest } from '../../helpers/blob-sas.js';
+import {
+  accountSas,
+  blobRequest,
+  blobSas,
+  userDelegationSas,
+  type DelegationKey,
+  type SasRequest,
+} from '../../helpers/blob-sas.js';
 import { blobEndpoint, uniqueContainerName } from '../../helpers/blob.js';
 import { describeResponse, type RawResponse } from '../../helpers/http.js';
 import {
@@ -22,7 +29,7 @@ import {
   type MatrixServer,
   type SasKind,
 } from '../../helpers/sas-matrix.js';
-import { devAccount, startServer } from '../../helpers/server.js';
+import { devAccount, startServer, type RunningServer } from '../../helpers/server.js';
 import { batchBody, deletePart } from '../../helpers/blob-batch.js';
 
 /** A place an operation runs on, made with the account key. */
@@ -97,6 +104,8 @@ function leaseRows(
 
 const serviceProperties =
   '<?xml version="1.0" encoding="utf-8"?><StorageServiceProperties><Cors /></StorageServiceProperties>';
+const userDelegationKeyInfo = () =>
+  `<KeyInfo><Expiry>${new Date(Date.now() + 3600_000).toISOString()}</Expiry></KeyInfo>`;
 const emptyBlockList = '<?xml version="1.0" encoding="utf-8"?><BlockList></BlockList>';
 
 /**
@@ -231,6 +240,14 @@ const rows: Row[] = [
     account: { srt: 's', letters: 'r' },
   },
   ...accountInformationRows,
+  // Only a bearer token gets a user delegation key: Shared Key is 403 (allowedStatus), and no SAS may.
+  {
+    route: 'POST service GetUserDelegationKey',
+    fixture: 'none',
+    request: () => on('?restype=service&comp=userdelegationkey', 'POST', {}, userDelegationKeyInfo()),
+    allowedStatus: 403,
+    account: { srt: 's', letters: '' },
+  },
   // Container level: account SAS with srt=c; a service SAS manages no container (create-service-sas).
   {
     route: 'PUT container CreateContainer',
@@ -300,21 +317,9 @@ const rows: Row[] = [
   // Staging a block: as Create or Write (Cerulean's choice: staging is the first step of writing a new blob).
   ...createRows('PUT blob PutBlock', (f) => on(blockPath(f), 'PUT', {}, 'x')),
   objectRow('PUT blob SnapshotBlob', 'blob', (f) => on(blobPath(f, '?comp=snapshot'), 'PUT'), 'cw'),
-  // Not served (501 once authorized), checked as what they are: Put Blob From URL creates, Put Block From URL writes.
-  objectRow(
-    'PUT blob PutBlobFromURL',
-    'newBlob',
-    (f) => copyRequest(f, { 'x-ms-blob-type': 'BlockBlob' }),
-    'cw',
-    501,
-  ),
-  objectRow(
-    'PUT blob PutBlockFromURL',
-    'blob',
-    (f) => copyRequest(f, {}, blockPath(f)),
-    'w',
-    501,
-  ),
+  // From URL: Put Blob From URL creates or replaces; Put Block From URL writes (its source carries its own read SAS).
+  ...createRows('PUT blob PutBlobFromURL', (f) => copyRequest(f, { 'x-ms-blob-type': 'BlockBlob' })),
+  objectRow('PUT blob PutBlockFromURL', 'blob', (f) => copyRequest(f, {}, blockPath(f)), 'w'),
   // Add (a): "add a block to an append blob" (both tables).
   objectRow('PUT blob AppendBlock', 'appendBlob', (f) => on(blobPath(f, '?comp=appendblock'), 'PUT', {}, 'more'), 'aw'),
   objectRow(
@@ -322,7 +327,6 @@ const rows: Row[] = [
     'appendBlob',
     (f) => copyRequest(f, {}, blobPath(f, '?comp=appendblock')),
     'aw',
-    501,
   ),
   objectRow(
     'PUT blob SetBlobProperties',
@@ -360,11 +364,18 @@ const rows: Row[] = [
 const serviceLetters = 'racwdxyltmeopif';
 const accountLetters = 'rwdylacuptfi';
 
-function serviceKind(sr: 'b' | 'c'): SasKind<Fixture> {
+/** The server's user delegation key, asked for once it runs (startBlobServer). */
+let delegationKey: DelegationKey | undefined;
+
+/** A service SAS, or a user delegation SAS (create-user-delegation-sas: it grants what a service SAS grants). */
+function serviceKind(sr: 'b' | 'c', delegated = false): SasKind<Fixture> {
   return {
-    name: `service SAS sr=${sr}`,
+    name: `${delegated ? 'user delegation' : 'service'} SAS sr=${sr}`,
     letters: serviceLetters,
-    sas: (letter, f) => blobSas({ sr, resource: `${f.container}/${f.blob}`, sp: letter }),
+    sas: (letter, f) => {
+      const fields = { sr, resource: `${f.container}/${f.blob}`, sp: letter };
+      return delegated ? userDelegationSas(fields, delegationKey!) : blobSas(fields);
+    },
     expect(row, letter) {
       const resource = row.route.split(' ')[1];
       return serviceExpectation(row, letter, resource === 'service' || (sr === 'b' && resource === 'container'));
@@ -376,6 +387,7 @@ const blobAccountSas = (srt: string, sp: string) => accountSas({ srt, sp });
 const kinds: readonly SasKind<Fixture>[] = [
   serviceKind('b'),
   serviceKind('c'),
+  serviceKind('c', true),
   ...(['s', 'c', 'o'] as const).map((srt) => accountKind<Fixture>(srt, accountLetters, blobAccountSas)),
 ];
 
@@ -383,8 +395,35 @@ describe('the Blob SAS matrix: every letter × SAS kind × route, against the do
   matrixTests({ service: 'Blob', routes: blobService.routes, rows, kinds, start: startBlobServer });
 });
 
+/** A user delegation key for an unsigned token (the server takes any under --oauth basic). */
+async function askDelegationKey(server: RunningServer): Promise<DelegationKey> {
+  const part = (value: object) => Buffer.from(JSON.stringify(value)).toString('base64url');
+  const exp = Math.floor(Date.now() / 1000) + 3600;
+  const claims = { aud: 'https://storage.azure.com', iss: 'https://issuer.example/', exp, oid: 'o1', tid: 't1' };
+  const token = `${part({ alg: 'RS256' })}.${part(claims)}.${part({})}`;
+  const expiry = new Date(Date.now() + 3600_000).toISOString();
+  const response = await fetch(`${blobEndpoint(server)}/?restype=service&comp=userdelegationkey`, {
+    method: 'POST',
+    headers: { Authorization: `Bearer ${token}`, 'x-ms-version': '2021-08-06' },
+    body: `<KeyInfo><Expiry>${expiry}</Expiry></KeyInfo>`,
+  });
+  const text = await response.text();
+  assert.equal(response.status, 200, text);
+  const field = (name: string) => new RegExp(`<${name}>([^<]*)</${name}>`).exec(text)![1]!;
+  return {
+    oid: field('SignedOid'),
+    tid: field('SignedTid'),
+    start: field('SignedStart'),
+    expiry: field('SignedExpiry'),
+    service: field('SignedService'),
+    version: field('SignedVersion'),
+    value: field('Value'),
+  };
+}
+
 async function startBlobServer(): Promise<MatrixServer<Fixture, FixtureKind>> {
-  const server = await startServer();
+  const server = await startServer({ args: ['--oauth', 'basic'] });
+  delegationKey = await askDelegationKey(server);
   const agent = new http.Agent({ keepAlive: true, maxSockets: 16 });
   const send = (request: SasRequest, sas: string | undefined) => blobRequest(server, { ...request, agent }, sas);
   const ok = async (response: Promise<RawResponse>, what: string): Promise<void> => {

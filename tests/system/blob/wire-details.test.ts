@@ -171,7 +171,7 @@ cases.push([
     const { send } = context;
     const c = (await freshContainer(context)).containerName;
     assert.equal((await put(send, `${c}/src`, 'hello')).status, 201);
-    const source = `http://127.0.0.1/devstoreaccount1/${c}/src`;
+    const source = `${context.service.url}/${c}/src`;
     const copy = (md5: string) =>
       send({
         method: 'PUT',
@@ -243,19 +243,25 @@ cases.push([
   },
 ]);
 cases.push([
-  'Append Block From URL is not served: 501, not an empty-block error',
+  'Append Block From URL appends x-ms-source-range of the source; a range it cannot read is 400',
   async (context) => {
     const { send } = context;
     const c = (await freshContainer(context)).containerName;
+    assert.equal((await put(send, `${c}/src`, 'hello world')).status, 201);
     const created = await send({ method: 'PUT', target: `${c}/a`, headers: { 'x-ms-blob-type': 'AppendBlob' } });
     assert.equal(created.status, 201);
-    const fromUrl = await send({
-      method: 'PUT',
-      target: `${c}/a?comp=appendblock`,
-      headers: { 'x-ms-copy-source': `http://127.0.0.1/devstoreaccount1/${c}/a` },
-    });
-    assertError(fromUrl, 501, 'NotImplemented');
-    assert.match(fromUrl.text, /Append Block From URL/);
+    const append = (range: string) =>
+      send({
+        method: 'PUT',
+        target: `${c}/a?comp=appendblock`,
+        headers: { 'x-ms-copy-source': `${context.service.url}/${c}/src`, 'x-ms-source-range': range },
+      });
+    const appended = await append('bytes=6-10');
+    assert.equal(appended.status, 201, appended.text);
+    assert.equal(appended.headers['x-ms-blob-append-offset'], '0');
+    assert.equal(appended.headers['content-md5'], md5Of('world'));
+    assertError(await append('bytes=x-1'), 400, 'InvalidHeaderValue');
+    assert.equal((await send({ method: 'GET', target: `${c}/a` })).text, 'world');
   },
 ]);
 
