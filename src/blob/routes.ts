@@ -14,6 +14,7 @@ import { getBlob, getBlobProperties } from './operations/get.js';
 import { leaseBlob, leaseContainer } from './operations/lease.js';
 import { deleteBlob, getBlobMetadata, setBlobMetadata, setBlobProperties } from './operations/properties.js';
 import { putBlob } from './operations/put.js';
+import { getPageRanges, putPage } from './operations/pages.js';
 import { snapshotBlob } from './operations/snapshot.js';
 import { sealBlob } from './operations/seal.js';
 import { setBlobTier } from './operations/tier.js';
@@ -151,6 +152,12 @@ export const blobRoutes: readonly Route<BlobResource, BlobServices>[] = [
     notServed('Append Block From URL'),
   ),
   blob({ method: 'PUT', comp: 'appendblock', operation: 'AppendBlock', sas: append, streamsBody: true }, appendBlock),
+  blob(
+    { method: 'PUT', comp: 'page', when: has('x-ms-copy-source'), operation: 'PutPageFromURL', sas: write },
+    notServed('Put Page From URL'),
+  ),
+  blob({ method: 'PUT', comp: 'page', operation: 'PutPage', sas: write, streamsBody: true }, putPage),
+  blob({ method: 'GET', comp: 'pagelist', operation: 'GetPageRegions', sas: read }, getPageRanges),
   blob({ method: 'PUT', comp: 'snapshot', operation: 'SnapshotBlob', sas: snapshot }, snapshotBlob),
   blob({ method: 'PUT', comp: 'copy', operation: 'AbortCopyBlob', sas: write }, abortCopyBlob),
   // set-blob-tier: "anyone with a Shared Access Signature that has permission to write"; append-blob-seal likewise.

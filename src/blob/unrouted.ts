@@ -4,13 +4,11 @@ import { invalidQueryParameter, StorageError } from '../errors.js';
 import type { BlobResource } from './resources.js';
 
 /**
- * `comp` values of features the service has and Cerulean does not serve: page blobs, blob index
+ * `comp` values of features the service has and Cerulean does not serve: blob index
  * tags, incremental copy, query acceleration, user delegation keys, immutability and
  * legal holds, expiry, container rename and restore.
  */
 const featuresNotServed: ReadonlyMap<string, string> = new Map([
-  ['page', 'page blobs'],
-  ['pagelist', 'page blobs'],
   ['incrementalcopy', 'incremental copy'],
   ['tags', 'blob index tags'],
   ['blobs', 'finding blobs by tags'],

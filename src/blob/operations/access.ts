@@ -202,6 +202,7 @@ export function describeHeaders(found: Found, atMs: number): Record<string, stri
   };
   if (state.blobType === 'AppendBlob') headers['x-ms-blob-committed-block-count'] = String(state.committedBlockCount);
   if (state.sealed === true) headers['x-ms-blob-sealed'] = 'true'; // append-blob-seal: sent when sealed
+  if (state.blobType === 'PageBlob') headers['x-ms-blob-sequence-number'] = String(state.sequenceNumber ?? 0);
   return headers;
 }
 

@@ -4,7 +4,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import { invalidHeaderValue, StorageError } from '../../errors.js';
 import type { Reply } from '../../http/respond.js';
 import { metadataFromHeaders } from '../../http/metadata-headers.js';
-import type { BlobKey } from '../../storage/blob-store.js';
+import type { BlobKey, ContentChange } from '../../storage/blob-store.js';
 import {
   findBlob,
   header,
@@ -105,8 +105,10 @@ export async function copyBlob(call: BlobCall, resource: BlobOf): Promise<Reply>
     if (sourceMd5 !== undefined && !sourceMd5.equals(await contentMd5(call, source))) {
       throw new StorageError('Md5Mismatch');
     }
-    const blocks = (await call.services.blobs.getBlocks(call.account, sourceKey)).committed;
-    const sizeBytes = totalSize(blocks);
+    // A page blob's pages are copied as its page table, sharing the content (page-store.ts).
+    const pageBlob = source.state.blobType === 'PageBlob';
+    const blocks = pageBlob ? [] : (await call.services.blobs.getBlocks(call.account, sourceKey)).committed;
+    const sizeBytes = pageBlob ? source.record.sizeBytes : totalSize(blocks);
     const state = {
       ...source.state,
       createdMs: current?.state.createdMs ?? nowMs(call),
@@ -117,7 +119,10 @@ export async function copyBlob(call: BlobCall, resource: BlobOf): Promise<Reply>
       sealed: sealOnCopy(call, source),
     };
     const next = nextRecord(call, resource, state, sizeBytes);
-    return { record: next, content: { kind: 'replace', blocks } };
+    const content: ContentChange = pageBlob
+      ? { kind: 'pages', change: { kind: 'copy', source: sourceKey, sourceEtag: source.record.etag } }
+      : { kind: 'replace', blocks };
+    return { record: next, content };
   });
   return {
     status: 202,

@@ -24,6 +24,7 @@ import {
 } from './access.js';
 import { checkWrite } from './checks.js';
 import { contentHeadersOf } from './content.js';
+import { changesPageBlob, setPageBlobProperties } from './pages.js';
 import { visibleEtag } from '../wire/etag.js';
 import { httpDate } from '../wire/reply-headers.js';
 import { raced, retryWhileRaced } from './cas-retry.js';
@@ -56,6 +57,7 @@ async function changeState(call: BlobCall, resource: BlobOf, change: (state: Blo
  * the content type too (kept as '': none, not the default Put Blob gives).
  */
 export async function setBlobProperties(call: BlobCall, resource: BlobOf): Promise<Reply> {
+  if (changesPageBlob(call)) return setPageBlobProperties(call, resource);
   const given = contentHeadersOf(call, false, undefined);
   const headers = { ...given, contentType: given.contentType ?? '' };
   return changeState(call, resource, (state) => ({ ...state, headers }));

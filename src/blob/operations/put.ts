@@ -22,6 +22,8 @@ import { checksumReplyHeaders, contentHeadersOf, receiveContent, type Received }
 import { putBlobBytesMax } from '../limits.js';
 import { parseConditions } from '../wire/conditions.js';
 import { requestedTier } from './tier.js';
+import { newPageBlob } from './pages.js';
+import type { ContentChange } from '../../storage/blob-store.js';
 
 /**
  * 201 Created. Conditions and lease are checked before the body is read (a refused request reads
@@ -41,9 +43,11 @@ export async function putBlob(call: BlobCall, resource: BlobOf): Promise<Reply> 
   checkWrite(call, conditions, found, true);
   let blocks: Block[] = [];
   let received: Received | undefined;
-  if (blobType === 'AppendBlob') {
+  const pageBlob = blobType === 'PageBlob' ? newPageBlob(call) : undefined;
+  if (blobType !== 'BlockBlob') {
     const length = header(call, 'content-length') ?? '0';
-    if (Number(length) !== 0) throw invalidHeaderValue('Content-Length', length); // an append blob starts empty
+    // An append blob starts empty, a page blob all zeros: neither takes a body.
+    if (Number(length) !== 0) throw invalidHeaderValue('Content-Length', length);
   } else {
     if (header(call, 'x-ms-blob-content-md5') !== undefined && header(call, 'x-ms-content-crc64') !== undefined) {
       throw new StorageError('BothCrc64AndMsMd5HeaderPresent');
@@ -51,12 +55,18 @@ export async function putBlob(call: BlobCall, resource: BlobOf): Promise<Reply> 
     received = await receiveContent(call, putBlobBytesMax, true, true);
     blocks = [{ blockId: '', content: received.content }];
   }
-  const sizeBytes = received?.content.sizeBytes ?? 0;
+  const sizeBytes = pageBlob?.sizeBytes ?? received?.content.sizeBytes ?? 0;
+  const content: ContentChange =
+    pageBlob === undefined ? { kind: 'replace', blocks } : { kind: 'pages', change: { kind: 'create' } };
   const headers = contentHeadersOf(call, true, received?.md5?.toString('base64'));
   const record = await updateBlob(call, resource, (current) => {
     checkWrite(call, conditions, current, true);
-    const state = { ...newContentState(call, current, blobType, headers, metadata), tier };
-    return { record: nextRecord(call, resource, state, sizeBytes), content: { kind: 'replace', blocks } };
+    const state = {
+      ...newContentState(call, current, blobType, headers, metadata),
+      tier,
+      sequenceNumber: pageBlob?.sequenceNumber,
+    };
+    return { record: nextRecord(call, resource, state, sizeBytes), content };
   }, { found });
   const reply = { ...writtenHeaders(record), ...(received && checksumReplyHeaders(received)) };
   return { status: 201, headers: reply };

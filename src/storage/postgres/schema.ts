@@ -20,7 +20,7 @@
 import assert from 'node:assert/strict';
 import type pg from 'pg';
 import { storedJsonVersion } from '../stored-json.js';
-import { blobDeletedContainersMigration, blobMigration } from './blob/schema.js';
+import { blobDeletedContainersMigration, blobMigration, blobPagesMigration } from './blob/schema.js';
 import { queueMigration } from './queue-schema.js';
 
 // Schema version 1 keeps properties in stored JSON form 1 (codec.ts): a new form needs a
@@ -65,6 +65,8 @@ const migrations: readonly string[] = [
   blobMigration(schemaName),
   // Version 5: a deleted container's rows are reclaimed after it is gone (blob-schema.ts).
   blobDeletedContainersMigration(schemaName),
+  // Version 6: page blobs' page tables (postgres/blob/pages.ts).
+  blobPagesMigration(schemaName),
 ];
 
 /** Any constant: the advisory lock that serializes migrations between processes. */

@@ -14,6 +14,7 @@ import type { Block, BlobKey, BlobRecord, ContentChange, IfEtag, WriteOutcome } 
 import { assertCommittedSize, etagOutcome } from '../../blob-rows.js';
 import { named, run, runAndCommit } from './statements.js';
 import { namedContents, unwrittenAmong, unwrittenSql, unwrittenValues } from './unwritten.js';
+import { changePages, copyPages } from './pages.js';
 import { RaceLost, type Statement } from '../connection.js';
 import { schemaName as s } from '../schema.js';
 
@@ -140,6 +141,7 @@ export async function putBlob(
   const locked = await lockVersion(client, account, record, 'UPDATE', ifEtag);
   if (typeof locked === 'string') return locked;
   const { containerId, version: current } = locked;
+  if (content.kind === 'pages') return changePages(client, account, record, locked, content.change, chunkBytes);
   if (content.kind !== 'replace' && current === undefined) return 'blobNotFound';
   const currentBytes = current === undefined ? 0 : Number(current.size_bytes);
   assertCommittedSize(record, sizeAfter(currentBytes, content));
@@ -165,6 +167,7 @@ function writeStatement(
   chunkBytes: number,
 ): Statement {
   const { etag, lastModifiedMs, sizeBytes, state } = record;
+  assert(content.kind !== 'pages', 'page changes are changePages');
   if (content.kind === 'replace') return replaceStatement(containerId, record, current, content.blocks, chunkBytes);
   if (content.kind === 'keep') return named(updateBlobSql, [current!.id, etag, lastModifiedMs, sizeBytes, state]);
   const { blockId, content: ref } = content.block;
@@ -177,6 +180,7 @@ function writeStatement(
 function sizeAfter(currentBytes: number, content: ContentChange): number {
   if (content.kind === 'keep') return currentBytes;
   if (content.kind === 'append') return currentBytes + content.block.content.sizeBytes;
+  assert(content.kind !== 'pages', 'page changes are changePages');
   return content.blocks.reduce((sum, block) => sum + block.content.sizeBytes, 0);
 }
 
@@ -229,6 +233,7 @@ export async function snapshotBlob(
   const { rows } = await run<{ id: string }>(client, named(insertBlobSql, values));
   assert(rows[0] !== undefined, `the snapshot ${snapshot} of ${name} exists already`);
   await run(client, named(copyBlocksSql, [base!.id, rows[0].id]));
+  await copyPages(client, base!.id, rows[0].id);
   return 'ok';
 }
 
