@@ -14,6 +14,7 @@ import { contentCases } from './cases/content.js';
 import { durabilityCases } from './cases/durability.js';
 import { listCases } from './cases/listing.js';
 import { modelCases } from './cases/model.js';
+import { pageCases } from './cases/pages.js';
 import { reclaimCases } from './cases/reclaim.js';
 import { runConformanceGroups, type ConformanceCase } from '../conformance-groups.js';
 import type { BlobStoreFactory, BlobStoreUnderTest } from './support.js';
@@ -40,6 +41,7 @@ const groups: readonly { readonly name: string; readonly cases: readonly BlobCas
   { name: 'reclaim', cases: reclaimCases },
   { name: 'container delete', cases: containerDeleteCases },
   { name: 'model', cases: modelCases },
+  { name: 'pages', cases: pageCases },
   { name: 'durability across reopen', cases: durabilityCases },
 ];
 

@@ -426,8 +426,8 @@ async function rawRefusals(server: RunningServer): Promise<void> {
   assert.equal((await blobSend(server, { method: 'PUT', target: `${name}?restype=container` })).status, 201);
   const tags = await blobSend(server, { method: 'PUT', target: `${name}/blob.txt?comp=tags`, body: '<Tags/>' });
   assertQueueError(tags, 400, 'UnsupportedQueryParameter');
-  const page = await blobSend(server, { method: 'PUT', target: `${name}/disk.vhd?comp=page` });
-  assertQueueError(page, 400, 'UnsupportedQueryParameter');
+  const incremental = await blobSend(server, { method: 'PUT', target: `${name}/disk.vhd?comp=incrementalcopy` });
+  assertQueueError(incremental, 400, 'UnsupportedQueryParameter');
   const version = await blobSend(server, {
     method: 'GET',
     target: `${name}/a.txt?versionid=2024-01-01T00:00:00.0000000Z`,
