@@ -200,7 +200,8 @@ export const errorCodes = {
   SequenceNumberConditionNotMet: { status: 412, message: 'The sequence number condition specified was not met.' },
   SequenceNumberIncrementTooLarge: {
     status: 409,
-    message: 'The sequence number increment cannot be performed because it would result in overflow of the sequence number.',
+    message:
+      'The sequence number increment cannot be performed because it would result in overflow of the sequence number.',
   },
   InvalidBlockId: { status: 400, message: 'The specified block ID is invalid. The block ID must be Base64-encoded.' },
   InvalidBlockList: { status: 400, message: 'The specified block list is invalid.' },

@@ -117,7 +117,8 @@ function wireForm(
   if (reply.stream !== undefined || reply.headers?.['Content-Length'] !== undefined) {
     // A streamed body, or a HEAD answering the length of the body a GET would have.
     // Or is chunked (a listing streamed as it is read: Get Page Ranges).
-    const framed = reply.headers?.['Content-Length'] !== undefined || reply.headers?.['Transfer-Encoding'] === 'chunked';
+    const framed =
+      reply.headers?.['Content-Length'] !== undefined || reply.headers?.['Transfer-Encoding'] === 'chunked';
     assert(body === undefined && framed, 'a streamed reply names its length');
   } else {
     headers['Content-Length'] =

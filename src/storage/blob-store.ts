@@ -200,8 +200,9 @@ export interface BlobStore extends PageStore {
   getBlocks(account: string, key: BlobKey): Promise<{ readonly committed: Block[]; readonly staged: Block[] }>;
   /**
    * The bytes [startByte, endByteExclusive) of the blob version whose ETag is `etag`, streamed; the
-   * range is clamped to its size; a page blob's bytes no page was written to are zeros. 'changed' when that version is no longer current (the service
-   * answers as for a condition that failed, or reads again). Content a reader is streaming stays
+   * range is clamped to its size; a page blob's bytes no page was written to are zeros. 'changed'
+   * when that version is no longer current (the service answers as for a condition that failed, or
+   * reads again). Content a reader is streaming stays
    * readable until the reader finishes, even if the blob is replaced or deleted meanwhile.
    */
   readContent(

@@ -39,7 +39,7 @@ type Readable = Found & { readonly bytes?: Buffer | undefined };
  * The version to answer, its conditions checked: 304 (as a reply) or 412 ConditionNotMet; with its
  * whole content if it has at most `contentBytesMax` bytes and the store reads them together.
  */
-async function readable(call: BlobCall, resource: BlobOf, contentBytesMax = 0): Promise<Readable | Reply> {
+export async function readable(call: BlobCall, resource: BlobOf, contentBytesMax = 0): Promise<Readable | Reply> {
   const snapshot = snapshotOf(call);
   const key = keyOf(resource, snapshot);
   const found =
@@ -56,7 +56,7 @@ async function readable(call: BlobCall, resource: BlobOf, contentBytesMax = 0): 
   return found;
 }
 
-function isReply(value: Readable | Reply): value is Reply {
+export function isReply(value: Readable | Reply): value is Reply {
   return 'status' in value;
 }
 

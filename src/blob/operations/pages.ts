@@ -10,12 +10,9 @@ import {
   findBlob,
   header,
   keyOf,
-  leaseIdOf,
   nextRecord,
   notFound,
-  nowMs,
   refuseSnapshot,
-  requireBlob,
   snapshotOf,
   updateBlob,
   writtenHeaders,
@@ -28,12 +25,12 @@ import { checksumReplyHeaders, contentHeadersOf, receiveContent } from './conten
 import { pageBlobBytesMax, pageBytes, pageWriteBytesMax } from '../limits.js';
 import { decodeBlobState, type BlobState } from '../state/blob.js';
 import { diffRanges, joinedRanges, type ListedRange } from '../state/page-ranges.js';
-import { checkLeaseForRead } from '../state/leases.js';
-import { evaluate, parseConditions, type Conditions } from '../wire/conditions.js';
+import { parseConditions, type Conditions } from '../wire/conditions.js';
 import { isSnapshotStamp, visibleEtag } from '../wire/etag.js';
 import { pageListXml } from '../wire/page-list-xml.js';
 import { requestedRange } from '../wire/ranges.js';
 import { httpDate } from '../wire/reply-headers.js';
+import { isReply, readable } from './get.js';
 
 /**
  * Sequence numbers Cerulean keeps: 0 to 2^53 - 1 (chosen: the service allows up to 2^63 - 1;
@@ -157,7 +154,10 @@ export async function putPage(call: BlobCall, resource: BlobOf): Promise<Reply> 
     resource,
     (current) => {
       const found = checkPut(call, current, conditions, sequence, endExclusive);
-      return { record: nextRecord(call, resource, found.state, found.record.sizeBytes), content: { kind: 'pages', change } };
+      return {
+        record: nextRecord(call, resource, found.state, found.record.sizeBytes),
+        content: { kind: 'pages', change },
+      };
     },
     { found: first },
   );
@@ -178,7 +178,13 @@ const extentsPerRead = 256;
  * A version's extents overlapping [from, to), read a batch at a time; a version that changes
  * meanwhile ends the listing with an error (the client sees a short body).
  */
-async function* extentsOf(call: BlobCall, key: BlobKey, etag: string, from: number, to: number): AsyncGenerator<PageExtent> {
+async function* extentsOf(
+  call: BlobCall,
+  key: BlobKey,
+  etag: string,
+  from: number,
+  to: number,
+): AsyncGenerator<PageExtent> {
   let at = from;
   while (at < to) {
     const extents = await call.services.blobs.pageExtents(call.account, key, etag, at, to, extentsPerRead);
@@ -235,19 +241,18 @@ export async function getPageRanges(call: BlobCall, resource: BlobOf): Promise<R
     throw invalidQueryParameter('prevsnapshot', previous, 'The value is not a snapshot timestamp.');
   }
   if (header(call, 'x-ms-previous-snapshot-url') !== undefined) {
-    throw new StorageError('UnsupportedHeader', 'Cerulean does not serve diffs of managed disks (x-ms-previous-snapshot-url).');
+    throw new StorageError(
+      'UnsupportedHeader',
+      'Cerulean does not serve diffs of managed disks (x-ms-previous-snapshot-url).',
+    );
   }
   const limit = maxResultsOf(call);
   const marker = markerOf(call);
   const key = keyOf(resource, snapshot);
-  const found = await requireBlob(call, key);
+  // The version with its conditions and lease checked, as Get Blob reads it (or its 304).
+  const found = await readable(call, resource);
+  if (isReply(found)) return found;
   if (found.state.blobType !== 'PageBlob') throw new StorageError('InvalidBlobType');
-  const verdict = evaluate(parseConditions(call.headers), found.record);
-  if (verdict === 'failed') throw new StorageError('ConditionNotMet');
-  if (verdict === 'notModified') {
-    return { status: 304, headers: { ETag: visibleEtag(found.record.etag), 'Last-Modified': httpDate(found.record.lastModifiedMs) } };
-  }
-  if (snapshot === '') checkLeaseForRead(found.state.lease, nowMs(call), leaseIdOf(call));
   const size = found.record.sizeBytes;
   const range = requestedRange(call.headers);
   const from = Math.max(marker, range?.start ?? 0);
@@ -258,7 +263,8 @@ export async function getPageRanges(call: BlobCall, resource: BlobOf): Promise<R
     ranges = joinedRanges(now, from, to);
   } else {
     const before = await findBlob(call, keyOf(resource, previous));
-    if (before === undefined || (snapshot !== '' && previous >= snapshot)) throw new StorageError('PreviousSnapshotNotFound');
+    if (before === undefined || (snapshot !== '' && previous >= snapshot))
+      throw new StorageError('PreviousSnapshotNotFound');
     ranges = diffRanges(now, extentsOf(call, before.record, before.record.etag, from, to), from, to);
   }
   const rest: { next: number | undefined } = { next: undefined };
@@ -290,7 +296,9 @@ const contentHeaderNames = [
 
 /** Whether Set Blob Properties resizes a page blob or changes its sequence number. */
 export function changesPageBlob(call: BlobCall): boolean {
-  return header(call, 'x-ms-blob-content-length') !== undefined || header(call, 'x-ms-sequence-number-action') !== undefined;
+  return (
+    header(call, 'x-ms-blob-content-length') !== undefined || header(call, 'x-ms-sequence-number-action') !== undefined
+  );
 }
 
 /** The sequence number after x-ms-sequence-number-action (set-blob-properties). */
@@ -305,7 +313,10 @@ function nextSequenceNumber(call: BlobCall, current: number): number {
   }
   if (action !== 'max' && action !== 'update') throw invalidHeaderValue('x-ms-sequence-number-action', action);
   if (given === undefined) {
-    throw new StorageError('MissingRequiredHeader', `x-ms-sequence-number-action: ${action} needs x-ms-blob-sequence-number.`);
+    throw new StorageError(
+      'MissingRequiredHeader',
+      `x-ms-sequence-number-action: ${action} needs x-ms-blob-sequence-number.`,
+    );
   }
   return action === 'max' ? Math.max(current, given) : given;
 }

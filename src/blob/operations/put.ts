@@ -59,15 +59,20 @@ export async function putBlob(call: BlobCall, resource: BlobOf): Promise<Reply> 
   const content: ContentChange =
     pageBlob === undefined ? { kind: 'replace', blocks } : { kind: 'pages', change: { kind: 'create' } };
   const headers = contentHeadersOf(call, true, received?.md5?.toString('base64'));
-  const record = await updateBlob(call, resource, (current) => {
-    checkWrite(call, conditions, current, true);
-    const state = {
-      ...newContentState(call, current, blobType, headers, metadata),
-      tier,
-      sequenceNumber: pageBlob?.sequenceNumber,
-    };
-    return { record: nextRecord(call, resource, state, sizeBytes), content };
-  }, { found });
+  const record = await updateBlob(
+    call,
+    resource,
+    (current) => {
+      checkWrite(call, conditions, current, true);
+      const state = {
+        ...newContentState(call, current, blobType, headers, metadata),
+        tier,
+        sequenceNumber: pageBlob?.sequenceNumber,
+      };
+      return { record: nextRecord(call, resource, state, sizeBytes), content };
+    },
+    { found },
+  );
   const reply = { ...writtenHeaders(record), ...(received && checksumReplyHeaders(received)) };
   return { status: 201, headers: reply };
 }

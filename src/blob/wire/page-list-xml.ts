@@ -26,6 +26,7 @@ export async function* pageListXml(
     }
   }
   const marker = nextMarker();
-  if (marker !== undefined) text += marker === '' ? '<NextMarker />' : `<NextMarker>${escapeXmlText(marker)}</NextMarker>`;
+  if (marker !== undefined)
+    text += marker === '' ? '<NextMarker />' : `<NextMarker>${escapeXmlText(marker)}</NextMarker>`;
   yield Buffer.from(`${text}</PageList>`);
 }

@@ -71,10 +71,12 @@ export async function changePages(
     let source: { id: string; etag: string; size_bytes: string } | undefined;
     if (change.kind === 'copy') {
       const { container, name, snapshot } = change.source;
-      source = (await run<{ id: string; etag: string; size_bytes: string }>(
-        client,
-        named(sourceSql, [account, container, name, snapshot]),
-      )).rows[0];
+      source = (
+        await run<{ id: string; etag: string; size_bytes: string }>(
+          client,
+          named(sourceSql, [account, container, name, snapshot]),
+        )
+      ).rows[0];
       if (source === undefined || source.etag !== change.sourceEtag) return 'etagMismatch';
       assert.equal(Number(source.size_bytes), sizeBytes, 'a copy has its source page blob size');
     }

@@ -113,7 +113,6 @@ const releaseTriggers = (s: string): string => `
     REFERENCING OLD TABLE AS released NEW TABLE AS kept
     FOR EACH STATEMENT EXECUTE FUNCTION ${s}.blob_restaged();`;
 
-
 /**
  * Version 5: Delete Container sets the container's account to null, which no lookup by (account,
  * name) matches, so it is gone for every reader at once and its name is free; its rows go later, in

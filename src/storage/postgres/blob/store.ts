@@ -31,7 +31,6 @@ import { named } from './statements.js';
 import { ContentIds, namedContents, unwrittenAmong, unwrittenSql, unwrittenValues } from './unwritten.js';
 import { deleteBlob, putBlob, snapshotBlob } from './writes.js';
 import { isPageRead, readExtents, readPages } from './pages.js';
-import type { PageExtent } from '../../page-store.js';
 import type { PostgresConnection } from '../connection.js';
 import { isMissingTable } from '../failures.js';
 import { schemaName as s } from '../schema.js';
@@ -315,22 +314,22 @@ export class PostgresBlobStore implements BlobStore {
     const { rows } = await this.connection.query<ReadRow>('read', named(readBlocksSql, values));
     if (rows[0] === undefined || rows[0].etag !== etag) return 'changed';
     const [from, to] = clampRange(start, end, Number(rows[0].size_bytes));
-    if (isPageRead(rows.map((row) => row.content_id), from, to)) {
+    if (
+      isPageRead(
+        rows.map((row) => row.content_id),
+        from,
+        to,
+      )
+    ) {
       return readPages(this.connection, account, key, etag, from, to, this.options.readersHoldContent);
     }
     if (inline) return inlineBytes(rows, to - from);
     return readSegments(this.connection, segmentsOf(rows, from, to), this.options.readersHoldContent);
   };
 
-  async pageExtents(
-    account: string,
-    key: BlobKey,
-    etag: string,
-    fromByte: number,
-    toByteExclusive: number,
-    limit: number,
-  ): Promise<PageExtent[] | 'changed'> {
-    const extents = await readExtents(this.connection, account, key, etag, fromByte, toByteExclusive, limit);
+  // Typed by the contract, which names its parameters (page-store.ts).
+  readonly pageExtents: BlobStore['pageExtents'] = async (account, key, etag, fromByte, toByte, limit) => {
+    const extents = await readExtents(this.connection, account, key, etag, fromByte, toByte, limit);
     if (extents === 'changed') return extents;
     return extents.map(({ startByte, endByteExclusive, contentId, contentOffsetBytes }) => ({
       startByte,
@@ -338,7 +337,7 @@ export class PostgresBlobStore implements BlobStore {
       contentId,
       contentOffsetBytes,
     }));
-  }
+  };
 
   /** Whether the content is still kept (tests see what reclaimContent did). */
   async contentExists(ref: ContentRef): Promise<boolean> {

@@ -143,7 +143,8 @@ export function readExtents(
 
 /** `lengthBytes` zeros, in chunks. */
 function* zeros(lengthBytes: number): Generator<Buffer> {
-  for (let left = lengthBytes; left > 0; left -= zeroChunk.length) yield zeroChunk.subarray(0, Math.min(left, zeroChunk.length));
+  for (let left = lengthBytes; left > 0; left -= zeroChunk.length)
+    yield zeroChunk.subarray(0, Math.min(left, zeroChunk.length));
 }
 
 /**

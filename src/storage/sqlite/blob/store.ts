@@ -26,7 +26,6 @@ import { newContentId, type ContentFiles } from './content.js';
 import { inlineBytesMaxDefault, inlineReaderSql, readHead } from './inline.js';
 import { blobColumns } from './schema.js';
 import { pageReaderSql, readExtents, streamPages } from './pages.js';
-import type { PageExtent } from '../../page-store.js';
 import type { BlobWriterApi } from './writer.js';
 import { boundLimit } from '../schema.js';
 
@@ -149,7 +148,10 @@ export class SqliteBlobStore implements BlobStore {
     this.content = shared.content;
     this.readers = shared.readers;
     this.sql = Object.fromEntries(
-      Object.entries({ ...blobReaderSql, ...inlineReaderSql, ...pageReaderSql }).map(([key, text]) => [key, reader.prepare(text)]),
+      Object.entries({ ...blobReaderSql, ...inlineReaderSql, ...pageReaderSql }).map(([key, text]) => [
+        key,
+        reader.prepare(text),
+      ]),
     ) as Sql;
     this.sql.inlineBytes.pluck();
   }
@@ -243,18 +245,12 @@ export class SqliteBlobStore implements BlobStore {
     return this.stream(row.list_id, start, end);
   };
 
-  async pageExtents(
-    account: string,
-    key: BlobKey,
-    etag: string,
-    fromByte: number,
-    toByteExclusive: number,
-    limit: number,
-  ): Promise<PageExtent[] | 'changed'> {
+  // Typed by the contract, which names its parameters (page-store.ts).
+  readonly pageExtents: BlobStore['pageExtents'] = async (account, key, etag, fromByte, toByte, limit) => {
     const row = this.version(account, key);
     if (row === undefined || row.etag !== etag) return 'changed';
-    return readExtents(this.sql.pagesFrom, row.list_id, fromByte, toByteExclusive, limit);
-  }
+    return readExtents(this.sql.pagesFrom, row.list_id, fromByte, toByte, limit);
+  };
 
   /** The bytes [start, end) of a block list, block by block; unpins the list when done or abandoned. */
   private async *stream(listId: number, start: number, end: number): AsyncIterable<Buffer> {

@@ -319,7 +319,10 @@ export class SqliteBlobWriter implements BlobWriterApi {
         let source: Head | undefined;
         if (change.kind === 'copy') {
           const sourceContainer = this.containerId(account, change.source.container);
-          source = sourceContainer === undefined ? undefined : this.head(sourceContainer, change.source.name, change.source.snapshot);
+          source =
+            sourceContainer === undefined
+              ? undefined
+              : this.head(sourceContainer, change.source.name, change.source.snapshot);
           if (source === undefined || source.etag !== change.sourceEtag) return 'etagMismatch';
           if (source.size_bytes !== record.sizeBytes) return misuse(`blob ${record.name}: the source's size differs`);
         }

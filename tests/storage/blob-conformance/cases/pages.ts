@@ -8,6 +8,7 @@ import type { BlobKey, BlobRecord, BlobStore } from '../../../../src/storage/blo
 import type { PageChange, PageExtent } from '../../../../src/storage/page-store.js';
 import type { BlobCase } from '../suite.js';
 import { blob, chunksOf, newEtag, reclaimAll } from '../support.js';
+import { seededRandom } from '../../../query/random.js';
 
 const key = (name: string, snapshot = ''): BlobKey => ({ container: 'c', name, snapshot });
 const page = 512;
@@ -45,7 +46,10 @@ class PageBlob {
   }
 
   async create(): Promise<void> {
-    assert.equal(await this.store.putBlob(this.acct, this.record, { kind: 'pages', change: { kind: 'create' } }, null), 'ok');
+    assert.equal(
+      await this.store.putBlob(this.acct, this.record, { kind: 'pages', change: { kind: 'create' } }, null),
+      'ok',
+    );
   }
 
   async change(change: PageChange, sizeBytes = this.record.sizeBytes): Promise<void> {
@@ -58,17 +62,6 @@ class PageBlob {
     const content = await this.store.writeContent(chunksOf(bytes, 1000));
     await this.change({ kind: 'write', startByte, content });
   }
-}
-
-/** A tiny deterministic generator (mulberry32), so a failing sequence can be replayed from its seed. */
-function random(seed: number): () => number {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 export const pageCases: readonly BlobCase[] = [
@@ -87,7 +80,10 @@ export const pageCases: readonly BlobCase[] = [
       data.copy(expected, page);
       expected.fill(0, 2 * page, 3 * page);
       assert.deepEqual(await bytesOf(store, acct, disk.record), expected);
-      assert.deepEqual(await bytesOf(store, acct, disk.record, page + 10, 3 * page + 20), expected.subarray(page + 10, 3 * page + 20));
+      assert.deepEqual(
+        await bytesOf(store, acct, disk.record, page + 10, 3 * page + 20),
+        expected.subarray(page + 10, 3 * page + 20),
+      );
       const extents = await allExtents(store, acct, disk.record);
       assert.deepEqual(
         extents.map((e) => [e.startByte, e.endByteExclusive, e.contentOffsetBytes]),
@@ -115,7 +111,10 @@ export const pageCases: readonly BlobCase[] = [
       await disk.change({ kind: 'resize' }, 4 * page);
       const bytes = await bytesOf(store, acct, disk.record);
       assert.deepEqual(bytes.subarray(2 * page), Buffer.alloc(2 * page));
-      assert.deepEqual((await allExtents(store, acct, disk.record)).map((e) => e.endByteExclusive), [2 * page]);
+      assert.deepEqual(
+        (await allExtents(store, acct, disk.record)).map((e) => e.endByteExclusive),
+        [2 * page],
+      );
     },
   },
   {
@@ -137,7 +136,10 @@ export const pageCases: readonly BlobCase[] = [
       assert.equal(await store.putBlob(acct, copy, { kind: 'pages', change: source }, null), 'ok');
       assert.deepEqual(await allExtents(store, acct, copy), [shared], 'the copy names the same content');
       const stale = { kind: 'copy', source: key('disk'), sourceEtag: '"stale"' } as const;
-      assert.equal(await store.putBlob(acct, blob('c', 'x', 4 * page), { kind: 'pages', change: stale }, null), 'etagMismatch');
+      assert.equal(
+        await store.putBlob(acct, blob('c', 'x', 4 * page), { kind: 'pages', change: stale }, null),
+        'etagMismatch',
+      );
     },
   },
   {
@@ -172,7 +174,8 @@ export const pageCases: readonly BlobCase[] = [
     async run({ store, withContainer }) {
       const acct = await withContainer();
       const seed = 0x5eed;
-      const next = random(seed);
+      const random = seededRandom(seed);
+      const next = () => random.int(2 ** 30) / 2 ** 30;
       const pagesMax = 24;
       const disk = new PageBlob(store, acct, 'disk', 16 * page);
       await disk.create();
@@ -191,7 +194,10 @@ export const pageCases: readonly BlobCase[] = [
           bytes.copy(model, first * page);
           written.fill(true, first, first + count);
         } else if (roll < 0.75) {
-          await disk.change({ kind: 'clear', range: { startByte: first * page, endByteExclusive: (first + count) * page } });
+          await disk.change({
+            kind: 'clear',
+            range: { startByte: first * page, endByteExclusive: (first + count) * page },
+          });
           model.fill(0, first * page, (first + count) * page);
           written.fill(false, first, first + count);
         } else if (roll < 0.9) {
@@ -202,19 +208,25 @@ export const pageCases: readonly BlobCase[] = [
           model = grown;
           written = Array.from({ length: size / page }, (_, i) => written[i] ?? false);
         } else {
-          const record = { ...disk.record, snapshot: `2026-01-01T00:00:${String(step).padStart(2, '0')}.0000000Z`, etag: newEtag() };
+          const record = {
+            ...disk.record,
+            snapshot: `2026-01-01T00:00:${String(step).padStart(2, '0')}.0000000Z`,
+            etag: newEtag(),
+          };
           assert.equal(await store.snapshotBlob(acct, record, disk.record.etag), 'ok', where);
           snapshots.push({ record, bytes: Buffer.from(model), written: [...written] });
         }
         assert.deepEqual(await bytesOf(store, acct, disk.record), model, where);
         const covered = new Array<boolean>(written.length).fill(false);
-        for (const e of await allExtents(store, acct, disk.record, 2)) covered.fill(true, e.startByte / page, e.endByteExclusive / page);
+        for (const e of await allExtents(store, acct, disk.record, 2))
+          covered.fill(true, e.startByte / page, e.endByteExclusive / page);
         assert.deepEqual(covered, written, where);
       }
       for (const { record, bytes, written: pages } of snapshots) {
         assert.deepEqual(await bytesOf(store, acct, record), bytes, `snapshot ${record.snapshot}`);
         const covered = new Array<boolean>(pages.length).fill(false);
-        for (const e of await allExtents(store, acct, record)) covered.fill(true, e.startByte / page, e.endByteExclusive / page);
+        for (const e of await allExtents(store, acct, record))
+          covered.fill(true, e.startByte / page, e.endByteExclusive / page);
         assert.deepEqual(covered, pages, `snapshot ${record.snapshot}`);
       }
     },
