@@ -195,13 +195,24 @@ export const errorCodes = {
   },
   InvalidBlobOrBlock: { status: 400, message: 'The specified blob or block content is invalid.' },
   InvalidBlobType: { status: 409, message: 'The blob type is invalid for this operation.' },
+  InvalidPageRange: { status: 416, message: 'The page range specified is invalid.' },
+  PreviousSnapshotNotFound: { status: 409, message: 'The previous snapshot is not found.' },
+  SequenceNumberConditionNotMet: { status: 412, message: 'The sequence number condition specified was not met.' },
+  SequenceNumberIncrementTooLarge: {
+    status: 409,
+    message:
+      'The sequence number increment cannot be performed because it would result in overflow of the sequence number.',
+  },
   InvalidBlockId: { status: 400, message: 'The specified block ID is invalid. The block ID must be Base64-encoded.' },
   InvalidBlockList: { status: 400, message: 'The specified block list is invalid.' },
   InvalidMd5: {
     status: 400,
     message: 'The MD5 value specified in the request is invalid. The MD5 value must be 128 bits and Base64-encoded.',
   },
-  InvalidTag: { status: 400, message: 'The tags specified are invalid. It contains characters that are not permitted.' },
+  InvalidTag: {
+    status: 400,
+    message: 'The tags specified are invalid. It contains characters that are not permitted.',
+  },
   InvalidRange: { status: 416, message: 'The range specified is invalid for the current size of the resource.' },
   LeaseAlreadyPresent: { status: 409, message: 'There is already a lease present.' },
   LeaseIdMismatchWithBlobOperation: {

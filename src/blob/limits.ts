@@ -24,6 +24,11 @@ export const committedBlocksMax = 50_000;
 export function appendBlockBytesMax(version: string): number {
   return version >= '2022-11-02' ? 100 * MiB : 4 * MiB;
 }
+/** A page blob's size: up to 8 TiB (put-blob, x-ms-blob-content-length), in 512-byte pages. */
+export const pageBlobBytesMax = 8 * 1024 * 1024 * MiB;
+export const pageBytes = 512;
+/** One Put Page update: up to 4 MiB (put-page). */
+export const pageWriteBytesMax = 4 * MiB;
 /** Blocks of an append blob (append-block: 50,000). */
 export const appendBlocksMax = 50_000;
 /** Put Block List's XML body: 50,000 ids of up to 64 bytes, base64, in markup; 8 MiB is ample. */

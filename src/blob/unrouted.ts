@@ -4,12 +4,10 @@ import { invalidQueryParameter, StorageError } from '../errors.js';
 import type { BlobResource } from './resources.js';
 
 /**
- * `comp` values of features the service has and Cerulean does not serve: page blobs, incremental
- * copy, query acceleration, immutability and legal holds, expiry, container rename and restore.
+ * `comp` values of features the service has and Cerulean does not serve: incremental copy, query
+ * acceleration, immutability and legal holds, expiry, container rename and restore, soft delete.
  */
 const featuresNotServed: ReadonlyMap<string, string> = new Map([
-  ['page', 'page blobs'],
-  ['pagelist', 'page blobs'],
   ['incrementalcopy', 'incremental copy'],
   ['query', 'query acceleration'],
   ['immutabilitypolicies', 'immutability policies'],

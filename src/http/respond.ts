@@ -116,7 +116,10 @@ function wireForm(
   const { body } = reply;
   if (reply.stream !== undefined || reply.headers?.['Content-Length'] !== undefined) {
     // A streamed body, or a HEAD answering the length of the body a GET would have.
-    assert(body === undefined && reply.headers?.['Content-Length'] !== undefined, 'a streamed reply names its length');
+    // Or is chunked (a listing streamed as it is read: Get Page Ranges).
+    const framed =
+      reply.headers?.['Content-Length'] !== undefined || reply.headers?.['Transfer-Encoding'] === 'chunked';
+    assert(body === undefined && framed, 'a streamed reply names its length');
   } else {
     headers['Content-Length'] =
       body === undefined ? 0 : typeof body === 'string' ? Buffer.byteLength(body) : body.length;

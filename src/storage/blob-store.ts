@@ -16,6 +16,7 @@
 // It knows nothing of HTTP, XML, headers or the service's limits; `state` is the service's own
 // encoding of everything else (metadata, content headers, lease, public access, ACL, blob type).
 // Time is passed in as whole milliseconds, never read by the store.
+import type { PageChange, PageStore } from './page-store.js';
 
 /** Content written by writeContent: durable, immutable, named by an id the store chose. */
 export interface ContentRef {
@@ -101,7 +102,9 @@ export type ContentChange =
    */
   | { readonly kind: 'replace'; readonly blocks: readonly Block[] }
   /** One block is added at the end (Append Block). */
-  | { readonly kind: 'append'; readonly block: Block };
+  | { readonly kind: 'append'; readonly block: Block }
+  /** A page blob's pages change (page-store.ts). */
+  | { readonly kind: 'pages'; readonly change: PageChange };
 
 /**
  * The condition on the current record for a write: `undefined` any (or none), `null` there must be
@@ -141,7 +144,7 @@ export function versionIdOfKey(snapshot: string): string | undefined {
   return snapshot.startsWith(versionKeyPrefix) ? snapshot.slice(versionKeyPrefix.length) : undefined;
 }
 
-export interface BlobStore {
+export interface BlobStore extends PageStore {
   /**
    * Streams `source` into new content and resolves once it is durable. It is referenced by nothing
    * yet: content no record or staged block references is reclaimed (reclaimContent), no sooner than
@@ -233,8 +236,9 @@ export interface BlobStore {
   getBlocks(account: string, key: BlobKey): Promise<{ readonly committed: Block[]; readonly staged: Block[] }>;
   /**
    * The bytes [startByte, endByteExclusive) of the blob version whose ETag is `etag`, streamed; the
-   * range is clamped to its size. 'changed' when that version is no longer current (the service
-   * answers as for a condition that failed, or reads again). Content a reader is streaming stays
+   * range is clamped to its size; a page blob's bytes no page was written to are zeros. 'changed'
+   * when that version is no longer current (the service answers as for a condition that failed, or
+   * reads again). Content a reader is streaming stays
    * readable until the reader finishes, even if the blob is replaced or deleted meanwhile.
    */
   readContent(

@@ -4,10 +4,11 @@
 // named is missing. On SQLite the content is files under <location>/blobs/ (src/storage/sqlite/
 // blob-content.ts) and, when small, rows of blob_inline (sqlite/blob/inline.ts); on PostgreSQL rows of
 // blob_contents (docs/blob-storage-postgres.md).
+import assert from 'node:assert/strict';
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import type { BlobStore } from '../../src/storage/blob-store.js';
+import type { BlobRecord, BlobStore } from '../../src/storage/blob-store.js';
 import { PostgresStore } from '../../src/storage/postgres/postgres-store.js';
 import { databaseFileName } from '../../src/storage/sqlite/schema.js';
 import { SqliteStore } from '../../src/storage/sqlite/sqlite-store.js';
@@ -108,9 +109,23 @@ async function reclaimAndList(blobs: BlobStore): Promise<{ referenced: Set<strin
         listed.kind === 'blob' ? listed.record : { container: container.name, name: listed.name, snapshot: '' };
       const { committed, staged } = await blobs.getBlocks(account, key);
       for (const block of [...committed, ...staged]) referenced.add(block.content.id);
+      if (listed.kind === 'blob') for (const id of await pageContent(blobs, listed.record)) referenced.add(id);
     }
   }
   return { referenced, reclaimed };
+}
+
+/** The content ids a page blob version's extents name (none for other blobs). */
+async function pageContent(blobs: BlobStore, record: BlobRecord): Promise<string[]> {
+  const ids: string[] = [];
+  for (let at = 0; at < record.sizeBytes;) {
+    const extents = await blobs.pageExtents(account, record, record.etag, at, record.sizeBytes, entriesMax);
+    assert(extents !== 'changed', 'the server is stopped: nothing changes');
+    ids.push(...extents.map((extent) => extent.contentId));
+    if (extents.length < entriesMax) break;
+    at = extents.at(-1)!.endByteExclusive;
+  }
+  return ids;
 }
 
 /** The content ids of the inline rows of the SQLite database at `location`. */

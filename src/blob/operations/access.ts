@@ -233,6 +233,7 @@ export function describeHeaders(found: Found, atMs: number): Record<string, stri
   if (state.sealed === true) headers['x-ms-blob-sealed'] = 'true'; // append-blob-seal: sent when sealed
   // get-blob-properties: x-ms-tag-count, when the blob has tags.
   if (state.tags !== undefined && state.tags.length > 0) headers['x-ms-tag-count'] = String(state.tags.length);
+  if (state.blobType === 'PageBlob') headers['x-ms-blob-sequence-number'] = String(state.sequenceNumber ?? 0);
   return headers;
 }
 

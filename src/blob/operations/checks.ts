@@ -46,11 +46,10 @@ export function refuseOverwrite(call: BlobCall, current: Found | undefined): voi
   }
 }
 
-/** The x-ms-blob-type of Put Blob: BlockBlob or AppendBlob; page blobs are not served. */
-export function blobTypeOf(call: BlobCall): 'BlockBlob' | 'AppendBlob' {
+/** The x-ms-blob-type of Put Blob: BlockBlob, AppendBlob or PageBlob. */
+export function blobTypeOf(call: BlobCall): 'BlockBlob' | 'AppendBlob' | 'PageBlob' {
   const type = header(call, 'x-ms-blob-type');
   if (type === undefined) throw new StorageError('MissingRequiredHeader', 'The header x-ms-blob-type is required.');
-  if (type === 'BlockBlob' || type === 'AppendBlob') return type;
-  if (type === 'PageBlob') throw new StorageError('NotImplemented', 'Cerulean does not serve page blobs.');
+  if (type === 'BlockBlob' || type === 'AppendBlob' || type === 'PageBlob') return type;
   throw invalidHeaderValue('x-ms-blob-type', type);
 }

@@ -4,6 +4,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import { invalidHeaderValue, StorageError } from '../../errors.js';
 import type { Reply } from '../../http/respond.js';
 import { metadataFromHeaders } from '../../http/metadata-headers.js';
+import type { ContentChange } from '../../storage/blob-store.js';
 import {
   header,
   keyOf,
@@ -81,9 +82,11 @@ export async function copyBlob(call: BlobCall, resource: BlobOf): Promise<Reply>
     if (sourceMd5 !== undefined && !sourceMd5.equals(await contentMd5(call, source.account, found))) {
       throw new StorageError('Md5Mismatch');
     }
-    // Every account is in the one store, so the copy shares the source's content whatever its account.
-    const blocks = (await call.services.blobs.getBlocks(source.account, found.record)).committed;
-    const sizeBytes = totalSize(blocks);
+    // Every account is in the one store, so the copy shares the source's content whatever its account;
+    // a page blob's pages are copied as its page table (page-store.ts).
+    const pageBlob = found.state.blobType === 'PageBlob';
+    const blocks = pageBlob ? [] : (await call.services.blobs.getBlocks(source.account, found.record)).committed;
+    const sizeBytes = pageBlob ? found.record.sizeBytes : totalSize(blocks);
     const state = {
       ...found.state,
       createdMs: current?.state.createdMs ?? nowMs(call),
@@ -95,7 +98,15 @@ export async function copyBlob(call: BlobCall, resource: BlobOf): Promise<Reply>
       tags: copySourceTags ? found.state.tags : tags,
     };
     const next = nextRecord(call, resource, state, sizeBytes);
-    return { record: next, content: { kind: 'replace', blocks }, makesVersion: true };
+    const { container, name, snapshot, etag } = found.record;
+    const pageCopy = {
+      kind: 'copy',
+      sourceAccount: source.account,
+      source: { container, name, snapshot },
+      sourceEtag: etag,
+    } as const;
+    const content: ContentChange = pageBlob ? { kind: 'pages', change: pageCopy } : { kind: 'replace', blocks };
+    return { record: next, content, makesVersion: true };
   });
   return {
     status: 202,

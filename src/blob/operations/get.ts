@@ -41,7 +41,7 @@ type Readable = Found & { readonly bytes?: Buffer | undefined };
  * The version to answer, its conditions checked: 304 (as a reply) or 412 ConditionNotMet; with its
  * whole content if it has at most `contentBytesMax` bytes and the store reads them together.
  */
-async function readable(call: BlobCall, resource: BlobOf, contentBytesMax = 0): Promise<Readable | Reply> {
+export async function readable(call: BlobCall, resource: BlobOf, contentBytesMax = 0): Promise<Readable | Reply> {
   const snapshot = snapshotOf(call);
   const key = keyOf(resource, snapshot);
   const conditions = parseConditions(call.headers); // a header that does not parse is refused before any read
@@ -64,7 +64,7 @@ async function readable(call: BlobCall, resource: BlobOf, contentBytesMax = 0): 
   return found;
 }
 
-function isReply(value: Readable | Reply): value is Reply {
+export function isReply(value: Readable | Reply): value is Reply {
   return 'status' in value;
 }
 

@@ -26,6 +26,7 @@ import {
 import { checkWrite } from './checks.js';
 import { keptVersion, requireVersion, versionIdHeader, versionIdOf } from './versions.js';
 import { contentHeadersOf } from './content.js';
+import { changesPageBlob, setPageBlobProperties } from './pages.js';
 import { visibleEtag } from '../wire/etag.js';
 import { httpDate } from '../wire/reply-headers.js';
 import { raced, retryWhileRaced } from './cas-retry.js';
@@ -64,6 +65,7 @@ async function changeState(
  * the content type too (kept as '': none, not the default Put Blob gives).
  */
 export async function setBlobProperties(call: BlobCall, resource: BlobOf): Promise<Reply> {
+  if (changesPageBlob(call)) return setPageBlobProperties(call, resource);
   const given = contentHeadersOf(call, false, undefined);
   const headers = { ...given, contentType: given.contentType ?? '' };
   return changeState(call, resource, (state) => ({ ...state, headers }));

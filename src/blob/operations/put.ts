@@ -24,6 +24,8 @@ import { putBlobBytesMax } from '../limits.js';
 import { parseConditions } from '../wire/conditions.js';
 import { requestedTier } from './tier.js';
 import { requestTags } from './tags.js';
+import { newPageBlob } from './pages.js';
+import type { ContentChange } from '../../storage/blob-store.js';
 
 /**
  * 201 Created. Conditions and lease are checked before the body is read (a refused request reads
@@ -44,9 +46,11 @@ export async function putBlob(call: BlobCall, resource: BlobOf): Promise<Reply> 
   checkWrite(call, conditions, found, true);
   let blocks: Block[] = [];
   let received: Received | undefined;
-  if (blobType === 'AppendBlob') {
+  const pageBlob = blobType === 'PageBlob' ? newPageBlob(call) : undefined;
+  if (blobType !== 'BlockBlob') {
     const length = header(call, 'content-length') ?? '0';
-    if (Number(length) !== 0) throw invalidHeaderValue('Content-Length', length); // an append blob starts empty
+    // An append blob starts empty, a page blob all zeros: neither takes a body.
+    if (Number(length) !== 0) throw invalidHeaderValue('Content-Length', length);
   } else {
     if (header(call, 'x-ms-blob-content-md5') !== undefined && header(call, 'x-ms-content-crc64') !== undefined) {
       throw new StorageError('BothCrc64AndMsMd5HeaderPresent');
@@ -54,14 +58,25 @@ export async function putBlob(call: BlobCall, resource: BlobOf): Promise<Reply> 
     received = await receiveContent(call, putBlobBytesMax, true, true);
     blocks = [{ blockId: '', content: received.content }];
   }
-  const sizeBytes = received?.content.sizeBytes ?? 0;
+  const sizeBytes = pageBlob?.sizeBytes ?? received?.content.sizeBytes ?? 0;
+  const content: ContentChange =
+    pageBlob === undefined ? { kind: 'replace', blocks } : { kind: 'pages', change: { kind: 'create' } };
   const headers = contentHeadersOf(call, true, received?.md5?.toString('base64'));
-  const record = await updateBlob(call, resource, (current) => {
-    checkWrite(call, conditions, current, true);
-    const state = { ...newContentState(call, current, blobType, headers, metadata), tier, tags };
-    const next = nextRecord(call, resource, state, sizeBytes);
-    return { record: next, content: { kind: 'replace', blocks }, makesVersion: true };
-  }, { found });
+  const record = await updateBlob(
+    call,
+    resource,
+    (current) => {
+      checkWrite(call, conditions, current, true);
+      const state = {
+        ...newContentState(call, current, blobType, headers, metadata),
+        tier,
+        tags,
+        sequenceNumber: pageBlob?.sequenceNumber,
+      };
+      return { record: nextRecord(call, resource, state, sizeBytes), content, makesVersion: true };
+    },
+    { found },
+  );
   const checksums = received && checksumReplyHeaders(received);
   const reply = { ...writtenHeaders(record), ...checksums, ...versionIdHeader(record) };
   return { status: 201, headers: reply };

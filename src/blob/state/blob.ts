@@ -7,7 +7,7 @@ import { noLease, type StoredLease } from './leases.js';
 import type { StoredTier } from './tier.js';
 import type { TagSet } from '../tags/tag-set.js';
 
-export type BlobType = 'BlockBlob' | 'AppendBlob';
+export type BlobType = 'BlockBlob' | 'AppendBlob' | 'PageBlob';
 
 /** The content type of a blob written without one (put-blob, put-block-list). */
 export const defaultType = 'application/octet-stream';
@@ -44,6 +44,8 @@ export interface BlobState {
   readonly copy?: CopyFacts | undefined;
   /** Block blobs: the tier set explicitly (state/tier.ts); none: the account's default, inferred. */
   readonly tier?: StoredTier | undefined;
+  /** Page blobs: x-ms-blob-sequence-number (put-blob, set-blob-properties, put-page conditions). */
+  readonly sequenceNumber?: number | undefined;
   /** Append blobs: sealed (append-blob-seal), read-only until replaced. */
   readonly sealed?: boolean | undefined;
   /** With --blob-versioning: the version id the write that made this version gave it (operations/versions.ts). */
@@ -58,7 +60,7 @@ export function encodeBlobState(state: BlobState): string {
 
 export function decodeBlobState(text: string): BlobState {
   const state = JSON.parse(text) as BlobState;
-  assert(state.blobType === 'BlockBlob' || state.blobType === 'AppendBlob', `a blob state has a blob type: ${text}`);
+  assert(['BlockBlob', 'AppendBlob', 'PageBlob'].includes(state.blobType), `a blob state has a blob type: ${text}`);
   assert(Array.isArray(state.metadata) && typeof state.createdMs === 'number', `a blob state is whole: ${text}`);
   return { ...state, lease: state.lease ?? noLease };
 }

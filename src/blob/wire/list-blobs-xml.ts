@@ -122,6 +122,7 @@ function propertyNodes(record: BlobRecord, state: BlobState, listing: BlobListin
     leaf('Content-Disposition', h.contentDisposition),
     leaf('Cache-Control', h.cacheControl),
     leaf('BlobType', state.blobType),
+    ...(state.blobType === 'PageBlob' ? [leaf('x-ms-blob-sequence-number', String(state.sequenceNumber ?? 0))] : []),
     ...(state.blobType === 'BlockBlob' ? tierNodes(state.tier, listing.nowMs) : []),
     leaf('LeaseStatus', lease.status),
     leaf('LeaseState', lease.state),

@@ -20,7 +20,7 @@
 import assert from 'node:assert/strict';
 import type pg from 'pg';
 import { storedJsonVersion } from '../stored-json.js';
-import { blobDeletedContainersMigration, blobMigration } from './blob/schema.js';
+import { blobDeletedContainersMigration, blobMigration, blobPagesMigration } from './blob/schema.js';
 import { blobTagsMigration } from './blob/tags-schema.js';
 import { queueMigration } from './queue-schema.js';
 
@@ -68,6 +68,8 @@ const migrations: readonly string[] = [
   blobDeletedContainersMigration(schemaName),
   // Version 6: blob index tags, indexed for Find Blobs by Tags (postgres/blob/tags.ts).
   blobTagsMigration(schemaName),
+  // Version 7: page blobs' page tables (postgres/blob/pages.ts).
+  blobPagesMigration(schemaName),
 ];
 
 /** Any constant: the advisory lock that serializes migrations between processes. */

@@ -14,6 +14,7 @@ import { contentCases } from './cases/content.js';
 import { durabilityCases } from './cases/durability.js';
 import { listCases } from './cases/listing.js';
 import { modelCases } from './cases/model.js';
+import { pageCases } from './cases/pages.js';
 import { reclaimCases } from './cases/reclaim.js';
 import { versionCases } from './cases/versions.js';
 import { tagCases } from './cases/tags.js';
@@ -43,6 +44,7 @@ const groups: readonly { readonly name: string; readonly cases: readonly BlobCas
   { name: 'container delete', cases: containerDeleteCases },
   { name: 'index tags', cases: tagCases },
   { name: 'model', cases: modelCases },
+  { name: 'pages', cases: pageCases },
   { name: 'durability across reopen', cases: durabilityCases },
   { name: 'versions', cases: versionCases },
 ];

@@ -426,8 +426,8 @@ async function rawRefusals(server: RunningServer): Promise<void> {
   assert.equal((await blobSend(server, { method: 'PUT', target: `${name}?restype=container` })).status, 201);
   const tags = await blobSend(server, { method: 'PUT', target: `${name}/blob.txt?comp=tags`, body: '<Tags/>' });
   assertQueueError(tags, 404, 'BlobNotFound'); // served now: the blob is missing
-  const page = await blobSend(server, { method: 'PUT', target: `${name}/disk.vhd?comp=page` });
-  assertQueueError(page, 400, 'UnsupportedQueryParameter');
+  const incremental = await blobSend(server, { method: 'PUT', target: `${name}/disk.vhd?comp=incrementalcopy` });
+  assertQueueError(incremental, 400, 'UnsupportedQueryParameter');
   // Versions are served (docs/blob.md "Versions"), but not their tags.
   const version = await blobSend(server, {
     method: 'GET',

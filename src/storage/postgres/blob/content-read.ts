@@ -79,7 +79,8 @@ function copyText(step: ReadStep, holding: boolean): string {
 const holdSql = (id: string): string => `UPDATE ${s}.blob_reclaim_candidates k SET marked_ms = NULL
   WHERE k.content_id = ${id} AND k.marked_ms IS NOT NULL
     AND NOT EXISTS (SELECT 1 FROM ${s}.blob_blocks b WHERE b.content_id = ${id})
-    AND NOT EXISTS (SELECT 1 FROM ${s}.blob_staged t WHERE t.content_id = ${id});\n`;
+    AND NOT EXISTS (SELECT 1 FROM ${s}.blob_staged t WHERE t.content_id = ${id})
+    AND NOT EXISTS (SELECT 1 FROM ${s}.blob_pages p WHERE p.content_id = ${id});\n`;
 
 interface Pending {
   readonly step: ReadStep;

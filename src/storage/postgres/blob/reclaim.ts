@@ -49,7 +49,8 @@ const lockContentsSql = `SELECT id FROM ${s}.blob_contents WHERE id = ANY($1::bi
 // Content found unreferenced is marked as being removed first (size -1), so no write can name it
 // again, nor a writer still sending complete it, while its chunks go over several passes.
 const referenced = (id: string): string => `(EXISTS (SELECT 1 FROM ${s}.blob_blocks b WHERE b.content_id = ${id})
-  OR EXISTS (SELECT 1 FROM ${s}.blob_staged t WHERE t.content_id = ${id}))`;
+  OR EXISTS (SELECT 1 FROM ${s}.blob_staged t WHERE t.content_id = ${id})
+  OR EXISTS (SELECT 1 FROM ${s}.blob_pages p WHERE p.content_id = ${id}))`;
 const referencedSql = `SELECT x.id FROM unnest($1::bigint[]) AS x(id) WHERE ${referenced('x.id')}`;
 const unreferencedSql = `UPDATE ${s}.blob_contents c SET size_bytes = -1 WHERE c.id IN (
   SELECT x.id FROM unnest($1::bigint[]) AS x(id) WHERE NOT ${referenced('x.id')} LIMIT $2

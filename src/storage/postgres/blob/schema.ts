@@ -113,7 +113,6 @@ const releaseTriggers = (s: string): string => `
     REFERENCING OLD TABLE AS released NEW TABLE AS kept
     FOR EACH STATEMENT EXECUTE FUNCTION ${s}.blob_restaged();`;
 
-
 /**
  * Version 5: Delete Container sets the container's account to null, which no lookup by (account,
  * name) matches, so it is gone for every reader at once and its name is free; its rows go later, in
@@ -122,3 +121,21 @@ const releaseTriggers = (s: string): string => `
 export const blobDeletedContainersMigration = (s: string): string => `
   ALTER TABLE ${s}.blob_containers ALTER COLUMN account DROP NOT NULL;
   CREATE INDEX blob_containers_deleted ON ${s}.blob_containers (id) WHERE account IS NULL;`;
+
+/**
+ * Version 6: page blobs' page tables (storage/page-store.ts, postgres/blob/pages.ts): a page blob
+ * version's extents, going with it (ON DELETE CASCADE); rows deleted release their content to
+ * reclaim as block rows do.
+ */
+export const blobPagesMigration = (schema: string): string => `
+  CREATE TABLE ${schema}.blob_pages (
+    blob_id bigint NOT NULL REFERENCES ${schema}.blobs (id) ON DELETE CASCADE,
+    start_byte bigint NOT NULL,
+    end_byte bigint NOT NULL,
+    content_id bigint NOT NULL REFERENCES ${schema}.blob_contents (id),
+    content_offset bigint NOT NULL,
+    PRIMARY KEY (blob_id, start_byte)
+  );
+  CREATE INDEX blob_pages_by_content ON ${schema}.blob_pages (content_id);
+  CREATE TRIGGER blob_pages_released AFTER DELETE ON ${schema}.blob_pages
+    REFERENCING OLD TABLE AS released FOR EACH STATEMENT EXECUTE FUNCTION ${schema}.blob_released();`;

@@ -34,6 +34,7 @@ import { named } from './statements.js';
 import { ContentIds, namedContents, unwrittenAmong, unwrittenSql, unwrittenValues } from './unwritten.js';
 import { deleteBlob, putBlob, snapshotBlob } from './writes.js';
 import { findBlobsByTags } from './tags.js';
+import { isPageRead, readExtents, readPages } from './pages.js';
 import type { PostgresConnection } from '../connection.js';
 import { isMissingTable } from '../failures.js';
 import { schemaName as s } from '../schema.js';
@@ -222,6 +223,8 @@ export class PostgresBlobStore implements BlobStore {
     const record = blobRecord(key.container, rows[0]);
     if (record.sizeBytes > contentBytesMax) return { record, bytes: undefined };
     const bytes = Buffer.concat(rows.flatMap((row) => (row.data === null ? [] : [row.data])));
+    // No block at all: a page blob, whose bytes are its extents' (readContent reads them).
+    if (bytes.length === 0 && record.sizeBytes > 0) return { record, bytes: undefined };
     assert.equal(bytes.length, record.sizeBytes, 'a version has every byte of its size');
     return { record, bytes };
   }
@@ -329,8 +332,29 @@ export class PostgresBlobStore implements BlobStore {
     const { rows } = await this.connection.query<ReadRow>('read', named(readBlocksSql, values));
     if (rows[0] === undefined || rows[0].etag !== etag) return 'changed';
     const [from, to] = clampRange(start, end, Number(rows[0].size_bytes));
+    if (
+      isPageRead(
+        rows.map((row) => row.content_id),
+        from,
+        to,
+      )
+    ) {
+      return readPages(this.connection, account, key, etag, from, to, this.options.readersHoldContent);
+    }
     if (inline) return inlineBytes(rows, to - from);
     return readSegments(this.connection, segmentsOf(rows, from, to), this.options.readersHoldContent);
+  };
+
+  // Typed by the contract, which names its parameters (page-store.ts).
+  readonly pageExtents: BlobStore['pageExtents'] = async (account, key, etag, fromByte, toByte, limit) => {
+    const extents = await readExtents(this.connection, account, key, etag, fromByte, toByte, limit);
+    if (extents === 'changed') return extents;
+    return extents.map(({ startByte, endByteExclusive, contentId, contentOffsetBytes }) => ({
+      startByte,
+      endByteExclusive,
+      contentId,
+      contentOffsetBytes,
+    }));
   };
 
   /** Whether the content is still kept (tests see what reclaimContent did). */

@@ -15,6 +15,7 @@ import { versionKeyPrefix } from '../../blob-store.js';
 import { assertCommittedSize, etagOutcome } from '../../blob-rows.js';
 import { named, run, runAndCommit } from './statements.js';
 import { namedContents, unwrittenAmong, unwrittenSql, unwrittenValues } from './unwritten.js';
+import { changePages, copyPages } from './pages.js';
 import { RaceLost, type Statement } from '../connection.js';
 import { schemaName as s } from '../schema.js';
 import { replaceTagsStatement } from './tags.js';
@@ -147,10 +148,18 @@ export async function putBlob(
   const locked = await lockVersion(client, account, record, 'UPDATE', ifEtag);
   if (typeof locked === 'string') return locked;
   const { containerId, version: current } = locked;
+  // A refusal after this rolls the whole transaction back (store.ts's write), the kept version too.
+  if (keepAs !== undefined && current !== undefined) await keep(client, containerId, current, keepAs);
+  if (content.kind === 'pages') {
+    const outcome = await changePages(client, record, locked, content.change, chunkBytes);
+    const tags = record.indexTags;
+    if (outcome !== 'ok' || tags === undefined) return outcome;
+    await run(client, replaceTagsStatement(s, account, containerId, record.container, record.name, tags));
+    return 'ok';
+  }
   if (content.kind !== 'replace' && current === undefined) return 'blobNotFound';
   const currentBytes = current === undefined ? 0 : Number(current.size_bytes);
   assertCommittedSize(record, sizeAfter(currentBytes, content));
-  if (keepAs !== undefined) await keep(client, containerId, current, keepAs);
   // The write goes with COMMIT (commit-with.ts): it fails, rather than answers, if it cannot write all.
   // A write that changes the blob's tags writes them last, with COMMIT, after the record.
   const write = writeStatement(containerId, record, current, content, chunkBytes);
@@ -180,6 +189,7 @@ function writeStatement(
   chunkBytes: number,
 ): Statement {
   const { etag, lastModifiedMs, sizeBytes, state } = record;
+  assert(content.kind !== 'pages', 'page changes are changePages');
   if (content.kind === 'replace') return replaceStatement(containerId, record, current, content.blocks, chunkBytes);
   if (content.kind === 'keep') return named(updateBlobSql, [current!.id, etag, lastModifiedMs, sizeBytes, state]);
   const { blockId, content: ref } = content.block;
@@ -192,6 +202,7 @@ function writeStatement(
 function sizeAfter(currentBytes: number, content: ContentChange): number {
   if (content.kind === 'keep') return currentBytes;
   if (content.kind === 'append') return currentBytes + content.block.content.sizeBytes;
+  assert(content.kind !== 'pages', 'page changes are changePages');
   return content.blocks.reduce((sum, block) => sum + block.content.sizeBytes, 0);
 }
 
@@ -258,6 +269,7 @@ async function keep(
   const { rows } = await run<{ id: string }>(client, named(insertBlobSql, values));
   assert(rows[0] !== undefined, `${snapshot} of ${name} exists already`);
   await run(client, named(copyBlocksSql, [base.id, rows[0].id]));
+  await copyPages(client, base.id, rows[0].id);
 }
 
 /** BlobStore.deleteBlob's transaction. */

@@ -20,6 +20,10 @@
 // - blob_inline: small content, by id, with the time it was written (a file's mtime, for the
 //   sweep that finds content a crash or a failed request left unnamed). A rowid table: its rows are
 //   large. A database made before it gets the table, empty, when opened: its content is all files.
+// - blob_pages: a page blob version's page table (page-store.ts), under the version's list id (the
+//   list has no blocks): extents [start_byte, end_byte) of content_id from content_offset, never
+//   overlapping; bytes no extent covers are zeros. A Put Page splits the extents it overlaps; a
+//   snapshot copies the rows; a dead list's rows go with its blocks (sqlite/blob/pages.ts).
 // - blob_garbage: content ids that lost a reference (a dropped staged block, a dropped dead list)
 //   or that the directory sweep found referenced by nothing, each removed a grace after it was
 //   first stamped if it is still referenced by nothing then.
@@ -82,6 +86,15 @@ CREATE UNIQUE INDEX IF NOT EXISTS blob_staged_by_id ON blob_staged (container_id
 CREATE INDEX IF NOT EXISTS blob_staged_by_name ON blob_staged (container_id, name, seq);
 CREATE INDEX IF NOT EXISTS blob_staged_by_content ON blob_staged (content_id);
 CREATE INDEX IF NOT EXISTS blob_staged_by_stamp ON blob_staged (stamp_ms);
+CREATE TABLE IF NOT EXISTS blob_pages (
+  list_id INTEGER NOT NULL,
+  start_byte INTEGER NOT NULL,
+  end_byte INTEGER NOT NULL,
+  content_id TEXT NOT NULL,
+  content_offset INTEGER NOT NULL,
+  PRIMARY KEY (list_id, start_byte)
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS blob_pages_by_content ON blob_pages (content_id);
 CREATE TABLE IF NOT EXISTS blob_garbage (
   content_id TEXT PRIMARY KEY,
   stamp_ms INTEGER

@@ -28,6 +28,7 @@ import { clampRange, compareCodePoints, listStart, mergeListed } from '../../blo
 import { newContentId, type ContentFiles } from './content.js';
 import { inlineBytesMaxDefault, inlineReaderSql, readHead } from './inline.js';
 import { blobColumns } from './schema.js';
+import { pageReaderSql, readExtents, streamPages } from './pages.js';
 import type { BlobWriterApi } from './writer.js';
 import { SqliteTagFinder } from './tags.js';
 import { boundLimit } from '../schema.js';
@@ -97,7 +98,7 @@ export const blobReaderSql = {
     `WHERE list_id = ? AND ordinal >= ? ORDER BY ordinal ${boundLimit()}`,
 } as const;
 
-type Sql = Record<keyof typeof blobReaderSql | keyof typeof inlineReaderSql, Statement>;
+type Sql = Record<keyof typeof blobReaderSql | keyof typeof inlineReaderSql | keyof typeof pageReaderSql, Statement>;
 
 const record = (container: string, row: RecordRow): BlobRecord => ({
   container,
@@ -153,7 +154,10 @@ export class SqliteBlobStore implements BlobStore {
     this.content = shared.content;
     this.readers = shared.readers;
     this.sql = Object.fromEntries(
-      Object.entries({ ...blobReaderSql, ...inlineReaderSql }).map(([key, text]) => [key, reader.prepare(text)]),
+      Object.entries({ ...blobReaderSql, ...inlineReaderSql, ...pageReaderSql }).map(([key, text]) => [
+        key,
+        reader.prepare(text),
+      ]),
     ) as Sql;
     this.sql.inlineBytes.pluck();
     this.tagFinder = new SqliteTagFinder(reader);
@@ -253,6 +257,13 @@ export class SqliteBlobStore implements BlobStore {
     return this.stream(row.list_id, start, end);
   };
 
+  // Typed by the contract, which names its parameters (page-store.ts).
+  readonly pageExtents: BlobStore['pageExtents'] = async (account, key, etag, fromByte, toByte, limit) => {
+    const row = this.version(account, key);
+    if (row === undefined || row.etag !== etag) return 'changed';
+    return readExtents(this.sql.pagesFrom, row.list_id, fromByte, toByte, limit);
+  };
+
   /** The bytes [start, end) of a block list, block by block; unpins the list when done or abandoned. */
   private async *stream(listId: number, start: number, end: number): AsyncIterable<Buffer> {
     // Pinned from the first read on: until then the list is live or died less than a grace ago.
@@ -260,6 +271,11 @@ export class SqliteBlobStore implements BlobStore {
     try {
       if (start >= end) return;
       let next = this.sql.firstBlock.get(listId, start) as BlockRow | undefined;
+      // No block holds a byte of the range: a page blob's list, whose bytes are its extents'.
+      if (next === undefined) {
+        yield* streamPages(this.sql.pagesFrom, listId, start, end, (id, from, to) => this.piece(id, from, to));
+        return;
+      }
       let offset = start;
       while (next !== undefined && offset < end) {
         const page = this.sql.blocksFrom.all(listId, next.ordinal, blockPageRows) as BlockRow[];
@@ -301,7 +317,10 @@ export class SqliteBlobStore implements BlobStore {
     // Content a row names is left here, on the read connection; the writer checks the rest again.
     const found = [...(await this.content.sweep(beforeMs, entriesMax)), ...this.sweepInline(beforeMs, entriesMax)];
     const unreferenced = found.filter(
-      (id) => this.sql.referencedByBlock.get(id) === undefined && this.sql.referencedByStaged.get(id) === undefined,
+      (id) =>
+        this.sql.referencedByBlock.get(id) === undefined &&
+        this.sql.referencedByStaged.get(id) === undefined &&
+        this.sql.referencedByPage.get(id) === undefined,
     );
     for (let i = 0; i < unreferenced.length; i += 500)
       await this.writer.noteUnreferenced(unreferenced.slice(i, i + 500));

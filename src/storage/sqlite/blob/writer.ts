@@ -25,6 +25,8 @@ import {
   etagOutcome,
   unwrittenBytes,
 } from '../../blob-rows.js';
+import type { PageChange } from '../../page-store.js';
+import { PageWrites, pagesEndByte } from './pages.js';
 import type { RunJob } from '../queue-writer.js';
 import { boundLimit } from '../schema.js';
 import { SqliteTagRows } from './tags.js';
@@ -170,6 +172,7 @@ type Sql = Record<keyof typeof sql, Statement>;
 export class SqliteBlobWriter implements BlobWriterApi {
   private readonly sql: Sql;
   private readonly tags: SqliteTagRows;
+  private readonly pages: PageWrites;
 
   constructor(
     db: Database.Database,
@@ -177,6 +180,7 @@ export class SqliteBlobWriter implements BlobWriterApi {
   ) {
     this.tags = new SqliteTagRows(db);
     this.sql = Object.fromEntries(Object.entries(sql).map(([key, text]) => [key, db.prepare(text)])) as Sql;
+    this.pages = new PageWrites(db);
     for (const key of ['containerId', 'nextContainerId', 'nextOrdinal', 'referencedByBlock', 'referencedByStaged'])
       this.sql[key as keyof Sql].pluck();
   }
@@ -228,25 +232,34 @@ export class SqliteBlobWriter implements BlobWriterApi {
     // Checked before the job where it can be: a job that throws fails its whole group (writer.ts).
     if (content.kind === 'replace') assertCommittedSize(record, blocksSize(content.blocks));
     if (content.kind === 'append') assertBlock(content.block);
+    if (content.kind === 'pages' && content.change.kind === 'write') assertContentId(content.change.content.id);
     return this.runChecked(() => {
       const containerId = this.containerId(account, record.container);
       if (containerId === undefined) return 'containerNotFound';
       const current = this.head(containerId, record.name, record.snapshot);
       const outcome = etagOutcome(current?.etag, ifEtag);
       if (outcome !== 'ok') return outcome;
-      if (current === undefined && content.kind !== 'replace') return 'blobNotFound';
+      if (current === undefined && content.kind !== 'replace' && !createsPages(content)) return 'blobNotFound';
       const sizeBytes =
         content.kind === 'keep'
           ? current!.size_bytes
           : content.kind === 'append'
             ? current!.size_bytes + content.block.content.sizeBytes
-            : record.sizeBytes;
+            : content.kind === 'pages' && !resizesPages(content.change)
+              ? current!.size_bytes
+              : record.sizeBytes;
       if (record.sizeBytes !== sizeBytes) return misuse(`blob ${record.name}: the committed size is ${sizeBytes}`);
+      const listId =
+        content.kind === 'pages'
+          ? this.changePages(containerId, record, current, content.change)
+          : this.changeContent(containerId, record, current, content);
+      if (typeof listId !== 'number') return listId;
+      // After the change, which can still refuse (a page blob copy's source changed): this job has
+      // no savepoint to undo a kept version with. The old list's rows are still there (marked dead).
       if (keepAs !== undefined) {
         const kept = this.keep(containerId, current, keepAs);
         if (kept !== undefined) return kept;
       }
-      const listId = this.changeContent(containerId, record, current, content);
       this.writeRecord(containerId, record, listId);
       if (record.indexTags !== undefined) {
         this.tags.replace(account, containerId, record.container, record.name, record.indexTags);
@@ -290,6 +303,54 @@ export class SqliteBlobWriter implements BlobWriterApi {
         this.dropStaged(containerId, record.name);
         return listId;
       }
+      case 'pages':
+        assert.fail('page changes are changePages');
+    }
+  }
+
+  /**
+   * Applies a page change (page-store.ts) to the base blob (its size checked already); its list id
+   * after, or the outcome that ends the job (a copy's source changed or gone).
+   */
+  private changePages(
+    containerId: number,
+    record: BlobRecord,
+    current: Head | undefined,
+    change: PageChange,
+  ): number | WriteOutcome | Misuse {
+    switch (change.kind) {
+      case 'write': {
+        const end = change.startByte + change.content.sizeBytes;
+        if (end > record.sizeBytes) return misuse(`blob ${record.name}: pages past its size`);
+        this.writeUnwritten(change.content);
+        this.pages.write(current!.list_id, change.startByte, change.content.sizeBytes, change.content.id);
+        return current!.list_id;
+      }
+      case 'clear':
+        if (change.range.endByteExclusive > record.sizeBytes) return misuse(`blob ${record.name}: pages past its size`);
+        this.pages.clear(current!.list_id, change.range);
+        return current!.list_id;
+      case 'resize':
+        this.pages.clear(current!.list_id, { startByte: record.sizeBytes, endByteExclusive: pagesEndByte });
+        return current!.list_id;
+      case 'create':
+      case 'copy': {
+        let source: Head | undefined;
+        if (change.kind === 'copy') {
+          const sourceContainer = this.containerId(change.sourceAccount, change.source.container);
+          source =
+            sourceContainer === undefined
+              ? undefined
+              : this.head(sourceContainer, change.source.name, change.source.snapshot);
+          if (source === undefined || source.etag !== change.sourceEtag) return 'etagMismatch';
+          if (source.size_bytes !== record.sizeBytes) return misuse(`blob ${record.name}: the source's size differs`);
+        }
+        if (current !== undefined) this.sql.killList.run(current.list_id);
+        const listId = this.newList();
+        if (source !== undefined) this.pages.copy(source.list_id, listId);
+        this.dropStaged(containerId, record.name);
+        return listId;
+      }
     }
   }
 
@@ -318,6 +379,7 @@ export class SqliteBlobWriter implements BlobWriterApi {
     // The rows are copied (the list of the base may grow by appends); the content is shared.
     const listId = this.newList();
     this.sql.copyList.run(listId, base.list_id);
+    this.pages.copy(base.list_id, listId);
     this.writeRecord(containerId, record, listId);
     return undefined;
   }
@@ -468,8 +530,14 @@ export class SqliteBlobWriter implements BlobWriterApi {
       }
       rowsLeft -= from.rows;
       if (from.rows < requested) {
-        this.sql.deleteList.run(listId);
-        dropped++;
+        // The list's extents, if it was a page blob's, within what is left of the budget.
+        const pageRows = rowsLeft > 0 ? this.pages.dropTail(listId, rowsLeft) : 0;
+        const pagesLeft = rowsLeft > 0 && pageRows < rowsLeft;
+        rowsLeft -= pageRows;
+        if (pagesLeft) {
+          this.sql.deleteList.run(listId);
+          dropped++;
+        }
       }
     }
     return dropped;
@@ -478,7 +546,8 @@ export class SqliteBlobWriter implements BlobWriterApi {
   private referenced(contentId: string): boolean {
     return (
       this.sql.referencedByBlock.get(contentId) !== undefined ||
-      this.sql.referencedByStaged.get(contentId) !== undefined
+      this.sql.referencedByStaged.get(contentId) !== undefined ||
+      this.pages.referenced(contentId)
     );
   }
 
@@ -511,4 +580,14 @@ export class SqliteBlobWriter implements BlobWriterApi {
   private containerId(account: string, name: string): number | undefined {
     return this.sql.containerId.get(account, name) as number | undefined;
   }
+}
+
+/** A page change that makes the blob's version anew (no current version needed). */
+function createsPages(content: ContentChange): boolean {
+  return content.kind === 'pages' && (content.change.kind === 'create' || content.change.kind === 'copy');
+}
+
+/** A page change whose record states a new size. */
+function resizesPages(change: PageChange): boolean {
+  return change.kind === 'create' || change.kind === 'copy' || change.kind === 'resize';
 }
