@@ -81,8 +81,6 @@ function pathLine(
   );
 }
 
-const always = () => true;
-
 /** Operation names as Storage Analytics logs name the Data Lake API's (CreatePathFile, AppendFile, …). */
 export const datalakeRoutes = [
   on(
@@ -112,7 +110,7 @@ export const datalakeRoutes = [
   pathLine('PUT', hasRenameSource, 'RenamePath', create, renamePath),
   pathLine('PUT', queryIs('resource', 'file'), 'CreatePathFile', create, createPath),
   pathLine('PUT', queryIs('resource', 'directory'), 'CreatePathDir', create, createPath),
-  pathLine('DELETE', always, 'DeletePath', need('o', 'd', ['d']), deletePath),
+  pathLine('DELETE', (request) => request.query.has('recursive'), 'DeletePath', need('o', 'd', ['d']), deletePath),
   pathLine('HEAD', queryIs('action', 'getStatus'), 'GetPathStatus', read, getPathProperties),
   pathLine('HEAD', queryIs('action', 'getAccessControl'), 'GetPathAccessControl', read, getPathProperties),
   pathLine('PATCH', queryIs('action', 'append'), 'AppendFile', append, appendData, true),

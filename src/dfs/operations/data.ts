@@ -64,9 +64,17 @@ async function* checkedBody(call: DatalakeCall, declared: number, md5: Buffer | 
   if (hash !== undefined && !hash.digest().equals(md5!)) throw new StorageError('Md5Mismatch');
 }
 
-/** PATCH ?action=append&position=n: 202 Accepted; the data waits, unseen, for a flush. */
+/**
+ * PATCH ?action=append&position=n: 202 Accepted; the data waits, unseen, for a flush, or is
+ * flushed at once with flush=true (200 OK, as Flush answers). Lease actions on append
+ * (x-ms-lease-action) are not served: 400.
+ */
 export async function appendData(call: DatalakeCall, filesystem: string, path: string): Promise<Reply> {
   const position = positionParam(call);
+  if (header(call, 'x-ms-lease-action') !== undefined) {
+    throw new StorageError('UnsupportedHeader', 'Cerulean does not serve lease actions on append (x-ms-lease-action).');
+  }
+  const flush = booleanParam(call.query, 'flush') === true;
   const declaredText = header(call, 'content-length');
   if (declaredText === undefined) throw new StorageError('MissingContentLengthHeader');
   const declared = Number(declaredText);
@@ -83,6 +91,10 @@ export async function appendData(call: DatalakeCall, filesystem: string, path: s
   if (outcome !== 'ok') throw pathWriteFailure(outcome);
   const headers: Record<string, string> = { 'x-ms-request-server-encrypted': 'false' };
   if (md5Text !== undefined) headers['Content-MD5'] = md5Text;
+  if (flush) {
+    const flushed = await commitAppended(call, filesystem, path, position + declared);
+    return { status: 200, headers: { ...flushed.headers, ...headers } };
+  }
   return { status: 202, headers };
 }
 
@@ -98,6 +110,11 @@ export async function flushData(call: DatalakeCall, filesystem: string, path: st
     throw new StorageError('NotImplemented', 'Cerulean does not serve retainUncommittedData=true.');
   }
   booleanParam(call.query, 'close');
+  return commitAppended(call, filesystem, path, position);
+}
+
+/** The flush of everything appended up to `position`, as Flush Data answers it. */
+async function commitAppended(call: DatalakeCall, filesystem: string, path: string, position: number): Promise<Reply> {
   const given = contentHeadersOf(call);
   for (let attempt = 0; attempt < casAttemptsMax; attempt++) {
     const found = await requireFile(call, filesystem, path);

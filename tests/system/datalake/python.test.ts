@@ -108,7 +108,10 @@ for (const engine of serverEngines) {
         ['logs/2026', true],
         ['logs/big.bin', false],
       ]);
-      assert.deepEqual(out.pages, [['logs', 'logs/2026'], ['logs/2026/one.txt', 'logs/big.bin']]);
+      assert.deepEqual(out.pages, [
+        ['logs', 'logs/2026'],
+        ['logs/2026/one.txt', 'logs/big.bin'],
+      ]);
       assert.deepEqual(out.access, ['$superuser', '$superuser', 'rw-r-----', 'user::rw-,group::r--,other::---']);
       assert.deepEqual(out.access_set, ['alice', '$superuser', 'rwxr-----']);
       assert.equal(out.renamed_file, 'hello world');
