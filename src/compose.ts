@@ -24,6 +24,8 @@ import { tableService } from './table/definition.js';
 import type { TableServices } from './table/service/services.js';
 import { queueService } from './queue/definition.js';
 import { blobService } from './blob/definition.js';
+import { claimsDatalake, datalakeService } from './dfs/definition.js';
+import { sharePort } from './http/shared-port.js';
 
 export { checkDatabaseUrl, describeStore, type ReachabilityObserver, type StoreConfig } from './storage/engine.js';
 
@@ -49,7 +51,8 @@ function bound<R extends { readonly kind: string }, S>(
 export const serviceDefinitions: readonly BoundService[] = [
   bound(tableService, (watch, services) => watch.tableServices(services)),
   bound(queueService),
-  bound(blobService),
+  // The Data Lake API answers on the Blob service's port (http/shared-port.ts, docs/datalake.md).
+  bound(sharePort(blobService, datalakeService, claimsDatalake, 'dfs:')),
 ];
 
 /** One service's definition with its operations made over the primary's stores, and the secondary's. */

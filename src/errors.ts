@@ -252,6 +252,40 @@ export const errorCodes = {
   },
   SnapshotsPresent: { status: 409, message: 'This operation is not permitted because the blob has snapshots.' },
   // -- end of the Blob service's blob codes --
+  // The Data Lake API's codes (data-lake-storage-gen2 path and filesystem operations, "Other Status Codes").
+  DirectoryNotEmpty: {
+    status: 409,
+    message: 'The recursive query parameter value must be true to delete a non-empty directory.',
+  },
+  FilesystemAlreadyExists: { status: 409, message: 'The specified filesystem already exists.' },
+  FilesystemNotFound: { status: 404, message: 'The specified filesystem does not exist.' },
+  InvalidDestinationPath: {
+    status: 400,
+    message: 'The specified path, or an element of the path, is not a valid destination for this operation.',
+  },
+  InvalidFlushPosition: {
+    status: 400,
+    message:
+      'The uploaded data is not contiguous or the position query parameter value is not equal to the length of the file after appending the uploaded data.',
+  },
+  InvalidPropertyName: { status: 400, message: 'The property name contains invalid characters.' },
+  InvalidRenameSourcePath: {
+    status: 400,
+    message: 'The source directory cannot be the same as the destination directory.',
+  },
+  InvalidSourceUri: { status: 400, message: 'The source URI is invalid.' },
+  PathAlreadyExists: { status: 409, message: 'The specified path already exists.' },
+  PathConflict: {
+    status: 409,
+    message:
+      'The specified path, or an element of the path, exists and its resource type is invalid for this operation.',
+  },
+  PathNotFound: { status: 404, message: 'The specified path does not exist.' },
+  RenameDestinationParentPathNotFound: {
+    status: 404,
+    message: 'The parent directory of the destination path does not exist.',
+  },
+  SourcePathNotFound: { status: 404, message: 'The source path for a rename operation does not exist.' },
   XMethodIncorrectCount: { status: 400, message: 'More than one X-HTTP-Method is specified.' },
   XMethodIncorrectValue: { status: 400, message: 'The specified X-HTTP-Method is invalid.' },
   XMethodNotUsingPost: { status: 400, message: 'The request uses X-HTTP-Method with an HTTP verb other than POST.' },

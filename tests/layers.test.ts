@@ -24,7 +24,7 @@ const layers: readonly { readonly name: string; readonly prefixes: readonly stri
     strict: true,
   },
   // A service's own package (its wire format, operations and route table), registered by main.
-  { name: 'services', prefixes: ['queue/', 'blob/', 'table/'], strict: true },
+  { name: 'services', prefixes: ['queue/', 'blob/', 'table/', 'dfs/'], strict: true },
   { name: 'observe', prefixes: ['observe/'] },
   {
     name: 'composition and tools',
@@ -36,7 +36,7 @@ const layers: readonly { readonly name: string; readonly prefixes: readonly stri
 const allowedAcross: readonly (readonly [string, string])[] = [['table/service/', 'table/query/']];
 
 /** The services: none imports another, and the front door (below them) imports none. */
-const services = ['table/', 'queue/', 'blob/'];
+const services = ['table/', 'queue/', 'blob/', 'dfs/'];
 
 /** Engines: only storage/ itself and the composition open them. */
 const engines = ['storage/sqlite/', 'storage/postgres/'];

@@ -162,6 +162,13 @@ export function errorReply(context: ResponseContext, error: unknown, extraHeader
       body: xmlError(storageError, `${xmlMessage(storageError)}${trailer}`),
     };
   }
+  if (context.errorFormat.kind === 'datalake') {
+    return {
+      status: storageError.status,
+      headers: { ...headers, 'Content-Type': 'application/json;charset=utf-8' },
+      body: JSON.stringify({ error: { code: storageError.code, message: `${storageError.message}${trailer}` } }),
+    };
+  }
   return {
     status: storageError.status,
     headers: { ...headers, 'Content-Type': context.errorFormat.contentType },

@@ -155,8 +155,12 @@ export interface Route<R extends { readonly kind: string }, S> extends RouteLine
   readonly handler: (call: ServiceCall<S>, resource: R) => Promise<Reply>;
 }
 
-/** How a service's errors are written: the Table service's JSON at a metadata level, or XML. */
-export type ErrorFormat = { readonly kind: 'xml' } | { readonly kind: 'json'; readonly contentType: string };
+/**
+ * How a service's errors are written: the Table service's JSON at a metadata level, XML, or the
+ * Data Lake API's JSON (`{"error":{"code":…,"message":…}}`).
+ */
+export type ErrorFormat =
+  { readonly kind: 'xml' } | { readonly kind: 'json'; readonly contentType: string } | { readonly kind: 'datalake' };
 
 /** The SAS side of a service; verifying a token is shared (sas.ts). */
 export interface SasFlavour<R, S> {

@@ -91,7 +91,7 @@ export class Observation {
     const watched = this.workload !== undefined || this.throttle !== undefined;
     this.watchedTables = watched ? watchedTableStore(engine.tables, this) : engine.tables;
     const queues = this.throttle === undefined ? engine.queues : throttledQueueStore(engine.queues, this.throttle);
-    return { tables: this.watchedTables, queues, blobs: engine.blobs };
+    return { tables: this.watchedTables, queues, blobs: engine.blobs, paths: engine.paths };
   }
 
   /** The Table service's operations with its queries watched and throttled when either is on. */

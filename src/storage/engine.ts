@@ -4,6 +4,7 @@
 import assert from 'node:assert/strict';
 import type { ScanSplit } from './scan-split.js';
 import type { BlobStore } from './blob-store.js';
+import type { PathStore } from './path-store.js';
 import type { QueueStore } from './queue-store.js';
 import type { ReplicationSource } from './replication.js';
 import type { CommitObserver, TableStore } from './table-store.js';
@@ -34,6 +35,8 @@ export interface ServiceStores {
   readonly tables: TableStore;
   readonly queues: QueueStore;
   readonly blobs: BlobStore;
+  /** The Data Lake API's renames over the blob store's rows (path-store.ts). */
+  readonly paths: PathStore;
 }
 
 /** An opened engine: its stores, and how to close them. */
@@ -153,6 +156,7 @@ async function storesOver(
     tables,
     queues,
     blobs,
+    paths: tables.openPathStore(),
     close: async () => {
       queues.close();
       blobs.close?.();

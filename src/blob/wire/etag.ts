@@ -2,25 +2,10 @@
 // List Blobs writes them (https://learn.microsoft.com/rest/api/storageservices/creating-a-snapshot-of-a-blob,
 // list-blobs). New ETags and dates are wire/reply-headers.ts's.
 import { randomInt } from 'node:crypto';
+import { leaseMark, visibleEtag } from '../../wire/version-etag.js';
 
-/**
- * Lease actions change neither ETag nor Last-Modified (the service's lease-blob and lease-container
- * answer the resource's current ones; Azurite's lease handlers keep them too), yet a lease action must
- * still replace the record by compare-and-swap, and every other write must notice that it happened:
- * a Set Blob Metadata that read the record before an acquire and wrote after it would otherwise
- * succeed on the unchanged ETag and drop the lease. So a record's stored etag is the ETag clients
- * see, followed by `~n` after the n-th lease action since the last write: each lease action stores a
- * new value (the store's compare-and-swap token changes) while clients see the same ETag. Any other
- * write makes a fresh ETag without the suffix. The suffix never leaves the service: replies,
- * listings and If-Match/If-None-Match all use visibleEtag.
- */
-const leaseMark = '~';
-
-/** The ETag clients see of a stored record's etag (quoted, as sent). */
-export function visibleEtag(stored: string): string {
-  const mark = stored.indexOf(leaseMark);
-  return mark === -1 ? stored : stored.slice(0, mark);
-}
+// Lease actions and the stored etag's `~n` mark: wire/version-etag.ts (the Data Lake API reads them too).
+export { visibleEtag };
 
 /** The stored etag after one more lease action: the same visible ETag, a token the record never had. */
 export function leaseEtag(stored: string): string {

@@ -6,6 +6,8 @@
 // arrive together, grouped into one statement per kind (groups.ts); scan steps (scan.ts);
 // settings (settings.ts); the statements themselves (sql.ts). This class holds them together
 // and answers for tables.
+import type { PathStore } from '../path-store.js';
+import { PostgresPathStore } from './dfs/store.js';
 import { performance } from 'node:perf_hooks';
 import type { Entity } from '../../domain/entity.js';
 import type { KeyRange } from '../../domain/keys.js';
@@ -214,6 +216,11 @@ export class PostgresStore implements TableStore {
   /** The Queue service's store over this store's database and pool; it fails once this store is closed. */
   openQueueStore(): PostgresQueueStore {
     return new PostgresQueueStore(this.connection.pool);
+  }
+
+  /** The path store (storage/path-store.ts) over this store's database and connection. */
+  openPathStore(): PathStore {
+    return new PostgresPathStore(this.connection);
   }
 
   /**

@@ -40,6 +40,7 @@ import { DiskContent, MemoryContent } from './blob/content.js';
 import { SqliteBlobStore, type BlobStoresShared, type SqliteBlobStoreOptions } from './blob/store.js';
 import { SqliteQueueStore } from './queue-store.js';
 import { WorkerWriterClient } from './writer-client.js';
+import type { PathStore } from '../path-store.js';
 import { encodeWrites, SqliteWriter, type WriterApi } from './writer.js';
 
 export interface SqliteStoreOptions {
@@ -308,6 +309,12 @@ export class SqliteStore implements TableStore {
   openQueueStore(): SqliteQueueStore {
     if (this.file === undefined) return new SqliteQueueStore(this.db, this.writer.queues, false);
     return new SqliteQueueStore(openDatabase(this.file, 'scanner'), this.writer.queues, true);
+  }
+
+  /** The path store (storage/path-store.ts): its renames are jobs of this database's writer (sqlite/dfs/writer.ts). */
+  openPathStore(): PathStore {
+    const paths = this.writer.paths;
+    return { renamePath: (...args) => paths.renamePath(...args) };
   }
 
   /**

@@ -1,6 +1,7 @@
 // The reading side's handle on the writer thread: a WriterApi whose calls are messages.
 import type { CommitObserver, CommitResult, SettingChange } from '../table-store.js';
 import { blobCallName, blobWriterMethods, type BlobWriterApi } from './blob/writer.js';
+import { pathCallName, pathWriterMethods, type PathWriterApi } from './dfs/writer.js';
 import { queueCallName, queueWriterMethods, type QueueWriterApi } from './queue-writer.js';
 import { WorkerRpc } from './worker-rpc.js';
 import type { EncodedWrites, WriterApi } from './writer.js';
@@ -10,6 +11,8 @@ export class WorkerWriterClient implements WriterApi {
   readonly queues: QueueWriterApi;
   /** The blob jobs, likewise. */
   readonly blobs: BlobWriterApi;
+  /** The path store's jobs, likewise. */
+  readonly paths: PathWriterApi;
 
   private constructor(private readonly rpc: WorkerRpc) {
     const calls = (methods: readonly string[], callName: (method: string) => string) =>
@@ -18,6 +21,7 @@ export class WorkerWriterClient implements WriterApi {
       ) as unknown;
     this.queues = calls(queueWriterMethods, queueCallName) as QueueWriterApi;
     this.blobs = calls(blobWriterMethods, blobCallName) as BlobWriterApi;
+    this.paths = calls(pathWriterMethods, pathCallName) as PathWriterApi;
   }
 
   /** Starts the writer thread; resolves once it has opened the database and created the schema. */

@@ -2,6 +2,7 @@
 import { workerData } from 'node:worker_threads';
 import { openDatabase } from './schema.js';
 import { blobCallName, blobWriterMethods } from './blob/writer.js';
+import { pathCallName, pathWriterMethods } from './dfs/writer.js';
 import { queueCallName, queueWriterMethods } from './queue-writer.js';
 import { serveCalls } from './worker-rpc.js';
 import { SqliteWriter } from './writer.js';
@@ -22,6 +23,9 @@ const calls = serveCalls(
     ),
     ...Object.fromEntries(
       blobWriterMethods.map((method) => [blobCallName(method), writer.blobs[method].bind(writer.blobs)]),
+    ),
+    ...Object.fromEntries(
+      pathWriterMethods.map((method) => [pathCallName(method), writer.paths[method].bind(writer.paths)]),
     ),
   },
   () => {

@@ -10,6 +10,7 @@ import { CommitClock, conditionFailure, mergeProperties } from '../write.js';
 import { decodeProperties, encodeKey, encodeProperties } from './codec.js';
 import { createIndexSql, indexName, listIndexes } from './property-indexes.js';
 import { SqliteBlobWriter, type BlobWriterApi } from './blob/writer.js';
+import { SqlitePathWriter, type PathWriterApi } from './dfs/writer.js';
 import { SqliteQueueWriter, type QueueWriterApi } from './queue-writer.js';
 import { selectTableSql, settingRow, tableCacheKey } from './schema.js';
 
@@ -73,6 +74,8 @@ export interface WriterApi {
   readonly queues: QueueWriterApi;
   /** The Blob service's record writes, jobs of the same group commits (sqlite/blob/writer.ts). */
   readonly blobs: BlobWriterApi;
+  /** The path store's renames, jobs of the same group commits (sqlite/dfs/writer.ts). */
+  readonly paths: PathWriterApi;
 }
 
 interface Job {
@@ -96,6 +99,7 @@ export class SqliteWriter implements WriterApi {
   private savedClock: bigint;
   readonly queues: SqliteQueueWriter;
   readonly blobs: SqliteBlobWriter;
+  readonly paths: SqlitePathWriter;
   private readonly tableIds = new Map<string, number>();
   private queue: Job[] = [];
   private flushScheduled = false;
@@ -161,6 +165,7 @@ export class SqliteWriter implements WriterApi {
     const runJob = <T>(job: () => T): Promise<T> => this.enqueue(() => ({ result: job(), undo: false }), false);
     this.queues = new SqliteQueueWriter(db, runJob);
     this.blobs = new SqliteBlobWriter(db, runJob);
+    this.paths = new SqlitePathWriter(db, runJob);
   }
 
   commit(account: string, table: string, writes: EncodedWrites): Promise<CommitResult> {

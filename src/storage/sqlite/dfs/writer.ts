@@ -1,0 +1,70 @@
+// The path store's writes in the SQLite engine (storage/path-store.ts): jobs of the one
+// SqliteWriter (writer.ts), in its group commits, durable before they answer. A rename is two
+// statements over the blob tables (sqlite/blob/schema.ts) in the group's one transaction: every
+// base blob, snapshot and staged block named `source` or under `source/` takes its new name; block
+// lists and content stay where they are. A job decides before it writes, so it never needs its
+// savepoint rolled back: a kill -9 leaves the old names or the new, never some of each.
+import assert from 'node:assert/strict';
+import type Database from 'better-sqlite3';
+import { pastChildren, type PathStore, type RenameOutcome } from '../../path-store.js';
+import type { RunJob } from '../queue-writer.js';
+
+export const pathWriterMethods = ['renamePath'] as const satisfies readonly (keyof PathStore)[];
+
+export type PathWriterApi = Pick<PathStore, (typeof pathWriterMethods)[number]>;
+
+/** The writer thread's handler name of a path job. */
+export function pathCallName(method: string): string {
+  return `dfs.${method}`;
+}
+
+type Statement = Database.Statement<unknown[], unknown>;
+
+// @source and everything under it (@past is pastChildren(source)) takes @destination's name.
+const renamed = '@destination || substr(name, length(@source) + 1)';
+const under = "(name = @source OR (name >= @source || '/' AND name < @past))";
+
+export class SqlitePathWriter implements PathWriterApi {
+  private readonly sql: Record<'containerId' | 'sourceEtag' | 'taken' | 'renameBlobs' | 'renameStaged', Statement>;
+
+  constructor(
+    db: Database.Database,
+    private readonly run: RunJob,
+  ) {
+    const prepare = (text: string): Statement => db.prepare(text);
+    this.sql = {
+      containerId: prepare('SELECT id FROM blob_containers WHERE account = ? AND name = ?').pluck(),
+      sourceEtag: prepare(
+        "SELECT etag FROM blobs WHERE container_id = ? AND name = ? AND base = 1 AND snapshot = ''",
+      ).pluck(),
+      taken: prepare(
+        "SELECT 1 FROM blobs WHERE container_id = @id AND (name = @name OR (name >= @name || '/' AND name < @past)) LIMIT 1",
+      ).pluck(),
+      renameBlobs: prepare(`UPDATE blobs SET name = ${renamed} WHERE container_id = @id AND ${under}`),
+      renameStaged: prepare(`UPDATE blob_staged SET name = ${renamed} WHERE container_id = @id AND ${under}`),
+    };
+  }
+
+  renamePath(
+    account: string,
+    container: string,
+    source: string,
+    destination: string,
+    sourceEtag: string,
+  ): Promise<RenameOutcome> {
+    assert(destination !== source && !destination.startsWith(`${source}/`), 'a path is not renamed into itself');
+    return this.run(() => {
+      const containerId = this.sql.containerId.get(account, container) as number | undefined;
+      if (containerId === undefined) return 'containerNotFound';
+      const etag = this.sql.sourceEtag.get(containerId, source) as string | undefined;
+      if (etag === undefined) return 'sourceNotFound';
+      if (etag !== sourceEtag) return 'etagMismatch';
+      const taken = { id: containerId, name: destination, past: pastChildren(destination) };
+      if (this.sql.taken.get(taken) !== undefined) return 'destinationExists';
+      const names = { id: containerId, source, destination, past: pastChildren(source) };
+      this.sql.renameBlobs.run(names);
+      this.sql.renameStaged.run(names);
+      return 'ok';
+    });
+  }
+}
