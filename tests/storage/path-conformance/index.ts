@@ -98,6 +98,22 @@ export function runPathConformance(label: string, open: () => Promise<PathStores
       await directoryCase(stores.blobs, stores.paths, await newContainer());
     });
 
+    test('index tags move with their blobs: Find Blobs by Tags names the new paths', async () => {
+      const name = await newContainer();
+      const { blobs, paths } = stores;
+      const tagged = { ...record(name, 'd/x', 0), indexTags: [['stage', 'done']] as const };
+      assert.equal(await blobs.putBlob(account, tagged, { kind: 'replace', blocks: [] }, undefined), 'ok');
+      const directory = await put(blobs, name, 'd', '');
+      assert.equal(await paths.renamePath(account, name, 'd', 'e', directory.etag), 'ok');
+      const bound = { value: 'done', inclusive: true };
+      const query = { container: name, key: 'stage', lower: bound, upper: bound, after: undefined, limit: 10 };
+      const found = await blobs.findBlobsByTags(account, query);
+      assert.deepEqual(
+        found.map((blob) => blob.name),
+        ['e/x'],
+      );
+    });
+
     test('outcomes: source missing or changed, destination taken (itself or under it), container missing', async () => {
       await outcomesCase(stores.blobs, stores.paths, await newContainer());
     });

@@ -18,6 +18,8 @@ const renamed = `$3 || substr(name, length($2) + 1)`;
 const under = `(name = $2 OR (name >= $2 || '/' AND name < $4))`;
 const renameBlobsSql = `UPDATE ${s}.blobs SET name = ${renamed} WHERE container_id = $1 AND ${under}`;
 const renameStagedSql = `UPDATE ${s}.blob_staged SET name = ${renamed} WHERE container_id = $1 AND ${under}`;
+// Index tags name their blob (postgres/blob/tags.ts): they move with it.
+const renameTagsSql = `UPDATE ${s}.blob_tags SET name = ${renamed} WHERE container_id = $1 AND ${under}`;
 
 const uniqueViolation = '23505';
 
@@ -61,6 +63,7 @@ async function rename(
   try {
     await client.query(renameBlobsSql, names);
     await client.query(renameStagedSql, names);
+    await client.query(renameTagsSql, names);
   } catch (error) {
     // A blob created at the destination since the check: start over, and see it.
     if ((error as { code?: string }).code === uniqueViolation) throw new RaceLost();

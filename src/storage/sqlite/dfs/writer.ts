@@ -1,7 +1,8 @@
 // The path store's writes in the SQLite engine (storage/path-store.ts): jobs of the one
-// SqliteWriter (writer.ts), in its group commits, durable before they answer. A rename is two
-// statements over the blob tables (sqlite/blob/schema.ts) in the group's one transaction: every
-// base blob, snapshot and staged block named `source` or under `source/` takes its new name; block
+// SqliteWriter (writer.ts), in its group commits, durable before they answer. A rename is three
+// statements over the blob tables (sqlite/blob/schema.ts, sqlite/blob/tags.ts) in the group's one
+// transaction: every base blob, snapshot, staged block and index tag named `source` or under
+// `source/` takes its new name; block
 // lists and content stay where they are. A job decides before it writes, so it never needs its
 // savepoint rolled back: a kill -9 leaves the old names or the new, never some of each.
 import assert from 'node:assert/strict';
@@ -25,7 +26,10 @@ const renamed = '@destination || substr(name, length(@source) + 1)';
 const under = "(name = @source OR (name >= @source || '/' AND name < @past))";
 
 export class SqlitePathWriter implements PathWriterApi {
-  private readonly sql: Record<'containerId' | 'sourceEtag' | 'taken' | 'renameBlobs' | 'renameStaged', Statement>;
+  private readonly sql: Record<
+    'containerId' | 'sourceEtag' | 'taken' | 'renameBlobs' | 'renameStaged' | 'renameTags',
+    Statement
+  >;
 
   constructor(
     db: Database.Database,
@@ -42,6 +46,8 @@ export class SqlitePathWriter implements PathWriterApi {
       ).pluck(),
       renameBlobs: prepare(`UPDATE blobs SET name = ${renamed} WHERE container_id = @id AND ${under}`),
       renameStaged: prepare(`UPDATE blob_staged SET name = ${renamed} WHERE container_id = @id AND ${under}`),
+      // Index tags name their blob (sqlite/blob/tags.ts): they move with it.
+      renameTags: prepare(`UPDATE blob_tags SET name = ${renamed} WHERE container_id = @id AND ${under}`),
     };
   }
 
@@ -64,6 +70,7 @@ export class SqlitePathWriter implements PathWriterApi {
       const names = { id: containerId, source, destination, past: pastChildren(source) };
       this.sql.renameBlobs.run(names);
       this.sql.renameStaged.run(names);
+      this.sql.renameTags.run(names);
       return 'ok';
     });
   }
