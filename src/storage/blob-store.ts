@@ -11,7 +11,7 @@
 // - content: bytes written once by writeContent, streamed (never held whole in memory), durable
 //   before it resolves (or, when small, with the write that first names it: ContentRef.unwritten),
 //   and shared by reference (a committed block, a staged block, a snapshot and a
-//   copy can all name the same content).
+//   copy can all name the same content, in any account: content ids are the store's, not an account's).
 //
 // It knows nothing of HTTP, XML, headers or the service's limits; `state` is the service's own
 // encoding of everything else (metadata, content headers, lease, public access, ACL, blob type).

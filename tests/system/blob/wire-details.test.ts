@@ -59,7 +59,11 @@ cases.push([
     assert.equal(append.status, 201, append.text);
     assert.equal(append.headers['x-ms-content-crc64'], crc64Of('hello'));
     const wrong = { 'x-ms-content-crc64': crc64Of('hellO') };
-    assertError(await send({ method: 'PUT', target: `${c}/a?comp=appendblock`, body: 'hello', headers: wrong }), 400, 'Crc64Mismatch');
+    assertError(
+      await send({ method: 'PUT', target: `${c}/a?comp=appendblock`, body: 'hello', headers: wrong }),
+      400,
+      'Crc64Mismatch',
+    );
     assert.equal((await send({ method: 'HEAD', target: `${c}/a` })).headers['content-length'], '5');
   },
 ]);
@@ -234,12 +238,20 @@ cases.push([
     const c = (await freshContainer(context)).containerName;
     assert.equal((await put(send, `${c}/b`, '0123456789')).status, 201);
     const range = { 'x-ms-range': 'bytes=2-5' };
-    const crc = await send({ method: 'GET', target: `${c}/b`, headers: { ...range, 'x-ms-range-get-content-crc64': 'true' } });
+    const crc = await send({
+      method: 'GET',
+      target: `${c}/b`,
+      headers: { ...range, 'x-ms-range-get-content-crc64': 'true' },
+    });
     assert.equal(crc.status, 206);
     assert.equal(crc.text, '2345');
     assert.equal(crc.headers['x-ms-content-crc64'], crc64Of('2345'));
     const both = { ...range, 'x-ms-range-get-content-crc64': 'true', 'x-ms-range-get-content-md5': 'true' };
-    assertError(await send({ method: 'GET', target: `${c}/b`, headers: both }), 400, 'BothCrc64AndMd5RangeHeaderPresent');
+    assertError(
+      await send({ method: 'GET', target: `${c}/b`, headers: both }),
+      400,
+      'BothCrc64AndMd5RangeHeaderPresent',
+    );
   },
 ]);
 cases.push([
@@ -261,6 +273,15 @@ cases.push([
     assert.equal(appended.headers['x-ms-blob-append-offset'], '0');
     assert.equal(appended.headers['content-md5'], md5Of('world'));
     assertError(await append('bytes=x-1'), 400, 'InvalidHeaderValue');
+    // Append Block's limit by version: 4 MiB before 2022-11-02.
+    const large = Buffer.alloc(4 * 1024 * 1024 + 1, 1);
+    assert.equal((await put(send, `${c}/large`, large)).status, 201);
+    const tooLarge = await send({
+      method: 'PUT',
+      target: `${c}/a?comp=appendblock`,
+      headers: { 'x-ms-copy-source': `${context.service.url}/${c}/large`, 'x-ms-version': '2021-08-06' },
+    });
+    assertError(tooLarge, 413, 'RequestBodyTooLarge');
     assert.equal((await send({ method: 'GET', target: `${c}/a` })).text, 'world');
   },
 ]);

@@ -53,6 +53,28 @@ export const reclaimCases: readonly BlobCase[] = [
     },
   },
   {
+    name: "content is shared across accounts: another account's copy keeps it past the source's deletion",
+    async run({ store, subject, withContainer }) {
+      // Copy Blob and Put Blob From URL from another account of the server share the source's content.
+      const source = await withContainer();
+      const target = await withContainer();
+      assert.notEqual(source, target);
+      const shared = await blockOf(store, 'shared bytes');
+      const original = blob('c', 'src', 12);
+      await store.putBlob(source, original, { kind: 'replace', blocks: [shared] }, null);
+      const committed = (await store.getBlocks(source, key('src'))).committed;
+      const copy = blob('c', 'copy', 12);
+      await store.putBlob(target, copy, { kind: 'replace', blocks: committed }, null);
+      assert.equal(await store.deleteContainer(source, 'c', undefined), 'ok');
+      await reclaimAll(subject);
+      assert.equal(await subject.contentExists(shared.content), true, 'the copy in the other account names it');
+      assert.equal(await readAll(store, target, copy), 'shared bytes');
+      assert.equal(await store.deleteBlob(target, key('copy'), { base: true, snapshots: true }, undefined), 'ok');
+      await reclaimAll(subject);
+      assert.equal(await subject.contentExists(shared.content), false);
+    },
+  },
+  {
     name: 'staged blocks go once staged before stagedBeforeMs, then their content',
     async run({ store, subject, withContainer }) {
       const acct = await withContainer();
