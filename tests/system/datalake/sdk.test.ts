@@ -153,6 +153,8 @@ for (const engine of serverEngines) {
       const wrong = await append(Buffer.alloc(16));
       assert.deepEqual([wrong.status, wrong.json().error.code], [400, 'Md5Mismatch']);
       assert.equal((await append(createHash('md5').update(body).digest())).status, 202);
+      const long = await blobSend(server, { method: 'PUT', target: `${fs}/${'x'.repeat(1025)}?resource=file` });
+      assert.deepEqual([long.status, long.json().error.code], [400, 'OutOfRangeInput']);
       const noPath = await blobSend(server, { method: 'DELETE', target: `${fs}/none?recursive=false` });
       assert.deepEqual([noPath.status, noPath.json().error.code], [404, 'PathNotFound']);
     });
