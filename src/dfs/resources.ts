@@ -17,7 +17,18 @@ export function parseDatalakeResource(path: string): DatalakeResource {
   const [filesystem = '', ...rest] = segments;
   if (filesystem === '') return { kind: 'account' };
   const name = trimSlashes(rest.join('/'));
+  checkPathName(name);
   return name === '' ? { kind: 'filesystem', filesystem } : { kind: 'path', filesystem, path: name };
+}
+
+/** A path is a blob name: at most 1024 characters (naming-and-referencing-containers--blobs--and-metadata). */
+export function checkPathName(name: string): void {
+  if (name.length > 1024) {
+    throw new StorageError(
+      'OutOfRangeInput',
+      'The specified resource name length is not within the permissible limits.',
+    );
+  }
 }
 
 /** A path name as the service keeps it: no leading or trailing slashes. */

@@ -69,7 +69,7 @@ export function propertiesOf(state: PathState): (readonly [string, string])[] {
 }
 
 /** A lease in force (leased or breaking) at `nowMs`: its id ('' for a breaking one), else undefined. */
-export function leaseInForce(state: PathState, nowMs: number): string | undefined {
+export function leaseInForce(state: Pick<PathState, 'lease'>, nowMs: number): string | undefined {
   const lease = state.lease;
   if (lease === undefined || lease === null) return undefined;
   if (lease.breakEndsMs !== undefined) return lease.breakEndsMs > nowMs ? '' : undefined;

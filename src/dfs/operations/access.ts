@@ -97,9 +97,9 @@ export function checkConditions(
  * LeaseIdMismatchWithBlobOperation with another, LeaseNotPresentWithBlobOperation with one when
  * no lease is in force (as the Blob API answers for the same blob).
  */
-export function checkLease(call: DatalakeCall, found: FoundPath | undefined): void {
+export function checkLease(call: DatalakeCall, state: Pick<PathState, 'lease'> | undefined): void {
   const given = header(call, 'x-ms-lease-id');
-  const held = found && leaseInForce(found.state, nowMs(call));
+  const held = state && leaseInForce(state, nowMs(call));
   if (held === undefined) {
     if (given !== undefined) throw new StorageError('LeaseNotPresentWithBlobOperation');
     return;

@@ -47,6 +47,8 @@ function positionParam(call: DatalakeCall): number {
 async function requireFile(call: DatalakeCall, filesystem: string, path: string): Promise<FoundPath> {
   const found = await requirePath(call, filesystem, path);
   if (isDirectory(found.state)) throw new StorageError('PathConflict', 'The path is a directory, not a file.');
+  // An append blob's blocks are counted in its state (the Blob API's Append Block); only block blobs take data here.
+  if (found.state.blobType !== 'BlockBlob') throw new StorageError('InvalidBlobType');
   return found;
 }
 
@@ -83,7 +85,7 @@ export async function appendData(call: DatalakeCall, filesystem: string, path: s
   const md5 = md5Text === undefined ? undefined : Buffer.from(md5Text, 'base64');
   if (md5 !== undefined && md5.length !== 16) throw new StorageError('InvalidMd5');
   const found = await requireFile(call, filesystem, path);
-  checkLease(call, found);
+  checkLease(call, found?.state);
   if (position < found.record.sizeBytes) throw new StorageError('InvalidFlushPosition');
   const content = await call.services.blobs.writeContent(checkedBody(call, declared, md5));
   const block: Block = { blockId: blockIdAt(position), content };
@@ -119,7 +121,7 @@ async function commitAppended(call: DatalakeCall, filesystem: string, path: stri
   for (let attempt = 0; attempt < casAttemptsMax; attempt++) {
     const found = await requireFile(call, filesystem, path);
     checkConditions(call, found.record);
-    checkLease(call, found);
+    checkLease(call, found?.state);
     const key = { container: filesystem, name: path, snapshot: '' };
     const { committed, staged } = await call.services.blobs.getBlocks(call.account, key);
     const appended = staged

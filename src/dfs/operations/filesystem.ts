@@ -9,9 +9,10 @@ import type { ContainerRecord } from '../../storage/blob-store.js';
 import { httpDate, newEtag, visibleEtag } from '../../wire/version-etag.js';
 import { casAttemptsMax, listPageMax } from '../limits.js';
 import { decodeContinuation, encodeContinuation, formatProperties, jsonReply, parseProperties } from '../wire.js';
-import { checkConditions, header, nowMs, versionHeaders, type DatalakeCall } from './access.js';
+import type { PathState } from '../state.js';
+import { checkConditions, checkLease, header, nowMs, versionHeaders, type DatalakeCall } from './access.js';
 
-interface FilesystemState {
+interface FilesystemState extends Pick<PathState, 'lease'> {
   readonly metadata: readonly (readonly [string, string])[];
   readonly [other: string]: unknown;
 }
@@ -50,6 +51,7 @@ export async function createFilesystem(call: DatalakeCall, filesystem: string): 
 export async function deleteFilesystem(call: DatalakeCall, filesystem: string): Promise<Reply> {
   const record = await requireRecord(call, filesystem);
   checkConditions(call, record);
+  checkLease(call, stateOf(record));
   const outcome = await call.services.blobs.deleteContainer(call.account, filesystem, record.etag);
   if (outcome === 'containerNotFound') throw new StorageError('FilesystemNotFound');
   if (outcome !== 'ok') throw new StorageError('ConditionNotMet');

@@ -120,7 +120,7 @@ export async function createPath(call: DatalakeCall, filesystem: string, path: s
     if (found !== undefined && header(call, 'if-none-match')?.trim() === '*')
       throw new StorageError('PathAlreadyExists');
     checkConditions(call, found?.record);
-    checkLease(call, found);
+    checkLease(call, found?.state);
     if (found !== undefined && isDirectory(found.state) !== directory) throw new StorageError('PathConflict');
     const atMs = nowMs(call);
     const state = {
@@ -161,7 +161,7 @@ export async function deletePath(call: DatalakeCall, filesystem: string, path: s
   const recursive = booleanParam(call.query, 'recursive') ?? false;
   const found = await requirePath(call, filesystem, path);
   checkConditions(call, found.record);
-  checkLease(call, found);
+  checkLease(call, found?.state);
   if (isDirectory(found.state) && (await hasChildren(call, filesystem, path))) {
     if (!recursive) throw new StorageError('DirectoryNotEmpty');
     await deleteContents(call, filesystem, path);
@@ -256,7 +256,7 @@ export async function setAccessControl(call: DatalakeCall, filesystem: string, p
   for (let attempt = 0; attempt < casAttemptsMax; attempt++) {
     const found = await requirePath(call, filesystem, path);
     checkConditions(call, found.record);
-    checkLease(call, found);
+    checkLease(call, found?.state);
     const current = accessOf(found.state);
     const next: AccessControl = {
       owner: header(call, 'x-ms-owner') ?? current.owner,

@@ -5,7 +5,7 @@
 import { StorageError } from '../../errors.js';
 import type { Reply } from '../../http/respond.js';
 import { casAttemptsMax } from '../limits.js';
-import { trimSlashes } from '../resources.js';
+import { checkPathName, trimSlashes } from '../resources.js';
 import { isDirectory } from '../state.js';
 import {
   checkConditions,
@@ -30,6 +30,7 @@ function parseSource(text: string): { filesystem: string; path: string } {
   const [, filesystem = '', ...rest] = decoded;
   const path = trimSlashes(rest.join('/'));
   if (filesystem === '' || path === '') throw new StorageError('InvalidSourceUri');
+  checkPathName(path);
   return { filesystem, path };
 }
 

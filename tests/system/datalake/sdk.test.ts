@@ -104,6 +104,21 @@ for (const engine of serverEngines) {
       await fs.delete();
     });
 
+    test('a file leased through the Blob API takes appends and flushes only with its lease', async () => {
+      const fs = service.getFileSystemClient(uniqueContainerName('lease'));
+      await fs.create();
+      const file = fs.getFileClient('leased.txt');
+      await file.create();
+      const lease = await file.getDataLakeLeaseClient().acquireLease(15);
+      const data = Buffer.from('abc');
+      assert.deepEqual(await failure(file.append(data, 0, 3)), [412, 'LeaseIdMissing']);
+      await file.append(data, 0, 3, { conditions: { leaseId: lease.leaseId! } });
+      assert.deepEqual(await failure(file.flush(3)), [412, 'LeaseIdMissing']);
+      await file.flush(3, { conditions: { leaseId: lease.leaseId! } });
+      assert.equal((await file.readToBuffer()).toString(), 'abc');
+      assert.deepEqual(await failure(fs.delete()), undefined, 'the file system is not leased');
+    });
+
     test('raw HTTP: JSON error bodies, getStatus, unserved actions', async () => {
       const missing = await blobSend(server, { method: 'GET', target: 'nofs?resource=filesystem&recursive=true' });
       assert.equal(missing.status, 404);
@@ -138,6 +153,8 @@ for (const engine of serverEngines) {
       const wrong = await append(Buffer.alloc(16));
       assert.deepEqual([wrong.status, wrong.json().error.code], [400, 'Md5Mismatch']);
       assert.equal((await append(createHash('md5').update(body).digest())).status, 202);
+      const long = await blobSend(server, { method: 'PUT', target: `${fs}/${'x'.repeat(1025)}?resource=file` });
+      assert.deepEqual([long.status, long.json().error.code], [400, 'OutOfRangeInput']);
       const noPath = await blobSend(server, { method: 'DELETE', target: `${fs}/none?recursive=false` });
       assert.deepEqual([noPath.status, noPath.json().error.code], [404, 'PathNotFound']);
     });
