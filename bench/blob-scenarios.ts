@@ -6,6 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { expectStatus } from './client.js';
 import { sharedKeyAuthorization } from './signed-client.js';
 import type { BlobHttpClient } from './blob-client.js';
+import { pageScenarios } from './page-scenarios.js';
 import type { Operation } from './load.js';
 import type { PreparedRun, Scenario, ScenarioContext } from './scenarios.js';
 
@@ -267,6 +268,7 @@ export const blobScenarios: readonly Scenario[] = [
   listScenario,
   deleteScenario('batch'),
   deleteScenario('single'),
+  ...pageScenarios,
 ];
 
 /** The blob scenarios the bare node:http servers can serve (transfers, no listing). */
