@@ -6,7 +6,6 @@ import { randomUUID } from 'node:crypto';
 import { expectStatus } from './client.js';
 import { sharedKeyAuthorization } from './signed-client.js';
 import type { BlobHttpClient } from './blob-client.js';
-import { pageScenarios } from './page-scenarios.js';
 import type { Operation } from './load.js';
 import type { PreparedRun, Scenario, ScenarioContext } from './scenarios.js';
 
@@ -25,7 +24,7 @@ const transferSizes: readonly TransferSize[] = [
   { label: '64m', bytes: 64 * mib, concurrencyMax: 4, windowOpsPerWorkerMin: 4 },
 ];
 
-function blobClientOf(context: ScenarioContext): BlobHttpClient {
+export function blobClientOf(context: ScenarioContext): BlobHttpClient {
   if (context.blob === undefined) throw new Error('the server has no Blob service');
   return context.blob;
 }
@@ -38,7 +37,7 @@ export function putBlob(blob: BlobHttpClient, resource: string, bytes: number): 
   );
 }
 
-async function freshContainer(blob: BlobHttpClient, name: string): Promise<() => Promise<void>> {
+export async function freshContainer(blob: BlobHttpClient, name: string): Promise<() => Promise<void>> {
   const container = { restype: 'container' };
   await expectStatus('create container', blob.send({ method: 'PUT', resource: name, query: container }), 201);
   return async () => {
@@ -268,7 +267,6 @@ export const blobScenarios: readonly Scenario[] = [
   listScenario,
   deleteScenario('batch'),
   deleteScenario('single'),
-  ...pageScenarios,
 ];
 
 /** The blob scenarios the bare node:http servers can serve (transfers, no listing). */

@@ -4,8 +4,9 @@
 // fragmented page blob (every other 512-byte page written).
 import { expectStatus } from './client.js';
 import type { BlobHttpClient } from './blob-client.js';
+import { blobClientOf, freshContainer } from './blob-scenarios.js';
 import type { Operation } from './load.js';
-import type { PreparedRun, Scenario, ScenarioContext } from './scenarios.js';
+import type { PreparedRun, Scenario } from './scenarios.js';
 
 const kib = 1024;
 const mib = 1024 * kib;
@@ -14,11 +15,6 @@ const pageBlobBytes = 256 * mib;
 /** Ranges of the fragmented blob: every other 512-byte page of the first 2 MiB written. */
 export const fragmentedRanges = 2_000;
 const page = 512;
-
-function blobClientOf(context: ScenarioContext): BlobHttpClient {
-  if (context.blob === undefined) throw new Error('the server has no Blob service');
-  return context.blob;
-}
 
 async function createPageBlob(blob: BlobHttpClient, resource: string, bytes: number): Promise<void> {
   const headers = { 'x-ms-blob-type': 'PageBlob', 'x-ms-blob-content-length': String(bytes) };
@@ -33,14 +29,6 @@ function putPage(blob: BlobHttpClient, resource: string, offset: number, bytes: 
   };
   const request = { method: 'PUT', resource, query: { comp: 'page' }, headers, body: { streamedBytes: bytes } };
   return expectStatus('put page', blob.send(request), 201);
-}
-
-async function freshContainer(blob: BlobHttpClient, name: string): Promise<() => Promise<void>> {
-  const query = { restype: 'container' };
-  await expectStatus('create container', blob.send({ method: 'PUT', resource: name, query }), 201);
-  return async () => {
-    await expectStatus('delete container', blob.send({ method: 'DELETE', resource: name, query }), 202);
-  };
 }
 
 function putPageScenario(label: string, bytes: number, concurrencyMax: number): Scenario {
