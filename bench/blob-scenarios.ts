@@ -24,7 +24,7 @@ const transferSizes: readonly TransferSize[] = [
   { label: '64m', bytes: 64 * mib, concurrencyMax: 4, windowOpsPerWorkerMin: 4 },
 ];
 
-function blobClientOf(context: ScenarioContext): BlobHttpClient {
+export function blobClientOf(context: ScenarioContext): BlobHttpClient {
   if (context.blob === undefined) throw new Error('the server has no Blob service');
   return context.blob;
 }
@@ -37,7 +37,7 @@ export function putBlob(blob: BlobHttpClient, resource: string, bytes: number): 
   );
 }
 
-async function freshContainer(blob: BlobHttpClient, name: string): Promise<() => Promise<void>> {
+export async function freshContainer(blob: BlobHttpClient, name: string): Promise<() => Promise<void>> {
   const container = { restype: 'container' };
   await expectStatus('create container', blob.send({ method: 'PUT', resource: name, query: container }), 201);
   return async () => {

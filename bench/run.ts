@@ -7,7 +7,11 @@ import { fileURLToPath } from 'node:url';
 import { keepAliveAgent, TableHttpClient } from './client.js';
 import { BlobHttpClient } from './blob-client.js';
 import { measureUploadMemory, uploadRssProbe } from './blob-memory.js';
-import { bareServes, blobScenarios } from './blob-scenarios.js';
+import { bareServes, blobScenarios as blockScenarios } from './blob-scenarios.js';
+import { pageScenarios } from './page-scenarios.js';
+
+/** The Blob service's scenarios: block and append blobs, then page blobs. */
+const blobScenarios = [...blockScenarios, ...pageScenarios];
 import { QueueHttpClient } from './queue-client.js';
 import { queueScenarios } from './queue-scenarios.js';
 import {

@@ -115,6 +115,19 @@ async function reclaimAndList(blobs: BlobStore): Promise<{ referenced: Set<strin
   return { referenced, reclaimed };
 }
 
+/**
+ * After reclaim passes (contentCensus): no content nothing names is kept, and none a blob, a staged
+ * block or a page extent names is missing; answers a diagnostic line.
+ */
+export async function assertContentWhole(at: StoreAt): Promise<string> {
+  const census = await contentCensus(at);
+  const orphans = [...census.stored].filter((id) => !census.referenced.has(id));
+  const missing = [...census.referenced].filter((id) => !census.stored.has(id));
+  assert.deepEqual(orphans, [], 'content nothing names, after reclaim');
+  assert.deepEqual(missing, [], 'content a blob, a staged block or a page names, missing');
+  return `${census.stored.size} pieces of content kept, ${census.reclaimed} reclaimed`;
+}
+
 /** The content ids a page blob version's extents name (none for other blobs). */
 async function pageContent(blobs: BlobStore, record: BlobRecord): Promise<string[]> {
   const ids: string[] = [];

@@ -121,8 +121,9 @@ function propertyNodes(record: BlobRecord, state: BlobState, listing: BlobListin
     leaf('Content-MD5', h.contentMd5),
     leaf('Content-Disposition', h.contentDisposition),
     leaf('Cache-Control', h.cacheControl),
-    leaf('BlobType', state.blobType),
+    // list-blobs puts a page blob's sequence number before BlobType.
     ...(state.blobType === 'PageBlob' ? [leaf('x-ms-blob-sequence-number', String(state.sequenceNumber ?? 0))] : []),
+    leaf('BlobType', state.blobType),
     ...(state.blobType === 'BlockBlob' ? tierNodes(state.tier, listing.nowMs) : []),
     leaf('LeaseStatus', lease.status),
     leaf('LeaseState', lease.state),

@@ -34,7 +34,15 @@ import { batchBody, deletePart } from '../../helpers/blob-batch.js';
 
 /** A place an operation runs on, made with the account key. */
 type FixtureKind =
-  'none' | 'container' | 'newContainer' | 'leasedContainer' | 'blob' | 'newBlob' | 'appendBlob' | 'leasedBlob';
+  | 'none'
+  | 'container'
+  | 'newContainer'
+  | 'leasedContainer'
+  | 'blob'
+  | 'newBlob'
+  | 'appendBlob'
+  | 'pageBlob'
+  | 'leasedBlob';
 
 interface Fixture {
   /** The server's blob endpoint, `http://127.0.0.1:{port}/devstoreaccount1`. */
@@ -355,6 +363,21 @@ const rows: Row[] = [
     'w',
   ),
   objectRow('PUT blob SealBlob', 'appendBlob', (f) => on(blobPath(f, '?comp=seal'), 'PUT'), 'w'),
+  // Page blobs: Write "create or write content" (Put Page), Read "read the content" (Get Page Ranges).
+  objectRow(
+    'PUT blob PutPage',
+    'pageBlob',
+    (f) => on(blobPath(f, '?comp=page'), 'PUT', { 'x-ms-page-write': 'clear', 'x-ms-range': 'bytes=0-511' }),
+    'w',
+  ),
+  objectRow(
+    'PUT blob PutPageFromURL',
+    'pageBlob',
+    (f) => copyRequest(f, { 'x-ms-page-write': 'update', 'x-ms-range': 'bytes=0-511' }, blobPath(f, '?comp=page')),
+    'w',
+    501,
+  ),
+  objectRow('GET blob GetPageRegions', 'pageBlob', (f) => on(blobPath(f, '?comp=pagelist'), 'GET'), 'r'),
   objectRow('DELETE blob DeleteBlob', 'blob', (f) => on(blobPath(f), 'DELETE'), 'd'),
   // Write (w): "snapshot or lease the blob"; Delete (d) breaks one from 2017-07-29 (service SAS).
   ...leaseRows('blob', 'w', 'wd'),
@@ -442,8 +465,10 @@ async function startBlobServer(): Promise<MatrixServer<Fixture, FixtureKind>> {
     if (kind === 'container' || kind === 'leasedContainer') return fixture;
     await key(on(`${container}/src`, 'PUT', { 'x-ms-blob-type': 'BlockBlob' }, 'source'));
     if (kind === 'newBlob') return fixture;
-    const type = kind === 'appendBlob' ? 'AppendBlob' : 'BlockBlob';
-    await key(on(`${container}/b`, 'PUT', { 'x-ms-blob-type': type }, type === 'BlockBlob' ? 'content' : undefined));
+    const type = kind === 'appendBlob' ? 'AppendBlob' : kind === 'pageBlob' ? 'PageBlob' : 'BlockBlob';
+    const size: Record<string, string> = type === 'PageBlob' ? { 'x-ms-blob-content-length': '1024' } : {};
+    const body = type === 'BlockBlob' ? 'content' : undefined;
+    await key(on(`${container}/b`, 'PUT', { 'x-ms-blob-type': type, ...size }, body));
     if (kind === 'leasedBlob') await key(on(`${container}/b?comp=lease`, 'PUT', acquire));
     return fixture;
   };

@@ -68,6 +68,7 @@ const replaceSql = (existing: boolean, unwritten: number): string => `WITH v AS 
       SELECT $2, $3, '', $4, $5, $6, $7 WHERE $1::bigint IS NULL RETURNING id`
 }),
   gone AS (DELETE FROM ${s}.blob_blocks WHERE blob_id = $1 RETURNING 1),
+  pages AS (DELETE FROM ${s}.blob_pages WHERE blob_id = $1),
   t AS (DELETE FROM ${s}.blob_staged WHERE container_id = $2 AND name = $3),
   ${unwrittenSql(unwritten, 13)}
   c AS (${namedContents('$9::bigint[]', unwritten)}),

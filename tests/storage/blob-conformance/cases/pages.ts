@@ -175,6 +175,24 @@ export const pageCases: readonly BlobCase[] = [
     },
   },
   {
+    name: 'pages: a page blob replaced by a block blob has no pages left, and their content is reclaimed',
+    async run({ store, subject, withContainer }) {
+      const acct = await withContainer();
+      const disk = new PageBlob(store, acct, 'disk', 4 * page);
+      await disk.create();
+      const written = await store.writeContent(chunksOf(randomBytes(page)));
+      await disk.change({ kind: 'write', startByte: 0, content: written });
+      const block = { blockId: '', content: await store.writeContent(chunksOf(Buffer.from('hello'))) };
+      const replaced = blob('c', 'disk', 5);
+      assert.equal(await store.putBlob(acct, replaced, { kind: 'replace', blocks: [block] }, disk.record.etag), 'ok');
+      assert.deepEqual(await allExtents(store, acct, replaced), []);
+      assert.equal((await bytesOf(store, acct, replaced)).toString(), 'hello');
+      await reclaimAll(subject);
+      assert.equal(await subject.contentExists(written), false, 'the pages replaced are reclaimed');
+      assert.equal(await subject.contentExists(block.content), true);
+    },
+  },
+  {
     name: 'pages: random writes, clears, resizes and snapshots match an in-memory model',
     async run({ store, withContainer }) {
       const acct = await withContainer();
