@@ -156,6 +156,7 @@ function createRows(route: string, request: Row['request'], allowedStatus?: numb
   ];
 }
 
+const findWhere = encodeURIComponent(`"k"='v'`);
 const blobPath = (f: Fixture, query = '') => `${f.container}/${f.blob}${query}`;
 const blockPath = (f: Fixture) => blobPath(f, `?comp=block&blockid=${encodeURIComponent(blockId)}`);
 
@@ -230,6 +231,12 @@ const rows: Row[] = [
     request: () => on('?restype=service&comp=stats', 'GET'),
     account: { srt: 's', letters: 'r' },
   },
+  {
+    route: 'GET service FindBlobsByTags',
+    fixture: 'none',
+    request: () => on(`?comp=blobs&where=${findWhere}`, 'GET'),
+    account: { srt: 's', letters: 'f' },
+  },
   ...accountInformationRows,
   // Container level: account SAS with srt=c; a service SAS manages no container (create-service-sas).
   {
@@ -285,6 +292,14 @@ const rows: Row[] = [
     service: 'l',
     account: { srt: 'c', letters: 'l' },
   },
+  // find-blobs-by-tags: Find (f), an account SAS at service scope, either kind for a container.
+  {
+    route: 'GET container FindBlobsByTags',
+    fixture: 'container',
+    request: (f) => on(`${f.container}?restype=container&comp=blobs&where=${findWhere}`, 'GET'),
+    service: 'f',
+    account: { srt: 'c', letters: 'f' },
+  },
   // A container SAS cannot lease a container (create-service-sas); an account SAS with srt=c and w can.
   ...leaseRows('container', undefined, undefined),
   // Blob level (srt=o). Reads: Read (r).
@@ -301,20 +316,8 @@ const rows: Row[] = [
   ...createRows('PUT blob PutBlock', (f) => on(blockPath(f), 'PUT', {}, 'x')),
   objectRow('PUT blob SnapshotBlob', 'blob', (f) => on(blobPath(f, '?comp=snapshot'), 'PUT'), 'cw'),
   // Not served (501 once authorized), checked as what they are: Put Blob From URL creates, Put Block From URL writes.
-  objectRow(
-    'PUT blob PutBlobFromURL',
-    'newBlob',
-    (f) => copyRequest(f, { 'x-ms-blob-type': 'BlockBlob' }),
-    'cw',
-    501,
-  ),
-  objectRow(
-    'PUT blob PutBlockFromURL',
-    'blob',
-    (f) => copyRequest(f, {}, blockPath(f)),
-    'w',
-    501,
-  ),
+  objectRow('PUT blob PutBlobFromURL', 'newBlob', (f) => copyRequest(f, { 'x-ms-blob-type': 'BlockBlob' }), 'cw', 501),
+  objectRow('PUT blob PutBlockFromURL', 'blob', (f) => copyRequest(f, {}, blockPath(f)), 'w', 501),
   // Add (a): "add a block to an append blob" (both tables).
   objectRow('PUT blob AppendBlock', 'appendBlob', (f) => on(blobPath(f, '?comp=appendblock'), 'PUT', {}, 'more'), 'aw'),
   objectRow(
@@ -352,6 +355,15 @@ const rows: Row[] = [
   ),
   objectRow('PUT blob SealBlob', 'appendBlob', (f) => on(blobPath(f, '?comp=seal'), 'PUT'), 'w'),
   objectRow('DELETE blob DeleteBlob', 'blob', (f) => on(blobPath(f), 'DELETE'), 'd'),
+  // Tag (t): "Permits blob tag operations" (create-service-sas, create-account-sas).
+  objectRow('GET blob GetBlobTags', 'blob', (f) => on(blobPath(f, '?comp=tags'), 'GET'), 't'),
+  objectRow(
+    'PUT blob SetBlobTags',
+    'blob',
+    (f) => on(blobPath(f, '?comp=tags'), 'PUT', { 'Content-Type': 'application/xml' }, '<Tags><TagSet/></Tags>'),
+    't',
+    204,
+  ),
   // Write (w): "snapshot or lease the blob"; Delete (d) breaks one from 2017-07-29 (service SAS).
   ...leaseRows('blob', 'w', 'wd'),
 ];
