@@ -6,7 +6,7 @@
 // median kept; each answer must name exactly the 100). An index serves it in time independent of the
 // container's size; a scan grows with it.
 //
-// Every server is loaded the same way, through Put Blob with x-ms-tags (1-byte blobs, 32 in flight):
+// Every server is loaded the same way, through Put Blob with x-ms-tags (1-byte blobs, 16 in flight):
 // the same path for all, and the only one Azurite has. Loading 1,000,000 blobs so takes many minutes
 // per server; pass `--sizes 10000,100000,1000000` to do it anyway.
 //
@@ -24,7 +24,8 @@ import { postgresKinds, serverLabels, startServer, type ServerKind } from './ser
 
 const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
 const requestTimeoutMs = 600_000;
-const loadInFlight = 32;
+/** As the other Blob preloads (blob-scenarios.ts): Azurite (disk) reset connections at 32. */
+const loadInFlight = 16;
 const matching = 100;
 const container = 'benchfind';
 // No spaces: the bench client's query encoding writes a space as '+', which services read differently.
@@ -93,12 +94,17 @@ interface Row {
   readonly loadS: number;
 }
 
-async function measureServer(kind: ServerKind, workRoot: string, postgres: BenchPostgres | undefined): Promise<Row[]> {
+/** Measures `kind` at each size into `rows`, as it goes: a server that fails later keeps its rows. */
+async function measureServer(
+  kind: ServerKind,
+  workRoot: string,
+  postgres: BenchPostgres | undefined,
+  rows: Row[],
+): Promise<void> {
   const dataDir = path.join(workRoot, kind);
   await mkdir(dataDir);
   const database = postgresKinds.includes(kind) ? await postgres!.database(`find_${kind}`) : undefined;
   const server = await startServer(kind, repoRoot, dataDir, database);
-  const rows: Row[] = [];
   try {
     if (server.blob === undefined) throw new Error(`${kind} serves no Blob service`);
     const blob = new BlobHttpClient(server.blob, keepAliveAgent(loadInFlight), requestTimeoutMs);
@@ -130,7 +136,6 @@ async function measureServer(kind: ServerKind, workRoot: string, postgres: Bench
   } finally {
     await server.stop();
   }
-  return rows;
 }
 
 const kinds = values.servers.split(',') as ServerKind[];
@@ -141,7 +146,7 @@ try {
   if (kinds.some((kind) => postgresKinds.includes(kind))) postgres = await benchPostgres();
   for (const kind of kinds) {
     try {
-      rows.push(...(await measureServer(kind, workRoot, postgres)));
+      await measureServer(kind, workRoot, postgres, rows);
     } catch (error) {
       process.stderr.write(`${serverLabels[kind]}: n/a (${error instanceof Error ? error.message : String(error)})\n`);
     }
