@@ -31,7 +31,8 @@ export function httpDate(ms: number): string {
  * see, followed by `~n` after the n-th lease action since the last write: each lease action stores a
  * new value (the store's compare-and-swap token changes) while clients see the same ETag. Any other
  * write makes a fresh ETag without the suffix. The suffix never leaves the service: replies,
- * listings and If-Match/If-None-Match all use visibleEtag.
+ * listings and If-Match/If-None-Match all use visibleEtag. Set Blob Tags, which changes neither
+ * either (storage-manage-find-blobs), marks its write the same way.
  */
 export const leaseMark = '~';
 

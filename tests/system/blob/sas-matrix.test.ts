@@ -173,6 +173,7 @@ function createRows(route: string, request: Row['request'], allowedStatus?: numb
   ];
 }
 
+const findWhere = encodeURIComponent(`"k"='v'`);
 const blobPath = (f: Fixture, query = '') => `${f.container}/${f.blob}${query}`;
 const blockPath = (f: Fixture) => blobPath(f, `?comp=block&blockid=${encodeURIComponent(blockId)}`);
 
@@ -247,6 +248,12 @@ const rows: Row[] = [
     request: () => on('?restype=service&comp=stats', 'GET'),
     account: { srt: 's', letters: 'r' },
   },
+  {
+    route: 'GET service FindBlobsByTags',
+    fixture: 'none',
+    request: () => on(`?comp=blobs&where=${findWhere}`, 'GET'),
+    account: { srt: 's', letters: 'f' },
+  },
   ...accountInformationRows,
   // Only a bearer token gets a user delegation key: Shared Key is 403 (allowedStatus), and no SAS may.
   {
@@ -309,6 +316,14 @@ const rows: Row[] = [
     request: (f) => on(`${f.container}?restype=container&comp=list`, 'GET'),
     service: 'l',
     account: { srt: 'c', letters: 'l' },
+  },
+  // find-blobs-by-tags: Find (f), an account SAS at service scope, either kind for a container.
+  {
+    route: 'GET container FindBlobsByTags',
+    fixture: 'container',
+    request: (f) => on(`${f.container}?restype=container&comp=blobs&where=${findWhere}`, 'GET'),
+    service: 'f',
+    account: { srt: 'c', letters: 'f' },
   },
   // A container SAS cannot lease a container (create-service-sas); an account SAS with srt=c and w can.
   ...leaseRows('container', undefined, undefined),
@@ -379,6 +394,15 @@ const rows: Row[] = [
   ),
   objectRow('GET blob GetPageRegions', 'pageBlob', (f) => on(blobPath(f, '?comp=pagelist'), 'GET'), 'r'),
   objectRow('DELETE blob DeleteBlob', 'blob', (f) => on(blobPath(f), 'DELETE'), 'd'),
+  // Tag (t): "Permits blob tag operations" (create-service-sas, create-account-sas).
+  objectRow('GET blob GetBlobTags', 'blob', (f) => on(blobPath(f, '?comp=tags'), 'GET'), 't'),
+  objectRow(
+    'PUT blob SetBlobTags',
+    'blob',
+    (f) => on(blobPath(f, '?comp=tags'), 'PUT', { 'Content-Type': 'application/xml' }, '<Tags><TagSet/></Tags>'),
+    't',
+    204,
+  ),
   // Write (w): "snapshot or lease the blob"; Delete (d) breaks one from 2017-07-29 (service SAS).
   ...leaseRows('blob', 'w', 'wd'),
 ];

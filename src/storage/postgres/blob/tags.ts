@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import type { IndexTags, TagQuery, TaggedBlob } from '../../blob-store.js';
 import type { PostgresConnection, Statement } from '../connection.js';
 import { named } from './statements.js';
+import { tagQueryTerms } from '../../tag-query.js';
 
 /**
  * The statement that replaces the indexed tags of base blob ($2, $3) in container $1 of account $4
@@ -50,25 +51,16 @@ export async function findBlobsByTags(
 ): Promise<TaggedBlob[]> {
   assert(Number.isSafeInteger(query.limit) && query.limit >= 0, 'a find limit is a count');
   if (query.limit === 0) return [];
-  const values: unknown[] = [account, query.key, query.limit];
-  const where = ['t.account = $1', 't.key = $2'];
-  const bind = (value: unknown): string => {
+  const values: unknown[] = [account, query.limit];
+  const where = tagQueryTerms(account, query, (value) => {
     values.push(value);
-    return `$${values.length}`;
-  };
-  if (query.container !== undefined) where.push(`t.container = ${bind(query.container)}`);
-  if (query.lower !== undefined) where.push(`t.value ${query.lower.inclusive ? '>=' : '>'} ${bind(query.lower.value)}`);
-  if (query.upper !== undefined) where.push(`t.value ${query.upper.inclusive ? '<=' : '<'} ${bind(query.upper.value)}`);
-  if (query.after !== undefined) {
-    const { value, container, name } = query.after;
-    where.push(
-      `(t.value, t.container, t.name) > (${bind(value)}::text, ${bind(container)}::text, ${bind(name)}::text)`,
-    );
-  }
+    return `$${values.length}::text`;
+  });
+  if (where === 'none') return [];
   const text = `SELECT t.value, t.container, t.name,
       (SELECT json_agg(json_build_array(a.key, a.value)) FROM ${s}.blob_tags a WHERE a.blob_id = t.blob_id) AS tags
     FROM ${s}.blob_tags t JOIN ${s}.blob_containers c ON c.id = t.container_id AND c.account = $1
-    WHERE ${where.join(' AND ')} ORDER BY t.value, t.container, t.name LIMIT $3`;
+    WHERE ${where.join(' AND ')} ORDER BY t.value, t.container, t.name LIMIT $2`;
   const { rows } = await connection.query<FoundRow>('read', named(text, values));
   return rows.map((row) => ({ value: row.value, container: row.container, name: row.name, tags: row.tags }));
 }

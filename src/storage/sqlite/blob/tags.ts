@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import type Database from 'better-sqlite3';
 import type { IndexTags, TagQuery, TaggedBlob } from '../../blob-store.js';
 import { boundLimit } from '../schema.js';
+import { tagQueryTerms } from '../../tag-query.js';
 
 export const blobTagsSchema = `
 CREATE TABLE IF NOT EXISTS blob_tags (
@@ -62,28 +63,13 @@ export class SqliteTagFinder {
   find(account: string, query: TagQuery): TaggedBlob[] {
     assert(Number.isSafeInteger(query.limit) && query.limit >= 0, 'a find limit is a count');
     if (query.limit === 0) return [];
-    const where = ['t.account = @account', 't.key = @key'];
-    const values: Record<string, unknown> = { account, key: query.key, limit: query.limit };
-    if (query.container !== undefined) {
-      where.push('t.container = @container');
-      values.container = query.container;
-    }
-    if (query.lower !== undefined) {
-      where.push(`t.value ${query.lower.inclusive ? '>=' : '>'} @lower`);
-      values.lower = query.lower.value;
-    }
-    if (query.upper !== undefined) {
-      where.push(`t.value ${query.upper.inclusive ? '<=' : '<'} @upper`);
-      values.upper = query.upper.value;
-    }
-    if (query.after !== undefined) {
-      where.push('(t.value, t.container, t.name) > (@afterValue, @afterContainer, @afterName)');
-      Object.assign(values, {
-        afterValue: query.after.value,
-        afterContainer: query.after.container,
-        afterName: query.after.name,
-      });
-    }
+    const values: Record<string, unknown> = { limit: query.limit };
+    const where = tagQueryTerms(account, query, (value) => {
+      const name = `p${Object.keys(values).length}`;
+      values[name] = value;
+      return `@${name}`;
+    });
+    if (where === 'none') return [];
     const text =
       'SELECT t.value, t.container, t.name, (SELECT json_group_array(json_array(a.key, a.value)) FROM blob_tags a ' +
       'WHERE a.container_id = t.container_id AND a.name = t.name) AS tags FROM blob_tags t ' +

@@ -59,6 +59,17 @@ export const tagCases: readonly BlobCase[] = [
       });
       assert.deepEqual(names(paged), ['d/b']);
       assert.deepEqual(await store.findBlobsByTags(acct, { ...all, limit: 0 }), []);
+      // Paging one value: by (container, name) within it, in the account or one container.
+      const after = (container: string, name: string, value = 'v') => ({ after: { value, container, name } });
+      assert.deepEqual(names(await store.findBlobsByTags(acct, query('k', 'v', after('c', 'b')))), ['d/b']);
+      assert.deepEqual(names(await store.findBlobsByTags(acct, query('k', 'v', after('c', 'a', 'u')))), ['c/b', 'd/b']);
+      assert.deepEqual(await store.findBlobsByTags(acct, query('k', 'v', after('c', 'b', 'w'))), []);
+      assert.deepEqual(await store.findBlobsByTags(acct, query('k', 'v', { container: 'c', ...after('c', 'b') })), []);
+      assert.deepEqual(
+        names(await store.findBlobsByTags(acct, query('k', 'v', { container: 'd', ...after('c', 'z') }))),
+        ['d/b'],
+      );
+      assert.deepEqual(await store.findBlobsByTags(acct, query('k', 'v', { container: 'c', ...after('d', 'a') })), []);
       assert.deepEqual(await store.findBlobsByTags(`${acct}x`, all), [], 'another account sees none');
     },
   },
