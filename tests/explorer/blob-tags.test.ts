@@ -45,11 +45,13 @@ describe('explorer in Chromium: blob index tags', { skip: browserSkip() }, () =>
     await server?.stop();
   });
 
-  test("a blob's details show its tags", async () => {
+  test("a blob's details show its tags (and no versions)", async () => {
     await page.click('#blobs tr[data-blob="blue.txt"] .blob-properties');
     await page.waitForSelector('#blob-details h3:has-text("blue.txt")');
     await page.waitForSelector('#tags-save');
     assert.deepEqual((await tagRows()).sort(), ['project=blue', 'size=3']);
+    // This server keeps no versions: the Versions card says so.
+    await page.waitForSelector('#blob-versions-card:has-text("No versions")');
   });
 
   test('edit the tags: add one, remove one, save', async () => {

@@ -32,16 +32,16 @@ describe('explorer in Chromium: blob versions', { skip: browserSkip() }, () => {
     container = new BlobServiceClient(server.blobUrl, credential).getContainerClient('history');
     await container.create();
     for (const content of ['one', 'two!', 'three'])
-      ids.push((await container.getBlockBlobClient('notes.txt').upload(content, content.length)).versionId!);
+      ids.push((await container.getBlockBlobClient('my notes.txt').upload(content, content.length)).versionId!);
     // A longer name under the same prefix: its versions are not the blob's.
-    await container.getBlockBlobClient('notes.txt.bak').upload('bak', 3);
+    await container.getBlockBlobClient('my notes.txt.bak').upload('bak', 3);
     page = await browser.newPage({ viewport: { width: 1280, height: 800 }, acceptDownloads: true });
     page.setDefaultTimeout(browserTimeoutMs);
     page.on('pageerror', (error) => pageErrors.push(error.message));
     page.on('dialog', (dialog) => void (confirmAnswer ? dialog.accept() : dialog.dismiss()));
     await openContainer(page, server, 'history');
-    await page.click('#blobs tr[data-blob="notes.txt"] .blob-properties');
-    await page.waitForSelector('#blob-details h3:has-text("notes.txt")');
+    await page.click('#blobs tr[data-blob="my notes.txt"] .blob-properties');
+    await page.waitForSelector('#blob-details h3:has-text("my notes.txt")');
   });
   after(async () => {
     await browser?.close();
@@ -60,14 +60,14 @@ describe('explorer in Chromium: blob versions', { skip: browserSkip() }, () => {
       page.waitForEvent('download'),
       page.click(`${versionRow(ids[0]!)} .version-download`),
     ]);
-    assert.equal(download.suggestedFilename(), 'notes.txt');
+    assert.equal(download.suggestedFilename(), 'my notes.txt');
     assert.equal(readFileSync((await download.path())!, 'utf8'), 'one');
   });
 
   test('Restore this version copies it onto the blob, keeping the one it replaces', async () => {
     await page.click(`${versionRow(ids[0]!)} .version-restore`);
-    await page.waitForSelector(`#status:has-text("notes.txt: version ${ids[0]} restored.")`);
-    assert.equal(await text('notes.txt'), 'one');
+    await page.waitForSelector(`#status:has-text("my notes.txt: version ${ids[0]} restored.")`);
+    assert.equal(await text('my notes.txt'), 'one');
     await page.waitForSelector('#blob-versions tr[data-version]:nth-child(4)');
     const listed = await listedVersions();
     assert.deepEqual(listed.slice(0, 3), ids);
@@ -81,13 +81,13 @@ describe('explorer in Chromium: blob versions', { skip: browserSkip() }, () => {
     assert.equal((await listedVersions()).length, 4);
     confirmAnswer = true;
     await page.click(`${versionRow(ids[1]!)} .version-delete`);
-    await page.waitForSelector(`#status:has-text("notes.txt: version ${ids[1]} deleted.")`);
+    await page.waitForSelector(`#status:has-text("my notes.txt: version ${ids[1]} deleted.")`);
     await page.waitForSelector(versionRow(ids[1]!), { state: 'detached' });
     await page.waitForSelector(versionRow(ids[0]!));
     assert.equal((await listedVersions()).length, 3);
     const versions: string[] = [];
-    for await (const item of container.listBlobsFlat({ includeVersions: true, prefix: 'notes.txt' }))
-      if (item.name === 'notes.txt') versions.push(item.versionId!);
+    for await (const item of container.listBlobsFlat({ includeVersions: true, prefix: 'my notes.txt' }))
+      if (item.name === 'my notes.txt') versions.push(item.versionId!);
     assert.equal(versions.length, 3);
     assert.ok(!versions.includes(ids[1]!));
   });
