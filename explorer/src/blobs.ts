@@ -20,6 +20,9 @@ import { BlobBulk } from './blob-bulk.js';
 import { showContainerSettings } from './container-settings.js';
 import { byId, download, field, h, replace } from './dom.js';
 import { tierCard, tierText } from './blob-tier.js';
+import { findByTagsBox, tagsCard } from './blob-tags.js';
+import { versionsCard } from './blob-versions.js';
+import { pageRangesCard } from './page-ranges.js';
 import { lowerCaseNameReason, NameList } from './name-list.js';
 import { copyUrl } from './policies.js';
 import { attempt, errorMessage, status, succeeded } from './session.js';
@@ -102,6 +105,7 @@ class ContainerView {
         this.progress,
         this.bulk.deleteButton,
       ),
+      findByTagsBox(using, container, (blob) => void this.showDetails(blob)),
       h(
         'table',
         { id: 'blobs', class: 'messages' },
@@ -238,6 +242,14 @@ class ContainerView {
   private async showDetails(name: string): Promise<void> {
     const properties = await attempt(() => blobProperties(this.using, this.container, name));
     if (properties === undefined) return;
+    const tags = await tagsCard(this.using, this.container, name);
+    const isPageBlob = properties.headers.some(
+      ([header, value]) => header === 'x-ms-blob-type' && value === 'PageBlob',
+    );
+    const changed = async (): Promise<void> => {
+      await this.load(false);
+      await this.showDetails(name);
+    };
     replace(
       this.details,
       h('h3', {}, name),
@@ -250,11 +262,11 @@ class ContainerView {
           properties.headers.map(([header, value]) => h('tr', {}, h('th', {}, header), h('td', {}, value))),
         ),
       ),
+      isPageBlob && pageRangesCard(this.using, this.container, name),
       metadataCard(this.using, this.container, name, properties.metadata),
-      tierCard(this.using, this.container, name, async () => {
-        await this.load(false);
-        await this.showDetails(name);
-      }),
+      tags,
+      tierCard(this.using, this.container, name, changed),
+      versionsCard(this.using, this.container, name, changed),
       sasCard(this.using, this.container, name),
     );
   }

@@ -15,6 +15,14 @@ export async function openExplorer(page: Page, server: RunningServer): Promise<v
   await page.waitForSelector('body[data-connected]');
 }
 
+/** Loads the page, switches to Blobs and opens `container`, waiting for its first listing. */
+export async function openContainer(page: Page, server: RunningServer, container: string): Promise<void> {
+  await openExplorer(page, server);
+  await page.click('#service-blobs');
+  await page.click(`#container-list .table-link[data-container="${container}"]`);
+  await page.waitForSelector(`[data-container-view="${container}"] #blobs tbody[data-loaded]`);
+}
+
 export async function openTable(page: Page, table: string): Promise<void> {
   await page.fill('#table-filter', '');
   await page.click(`#table-list .table-link[data-table="${table}"]`);
