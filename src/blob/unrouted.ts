@@ -44,13 +44,13 @@ export function unrouted(resource: BlobResource, query: URLSearchParams, otherMe
 /**
  * A version (`versionid`) is read, its metadata read, deleted and copied from (operations/versions.ts);
  * writes refuse it themselves (refuseSnapshot). Any other operation naming one is refused before
- * routing, so that the base blob never answers in its place: tags, tiers, block lists and leases of
- * versions are not served. Same answer as featuresNotServed.
+ * routing, so that the base blob never answers in its place: tiers, block lists and leases of
+ * versions are not served. Tags of versions are (operations/tags.ts). Same answer as featuresNotServed.
  */
 export function refuseVersions(query: URLSearchParams): void {
   if (!query.has('versionid')) return;
   const comp = query.get('comp');
-  if (comp !== null && comp.toLowerCase() !== 'metadata') {
+  if (comp !== null && !['metadata', 'tags'].includes(comp.toLowerCase())) {
     throw new StorageError('UnsupportedQueryParameter', `Cerulean does not serve comp=${comp} of blob versions.`);
   }
 }

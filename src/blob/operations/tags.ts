@@ -17,6 +17,7 @@ import {
   type Found,
 } from './access.js';
 import { raced, retryWhileRaced } from './cas-retry.js';
+import { requireVersion, versionIdOf } from './versions.js';
 import { encodeBlobState } from '../state/blob.js';
 import { checkLeaseForRead } from '../state/leases.js';
 import { parseTagsHeader, parseTagsXml, writeTagsXml, type TagSet } from '../tags/tag-set.js';
@@ -40,25 +41,30 @@ function checkTagAccess(call: BlobCall, found: Found): void {
   if (found.record.snapshot === '') checkLeaseForRead(found.state.lease, nowMs(call), leaseIdOf(call));
 }
 
-/** 200 with the Tags document of the blob or snapshot. */
+/** The blob, snapshot (`snapshot=`) or version (`versionid=`) whose tags the request names. */
+async function tagged(call: BlobCall, resource: BlobOf): Promise<Found> {
+  const versionId = versionIdOf(call);
+  if (versionId !== undefined) return requireVersion(call, resource, versionId);
+  return requireBlob(call, keyOf(resource, snapshotOf(call)));
+}
+
+/** 200 with the Tags document of the blob, snapshot or version. */
 export async function getBlobTags(call: BlobCall, resource: BlobOf): Promise<Reply> {
-  const found = await requireBlob(call, keyOf(resource, snapshotOf(call)));
+  const found = await tagged(call, resource);
   checkTagAccess(call, found);
   return xmlReply(200, writeTagsXml(found.state.tags ?? []));
 }
 
 /**
- * 204. Replaces all the blob's (or snapshot's) tags. Setting tags changes neither the ETag nor
+ * 204. Replaces all the tags of the blob (or of a snapshot or version: those are not indexed). Setting tags changes neither the ETag nor
  * Last-Modified (storage-manage-find-blobs); the record still changes by compare-and-swap, so its
  * stored etag gets an invisible mark (wire/etag.ts, leaseEtag) that every other write notices.
  */
 export async function setBlobTags(call: BlobCall, resource: BlobOf): Promise<Reply> {
-  const snapshot = snapshotOf(call);
   const parsed = parseTagsXml(bodyText(call.body));
   const tags = parsed.length === 0 ? undefined : parsed;
-  const key = keyOf(resource, snapshot);
   return retryWhileRaced('The blob changed under every attempt to set its tags; retry the request.', async () => {
-    const found = await requireBlob(call, key);
+    const found = await tagged(call, resource);
     checkTagAccess(call, found);
     const state = encodeBlobState({ ...found.state, tags });
     const record = withIndexTags({ ...found.record, etag: leaseEtag(found.record.etag), state }, found);

@@ -428,10 +428,10 @@ async function rawRefusals(server: RunningServer): Promise<void> {
   assertQueueError(tags, 404, 'BlobNotFound'); // served now: the blob is missing
   const incremental = await blobSend(server, { method: 'PUT', target: `${name}/disk.vhd?comp=incrementalcopy` });
   assertQueueError(incremental, 400, 'UnsupportedQueryParameter');
-  // Versions are served (docs/blob.md "Versions"), but not their tags.
+  // Versions are served (docs/blob.md "Versions"), and their tags, but not their block lists.
   const version = await blobSend(server, {
     method: 'GET',
-    target: `${name}/a.txt?comp=tags&versionid=2024-01-01T00:00:00.0000000Z`,
+    target: `${name}/a.txt?comp=blocklist&versionid=2024-01-01T00:00:00.0000000Z`,
   });
   assertQueueError(version, 400, 'UnsupportedQueryParameter');
   const post = await blobSend(server, { method: 'POST', target: `${name}?restype=container` });

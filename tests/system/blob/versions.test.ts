@@ -140,6 +140,23 @@ for (const engine of storeEngines) {
       ids.push(...left.map((id) => id!));
     });
 
+    test('tags of a version: set and read by versionid, apart from the current version and the index', async () => {
+      // A container of its own: the other cases count every version of theirs.
+      const container = blobServiceClient(server).getContainerClient(uniqueContainerName('vtag'));
+      await container.create();
+      const blob = container.getBlockBlobClient('tagged.txt');
+      const first = await blob.upload('one', 3, { tags: { stage: 'draft' } });
+      await blob.upload('two', 3, { tags: { stage: 'done' } });
+      const old = blob.withVersion(first.versionId!);
+      assert.deepEqual((await old.getTags()).tags, { stage: 'draft' });
+      await old.setTags({ stage: 'archived' });
+      assert.deepEqual((await old.getTags()).tags, { stage: 'archived' });
+      assert.deepEqual((await blob.getTags()).tags, { stage: 'done' }, 'the current version keeps its own');
+      const found = [];
+      for await (const item of container.findBlobsByTags(`stage='archived'`)) found.push(item.name);
+      assert.deepEqual(found, [], 'only base blobs are indexed');
+    });
+
     test('raw HTTP: HEAD answers x-ms-version-id, and x-ms-is-current-version for the current one', async () => {
       const target = `${containerName}/b.txt`;
       const head = await blobSend(server, { method: 'HEAD', target });
