@@ -56,9 +56,10 @@ export async function getBlobTags(call: BlobCall, resource: BlobOf): Promise<Rep
 }
 
 /**
- * 204. Replaces all the tags of the blob (or of a snapshot or version: those are not indexed). Setting tags changes neither the ETag nor
- * Last-Modified (storage-manage-find-blobs); the record still changes by compare-and-swap, so its
- * stored etag gets an invisible mark (wire/etag.ts, leaseEtag) that every other write notices.
+ * 204. Replaces all the tags of the blob (or of a snapshot or version: those are not indexed).
+ * Setting tags changes neither the ETag nor Last-Modified (storage-manage-find-blobs); the record
+ * still changes by compare-and-swap, so its stored etag gets an invisible mark (wire/etag.ts,
+ * leaseEtag) that every other write notices.
  */
 export async function setBlobTags(call: BlobCall, resource: BlobOf): Promise<Reply> {
   const parsed = parseTagsXml(bodyText(call.body));
