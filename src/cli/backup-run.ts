@@ -22,6 +22,7 @@ import {
   writeContainer,
 } from './blob-transfer.js';
 import type { BlobHeader } from './blob-transfer.js';
+import { TagReader } from './blob-tags.js';
 import { CliError } from './command.js';
 import { resolveEndpoint, type Endpoint } from './endpoint.js';
 import { Interruption, interruptedError } from './interrupt.js';
@@ -45,6 +46,8 @@ export interface AccountTotals {
   bytes: number;
   /** Page blobs, which are not carried. */
   skipped: number;
+  /** Containers whose blobs' index tags the source would not answer, each with the reason. */
+  tagsNotKept: string[];
 }
 
 /** What an account backup reaches: either service may be absent from the connection string. */
@@ -73,6 +76,7 @@ const noTotals = (): AccountTotals => ({
   blobs: 0,
   bytes: 0,
   skipped: 0,
+  tagsNotKept: [],
 });
 
 /**
@@ -148,8 +152,9 @@ async function backupContainer(endpoint: BlobEndpoint, writer: BackupWriter, nam
   const container = endpoint.service.getContainerClient(name);
   const { items, skipped } = await listCarriedBlobs(container);
   totals.skipped += skipped;
+  const tags = new TagReader();
   for (const item of items) {
-    const open = await openBlob(container, item);
+    const open = await openBlob(container, item, tags);
     if (open === undefined) continue; // deleted since the listing
     await writer.record(open.header);
     const bytes = await writer.content(open.content);
@@ -158,6 +163,7 @@ async function backupContainer(endpoint: BlobEndpoint, writer: BackupWriter, nam
     totals.blobs++;
     totals.bytes += bytes;
   }
+  if (tags.notRead !== undefined) totals.tagsNotKept.push(`${name} (${tags.notRead})`);
 }
 
 export interface RestoreOptions {

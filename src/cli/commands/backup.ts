@@ -142,10 +142,11 @@ export function describeTotals(totals: AccountTotals, left = 'not held'): string
   const c = formatCount;
   const skipped = totals.skipped > 0 ? `; ${c(totals.skipped)} page blobs skipped` : '';
   const messagesLeft = totals.messagesLeft > 0 ? `; ${c(totals.messagesLeft)} messages ${left}` : '';
+  const tags = totals.tagsNotKept.length > 0 ? `; blob tags not kept: ${totals.tagsNotKept.join(', ')}` : '';
   return (
     `${c(totals.tables)} tables (${c(totals.entities)} entities), ${c(totals.queues)} queues ` +
     `(${c(totals.messages)} messages), ${c(totals.containers)} containers ` +
-    `(${c(totals.blobs)} blobs, ${c(totals.bytes)} bytes)${messagesLeft}${skipped}`
+    `(${c(totals.blobs)} blobs, ${c(totals.bytes)} bytes)${messagesLeft}${skipped}${tags}`
   );
 }
 
