@@ -50,6 +50,10 @@ export interface BlobHeader {
   readonly metadata: Record<string, string>;
   /** Its index tags, when it has some and the source let them be read (absent in backups before version 3). */
   readonly tags?: BlobTags;
+  /** Set on a previous version (`backup --versions`): its version id at the source. */
+  readonly previousVersion?: string;
+  /** On the last previous version of a blob the source no longer has: delete the blob once it is written. */
+  readonly currentDeleted?: true;
 }
 
 /** A blob's header and its content, to be consumed once, in order. */
@@ -162,7 +166,7 @@ async function relist(container: ContainerClient, name: string): Promise<BlobIte
 }
 
 /** A listed blob's header. Listings show absent headers as empty elements: those are left out. */
-function headerOf(container: string, item: BlobItem): BlobHeader {
+export function headerOf(container: string, item: BlobItem): BlobHeader {
   const p = item.properties;
   const optional = (key: string, value: string | undefined) => (value ? { [key]: value } : {});
   const md5 = p.contentMD5 && p.contentMD5.byteLength > 0 ? Buffer.from(p.contentMD5).toString('base64') : undefined;
