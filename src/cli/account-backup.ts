@@ -11,8 +11,12 @@ import type { MessageRecord, QueueRecord } from './queue-backup.js';
 import type { EntityRecord, TableRecord } from './table-backup.js';
 
 export const backupFormat = 'cerulean-account-backup';
-/** 2 added queues and messages (and their counts in the end record); a reader of 2 reads 1 too. */
-export const backupVersion = 2;
+/**
+ * 2 added queues and messages (and their counts in the end record); 3 added blobs' index tags (a
+ * blob record's `tags`) and previous versions (`previousVersion`, `currentDeleted`, the end record's
+ * `versions`), so a reader of 2 refuses a file it would misread. A reader reads every earlier version.
+ */
+export const backupVersion = 3;
 
 export interface BackupHead {
   readonly kind: 'backup';
@@ -32,6 +36,8 @@ export interface BackupEnd {
   readonly messages?: number;
   readonly containers: number;
   readonly blobs: number;
+  /** Previous versions of blobs (`backup --versions`); absent before version 3 (0). */
+  readonly versions?: number;
   readonly bytes: number;
 }
 

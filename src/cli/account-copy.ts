@@ -156,7 +156,7 @@ export async function copyContainers(
       : await listContainerNames(from.service).catch((error: unknown) => {
           throw blobError(error, from.label);
         });
-  const totals = { containers: 0, blobs: 0, bytes: 0, identical: 0, skipped: 0 };
+  const totals = { containers: 0, blobs: 0, bytes: 0, identical: 0, skipped: 0, tagsNotCarried: 0 };
   const failed: string[] = [];
   for (const name of names) {
     const progress = startTransferProgress(`copy ${name}`, 'blobs');
@@ -171,6 +171,7 @@ export async function copyContainers(
     totals.bytes += copied.bytes;
     totals.identical += copied.identical;
     totals.skipped += copied.skipped.length;
+    if (copied.tagsNotCarried !== undefined) totals.tagsNotCarried++;
     if (copied.interrupted) {
       const done = `${names.indexOf(name)} of ${names.length} container(s) copied, ${name} in part; run the copy again`;
       return { summary: '', failed, interrupted: done };
@@ -179,9 +180,11 @@ export async function copyContainers(
   }
   const identical = totals.identical > 0 ? `, ${formatCount(totals.identical)} identical already there` : '';
   const skipped = totals.skipped > 0 ? `, ${formatCount(totals.skipped)} skipped (see above)` : '';
+  const tags =
+    totals.tagsNotCarried > 0 ? `, tags not carried in ${formatCount(totals.tagsNotCarried)} (see above)` : '';
   const check = options.verifyContent ? 'sizes and checksums match' : 'sizes match';
   const summary =
     `blobs: ${formatCount(totals.containers)} container(s), ${formatCount(totals.blobs)} blobs copied, ` +
-    `${formatCount(totals.bytes)} bytes${identical}${skipped}${failed.length === 0 ? `, ${check}` : ''}`;
+    `${formatCount(totals.bytes)} bytes${identical}${skipped}${tags}${failed.length === 0 ? `, ${check}` : ''}`;
   return { summary, failed };
 }

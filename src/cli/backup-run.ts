@@ -21,7 +21,9 @@ import {
   writeBlob,
   writeContainer,
 } from './blob-transfer.js';
-import type { BlobHeader } from './blob-transfer.js';
+import type { BlobHeader, OpenBlob } from './blob-transfer.js';
+import { openVersion, versionedBlobs } from './blob-versions.js';
+import { TagReader } from './blob-tags.js';
 import { CliError } from './command.js';
 import { resolveEndpoint, type Endpoint } from './endpoint.js';
 import { Interruption, interruptedError } from './interrupt.js';
@@ -42,9 +44,13 @@ export interface AccountTotals {
   messagesLeft: number;
   containers: number;
   blobs: number;
+  /** Previous versions of blobs (`--versions`), not counted in `blobs`. */
+  versions: number;
   bytes: number;
   /** Page blobs, which are not carried. */
   skipped: number;
+  /** Containers whose blobs' index tags the source would not answer, each with the reason. */
+  tagsNotKept: string[];
 }
 
 /** What an account backup reaches: either service may be absent from the connection string. */
@@ -61,6 +67,8 @@ export interface AccountSelection {
   readonly queues: readonly string[];
   readonly containers: readonly string[];
   readonly queueMessages: QueueMessageMode;
+  /** Keep each blob's previous versions too. */
+  readonly versions?: boolean;
 }
 
 const noTotals = (): AccountTotals => ({
@@ -71,8 +79,10 @@ const noTotals = (): AccountTotals => ({
   messagesLeft: 0,
   containers: 0,
   blobs: 0,
+  versions: 0,
   bytes: 0,
   skipped: 0,
+  tagsNotKept: [],
 });
 
 /**
@@ -123,9 +133,9 @@ export async function backupAccount(
       totals.messages += messages;
       totals.messagesLeft += left;
     }
-    for (const container of containers) await backupContainer(endpoints.blobs!, writer, container, totals);
-    const { tables: t, entities, queues: q, messages, containers: c, blobs, bytes } = totals;
-    await writer.record({ kind: 'end', tables: t, entities, queues: q, messages, containers: c, blobs, bytes });
+    for (const container of containers)
+      await backupContainer(endpoints.blobs!, writer, container, totals, selection.versions === true);
+    await writer.record(endRecord(totals));
     await writer.close();
   } catch (error) {
     writer.abandon();
@@ -142,22 +152,55 @@ export async function backupAccount(
   return totals;
 }
 
-async function backupContainer(endpoint: BlobEndpoint, writer: BackupWriter, name: string, totals: AccountTotals) {
+function endRecord(totals: AccountTotals): BackupEnd {
+  const { tables, entities, queues, messages, containers, blobs, versions, bytes } = totals;
+  return { kind: 'end', tables, entities, queues, messages, containers, blobs, versions, bytes };
+}
+
+async function backupContainer(
+  endpoint: BlobEndpoint,
+  writer: BackupWriter,
+  name: string,
+  totals: AccountTotals,
+  versions: boolean,
+) {
   await writer.record(await readContainer(endpoint.service, name));
   totals.containers++;
   const container = endpoint.service.getContainerClient(name);
-  const { items, skipped } = await listCarriedBlobs(container);
-  totals.skipped += skipped;
-  for (const item of items) {
-    const open = await openBlob(container, item);
-    if (open === undefined) continue; // deleted since the listing
+  const tags = new TagReader();
+  const keep = async (open: OpenBlob) => {
     await writer.record(open.header);
     const bytes = await writer.content(open.content);
     if (bytes !== open.header.sizeBytes)
-      throw new Error(`${name}/${item.name}: ${bytes} bytes read, the service announced ${open.header.sizeBytes}`);
-    totals.blobs++;
+      throw new Error(
+        `${name}/${open.header.name}: ${bytes} bytes read, the service announced ${open.header.sizeBytes}`,
+      );
     totals.bytes += bytes;
+  };
+  if (versions) {
+    for await (const { previous, current } of versionedBlobs(container, () => totals.skipped++)) {
+      for (const [index, item] of previous.entries()) {
+        const open = await openVersion(container, item);
+        const last = index === previous.length - 1 && current === undefined;
+        await keep(last ? { ...open, header: { ...open.header, currentDeleted: true } } : open);
+        totals.versions++;
+      }
+      const open = current === undefined ? undefined : await openBlob(container, current, tags);
+      if (open === undefined) continue; // none, or deleted since the listing
+      await keep(open);
+      totals.blobs++;
+    }
+  } else {
+    const { items, skipped } = await listCarriedBlobs(container);
+    totals.skipped += skipped;
+    for (const item of items) {
+      const open = await openBlob(container, item, tags);
+      if (open === undefined) continue; // deleted since the listing
+      await keep(open);
+      totals.blobs++;
+    }
   }
+  if (tags.notRead !== undefined) totals.tagsNotKept.push(`${name} (${tags.notRead})`);
 }
 
 export interface RestoreOptions {
@@ -241,7 +284,10 @@ class Restoring {
     } else if (record.kind === 'blob') {
       if (this.blobs === undefined) throw new BackupFormatError(`${this.reader.file}: a blob before any container`);
       this.totals.bytes += await restoreBlob(this.blobs, this.reader, record);
-      this.totals.blobs++;
+      if (record.currentDeleted === true)
+        await this.blobs.service.getContainerClient(record.container).getBlobClient(record.name).delete();
+      if (record.previousVersion === undefined) this.totals.blobs++;
+      else this.totals.versions++;
     } else {
       throw new BackupFormatError(`${this.reader.file}: a ${record.kind} record out of place`);
     }
@@ -250,7 +296,7 @@ class Restoring {
   async end(end: BackupEnd): Promise<AccountTotals> {
     await this.tables?.finish();
     const { file } = this.reader;
-    const keys = ['tables', 'entities', 'queues', 'messages', 'containers', 'blobs', 'bytes'] as const;
+    const keys = ['tables', 'entities', 'queues', 'messages', 'containers', 'blobs', 'versions', 'bytes'] as const;
     this.totals.messagesLeft = this.queues?.expired ?? 0;
     if (keys.some((key) => (end[key] ?? 0) !== this.totals[key])) {
       const counts = (source: BackupEnd | AccountTotals) => keys.map((key) => `${source[key] ?? 0} ${key}`).join(', ');

@@ -14,6 +14,7 @@ import type {
   PublicAccessType,
   SignedIdentifier,
 } from '@azure/storage-blob';
+import { tagsOption, type BlobTags, type TagReader } from './blob-tags.js';
 
 /** 4 MiB: within every service version's limit for one Put Block and one Append Block. */
 export const blockBytes = 4 * 1024 * 1024;
@@ -47,6 +48,12 @@ export interface BlobHeader {
   /** The blob's Content-MD5 property, base64, when it has one. */
   readonly contentMd5?: string;
   readonly metadata: Record<string, string>;
+  /** Its index tags, when it has some and the source let them be read (absent in backups before version 3). */
+  readonly tags?: BlobTags;
+  /** Set on a previous version (`backup --versions`): its version id at the source. */
+  readonly previousVersion?: string;
+  /** On the last previous version of a blob the source no longer has: delete the blob once it is written. */
+  readonly currentDeleted?: true;
 }
 
 /** A blob's header and its content, to be consumed once, in order. */
@@ -123,8 +130,14 @@ const readRounds = 5;
  * If-Match on the listed ETag, so all of it belongs to one version; if the blob changed since the
  * listing, it is listed again. (List Blobs, not the Get Blob reply: that reply may carry headers
  * the blob does not have, like a server's default Cache-Control.) Undefined if the blob is gone.
+ * With `tags`, its index tags are read once the content is open (Get Blob Tags takes no If-Match:
+ * tags set between the two reads are the newer ones).
  */
-export async function openBlob(container: ContainerClient, listed: BlobItem): Promise<OpenBlob | undefined> {
+export async function openBlob(
+  container: ContainerClient,
+  listed: BlobItem,
+  tags?: TagReader,
+): Promise<OpenBlob | undefined> {
   let item: BlobItem | undefined = listed;
   for (let round = 1; item !== undefined; round++) {
     try {
@@ -132,7 +145,9 @@ export async function openBlob(container: ContainerClient, listed: BlobItem): Pr
         .getBlobClient(item.name)
         .download(0, undefined, { conditions: { ifMatch: item.properties.etag } });
       const body = response.readableStreamBody as AsyncIterable<Buffer> | undefined;
-      return { header: headerOf(container.containerName, item), content: body ?? emptyContent() };
+      const found = tagsOption(await tags?.read(container.getBlobClient(item.name)));
+      const header = { ...headerOf(container.containerName, item), ...(found ? { tags: found } : {}) };
+      return { header, content: body ?? emptyContent() };
     } catch (error) {
       const status = (error as { statusCode?: number }).statusCode;
       if (status !== 412 || round >= readRounds) throw error;
@@ -151,7 +166,7 @@ async function relist(container: ContainerClient, name: string): Promise<BlobIte
 }
 
 /** A listed blob's header. Listings show absent headers as empty elements: those are left out. */
-function headerOf(container: string, item: BlobItem): BlobHeader {
+export function headerOf(container: string, item: BlobItem): BlobHeader {
   const p = item.properties;
   const optional = (key: string, value: string | undefined) => (value ? { [key]: value } : {});
   const md5 = p.contentMD5 && p.contentMD5.byteLength > 0 ? Buffer.from(p.contentMD5).toString('base64') : undefined;
@@ -247,7 +262,11 @@ export async function writeBlob(
 
 async function writeAppendBlob(container: ContainerClient, header: BlobHeader, blocks: AsyncIterable<Buffer>) {
   const client = container.getAppendBlobClient(header.name);
-  await client.create({ blobHTTPHeaders: httpHeaders(header), metadata: header.metadata });
+  await client.create({
+    blobHTTPHeaders: httpHeaders(header),
+    metadata: header.metadata,
+    tags: tagsOption(header.tags),
+  });
   for await (const block of blocks) await client.appendBlock(block, block.byteLength);
 }
 
@@ -265,7 +284,7 @@ async function writeBlockBlob(
   verify: () => void,
 ): Promise<void> {
   const client = container.getBlockBlobClient(header.name);
-  const options = { blobHTTPHeaders: httpHeaders(header), metadata: header.metadata };
+  const options = { blobHTTPHeaders: httpHeaders(header), metadata: header.metadata, tags: tagsOption(header.tags) };
   const ids: string[] = [];
   const inFlight = new Set<Promise<unknown>>();
   const stage = async (block: Buffer) => {

@@ -1,10 +1,12 @@
 // `cerulean copy`: containers and their blobs from one Blob endpoint to another, streamed blob by
 // blob (src/cli/blob-transfer.ts), a few at a time. Resumable: a blob the destination has already,
 // identical (src/cli/blob-compare.ts), is skipped. Then checked: every blob is listed at the
-// destination with the source's size and, with a full --verify, the same content (MD5 of both).
+// destination with the source's size and, with a full --verify, the same content (MD5 of both)
+// and index tags (src/cli/blob-tags.ts).
 import type { BlobItem, ContainerClient } from '@azure/storage-blob';
 import { contentMd5, identicalBlob, listedMd5, md5Counter } from './blob-compare.js';
 import type { BlobEndpoint } from './blob-endpoint.js';
+import { describeTags, sameTags, TagReader, type BlobTags } from './blob-tags.js';
 import { openBlob, readContainer, writeBlob, writeContainer, type OpenBlob } from './blob-transfer.js';
 import { formatCount } from './command.js';
 import type { Interruption } from './interrupt.js';
@@ -26,6 +28,8 @@ export interface ContainerCopy {
   readonly tiersRefused: number;
   /** Blobs missing at the destination, or of another size or content there, one line each. */
   readonly differences: readonly string[];
+  /** Why the blobs' index tags were not carried (the source would not answer them); undefined when they were. */
+  readonly tagsNotCarried: string | undefined;
   readonly interrupted: boolean;
 }
 
@@ -46,18 +50,20 @@ export async function copyContainer(
   const container = source.service.getContainerClient(name);
   const there = await listed(target);
   const state = { blobs: 0, bytes: 0, identical: 0, tiersRefused: 0, skipped: [] as string[] };
-  /** Per blob carried: its size and content MD5 (hex) when known without reading it again. */
-  const expected = new Map<string, { size: number; md5: string | undefined }>();
+  const tags = new TagReader();
+  /** Per blob carried: its size, content MD5 (hex) when known without reading it again, and tags when read. */
+  const expected = new Map<string, Expected>();
   const copyOne = async (item: BlobItem) => {
     const size = item.properties.contentLength ?? 0;
     const existing = there.get(item.name);
     if (existing !== undefined && (await identicalBlob(container, item, target, existing))) {
       state.identical++;
-      expected.set(item.name, { size, md5: listedMd5(item) });
+      const carried = await syncTags(tags, container, target, item.name);
+      expected.set(item.name, { size, md5: listedMd5(item), tags: carried });
       options.progress?.add(1, 0);
       return;
     }
-    const copied = await copyBlob(container, target, item);
+    const copied = await copyBlob(container, target, item, tags);
     if (copied.refused !== undefined) {
       state.skipped.push(`${item.name}: ${copied.refused}`);
       return;
@@ -65,13 +71,34 @@ export async function copyContainer(
     if (!(await setTier(target, item))) state.tiersRefused++;
     state.blobs++;
     state.bytes += copied.bytes;
-    expected.set(item.name, { size, md5: copied.md5 });
+    expected.set(item.name, { size, md5: copied.md5, tags: copied.tags });
     options.progress?.add(1, copied.bytes);
   };
   const items = container.listBlobsFlat({ includeMetadata: true });
   await forEachInPool(items, blobsInFlight, copyOne, () => options.interruption.requested);
   const differences = options.interruption.requested ? [] : await check(container, target, expected, options);
-  return { ...state, differences, interrupted: options.interruption.requested };
+  return { ...state, differences, tagsNotCarried: tags.notRead, interrupted: options.interruption.requested };
+}
+
+interface Expected {
+  readonly size: number;
+  readonly md5: string | undefined;
+  /** Undefined when the source would not answer them. */
+  readonly tags: BlobTags | undefined;
+}
+
+/** A blob identical already: its tags set again if those there differ; answers the source's. */
+async function syncTags(
+  reader: TagReader,
+  container: ContainerClient,
+  target: ContainerClient,
+  name: string,
+): Promise<BlobTags | undefined> {
+  const tags = await reader.read(container.getBlobClient(name));
+  if (tags === undefined) return undefined;
+  const blob = target.getBlobClient(name);
+  if (!sameTags(tags, (await blob.getTags()).tags)) await blob.setTags(tags);
+  return tags;
 }
 
 async function listed(container: ContainerClient): Promise<Map<string, BlobItem>> {
@@ -80,28 +107,40 @@ async function listed(container: ContainerClient): Promise<Map<string, BlobItem>
   return found;
 }
 
-/** One blob: its bytes and content MD5, or why the destination refused it. */
+interface CopiedBlob {
+  readonly bytes: number;
+  readonly md5: string | undefined;
+  /** As read at the source and written with the blob; undefined when the source would not answer them. */
+  readonly tags: BlobTags | undefined;
+  /** Why the destination refused it, or why it is not carried. */
+  readonly refused?: string;
+}
+
+/** One blob with its index tags: its bytes and content MD5, or why the destination refused it. */
 async function copyBlob(
   container: ContainerClient,
   target: ContainerClient,
   item: BlobItem,
-): Promise<{ bytes: number; md5: string | undefined; refused?: string }> {
+  reader: TagReader,
+): Promise<CopiedBlob> {
   if (item.properties.blobType === 'PageBlob') {
+    const tags = await reader.read(container.getBlobClient(item.name));
     try {
-      const { bytes } = await copyPageBlob(container, target, item);
-      return { bytes, md5: undefined };
+      const { bytes } = await copyPageBlob(container, target, item, tags);
+      return { bytes, md5: undefined, tags };
     } catch (error) {
       const refused = pageBlobRefusal(error);
       if (refused === undefined) throw error;
-      return { bytes: 0, md5: undefined, refused };
+      return { bytes: 0, md5: undefined, tags, refused };
     }
   }
-  const open = await openBlob(container, item);
-  if (open === undefined) return { bytes: 0, md5: undefined, refused: 'deleted at the source during the copy' };
+  const open = await openBlob(container, item, reader);
+  if (open === undefined)
+    return { bytes: 0, md5: undefined, tags: undefined, refused: 'deleted at the source during the copy' };
   const counter = md5Counter();
   const counted: OpenBlob = { header: open.header, content: counter.through(open.content) };
   const bytes = await writeBlob(target, counted);
-  return { bytes, md5: counter.hex() };
+  return { bytes, md5: counter.hex(), tags: reader.notRead === undefined ? (open.header.tags ?? {}) : undefined };
 }
 
 /** Sets the tier a blob was given explicitly; false if the destination refuses (not every one has tiers). */
@@ -118,16 +157,19 @@ async function setTier(target: ContainerClient, item: BlobItem): Promise<boolean
   }
 }
 
-/** Lists the destination: each blob there with its size; with verifyContent, its MD5 equal to the source's. */
+/**
+ * Lists the destination: each blob there with its size; with verifyContent, its MD5 equal to the
+ * source's and its index tags those carried.
+ */
 async function check(
   source: ContainerClient,
   target: ContainerClient,
-  expected: ReadonlyMap<string, { size: number; md5: string | undefined }>,
+  expected: ReadonlyMap<string, Expected>,
   options: ContainerCopyOptions,
 ): Promise<string[]> {
   const there = await listed(target);
   const differences: string[] = [];
-  for (const [blob, { size, md5 }] of expected) {
+  for (const [blob, { size, md5, tags }] of expected) {
     const found = there.get(blob)?.properties.contentLength;
     if (found === undefined) differences.push(`${blob}: missing at the destination`);
     else if (found !== size) differences.push(`${blob}: ${size} bytes at the source, ${found} at the destination`);
@@ -138,6 +180,11 @@ async function check(
       ]);
       if (want !== got)
         differences.push(`${blob}: content differs (MD5 ${want} at the source, ${got} at the destination)`);
+      const tagsThere = tags === undefined ? undefined : (await target.getBlobClient(blob).getTags()).tags;
+      if (tags !== undefined && tagsThere !== undefined && !sameTags(tags, tagsThere))
+        differences.push(
+          `${blob}: tags differ (${describeTags(tags)} at the source, ${describeTags(tagsThere)} at the destination)`,
+        );
     }
   }
   return differences;
@@ -152,6 +199,7 @@ export function describeContainerCopy(name: string, copied: ContainerCopy, verif
   const verdict = copied.interrupted ? 'interrupted' : copied.differences.length === 0 ? match : 'MISMATCH';
   const head = `${formatCount(copied.blobs)} blobs, ${formatCount(copied.bytes)} bytes copied`;
   const lines = [`${name}: ${head}${identical}${skipped}${tiers}, ${verdict}`];
+  if (copied.tagsNotCarried !== undefined) lines.push(`  tags not carried: ${copied.tagsNotCarried}`);
   for (const list of [copied.skipped, copied.differences]) {
     lines.push(...list.slice(0, 5).map((line) => `  ${line}`));
     if (list.length > 5) lines.push(`  … and ${list.length - 5} more`);

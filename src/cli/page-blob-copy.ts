@@ -1,9 +1,10 @@
-// A page blob from one container to another: created at the source's size with its content headers
-// and metadata, then only its written page ranges (Get Page Ranges) are read and put (Put Page), in
-// pieces of at most 4 MiB, the service's limit for one Put Page. The pages never written stay
+// A page blob from one container to another: created at the source's size with its content headers,
+// metadata and index tags, then only its written page ranges (Get Page Ranges) are read and put (Put
+// Page), in pieces of at most 4 MiB, the service's limit for one Put Page. The pages never written stay
 // zeros, as at the source. A destination that does not serve page blobs refuses the create; the
 // caller then names the blob as skipped (pageBlobRefusal).
 import type { BlobItem, ContainerClient } from '@azure/storage-blob';
+import { tagsOption, type BlobTags } from './blob-tags.js';
 
 /** 4 MiB: the most one Put Page may write. */
 const pagePutBytesMax = 4 * 1024 * 1024;
@@ -12,6 +13,7 @@ export async function copyPageBlob(
   source: ContainerClient,
   target: ContainerClient,
   item: BlobItem,
+  tags: BlobTags | undefined,
 ): Promise<{ bytes: number }> {
   const from = source.getPageBlobClient(item.name);
   const to = target.getPageBlobClient(item.name);
@@ -27,6 +29,7 @@ export async function copyPageBlob(
       blobContentMD5: p.contentMD5 && p.contentMD5.byteLength > 0 ? p.contentMD5 : undefined,
     },
     metadata: typeof item.metadata === 'object' ? item.metadata : {},
+    tags: tagsOption(tags),
   });
   const etag = p.etag;
   const ranges = (await from.getPageRanges(0, size, { conditions: { ifMatch: etag } })).pageRange ?? [];

@@ -27,6 +27,7 @@ interface BackupOptions {
   table: string[];
   queue: string[];
   queueMessages: QueueMessageMode;
+  versions?: boolean;
 }
 
 export const backupCommand: CliCommand = {
@@ -45,6 +46,7 @@ export const backupCommand: CliCommand = {
       .option('-t, --table <name>', 'account backup: a table to back up (repeat for more)', collect, [])
       .option('--queue <name>', 'account backup: a queue to back up (repeat for more)', collect, [])
       .option('--container <name>', 'account backup: a container to back up (repeat for more)', collect, [])
+      .option('--versions', "account backup: keep each blob's previous versions too (List Blobs include=versions)")
       .addOption(
         new Option('--queue-messages <how>', 'account backup: peek (the first 32 visible, source untouched), all, none')
           .choices(queueMessageModes)
@@ -72,8 +74,8 @@ async function backup(file: string, options: BackupOptions): Promise<void> {
       throw new CliError('--queue names queues, but the connection string names no QueueEndpoint', 2);
     let totals: AccountTotals;
     try {
-      const { table: tables, queue: queues, container: containers, queueMessages } = options;
-      totals = await backupAccount(endpoints, file, { tables, queues, containers, queueMessages });
+      const { table: tables, queue: queues, container: containers, queueMessages, versions } = options;
+      totals = await backupAccount(endpoints, file, { tables, queues, containers, queueMessages, versions });
     } catch (error) {
       throw blobError(error, endpoints.label);
     }
@@ -142,10 +144,12 @@ export function describeTotals(totals: AccountTotals, left = 'not held'): string
   const c = formatCount;
   const skipped = totals.skipped > 0 ? `; ${c(totals.skipped)} page blobs skipped` : '';
   const messagesLeft = totals.messagesLeft > 0 ? `; ${c(totals.messagesLeft)} messages ${left}` : '';
+  const versions = totals.versions > 0 ? `${c(totals.versions)} previous versions, ` : '';
+  const tags = totals.tagsNotKept.length > 0 ? `; blob tags not kept: ${totals.tagsNotKept.join(', ')}` : '';
   return (
     `${c(totals.tables)} tables (${c(totals.entities)} entities), ${c(totals.queues)} queues ` +
     `(${c(totals.messages)} messages), ${c(totals.containers)} containers ` +
-    `(${c(totals.blobs)} blobs, ${c(totals.bytes)} bytes)${messagesLeft}${skipped}`
+    `(${c(totals.blobs)} blobs, ${versions}${c(totals.bytes)} bytes)${messagesLeft}${skipped}${tags}`
   );
 }
 
