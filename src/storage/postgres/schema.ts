@@ -65,6 +65,8 @@ const migrations: readonly string[] = [
   blobMigration(schemaName),
   // Version 5: a deleted container's rows are reclaimed after it is gone (blob-schema.ts).
   blobDeletedContainersMigration(schemaName),
+  // Version 6: soft-deleted blobs by key, which starts with their expiry (blob-soft-delete.ts).
+  `CREATE INDEX blobs_soft_deleted ON ${schemaName}.blobs (snapshot) WHERE NOT is_base AND snapshot >= 'x';`,
 ];
 
 /** Any constant: the advisory lock that serializes migrations between processes. */
