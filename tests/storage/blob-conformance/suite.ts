@@ -16,6 +16,7 @@ import { listCases } from './cases/listing.js';
 import { modelCases } from './cases/model.js';
 import { reclaimCases } from './cases/reclaim.js';
 import { versionCases } from './cases/versions.js';
+import { softDeleteCases } from './cases/soft-delete.js';
 import { runConformanceGroups, type ConformanceCase } from '../conformance-groups.js';
 import type { BlobStoreFactory, BlobStoreUnderTest } from './support.js';
 
@@ -43,6 +44,7 @@ const groups: readonly { readonly name: string; readonly cases: readonly BlobCas
   { name: 'model', cases: modelCases },
   { name: 'durability across reopen', cases: durabilityCases },
   { name: 'versions', cases: versionCases },
+  { name: 'soft delete', cases: softDeleteCases },
 ];
 
 export interface BlobConformanceOptions {

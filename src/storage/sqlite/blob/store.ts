@@ -209,7 +209,9 @@ export class SqliteBlobStore implements BlobStore {
     const end = options.prefix + prefixEnd;
     const limit = options.limit;
     const bounds = { container: containerId, name, end, limit };
-    const kinds = { snapshots: options.snapshots ? 1 : 0, versions: options.versions === true ? 1 : 0,
+    const kinds = {
+      snapshots: options.snapshots ? 1 : 0,
+      versions: options.versions === true ? 1 : 0,
       deleted: options.deleted === true ? 1 : 0,
     };
     const rows = this.sql.blobs.all({ ...bounds, base, snap, ...kinds }) as RecordRow[];
@@ -302,7 +304,9 @@ export class SqliteBlobStore implements BlobStore {
       await this.writer.noteUnreferenced(unreferenced.slice(i, i + 500));
     const step = await this.writer.reclaim(nowMs, stagedBeforeMs, this.graceMs, limit, [...this.readers.keys()]);
     await this.content.remove(step.contentIds);
-    return step.contentIds.length + step.inlineDropped + step.stagedDropped + step.deletedDropped + step.softDeletedDropped;
+    return (
+      step.contentIds.length + step.inlineDropped + step.stagedDropped + step.deletedDropped + step.softDeletedDropped
+    );
   }
 
   /** One step of the sweep over inline content, as over the files: ids written before `beforeMs`. */

@@ -134,7 +134,8 @@ const sql = {
   snapshotLists: `SELECT list_id FROM blobs WHERE container_id = ? AND name = ? AND base = 0 AND snapshot < '${versionKeyPrefix}'`,
   deleteSnapshots: `DELETE FROM blobs WHERE container_id = ? AND name = ? AND base = 0 AND snapshot < '${versionKeyPrefix}'`,
   // Soft delete (blob-soft-delete.ts): a row keeps its block list under its new key.
-  softDeleteVersion: 'UPDATE blobs SET base = 0, snapshot = ? || snapshot WHERE container_id = ? AND name = ? AND base = ? AND snapshot = ?',
+  softDeleteVersion:
+    'UPDATE blobs SET base = 0, snapshot = ? || snapshot WHERE container_id = ? AND name = ? AND base = ? AND snapshot = ?',
   softDeleteSnapshots:
     'UPDATE blobs SET snapshot = ? || snapshot WHERE container_id = ? AND name = ? AND base = 0 ' +
     `AND snapshot < '${versionKeyPrefix}'`,
@@ -433,8 +434,14 @@ export class SqliteBlobWriter implements BlobWriterApi {
         if (this.sql.deleteInline.run(id).changes > 0) inlineDropped++;
         else contentIds.push(id);
       }
-      return { contentIds, inlineDropped, stagedDropped: staged.length, listsDropped, deletedDropped,
-        softDeletedDropped: expired.length };
+      return {
+        contentIds,
+        inlineDropped,
+        stagedDropped: staged.length,
+        listsDropped,
+        deletedDropped,
+        softDeletedDropped: expired.length,
+      };
     });
   }
 
@@ -513,7 +520,8 @@ export class SqliteBlobWriter implements BlobWriterApi {
   ): void {
     assert(prefix.startsWith(softDeletedKeyPrefix), 'a soft-deleted key has its prefix');
     const { name, snapshot } = key;
-    if (snapshot !== '' || parts.base) this.sql.softDeleteVersion.run(prefix, containerId, name, snapshot === '' ? 1 : 0, snapshot);
+    if (snapshot !== '' || parts.base)
+      this.sql.softDeleteVersion.run(prefix, containerId, name, snapshot === '' ? 1 : 0, snapshot);
     if (snapshot === '' && parts.base) this.dropStaged(containerId, name);
     if (snapshot === '' && parts.snapshots) this.sql.softDeleteSnapshots.run(prefix, containerId, name);
   }
