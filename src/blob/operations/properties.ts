@@ -24,7 +24,7 @@ import {
 } from './access.js';
 import { checkWrite } from './checks.js';
 import { keptVersion, requireVersion, versionIdHeader, versionIdOf } from './versions.js';
-import { softDeleteKeyPrefix } from './soft-delete.js';
+import { refusePermanentDelete, softDeleteKeyPrefix } from './soft-delete.js';
 import { contentHeadersOf } from './content.js';
 import { visibleEtag } from '../wire/etag.js';
 import { httpDate } from '../wire/reply-headers.js';
@@ -105,6 +105,7 @@ export async function getBlobMetadata(call: BlobCall, resource: BlobOf): Promise
 export async function deleteBlob(call: BlobCall, resource: BlobOf): Promise<Reply> {
   const snapshot = snapshotOf(call);
   const versionId = versionIdOf(call);
+  refusePermanentDelete(call);
   const option = header(call, 'x-ms-delete-snapshots');
   if (option !== undefined && option !== 'include' && option !== 'only') {
     throw invalidHeaderValue('x-ms-delete-snapshots', option);

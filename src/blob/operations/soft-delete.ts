@@ -4,6 +4,7 @@
 // keys (storage/blob-soft-delete.ts), in the delete's own transaction; Undelete Blob
 // (https://learn.microsoft.com/rest/api/storageservices/undelete-blob) puts them back; List Blobs
 // with include=deleted shows them; the store's reclaim purges them once expired.
+import { invalidQueryParameter, StorageError } from '../../errors.js';
 import type { Reply } from '../../http/respond.js';
 import { parseSoftDeletedKey, softDeletedKeyPrefix, softDeletedPrefix } from '../../storage/blob-soft-delete.js';
 import type { BlobRecord } from '../../storage/blob-store.js';
@@ -25,6 +26,18 @@ export async function softDeleteKeyPrefix(call: BlobCall): Promise<string | unde
   if (!policy.enabled || policy.days === undefined) return undefined;
   const nowMs = call.services.clock.nowMs();
   return softDeletedPrefix(snapshotStamp(nowMs + policy.days * dayMs), snapshotStamp(nowMs));
+}
+
+/**
+ * Delete Blob's `deletetype=permanent` (the only value) deletes a soft-deleted snapshot or version
+ * at once where AllowPermanentDelete is on; Cerulean does not serve it (and refuses to turn
+ * AllowPermanentDelete on): 400 UnsupportedQueryParameter, as for other features not served.
+ */
+export function refusePermanentDelete(call: BlobCall): void {
+  const type = call.query.get('deletetype');
+  if (type === null) return;
+  if (type !== 'permanent') throw invalidQueryParameter('deletetype', type, "The only value is 'permanent'.");
+  throw new StorageError('UnsupportedQueryParameter', 'Cerulean does not serve permanent delete (deletetype).');
 }
 
 /** What List Blobs shows of a soft-deleted row: the key it had, when it was deleted, the days left. */

@@ -139,6 +139,18 @@ for (const engine of storeEngines) {
         assert.equal(refused.status, 400, `Days ${days}`);
         assert.match(refused.body.toString(), /InvalidXmlNodeValue/);
       }
+      const permanentPolicy = policyBody(
+        '<Enabled>true</Enabled><Days>7</Days><AllowPermanentDelete>true</AllowPermanentDelete>',
+      );
+      const notServed = await blobSend(server, { method: 'PUT', target: propertiesTarget, body: permanentPolicy });
+      assert.equal(notServed.status, 400, 'permanent delete is not served');
+      assert.match(notServed.body.toString(), /InvalidXmlNodeValue/);
+      const permanent = await blobSend(server, {
+        method: 'DELETE',
+        target: `${containerName}/b.txt?deletetype=permanent`,
+      });
+      assert.equal(permanent.status, 400);
+      assert.match(permanent.body.toString(), /UnsupportedQueryParameter/);
       const missing = await blobSend(server, {
         method: 'PUT',
         target: `${containerName}/none?comp=undelete`,
@@ -215,3 +227,40 @@ for (const engine of storeEngines) {
     });
   });
 }
+
+describe('blob soft delete with --blob-versioning, on SQLite', () => {
+  let location: string;
+  let server: RunningServer;
+  before(async () => {
+    location = makeTempDir('cerulean-soft-versions-');
+    server = await startServer({ location, args: ['--blob-versioning'] });
+  });
+  after(async () => {
+    await server?.stop();
+    if (location !== undefined) removeDir(location);
+  });
+
+  test('deleting the blob keeps a version; a version deleted explicitly is soft-deleted, and undeleted', async () => {
+    const service = blobServiceClient(server);
+    await service.setProperties({ deleteRetentionPolicy: { enabled: true, days: 3 } });
+    const container = service.getContainerClient(uniqueContainerName('softv'));
+    await container.create();
+    const blob = container.getBlockBlobClient('v.txt');
+    const first = await blob.upload('one', 3);
+    const second = await blob.upload('two', 3);
+    const deleted = await blob.delete();
+    assert.equal(deleted._response.headers.get('x-ms-delete-type-permanent'), 'false');
+    await blob.withVersion(first.versionId!).delete();
+    await assert.rejects(blob.withVersion(first.versionId!).download(), { statusCode: 404 });
+    const listed: [string | undefined, boolean][] = [];
+    for await (const item of container.listBlobsFlat({ includeVersions: true, includeDeleted: true })) {
+      listed.push([item.versionId, item.deleted === true]);
+    }
+    assert.deepEqual(listed, [
+      [second.versionId, false],
+      [first.versionId, true],
+    ]);
+    await blob.undelete();
+    assert.equal((await blob.withVersion(first.versionId!).downloadToBuffer()).toString(), 'one');
+  });
+});

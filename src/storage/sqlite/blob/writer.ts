@@ -319,8 +319,9 @@ export class SqliteBlobWriter implements BlobWriterApi {
   }
 
   /**
-   * Writes `record` (a snapshot, a previous version, or a soft-deleted row restored: a key not taken) with the committed blocks
-   * `base` has now: a Misuse when there is no base, its size differs or the key is taken.
+   * Writes `record` (a snapshot, a previous version, or a soft-deleted row restored: a key not taken)
+   * with the committed blocks `base` has now: a Misuse when there is no base, its size differs or
+   * the key is taken.
    */
   private keep(containerId: number, base: Head | undefined, record: BlobRecord): Misuse | undefined {
     if (base === undefined) return misuse(`blob ${record.name}: there is no base blob to keep`);
