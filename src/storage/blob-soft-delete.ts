@@ -41,7 +41,7 @@ export function parseSoftDeletedKey(snapshot: string): SoftDeletedKey | undefine
   };
 }
 
-/** Keys below this bound are soft-deleted rows that expired at or before `nowMs`. */
+/** Keys below this bound are soft-deleted rows that expired before `nowMs` (to the millisecond). */
 export function softDeletedExpiredBound(nowMs: number): string {
   return `${softDeletedKeyPrefix}${new Date(nowMs).toISOString().slice(0, 23)}`;
 }
