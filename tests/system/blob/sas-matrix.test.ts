@@ -351,6 +351,8 @@ const rows: Row[] = [
     'w',
   ),
   objectRow('PUT blob SealBlob', 'appendBlob', (f) => on(blobPath(f, '?comp=seal'), 'PUT'), 'w'),
+  // Chosen (unverified): Undelete Blob as a write; the docs name no letter for it.
+  objectRow('PUT blob UndeleteBlob', 'blob', (f) => on(blobPath(f, '?comp=undelete'), 'PUT'), 'w'),
   objectRow('DELETE blob DeleteBlob', 'blob', (f) => on(blobPath(f), 'DELETE'), 'd'),
   // Write (w): "snapshot or lease the blob"; Delete (d) breaks one from 2017-07-29 (service SAS).
   ...leaseRows('blob', 'w', 'wd'),
