@@ -65,14 +65,6 @@ const policyBody = (inner: string) =>
   `<?xml version="1.0" encoding="utf-8"?><StorageServiceProperties><DeleteRetentionPolicy>${inner}` +
   '</DeleteRetentionPolicy></StorageServiceProperties>';
 
-let workDir: string;
-before(() => {
-  workDir = makeTempDir('cerulean-soft-delete-');
-});
-after(() => {
-  if (workDir !== undefined) removeDir(workDir);
-});
-
 for (const engine of storeEngines) {
   describe(`blob soft delete on ${engine.label}`, () => {
     let data: Awaited<ReturnType<typeof engine.data>>;
@@ -183,8 +175,10 @@ for (const engine of storeEngines) {
       assert.equal(out.restored, 'python');
     });
 
-    test('az storage blob service-properties delete-policy update, az storage blob undelete', async () => {
-      const config = join(workDir, `config-${engine.label}`);
+    test('az storage blob service-properties delete-policy update, az storage blob undelete', async (t) => {
+      const configDir = makeTempDir('cerulean-soft-delete-az-');
+      t.after(() => removeDir(configDir));
+      const config = join(configDir, 'config');
       const policy = await azBlob(
         config,
         server,
