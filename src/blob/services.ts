@@ -13,14 +13,28 @@ import type { ReplicationSource } from '../storage/replication.js';
  */
 export interface BlobServiceProperties extends ServiceProperties {
   readonly defaultServiceVersion?: string;
+  /** Blob soft delete (operations/soft-delete.ts); absent: off. */
+  readonly deleteRetentionPolicy?: DeleteRetentionPolicy;
 }
 
-export type BlobServicePropertiesUpdate = ServicePropertiesUpdate & { readonly defaultServiceVersion?: string };
+/** Set Blob Service Properties' DeleteRetentionPolicy: `days` (1-365) when enabled. */
+export interface DeleteRetentionPolicy {
+  readonly enabled: boolean;
+  readonly days?: number;
+  readonly allowPermanentDelete?: boolean;
+}
+
+export type BlobServicePropertiesUpdate = ServicePropertiesUpdate & {
+  readonly defaultServiceVersion?: string;
+  readonly deleteRetentionPolicy?: DeleteRetentionPolicy;
+};
 
 /** Blob service properties per account (kept beside the other services', under their own names). */
 export interface BlobPropertiesKeeper {
   get(account: string): Promise<BlobServiceProperties>;
   set(account: string, update: BlobServicePropertiesUpdate): Promise<void>;
+  /** The DeleteRetentionPolicy of `get`, read alone (every Delete Blob asks). */
+  deleteRetention(account: string): Promise<DeleteRetentionPolicy>;
   /** The CORS rules of `get`, read alone (every cross-origin request asks). */
   cors(account: string): Promise<BlobServiceProperties['cors']>;
 }

@@ -14,7 +14,6 @@ const featuresNotServed: ReadonlyMap<string, string> = new Map([
   ['legalhold', 'legal holds'],
   ['expiry', 'blob expiry'],
   ['rename', 'container rename'],
-  ['undelete', 'soft delete'],
 ]);
 
 /**

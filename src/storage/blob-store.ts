@@ -123,6 +123,8 @@ export interface ListBlobsOptions {
   readonly uncommitted: boolean;
   /** Previous versions too (versionKey), after the name's snapshots and before its base blob. */
   readonly versions?: boolean | undefined;
+  /** Soft-deleted rows too (blob-soft-delete.ts), after the name's previous versions. */
+  readonly deleted?: boolean | undefined;
 }
 
 // Blob versions (versioning-overview): a previous version is kept as a non-base record, like a
@@ -130,6 +132,7 @@ export interface ListBlobsOptions {
 // snapshot key sorts below versionKeyPrefix, a version key at or above it. putBlob and deleteBlob
 // keep the base blob as it was (`keepAs`) in the same transaction as their change; listBlobs lists
 // versions only when asked (ListBlobsOptions.versions); deleteBlob's `snapshots` are never versions.
+// Soft-deleted rows (blob-soft-delete.ts) sort above versions, and are neither.
 
 /** What starts a previous version's key (BlobKey.snapshot). */
 export const versionKeyPrefix = 'v';
@@ -213,8 +216,10 @@ export interface BlobStore extends PageStore {
    * base blob (and its staged blocks), `snapshots` its snapshots; or one snapshot when
    * `key.snapshot` is non-empty (then `ifEtag` is about that snapshot and the flags are ignored).
    * A name with staged blocks but no base record (`ifEtag` null, `base`) has its staged blocks
-   * deleted: 'ok' if it had any, else 'blobNotFound'. `keepAs` (deleting the base blob, which
-   * exists): the base blob is first kept as this record, as putBlob's `keepAs`.
+   * deleted: 'ok' if it had any, else 'blobNotFound'. `keepAs` (deleting the base blob, or one
+   * non-base row): the row is first kept as this record, as putBlob's `keepAs`; its key may be ''
+   * (a row restored as the base blob, which must not exist). `keptPrefix` (soft delete; not with
+   * keepAs): every row deleted is kept under keptPrefix + its key, its record and blocks unchanged.
    */
   deleteBlob(
     account: string,
@@ -222,6 +227,7 @@ export interface BlobStore extends PageStore {
     parts: { readonly base: boolean; readonly snapshots: boolean },
     ifEtag: IfEtag,
     keepAs?: BlobRecord,
+    keptPrefix?: string,
   ): Promise<WriteOutcome>;
 
   /** Stages a block under the base blob's name (the blob need not exist); replaces a staged block of the same id. */
@@ -253,7 +259,8 @@ export interface BlobStore extends PageStore {
    * Removes up to `limit` blobs and staged blocks of deleted containers (then each emptied
    * container, a piece too), and up to `limit` pieces of content no record or staged block
    * references and that are older than the engine's grace (and staged blocks older than
-   * `stagedBeforeMs`); answers how many. Each call's work is bounded, so a caller calls again
+   * `stagedBeforeMs`), and up to `limit` soft-deleted rows whose expiry is before `nowMs`
+   * (blob-soft-delete.ts); answers how many. Each call's work is bounded, so a caller calls again
    * while it answers `limit` or more.
    */
   reclaimContent(nowMs: number, stagedBeforeMs: number, limit: number): Promise<number>;

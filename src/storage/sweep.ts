@@ -3,7 +3,7 @@
 // bounded and the rest waits for the next. The composition root (compose.ts) runs two, one sweep
 // name for both: the queue store's purgeExpired (expired messages are never returned anyway; this
 // only frees their space) and the blob store's reclaimContent (stale staged blocks, unreferenced
-// content). It stops them before closing the stores.
+// content, expired soft-deleted blobs). It stops them before closing the stores.
 import assert from 'node:assert/strict';
 
 /** One step of a sweep: removes at most `limit` items that are gone by `nowMs`, and says how many it removed. */

@@ -30,7 +30,10 @@ export type {
 export function parseServiceProperties(text: string): ServicePropertiesUpdate {
   const root = parseXml(text);
   if (root.name !== 'StorageServiceProperties') {
-    throw new StorageError('InvalidXmlDocument', `The root element must be StorageServiceProperties, not ${root.name}.`);
+    throw new StorageError(
+      'InvalidXmlDocument',
+      `The root element must be StorageServiceProperties, not ${root.name}.`,
+    );
   }
   const logging = childNamed(root, 'Logging');
   const hourMetrics = childNamed(root, 'HourMetrics');
@@ -134,7 +137,11 @@ function metricsOf(element: XmlElement): MetricsSettings {
 
 /** An absent RetentionPolicy is a disabled one; Days is required when enabled and dropped otherwise. */
 function retentionOf(parent: XmlElement): RetentionPolicy {
-  const element = childNamed(parent, 'RetentionPolicy');
+  return retentionPolicyOf(childNamed(parent, 'RetentionPolicy'));
+}
+
+/** A retention policy element (Enabled, and Days 1-365 when enabled); absent, a disabled one. */
+export function retentionPolicyOf(element: XmlElement | undefined): RetentionPolicy {
   if (element === undefined || !booleanOf(element, 'Enabled')) return { enabled: false };
   const days = integerOf(element, 'Days');
   if (days < 1 || days > retentionDaysMax) throw invalidValue('Days', String(days));
@@ -210,7 +217,8 @@ function requiredText(parent: XmlElement, name: string): string {
 /** The text of a required leaf that may be empty. */
 function requiredElementText(parent: XmlElement, name: string): string {
   const element = childNamed(parent, name);
-  if (element === undefined) throw new StorageError('MissingRequiredXmlNode', `${parent.name} needs a ${name} element.`);
+  if (element === undefined)
+    throw new StorageError('MissingRequiredXmlNode', `${parent.name} needs a ${name} element.`);
   return leafText(element);
 }
 

@@ -60,6 +60,7 @@ runBlobConformance('SQLite in memory', inMemory, {
     'a deleted container stays deleted across a reopen, and its rows are reclaimed after it':
       'an in-memory database keeps nothing once closed',
     'previous versions are there after reopening, their content too': 'an in-memory database keeps nothing once closed',
+    'soft-deleted rows are there after reopening': 'an in-memory database keeps nothing once closed',
     '64 MiB written and read back whole and in a range, in memory far below its size':
       'an in-memory store keeps its content in memory',
   },

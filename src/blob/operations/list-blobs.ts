@@ -5,7 +5,8 @@
 import { invalidQueryParameter, StorageError } from '../../errors.js';
 import { int32Max, integerParam } from '../../http/query-params.js';
 import type { Reply } from '../../http/respond.js';
-import type { ListedBlob } from '../../storage/blob-store.js';
+import type { BlobRecord, ListedBlob } from '../../storage/blob-store.js';
+import { softDeletedView } from './soft-delete.js';
 import type { BlobCall } from './access.js';
 import { listBlobsPageMax } from '../limits.js';
 import { decodeBlobState } from '../state/blob.js';
@@ -20,8 +21,8 @@ const includeValues = new Set([
   'copy',
   'versions',
   'tags',
-  // No soft delete, immutability or legal holds in Cerulean: nothing to add for them.
   'deleted',
+  // No immutability or legal holds in Cerulean: nothing to add for them.
   'deletedwithversions',
   'immutabilitypolicy',
   'legalhold',
@@ -85,11 +86,13 @@ async function collect(
     snapshots: boolean;
     uncommitted: boolean;
     versions: boolean;
+    deleted: boolean;
   },
   from: Position | undefined,
 ): Promise<Page> {
   const entries: ListEntry[] = [];
   const { prefix, delimiter, limit } = options;
+  const nowMs = call.services.clock.nowMs();
   let cursor = from;
   for (;;) {
     const batch = await call.services.blobs.listBlobs(call.account, container, {
@@ -99,6 +102,7 @@ async function collect(
       snapshots: options.snapshots,
       uncommitted: options.uncommitted,
       versions: options.versions,
+      deleted: options.deleted,
     });
     let folderSkipped = false;
     for (const listed of batch) {
@@ -113,13 +117,26 @@ async function collect(
         break;
       }
       entries.push(
-        listed.kind === 'blob'
-          ? { kind: 'blob', record: listed.record, state: decodeBlobState(listed.record.state) }
-          : { kind: 'uncommitted', name: listed.name },
+        listed.kind === 'blob' ? blobEntry(listed.record, nowMs) : { kind: 'uncommitted', name: listed.name },
       );
     }
     if (!folderSkipped) return { entries, next: undefined };
   }
+}
+
+/**
+ * A blob's entry; a soft-deleted one (include=deleted) as it was, with its deletion. Chosen
+ * (unverified): include=deleted shows soft-deleted snapshots and versions too, without
+ * include=snapshots or include=versions.
+ */
+function blobEntry(record: BlobRecord, nowMs: number): ListEntry {
+  const state = decodeBlobState(record.state);
+  const deleted = softDeletedView(record, nowMs);
+  if (deleted === undefined) return { kind: 'blob', record, state };
+  const { deletedMs, remainingDays } = deleted;
+  // A soft-deleted base blob is no version: no VersionId, not current.
+  const shownState = deleted.record.snapshot === '' ? { ...state, versionId: undefined } : state;
+  return { kind: 'blob', record: deleted.record, state: shownState, deleted: { deletedMs, remainingDays } };
 }
 
 /** 200 with EnumerationResults; NextMarker is empty on the last page. */
@@ -141,6 +158,7 @@ export async function listBlobs(call: BlobCall, container: string): Promise<Repl
     snapshots: include.has('snapshots'),
     uncommitted: include.has('uncommittedblobs'),
     versions: include.has('versions'),
+    deleted: include.has('deleted'),
   };
   const page = await collect(call, container, options, from);
   const body = writeBlobListing({

@@ -25,6 +25,7 @@ import {
 } from './access.js';
 import { checkWrite } from './checks.js';
 import { keptVersion, requireVersion, versionIdHeader, versionIdOf } from './versions.js';
+import { refusePermanentDelete, softDeleteKeyPrefix } from './soft-delete.js';
 import { contentHeadersOf } from './content.js';
 import { changesPageBlob, setPageBlobProperties } from './pages.js';
 import { visibleEtag } from '../wire/etag.js';
@@ -107,6 +108,7 @@ export async function getBlobMetadata(call: BlobCall, resource: BlobOf): Promise
 export async function deleteBlob(call: BlobCall, resource: BlobOf): Promise<Reply> {
   const snapshot = snapshotOf(call);
   const versionId = versionIdOf(call);
+  refusePermanentDelete(call);
   const option = header(call, 'x-ms-delete-snapshots');
   if (option !== undefined && option !== 'include' && option !== 'only') {
     throw invalidHeaderValue('x-ms-delete-snapshots', option);
@@ -128,9 +130,13 @@ export async function deleteBlob(call: BlobCall, resource: BlobOf): Promise<Repl
     const parts = await deletedParts(call, resource, found, option);
     const keep = found.record.snapshot === '' && parts.base && call.services.versioning;
     const keepAs = keep ? keptVersion(found) : undefined;
+    // A delete that keeps a version is not a soft delete too (its snapshots go as before: chosen).
+    const keptPrefix = keep ? undefined : await softDeleteKeyPrefix(call);
     const { etag } = found.record;
-    const outcome = await call.services.blobs.deleteBlob(call.account, found.record, parts, etag, keepAs);
-    if (outcome === 'ok') return { status: 202, headers: { 'x-ms-delete-type-permanent': String(!keep) } };
+    const blobs = call.services.blobs;
+    const outcome = await blobs.deleteBlob(call.account, found.record, parts, etag, keepAs, keptPrefix);
+    const permanent = !keep && keptPrefix === undefined;
+    if (outcome === 'ok') return { status: 202, headers: { 'x-ms-delete-type-permanent': String(permanent) } };
     if (outcome === 'blobNotFound') return raced;
     if (outcome !== 'etagMismatch') throw writeFailure(outcome);
     return raced;

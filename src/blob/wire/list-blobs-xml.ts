@@ -12,7 +12,13 @@ import type { BlobRecord } from '../../storage/blob-store.js';
 import { versionOf } from '../state/version.js';
 
 export type ListEntry =
-  | { readonly kind: 'blob'; readonly record: BlobRecord; readonly state: BlobState }
+  | {
+      readonly kind: 'blob';
+      readonly record: BlobRecord;
+      readonly state: BlobState;
+      /** Soft-deleted (include=deleted): when, and the whole days left before it is purged. */
+      readonly deleted?: { readonly deletedMs: number; readonly remainingDays: number } | undefined;
+    }
   | { readonly kind: 'uncommitted'; readonly name: string }
   | { readonly kind: 'prefix'; readonly name: string };
 
@@ -81,13 +87,20 @@ function entryNodes(entry: Exclude<ListEntry, { kind: 'prefix' }>, listing: Blob
     ];
     return [{ name: 'Properties', content: properties }];
   }
-  const { record, state } = entry;
+  const { record, state, deleted } = entry;
   const content: XmlNode[] = [];
+  if (deleted !== undefined) content.push({ name: 'Deleted', content: 'true' });
   const version = versionOf(record, state);
   if (record.snapshot !== '' && version === undefined) content.push({ name: 'Snapshot', content: record.snapshot });
   if (version !== undefined) content.push({ name: 'VersionId', content: version.id });
   if (version?.current === true) content.push({ name: 'IsCurrentVersion', content: 'true' });
-  content.push({ name: 'Properties', content: propertyNodes(record, state, listing) });
+  const properties = propertyNodes(record, state, listing);
+  if (deleted !== undefined) {
+    // Chosen (unverified): where the service puts them among the properties; the SDKs read them by name.
+    properties.push(leaf('DeletedTime', httpDate(deleted.deletedMs)));
+    properties.push(leaf('RemainingRetentionDays', String(deleted.remainingDays)));
+  }
+  content.push({ name: 'Properties', content: properties });
   if (listing.withMetadata) {
     content.push({ name: 'Metadata', content: state.metadata.map(([name, value]) => leaf(name, value)) });
   }

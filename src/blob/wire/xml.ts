@@ -4,10 +4,14 @@
 // https://learn.microsoft.com/rest/api/storageservices/get-blob-service-properties). Pure: text in, text out.
 import { StorageError } from '../../errors.js';
 import { isVersionShaped } from '../../http/request-checks.js';
-import { parseServiceProperties, writeServiceProperties } from '../../wire/service-properties-xml.js';
+import {
+  parseServiceProperties,
+  retentionPolicyOf,
+  writeServiceProperties,
+} from '../../wire/service-properties-xml.js';
 import { childNamed, escapeXmlText, leafText, parseXml, writeXmlNode, type XmlNode } from '../../wire/xml.js';
 import type { ContainerState } from '../state/container.js';
-import type { BlobServiceProperties, BlobServicePropertiesUpdate } from '../services.js';
+import type { BlobServiceProperties, BlobServicePropertiesUpdate, DeleteRetentionPolicy } from '../services.js';
 import { leaseHeaders } from '../state/leases.js';
 import { visibleEtag } from './etag.js';
 import { httpDate } from './reply-headers.js';
@@ -94,14 +98,15 @@ function containerProperties(container: ListedContainer, nowMs: number): XmlNode
 }
 
 /** The features of Set Blob Service Properties that Cerulean keeps off: enabling one is refused. */
-const featuresOff = ['DeleteRetentionPolicy', 'StaticWebsite', 'ContainerDeleteRetentionPolicy'] as const;
+const featuresOff = ['StaticWebsite', 'ContainerDeleteRetentionPolicy'] as const;
 
 /**
  * Set Blob Service Properties: the settings every service has (logging, metrics, CORS), kept, and
  * DefaultServiceVersion, kept when it is a date-shaped version (anything else is 400
- * InvalidXmlNodeValue; which versions the service accepts is unverified). Soft delete and the static
- * website are not served: a body that enables one is 400 InvalidXmlNodeValue (the service would keep
- * them; refusing says so rather than pretend).
+ * InvalidXmlNodeValue; which versions the service accepts is unverified), and DeleteRetentionPolicy
+ * (blob soft delete: Days 1-365 when enabled, else 400 InvalidXmlNodeValue). Container soft delete and
+ * the static website are not served: a body that enables one is 400 InvalidXmlNodeValue (the service
+ * would keep them; refusing says so rather than pretend).
  */
 export function parseBlobServiceProperties(text: string): BlobServicePropertiesUpdate {
   const update = parseServiceProperties(text);
@@ -113,8 +118,11 @@ export function parseBlobServiceProperties(text: string): BlobServicePropertiesU
       throw new StorageError('InvalidXmlNodeValue', `${feature} cannot be enabled: Cerulean does not serve it.`);
     }
   }
+  const retentionElement = childNamed(root, 'DeleteRetentionPolicy');
+  const withRetention =
+    retentionElement === undefined ? update : { ...update, deleteRetentionPolicy: deleteRetentionOf(retentionElement) };
   const versionElement = childNamed(root, 'DefaultServiceVersion');
-  if (versionElement === undefined) return update;
+  if (versionElement === undefined) return withRetention;
   const defaultServiceVersion = leafText(versionElement).trim();
   if (!isVersionShaped(defaultServiceVersion)) {
     throw new StorageError(
@@ -122,7 +130,39 @@ export function parseBlobServiceProperties(text: string): BlobServicePropertiesU
       `The DefaultServiceVersion '${defaultServiceVersion}' is not a version.`,
     );
   }
-  return { ...update, defaultServiceVersion };
+  return { ...withRetention, defaultServiceVersion };
+}
+
+/** DeleteRetentionPolicy: Enabled, Days (1-365, when enabled) and AllowPermanentDelete (default false). */
+function deleteRetentionOf(element: Parameters<typeof retentionPolicyOf>[0] & object): DeleteRetentionPolicy {
+  const policy = retentionPolicyOf(element);
+  if (!policy.enabled) return { enabled: false };
+  const permanent = childNamed(element, 'AllowPermanentDelete');
+  const permanentText = permanent === undefined ? 'false' : leafText(permanent).trim();
+  if (permanentText !== 'true' && permanentText !== 'false') {
+    throw new StorageError('InvalidXmlNodeValue', `The value '${permanentText}' of AllowPermanentDelete is not valid.`);
+  }
+  if (permanentText === 'true') {
+    // Permanent delete of soft-deleted snapshots and versions is not served (operations/soft-delete.ts).
+    throw new StorageError(
+      'InvalidXmlNodeValue',
+      'AllowPermanentDelete cannot be enabled: Cerulean does not serve it.',
+    );
+  }
+  return { enabled: true, days: policy.days!, allowPermanentDelete: false };
+}
+
+function deleteRetentionNode(policy: DeleteRetentionPolicy | undefined): XmlNode {
+  if (policy?.enabled !== true)
+    return { name: 'DeleteRetentionPolicy', content: [{ name: 'Enabled', content: 'false' }] };
+  return {
+    name: 'DeleteRetentionPolicy',
+    content: [
+      { name: 'Enabled', content: 'true' },
+      { name: 'Days', content: String(policy.days) },
+      { name: 'AllowPermanentDelete', content: String(policy.allowPermanentDelete === true) },
+    ],
+  };
 }
 
 /**
@@ -135,7 +175,7 @@ export function writeBlobServiceProperties(properties: BlobServiceProperties): s
   const version = properties.defaultServiceVersion;
   const extras = [
     ...(version === undefined ? [] : [{ name: 'DefaultServiceVersion', content: version }]),
-    off('DeleteRetentionPolicy'),
+    deleteRetentionNode(properties.deleteRetentionPolicy),
     off('StaticWebsite'),
   ];
   const end = '</StorageServiceProperties>';

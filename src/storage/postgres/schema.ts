@@ -70,6 +70,8 @@ const migrations: readonly string[] = [
   blobTagsMigration(schemaName),
   // Version 7: page blobs' page tables (postgres/blob/pages.ts).
   blobPagesMigration(schemaName),
+  // Version 8: soft-deleted blobs by key, which starts with their expiry (blob-soft-delete.ts).
+  `CREATE INDEX blobs_soft_deleted ON ${schemaName}.blobs (snapshot) WHERE NOT is_base AND snapshot >= 'x';`,
 ];
 
 /** Any constant: the advisory lock that serializes migrations between processes. */

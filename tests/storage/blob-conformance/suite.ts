@@ -18,6 +18,7 @@ import { pageCases } from './cases/pages.js';
 import { reclaimCases } from './cases/reclaim.js';
 import { versionCases } from './cases/versions.js';
 import { tagCases } from './cases/tags.js';
+import { softDeleteCases } from './cases/soft-delete.js';
 import { runConformanceGroups, type ConformanceCase } from '../conformance-groups.js';
 import type { BlobStoreFactory, BlobStoreUnderTest } from './support.js';
 
@@ -47,6 +48,7 @@ const groups: readonly { readonly name: string; readonly cases: readonly BlobCas
   { name: 'pages', cases: pageCases },
   { name: 'durability across reopen', cases: durabilityCases },
   { name: 'versions', cases: versionCases },
+  { name: 'soft delete', cases: softDeleteCases },
 ];
 
 export interface BlobConformanceOptions {

@@ -393,6 +393,8 @@ const rows: Row[] = [
     501,
   ),
   objectRow('GET blob GetPageRegions', 'pageBlob', (f) => on(blobPath(f, '?comp=pagelist'), 'GET'), 'r'),
+  // Chosen (unverified): Undelete Blob as a write; the docs name no letter for it.
+  objectRow('PUT blob UndeleteBlob', 'blob', (f) => on(blobPath(f, '?comp=undelete'), 'PUT'), 'w'),
   objectRow('DELETE blob DeleteBlob', 'blob', (f) => on(blobPath(f), 'DELETE'), 'd'),
   // Tag (t): "Permits blob tag operations" (create-service-sas, create-account-sas).
   objectRow('GET blob GetBlobTags', 'blob', (f) => on(blobPath(f, '?comp=tags'), 'GET'), 't'),

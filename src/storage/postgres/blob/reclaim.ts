@@ -26,6 +26,7 @@ import assert from 'node:assert/strict';
 import type pg from 'pg';
 import { reclaimDeletedContainers } from './container-reclaim.js';
 import { named, run } from './statements.js';
+import { softDeletedExpiredBound, softDeletedKeyPrefix } from '../../blob-soft-delete.js';
 import type { PostgresConnection, Statement } from '../connection.js';
 import { schemaName as s } from '../schema.js';
 
@@ -62,6 +63,13 @@ const deleteEmptiedSql = `DELETE FROM ${s}.blob_contents c WHERE c.id = ANY($1::
 // Those referenced again are no longer candidates, until a release makes them so.
 const dropCandidatesSql = `DELETE FROM ${s}.blob_reclaim_candidates WHERE content_id = ANY($1::bigint[])`;
 
+// Soft-deleted rows whose expiry (the start of their key, blob-soft-delete.ts) is past, by the
+// partial index blobs_soft_deleted (its WHERE's terms written as there); their blocks' content
+// becomes a candidate through the blocks' delete trigger.
+const purgeSoftDeletedSql = `DELETE FROM ${s}.blobs WHERE id IN (
+    SELECT id FROM ${s}.blobs WHERE NOT is_base AND snapshot >= '${softDeletedKeyPrefix}' AND snapshot < $1
+    ORDER BY snapshot LIMIT $2 FOR UPDATE SKIP LOCKED)`;
+
 /**
  * Chunk rows one pass deletes at most (512 MiB of chunks of 512 KiB), so that a pass over
  * content of any size ends within the statement timeout; larger content goes over several.
@@ -88,14 +96,16 @@ export async function reclaimContent(
   // First the rows of deleted containers (a budget of their own, so that a container of millions
   // of blobs does not hold back the rest), so the content they release is marked in this pass.
   const deleted = await reclaimDeletedContainers(connection, limit);
+  const purged = await connection.query('write', named(purgeSoftDeletedSql, [softDeletedExpiredBound(nowMs), limit]));
+  const purgedCount = purged.rowCount ?? 0;
   await connection.query('write', named(markStagedSql, [nowMs, rows]));
   const staged = await connection.query('write', named(expireStagedSql, [stagedBeforeMs, limit]));
   await connection.query('write', named(markCandidatesSql, [nowMs, rows]));
   const left = limit - (staged.rowCount ?? 0);
-  if (left <= 0) return deleted + limit;
+  if (left <= 0) return deleted + purgedCount + limit;
   const sweeping = (client: pg.ClientBase) => sweep(client, nowMs - graceMs, rows, left);
   const removed = await connection.transaction(sweeping, () => true, 0);
-  return deleted + limit - left + removed;
+  return deleted + purgedCount + limit - left + removed;
 }
 
 /**

@@ -25,6 +25,7 @@ import type {
   WriteOutcome,
 } from '../../blob-store.js';
 import { versionKeyPrefix } from '../../blob-store.js';
+import { softDeletedKeyPrefix } from '../../blob-soft-delete.js';
 import { clampRange } from '../../blob-rows.js';
 import { ChunkBuffers, writeContent } from './content.js';
 import { readSegments, type ContentSegment } from './content-read.js';
@@ -117,7 +118,9 @@ const listBlobsSql = `WITH c AS (SELECT id FROM ${s}.blob_containers WHERE accou
   SELECT * FROM ((
     SELECT b.name, b.snapshot, b.is_base, b.etag, b.last_modified_ms, b.size_bytes, b.state FROM ${s}.blobs b, c
     WHERE b.container_id = c.id AND b.name >= $3 AND ($4::text IS NULL OR b.name < $4) AND (b.is_base
-      OR (b.snapshot < '${versionKeyPrefix}' AND $5) OR (b.snapshot >= '${versionKeyPrefix}' AND $11))
+      OR (b.snapshot < '${versionKeyPrefix}' AND $5)
+      OR (b.snapshot >= '${versionKeyPrefix}' AND b.snapshot < '${softDeletedKeyPrefix}' AND $11)
+      OR (b.snapshot >= '${softDeletedKeyPrefix}' AND $12))
       AND ($6::text IS NULL OR (b.name, b.is_base, b.snapshot) >= ($6, $7, $8))
     ORDER BY b.name, b.is_base, b.snapshot LIMIT $9
   ) UNION ALL (
@@ -245,6 +248,7 @@ export class PostgresBlobStore implements BlobStore {
       limit,
       options.uncommitted,
       options.versions === true,
+      options.deleted === true,
     ];
     const { rows } = await this.connection.query<BlobRow | { name: string; etag: null }>(
       'read',
@@ -282,8 +286,9 @@ export class PostgresBlobStore implements BlobStore {
     parts: { readonly base: boolean; readonly snapshots: boolean },
     ifEtag: IfEtag,
     keepAs?: BlobRecord,
+    keptPrefix?: string,
   ): Promise<WriteOutcome> {
-    return this.write((client) => deleteBlob(client, account, key, parts, ifEtag, keepAs));
+    return this.write((client) => deleteBlob(client, account, key, parts, ifEtag, keepAs, keptPrefix));
   }
 
   async stageBlock(account: string, container: string, name: string, staged: Block): Promise<WriteOutcome> {

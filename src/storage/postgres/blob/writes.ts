@@ -12,6 +12,7 @@ import assert from 'node:assert/strict';
 import type pg from 'pg';
 import type { Block, BlobKey, BlobRecord, ContentChange, IfEtag, WriteOutcome } from '../../blob-store.js';
 import { versionKeyPrefix } from '../../blob-store.js';
+import { softDeletedKeyPrefix } from '../../blob-soft-delete.js';
 import { assertCommittedSize, etagOutcome } from '../../blob-rows.js';
 import { named, run, runAndCommit } from './statements.js';
 import { namedContents, unwrittenAmong, unwrittenSql, unwrittenValues } from './unwritten.js';
@@ -98,6 +99,10 @@ const deleteVersionSql = `DELETE FROM ${s}.blobs WHERE id = $1`;
 // A name's snapshots, not its previous versions (blob-store.ts, versionKeyPrefix).
 const deleteSnapshotsSql = `DELETE FROM ${s}.blobs WHERE container_id = $1 AND name = $2 AND NOT is_base
   AND snapshot < '${versionKeyPrefix}'`;
+// Soft delete (blob-soft-delete.ts): the rows keep their ids, and so their blocks, under new keys.
+const softDeleteVersionSql = `UPDATE ${s}.blobs SET snapshot = $2 || snapshot WHERE id = $1`;
+const softDeleteSnapshotsSql = `UPDATE ${s}.blobs SET snapshot = $3 || snapshot
+  WHERE container_id = $1 AND name = $2 AND NOT is_base AND snapshot < '${versionKeyPrefix}'`;
 
 /** A row of lockSql: the version's columns null when there is none. */
 interface LockedRow {
@@ -150,7 +155,10 @@ export async function putBlob(
   if (typeof locked === 'string') return locked;
   const { containerId, version: current } = locked;
   // A refusal after this rolls the whole transaction back (store.ts's write), the kept version too.
-  if (keepAs !== undefined && current !== undefined) await keep(client, containerId, current, keepAs);
+  if (keepAs !== undefined && current !== undefined) {
+    const kept = await keep(client, containerId, current, keepAs);
+    assert(kept, `${keepAs.snapshot} of ${keepAs.name} exists already`);
+  }
   if (content.kind === 'pages') {
     const outcome = await changePages(client, record, locked, content.change, chunkBytes);
     const tags = record.indexTags;
@@ -249,29 +257,34 @@ export async function snapshotBlob(
   assert.notEqual(record.snapshot, '', 'a snapshot has a timestamp');
   const locked = await lockVersion(client, account, { ...record, snapshot: '' }, 'SHARE', ifEtag);
   if (typeof locked === 'string') return locked;
-  await keep(client, locked.containerId, locked.version, record);
+  const kept = await keep(client, locked.containerId, locked.version, record);
+  assert(kept, `${record.snapshot} of ${record.name} exists already`);
   return 'ok';
 }
 
 /**
- * Writes `record` (a snapshot or a previous version: a new non-base key) with the committed blocks
- * `base` (locked) has now; the content is shared.
+ * Writes `record` (a snapshot, a previous version, or a soft-deleted row restored) with the
+ * committed blocks `base` (locked) has now; the content is shared. False (nothing written) when
+ * its key is taken.
  */
 async function keep(
   client: pg.ClientBase,
   containerId: string,
   base: VersionRow | undefined,
   record: BlobRecord,
-): Promise<void> {
+): Promise<boolean> {
   assert(base !== undefined, `blob ${record.name}: there is no base blob to keep`);
   assertCommittedSize(record, Number(base.size_bytes));
   const { name, snapshot, etag, lastModifiedMs, sizeBytes, state } = record;
   const values = [containerId, name, snapshot, etag, lastModifiedMs, sizeBytes, state];
   const { rows } = await run<{ id: string }>(client, named(insertBlobSql, values));
-  assert(rows[0] !== undefined, `${snapshot} of ${name} exists already`);
+  if (rows[0] === undefined) return false;
   await run(client, named(copyBlocksSql, [base.id, rows[0].id]));
   await copyPages(client, base.id, rows[0].id);
+  return true;
 }
+
+const dropTagsSql = `DELETE FROM ${s}.blob_tags WHERE blob_id = $1`;
 
 /** BlobStore.deleteBlob's transaction. */
 export async function deleteBlob(
@@ -281,8 +294,10 @@ export async function deleteBlob(
   parts: { readonly base: boolean; readonly snapshots: boolean },
   ifEtag: IfEtag,
   keepAs?: BlobRecord,
+  keptPrefix?: string,
 ): Promise<WriteOutcome> {
-  assert(keepAs === undefined || (key.snapshot === '' && parts.base), 'only a base blob is kept as a version');
+  assert(keepAs === undefined || key.snapshot !== '' || parts.base, 'a row deleted is kept');
+  assert(keepAs === undefined || keptPrefix === undefined, 'a row is kept once');
   const locked = await lockVersion(client, account, key, 'UPDATE', ifEtag);
   if (typeof locked === 'string') return locked;
   const { containerId, version } = locked;
@@ -293,9 +308,41 @@ export async function deleteBlob(
     const dropped = await run(client, named(deleteStagedSql, [containerId, key.name]));
     return (dropped.rowCount ?? 0) > 0 ? 'ok' : 'blobNotFound';
   }
-  if (keepAs !== undefined) await keep(client, containerId, version, keepAs);
+  if (keptPrefix !== undefined) return softDelete(client, containerId, key, version.id, parts, keptPrefix);
+  if (keepAs !== undefined && !(await keep(client, containerId, version, keepAs))) {
+    // Only a row restored as the base blob may find its key taken: a blob written meanwhile.
+    assert.equal(keepAs.snapshot, '', `${keepAs.snapshot} of ${keepAs.name} exists already`);
+    return 'etagMismatch';
+  }
+  // A row restored as the base blob is indexed again by its tags (blob-store.ts, index tags).
+  const tags = keepAs?.snapshot === '' ? keepAs.indexTags : undefined;
+  if (tags !== undefined) {
+    await run(client, replaceTagsStatement(s, account, containerId, key.container, key.name, tags));
+  }
   if (key.snapshot !== '' || parts.base) await run(client, named(deleteVersionSql, [version.id]));
   if (key.snapshot === '' && parts.base) await run(client, named(deleteStagedSql, [containerId, key.name]));
   if (key.snapshot === '' && parts.snapshots) await run(client, named(deleteSnapshotsSql, [containerId, key.name]));
+  return 'ok';
+}
+
+/** deleteBlob's rows (the version `id` is `key`'s), kept under `prefix` + their keys instead. */
+async function softDelete(
+  client: pg.ClientBase,
+  containerId: string,
+  key: BlobKey,
+  id: string,
+  parts: { readonly base: boolean; readonly snapshots: boolean },
+  prefix: string,
+): Promise<WriteOutcome> {
+  assert(prefix.startsWith(softDeletedKeyPrefix), 'a soft-deleted key has its prefix');
+  if (key.snapshot !== '' || parts.base) await run(client, named(softDeleteVersionSql, [id, prefix]));
+  if (key.snapshot === '' && parts.base) {
+    await run(client, named(deleteStagedSql, [containerId, key.name]));
+    // A soft-deleted blob is not found by its tags (only base blobs are indexed).
+    await run(client, named(dropTagsSql, [id]));
+  }
+  if (key.snapshot === '' && parts.snapshots) {
+    await run(client, named(softDeleteSnapshotsSql, [containerId, key.name, prefix]));
+  }
   return 'ok';
 }

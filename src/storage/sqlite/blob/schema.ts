@@ -9,7 +9,8 @@
 //   the id while it is here.
 // - blobs: base blobs and snapshots, keyed (container_id, name, base, snapshot) where base is 1
 //   for the base blob ('' snapshot) and 0 for a snapshot: the key order is List Blobs' order.
-//   Each names its committed block list (list_id).
+//   Each names its committed block list (list_id). Previous versions and soft-deleted rows are
+//   non-base rows too (blob-store.ts versionKey, blob-soft-delete.ts).
 // - blob_lists and blob_blocks: a block list is append-only while a blob version uses it and never
 //   changes otherwise; a Put Blob or Put Block List makes a new list and marks the old one dead.
 //   Its rows stay until reclaimContent drops them, a grace after it died and once no reader of this
@@ -56,6 +57,8 @@ CREATE TABLE IF NOT EXISTS blobs (
   list_id INTEGER NOT NULL,
   PRIMARY KEY (container_id, name, base, snapshot)
 ) WITHOUT ROWID;
+-- Soft-deleted rows by key, which starts with their expiry (blob-soft-delete.ts): the purge's walk.
+CREATE INDEX IF NOT EXISTS blobs_soft_deleted ON blobs (snapshot) WHERE base = 0 AND snapshot >= 'x';
 CREATE TABLE IF NOT EXISTS blob_lists (
   id INTEGER PRIMARY KEY AUTOINCREMENT,
   dead INTEGER NOT NULL DEFAULT 0,

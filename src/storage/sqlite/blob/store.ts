@@ -24,6 +24,7 @@ import type {
   ListedBlob,
 } from '../../blob-store.js';
 import { versionKeyPrefix } from '../../blob-store.js';
+import { softDeletedKeyPrefix } from '../../blob-soft-delete.js';
 import { clampRange, compareCodePoints, listStart, mergeListed } from '../../blob-rows.js';
 import { newContentId, type ContentFiles } from './content.js';
 import { inlineBytesMaxDefault, inlineReaderSql, readHead } from './inline.js';
@@ -77,7 +78,8 @@ export const blobReaderSql = {
   blobs:
     `SELECT ${blobColumns} FROM blobs WHERE container_id = @container AND (name, base, snapshot) >= (@name, @base, @snap) ` +
     `AND name < @end AND (base = 1 OR (snapshot < '${versionKeyPrefix}' AND @snapshots) ` +
-    `OR (snapshot >= '${versionKeyPrefix}' AND @versions)) ORDER BY name, base, snapshot ${boundLimit('@limit')}`,
+    `OR (snapshot >= '${versionKeyPrefix}' AND snapshot < '${softDeletedKeyPrefix}' AND @versions) ` +
+    `OR (snapshot >= '${softDeletedKeyPrefix}' AND @deleted)) ORDER BY name, base, snapshot ${boundLimit('@limit')}`,
   uncommitted:
     'SELECT DISTINCT name FROM blob_staged s WHERE container_id = @container AND name >= @name AND name < @end ' +
     'AND NOT EXISTS (SELECT 1 FROM blobs b WHERE b.container_id = s.container_id AND b.name = s.name AND b.base = 1) ' +
@@ -220,7 +222,11 @@ export class SqliteBlobStore implements BlobStore {
     const end = options.prefix + prefixEnd;
     const limit = options.limit;
     const bounds = { container: containerId, name, end, limit };
-    const kinds = { snapshots: options.snapshots ? 1 : 0, versions: options.versions === true ? 1 : 0 };
+    const kinds = {
+      snapshots: options.snapshots ? 1 : 0,
+      versions: options.versions === true ? 1 : 0,
+      deleted: options.deleted === true ? 1 : 0,
+    };
     const rows = this.sql.blobs.all({ ...bounds, base, snap, ...kinds }) as RecordRow[];
     const names = options.uncommitted ? (this.sql.uncommitted.pluck().all(bounds) as string[]) : [];
     return mergeListed(
@@ -326,7 +332,9 @@ export class SqliteBlobStore implements BlobStore {
       await this.writer.noteUnreferenced(unreferenced.slice(i, i + 500));
     const step = await this.writer.reclaim(nowMs, stagedBeforeMs, this.graceMs, limit, [...this.readers.keys()]);
     await this.content.remove(step.contentIds);
-    return step.contentIds.length + step.inlineDropped + step.stagedDropped + step.deletedDropped;
+    return (
+      step.contentIds.length + step.inlineDropped + step.stagedDropped + step.deletedDropped + step.softDeletedDropped
+    );
   }
 
   /** One step of the sweep over inline content, as over the files: ids written before `beforeMs`. */

@@ -17,6 +17,7 @@ import type {
   WriteOutcome,
 } from '../../blob-store.js';
 import { versionKeyPrefix } from '../../blob-store.js';
+import { softDeletedExpiredBound, softDeletedKeyPrefix } from '../../blob-soft-delete.js';
 import {
   assertBlock,
   assertCommittedSize,
@@ -40,6 +41,8 @@ export interface ReclaimStep {
   readonly listsDropped: number;
   /** Blobs and staged blocks of deleted containers removed, and deleted containers left empty. */
   readonly deletedDropped: number;
+  /** Soft-deleted rows purged once expired. */
+  readonly softDeletedDropped: number;
 }
 
 /** The store's writes the writer does as they are (blob-store.ts passes them on). */
@@ -95,6 +98,13 @@ const misuse = (message: string): Misuse => ({ misuse: message });
  */
 const reclaimBlockRowsMax = 10_000;
 
+interface DroppedRow {
+  readonly container_id: number;
+  readonly name: string;
+  readonly snapshot: string;
+  readonly list_id: number;
+}
+
 interface Head {
   readonly etag: string;
   readonly size_bytes: number;
@@ -126,6 +136,16 @@ const sql = {
   // A name's snapshots, not its previous versions (blob-store.ts, versionKeyPrefix).
   snapshotLists: `SELECT list_id FROM blobs WHERE container_id = ? AND name = ? AND base = 0 AND snapshot < '${versionKeyPrefix}'`,
   deleteSnapshots: `DELETE FROM blobs WHERE container_id = ? AND name = ? AND base = 0 AND snapshot < '${versionKeyPrefix}'`,
+  // Soft delete (blob-soft-delete.ts): a row keeps its block list under its new key.
+  softDeleteVersion:
+    'UPDATE blobs SET base = 0, snapshot = ? || snapshot WHERE container_id = ? AND name = ? AND base = ? AND snapshot = ?',
+  softDeleteSnapshots:
+    'UPDATE blobs SET snapshot = ? || snapshot WHERE container_id = ? AND name = ? AND base = 0 ' +
+    `AND snapshot < '${versionKeyPrefix}'`,
+  // The terms of blobs_soft_deleted's WHERE, as written there, so that the index serves it.
+  expiredSoftDeleted:
+    `SELECT container_id, name, snapshot, list_id FROM blobs WHERE base = 0 AND snapshot >= '${softDeletedKeyPrefix}' ` +
+    `AND snapshot < ? ORDER BY snapshot ${boundLimit()}`,
   newList: 'INSERT INTO blob_lists (dead) VALUES (0)',
   killList: 'UPDATE blob_lists SET dead = 1 WHERE id = ?',
   insertBlock:
@@ -367,11 +387,11 @@ export class SqliteBlobWriter implements BlobWriterApi {
   }
 
   /**
-   * Writes `record` (a snapshot or a previous version: a new non-base key) with the committed blocks
-   * `base` has now: a Misuse when there is no base, its size differs or the key is taken.
+   * Writes `record` (a snapshot, a previous version, or a soft-deleted row restored: a key not taken)
+   * with the committed blocks `base` has now: a Misuse when there is no base, its size differs or
+   * the key is taken.
    */
   private keep(containerId: number, base: Head | undefined, record: BlobRecord): Misuse | undefined {
-    assert.notEqual(record.snapshot, '', 'a kept version has its key');
     if (base === undefined) return misuse(`blob ${record.name}: there is no base blob to keep`);
     if (record.sizeBytes !== base.size_bytes) return misuse(`blob ${record.name}: the committed size differs`);
     if (this.head(containerId, record.name, record.snapshot) !== undefined)
@@ -390,8 +410,10 @@ export class SqliteBlobWriter implements BlobWriterApi {
     parts: { readonly base: boolean; readonly snapshots: boolean },
     ifEtag: IfEtag,
     keepAs?: BlobRecord,
+    keptPrefix?: string,
   ): Promise<WriteOutcome> {
-    assert(keepAs === undefined || (key.snapshot === '' && parts.base), 'only a base blob is kept as a version');
+    assert(keepAs === undefined || key.snapshot !== '' || parts.base, 'a row deleted is kept');
+    assert(keepAs === undefined || keptPrefix === undefined, 'a row is kept once');
     return this.runChecked(() => {
       const containerId = this.containerId(account, key.container);
       if (containerId === undefined) return 'containerNotFound';
@@ -402,8 +424,17 @@ export class SqliteBlobWriter implements BlobWriterApi {
       }
       const outcome = etagOutcome(current.etag, ifEtag);
       if (outcome !== 'ok') return outcome;
+      // A row restored as the base blob finds one written meanwhile: as a condition that failed.
+      if (keepAs?.snapshot === '' && this.head(containerId, key.name, '') !== undefined) return 'etagMismatch';
       const kept = keepAs === undefined ? undefined : this.keep(containerId, current, keepAs);
       if (kept !== undefined) return kept;
+      // A row restored as the base blob is indexed again by its tags (blob-store.ts, index tags).
+      const tags = keepAs?.snapshot === '' ? keepAs.indexTags : undefined;
+      if (tags !== undefined) this.tags.replace(account, containerId, key.container, key.name, tags);
+      if (keptPrefix !== undefined) {
+        this.softDelete(containerId, key, parts, keptPrefix);
+        return 'ok';
+      }
       if (key.snapshot !== '' || parts.base) this.deleteVersion(containerId, key.name, key.snapshot, current.list_id);
       if (key.snapshot === '' && parts.base) this.dropStaged(containerId, key.name);
       if (key.snapshot === '' && parts.snapshots) {
@@ -456,6 +487,8 @@ export class SqliteBlobWriter implements BlobWriterApi {
     assert(Number.isSafeInteger(limit) && limit >= 1, 'a reclaim removes at least one piece');
     return this.run(() => {
       const deletedDropped = this.dropDeletedContainers(limit);
+      const expired = this.sql.expiredSoftDeleted.all(softDeletedExpiredBound(nowMs), limit) as DroppedRow[];
+      for (const row of expired) this.deleteVersion(row.container_id, row.name, row.snapshot, row.list_id);
       this.sql.stampLists.run(nowMs);
       this.sql.stampStaged.run(nowMs);
       this.sql.stampGarbage.run(nowMs);
@@ -474,7 +507,14 @@ export class SqliteBlobWriter implements BlobWriterApi {
         if (this.sql.deleteInline.run(id).changes > 0) inlineDropped++;
         else contentIds.push(id);
       }
-      return { contentIds, inlineDropped, stagedDropped: staged.length, listsDropped, deletedDropped };
+      return {
+        contentIds,
+        inlineDropped,
+        stagedDropped: staged.length,
+        listsDropped,
+        deletedDropped,
+        softDeletedDropped: expired.length,
+      };
     });
   }
 
@@ -549,6 +589,24 @@ export class SqliteBlobWriter implements BlobWriterApi {
       this.sql.referencedByStaged.get(contentId) !== undefined ||
       this.pages.referenced(contentId)
     );
+  }
+
+  /** deleteBlob's rows, kept under `prefix` + their keys instead (their lists stay theirs). */
+  private softDelete(
+    containerId: number,
+    key: BlobKey,
+    parts: { readonly base: boolean; readonly snapshots: boolean },
+    prefix: string,
+  ): void {
+    assert(prefix.startsWith(softDeletedKeyPrefix), 'a soft-deleted key has its prefix');
+    const { name, snapshot } = key;
+    if (snapshot !== '' || parts.base)
+      this.sql.softDeleteVersion.run(prefix, containerId, name, snapshot === '' ? 1 : 0, snapshot);
+    if (snapshot === '' && parts.base) {
+      this.dropStaged(containerId, name);
+      this.tags.dropAll(containerId, name); // a soft-deleted blob is not found by its tags
+    }
+    if (snapshot === '' && parts.snapshots) this.sql.softDeleteSnapshots.run(prefix, containerId, name);
   }
 
   private deleteVersion(containerId: number, name: string, snapshot: string, listId: number): void {

@@ -1,0 +1,115 @@
+// Blob soft delete under kill -9, on SQLite and PostgreSQL: with a DeleteRetentionPolicy on, writers
+// put a blob, delete it (soft), and undelete every other one, until the server gets SIGKILL a random
+// moment after every writer had an acknowledgement. After a restart on the same data, every
+// acknowledged soft delete holds (the blob is not readable, it is listed with include=deleted) and
+// every acknowledged undelete holds (the blob reads back as written). SIGKILL ends the process, not
+// the machine: this proves nothing is acknowledged before its commit.
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { blobSend, uniqueContainerName } from '../../helpers/blob.js';
+import { storeEngines } from '../../helpers/blob-store-check.js';
+import { loadUntilKilled } from '../../helpers/kill-under-load.js';
+import { startServer, type RunningServer } from '../../helpers/server.js';
+
+const writers = 3;
+const killDelayMaxMs = 1_000;
+const firstAcksWithinMs = 60_000;
+const policy =
+  '<?xml version="1.0" encoding="utf-8"?><StorageServiceProperties><DeleteRetentionPolicy>' +
+  '<Enabled>true</Enabled><Days>7</Days></DeleteRetentionPolicy></StorageServiceProperties>';
+
+interface Ledger {
+  readonly name: string;
+  /** Names whose soft delete was acknowledged (and no undelete sent). */
+  readonly deleted: Set<string>;
+  /** Names whose undelete was acknowledged, with the text each holds. */
+  readonly restored: Map<string, string>;
+}
+
+async function expect(server: RunningServer, request: Parameters<typeof blobSend>[1], status: number) {
+  const answer = await blobSend(server, request);
+  assert.equal(answer.status, status, `${request.method} ${request.target}: ${answer.text}`);
+}
+
+async function deleteAndUndelete(server: RunningServer, container: string, ledger: Ledger, stop: () => boolean) {
+  for (let i = 0; !stop(); i++) {
+    const name = `${ledger.name}-${i}`;
+    const target = `${container}/${name}`;
+    const text = `${name} `.repeat(1 + (i % 50));
+    await expect(server, { method: 'PUT', target, headers: { 'x-ms-blob-type': 'BlockBlob' }, body: text }, 201);
+    await expect(server, { method: 'DELETE', target }, 202);
+    if (i % 2 === 1) {
+      ledger.deleted.add(name);
+      continue;
+    }
+    await expect(server, { method: 'PUT', target: `${target}?comp=undelete` }, 200);
+    ledger.restored.set(name, text);
+  }
+}
+
+/** The names listed with include=deleted as deleted. */
+async function listedDeleted(server: RunningServer, container: string): Promise<Set<string>> {
+  const target = `${container}?restype=container&comp=list&include=deleted&maxresults=5000`;
+  const answer = await blobSend(server, { method: 'GET', target });
+  assert.equal(answer.status, 200, answer.text);
+  const deleted = new Set<string>();
+  for (const [, entry] of answer.text.matchAll(/<Blob>(.*?)<\/Blob>/g)) {
+    const name = /<Name>(.*?)<\/Name>/.exec(entry!)?.[1];
+    if (name !== undefined && entry!.includes('<Deleted>true</Deleted>')) deleted.add(name);
+  }
+  return deleted;
+}
+
+const newLedger = (name: string): Ledger => ({ name, deleted: new Set(), restored: new Map() });
+
+for (const engine of storeEngines) {
+  describe(`blob soft delete crash on ${engine.label}`, () => {
+    test('kill -9 under soft deletes and undeletes: every acknowledged one holds', async (t) => {
+      const { options, cleanup } = await engine.data();
+      const container = uniqueContainerName('softcrash');
+      const ledgers = Array.from({ length: writers }, (_, i) => newLedger(`w${i}`));
+      try {
+        const first = await startServer({ ...options });
+        try {
+          await expect(first, { method: 'PUT', target: '?restype=service&comp=properties', body: policy }, 202);
+          await expect(first, { method: 'PUT', target: `${container}?restype=container` }, 201);
+          await loadUntilKilled(first, {
+            writers: ledgers.map(
+              (ledger) => (stop: () => boolean) => deleteAndUndelete(first, container, ledger, stop),
+            ),
+            waiting: () => ledgers.some((l) => l.deleted.size === 0 || l.restored.size === 0),
+            killDelayMaxMs,
+            firstAcksWithinMs,
+          });
+        } catch (error) {
+          // A failure before the kill must not leave the server running.
+          if (first.process.exitCode === null && first.process.signalCode === null) await first.kill9();
+          throw error;
+        }
+        const deletes = ledgers.reduce((sum, l) => sum + l.deleted.size, 0);
+        const undeletes = ledgers.reduce((sum, l) => sum + l.restored.size, 0);
+        t.diagnostic(`${deletes} soft deletes and ${undeletes} undeletes acknowledged before the kill`);
+
+        const second = await startServer({ ...options });
+        try {
+          const listed = await listedDeleted(second, container);
+          for (const ledger of ledgers) {
+            for (const name of ledger.deleted) {
+              await expect(second, { method: 'HEAD', target: `${container}/${name}` }, 404);
+              assert.ok(listed.has(name), `${name} is listed as soft-deleted`);
+            }
+            for (const [name, text] of ledger.restored) {
+              const answer = await blobSend(second, { method: 'GET', target: `${container}/${name}` });
+              assert.equal(answer.status, 200, `${name}: ${answer.text}`);
+              assert.equal(answer.text, text);
+            }
+          }
+        } finally {
+          await second.stop();
+        }
+      } finally {
+        await cleanup();
+      }
+    });
+  });
+}
