@@ -389,7 +389,8 @@ describe('the PostgreSQL store', { skip: postgresUnavailable() }, () => {
         await client.query('DROP TABLE cerulean.messages, cerulean.queues');
         await client.query(
           'DROP TABLE cerulean.blob_reclaim_candidates, cerulean.blob_staged, cerulean.blob_blocks, ' +
-            'cerulean.blob_chunks, cerulean.blob_contents, cerulean.blobs, cerulean.blob_containers',
+            'cerulean.blob_pages, cerulean.blob_tags, cerulean.blob_chunks, cerulean.blob_contents, ' +
+            'cerulean.blobs, cerulean.blob_containers',
         );
         await client.query('DROP FUNCTION cerulean.blob_released(), cerulean.blob_restaged()');
         await client.query('DELETE FROM cerulean.schema_version WHERE version > 1');
