@@ -26,6 +26,10 @@ export interface BlobItem {
   readonly archiveStatus: string;
   /** BlockBlob, AppendBlob or PageBlob, as List Blobs names it. */
   readonly blobType: string;
+  /** A soft-deleted blob (listed with include=deleted): its DeletedTime and RemainingRetentionDays. */
+  readonly deleted: boolean;
+  readonly deletedTime: string;
+  readonly remainingRetentionDays: string;
 }
 
 export interface FolderPage {
@@ -89,22 +93,38 @@ export async function deleteContainer(credentials: Credentials, container: strin
   });
 }
 
-/** One page of List Blobs under `prefix` with delimiter '/': the folders and blobs of one level. */
+/**
+ * One page of List Blobs under `prefix` with delimiter '/': the folders and blobs of one level;
+ * with `withDeleted`, soft-deleted blobs too (include=deleted). Snapshots and soft-deleted previous
+ * versions that include=deleted may list are left out: the folder shows blobs.
+ */
 export async function listFolder(
   credentials: Credentials,
   container: string,
   prefix: string,
   marker: string | undefined,
   pageSizeMax: number,
+  withDeleted = false,
 ): Promise<FolderPage> {
   const response = await serviceCall('blob', credentials, {
     method: 'GET',
     path: containerPath(container),
-    query: { restype: 'container', comp: 'list', prefix, delimiter: '/', marker, maxresults: String(pageSizeMax) },
+    query: {
+      restype: 'container',
+      comp: 'list',
+      prefix,
+      delimiter: '/',
+      marker,
+      maxresults: String(pageSizeMax),
+      include: withDeleted ? 'deleted' : undefined,
+    },
   });
   const xml = parseXml(await response.text());
   const folders = [...xml.getElementsByTagName('BlobPrefix')].map((folder) => childText(folder, 'Name'));
-  const blobs = [...xml.getElementsByTagName('Blob')].map((blob) => ({
+  const isBlob = (entry: Element): boolean =>
+    childText(entry, 'Snapshot') === '' &&
+    (childText(entry, 'Deleted') !== 'true' || childText(entry, 'VersionId') === '');
+  const blobs = [...xml.getElementsByTagName('Blob')].filter(isBlob).map((blob) => ({
     name: childText(blob, 'Name'),
     sizeBytes: Number(childText(blob, 'Content-Length')),
     contentType: childText(blob, 'Content-Type'),
@@ -113,6 +133,9 @@ export async function listFolder(
     accessTierInferred: childText(blob, 'AccessTierInferred') === 'true',
     archiveStatus: childText(blob, 'ArchiveStatus'),
     blobType: childText(blob, 'BlobType'),
+    deleted: childText(blob, 'Deleted') === 'true',
+    deletedTime: childText(blob, 'DeletedTime'),
+    remainingRetentionDays: childText(blob, 'RemainingRetentionDays'),
   }));
   return { folders, blobs, nextMarker: nextMarkerOf(xml) };
 }
@@ -170,6 +193,12 @@ export async function downloadBlob(credentials: Credentials, container: string, 
 
 export async function deleteBlob(credentials: Credentials, container: string, blob: string): Promise<void> {
   await serviceCall('blob', credentials, { method: 'DELETE', path: blobPath(container, blob) });
+}
+
+/** Undelete Blob: restores the soft-deleted blob (and its soft-deleted snapshots) of the name. */
+export async function undeleteBlob(credentials: Credentials, container: string, blob: string): Promise<void> {
+  const path = blobPath(container, blob);
+  await serviceCall('blob', credentials, { method: 'PUT', path, query: { comp: 'undelete' } });
 }
 
 /** Response headers about the exchange, not the blob: left out of its properties. */

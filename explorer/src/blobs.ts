@@ -17,6 +17,7 @@ import {
   type FolderPage,
 } from './blob-api.js';
 import { BlobBulk } from './blob-bulk.js';
+import { deletedBlobRow, showDeletedBox } from './blob-deleted.js';
 import { showContainerSettings } from './container-settings.js';
 import { byId, download, field, h, replace } from './dom.js';
 import { tierCard, tierText } from './blob-tier.js';
@@ -67,6 +68,7 @@ class ContainerView {
   private readonly details = h('div', { id: 'blob-details' });
   private readonly progress = h('span', { id: 'upload-progress', class: 'hint' });
   private readonly bulk: BlobBulk;
+  private readonly showDeleted = showDeletedBox(() => void this.load(false));
 
   constructor(
     private readonly using: Credentials,
@@ -104,6 +106,7 @@ class ContainerView {
         this.bulk.folderControls,
         this.progress,
         this.bulk.deleteButton,
+        this.showDeleted.label,
       ),
       findByTagsBox(using, container, (blob) => void this.showDetails(blob)),
       h(
@@ -156,7 +159,10 @@ class ContainerView {
   private async load(more: boolean): Promise<void> {
     const prefix = this.prefix;
     const marker = more ? this.nextMarker : undefined;
-    const page = await attempt(() => listFolder(this.using, this.container, prefix, marker, blobsPerPage));
+    const withDeleted = this.showDeleted.box.checked;
+    const page = await attempt(() =>
+      listFolder(this.using, this.container, prefix, marker, blobsPerPage, withDeleted),
+    );
     if (page === undefined || prefix !== this.prefix) return;
     this.nextMarker = page.nextMarker;
     this.more.hidden = page.nextMarker === undefined;
@@ -190,13 +196,15 @@ class ContainerView {
   }
 
   private blobRow(blob: BlobItem): HTMLElement {
+    const shownName = blob.name.slice(this.prefix.length);
+    if (blob.deleted) return deletedBlobRow(this.using, this.container, blob, shownName, () => this.load(false));
     const action = (label: string, id: string, run: () => Promise<void>) =>
       h('button', { type: 'button', class: id, onclick: () => void run() }, label);
     return h(
       'tr',
       { 'data-blob': blob.name },
       h('td', {}, this.bulk.checkbox(blob.name)),
-      h('td', { class: 'blob-name' }, blob.name.slice(this.prefix.length)),
+      h('td', { class: 'blob-name' }, shownName),
       h('td', { class: 'number' }, sizeText(blob.sizeBytes)),
       h('td', {}, blob.contentType),
       h('td', { class: 'blob-type' }, blob.blobType),
