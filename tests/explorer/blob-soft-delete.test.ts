@@ -59,10 +59,22 @@ describe('explorer in Chromium: soft-deleted blobs', { skip: browserSkip() }, ()
     await page.waitForSelector(liveRow);
   });
 
-  test("a refused undelete shows the service's error", async () => {
+  test('a name written again after its delete is listed twice: the live blob and the deleted one', async () => {
     await page.check('#show-deleted');
     await container.getBlobClient('gone.txt').delete();
+    await container.getBlockBlobClient('gone.txt').upload('new', 3);
     await page.click('#blobs-refresh');
+    await page.waitForSelector(deletedRow);
+    await page.waitForSelector(liveRow);
+    assert.equal(await page.textContent(`${liveRow} td.number`), '3 B');
+    assert.equal(await page.textContent(`${deletedRow} td.number`), '5 B');
+    await page.uncheck('#show-deleted');
+    await page.waitForSelector(deletedRow, { state: 'detached' });
+  });
+
+  test("a refused undelete shows the service's error", async () => {
+    await container.getBlobClient('gone.txt').delete();
+    await page.check('#show-deleted');
     await page.waitForSelector(deletedRow);
     // The container is deleted behind the page's back: the service refuses the undelete.
     await container.delete();
