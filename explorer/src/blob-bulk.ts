@@ -3,6 +3,7 @@
 // (<input webkitdirectory>) with each file's path under it kept as the blob name.
 import { ApiError, type Credentials } from './api.js';
 import { blobPath, uploadBlob } from './blob-api.js';
+import { undoneText } from './blob-deleted.js';
 import { h } from './dom.js';
 import { serviceCall, serviceUrl, sharedKey } from './service-call.js';
 import { attempt, status, succeeded } from './session.js';
@@ -224,7 +225,7 @@ export class BlobBulk {
   private async removeSelected(): Promise<void> {
     const { using, container, progress } = this.host;
     const names = [...this.names];
-    if (!confirm(`Delete ${names.length} blob${names.length === 1 ? '' : 's'}? This cannot be undone.`)) return;
+    if (!confirm(`Delete ${names.length} blob${names.length === 1 ? '' : 's'}? ${undoneText}`)) return;
     const report = (tried: number): void => void (progress.textContent = `deleted ${tried} of ${names.length}`);
     const outcome = await attempt(() => deleteBlobs(using, container, names, report));
     if (outcome === undefined) return;

@@ -8,6 +8,9 @@ import { h } from './dom.js';
 import { status, succeeded } from './session.js';
 import { sizeText } from './sizes.js';
 
+/** What a blob delete's confirmation says: whether it can be undone depends on the account's policy. */
+export const undoneText = 'Unless the account keeps deleted blobs (soft delete), this cannot be undone.';
+
 /** The "Show deleted" tick box of the container's toolbar; `changed` lists the folder again. */
 export function showDeletedBox(changed: () => void): { box: HTMLInputElement; label: HTMLElement } {
   const box = h('input', { type: 'checkbox', id: 'show-deleted' });

@@ -17,7 +17,7 @@ import {
   type FolderPage,
 } from './blob-api.js';
 import { BlobBulk } from './blob-bulk.js';
-import { deletedBlobRow, showDeletedBox } from './blob-deleted.js';
+import { deletedBlobRow, showDeletedBox, undoneText } from './blob-deleted.js';
 import { showContainerSettings } from './container-settings.js';
 import { byId, download, field, h, replace } from './dom.js';
 import { tierCard, tierText } from './blob-tier.js';
@@ -160,9 +160,7 @@ class ContainerView {
     const prefix = this.prefix;
     const marker = more ? this.nextMarker : undefined;
     const withDeleted = this.showDeleted.box.checked;
-    const page = await attempt(() =>
-      listFolder(this.using, this.container, prefix, marker, blobsPerPage, withDeleted),
-    );
+    const page = await attempt(() => listFolder(this.using, this.container, prefix, marker, blobsPerPage, withDeleted));
     if (page === undefined || prefix !== this.prefix) return;
     this.nextMarker = page.nextMarker;
     this.more.hidden = page.nextMarker === undefined;
@@ -241,7 +239,7 @@ class ContainerView {
   }
 
   private async remove(name: string): Promise<void> {
-    if (!confirm(`Delete blob ${name}? This cannot be undone.`)) return;
+    if (!confirm(`Delete blob ${name}? ${undoneText}`)) return;
     if (!(await succeeded(() => deleteBlob(this.using, this.container, name)))) return;
     status(`Blob ${name} deleted.`);
     await this.load(false);
