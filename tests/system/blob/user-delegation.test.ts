@@ -4,9 +4,11 @@
 // its time is refused.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
 import { generateKeyPairSync, sign } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import type { TokenCredential } from '@azure/core-auth';
 import {
   AnonymousCredential,
@@ -49,6 +51,24 @@ const tokens: TokenCredential = {
 
 const hourMs = 3600_000;
 
+// Debian's Python SDK (/usr/bin/python3): a key for a bearer token, a blob SAS signed with it, a read.
+const pythonScript = `
+import os, datetime
+from azure.core.credentials import AccessToken
+from azure.storage.blob import BlobClient, BlobSasPermissions, BlobServiceClient, generate_blob_sas
+class Token:
+    def get_token(self, *scopes, **kwargs):
+        return AccessToken(os.environ['TOKEN'], int(os.environ['EXPIRES']))
+url, ca = os.environ['URL'], os.environ['CA']
+service = BlobServiceClient(url, credential=Token(), connection_verify=ca)
+now = datetime.datetime.now(datetime.timezone.utc)
+key = service.get_user_delegation_key(now - datetime.timedelta(minutes=1), now + datetime.timedelta(hours=1))
+print(key.signed_oid)
+sas = generate_blob_sas(account_name=os.environ['ACCOUNT'], container_name='pyudsas', blob_name='a.txt',
+    user_delegation_key=key, permission=BlobSasPermissions(read=True), expiry=now + datetime.timedelta(minutes=30))
+print(BlobClient.from_blob_url(url + '/pyudsas/a.txt?' + sas, connection_verify=ca).download_blob().readall().decode())
+`;
+
 for (const { label, options } of serverEngines) {
   describe(`user delegation SAS (${label})`, { skip }, () => {
     let dir: string;
@@ -84,6 +104,24 @@ for (const { label, options } of serverEngines) {
     async function delegationKey(startMs: number, expiryMs: number): Promise<UserDelegationKey> {
       return client(tokens).getUserDelegationKey(new Date(startMs), new Date(expiryMs));
     }
+
+    test("Debian's Python SDK: get_user_delegation_key with a bearer token, generate_blob_sas with the key", async () => {
+      const admin = client(new StorageSharedKeyCredential(devAccount, devKey));
+      const container = admin.getContainerClient('pyudsas');
+      await container.create();
+      await container.getBlockBlobClient('a.txt').upload('alpha', 5);
+      const token = await tokens.getToken('https://storage.azure.com/.default');
+      const env = {
+        ...process.env,
+        URL: server.blobUrl!,
+        CA: join(dir, 'cert.pem'),
+        ACCOUNT: devAccount,
+        TOKEN: token!.token,
+        EXPIRES: String(Math.floor(token!.expiresOnTimestamp / 1000)),
+      };
+      const { stdout } = await promisify(execFile)('/usr/bin/python3', ['-c', pythonScript], { env, timeout: 120_000 });
+      assert.deepEqual(stdout.trim().split('\n'), [objectId, 'alpha']);
+    });
 
     test('a bearer token gets a key naming its oid and tid, the same key each time', async () => {
       const start = Date.now() - 60_000;
