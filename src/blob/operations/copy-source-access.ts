@@ -13,7 +13,8 @@ import type { SasNeed } from '../../http/sas.js';
 import { versionIdOfKey, versionKey, type BlobKey } from '../../storage/blob-store.js';
 import { isSnapshotStamp } from '../wire/etag.js';
 import { parseBlobResource } from '../resources.js';
-import { findBlob, header, type BlobCall, type Found } from './access.js';
+import { findBlob, header, versioned, type BlobCall, type Found } from './access.js';
+import { checkSourceConditions, type Conditions } from '../wire/conditions.js';
 import { findVersion } from './versions.js';
 import { publicAccessLevel } from './anonymous.js';
 
@@ -55,7 +56,7 @@ class CopySourceError extends StorageError {
 }
 
 /** The source is missing (or its container or account): 404, as a read of it would be. */
-export function copySourceMissing(): StorageError {
+function copySourceMissing(): StorageError {
   return copySourceFailure(404, 'BlobNotFound', 'The specified blob does not exist.');
 }
 
@@ -98,12 +99,20 @@ export function resolveCopySource(call: BlobCall, text: string): CopySource {
   return { account: local.account, key, rawQuery: local.rawQuery };
 }
 
-/** The source: a snapshot, a previous version, the current one (by its id too), or the base blob. */
-export async function findCopySource(call: BlobCall, source: CopySource): Promise<Found | undefined> {
+/**
+ * The source as it is now (a snapshot, a previous version, the current one by its id too, or the
+ * base blob), its x-ms-source-* `conditions` met: 404 CannotVerifyCopySource when it is missing.
+ */
+export async function requireCopySource(call: BlobCall, source: CopySource, conditions: Conditions): Promise<Found> {
   const { account, key } = source;
   const versionId = versionIdOfKey(key.snapshot);
-  if (versionId === undefined) return findBlob(call, key, account);
-  return findVersion(call, { kind: 'blob', container: key.container, blob: key.name }, versionId, account);
+  const found =
+    versionId === undefined
+      ? await findBlob(call, key, account)
+      : await findVersion(call, { kind: 'blob', container: key.container, blob: key.name }, versionId, account);
+  if (found === undefined) throw copySourceMissing();
+  checkSourceConditions(conditions, versioned(found));
+  return found;
 }
 
 /**

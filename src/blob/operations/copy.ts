@@ -1,7 +1,7 @@
 // Copy Blob from any account of this server, done at once: the copy shares the source's content, no
 // byte is copied (https://learn.microsoft.com/rest/api/storageservices/copy-blob, abort-copy-blob).
 import { createHash, randomUUID } from 'node:crypto';
-import { invalidHeaderValue, StorageError } from '../../errors.js';
+import { StorageError } from '../../errors.js';
 import type { Reply } from '../../http/respond.js';
 import { metadataFromHeaders } from '../../http/metadata-headers.js';
 import type { ContentChange } from '../../storage/blob-store.js';
@@ -18,15 +18,14 @@ import {
   type BlobCall,
   type BlobOf,
   type Found,
-  versioned,
 } from './access.js';
 import { checkBlobName, checkWrite } from './checks.js';
 import { versionIdHeader } from './versions.js';
 import { totalSize } from '../state/block-lists.js';
 import { parseDigestHeader } from '../content/checksums.js';
-import { checkSourceConditions, parseConditions } from '../wire/conditions.js';
-import { copySourceMissing, findCopySource, requireSourceReadable, resolveCopySource } from './copy-source-access.js';
-import { requestTags } from './tags.js';
+import { parseConditions } from '../wire/conditions.js';
+import { requireCopySource, requireSourceReadable, resolveCopySource } from './copy-source-access.js';
+import { copiesSourceTags, requestTags } from './tags.js';
 import { noLease } from '../state/leases.js';
 import { sealOnCopy } from './seal.js';
 import { copiedTier, priorityOf } from './tier.js';
@@ -76,9 +75,7 @@ export async function copyBlob(call: BlobCall, resource: BlobOf): Promise<Reply>
   const copyId = randomUUID();
   const record = await updateBlob(call, resource, async (current) => {
     checkWrite(call, conditions, current, true);
-    const found = await findCopySource(call, source);
-    if (found === undefined) throw copySourceMissing();
-    checkSourceConditions(sourceConditions, versioned(found));
+    const found = await requireCopySource(call, source, sourceConditions);
     if (sourceMd5 !== undefined && !sourceMd5.equals(await contentMd5(call, source.account, found))) {
       throw new StorageError('Md5Mismatch');
     }
@@ -127,17 +124,4 @@ export async function abortCopyBlob(call: BlobCall, resource: BlobOf): Promise<R
   }
   await requireBlob(call, keyOf(resource));
   throw new StorageError('NoPendingCopyOperation');
-}
-
-/**
- * x-ms-copy-source-tag-option: REPLACE (the default: the destination gets x-ms-tags, or none) or
- * COPY (the source's tags, and x-ms-tags must not be sent) (copy-blob-from-url; chosen: Copy Blob,
- * synchronous here, takes it too).
- */
-export function copiesSourceTags(call: BlobCall): boolean {
-  const option = header(call, 'x-ms-copy-source-tag-option');
-  if (option === undefined || option.toUpperCase() === 'REPLACE') return false;
-  if (option.toUpperCase() !== 'COPY') throw invalidHeaderValue('x-ms-copy-source-tag-option', option);
-  if (header(call, 'x-ms-tags') !== undefined) throw new StorageError('InvalidTag', 'x-ms-tags cannot go with COPY.');
-  return true;
 }

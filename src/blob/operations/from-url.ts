@@ -8,7 +8,6 @@ import type { Reply } from '../../http/respond.js';
 import { metadataFromHeaders } from '../../http/metadata-headers.js';
 import type { Block } from '../../storage/blob-store.js';
 import {
-  versioned,
   header,
   newContentState,
   nextRecord,
@@ -22,13 +21,12 @@ import {
 } from './access.js';
 import { checkBlobName, checkWrite } from './checks.js';
 import type { Received } from './content.js';
-import { contentMd5, copiesSourceTags } from './copy.js';
-import { requestTags } from './tags.js';
+import { contentMd5 } from './copy.js';
+import { copiesSourceTags, requestTags } from './tags.js';
 import { versionIdHeader } from './versions.js';
 import {
   copySourceFailure,
-  copySourceMissing,
-  findCopySource,
+  requireCopySource,
   requireSourceReadable,
   resolveCopySource,
   type CopySource,
@@ -37,7 +35,7 @@ import { checkedContent, parseDigestHeader, type ContentSeen } from '../content/
 import { putBlobBytesMax } from '../limits.js';
 import { totalSize } from '../state/block-lists.js';
 import type { ContentHeaders } from '../state/blob.js';
-import { checkSourceConditions, parseConditions } from '../wire/conditions.js';
+import { parseConditions } from '../wire/conditions.js';
 import type { ResolvedRange } from '../wire/ranges.js';
 import { requestedTier } from './tier.js';
 
@@ -59,9 +57,7 @@ export async function sourceBlob(call: BlobCall): Promise<SourceBlob> {
   const source = resolveCopySource(call, header(call, 'x-ms-copy-source')!);
   const conditions = parseConditions(call.headers, 'x-ms-source-');
   await requireSourceReadable(call, source);
-  const found = await findCopySource(call, source);
-  if (found === undefined) throw copySourceMissing();
-  checkSourceConditions(conditions, versioned(found));
+  const found = await requireCopySource(call, source, conditions);
   return { source, found };
 }
 

@@ -1,6 +1,6 @@
 // Set Blob Tags and Get Blob Tags, and the x-ms-tags header of the writes that make a blob
 // (https://learn.microsoft.com/rest/api/storageservices/set-blob-tags, get-blob-tags, put-blob).
-import { StorageError } from '../../errors.js';
+import { invalidHeaderValue, StorageError } from '../../errors.js';
 import type { Reply } from '../../http/respond.js';
 import {
   header,
@@ -30,6 +30,19 @@ export function requestTags(call: BlobCall): TagSet | undefined {
   const text = header(call, 'x-ms-tags');
   const tags = text === undefined ? [] : parseTagsHeader(text);
   return tags.length === 0 ? undefined : tags;
+}
+
+/**
+ * x-ms-copy-source-tag-option: REPLACE (the default: the destination gets x-ms-tags, or none) or
+ * COPY (the source's tags, and x-ms-tags must not be sent) (copy-blob-from-url; chosen: Copy Blob,
+ * synchronous here, takes it too).
+ */
+export function copiesSourceTags(call: BlobCall): boolean {
+  const option = header(call, 'x-ms-copy-source-tag-option');
+  if (option === undefined || option.toUpperCase() === 'REPLACE') return false;
+  if (option.toUpperCase() !== 'COPY') throw invalidHeaderValue('x-ms-copy-source-tag-option', option);
+  if (header(call, 'x-ms-tags') !== undefined) throw new StorageError('InvalidTag', 'x-ms-tags cannot go with COPY.');
+  return true;
 }
 
 /**
