@@ -142,8 +142,15 @@ export async function putBlobFromUrl(call: BlobCall, resource: BlobOf): Promise<
   const copySourceTags = copiesSourceTags(call);
   const { source, found } = await sourceBlob(call);
   if (found.record.sizeBytes > putBlobBytesMax) throw new StorageError('RequestBodyTooLarge');
-  if (sourceMd5 !== undefined && !sourceMd5.equals(await contentMd5(call, source.account, found))) {
-    throw new StorageError('Md5Mismatch');
+  // A page blob has no blocks to share: its content (pages, zeros between) is streamed into one
+  // block, x-ms-source-content-md5 checked on the way (copyRange).
+  const whole = { start: 0, endExclusive: found.record.sizeBytes };
+  const pageBlock =
+    found.state.blobType === 'PageBlob' && whole.endExclusive > 0
+      ? { blockId: '', content: (await copyRange(call, { source, found }, whole, putBlobBytesMax)).content }
+      : undefined;
+  if (pageBlock === undefined && sourceMd5 !== undefined) {
+    if (!sourceMd5.equals(await contentMd5(call, source.account, found))) throw new StorageError('Md5Mismatch');
   }
   await requireContainer(call, resource.container);
   const headers = fromUrlContentHeaders(call, found.state.headers);
@@ -151,7 +158,8 @@ export async function putBlobFromUrl(call: BlobCall, resource: BlobOf): Promise<
     checkWrite(call, conditions, current, true);
     const committed = (await call.services.blobs.getBlocks(source.account, found.record)).committed;
     // One unnamed block each, as Put Blob writes: the source's block ids are not the new blob's.
-    const blocks: Block[] = committed.map((block) => ({ blockId: '', content: block.content }));
+    const blocks: Block[] =
+      pageBlock === undefined ? committed.map((block) => ({ blockId: '', content: block.content })) : [pageBlock];
     const newState = newContentState(call, current, 'BlockBlob', headers, metadata);
     const state = { ...newState, tier, tags: copySourceTags ? found.state.tags : tags };
     const next = nextRecord(call, resource, state, totalSize(blocks));

@@ -195,6 +195,18 @@ for (const engine of serverEngines) {
       assert.deepEqual((await bytesOf(target)).subarray(KiB, 2 * KiB), data);
     });
 
+    test('Put Blob From URL of a page blob makes a block blob of its bytes, zeros between the pages', async () => {
+      const source = container.getPageBlobClient('from-url-source');
+      await source.create(4 * KiB);
+      const data = randomBytes(KiB);
+      await source.uploadPages(data, KiB, KiB);
+      const target = container.getBlockBlobClient('from-url-target');
+      await target.syncUploadFromURL(source.url);
+      const expected = Buffer.concat([Buffer.alloc(KiB), data, Buffer.alloc(2 * KiB)]);
+      assert.deepEqual(await target.downloadToBuffer(), expected);
+      assert.equal((await target.getProperties()).blobType, 'BlockBlob');
+    });
+
     test('a 1 TiB page blob with ten 4 KiB pages takes kilobytes of storage', async () => {
       const blob = container.getPageBlobClient('sparse');
       await blob.create(TiB);
