@@ -6,7 +6,13 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import Database from 'better-sqlite3';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createIndexSql } from '../../src/storage/sqlite/property-indexes.js';
+import { openDatabase } from '../../src/storage/sqlite/schema.js';
 import { SqliteStore } from '../../src/storage/sqlite/sqlite-store.js';
+import { repoRoot } from '../helpers/server.js';
 
 /** A LIMIT (or OFFSET) whose value is a parameter on its own: `LIMIT ?`, `LIMIT @limit`, `LIMIT ?)`. */
 const bareBoundLimit = /\b(LIMIT|OFFSET)\s+[?@:$]\w*\s*(\)|,|$|OFFSET\b)/i;
@@ -71,4 +77,59 @@ test('no table or blob statement of the SQLite engine binds its LIMIT as a bare 
     [],
     'statements whose LIMIT is a bare parameter',
   );
+});
+
+/** `column = literal` in a WHERE (not `>=`, `<=`, `!=`, `IS`): its column, group 2. */
+const equalityTerm = /(^|[^<>!=\w])(\w+)\s*=\s*(\d|')/g;
+
+/** Every .ts file under `dir`, as text. */
+function sourcesUnder(dir: string): string[] {
+  return readdirSync(dir, { recursive: true, encoding: 'utf8' })
+    .filter((file) => file.endsWith('.ts'))
+    .map((file) => readFileSync(join(dir, file), 'utf8'));
+}
+
+test('no SQLite statement binds a column that a partial index compares with = (SQLite would re-prepare it on every run)', () => {
+  const db = openDatabase(':memory:', 'writer');
+  let partial: { name: string; where: string }[];
+  try {
+    db.exec(createIndexSql(7, 'Bucket'));
+    partial = (
+      db.prepare("SELECT name, sql FROM sqlite_master WHERE type = 'index' AND sql LIKE '% WHERE %'").all() as {
+        name: string;
+        sql: string;
+      }[]
+    ).map(({ name, sql }) => ({ name, where: sql.slice(sql.lastIndexOf(' WHERE ') + 7) }));
+  } finally {
+    db.close();
+  }
+  for (const name of ['blobs_soft_deleted_keys', 'cx_7_Bucket', 'blob_lists_dead'])
+    assert.ok(
+      partial.some((index) => index.name === name),
+      `${name} was seen`,
+    );
+  const sources = sourcesUnder(join(repoRoot, 'src', 'storage', 'sqlite')).join('\n');
+  const hazards = partial.flatMap(({ name, where }) =>
+    [...where.matchAll(equalityTerm)]
+      .map((match) => match[2]!)
+      .filter((column) => new RegExp(`\\b${column}\\s*=\\s*[?@:$]`).test(sources))
+      .map((column) => `${name}: ${column}`),
+  );
+  assert.deepEqual(hazards, [], 'partial indexes whose = term a statement binds');
+});
+
+test('a property index of the earlier form (WHERE table_id = <id>) is built again in the current form at open', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'cerulean-partial-'));
+  const file = join(dir, 'db.sqlite');
+  try {
+    const first = openDatabase(file, 'writer');
+    first.exec(createIndexSql(7, 'Bucket').replace(/ WHERE .*$/, ' WHERE table_id = 7'));
+    first.close();
+    const again = openDatabase(file, 'writer');
+    const { sql } = again.prepare("SELECT sql FROM sqlite_master WHERE name = 'cx_7_Bucket'").get() as { sql: string };
+    again.close();
+    assert.match(sql, / WHERE table_id IS 7$/);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });

@@ -30,8 +30,39 @@ export function indexedLiteral(condition: IndexedEquality): number | bigint | st
   return condition.kind === 'boolean' ? (condition.value ? 1 : 0) : condition.value;
 }
 
+/**
+ * The index's WHERE term; a query that reads the index spells it too. `IS`, not `=`: SQLite's
+ * planner compares a partial index's `table_id = 5` with every statement's `table_id = ?` and then
+ * re-prepares that statement each time it is run (docs/architecture.md, "Partial indexes"), so one
+ * property index made every scan step of every table several times as costly to start.
+ */
+export function indexedTableTerm(tableId: number): string {
+  return `table_id IS ${tableId}`;
+}
+
 export function createIndexSql(tableId: number, property: string): string {
-  return `CREATE INDEX IF NOT EXISTS ${indexName(tableId, property)} ON entities (table_id, ${indexedValueSql(property)}, pk, rk) WHERE table_id = ${tableId}`;
+  return `CREATE INDEX IF NOT EXISTS ${indexName(tableId, property)} ON entities (table_id, ${indexedValueSql(property)}, pk, rk) WHERE ${indexedTableTerm(tableId)}`;
+}
+
+/**
+ * Builds again, in the current form, the property indexes of an earlier form (`WHERE table_id =
+ * <id>`); one pass over each indexed table, once. Run by the writer at open.
+ */
+export function rebuildIndexesOfEarlierForm(db: Database.Database): number {
+  const earlier = db
+    .prepare("SELECT name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name = 'entities' AND sql LIKE '% WHERE table_id = %'")
+    .all() as { name: string; sql: string }[];
+  let rebuilt = 0;
+  for (const { name } of earlier) {
+    const match = namePattern.exec(name);
+    if (match === null) continue;
+    db.transaction(() => {
+      db.exec(`DROP INDEX ${name}`);
+      db.exec(createIndexSql(Number(match[1]), match[2]!));
+    })();
+    rebuilt++;
+  }
+  return rebuilt;
 }
 
 /** The property indexes in the database, by table id. */

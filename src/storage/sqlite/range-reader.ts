@@ -7,7 +7,7 @@ import { floorMilliseconds } from '../../domain/edm.js';
 import type { PropertyCondition } from '../table-store.js';
 import type { IndexedEquality } from '../property-index.js';
 import { decodeKey, encodeKey } from './codec.js';
-import { indexedLiteral, indexedValueSql, indexName } from './property-indexes.js';
+import { indexedLiteral, indexedTableTerm, indexedValueSql, indexName } from './property-indexes.js';
 import type { IndexKey, KeyBound, KeyRange } from '../../domain/keys.js';
 import { boundLimit } from './schema.js';
 
@@ -182,7 +182,7 @@ function tableSource(id: number): RowSource {
 function indexedSource(id: number, condition: IndexedEquality): RowSource {
   return {
     from: `entities INDEXED BY ${indexName(id, condition.property)}`,
-    where: [`table_id = ${id}`, `${indexedValueSql(condition.property)} = ?`],
+    where: [`table_id = ${id}`, indexedTableTerm(id), `${indexedValueSql(condition.property)} = ?`],
     params: [indexedLiteral(condition)],
   };
 }

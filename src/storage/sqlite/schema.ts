@@ -5,6 +5,7 @@ import Database from 'better-sqlite3';
 import type { SettingKey } from '../table-store.js';
 import { blobSchema } from './blob/schema.js';
 import { blobTagsSchema } from './blob/tags.js';
+import { rebuildIndexesOfEarlierForm } from './property-indexes.js';
 import { queueSchema } from './queue-schema.js';
 
 export const databaseFileName = 'cerulean.sqlite';
@@ -63,6 +64,7 @@ export function openDatabase(file: string, role: keyof typeof cacheKiB): Databas
     db.exec(queueSchema);
     db.exec(blobSchema);
     db.exec(blobTagsSchema);
+    rebuildIndexesOfEarlierForm(db);
   }
   db.pragma(`cache_size = -${cacheKiB[role]}`);
   return db;

@@ -142,9 +142,9 @@ const sql = {
   softDeleteSnapshots:
     'UPDATE blobs SET snapshot = ? || snapshot WHERE container_id = ? AND name = ? AND base = 0 ' +
     `AND snapshot < '${versionKeyPrefix}'`,
-  // The terms of blobs_soft_deleted's WHERE, as written there, so that the index serves it.
+  // The term of blobs_soft_deleted_keys's WHERE, as written there, so that the index serves it.
   expiredSoftDeleted:
-    `SELECT container_id, name, snapshot, list_id FROM blobs WHERE base = 0 AND snapshot >= '${softDeletedKeyPrefix}' ` +
+    `SELECT container_id, name, snapshot, list_id FROM blobs WHERE snapshot >= '${softDeletedKeyPrefix}' ` +
     `AND snapshot < ? ORDER BY snapshot ${boundLimit()}`,
   newList: 'INSERT INTO blob_lists (dead) VALUES (0)',
   killList: 'UPDATE blob_lists SET dead = 1 WHERE id = ?',
