@@ -18,10 +18,12 @@ import {
   writeFailure,
   type BlobCall,
   type BlobOf,
+  type Found,
 } from './access.js';
 import { snapshotStamp } from '../wire/etag.js';
 import { decodeBlobState, encodeBlobState } from '../state/blob.js';
 import { noLease } from '../state/leases.js';
+import { tierAt } from '../state/tier.js';
 
 const dayMs = 24 * 60 * 60_000;
 /** Soft-deleted rows of one name read at once by Undelete Blob. */
@@ -173,4 +175,23 @@ async function restore(call: BlobCall, row: BlobRecord, snapshot: string): Promi
   if (outcome === 'etagMismatch') return 'taken'; // a base blob written meanwhile (blob-store.ts deleteBlob)
   if (outcome === 'blobNotFound') return 'gone'; // restored or purged meanwhile
   throw writeFailure(outcome);
+}
+
+/**
+ * What an overwrite keeps of the blob it replaces while soft delete is on and versioning off
+ * (soft-delete-blob-overview, "Blob soft delete protection by operation": Put Blob, Put Block List,
+ * Copy Blob and Copy Blob from URL "on an active blob" generate a snapshot of its prior state): the
+ * blob as a soft-deleted snapshot of this moment, to putBlob's keepAs, in the write's transaction.
+ * Undefined: soft delete off, or a blob in the archive tier (the overview: no overwrite protection
+ * there). Chosen where the table is silent: Put Blob From URL, which replaces a blob too, keeps it as
+ * well; Set Blob Properties and Metadata, Put Page, Append Block and Set Blob Tier keep nothing, as
+ * the table says.
+ */
+export async function softDeletedOverwrite(call: BlobCall, current: Found): Promise<BlobRecord | undefined> {
+  if (tierAt(current.state.tier, call.services.clock.nowMs())?.tier === 'Archive') return undefined;
+  const prefix = await softDeleteKeyPrefix(call);
+  if (prefix === undefined) return undefined;
+  const state = encodeBlobState({ ...current.state, lease: noLease, versionId: undefined });
+  const snapshot = `${prefix}${snapshotStamp(call.services.clock.nowMs())}`;
+  return { ...current.record, snapshot, state };
 }
