@@ -63,6 +63,13 @@ except HttpResponseError as error:
 print(json.dumps(out))
 `;
 
+const pythonListing = `
+import json, sys
+from azure.storage.blob import BlobServiceClient
+container = BlobServiceClient.from_connection_string(sys.argv[1]).get_container_client(sys.argv[2])
+print(json.dumps([[b.name, b.has_versions_only] for b in container.list_blobs(include=["deletedwithversions"])]))
+`;
+
 for (const engine of storeEngines) {
   describe(`blob permanent delete on ${engine.label}`, () => {
     let data: Awaited<ReturnType<typeof engine.data>>;
@@ -157,6 +164,51 @@ for (const engine of storeEngines) {
       const out = JSON.parse(stdout);
       assert.deepEqual(out.listed, [[null, null]]);
       assert.deepEqual(out.base, [400, 'InvalidQueryParameterValue']);
+    });
+
+    test('List Blobs include=deletedwithversions: a deleted blob with versions is listed once, HasVersionsOnly', async () => {
+      const container = blobServiceClient(server).getContainerClient(uniqueContainerName('dwv'));
+      await container.create();
+      const gone = container.getBlockBlobClient('d.txt');
+      const first = await gone.upload('one', 3);
+      const second = await gone.upload('two', 3);
+      await gone.delete();
+      await container.getBlockBlobClient('live.txt').upload('live', 4);
+      const list = async (options: Parameters<ContainerClient['listBlobsFlat']>[0], pageSize?: number) => {
+        const items: [string, string | undefined, boolean][] = [];
+        for await (const page of container.listBlobsFlat(options).byPage({ maxPageSize: pageSize ?? 5000 })) {
+          for (const item of page.segment.blobItems) {
+            items.push([item.name, item.versionId, item.hasVersionsOnly === true]);
+          }
+        }
+        return items;
+      };
+      const live = (await container.getBlockBlobClient('live.txt').getProperties()).versionId;
+      assert.deepEqual(await list({}), [['live.txt', live, false]], 'not listed without it');
+      assert.deepEqual(await list({ includeDeletedWithVersions: true }), [
+        ['d.txt', undefined, true],
+        ['live.txt', live, false],
+      ]);
+      const withVersions = [
+        ['d.txt', undefined, true],
+        ['d.txt', first.versionId, false],
+        ['d.txt', second.versionId, false],
+        ['live.txt', live, false],
+      ];
+      const both = { includeDeletedWithVersions: true, includeVersions: true };
+      assert.deepEqual(await list(both), withVersions);
+      for (const pageSize of [1, 2, 3])
+        assert.deepEqual(await list(both, pageSize), withVersions, `pages of ${pageSize}`);
+      assert.deepEqual(await list({ includeDeletedWithVersions: true }, 1), [
+        ['d.txt', undefined, true],
+        ['live.txt', live, false],
+      ]);
+      const args = ['-c', pythonListing, blobConnectionString(server), container.containerName];
+      const { stdout } = await run('/usr/bin/python3', args, { timeout: commandTimeoutMs });
+      assert.deepEqual(JSON.parse(stdout), [
+        ['d.txt', true],
+        ['live.txt', null],
+      ]);
     });
 
     test('stopped and started again: what was deleted permanently stays gone, the policy stays', async () => {
