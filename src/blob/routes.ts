@@ -62,6 +62,8 @@ const containerLease: SasNeed = { resourceType: 'c', service: '', account: ['w']
 const tagsNeed = object('t', ['t']);
 const findInContainer: SasNeed = { resourceType: 'c', service: 'f', account: ['f'] };
 
+const permanent = object('y', ['y']);
+const asksPermanent = (request: RouteRequest) => request.query.has('deletetype');
 const has = (name: string) => (request: RouteRequest) => firstHeader(request.headers[name]) !== undefined;
 const hasNot = (name: string) => (request: RouteRequest) => firstHeader(request.headers[name]) === undefined;
 const both = (a: (r: RouteRequest) => boolean, b: (r: RouteRequest) => boolean) => (r: RouteRequest) => a(r) && b(r);
@@ -143,6 +145,8 @@ export const blobRoutes: readonly Route<BlobResource, BlobServices>[] = [
   blob({ method: 'PUT', comp: null, operation: 'PutBlob', sas: create, streamsBody: true }, putBlob),
   blob({ method: 'GET', comp: null, operation: 'GetBlob', sas: read }, getBlob),
   blob({ method: 'HEAD', comp: null, operation: 'GetBlobProperties', sas: read }, getBlobProperties),
+  // Permanent Delete (y) for deletetype=permanent (create-service-sas, create-account-sas).
+  blob({ method: 'DELETE', comp: null, when: asksPermanent, operation: 'DeleteBlob', sas: permanent }, deleteBlob),
   blob({ method: 'DELETE', comp: null, operation: 'DeleteBlob', sas: object('d', ['d']) }, deleteBlob),
   // Chosen (unverified): a SAS undeletes with Write, as the docs name no letter for it.
   blob({ method: 'PUT', comp: 'undelete', operation: 'UndeleteBlob', sas: write }, undeleteBlob),

@@ -56,7 +56,7 @@ const queuePermissions = ['r', 'a', 'u', 'p'] as const;
 /** Blob and container letters (create-service-sas): read, add, create, write, delete, … */
 const blobPermissions = [...'racwdxyltmeopif'];
 export type QueuePermission = (typeof queuePermissions)[number];
-const accountPermissions = ['r', 'w', 'd', 'l', 'a', 'c', 'u', 'p', 't', 'f'] as const;
+const accountPermissions = ['r', 'w', 'd', 'l', 'a', 'c', 'u', 'p', 't', 'f', 'y'] as const;
 const resourceTypes = ['s', 'c', 'o'] as const;
 export type TablePermission = (typeof tablePermissions)[number];
 export type AccountPermission = (typeof accountPermissions)[number];

@@ -24,6 +24,7 @@ import { leaseHeaders, noLease } from '../state/leases.js';
 import type { BlobResource } from '../resources.js';
 import type { BlobServices } from '../services.js';
 import { asNewVersion, versionHeaders } from './versions.js';
+import { softDeletedOverwrite } from './soft-delete.js';
 
 export type BlobCall = ServiceCall<BlobServices>;
 export type BlobOf = Extract<BlobResource, { readonly kind: 'blob' }>;
@@ -156,6 +157,11 @@ export interface Write {
   readonly content: ContentChange;
   /** The write makes a new version of the blob (with versioning: operations/versions.ts). */
   readonly makesVersion?: boolean;
+  /**
+   * The write replaces the blob's content (Put Blob, Put Block List, Copy Blob): without versioning,
+   * soft delete keeps the blob it replaces as a soft-deleted snapshot (operations/soft-delete.ts).
+   */
+  readonly overwrites?: boolean;
 }
 
 /**
@@ -176,8 +182,10 @@ export async function updateBlob(
     const current = first === undefined ? await findBlob(call, keyOf(resource)) : first.found;
     first = undefined;
     const write = await decide(current);
-    const { record: version, keepAs } =
+    const { record: version, keepAs: keptVersion } =
       write.makesVersion === true ? asNewVersion(call, current, write.record) : { ...write, keepAs: undefined };
+    const overwritten = write.overwrites === true && current !== undefined && !call.services.versioning;
+    const keepAs = overwritten ? await softDeletedOverwrite(call, current) : keptVersion;
     const record = withIndexTags(version, current);
     const ifEtag = current?.record.etag ?? null;
     const outcome = await call.services.blobs.putBlob(call.account, record, write.content, ifEtag, keepAs);

@@ -114,7 +114,7 @@ export async function putBlockList(call: BlobCall, resource: BlobOf): Promise<Re
     const blocks = resolveBlockList(entries, committed, staged);
     const state = { ...newContentState(call, current, 'BlockBlob', headers, metadata), tier, tags };
     const next = nextRecord(call, resource, state, totalSize(blocks));
-    return { record: next, content: { kind: 'replace' as const, blocks }, makesVersion: true };
+    return { record: next, content: { kind: 'replace' as const, blocks }, makesVersion: true, overwrites: true };
   });
   return { status: 201, headers: { ...writtenHeaders(record), ...versionIdHeader(record) } };
 }

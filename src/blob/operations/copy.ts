@@ -103,7 +103,7 @@ export async function copyBlob(call: BlobCall, resource: BlobOf): Promise<Reply>
       sourceEtag: etag,
     } as const;
     const content: ContentChange = pageBlob ? { kind: 'pages', change: pageCopy } : { kind: 'replace', blocks };
-    return { record: next, content, makesVersion: true };
+    return { record: next, content, makesVersion: true, overwrites: true };
   });
   return {
     status: 202,

@@ -163,7 +163,7 @@ export async function putBlobFromUrl(call: BlobCall, resource: BlobOf): Promise<
     const newState = newContentState(call, current, 'BlockBlob', headers, metadata);
     const state = { ...newState, tier, tags: copySourceTags ? found.state.tags : tags };
     const next = nextRecord(call, resource, state, totalSize(blocks));
-    return { record: next, content: { kind: 'replace', blocks }, makesVersion: true };
+    return { record: next, content: { kind: 'replace', blocks }, makesVersion: true, overwrites: true };
   });
   const md5 = sourceMd5?.toString('base64') ?? headers.contentMd5;
   const reply = {

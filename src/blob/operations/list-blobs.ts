@@ -5,7 +5,7 @@
 import { invalidQueryParameter, StorageError } from '../../errors.js';
 import { int32Max, integerParam } from '../../http/query-params.js';
 import type { Reply } from '../../http/respond.js';
-import type { BlobRecord, ListedBlob } from '../../storage/blob-store.js';
+import { versionIdOfKey, versionKeyPrefix, type BlobRecord, type ListedBlob } from '../../storage/blob-store.js';
 import { softDeletedView } from './soft-delete.js';
 import type { BlobCall } from './access.js';
 import { listBlobsPageMax } from '../limits.js';
@@ -22,8 +22,8 @@ const includeValues = new Set([
   'versions',
   'tags',
   'deleted',
-  // No immutability or legal holds in Cerulean: nothing to add for them.
   'deletedwithversions',
+  // No immutability or legal holds in Cerulean: nothing to add for them.
   'immutabilitypolicy',
   'legalhold',
   'permissions',
@@ -87,12 +87,14 @@ async function collect(
     uncommitted: boolean;
     versions: boolean;
     deleted: boolean;
+    deletedWithVersions: boolean;
   },
   from: Position | undefined,
 ): Promise<Page> {
   const entries: ListEntry[] = [];
   const { prefix, delimiter, limit } = options;
   const nowMs = call.services.clock.nowMs();
+  const versionsOnly = new VersionsOnly(call, container, options.versions, from);
   let cursor = from;
   for (;;) {
     const batch = await call.services.blobs.listBlobs(call.account, container, {
@@ -101,10 +103,10 @@ async function collect(
       limit: limit - entries.length + 1,
       snapshots: options.snapshots,
       uncommitted: options.uncommitted,
-      versions: options.versions,
+      versions: options.versions || options.deletedWithVersions,
       deleted: options.deleted,
     });
-    let folderSkipped = false;
+    let skipped = false;
     for (const listed of batch) {
       if (entries.length === limit) return { entries, next: positionOf(listed) };
       const name = listed.kind === 'blob' ? listed.record.name : listed.name;
@@ -113,14 +115,93 @@ async function collect(
         const folder = name.slice(0, cut + delimiter.length);
         entries.push({ kind: 'prefix', name: folder });
         cursor = { name: pastFolder(folder), snapshot: '' };
-        folderSkipped = true;
+        skipped = true;
         break;
       }
+      if (listed.kind === 'blob' && versionIdOfKey(listed.record.snapshot) !== undefined) {
+        const shown = options.deletedWithVersions ? await versionsOnly.entryBefore(listed.record) : undefined;
+        if (shown !== undefined) entries.push(shown);
+        if (!options.versions) {
+          // Its versions are not listed: step over all of them with one query.
+          cursor = { name, snapshot: pastVersions };
+          skipped = true;
+          break;
+        }
+        if (shown !== undefined && entries.length === limit) return { entries, next: { name, snapshot: shownMark } };
+      }
+      versionsOnly.passed(positionOf(listed));
       entries.push(
         listed.kind === 'blob' ? blobEntry(listed.record, nowMs) : { kind: 'uncommitted', name: listed.name },
       );
     }
-    if (!folderSkipped) return { entries, next: undefined };
+    if (!skipped) return { entries, next: undefined };
+    versionsOnly.passed(undefined);
+  }
+}
+
+/** Above every version key of a name ('v' + id) and below its soft-deleted keys ('x'). */
+const pastVersions = String.fromCharCode(versionKeyPrefix.charCodeAt(0) + 1);
+/**
+ * A marker position no row has (version keys are longer): the page ended just after the name's
+ * HasVersionsOnly entry, so the next page starts at the name's first version without showing it again.
+ */
+const shownMark = versionKeyPrefix;
+
+/**
+ * include=deletedwithversions (list-blobs, 2020-10-02 on): a name with previous versions and no
+ * current blob (deleted with versioning on) is listed once by its name with <HasVersionsOnly>, just
+ * before its first version (where its versions are listed too, include=versions). Chosen
+ * (unverified): that entry shows the properties of the name's oldest previous version, without a
+ * VersionId. Deciding costs one read of the base blob per such name, and (when a page starts at a
+ * version) one read of the name's first version.
+ */
+class VersionsOnly {
+  /** The row listed (or stepped over) just before, in this request; undefined after a jump. */
+  private previous: Position | undefined;
+
+  constructor(
+    private readonly call: BlobCall,
+    private readonly container: string,
+    private readonly versions: boolean,
+    private readonly from: Position | undefined,
+  ) {}
+
+  passed(position: Position | undefined): void {
+    this.previous = position;
+  }
+
+  /** The HasVersionsOnly entry to list before the version `record`, if it is the first of a deleted blob. */
+  async entryBefore(record: BlobRecord): Promise<ListEntry | undefined> {
+    const first = await this.isFirstVersion(record);
+    this.passed({ name: record.name, snapshot: record.snapshot });
+    if (!first) return undefined;
+    const base = await this.call.services.blobs.getBlob(this.call.account, {
+      container: this.container,
+      name: record.name,
+      snapshot: '',
+    });
+    if (base !== undefined) return undefined;
+    const state = { ...decodeBlobState(record.state), versionId: undefined };
+    return { kind: 'blob', record: { ...record, snapshot: '' }, state, hasVersionsOnly: true };
+  }
+
+  private async isFirstVersion(record: BlobRecord): Promise<boolean> {
+    const previous = this.previous;
+    if (previous !== undefined) {
+      return previous.name !== record.name || versionIdOfKey(previous.snapshot) === undefined;
+    }
+    const from = this.from;
+    if (from?.name === record.name && from.snapshot === shownMark) return false;
+    if (!this.versions) return true; // versions are stepped over at once: a page starts at the first
+    const [first] = await this.call.services.blobs.listBlobs(this.call.account, this.container, {
+      prefix: record.name,
+      from: { name: record.name, snapshot: versionKeyPrefix },
+      limit: 1,
+      snapshots: false,
+      uncommitted: false,
+      versions: true,
+    });
+    return first?.kind === 'blob' && first.record.name === record.name && first.record.snapshot === record.snapshot;
   }
 }
 
@@ -159,6 +240,7 @@ export async function listBlobs(call: BlobCall, container: string): Promise<Repl
     uncommitted: include.has('uncommittedblobs'),
     versions: include.has('versions'),
     deleted: include.has('deleted'),
+    deletedWithVersions: include.has('deletedwithversions'),
   };
   const page = await collect(call, container, options, from);
   const body = writeBlobListing({

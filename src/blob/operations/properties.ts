@@ -25,13 +25,14 @@ import {
 } from './access.js';
 import { checkWrite } from './checks.js';
 import { keptVersion, requireVersion, versionIdHeader, versionIdOf } from './versions.js';
-import { refusePermanentDelete, softDeleteKeyPrefix } from './soft-delete.js';
+import { asksPermanentDelete, deletePermanently, softDeleteKeyPrefix } from './soft-delete.js';
 import { contentHeadersOf } from './content.js';
 import { changesPageBlob, setPageBlobProperties } from './pages.js';
 import { visibleEtag } from '../wire/etag.js';
 import { httpDate } from '../wire/reply-headers.js';
 import { raced, retryWhileRaced } from './cas-retry.js';
 import type { BlobState } from '../state/blob.js';
+import { versionKey } from '../../storage/blob-store.js';
 import { evaluate, parseConditions, type Conditions } from '../wire/conditions.js';
 import { checkLeaseForRead } from '../state/leases.js';
 import { refuseOffline } from '../state/tier.js';
@@ -108,7 +109,7 @@ export async function getBlobMetadata(call: BlobCall, resource: BlobOf): Promise
 export async function deleteBlob(call: BlobCall, resource: BlobOf): Promise<Reply> {
   const snapshot = snapshotOf(call);
   const versionId = versionIdOf(call);
-  refusePermanentDelete(call);
+  const permanent = asksPermanentDelete(call);
   const option = header(call, 'x-ms-delete-snapshots');
   if (option !== undefined && option !== 'include' && option !== 'only') {
     throw invalidHeaderValue('x-ms-delete-snapshots', option);
@@ -119,6 +120,7 @@ export async function deleteBlob(call: BlobCall, resource: BlobOf): Promise<Repl
   if (versionId !== undefined && option !== undefined) {
     throw invalidQueryParameter('versionid', versionId, 'x-ms-delete-snapshots cannot be used to delete a version.');
   }
+  if (permanent) return deletePermanently(call, resource, versionId === undefined ? snapshot : versionKey(versionId));
   const conditions = parseConditions(call.headers);
   return retryWhileRaced('The blob changed under every attempt to delete it; retry the request.', async () => {
     const found =
@@ -135,8 +137,8 @@ export async function deleteBlob(call: BlobCall, resource: BlobOf): Promise<Repl
     const { etag } = found.record;
     const blobs = call.services.blobs;
     const outcome = await blobs.deleteBlob(call.account, found.record, parts, etag, keepAs, keptPrefix);
-    const permanent = !keep && keptPrefix === undefined;
-    if (outcome === 'ok') return { status: 202, headers: { 'x-ms-delete-type-permanent': String(permanent) } };
+    const gone = !keep && keptPrefix === undefined;
+    if (outcome === 'ok') return { status: 202, headers: { 'x-ms-delete-type-permanent': String(gone) } };
     if (outcome === 'blobNotFound') return raced;
     if (outcome !== 'etagMismatch') throw writeFailure(outcome);
     return raced;

@@ -73,7 +73,7 @@ export async function putBlob(call: BlobCall, resource: BlobOf): Promise<Reply> 
         tags,
         sequenceNumber: pageBlob?.sequenceNumber,
       };
-      return { record: nextRecord(call, resource, state, sizeBytes), content, makesVersion: true };
+      return { record: nextRecord(call, resource, state, sizeBytes), content, makesVersion: true, overwrites: true };
     },
     { found },
   );

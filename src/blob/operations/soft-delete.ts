@@ -5,13 +5,25 @@
 // (https://learn.microsoft.com/rest/api/storageservices/undelete-blob) puts them back; List Blobs
 // with include=deleted shows them; the store's reclaim purges them once expired.
 import { invalidQueryParameter, StorageError } from '../../errors.js';
+import { evaluate, parseConditions } from '../wire/conditions.js';
 import type { Reply } from '../../http/respond.js';
 import { parseSoftDeletedKey, softDeletedKeyPrefix, softDeletedPrefix } from '../../storage/blob-soft-delete.js';
 import type { BlobRecord } from '../../storage/blob-store.js';
-import { findBlob, keyOf, notFound, withIndexTags, writeFailure, type BlobCall, type BlobOf } from './access.js';
+import {
+  findBlob,
+  keyOf,
+  notFound,
+  versioned,
+  withIndexTags,
+  writeFailure,
+  type BlobCall,
+  type BlobOf,
+  type Found,
+} from './access.js';
 import { snapshotStamp } from '../wire/etag.js';
 import { decodeBlobState, encodeBlobState } from '../state/blob.js';
 import { noLease } from '../state/leases.js';
+import { tierAt } from '../state/tier.js';
 
 const dayMs = 24 * 60 * 60_000;
 /** Soft-deleted rows of one name read at once by Undelete Blob. */
@@ -29,15 +41,57 @@ export async function softDeleteKeyPrefix(call: BlobCall): Promise<string | unde
 }
 
 /**
- * Delete Blob's `deletetype=permanent` (the only value) deletes a soft-deleted snapshot or version
- * at once where AllowPermanentDelete is on; Cerulean does not serve it (and refuses to turn
- * AllowPermanentDelete on): 400 UnsupportedQueryParameter, as for other features not served.
+ * Delete Blob's `deletetype` (delete-blob, "Permanent delete"; 2020-02-10 on): true when it asks for
+ * a permanent delete. Its only value is `permanent` (chosen: in any case, as Python's generated client
+ * spells it `Permanent`); anything else is 400 InvalidQueryParameterValue.
  */
-export function refusePermanentDelete(call: BlobCall): void {
+export function asksPermanentDelete(call: BlobCall): boolean {
   const type = call.query.get('deletetype');
-  if (type === null) return;
-  if (type !== 'permanent') throw invalidQueryParameter('deletetype', type, "The only value is 'permanent'.");
-  throw new StorageError('UnsupportedQueryParameter', 'Cerulean does not serve permanent delete (deletetype).');
+  if (type === null) return false;
+  if (type.toLowerCase() !== 'permanent') {
+    throw invalidQueryParameter('deletetype', type, "The only value is 'permanent'.");
+  }
+  return true;
+}
+
+/**
+ * Delete Blob with deletetype=permanent: removes the soft-deleted snapshot (`snapshot=`) or version
+ * (`versionid=`) of that key at once, each row in its own transaction, durable before the 202
+ * (x-ms-delete-type-permanent: true). Allowed only while the account's DeleteRetentionPolicy is
+ * enabled with AllowPermanentDelete (set-blob-service-properties). Chosen (unverified, the docs name
+ * no error codes): a policy that does not allow it, or a request naming neither a snapshot nor a
+ * version, is 400 InvalidQueryParameterValue; an active (not soft-deleted) snapshot or version is
+ * left as it is, 404 BlobNotFound, so that a permanent delete never removes what Undelete did not
+ * bring back first.
+ */
+export async function deletePermanently(call: BlobCall, resource: BlobOf, originalKey: string): Promise<Reply> {
+  const policy = await call.services.properties.deleteRetention(call.account);
+  if (!policy.enabled || policy.allowPermanentDelete !== true) {
+    const why = "Permanent delete is not allowed: the DeleteRetentionPolicy's AllowPermanentDelete is not true.";
+    throw invalidQueryParameter('deletetype', call.query.get('deletetype') ?? '', why);
+  }
+  if (originalKey === '') {
+    const why = 'A permanent delete names a soft-deleted snapshot (snapshot) or version (versionid).';
+    throw invalidQueryParameter('deletetype', call.query.get('deletetype') ?? '', why);
+  }
+  const rows = (await softDeletedRows(call, resource)).filter(
+    (row) => parseSoftDeletedKey(row.snapshot)!.originalKey === originalKey,
+  );
+  let deleted = 0;
+  const conditions = parseConditions(call.headers);
+  for (const row of rows) {
+    // Chosen: conditional headers are about the soft-deleted entry (its ETag and Last-Modified).
+    if (evaluate(conditions, versioned({ record: row, state: decodeBlobState(row.state) })) !== 'ok') {
+      throw new StorageError('ConditionNotMet');
+    }
+    const parts = { base: false, snapshots: false };
+    const outcome = await call.services.blobs.deleteBlob(call.account, row, parts, row.etag);
+    if (outcome === 'ok') deleted += 1;
+    else if (outcome !== 'blobNotFound' && outcome !== 'etagMismatch') throw writeFailure(outcome);
+    // blobNotFound or etagMismatch: undeleted or purged meanwhile, no longer this request's.
+  }
+  if (deleted === 0) return notFound(call, resource.container);
+  return { status: 202, headers: { 'x-ms-delete-type-permanent': 'true' } };
 }
 
 /** What List Blobs shows of a soft-deleted row: the key it had, when it was deleted, the days left. */
@@ -121,4 +175,23 @@ async function restore(call: BlobCall, row: BlobRecord, snapshot: string): Promi
   if (outcome === 'etagMismatch') return 'taken'; // a base blob written meanwhile (blob-store.ts deleteBlob)
   if (outcome === 'blobNotFound') return 'gone'; // restored or purged meanwhile
   throw writeFailure(outcome);
+}
+
+/**
+ * What an overwrite keeps of the blob it replaces while soft delete is on and versioning off
+ * (soft-delete-blob-overview, "Blob soft delete protection by operation": Put Blob, Put Block List,
+ * Copy Blob and Copy Blob from URL "on an active blob" generate a snapshot of its prior state): the
+ * blob as a soft-deleted snapshot of this moment, to putBlob's keepAs, in the write's transaction.
+ * Undefined: soft delete off, or a blob in the archive tier (the overview: no overwrite protection
+ * there). Chosen where the table is silent: Put Blob From URL, which replaces a blob too, keeps it as
+ * well; Set Blob Properties and Metadata, Put Page, Append Block and Set Blob Tier keep nothing, as
+ * the table says.
+ */
+export async function softDeletedOverwrite(call: BlobCall, current: Found): Promise<BlobRecord | undefined> {
+  if (tierAt(current.state.tier, call.services.clock.nowMs())?.tier === 'Archive') return undefined;
+  const prefix = await softDeleteKeyPrefix(call);
+  if (prefix === undefined) return undefined;
+  const state = encodeBlobState({ ...current.state, lease: noLease, versionId: undefined });
+  const snapshot = `${prefix}${snapshotStamp(call.services.clock.nowMs())}`;
+  return { ...current.record, snapshot, state };
 }

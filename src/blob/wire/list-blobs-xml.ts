@@ -18,6 +18,8 @@ export type ListEntry =
       readonly state: BlobState;
       /** Soft-deleted (include=deleted): when, and the whole days left before it is purged. */
       readonly deleted?: { readonly deletedMs: number; readonly remainingDays: number } | undefined;
+      /** include=deletedwithversions: a deleted blob that has versions, shown once by its name. */
+      readonly hasVersionsOnly?: boolean | undefined;
     }
   | { readonly kind: 'uncommitted'; readonly name: string }
   | { readonly kind: 'prefix'; readonly name: string };
@@ -112,6 +114,8 @@ function entryNodes(entry: Exclude<ListEntry, { kind: 'prefix' }>, listing: Blob
     }));
     content.push({ name: 'Tags', content: [{ name: 'TagSet', content: tagNodes }] });
   }
+  // Last, as the service's schema (list-blobs, 2020-10-02 on) places it; the SDKs read it by name.
+  if (entry.hasVersionsOnly === true) content.push({ name: 'HasVersionsOnly', content: 'true' });
   return content;
 }
 

@@ -142,14 +142,9 @@ function deleteRetentionOf(element: Parameters<typeof retentionPolicyOf>[0] & ob
   if (permanentText !== 'true' && permanentText !== 'false') {
     throw new StorageError('InvalidXmlNodeValue', `The value '${permanentText}' of AllowPermanentDelete is not valid.`);
   }
-  if (permanentText === 'true') {
-    // Permanent delete of soft-deleted snapshots and versions is not served (operations/soft-delete.ts).
-    throw new StorageError(
-      'InvalidXmlNodeValue',
-      'AllowPermanentDelete cannot be enabled: Cerulean does not serve it.',
-    );
-  }
-  return { enabled: true, days: policy.days!, allowPermanentDelete: false };
+  // True lets Delete Blob's deletetype=permanent remove soft-deleted snapshots and versions
+  // (operations/soft-delete.ts).
+  return { enabled: true, days: policy.days!, allowPermanentDelete: permanentText === 'true' };
 }
 
 function deleteRetentionNode(policy: DeleteRetentionPolicy | undefined): XmlNode {

@@ -1,9 +1,10 @@
 // Blob soft delete under kill -9, on SQLite and PostgreSQL: with a DeleteRetentionPolicy on, writers
-// put a blob, delete it (soft), and undelete every other one, until the server gets SIGKILL a random
-// moment after every writer had an acknowledgement. After a restart on the same data, every
-// acknowledged soft delete holds (the blob is not readable, it is listed with include=deleted) and
-// every acknowledged undelete holds (the blob reads back as written). SIGKILL ends the process, not
-// the machine: this proves nothing is acknowledged before its commit.
+// put a blob, delete it (soft), and undelete every other one, or overwrite it, until the server gets
+// SIGKILL a random moment after every writer had an acknowledgement. After a restart on the same
+// data, every acknowledged soft delete holds (the blob is not readable, it is listed with
+// include=deleted), every acknowledged undelete holds (the blob reads back as written), and every
+// acknowledged overwrite kept the blob it replaced (a soft-deleted snapshot that Undelete restores).
+// SIGKILL ends the process, not the machine: this proves nothing is acknowledged before its commit.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { blobSend, uniqueContainerName } from '../../helpers/blob.js';
@@ -24,6 +25,8 @@ interface Ledger {
   readonly deleted: Set<string>;
   /** Names whose undelete was acknowledged, with the text each holds. */
   readonly restored: Map<string, string>;
+  /** Names whose overwrite was acknowledged: the text it replaced, and the text it holds. */
+  readonly overwritten: Map<string, readonly [before: string, now: string]>;
 }
 
 async function expect(server: RunningServer, request: Parameters<typeof blobSend>[1], status: number) {
@@ -36,7 +39,13 @@ async function deleteAndUndelete(server: RunningServer, container: string, ledge
     const name = `${ledger.name}-${i}`;
     const target = `${container}/${name}`;
     const text = `${name} `.repeat(1 + (i % 50));
-    await expect(server, { method: 'PUT', target, headers: { 'x-ms-blob-type': 'BlockBlob' }, body: text }, 201);
+    const put = (body: string) => ({ method: 'PUT', target, headers: { 'x-ms-blob-type': 'BlockBlob' }, body });
+    await expect(server, put(text), 201);
+    if (i % 4 === 2) {
+      await expect(server, put(`${text}again`), 201);
+      ledger.overwritten.set(name, [text, `${text}again`]);
+      continue;
+    }
     await expect(server, { method: 'DELETE', target }, 202);
     if (i % 2 === 1) {
       ledger.deleted.add(name);
@@ -60,7 +69,21 @@ async function listedDeleted(server: RunningServer, container: string): Promise<
   return deleted;
 }
 
-const newLedger = (name: string): Ledger => ({ name, deleted: new Set(), restored: new Map() });
+/** The texts of the name's snapshots and blob, sorted. */
+async function texts(server: RunningServer, container: string, name: string): Promise<string[]> {
+  const target = `${container}?restype=container&comp=list&include=snapshots&prefix=${encodeURIComponent(name)}`;
+  const answer = await blobSend(server, { method: 'GET', target });
+  const found: string[] = [];
+  for (const [, entry] of answer.text.matchAll(/<Blob>(.*?)<\/Blob>/g)) {
+    if (/<Name>(.*?)<\/Name>/.exec(entry!)?.[1] !== name) continue;
+    const snapshot = /<Snapshot>(.*?)<\/Snapshot>/.exec(entry!)?.[1];
+    const query = snapshot === undefined ? '' : `?snapshot=${encodeURIComponent(snapshot)}`;
+    found.push((await blobSend(server, { method: 'GET', target: `${container}/${name}${query}` })).text);
+  }
+  return found.sort();
+}
+
+const newLedger = (name: string): Ledger => ({ name, deleted: new Set(), restored: new Map(), overwritten: new Map() });
 
 for (const engine of storeEngines) {
   describe(`blob soft delete crash on ${engine.label}`, () => {
@@ -77,7 +100,8 @@ for (const engine of storeEngines) {
             writers: ledgers.map(
               (ledger) => (stop: () => boolean) => deleteAndUndelete(first, container, ledger, stop),
             ),
-            waiting: () => ledgers.some((l) => l.deleted.size === 0 || l.restored.size === 0),
+            waiting: () =>
+              ledgers.some((l) => l.deleted.size === 0 || l.restored.size === 0 || l.overwritten.size === 0),
             killDelayMaxMs,
             firstAcksWithinMs,
           });
@@ -88,7 +112,8 @@ for (const engine of storeEngines) {
         }
         const deletes = ledgers.reduce((sum, l) => sum + l.deleted.size, 0);
         const undeletes = ledgers.reduce((sum, l) => sum + l.restored.size, 0);
-        t.diagnostic(`${deletes} soft deletes and ${undeletes} undeletes acknowledged before the kill`);
+        const overwrites = ledgers.reduce((sum, l) => sum + l.overwritten.size, 0);
+        t.diagnostic(`${deletes} soft deletes, ${undeletes} undeletes, ${overwrites} overwrites acknowledged`);
 
         const second = await startServer({ ...options });
         try {
@@ -102,6 +127,11 @@ for (const engine of storeEngines) {
               const answer = await blobSend(second, { method: 'GET', target: `${container}/${name}` });
               assert.equal(answer.status, 200, `${name}: ${answer.text}`);
               assert.equal(answer.text, text);
+            }
+            for (const [name, [before, now]] of ledger.overwritten) {
+              assert.ok(listed.has(name), `${name}: the blob it replaced is listed as soft-deleted`);
+              await expect(second, { method: 'PUT', target: `${container}/${name}?comp=undelete` }, 200);
+              assert.deepEqual(await texts(second, container, name), [before, now].sort());
             }
           }
         } finally {

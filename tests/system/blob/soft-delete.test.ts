@@ -151,18 +151,6 @@ for (const engine of storeEngines) {
         assert.equal(refused.status, 400, `Days ${days}`);
         assert.match(refused.body.toString(), /InvalidXmlNodeValue/);
       }
-      const permanentPolicy = policyBody(
-        '<Enabled>true</Enabled><Days>7</Days><AllowPermanentDelete>true</AllowPermanentDelete>',
-      );
-      const notServed = await blobSend(server, { method: 'PUT', target: propertiesTarget, body: permanentPolicy });
-      assert.equal(notServed.status, 400, 'permanent delete is not served');
-      assert.match(notServed.body.toString(), /InvalidXmlNodeValue/);
-      const permanent = await blobSend(server, {
-        method: 'DELETE',
-        target: `${containerName}/b.txt?deletetype=permanent`,
-      });
-      assert.equal(permanent.status, 400);
-      assert.match(permanent.body.toString(), /UnsupportedQueryParameter/);
       const missing = await blobSend(server, {
         method: 'PUT',
         target: `${containerName}/none?comp=undelete`,

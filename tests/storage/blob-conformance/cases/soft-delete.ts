@@ -131,6 +131,43 @@ export const softDeleteCases: readonly BlobCase[] = [
     },
   },
   {
+    name: 'putBlob keepAs under a soft-deleted key keeps the overwritten blob, its content, unseen unless asked',
+    async run({ store, withContainer }) {
+      const acct = await withContainer();
+      const base = blob('c', 'b', 3, 'base');
+      await store.putBlob(acct, base, { kind: 'replace', blocks: [await blockOf(store, 'one')] }, null);
+      const next = blob('c', 'b', 3, 'next');
+      const replace = { kind: 'replace', blocks: [await blockOf(store, 'two')] } as const;
+      const kept = { ...base, snapshot: prefix + stamp };
+      assert.equal(await store.putBlob(acct, next, replace, base.etag, kept), 'ok');
+      assert.equal(await readAll(store, acct, next), 'two');
+      assert.deepEqual(listedKeys(await store.listBlobs(acct, 'c', all)), ['b@'], 'neither snapshot nor version');
+      assert.deepEqual(listedKeys(await store.listBlobs(acct, 'c', { ...all, deleted: true })), [
+        `b@${prefix}${stamp}`,
+        'b@',
+      ]);
+      assert.equal(await readAll(store, acct, kept), 'one');
+    },
+  },
+  {
+    name: 'deleteBlob of a soft-deleted row without keptPrefix removes it (permanent delete); shared content stays',
+    async run({ store, subject, withContainer }) {
+      const acct = await withContainer();
+      const { base, snapshot } = await blobWithSnapshot(store, acct);
+      const none = { base: false, snapshots: false };
+      await store.deleteBlob(acct, key('b', stamp), none, snapshot.etag, undefined, prefix);
+      const row = key('b', prefix + stamp);
+      assert.equal(await store.deleteBlob(acct, row, none, '"stale"'), 'etagMismatch');
+      assert.equal(await store.deleteBlob(acct, row, none, snapshot.etag), 'ok');
+      assert.equal(await store.getBlob(acct, row), undefined);
+      assert.equal(await store.deleteBlob(acct, row, none, snapshot.etag), 'blobNotFound');
+      assert.deepEqual(listedKeys(await store.listBlobs(acct, 'c', { ...all, deleted: true })), ['b@']);
+      assert.equal(await readAll(store, acct, base), 'one', 'the blob shares the content and keeps it');
+      await reclaimAll(subject);
+      assert.equal(await readAll(store, acct, base), 'one');
+    },
+  },
+  {
     name: 'soft-deleted rows are there after reopening',
     async run({ store, withContainer, reopen }) {
       const acct = await withContainer();
