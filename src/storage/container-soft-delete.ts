@@ -6,6 +6,7 @@
 // upper-case hex digits (the service's versions look so; what they encode is not documented), so
 // versions sort as ids do and a store finds the row by its key.
 import assert from 'node:assert/strict';
+import { compareCodePoints } from './blob-rows.js';
 
 const versionPattern = /^[0-9A-F]{16}$/;
 
@@ -21,4 +22,17 @@ export function containerIdOfVersion(version: string): bigint | undefined {
   if (!versionPattern.test(version)) return undefined;
   const id = BigInt(`0x${version}`);
   return id < 1n << 63n ? id : undefined;
+}
+
+/**
+ * Where listDeletedContainers starts, as (name, id): at `from`, or at the prefix when `from` is
+ * undefined or before it. A version no container has starts at the name's first (a marker is the
+ * service's own text, but a client may send any).
+ */
+export function deletedListStart(
+  prefix: string,
+  from: { readonly name: string; readonly version: string } | undefined,
+): { readonly name: string; readonly id: bigint } {
+  if (from === undefined || compareCodePoints(from.name, prefix) < 0) return { name: prefix, id: 0n };
+  return { name: from.name, id: containerIdOfVersion(from.version) ?? 0n };
 }

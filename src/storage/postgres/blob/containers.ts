@@ -4,14 +4,14 @@
 // container, or another ETag) by a second read.
 import assert from 'node:assert/strict';
 import type {
+  BlobStore,
   ContainerKeep,
   ContainerRecord,
-  DeletedContainerRecord,
   IfEtag,
   RestoreOutcome,
   WriteOutcome,
 } from '../../blob-store.js';
-import { containerIdOfVersion, containerVersion } from '../../container-soft-delete.js';
+import { containerIdOfVersion, containerVersion, deletedListStart } from '../../container-soft-delete.js';
 import { named } from './statements.js';
 import type { PostgresConnection } from '../connection.js';
 import { schemaName as s } from '../schema.js';
@@ -104,18 +104,11 @@ export class ContainerStatements {
     return rowCount === 1 ? 'ok' : this.whyMissed(account, name);
   }
 
-  async listDeleted(
-    account: string,
-    prefix: string,
-    from: { readonly name: string; readonly version: string } | undefined,
-    limit: number,
-  ): Promise<DeletedContainerRecord[]> {
+  readonly listDeleted: BlobStore['listDeletedContainers'] = async (account, prefix, from, limit) => {
     assert(Number.isSafeInteger(limit) && limit >= 0, 'a list limit is a count');
-    const after = from !== undefined && from.name >= prefix;
-    // A version no container has starts the name from its first (a marker is the service's own text).
-    const startId = after ? (containerIdOfVersion(from.version) ?? 0n) : 0n;
+    const start = deletedListStart(prefix, from);
     const end = prefix === '' ? null : `${prefix}\u{10FFFF}`;
-    const values = [account, after ? from.name : prefix, startId.toString(), end, limit];
+    const values = [account, start.name, start.id.toString(), end, limit];
     const { rows } = await this.connection.query<DeletedRow>('read', named(listDeletedSql, values));
     return rows.map((row) => ({
       ...containerRecord(row),
@@ -123,7 +116,7 @@ export class ContainerStatements {
       deletedMs: Number(row.deleted_ms),
       expiresMs: Number(row.expires_ms),
     }));
-  }
+  };
 
   async restore(account: string, version: string, record: ContainerRecord): Promise<RestoreOutcome> {
     const id = containerIdOfVersion(version);

@@ -26,7 +26,7 @@ import type {
 } from '../../blob-store.js';
 import { versionKeyPrefix } from '../../blob-store.js';
 import { softDeletedKeyPrefix } from '../../blob-soft-delete.js';
-import { containerIdOfVersion, containerVersion } from '../../container-soft-delete.js';
+import { containerVersion, deletedListStart } from '../../container-soft-delete.js';
 import { clampRange, compareCodePoints, listStart, mergeListed } from '../../blob-rows.js';
 import { newContentId, type ContentFiles } from './content.js';
 import { inlineBytesMaxDefault, inlineReaderSql, readHead } from './inline.js';
@@ -222,11 +222,14 @@ export class SqliteBlobStore implements BlobStore {
     limit: number,
   ): Promise<DeletedContainerRecord[]> {
     assert(Number.isSafeInteger(limit) && limit >= 0, 'a list limit is a count');
-    const after = from !== undefined && compareCodePoints(from.name, prefix) >= 0;
-    // A version no container has starts the name from its first (a marker is the service's own text).
-    const startId = after ? (containerIdOfVersion(from.version) ?? 0n) : 0n;
-    const start = after ? from.name : prefix;
-    const rows = this.sql.deletedContainers.all(account, start, startId, prefix + prefixEnd, limit) as DeletedRow[];
+    const start = deletedListStart(prefix, from);
+    const rows = this.sql.deletedContainers.all(
+      account,
+      start.name,
+      start.id,
+      prefix + prefixEnd,
+      limit,
+    ) as DeletedRow[];
     return rows.map((row) => ({
       ...containerRecord(row),
       version: containerVersion(row.id),
