@@ -106,6 +106,8 @@ export interface ComposeOptions extends Pick<EngineOptions, 'onReachability' | '
   readonly blobRehydrateDelayMs?: number;
   /** Keep blobs' previous versions (--blob-versioning). */
   readonly blobVersioning?: boolean;
+  /** Keep deleted containers this many days (--container-soft-delete-days). */
+  readonly containerSoftDeleteDays?: number;
 }
 
 /** One definition's operations over the primary and the secondary, bound to its type. */
@@ -135,8 +137,8 @@ export async function compose(config: StoreConfig, watch?: Watch, options: Compo
   if (watch !== undefined) watch.replication = standby?.replication;
   const stores = watch === undefined ? engine : watch.stores(engine, clock);
   // Over the standby's stores only read operations are routed (the front door refuses the rest).
-  const { blobRehydrateDelayMs, blobVersioning } = options;
-  const blob = { blobRehydrateDelayMs, blobVersioning };
+  const { blobRehydrateDelayMs, blobVersioning, containerSoftDeleteDays } = options;
+  const blob = { blobRehydrateDelayMs, blobVersioning, containerSoftDeleteDays };
   const secondary = standby && { stores: standby, clock, replication: standby.replication, ...blob };
   const primary = { stores, clock, ...blob };
   const services = serviceDefinitions.map((service) => service.compose(primary, secondary, watch));

@@ -60,6 +60,8 @@ export interface Config {
   readonly blobRehydrateDelayMs: number;
   /** Keep every blob's previous versions, in every account (docs/blob.md "Versions"). */
   readonly blobVersioning: boolean;
+  /** Days a deleted container is kept, restorable, in every account; 0 none (docs/blob.md "Container soft delete"). */
+  readonly containerSoftDeleteDays: number;
 }
 
 /** One server option: its flag, its environment variable, its default and its line of help. */
@@ -237,6 +239,13 @@ export const serverFlags: readonly ServerFlag[] = [
     defaultText: 'off',
     help: "keep blobs' previous versions, in every account (Azure: an account setting; docs/blob.md)",
   },
+  {
+    name: 'container-soft-delete-days',
+    value: '<days>',
+    env: 'CERULEAN_CONTAINER_SOFT_DELETE_DAYS',
+    defaultText: '0, off',
+    help: 'keep deleted containers, restorable, 1 to 365 days, in every account (Azure: an account setting)',
+  },
 ];
 
 /** The usage text, made from serverFlags. */
@@ -388,6 +397,7 @@ export function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Con
       0,
     ),
     blobVersioning: on('blob-versioning') ?? false,
+    containerSoftDeleteDays: retentionDays('--container-soft-delete-days', text('container-soft-delete-days') ?? '0'),
   };
 }
 
@@ -405,6 +415,13 @@ function whole(flag: string, text: string, min: number): number {
     throw new UsageError(`${flag} must be a whole number from ${min}, not '${text}'`);
   }
   return Number(text);
+}
+
+/** Container soft delete's retention: 1 to 365 days as the service's (soft-delete-container-overview), or 0. */
+function retentionDays(flag: string, text: string): number {
+  const days = whole(flag, text, 0);
+  if (days > 365) throw new UsageError(`${flag} must be 0 (off) or 1 to 365 days, not '${text}'`);
+  return days;
 }
 
 function portNumber(flag: string, text: string): number {

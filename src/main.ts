@@ -114,9 +114,9 @@ async function openComposition(config: Config, observation: Observation, log: Lo
     const queueClock = clockFromEnvironment(process.env);
     const onReclaimError = (error: unknown) =>
       logTaskFailure(log, 'reclaiming unreferenced blob content failed', error);
-    const { blobRehydrateDelayMs, blobVersioning } = config;
+    const { blobRehydrateDelayMs, blobVersioning, containerSoftDeleteDays } = config;
     const onReachability = reachabilityLog(log);
-    const blob = { blobRehydrateDelayMs, blobVersioning };
+    const blob = { blobRehydrateDelayMs, blobVersioning, containerSoftDeleteDays };
     const options = { wait, onReachability, purge, onReclaimError, queueClock, ...blob };
     return await compose(config, observation, options);
   } catch (error) {

@@ -19,6 +19,7 @@ import {
   setContainerAcl,
   setContainerMetadata,
 } from './operations/container.js';
+import { restoreContainer } from './operations/container-soft-delete.js';
 import { decodeContainerState } from './state/container.js';
 import { parseBlobResource, type BlobResource } from './resources.js';
 import {
@@ -139,6 +140,8 @@ export const serviceAndContainerRoutes: readonly Route<BlobResource, BlobService
   ...accountInformation,
   ...containerLines(['PUT'], null, 'CreateContainer', need('c', '', ['c', 'w']), createContainer),
   ...containerLines(['DELETE'], null, 'DeleteContainer', need('c', '', ['d']), deleteContainer),
+  // Chosen (unverified): an account SAS restores with Write, as it creates with Create or Write.
+  ...containerLines(['PUT'], 'undelete', 'RestoreContainer', need('c', '', ['w']), restoreContainer),
   ...containerLines(reads, null, 'GetContainerProperties', need('c', '', ['r']), getContainerProperties),
   ...containerLines(reads, 'metadata', 'GetContainerMetadata', need('c', '', ['r']), getContainerMetadata),
   ...containerLines(['PUT'], 'metadata', 'SetContainerMetadata', need('c', '', ['w']), setContainerMetadata),
@@ -163,13 +166,14 @@ export const blobService: ServiceModule<BlobResource, BlobServices> = {
   name: 'blob',
   endpointKey: 'BlobEndpoint',
   // Its service properties are kept in the table store's settings too, under the blob service's name.
-  open: ({ stores, clock, replication, blobRehydrateDelayMs, blobVersioning }) => ({
+  open: ({ stores, clock, replication, blobRehydrateDelayMs, blobVersioning, containerSoftDeleteDays }) => ({
     blobs: stores.blobs,
     clock,
     properties: new BlobServicePropertiesService(stores.tables),
     replication,
     rehydrateDelayMs: blobRehydrateDelayMs ?? 0,
     versioning: blobVersioning ?? false,
+    containerSoftDeleteDays: containerSoftDeleteDays ?? 0,
   }),
   parseResource(path, query) {
     refuseVersions(query);

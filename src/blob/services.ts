@@ -49,4 +49,6 @@ export interface BlobServices {
   readonly rehydrateDelayMs: number;
   /** Keep blobs' previous versions (--blob-versioning; operations/versions.ts). */
   readonly versioning: boolean;
+  /** Days a deleted container is kept, restorable (--container-soft-delete-days); 0: deleted at once. */
+  readonly containerSoftDeleteDays: number;
 }

@@ -186,6 +186,8 @@ export interface ServiceContext {
   readonly blobRehydrateDelayMs?: number | undefined;
   /** Whether the Blob service keeps blobs' previous versions (--blob-versioning); default no. */
   readonly blobVersioning?: boolean | undefined;
+  /** Days the Blob service keeps a deleted container (--container-soft-delete-days); 0, the default: none. */
+  readonly containerSoftDeleteDays?: number | undefined;
 }
 
 export interface ServiceDefinition<R extends { readonly kind: string }, S> {

@@ -46,6 +46,22 @@ export interface ContainerRecord {
   readonly state: string;
 }
 
+/**
+ * Container soft delete (container-soft-delete.ts): Delete Container keeps the container, every
+ * blob of it untouched, until `expiresMs`; reclaimContent purges it once its nowMs is past that.
+ */
+export interface ContainerKeep {
+  readonly deletedMs: number;
+  readonly expiresMs: number;
+}
+
+/** A soft-deleted container: its record as it was deleted, and its version (the store's, unique in the account). */
+export interface DeletedContainerRecord extends ContainerRecord, ContainerKeep {
+  readonly version: string;
+}
+
+export type RestoreOutcome = 'ok' | 'containerExists' | 'notFound';
+
 export interface BlobKey {
   readonly container: string;
   readonly name: string;
@@ -179,7 +195,24 @@ export interface BlobStore extends PageStore {
    * batches, and their content after them. A crash before that leaves them invisible, and
    * reclaimed still.
    */
-  deleteContainer(account: string, name: string, ifEtag: IfEtag): Promise<WriteOutcome>;
+  deleteContainer(account: string, name: string, ifEtag: IfEtag, keep?: ContainerKeep): Promise<WriteOutcome>;
+  /**
+   * Soft-deleted containers (deleteContainer's `keep`) of the account, ordered by (name, version),
+   * from the first at or after `from`, with the prefix. Reads about as many rows as it answers.
+   */
+  listDeletedContainers(
+    account: string,
+    prefix: string,
+    from: { readonly name: string; readonly version: string } | undefined,
+    limit: number,
+  ): Promise<DeletedContainerRecord[]>;
+  /**
+   * Restores the soft-deleted container `version` of `record.name` as `record` (the same id: its
+   * blobs, snapshots, versions, tags and staged blocks come back with it), in one transaction.
+   * 'containerExists' when a container of that name exists (nothing changes); 'notFound' when no
+   * soft-deleted container of that name has that version (or it was purged).
+   */
+  restoreContainer(account: string, version: string, record: ContainerRecord): Promise<RestoreOutcome>;
 
   getBlob(account: string, key: BlobKey): Promise<BlobRecord | undefined>;
   /**
@@ -260,7 +293,8 @@ export interface BlobStore extends PageStore {
    * container, a piece too), and up to `limit` pieces of content no record or staged block
    * references and that are older than the engine's grace (and staged blocks older than
    * `stagedBeforeMs`), and up to `limit` soft-deleted rows whose expiry is before `nowMs`
-   * (blob-soft-delete.ts); answers how many. Each call's work is bounded, so a caller calls again
+   * (blob-soft-delete.ts), and up to `limit` soft-deleted containers whose expiry is before `nowMs`
+   * (then reclaimed as deleted containers); answers how many. Each call's work is bounded, so a caller calls again
    * while it answers `limit` or more.
    */
   reclaimContent(nowMs: number, stagedBeforeMs: number, limit: number): Promise<number>;

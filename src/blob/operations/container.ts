@@ -11,6 +11,7 @@ import type { ContainerRecord } from '../../storage/blob-store.js';
 import { parseSignedIdentifiers, writeSignedIdentifiers } from '../../wire/acl-xml.js';
 import { checkContainerName } from '../wire/container-names.js';
 import { leaseIdOf, nowMs } from './access.js';
+import { containerKeep } from './container-soft-delete.js';
 import { raced, retryWhileRaced } from './cas-retry.js';
 import { checkWriteConditions, parseConditions, refuseTagConditions } from '../wire/conditions.js';
 import {
@@ -52,14 +53,16 @@ export async function createContainer(call: Call, name: string): Promise<Reply> 
 
 /**
  * 202 Accepted; a leased container needs its lease id (delete-container). The container is gone at
- * once for every request; its blobs are reclaimed in the background (BlobStore.deleteContainer).
+ * once for every request; its blobs are reclaimed in the background (BlobStore.deleteContainer),
+ * or, with container soft delete, once its days have passed (container-soft-delete.ts).
  */
 export async function deleteContainer(call: Call, name: string): Promise<Reply> {
   return retryWhileRaced('The container kept changing; try again.', async () => {
     const record = await existing(call, name);
     checkDateConditions(call, record);
     checkLease(call, decodeContainerState(record.state), true);
-    const outcome = await call.services.blobs.deleteContainer(call.account, name, record.etag);
+    const keep = containerKeep(call);
+    const outcome = await call.services.blobs.deleteContainer(call.account, name, record.etag, keep);
     if (outcome === 'ok') return { status: 202 };
     if (outcome === 'containerNotFound') throw new StorageError('ContainerNotFound');
     return raced;

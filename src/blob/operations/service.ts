@@ -8,6 +8,7 @@ import type { ServiceCall } from '../../http/service-definition.js';
 import { writeServiceStats } from '../../wire/service-properties-xml.js';
 import { parseBlobServiceProperties, writeBlobServiceProperties, writeContainerListing } from '../wire/xml.js';
 import { decodeContainerState } from '../state/container.js';
+import { listWithDeleted } from './container-soft-delete.js';
 import type { BlobServices } from '../services.js';
 import { bodyText, xmlReply } from '../wire/reply-headers.js';
 
@@ -21,7 +22,7 @@ export const listContainersPageMax = 5000;
  * page (the service's markers are opaque; a name is what Azurite writes too).
  */
 export async function listContainers(call: Call): Promise<Reply> {
-  const { query, account } = call;
+  const { query } = call;
   const prefix = query.get('prefix') ?? undefined;
   const marker = query.get('marker') ?? undefined;
   const maxResults = integerParam(query, 'maxresults', { min: 1, max: int32Max });
@@ -32,9 +33,9 @@ export async function listContainers(call: Call): Promise<Reply> {
     throw invalidQueryParameter('include', includeText, `'${unknown}' is not a value of include.`);
   }
   const pageSize = Math.min(maxResults ?? listContainersPageMax, listContainersPageMax);
-  const fromName = marker === undefined || marker === '' ? undefined : marker;
-  const records = await call.services.blobs.listContainers(account, prefix ?? '', fromName, pageSize + 1);
-  const page = records.slice(0, pageSize);
+  const { page, nextMarker } = include.includes('deleted')
+    ? await listWithDeleted(call, prefix ?? '', marker, pageSize)
+    : await listLive(call, prefix ?? '', marker, pageSize);
   const body = writeContainerListing({
     serviceEndpoint: call.baseUrl,
     prefix,
@@ -43,9 +44,16 @@ export async function listContainers(call: Call): Promise<Reply> {
     containers: page.map((record) => ({ ...record, state: decodeContainerState(record.state) })),
     withMetadata: include.includes('metadata'),
     nowMs: call.services.clock.nowMs(),
-    nextMarker: records[pageSize]?.name ?? '',
+    nextMarker,
   });
   return xmlReply(200, body);
+}
+
+/** A page of live containers from the marker (a name), and the name after it ('' none). */
+async function listLive(call: Call, prefix: string, marker: string | undefined, pageSize: number) {
+  const fromName = marker === undefined || marker === '' ? undefined : marker;
+  const records = await call.services.blobs.listContainers(call.account, prefix, fromName, pageSize + 1);
+  return { page: records.slice(0, pageSize), nextMarker: records[pageSize]?.name ?? '' };
 }
 
 export async function getServiceProperties(call: Call): Promise<Reply> {

@@ -43,6 +43,8 @@ export interface ListedContainer {
   readonly etag: string;
   readonly lastModifiedMs: number;
   readonly state: ContainerState;
+  /** A soft-deleted container (include=deleted): its version, when it was deleted, the whole days left. */
+  readonly deleted?: { readonly version: string; readonly deletedMs: number; readonly remainingDays: number };
 }
 
 export interface ContainerListing extends ListingEcho {
@@ -58,8 +60,17 @@ export interface ContainerListing extends ListingEcho {
 export function writeContainerListing(listing: ContainerListing): string {
   const content = echoNodes(listing);
   const containers = listing.containers.map((container): XmlNode => {
+    const deleted = container.deleted;
     const fields: XmlNode[] = [
       { name: 'Name', content: container.name },
+      // list-containers2: Deleted and Version after the name, DeletedTime and
+      // RemainingRetentionDays last in the properties.
+      ...(deleted === undefined
+        ? []
+        : [
+            { name: 'Deleted', content: 'true' },
+            { name: 'Version', content: deleted.version },
+          ]),
       { name: 'Properties', content: containerProperties(container, listing.nowMs) },
     ];
     if (listing.withMetadata) {
@@ -94,6 +105,13 @@ function containerProperties(container: ListedContainer, nowMs: number): XmlNode
     { name: 'DefaultEncryptionScope', content: '$account-encryption-key' },
     { name: 'DenyEncryptionScopeOverride', content: 'false' },
   );
+  const deleted = container.deleted;
+  if (deleted !== undefined) {
+    fields.push(
+      { name: 'DeletedTime', content: httpDate(deleted.deletedMs) },
+      { name: 'RemainingRetentionDays', content: String(deleted.remainingDays) },
+    );
+  }
   return fields;
 }
 
@@ -104,8 +122,9 @@ const featuresOff = ['StaticWebsite', 'ContainerDeleteRetentionPolicy'] as const
  * Set Blob Service Properties: the settings every service has (logging, metrics, CORS), kept, and
  * DefaultServiceVersion, kept when it is a date-shaped version (anything else is 400
  * InvalidXmlNodeValue; which versions the service accepts is unverified), and DeleteRetentionPolicy
- * (blob soft delete: Days 1-365 when enabled, else 400 InvalidXmlNodeValue). Container soft delete and
- * the static website are not served: a body that enables one is 400 InvalidXmlNodeValue (the service
+ * (blob soft delete: Days 1-365 when enabled, else 400 InvalidXmlNodeValue). ContainerDeleteRetentionPolicy
+ * (container soft delete is a server option here: operations/container-soft-delete.ts) and the
+ * static website cannot be set: a body that enables one is 400 InvalidXmlNodeValue (the service
  * would keep them; refusing says so rather than pretend).
  */
 export function parseBlobServiceProperties(text: string): BlobServicePropertiesUpdate {
@@ -115,7 +134,11 @@ export function parseBlobServiceProperties(text: string): BlobServicePropertiesU
     const element = childNamed(root, feature);
     const enabled = element === undefined ? undefined : childNamed(element, 'Enabled');
     if (enabled !== undefined && leafText(enabled).trim() === 'true') {
-      throw new StorageError('InvalidXmlNodeValue', `${feature} cannot be enabled: Cerulean does not serve it.`);
+      const how =
+        feature === 'ContainerDeleteRetentionPolicy'
+          ? 'container soft delete is the server option --container-soft-delete-days (Azure: an account setting).'
+          : 'Cerulean does not serve it.';
+      throw new StorageError('InvalidXmlNodeValue', `${feature} cannot be enabled here: ${how}`);
     }
   }
   const retentionElement = childNamed(root, 'DeleteRetentionPolicy');

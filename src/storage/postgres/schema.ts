@@ -20,7 +20,12 @@
 import assert from 'node:assert/strict';
 import type pg from 'pg';
 import { storedJsonVersion } from '../stored-json.js';
-import { blobDeletedContainersMigration, blobMigration, blobPagesMigration } from './blob/schema.js';
+import {
+  blobContainerSoftDeleteMigration,
+  blobDeletedContainersMigration,
+  blobMigration,
+  blobPagesMigration,
+} from './blob/schema.js';
 import { blobTagsMigration } from './blob/tags-schema.js';
 import { queueMigration } from './queue-schema.js';
 
@@ -72,6 +77,8 @@ const migrations: readonly string[] = [
   blobPagesMigration(schemaName),
   // Version 8: soft-deleted blobs by key, which starts with their expiry (blob-soft-delete.ts).
   `CREATE INDEX blobs_soft_deleted ON ${schemaName}.blobs (snapshot) WHERE NOT is_base AND snapshot >= 'x';`,
+  // Version 9: soft-deleted containers, restorable until they expire (blob/schema.ts).
+  blobContainerSoftDeleteMigration(schemaName),
 ];
 
 /** Any constant: the advisory lock that serializes migrations between processes. */

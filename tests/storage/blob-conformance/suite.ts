@@ -9,6 +9,7 @@ import type { BlobStore } from '../../../src/storage/blob-store.js';
 import { blobCases } from './cases/blobs.js';
 import { blockCases } from './cases/blocks.js';
 import { containerDeleteCases } from './cases/container-delete.js';
+import { containerSoftDeleteCases } from './cases/container-soft-delete.js';
 import { containerCases } from './cases/containers.js';
 import { contentCases } from './cases/content.js';
 import { durabilityCases } from './cases/durability.js';
@@ -49,6 +50,7 @@ const groups: readonly { readonly name: string; readonly cases: readonly BlobCas
   { name: 'durability across reopen', cases: durabilityCases },
   { name: 'versions', cases: versionCases },
   { name: 'soft delete', cases: softDeleteCases },
+  { name: 'container soft delete', cases: containerSoftDeleteCases },
 ];
 
 export interface BlobConformanceOptions {

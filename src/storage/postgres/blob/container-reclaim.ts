@@ -29,7 +29,12 @@ export const blockRowsPerBatchMax = 10_000;
 /** Deleted containers one pass looks at. */
 const containersPerPassMax = 16;
 
-const deletedSql = `SELECT id FROM ${s}.blob_containers WHERE account IS NULL ORDER BY id LIMIT $1`;
+const deletedSql = `SELECT id FROM ${s}.blob_containers WHERE account IS NULL AND deleted_account IS NULL
+  ORDER BY id LIMIT $1`;
+// A soft-deleted container (deleted_account set) past its expiry becomes a deleted one.
+const expiredSql = `UPDATE ${s}.blob_containers SET deleted_account = NULL WHERE id IN (
+    SELECT id FROM ${s}.blob_containers WHERE deleted_account IS NOT NULL AND expires_ms < $1
+    ORDER BY expires_ms LIMIT $2 FOR UPDATE SKIP LOCKED)`;
 const lockBlobsSql = `SELECT id FROM ${s}.blobs WHERE container_id = $1 LIMIT $2 FOR UPDATE SKIP LOCKED`;
 const deleteBlocksSql = `DELETE FROM ${s}.blob_blocks k USING (
     SELECT blob_id, seq FROM ${s}.blob_blocks WHERE blob_id = ANY($1::bigint[]) LIMIT $2
@@ -44,14 +49,20 @@ const deleteEmptiedContainerSql = `DELETE FROM ${s}.blob_containers c WHERE c.id
   AND NOT EXISTS (SELECT 1 FROM ${s}.blob_staged t WHERE t.container_id = c.id)`;
 
 /**
- * Removes rows of deleted containers: up to `limit` pieces (a blob, a staged block, a container
+ * Turns up to `limit` soft-deleted containers that expired before `nowMs` into deleted ones (each
+ * a piece), then removes rows of deleted containers: up to `limit` pieces (a blob, a staged block, a container
  * row; a batch that removed only some blocks of a blob counts as one), each statement bounded.
  * Answers the pieces removed.
  */
-export async function reclaimDeletedContainers(connection: PostgresConnection, limit: number): Promise<number> {
+export async function reclaimDeletedContainers(
+  connection: PostgresConnection,
+  nowMs: number,
+  limit: number,
+): Promise<number> {
   assert(Number.isSafeInteger(limit) && limit >= 1, 'a reclaim pass removes at least one piece');
+  const expired = await connection.query('write', named(expiredSql, [nowMs, limit]));
   const ids = await connection.query<{ id: string }>('read', named(deletedSql, [containersPerPassMax]));
-  let removed = 0;
+  let removed = expired.rowCount ?? 0;
   for (const { id } of ids.rows) {
     removed += await reclaimContainer(connection, id, limit - removed);
     if (removed >= limit) break;

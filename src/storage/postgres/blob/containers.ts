@@ -3,7 +3,15 @@
 // second, re-checking the row the first changed, applies to nothing. A miss is explained (no
 // container, or another ETag) by a second read.
 import assert from 'node:assert/strict';
-import type { ContainerRecord, IfEtag, WriteOutcome } from '../../blob-store.js';
+import type {
+  BlobStore,
+  ContainerKeep,
+  ContainerRecord,
+  IfEtag,
+  RestoreOutcome,
+  WriteOutcome,
+} from '../../blob-store.js';
+import { containerIdOfVersion, containerVersion, deletedListStart } from '../../container-soft-delete.js';
 import { named } from './statements.js';
 import type { PostgresConnection } from '../connection.js';
 import { schemaName as s } from '../schema.js';
@@ -20,8 +28,20 @@ const updateSql = `UPDATE ${s}.blob_containers SET etag = $3, last_modified_ms =
 // free; its blobs, blocks and staged blocks go later, in batches (postgres/blob/container-reclaim.ts). Setting
 // a column of the unique key locks the row FOR UPDATE, so it waits for the writes in it (which hold
 // it FOR KEY SHARE, postgres/blob/writes.ts); a write that comes after finds no container.
-const deleteSql = `UPDATE ${s}.blob_containers SET account = NULL
+// Kept (container soft delete, container-soft-delete.ts), the row remembers its account in
+// deleted_account, and reclaim leaves it be until it expired.
+const deleteSql = `UPDATE ${s}.blob_containers SET account = NULL, deleted_account = $4, deleted_ms = $5, expires_ms = $6
   WHERE account = $1 AND name = $2 AND ($3::text IS NULL OR etag = $3)`;
+const deletedColumns = `id, ${columns}, deleted_ms, expires_ms`;
+const listDeletedSql = `SELECT ${deletedColumns} FROM ${s}.blob_containers
+  WHERE deleted_account = $1 AND (name, id) >= ($2, $3) AND ($4::text IS NULL OR name < $4) ORDER BY name, id LIMIT $5`;
+// The name must be free: a row of it is checked here, and one created meanwhile fails the unique key.
+const restoreSql = `UPDATE ${s}.blob_containers SET account = $1, deleted_account = NULL, deleted_ms = NULL,
+    expires_ms = NULL, etag = $4, last_modified_ms = $5, state = $6
+  WHERE id = $3 AND deleted_account = $1 AND name = $2
+    AND NOT EXISTS (SELECT 1 FROM ${s}.blob_containers WHERE account = $1 AND name = $2)`;
+const keptSql = `SELECT 1 FROM ${s}.blob_containers WHERE id = $3 AND deleted_account = $1 AND name = $2`;
+const uniqueViolation = '23505';
 
 /** bigint columns arrive as text. */
 interface ContainerRow {
@@ -29,6 +49,12 @@ interface ContainerRow {
   readonly etag: string;
   readonly last_modified_ms: string;
   readonly state: string;
+}
+
+interface DeletedRow extends ContainerRow {
+  readonly id: string;
+  readonly deleted_ms: string;
+  readonly expires_ms: string;
 }
 
 const containerRecord = (row: ContainerRow): ContainerRecord => ({
@@ -68,10 +94,43 @@ export class ContainerStatements {
     return rowCount === 1 ? 'ok' : this.whyMissed(account, record.name);
   }
 
-  async delete(account: string, name: string, ifEtag: IfEtag): Promise<WriteOutcome> {
+  async delete(account: string, name: string, ifEtag: IfEtag, keep?: ContainerKeep): Promise<WriteOutcome> {
     if (ifEtag === null) return this.whyMissed(account, name);
-    const { rowCount } = await this.connection.query('write', named(deleteSql, [account, name, ifEtag ?? null]));
+    const kept = keep === undefined ? [null, null, null] : [account, keep.deletedMs, keep.expiresMs];
+    const { rowCount } = await this.connection.query(
+      'write',
+      named(deleteSql, [account, name, ifEtag ?? null, ...kept]),
+    );
     return rowCount === 1 ? 'ok' : this.whyMissed(account, name);
+  }
+
+  readonly listDeleted: BlobStore['listDeletedContainers'] = async (account, prefix, from, limit) => {
+    assert(Number.isSafeInteger(limit) && limit >= 0, 'a list limit is a count');
+    const start = deletedListStart(prefix, from);
+    const end = prefix === '' ? null : `${prefix}\u{10FFFF}`;
+    const values = [account, start.name, start.id.toString(), end, limit];
+    const { rows } = await this.connection.query<DeletedRow>('read', named(listDeletedSql, values));
+    return rows.map((row) => ({
+      ...containerRecord(row),
+      version: containerVersion(row.id),
+      deletedMs: Number(row.deleted_ms),
+      expiresMs: Number(row.expires_ms),
+    }));
+  };
+
+  async restore(account: string, version: string, record: ContainerRecord): Promise<RestoreOutcome> {
+    const id = containerIdOfVersion(version);
+    if (id === undefined) return 'notFound';
+    const key = [account, record.name, id.toString()];
+    const values = [...key, record.etag, record.lastModifiedMs, record.state];
+    try {
+      const { rowCount } = await this.connection.query('write', named(restoreSql, values));
+      if (rowCount === 1) return 'ok';
+    } catch (error) {
+      if ((error as { code?: string }).code !== uniqueViolation) throw error;
+    }
+    const { rows } = await this.connection.query('read', named(keptSql, key));
+    return rows.length === 0 ? 'notFound' : 'containerExists';
   }
 
   /** Why a write conditioned on the container applied to nothing, as of now. */

@@ -95,7 +95,7 @@ export async function reclaimContent(
   const rows = Math.max(limit, bookkeepingRowsPerPass);
   // First the rows of deleted containers (a budget of their own, so that a container of millions
   // of blobs does not hold back the rest), so the content they release is marked in this pass.
-  const deleted = await reclaimDeletedContainers(connection, limit);
+  const deleted = await reclaimDeletedContainers(connection, nowMs, limit);
   const purged = await connection.query('write', named(purgeSoftDeletedSql, [softDeletedExpiredBound(nowMs), limit]));
   const purgedCount = purged.rowCount ?? 0;
   await connection.query('write', named(markStagedSql, [nowMs, rows]));

@@ -19,6 +19,8 @@
 // - Schema version 5 (blobDeletedContainersMigration): a deleted container keeps its row, its
 //   account set to null, until reclaim has removed its blobs and staged blocks in batches
 //   (postgres/blob/container-reclaim.ts).
+// - Schema version 9 (blobContainerSoftDeleteMigration): a soft-deleted container keeps its row
+//   as a deleted one does, its account in deleted_account, until restored or expired.
 
 /** The migration, for the schema (namespace) `s` (schema.ts passes its own). */
 export const blobMigration = (s: string): string => recordTables(s) + contentTables(s) + releaseTriggers(s);
@@ -139,3 +141,20 @@ export const blobPagesMigration = (schema: string): string => `
   CREATE INDEX blob_pages_by_content ON ${schema}.blob_pages (content_id);
   CREATE TRIGGER blob_pages_released AFTER DELETE ON ${schema}.blob_pages
     REFERENCING OLD TABLE AS released FOR EACH STATEMENT EXECUTE FUNCTION ${schema}.blob_released();`;
+
+/**
+ * Version 9: container soft delete (container-soft-delete.ts). A soft-deleted container's row has a
+ * null account (out of sight, its name free) and its account in deleted_account, with when it was
+ * deleted and when it expires; reclaim takes only deleted rows without it, found by the partial
+ * index made again, and turns expired soft-deleted ones into such rows.
+ */
+export const blobContainerSoftDeleteMigration = (schema: string): string => `
+  ALTER TABLE ${schema}.blob_containers ADD COLUMN deleted_account text, ADD COLUMN deleted_ms bigint,
+    ADD COLUMN expires_ms bigint;
+  DROP INDEX ${schema}.blob_containers_deleted;
+  CREATE INDEX blob_containers_deleted ON ${schema}.blob_containers (id)
+    WHERE account IS NULL AND deleted_account IS NULL;
+  CREATE INDEX blob_containers_soft_deleted ON ${schema}.blob_containers (deleted_account, name, id)
+    WHERE deleted_account IS NOT NULL;
+  CREATE INDEX blob_containers_soft_deleted_by_expiry ON ${schema}.blob_containers (expires_ms)
+    WHERE deleted_account IS NOT NULL;`;

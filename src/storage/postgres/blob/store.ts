@@ -16,12 +16,14 @@ import type {
   BlobRecord,
   BlobStore,
   BlockSummary,
+  ContainerKeep,
   ContainerRecord,
   ContentChange,
   ContentRef,
   IfEtag,
   ListBlobsOptions,
   ListedBlob,
+  RestoreOutcome,
   WriteOutcome,
 } from '../../blob-store.js';
 import { versionKeyPrefix } from '../../blob-store.js';
@@ -206,8 +208,16 @@ export class PostgresBlobStore implements BlobStore {
     return this.containers.update(account, record, ifEtag);
   }
 
-  deleteContainer(account: string, name: string, ifEtag: IfEtag): Promise<WriteOutcome> {
-    return this.containers.delete(account, name, ifEtag);
+  deleteContainer(account: string, name: string, ifEtag: IfEtag, keep?: ContainerKeep): Promise<WriteOutcome> {
+    return this.containers.delete(account, name, ifEtag, keep);
+  }
+
+  listDeletedContainers(...args: Parameters<BlobStore['listDeletedContainers']>) {
+    return this.containers.listDeleted(...args);
+  }
+
+  restoreContainer(account: string, version: string, record: ContainerRecord): Promise<RestoreOutcome> {
+    return this.containers.restore(account, version, record);
   }
 
   async getBlob(account: string, key: BlobKey): Promise<BlobRecord | undefined> {

@@ -7,6 +7,10 @@
 //   still there: Delete Container moves the id here (one row, however many blobs), reclaimContent
 //   removes the rest in bounded batches. No lookup by name finds them, and no new container takes
 //   the id while it is here.
+// - blob_containers_soft_deleted: soft-deleted containers (container-soft-delete.ts), their
+//   records as they were, out of blob_containers (no lookup by name finds them; the name is free)
+//   until Restore Container moves one back or reclaim, once it expired, moves its id to
+//   blob_containers_deleted. Its blobs and staged blocks stay as they are, under its id.
 // - blobs: base blobs and snapshots, keyed (container_id, name, base, snapshot) where base is 1
 //   for the base blob ('' snapshot) and 0 for a snapshot: the key order is List Blobs' order.
 //   Each names its committed block list (list_id). Previous versions and soft-deleted rows are
@@ -45,6 +49,18 @@ CREATE TABLE IF NOT EXISTS blob_containers (
 CREATE TABLE IF NOT EXISTS blob_containers_deleted (
   id INTEGER PRIMARY KEY
 );
+CREATE TABLE IF NOT EXISTS blob_containers_soft_deleted (
+  id INTEGER PRIMARY KEY,
+  account TEXT NOT NULL,
+  name TEXT NOT NULL,
+  etag TEXT NOT NULL,
+  last_modified_ms INTEGER NOT NULL,
+  state TEXT NOT NULL,
+  deleted_ms INTEGER NOT NULL,
+  expires_ms INTEGER NOT NULL
+);
+CREATE INDEX IF NOT EXISTS blob_containers_soft_deleted_by_name ON blob_containers_soft_deleted (account, name, id);
+CREATE INDEX IF NOT EXISTS blob_containers_soft_deleted_by_expiry ON blob_containers_soft_deleted (expires_ms);
 CREATE TABLE IF NOT EXISTS blobs (
   container_id INTEGER NOT NULL,
   name TEXT NOT NULL,

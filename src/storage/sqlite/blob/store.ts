@@ -19,12 +19,14 @@ import type {
   BlobStore,
   BlockSummary,
   ContainerRecord,
+  DeletedContainerRecord,
   ContentRef,
   ListBlobsOptions,
   ListedBlob,
 } from '../../blob-store.js';
 import { versionKeyPrefix } from '../../blob-store.js';
 import { softDeletedKeyPrefix } from '../../blob-soft-delete.js';
+import { containerVersion, deletedListStart } from '../../container-soft-delete.js';
 import { clampRange, compareCodePoints, listStart, mergeListed } from '../../blob-rows.js';
 import { newContentId, type ContentFiles } from './content.js';
 import { inlineBytesMaxDefault, inlineReaderSql, readHead } from './inline.js';
@@ -74,6 +76,9 @@ export const blobReaderSql = {
   containers:
     'SELECT name, etag, last_modified_ms, state FROM blob_containers ' +
     `WHERE account = ? AND name >= ? AND name < ? ORDER BY name ${boundLimit()}`,
+  deletedContainers:
+    'SELECT id, name, etag, last_modified_ms, state, deleted_ms, expires_ms FROM blob_containers_soft_deleted ' +
+    `WHERE account = ? AND (name, id) >= (?, ?) AND name < ? ORDER BY name, id ${boundLimit()}`,
   blob: `SELECT ${blobColumns}, list_id FROM blobs WHERE container_id = ? AND name = ? AND base = ? AND snapshot = ?`,
   blobs:
     `SELECT ${blobColumns} FROM blobs WHERE container_id = @container AND (name, base, snapshot) >= (@name, @base, @snap) ` +
@@ -187,6 +192,7 @@ export class SqliteBlobStore implements BlobStore {
   readonly createContainer: BlobStore['createContainer'] = (...args) => this.writer.createContainer(...args);
   readonly updateContainer: BlobStore['updateContainer'] = (...args) => this.writer.updateContainer(...args);
   readonly deleteContainer: BlobStore['deleteContainer'] = (...args) => this.writer.deleteContainer(...args);
+  readonly restoreContainer: BlobStore['restoreContainer'] = (...args) => this.writer.restoreContainer(...args);
   readonly putBlob: BlobStore['putBlob'] = (...args) => this.writer.putBlob(...args);
   readonly snapshotBlob: BlobStore['snapshotBlob'] = (...args) => this.writer.snapshotBlob(...args);
   readonly deleteBlob: BlobStore['deleteBlob'] = (...args) => this.writer.deleteBlob(...args);
@@ -207,6 +213,29 @@ export class SqliteBlobStore implements BlobStore {
     const start = fromName !== undefined && compareCodePoints(fromName, prefix) > 0 ? fromName : prefix;
     const rows = this.sql.containers.all(account, start, prefix + prefixEnd, limit) as ContainerRow[];
     return rows.map(containerRecord);
+  }
+
+  async listDeletedContainers(
+    account: string,
+    prefix: string,
+    from: { readonly name: string; readonly version: string } | undefined,
+    limit: number,
+  ): Promise<DeletedContainerRecord[]> {
+    assert(Number.isSafeInteger(limit) && limit >= 0, 'a list limit is a count');
+    const start = deletedListStart(prefix, from);
+    const rows = this.sql.deletedContainers.all(
+      account,
+      start.name,
+      start.id,
+      prefix + prefixEnd,
+      limit,
+    ) as DeletedRow[];
+    return rows.map((row) => ({
+      ...containerRecord(row),
+      version: containerVersion(row.id),
+      deletedMs: row.deleted_ms,
+      expiresMs: row.expires_ms,
+    }));
   }
 
   async getBlob(account: string, key: BlobKey): Promise<BlobRecord | undefined> {
@@ -376,6 +405,12 @@ interface ContainerRow {
   readonly etag: string;
   readonly last_modified_ms: number;
   readonly state: string;
+}
+
+interface DeletedRow extends ContainerRow {
+  readonly id: number;
+  readonly deleted_ms: number;
+  readonly expires_ms: number;
 }
 
 function containerRecord(row: ContainerRow): ContainerRecord {

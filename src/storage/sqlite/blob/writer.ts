@@ -10,13 +10,16 @@ import type {
   BlobKey,
   BlobRecord,
   BlobStore,
+  ContainerKeep,
   ContainerRecord,
   ContentChange,
   ContentRef,
   IfEtag,
+  RestoreOutcome,
   WriteOutcome,
 } from '../../blob-store.js';
 import { versionKeyPrefix } from '../../blob-store.js';
+import { containerIdOfVersion } from '../../container-soft-delete.js';
 import { softDeletedExpiredBound, softDeletedKeyPrefix } from '../../blob-soft-delete.js';
 import {
   assertBlock,
@@ -50,6 +53,7 @@ export const blobStoreWrites = [
   'createContainer',
   'updateContainer',
   'deleteContainer',
+  'restoreContainer',
   'putBlob',
   'snapshotBlob',
   'deleteBlob',
@@ -116,12 +120,19 @@ const sql = {
   containerEtag: 'SELECT id, etag FROM blob_containers WHERE account = ? AND name = ?',
   nextContainerId:
     'SELECT max(coalesce((SELECT max(id) FROM blob_containers), 0), ' +
-    'coalesce((SELECT max(id) FROM blob_containers_deleted), 0)) + 1',
+    'coalesce((SELECT max(id) FROM blob_containers_deleted), 0), ' +
+    'coalesce((SELECT max(id) FROM blob_containers_soft_deleted), 0)) + 1',
   insertContainer:
     'INSERT INTO blob_containers (account, name, id, etag, last_modified_ms, state) VALUES (?, ?, ?, ?, ?, ?)',
   updateContainer: 'UPDATE blob_containers SET etag = ?, last_modified_ms = ?, state = ? WHERE id = ?',
   deleteContainer: 'DELETE FROM blob_containers WHERE id = ?',
   noteDeletedContainer: 'INSERT INTO blob_containers_deleted (id) VALUES (?)',
+  keepContainer:
+    'INSERT INTO blob_containers_soft_deleted (id, account, name, etag, last_modified_ms, state, deleted_ms, expires_ms) ' +
+    'SELECT id, account, name, etag, last_modified_ms, state, ?, ? FROM blob_containers WHERE id = ?',
+  keptContainer: 'SELECT id FROM blob_containers_soft_deleted WHERE id = ? AND account = ? AND name = ?',
+  forgetKeptContainer: 'DELETE FROM blob_containers_soft_deleted WHERE id = ?',
+  expiredContainers: `SELECT id FROM blob_containers_soft_deleted WHERE expires_ms < ? ORDER BY expires_ms ${boundLimit()}`,
   deletedContainers: `SELECT id FROM blob_containers_deleted ORDER BY id ${boundLimit()}`,
   blobsOfContainer: `SELECT name, snapshot, list_id FROM blobs WHERE container_id = ? ${boundLimit()}`,
   stagedOfContainer: `SELECT seq, content_id FROM blob_staged WHERE container_id = ? ${boundLimit()}`,
@@ -225,16 +236,30 @@ export class SqliteBlobWriter implements BlobWriterApi {
     });
   }
 
-  deleteContainer(account: string, name: string, ifEtag: IfEtag): Promise<WriteOutcome> {
+  deleteContainer(account: string, name: string, ifEtag: IfEtag, keep?: ContainerKeep): Promise<WriteOutcome> {
     return this.run(() => {
       const current = this.sql.containerEtag.get(account, name) as { id: number; etag: string } | undefined;
       if (current === undefined) return 'containerNotFound';
       const outcome = etagOutcome(current.etag, ifEtag);
       if (outcome !== 'ok') return outcome;
       // Two rows, however many blobs it holds: no lookup by name finds it now, and reclaim removes
-      // its blobs and staged blocks later, a batch a job (reclaimDeletedContainers).
+      // its blobs and staged blocks later, a batch a job (reclaimDeletedContainers), or, kept
+      // (soft delete), once it expired.
+      if (keep === undefined) this.sql.noteDeletedContainer.run(current.id);
+      else this.sql.keepContainer.run(keep.deletedMs, keep.expiresMs, current.id);
       this.sql.deleteContainer.run(current.id);
-      this.sql.noteDeletedContainer.run(current.id);
+      return 'ok';
+    });
+  }
+
+  restoreContainer(account: string, version: string, record: ContainerRecord): Promise<RestoreOutcome> {
+    return this.run(() => {
+      const id = containerIdOfVersion(version);
+      if (id === undefined || this.sql.keptContainer.get(id, account, record.name) === undefined) return 'notFound';
+      if (this.containerId(account, record.name) !== undefined) return 'containerExists';
+      this.sql.forgetKeptContainer.run(id);
+      const { name, etag, lastModifiedMs, state } = record;
+      this.sql.insertContainer.run(account, name, id, etag, lastModifiedMs, state);
       return 'ok';
     });
   }
@@ -486,7 +511,12 @@ export class SqliteBlobWriter implements BlobWriterApi {
   ): Promise<ReclaimStep> {
     assert(Number.isSafeInteger(limit) && limit >= 1, 'a reclaim removes at least one piece');
     return this.run(() => {
-      const deletedDropped = this.dropDeletedContainers(limit);
+      const expiredContainers = this.sql.expiredContainers.pluck().all(nowMs, limit) as number[];
+      for (const id of expiredContainers) {
+        this.sql.forgetKeptContainer.run(id);
+        this.sql.noteDeletedContainer.run(id);
+      }
+      const deletedDropped = expiredContainers.length + this.dropDeletedContainers(limit);
       const expired = this.sql.expiredSoftDeleted.all(softDeletedExpiredBound(nowMs), limit) as DroppedRow[];
       for (const row of expired) this.deleteVersion(row.container_id, row.name, row.snapshot, row.list_id);
       this.sql.stampLists.run(nowMs);
