@@ -6,9 +6,6 @@
 // and failures. Shared Key is the superuser and sets the stage.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { generateKeyPairSync, sign } from 'node:crypto';
-import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import type { TokenCredential } from '@azure/core-auth';
 import {
   DataLakeServiceClient,
@@ -18,6 +15,7 @@ import {
   type PathAccessControlItem,
 } from '@azure/storage-file-datalake';
 import { hasOpenssl, makeTestCertificate, trustingCertificate } from '../../helpers/tls.js';
+import { alice, bob, mintToken, team, writeTrustedKeys } from '../../helpers/datalake-acl.js';
 import { uniqueContainerName } from '../../helpers/blob.js';
 import {
   devAccount,
@@ -30,19 +28,6 @@ import {
 } from '../../helpers/server.js';
 
 const skip = hasOpenssl() ? false : 'openssl is not installed';
-const signing = generateKeyPairSync('rsa', { modulusLength: 2048 });
-export const alice = 'a11ce000-0000-4000-8000-000000000001';
-export const bob = 'b0b00000-0000-4000-8000-000000000002';
-export const team = '7ea70000-0000-4000-8000-00000000000a';
-
-/** A JWT for `oid` (in `groups`), signed by the key the server trusts. */
-export function mintToken(oid: string, groups: readonly string[] = []): string {
-  const now = Math.floor(Date.now() / 1000);
-  const part = (value: object) => Buffer.from(JSON.stringify(value)).toString('base64url');
-  const claims = { aud: 'https://storage.azure.com', iss: 'https://issuer.example/', exp: now + 600, nbf: now - 60 };
-  const input = `${part({ alg: 'RS256', kid: 'k' })}.${part({ ...claims, oid, groups })}`;
-  return `${input}.${sign('sha256', Buffer.from(input), signing.privateKey).toString('base64url')}`;
-}
 
 const tokensOf = (oid: string, groups: readonly string[] = []): TokenCredential => ({
   async getToken() {
@@ -100,13 +85,9 @@ for (const { label, options } of serverEngines) {
       dir = makeTempDir('cerulean-dfsacl-');
       const { certFile, keyFile, certPem: pem } = makeTestCertificate(dir);
       certPem = pem;
-      writeFileSync(
-        join(dir, 'keys.jwks'),
-        JSON.stringify({ keys: [{ ...signing.publicKey.export({ format: 'jwk' }), kid: 'k' }] }),
-      );
       server = await startServer({
         ...options,
-        args: ['--cert', certFile, '--key', keyFile, '--oauth-jwks', join(dir, 'keys.jwks')],
+        args: ['--cert', certFile, '--key', keyFile, '--oauth-jwks', writeTrustedKeys(dir)],
       });
       admin = service(new StorageSharedKeyCredential(devAccount, devKey));
     });
