@@ -162,8 +162,11 @@ export async function createPath(call: DatalakeCall, filesystem: string, path: s
     checkLease(call, found?.state);
     if (found !== undefined && isDirectory(found.state) !== directory) throw new StorageError('PathConflict');
     const atMs = nowMs(call);
+    // A bearer caller creating a directory that exists does not take it over: it keeps its owner
+    // and ACL (chosen; a replaced file is a new file, the caller's, as a delete and a create are).
+    const kept = found !== undefined && directory && callerOf(call) !== undefined ? accessOf(found.state) : access;
     const state = {
-      ...newPathState(directory, found?.state.createdMs ?? atMs, properties, access, headers),
+      ...newPathState(directory, found?.state.createdMs ?? atMs, properties, kept, headers),
       lease: found?.state.lease,
     };
     const record = recordOf(filesystem, path, state, atMs);

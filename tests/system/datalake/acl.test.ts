@@ -201,6 +201,9 @@ for (const { label, options } of serverEngines) {
       await fsAs(fs, alice).getDirectoryClient('closed').create({ permissions: '0755', umask: '0000' });
       await fsAs(fs, alice).getFileClient('closed/f').create({ permissions: '0666', umask: '0000' });
       assert.deepEqual(await failure(bobs.getFileClient('closed/f').delete()), refused);
+      // Creating a directory that exists does not take it over.
+      await bobs.getDirectoryClient('closed').create();
+      assert.equal((await fs.getDirectoryClient('closed').getAccessControl()).owner, alice);
       await fsAs(fs, alice).getFileClient('closed/f').delete();
     });
 
