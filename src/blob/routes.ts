@@ -16,6 +16,8 @@ import { leaseBlob, leaseContainer } from './operations/lease.js';
 import { deleteBlob, getBlobMetadata, setBlobMetadata, setBlobProperties } from './operations/properties.js';
 import { undeleteBlob } from './operations/soft-delete.js';
 import { putBlob } from './operations/put.js';
+import { checkedOnPath } from './operations/path-acl.js';
+import { executeBit, readBit, writeBit } from '../domain/posix-acl.js';
 import { getPageRanges, putPage } from './operations/pages.js';
 import { snapshotBlob } from './operations/snapshot.js';
 import { sealBlob } from './operations/seal.js';
@@ -142,12 +144,22 @@ export const blobRoutes: readonly Route<BlobResource, BlobServices>[] = [
     putBlobFromUrl,
   ),
   blob({ method: 'PUT', comp: null, when: has('x-ms-copy-source'), operation: 'CopyBlob', sas: create }, copyBlob),
-  blob({ method: 'PUT', comp: null, operation: 'PutBlob', sas: create, streamsBody: true }, putBlob),
-  blob({ method: 'GET', comp: null, operation: 'GetBlob', sas: read }, getBlob),
-  blob({ method: 'HEAD', comp: null, operation: 'GetBlobProperties', sas: read }, getBlobProperties),
+  // A bearer caller's ACL check on the path (operations/path-acl.ts, docs/datalake.md).
+  blob(
+    { method: 'PUT', comp: null, operation: 'PutBlob', sas: create, streamsBody: true },
+    checkedOnPath({ parent: writeBit | executeBit }, putBlob),
+  ),
+  blob({ method: 'GET', comp: null, operation: 'GetBlob', sas: read }, checkedOnPath({ self: readBit }, getBlob)),
+  blob({ method: 'HEAD', comp: null, operation: 'GetBlobProperties', sas: read }, checkedOnPath({}, getBlobProperties)),
   // Permanent Delete (y) for deletetype=permanent (create-service-sas, create-account-sas).
-  blob({ method: 'DELETE', comp: null, when: asksPermanent, operation: 'DeleteBlob', sas: permanent }, deleteBlob),
-  blob({ method: 'DELETE', comp: null, operation: 'DeleteBlob', sas: object('d', ['d']) }, deleteBlob),
+  blob(
+    { method: 'DELETE', comp: null, when: asksPermanent, operation: 'DeleteBlob', sas: permanent },
+    checkedOnPath({ parent: writeBit | executeBit, sticky: true }, deleteBlob),
+  ),
+  blob(
+    { method: 'DELETE', comp: null, operation: 'DeleteBlob', sas: object('d', ['d']) },
+    checkedOnPath({ parent: writeBit | executeBit, sticky: true }, deleteBlob),
+  ),
   // Chosen (unverified): a SAS undeletes with Write, as the docs name no letter for it.
   blob({ method: 'PUT', comp: 'undelete', operation: 'UndeleteBlob', sas: write }, undeleteBlob),
   blob({ method: 'PUT', comp: 'properties', operation: 'SetBlobProperties', sas: write }, setBlobProperties),

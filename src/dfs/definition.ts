@@ -20,6 +20,7 @@ import {
 import { listPaths } from './operations/list-paths.js';
 import { createPath, deletePath, getPathProperties, setAccessControl } from './operations/path.js';
 import { renamePath } from './operations/rename.js';
+import { setAccessControlRecursive } from './operations/access-recursive.js';
 import { parseDatalakeResource, type DatalakeResource } from './resources.js';
 import type { DatalakeServices } from './services.js';
 
@@ -81,6 +82,18 @@ function pathLine(
   );
 }
 
+function rootLine(
+  method: string,
+  action: string,
+  operation: string,
+  sas: SasNeed,
+  handler: (call: Call, filesystem: string, path: string) => Promise<Reply>,
+) {
+  return on({ resource: 'filesystem', method, when: queryIs('action', action), operation, sas }, (c, r) =>
+    handler(c, r.filesystem, ''),
+  );
+}
+
 /** Operation names as Storage Analytics logs name the Data Lake API's (CreatePathFile, AppendFile, …). */
 export const datalakeRoutes = [
   on(
@@ -116,11 +129,23 @@ export const datalakeRoutes = [
   pathLine('PATCH', queryIs('action', 'append'), 'AppendFile', append, appendData, true),
   pathLine('PATCH', queryIs('action', 'flush'), 'FlushFile', write, flushData),
   pathLine('PATCH', queryIs('action', 'setAccessControl'), 'SetPathAccessControl', write, setAccessControl),
+  pathLine(
+    'PATCH',
+    queryIs('action', 'setAccessControlRecursive'),
+    'SetPathAccessControlRecursive',
+    write,
+    setAccessControlRecursive,
+  ),
+  // The root directory (`/{fs}/`, as the SDKs' root directory clients name it): its access control.
+  rootLine('HEAD', 'getStatus', 'GetPathStatus', read, getPathProperties),
+  rootLine('HEAD', 'getAccessControl', 'GetPathAccessControl', read, getPathProperties),
+  rootLine('PATCH', 'setAccessControl', 'SetPathAccessControl', write, setAccessControl),
+  rootLine('PATCH', 'setAccessControlRecursive', 'SetPathAccessControlRecursive', write, setAccessControlRecursive),
 ];
 
 /**
  * No route: a method the resource has not is 405 UnsupportedHttpVerb; an action or resource value
- * Cerulean does not serve (setAccessControlRecursive, a `mode` without x-ms-rename-source, …) is
+ * Cerulean does not serve (undelete, a `mode` without x-ms-rename-source, …) is
  * 400 InvalidQueryParameterValue naming it (chosen, unverified).
  */
 function unrouted(_resource: DatalakeResource, query: URLSearchParams, otherMethods: boolean): StorageError {

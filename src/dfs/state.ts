@@ -5,16 +5,9 @@
 // directory as the service shows one through the Blob API: a zero-length block blob with the
 // metadata hdi_isfolder=true. Fields this module does not know are kept as they are.
 import assert from 'node:assert/strict';
+import { storedAccess, superuser, type AccessControl } from '../domain/posix-acl.js';
 
-/** POSIX owner, group, permission bits and ACL of a path (access-control-model). */
-export interface AccessControl {
-  readonly owner: string;
-  readonly group: string;
-  /** Octal mode as 4 digits (sticky bit first): `0750`. */
-  readonly mode: string;
-  /** The ACL entries beyond the mode's (`user:oid:r-x,default:…`), as set; '' none. */
-  readonly acl: string;
-}
+export { superuser, type AccessControl };
 
 export interface PathState {
   readonly blobType: string;
@@ -28,9 +21,6 @@ export interface PathState {
 }
 
 export const folderMetadataName = 'hdi_isfolder';
-
-/** The owner and group of a path created with a Shared Key (access-control-model: the superuser). */
-export const superuser = '$superuser';
 
 export function decodePathState(text: string): PathState {
   const state = JSON.parse(text) as PathState;
@@ -60,7 +50,7 @@ export function newPathState(
 
 /** The default owner, group and mode of a path written through the Blob API or before access control was kept. */
 export function accessOf(state: PathState): AccessControl {
-  return state.datalake ?? { owner: superuser, group: superuser, mode: isDirectory(state) ? '0750' : '0640', acl: '' };
+  return storedAccess(state, 'path');
 }
 
 /** Properties (x-ms-properties) are the blob's metadata, but for the directory marker. */

@@ -36,11 +36,13 @@ export interface BearerConfig {
   readonly unsigned?: boolean;
 }
 
-/** Who a verified token names: its `oid` (else `sub`) as subject, and its `oid` and `tid` claims. */
+/** Who a verified token names: its `oid` (else `sub`) as subject, its `oid` and `tid` claims, and its `groups`. */
 export interface BearerPrincipal {
   readonly subject: string | undefined;
   readonly objectId: string | undefined;
   readonly tenantId: string | undefined;
+  /** The `groups` claim's object ids (Data Lake ACLs' named and owning groups); [] without one. */
+  readonly groups?: readonly string[] | undefined;
 }
 
 /** Where a request goes: the account and the service, as an account-scoped audience names them. */
@@ -120,7 +122,10 @@ export class BearerVerifier {
     }
     this.checkClaims(payload, now, this.audiencesFor(target));
     const text = (name: string) => (typeof payload[name] === 'string' ? (payload[name] as string) : undefined);
-    return { subject: text('oid') ?? text('sub'), objectId: text('oid'), tenantId: text('tid') };
+    const groups = Array.isArray(payload['groups'])
+      ? (payload['groups'] as unknown[]).filter((group): group is string => typeof group === 'string')
+      : [];
+    return { subject: text('oid') ?? text('sub'), objectId: text('oid'), tenantId: text('tid'), groups };
   }
 
   private candidates(algorithm: string, kid: string | undefined): KeyObject[] {

@@ -92,6 +92,7 @@ describe('BearerVerifier: signatures', () => {
         subject: 'user-1',
         objectId: 'user-1',
         tenantId: undefined,
+        groups: [],
       });
     });
   }

@@ -2,6 +2,7 @@
 // Get/Set ACL (https://learn.microsoft.com/rest/api/storageservices/operations-on-containers).
 // Every change is a compare-and-swap on the ETag read (storage/blob-store.ts), tried again when
 // another request changed the container in between (cas-retry.ts).
+import { callerOfPrincipal, createdRootAccess, type AccessControl } from '../../domain/posix-acl.js';
 import { invalidHeaderValue, StorageError } from '../../errors.js';
 import { firstHeader } from '../../http/headers.js';
 import { metadataFromHeaders, metadataHeaders } from '../../http/metadata-headers.js';
@@ -37,6 +38,8 @@ export async function createContainer(call: Call, name: string): Promise<Reply> 
     ...newContainerState,
     metadata: [...metadataFromHeaders(call.rawHeaders)],
     publicAccess: publicAccessOf(call),
+    // The root directory's access control (docs/datalake.md): a bearer caller's own.
+    ...optionalDatalake(createdRootAccess(callerOfPrincipal(call.access.principal))),
   };
   const atMs = nowMs(call);
   const record = { name, etag: newEtag(atMs), lastModifiedMs: atMs, state: encodeContainerState(state) };
@@ -49,6 +52,10 @@ export async function createContainer(call: Call, name: string): Promise<Reply> 
   if (!(await call.services.blobs.createContainer(call.account, record)))
     throw new StorageError('ContainerAlreadyExists');
   return { status: 201, headers: versionHeaders(record) };
+}
+
+function optionalDatalake(datalake: AccessControl | undefined): { datalake?: AccessControl } {
+  return datalake === undefined ? {} : { datalake };
 }
 
 /**

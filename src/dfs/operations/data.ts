@@ -24,6 +24,8 @@ import {
   type FoundPath,
 } from './access.js';
 import { contentHeadersOf } from './path.js';
+import { requireAccess } from './permissions.js';
+import { writeBit } from '../../domain/posix-acl.js';
 
 const blockIdPrefix = 'dfs-append-';
 
@@ -44,7 +46,9 @@ function positionParam(call: DatalakeCall): number {
   return position;
 }
 
+/** The file data is written to: a bearer caller needs w on it (and x above it). */
 async function requireFile(call: DatalakeCall, filesystem: string, path: string): Promise<FoundPath> {
+  await requireAccess(call, filesystem, path, { self: writeBit });
   const found = await requirePath(call, filesystem, path);
   if (isDirectory(found.state)) throw new StorageError('PathConflict', 'The path is a directory, not a file.');
   // An append blob's blocks are counted in its state (the Blob API's Append Block); only block blobs take data here.

@@ -11,6 +11,8 @@ import { casAttemptsMax, listPageMax } from '../limits.js';
 import { decodeContinuation, encodeContinuation, formatProperties, jsonReply, parseProperties } from '../wire.js';
 import type { PathState } from '../state.js';
 import { checkConditions, checkLease, header, nowMs, versionHeaders, type DatalakeCall } from './access.js';
+import { callerOf } from './permissions.js';
+import { createdRootAccess } from '../../domain/posix-acl.js';
 
 interface FilesystemState extends Pick<PathState, 'lease'> {
   readonly metadata: readonly (readonly [string, string])[];
@@ -39,7 +41,9 @@ export async function createFilesystem(call: DatalakeCall, filesystem: string): 
   checkFilesystemName(filesystem);
   const metadata = parseProperties(header(call, 'x-ms-properties'));
   const atMs = nowMs(call);
-  const state: FilesystemState = { metadata, policies: [] };
+  // The root directory of a bearer caller's file system is its own; else the superuser's.
+  const datalake = createdRootAccess(callerOf(call));
+  const state: FilesystemState = { metadata, policies: [], ...(datalake && { datalake }) };
   const record = { name: filesystem, etag: newEtag(atMs), lastModifiedMs: atMs, state: JSON.stringify(state) };
   if (!(await call.services.blobs.createContainer(call.account, record))) {
     throw new StorageError('FilesystemAlreadyExists');

@@ -15,6 +15,8 @@ import { trimSlashes } from '../resources.js';
 import { accessOf, decodePathState, isDirectory, superuser } from '../state.js';
 import { booleanParam, decodeContinuation, encodeContinuation, formatMode, jsonReply } from '../wire.js';
 import { findPath, requireFilesystem, type DatalakeCall } from './access.js';
+import { requireAccess } from './permissions.js';
+import { executeBit, readBit } from '../../domain/posix-acl.js';
 
 interface PathEntry {
   readonly name: string;
@@ -61,6 +63,10 @@ export async function listPaths(call: DatalakeCall, filesystem: string): Promise
   const limit = integerParam(call.query, 'maxResults', { min: 1, max: 2 ** 31 - 1 }, listPageMax);
   const pageSize = Math.min(limit, listPageMax);
   const directory = trimSlashes(call.query.get('directory') ?? '');
+  // r and x on the directory listed (data-lake-storage-access-control: common scenarios); a
+  // recursive listing checks that directory only (chosen: the service's rule for deeper ones is
+  // not documented).
+  await requireAccess(call, filesystem, directory, { self: readBit | executeBit });
   if (directory === '') {
     await requireFilesystem(call, filesystem);
   } else {

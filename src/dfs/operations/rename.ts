@@ -17,6 +17,8 @@ import {
   type DatalakeCall,
 } from './access.js';
 import { leaseInForce } from '../state.js';
+import { requireAccess } from './permissions.js';
+import { executeBit, writeBit } from '../../domain/posix-acl.js';
 
 /** x-ms-rename-source: `/{filesystem}/{path}`, percent-encoded, perhaps with a SAS query after `?`. */
 function parseSource(text: string): { filesystem: string; path: string } {
@@ -49,6 +51,11 @@ export async function renamePath(call: DatalakeCall, filesystem: string, destina
   if (source.path === destination) throw new StorageError('InvalidRenameSourcePath');
   if (destination.startsWith(`${source.path}/`)) throw new StorageError('InvalidDestinationPath');
   const slash = destination.lastIndexOf('/');
+  // w and x on both parents; a sticky parent's child only by its owner or the parent's (the
+  // replaced destination's too).
+  const onParent = { parent: writeBit | executeBit, sticky: true };
+  await requireAccess(call, filesystem, source.path, onParent);
+  await requireAccess(call, filesystem, destination, onParent);
   for (let attempt = 0; attempt < casAttemptsMax; attempt++) {
     const found = await findPath(call, filesystem, source.path);
     if (found === undefined) {

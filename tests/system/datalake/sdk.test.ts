@@ -135,12 +135,14 @@ for (const engine of serverEngines) {
       const head = await blobSend(server, { method: 'HEAD', target: `${fs}/dir?action=getStatus` });
       assert.equal(head.headers['x-ms-resource-type'], 'directory');
       assert.equal(head.headers['x-ms-permissions'], 'rwxr-xr-x');
-      const unserved = await blobSend(server, {
+      const unserved = await blobSend(server, { method: 'PUT', target: `${fs}/dir?action=undelete` });
+      assert.equal(unserved.status, 400);
+      assert.equal(unserved.json().error.code, 'InvalidQueryParameterValue');
+      const noAcl = await blobSend(server, {
         method: 'PATCH',
         target: `${fs}/dir?action=setAccessControlRecursive&mode=set`,
       });
-      assert.equal(unserved.status, 400);
-      assert.equal(unserved.json().error.code, 'InvalidQueryParameterValue');
+      assert.deepEqual([noAcl.status, noAcl.json().error.code], [400, 'MissingRequiredHeader']);
       await blobSend(server, { method: 'PUT', target: `${fs}/dir/f?resource=file` });
       const body = Buffer.from('abc');
       const append = (md5: Buffer) =>
