@@ -151,8 +151,12 @@ export async function apiError(response: Response): Promise<ApiError> {
   const code = response.headers.get('x-ms-error-code') ?? 'Error';
   let message = text;
   try {
-    const parsed = JSON.parse(text) as { 'odata.error'?: { message?: { value?: string } } };
-    message = parsed['odata.error']?.message?.value ?? text;
+    // The Table API's OData error, or the Data Lake API's {"error":{"code","message"}}.
+    const parsed = JSON.parse(text) as {
+      'odata.error'?: { message?: { value?: string } };
+      error?: { message?: string };
+    };
+    message = parsed['odata.error']?.message?.value ?? parsed.error?.message ?? text;
   } catch {
     const xml = new DOMParser().parseFromString(text, 'application/xml');
     message = xml.querySelector('Message')?.textContent ?? text;

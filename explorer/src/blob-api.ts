@@ -30,6 +30,8 @@ export interface BlobItem {
   readonly deleted: boolean;
   readonly deletedTime: string;
   readonly remainingRetentionDays: string;
+  /** A Data Lake directory: the metadata hdi_isfolder=true (docs/datalake.md). */
+  readonly directory: boolean;
 }
 
 export interface FolderPage {
@@ -96,7 +98,8 @@ export async function deleteContainer(credentials: Credentials, container: strin
 /**
  * One page of List Blobs under `prefix` with delimiter '/': the folders and blobs of one level;
  * with `withDeleted`, soft-deleted blobs too (include=deleted). Snapshots and soft-deleted previous
- * versions that include=deleted may list are left out: the folder shows blobs.
+ * versions that include=deleted may list are left out: the folder shows blobs. Metadata is always
+ * asked for, to know Data Lake directories (hdi_isfolder=true).
  */
 export async function listFolder(
   credentials: Credentials,
@@ -116,7 +119,7 @@ export async function listFolder(
       delimiter: '/',
       marker,
       maxresults: String(pageSizeMax),
-      include: withDeleted ? 'deleted' : undefined,
+      include: withDeleted ? 'metadata,deleted' : 'metadata',
     },
   });
   const xml = parseXml(await response.text());
@@ -136,8 +139,18 @@ export async function listFolder(
     deleted: childText(blob, 'Deleted') === 'true',
     deletedTime: childText(blob, 'DeletedTime'),
     remainingRetentionDays: childText(blob, 'RemainingRetentionDays'),
+    directory: isFolderMarker(blob),
   }));
   return { folders, blobs, nextMarker: nextMarkerOf(xml) };
+}
+
+/** Whether a listed blob's metadata says hdi_isfolder=true (the name's case as written). */
+function isFolderMarker(blob: Element): boolean {
+  const metadata = blob.getElementsByTagName('Metadata')[0];
+  if (metadata === undefined) return false;
+  return [...metadata.children].some(
+    (item) => item.tagName.toLowerCase() === 'hdi_isfolder' && item.textContent === 'true',
+  );
 }
 
 /**

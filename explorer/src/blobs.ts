@@ -1,6 +1,8 @@
 // The Blobs side of the explorer: containers in the left pane (NameList), and one container's
 // view: its blobs a folder at a time (List Blobs with delimiter '/'), upload, download, delete,
 // and one blob's properties, metadata and a SAS URL. Calls go to the Blob service's own port.
+// Data Lake directories (blobs with hdi_isfolder=true) are folders too, empty ones included; a
+// path's access control is shown and set, and directories made, through the Data Lake API.
 import type { Credentials } from './api.js';
 import {
   blobProperties,
@@ -17,6 +19,7 @@ import {
   type FolderPage,
 } from './blob-api.js';
 import { BlobBulk } from './blob-bulk.js';
+import { accessCard, createDirectory } from './datalake.js';
 import { deletedBlobRow, showDeletedBox, undoneText } from './blob-deleted.js';
 import { showContainerSettings } from './container-settings.js';
 import { byId, download, field, h, replace } from './dom.js';
@@ -69,6 +72,13 @@ class ContainerView {
   private readonly progress = h('span', { id: 'upload-progress', class: 'hint' });
   private readonly bulk: BlobBulk;
   private readonly showDeleted = showDeletedBox(() => void this.load(false));
+  /** Folders listed since the first page: a directory's record and its prefix may fall on two pages. */
+  private readonly shownFolders = new Set<string>();
+  private readonly newDirectory = h('input', {
+    id: 'new-directory',
+    placeholder: 'new directory name',
+    'aria-label': 'New directory name',
+  });
 
   constructor(
     private readonly using: Credentials,
@@ -107,6 +117,16 @@ class ContainerView {
         this.progress,
         this.bulk.deleteButton,
         this.showDeleted.label,
+      ),
+      h(
+        'div',
+        { class: 'row wrap toolbar' },
+        this.newDirectory,
+        h(
+          'button',
+          { type: 'button', id: 'directory-create', onclick: () => void this.makeDirectory() },
+          'New directory',
+        ),
       ),
       findByTagsBox(using, container, (blob) => void this.showDetails(blob)),
       h(
@@ -164,6 +184,7 @@ class ContainerView {
     if (page === undefined || prefix !== this.prefix) return;
     this.nextMarker = page.nextMarker;
     this.more.hidden = page.nextMarker === undefined;
+    if (!more) this.shownFolders.clear();
     const rows = this.rowsOf(page);
     if (more) this.rows.append(...rows);
     else {
@@ -174,23 +195,60 @@ class ContainerView {
     this.rows.dataset['loaded'] = String(Date.now());
   }
 
+  /**
+   * The folders first (BlobPrefix names and Data Lake directories, an empty directory too, each
+   * once), then the blobs. A directory's row offers its properties and access control.
+   */
   private rowsOf(page: FolderPage): HTMLElement[] {
-    const folders = page.folders.map((folder) =>
-      h(
+    const directories = new Set(page.blobs.filter((blob) => blob.directory && !blob.deleted).map((blob) => blob.name));
+    const names = [...new Set([...page.folders, ...[...directories].map((name) => `${name}/`)])]
+      .filter((folder) => !this.shownFolders.has(folder))
+      .sort();
+    for (const folder of names) this.shownFolders.add(folder);
+    const folders = names.map((folder) => {
+      const directory = folder.slice(0, -1);
+      const recorded = directories.has(directory);
+      return h(
         'tr',
-        { 'data-folder': folder },
+        { 'data-folder': folder, ...(recorded ? { 'data-directory': directory } : {}) },
         h(
           'td',
-          { colspan: columnCount },
+          { colspan: columnCount - 1 },
           h(
             'button',
             { type: 'button', class: 'link', onclick: () => void this.openFolder(folder) },
             folder.slice(this.prefix.length),
           ),
+          recorded && h('span', { class: 'hint' }, ' directory'),
         ),
-      ),
-    );
-    return [...folders, ...page.blobs.map((blob) => this.blobRow(blob))];
+        h(
+          'td',
+          { class: 'row' },
+          recorded &&
+            h(
+              'button',
+              { type: 'button', class: 'folder-properties', onclick: () => void this.showDetails(directory) },
+              'Properties',
+            ),
+        ),
+      );
+    });
+    const blobs = page.blobs.filter((blob) => !directories.has(blob.name));
+    return [...folders, ...blobs.map((blob) => this.blobRow(blob))];
+  }
+
+  /** Create Path of a directory in this folder (the Data Lake API makes missing parents). */
+  private async makeDirectory(): Promise<void> {
+    const name = this.newDirectory.value.trim().replace(/^\/+|\/+$/g, '');
+    if (name === '') {
+      status('Name the directory first.', 'error');
+      return;
+    }
+    const path = `${this.prefix}${name}`;
+    if (!(await succeeded(() => createDirectory(this.using, this.container, path)))) return;
+    this.newDirectory.value = '';
+    status(`Directory ${path} created.`);
+    await this.load(false);
   }
 
   private blobRow(blob: BlobItem): HTMLElement {
@@ -271,6 +329,7 @@ class ContainerView {
       isPageBlob && pageRangesCard(this.using, this.container, name),
       metadataCard(this.using, this.container, name, properties.metadata),
       tags,
+      accessCard(this.using, this.container, name),
       tierCard(this.using, this.container, name, changed),
       versionsCard(this.using, this.container, name, changed),
       sasCard(this.using, this.container, name),

@@ -156,7 +156,15 @@ export async function copyContainers(
       : await listContainerNames(from.service).catch((error: unknown) => {
           throw blobError(error, from.label);
         });
-  const totals = { containers: 0, blobs: 0, bytes: 0, identical: 0, skipped: 0, tagsNotCarried: 0 };
+  const totals = {
+    containers: 0,
+    blobs: 0,
+    bytes: 0,
+    identical: 0,
+    skipped: 0,
+    tagsNotCarried: 0,
+    accessNotCarried: 0,
+  };
   const failed: string[] = [];
   for (const name of names) {
     const progress = startTransferProgress(`copy ${name}`, 'blobs');
@@ -172,6 +180,7 @@ export async function copyContainers(
     totals.identical += copied.identical;
     totals.skipped += copied.skipped.length;
     if (copied.tagsNotCarried !== undefined) totals.tagsNotCarried++;
+    if (copied.accessNotCarried !== undefined) totals.accessNotCarried++;
     if (copied.interrupted) {
       const done = `${names.indexOf(name)} of ${names.length} container(s) copied, ${name} in part; run the copy again`;
       return { summary: '', failed, interrupted: done };
@@ -182,9 +191,13 @@ export async function copyContainers(
   const skipped = totals.skipped > 0 ? `, ${formatCount(totals.skipped)} skipped (see above)` : '';
   const tags =
     totals.tagsNotCarried > 0 ? `, tags not carried in ${formatCount(totals.tagsNotCarried)} (see above)` : '';
+  const access =
+    totals.accessNotCarried > 0
+      ? `, access control not carried in ${formatCount(totals.accessNotCarried)} (see above)`
+      : '';
   const check = options.verifyContent ? 'sizes and checksums match' : 'sizes match';
   const summary =
     `blobs: ${formatCount(totals.containers)} container(s), ${formatCount(totals.blobs)} blobs copied, ` +
-    `${formatCount(totals.bytes)} bytes${identical}${skipped}${tags}${failed.length === 0 ? `, ${check}` : ''}`;
+    `${formatCount(totals.bytes)} bytes${identical}${skipped}${tags}${access}${failed.length === 0 ? `, ${check}` : ''}`;
   return { summary, failed };
 }

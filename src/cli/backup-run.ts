@@ -24,6 +24,7 @@ import {
 import type { BlobHeader, OpenBlob } from './blob-transfer.js';
 import { openVersion, versionedBlobs } from './blob-versions.js';
 import { TagReader } from './blob-tags.js';
+import { AccessReader, AccessWriter, accountIsHierarchical } from './path-access.js';
 import { CliError } from './command.js';
 import { resolveEndpoint, type Endpoint } from './endpoint.js';
 import { Interruption, interruptedError } from './interrupt.js';
@@ -51,6 +52,8 @@ export interface AccountTotals {
   skipped: number;
   /** Containers whose blobs' index tags the source would not answer, each with the reason. */
   tagsNotKept: string[];
+  /** Containers whose paths' access control was not kept (backup) or not set (restore), each with the reason. */
+  accessNotKept: string[];
 }
 
 /** What an account backup reaches: either service may be absent from the connection string. */
@@ -83,6 +86,7 @@ const noTotals = (): AccountTotals => ({
   bytes: 0,
   skipped: 0,
   tagsNotKept: [],
+  accessNotKept: [],
 });
 
 /**
@@ -168,6 +172,8 @@ async function backupContainer(
   totals.containers++;
   const container = endpoint.service.getContainerClient(name);
   const tags = new TagReader();
+  const hierarchical = await accountIsHierarchical(endpoint.service);
+  const access = new AccessReader(endpoint.datalake.getFileSystemClient(name), hierarchical);
   const keep = async (open: OpenBlob) => {
     await writer.record(open.header);
     const bytes = await writer.content(open.content);
@@ -185,7 +191,7 @@ async function backupContainer(
         await keep(last ? { ...open, header: { ...open.header, currentDeleted: true } } : open);
         totals.versions++;
       }
-      const open = current === undefined ? undefined : await openBlob(container, current, tags);
+      const open = current === undefined ? undefined : await openBlob(container, current, tags, access);
       if (open === undefined) continue; // none, or deleted since the listing
       await keep(open);
       totals.blobs++;
@@ -194,13 +200,14 @@ async function backupContainer(
     const { items, skipped } = await listCarriedBlobs(container);
     totals.skipped += skipped;
     for (const item of items) {
-      const open = await openBlob(container, item, tags);
+      const open = await openBlob(container, item, tags, access);
       if (open === undefined) continue; // deleted since the listing
       await keep(open);
       totals.blobs++;
     }
   }
   if (tags.notRead !== undefined) totals.tagsNotKept.push(`${name} (${tags.notRead})`);
+  if (hierarchical && access.notRead !== undefined) totals.accessNotKept.push(`${name} (${access.notRead})`);
 }
 
 export interface RestoreOptions {
@@ -242,6 +249,10 @@ class Restoring {
   private tables: TableRestorer | undefined;
   private queues: QueueRestorer | undefined;
   private blobs: BlobEndpoint | undefined;
+  /** Whether the destination has a hierarchical namespace, asked once it is first needed. */
+  private hierarchical: boolean | undefined;
+  /** The current container's writer of its paths' access control. */
+  private access: AccessWriter | undefined;
 
   constructor(
     private readonly connection: string | undefined,
@@ -280,10 +291,14 @@ class Restoring {
           `container ${record.name} exists at ${this.blobs.label}: delete it first, or give --replace`,
         );
       await writeContainer(this.blobs.service, record);
+      this.noteAccess();
+      this.hierarchical ??= await accountIsHierarchical(this.blobs.service);
+      this.access = new AccessWriter(this.blobs.datalake.getFileSystemClient(record.name), this.hierarchical);
       this.totals.containers++;
     } else if (record.kind === 'blob') {
       if (this.blobs === undefined) throw new BackupFormatError(`${this.reader.file}: a blob before any container`);
-      this.totals.bytes += await restoreBlob(this.blobs, this.reader, record);
+      this.totals.bytes += await restoreBlob(this.blobs, this.reader, record, this.access);
+      if (record.access !== undefined) this.accessSeen = true;
       if (record.currentDeleted === true)
         await this.blobs.service.getContainerClient(record.container).getBlobClient(record.name).delete();
       if (record.previousVersion === undefined) this.totals.blobs++;
@@ -293,8 +308,20 @@ class Restoring {
     }
   }
 
+  /** Whether the current container's records carry access control. */
+  private accessSeen = false;
+
+  /** The container just restored: why its paths' access control was not set, if it had some. */
+  private noteAccess(): void {
+    const reason = this.access?.notWritten;
+    if (this.accessSeen && reason !== undefined)
+      this.totals.accessNotKept.push(`${this.access!.filesystem.name} (${reason})`);
+    this.accessSeen = false;
+  }
+
   async end(end: BackupEnd): Promise<AccountTotals> {
     await this.tables?.finish();
+    this.noteAccess();
     const { file } = this.reader;
     const keys = ['tables', 'entities', 'queues', 'messages', 'containers', 'blobs', 'versions', 'bytes'] as const;
     this.totals.messagesLeft = this.queues?.expired ?? 0;
@@ -309,7 +336,12 @@ class Restoring {
 }
 
 /** Streams one blob's content from the file; its SHA-256 is checked before a block blob is committed. */
-async function restoreBlob(endpoint: BlobEndpoint, reader: BackupReader, header: BlobHeader): Promise<number> {
+async function restoreBlob(
+  endpoint: BlobEndpoint,
+  reader: BackupReader,
+  header: BlobHeader,
+  access: AccessWriter | undefined,
+): Promise<number> {
   const container = endpoint.service.getContainerClient(header.container);
   let expected: string | undefined;
   const content = async function* () {
@@ -323,5 +355,5 @@ async function restoreBlob(endpoint: BlobEndpoint, reader: BackupReader, header:
     if (sha256 !== expected)
       throw new BackupFormatError(`${reader.file}: ${header.container}/${header.name} is damaged (SHA-256 differs)`);
   };
-  return writeBlob(container, { header, content: content() }, { check });
+  return writeBlob(container, { header, content: content() }, { check, ...(access ? { access } : {}) });
 }

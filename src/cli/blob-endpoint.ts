@@ -2,6 +2,7 @@
 // `UseDevelopmentStorage=true` (the local server's blob port), or a service SAS URL of the account.
 // Every call goes through the official Blob SDK, as any application's would.
 import { AnonymousCredential, BlobServiceClient, type StoragePipelineOptions } from '@azure/storage-blob';
+import { DataLakeServiceClient } from '@azure/storage-file-datalake';
 import { CliError } from './command.js';
 import { cliUserAgent } from './endpoint.js';
 import { givenConnectionString, normalizedConnectionString } from './storage-connection.js';
@@ -12,6 +13,8 @@ export interface BlobEndpoint {
   /** For messages: the blob endpoint's URL, never a key or a signature. */
   readonly label: string;
   readonly service: BlobServiceClient;
+  /** The same account through the Data Lake SDK (paths' access control: src/cli/path-access.ts). */
+  readonly datalake: DataLakeServiceClient;
 }
 
 /**
@@ -22,17 +25,25 @@ export function resolveBlobEndpoint(text: string | undefined, env: NodeJS.Proces
   const given = givenConnectionString(text, env);
   const options: StoragePipelineOptions = { userAgentOptions: { userAgentPrefix: cliUserAgent } };
   let service: BlobServiceClient;
+  let datalake: DataLakeServiceClient;
   try {
-    service = /^https?:\/\//i.test(given)
-      ? new BlobServiceClient(given, new AnonymousCredential(), options)
-      : BlobServiceClient.fromConnectionString(normalizedConnectionString(given, 'BlobEndpoint'), options);
+    if (/^https?:\/\//i.test(given)) {
+      service = new BlobServiceClient(given, new AnonymousCredential(), options);
+      datalake = new DataLakeServiceClient(given, new AnonymousCredential(), {
+        userAgentOptions: options.userAgentOptions,
+      });
+    } else {
+      const connection = normalizedConnectionString(given, 'BlobEndpoint');
+      service = BlobServiceClient.fromConnectionString(connection, options);
+      datalake = DataLakeServiceClient.fromConnectionString(connection, { userAgentOptions: options.userAgentOptions });
+    }
   } catch (error) {
     if (error instanceof CliError) throw error;
     // The SDK's message names no secret (it says which part is missing).
     throw new CliError(`not a valid connection string: ${(error as Error).message}`);
   }
   const url = new URL(service.url);
-  return { label: `${url.origin}${url.pathname}`.replace(/\/$/, ''), service };
+  return { label: `${url.origin}${url.pathname}`.replace(/\/$/, ''), service, datalake };
 }
 
 /**

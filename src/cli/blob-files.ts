@@ -2,13 +2,17 @@
 // listed under a prefix, a few transfers at once (src/cli/pool.ts), and what is identical already
 // skipped: the same size and the same MD5 (a file's computed, a blob's Content-MD5 property). An
 // upload sets Content-MD5 on every blob it writes, so what it wrote is recognised next time; a blob
-// without one (written by another tool from blocks) is downloaded again.
+// without one (written by another tool from blocks) is downloaded again. Into an account with a
+// hierarchical namespace an upload of a folder makes a Data Lake directory for each of its
+// subfolders (and for the folder named by the prefix), so empty ones arrive too; a download makes a
+// local folder for each directory record it lists (a blob with hdi_isfolder=true), never a file.
 import { createHash } from 'node:crypto';
 import { createReadStream, createWriteStream } from 'node:fs';
 import { mkdir, readdir, rename, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import type { BlobItem, ContainerClient } from '@azure/storage-blob';
+import type { DataLakeFileSystemClient } from '@azure/storage-file-datalake';
 import { listedMd5 } from './blob-compare.js';
 import { CliError } from './command.js';
 import type { Interruption } from './interrupt.js';
@@ -57,10 +61,41 @@ export async function localFiles(source: string, prefix: string): Promise<LocalF
   return files.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
 }
 
-/** Every blob under `prefix`, by name. */
+/**
+ * The Data Lake directories an upload of `source` under `prefix` makes: the prefix's folder (when
+ * not the container's top) and every subfolder, parents before children. None for a single file.
+ */
+export async function localFolders(source: string, prefix: string): Promise<string[]> {
+  const info = await stat(source).catch(() => undefined);
+  if (info === undefined || !info.isDirectory()) return [];
+  const top = prefix.replace(/\/+$/, '');
+  const folders = top === '' ? [] : [top];
+  for (const entry of await readdir(source, { recursive: true, withFileTypes: true })) {
+    if (!entry.isDirectory()) continue;
+    const relative = path.relative(source, path.join(entry.parentPath, entry.name)).split(path.sep).join('/');
+    folders.push(top === '' ? relative : `${top}/${relative}`);
+  }
+  return folders.sort();
+}
+
+/** Makes each directory (parents first) that is not there yet; answers how many it made. */
+export async function makeDirectories(filesystem: DataLakeFileSystemClient, folders: readonly string[]) {
+  let made = 0;
+  for (const folder of folders) if ((await filesystem.getDirectoryClient(folder).createIfNotExists()).succeeded) made++;
+  return made;
+}
+
+/** A Data Lake directory as the Blob API lists it: metadata hdi_isfolder=true. */
+export function isDirectoryBlob(item: BlobItem): boolean {
+  return Object.entries(item.metadata ?? {}).some(
+    ([name, value]) => name.toLowerCase() === 'hdi_isfolder' && value === 'true',
+  );
+}
+
+/** Every blob under `prefix`, by name, with its metadata. */
 export async function listedBlobs(container: ContainerClient, prefix: string): Promise<Map<string, BlobItem>> {
   const found = new Map<string, BlobItem>();
-  for await (const item of container.listBlobsFlat({ prefix })) found.set(item.name, item);
+  for await (const item of container.listBlobsFlat({ prefix, includeMetadata: true })) found.set(item.name, item);
   return found;
 }
 
@@ -152,7 +187,13 @@ export function localPathOf(folder: string, prefix: string, name: string): strin
  */
 export async function downloadBlobs(container: ContainerClient, prefix: string, folder: string, run: TransferRun) {
   const counts: TransferCounts = { files: 0, bytes: 0, identical: 0 };
-  const blobs = [...(await listedBlobs(container, prefix)).values()].filter((item) => !item.name.endsWith('/'));
+  const listed = [...(await listedBlobs(container, prefix)).values()].filter((item) => !item.name.endsWith('/'));
+  const blobs = listed.filter((item) => !isDirectoryBlob(item));
+  for (const directory of listed.filter(isDirectoryBlob)) {
+    // The prefix's own directory is the folder itself.
+    if (`${directory.name}/`.length <= prefix.lastIndexOf('/') + 1) continue;
+    await mkdir(localPathOf(folder, prefix, directory.name), { recursive: true });
+  }
   await forEachInPool(
     blobs,
     run.inFlight,

@@ -15,6 +15,7 @@ import type {
   SignedIdentifier,
 } from '@azure/storage-blob';
 import { tagsOption, type BlobTags, type TagReader } from './blob-tags.js';
+import type { AccessReader, AccessWriter, PathAccess } from './path-access.js';
 
 /** 4 MiB: within every service version's limit for one Put Block and one Append Block. */
 export const blockBytes = 4 * 1024 * 1024;
@@ -50,6 +51,11 @@ export interface BlobHeader {
   readonly metadata: Record<string, string>;
   /** Its index tags, when it has some and the source let them be read (absent in backups before version 3). */
   readonly tags?: BlobTags;
+  /**
+   * Its Data Lake owner, group, permissions and ACL, when the source account has a hierarchical
+   * namespace (absent in backups before version 4). A directory is a blob with hdi_isfolder=true.
+   */
+  readonly access?: PathAccess;
   /** Set on a previous version (`backup --versions`): its version id at the source. */
   readonly previousVersion?: string;
   /** On the last previous version of a blob the source no longer has: delete the blob once it is written. */
@@ -131,12 +137,13 @@ const readRounds = 5;
  * listing, it is listed again. (List Blobs, not the Get Blob reply: that reply may carry headers
  * the blob does not have, like a server's default Cache-Control.) Undefined if the blob is gone.
  * With `tags`, its index tags are read once the content is open (Get Blob Tags takes no If-Match:
- * tags set between the two reads are the newer ones).
+ * tags set between the two reads are the newer ones); with `access`, its access control likewise.
  */
 export async function openBlob(
   container: ContainerClient,
   listed: BlobItem,
   tags?: TagReader,
+  access?: AccessReader,
 ): Promise<OpenBlob | undefined> {
   let item: BlobItem | undefined = listed;
   for (let round = 1; item !== undefined; round++) {
@@ -146,7 +153,12 @@ export async function openBlob(
         .download(0, undefined, { conditions: { ifMatch: item.properties.etag } });
       const body = response.readableStreamBody as AsyncIterable<Buffer> | undefined;
       const found = tagsOption(await tags?.read(container.getBlobClient(item.name)));
-      const header = { ...headerOf(container.containerName, item), ...(found ? { tags: found } : {}) };
+      const control = await access?.read(item.name);
+      const header = {
+        ...headerOf(container.containerName, item),
+        ...(found ? { tags: found } : {}),
+        ...(control ? { access: control } : {}),
+      };
       return { header, content: body ?? emptyContent() };
     } catch (error) {
       const status = (error as { statusCode?: number }).statusCode;
@@ -228,6 +240,8 @@ export class ContentMismatchError extends Error {
 export interface WriteBlobOptions {
   /** Called with the SHA-256 of the whole content before it becomes visible (block blobs) or after (append). */
   readonly check?: (sha256: string) => void;
+  /** Sets the header's access control, if it has one, once the blob is written. */
+  readonly access?: AccessWriter;
 }
 
 /** Writes one blob from its header and streamed content; answers the bytes written. */
@@ -257,6 +271,7 @@ export async function writeBlob(
   } else {
     await writeBlockBlob(container, header, counted(), verify);
   }
+  if (header.access !== undefined) await options.access?.write(header.name, header.access);
   return written;
 }
 

@@ -54,7 +54,12 @@ describe('cerulean blobs', () => {
       try {
         const up = await runCli(['blobs', 'upload', source, 'web/v1', ...c]);
         assert.equal(up.code, 0, describeRun(up));
-        assert.match(up.stderr, /^upload: 1,000 files, [\d,]+ bytes transferred, 0 identical skipped \(/m);
+        // Every Cerulean account has a hierarchical namespace: the upload makes a directory for v1, each
+        // d* and each d*/deep (docs/cli.md), listed beside the prefixes.
+        assert.match(
+          up.stderr,
+          /^upload: 1,000 files, [\d,]+ bytes transferred, 0 identical skipped \(.*\), 21 directories made$/m,
+        );
         assert.doesNotMatch(up.stderr, /[\r\x1b]/); // not a terminal: no redrawn line
 
         const ls = await runCli(['blobs', 'ls', 'web', '--prefix', 'v1/', '--delimiter', '/', ...c]);
@@ -64,10 +69,10 @@ describe('cerulean blobs', () => {
             .trim()
             .split('\n')
             .map((line) => line.trim().split(/\s+/).at(-1)),
-          Array.from({ length: 10 }, (_, i) => `v1/d${i}/`),
+          [...Array.from({ length: 10 }, (_, i) => `v1/d${i}/`), ...Array.from({ length: 10 }, (_, i) => `v1/d${i}`)],
         );
         const flat = await runCli(['blobs', 'ls', 'web', '--json', ...c]);
-        assert.equal(flat.stdout.trim().split('\n').length, fileCount);
+        assert.equal(flat.stdout.trim().split('\n').length, fileCount + 21);
         const containers = await runCli(['containers', ...c]);
         assert.match(containers.stdout, /^web {2}\d{4}-/m);
 
@@ -100,7 +105,7 @@ describe('cerulean blobs', () => {
 
         const rm = await runCli(['blobs', 'rm', 'web', '--prefix', 'v1/d0/', ...c]);
         assert.equal(rm.code, 0, describeRun(rm));
-        assert.equal(rm.stdout, 'rm web: 100 blobs deleted\n');
+        assert.equal(rm.stdout, 'rm web: 101 blobs deleted\n'); // and the directory d0/deep
         const rest = await runCli(['blobs', 'ls', 'web', '--prefix', 'v1/d0/', ...c]);
         assert.equal(rest.stdout, '');
       } finally {
@@ -132,7 +137,10 @@ describe('cerulean blobs', () => {
       const upload = ['blobs', 'upload', source, 'resume', ...c];
       const stopped = await interruptAfter(upload, faults(server.port));
       assert.equal(stopped.code, 130, describeRun(stopped));
-      assert.match(stopped.stderr, /^cerulean blobs: interrupted: upload: [1-9][\d,]* files, .*run the same command to finish$/m);
+      assert.match(
+        stopped.stderr,
+        /^cerulean blobs: interrupted: upload: [1-9][\d,]* files, .*run the same command to finish$/m,
+      );
       assert.equal((await runCli(['faults', 'clear', ...c])).code, 0);
       const finished = await runCli(upload);
       assert.equal(finished.code, 0, describeRun(finished));
@@ -150,7 +158,10 @@ describe('cerulean blobs', () => {
       assert.equal((await runCli(['faults', 'clear', '-c', other.connectionString])).code, 0);
       const copied = await runCli([...copy, '--verify']);
       assert.equal(copied.code, 0, describeRun(copied));
-      assert.match(copied.stdout, /^resume: [\d,]+ blobs, [\d,]+ bytes copied, [1-9][\d,]* identical already there, sizes and checksums match$/m);
+      assert.match(
+        copied.stdout,
+        /^resume: [\d,]+ blobs, [\d,]+ bytes copied, [1-9][\d,]* identical already there, sizes and checksums match$/m,
+      );
       const out = join(dir, 'resumed-out');
       assert.equal((await runCli(['blobs', 'download', 'resume', out, '-c', other.connectionString])).code, 0);
       assert.deepEqual(readTree(out), readTree(source));

@@ -77,7 +77,8 @@ export async function getServiceStats(call: Call): Promise<Reply> {
 
 /**
  * Get Account Information (get-account-information): a general-purpose v2 account with
- * locally redundant storage, no hierarchical namespace.
+ * locally redundant storage and a hierarchical namespace (every account has one: docs/datalake.md),
+ * which tools read to know the Data Lake API's directories and access control are there.
  */
 export async function getAccountInformation(): Promise<Reply> {
   return {
@@ -85,7 +86,7 @@ export async function getAccountInformation(): Promise<Reply> {
     headers: {
       'x-ms-sku-name': 'Standard_LRS',
       'x-ms-account-kind': 'StorageV2',
-      'x-ms-is-hns-enabled': 'false',
+      'x-ms-is-hns-enabled': 'true',
     },
   };
 }

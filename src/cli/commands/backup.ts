@@ -146,10 +146,11 @@ export function describeTotals(totals: AccountTotals, left = 'not held'): string
   const messagesLeft = totals.messagesLeft > 0 ? `; ${c(totals.messagesLeft)} messages ${left}` : '';
   const versions = totals.versions > 0 ? `${c(totals.versions)} previous versions, ` : '';
   const tags = totals.tagsNotKept.length > 0 ? `; blob tags not kept: ${totals.tagsNotKept.join(', ')}` : '';
+  const access = totals.accessNotKept.length > 0 ? `; access control not kept: ${totals.accessNotKept.join(', ')}` : '';
   return (
     `${c(totals.tables)} tables (${c(totals.entities)} entities), ${c(totals.queues)} queues ` +
     `(${c(totals.messages)} messages), ${c(totals.containers)} containers ` +
-    `(${c(totals.blobs)} blobs, ${versions}${c(totals.bytes)} bytes)${messagesLeft}${skipped}${tags}`
+    `(${c(totals.blobs)} blobs, ${versions}${c(totals.bytes)} bytes)${messagesLeft}${skipped}${tags}${access}`
   );
 }
 

@@ -10,6 +10,8 @@ import {
   deleteBlobs,
   downloadBlobs,
   localFiles,
+  localFolders,
+  makeDirectories,
   splitContainerPath,
   uploadFiles,
   type TransferCounts,
@@ -17,6 +19,7 @@ import {
 } from '../blob-files.js';
 import { type CliCommand, commandGroup, finishCommandGroup, formatCount, wholeNumber } from '../command.js';
 import { Interruption, interruptedError } from '../interrupt.js';
+import { accountIsHierarchical } from '../path-access.js';
 import { transfersInFlightDefault } from '../pool.js';
 import { startTransferProgress } from '../progress.js';
 import { storageConnectionStringVariable } from '../storage-connection.js';
@@ -208,26 +211,33 @@ async function upload(source: string, target: string, options: BlobOptions, sync
   const verb = sync ? 'sync' : 'upload';
   const { container: name, prefix } = splitContainerPath(target);
   const files = await localFiles(source, prefix);
-  const container = containerClient(name, options);
+  const folders = await localFolders(source, prefix);
+  const endpoint = resolveBlobEndpoint(options.connectionString);
+  const container = endpoint.service.getContainerClient(name);
   const bytes = files.reduce((sum, file) => sum + file.sizeBytes, 0);
   const interruption = new Interruption(verb);
   const progress = startTransferProgress(verb, 'files', { items: files.length, bytes });
   const run: TransferRun = { inFlight: options.parallel, interruption, progress };
   let counts: TransferCounts;
   let deleted = 0;
+  let directories = 0;
   try {
     await container.createIfNotExists();
+    if (folders.length > 0 && (await accountIsHierarchical(endpoint.service)))
+      directories = await makeDirectories(endpoint.datalake.getFileSystemClient(name), folders);
     counts = await uploadFiles(container, files, run);
     if (sync && options.delete && !interruption.requested) {
       const folder = prefix === '' || prefix.endsWith('/') ? prefix : `${prefix}/`;
-      deleted = await deleteBlobs(container, folder, new Set(files.map((file) => file.name)), run);
+      const keep = new Set([...files.map((file) => file.name), ...folders]);
+      deleted = await deleteBlobs(container, folder, keep, run);
     }
   } catch (error) {
     throw blobError(error, `container ${name}`);
   } finally {
     interruption.dispose();
   }
-  const line = describeCounts(verb, counts, progress.finish(), deleted);
+  const made = directories > 0 ? `, ${formatCount(directories)} directories made` : '';
+  const line = describeCounts(verb, counts, progress.finish(), deleted) + made;
   if (interruption.requested) throw interruptedError(`${line}; run the same command to finish`);
   process.stderr.write(`${line}\n`);
 }

@@ -166,6 +166,7 @@ async function serviceProperties(service: BlobServiceClient): Promise<void> {
   const info = await service.getAccountInfo();
   assert.equal(info.skuName, 'Standard_LRS');
   assert.equal(info.accountKind, 'StorageV2');
+  assert.equal(info.isHierarchicalNamespaceEnabled, true);
   const stats = await service.getStatistics();
   assert.equal(stats.geoReplication?.status, 'live');
 }
