@@ -21,6 +21,7 @@ import {
 import { BlobBulk } from './blob-bulk.js';
 import { accessCard, createDirectory } from './datalake.js';
 import { deletedBlobRow, showDeletedBox, undoneText } from './blob-deleted.js';
+import { showBlobRetention } from './blob-retention.js';
 import { showContainerSettings } from './container-settings.js';
 import { byId, download, field, h, replace } from './dom.js';
 import { tierCard, tierText } from './blob-tier.js';
@@ -40,7 +41,7 @@ const columnCount = 8;
 const metadataName = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
 export function initBlobs(current: () => Credentials | undefined): NameList {
-  return new NameList({
+  const list = new NameList({
     kind: 'container',
     pageSize: containersPerPage,
     contents: 'every blob in it',
@@ -58,6 +59,13 @@ export function initBlobs(current: () => Credentials | undefined): NameList {
     },
     nameReason: (name) => (name === '$root' ? undefined : lowerCaseNameReason(name)),
   });
+  byId('blob-retention-open').addEventListener('click', () => {
+    const using = current();
+    if (using === undefined) return;
+    list.mark(undefined);
+    showBlobRetention(byId('main'), using, () => void list.refresh());
+  });
+  return list;
 }
 
 /** One container: a breadcrumb of folders, the folder's listing, upload, and the details of one blob. */

@@ -276,6 +276,18 @@ const rows: Row[] = [
     request: (f) => on(`${f.container}?restype=container`, 'DELETE'),
     account: { srt: 'c', letters: 'd' },
   },
+  {
+    // No container of the name was deleted: an allowed request reaches the handler's 404.
+    route: 'PUT container RestoreContainer',
+    fixture: 'container',
+    request: (f) =>
+      on(`${f.container}?restype=container&comp=undelete`, 'PUT', {
+        'x-ms-deleted-container-name': f.container,
+        'x-ms-deleted-container-version': '00000000000000FF',
+      }),
+    allowedStatus: 404,
+    account: { srt: 'c', letters: 'w' },
+  },
   ...(['GET', 'HEAD'] as const).flatMap((method): Row[] => [
     {
       route: `${method} container GetContainerProperties`,
