@@ -14,9 +14,11 @@ export const backupFormat = 'cerulean-account-backup';
 /**
  * 2 added queues and messages (and their counts in the end record); 3 added blobs' index tags (a
  * blob record's `tags`) and previous versions (`previousVersion`, `currentDeleted`, the end record's
- * `versions`), so a reader of 2 refuses a file it would misread. A reader reads every earlier version.
+ * `versions`), so a reader of 2 refuses a file it would misread; 4 added page blobs (`blobType`
+ * PageBlob with `page`: its size, sequence number and written ranges; the content is those ranges'
+ * bytes). A reader reads every earlier version.
  */
-export const backupVersion = 3;
+export const backupVersion = 4;
 
 export interface BackupHead {
   readonly kind: 'backup';
