@@ -2,7 +2,6 @@
 // and other container routes are in definition.ts, which puts these after them. Operation names
 // are Storage Analytics' (storage-analytics-logged-operations-and-status-messages).
 import { firstHeader } from '../http/headers.js';
-import { StorageError } from '../errors.js';
 import type { Reply } from '../http/respond.js';
 import type { SasNeed } from '../http/sas.js';
 import { route, type Route, type RouteLine, type RouteRequest, type ServiceCall } from '../http/service-definition.js';
@@ -18,7 +17,7 @@ import { undeleteBlob } from './operations/soft-delete.js';
 import { putBlob } from './operations/put.js';
 import { checkedOnPath } from './operations/path-acl.js';
 import { executeBit, readBit, writeBit } from '../domain/posix-acl.js';
-import { getPageRanges, putPage } from './operations/pages.js';
+import { getPageRanges, putPage, putPageFromUrl } from './operations/pages.js';
 import { snapshotBlob } from './operations/snapshot.js';
 import { sealBlob } from './operations/seal.js';
 import { setBlobTier } from './operations/tier.js';
@@ -90,11 +89,6 @@ function leaseLines(
   // A missing or unknown action: the handler answers it (400).
   return [...named, make(`${target}Lease`, () => true, undefined)];
 }
-
-/** A route the service has and Cerulean does not serve yet: 501 NotImplemented naming it. */
-const notServed = (what: string) => async (): Promise<Reply> => {
-  throw new StorageError('NotImplemented', `Cerulean does not serve ${what}.`);
-};
 
 export const blobRoutes: readonly Route<BlobResource, BlobServices>[] = [
   route<BlobResource, BlobServices, 'container'>(
@@ -191,7 +185,7 @@ export const blobRoutes: readonly Route<BlobResource, BlobServices>[] = [
   blob({ method: 'PUT', comp: 'appendblock', operation: 'AppendBlock', sas: append, streamsBody: true }, appendBlock),
   blob(
     { method: 'PUT', comp: 'page', when: has('x-ms-copy-source'), operation: 'PutPageFromURL', sas: write },
-    notServed('Put Page From URL'),
+    putPageFromUrl,
   ),
   blob({ method: 'PUT', comp: 'page', operation: 'PutPage', sas: write, streamsBody: true }, putPage),
   blob({ method: 'GET', comp: 'pagelist', operation: 'GetPageRegions', sas: read }, getPageRanges),

@@ -15,8 +15,9 @@ export const backupFormat = 'cerulean-account-backup';
  * 2 added queues and messages (and their counts in the end record); 3 added blobs' index tags (a
  * blob record's `tags`) and previous versions (`previousVersion`, `currentDeleted`, the end record's
  * `versions`), so a reader of 2 refuses a file it would misread; 4 added Data Lake paths' access
- * control (a blob record's `access`), so a reader of 3 refuses a file whose access control it would
- * drop. A reader reads every earlier version.
+ * control (a blob record's `access`) and page blobs (`blobType` PageBlob with `page`: its size,
+ * sequence number and written ranges; the content is those ranges' bytes), so a reader of 3 refuses
+ * a file whose access control or page blobs it would drop. A reader reads every earlier version.
  */
 export const backupVersion = 4;
 

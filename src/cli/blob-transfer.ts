@@ -3,8 +3,10 @@
 // whole: a block blob larger than one block is staged a few blocks at a time and committed with its
 // headers and metadata in one Put Block List; an append blob is created, then appended to in order.
 //
-// Chosen: page blobs and snapshots are not carried (the caller counts what it skips); blocks are
-// re-cut, so a copied block blob has the same bytes under other block ids.
+// A page blob is carried sparse: its written ranges and their bytes only (cli/page-blob-backup.ts).
+//
+// Chosen: snapshots are not carried; blocks are re-cut, so a copied block blob has the same bytes
+// under other block ids.
 import { createHash } from 'node:crypto';
 import type {
   BlobHTTPHeaders,
@@ -16,6 +18,7 @@ import type {
 } from '@azure/storage-blob';
 import { tagsOption, type BlobTags, type TagReader } from './blob-tags.js';
 import type { AccessReader, AccessWriter, PathAccess } from './path-access.js';
+import { pageBlobContent, pageBlobShape, writePageRanges, type PageBlobShape } from './page-blob-backup.js';
 
 /** 4 MiB: within every service version's limit for one Put Block and one Append Block. */
 export const blockBytes = 4 * 1024 * 1024;
@@ -33,14 +36,17 @@ export interface ContainerHeader {
   readonly acl: readonly { id: string; start?: string; expiry?: string; permissions?: string }[] | null;
 }
 
-export type CarriedBlobType = 'BlockBlob' | 'AppendBlob';
+export type CarriedBlobType = 'BlockBlob' | 'AppendBlob' | 'PageBlob';
 
 export interface BlobHeader {
   readonly kind: 'blob';
   readonly container: string;
   readonly name: string;
   readonly blobType: CarriedBlobType;
+  /** The bytes of content that follow the record (of a page blob: of its written ranges only). */
   readonly sizeBytes: number;
+  /** A page blob's size, sequence number and written ranges (absent before version 4). */
+  readonly page?: PageBlobShape;
   readonly contentType?: string;
   readonly contentEncoding?: string;
   readonly contentLanguage?: string;
@@ -117,12 +123,13 @@ export async function listContainerNames(service: BlobServiceClient): Promise<st
   return names;
 }
 
-/** The container's base blobs that can be carried, as listed, and how many others (page blobs) there are. */
+/** The container's base blobs that can be carried, as listed, and how many others there are. */
 export async function listCarriedBlobs(container: ContainerClient): Promise<{ items: BlobItem[]; skipped: number }> {
   const items: BlobItem[] = [];
   let skipped = 0;
+  const carried: readonly (string | undefined)[] = ['BlockBlob', 'AppendBlob', 'PageBlob'] satisfies CarriedBlobType[];
   for await (const item of container.listBlobsFlat({ includeMetadata: true })) {
-    if (item.properties.blobType === 'BlockBlob' || item.properties.blobType === 'AppendBlob') items.push(item);
+    if (carried.includes(item.properties.blobType)) items.push(item);
     else skipped++;
   }
   return { items, skipped };
@@ -148,6 +155,18 @@ export async function openBlob(
   let item: BlobItem | undefined = listed;
   for (let round = 1; item !== undefined; round++) {
     try {
+      if (item.properties.blobType === 'PageBlob') {
+        const page = await pageBlobShape(container, item);
+        const found = tagsOption(await tags?.read(container.getBlobClient(item.name)));
+        const sizeBytes = page.ranges.reduce((sum, [start, end]) => sum + end - start, 0);
+        const header = {
+          ...headerOf(container.containerName, item),
+          sizeBytes,
+          page,
+          ...(found ? { tags: found } : {}),
+        };
+        return { header, content: pageBlobContent(container, item.name, item.properties.etag, page.ranges) };
+      }
       const response = await container
         .getBlobClient(item.name)
         .download(0, undefined, { conditions: { ifMatch: item.properties.etag } });
@@ -268,6 +287,9 @@ export async function writeBlob(
   if (header.blobType === 'AppendBlob') {
     await writeAppendBlob(container, header, counted());
     verify();
+  } else if (header.blobType === 'PageBlob') {
+    await writePageBlob(container, header, counted());
+    verify();
   } else {
     await writeBlockBlob(container, header, counted(), verify);
   }
@@ -283,6 +305,17 @@ async function writeAppendBlob(container: ContainerClient, header: BlobHeader, b
     tags: tagsOption(header.tags),
   });
   for await (const block of blocks) await client.appendBlock(block, block.byteLength);
+}
+
+async function writePageBlob(container: ContainerClient, header: BlobHeader, content: AsyncIterable<Buffer>) {
+  if (header.page === undefined) throw new ContentMismatchError(`${header.name}: a page blob record without its pages`);
+  await container.getPageBlobClient(header.name).create(header.page.blobSizeBytes, {
+    blobHTTPHeaders: httpHeaders(header),
+    metadata: header.metadata,
+    tags: tagsOption(header.tags),
+    blobSequenceNumber: header.page.sequenceNumber,
+  });
+  await writePageRanges(container, header.name, header.page.ranges, content);
 }
 
 /** Put Block requests of one blob in flight at once: at most this many blocks are held in memory. */

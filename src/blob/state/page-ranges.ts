@@ -1,6 +1,6 @@
 // Page ranges from page tables (storage/page-store.ts): Get Page Ranges' PageRange runs (extents
 // joined where they touch) and, against an earlier snapshot, its diff of PageRange (written since)
-// and ClearRange (cleared since) runs. Both walk extents as they stream in, holding one run at a time.
+// and ClearRange (cleared since) runs. Both walk extents as they stream in, a batch at a time.
 import assert from 'node:assert/strict';
 import type { PageExtent, PageRange } from '../../storage/page-store.js';
 
@@ -8,25 +8,40 @@ export interface ListedRange extends PageRange {
   readonly clear: boolean;
 }
 
-/** The extents' byte runs clipped to [from, to), those that touch joined. */
+/** Runs a batch of listed ranges holds at most (diffRanges). */
+const rangesPerBatch = 256;
+
+/**
+ * The extents' byte runs clipped to [from, to), those that touch joined: a batch of runs for each
+ * batch of extents (the last run of a batch may go on in the next, so it waits for it).
+ */
 export async function* joinedRanges(
-  extents: AsyncIterable<PageExtent>,
+  batches: AsyncIterable<readonly PageExtent[]>,
   from: number,
   to: number,
-): AsyncGenerator<ListedRange> {
-  let run: { startByte: number; endByteExclusive: number } | undefined;
-  for await (const extent of extents) {
-    const start = Math.max(from, extent.startByte);
-    const end = Math.min(to, extent.endByteExclusive);
-    if (start >= end) continue;
-    if (run !== undefined && run.endByteExclusive === start) {
-      run.endByteExclusive = end;
-      continue;
+): AsyncGenerator<ListedRange[]> {
+  let run: { startByte: number; endByteExclusive: number; clear: false } | undefined;
+  for await (const extents of batches) {
+    const done: ListedRange[] = [];
+    for (const extent of extents) {
+      const start = Math.max(from, extent.startByte);
+      const end = Math.min(to, extent.endByteExclusive);
+      if (start >= end) continue;
+      if (run !== undefined && run.endByteExclusive === start) {
+        run.endByteExclusive = end;
+        continue;
+      }
+      if (run !== undefined) done.push(run);
+      run = { startByte: start, endByteExclusive: end, clear: false };
     }
-    if (run !== undefined) yield { ...run, clear: false };
-    run = { startByte: start, endByteExclusive: end };
+    if (done.length > 0) yield done;
   }
-  if (run !== undefined) yield { ...run, clear: false };
+  if (run !== undefined) yield [run];
+}
+
+/** The extents of batches, one at a time. */
+async function* each(batches: AsyncIterable<readonly PageExtent[]>): AsyncGenerator<PageExtent> {
+  for await (const extents of batches) yield* extents;
 }
 
 /** Whether two extents hold the same bytes at the same place: the same content at the same shift. */
@@ -62,13 +77,14 @@ class Cursor {
  * `before` had bytes and `now` has none (cleared since). Runs of one kind that touch are joined.
  */
 export async function* diffRanges(
-  now: AsyncIterable<PageExtent>,
-  before: AsyncIterable<PageExtent>,
+  now: AsyncIterable<readonly PageExtent[]>,
+  before: AsyncIterable<readonly PageExtent[]>,
   from: number,
   to: number,
-): AsyncGenerator<ListedRange> {
-  const a = new Cursor(now[Symbol.asyncIterator]());
-  const b = new Cursor(before[Symbol.asyncIterator]());
+): AsyncGenerator<ListedRange[]> {
+  const a = new Cursor(each(now));
+  const b = new Cursor(each(before));
+  let done: ListedRange[] = [];
   let run: { startByte: number; endByteExclusive: number; clear: boolean } | undefined;
   let at = from;
   while (at < to) {
@@ -87,11 +103,16 @@ export async function* diffRanges(
     if (kind !== undefined) {
       if (run !== undefined && run.clear === kind && run.endByteExclusive === at) run.endByteExclusive = next;
       else {
-        if (run !== undefined) yield run;
+        if (run !== undefined) done.push(run);
         run = { startByte: at, endByteExclusive: next, clear: kind };
+        if (done.length >= rangesPerBatch) {
+          yield done;
+          done = [];
+        }
       }
     }
     at = next;
   }
-  if (run !== undefined) yield run;
+  if (run !== undefined) done.push(run);
+  if (done.length > 0) yield done;
 }

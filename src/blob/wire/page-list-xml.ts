@@ -1,27 +1,28 @@
 // Get Page Ranges' body (https://learn.microsoft.com/rest/api/storageservices/get-page-ranges):
 // a PageList of PageRange and ClearRange elements with inclusive Start and End, then NextMarker.
-// Written as the ranges stream in, a few ranges a chunk.
+// Written as the ranges stream in, a few kilobytes a chunk.
 import type { ListedRange } from '../state/page-ranges.js';
 import { escapeXmlText } from '../../wire/xml.js';
 
-/** Ranges gathered into one chunk of the body. */
-const rangesPerChunk = 256;
+/** Characters of XML gathered before they go out as one chunk of the body. */
+const chunkChars = 32 * 1024;
 
 /**
- * The PageList of `ranges`; `nextMarker()` (asked once the ranges are done) is the NextMarker's
- * text: undefined leaves the element out, '' sends it empty.
+ * The PageList of `ranges`, which come in batches; `nextMarker()` (asked once the ranges are done)
+ * is the NextMarker's text: undefined leaves the element out, '' sends it empty.
  */
 export async function* pageListXml(
-  ranges: AsyncIterable<ListedRange>,
+  ranges: AsyncIterable<readonly ListedRange[]>,
   nextMarker: () => string | undefined,
 ): AsyncGenerator<Buffer> {
   let text = '<?xml version="1.0" encoding="utf-8"?><PageList>';
-  let count = 0;
-  for await (const range of ranges) {
-    const tag = range.clear ? 'ClearRange' : 'PageRange';
-    text += `<${tag}><Start>${range.startByte}</Start><End>${range.endByteExclusive - 1}</End></${tag}>`;
-    if (++count % rangesPerChunk === 0) {
-      yield Buffer.from(text);
+  for await (const batch of ranges) {
+    for (const range of batch) {
+      const tag = range.clear ? 'ClearRange' : 'PageRange';
+      text += `<${tag}><Start>${range.startByte}</Start><End>${range.endByteExclusive - 1}</End></${tag}>`;
+    }
+    if (text.length >= chunkChars) {
+      yield Buffer.from(text, 'latin1');
       text = '';
     }
   }

@@ -119,7 +119,13 @@ const pageReadRows = 64;
 /** Zeros a reader sends at once for unwritten pages. */
 const zeroChunk = Buffer.alloc(64 * 1024);
 
-/** A list's extents overlapping [fromByte, toByte), at most `limit`, in order (PageStore.pageExtents). */
+/** A row of pagesFrom, which the store reads raw (as arrays): the columns of PageRow in order. */
+type RawPageRow = [start_byte: number, end_byte: number, content_id: string, content_offset: number];
+
+/**
+ * A list's extents overlapping [fromByte, toByte), at most `limit`, in order (PageStore.pageExtents);
+ * `pagesFrom` is pageReaderSql.pagesFrom in raw mode.
+ */
 export function readExtents(
   pagesFrom: Statement,
   listId: number,
@@ -129,16 +135,14 @@ export function readExtents(
 ): PageExtent[] {
   assert(Number.isSafeInteger(limit) && limit >= 1, 'an extent limit is a count');
   // One more than asked: the first row may end before fromByte.
-  const rows = pagesFrom.all(listId, listId, fromByte, toByte, limit + 1) as PageRow[];
-  return rows
-    .filter((row) => row.end_byte > fromByte)
-    .slice(0, limit)
-    .map((row) => ({
-      startByte: row.start_byte,
-      endByteExclusive: row.end_byte,
-      contentId: row.content_id,
-      contentOffsetBytes: row.content_offset,
-    }));
+  const rows = pagesFrom.all(listId, listId, fromByte, toByte, limit + 1) as RawPageRow[];
+  const extents: PageExtent[] = [];
+  for (const [startByte, endByteExclusive, contentId, contentOffsetBytes] of rows) {
+    if (endByteExclusive <= fromByte) continue;
+    if (extents.length === limit) break;
+    extents.push({ startByte, endByteExclusive, contentId, contentOffsetBytes });
+  }
+  return extents;
 }
 
 /** `lengthBytes` zeros, in chunks. */

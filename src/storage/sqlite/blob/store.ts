@@ -167,6 +167,8 @@ export class SqliteBlobStore implements BlobStore {
       ]),
     ) as Sql;
     this.sql.inlineBytes.pluck();
+    // Rows as arrays: a Get Page Ranges reads thousands (readExtents).
+    this.sql.pagesFrom.raw(true);
     this.tagFinder = new SqliteTagFinder(reader);
   }
 
