@@ -400,9 +400,13 @@ const rows: Row[] = [
   objectRow(
     'PUT blob PutPageFromURL',
     'pageBlob',
-    (f) => copyRequest(f, { 'x-ms-page-write': 'update', 'x-ms-range': 'bytes=0-511' }, blobPath(f, '?comp=page')),
+    (f) =>
+      copyRequest(
+        f,
+        { 'x-ms-page-write': 'update', 'x-ms-range': 'bytes=0-511', 'x-ms-source-range': 'bytes=0-511' },
+        blobPath(f, '?comp=page'),
+      ),
     'w',
-    501,
   ),
   objectRow('GET blob GetPageRegions', 'pageBlob', (f) => on(blobPath(f, '?comp=pagelist'), 'GET'), 'r'),
   // Chosen (unverified): Undelete Blob as a write; the docs name no letter for it.
@@ -501,7 +505,8 @@ async function startBlobServer(): Promise<MatrixServer<Fixture, FixtureKind>> {
     const acquire = { 'x-ms-lease-action': 'acquire', 'x-ms-lease-duration': '-1', 'x-ms-proposed-lease-id': leaseId };
     if (kind === 'leasedContainer') await key(on(`${container}?restype=container&comp=lease`, 'PUT', acquire));
     if (kind === 'container' || kind === 'leasedContainer') return fixture;
-    await key(on(`${container}/src`, 'PUT', { 'x-ms-blob-type': 'BlockBlob' }, 'source'));
+    // 512 bytes: a page's worth, for Put Page From URL.
+    await key(on(`${container}/src`, 'PUT', { 'x-ms-blob-type': 'BlockBlob' }, 'source'.padEnd(512, '.')));
     if (kind === 'newBlob') return fixture;
     const type = kind === 'appendBlob' ? 'AppendBlob' : kind === 'pageBlob' ? 'PageBlob' : 'BlockBlob';
     const size: Record<string, string> = type === 'PageBlob' ? { 'x-ms-blob-content-length': '1024' } : {};
