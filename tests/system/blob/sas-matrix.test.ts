@@ -411,7 +411,16 @@ const rows: Row[] = [
   objectRow('GET blob GetPageRegions', 'pageBlob', (f) => on(blobPath(f, '?comp=pagelist'), 'GET'), 'r'),
   // Chosen (unverified): Undelete Blob as a write; the docs name no letter for it.
   objectRow('PUT blob UndeleteBlob', 'blob', (f) => on(blobPath(f, '?comp=undelete'), 'PUT'), 'w'),
-  objectRow('DELETE blob DeleteBlob', 'blob', (f) => on(blobPath(f), 'DELETE'), 'd'),
+  objectRow('DELETE blob DeleteBlob [otherwise]', 'blob', (f) => on(blobPath(f), 'DELETE'), 'd'),
+  // Permanent Delete (y) "permits permanent deletion of a blob snapshot or version"; naming neither
+  // is then 400 (the request is authorized first).
+  objectRow(
+    'DELETE blob DeleteBlob [asksPermanent]',
+    'blob',
+    (f) => on(blobPath(f, '?deletetype=permanent'), 'DELETE'),
+    'y',
+    400,
+  ),
   // Tag (t): "Permits blob tag operations" (create-service-sas, create-account-sas).
   objectRow('GET blob GetBlobTags', 'blob', (f) => on(blobPath(f, '?comp=tags'), 'GET'), 't'),
   objectRow(
