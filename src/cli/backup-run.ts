@@ -186,7 +186,7 @@ async function backupContainer(
   if (versions) {
     for await (const { previous, current } of versionedBlobs(container, () => totals.skipped++)) {
       for (const [index, item] of previous.entries()) {
-        const open = await openVersion(container, item);
+        const open = await openVersion(container, item, tags);
         const last = index === previous.length - 1 && current === undefined;
         await keep(last ? { ...open, header: { ...open.header, currentDeleted: true } } : open);
         totals.versions++;

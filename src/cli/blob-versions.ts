@@ -4,6 +4,7 @@
 // account with versioning makes the same sequence (under new version ids), the current one last.
 import type { BlobItem, ContainerClient } from '@azure/storage-blob';
 import { headerOf, type OpenBlob } from './blob-transfer.js';
+import { tagsOption, type TagReader } from './blob-tags.js';
 
 /** One blob name: its previous versions by version id, and its current blob (undefined if deleted). */
 export interface VersionedBlob {
@@ -43,13 +44,22 @@ export async function* versionedBlobs(container: ContainerClient, skip: () => vo
   if (name !== undefined) yield group();
 }
 
-/** A previous version's header and content (a version never changes: no condition needed). */
-export async function openVersion(container: ContainerClient, item: BlobItem): Promise<OpenBlob> {
+/**
+ * A previous version's header and content (a version never changes: no condition needed); with
+ * `tags`, its index tags too (Get Blob Tags with versionid), which a restore writes with it.
+ */
+export async function openVersion(container: ContainerClient, item: BlobItem, tags?: TagReader): Promise<OpenBlob> {
   const versionId = item.versionId!;
-  const response = await container.getBlobClient(item.name).withVersion(versionId).download();
+  const version = container.getBlobClient(item.name).withVersion(versionId);
+  const response = await version.download();
   const body = response.readableStreamBody as AsyncIterable<Buffer> | undefined;
+  const found = tagsOption(await tags?.read(version));
   return {
-    header: { ...headerOf(container.containerName, item), previousVersion: versionId },
+    header: {
+      ...headerOf(container.containerName, item),
+      previousVersion: versionId,
+      ...(found ? { tags: found } : {}),
+    },
     content: body ?? none(),
   };
 }

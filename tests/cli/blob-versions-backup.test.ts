@@ -1,6 +1,7 @@
 // `cerulean backup -c --versions` and `restore`, run as typed against Cerulean server processes with
 // --blob-versioning on each engine: each blob's previous versions come back in order, the current
-// one last (under new version ids), and a blob deleted at the source is deleted again, its versions kept.
+// one last (under new version ids), with the index tags each version had, and a blob deleted at the
+// source is deleted again, its versions kept.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
@@ -11,7 +12,7 @@ import { startCeruleanBlob, type BlobTestEndpoint } from './blob-endpoints.js';
 
 const container = 'history';
 
-/** Per name, in listing order: each version's content and metadata, and whether it is the current one. */
+/** Per name, in listing order: each version's content, metadata and tags, and whether it is the current one. */
 async function historyOf(service: BlobServiceClient): Promise<unknown[]> {
   const client = service.getContainerClient(container);
   const found: unknown[] = [];
@@ -24,6 +25,7 @@ async function historyOf(service: BlobServiceClient): Promise<unknown[]> {
       type: item.properties.blobType,
       content,
       metadata: item.metadata,
+      tags: (await read.getTags()).tags,
       current: item.isCurrentVersion === true,
     });
   }
@@ -44,7 +46,7 @@ for (const { label, options } of serverEngines) {
       await client.create();
       const doc = client.getBlockBlobClient('doc.txt');
       for (const [n, text] of ['first', 'second', 'third'].entries())
-        await doc.upload(text, text.length, { metadata: { edit: String(n) } });
+        await doc.upload(text, text.length, { metadata: { edit: String(n) }, tags: { edit: `v${n}` } });
       const gone = client.getBlockBlobClient('gone.txt');
       for (const text of ['old', 'older still']) await gone.upload(text, text.length);
       await gone.delete();

@@ -3,7 +3,8 @@
 // SIGKILL a random moment after every writer had an acknowledgement. After a restart on the same
 // data, every acknowledged soft delete holds (the blob is not readable, it is listed with
 // include=deleted), every acknowledged undelete holds (the blob reads back as written), and every
-// acknowledged overwrite kept the blob it replaced (a soft-deleted snapshot that Undelete restores).
+// acknowledged overwrite kept the blob it replaced (a soft-deleted snapshot that Undelete restores),
+// and every acknowledged permanent delete of a soft-deleted snapshot holds.
 // SIGKILL ends the process, not the machine: this proves nothing is acknowledged before its commit.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -17,7 +18,8 @@ const killDelayMaxMs = 1_000;
 const firstAcksWithinMs = 60_000;
 const policy =
   '<?xml version="1.0" encoding="utf-8"?><StorageServiceProperties><DeleteRetentionPolicy>' +
-  '<Enabled>true</Enabled><Days>7</Days></DeleteRetentionPolicy></StorageServiceProperties>';
+  '<Enabled>true</Enabled><Days>7</Days><AllowPermanentDelete>true</AllowPermanentDelete>' +
+  '</DeleteRetentionPolicy></StorageServiceProperties>';
 
 interface Ledger {
   readonly name: string;
@@ -27,6 +29,8 @@ interface Ledger {
   readonly restored: Map<string, string>;
   /** Names whose overwrite was acknowledged: the text it replaced, and the text it holds. */
   readonly overwritten: Map<string, readonly [before: string, now: string]>;
+  /** Names one of whose snapshots was soft-deleted, then deleted permanently (acknowledged): that snapshot. */
+  readonly purged: Map<string, string>;
 }
 
 async function expect(server: RunningServer, request: Parameters<typeof blobSend>[1], status: number) {
@@ -45,6 +49,15 @@ async function deleteAndUndelete(server: RunningServer, container: string, ledge
       await expect(server, put(`${text}again`), 201);
       ledger.overwritten.set(name, [text, `${text}again`]);
       continue;
+    }
+    if (i % 4 === 3) {
+      const snapshot = (await blobSend(server, { method: 'PUT', target: `${target}?comp=snapshot` })).headers[
+        'x-ms-snapshot'
+      ] as string;
+      const snapshotTarget = `${target}?snapshot=${encodeURIComponent(snapshot)}`;
+      await expect(server, { method: 'DELETE', target: snapshotTarget }, 202);
+      await expect(server, { method: 'DELETE', target: `${snapshotTarget}&deletetype=permanent` }, 202);
+      ledger.purged.set(name, snapshot);
     }
     await expect(server, { method: 'DELETE', target }, 202);
     if (i % 2 === 1) {
@@ -69,6 +82,19 @@ async function listedDeleted(server: RunningServer, container: string): Promise<
   return deleted;
 }
 
+/** name@snapshot of every snapshot listed, soft-deleted ones too. */
+async function everySnapshot(server: RunningServer, container: string): Promise<Set<string>> {
+  const target = `${container}?restype=container&comp=list&include=deleted,snapshots&maxresults=5000`;
+  const answer = await blobSend(server, { method: 'GET', target });
+  assert.equal(answer.status, 200, answer.text);
+  const found = new Set<string>();
+  for (const [, entry] of answer.text.matchAll(/<Blob>(.*?)<\/Blob>/g)) {
+    const snapshot = /<Snapshot>(.*?)<\/Snapshot>/.exec(entry!)?.[1];
+    if (snapshot !== undefined) found.add(`${/<Name>(.*?)<\/Name>/.exec(entry!)?.[1]}@${snapshot}`);
+  }
+  return found;
+}
+
 /** The texts of the name's snapshots and blob, sorted. */
 async function texts(server: RunningServer, container: string, name: string): Promise<string[]> {
   const target = `${container}?restype=container&comp=list&include=snapshots&prefix=${encodeURIComponent(name)}`;
@@ -83,7 +109,13 @@ async function texts(server: RunningServer, container: string, name: string): Pr
   return found.sort();
 }
 
-const newLedger = (name: string): Ledger => ({ name, deleted: new Set(), restored: new Map(), overwritten: new Map() });
+const newLedger = (name: string): Ledger => ({
+  name,
+  deleted: new Set(),
+  restored: new Map(),
+  overwritten: new Map(),
+  purged: new Map(),
+});
 
 for (const engine of storeEngines) {
   describe(`blob soft delete crash on ${engine.label}`, () => {
@@ -101,7 +133,7 @@ for (const engine of storeEngines) {
               (ledger) => (stop: () => boolean) => deleteAndUndelete(first, container, ledger, stop),
             ),
             waiting: () =>
-              ledgers.some((l) => l.deleted.size === 0 || l.restored.size === 0 || l.overwritten.size === 0),
+              ledgers.some((l) => [l.deleted, l.restored, l.overwritten, l.purged].some((kind) => kind.size === 0)),
             killDelayMaxMs,
             firstAcksWithinMs,
           });
@@ -113,11 +145,13 @@ for (const engine of storeEngines) {
         const deletes = ledgers.reduce((sum, l) => sum + l.deleted.size, 0);
         const undeletes = ledgers.reduce((sum, l) => sum + l.restored.size, 0);
         const overwrites = ledgers.reduce((sum, l) => sum + l.overwritten.size, 0);
-        t.diagnostic(`${deletes} soft deletes, ${undeletes} undeletes, ${overwrites} overwrites acknowledged`);
+        const purges = ledgers.reduce((sum, l) => sum + l.purged.size, 0);
+        t.diagnostic(`${deletes} soft deletes, ${undeletes} undeletes, ${overwrites} overwrites, ${purges} purges`);
 
         const second = await startServer({ ...options });
         try {
           const listed = await listedDeleted(second, container);
+          const listedSnapshots = await everySnapshot(second, container);
           for (const ledger of ledgers) {
             for (const name of ledger.deleted) {
               await expect(second, { method: 'HEAD', target: `${container}/${name}` }, 404);
@@ -127,6 +161,9 @@ for (const engine of storeEngines) {
               const answer = await blobSend(second, { method: 'GET', target: `${container}/${name}` });
               assert.equal(answer.status, 200, `${name}: ${answer.text}`);
               assert.equal(answer.text, text);
+            }
+            for (const [name, snapshot] of ledger.purged) {
+              assert.ok(!listedSnapshots.has(`${name}@${snapshot}`), `${name}: its purged snapshot stays gone`);
             }
             for (const [name, [before, now]] of ledger.overwritten) {
               assert.ok(listed.has(name), `${name}: the blob it replaced is listed as soft-deleted`);
