@@ -10,6 +10,7 @@ import { decodeBlobState, encodeBlobState } from '../src/blob/state/blob.js';
 import type { IndexTags } from '../src/storage/blob-store.js';
 import { openEngine } from '../src/storage/engine.js';
 import { newEtag } from '../src/wire/version-etag.js';
+import { StorageError } from '../src/errors.js';
 
 export interface TaggedBlobPlan {
   readonly container: string;
@@ -18,10 +19,12 @@ export interface TaggedBlobPlan {
 }
 
 /**
- * Writes in flight at once: enough for SQLite's group commits to fill; on PostgreSQL twice its pool
- * (poolConnectionsMax, connection.ts), as more wait for a connection past its timeout (503).
+ * Writes in flight at once: enough for SQLite's group commits to fill; on PostgreSQL its pool
+ * (poolConnectionsMax, connection.ts): on a loaded machine more wait for a connection past its timeout.
  */
-const putsInFlight = { sqlite: 256, postgres: 32 };
+const putsInFlight = { sqlite: 256, postgres: 16 };
+/** Tries of one put that the store answers ServerBusy (it wrote nothing: connection.ts). */
+const busyTriesMax = 5;
 const body = Buffer.from('x');
 const progressEvery = 100_000;
 
@@ -64,11 +67,8 @@ export async function loadThroughStore(
           state: encodeBlobState({ ...template, tags }),
           indexTags: tags,
         };
-        const outcome = await blobs.putBlob(
-          devAccountName,
-          record,
-          { kind: 'replace', blocks: [{ blockId: '', content }] },
-          null,
+        const outcome = await busyRetried(() =>
+          blobs.putBlob(devAccountName, record, { kind: 'replace', blocks: [{ blockId: '', content }] }, null),
         );
         if (outcome !== 'ok') throw new Error(`put of blob ${i}: ${outcome}`);
         if ((i + 1) % progressEvery === 0) {
@@ -81,5 +81,16 @@ export async function loadThroughStore(
     await Promise.all(Array.from({ length: lanes }, lane));
   } finally {
     await engine.close();
+  }
+}
+
+/** `put`, again while the store answers ServerBusy (a connection not had in time), up to busyTriesMax. */
+async function busyRetried<T>(put: () => Promise<T>): Promise<T> {
+  for (let tries = 1; ; tries++) {
+    try {
+      return await put();
+    } catch (error) {
+      if (!(error instanceof StorageError && error.code === 'ServerBusy') || tries >= busyTriesMax) throw error;
+    }
   }
 }
