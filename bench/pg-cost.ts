@@ -5,7 +5,7 @@
 // per core of each tier. Same scenarios and data as `npm run bench`.
 //   node dist/bench/pg-cost.js [--servers cerulean,cerulean-pg] [--scenarios point-read,...]
 //     [--preload 20000] [--concurrency 16] [--duration 3]
-import { readFile, mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -15,7 +15,7 @@ import pg from 'pg';
 import { keepAliveAgent, TableHttpClient } from './client.js';
 import { partitionDataset, preload, spreadDataset, type Dataset, type DatasetName } from './datasets.js';
 import { benchPostgres } from './postgres.js';
-import { childrenOf, clockTicksPerSecond, cpuTicks, processIds } from './proc-stat.js';
+import { childrenOf, clockTicksPerSecond, cpuTicks, postmasterOf } from './proc-stat.js';
 import { scenarios } from './scenarios.js';
 import { startServer, type BenchServer, type ServerKind } from './servers.js';
 
@@ -177,17 +177,6 @@ async function settle(database: string): Promise<void> {
   } finally {
     await client.end();
   }
-}
-
-/** The postmaster listening on `port` (its command line names the port, as scripts/pg-cluster.mjs starts it). */
-async function postmasterOf(port: string): Promise<number | undefined> {
-  for (const entry of await processIds()) {
-    const cmdline = await readFile(`/proc/${entry}/cmdline`, 'utf8').catch(() => '');
-    if (cmdline.startsWith('postgres') || cmdline.includes('/bin/postgres')) {
-      if (cmdline.split('\0').some((arg) => arg.includes(`port=${port}`))) return Number(entry);
-    }
-  }
-  return undefined;
 }
 
 await main();

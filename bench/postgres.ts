@@ -11,6 +11,8 @@ const { postgresBin, startCluster } = (await import(pgClusterUrl.href)) as typeo
 export interface BenchPostgres {
   /** A fresh, empty database for `name`; its URL. */
   database(name: string): Promise<string>;
+  /** The URL of the database `database(name)` made, as it is (a kept cluster's, measured again). */
+  existing(name: string): string;
   stop(): void;
 }
 
@@ -25,9 +27,15 @@ export async function benchPostgres(): Promise<BenchPostgres> {
     adminUrl = cluster.url;
   }
   const admin = adminUrl;
+  const databaseOf = (name: string) => `cerulean_bench_${name.replace(/\W/g, '_')}`;
+  const urlOf = (database: string) => {
+    const url = new URL(admin);
+    url.pathname = `/${database}`;
+    return url.href;
+  };
   return {
     async database(name) {
-      const database = `cerulean_bench_${name.replace(/\W/g, '_')}`;
+      const database = databaseOf(name);
       const client = new pg.Client({ connectionString: admin });
       await client.connect();
       try {
@@ -36,10 +44,9 @@ export async function benchPostgres(): Promise<BenchPostgres> {
       } finally {
         await client.end();
       }
-      const url = new URL(admin);
-      url.pathname = `/${database}`;
-      return url.href;
+      return urlOf(database);
     },
+    existing: (name) => urlOf(databaseOf(name)),
     stop: () => cluster?.destroy(),
   };
 }

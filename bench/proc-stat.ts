@@ -42,3 +42,14 @@ export async function residentKiB(pid: number): Promise<number | undefined> {
   const match = status === undefined ? null : /^VmRSS:\s+(\d+) kB$/m.exec(status);
   return match === null ? undefined : Number(match[1]);
 }
+
+/** The postmaster listening on `port` (its command line names the port, as scripts/pg-cluster.mjs starts it). */
+export async function postmasterOf(port: string): Promise<number | undefined> {
+  for (const entry of await processIds()) {
+    const cmdline = await readFile(`/proc/${entry}/cmdline`, 'utf8').catch(() => '');
+    if (cmdline.startsWith('postgres') || cmdline.includes('/bin/postgres')) {
+      if (cmdline.split('\0').some((arg) => arg.includes(`port=${port}`))) return Number(entry);
+    }
+  }
+  return undefined;
+}

@@ -76,7 +76,8 @@ export class SignedHttpClient {
       'content-length': length,
     };
     headers.authorization = sharedKeyAuthorization(this.endpoint.account, request.method, path, query, headers);
-    const search = new URLSearchParams(query).toString();
+    // URLSearchParams writes a space as '+' (form encoding); %20 is a space to every service.
+    const search = new URLSearchParams(query).toString().replace(/\+/g, '%20');
     return new Promise((resolve, reject) => {
       const req = http.request(
         {

@@ -5,8 +5,20 @@
 // reads its range, then filters by container).
 import type { TagQuery } from './blob-store.js';
 
-/** `bind` takes a value and answers its placeholder in the engine's syntax. */
-export function tagQueryTerms(account: string, query: TagQuery, bind: (value: string) => string): string[] | 'none' {
+/**
+ * `bind` takes a value and answers its placeholder in the engine's syntax. `filterOnly` writes a
+ * column so that the engine's planner checks it on each index entry rather than seeking by it
+ * (SQLite: `+column`): a range's container. SQLite otherwise takes the container's equality for a
+ * constant, drops it from the ORDER BY, no longer sees that the index walks (value, container,
+ * name) in order, and sorts all rows of each value before the LIMIT (docs/performance.md, "Find
+ * Blobs by Tags as the container grows").
+ */
+export function tagQueryTerms(
+  account: string,
+  query: TagQuery,
+  bind: (value: string) => string,
+  filterOnly: (column: string) => string = (column) => column,
+): string[] | 'none' {
   const terms = [`t.account = ${bind(account)}`, `t.key = ${bind(query.key)}`];
   const { lower, upper, after, container } = query;
   const equal =
@@ -16,7 +28,7 @@ export function tagQueryTerms(account: string, query: TagQuery, bind: (value: st
     if (lower !== undefined) terms.push(`t.value ${lower.inclusive ? '>=' : '>'} ${bind(lower.value)}`);
     if (upper !== undefined) terms.push(`t.value ${upper.inclusive ? '<=' : '<'} ${bind(upper.value)}`);
   }
-  if (container !== undefined) terms.push(`t.container = ${bind(container)}`);
+  if (container !== undefined) terms.push(`${equal ? 't.container' : filterOnly('t.container')} = ${bind(container)}`);
   if (after === undefined) return terms;
   if (!equal) {
     terms.push(

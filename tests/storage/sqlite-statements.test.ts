@@ -133,3 +133,53 @@ test('a property index of the earlier form (WHERE table_id = <id>) is built agai
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+// Find Blobs by Tags in one container with a range of values: the statement must walk
+// blob_tags_by_value in its order, never sort. Written with the container's equality as a seek
+// term, SQLite 3.53 drops `container` from the ORDER BY as a constant, no longer sees the index's
+// (value, container, name) order, and sorts every row of the first value before its LIMIT: a page
+// of a range over a tag that 1,000,000 blobs share read them all (docs/performance.md, "Find Blobs
+// by Tags as the container grows").
+test('Find Blobs by Tags in one container walks its index in order, with no sort, for a range too', async () => {
+  const finds: { db: Database.Database; sql: string }[] = [];
+  const prepare = Database.prototype.prepare;
+  await statementsPreparedBy(async (tables) => {
+    const blobs = await tables.openBlobStore();
+    await blobs.createContainer('acct', { name: 'c', etag: '"0x1"', lastModifiedMs: 0, state: '{}' });
+    const seen = Database.prototype.prepare;
+    Database.prototype.prepare = function (this: Database.Database, sql: string) {
+      if (/\bFROM blob_tags t\b/.test(sql)) finds.push({ db: this, sql });
+      return seen.call(this, sql);
+    } as typeof prepare;
+    const bound = (value: string) => ({ value, inclusive: true });
+    const shapes = [
+      { lower: bound('a'), upper: undefined },
+      { lower: bound('a'), upper: bound('z') },
+      { lower: bound('v'), upper: bound('v') },
+    ];
+    try {
+      for (const { lower, upper } of shapes) {
+        await blobs.findBlobsByTags('acct', { container: 'c', key: 'k', lower, upper, after: undefined, limit: 10 });
+      }
+    } finally {
+      Database.prototype.prepare = seen;
+    }
+    assert.equal(finds.length, shapes.length, 'each shape prepares its find statement');
+    for (const { db, sql } of finds) {
+      // Any value of the right type plans the same.
+      const names = [...sql.matchAll(/@(\w+)/g)].map(([, name]) => name!);
+      const values = Object.fromEntries(names.map((name) => [name, name === 'limit' ? 10 : 'v']));
+      const plan = db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(values) as { detail: string }[];
+      const details = plan.map((row) => row.detail);
+      assert.ok(
+        details.some((line) => /blob_tags_by_value/.test(line)),
+        `the find uses the index: ${details}`,
+      );
+      assert.deepEqual(
+        details.filter((line) => /TEMP B-TREE/.test(line)),
+        [],
+        `a find that sorts: ${sql}`,
+      );
+    }
+  });
+});

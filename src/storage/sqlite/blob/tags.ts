@@ -64,11 +64,16 @@ export class SqliteTagFinder {
     assert(Number.isSafeInteger(query.limit) && query.limit >= 0, 'a find limit is a count');
     if (query.limit === 0) return [];
     const values: Record<string, unknown> = { limit: query.limit };
-    const where = tagQueryTerms(account, query, (value) => {
-      const name = `p${Object.keys(values).length}`;
-      values[name] = value;
-      return `@${name}`;
-    });
+    const where = tagQueryTerms(
+      account,
+      query,
+      (value) => {
+        const name = `p${Object.keys(values).length}`;
+        values[name] = value;
+        return `@${name}`;
+      },
+      (column) => `+${column}`,
+    );
     if (where === 'none') return [];
     const text =
       'SELECT t.value, t.container, t.name, (SELECT json_group_array(json_array(a.key, a.value)) FROM blob_tags a ' +
