@@ -253,6 +253,8 @@ class Restoring {
   private hierarchical: boolean | undefined;
   /** The current container's writer of its paths' access control. */
   private access: AccessWriter | undefined;
+  /** Whether the current container's records carry access control. */
+  private accessSeen = false;
 
   constructor(
     private readonly connection: string | undefined,
@@ -307,9 +309,6 @@ class Restoring {
       throw new BackupFormatError(`${this.reader.file}: a ${record.kind} record out of place`);
     }
   }
-
-  /** Whether the current container's records carry access control. */
-  private accessSeen = false;
 
   /** The container just restored: why its paths' access control was not set, if it had some. */
   private noteAccess(): void {

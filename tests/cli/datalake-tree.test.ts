@@ -2,7 +2,8 @@
 // `cerulean copy --container` and `backup` / `restore` keep the directories (hdi_isfolder blobs,
 // empty ones too) and every path's owner, group, permissions and ACL, as getAccessControl answers
 // them at both ends; `blobs upload` of a folder makes a directory for each subfolder (an empty one
-// too) and `blobs download` brings the empty one back as a folder.
+// too) and `blobs download` brings the empty one back as a folder. Into a flat account (Azurite) the
+// directories go as blobs, nothing is said by copy, and restore says the access control was not kept.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs';
@@ -10,7 +11,7 @@ import { join } from 'node:path';
 import { DataLakeServiceClient, StorageSharedKeyCredential } from '@azure/storage-file-datalake';
 import { describeRun, runCli } from '../helpers/cli.js';
 import { devAccount, devKey, makeTempDir, removeDir, serverEngines } from '../helpers/server.js';
-import { startCeruleanBlob, type BlobTestEndpoint } from './blob-endpoints.js';
+import { startAzuriteBlob, startCeruleanBlob, type BlobTestEndpoint } from './blob-endpoints.js';
 import { parseAcl } from '../../src/cli/path-access.js';
 
 function lake(endpoint: BlobTestEndpoint): DataLakeServiceClient {
@@ -167,3 +168,40 @@ for (const { label, options } of serverEngines) {
     });
   });
 }
+
+describe('cerulean and a Data Lake tree into a flat account (Azurite)', () => {
+  let origin: BlobTestEndpoint;
+  let azurite: BlobTestEndpoint;
+  let dir: string;
+
+  before(async () => {
+    dir = makeTempDir('cerulean-datalake-flat-');
+    [origin, azurite] = await Promise.all([startCeruleanBlob(), startAzuriteBlob()]);
+    await seedTree(origin, 'lake');
+  });
+  after(async () => {
+    await Promise.allSettled([origin?.stop(), azurite?.stop()]);
+    if (dir) removeDir(dir);
+  });
+
+  test('copy carries the directories as hdi_isfolder blobs and says nothing; restore says what it did not keep', async () => {
+    const copy = await runCli(['copy', origin.connectionString, azurite.connectionString, '--container', 'lake']);
+    assert.equal(copy.code, 0, describeRun(copy));
+    assert.equal(copy.stdout, 'lake: 5 blobs, 8 bytes copied, sizes match\n');
+    const folders: string[] = [];
+    for await (const item of azurite.service.getContainerClient('lake').listBlobsFlat({ includeMetadata: true }))
+      if (item.metadata?.['hdi_isfolder'] === 'true') folders.push(item.name);
+    assert.deepEqual(folders, ['empty', 'raw', 'raw/2024']);
+
+    const file = join(dir, 'lake.backup');
+    const backup = await runCli(['backup', file, '-c', origin.connectionString, '--container', 'lake']);
+    assert.equal(backup.code, 0, describeRun(backup));
+    await azurite.service.getContainerClient('lake').delete();
+    const restore = await runCli(['restore', file, '-c', azurite.connectionString]);
+    assert.equal(restore.code, 0, describeRun(restore));
+    assert.match(
+      restore.stderr,
+      /access control not kept: lake \(the destination account has no hierarchical namespace\)/,
+    );
+  });
+});
