@@ -5,6 +5,7 @@
 // directory as the service shows one through the Blob API: a zero-length block blob with the
 // metadata hdi_isfolder=true. Fields this module does not know are kept as they are.
 import assert from 'node:assert/strict';
+import type { LeaseFields } from '../domain/lease.js';
 
 /** POSIX owner, group, permission bits and ACL of a path (access-control-model). */
 export interface AccessControl {
@@ -21,7 +22,8 @@ export interface PathState {
   readonly createdMs: number;
   readonly headers: Readonly<Record<string, string | undefined>>;
   readonly metadata: readonly (readonly [string, string])[];
-  readonly lease?: { readonly id?: string; readonly expiresMs?: number; readonly breakEndsMs?: number } | undefined;
+  /** The blob's lease (domain/lease.ts): one lease for both APIs. */
+  readonly lease?: LeaseFields | undefined;
   readonly committedBlockCount: number;
   readonly datalake?: AccessControl | undefined;
   readonly [other: string]: unknown;
@@ -66,13 +68,4 @@ export function accessOf(state: PathState): AccessControl {
 /** Properties (x-ms-properties) are the blob's metadata, but for the directory marker. */
 export function propertiesOf(state: PathState): (readonly [string, string])[] {
   return state.metadata.filter(([name]) => name.toLowerCase() !== folderMetadataName);
-}
-
-/** A lease in force (leased or breaking) at `nowMs`: its id ('' for a breaking one), else undefined. */
-export function leaseInForce(state: Pick<PathState, 'lease'>, nowMs: number): string | undefined {
-  const lease = state.lease;
-  if (lease === undefined || lease === null) return undefined;
-  if (lease.breakEndsMs !== undefined) return lease.breakEndsMs > nowMs ? '' : undefined;
-  if (lease.expiresMs !== undefined && lease.expiresMs <= nowMs) return undefined;
-  return lease.id;
 }

@@ -4,9 +4,10 @@
 // blob of its file system (state.ts): a file a block blob, a directory its marker.
 import { invalidHeaderValue, StorageError } from '../../errors.js';
 import type { Reply } from '../../http/respond.js';
-import type { BlobRecord } from '../../storage/blob-store.js';
+import type { BlobRecord, WriteOutcome } from '../../storage/blob-store.js';
+import type { DeleteTreeOutcome } from '../../storage/path-store.js';
 import { newEtag } from '../../wire/version-etag.js';
-import { casAttemptsMax, deleteStepMax } from '../limits.js';
+import { casAttemptsMax } from '../limits.js';
 import {
   accessOf,
   isDirectory,
@@ -154,48 +155,33 @@ async function hasChildren(call: DatalakeCall, filesystem: string, path: string)
 
 /**
  * DELETE ?recursive=…: 200 OK. A directory with contents needs recursive=true (409
- * DirectoryNotEmpty); its contents are deleted before it, in steps, not atomically (chosen: a
- * crash midway leaves the directory with part of its contents; Delete again finishes it).
+ * DirectoryNotEmpty); it goes with everything under it in one transaction of the path store
+ * (deleteTree): a kill -9 leaves all of it or none of it. No continuation is ever answered.
  */
 export async function deletePath(call: DatalakeCall, filesystem: string, path: string): Promise<Reply> {
   const recursive = booleanParam(call.query, 'recursive') ?? false;
-  const found = await requirePath(call, filesystem, path);
-  checkConditions(call, found.record);
-  checkLease(call, found?.state);
-  if (isDirectory(found.state) && (await hasChildren(call, filesystem, path))) {
-    if (!recursive) throw new StorageError('DirectoryNotEmpty');
-    await deleteContents(call, filesystem, path);
-  }
-  const outcome = await call.services.blobs.deleteBlob(
-    call.account,
-    { container: filesystem, name: path, snapshot: '' },
-    { base: true, snapshots: true },
-    found.record.etag,
-  );
-  if (outcome !== 'ok') throw pathWriteFailure(outcome);
-  return { status: 200 };
-}
-
-async function deleteContents(call: DatalakeCall, filesystem: string, path: string): Promise<void> {
-  for (;;) {
-    const listed = await call.services.blobs.listBlobs(call.account, filesystem, {
-      prefix: `${path}/`,
-      limit: deleteStepMax,
-      snapshots: false,
-      uncommitted: true,
-    });
-    if (listed.length === 0) return;
-    for (const entry of listed) {
-      const name = entry.kind === 'blob' ? entry.record.name : entry.name;
-      const ifEtag = entry.kind === 'blob' ? undefined : null;
-      await call.services.blobs.deleteBlob(
+  for (let attempt = 0; attempt < casAttemptsMax; attempt++) {
+    const found = await requirePath(call, filesystem, path);
+    checkConditions(call, found.record);
+    checkLease(call, found.state);
+    let outcome: WriteOutcome | DeleteTreeOutcome;
+    if (isDirectory(found.state) && (await hasChildren(call, filesystem, path))) {
+      if (!recursive) throw new StorageError('DirectoryNotEmpty');
+      outcome = await call.services.paths.deleteTree(call.account, filesystem, path, found.record.etag);
+    } else {
+      const key = { container: filesystem, name: path, snapshot: '' };
+      outcome = await call.services.blobs.deleteBlob(
         call.account,
-        { container: filesystem, name, snapshot: '' },
+        key,
         { base: true, snapshots: true },
-        ifEtag,
+        found.record.etag,
       );
     }
+    if (outcome === 'ok') return { status: 200 };
+    if (outcome === 'pathNotFound') throw new StorageError('PathNotFound');
+    if (outcome !== 'etagMismatch') throw pathWriteFailure(outcome);
   }
+  throw new StorageError('ServerBusy');
 }
 
 function accessHeaders(found: FoundPath, withAcl: boolean): Record<string, string> {
