@@ -16,17 +16,20 @@ import { schemaName as s } from '../schema.js';
 
 const containerSql = `SELECT id FROM ${s}.blob_containers WHERE account = $1 AND name = $2 FOR KEY SHARE`;
 const sourceSql = `SELECT etag FROM ${s}.blobs WHERE container_id = $1 AND name = $2 AND is_base FOR UPDATE`;
-const takenSql = `SELECT 1 FROM ${s}.blobs WHERE container_id = $1 AND (name = $2 OR (name >= $2 || '/' AND name < $3)) LIMIT 1`;
+// One range of the name index, then a filter for names that only share the prefix (`a-b`), as in
+// sqlite/dfs/writer.ts: one index range scan whatever the planner thinks of an OR.
+const takenSql = `SELECT 1 FROM ${s}.blobs WHERE container_id = $1 AND name >= $2 AND name < $3
+  AND (name = $2 OR name >= $2 || '/') LIMIT 1`;
 // $1 the container id, $2 the source, $3 the destination, $4 pastChildren(source).
 const renamed = `$3 || substr(name, length($2) + 1)`;
-const under = `(name = $2 OR (name >= $2 || '/' AND name < $4))`;
+const under = `name >= $2 AND name < $4 AND (name = $2 OR name >= $2 || '/')`;
 const renameBlobsSql = `UPDATE ${s}.blobs SET name = ${renamed} WHERE container_id = $1 AND ${under}`;
 const renameStagedSql = `UPDATE ${s}.blob_staged SET name = ${renamed} WHERE container_id = $1 AND ${under}`;
 // Index tags name their blob (postgres/blob/tags.ts): they move with it.
 const renameTagsSql = `UPDATE ${s}.blob_tags SET name = ${renamed} WHERE container_id = $1 AND ${under}`;
 // $1 the container id, $2 the path, $3 pastChildren(path): the base blobs and their snapshots
 // (deleteBlob's `base` and `snapshots`), not previous versions nor soft-deleted rows.
-const treeUnder = `container_id = $1 AND (name = $2 OR (name >= $2 || '/' AND name < $3))`;
+const treeUnder = `container_id = $1 AND name >= $2 AND name < $3 AND (name = $2 OR name >= $2 || '/')`;
 const deleteTreeBlobsSql = `DELETE FROM ${s}.blobs WHERE ${treeUnder} AND (is_base OR snapshot < '${versionKeyPrefix}')`;
 const deleteTreeStagedSql = `DELETE FROM ${s}.blob_staged WHERE ${treeUnder}`;
 
