@@ -32,11 +32,11 @@ type Call = ServiceCall<DatalakeServices>;
  * getAccessControl, setAccessControl), a rename `mode`, or `recursive` (Delete Path). The Blob API
  * has none of these parameters. Requests without them (Read Path as GET, Get Properties as HEAD,
  * Delete of a file) are answered by the Blob API, for the same blob: the official SDKs send
- * those to the blob endpoint anyway. A POST without `comp` is Lease Path: the Blob API's POSTs
- * (Blob Batch, Query Blob Contents) all name a `comp`.
+ * those to the blob endpoint anyway. A POST without `comp` or `restype` is Lease Path: the Blob
+ * API's POSTs (Blob Batch, Query Blob Contents) all name a `comp`.
  */
 export function claimsDatalake(query: URLSearchParams, method?: string): boolean {
-  if (method === 'POST' && !query.has('comp')) return true;
+  if (method === 'POST' && !query.has('comp') && !query.has('restype')) return true;
   return query.has('resource') || query.has('action') || query.has('mode') || query.has('recursive');
 }
 
