@@ -35,11 +35,6 @@ export const appendBlocksMax = 50_000;
 export const blockListBodyBytesMax = 8 * MiB;
 /** x-ms-range-get-content-md5 and -crc64 are allowed for ranges up to 4 MiB (get-blob). */
 export const rangeMd5BytesMax = 4 * MiB;
-/** Lease durations: 15 to 60 s, or -1 infinite (lease-blob). */
-export const leaseSecondsMin = 15;
-export const leaseSecondsMax = 60;
-/** x-ms-lease-break-period: 0 to 60 s (lease-blob). */
-export const leaseBreakSecondsMax = 60;
 /** List Blobs' page: maxresults above 5000 are answered with 5000 (list-blobs). */
 export const listBlobsPageMax = 5000;
 /** Find Blobs by Tags' page: maxresults above 5000 are answered with 5000 (find-blobs-by-tags). */

@@ -17,6 +17,7 @@ import {
   listFilesystems,
   setFilesystemProperties,
 } from './operations/filesystem.js';
+import { leasePath } from './operations/lease.js';
 import { listPaths } from './operations/list-paths.js';
 import { createPath, deletePath, getPathProperties, setAccessControl } from './operations/path.js';
 import { renamePath } from './operations/rename.js';
@@ -32,9 +33,11 @@ type Call = ServiceCall<DatalakeServices>;
  * getAccessControl, setAccessControl), a rename `mode`, or `recursive` (Delete Path). The Blob API
  * has none of these parameters. Requests without them (Read Path as GET, Get Properties as HEAD,
  * Delete of a file) are answered by the Blob API, for the same blob: the official SDKs send
- * those to the blob endpoint anyway.
+ * those to the blob endpoint anyway. A POST without `comp` or `restype` is Lease Path: the Blob
+ * API's POSTs (Blob Batch, Query Blob Contents) all name a `comp`.
  */
-export function claimsDatalake(query: URLSearchParams): boolean {
+export function claimsDatalake(query: URLSearchParams, method?: string): boolean {
+  if (method === 'POST' && !query.has('comp') && !query.has('restype')) return true;
   return query.has('resource') || query.has('action') || query.has('mode') || query.has('recursive');
 }
 
@@ -56,6 +59,7 @@ const queryIs =
   (name: string, ...values: string[]) =>
   (request: RouteRequest) =>
     values.includes(request.query.get(name) ?? '');
+const hasLeaseAction = (request: RouteRequest) => firstHeader(request.headers['x-ms-lease-action']) !== undefined;
 const hasRenameSource = (request: RouteRequest) => firstHeader(request.headers['x-ms-rename-source']) !== undefined;
 
 function filesystemLine(
@@ -141,6 +145,7 @@ export const datalakeRoutes = [
   rootLine('HEAD', 'getAccessControl', 'GetPathAccessControl', read, getPathProperties),
   rootLine('PATCH', 'setAccessControl', 'SetPathAccessControl', write, setAccessControl),
   rootLine('PATCH', 'setAccessControlRecursive', 'SetPathAccessControlRecursive', write, setAccessControlRecursive),
+  pathLine('POST', hasLeaseAction, 'LeasePath', write, leasePath),
 ];
 
 /**

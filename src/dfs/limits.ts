@@ -6,7 +6,7 @@ const MiB = 1024 * 1024;
 export const appendBytesMax = 4000 * MiB;
 /** List Paths and List Filesystems: maxResults above 5000 are answered with 5000 (path/list). */
 export const listPageMax = 5000;
-/** Blobs one step of a recursive directory delete removes before it looks again. */
+/** Paths one step of a recursive delete's access check reads before it looks again. */
 export const deleteStepMax = 1000;
 /** Compare-and-swap attempts before a write gives up under contention (answered 503 ServerBusy). */
 export const casAttemptsMax = 32;

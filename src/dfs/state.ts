@@ -6,6 +6,7 @@
 // metadata hdi_isfolder=true. Fields this module does not know are kept as they are.
 import assert from 'node:assert/strict';
 import { storedAccess, superuser, type AccessControl } from '../domain/posix-acl.js';
+import type { LeaseFields } from '../domain/lease.js';
 
 export { superuser, type AccessControl };
 
@@ -14,7 +15,8 @@ export interface PathState {
   readonly createdMs: number;
   readonly headers: Readonly<Record<string, string | undefined>>;
   readonly metadata: readonly (readonly [string, string])[];
-  readonly lease?: { readonly id?: string; readonly expiresMs?: number; readonly breakEndsMs?: number } | undefined;
+  /** The blob's lease (domain/lease.ts): one lease for both APIs. */
+  readonly lease?: LeaseFields | undefined;
   readonly committedBlockCount: number;
   readonly datalake?: AccessControl | undefined;
   readonly [other: string]: unknown;
@@ -56,13 +58,4 @@ export function accessOf(state: PathState): AccessControl {
 /** Properties (x-ms-properties) are the blob's metadata, but for the directory marker. */
 export function propertiesOf(state: PathState): (readonly [string, string])[] {
   return state.metadata.filter(([name]) => name.toLowerCase() !== folderMetadataName);
-}
-
-/** A lease in force (leased or breaking) at `nowMs`: its id ('' for a breaking one), else undefined. */
-export function leaseInForce(state: Pick<PathState, 'lease'>, nowMs: number): string | undefined {
-  const lease = state.lease;
-  if (lease === undefined || lease === null) return undefined;
-  if (lease.breakEndsMs !== undefined) return lease.breakEndsMs > nowMs ? '' : undefined;
-  if (lease.expiresMs !== undefined && lease.expiresMs <= nowMs) return undefined;
-  return lease.id;
 }

@@ -310,7 +310,7 @@ async function locate<R extends { readonly kind: string }, S>(
   // Read before the target so that even a malformed target answers in the right format ($format).
   context.errorFormat = definition.errorFormat(requestTarget.query, headers, undefined);
   const target = parseAccountTarget(requestTarget, headers.host, (name) => options.accounts.has(name));
-  const resource = definition.parseResource(target.resourcePath, target.query);
+  const resource = definition.parseResource(target.resourcePath, target.query, request.method ?? 'GET');
   context.errorFormat = definition.errorFormat(target.query, headers, resource);
   checkCommonInputs(request.httpVersion, headers, target.query);
   const account = options.accounts.get(target.account);

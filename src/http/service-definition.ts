@@ -199,7 +199,7 @@ export interface ServiceDefinition<R extends { readonly kind: string }, S> {
    * The resource named by the path after the account (still percent-encoded, no query);
    * throws the service's 400 (InvalidUri) for a path that names none.
    */
-  parseResource(path: string, query: URLSearchParams): R;
+  parseResource(path: string, query: URLSearchParams, method: string): R;
   readonly routes: readonly Route<R, S>[];
   /**
    * The error for a request no route matches: `otherMethods` when routes name its (resource,

@@ -1,7 +1,7 @@
 // Two services on one port: the Data Lake API (dfs) answers on the Blob service's port, as the
 // service's `.dfs.` and `.blob.` endpoints reach one account's one namespace. The composition
 // (compose.ts) joins the two modules into one that the front door serves like any other: a request
-// the second service claims (by its query alone, before routing) is parsed, routed, authorized and
+// the second service claims (by its query and method alone, before routing) is parsed, routed, authorized and
 // answered by the second's definition, every other one by the first's. Neither service knows of
 // the other (docs/architecture.md, docs/datalake.md).
 import assert from 'node:assert/strict';
@@ -29,14 +29,14 @@ function narrowed<A, B, S extends 'first' | 'second'>(
 }
 
 /**
- * One module serving `first` and, for the requests `claims` picks by their query, `second`; the
+ * One module serving `first` and, for the requests `claims` picks by their query and method, `second`; the
  * name, endpoint, Shared Key flavour, SAS service letter, stored access policies and CORS rules are
  * the first's (the second shares its account, keys and containers).
  */
 export function sharePort<RA extends { readonly kind: string }, A, RB extends { readonly kind: string }, B>(
   first: ServiceModule<RA, A>,
   second: ServiceModule<RB, B>,
-  claims: (query: URLSearchParams) => boolean,
+  claims: (query: URLSearchParams, method?: string) => boolean,
   prefix: string,
 ): ServiceModule<PortResource<RA, RB>, PortServices<A, B>> {
   assert(first.sharedKey === second.sharedKey, 'services sharing a port sign requests alike');
@@ -56,12 +56,12 @@ export function sharePort<RA extends { readonly kind: string }, A, RB extends { 
     name: first.name,
     endpointKey: first.endpointKey,
     open: (context) => ({ first: first.open(context), second: second.open(context) }),
-    parseResource(path, query) {
-      if (!claims(query)) {
-        const inner = first.parseResource(path, query);
+    parseResource(path, query, method) {
+      if (!claims(query, method)) {
+        const inner = first.parseResource(path, query, method);
         return { kind: inner.kind, side: 'first', inner };
       }
-      const inner = second.parseResource(path, query);
+      const inner = second.parseResource(path, query, method);
       return { kind: `${prefix}${inner.kind}`, side: 'second', inner };
     },
     routes: [...firstRoutes, ...secondRoutes],

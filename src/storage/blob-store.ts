@@ -114,9 +114,9 @@ export type ContentChange =
   | { readonly kind: 'keep' }
   /**
    * The whole committed block list is replaced (Put Blob, Put Block List, Copy Blob); staged blocks of the name are
-   * dropped.
+   * dropped, unless `keepStaged` (a Data Lake flush with retainUncommittedData=true).
    */
-  | { readonly kind: 'replace'; readonly blocks: readonly Block[] }
+  | { readonly kind: 'replace'; readonly blocks: readonly Block[]; readonly keepStaged?: true }
   /** One block is added at the end (Append Block). */
   | { readonly kind: 'append'; readonly block: Block }
   /** A page blob's pages change (page-store.ts). */

@@ -2,8 +2,9 @@
 // (blob-store.ts), over the same rows: a file is a base blob of its container and a directory is a
 // base blob too (a zero-length marker the Data Lake service writes with the metadata
 // hdi_isfolder=true), so the Blob API and the Data Lake API see one namespace. What the blob store
-// cannot do path by path is here: the renames of a file or of a whole directory tree, each one
-// transaction. Every engine proves it with the path conformance suite (tests/storage/path-conformance/).
+// cannot do path by path is here: the renames of a file or of a whole directory tree, and the
+// delete of a whole tree, each one transaction. Every engine proves it with the path conformance
+// suite (tests/storage/path-conformance/).
 
 /** renamePath's answer. */
 export type RenameOutcome =
@@ -15,6 +16,15 @@ export type RenameOutcome =
   | 'etagMismatch'
   /** A base blob named `destination`, or one under `destination/`, exists. */
   | 'destinationExists';
+
+/** deleteTree's answer. */
+export type DeleteTreeOutcome =
+  | 'ok'
+  | 'containerNotFound'
+  /** No base blob named `path`. */
+  | 'pathNotFound'
+  /** The path's ETag is not `etag` any more. */
+  | 'etagMismatch';
 
 export interface PathStore {
   /**
@@ -31,6 +41,14 @@ export interface PathStore {
     destination: string,
     sourceEtag: string,
   ): Promise<RenameOutcome>;
+
+  /**
+   * Deletes the base blob `path` and every base blob and staged block named under `path/`, with
+   * their snapshots (not previous versions nor soft-deleted rows, as deleteBlob's `base` and
+   * `snapshots` leave those), and their index tags, in one transaction, if `path`'s base record's
+   * ETag is `etag`. A directory's recursive delete: all of it or none of it.
+   */
+  deleteTree(account: string, container: string, path: string, etag: string): Promise<DeleteTreeOutcome>;
 }
 
 /** The smallest name after every name under `prefix/`: `prefix0` ('0' follows '/' in every collation by code point). */

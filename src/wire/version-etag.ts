@@ -41,3 +41,11 @@ export function visibleEtag(stored: string): string {
   const mark = stored.indexOf(leaseMark);
   return mark === -1 ? stored : stored.slice(0, mark);
 }
+
+/** The stored etag after one more lease action: the same visible ETag, a token the record never had. */
+export function leaseEtag(stored: string): string {
+  const mark = stored.indexOf(leaseMark);
+  const count = mark === -1 ? 0 : Number(stored.slice(mark + 1));
+  if (!Number.isSafeInteger(count) || count < 0) throw new Error(`a lease mark is a count: ${stored}`);
+  return `${visibleEtag(stored)}${leaseMark}${count + 1}`;
+}

@@ -2,18 +2,10 @@
 // List Blobs writes them (https://learn.microsoft.com/rest/api/storageservices/creating-a-snapshot-of-a-blob,
 // list-blobs). New ETags and dates are wire/reply-headers.ts's.
 import { randomInt } from 'node:crypto';
-import { leaseMark, visibleEtag } from '../../wire/version-etag.js';
+import { leaseEtag, visibleEtag } from '../../wire/version-etag.js';
 
 // Lease actions and the stored etag's `~n` mark: wire/version-etag.ts (the Data Lake API reads them too).
-export { visibleEtag };
-
-/** The stored etag after one more lease action: the same visible ETag, a token the record never had. */
-export function leaseEtag(stored: string): string {
-  const mark = stored.indexOf(leaseMark);
-  const count = mark === -1 ? 0 : Number(stored.slice(mark + 1));
-  if (!Number.isSafeInteger(count) || count < 0) throw new Error(`a lease mark is a count: ${stored}`);
-  return `${visibleEtag(stored)}${leaseMark}${count + 1}`;
-}
+export { leaseEtag, visibleEtag };
 
 /** The ETag as List Blobs' XML writes it: without the quotes. */
 export function unquotedEtag(etag: string): string {

@@ -6,7 +6,8 @@ import type { ServiceCall } from '../../http/service-definition.js';
 import type { BlobRecord, WriteOutcome } from '../../storage/blob-store.js';
 import { httpDate, visibleEtag } from '../../wire/version-etag.js';
 import type { DatalakeServices } from '../services.js';
-import { decodePathState, leaseInForce, type PathState } from '../state.js';
+import { checkLeaseForWrite, type LeaseTarget } from '../../domain/lease.js';
+import { decodePathState, type PathState } from '../state.js';
 
 export type DatalakeCall = ServiceCall<DatalakeServices>;
 
@@ -95,15 +96,13 @@ export function checkConditions(
 /**
  * A write to a leased path names its lease (x-ms-lease-id): 412 LeaseIdMissing without it,
  * LeaseIdMismatchWithBlobOperation with another, LeaseNotPresentWithBlobOperation with one when
- * no lease is in force (as the Blob API answers for the same blob).
+ * no lease is in force, as the Blob API answers for the same blob (domain/lease.ts).
  */
-export function checkLease(call: DatalakeCall, state: Pick<PathState, 'lease'> | undefined): void {
-  const given = header(call, 'x-ms-lease-id');
-  const held = state && leaseInForce(state, nowMs(call));
-  if (held === undefined) {
-    if (given !== undefined) throw new StorageError('LeaseNotPresentWithBlobOperation');
-    return;
-  }
-  if (given === undefined) throw new StorageError('LeaseIdMissing');
-  if (given !== held) throw new StorageError('LeaseIdMismatchWithBlobOperation');
+export function checkLease(
+  call: DatalakeCall,
+  state: Pick<PathState, 'lease'> | undefined,
+  leaseHeader = 'x-ms-lease-id',
+  target: LeaseTarget = 'blob',
+): void {
+  checkLeaseForWrite(state?.lease, nowMs(call), header(call, leaseHeader), target);
 }

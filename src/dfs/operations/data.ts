@@ -2,7 +2,8 @@
 // appended data is a staged block of the file's blob (storage/blob-store.ts), its block id naming
 // its position, streamed into the content store and invisible to readers; a flush commits the
 // staged blocks that continue the file without a gap up to `position` as the blob's new block list,
-// in one write, and drops the rest (retainUncommittedData is not served).
+// in one write, and drops the rest (or keeps it for a later flush: retainUncommittedData=true).
+// x-ms-lease-action takes, renews or releases the path's lease with the write (lease.ts).
 import { createHash } from 'node:crypto';
 import { invalidQueryParameter, StorageError } from '../../errors.js';
 import { parseInteger, requiredParam } from '../../http/query-params.js';
@@ -12,9 +13,9 @@ import { newEtag } from '../../wire/version-etag.js';
 import { appendBytesMax, casAttemptsMax } from '../limits.js';
 import { encodePathState, isDirectory } from '../state.js';
 import { booleanParam } from '../wire.js';
+import { leaseAfterWrite, storeLease, writeLeaseAction, type WriteLeaseAction } from './lease.js';
 import {
   checkConditions,
-  checkLease,
   header,
   nowMs,
   pathWriteFailure,
@@ -72,15 +73,15 @@ async function* checkedBody(call: DatalakeCall, declared: number, md5: Buffer | 
 
 /**
  * PATCH ?action=append&position=n: 202 Accepted; the data waits, unseen, for a flush, or is
- * flushed at once with flush=true (200 OK, as Flush answers). Lease actions on append
- * (x-ms-lease-action) are not served: 400.
+ * flushed at once with flush=true (still 202, the only status the SDKs accept for an append, with
+ * the flush's ETag and Last-Modified). x-ms-lease-action acquire or
+ * auto-renew takes or renews the lease before the data is staged; release and acquire-release act
+ * with the flush, so only with flush=true (lease.ts).
  */
 export async function appendData(call: DatalakeCall, filesystem: string, path: string): Promise<Reply> {
   const position = positionParam(call);
-  if (header(call, 'x-ms-lease-action') !== undefined) {
-    throw new StorageError('UnsupportedHeader', 'Cerulean does not serve lease actions on append (x-ms-lease-action).');
-  }
   const flush = booleanParam(call.query, 'flush') === true;
+  const leaseAction = writeLeaseAction(call, flush);
   const declaredText = header(call, 'content-length');
   if (declaredText === undefined) throw new StorageError('MissingContentLengthHeader');
   const declared = Number(declaredText);
@@ -89,8 +90,10 @@ export async function appendData(call: DatalakeCall, filesystem: string, path: s
   const md5 = md5Text === undefined ? undefined : Buffer.from(md5Text, 'base64');
   if (md5 !== undefined && md5.length !== 16) throw new StorageError('InvalidMd5');
   const found = await requireFile(call, filesystem, path);
-  checkLease(call, found?.state);
   if (position < found.record.sizeBytes) throw new StorageError('InvalidFlushPosition');
+  // Checked (and, for acquire or auto-renew without a flush, stored) before any data is kept.
+  const lease = leaseAfterWrite(call, found.state.lease, leaseAction);
+  if (!flush && lease !== found.state.lease) await leaseBeforeAppend(call, filesystem, path, found, leaseAction);
   const content = await call.services.blobs.writeContent(checkedBody(call, declared, md5));
   const block: Block = { blockId: blockIdAt(position), content };
   const outcome = await call.services.blobs.stageBlock(call.account, filesystem, path, block);
@@ -98,34 +101,56 @@ export async function appendData(call: DatalakeCall, filesystem: string, path: s
   const headers: Record<string, string> = { 'x-ms-request-server-encrypted': 'false' };
   if (md5Text !== undefined) headers['Content-MD5'] = md5Text;
   if (flush) {
-    const flushed = await commitAppended(call, filesystem, path, position + declared);
-    return { status: 200, headers: { ...flushed.headers, ...headers } };
+    const flushed = await commitAppended(call, filesystem, path, position + declared, leaseAction, false);
+    return { status: 202, headers: { ...flushed.headers, ...headers } };
   }
   return { status: 202, headers };
+}
+
+/** Stores the lease an append without flush takes or renews, by compare-and-swap. */
+async function leaseBeforeAppend(
+  call: DatalakeCall,
+  filesystem: string,
+  path: string,
+  first: FoundPath,
+  action: WriteLeaseAction | undefined,
+): Promise<void> {
+  let found = first;
+  for (let attempt = 0; attempt < casAttemptsMax; attempt++) {
+    if ((await storeLease(call, found, leaseAfterWrite(call, found.state.lease, action))) !== 'raced') return;
+    found = await requireFile(call, filesystem, path);
+  }
+  throw new StorageError('ServerBusy');
 }
 
 /**
  * PATCH ?action=flush&position=n: 200 OK. The file becomes its committed blocks and the staged
  * ones that continue them without a gap, up to exactly `position` (else 400 InvalidFlushPosition);
- * x-ms-content-* set its content headers (the others are kept). `close` only tells change
- * notifications, which Cerulean has none of.
+ * x-ms-content-* set its content headers (the others are kept). With retainUncommittedData=true
+ * the staged data past `position` stays staged for a later flush (else it is dropped). `close` only
+ * tells change notifications, which Cerulean has none of. x-ms-lease-action: lease.ts.
  */
 export async function flushData(call: DatalakeCall, filesystem: string, path: string): Promise<Reply> {
   const position = positionParam(call);
-  if (booleanParam(call.query, 'retainUncommittedData') === true) {
-    throw new StorageError('NotImplemented', 'Cerulean does not serve retainUncommittedData=true.');
-  }
+  const retain = booleanParam(call.query, 'retainUncommittedData') === true;
   booleanParam(call.query, 'close');
-  return commitAppended(call, filesystem, path, position);
+  return commitAppended(call, filesystem, path, position, writeLeaseAction(call, true), retain);
 }
 
 /** The flush of everything appended up to `position`, as Flush Data answers it. */
-async function commitAppended(call: DatalakeCall, filesystem: string, path: string, position: number): Promise<Reply> {
+async function commitAppended(
+  call: DatalakeCall,
+  filesystem: string,
+  path: string,
+  position: number,
+  leaseAction: WriteLeaseAction | undefined,
+  retain: boolean,
+): Promise<Reply> {
   const given = contentHeadersOf(call);
   for (let attempt = 0; attempt < casAttemptsMax; attempt++) {
     const found = await requireFile(call, filesystem, path);
     checkConditions(call, found.record);
-    checkLease(call, found?.state);
+    const lease = leaseAfterWrite(call, found.state.lease, leaseAction);
     const key = { container: filesystem, name: path, snapshot: '' };
     const { committed, staged } = await call.services.blobs.getBlocks(call.account, key);
     const appended = staged
@@ -136,13 +161,14 @@ async function commitAppended(call: DatalakeCall, filesystem: string, path: stri
     let size = found.record.sizeBytes;
     for (const { block, at } of appended) {
       if (size === position) break;
+      if (at < size) continue; // kept by an earlier flush with retainUncommittedData
       if (at !== size) break;
       blocks.push({ blockId: block.blockId, content: block.content });
       size += block.content.sizeBytes;
     }
     if (size !== position) throw new StorageError('InvalidFlushPosition');
     const atMs = nowMs(call);
-    const state = { ...found.state, headers: { ...found.state.headers, ...given }, committedBlockCount: 0 };
+    const state = { ...found.state, headers: { ...found.state.headers, ...given }, committedBlockCount: 0, lease };
     if (given.contentMd5 === undefined && size !== found.record.sizeBytes)
       delete (state.headers as Record<string, unknown>).contentMd5;
     const record = {
@@ -155,7 +181,7 @@ async function commitAppended(call: DatalakeCall, filesystem: string, path: stri
     const outcome = await call.services.blobs.putBlob(
       call.account,
       record,
-      { kind: 'replace', blocks },
+      retain ? { kind: 'replace', blocks, keepStaged: true } : { kind: 'replace', blocks },
       found.record.etag,
     );
     if (outcome === 'ok') return { status: 200, headers: { ...versionHeaders(record), 'Content-Length': '0' } };

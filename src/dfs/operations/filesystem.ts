@@ -55,7 +55,7 @@ export async function createFilesystem(call: DatalakeCall, filesystem: string): 
 export async function deleteFilesystem(call: DatalakeCall, filesystem: string): Promise<Reply> {
   const record = await requireRecord(call, filesystem);
   checkConditions(call, record);
-  checkLease(call, stateOf(record));
+  checkLease(call, stateOf(record), 'x-ms-lease-id', 'container');
   const outcome = await call.services.blobs.deleteContainer(call.account, filesystem, record.etag);
   if (outcome === 'containerNotFound') throw new StorageError('FilesystemNotFound');
   if (outcome !== 'ok') throw new StorageError('ConditionNotMet');

@@ -4,7 +4,8 @@
 // blob of its file system (state.ts): a file a block blob, a directory its marker.
 import { invalidHeaderValue, StorageError } from '../../errors.js';
 import type { Reply } from '../../http/respond.js';
-import type { BlobRecord } from '../../storage/blob-store.js';
+import type { BlobRecord, WriteOutcome } from '../../storage/blob-store.js';
+import type { DeleteTreeOutcome } from '../../storage/path-store.js';
 import { newEtag } from '../../wire/version-etag.js';
 import { casAttemptsMax, deleteStepMax } from '../limits.js';
 import { executeBit, permits, readBit, stickyAllows, writeBit } from '../../domain/posix-acl.js';
@@ -196,28 +197,35 @@ async function hasChildren(call: DatalakeCall, filesystem: string, path: string)
 
 /**
  * DELETE ?recursive=…: 200 OK. A directory with contents needs recursive=true (409
- * DirectoryNotEmpty); its contents are deleted before it, in steps, not atomically (chosen: a
- * crash midway leaves the directory with part of its contents; Delete again finishes it).
+ * DirectoryNotEmpty); it goes with everything under it in one transaction of the path store
+ * (deleteTree): a kill -9 leaves all of it or none of it. No continuation is ever answered.
  */
 export async function deletePath(call: DatalakeCall, filesystem: string, path: string): Promise<Reply> {
   const recursive = booleanParam(call.query, 'recursive') ?? false;
   await requireAccess(call, filesystem, path, { parent: writeBit | executeBit, sticky: true });
-  const found = await requirePath(call, filesystem, path);
-  checkConditions(call, found.record);
-  checkLease(call, found?.state);
-  if (isDirectory(found.state) && (await hasChildren(call, filesystem, path))) {
-    if (!recursive) throw new StorageError('DirectoryNotEmpty');
-    await requireTreeAccess(call, filesystem, path, accessOf(found.state));
-    await deleteContents(call, filesystem, path);
+  for (let attempt = 0; attempt < casAttemptsMax; attempt++) {
+    const found = await requirePath(call, filesystem, path);
+    checkConditions(call, found.record);
+    checkLease(call, found.state);
+    let outcome: WriteOutcome | DeleteTreeOutcome;
+    if (isDirectory(found.state) && (await hasChildren(call, filesystem, path))) {
+      if (!recursive) throw new StorageError('DirectoryNotEmpty');
+      await requireTreeAccess(call, filesystem, path, accessOf(found.state));
+      outcome = await call.services.paths.deleteTree(call.account, filesystem, path, found.record.etag);
+    } else {
+      const key = { container: filesystem, name: path, snapshot: '' };
+      outcome = await call.services.blobs.deleteBlob(
+        call.account,
+        key,
+        { base: true, snapshots: true },
+        found.record.etag,
+      );
+    }
+    if (outcome === 'ok') return { status: 200 };
+    if (outcome === 'pathNotFound') throw new StorageError('PathNotFound');
+    if (outcome !== 'etagMismatch') throw pathWriteFailure(outcome);
   }
-  const outcome = await call.services.blobs.deleteBlob(
-    call.account,
-    { container: filesystem, name: path, snapshot: '' },
-    { base: true, snapshots: true },
-    found.record.etag,
-  );
-  if (outcome !== 'ok') throw pathWriteFailure(outcome);
-  return { status: 200 };
+  throw new StorageError('ServerBusy');
 }
 
 /**
@@ -259,28 +267,6 @@ async function requireTreeAccess(
     if (listed.length < deleteStepMax) return;
     const last = listed[listed.length - 1]!;
     from = last.kind === 'blob' ? last.record.name : last.name;
-  }
-}
-
-async function deleteContents(call: DatalakeCall, filesystem: string, path: string): Promise<void> {
-  for (;;) {
-    const listed = await call.services.blobs.listBlobs(call.account, filesystem, {
-      prefix: `${path}/`,
-      limit: deleteStepMax,
-      snapshots: false,
-      uncommitted: true,
-    });
-    if (listed.length === 0) return;
-    for (const entry of listed) {
-      const name = entry.kind === 'blob' ? entry.record.name : entry.name;
-      const ifEtag = entry.kind === 'blob' ? undefined : null;
-      await call.services.blobs.deleteBlob(
-        call.account,
-        { container: filesystem, name, snapshot: '' },
-        { base: true, snapshots: true },
-        ifEtag,
-      );
-    }
   }
 }
 

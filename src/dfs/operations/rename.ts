@@ -9,6 +9,7 @@ import { checkPathName, trimSlashes } from '../resources.js';
 import { isDirectory } from '../state.js';
 import {
   checkConditions,
+  checkLease,
   findPath,
   header,
   pathWriteFailure,
@@ -16,7 +17,6 @@ import {
   versionHeaders,
   type DatalakeCall,
 } from './access.js';
-import { leaseInForce } from '../state.js';
 import { requireAccess } from './permissions.js';
 import { executeBit, writeBit } from '../../domain/posix-acl.js';
 
@@ -63,10 +63,7 @@ export async function renamePath(call: DatalakeCall, filesystem: string, destina
       throw new StorageError('SourcePathNotFound');
     }
     checkConditions(call, found.record, 'x-ms-source-');
-    const held = leaseInForce(found.state, call.services.clock.nowMs());
-    const givenLease = header(call, 'x-ms-source-lease-id');
-    if (held !== undefined && givenLease !== held)
-      throw new StorageError(givenLease === undefined ? 'LeaseIdMissing' : 'LeaseIdMismatchWithBlobOperation');
+    checkLease(call, found.state, 'x-ms-source-lease-id');
     if (slash !== -1) {
       const parent = await findPath(call, filesystem, destination.slice(0, slash));
       if (parent === undefined || !isDirectory(parent.state))
@@ -79,6 +76,7 @@ export async function renamePath(call: DatalakeCall, filesystem: string, destina
       }
       if (isDirectory(found.state)) throw new StorageError('PathConflict');
       checkConditions(call, existing.record);
+      checkLease(call, existing.state);
       const deleted = await call.services.blobs.deleteBlob(
         call.account,
         { container: filesystem, name: destination, snapshot: '' },

@@ -311,10 +311,13 @@ export class SqliteStore implements TableStore {
     return new SqliteQueueStore(openDatabase(this.file, 'scanner'), this.writer.queues, true);
   }
 
-  /** The path store (storage/path-store.ts): its renames are jobs of this database's writer (sqlite/dfs/writer.ts). */
+  /**
+   * The path store (storage/path-store.ts): its renames and tree deletes are jobs of this
+   * database's writer (sqlite/dfs/writer.ts).
+   */
   openPathStore(): PathStore {
     const paths = this.writer.paths;
-    return { renamePath: (...args) => paths.renamePath(...args) };
+    return { renamePath: (...args) => paths.renamePath(...args), deleteTree: (...args) => paths.deleteTree(...args) };
   }
 
   /**

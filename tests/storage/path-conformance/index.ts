@@ -1,8 +1,9 @@
 // The path store's contract (src/storage/path-store.ts), proven on every engine: renames of a file
 // and of a directory tree over the blob store's rows (records, snapshots, staged blocks, content
-// kept by reference), their outcomes, and a model-based run of random create, append, flush,
-// rename and delete sequences compared, after every step, with an in-memory model of the names and
-// their bytes.
+// kept by reference), deletes of a whole tree, their outcomes, a replace that keeps the staged
+// blocks (a flush with retainUncommittedData), and a model-based run of random create, append,
+// flush, rename, delete and tree delete sequences compared, after every step, with an in-memory
+// model of the names and their bytes.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { BlobRecord, BlobStore, Block } from '../../../src/storage/blob-store.js';
@@ -99,23 +100,19 @@ export function runPathConformance(label: string, open: () => Promise<PathStores
     });
 
     test('index tags move with their blobs: Find Blobs by Tags names the new paths', async () => {
-      const name = await newContainer();
-      const { blobs, paths } = stores;
-      const tagged = { ...record(name, 'd/x', 0), indexTags: [['stage', 'done']] as const };
-      assert.equal(await blobs.putBlob(account, tagged, { kind: 'replace', blocks: [] }, undefined), 'ok');
-      const directory = await put(blobs, name, 'd', '');
-      assert.equal(await paths.renamePath(account, name, 'd', 'e', directory.etag), 'ok');
-      const bound = { value: 'done', inclusive: true };
-      const query = { container: name, key: 'stage', lower: bound, upper: bound, after: undefined, limit: 10 };
-      const found = await blobs.findBlobsByTags(account, query);
-      assert.deepEqual(
-        found.map((blob) => blob.name),
-        ['e/x'],
-      );
+      await tagsCase(stores.blobs, stores.paths, await newContainer());
     });
 
     test('outcomes: source missing or changed, destination taken (itself or under it), container missing', async () => {
       await outcomesCase(stores.blobs, stores.paths, await newContainer());
+    });
+
+    test('a tree is deleted whole (snapshots, staged blocks, tags); names that only share its prefix stay', async () => {
+      await deleteTreeCase(stores.blobs, stores.paths, await newContainer());
+    });
+
+    test('a replace with keepStaged commits its blocks and keeps every staged block of the name', async () => {
+      await keepStagedCase(stores.blobs, await newContainer());
     });
 
     test('model: 300 random creates, appends, flushes, renames and deletes agree with an in-memory model', async () => {
@@ -134,7 +131,8 @@ async function modelRun(blobs: BlobStore, paths: PathStore, container: string): 
   const current = (name: string) => blobs.getBlob(account, { container, name, snapshot: '' });
   for (let step = 0; step < 300; step++) {
     const existing = [...model.keys()].sort();
-    const action = existing.length === 0 ? 0 : Math.floor(next() * 5);
+    const action = existing.length === 0 ? 0 : Math.floor(next() * 6);
+    // 0 create, 1 append, 2 flush, 3 rename, 4 delete, 5 tree delete.
     if (action === 0) {
       const name = freshName();
       await put(blobs, container, name, `${step}`);
@@ -177,11 +175,13 @@ async function modelRun(blobs: BlobStore, paths: PathStore, container: string): 
       for (const [name, entry] of moved) model.set(`${destination}${name.slice(source.length)}`, entry);
     } else {
       const name = pick(existing);
-      assert.equal(
-        await blobs.deleteBlob(account, { container, name, snapshot: '' }, { base: true, snapshots: true }, undefined),
-        'ok',
-      );
-      model.delete(name);
+      const whole = { base: true, snapshots: true };
+      const outcome = await (action === 4
+        ? blobs.deleteBlob(account, { container, name, snapshot: '' }, whole, undefined)
+        : paths.deleteTree(account, container, name, (await current(name))!.etag));
+      assert.equal(outcome, 'ok', name);
+      const tree = existing.filter((other) => other === name || (action === 5 && other.startsWith(`${name}/`)));
+      for (const gone of tree) model.delete(gone);
     }
     assert.deepEqual(await names(blobs, container), [...model.keys()].sort(), `names after step ${step}`);
   }
@@ -232,4 +232,70 @@ async function outcomesCase(blobs: BlobStore, paths: PathStore, container: strin
   assert.equal(await paths.renamePath(account, container, 'f', 'dir', file.etag), 'destinationExists');
   assert.equal(await paths.renamePath(account, 'no-such', 'f', 'g', file.etag), 'containerNotFound');
   assert.deepEqual(await names(blobs, container), ['dir/child', 'f', 'taken']);
+}
+
+/** A tree with snapshots, staged blocks and tags goes whole; its neighbours stay; refused deletes delete nothing. */
+async function deleteTreeCase(blobs: BlobStore, paths: PathStore, container: string): Promise<void> {
+  const dir = await put(blobs, container, 'd', '');
+  for (const name of ['d/1', 'd/sub/2', 'd-x', 'd0', 'dd/4']) await put(blobs, container, name, name);
+  const tagged = { ...record(container, 'd/sub/t', 0), indexTags: [['kind', 'gone']] as const };
+  assert.equal(await blobs.putBlob(account, tagged, { kind: 'replace', blocks: [] }, undefined), 'ok');
+  const snap = (await blobs.getBlob(account, { container, name: 'd/1', snapshot: '' }))!;
+  const snapshot = { ...snap, snapshot: '2026-01-01T00:00:00.0000000Z', etag: etag() };
+  assert.equal(await blobs.snapshotBlob(account, snapshot, snap.etag), 'ok');
+  await blobs.stageBlock(account, container, 'd/staged-only', await block(blobs, 's', 'cw=='));
+  await blobs.stageBlock(account, container, 'd0', await block(blobs, 's', 'cw=='));
+  assert.equal(await paths.deleteTree(account, container, 'nothing', dir.etag), 'pathNotFound');
+  assert.equal(await paths.deleteTree(account, container, 'd', '"0x0"'), 'etagMismatch');
+  assert.equal(await paths.deleteTree(account, 'no-such', 'd', dir.etag), 'containerNotFound');
+  assert.equal((await names(blobs, container)).length, 7, 'nothing deleted by a refused delete');
+  assert.equal(await paths.deleteTree(account, container, 'd', dir.etag), 'ok');
+  assert.deepEqual(await names(blobs, container), ['d-x', 'd0', 'dd/4']);
+  const listed = await blobs.listBlobs(account, container, {
+    prefix: 'd',
+    limit: 10,
+    snapshots: true,
+    uncommitted: true,
+  });
+  const listedNames = listed.map((entry) => (entry.kind === 'blob' ? entry.record.name : entry.name));
+  assert.deepEqual(listedNames, ['d-x', 'd0', 'dd/4'], 'no snapshot nor staged-only name is left under d/');
+  assert.equal((await blobs.getBlocks(account, { container, name: 'd0', snapshot: '' })).staged.length, 1);
+  const bound = { value: 'gone', inclusive: true };
+  const query = { container, key: 'kind', lower: bound, upper: bound, after: undefined, limit: 10 };
+  assert.deepEqual(await blobs.findBlobsByTags(account, query), [], 'the tags went with their blob');
+}
+
+/** A flush with retainUncommittedData: the staged blocks stay, committed ones too, until a plain replace. */
+async function keepStagedCase(blobs: BlobStore, name: string): Promise<void> {
+  const file = await put(blobs, name, 'f', '');
+  const first = await block(blobs, 'abc', 'MQ==');
+  const second = await block(blobs, 'def', 'Mg==');
+  await blobs.stageBlock(account, name, 'f', first);
+  await blobs.stageBlock(account, name, 'f', second);
+  const next = { ...file, etag: etag(), sizeBytes: 3 };
+  const change = { kind: 'replace', blocks: [first], keepStaged: true } as const;
+  assert.equal(await blobs.putBlob(account, next, change, file.etag), 'ok');
+  assert.equal(await textOf(blobs, name, 'f'), 'abc');
+  const key = { container: name, name: 'f', snapshot: '' };
+  const kept = (await blobs.getBlocks(account, key)).staged.map((staged) => staged.blockId);
+  assert.deepEqual(kept, ['MQ==', 'Mg==']);
+  const last = { ...next, etag: etag(), sizeBytes: 6 };
+  assert.equal(await blobs.putBlob(account, last, { kind: 'replace', blocks: [first, second] }, next.etag), 'ok');
+  assert.equal(await textOf(blobs, name, 'f'), 'abcdef');
+  assert.deepEqual((await blobs.getBlocks(account, key)).staged, []);
+}
+
+/** Index tags of blobs under a renamed directory name the new paths. */
+async function tagsCase(blobs: BlobStore, paths: PathStore, name: string): Promise<void> {
+  const tagged = { ...record(name, 'd/x', 0), indexTags: [['stage', 'done']] as const };
+  assert.equal(await blobs.putBlob(account, tagged, { kind: 'replace', blocks: [] }, undefined), 'ok');
+  const directory = await put(blobs, name, 'd', '');
+  assert.equal(await paths.renamePath(account, name, 'd', 'e', directory.etag), 'ok');
+  const bound = { value: 'done', inclusive: true };
+  const query = { container: name, key: 'stage', lower: bound, upper: bound, after: undefined, limit: 10 };
+  const found = await blobs.findBlobsByTags(account, query);
+  assert.deepEqual(
+    found.map((blob) => blob.name),
+    ['e/x'],
+  );
 }

@@ -5,20 +5,10 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { DataLakeServiceClient, StorageSharedKeyCredential } from '@azure/storage-file-datalake';
-import { blobEndpoint, blobSend, uniqueContainerName } from '../../helpers/blob.js';
-import { devAccount, devKey, type RunningServer, serverEngines, startServer } from '../../helpers/server.js';
-
-/** The status and error code of a failed SDK call (undefined when it succeeded). */
-async function failure(action: Promise<unknown>): Promise<[number, string] | undefined> {
-  try {
-    await action;
-    return undefined;
-  } catch (error) {
-    const { statusCode, code } = error as { statusCode: number; code: string };
-    return [statusCode, code];
-  }
-}
+import type { DataLakeServiceClient } from '@azure/storage-file-datalake';
+import { datalakeServiceClient, failure } from '../../helpers/datalake.js';
+import { blobSend, uniqueContainerName } from '../../helpers/blob.js';
+import { type RunningServer, serverEngines, startServer } from '../../helpers/server.js';
 
 async function names(iterable: AsyncIterable<{ name?: string }>): Promise<string[]> {
   const found: string[] = [];
@@ -32,8 +22,7 @@ for (const engine of serverEngines) {
     let service: DataLakeServiceClient;
     before(async () => {
       server = await startServer(engine.options);
-      const credential = new StorageSharedKeyCredential(devAccount, devKey);
-      service = new DataLakeServiceClient(blobEndpoint(server), credential, { retryOptions: { maxTries: 1 } });
+      service = datalakeServiceClient(server);
     });
     after(async () => {
       await server?.stop();

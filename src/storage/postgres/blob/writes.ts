@@ -10,7 +10,7 @@
 // not write everything.
 import assert from 'node:assert/strict';
 import type pg from 'pg';
-import type { Block, BlobKey, BlobRecord, ContentChange, IfEtag, WriteOutcome } from '../../blob-store.js';
+import type { BlobKey, BlobRecord, ContentChange, IfEtag, WriteOutcome } from '../../blob-store.js';
 import { versionKeyPrefix } from '../../blob-store.js';
 import { softDeletedKeyPrefix } from '../../blob-soft-delete.js';
 import { assertCommittedSize, etagOutcome } from '../../blob-rows.js';
@@ -56,13 +56,13 @@ const failedCheck = '22012';
  * A replacement (Put Blob, Put Block List) in one round trip: the record written, updating
  * version $1 (`existing`) or inserting the first in container $2 under name $3 (a unique
  * violation if another write inserted it meanwhile), with $4 to $7 its columns; its old blocks
- * and the name's staged blocks deleted; its blocks ($8 ids, $9 contents, $10 sizes, $11 first
+ * and the name's staged blocks deleted (unless `keepStaged`); its blocks ($8 ids, $9 contents, $10 sizes, $11 first
  * bytes, $12 how many) inserted, naming only complete content of the stated sizes (failedCheck
  * otherwise), and the `unwritten` contents they name (from $13) written (postgres/blob/unwritten.ts). The
  * new blocks are inserted once the old are deleted (k reads `gone`), so they may take the same
  * seqs.
  */
-const replaceSql = (existing: boolean, unwritten: number): string => `WITH v AS (${
+const replaceSql = (existing: boolean, unwritten: number, keepStaged: boolean): string => `WITH v AS (${
   existing
     ? `UPDATE ${s}.blobs SET etag = $4, last_modified_ms = $5, size_bytes = $6, state = $7 WHERE id = $1 RETURNING id`
     : `INSERT INTO ${s}.blobs (container_id, name, snapshot, etag, last_modified_ms, size_bytes, state)
@@ -70,7 +70,7 @@ const replaceSql = (existing: boolean, unwritten: number): string => `WITH v AS 
 }),
   gone AS (DELETE FROM ${s}.blob_blocks WHERE blob_id = $1 RETURNING 1),
   pages AS (DELETE FROM ${s}.blob_pages WHERE blob_id = $1),
-  t AS (DELETE FROM ${s}.blob_staged WHERE container_id = $2 AND name = $3),
+  t AS (DELETE FROM ${s}.blob_staged WHERE container_id = $2 AND name = $3 AND NOT ${keepStaged}),
   ${unwrittenSql(unwritten, 13)}
   c AS (${namedContents('$9::bigint[]', unwritten)}),
   k AS (INSERT INTO ${s}.blob_blocks (blob_id, seq, block_id, content_id, start_byte, size_bytes)
@@ -199,7 +199,7 @@ function writeStatement(
 ): Statement {
   const { etag, lastModifiedMs, sizeBytes, state } = record;
   assert(content.kind !== 'pages', 'page changes are changePages');
-  if (content.kind === 'replace') return replaceStatement(containerId, record, current, content.blocks, chunkBytes);
+  if (content.kind === 'replace') return replaceStatement(containerId, record, current, content, chunkBytes);
   if (content.kind === 'keep') return named(updateBlobSql, [current!.id, etag, lastModifiedMs, sizeBytes, state]);
   const { blockId, content: ref } = content.block;
   const unwritten = unwrittenAmong([ref]);
@@ -217,14 +217,14 @@ function sizeAfter(currentBytes: number, content: ContentChange): number {
 
 /**
  * The statement that writes the base blob's record over `current` (or as the first version), with
- * `blocks`, deleting the name's staged blocks; unwritten content they name written in chunks of
- * `chunkBytes`.
+ * `blocks`, deleting the name's staged blocks (unless `keepStaged`); unwritten content they name
+ * written in chunks of `chunkBytes`.
  */
 function replaceStatement(
   containerId: string,
   record: BlobRecord,
   current: VersionRow | undefined,
-  blocks: readonly Block[],
+  { blocks, keepStaged }: Extract<ContentChange, { kind: 'replace' }>,
   chunkBytes: number,
 ): Statement {
   const starts: number[] = [];
@@ -244,7 +244,7 @@ function replaceStatement(
     blocks.length,
     ...unwrittenValues(unwritten, chunkBytes),
   );
-  return named(replaceSql(current !== undefined, unwritten.length), values);
+  return named(replaceSql(current !== undefined, unwritten.length, keepStaged === true), values);
 }
 
 /** BlobStore.snapshotBlob's transaction. */

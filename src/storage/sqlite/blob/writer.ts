@@ -345,7 +345,7 @@ export class SqliteBlobWriter implements BlobWriterApi {
           this.writeUnwritten(ref);
           this.sql.insertBlock.run(listId, ordinal, blockId, ref.id, ref.sizeBytes, end);
         });
-        this.dropStaged(containerId, record.name);
+        if (content.keepStaged !== true) this.dropStaged(containerId, record.name);
         return listId;
       }
       case 'pages':

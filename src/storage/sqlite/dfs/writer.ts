@@ -3,14 +3,18 @@
 // statements over the blob tables (sqlite/blob/schema.ts, sqlite/blob/tags.ts) in the group's one
 // transaction: every base blob, snapshot, staged block and index tag named `source` or under
 // `source/` takes its new name; block
-// lists and content stay where they are. A job decides before it writes, so it never needs its
-// savepoint rolled back: a kill -9 leaves the old names or the new, never some of each.
+// lists and content stay where they are. A recursive delete is five statements, the same range of
+// names: the rows' block lists die and their staged blocks' content becomes garbage (reclaimed
+// later, as deleteBlob leaves them), then the rows, staged blocks and tags go. A job decides
+// before it writes, so it never needs its savepoint rolled back: a kill -9 leaves the old names or
+// the new (all of a tree or none of it), never some of each.
 import assert from 'node:assert/strict';
 import type Database from 'better-sqlite3';
-import { pastChildren, type PathStore, type RenameOutcome } from '../../path-store.js';
+import { versionKeyPrefix } from '../../blob-store.js';
+import { pastChildren, type DeleteTreeOutcome, type PathStore, type RenameOutcome } from '../../path-store.js';
 import type { RunJob } from '../queue-writer.js';
 
-export const pathWriterMethods = ['renamePath'] as const satisfies readonly (keyof PathStore)[];
+export const pathWriterMethods = ['renamePath', 'deleteTree'] as const satisfies readonly (keyof PathStore)[];
 
 export type PathWriterApi = Pick<PathStore, (typeof pathWriterMethods)[number]>;
 
@@ -23,11 +27,29 @@ type Statement = Database.Statement<unknown[], unknown>;
 
 // @source and everything under it (@past is pastChildren(source)) takes @destination's name.
 const renamed = '@destination || substr(name, length(@source) + 1)';
-const under = "(name = @source OR (name >= @source || '/' AND name < @past))";
+// One range of the (container_id, name) key, then a filter for the names that only share the
+// prefix (`a-b` lies between `a` and `a/`): an OR of the two ranges makes SQLite search by
+// container_id alone, every row of the container (EXPLAIN QUERY PLAN), a cost that grew with the
+// file system instead of the tree.
+const under = "name >= @source AND name < @past AND (name = @source OR name >= @source || '/')";
+// What a recursive delete removes of each name: the base blob and its snapshots (deleteBlob's
+// `base` and `snapshots`), not previous versions nor soft-deleted rows.
+const deleted = `container_id = @id AND ${under} AND (base = 1 OR snapshot < '${versionKeyPrefix}')`;
+const stagedUnder = `container_id = @id AND ${under}`;
 
 export class SqlitePathWriter implements PathWriterApi {
   private readonly sql: Record<
-    'containerId' | 'sourceEtag' | 'taken' | 'renameBlobs' | 'renameStaged' | 'renameTags',
+    | 'containerId'
+    | 'sourceEtag'
+    | 'taken'
+    | 'renameBlobs'
+    | 'renameStaged'
+    | 'renameTags'
+    | 'killLists'
+    | 'stagedToGarbage'
+    | 'deleteBlobs'
+    | 'deleteStaged'
+    | 'deleteTags',
     Statement
   >;
 
@@ -42,12 +64,23 @@ export class SqlitePathWriter implements PathWriterApi {
         "SELECT etag FROM blobs WHERE container_id = ? AND name = ? AND base = 1 AND snapshot = ''",
       ).pluck(),
       taken: prepare(
-        "SELECT 1 FROM blobs WHERE container_id = @id AND (name = @name OR (name >= @name || '/' AND name < @past)) LIMIT 1",
+        "SELECT 1 FROM blobs WHERE container_id = @id AND name >= @name AND name < @past " +
+          "AND (name = @name OR name >= @name || '/') LIMIT 1",
       ).pluck(),
       renameBlobs: prepare(`UPDATE blobs SET name = ${renamed} WHERE container_id = @id AND ${under}`),
       renameStaged: prepare(`UPDATE blob_staged SET name = ${renamed} WHERE container_id = @id AND ${under}`),
       // Index tags name their blob (sqlite/blob/tags.ts): they move with it.
       renameTags: prepare(`UPDATE blob_tags SET name = ${renamed} WHERE container_id = @id AND ${under}`),
+      // As deleteBlob drops a version (sqlite/blob/writer.ts): its list dies, reclaimed a grace later.
+      killLists: prepare(`UPDATE blob_lists SET dead = 1 WHERE id IN (SELECT list_id FROM blobs WHERE ${deleted})`),
+      stagedToGarbage: prepare(
+        `INSERT INTO blob_garbage (content_id, stamp_ms) SELECT content_id, NULL FROM blob_staged WHERE ${stagedUnder} ` +
+          'ON CONFLICT (content_id) DO UPDATE SET stamp_ms = NULL',
+      ),
+      deleteBlobs: prepare(`DELETE FROM blobs WHERE ${deleted}`),
+      deleteStaged: prepare(`DELETE FROM blob_staged WHERE ${stagedUnder}`),
+      // Only base blobs have index tags (sqlite/blob/tags.ts).
+      deleteTags: prepare(`DELETE FROM blob_tags WHERE container_id = @id AND ${under}`),
     };
   }
 
@@ -71,6 +104,23 @@ export class SqlitePathWriter implements PathWriterApi {
       this.sql.renameBlobs.run(names);
       this.sql.renameStaged.run(names);
       this.sql.renameTags.run(names);
+      return 'ok';
+    });
+  }
+
+  deleteTree(account: string, container: string, path: string, etag: string): Promise<DeleteTreeOutcome> {
+    return this.run(() => {
+      const containerId = this.sql.containerId.get(account, container) as number | undefined;
+      if (containerId === undefined) return 'containerNotFound';
+      const current = this.sql.sourceEtag.get(containerId, path) as string | undefined;
+      if (current === undefined) return 'pathNotFound';
+      if (current !== etag) return 'etagMismatch';
+      const names = { id: containerId, source: path, past: pastChildren(path) };
+      this.sql.killLists.run(names);
+      this.sql.stagedToGarbage.run(names);
+      this.sql.deleteBlobs.run(names);
+      this.sql.deleteStaged.run(names);
+      this.sql.deleteTags.run(names);
       return 'ok';
     });
   }
