@@ -149,6 +149,9 @@ export function newContentState(
     metadata,
     lease: current?.state.lease ?? noLease,
     committedBlockCount: 0,
+    // New content at the same path: its Data Lake access control stays (chosen; the docs do not say
+    // what a Blob API overwrite does to a path's ACL on a hierarchical account).
+    ...(current?.state.datalake !== undefined && { datalake: current.state.datalake }),
   };
 }
 

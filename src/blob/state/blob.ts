@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { noLease, type StoredLease } from './leases.js';
 import type { StoredTier } from './tier.js';
 import type { TagSet } from '../tags/tag-set.js';
+import type { AccessControl } from '../../domain/posix-acl.js';
 
 export type BlobType = 'BlockBlob' | 'AppendBlob' | 'PageBlob';
 
@@ -52,6 +53,8 @@ export interface BlobState {
   readonly versionId?: string | undefined;
   /** Blob index tags (tags/tag-set.ts); none: no tags. A snapshot keeps its base's at snapshot time. */
   readonly tags?: TagSet | undefined;
+  /** The Data Lake path's owner, group, mode and ACL (docs/datalake.md); none: the defaults. */
+  readonly datalake?: AccessControl | undefined;
 }
 
 export function encodeBlobState(state: BlobState): string {

@@ -108,6 +108,38 @@ for (const engine of serverEngines) {
       assert.deepEqual(await failure(fs.delete()), undefined, 'the file system is not leased');
     });
 
+    test('a Blob API overwrite (Put Blob) keeps the owner, group, permissions and ACL of the path', async () => {
+      const fs = service.getFileSystemClient(uniqueContainerName('keep'));
+      await fs.create();
+      const file = fs.getFileClient('kept.txt');
+      await file.create();
+      const acl = 'user::rwx,user:5f1c0a2e-0000-4000-8000-000000000001:r-x,group::r--,mask::r-x,other::---';
+      await file.setAccessControl(
+        acl.split(',').map((entry) => {
+          const [kind, id, perms] = entry.split(':') as [string, string, string];
+          const p = { read: perms[0] === 'r', write: perms[1] === 'w', execute: perms[2] === 'x' };
+          return { accessControlType: kind as 'user', entityId: id, defaultScope: false, permissions: p };
+        }),
+        { owner: 'ann', group: 'staff' },
+      );
+      const before = await file.getAccessControl();
+      const put = await blobSend(server, {
+        method: 'PUT',
+        target: `${fs.name}/kept.txt`,
+        headers: { 'x-ms-blob-type': 'BlockBlob' },
+        body: 'new content',
+      });
+      assert.equal(put.status, 201);
+      const blockBlob = fs.getFileClient('kept.txt');
+      assert.equal((await blockBlob.readToBuffer()).toString(), 'new content');
+      const after = await file.getAccessControl();
+      assert.deepEqual(
+        [after.owner, after.group, after.permissions, after.acl],
+        [before.owner, before.group, before.permissions, before.acl],
+      );
+      assert.equal(after.owner, 'ann');
+    });
+
     test('raw HTTP: JSON error bodies, getStatus, unserved actions', async () => {
       const missing = await blobSend(server, { method: 'GET', target: 'nofs?resource=filesystem&recursive=true' });
       assert.equal(missing.status, 404);
